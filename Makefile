@@ -1,0 +1,50 @@
+# simabi — build, test and check targets. `make test` is what CI runs.
+GO        ?= go
+BIN       := $(CURDIR)/bin
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(BIN)/staticcheck
+FUZZTIME  ?= 60s
+BENCHTIME ?= 1s
+
+# Packages whose tests start goroutines run under the race detector (which
+# needs cgo in the toolchain; our module itself never uses cgo).
+RACE_PKGS := ./latch/... ./sim/... ./onboard/... ./lifecycle/... ./tests/...
+PLAIN_PKGS := ./abi/... ./validation/... ./cmd/...
+
+.PHONY: all build test test-race test-plain vet lint fuzz bench mutants clean tools
+
+all: build vet test
+
+build:
+	CGO_ENABLED=0 $(GO) build ./...
+
+vet:
+	$(GO) vet ./...
+
+test: build vet test-plain test-race
+
+test-plain:
+	$(GO) test -count=1 $(PLAIN_PKGS)
+
+test-race:
+	$(GO) test -count=1 -race $(RACE_PKGS)
+
+$(STATICCHECK):
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+tools: $(STATICCHECK)
+
+lint: $(STATICCHECK)
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(STATICCHECK) ./...
+
+# Each fuzz target runs for FUZZTIME (default 60s).
+fuzz:
+	$(GO) test ./validation -run '^$$' -fuzz '^FuzzImage$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./validation -run '^$$' -fuzz '^FuzzCallConfig$$' -fuzztime $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+clean:
+	rm -rf $(BIN)
