@@ -201,3 +201,26 @@ func CheckInjectArgs(site, count, code int32) Status {
 	}
 	return OK
 }
+
+// LoadedRuntime is a runtime a consumer opened and must close again (for a
+// shared library: unload it).
+type LoadedRuntime interface {
+	Runtime
+	// Close releases the runtime (dlclose for a library). It does not finalize
+	// or destroy contexts: that is the consumer's job before Close.
+	Close() error
+}
+
+// Loader opens a runtime for a consumer. onboard loads shared libraries and
+// sim builds in-process runtimes; lifecycle takes either through this
+// interface.
+type Loader interface {
+	// Load opens the runtime with every required symbol bound (C-BIND-1) and
+	// its PipelineContract checked (C-BIND-2).
+	Load() (LoadedRuntime, error)
+	// LoadProbe opens the runtime binding only the host log, create, destroy
+	// and supported entries (C-PROBE); only those may be called on the result.
+	LoadProbe() (LoadedRuntime, error)
+	// String names the runtime for messages (a path, or "sim:tmr").
+	String() string
+}
