@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"unsafe"
 )
 
@@ -40,8 +41,21 @@ func (d DataType) Bits() uint64 {
 	return 0
 }
 
-// Bytes returns the storage size of n elements of d.
-func (d DataType) Bytes(n uint64) uint64 { return (n*d.Bits() + 7) / 8 }
+// Bytes returns the storage size of n elements of d (rounded up to a whole
+// byte). It is exact whenever the size fits in a uint64; see bytesFit.
+func (d DataType) Bytes(n uint64) uint64 {
+	sz, _ := d.bytesFit(n)
+	return sz
+}
+
+// bytesFit computes ceil(n * Bits / 8) without an intermediate overflow and
+// reports whether the result fits in a uint64.
+func (d DataType) bytesFit(n uint64) (uint64, bool) {
+	b := d.Bits()
+	hi, whole := bits.Mul64(n/8, b)
+	sz, carry := bits.Add64(whole, ((n%8)*b+7)/8, 0)
+	return sz, hi == 0 && carry == 0
+}
 
 // AddressSpace is ChipTensor.address_space.
 type AddressSpace uint8
@@ -80,17 +94,24 @@ func ContiguousTensor(addr uint64, dtype DataType, shape ...uint32) (ChipTensor,
 	}
 	t := ChipTensor{Addr: addr, OwnerTaskID: ExternalOwner, NDims: uint32(len(shape)), DType: dtype,
 		IsContiguous: true, AddressSpace: DeviceSpace}
-	n := uint64(1)
+	// n counts elements; stride runs over max(dim, 1) so that a tensor with
+	// an empty dimension still has strides > 0 (abi.md).
+	n, stride := uint64(1), uint64(1)
 	for i := len(shape) - 1; i >= 0; i-- {
 		t.Shapes[i] = shape[i]
-		if n > math.MaxUint32 {
+		if stride > math.MaxUint32 {
 			return ChipTensor{}, fmt.Errorf("abi: stride of dim %d overflows uint32", i)
 		}
-		t.Strides[i] = uint32(n)
+		t.Strides[i] = uint32(stride)
 		n *= uint64(shape[i])
+		stride *= max(uint64(shape[i]), 1)
 	}
 	t.ExtentElemCache = n
-	t.Size = dtype.Bytes(n)
+	size, ok := dtype.bytesFit(n)
+	if !ok {
+		return ChipTensor{}, fmt.Errorf("abi: tensor of %d elements overflows a uint64 byte size", n)
+	}
+	t.Size = size
 	return t, nil
 }
 

@@ -51,8 +51,10 @@ const (
 	// EvInitRolledBack ends an init whose resource creation failed and whose
 	// rollback succeeded (K-7).
 	EvInitRolledBack
-	// EvInitRollbackFailed ends an init whose rollback failed too (K-7); the
-	// code is the rollback's, kept as the teardown error.
+	// EvInitRollbackFailed ends an init whose rollback failed too (K-7). The
+	// event carries the rollback's code, which the machine keeps as the
+	// teardown error; the init itself still returns the creation failure's
+	// code, which the caller holds (so Fire's status is not init's result).
 	EvInitRollbackFailed
 	// EvInitPoisoned ends an init that failed after its resources were created
 	// (K-4).
@@ -157,15 +159,19 @@ func buildTable() (t [NumPhases][NumEvents]Transition) {
 	// rollback fails too.
 	set(Initializing, EvInitRolledBack, New, ResCode, EffNone)
 	set(Initializing, EvInitRollbackFailed, Closing, ResCode, EffRecordTeardownError)
-	// K-4: a failure after the resources exist, from inside init, poisons.
+	// K-4: a failure after the resources exist, from inside init, poisons
+	// (EvPoison fired from inside init means the same: K-4 lists init among
+	// the sources of poison, so it must not leave Initializing observable).
 	set(Initializing, EvInitPoisoned, Poisoned, ResCode, EffRecordRuntimeError)
+	set(Initializing, EvPoison, Poisoned, ResCode, EffRecordRuntimeError)
 	// K-1: dispatch in Collecting and ReadyEnqueued.
 	set(Collecting, EvDispatch, Collecting, ResOK, EffNone)
 	set(ReadyEnqueued, EvDispatch, ReadyEnqueued, ResOK, EffNone)
 	// K-3.
 	set(Collecting, EvMarkReady, ReadyEnqueued, ResOK, EffNone)
 	set(ReadyEnqueued, EvMarkReady, ReadyEnqueued, ResOK, EffNone)
-	// K-4: poison from the dispatch phases; ignored elsewhere.
+	// K-4: poison from the dispatch phases (and from inside init, above);
+	// ignored in New, Poisoned, Closing and Closed.
 	set(Collecting, EvPoison, Poisoned, ResCode, EffRecordRuntimeError)
 	set(ReadyEnqueued, EvPoison, Poisoned, ResCode, EffRecordRuntimeError)
 	for _, p := range []Phase{New, Poisoned, Closing, Closed} {
