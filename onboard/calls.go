@@ -1,0 +1,501 @@
+package onboard
+
+import (
+	"unsafe"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// Every method below calls its entry through the pointer resolved at Open.
+// An entry that is not bound (a probe library, a legacy build's kernel and
+// device_memory_info_ctx entries, the trio of a build whose supported is 0,
+// any entry after Close) is not called: status methods return UNSUPPORTED,
+// queries return 0. Status returns are C ints: the low 32 bits,
+// sign-extended.
+//
+// Memory: every pointer argument must be Go heap memory or C memory that
+// stays alive and unmoved for the duration of the call; it is converted to
+// uintptr in the call expression of a go:uintptrescapes helper (callargs.go),
+// which keeps a Go object alive until the call returns (and makes it escape
+// to the heap).
+
+// status is the C int in the low 32 bits of r1.
+func status(r1 uintptr) abi.Status { return abi.Status(int32(r1)) }
+
+// legacySDMAMask is the required_mask handed to a legacy build's
+// simpler_provision_dma_workspace when enable_sdma is nonzero: the SDMA
+// engine bit.
+const legacySDMAMask = 1
+
+// CreateDeviceContext calls create_device_context.
+func (l *Library) CreateDeviceContext() abi.Ctx {
+	fn := l.t.create
+	if fn == 0 {
+		return 0
+	}
+	r1 := call0(fn)
+	return abi.Ctx(r1)
+}
+
+// DestroyDeviceContext calls destroy_device_context.
+func (l *Library) DestroyDeviceContext(ctx abi.Ctx) {
+	if fn := l.t.destroy; fn != 0 {
+		call1(fn, uintptr(ctx))
+	}
+}
+
+// SimplerInit calls simpler_init. The spans, prewarmConfig and sdmaWarmup
+// must be Go heap or C memory that stays alive and unmoved during the call.
+//
+// Legacy builds: simpler_init has 9 parameters (through prewarm_config,
+// which the caller must encode in the legacy 1144-byte layout,
+// abi.CallConfig.EncodeLegacy), and SDMA is provisioned by
+// simpler_provision_dma_workspace. Onboard's choice: an inconsistent warm-up
+// span (V-SPAN) is refused with the legacy generic code -1 before anything is
+// called, so the context stays unlatched as E-PINIT requires; then the
+// 9-parameter init is called; when it returns 0 and enableSDMA != 0 or a
+// warm-up span is given, simpler_provision_dma_workspace(ctx, mask,
+// sdmaWarmup, sdmaWarmupSize) is called with mask 1 (the SDMA engine) when
+// enableSDMA != 0, else 0. A provisioning failure calls finalize_device, so
+// the context ends program-latched and unattached (a later simpler_init may
+// succeed, E-PINIT), and returns the provisioning code.
+func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer, aicpuSize uintptr, aicore unsafe.Pointer, aicoreSize uintptr,
+	dispatcher unsafe.Pointer, dispatcherSize uintptr, prewarmConfig unsafe.Pointer, enableSDMA int32,
+	sdmaWarmup unsafe.Pointer, sdmaWarmupSize uint64) abi.Status {
+	fn := l.t.init
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	if l.revision != Legacy {
+		r1 := call12(fn, uintptr(ctx), uintptr(deviceID), uintptr(aicpu), aicpuSize, uintptr(aicore), aicoreSize, uintptr(dispatcher), dispatcherSize, uintptr(prewarmConfig), uintptr(enableSDMA), uintptr(sdmaWarmup), uintptr(sdmaWarmupSize))
+		return status(r1)
+	}
+	if (sdmaWarmup == nil) != (sdmaWarmupSize == 0) {
+		return abi.LegacyGeneric
+	}
+	r1 := call9(fn, uintptr(ctx), uintptr(deviceID), uintptr(aicpu), aicpuSize, uintptr(aicore), aicoreSize, uintptr(dispatcher), dispatcherSize, uintptr(prewarmConfig))
+	if st := status(r1); st != abi.OK || (enableSDMA == 0 && sdmaWarmupSize == 0) {
+		return st
+	}
+	prov := l.t.provision
+	if prov == 0 {
+		return abi.Unsupported
+	}
+	mask := uintptr(0)
+	if enableSDMA != 0 {
+		mask = legacySDMAMask
+	}
+	r1 = call4(prov, uintptr(ctx), mask, uintptr(sdmaWarmup), uintptr(sdmaWarmupSize))
+	if st := status(r1); st != abi.OK {
+		if fin := l.t.finalize; fin != 0 {
+			call1(fin, uintptr(ctx))
+		}
+		return st
+	}
+	return abi.OK
+}
+
+// FinalizeDevice calls finalize_device.
+func (l *Library) FinalizeDevice(ctx abi.Ctx) abi.Status {
+	fn := l.t.finalize
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call1(fn, uintptr(ctx))
+	return status(r1)
+}
+
+// GetRuntimeSize calls get_runtime_size.
+func (l *Library) GetRuntimeSize() uintptr { return l.query0(l.t.runtimeSize) }
+
+// GetRuntimeAlignment calls get_runtime_alignment.
+func (l *Library) GetRuntimeAlignment() uintptr { return l.query0(l.t.runtimeAlign) }
+
+func (l *Library) query0(fn uintptr) uintptr {
+	if fn == 0 {
+		return 0
+	}
+	r1 := call0(fn)
+	return r1
+}
+
+func (l *Library) query1(fn, a uintptr) uintptr {
+	if fn == 0 {
+		return 0
+	}
+	r1 := call1(fn, a)
+	return r1
+}
+
+// DeviceMalloc calls device_malloc_ctx.
+func (l *Library) DeviceMalloc(ctx abi.Ctx, size uintptr) abi.DevicePtr {
+	fn := l.t.malloc
+	if fn == 0 {
+		return 0
+	}
+	r1 := call2(fn, uintptr(ctx), size)
+	return abi.DevicePtr(r1)
+}
+
+// DeviceFree calls device_free_ctx.
+func (l *Library) DeviceFree(ctx abi.Ctx, p abi.DevicePtr) {
+	if fn := l.t.free; fn != 0 {
+		call2(fn, uintptr(ctx), uintptr(p))
+	}
+}
+
+// CommittedDeviceMemory calls committed_device_memory_ctx.
+func (l *Library) CommittedDeviceMemory(ctx abi.Ctx) uintptr {
+	return l.query1(l.t.committed, uintptr(ctx))
+}
+
+// DeviceMemoryInfo calls device_memory_info_ctx; info (16 bytes) must be Go
+// heap or C memory alive and unmoved during the call. A legacy build has no
+// such entry: UNSUPPORTED.
+func (l *Library) DeviceMemoryInfo(ctx abi.Ctx, info unsafe.Pointer) abi.Status {
+	fn := l.t.memInfo
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call2(fn, uintptr(ctx), uintptr(info))
+	return status(r1)
+}
+
+// CopyToDevice calls copy_to_device_ctx; host must be Go heap or C memory
+// alive and unmoved during the call.
+func (l *Library) CopyToDevice(ctx abi.Ctx, dev abi.DevicePtr, host unsafe.Pointer, size uintptr) abi.Status {
+	fn := l.t.copyTo
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call4(fn, uintptr(ctx), uintptr(dev), uintptr(host), size)
+	return status(r1)
+}
+
+// CopyFromDevice calls copy_from_device_ctx; host must be Go heap or C memory
+// alive and unmoved during the call.
+func (l *Library) CopyFromDevice(ctx abi.Ctx, host unsafe.Pointer, dev abi.DevicePtr, size uintptr) abi.Status {
+	fn := l.t.copyFrom
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call4(fn, uintptr(ctx), uintptr(host), uintptr(dev), size)
+	return status(r1)
+}
+
+// RegisterCallable calls simpler_register_callable; callable must be Go heap
+// or C memory alive and unmoved during the call.
+func (l *Library) RegisterCallable(ctx abi.Ctx, callableID int32, callable unsafe.Pointer) abi.Status {
+	fn := l.t.register
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call3(fn, uintptr(ctx), uintptr(callableID), uintptr(callable))
+	return status(r1)
+}
+
+// UnregisterCallable calls simpler_unregister_callable.
+func (l *Library) UnregisterCallable(ctx abi.Ctx, callableID int32) abi.Status {
+	fn := l.t.unregister
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call2(fn, uintptr(ctx), uintptr(callableID))
+	return status(r1)
+}
+
+// Run calls simpler_run; args, config and descriptor must be Go heap or C
+// memory alive and unmoved during the call. rt is native-run storage the
+// runtime may use until the run is finalized: it must stay alive and unmoved
+// that long.
+func (l *Library) Run(ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
+	return l.runCall(l.t.run, ctx, rt, callableID, args, config, descriptor)
+}
+
+// PrepareRun calls simpler_prepare_run (memory as for Run).
+func (l *Library) PrepareRun(ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
+	return l.runCall(l.t.prepareRun, ctx, rt, callableID, args, config, descriptor)
+}
+
+func (l *Library) runCall(fn uintptr, ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call6(fn, uintptr(ctx), uintptr(rt), uintptr(callableID), uintptr(args), uintptr(config), uintptr(descriptor))
+	return status(r1)
+}
+
+func (l *Library) runStep(fn uintptr, ctx abi.Ctx, rt abi.RunHandle) abi.Status {
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call2(fn, uintptr(ctx), uintptr(rt))
+	return status(r1)
+}
+
+// LaunchRun calls simpler_launch_run.
+func (l *Library) LaunchRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
+	return l.runStep(l.t.launchRun, ctx, rt)
+}
+
+// PollRun calls simpler_poll_run (0 not ready, 1 complete, <0 error).
+func (l *Library) PollRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
+	return l.runStep(l.t.pollRun, ctx, rt)
+}
+
+// WaitRun calls simpler_wait_run.
+func (l *Library) WaitRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
+	return l.runStep(l.t.waitRun, ctx, rt)
+}
+
+// FinalizeRun calls simpler_finalize_run.
+func (l *Library) FinalizeRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
+	return l.runStep(l.t.finRun, ctx, rt)
+}
+
+// AicpuDlopenCount calls get_aicpu_dlopen_count.
+func (l *Library) AicpuDlopenCount(ctx abi.Ctx) uintptr {
+	return l.query1(l.t.aicpuDlopen, uintptr(ctx))
+}
+
+// HostDlopenCount calls get_host_dlopen_count.
+func (l *Library) HostDlopenCount(ctx abi.Ctx) uintptr { return l.query1(l.t.hostDlopen, uintptr(ctx)) }
+
+// RunStreamSetCreateCount calls get_run_stream_set_create_count.
+func (l *Library) RunStreamSetCreateCount(ctx abi.Ctx) uintptr {
+	return l.query1(l.t.streamSetCreate, uintptr(ctx))
+}
+
+// KernelModeSupported calls simpler_kernel_mode_supported (hot path: no
+// allocation). A legacy build answers 0 without a call.
+func (l *Library) KernelModeSupported(ctx abi.Ctx) int32 {
+	fn := l.t.supported
+	if fn == 0 {
+		return 0
+	}
+	r1 := call1(fn, uintptr(ctx))
+	return int32(r1)
+}
+
+// KernelModeInit calls simpler_kernel_mode_init. The spans and config (1148
+// packed bytes) must be Go heap or C memory alive and unmoved during the call
+// (the runtime copies the config). Without a bound trio (legacy, or a build
+// whose supported is 0): UNSUPPORTED, nothing called.
+func (l *Library) KernelModeInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer, aicpuSize uintptr, aicore unsafe.Pointer, aicoreSize uintptr,
+	dispatcher unsafe.Pointer, dispatcherSize uintptr, config unsafe.Pointer, contextGeneration uint64) abi.Status {
+	fn := l.t.kinit
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call10(fn, uintptr(ctx), uintptr(deviceID), uintptr(aicpu), aicpuSize, uintptr(aicore), aicoreSize, uintptr(dispatcher), dispatcherSize, uintptr(config), uintptr(contextGeneration))
+	return status(r1)
+}
+
+// KernelModePrepareCallable calls simpler_kernel_mode_prepare_callable (hot
+// path: no allocation). callable (size bytes) and outID must be Go heap or C
+// memory alive and unmoved during the call; outID escapes to the heap, so a
+// caller that prepares in a loop keeps one id variable outside it. Without a
+// bound trio: -1 is written through a non-nil outID (V-PREP-1) and
+// UNSUPPORTED returned, nothing called.
+func (l *Library) KernelModePrepareCallable(ctx abi.Ctx, callable unsafe.Pointer, size uintptr, outID *int32) abi.Status {
+	fn := l.t.kprepare
+	if fn == 0 {
+		if outID != nil {
+			*outID = -1
+		}
+		return abi.Unsupported
+	}
+	r1 := call4(fn, uintptr(ctx), uintptr(callable), size, uintptr(unsafe.Pointer(outID)))
+	return status(r1)
+}
+
+// KernelModeLaunch calls simpler_kernel_mode_launch (hot path: no
+// allocation). args (a ChipStorageTaskArgs) must be Go heap or C memory alive
+// and unmoved during the call; the runtime snapshots it (E-LAUNCH-ASYNC).
+// Without a bound trio: UNSUPPORTED, nothing called.
+func (l *Library) KernelModeLaunch(ctx abi.Ctx, callableID int32, args unsafe.Pointer, stream abi.Stream) abi.Status {
+	fn := l.t.klaunch
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call4(fn, uintptr(ctx), uintptr(callableID), uintptr(args), uintptr(stream))
+	return status(r1)
+}
+
+// GetPipelineContract calls get_pipeline_contract: the address of the
+// runtime's immutable 144-byte PipelineContract, in the library's memory
+// (valid until Close).
+func (l *Library) GetPipelineContract() unsafe.Pointer {
+	r1 := l.query0(l.t.contract)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&r1))
+}
+
+// SupportsConcurrentNativePrepare calls supports_concurrent_native_prepare_ctx.
+func (l *Library) SupportsConcurrentNativePrepare(ctx abi.Ctx) int32 {
+	return int32(l.query1(l.t.concurrentPrepare, uintptr(ctx)))
+}
+
+// ArenaBankGMHeapBase calls get_arena_bank_gm_heap_base_ctx.
+func (l *Library) ArenaBankGMHeapBase(ctx abi.Ctx, bank uint32) uint64 {
+	fn := l.t.arenaBase
+	if fn == 0 {
+		return 0
+	}
+	r1 := call2(fn, uintptr(ctx), uintptr(bank))
+	return uint64(r1)
+}
+
+// RetainedTempAddr calls get_retained_temp_addr_ctx.
+func (l *Library) RetainedTempAddr(ctx abi.Ctx, slot uint32) uint64 {
+	fn := l.t.retainedTemp
+	if fn == 0 {
+		return 0
+	}
+	r1 := call2(fn, uintptr(ctx), uintptr(slot))
+	return uint64(r1)
+}
+
+// EnsureACLReady calls ensure_acl_ready_ctx; it makes deviceID current on the
+// calling OS thread (lock the goroutine to its thread first).
+func (l *Library) EnsureACLReady(ctx abi.Ctx, deviceID int32) abi.Status {
+	fn := l.t.ensureACL
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call2(fn, uintptr(ctx), uintptr(deviceID))
+	return status(r1)
+}
+
+// CreateCommStream calls create_comm_stream_ctx.
+func (l *Library) CreateCommStream(ctx abi.Ctx) abi.Stream {
+	return abi.Stream(l.query1(l.t.createComm, uintptr(ctx)))
+}
+
+// DestroyCommStream calls destroy_comm_stream_ctx.
+func (l *Library) DestroyCommStream(ctx abi.Ctx, s abi.Stream) abi.Status {
+	fn := l.t.destroyComm
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call2(fn, uintptr(ctx), uintptr(s))
+	return status(r1)
+}
+
+// CommInit calls comm_init; rootinfoPath (a NUL-terminated string) must be
+// Go heap or C memory alive and unmoved during the call.
+func (l *Library) CommInit(rank, nranks int32, stream abi.Stream, rootinfoPath unsafe.Pointer) abi.CommHandle {
+	fn := l.t.commInit
+	if fn == 0 {
+		return 0
+	}
+	r1 := call4(fn, uintptr(rank), uintptr(nranks), uintptr(stream), uintptr(rootinfoPath))
+	return abi.CommHandle(r1)
+}
+
+// CommAllocWindows calls comm_alloc_windows; deviceCtxOut must be Go heap or
+// C memory alive and unmoved during the call.
+func (l *Library) CommAllocWindows(h abi.CommHandle, winSize uintptr, deviceCtxOut *uint64) abi.Status {
+	fn := l.t.commAlloc
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call3(fn, uintptr(h), winSize, uintptr(unsafe.Pointer(deviceCtxOut)))
+	return status(r1)
+}
+
+// CommGetLocalWindowBase calls comm_get_local_window_base (baseOut as above).
+func (l *Library) CommGetLocalWindowBase(h abi.CommHandle, baseOut *uint64) abi.Status {
+	fn := l.t.commBase
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call2(fn, uintptr(h), uintptr(unsafe.Pointer(baseOut)))
+	return status(r1)
+}
+
+// CommGetWindowSize calls comm_get_window_size (sizeOut as above).
+func (l *Library) CommGetWindowSize(h abi.CommHandle, sizeOut *uintptr) abi.Status {
+	fn := l.t.commSize
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call2(fn, uintptr(h), uintptr(unsafe.Pointer(sizeOut)))
+	return status(r1)
+}
+
+// CommBarrier calls comm_barrier.
+func (l *Library) CommBarrier(h abi.CommHandle) abi.Status {
+	fn := l.t.commBarrier
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call1(fn, uintptr(h))
+	return status(r1)
+}
+
+// CommDestroy calls comm_destroy.
+func (l *Library) CommDestroy(h abi.CommHandle) abi.Status {
+	fn := l.t.commDestroy
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call1(fn, uintptr(h))
+	return status(r1)
+}
+
+// HostLogBindState calls simpler_host_log_bind_state. Open already bound the
+// process-owned state; a state passed here must stay alive and unmoved for as
+// long as the runtime may read it (for the process, in general).
+func (l *Library) HostLogBindState(state unsafe.Pointer) abi.Status {
+	fn := l.t.hostLog
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call1(fn, uintptr(state))
+	return status(r1)
+}
+
+// simHooks are the simulation hooks of a library (abi.SimHooks).
+type simHooks struct {
+	setDevice, currentDevice, syncStream, inject uintptr
+	closed                                       bool
+}
+
+var _ abi.SimHooks = (*simHooks)(nil)
+
+// SimSetCurrentDevice calls simabi_set_current_device for the calling OS
+// thread.
+func (h *simHooks) SimSetCurrentDevice(dev int32) abi.Status {
+	if h.closed {
+		return abi.Unsupported
+	}
+	r1 := call1(h.setDevice, uintptr(dev))
+	return status(r1)
+}
+
+// SimCurrentDevice calls simabi_current_device (-1 when none).
+func (h *simHooks) SimCurrentDevice() int32 {
+	if h.closed {
+		return -1
+	}
+	r1 := call0(h.currentDevice)
+	return int32(r1)
+}
+
+// SimSyncStream calls simabi_sync_stream.
+func (h *simHooks) SimSyncStream(s abi.Stream) abi.Status {
+	if h.closed {
+		return abi.Unsupported
+	}
+	r1 := call1(h.syncStream, uintptr(s))
+	return status(r1)
+}
+
+// SimInject calls simabi_inject.
+func (h *simHooks) SimInject(site, count, code int32) abi.Status {
+	if h.closed {
+		return abi.Unsupported
+	}
+	r1 := call3(h.inject, uintptr(site), uintptr(count), uintptr(code))
+	return status(r1)
+}

@@ -1,0 +1,496 @@
+package onboard
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/validation"
+)
+
+// Revision is the ABI revision Open detected.
+type Revision int
+
+// Revisions.
+const (
+	// Kernel: simpler_kernel_mode_supported returned nonzero on a fresh
+	// context; the kernel trio is required and bound.
+	Kernel Revision = iota + 1
+	// KernelUnsupported: the kernel ABI of a build whose supported returned 0;
+	// the trio is absent, or present but not bound (unless
+	// Options.BindKernelWhenUnsupported), and kernel methods then return
+	// UNSUPPORTED without calling anything.
+	KernelUnsupported
+	// Legacy: no kernel entries (no simpler_kernel_mode_supported, a
+	// simpler_provision_dma_workspace): program mode only, legacy status
+	// values (Library.Translate maps them for reports).
+	Legacy
+)
+
+func (r Revision) String() string {
+	switch r {
+	case Kernel:
+		return "kernel"
+	case KernelUnsupported:
+		return "kernel (unsupported)"
+	case Legacy:
+		return "legacy"
+	}
+	return fmt.Sprintf("Revision(%d)", int(r))
+}
+
+// Options configure Open.
+type Options struct {
+	// Preloads are loaded RTLD_NOW|RTLD_GLOBAL before the runtime, once per
+	// path per process, and stay loaded for the process (a simulator's
+	// companion library).
+	Preloads []string
+	// HostLog is the SimplerHostLogState bound into the runtime (and into any
+	// preload exporting the binder); the zero value means
+	// abi.DefaultHostLogState(). Onboard keeps one 16-byte copy per distinct
+	// value alive for the process.
+	HostLog abi.HostLogState
+	// ProbeOnly makes Open behave as OpenProbe (C-PROBE).
+	ProbeOnly bool
+	// BindKernelWhenUnsupported binds the kernel trio of a build whose
+	// supported returned 0 when all three resolve, so a checker can drive the
+	// structural checks (V-INIT, V-PREP-2, V-LAUNCH) of a refusing build. The
+	// trio stays optional; the revision stays KernelUnsupported.
+	BindKernelWhenUnsupported bool
+}
+
+// BindError is a load refused because required symbols did not resolve
+// (C-BIND-1). The library was closed again; nothing was published.
+type BindError struct {
+	Path     string
+	Revision Revision // the shape the library was bound as
+	Missing  []abi.Symbol
+}
+
+func (e *BindError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "onboard: %s: missing required symbols: ", e.Path)
+	for i, s := range e.Missing {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", s.Name, s.Group)
+	}
+	return b.String()
+}
+
+// ErrClosed is returned by Close of a library that was closed already.
+var ErrClosed = errors.New("onboard: library already closed")
+
+// table holds one function pointer per entry; 0 = not bound.
+type table struct {
+	create, destroy, init, finalize                         uintptr
+	runtimeSize, runtimeAlign                               uintptr
+	malloc, free, committed, memInfo, copyTo, copyFrom      uintptr
+	register, unregister                                    uintptr
+	run, prepareRun, launchRun, pollRun, waitRun, finRun    uintptr
+	aicpuDlopen, hostDlopen, streamSetCreate                uintptr
+	supported, kinit, kprepare, klaunch                     uintptr
+	contract, concurrentPrepare, arenaBase, retainedTemp    uintptr
+	ensureACL, createComm, destroyComm                      uintptr
+	commInit, commAlloc, commBase, commSize, commBarrier    uintptr
+	commDestroy, hostLog                                    uintptr
+	simSetDevice, simCurrentDevice, simSyncStream, simInjct uintptr
+	provision                                               uintptr
+}
+
+// slot is where the pointer of symbol name goes, or nil.
+func (t *table) slot(name string) *uintptr {
+	switch name {
+	case abi.SymCreateDeviceContext:
+		return &t.create
+	case abi.SymDestroyDeviceContext:
+		return &t.destroy
+	case abi.SymSimplerInit:
+		return &t.init
+	case abi.SymFinalizeDevice:
+		return &t.finalize
+	case abi.SymGetRuntimeSize:
+		return &t.runtimeSize
+	case abi.SymGetRuntimeAlignment:
+		return &t.runtimeAlign
+	case abi.SymDeviceMalloc:
+		return &t.malloc
+	case abi.SymDeviceFree:
+		return &t.free
+	case abi.SymCommittedDeviceMemory:
+		return &t.committed
+	case abi.SymDeviceMemoryInfo:
+		return &t.memInfo
+	case abi.SymCopyToDevice:
+		return &t.copyTo
+	case abi.SymCopyFromDevice:
+		return &t.copyFrom
+	case abi.SymRegisterCallable:
+		return &t.register
+	case abi.SymUnregisterCallable:
+		return &t.unregister
+	case abi.SymRun:
+		return &t.run
+	case abi.SymPrepareRun:
+		return &t.prepareRun
+	case abi.SymLaunchRun:
+		return &t.launchRun
+	case abi.SymPollRun:
+		return &t.pollRun
+	case abi.SymWaitRun:
+		return &t.waitRun
+	case abi.SymFinalizeRun:
+		return &t.finRun
+	case abi.SymAicpuDlopenCount:
+		return &t.aicpuDlopen
+	case abi.SymHostDlopenCount:
+		return &t.hostDlopen
+	case abi.SymRunStreamSetCreateCount:
+		return &t.streamSetCreate
+	case abi.SymKernelSupported:
+		return &t.supported
+	case abi.SymKernelInit:
+		return &t.kinit
+	case abi.SymKernelPrepare:
+		return &t.kprepare
+	case abi.SymKernelLaunch:
+		return &t.klaunch
+	case abi.SymGetPipelineContract:
+		return &t.contract
+	case abi.SymSupportsConcurrentPrepare:
+		return &t.concurrentPrepare
+	case abi.SymArenaBankGMHeapBase:
+		return &t.arenaBase
+	case abi.SymRetainedTempAddr:
+		return &t.retainedTemp
+	case abi.SymEnsureACLReady:
+		return &t.ensureACL
+	case abi.SymCreateCommStream:
+		return &t.createComm
+	case abi.SymDestroyCommStream:
+		return &t.destroyComm
+	case abi.SymCommInit:
+		return &t.commInit
+	case abi.SymCommAllocWindows:
+		return &t.commAlloc
+	case abi.SymCommGetLocalWindowBase:
+		return &t.commBase
+	case abi.SymCommGetWindowSize:
+		return &t.commSize
+	case abi.SymCommBarrier:
+		return &t.commBarrier
+	case abi.SymCommDestroy:
+		return &t.commDestroy
+	case abi.SymHostLogBindState:
+		return &t.hostLog
+	case abi.SymSimSetCurrentDevice:
+		return &t.simSetDevice
+	case abi.SymSimCurrentDevice:
+		return &t.simCurrentDevice
+	case abi.SymSimSyncStream:
+		return &t.simSyncStream
+	case abi.SymSimInject:
+		return &t.simInjct
+	case abi.SymProvisionDMAWorkspace:
+		return &t.provision
+	}
+	return nil
+}
+
+// probeSymbols are the entries C-PROBE binds.
+var probeSymbols = []string{abi.SymHostLogBindState, abi.SymCreateDeviceContext, abi.SymDestroyDeviceContext, abi.SymKernelSupported}
+
+// Library is a loaded host runtime. It implements abi.Runtime and
+// abi.LoadedRuntime; every method is safe for concurrent use (the runtime's
+// own rules decide what concurrent calls mean), except Close, which must not
+// race any other call. After Close every method returns UNSUPPORTED (a
+// status) or 0 without calling anything.
+type Library struct {
+	t         table
+	path      string
+	handle    uintptr
+	revision  Revision
+	supported int32
+	probe     bool
+	hooks     *simHooks
+	contract  abi.PipelineContract
+
+	closeOnce sync.Once
+	closed    bool
+}
+
+var _ abi.LoadedRuntime = (*Library)(nil)
+
+// Path is the path the library was opened from.
+func (l *Library) Path() string { return l.path }
+
+// Revision is the ABI revision detected at Open.
+func (l *Library) Revision() Revision { return l.revision }
+
+// Supported is what simpler_kernel_mode_supported returned on a fresh context
+// at Open (0 for a legacy build).
+func (l *Library) Supported() int32 { return l.supported }
+
+// Probe reports whether the library was opened by OpenProbe: only the host
+// log, create, destroy and supported entries are bound.
+func (l *Library) Probe() bool { return l.probe }
+
+// KernelBound reports whether the kernel trio is bound (always for Kernel;
+// for KernelUnsupported only with Options.BindKernelWhenUnsupported).
+func (l *Library) KernelBound() bool { return l.t.kinit != 0 && l.t.kprepare != 0 && l.t.klaunch != 0 }
+
+// HasHooks reports whether all four simulation hooks resolved.
+func (l *Library) HasHooks() bool { return l.hooks != nil }
+
+// Hooks returns the simulation hooks when all four resolved.
+func (l *Library) Hooks() (abi.SimHooks, bool) {
+	if l.hooks == nil {
+		return nil, false
+	}
+	return l.hooks, true
+}
+
+// Contract is the PipelineContract the library exported at Open (the zero
+// value for a probe).
+func (l *Library) Contract() abi.PipelineContract { return l.contract }
+
+// Translate maps a status returned by this library onto the current table for
+// reports: for a legacy build -1 → INTERNAL, -2 → UNSUPPORTED, -3 →
+// PREPARED_INCOMPATIBLE (abi.TranslateLegacy); otherwise s unchanged.
+func (l *Library) Translate(s abi.Status) abi.Status {
+	if l.revision == Legacy {
+		return abi.TranslateLegacy(s)
+	}
+	return s
+}
+
+// Open loads the runtime at path and binds it (C-BIND-1, C-BIND-2). On any
+// failure the library is closed again and the error names path: a
+// *LoadError (dlopen, host-log binding, probe context, contract) or a
+// *BindError (missing required symbols, each with its group).
+func Open(path string, opts Options) (*Library, error) {
+	return open(path, opts, opts.ProbeOnly)
+}
+
+// OpenProbe loads the runtime at path binding only simpler_host_log_bind_state,
+// create_device_context, destroy_device_context and
+// simpler_kernel_mode_supported (C-PROBE), and asks supported on a fresh
+// context that it destroys again. Only those four entries may be called on
+// the result; Close it when done.
+func OpenProbe(path string, opts Options) (*Library, error) {
+	return open(path, opts, true)
+}
+
+// ProbeKernelModeSupported is C-PROBE end to end: load with the probe binding,
+// create a fresh context, ask simpler_kernel_mode_supported, destroy the
+// context, unload. It takes no device and leaks no context. A legacy build
+// answers false.
+func ProbeKernelModeSupported(path string, opts Options) (bool, error) {
+	l, err := OpenProbe(path, opts)
+	if err != nil {
+		return false, err
+	}
+	supported := l.supported != 0
+	if err := l.Close(); err != nil {
+		return supported, err
+	}
+	return supported, nil
+}
+
+func open(path string, opts Options, probe bool) (*Library, error) {
+	state := hostLogState(opts.HostLog)
+	for _, p := range opts.Preloads {
+		if err := preload(p, state); err != nil {
+			return nil, err
+		}
+	}
+	h, err := purego.Dlopen(path, runtimeMode)
+	if err != nil {
+		return nil, &LoadError{Path: path, Step: "dlopen", Err: err}
+	}
+	l, err := bind(path, h, state, opts, probe)
+	if err != nil {
+		_ = purego.Dlclose(h)
+		return nil, err
+	}
+	return l, nil
+}
+
+// bind fills a private table and returns the published Library, or an error
+// (the caller closes h).
+func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Options, probe bool) (*Library, error) {
+	var t table
+	resolved := make(map[string]bool, len(abi.Symbols))
+	for _, s := range abi.Symbols {
+		if probe && !isProbeSymbol(s.Name) && s.Name != abi.SymProvisionDMAWorkspace {
+			continue
+		}
+		if p := dlsym(h, s.Name); p != 0 {
+			*t.slot(s.Name) = p
+			resolved[s.Name] = true
+		}
+	}
+
+	// The shape: a library with no supported entry and a provision entry is
+	// legacy; anything else is bound as the kernel ABI.
+	rev := Kernel
+	if !resolved[abi.SymKernelSupported] && resolved[abi.SymProvisionDMAWorkspace] {
+		rev = Legacy
+	}
+
+	// Host log first, before any other entry is called (abi.md "host log").
+	if t.hostLog != 0 {
+		if st := bindHostLog(t.hostLog, state); st != abi.OK {
+			return nil, &LoadError{Path: path, Step: abi.SymHostLogBindState, Status: st}
+		}
+	}
+
+	// Ask supported on a fresh context when the probe set resolved.
+	var supported int32
+	asked := false
+	if rev == Kernel && t.hostLog != 0 && t.create != 0 && t.destroy != 0 && t.supported != 0 {
+		r1 := call0(t.create)
+		ctx := r1
+		if ctx == 0 {
+			return nil, &LoadError{Path: path, Step: "create_device_context (asking simpler_kernel_mode_supported)", Err: errors.New("returned NULL")}
+		}
+		r1 = call1(t.supported, ctx)
+		supported = int32(r1)
+		call1(t.destroy, ctx)
+		asked = true
+		if supported == 0 {
+			rev = KernelUnsupported
+		}
+	}
+
+	// Every missing required symbol, with its group.
+	var missing []abi.Symbol
+	for _, s := range abi.Symbols {
+		if probe && !isProbeSymbol(s.Name) {
+			continue
+		}
+		if rev == Legacy {
+			if !s.Revisions.Has(abi.RevLegacy) || s.Required != abi.Required {
+				continue
+			}
+		} else {
+			if !s.Revisions.Has(abi.RevKernel) {
+				continue
+			}
+			switch s.Required {
+			case abi.Optional:
+				continue
+			case abi.RequiredWhenSupported:
+				if !asked || supported == 0 {
+					continue
+				}
+			}
+		}
+		if !resolved[s.Name] {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &BindError{Path: path, Revision: rev, Missing: missing}
+	}
+
+	// The kernel trio of a build that reports no support: unbound unless asked
+	// for, and then only all three together.
+	if rev != Kernel && !(rev == KernelUnsupported && opts.BindKernelWhenUnsupported && t.kinit != 0 && t.kprepare != 0 && t.klaunch != 0) {
+		t.kinit, t.kprepare, t.klaunch = 0, 0, 0
+	}
+	if rev == Legacy {
+		t.supported, t.memInfo = 0, 0
+	}
+
+	l := &Library{path: path, handle: h, revision: rev, supported: supported, probe: probe}
+
+	// C-BIND-2: the exported PipelineContract must pass V-CONTRACT.
+	if !probe {
+		r1 := call0(t.contract)
+		if r1 == 0 {
+			return nil, &LoadError{Path: path, Step: abi.SymGetPipelineContract, Err: errors.New("returned NULL")}
+		}
+		src := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&r1))), abi.PipelineContractSize)
+		c, err := abi.DecodePipelineContract(src)
+		if err != nil {
+			return nil, &LoadError{Path: path, Step: abi.SymGetPipelineContract, Err: err}
+		}
+		if err := validation.CheckContract(c); err != nil {
+			return nil, &LoadError{Path: path, Step: "C-BIND-2 " + abi.SymGetPipelineContract, Err: err}
+		}
+		l.contract = c
+	}
+
+	if !probe && t.simSetDevice != 0 && t.simCurrentDevice != 0 && t.simSyncStream != 0 && t.simInjct != 0 {
+		l.hooks = &simHooks{setDevice: t.simSetDevice, currentDevice: t.simCurrentDevice, syncStream: t.simSyncStream, inject: t.simInjct}
+	}
+	t.simSetDevice, t.simCurrentDevice, t.simSyncStream, t.simInjct = 0, 0, 0, 0
+	l.t = t // publish
+	return l, nil
+}
+
+func isProbeSymbol(name string) bool {
+	for _, n := range probeSymbols {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Close unloads the library (dlclose). It does not finalize or destroy
+// contexts: that is the consumer's job before Close. After Close every method
+// returns UNSUPPORTED or 0 without calling anything; a second Close returns
+// ErrClosed.
+func (l *Library) Close() error {
+	err := ErrClosed
+	l.closeOnce.Do(func() {
+		l.t = table{}
+		if l.hooks != nil {
+			l.hooks.closed = true
+		}
+		l.closed = true
+		err = purego.Dlclose(l.handle)
+		if err != nil {
+			err = &LoadError{Path: l.path, Step: "dlclose", Err: err}
+		}
+	})
+	return err
+}
+
+// Loader opens shared libraries for a consumer (abi.Loader).
+type Loader struct {
+	Path    string
+	Options Options
+}
+
+var _ abi.Loader = Loader{}
+
+// Load opens Path with every required symbol bound (C-BIND-1) and its
+// PipelineContract checked (C-BIND-2).
+func (ld Loader) Load() (abi.LoadedRuntime, error) {
+	l, err := Open(ld.Path, ld.Options)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// LoadProbe opens Path with the probe binding (C-PROBE).
+func (ld Loader) LoadProbe() (abi.LoadedRuntime, error) {
+	l, err := OpenProbe(ld.Path, ld.Options)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// String is the path.
+func (ld Loader) String() string { return ld.Path }

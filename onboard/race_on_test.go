@@ -1,0 +1,5 @@
+//go:build race
+
+package onboard
+
+const raceEnabled = true

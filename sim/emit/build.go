@@ -1,0 +1,340 @@
+package emit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// File names of a built fake.
+const (
+	RuntimeLibName = "libhost_runtime.so"
+	ACLLibName     = "libascendcl.so"
+	RuntimeSrcName = "host_runtime.c"
+	ACLSrcName     = "ascendcl.c"
+	HeaderName     = "simabi_fake.h"
+)
+
+// CFlags are the flags every translation unit is compiled with (besides
+// -shared and -o).
+var CFlags = []string{"-std=c11", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-pthread"}
+
+// ErrNoCompiler reports that no C compiler could be found.
+var ErrNoCompiler = errors.New("no C compiler found (set CC or install gcc)")
+
+// BuildOptions says where and with what a fake is built.
+type BuildOptions struct {
+	// CC is the C compiler command (may carry arguments, e.g. "ccache gcc");
+	// default $CC, then "cc".
+	CC string
+	// CacheDir holds built fakes by key; default $SIMABI_FAKE_CACHE, then
+	// os.UserCacheDir()/simabi/fakes.
+	CacheDir string
+	// OutDir, if set, receives a copy of both libraries and both sources; the
+	// Artifacts then name the copies.
+	OutDir string
+}
+
+// Artifacts are the files of a built fake.
+type Artifacts struct {
+	RuntimePath   string // libhost_runtime.so
+	ACLPath       string // libascendcl.so (in the same directory)
+	RuntimeSource string // host_runtime.c
+	ACLSource     string // ascendcl.c
+	HeaderPath    string // simabi_fake.h
+	Cached        bool   // the build came from the cache: nothing was compiled
+	Key           string // the cache key (hex SHA-256)
+}
+
+// compilerID identifies a compiler for the cache key: its resolved path and
+// its --version output. Resolved once per command per process.
+type compilerID struct {
+	argv    []string // resolved program + extra arguments
+	version string
+}
+
+var (
+	compilerMu    sync.Mutex
+	compilerCache = map[string]compilerID{}
+)
+
+func resolveCompiler(cc string) (compilerID, error) {
+	if cc == "" {
+		cc = os.Getenv("CC")
+	}
+	if cc == "" {
+		cc = "cc"
+	}
+	compilerMu.Lock()
+	defer compilerMu.Unlock()
+	if id, ok := compilerCache[cc]; ok {
+		return id, nil
+	}
+	fields := strings.Fields(cc)
+	if len(fields) == 0 {
+		return compilerID{}, ErrNoCompiler
+	}
+	path, err := exec.LookPath(fields[0])
+	if err != nil {
+		return compilerID{}, fmt.Errorf("%w: %q is not an executable in PATH", ErrNoCompiler, fields[0])
+	}
+	argv := append([]string{path}, fields[1:]...)
+	out, err := exec.Command(argv[0], append(argv[1:], "--version")...).CombinedOutput()
+	if err != nil {
+		return compilerID{}, fmt.Errorf("%w: %s --version failed: %v", ErrNoCompiler, cc, err)
+	}
+	id := compilerID{argv: argv, version: string(out)}
+	compilerCache[cc] = id
+	return id, nil
+}
+
+// cacheKey hashes both sources, the compiler and the flags.
+func cacheKey(src Sources, cc compilerID) string {
+	h := sha256.New()
+	for _, part := range []string{src.Runtime, src.ACL, src.Header, strings.Join(cc.argv, " "), cc.version, strings.Join(CFlags, " "), "layout-v1"} {
+		fmt.Fprintf(h, "%d:%s;", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func defaultCacheDir() (string, error) {
+	if d := os.Getenv("SIMABI_FAKE_CACHE"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("emit: no cache directory (set SIMABI_FAKE_CACHE): %w", err)
+	}
+	return filepath.Join(d, "simabi", "fakes"), nil
+}
+
+// inflight makes concurrent Builds of one key in this process compile once.
+var (
+	inflightMu sync.Mutex
+	inflight   = map[string]*sync.Mutex{}
+)
+
+func keyLock(key string) *sync.Mutex {
+	inflightMu.Lock()
+	defer inflightMu.Unlock()
+	m, ok := inflight[key]
+	if !ok {
+		m = &sync.Mutex{}
+		inflight[key] = m
+	}
+	return m
+}
+
+// Build emits cfg and compiles it, or returns the cached build of the same
+// sources, compiler and flags. Concurrent builds (goroutines or processes)
+// are safe: a build happens in a private directory that is renamed into
+// place.
+func Build(cfg Config, opt BuildOptions) (*Artifacts, error) {
+	src, err := Source(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return BuildSources(src, opt)
+}
+
+// BuildSources compiles already emitted sources (see Build).
+func BuildSources(src Sources, opt BuildOptions) (*Artifacts, error) {
+	cc, err := resolveCompiler(opt.CC)
+	if err != nil {
+		return nil, err
+	}
+	cacheDir := opt.CacheDir
+	if cacheDir == "" {
+		if cacheDir, err = defaultCacheDir(); err != nil {
+			return nil, err
+		}
+	}
+	key := cacheKey(src, cc)
+	final := filepath.Join(cacheDir, key)
+	art := &Artifacts{
+		RuntimePath:   filepath.Join(final, RuntimeLibName),
+		ACLPath:       filepath.Join(final, ACLLibName),
+		RuntimeSource: filepath.Join(final, RuntimeSrcName),
+		ACLSource:     filepath.Join(final, ACLSrcName),
+		HeaderPath:    filepath.Join(final, HeaderName),
+		Key:           key,
+	}
+	l := keyLock(key)
+	l.Lock()
+	defer l.Unlock()
+	if complete(art) {
+		art.Cached = true
+	} else {
+		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+			return nil, fmt.Errorf("emit: cache: %w", err)
+		}
+		tmp, err := os.MkdirTemp(cacheDir, ".build-"+key[:12]+"-")
+		if err != nil {
+			return nil, fmt.Errorf("emit: cache: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		if err := compileInto(tmp, cacheDir, src, cc); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(tmp, final); err != nil {
+			switch {
+			case complete(art):
+				// Another process published the same key first.
+				art.Cached = true
+			default:
+				// A damaged entry (a file removed by hand): replace it.
+				if os.RemoveAll(final) != nil || os.Rename(tmp, final) != nil {
+					return nil, fmt.Errorf("emit: cache: publishing %s: %w", final, err)
+				}
+			}
+		}
+	}
+	if opt.OutDir != "" {
+		return copyArtifacts(art, opt.OutDir)
+	}
+	return art, nil
+}
+
+func complete(a *Artifacts) bool {
+	for _, p := range []string{a.RuntimePath, a.ACLPath, a.RuntimeSource, a.ACLSource, a.HeaderPath} {
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
+
+// compileInto writes both sources into dir and builds both libraries there.
+// The ACL library is the same for every fake, so its build is cached on its
+// own (by the ACL source, compiler and flags) and linked or copied in.
+func compileInto(dir, cacheDir string, src Sources, cc compilerID) error {
+	if err := os.WriteFile(filepath.Join(dir, RuntimeSrcName), []byte(src.Runtime), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ACLSrcName), []byte(src.ACL), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, HeaderName), []byte(src.Header), 0o644); err != nil {
+		return err
+	}
+	if err := aclLibrary(dir, cacheDir, src, cc); err != nil {
+		return err
+	}
+	return runCC(dir, cc, "-o", RuntimeLibName, RuntimeSrcName, "-L.", "-l:"+ACLLibName, "-Wl,-rpath,$ORIGIN", "-Wl,--no-undefined")
+}
+
+func runCC(dir string, cc compilerID, args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	argv := append(append(append([]string{}, cc.argv[1:]...), CFlags...), args...)
+	cmd := exec.CommandContext(ctx, cc.argv[0], argv...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("emit: %s %s: %v\n%s", cc.argv[0], strings.Join(argv, " "), err, out.String())
+	}
+	return nil
+}
+
+// aclLibrary puts libascendcl.so into dir, from the ACL cache entry of the
+// source or by building it (and publishing it there).
+func aclLibrary(dir, cacheDir string, src Sources, cc compilerID) error {
+	key := cacheKey(Sources{ACL: src.ACL}, cc)
+	entry := filepath.Join(cacheDir, "acl-"+key[:32])
+	lib := filepath.Join(entry, ACLLibName)
+	dst := filepath.Join(dir, ACLLibName)
+	if st, err := os.Stat(lib); err == nil && st.Mode().IsRegular() {
+		if os.Link(lib, dst) == nil || copyFile(lib, dst) == nil {
+			return nil
+		}
+	}
+	if err := runCC(dir, cc, "-Wl,-soname,"+ACLLibName, "-o", ACLLibName, ACLSrcName); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(cacheDir, ".acl-")
+	if err != nil {
+		return nil // the cache is an optimisation
+	}
+	defer os.RemoveAll(tmp)
+	if copyFile(dst, filepath.Join(tmp, ACLLibName)) == nil {
+		_ = os.Rename(tmp, entry) // loses harmlessly to a concurrent publisher
+	}
+	return nil
+}
+
+// copyArtifacts copies a build into dir (atomically per file) and returns
+// the copies.
+func copyArtifacts(a *Artifacts, dir string) (*Artifacts, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out := *a
+	for _, f := range []struct {
+		src string
+		dst *string
+	}{{a.ACLPath, &out.ACLPath}, {a.RuntimePath, &out.RuntimePath}, {a.RuntimeSource, &out.RuntimeSource}, {a.ACLSource, &out.ACLSource}, {a.HeaderPath, &out.HeaderPath}} {
+		p := filepath.Join(dir, filepath.Base(f.src))
+		if err := copyFile(f.src, p); err != nil {
+			return nil, fmt.Errorf("emit: copying to %s: %w", dir, err)
+		}
+		*f.dst = p
+	}
+	return &out, nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".copy-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
+
+// WriteSources writes the sources and the header into dir (the CLI's
+// -emit-only) and returns their paths.
+func WriteSources(src Sources, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, f := range []struct{ name, text string }{{RuntimeSrcName, src.Runtime}, {ACLSrcName, src.ACL}, {HeaderName, src.Header}} {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, []byte(f.text), 0o644); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}

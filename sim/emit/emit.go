@@ -1,0 +1,529 @@
+// Package emit writes the C11 source of a simabi fake host runtime and its fake
+// ACL library, and builds them into shared libraries with the system C
+// compiler (rules F-1..F-4 of ../shared/spec/rules.md).
+//
+// The runtime follows docs/semantics.md call for call, like the Go reference
+// runtime in package sim. Every number and table in the C (status codes,
+// sizes, struct layouts, fault sites, the kernel phase table) is generated from
+// packages abi and latch. A build yields two libraries in one directory:
+// libhost_runtime.so, which needs libascendcl.so (DT_NEEDED, rpath $ORIGIN),
+// so a consumer that loads the runtime and then dlopens the ACL library at the
+// same path shares one ACL instance with it.
+package emit
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"text/template"
+	"unicode"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/latch"
+	"github.com/simabi/simabi/validation"
+)
+
+// Profile is a build profile (rules.md "Build profiles").
+type Profile string
+
+// Profiles.
+const (
+	ProfileTMR      Profile = "tmr"      // supported = 1: the full kernel lifecycle
+	ProfileRefusing Profile = "refusing" // supported = 0: kernel entries validate, then refuse
+	ProfileLegacy   Profile = "legacy"   // the pre-kernel revision: program mode only (semantics §12)
+)
+
+// Profiles lists every profile.
+var Profiles = []Profile{ProfileTMR, ProfileRefusing, ProfileLegacy}
+
+// Config selects what to emit.
+type Config struct {
+	Profile Profile
+	// Omit lists exported symbols to remove: they are compiled but not
+	// exported, so dlsym fails for them (F-2).
+	Omit   []string
+	Knobs  Knobs
+	Mutant string // a name from Mutants(), or "" (F-4)
+}
+
+// Sources are the two C translation units of one fake, and a header for
+// C and C++ callers.
+type Sources struct {
+	Runtime string // libhost_runtime.so
+	ACL     string // libascendcl.so
+	Header  string // simabi_fake.h: layouts, entry and ACL prototypes
+}
+
+// Simulated-runtime constants of docs/semantics.md. They mirror package sim
+// (sim.PersistentLaunchRegionBytes, sim.DeviceMemoryTotal), which this
+// package does not import (sim is the reference; emit is checked against it
+// by the differential tests).
+const (
+	PersistentLaunchRegionBytes uint64 = 65536    // §7
+	DeviceMemoryTotal           uint64 = 32 << 30 // §10: simulated HBM
+	RuntimeStorageSize                 = 64       // §10: get_runtime_size
+	RuntimeStorageAlign                = 64       // §10: get_runtime_alignment
+	// MaxDerivedImage bounds the size simpler_register_callable derives from
+	// an image header (sim: maxDerivedImage).
+	MaxDerivedImage uint64 = 1 << 40
+	// SwimlaneMaxLevel is V-CFG's enable_chip_swimlane bound (0..4), as
+	// validation.CheckCallConfig applies it.
+	SwimlaneMaxLevel = 4
+)
+
+// Simulated kernels, chosen at prepare by func_name (semantics §7).
+const (
+	KernelAddScalarF32 = "simabi.add_scalar_f32"
+	KernelCopyBytes    = "simabi.copy_bytes"
+)
+
+// ACL status codes of the fake ACL library.
+const (
+	ACLSuccess      = 0
+	ACLInvalidParam = 100000 // ACL_ERROR_INVALID_PARAM
+	ACLBadAlloc     = 200000 // ACL_ERROR_BAD_ALLOC: the simulated HBM is exhausted
+)
+
+// ACLCounters names the counters simabi_acl_counters writes, in order.
+var ACLCounters = []string{
+	"aclInit", "aclFinalize", "aclrtSetDevice", "aclrtResetDevice", "aclrtSynchronizeStream",
+	"aclrtSynchronizeDevice", "aclrtCreateStream", "aclrtDestroyStream", "aclrtGetDevice",
+}
+
+//go:embed templates/runtime.c.tmpl templates/acl.c.tmpl
+var templateFS embed.FS
+
+// ExportedSymbols returns the symbols a complete build of profile p exports
+// (hooks and simpler_host_log_bind_state included), in abi.Symbols order.
+func ExportedSymbols(p Profile) []abi.Symbol {
+	rev := abi.RevKernel
+	if p == ProfileLegacy {
+		rev = abi.RevLegacy
+	}
+	var out []abi.Symbol
+	for _, s := range abi.Symbols {
+		if s.Revisions.Has(rev) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (cfg Config) normalized() (Config, map[string]abi.Symbol, error) {
+	if cfg.Profile == "" {
+		cfg.Profile = ProfileTMR
+	}
+	if !slices.Contains(Profiles, cfg.Profile) {
+		return cfg, nil, fmt.Errorf("emit: unknown profile %q (tmr, refusing, legacy)", cfg.Profile)
+	}
+	exported := map[string]abi.Symbol{}
+	for _, s := range ExportedSymbols(cfg.Profile) {
+		exported[s.Name] = s
+	}
+	for _, o := range cfg.Omit {
+		if _, ok := exported[o]; !ok {
+			return cfg, nil, fmt.Errorf("emit: -omit %s: not a symbol of the %s profile", o, cfg.Profile)
+		}
+	}
+	if cfg.Mutant != "" {
+		if _, ok := LookupMutant(cfg.Mutant); !ok {
+			return cfg, nil, fmt.Errorf("emit: unknown mutant %q (see -list-mutants)", cfg.Mutant)
+		}
+		if cfg.Profile == ProfileLegacy {
+			return cfg, nil, fmt.Errorf("emit: mutants apply to the tmr and refusing profiles, not legacy")
+		}
+	}
+	if err := cfg.Knobs.validate(cfg.Profile, exported); err != nil {
+		return cfg, nil, err
+	}
+	return cfg, exported, nil
+}
+
+// Source emits the C source of the fake runtime and of its ACL library.
+func Source(cfg Config) (Sources, error) {
+	cfg, exported, err := cfg.normalized()
+	if err != nil {
+		return Sources{}, err
+	}
+	data := newTemplateData(cfg)
+	funcs := template.FuncMap{
+		"mut": func(name string) (bool, error) {
+			if _, ok := LookupMutant(name); !ok {
+				return false, fmt.Errorf("template names unknown mutant %q", name)
+			}
+			return cfg.Mutant == name, nil
+		},
+		"export": func(sym string) (string, error) {
+			if _, ok := exported[sym]; !ok {
+				return "", fmt.Errorf("template exports %s, which the %s profile does not list", sym, cfg.Profile)
+			}
+			if slices.Contains(cfg.Omit, sym) {
+				return "SIMABI_OMITTED", nil
+			}
+			return "SIMABI_EXPORT", nil
+		},
+		"prologue": func(sym string) string { return prologue(cfg.Knobs, sym) },
+		"fixed": func(sym string) string {
+			code, ok := cfg.Knobs.Status[sym]
+			if !ok {
+				return ""
+			}
+			return fmt.Sprintf("    return %d; /* knob status.%s */\n", code, sym)
+		},
+		"fixedPrepare": func() string { return fixedPrepare(cfg.Knobs) },
+	}
+	parsed, err := parsedTemplates()
+	if err != nil {
+		return Sources{}, err
+	}
+	var out Sources
+	for _, t := range []struct {
+		tmpl *template.Template
+		dst  *string
+	}{{parsed.runtime, &out.Runtime}, {parsed.acl, &out.ACL}} {
+		tmpl, err := t.tmpl.Clone()
+		if err != nil {
+			return Sources{}, err
+		}
+		var b bytes.Buffer
+		if err := tmpl.Funcs(funcs).Execute(&b, data); err != nil {
+			return Sources{}, fmt.Errorf("emit: %s: %w", tmpl.Name(), err)
+		}
+		*t.dst = b.String()
+	}
+	// Every exported symbol must have been defined exactly once.
+	defined := map[string]int{}
+	for _, m := range definitionRE.FindAllStringSubmatch(out.Runtime, -1) {
+		defined[m[1]]++
+	}
+	for name := range exported {
+		if defined[name] != 1 {
+			return Sources{}, fmt.Errorf("emit: internal error: %s is defined %d times in the emitted runtime", name, defined[name])
+		}
+	}
+	out.Header = header(cfg.Profile)
+	return out, nil
+}
+
+// header renders simabi_fake.h for profile p: the layouts of abi, the
+// prototype of every entry the profile exports and the fake ACL's API.
+func header(p Profile) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "/* simabi_fake.h — declarations for callers of a simabi fake runtime (profile %s).\n", p)
+	b.WriteString(" * Generated by github.com/simabi/simabi/sim/emit; do not edit. */\n")
+	b.WriteString("#ifndef SIMABI_FAKE_H\n#define SIMABI_FAKE_H\n\n")
+	b.WriteString("#include <stddef.h>\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n")
+	b.WriteString("typedef void *DeviceContextHandle;\ntypedef void *RuntimeHandle;\ntypedef void *CommHandle;\n\n")
+	b.WriteString("#ifdef __cplusplus /* the C11 spellings of the layout declarations */\n")
+	b.WriteString("#define _Static_assert static_assert\n#define _Alignas(n) alignas(n)\n#define _Alignof(t) alignof(t)\n#endif\n\n")
+	b.WriteString(abi.CDeclarations(""))
+	b.WriteString("/* libhost_runtime.so */\n")
+	for _, s := range ExportedSymbols(p) {
+		proto := s.Proto
+		if p == ProfileLegacy && s.Name == abi.SymSimplerInit {
+			proto = abi.LegacySimplerInitProto
+		}
+		b.WriteString(proto + ";\n")
+	}
+	b.WriteString("\n/* libascendcl.so (fake ACL) */\n")
+	for _, proto := range []string{
+		"int aclInit(const char *config_path)", "int aclFinalize(void)", "int aclrtSetDevice(int32_t device_id)",
+		"int aclrtGetDevice(int32_t *device_id)", "int aclrtResetDevice(int32_t device_id)",
+		"int aclrtCreateStream(void **stream)", "int aclrtDestroyStream(void *stream)",
+		"int aclrtSynchronizeStream(void *stream)", "int aclrtSynchronizeDevice(void)",
+		"int aclrtMalloc(void **dev_ptr, size_t size, int policy)", "int aclrtFree(void *dev_ptr)",
+		"int aclrtMemcpy(void *dst, size_t dest_max, const void *src, size_t count, int kind)",
+		"int simabi_acl_counters(uint64_t *out, int32_t n) /* " + strings.Join(ACLCounters, ", ") + " */",
+		"void simabi_acl_reset_counters(void)",
+	} {
+		b.WriteString(proto + ";\n")
+	}
+	b.WriteString("\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* SIMABI_FAKE_H */\n")
+	return b.String()
+}
+
+// definitionRE finds the name of every exported (or omitted) definition.
+var definitionRE = regexp.MustCompile(`(?m)^SIMABI_(?:EXPORT|OMITTED)\n[^(\n]*?(\w+)\(`)
+
+type templates struct{ runtime, acl *template.Template }
+
+// parsedTemplates parses both templates once. Execution binds the
+// per-config functions on a clone.
+var parsedTemplates = sync.OnceValues(func() (templates, error) {
+	stub := template.FuncMap{
+		"mut":          func(string) (bool, error) { return false, nil },
+		"export":       func(string) (string, error) { return "", nil },
+		"prologue":     func(string) string { return "" },
+		"fixed":        func(string) string { return "" },
+		"fixedPrepare": func() string { return "" },
+	}
+	var t templates
+	for _, f := range []struct {
+		file string
+		dst  **template.Template
+	}{{"templates/runtime.c.tmpl", &t.runtime}, {"templates/acl.c.tmpl", &t.acl}} {
+		text, err := templateFS.ReadFile(f.file)
+		if err != nil {
+			return t, err
+		}
+		tmpl, err := template.New(f.file).Funcs(stub).Option("missingkey=error").Parse(string(text))
+		if err != nil {
+			return t, fmt.Errorf("emit: %s: %w", f.file, err)
+		}
+		*f.dst = tmpl
+	}
+	return t, nil
+})
+
+func prologue(k Knobs, sym string) string {
+	var b strings.Builder
+	if slices.Contains(k.Hang, sym) {
+		fmt.Fprintf(&b, "    knob_hang(%q); /* knob hang.%s */\n", sym, sym)
+	}
+	if slices.Contains(k.Crash, sym) {
+		fmt.Fprintf(&b, "    knob_crash(%q); /* knob crash.%s */\n", sym, sym)
+	}
+	if slices.Contains(k.MustNotCall, sym) {
+		fmt.Fprintf(&b, "    knob_must_not_call(%q); /* knob must_not_call [F-3] */\n", sym)
+	}
+	return b.String()
+}
+
+func fixedPrepare(k Knobs) string {
+	code, ok := k.Status[abi.SymKernelPrepare]
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "    /* knob status.%s=%d: -1 is written; a fixed 0 writes the context's next id */\n", abi.SymKernelPrepare, code)
+	if code == 0 && !k.PrepareNoID {
+		b.WriteString("    if (c != NULL && out_callable_id != NULL) {\n")
+		b.WriteString("        pthread_mutex_lock(&c->gate);\n")
+		b.WriteString("        *out_callable_id = c->fixed_next_id++;\n")
+		b.WriteString("        pthread_mutex_unlock(&c->gate);\n")
+		b.WriteString("    }\n")
+	}
+	fmt.Fprintf(&b, "    return %d;\n", code)
+	return b.String()
+}
+
+// ---- template data ----
+
+type cNamed struct {
+	Name  string
+	Value string
+}
+
+type cConst struct {
+	Name, Value, Comment string
+}
+
+type siteData struct {
+	Enum, Name string
+	Num        int32
+}
+
+type cellData struct{ Event, To, Result, Effect string }
+
+type rowData struct {
+	Phase string
+	Cells []cellData
+}
+
+type counterData struct{ Enum, Name string }
+
+type templateData struct {
+	Banner                       []string
+	Profile                      Profile
+	Tmr, Refusing, Legacy        bool
+	Supported                    int
+	PrepareWritesID, FatalDevice int
+	Strict                       int
+	StrictBool                   bool
+	MutantName                   string
+	Decls                        string
+	Codes                        []cNamed
+	KernelFault                  int32
+	Consts                       []cConst
+	Sites                        []siteData
+	FirstSite, LastSite          int32
+	FaultCounts, FaultCodes      string
+	Phases, Events               []string
+	Results, Effects             []string
+	Table                        []rowData
+	Contract                     abi.PipelineContract
+	ContractResources            []abi.PipelineResource
+	ACLInvalidParam              int
+	ACLRepeatInit                int
+	ACLBadAlloc                  int
+	ACLResetDeviceSlot           int
+	DeviceMemoryTotal            uint64
+	ACLCounters                  []counterData
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// cIdent turns "ReadyEnqueued", "record runtime error" or "init-create" into
+// READY_ENQUEUED, RECORD_RUNTIME_ERROR, INIT_CREATE.
+func cIdent(s string) string {
+	var b strings.Builder
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case r == ' ' || r == '-' || r == '.':
+			b.WriteByte('_')
+		case unicode.IsUpper(r) && i > 0 && unicode.IsLower(rs[i-1]):
+			b.WriteByte('_')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(unicode.ToUpper(r))
+		}
+	}
+	return b.String()
+}
+
+func newTemplateData(cfg Config) templateData {
+	d := templateData{
+		Profile:            cfg.Profile,
+		Tmr:                cfg.Profile == ProfileTMR,
+		Refusing:           cfg.Profile == ProfileRefusing,
+		Legacy:             cfg.Profile == ProfileLegacy,
+		Supported:          b2i(cfg.Profile == ProfileTMR),
+		PrepareWritesID:    b2i(!cfg.Knobs.PrepareNoID),
+		FatalDevice:        b2i(cfg.Knobs.FatalDevice),
+		Strict:             b2i(cfg.Knobs.Strict),
+		StrictBool:         cfg.Knobs.Strict,
+		MutantName:         cfg.Mutant,
+		Decls:              abi.CDeclarations(""),
+		KernelFault:        -5, // device-latched INVALID_ARGS, negated
+		FirstSite:          abi.FirstSite,
+		LastSite:           abi.LastSite,
+		Contract:           abi.SimulatedProgramContract(),
+		ACLInvalidParam:    ACLInvalidParam,
+		ACLRepeatInit:      abi.ACLErrorRepeatInitialize,
+		ACLBadAlloc:        ACLBadAlloc,
+		DeviceMemoryTotal:  DeviceMemoryTotal,
+		ACLResetDeviceSlot: slices.Index(ACLCounters, "aclrtResetDevice"),
+	}
+	if abi.DeviceLatchedNames[-d.KernelFault] != "INVALID_ARGS" {
+		panic("emit: abi no longer names device code 5 INVALID_ARGS")
+	}
+	d.Banner = append(d.Banner, "Profile: "+string(cfg.Profile))
+	if len(cfg.Omit) > 0 {
+		d.Banner = append(d.Banner, "Omitted (not exported): "+strings.Join(sortedCopy(cfg.Omit), ", "))
+	}
+	for _, k := range cfg.Knobs.Strings() {
+		d.Banner = append(d.Banner, "Knob: "+k)
+	}
+	if m, ok := LookupMutant(cfg.Mutant); ok {
+		d.Banner = append(d.Banner, fmt.Sprintf("MUTANT %s breaks rule %s: %s.", m.Name, m.Rule, m.Description))
+	}
+	for _, s := range abi.HostStatuses {
+		d.Codes = append(d.Codes, cNamed{"PTO_RUNTIME_ERR_" + s.Name(), fmt.Sprint(int32(s))})
+	}
+	c := func(name string, v any, comment string) {
+		d.Consts = append(d.Consts, cConst{name, fmt.Sprint(v), comment})
+	}
+	u := func(name string, v uint64, comment string) {
+		d.Consts = append(d.Consts, cConst{name, fmt.Sprintf("%dull", v), comment})
+	}
+	c("MAX_REGISTERED_CALLABLE_IDS", abi.MaxRegisteredCallableIDs, "kernel ids are in [0, 8192)")
+	c("KERNEL_MAX_FUNC_ID", abi.KernelMaxFuncID, "")
+	c("MAX_CHILDREN", abi.MaxChildren, "")
+	c("CHIP_MAX_TENSOR_ARGS", abi.ChipMaxTensorArgs, "")
+	c("CHIP_MAX_SCALAR_ARGS", abi.ChipMaxScalarArgs, "")
+	c("CORE_MAX_TENSOR_ARGS", abi.CoreMaxTensorArgs, "")
+	c("CALLABLE_ALIGN", abi.CallableAlign, "child offsets inside an image")
+	c("CALLABLE_CHILD_ALIGN", abi.CallableChildAlign, "alignment of an image's base address")
+	c("CALLABLE_FUNC_NAME_MAX", abi.CallableFuncNameMax, "")
+	c("MAX_TENSOR_DIMS", abi.MaxTensorDims, "")
+	c("RUNTIME_ENV_RING_COUNT", abi.RuntimeEnvRingCount, "")
+	c("OUTPUT_PREFIX_BYTES", abi.OutputPrefixBytes, "")
+	c("CORE_CODE_OFFSET", abi.CoreCodeOffset, "where a child's code starts")
+	c("CHIP_CALLABLE_SIZE", abi.ChipCallableSize, "sizeof(ChipCallable): the V-PREP-2 floor")
+	c("CALL_CONFIG_SIZE", abi.CallConfigSize, "")
+	c("PLATFORM_MAX_AICPU_THREADS", abi.PlatformMaxAicpuThreadsA2A3, "a2a3")
+	c("SWIMLANE_MAX_LEVEL", SwimlaneMaxLevel, "")
+	c("RING_MIN", validation.RingMin, "")
+	c("RING_MAX", validation.RingMax, "")
+	c("RING_MAX_POW2", largestPow2(validation.RingMax), "the largest power of two <= RING_MAX")
+	c("RING_MIN_HEAP", validation.RingMinHeap, "")
+	u("KERNEL_CODE_BUDGET", abi.KernelCodeBudget, "2 GiB [M-5]")
+	u("KERNEL_CODE_BLOCK_BYTES", abi.KernelCodeBlockBytes, "2 MiB")
+	u("KERNEL_CHARGE_ALIGN", abi.KernelChargeAlign, "")
+	u("PERSISTENT_LAUNCH_REGION_BYTES", PersistentLaunchRegionBytes, "§7")
+	u("DEVICE_MEMORY_TOTAL", DeviceMemoryTotal, "32 GiB of simulated HBM")
+	u("MAX_DERIVED_IMAGE", MaxDerivedImage, "bound of an image size derived from a registered header")
+	c("RUNTIME_STORAGE_SIZE", RuntimeStorageSize, "get_runtime_size")
+	c("RUNTIME_STORAGE_ALIGN", RuntimeStorageAlign, "get_runtime_alignment")
+	c("HOST_LOG_STATE_ABI_VERSION", abi.HostLogStateABIVersion, "")
+	c("HOST_LOG_STATE_SIZE", abi.HostLogStateSize, "")
+	c("DIR_SCALAR", int32(abi.DirScalar), "")
+	c("DIR_IN", int32(abi.DirIn), "")
+	c("DIR_OUT", int32(abi.DirOut), "")
+	c("DIR_INOUT", int32(abi.DirInOut), "")
+	c("DTYPE_FLOAT32", uint8(abi.Float32), "")
+	c("ADDRESS_SPACE_DEVICE", uint8(abi.DeviceSpace), "")
+	c("POLL_NOT_READY", int32(abi.PollNotReady), "")
+	c("POLL_COMPLETE", int32(abi.PollComplete), "")
+	c("LEGACY_ERR_GENERIC", fmt.Sprintf("(%d)", abi.LegacyGeneric), "")
+	c("LEGACY_ERR_UNSUPPORTED", fmt.Sprintf("(%d)", abi.LegacyUnsupported), "")
+	c("LEGACY_ERR_PREPARED_INCOMPATIBLE", fmt.Sprintf("(%d)", abi.LegacyPreparedIncompatible), "")
+	c("LEGACY_POLL_ERROR", fmt.Sprintf("(%d)", abi.LegacyPollError), "")
+	c("KERNEL_NAME_ADD_SCALAR_F32", fmt.Sprintf("%q", KernelAddScalarF32), "")
+	c("KERNEL_NAME_COPY_BYTES", fmt.Sprintf("%q", KernelCopyBytes), "")
+
+	for site := abi.FirstSite; site <= abi.LastSite; site++ {
+		d.Sites = append(d.Sites, siteData{cIdent(abi.SiteNames[site]), abi.SiteNames[site], site})
+	}
+	counts := make([]string, abi.LastSite+1)
+	codes := make([]string, abi.LastSite+1)
+	for i := range counts {
+		f := cfg.Knobs.Fail[int32(i)]
+		counts[i], codes[i] = fmt.Sprint(f.Count), fmt.Sprint(f.Code)
+	}
+	d.FaultCounts, d.FaultCodes = strings.Join(counts, ", "), strings.Join(codes, ", ")
+
+	for p := range latch.NumPhases {
+		d.Phases = append(d.Phases, cIdent(p.String()))
+	}
+	for e := range latch.NumEvents {
+		d.Events = append(d.Events, cIdent(e.String()))
+	}
+	for r := latch.ResOK; r <= latch.ResContinue; r++ {
+		d.Results = append(d.Results, cIdent(r.String()))
+	}
+	for e := latch.EffNone; e <= latch.EffRecordTeardownError; e++ {
+		d.Effects = append(d.Effects, cIdent(e.String()))
+	}
+	for p := range latch.NumPhases {
+		row := rowData{Phase: cIdent(p.String())}
+		for e := range latch.NumEvents {
+			t := latch.Table[p][e]
+			row.Cells = append(row.Cells, cellData{cIdent(e.String()), cIdent(t.To.String()), cIdent(t.Result.String()), cIdent(t.Effect.String())})
+		}
+		d.Table = append(d.Table, row)
+	}
+	d.ContractResources = d.Contract.Resources[:]
+	for _, n := range ACLCounters {
+		d.ACLCounters = append(d.ACLCounters, counterData{cIdent(strings.TrimPrefix(strings.TrimPrefix(n, "aclrt"), "acl")), n})
+	}
+	return d
+}
+
+func largestPow2(n uint64) uint64 {
+	p := uint64(1)
+	for p*2 <= n {
+		p *= 2
+	}
+	return p
+}

@@ -1,0 +1,160 @@
+package emit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// The tests compile the emitted runtime with the system C compiler and drive
+// it through small C programs (testdata/*.c) run as child processes: no .so
+// is ever loaded into the test process.
+
+var (
+	testCacheDir string // fakes built by this test process
+	testWorkDir  string // drivers
+	noCompiler   error  // set when no C compiler exists
+)
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		var err error
+		if testWorkDir, err = os.MkdirTemp("", "simabi-emit-test-"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(testWorkDir)
+		testCacheDir = os.Getenv("SIMABI_FAKE_CACHE")
+		if testCacheDir == "" {
+			testCacheDir = filepath.Join(testWorkDir, "cache")
+		}
+		if _, err := resolveCompiler(""); err != nil {
+			noCompiler = err
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+func needCC(t testing.TB) {
+	t.Helper()
+	if noCompiler != nil {
+		t.Skipf("skipping: %v", noCompiler)
+	}
+}
+
+func buildFake(t testing.TB, cfg Config) *Artifacts {
+	t.Helper()
+	needCC(t)
+	art, err := Build(cfg, BuildOptions{CacheDir: testCacheDir})
+	if err != nil {
+		t.Fatalf("Build(%+v): %v", cfg, err)
+	}
+	return art
+}
+
+// driverPrelude declares the ABI layouts and one function pointer per entry
+// of the kernel revision, plus load(), which binds them all with dlsym.
+func driverPrelude() string {
+	var b strings.Builder
+	b.WriteString("#define _DEFAULT_SOURCE 1\n#define _POSIX_C_SOURCE 200809L\n#include <dlfcn.h>\n#include <stdio.h>\n")
+	b.WriteString("typedef void *DeviceContextHandle;\ntypedef void *RuntimeHandle;\ntypedef void *CommHandle;\n")
+	b.WriteString(abi.CDeclarations(""))
+	syms := ExportedSymbols(ProfileTMR)
+	for _, s := range syms {
+		re := regexp.MustCompile(`\b` + s.Name + `\(`)
+		fmt.Fprintf(&b, "__attribute__((unused)) static %s;\n", re.ReplaceAllString(s.Proto, "(*p_"+s.Name+")("))
+	}
+	b.WriteString("__attribute__((unused)) static int load(void *h)\n{\n")
+	for _, s := range syms {
+		fmt.Fprintf(&b, "    if ((*(void **)&p_%s = dlsym(h, %q)) == NULL) {\n        fprintf(stderr, \"missing symbol %s\\n\");\n        return -1;\n    }\n", s.Name, s.Name, s.Name)
+	}
+	b.WriteString("    return 0;\n}\n\n")
+	return b.String()
+}
+
+var (
+	driverMu   sync.Mutex
+	driverExes = map[string]string{}
+)
+
+// driver compiles testdata/<name>.c (with the generated prelude) once per
+// test process and returns the executable.
+func driver(t testing.TB, name string) string {
+	t.Helper()
+	needCC(t)
+	driverMu.Lock()
+	defer driverMu.Unlock()
+	if exe, ok := driverExes[name]; ok {
+		return exe
+	}
+	body, err := os.ReadFile(filepath.Join("testdata", name+".c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := driverPrelude() + string(body)
+	sum := sha256.Sum256([]byte(src))
+	dir := filepath.Join(testWorkDir, "drivers", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfile, exe := filepath.Join(dir, name+".c"), filepath.Join(dir, name)
+	if err := os.WriteFile(cfile, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cc, err := resolveCompiler("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{}, cc.argv[1:]...), "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread", "-o", exe, cfile, "-ldl")
+	if out, err := exec.Command(cc.argv[0], args...).CombinedOutput(); err != nil {
+		t.Fatalf("compiling driver %s: %v\n%s", name, err, out)
+	}
+	driverExes[name] = exe
+	return exe
+}
+
+type runResult struct {
+	stdout, stderr string
+	exitCode       int  // -1 when killed by a signal
+	signaled       bool // terminated by a signal (abort → SIGABRT)
+	timedOut       bool
+}
+
+func (r runResult) String() string {
+	return fmt.Sprintf("exit %d (signaled %v, timed out %v)\nstdout:\n%s\nstderr:\n%s", r.exitCode, r.signaled, r.timedOut, r.stdout, r.stderr)
+}
+
+func runExe(t testing.TB, timeout time.Duration, exe string, args ...string) runResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, args...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	r := runResult{stdout: so.String(), stderr: se.String(), timedOut: ctx.Err() != nil}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.exitCode = ee.ExitCode()
+		r.signaled = ee.ExitCode() == -1
+	default:
+		t.Fatalf("running %s: %v", exe, err)
+	}
+	return r
+}

@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"unsafe"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// Native-run storage of the program run family (semantics §10).
+const (
+	RuntimeSize      = 64
+	RuntimeAlignment = 64
+)
+
+// GetRuntimeSize is get_runtime_size: 64.
+func (r *Runtime) GetRuntimeSize() uintptr { return RuntimeSize }
+
+// GetRuntimeAlignment is get_runtime_alignment: 64.
+func (r *Runtime) GetRuntimeAlignment() uintptr { return RuntimeAlignment }
+
+// GetPipelineContract is get_pipeline_contract: the address of this
+// instance's immutable abi.SimulatedProgramContract (144 bytes, 8-aligned).
+func (r *Runtime) GetPipelineContract() unsafe.Pointer { return unsafe.Pointer(&r.contract[0]) }
+
+// SupportsConcurrentNativePrepare is supports_concurrent_native_prepare_ctx: 0.
+func (r *Runtime) SupportsConcurrentNativePrepare(ctx abi.Ctx) int32 {
+	r.lookup(ctx)
+	return 0
+}
+
+// ArenaBankGMHeapBase is get_arena_bank_gm_heap_base_ctx: 0 (no arena is
+// simulated).
+func (r *Runtime) ArenaBankGMHeapBase(ctx abi.Ctx, bank uint32) uint64 {
+	r.lookup(ctx)
+	return 0
+}
+
+// RetainedTempAddr is get_retained_temp_addr_ctx: 0.
+func (r *Runtime) RetainedTempAddr(ctx abi.Ctx, slot uint32) uint64 {
+	r.lookup(ctx)
+	return 0
+}
+
+// CreateCommStream is create_comm_stream_ctx: 0 (comm is not simulated).
+func (r *Runtime) CreateCommStream(ctx abi.Ctx) abi.Stream {
+	r.lookup(ctx)
+	return 0
+}
+
+// DestroyCommStream is destroy_comm_stream_ctx: NULL ctx → IA, else 0.
+func (r *Runtime) DestroyCommStream(ctx abi.Ctx, s abi.Stream) abi.Status {
+	if r.lookup(ctx) == nil {
+		return abi.InvalidArgument
+	}
+	return abi.OK
+}
+
+// CommInit is comm_init: 0 (no communicator).
+func (r *Runtime) CommInit(rank, nranks int32, stream abi.Stream, rootinfoPath unsafe.Pointer) abi.CommHandle {
+	return 0
+}
+
+// CommAllocWindows is comm_alloc_windows: NULL handle or out → IA, else
+// UNSUPPORTED.
+func (r *Runtime) CommAllocWindows(h abi.CommHandle, winSize uintptr, deviceCtxOut *uint64) abi.Status {
+	if h == 0 || deviceCtxOut == nil {
+		return abi.InvalidArgument
+	}
+	return abi.Unsupported
+}
+
+// CommGetLocalWindowBase is comm_get_local_window_base: NULL handle or out →
+// IA, else UNSUPPORTED.
+func (r *Runtime) CommGetLocalWindowBase(h abi.CommHandle, baseOut *uint64) abi.Status {
+	if h == 0 || baseOut == nil {
+		return abi.InvalidArgument
+	}
+	return abi.Unsupported
+}
+
+// CommGetWindowSize is comm_get_window_size: NULL handle or out → IA, else
+// UNSUPPORTED.
+func (r *Runtime) CommGetWindowSize(h abi.CommHandle, sizeOut *uintptr) abi.Status {
+	if h == 0 || sizeOut == nil {
+		return abi.InvalidArgument
+	}
+	return abi.Unsupported
+}
+
+// CommBarrier is comm_barrier: NULL handle → IA, else UNSUPPORTED.
+func (r *Runtime) CommBarrier(h abi.CommHandle) abi.Status {
+	if h == 0 {
+		return abi.InvalidArgument
+	}
+	return abi.Unsupported
+}
+
+// CommDestroy is comm_destroy: NULL handle → IA, else UNSUPPORTED.
+func (r *Runtime) CommDestroy(h abi.CommHandle) abi.Status {
+	if h == 0 {
+		return abi.InvalidArgument
+	}
+	return abi.Unsupported
+}
+
+// HostLogBindState is simpler_host_log_bind_state: NULL, abi_version ≠ 1 or
+// struct_size < 16 → IA, else 0.
+func (r *Runtime) HostLogBindState(state unsafe.Pointer) abi.Status {
+	if state == nil {
+		return abi.InvalidArgument
+	}
+	s, _ := abi.DecodeHostLogState(unsafe.Slice((*byte)(state), abi.HostLogStateSize))
+	if s.ABIVersion != abi.HostLogStateABIVersion || s.StructSize < abi.HostLogStateSize {
+		return abi.InvalidArgument
+	}
+	return abi.OK
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package sim
+
+// gettid has no portable equivalent off Linux: every goroutine of the process
+// shares one pseudo-thread, so the per-thread device degrades to one device
+// per process. The simulator targets Linux; this keeps it building elsewhere.
+func gettid() uintptr { return 1 }

@@ -1,0 +1,57 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/simabi/simabi/sim"
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// TestDiffSimEmitted runs the same random sequences (and the directed
+// catalogue) on sim and on the emitted runtime and requires identical
+// histories (F-1: the two simulated runtimes behave call for call alike).
+func TestDiffSimEmitted(t *testing.T) {
+	a := emittedBuild(t, emit.Config{Profile: emit.ProfileTMR})
+	f := emittedFactory(t, a)
+	var seqs [][]Op
+	n := 20
+	if testing.Short() || raceEnabled {
+		n = 4
+	}
+	for i := 0; i < n; i++ {
+		seqs = append(seqs, Generate(GenOptions{Seed: uint64(900 + i), Ops: 300, Caps: ^Caps(0), HoldMs: 20}))
+	}
+	for _, c := range Catalogue() {
+		if !c.Slow && c.AppliesTo(ProfileTMR) {
+			seqs = append(seqs, c.Ops())
+		}
+	}
+	for i, ops := range seqs {
+		et, release, err := f()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, ra, rb := RunDiff(simTarget(sim.TMR), et, ops, Options{})
+		release()
+		if d != "" {
+			t.Errorf("sequence %d: sim and the emitted runtime differ:\n%s", i, d)
+		}
+		if ra.Failed() || rb.Failed() {
+			t.Errorf("sequence %d: findings sim %v, emitted %v", i, ra.Findings, rb.Findings)
+		}
+	}
+}
+
+func TestDiffText(t *testing.T) {
+	ops := MustParseScript("create c0\nsupported null\n")
+	a := History{Entries: []Entry{{Op: ops[0], Obs: Observation{HandleCreated: true}}, {Op: ops[1], Obs: Observation{Call: CallObs{Value: 1}}}}}
+	b := History{Entries: []Entry{{Op: ops[0], Obs: Observation{HandleCreated: true}}, {Op: ops[1], Obs: Observation{Call: CallObs{Value: 0}}}}}
+	if d := Diff(a, a); d != "" {
+		t.Fatalf("a history differs from itself:\n%s", d)
+	}
+	d := Diff(a, b)
+	if !strings.Contains(d, "- #1 supported null -> 1") || !strings.Contains(d, "+ #1 supported null -> 0") || strings.Contains(d, "create") {
+		t.Fatalf("diff:\n%s", d)
+	}
+}

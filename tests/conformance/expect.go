@@ -1,0 +1,222 @@
+package conformance
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// StatusSet is a set of statuses an expectation allows: a few exact values,
+// every failure (NonZero), or anything (Any, where rules.md says nothing).
+type StatusSet struct {
+	Any        bool
+	NonZero    bool
+	DeviceBand bool // -1..-999 (S-1: codes forwarded from the device)
+	N          uint8
+	V          [3]abi.Status
+}
+
+func one(s abi.Status) StatusSet { return StatusSet{N: 1, V: [3]abi.Status{s}} }
+
+func two(a, b abi.Status) StatusSet { return StatusSet{N: 2, V: [3]abi.Status{a, b}} }
+
+var (
+	anyStatus  = StatusSet{Any: true}
+	anyFailure = StatusSet{NonZero: true}
+)
+
+// Has reports whether s is in the set.
+func (ss StatusSet) Has(s abi.Status) bool {
+	if ss.Any || (ss.NonZero && s != abi.OK) || (ss.DeviceBand && s.IsDeviceLatched()) {
+		return true
+	}
+	for i := 0; i < int(ss.N); i++ {
+		if ss.V[i] == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Empty reports whether the set allows nothing.
+func (ss StatusSet) Empty() bool { return !ss.Any && !ss.NonZero && !ss.DeviceBand && ss.N == 0 }
+
+func (ss *StatusSet) add(s abi.Status) {
+	if ss.Has(s) || int(ss.N) == len(ss.V) {
+		return
+	}
+	ss.V[ss.N] = s
+	ss.N++
+}
+
+func (ss *StatusSet) union(o StatusSet) {
+	ss.Any = ss.Any || o.Any
+	ss.NonZero = ss.NonZero || o.NonZero
+	ss.DeviceBand = ss.DeviceBand || o.DeviceBand
+	for i := 0; i < int(o.N); i++ {
+		ss.add(o.V[i])
+	}
+}
+
+// canon maps every exact value through f.
+func (ss StatusSet) canon(f func(abi.Status) abi.Status) StatusSet {
+	out := ss
+	out.N = 0
+	for i := 0; i < int(ss.N); i++ {
+		out.add(f(ss.V[i]))
+	}
+	return out
+}
+
+func (ss StatusSet) String() string {
+	switch {
+	case ss.Any:
+		return "any"
+	case ss.Empty():
+		return "nothing"
+	}
+	var parts []string
+	for i := 0; i < int(ss.N); i++ {
+		parts = append(parts, statusName(ss.V[i]))
+	}
+	if ss.NonZero {
+		parts = append(parts, "any failure")
+	}
+	if ss.DeviceBand {
+		parts = append(parts, "a device-band code")
+	}
+	return strings.Join(parts, " or ")
+}
+
+// statusName renders a status for histories: its bare name when abi.md names
+// it, else its value.
+func statusName(s abi.Status) string {
+	if n := s.Name(); n != "" {
+		return n
+	}
+	return strconv.Itoa(int(s))
+}
+
+// MemExpect is what committed_device_memory_ctx of the op's context must do
+// (M-7: exact values only for NULL, fresh and finalized contexts; the
+// direction of change elsewhere).
+type MemExpect uint8
+
+// Committed-memory expectations.
+const (
+	MemUnchecked MemExpect = iota
+	MemZero                // exactly 0
+	MemSame                // unchanged
+	MemUp                  // grew
+	MemUpOrSame            // did not shrink
+	MemAny                 // rules.md says nothing
+	MemZeroTolUp           // 0; nonzero is the tolerated C0 of a real build (warn)
+)
+
+var memNames = [...]string{"-", "0", "same", "up", "up-or-same", "any", "0 (tolerated: nonzero C0)"}
+
+func (m MemExpect) String() string { return memNames[m] }
+
+// Verdict is the result of one check.
+type Verdict uint8
+
+// Verdicts. Crash and Hang are produced by callers that isolate a run (the
+// CLI); the engine itself produces the others.
+const (
+	Pass Verdict = iota
+	Fail
+	Warn
+	Skip
+	Crash
+	Hang
+	numVerdicts
+)
+
+var verdictNames = [numVerdicts]string{"pass", "fail", "warn", "skip", "crash", "hang"}
+
+func (v Verdict) String() string {
+	if v < numVerdicts {
+		return verdictNames[v]
+	}
+	return "?"
+}
+
+// MarshalText renders the verdict for JSON.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// Finding is one non-passing check: the op (by index in the sequence and,
+// for repeated ops, the repetition), the rule, and what differed.
+type Finding struct {
+	Index   int
+	Rep     int
+	Op      Op
+	Rule    Rule
+	Verdict Verdict
+	Detail  string
+}
+
+func (f Finding) String() string {
+	s := "#" + strconv.Itoa(f.Index)
+	if f.Rep > 0 {
+		s += "." + strconv.Itoa(f.Rep)
+	}
+	return s + " " + f.Verdict.String() + " " + f.Rule.String() + ": " + f.Op.String() + ": " + f.Detail
+}
+
+// Expectation is the model's prediction for one call: the statuses allowed
+// (and the rule deciding them), the tolerated alternatives (warnings), the id
+// written through out on success, the committed-memory direction and, for
+// queries, the value.
+type Expectation struct {
+	Rule    Rule
+	Status  StatusSet
+	Note    string
+	TolRule Rule
+	Tol     StatusSet
+	TolNote string
+
+	CheckOut bool  // prepare with a non-NULL out: -1 on failure (V-PREP-1), the id on success
+	OutKnown bool  // the id a success must write is known
+	OutOK    int32 // the id a success must write
+	OutRule  Rule  // M-1, or M-2 / M-3 when the id follows identical bytes or a failure
+
+	Mem     MemExpect
+	memSet  bool
+	MemRule Rule
+
+	CheckValue bool
+	Value      uint64
+	ValueRule  Rule
+	ValueNote  string
+
+	D1Rule Rule // D-1 (kernel path) or E-SUP (supported): no forbidden ACL call may happen
+
+	Unchecked bool // nothing is asserted (the model lost track)
+}
+
+func (e Expectation) String() string {
+	if e.Unchecked {
+		return "unchecked"
+	}
+	s := e.Rule.String() + ": " + e.Status.String()
+	if e.Note != "" {
+		s += " (" + e.Note + ")"
+	}
+	if !e.Tol.Empty() {
+		s += "; tolerated " + e.Tol.String()
+		if e.TolNote != "" {
+			s += " (" + e.TolNote + ")"
+		}
+	}
+	if e.CheckOut {
+		s += "; out=" + strconv.Itoa(int(e.OutOK)) + " on success, -1 on failure"
+	}
+	if e.Mem != MemUnchecked {
+		s += "; committed " + e.Mem.String()
+	}
+	if e.CheckValue {
+		s += "; value " + strconv.FormatUint(e.Value, 10)
+	}
+	return s
+}

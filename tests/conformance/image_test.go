@@ -1,0 +1,108 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/validation"
+	"pgregory.net/rapid"
+)
+
+// TestImageRecipesV_IMG: a canonical recipe passes the model's V-IMG with the
+// counts of its signature; each named defect fails it (V-IMG).
+func TestImageRecipesV_IMG(t *testing.T) {
+	for _, r := range []ImageRecipe{{}, {T: 2, S: 1}, {T: 3, C: 3, B: 100}, {S: 128, T: 128}, {C: 1024}, {B: 1 << 20, X: 4}, {NoSC: true, S: 2}} {
+		f := factsOf(r)
+		if !f.valid || f.t != int32(r.T) || f.s != int32(r.S) {
+			t.Errorf("%v: valid=%v counts (%d,%d), want valid with (%d,%d): %s", r, f.valid, f.t, f.s, r.T, r.S, f.defect)
+		}
+		if f.charge != abi.KernelCharge(f.size) {
+			t.Errorf("%v: charge %d, want %d", r, f.charge, abi.KernelCharge(f.size))
+		}
+	}
+	for d := DefSigCount; d < numDefects; d++ {
+		for _, base := range []ImageRecipe{{}, {T: 1, S: 1, C: 2, B: 33}} {
+			r := base
+			r.Defect = d
+			f := factsOf(r)
+			if f.valid {
+				t.Errorf("%v: the model's V-IMG accepts it", r)
+			}
+			if got := f.lenient; got != (d == DefScalarCount) {
+				t.Errorf("%v: lenient (stored scalar_count ignored) = %v", r, got)
+			}
+		}
+	}
+	for _, r := range []ImageRecipe{{Long: 1}, {Long: 64, C: 2}, {Short: 1, C: 1}, {Short: 5, B: 10}} {
+		if factsOf(r).valid {
+			t.Errorf("%v: a span that does not end at the last piece passes V-IMG", r)
+		}
+	}
+}
+
+// TestCheckImageAgreesWithValidation cross-checks the model's V-IMG (written
+// from rules.md) with the project's validation.CheckImageAt on mutated
+// images. A disagreement is a bug in one of them (V-IMG).
+func TestCheckImageAgreesWithValidation(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := ImageRecipe{
+			T: uint16(rapid.IntRange(0, 4).Draw(t, "t")),
+			S: uint16(rapid.IntRange(0, 3).Draw(t, "s")),
+			C: uint16(rapid.IntRange(0, 3).Draw(t, "c")),
+			B: uint32(rapid.IntRange(0, 130).Draw(t, "b")),
+		}
+		img := canonicalImage(r)
+		for n := rapid.IntRange(0, 3).Draw(t, "pokes"); n > 0; n-- {
+			switch rapid.IntRange(0, 2).Draw(t, "kind") {
+			case 0:
+				off := rapid.IntRange(0, len(img)-1).Draw(t, "off")
+				img[off] = rapid.Byte().Draw(t, "val")
+			case 1:
+				fields := []int{offSigCount, offBinarySize, offFuncLen, offCfgLen, offChildCount, offScalarCnt,
+					offChildIDs, offChildIDs + 4, offChildOffs, offChildOffs + 4, 0, 4}
+				off := rapid.SampledFrom(fields).Draw(t, "field")
+				le.PutUint32(img[off:], uint32(rapid.IntRange(-2, 300).Draw(t, "v")))
+			case 2:
+				cut := rapid.IntRange(0, min(200, len(img)-headerSize)).Draw(t, "cut")
+				img = img[:len(img)-cut]
+			}
+		}
+		ok, _, _, why := checkImage(img, false)
+		want := validation.Image(img) == abi.OK
+		if ok != want {
+			t.Fatalf("model V-IMG says %v (%s), validation says %v (%v)", ok, why, want, validation.CheckImageAt(0, img))
+		}
+	})
+}
+
+// TestCheckCfgAgreesWithValidation cross-checks the model's V-CFG with
+// validation.CheckCallConfig over every recipe flag combination (V-CFG).
+func TestCheckCfgAgreesWithValidation(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := genCfg(t, "cfg", false)
+		for _, kernel := range []bool{true, false} {
+			mine := checkCfg(c, kernel)
+			_, theirs := validation.CheckCallConfig(cfgBytes(c), kernel)
+			if mine.st != theirs {
+				t.Fatalf("%v (kernel=%v): model V-CFG %v (%s), validation %v", c, kernel, mine.st, mine.what, theirs)
+			}
+		}
+	})
+}
+
+func TestContractCheck(t *testing.T) {
+	b := make([]byte, abi.PipelineContractSize)
+	if err := abi.SimulatedProgramContract().Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	if why := checkContract(b); why != "" {
+		t.Fatalf("the simulated program contract is inadmissible to the model: %s (V-CONTRACT)", why)
+	}
+	le.PutUint32(b[0:], 2)
+	if checkContract(b) == "" {
+		t.Fatal("abi_version 2 accepted (V-CONTRACT)")
+	}
+	if checkContract(nil) == "" {
+		t.Fatal("a NULL contract accepted (V-CONTRACT)")
+	}
+}

@@ -1,0 +1,546 @@
+package conformance
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Kind is what an Op does.
+type Kind uint8
+
+// Op kinds. Entry ops call one C entry of abi.md; environment ops act on the
+// caller's side (current device, streams, fault sites, the caller's image
+// memory) through the simulation hooks or ACL; concurrency ops run two calls
+// on two OS threads.
+const (
+	KindInvalid     Kind = iota
+	KindCreate           // create_device_context into a slot
+	KindDestroy          // destroy_device_context
+	KindSupported        // simpler_kernel_mode_supported
+	KindKInit            // simpler_kernel_mode_init
+	KindPInit            // simpler_init
+	KindACL              // ensure_acl_ready_ctx
+	KindPrepare          // simpler_kernel_mode_prepare_callable
+	KindLaunch           // simpler_kernel_mode_launch
+	KindFinalize         // finalize_device
+	KindCommitted        // committed_device_memory_ctx
+	KindProg             // a program-only or query entry, called with deliberately bad arguments
+	KindContract         // get_pipeline_contract, checked against V-CONTRACT
+	KindSetDev           // set the calling thread's current device (hook or ACL)
+	KindGetDev           // read the calling thread's current device (hook)
+	KindSync             // synchronize a caller stream (hook or ACL)
+	KindInject           // simabi_inject
+	KindClobber          // overwrite the caller's copy of an image (M-6)
+	KindHoldLaunch       // a launch while a prepare holds the gate (site 7)
+	KindHoldPrepare      // a prepare while a prepare holds the gate (site 7)
+	KindRaceKInit        // two contexts race kernel init for one device
+	numKinds
+)
+
+var kindNames = [numKinds]string{
+	KindInvalid: "invalid", KindCreate: "create", KindDestroy: "destroy", KindSupported: "supported",
+	KindKInit: "kinit", KindPInit: "pinit", KindACL: "acl", KindPrepare: "prepare", KindLaunch: "launch",
+	KindFinalize: "finalize", KindCommitted: "committed", KindProg: "prog", KindContract: "contract",
+	KindSetDev: "setdev", KindGetDev: "getdev", KindSync: "sync", KindInject: "inject",
+	KindClobber: "clobber", KindHoldLaunch: "holdlaunch", KindHoldPrepare: "holdprepare",
+	KindRaceKInit: "racekinit",
+}
+
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return "kind" + strconv.Itoa(int(k))
+}
+
+// Limits of the op language.
+const (
+	MaxSlots   = 16 // contexts c0..c15
+	MaxStreams = 8  // streams s0..s7
+	NullRef    = -1 // a NULL context or stream reference
+)
+
+// SpanRecipe is how a binary span (pointer, size) argument is formed (V-SPAN).
+type SpanRecipe uint8
+
+// Span recipes.
+const (
+	SpanNone     SpanRecipe = iota // (NULL, 0): empty and consistent
+	SpanBytes                      // (ptr, 64): consistent
+	SpanHalfPtr                    // (ptr, 0): inconsistent
+	SpanHalfSize                   // (NULL, 64): inconsistent
+	numSpans
+)
+
+var spanNames = [numSpans]string{"none", "bytes", "halfptr", "halfsize"}
+
+func (s SpanRecipe) String() string {
+	if s < numSpans {
+		return spanNames[s]
+	}
+	return "span?"
+}
+
+// Consistent is V-SPAN for the recipe.
+func (s SpanRecipe) Consistent() bool { return s == SpanNone || s == SpanBytes }
+
+// Span argument positions in Op.Spans.
+const (
+	SpanAicpu = iota
+	SpanAicore
+	SpanDispatcher
+	SpanSDMA
+)
+
+var spanKeys = [4]string{"aicpu", "aicore", "disp", "sdma"}
+
+// RingRecipe fills ring 0 of a CallConfig.
+type RingRecipe uint8
+
+// Ring recipes.
+const (
+	RingNone    RingRecipe = iota // all zero (unset)
+	RingGood                      // window 16, heap 4096, dep pool 64
+	RingBadTask                   // window 3 (not a power of two >= 4)
+	RingBadHeap                   // heap 100 (< 1024)
+	RingBadDep                    // dep pool 2 (< 4)
+	numRings
+)
+
+var ringNames = [numRings]string{"none", "good", "badtask", "badheap", "baddep"}
+
+// CfgRecipe describes a CallConfig (kinit's config, pinit's prewarm config).
+// The zero value is a valid all-zero config with an empty output prefix.
+type CfgRecipe struct {
+	Null    bool // pass NULL instead of a config
+	Threads int8 // aicpu_thread_num
+	Swim    int8 // enable_chip_swimlane
+	DepGen  bool // enable_dep_gen = 1
+	Prefix  bool // output_prefix = "conf" (NUL-terminated)
+	Unterm  bool // output_prefix = 1024 non-NUL bytes
+	PMU     bool // enable_pmu = 1
+	Dump    bool // enable_dump_args = 1
+	Scope   bool // enable_scope_stats = 1
+	Anchors bool // capture_clock_anchors = 1
+	Ring    RingRecipe
+}
+
+func (c CfgRecipe) String() string {
+	if c == (CfgRecipe{}) {
+		return "ok"
+	}
+	var parts []string
+	if c.Null {
+		parts = append(parts, "null")
+	}
+	if c.Threads != 0 {
+		parts = append(parts, "threads="+strconv.Itoa(int(c.Threads)))
+	}
+	if c.Swim != 0 {
+		parts = append(parts, "swim="+strconv.Itoa(int(c.Swim)))
+	}
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.DepGen, "depgen"}, {c.Prefix, "prefix"}, {c.Unterm, "unterm"}, {c.PMU, "pmu"}, {c.Dump, "dump"},
+		{c.Scope, "scope"}, {c.Anchors, "anchors"}} {
+		if f.on {
+			parts = append(parts, f.name)
+		}
+	}
+	if c.Ring != RingNone && c.Ring < numRings {
+		parts = append(parts, "ring="+ringNames[c.Ring])
+	}
+	return strings.Join(parts, "+")
+}
+
+// ImgBase is the base of an image recipe.
+type ImgBase uint8
+
+// Image bases.
+const (
+	ImgValid ImgBase = iota // a canonical image built with abi.ChipCallableSpec
+	ImgNull                 // a NULL pointer with size 9376
+	ImgHuge                 // 2 GiB + 64 bytes of zero memory (E-PREP's size > budget step)
+)
+
+// ImgDefect is a named V-IMG defect written into a canonical image.
+type ImgDefect uint8
+
+// Image defects; each breaks exactly one V-IMG check (the builder raises the
+// child count where a defect needs children).
+const (
+	DefNone          ImgDefect = iota
+	DefSigCount                // sig_count = 257
+	DefSigValue                // signature[0] = 7
+	DefOrder                   // a tensor entry after a scalar entry
+	DefScalars                 // 129 SCALAR entries
+	DefScalarCount             // stored scalar_count = SCALAR entries + 1 (tolerated: ignored)
+	DefFuncNameLen             // func_name_len = 64
+	DefFuncNameNUL             // no NUL at func_name_len
+	DefFuncNameEarly           // a NUL before func_name_len
+	DefConfigNameLen           // config_name_len = 64
+	DefBinarySize              // binary_size = storage + 1
+	DefChildCount              // child_count = 1025
+	DefFuncIDRange             // child 0 func_id = 1024
+	DefFuncIDDup               // child 1 repeats child 0's func_id
+	DefChildOffset             // child_offsets[0] off by 64
+	DefChildHeader             // one more child whose header does not fit
+	DefChildSigCount           // child 0 sig_count = 33
+	DefChildBinary             // child 0 binary_size overruns the image
+	numDefects
+)
+
+var defectNames = [numDefects]string{"none", "sigcount", "sigval", "order", "scalars", "sccount",
+	"fname-len", "fname-nul", "fname-early", "cname-len", "binsize", "childcount", "fid-range",
+	"fid-dup", "child-offset", "child-header", "child-sigcount", "child-binary"}
+
+func (d ImgDefect) String() string {
+	if d < numDefects {
+		return defectNames[d]
+	}
+	return "defect?"
+}
+
+// PokeKind is a raw corruption of an image.
+type PokeKind uint8
+
+// Pokes.
+const (
+	PokeNone PokeKind = iota
+	PokeByte          // img[off] = val
+	PokeU32           // little-endian uint32 at off = val
+)
+
+// ImageRecipe describes the callable argument of prepare: a canonical image
+// (T tensor and S scalar signature entries, C children, B orchestration bytes,
+// salt X for distinct content) and how the call deforms it. Recipes are built
+// once and cached.
+type ImageRecipe struct {
+	Base    ImgBase
+	T, S    uint16 // signature: T tensor entries (IN) then S SCALAR entries
+	C       uint16 // children
+	B       uint32 // orchestration binary bytes
+	X       uint16 // salt: recipes differing only in X have different bytes
+	NoSC    bool   // store 0 ("not recorded") as scalar_count
+	Defect  ImgDefect
+	Mis     uint8  // pass base+Mis (1..15): misaligned
+	Short   uint32 // pass size-Short
+	Long    uint32 // append Long zero bytes and pass them
+	Poke    PokeKind
+	PokeOff uint32
+	PokeVal uint32
+}
+
+func (r ImageRecipe) String() string {
+	var b strings.Builder
+	switch r.Base {
+	case ImgNull:
+		return "null"
+	case ImgHuge:
+		return "huge"
+	}
+	b.WriteString("valid(")
+	first := true
+	kv := func(k string, v uint64) {
+		if v == 0 {
+			return
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(strconv.FormatUint(v, 10))
+	}
+	kv("t", uint64(r.T))
+	kv("s", uint64(r.S))
+	kv("c", uint64(r.C))
+	kv("b", uint64(r.B))
+	kv("x", uint64(r.X))
+	if r.NoSC {
+		if !first {
+			b.WriteByte(',')
+		}
+		b.WriteString("nosc")
+	}
+	b.WriteByte(')')
+	if r.Defect != DefNone {
+		b.WriteString("+defect(" + r.Defect.String() + ")")
+	}
+	if r.Mis != 0 {
+		b.WriteString("+mis(" + strconv.Itoa(int(r.Mis)) + ")")
+	}
+	if r.Short != 0 {
+		b.WriteString("+short(" + strconv.FormatUint(uint64(r.Short), 10) + ")")
+	}
+	if r.Long != 0 {
+		b.WriteString("+long(" + strconv.FormatUint(uint64(r.Long), 10) + ")")
+	}
+	switch r.Poke {
+	case PokeByte:
+		b.WriteString("+byte(" + strconv.FormatUint(uint64(r.PokeOff), 10) + "," + strconv.FormatUint(uint64(r.PokeVal), 10) + ")")
+	case PokeU32:
+		b.WriteString("+u32(" + strconv.FormatUint(uint64(r.PokeOff), 10) + "," + strconv.FormatUint(uint64(r.PokeVal), 10) + ")")
+	}
+	return b.String()
+}
+
+// ArgsMode is how launch's args are formed.
+type ArgsMode uint8
+
+// Args modes.
+const (
+	ArgsMatch ArgsMode = iota // counts of the callable the id names on that context, plus deltas
+	ArgsNull                  // NULL args
+	ArgsExact                 // the given counts
+)
+
+// ArgsRecipe describes a launch's ChipStorageTaskArgs. Every tensor is in
+// DEVICE space unless Host puts tensor 0 in HOST space.
+type ArgsRecipe struct {
+	Mode ArgsMode
+	T, S int16 // ArgsExact: the counts; ArgsMatch: deltas added to the callable's counts
+	Host bool
+	// Junk passes args 8 bytes past 64-byte alignment with garbage in every
+	// field launch does not read (E-LAUNCH: it reads only the counts, the
+	// address_space of the first tensor_count tensors and the scalars).
+	Junk bool
+}
+
+func (a ArgsRecipe) String() string {
+	switch a.Mode {
+	case ArgsNull:
+		return "null"
+	case ArgsExact:
+		s := "exact(t=" + strconv.Itoa(int(a.T)) + ",s=" + strconv.Itoa(int(a.S))
+		if a.Host {
+			s += ",host"
+		}
+		if a.Junk {
+			s += ",junk"
+		}
+		return s + ")"
+	}
+	if a.T == 0 && a.S == 0 && !a.Host && !a.Junk {
+		return "match"
+	}
+	var parts []string
+	if a.T != 0 {
+		parts = append(parts, "dt="+strconv.Itoa(int(a.T)))
+	}
+	if a.S != 0 {
+		parts = append(parts, "ds="+strconv.Itoa(int(a.S)))
+	}
+	if a.Host {
+		parts = append(parts, "host")
+	}
+	if a.Junk {
+		parts = append(parts, "junk")
+	}
+	return "match(" + strings.Join(parts, ",") + ")"
+}
+
+// ProgFn names the entry a prog op calls. Each is called with deliberately
+// bad arguments (NULL pointers, id -1, run handle 0, size 64 with NULL
+// buffers), so that no call can create state on any runtime (E-PROG, S-3).
+type ProgFn uint8
+
+// Program-side entries.
+const (
+	FnRegister ProgFn = iota
+	FnUnregister
+	FnRun
+	FnPrepareRun
+	FnLaunchRun
+	FnPollRun
+	FnWaitRun
+	FnFinalizeRun
+	FnMemInfo
+	FnCopyTo
+	FnCopyFrom
+	FnMalloc // device_malloc_ctx(64), freed again at once when non-NULL
+	FnFree   // device_free_ctx(NULL)
+	FnAicpuDlopen
+	FnHostDlopen
+	FnStreamSets
+	FnConcurrentPrepare
+	FnArenaBase
+	FnRetainedTemp
+	FnCommCreate // create_comm_stream_ctx, destroyed again at once when non-NULL
+	FnCommDestroy
+	numFns
+)
+
+var fnNames = [numFns]string{"register", "unregister", "run", "prepare_run", "launch_run", "poll_run",
+	"wait_run", "finalize_run", "meminfo", "copy_to", "copy_from", "malloc", "free", "aicpu_dlopen",
+	"host_dlopen", "stream_sets", "concurrent_prepare", "arena_base", "retained_temp", "comm_create",
+	"comm_destroy"}
+
+func (f ProgFn) String() string {
+	if f < numFns {
+		return fnNames[f]
+	}
+	return "fn?"
+}
+
+// progOnly reports whether E-PROG names the entry (IS without a live program
+// init).
+func (f ProgFn) progOnly() bool { return f <= FnCopyFrom }
+
+// statusEntry reports whether the entry returns a status (S-3: IA for NULL).
+func (f ProgFn) statusEntry() bool { return f <= FnCopyFrom || f == FnCommDestroy }
+
+// Op is one step of a sequence. It is a comparable value: contexts are slots
+// (c0..c15), streams are names (s0..s7), images and args are recipes, never
+// raw handles or addresses. Fields a kind does not use are zero. Every op has
+// a one-line text form (String) that Parse reads back to the same value.
+type Op struct {
+	Kind    Kind
+	C, C2   int8  // context slots; NullRef for NULL
+	Dev     int32 // device id (setdev: -1 = none)
+	Gen     uint64
+	Cfg     CfgRecipe // kinit's config; pinit's prewarm config when Prewarm
+	Prewarm bool
+	Spans   [4]SpanRecipe
+	Img     ImageRecipe
+	Img2    ImageRecipe
+	OutNull bool
+	Rep     uint32 // prepare / launch: repeat the call Rep times (0 = once)
+	ID      int32
+	Args    ArgsRecipe
+	Stream  int8 // NullRef for NULL
+	Site    int32
+	Count   int32
+	Code    int32
+	Ms      int32 // hold ops: how long the first prepare holds the gate
+	Fn      ProgFn
+}
+
+// Reps is how many calls the op makes.
+func (op Op) Reps() int {
+	if op.Rep == 0 {
+		return 1
+	}
+	return int(op.Rep)
+}
+
+func ctxText(c int8) string {
+	if c < 0 {
+		return "null"
+	}
+	return "c" + strconv.Itoa(int(c))
+}
+
+func streamText(s int8) string {
+	if s < 0 {
+		return "null"
+	}
+	return "s" + strconv.Itoa(int(s))
+}
+
+// String is the one-line text form of op; Parse(op.String()) == op.
+func (op Op) String() string {
+	var b strings.Builder
+	b.WriteString(op.Kind.String())
+	w := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteByte(' ')
+			b.WriteString(p)
+		}
+	}
+	spans := func(n int) {
+		for i := 0; i < n; i++ {
+			if op.Spans[i] != SpanNone {
+				w(spanKeys[i] + "=" + op.Spans[i].String())
+			}
+		}
+	}
+	rep := func() {
+		if op.Rep != 0 {
+			w("rep=" + strconv.FormatUint(uint64(op.Rep), 10))
+		}
+	}
+	switch op.Kind {
+	case KindCreate, KindDestroy, KindSupported, KindFinalize, KindCommitted:
+		w(ctxText(op.C))
+	case KindKInit:
+		w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)), "gen="+strconv.FormatUint(op.Gen, 10))
+		if op.Cfg != (CfgRecipe{}) {
+			w("cfg=" + op.Cfg.String())
+		}
+		spans(3)
+	case KindPInit:
+		w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)))
+		spans(4)
+		if op.Prewarm {
+			w("prewarm=" + op.Cfg.String())
+		}
+	case KindACL:
+		w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)))
+	case KindPrepare:
+		w(ctxText(op.C), "img="+op.Img.String())
+		if op.OutNull {
+			w("out=null")
+		}
+		rep()
+	case KindLaunch:
+		w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID)))
+		if op.Args != (ArgsRecipe{}) {
+			w("args=" + op.Args.String())
+		}
+		w("stream=" + streamText(op.Stream))
+		rep()
+	case KindProg:
+		w(ctxText(op.C), "fn="+op.Fn.String())
+	case KindSetDev:
+		if op.Dev < 0 {
+			w("none")
+		} else {
+			w(strconv.Itoa(int(op.Dev)))
+		}
+	case KindSync:
+		w(streamText(op.Stream))
+	case KindInject:
+		w("site="+strconv.Itoa(int(op.Site)), "count="+strconv.Itoa(int(op.Count)), "code="+strconv.Itoa(int(op.Code)))
+	case KindClobber:
+		w("img=" + op.Img.String())
+	case KindHoldLaunch:
+		w(ctxText(op.C), "ms="+strconv.Itoa(int(op.Ms)), "img="+op.Img.String(), "id="+strconv.Itoa(int(op.ID)))
+		if op.Args != (ArgsRecipe{}) {
+			w("args=" + op.Args.String())
+		}
+		w("stream=" + streamText(op.Stream))
+	case KindHoldPrepare:
+		w(ctxText(op.C), "ms="+strconv.Itoa(int(op.Ms)), "img="+op.Img.String(), "img2="+op.Img2.String())
+	case KindRaceKInit:
+		w(ctxText(op.C), ctxText(op.C2), "dev="+strconv.Itoa(int(op.Dev)), "gen="+strconv.FormatUint(op.Gen, 10))
+	}
+	return b.String()
+}
+
+// FormatOps renders a sequence one op per line.
+func FormatOps(ops []Op) string {
+	var b strings.Builder
+	for _, op := range ops {
+		b.WriteString(op.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// slots returns the context slots op targets (NullRef when none), for the
+// runner's committed-memory probe.
+func (op Op) slots() (int8, int8) {
+	switch op.Kind {
+	case KindCreate, KindDestroy, KindSupported, KindKInit, KindPInit, KindACL, KindPrepare, KindLaunch,
+		KindFinalize, KindCommitted, KindProg, KindHoldLaunch, KindHoldPrepare:
+		return op.C, NullRef
+	case KindRaceKInit:
+		return op.C, op.C2
+	}
+	return NullRef, NullRef
+}
+
+func itoa(n int32) string { return strconv.Itoa(int(n)) }

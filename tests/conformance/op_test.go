@@ -1,0 +1,303 @@
+package conformance
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func genCtx(t *rapid.T, label string) int8 {
+	return rapid.Int8Range(-1, MaxSlots-1).Draw(t, label)
+}
+
+func genImage(t *rapid.T, label string) ImageRecipe {
+	switch rapid.IntRange(0, 9).Draw(t, label+".base") {
+	case 0:
+		return ImageRecipe{Base: ImgNull}
+	case 1:
+		return ImageRecipe{Base: ImgHuge}
+	}
+	r := ImageRecipe{
+		T: uint16(rapid.IntRange(0, 128).Draw(t, label+".t")),
+		S: uint16(rapid.IntRange(0, 128).Draw(t, label+".s")),
+		C: uint16(rapid.IntRange(0, 1024).Draw(t, label+".c")),
+		B: rapid.Uint32Range(0, 1<<30).Draw(t, label+".b"),
+		X: rapid.Uint16().Draw(t, label+".x"),
+	}
+	r.NoSC = rapid.Bool().Draw(t, label+".nosc")
+	r.Defect = ImgDefect(rapid.IntRange(0, int(numDefects)-1).Draw(t, label+".defect"))
+	r.Mis = uint8(rapid.IntRange(0, 15).Draw(t, label+".mis"))
+	r.Short = rapid.Uint32().Draw(t, label+".short")
+	r.Long = rapid.Uint32Range(0, 1<<20).Draw(t, label+".long")
+	if r.Poke = PokeKind(rapid.IntRange(0, 2).Draw(t, label+".poke")); r.Poke != PokeNone {
+		r.PokeOff = rapid.Uint32().Draw(t, label+".off")
+		r.PokeVal = rapid.Uint32().Draw(t, label+".val")
+		if r.Poke == PokeByte {
+			r.PokeVal &= 0xFF
+		}
+	}
+	return r
+}
+
+func genCfg(t *rapid.T, label string, allowNull bool) CfgRecipe {
+	if allowNull && rapid.IntRange(0, 9).Draw(t, label+".null") == 0 {
+		return CfgRecipe{Null: true}
+	}
+	c := CfgRecipe{
+		Threads: rapid.Int8().Draw(t, label+".threads"),
+		Swim:    rapid.Int8().Draw(t, label+".swim"),
+		DepGen:  rapid.Bool().Draw(t, label+".depgen"),
+		PMU:     rapid.Bool().Draw(t, label+".pmu"),
+		Dump:    rapid.Bool().Draw(t, label+".dump"),
+		Scope:   rapid.Bool().Draw(t, label+".scope"),
+		Anchors: rapid.Bool().Draw(t, label+".anchors"),
+		Ring:    RingRecipe(rapid.IntRange(0, int(numRings)-1).Draw(t, label+".ring")),
+	}
+	switch rapid.IntRange(0, 2).Draw(t, label+".prefix") {
+	case 1:
+		c.Prefix = true
+	case 2:
+		c.Unterm = true
+	}
+	return c
+}
+
+func genArgs(t *rapid.T) ArgsRecipe {
+	a := ArgsRecipe{Mode: ArgsMode(rapid.IntRange(0, 2).Draw(t, "args.mode"))}
+	if a.Mode == ArgsNull {
+		return a
+	}
+	a.T = rapid.Int16().Draw(t, "args.t")
+	a.S = rapid.Int16().Draw(t, "args.s")
+	a.Host = rapid.Bool().Draw(t, "args.host")
+	a.Junk = rapid.Bool().Draw(t, "args.junk")
+	return a
+}
+
+func genSpans(t *rapid.T, n int) [4]SpanRecipe {
+	var s [4]SpanRecipe
+	for i := 0; i < n; i++ {
+		s[i] = SpanRecipe(rapid.IntRange(0, int(numSpans)-1).Draw(t, spanKeys[i]))
+	}
+	return s
+}
+
+// genOp draws a well-formed op: every field its kind does not use is zero.
+func genOp(t *rapid.T) Op {
+	k := Kind(rapid.IntRange(int(KindCreate), int(numKinds)-1).Draw(t, "kind"))
+	op := Op{Kind: k}
+	rep := func() {
+		if rapid.Bool().Draw(t, "hasrep") {
+			op.Rep = rapid.Uint32Range(1, 1<<20).Draw(t, "rep")
+		}
+	}
+	switch k {
+	case KindCreate:
+		op.C = rapid.Int8Range(0, MaxSlots-1).Draw(t, "c")
+	case KindDestroy, KindSupported, KindFinalize, KindCommitted:
+		op.C = genCtx(t, "c")
+	case KindKInit:
+		op.C = genCtx(t, "c")
+		op.Dev = rapid.Int32().Draw(t, "dev")
+		op.Gen = rapid.Uint64().Draw(t, "gen")
+		op.Cfg = genCfg(t, "cfg", true)
+		op.Spans = genSpans(t, 3)
+	case KindPInit:
+		op.C = genCtx(t, "c")
+		op.Dev = rapid.Int32().Draw(t, "dev")
+		op.Spans = genSpans(t, 4)
+		if op.Prewarm = rapid.Bool().Draw(t, "prewarm"); op.Prewarm {
+			op.Cfg = genCfg(t, "cfg", false)
+		}
+	case KindACL:
+		op.C = genCtx(t, "c")
+		op.Dev = rapid.Int32().Draw(t, "dev")
+	case KindPrepare:
+		op.C = genCtx(t, "c")
+		op.Img = genImage(t, "img")
+		op.OutNull = rapid.Bool().Draw(t, "outnull")
+		rep()
+	case KindLaunch:
+		op.C = genCtx(t, "c")
+		op.ID = rapid.Int32().Draw(t, "id")
+		op.Args = genArgs(t)
+		op.Stream = rapid.Int8Range(-1, MaxStreams-1).Draw(t, "stream")
+		rep()
+	case KindProg:
+		op.C = genCtx(t, "c")
+		op.Fn = ProgFn(rapid.IntRange(0, int(numFns)-1).Draw(t, "fn"))
+	case KindSetDev:
+		op.Dev = rapid.Int32Range(-1, 1<<30).Draw(t, "dev")
+	case KindSync:
+		op.Stream = rapid.Int8Range(-1, MaxStreams-1).Draw(t, "stream")
+	case KindInject:
+		op.Site = rapid.Int32().Draw(t, "site")
+		op.Count = rapid.Int32().Draw(t, "count")
+		op.Code = rapid.Int32().Draw(t, "code")
+	case KindClobber:
+		op.Img = genImage(t, "img")
+	case KindHoldLaunch:
+		op.C = rapid.Int8Range(0, MaxSlots-1).Draw(t, "c")
+		op.Ms = rapid.Int32Range(0, 1000).Draw(t, "ms")
+		op.Img = genImage(t, "img")
+		op.ID = rapid.Int32().Draw(t, "id")
+		op.Args = genArgs(t)
+		op.Stream = rapid.Int8Range(-1, MaxStreams-1).Draw(t, "stream")
+	case KindHoldPrepare:
+		op.C = rapid.Int8Range(0, MaxSlots-1).Draw(t, "c")
+		op.Ms = rapid.Int32Range(0, 1000).Draw(t, "ms")
+		op.Img = genImage(t, "img")
+		op.Img2 = genImage(t, "img2")
+	case KindRaceKInit:
+		op.C = rapid.Int8Range(0, MaxSlots-1).Draw(t, "c")
+		op.C2 = rapid.Int8Range(0, MaxSlots-1).Filter(func(c int8) bool { return c != op.C }).Draw(t, "c2")
+		op.Dev = rapid.Int32().Draw(t, "dev")
+		op.Gen = rapid.Uint64().Draw(t, "gen")
+	}
+	// Recipes the parser refuses are not ops: keep the image within its limits.
+	for _, img := range []*ImageRecipe{&op.Img, &op.Img2} {
+		if int(img.T)+int(img.S) > 256 {
+			img.T = 256 - img.S
+		}
+	}
+	if op.Args.Mode == ArgsMatch && op.Args == (ArgsRecipe{Mode: ArgsMatch}) {
+		op.Args = ArgsRecipe{}
+	}
+	return op
+}
+
+// TestOpTextRoundTrip checks Parse(op.String()) == op for every op.
+func TestOpTextRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		op := genOp(t)
+		text := op.String()
+		if strings.ContainsAny(text, "\n\t") {
+			t.Fatalf("op text %q spans more than one line", text)
+		}
+		got, err := Parse(text)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", text, err)
+		}
+		if got != op {
+			t.Fatalf("Parse(%q) = %#v, want %#v", text, got, op)
+		}
+	})
+}
+
+// TestGeneratedOpsRoundTrip checks the generator only makes ops whose text
+// parses back.
+func TestGeneratedOpsRoundTrip(t *testing.T) {
+	for seed := uint64(0); seed < 30; seed++ {
+		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^Caps(0), HoldMs: 20, Profile: Profile(seed % 2)})
+		back, err := ParseScript(FormatOps(ops))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for i := range ops {
+			if back[i] != ops[i] {
+				t.Fatalf("seed %d op %d: %q parses to %#v, want %#v", seed, i, ops[i], back[i], ops[i])
+			}
+		}
+	}
+}
+
+func TestGenerateDeterministic(t *testing.T) {
+	a := Generate(GenOptions{Seed: 7, Ops: 200, Caps: ^Caps(0)})
+	b := Generate(GenOptions{Seed: 7, Ops: 200, Caps: ^Caps(0)})
+	if FormatOps(a) != FormatOps(b) {
+		t.Fatal("the same seed generated two sequences")
+	}
+	if len(a) != 200 {
+		t.Fatalf("generated %d ops, want 200", len(a))
+	}
+}
+
+func TestParseExamples(t *testing.T) {
+	for _, line := range []string{
+		"prepare c0 img=valid(t=2,s=1) out=null",
+		"launch c1 id=3 stream=s0",
+		"inject site=3 count=1 code=-1234",
+		"setdev 1",
+		"setdev none",
+		"kinit c0 dev=0 gen=1 cfg=threads=4+swim=2+prefix aicpu=bytes",
+		"pinit c2 dev=1 sdma=halfsize prewarm=ring=badheap",
+		"prepare c0 img=valid(c=2,b=64,x=3,nosc)+defect(fid-dup)+mis(4)+short(8)+long(64)+u32(9292,5) rep=3",
+		"holdlaunch c0 ms=150 img=valid() id=0 args=match(dt=-1,host) stream=s1",
+		"holdprepare c0 ms=100 img=valid(x=1) img2=valid(x=2)",
+		"racekinit c0 c1 dev=0 gen=1",
+		"prog null fn=comm_destroy",
+		"clobber img=valid(t=2,s=1)",
+		"launch c0 id=0 args=exact(t=0,s=0) stream=null",
+	} {
+		op, err := Parse(line)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", line, err)
+			continue
+		}
+		if op.String() != line {
+			t.Errorf("Parse(%q).String() = %q", line, op.String())
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, line := range []string{
+		"",
+		"frobnicate c0",
+		"create null",
+		"create c16",
+		"create c0 c1",
+		"prepare c0",
+		"prepare c0 img=valid(t=300)",
+		"prepare c0 img=valid(t=200,s=100)",
+		"prepare c0 img=valid()+mis(0)",
+		"prepare c0 img=valid()+mis(16)",
+		"prepare c0 img=valid()+defect(nonsense)",
+		"prepare c0 img=valid()+mis(1)+mis(2)",
+		"prepare c0 img=valid()+byte(1,2)+u32(3,4)",
+		"prepare c0 img=valid()+byte(1,256)",
+		"prepare c0 img=null+mis(1)",
+		"prepare c0 img=valid(t=1,t=2)",
+		"prepare c0 img=valid() out=maybe",
+		"prepare c0 img=valid() rep=0",
+		"prepare c0 img=valid() img=valid()",
+		"launch c0 id=0",
+		"launch c0 id=0 stream=s8",
+		"launch c0 id=0 args=match() stream=s0",
+		"launch c0 id=0 args=exact(t=1) stream=s0",
+		"launch c0 id=0 args=match(t=1) stream=s0",
+		"launch c0 id=x stream=s0",
+		"kinit c0 dev=0",
+		"kinit c0 dev=0 gen=1 cfg=threads=0",
+		"kinit c0 dev=0 gen=1 cfg=null+pmu",
+		"kinit c0 dev=0 gen=1 cfg=prefix+unterm",
+		"kinit c0 dev=0 gen=1 cfg=wat",
+		"kinit c0 dev=0 gen=1 aicpu=half",
+		"pinit c0 dev=0 prewarm=null+pmu",
+		"setdev -1",
+		"setdev x",
+		"inject site=1 count=1",
+		"holdlaunch c0 ms=-1 img=valid() id=0 stream=s0",
+		"racekinit c0 c0 dev=0 gen=1",
+		"racekinit c0 null dev=0 gen=1",
+		"holdlaunch null ms=5 img=valid() id=0 stream=s0",
+		"prog c0 fn=nope",
+		"supported c0 extra=1",
+		"getdev now",
+	} {
+		if _, err := Parse(line); err == nil {
+			t.Errorf("Parse(%q) succeeded, want a syntax error", line)
+		} else if !errors.Is(err, ErrSyntax) {
+			t.Errorf("Parse(%q): error %v does not wrap ErrSyntax", line, err)
+		}
+	}
+}
+
+func TestParseScriptNamesLine(t *testing.T) {
+	_, err := ParseScript("create c0 # a comment\n\nsetdev 0\nbogus\n")
+	if err == nil || !strings.Contains(err.Error(), "line 4") {
+		t.Fatalf("ParseScript error %v, want one naming line 4", err)
+	}
+}

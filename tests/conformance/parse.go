@@ -1,0 +1,592 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrSyntax is wrapped by every parse error.
+var ErrSyntax = errors.New("conformance: bad op")
+
+func syntaxf(f string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrSyntax, fmt.Sprintf(f, a...))
+}
+
+// Parse reads the one-line text form of an op (see the package doc for the
+// grammar). Parse(op.String()) == op for every op the package produces.
+func Parse(line string) (Op, error) {
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return Op{}, syntaxf("empty line")
+	}
+	var op Op
+	for k := KindCreate; k < numKinds; k++ {
+		if kindNames[k] == fields[0] {
+			op.Kind = k
+		}
+	}
+	if op.Kind == KindInvalid {
+		return Op{}, syntaxf("unknown op %q", fields[0])
+	}
+	var pos []string
+	kv := map[string]string{}
+	for _, f := range fields[1:] {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			pos = append(pos, f)
+			continue
+		}
+		if k == "" || v == "" {
+			return Op{}, syntaxf("%s: malformed argument %q", op.Kind, f)
+		}
+		if _, dup := kv[k]; dup {
+			return Op{}, syntaxf("%s: argument %q given twice", op.Kind, k)
+		}
+		kv[k] = v
+	}
+	p := opParser{op: op, pos: pos, kv: kv}
+	p.parse()
+	if p.err != nil {
+		return Op{}, p.err
+	}
+	return p.op, nil
+}
+
+// MustParse is Parse for ops written in source; it panics on a syntax error.
+func MustParse(line string) Op {
+	op, err := Parse(line)
+	if err != nil {
+		panic(err)
+	}
+	return op
+}
+
+// ParseScript reads one op per line; blank lines and text after '#' are
+// ignored. Errors name the line.
+func ParseScript(text string) ([]Op, error) {
+	var ops []Op
+	for i, line := range strings.Split(text, "\n") {
+		if j := strings.IndexByte(line, '#'); j >= 0 {
+			line = line[:j]
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		op, err := Parse(line)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// MustParseScript is ParseScript for scripts written in source.
+func MustParseScript(text string) []Op {
+	ops, err := ParseScript(text)
+	if err != nil {
+		panic(err)
+	}
+	return ops
+}
+
+type opParser struct {
+	op  Op
+	pos []string
+	kv  map[string]string
+	err error
+}
+
+func (p *opParser) fail(f string, a ...any) {
+	if p.err == nil {
+		p.err = syntaxf("%s: %s", p.op.Kind, fmt.Sprintf(f, a...))
+	}
+}
+
+// positional takes exactly n positional arguments.
+func (p *opParser) positional(n int) []string {
+	if len(p.pos) != n {
+		p.fail("want %d positional argument(s), have %d", n, len(p.pos))
+		return make([]string, n)
+	}
+	return p.pos
+}
+
+// take removes key from the remaining arguments.
+func (p *opParser) take(key string, required bool) (string, bool) {
+	v, ok := p.kv[key]
+	if !ok {
+		if required {
+			p.fail("missing %s=", key)
+		}
+		return "", false
+	}
+	delete(p.kv, key)
+	return v, true
+}
+
+func (p *opParser) done() {
+	for k := range p.kv {
+		p.fail("unknown argument %s=", k)
+		return
+	}
+}
+
+func (p *opParser) ctx(s string) int8 {
+	if s == "null" {
+		return NullRef
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "c"))
+	if !strings.HasPrefix(s, "c") || err != nil || n < 0 || n >= MaxSlots {
+		p.fail("bad context %q (want c0..c%d or null)", s, MaxSlots-1)
+		return 0
+	}
+	return int8(n)
+}
+
+// slot is a context reference that must not be null.
+func (p *opParser) slot(s string) int8 {
+	c := p.ctx(s)
+	if c < 0 {
+		p.fail("needs a context slot, not null")
+		return 0
+	}
+	return c
+}
+
+func (p *opParser) stream(s string) int8 {
+	if s == "null" {
+		return NullRef
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "s"))
+	if !strings.HasPrefix(s, "s") || err != nil || n < 0 || n >= MaxStreams {
+		p.fail("bad stream %q (want s0..s%d or null)", s, MaxStreams-1)
+		return 0
+	}
+	return int8(n)
+}
+
+func (p *opParser) int32v(key, s string) int32 {
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		p.fail("bad %s %q", key, s)
+	}
+	return int32(n)
+}
+
+func (p *opParser) uintv(key, s string, bits int) uint64 {
+	n, err := strconv.ParseUint(s, 10, bits)
+	if err != nil {
+		p.fail("bad %s %q", key, s)
+	}
+	return n
+}
+
+func (p *opParser) spans(n int) {
+	for i := 0; i < n; i++ {
+		v, ok := p.take(spanKeys[i], false)
+		if !ok {
+			continue
+		}
+		found := false
+		for s := SpanRecipe(0); s < numSpans; s++ {
+			if spanNames[s] == v {
+				p.op.Spans[i], found = s, true
+			}
+		}
+		if !found {
+			p.fail("bad span %s=%q", spanKeys[i], v)
+		}
+	}
+}
+
+func (p *opParser) rep() {
+	if v, ok := p.take("rep", false); ok {
+		n := p.uintv("rep", v, 32)
+		if n == 0 {
+			p.fail("rep must be at least 1")
+		}
+		p.op.Rep = uint32(n)
+	}
+}
+
+func (p *opParser) parse() {
+	op := &p.op
+	switch op.Kind {
+	case KindCreate:
+		op.C = p.slot(p.positional(1)[0])
+	case KindDestroy, KindSupported, KindFinalize, KindCommitted:
+		op.C = p.ctx(p.positional(1)[0])
+	case KindKInit:
+		op.C = p.ctx(p.positional(1)[0])
+		v, _ := p.take("dev", true)
+		op.Dev = p.int32v("dev", v)
+		v, _ = p.take("gen", true)
+		op.Gen = p.uintv("gen", v, 64)
+		if v, ok := p.take("cfg", false); ok {
+			op.Cfg = p.cfg(v)
+		}
+		p.spans(3)
+	case KindPInit:
+		op.C = p.ctx(p.positional(1)[0])
+		v, _ := p.take("dev", true)
+		op.Dev = p.int32v("dev", v)
+		p.spans(4)
+		if v, ok := p.take("prewarm", false); ok && v != "null" {
+			op.Prewarm = true
+			op.Cfg = p.cfg(v)
+			if op.Cfg.Null {
+				p.fail("prewarm=null takes no other flags")
+			}
+		}
+	case KindACL:
+		op.C = p.ctx(p.positional(1)[0])
+		v, _ := p.take("dev", true)
+		op.Dev = p.int32v("dev", v)
+	case KindPrepare:
+		op.C = p.ctx(p.positional(1)[0])
+		v, _ := p.take("img", true)
+		op.Img = p.image(v)
+		if v, ok := p.take("out", false); ok {
+			switch v {
+			case "null":
+				op.OutNull = true
+			case "ptr":
+			default:
+				p.fail("bad out=%q (ptr or null)", v)
+			}
+		}
+		p.rep()
+	case KindLaunch:
+		op.C = p.ctx(p.positional(1)[0])
+		p.launchArgs()
+		p.rep()
+	case KindProg:
+		op.C = p.ctx(p.positional(1)[0])
+		v, _ := p.take("fn", true)
+		found := false
+		for f := ProgFn(0); f < numFns; f++ {
+			if fnNames[f] == v {
+				op.Fn, found = f, true
+			}
+		}
+		if !found {
+			p.fail("unknown fn=%q", v)
+		}
+	case KindContract, KindGetDev:
+		p.positional(0)
+	case KindSetDev:
+		v := p.positional(1)[0]
+		if v == "none" {
+			op.Dev = -1
+		} else {
+			op.Dev = p.int32v("device", v)
+			if op.Dev < 0 {
+				p.fail("setdev takes a device >= 0 or none")
+			}
+		}
+	case KindSync:
+		op.Stream = p.stream(p.positional(1)[0])
+	case KindInject:
+		p.positional(0)
+		v, _ := p.take("site", true)
+		op.Site = p.int32v("site", v)
+		v, _ = p.take("count", true)
+		op.Count = p.int32v("count", v)
+		v, _ = p.take("code", true)
+		op.Code = p.int32v("code", v)
+	case KindClobber:
+		p.positional(0)
+		v, _ := p.take("img", true)
+		op.Img = p.image(v)
+	case KindHoldLaunch:
+		op.C = p.slot(p.positional(1)[0])
+		p.hold()
+		p.launchArgs()
+	case KindHoldPrepare:
+		op.C = p.slot(p.positional(1)[0])
+		p.hold()
+		v, _ := p.take("img2", true)
+		op.Img2 = p.image(v)
+	case KindRaceKInit:
+		pos := p.positional(2)
+		op.C, op.C2 = p.slot(pos[0]), p.slot(pos[1])
+		if op.C == op.C2 {
+			p.fail("racing one context against itself is X-3 (no result asserted)")
+		}
+		v, _ := p.take("dev", true)
+		op.Dev = p.int32v("dev", v)
+		v, _ = p.take("gen", true)
+		op.Gen = p.uintv("gen", v, 64)
+	}
+	p.done()
+}
+
+func (p *opParser) hold() {
+	v, _ := p.take("ms", true)
+	p.op.Ms = p.int32v("ms", v)
+	if p.op.Ms < 0 {
+		p.fail("ms must be >= 0")
+	}
+	v, _ = p.take("img", true)
+	p.op.Img = p.image(v)
+}
+
+func (p *opParser) launchArgs() {
+	v, _ := p.take("id", true)
+	p.op.ID = p.int32v("id", v)
+	if v, ok := p.take("args", false); ok {
+		p.op.Args = p.args(v)
+	}
+	v, _ = p.take("stream", true)
+	p.op.Stream = p.stream(v)
+}
+
+func (p *opParser) cfg(s string) CfgRecipe {
+	var c CfgRecipe
+	if s == "ok" {
+		return c
+	}
+	for _, t := range strings.Split(s, "+") {
+		k, v, hasV := strings.Cut(t, "=")
+		switch {
+		case k == "null" && !hasV:
+			c.Null = true
+		case k == "threads" && hasV:
+			n, err := strconv.ParseInt(v, 10, 8)
+			if err != nil || n == 0 {
+				p.fail("bad cfg threads=%q", v)
+			}
+			c.Threads = int8(n)
+		case k == "swim" && hasV:
+			n, err := strconv.ParseInt(v, 10, 8)
+			if err != nil || n == 0 {
+				p.fail("bad cfg swim=%q", v)
+			}
+			c.Swim = int8(n)
+		case k == "ring" && hasV:
+			found := false
+			for r := RingGood; r < numRings; r++ {
+				if ringNames[r] == v {
+					c.Ring, found = r, true
+				}
+			}
+			if !found {
+				p.fail("bad cfg ring=%q", v)
+			}
+		case !hasV && (k == "depgen" || k == "prefix" || k == "unterm" || k == "pmu" || k == "dump" || k == "scope" || k == "anchors"):
+			*map[string]*bool{"depgen": &c.DepGen, "prefix": &c.Prefix, "unterm": &c.Unterm, "pmu": &c.PMU,
+				"dump": &c.Dump, "scope": &c.Scope, "anchors": &c.Anchors}[k] = true
+		default:
+			p.fail("bad cfg flag %q", t)
+		}
+	}
+	if c.Null && c != (CfgRecipe{Null: true}) {
+		p.fail("cfg null takes no other flags")
+	}
+	if c.Prefix && c.Unterm {
+		p.fail("cfg prefix and unterm exclude each other")
+	}
+	return c
+}
+
+// splitTop splits s at sep outside parentheses.
+func splitTop(s string, sep byte) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case sep:
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// call splits "name(a,b)" into name and its arguments.
+func call(s string) (string, []string, bool) {
+	i := strings.IndexByte(s, '(')
+	if i < 0 || !strings.HasSuffix(s, ")") {
+		return s, nil, false
+	}
+	inner := s[i+1 : len(s)-1]
+	if inner == "" {
+		return s[:i], nil, true
+	}
+	return s[:i], strings.Split(inner, ","), true
+}
+
+func (p *opParser) image(s string) ImageRecipe {
+	var r ImageRecipe
+	parts := splitTop(s, '+')
+	switch parts[0] {
+	case "null", "huge":
+		if len(parts) > 1 {
+			p.fail("image %s takes no modifiers", parts[0])
+		}
+		if parts[0] == "null" {
+			r.Base = ImgNull
+		} else {
+			r.Base = ImgHuge
+		}
+		return r
+	}
+	name, args, ok := call(parts[0])
+	if !ok || name != "valid" {
+		p.fail("bad image %q (want valid(...), null or huge)", parts[0])
+		return r
+	}
+	seen := map[string]bool{}
+	for _, a := range args {
+		k, v, hasV := strings.Cut(a, "=")
+		if seen[k] {
+			p.fail("image parameter %s given twice", k)
+		}
+		seen[k] = true
+		if k == "nosc" && !hasV {
+			r.NoSC = true
+			continue
+		}
+		if !hasV {
+			p.fail("bad image parameter %q", a)
+			continue
+		}
+		switch k {
+		case "t":
+			r.T = uint16(p.uintv("t", v, 16))
+		case "s":
+			r.S = uint16(p.uintv("s", v, 16))
+		case "c":
+			r.C = uint16(p.uintv("c", v, 16))
+		case "b":
+			r.B = uint32(p.uintv("b", v, 32))
+		case "x":
+			r.X = uint16(p.uintv("x", v, 16))
+		default:
+			p.fail("bad image parameter %q", a)
+		}
+	}
+	if int(r.T)+int(r.S) > 256 || r.S > 128 || r.C > 1024 || r.B > 1<<30 {
+		p.fail("image %q exceeds t+s <= 256, s <= 128, c <= 1024, b <= 2^30", parts[0])
+	}
+	mods := map[string]bool{}
+	for _, m := range parts[1:] {
+		name, args, ok := call(m)
+		if !ok || mods[name] || (name == "u32" && mods["byte"]) || (name == "byte" && mods["u32"]) {
+			p.fail("bad or repeated image modifier %q", m)
+			continue
+		}
+		mods[name] = true
+		one := func() uint64 {
+			if len(args) != 1 {
+				p.fail("modifier %s takes one argument", name)
+				return 0
+			}
+			return p.uintv(name, args[0], 32)
+		}
+		switch name {
+		case "defect":
+			found := false
+			for d := DefSigCount; d < numDefects; d++ {
+				if len(args) == 1 && defectNames[d] == args[0] {
+					r.Defect, found = d, true
+				}
+			}
+			if !found {
+				p.fail("unknown defect %q", m)
+			}
+		case "mis":
+			n := one()
+			if n == 0 || n >= 16 {
+				p.fail("mis(k) needs 1 <= k <= 15")
+			}
+			r.Mis = uint8(n)
+		case "short":
+			if r.Short = uint32(one()); r.Short == 0 {
+				p.fail("short(k) needs k >= 1")
+			}
+		case "long":
+			if r.Long = uint32(one()); r.Long == 0 || r.Long > 1<<20 {
+				p.fail("long(k) needs 1 <= k <= 2^20")
+			}
+		case "byte", "u32":
+			if len(args) != 2 {
+				p.fail("modifier %s takes (offset,value)", name)
+				continue
+			}
+			r.PokeOff = uint32(p.uintv("offset", args[0], 32))
+			if name == "byte" {
+				r.Poke = PokeByte
+				r.PokeVal = uint32(p.uintv("value", args[1], 8))
+			} else {
+				r.Poke = PokeU32
+				r.PokeVal = uint32(p.uintv("value", args[1], 32))
+			}
+		default:
+			p.fail("unknown image modifier %q", m)
+		}
+	}
+	return r
+}
+
+func (p *opParser) args(s string) ArgsRecipe {
+	var a ArgsRecipe
+	if s == "null" {
+		a.Mode = ArgsNull
+		return a
+	}
+	if s == "match" {
+		return a
+	}
+	name, args, ok := call(s)
+	if !ok || (name != "match" && name != "exact") {
+		p.fail("bad args %q (want match, match(...), exact(t=,s=) or null)", s)
+		return a
+	}
+	if name == "exact" {
+		a.Mode = ArgsExact
+	}
+	seen := map[string]bool{}
+	for _, x := range args {
+		k, v, hasV := strings.Cut(x, "=")
+		if seen[k] {
+			p.fail("args parameter %s given twice", k)
+		}
+		seen[k] = true
+		n := func() int16 {
+			m, err := strconv.ParseInt(v, 10, 16)
+			if err != nil || !hasV {
+				p.fail("bad args parameter %q", x)
+			}
+			return int16(m)
+		}
+		switch {
+		case k == "host" && !hasV:
+			a.Host = true
+		case k == "junk" && !hasV:
+			a.Junk = true
+		case (k == "dt" && a.Mode == ArgsMatch) || (k == "t" && a.Mode == ArgsExact):
+			a.T = n()
+		case (k == "ds" && a.Mode == ArgsMatch) || (k == "s" && a.Mode == ArgsExact):
+			a.S = n()
+		default:
+			p.fail("bad args parameter %q", x)
+		}
+	}
+	if a.Mode == ArgsExact && (!seen["t"] || !seen["s"]) {
+		p.fail("exact args need t= and s=")
+	}
+	if a.Mode == ArgsMatch && a == (ArgsRecipe{}) {
+		p.fail("match() with no change is written match")
+	}
+	return a
+}

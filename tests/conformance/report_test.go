@@ -1,0 +1,76 @@
+package conformance
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"strings"
+	"testing"
+)
+
+func TestReportRender(t *testing.T) {
+	rep := NewReport("fake")
+	res := &Result{History: History{Profile: ProfileTMR}, Checked: 3}
+	res.Tally[RVPrep1][Pass] = 2
+	res.Tally[RVCfg][Warn] = 1
+	res.Tally[RM1][Fail] = 1
+	res.Findings = []Finding{
+		{Index: 4, Op: MustParse("prepare c0 img=valid()"), Rule: RM1, Verdict: Fail, Detail: "succeeded with id 1; want id 0"},
+		{Index: 2, Op: MustParse("kinit c0 dev=0 gen=1 cfg=threads=1"), Rule: RVCfg, Verdict: Warn, Detail: "INTERNAL (tolerated)"},
+	}
+	repro := MustParseScript("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid()\n")
+	rep.AddResult(res, repro)
+	rep.AddOutcome([]Rule{RD1}, Skip, "d-1: missing ACL counters", nil)
+	rep.AddOutcome([]Rule{RX2}, Hang, "the run did not finish", repro[:1])
+	rep.Finish()
+	byRule := map[string]RuleReport{}
+	for _, rr := range rep.Rules {
+		byRule[rr.Rule] = rr
+	}
+	for rule, want := range map[string]Verdict{"V-PREP-1": Pass, "V-CFG": Warn, "M-1": Fail, "D-1": Skip, "X-2": Hang, "V-ARENA": Skip} {
+		if got := byRule[rule].Verdict; got != want {
+			t.Errorf("%s: verdict %v, want %v", rule, got, want)
+		}
+	}
+	if got := byRule["M-1"].Repro; len(got) != 4 || got[3] != "prepare c0 img=valid()" {
+		t.Errorf("M-1 repro %q", got)
+	}
+	if rep.Verdict() != Hang {
+		t.Errorf("worst verdict %v, want hang", rep.Verdict())
+	}
+	text := rep.Text()
+	for _, s := range []string{"M-1", "fail", "| prepare c0 img=valid()", "C-BIND-1", "n/a"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("text report lacks %q:\n%s", s, text)
+		}
+	}
+	js, err := rep.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Rules []struct{ Rule, Verdict, Detail string }
+	}
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range back.Rules {
+		if r.Rule == "M-1" && r.Verdict == "fail" && strings.Contains(r.Detail, "want id 0") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("JSON lacks the M-1 failure:\n%s", js)
+	}
+	x, err := rep.JUnit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite junitSuite
+	if err := xml.Unmarshal(x, &suite); err != nil {
+		t.Fatal(err)
+	}
+	if suite.Failures != 1 || suite.Errors != 1 || suite.Tests != len(rep.Rules) {
+		t.Errorf("JUnit: %d failures, %d errors, %d tests", suite.Failures, suite.Errors, suite.Tests)
+	}
+}

@@ -1,0 +1,120 @@
+package conformance
+
+// Rule is a rule ID of ../../../shared/spec/rules.md (plus a few pseudo-rules
+// for the simulation hooks of abi.md). Rules are small integers so that the
+// model can attach them to every expectation without allocating.
+type Rule uint8
+
+// The rules a runtime checker can speak about. C-* (consumer) and F-*
+// (emitter) rules describe other programs and are listed by AllRules only so
+// that a report can say why they are not checked here.
+const (
+	RuleNone Rule = iota
+	RS1
+	RS2
+	RS3
+	RVSpan
+	RVInit
+	RVPrep1
+	RVPrep2
+	RVLaunch
+	RVImg
+	RVCfg
+	RVArena
+	RVContract
+	RL1
+	RL2
+	RL3
+	RL4
+	RL5
+	RK1
+	RK2
+	RK3
+	RK4
+	RK5
+	RK6
+	RK7
+	RESup
+	REKInit
+	REClaim
+	REPrep
+	RELaunch
+	RELaunchAsync
+	REFin
+	REDestroy
+	REPInit
+	REACL
+	REProg
+	RM1
+	RM2
+	RM3
+	RM4
+	RM5
+	RM6
+	RM7
+	RD1
+	RD2
+	RD3
+	RD4
+	RX1
+	RX2
+	RX3
+	// RHooks is abi.md's "Simulation hooks" section: the hooks' own statuses.
+	RHooks
+	numRules
+)
+
+var ruleNames = [numRules]string{
+	RuleNone: "-", RS1: "S-1", RS2: "S-2", RS3: "S-3",
+	RVSpan: "V-SPAN", RVInit: "V-INIT", RVPrep1: "V-PREP-1", RVPrep2: "V-PREP-2", RVLaunch: "V-LAUNCH",
+	RVImg: "V-IMG", RVCfg: "V-CFG", RVArena: "V-ARENA", RVContract: "V-CONTRACT",
+	RL1: "L-1", RL2: "L-2", RL3: "L-3", RL4: "L-4", RL5: "L-5",
+	RK1: "K-1", RK2: "K-2", RK3: "K-3", RK4: "K-4", RK5: "K-5", RK6: "K-6", RK7: "K-7",
+	RESup: "E-SUP", REKInit: "E-KINIT", REClaim: "E-CLAIM", REPrep: "E-PREP", RELaunch: "E-LAUNCH",
+	RELaunchAsync: "E-LAUNCH-ASYNC", REFin: "E-FIN", REDestroy: "E-DESTROY", REPInit: "E-PINIT",
+	REACL: "E-ACL", REProg: "E-PROG",
+	RM1: "M-1", RM2: "M-2", RM3: "M-3", RM4: "M-4", RM5: "M-5", RM6: "M-6", RM7: "M-7",
+	RD1: "D-1", RD2: "D-2", RD3: "D-3", RD4: "D-4",
+	RX1: "X-1", RX2: "X-2", RX3: "X-3",
+	RHooks: "HOOKS",
+}
+
+func (r Rule) String() string {
+	if r < numRules {
+		return ruleNames[r]
+	}
+	return "?"
+}
+
+// RuleByName finds a rule by its ID ("E-PREP").
+func RuleByName(s string) (Rule, bool) {
+	for i, n := range ruleNames {
+		if n == s && i != int(RuleNone) {
+			return Rule(i), true
+		}
+	}
+	return RuleNone, false
+}
+
+// notChecked gives, for the runtime rules this engine never drives, the
+// reason a report prints.
+var notChecked = map[Rule]string{
+	RVArena: "V-ARENA: no entry of abi.md exposes arena change requests; nothing to drive from outside",
+	RX3:     "X-3: init/finalize racing other calls is the caller's error and no result is asserted",
+}
+
+// ConsumerRules are the rule IDs of rules.md that constrain consumers or the
+// emitter rather than a runtime; reports list them as not applicable.
+var ConsumerRules = []string{
+	"C-BIND-1", "C-BIND-2", "C-PROBE", "C-GEN", "C-ERR", "C-KINIT", "C-OWED", "C-FIN", "C-SINGLE",
+	"C-SUPPORTED", "C-ID", "C-MODE", "C-GATE", "C-THREAD", "C-LEAK", "C-IMG", "F-1", "F-2", "F-3", "F-4",
+}
+
+// RuntimeRules lists every runtime rule in rules.md order.
+func RuntimeRules() []Rule {
+	rs := make([]Rule, 0, numRules)
+	for r := RS1; r < numRules; r++ {
+		rs = append(rs, r)
+	}
+	return rs
+}

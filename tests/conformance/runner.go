@@ -1,0 +1,858 @@
+package conformance
+
+import (
+	"bytes"
+	"runtime"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// Options tune a Runner.
+type Options struct {
+	// Binaries passed for a `bytes` span of kinit/pinit (aicpu, aicore,
+	// dispatcher, sdma). nil: 64 filler bytes, which a simulated build
+	// ignores (V-INIT); a real build needs its real binaries here.
+	Binaries [4][]byte
+	// Profile forces the build profile instead of asking supported(NULL);
+	// the legacy profile must be given this way.
+	Profile *Profile
+	// NoCleanup leaves the contexts a run created alive (the runner then
+	// cannot promise a clean claim registry to the next run).
+	NoCleanup bool
+	// ContinueAfterLoss keeps executing ops after the model lost track (a
+	// status it did not predict), for complete histories in differential
+	// runs. By default the rest of the sequence is not executed: the
+	// runtime's state is no longer known, and calling a handle it may have
+	// freed would abort an emitted runtime (F-3).
+	ContinueAfterLoss bool
+}
+
+// Result is everything one run produced.
+type Result struct {
+	History  History
+	Findings []Finding
+	Tally    Tally
+	Checked  int    // calls the model checked
+	Lost     string // why the model stopped predicting, "" if it never did
+}
+
+// Failed reports whether any finding is a failure.
+func (r *Result) Failed() bool {
+	for _, f := range r.Findings {
+		if f.Verdict == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// lockedThread runs jobs on one goroutine locked to its OS thread, so that
+// the calling thread's current device (D-2, per OS thread) is stable across
+// the ops of a sequence. Closing it lets the goroutine exit locked, which
+// ends the thread and whatever per-thread state the runtime kept for it.
+type lockedThread struct{ jobs chan func() }
+
+func newLockedThread() *lockedThread {
+	t := &lockedThread{jobs: make(chan func())}
+	go func() {
+		runtime.LockOSThread()
+		for j := range t.jobs {
+			j()
+		}
+	}()
+	return t
+}
+
+func (t *lockedThread) do(f func()) {
+	done := make(chan struct{})
+	t.jobs <- func() { f(); close(done) }
+	<-done
+}
+
+func (t *lockedThread) async(f func()) { t.jobs <- f }
+
+func (t *lockedThread) close() { close(t.jobs) }
+
+type slotState struct {
+	h    abi.Ctx
+	mem  uint64
+	dev  int32
+	ids  []uint32 // observed: tensors<<16 | scalars of the callable behind each id
+	used bool
+}
+
+type imgBuf struct {
+	facts *imageFacts
+	raw   []byte
+	ptr   unsafe.Pointer
+	size  uintptr
+	dirty bool
+}
+
+const outSentinel int32 = 0x3C3C3C3C
+
+// Runner executes sequences on one target instance, checking every call
+// against a fresh Model, on one OS-thread-locked goroutine (plus a second
+// one for the concurrency ops). Images, configs and args are built once and
+// reused. Use one Runner per target instance from one goroutine at a time.
+type Runner struct {
+	t      Target
+	rt     abi.Runtime
+	hooks  abi.SimHooks
+	acl    ACL
+	caps   Caps
+	opt    Options
+	main   *lockedThread
+	helper *lockedThread
+
+	images  map[ImageRecipe]*imgBuf
+	args    []byte
+	junk    []byte // args 8 bytes past alignment, garbage in unread fields
+	out     *int32
+	out2    *int32
+	streams [MaxStreams]abi.Stream
+	filler  []byte
+	obs     Observation
+	tainted []int32
+
+	slots  [MaxSlots]slotState
+	leaked []slotState
+	m      *Model
+	dirty  bool
+}
+
+// Dirty reports whether an earlier run left contexts the runner could not
+// clean up safely (the model lost track): later runs on this instance may
+// meet claims the model does not know. Use a fresh instance after a failure.
+func (r *Runner) Dirty() bool { return r.dirty }
+
+// NewRunner prepares a runner for t. Close it when done.
+func NewRunner(t Target, opt Options) *Runner {
+	r := &Runner{t: t, rt: t.Runtime(), caps: CapsOf(t), opt: opt, main: newLockedThread(), helper: newLockedThread(),
+		images: map[ImageRecipe]*imgBuf{}, out: new(int32), out2: new(int32), filler: make([]byte, 64)}
+	r.hooks, _ = t.Hooks()
+	r.acl, _ = t.ACL()
+	for i := range r.filler {
+		r.filler[i] = byte(0xA0 + i)
+	}
+	r.args = abi.AlignedBytes(abi.TaskArgsSize, abi.TaskArgsAlign)
+	tensor, _ := abi.ContiguousTensor(0x10000, abi.Float32, 16)
+	for i := 0; i < abi.ChipMaxTensorArgs; i++ {
+		_ = tensor.Encode(r.args[abi.TaskArgsTensorsOff+abi.ChipTensorSize*i:])
+	}
+	r.junk = abi.AlignedBytes(abi.TaskArgsSize+64, abi.TaskArgsAlign)[8 : 8+abi.TaskArgsSize]
+	x := uint32(0x9E3779B9)
+	for i := range r.junk {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		r.junk[i] = byte(x)
+	}
+	for i := 0; i < abi.ChipMaxTensorArgs; i++ {
+		r.junk[abi.TaskArgsTensorsOff+abi.ChipTensorSize*i+abi.TensorAddressSpaceOff] = byte(abi.DeviceSpace)
+	}
+	if r.hooks != nil {
+		for i := range r.streams {
+			r.streams[i] = abi.Stream(0x5EED0000 + 0x100*uintptr(i))
+		}
+	}
+	return r
+}
+
+// Caps is what the runner can drive on its target.
+func (r *Runner) Caps() Caps { return r.caps }
+
+// Close stops the runner's threads and releases ACL streams it created.
+func (r *Runner) Close() {
+	if r.acl != nil && r.hooks == nil {
+		r.main.do(func() {
+			for _, s := range r.streams {
+				if s != 0 {
+					r.acl.DestroyStream(s)
+				}
+			}
+		})
+	}
+	r.main.close()
+	r.helper.close()
+}
+
+// Run executes ops on t with a fresh runner and returns the history and the
+// findings.
+func Run(t Target, ops []Op) (History, []Finding) {
+	r := NewRunner(t, Options{})
+	defer r.Close()
+	res := r.Run(ops)
+	return res.History, res.Findings
+}
+
+// Run executes one sequence and checks it.
+func (r *Runner) Run(ops []Op) *Result {
+	var res *Result
+	r.main.do(func() { res = r.run(ops) })
+	return res
+}
+
+func (r *Runner) stream(s int8) abi.Stream {
+	if s < 0 {
+		return 0
+	}
+	if r.streams[s] == 0 && r.acl != nil {
+		st, rc := r.acl.CreateStream()
+		if rc == 0 {
+			r.streams[s] = st
+		}
+	}
+	return r.streams[s]
+}
+
+func (r *Runner) span(i int, s SpanRecipe) (unsafe.Pointer, uintptr) {
+	b := r.opt.Binaries[i]
+	if b == nil {
+		b = r.filler
+	}
+	switch s {
+	case SpanBytes:
+		return unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b))
+	case SpanHalfPtr:
+		return unsafe.Pointer(unsafe.SliceData(b)), 0
+	case SpanHalfSize:
+		return nil, uintptr(len(b))
+	}
+	return nil, 0
+}
+
+func (r *Runner) image(rec ImageRecipe) *imgBuf {
+	if b := r.images[rec]; b != nil {
+		if b.dirty {
+			copy(b.raw[rec.Mis:], b.facts.image)
+			b.dirty = false
+		}
+		return b
+	}
+	f := factsOf(rec)
+	b := &imgBuf{facts: f, size: uintptr(f.size)}
+	switch {
+	case f.null:
+	case f.huge:
+		b.ptr = hugeSpan()
+	default:
+		b.raw = abi.AlignedBytes(len(f.image)+16, 16)
+		copy(b.raw[rec.Mis:], f.image)
+		b.ptr = unsafe.Pointer(&b.raw[rec.Mis])
+	}
+	r.images[rec] = b
+	return b
+}
+
+func cfgPtr(r CfgRecipe) unsafe.Pointer {
+	if b := cfgBytes(r); b != nil {
+		return unsafe.Pointer(unsafe.SliceData(b))
+	}
+	return nil
+}
+
+// formArgs writes the counts into the shared args buffer.
+func (r *Runner) formArgs(op Op, slot *slotState) (unsafe.Pointer, int32, int32, bool) {
+	if op.Args.Mode == ArgsNull {
+		return nil, 0, 0, false
+	}
+	var t, s int32
+	switch op.Args.Mode {
+	case ArgsExact:
+		t, s = int32(op.Args.T), int32(op.Args.S)
+	case ArgsMatch:
+		if op.ID >= 0 && int(op.ID) < len(slot.ids) {
+			t, s = int32(slot.ids[op.ID]>>16), int32(slot.ids[op.ID]&0xFFFF)
+		}
+		t += int32(op.Args.T)
+		s += int32(op.Args.S)
+	}
+	buf := r.args
+	if op.Args.Junk {
+		buf = r.junk
+	}
+	le.PutUint32(buf[abi.TaskArgsTensorCountOff:], uint32(t))
+	le.PutUint32(buf[abi.TaskArgsScalarCountOff:], uint32(s))
+	space := byte(abi.DeviceSpace)
+	if op.Args.Host {
+		space = byte(abi.HostSpace)
+	}
+	buf[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = space
+	return unsafe.Pointer(unsafe.SliceData(buf)), t, s, op.Args.Host
+}
+
+// restoreArgs puts tensor 0 back in DEVICE space after a host launch.
+func (r *Runner) restoreArgs() {
+	r.args[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = byte(abi.DeviceSpace)
+	r.junk[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = byte(abi.DeviceSpace)
+}
+
+func (r *Runner) handle(c int8) abi.Ctx {
+	if c < 0 {
+		return 0
+	}
+	return r.slots[c].h
+}
+
+func (r *Runner) run(ops []Op) *Result {
+	r.slots = [MaxSlots]slotState{}
+	r.leaked = r.leaked[:0]
+	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
+	mo := ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...)}
+	var pre []Finding
+	if r.opt.Profile != nil {
+		mo.Profile = *r.opt.Profile
+	} else {
+		switch v := r.rt.KernelModeSupported(0); v {
+		case 1:
+			mo.Profile = ProfileTMR
+		case 0:
+			mo.Profile = ProfileRefusing
+		default:
+			mo.Profile = ProfileTMR
+			pre = append(pre, Finding{Index: -1, Rule: RESup, Verdict: Fail,
+				Detail: "simpler_kernel_mode_supported(NULL) returned " + itoa(v) + ", neither 1 (tmr) nor 0 (refusing)"})
+		}
+	}
+	res.History.Profile = mo.Profile
+	switch {
+	case r.hooks != nil:
+		r.hooks.SimSetCurrentDevice(-1)
+		for s := int32(1); s <= 9; s++ {
+			r.hooks.SimInject(s, 0, 0)
+		}
+		mo.DeviceKnown, mo.Device = true, -1
+	case r.acl != nil:
+		if r.acl.SetDevice(0) == 0 {
+			mo.DeviceKnown, mo.Device = true, 0
+		}
+	}
+	m := NewModel(mo)
+	r.m = m
+	for i := range ops {
+		r.exec(i, ops[i], &res.History.Entries[i])
+	}
+	if !r.opt.NoCleanup {
+		r.cleanup()
+	}
+	res.Findings = append(pre, m.findings...)
+	res.Tally = m.tally
+	for _, f := range pre {
+		res.Tally[f.Rule][f.Verdict]++
+	}
+	res.Checked = m.checked
+	res.Lost = m.lostWhy
+	return res
+}
+
+// kernelOp reports whether op calls a kernel-mode entry.
+func kernelOp(op Op) bool {
+	switch op.Kind {
+	case KindKInit, KindPrepare, KindLaunch, KindSupported, KindHoldLaunch, KindHoldPrepare, KindRaceKInit:
+		return true
+	}
+	return false
+}
+
+func (r *Runner) counters() (ACLCounts, bool) {
+	if !r.caps.Has(CapCounters) {
+		return ACLCounts{}, false
+	}
+	return r.t.Counters()
+}
+
+func (r *Runner) exec(i int, op Op, e *Entry) {
+	e.Op = op
+	m := r.m
+	if m.lost && !r.opt.ContinueAfterLoss {
+		e.Skipped = "not run: the model lost track earlier"
+		return
+	}
+	if need, rule, why := needs(op); !r.caps.Has(need) {
+		e.Skipped = why
+		m.Skip(i, op, rule, why)
+		return
+	}
+	if m.opt.Profile == ProfileLegacy {
+		if kernelOp(op) {
+			e.Skipped = "legacy build: no kernel entries (program-mode rules only)"
+			m.Skip(i, op, REKInit, e.Skipped)
+			return
+		}
+		if op.Kind == KindProg && op.Fn == FnMemInfo {
+			e.Skipped = "legacy build: no device_memory_info_ctx"
+			m.Skip(i, op, REProg, e.Skipped)
+			return
+		}
+	}
+	a, b := op.slots()
+	if op.Kind != KindCreate {
+		for _, s := range [2]int8{a, b} {
+			if s >= 0 && !m.SlotLive(s) {
+				e.Skipped = "c" + itoa(int32(s)) + " holds no live context"
+				m.Skip(i, op, RuleNone, e.Skipped)
+				return
+			}
+		}
+	}
+	switch op.Kind {
+	case KindHoldLaunch, KindHoldPrepare:
+		r.hold(i, op, e)
+		return
+	case KindRaceKInit:
+		r.race(i, op, e)
+		return
+	}
+	for rep := 0; rep < op.Reps(); rep++ {
+		o := &r.obs
+		*o = Observation{}
+		before, probe, entry := ACLCounts{}, false, false
+		if op.Kind != KindSetDev && op.Kind != KindSync && op.Kind != KindGetDev && op.Kind != KindInject && op.Kind != KindClobber {
+			entry = true
+			before, probe = r.counters()
+		}
+		r.call(op, o)
+		if m.opt.Profile == ProfileLegacy && entry {
+			// Legacy codes: -1 generic, -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE.
+			o.Call.Status = abi.TranslateLegacy(o.Call.Status)
+		}
+		if probe {
+			after, _ := r.t.Counters()
+			o.ACLProbed, o.ACLForbidden = true, forbiddenBetween(before, after)
+		}
+		if op.C >= 0 && op.Kind != KindDestroy && a >= 0 {
+			sl := &r.slots[op.C]
+			if op.Kind != KindCommitted {
+				o.Mem = uint64(r.rt.CommittedDeviceMemory(sl.h))
+			}
+			o.MemProbed, o.MemPrev = true, sl.mem
+			if op.Kind == KindCreate {
+				o.MemPrev = 0
+			}
+			sl.mem = o.Mem
+		}
+		m.Step(i, rep, op, o)
+		if rep == 0 {
+			e.Obs = *o
+			if o.MemProbed {
+				e.memDir = memDirOf(o.MemPrev, o.Mem)
+			}
+		} else if o.MemProbed {
+			e.memDir = memDirOf(e.Obs.MemPrev, o.Mem)
+		}
+		if op.Rep > 1 {
+			switch op.Kind {
+			case KindPrepare:
+				e.addRep(o.Call.Status, o.Call.Out)
+			case KindLaunch:
+				e.addRep(o.Call.Status, -1)
+			}
+		}
+	}
+}
+
+// call makes the op's one call and fills o.
+func (r *Runner) call(op Op, o *Observation) {
+	rt := r.rt
+	h := r.handle(op.C)
+	switch op.Kind {
+	case KindCreate:
+		if old := r.slots[op.C]; old.used && r.m.SlotLive(op.C) {
+			r.leaked = append(r.leaked, old)
+		}
+		nh := rt.CreateDeviceContext()
+		r.slots[op.C] = slotState{h: nh, used: true, dev: -1}
+		o.HandleCreated = nh != 0
+		if nh != 0 {
+			o.Call.Value = 1
+		}
+	case KindDestroy:
+		rt.DestroyDeviceContext(h)
+	case KindSupported:
+		o.Call.Value = uint64(int64(rt.KernelModeSupported(h)))
+	case KindKInit:
+		p0, n0 := r.span(0, op.Spans[0])
+		p1, n1 := r.span(1, op.Spans[1])
+		p2, n2 := r.span(2, op.Spans[2])
+		o.Call.Status = rt.KernelModeInit(h, op.Dev, p0, n0, p1, n1, p2, n2, cfgPtr(op.Cfg), op.Gen)
+		if op.C >= 0 {
+			r.slots[op.C].dev = op.Dev
+		}
+	case KindPInit:
+		p0, n0 := r.span(0, op.Spans[0])
+		p1, n1 := r.span(1, op.Spans[1])
+		p2, n2 := r.span(2, op.Spans[2])
+		p3, n3 := r.span(3, op.Spans[3])
+		var pw unsafe.Pointer
+		if op.Prewarm {
+			if b := cfgLayout(op.Cfg, r.m.opt.Profile == ProfileLegacy); b != nil {
+				pw = unsafe.Pointer(unsafe.SliceData(b))
+			}
+		}
+		o.Call.Status = rt.SimplerInit(h, op.Dev, p0, n0, p1, n1, p2, n2, pw, 0, p3, uint64(n3))
+		if op.C >= 0 && o.Call.Status == abi.OK {
+			r.slots[op.C].dev = op.Dev
+		}
+	case KindACL:
+		o.Call.Status = rt.EnsureACLReady(h, op.Dev)
+	case KindPrepare:
+		o.Call.Status, o.Call.Out = r.prepare(h, op, op.Img, r.out)
+	case KindLaunch:
+		var sl slotState
+		if op.C >= 0 {
+			sl = r.slots[op.C]
+		}
+		args, t, s, host := r.formArgs(op, &sl)
+		o.Call.ArgT, o.Call.ArgS, o.Call.ArgHost = t, s, host
+		o.Call.Status = rt.KernelModeLaunch(h, op.ID, args, r.stream(op.Stream))
+		if host {
+			r.restoreArgs()
+		}
+	case KindFinalize:
+		o.Call.Status = rt.FinalizeDevice(h)
+	case KindCommitted:
+		v := uint64(rt.CommittedDeviceMemory(h))
+		o.Call.Value, o.Mem = v, v
+	case KindProg:
+		r.prog(h, op.Fn, o)
+	case KindContract:
+		o.Call.Value = 1
+		if p := rt.GetPipelineContract(); p != nil {
+			o.Contract = append([]byte(nil), unsafe.Slice((*byte)(p), 144)...)
+		}
+	case KindSetDev:
+		if r.hooks != nil {
+			o.Call.Status = r.hooks.SimSetCurrentDevice(op.Dev)
+		} else {
+			o.Call.Status = abi.Status(r.acl.SetDevice(op.Dev))
+		}
+	case KindGetDev:
+		o.Call.Value = uint64(int64(r.hooks.SimCurrentDevice()))
+	case KindSync:
+		if r.hooks != nil {
+			o.Call.Status = r.hooks.SimSyncStream(r.stream(op.Stream))
+		} else {
+			o.Call.Status = abi.Status(r.acl.SynchronizeStream(r.stream(op.Stream)))
+		}
+	case KindInject:
+		o.Call.Status = r.hooks.SimInject(op.Site, op.Count, op.Code)
+	case KindClobber:
+		if b := r.images[op.Img]; b != nil && b.raw != nil {
+			clear(b.raw[op.Img.Mis : int(op.Img.Mis)+len(b.facts.image)])
+			b.dirty = true
+		}
+	}
+}
+
+// prepare calls prepare with a recipe's buffer and records the counts behind
+// a minted id for later args=match launches.
+func (r *Runner) prepare(h abi.Ctx, op Op, rec ImageRecipe, out *int32) (abi.Status, int32) {
+	b := r.image(rec)
+	st, got, written := r.prepareRaw(h, op.OutNull, b, out)
+	r.noteWritten(b, written)
+	r.recordID(op.C, st, got, b)
+	return st, got
+}
+
+// prepareRaw makes the call and touches nothing of the runner's (it may run
+// on the second thread).
+func (r *Runner) prepareRaw(h abi.Ctx, outNull bool, b *imgBuf, out *int32) (abi.Status, int32, bool) {
+	var outp *int32
+	if !outNull {
+		*out = outSentinel
+		outp = out
+	}
+	st := r.rt.KernelModePrepareCallable(h, b.ptr, b.size, outp)
+	written := false
+	if b.raw != nil && len(b.facts.image) <= 1<<16 {
+		mis := int(uintptr(b.ptr) - uintptr(unsafe.Pointer(unsafe.SliceData(b.raw))))
+		written = !bytes.Equal(b.raw[mis:mis+len(b.facts.image)], b.facts.image)
+	}
+	if outp == nil {
+		return st, outSentinel, written
+	}
+	return st, *outp, written
+}
+
+// noteWritten records that a prepare wrote into the caller's image (M-6)
+// and makes the runner restore the buffer before its next use.
+func (r *Runner) noteWritten(b *imgBuf, written bool) {
+	if written {
+		b.dirty = true
+		r.obs.ImageWritten = true
+	}
+}
+
+func (r *Runner) recordID(c int8, st abi.Status, got int32, b *imgBuf) {
+	if st != abi.OK || c < 0 || got < 0 || got >= maxIDs {
+		return
+	}
+	sl := &r.slots[c]
+	for len(sl.ids) <= int(got) {
+		sl.ids = append(sl.ids, 0)
+	}
+	sl.ids[got] = uint32(b.facts.t)<<16 | uint32(b.facts.s)&0xFFFF
+}
+
+// prog calls a program-side entry with deliberately bad arguments.
+func (r *Runner) prog(h abi.Ctx, fn ProgFn, o *Observation) {
+	rt := r.rt
+	var st abi.Status
+	switch fn {
+	case FnRegister:
+		st = rt.RegisterCallable(h, -1, nil)
+	case FnUnregister:
+		st = rt.UnregisterCallable(h, -1)
+	case FnRun:
+		st = rt.Run(h, 0, -1, nil, nil, nil)
+	case FnPrepareRun:
+		st = rt.PrepareRun(h, 0, -1, nil, nil, nil)
+	case FnLaunchRun:
+		st = rt.LaunchRun(h, 0)
+	case FnPollRun:
+		st = rt.PollRun(h, 0)
+	case FnWaitRun:
+		st = rt.WaitRun(h, 0)
+	case FnFinalizeRun:
+		st = rt.FinalizeRun(h, 0)
+	case FnMemInfo:
+		st = rt.DeviceMemoryInfo(h, nil)
+	case FnCopyTo:
+		st = rt.CopyToDevice(h, 0, nil, 64)
+	case FnCopyFrom:
+		st = rt.CopyFromDevice(h, nil, 0, 64)
+	case FnMalloc:
+		if p := rt.DeviceMalloc(h, 64); p != 0 {
+			o.Call.Value = 1
+			rt.DeviceFree(h, p)
+		}
+	case FnFree:
+		rt.DeviceFree(h, 0)
+	case FnAicpuDlopen:
+		o.Call.Value = uint64(rt.AicpuDlopenCount(h))
+	case FnHostDlopen:
+		o.Call.Value = uint64(rt.HostDlopenCount(h))
+	case FnStreamSets:
+		o.Call.Value = uint64(rt.RunStreamSetCreateCount(h))
+	case FnConcurrentPrepare:
+		o.Call.Value = uint64(int64(rt.SupportsConcurrentNativePrepare(h)))
+	case FnArenaBase:
+		o.Call.Value = rt.ArenaBankGMHeapBase(h, 0)
+	case FnRetainedTemp:
+		o.Call.Value = rt.RetainedTempAddr(h, 0)
+	case FnCommCreate:
+		if s := rt.CreateCommStream(h); s != 0 {
+			o.Call.Value = 1
+			rt.DestroyCommStream(h, s)
+		}
+	case FnCommDestroy:
+		st = rt.DestroyCommStream(h, 0)
+	}
+	o.Call.Status = st
+}
+
+// threadDevice is the device the second thread must set to match this one.
+func (r *Runner) threadDevice() (int32, bool) {
+	if r.m.devKnown {
+		return r.m.curDev, true
+	}
+	if r.hooks != nil {
+		return r.hooks.SimCurrentDevice(), true
+	}
+	return 0, false
+}
+
+func (r *Runner) setThreadDevice(dev int32) {
+	switch {
+	case r.hooks != nil:
+		r.hooks.SimSetCurrentDevice(dev)
+	case r.acl != nil && dev >= 0:
+		r.acl.SetDevice(dev)
+	}
+}
+
+// hold runs X-2: site 7 makes this thread's prepare hold the gate op.Ms
+// milliseconds; a second locked thread with the same current device starts
+// its call a short delay after the prepare did.
+func (r *Runner) hold(i int, op Op, e *Entry) {
+	m := r.m
+	if st := r.hooks.SimInject(7, 1, op.Ms); st != abi.OK {
+		e.Skipped = "simabi_inject(7) returned " + statusName(st)
+		m.Skip(i, op, RX2, "X-2: the target does not model fault site 7 ("+statusName(st)+")")
+		return
+	}
+	dev, ok := r.threadDevice()
+	if !ok {
+		e.Skipped = "the current device is unknown"
+		m.Skip(i, op, RX2, e.Skipped)
+		return
+	}
+	hold := time.Duration(op.Ms) * time.Millisecond
+	delay := min(hold/4, 20*time.Millisecond)
+	h := r.handle(op.C)
+	o := &r.obs
+	*o = Observation{}
+	// Everything the second thread needs is formed here, on this thread.
+	first := r.image(op.Img)
+	var second *imgBuf
+	var args unsafe.Pointer
+	stream := r.stream(op.Stream)
+	if op.Kind == KindHoldLaunch {
+		args, o.Second.ArgT, o.Second.ArgS, o.Second.ArgHost = r.formArgs(op, &r.slots[op.C])
+	} else {
+		second = r.image(op.Img2)
+	}
+	var t1, t2 time.Time
+	var written1, written2 bool
+	ready, start, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	r.helper.async(func() {
+		r.setThreadDevice(dev)
+		close(ready)
+		<-start
+		time.Sleep(delay)
+		t1 = time.Now()
+		if second == nil {
+			o.Second.Status = r.rt.KernelModeLaunch(h, op.ID, args, stream)
+		} else {
+			o.Second.Status, o.Second.Out, written2 = r.prepareRaw(h, op.OutNull, second, r.out2)
+		}
+		t2 = time.Now()
+		close(done)
+	})
+	<-ready
+	close(start)
+	o.Call.Status, o.Call.Out, written1 = r.prepareRaw(h, op.OutNull, first, r.out)
+	p1 := time.Now()
+	<-done
+	r.noteWritten(first, written1)
+	if second != nil {
+		r.noteWritten(second, written2)
+	}
+	// Record ids in the order they were minted.
+	if second != nil && o.Second.Status == abi.OK && o.Call.Status == abi.OK && o.Second.Out < o.Call.Out {
+		r.recordID(op.C, o.Second.Status, o.Second.Out, second)
+		r.recordID(op.C, o.Call.Status, o.Call.Out, first)
+	} else {
+		r.recordID(op.C, o.Call.Status, o.Call.Out, first)
+		if second != nil {
+			r.recordID(op.C, o.Second.Status, o.Second.Out, second)
+		}
+	}
+	if op.Kind == KindHoldLaunch && o.Second.ArgHost {
+		r.restoreArgs()
+	}
+	// The second call started delay after the prepare, which takes the gate
+	// at once and holds it until it returns: it overlapped iff it started
+	// before the prepare returned. A launch that fails fast returns within
+	// microseconds; one that took half the hold waited for the gate.
+	o.Overlap = t1.Before(p1)
+	o.SecondLate = t2.Sub(t1) > hold/2
+	sl := &r.slots[op.C]
+	o.Mem = uint64(r.rt.CommittedDeviceMemory(h))
+	o.MemProbed, o.MemPrev = true, sl.mem
+	sl.mem = o.Mem
+	m.Step(i, 0, op, o)
+	e.Obs = *o
+	e.memDir = memDirOf(o.MemPrev, o.Mem)
+}
+
+// race runs X-1: both threads wait at a barrier, then initialize their own
+// context for one device.
+func (r *Runner) race(i int, op Op, e *Entry) {
+	m := r.m
+	dev, ok := r.threadDevice()
+	if !ok {
+		e.Skipped = "the current device is unknown"
+		m.Skip(i, op, RX1, e.Skipped)
+		return
+	}
+	o := &r.obs
+	*o = Observation{}
+	cfg := cfgPtr(op.Cfg)
+	ha, hb := r.handle(op.C), r.handle(op.C2)
+	ready, start, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	r.helper.async(func() {
+		r.setThreadDevice(dev)
+		close(ready)
+		<-start
+		o.Second.Status = r.rt.KernelModeInit(hb, op.Dev, nil, 0, nil, 0, nil, 0, cfg, op.Gen)
+		close(done)
+	})
+	<-ready
+	close(start)
+	o.Call.Status = r.rt.KernelModeInit(ha, op.Dev, nil, 0, nil, 0, nil, 0, cfg, op.Gen)
+	<-done
+	r.slots[op.C].dev, r.slots[op.C2].dev = op.Dev, op.Dev
+	m.Step(i, 0, op, o)
+	e.Obs = *o
+}
+
+// cleanup releases what a run left: faults disarmed, streams drained, every
+// live context finalized (with its device current) and destroyed. A kernel
+// context whose finalize never returns 0 keeps its claim; its device is
+// remembered as claimed for the runs that follow on this instance. After the
+// model lost track nothing is called on the contexts.
+func (r *Runner) cleanup() {
+	if r.hooks != nil {
+		for s := int32(1); s <= 9; s++ {
+			r.hooks.SimInject(s, 0, 0)
+		}
+	}
+	for i := range r.streams {
+		if s := r.streams[i]; s != 0 {
+			if r.hooks != nil {
+				r.hooks.SimSyncStream(s)
+			} else if r.acl != nil {
+				r.acl.SynchronizeStream(s)
+			}
+		}
+	}
+	if r.m.lost {
+		// The runtime may have freed a handle the model thinks live: calling
+		// it could abort an emitted runtime (F-3). Leave the contexts; the
+		// instance is dirty.
+		r.dirty = true
+		if r.hooks != nil {
+			r.hooks.SimSetCurrentDevice(-1)
+		}
+		return
+	}
+	type leftover struct {
+		slotState
+		claim bool // the model says it holds a device claim
+	}
+	var live []leftover
+	for i := range r.slots {
+		if r.slots[i].used && r.m.SlotLive(int8(i)) {
+			c := r.m.ctxs[i]
+			live = append(live, leftover{r.slots[i], c.claim || r.m.lost})
+		}
+	}
+	for _, s := range r.leaked {
+		live = append(live, leftover{s, true})
+	}
+	for _, s := range live {
+		if s.h == 0 {
+			continue
+		}
+		if s.dev >= 0 {
+			r.setThreadDevice(s.dev)
+		}
+		ok := false
+		for try := 0; try < 4 && !ok; try++ {
+			ok = r.rt.FinalizeDevice(s.h) == abi.OK
+		}
+		if ok {
+			r.rt.DestroyDeviceContext(s.h)
+		} else if s.dev >= 0 && s.claim && !slices.Contains(r.tainted, s.dev) {
+			r.tainted = append(r.tainted, s.dev)
+		}
+	}
+	if r.hooks != nil {
+		r.hooks.SimSetCurrentDevice(-1)
+	}
+}

@@ -1,0 +1,102 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/simabi/simabi/sim"
+)
+
+// simTarget adapts a fresh sim instance: the runtime is its own hooks, and
+// its simulated ACL gives the D-1 counters.
+func simTarget(p sim.Profile) *Basic {
+	rt := sim.New(p, sim.Options{})
+	return &Basic{RT: rt, SimHooks: rt, CountersF: func() ACLCounts {
+		c := rt.ACL().Counters()
+		return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
+			SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
+			CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
+	}}
+}
+
+// simACLTarget drives a fresh sim instance through its ACL only, as a
+// checker does on silicon: no hooks, so no injection and no driven stream
+// completion.
+func simACLTarget(p sim.Profile) *Basic {
+	rt := sim.New(p, sim.Options{})
+	return &Basic{RT: rt, ACLib: rt.ACL()}
+}
+
+func simFactory(p sim.Profile, viaACL bool) Factory {
+	return func() (Target, func(), error) {
+		if viaACL {
+			return simACLTarget(p), nil, nil
+		}
+		return simTarget(p), nil, nil
+	}
+}
+
+func reportFailures(t *testing.T, rep *Report) {
+	t.Helper()
+	for _, rr := range rep.Rules {
+		switch rr.Verdict {
+		case Fail, Crash, Hang:
+			t.Errorf("%s %s: %s\nrepro:\n  %s", rr.Rule, rr.Verdict, rr.Detail, strings.Join(rr.Repro, "\n  "))
+		}
+	}
+	for _, c := range rep.Checks {
+		if c.Verdict == Fail || c.Verdict == Crash || c.Verdict == Hang {
+			t.Errorf("check %s: %s: %s\nrepro:\n  %s", c.Name, c.Verdict, c.Detail, strings.Join(c.Repro, "\n  "))
+		}
+	}
+}
+
+// TestSimCatalogue runs every directed check against sim in both profiles
+// and requires no failure (every rule of rules.md the catalogue names).
+func TestSimCatalogue(t *testing.T) {
+	for _, c := range []struct {
+		p      sim.Profile
+		viaACL bool
+	}{{sim.TMR, false}, {sim.Refusing, false}, {sim.TMR, true}} {
+		name := string(c.p)
+		if c.viaACL {
+			name += "-acl"
+		}
+		t.Run(name, func(t *testing.T) {
+			rep, err := Conform(simFactory(c.p, c.viaACL), SuiteOptions{Name: "sim:" + name, SkipSlow: testing.Short() || raceEnabled})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reportFailures(t, rep)
+			if testing.Verbose() {
+				t.Log("\n" + rep.Text())
+			}
+		})
+	}
+}
+
+// TestSimRandom runs random sequences against sim (both profiles, hooks and
+// ACL-only) and requires no failure.
+func TestSimRandom(t *testing.T) {
+	n := 60
+	if testing.Short() {
+		n = 10
+	}
+	for _, c := range []struct {
+		p      sim.Profile
+		viaACL bool
+	}{{sim.TMR, false}, {sim.Refusing, false}, {sim.TMR, true}} {
+		name := string(c.p)
+		if c.viaACL {
+			name += "-acl"
+		}
+		t.Run(name, func(t *testing.T) {
+			rep, err := Conform(simFactory(c.p, c.viaACL), SuiteOptions{Name: "sim:" + name, Checks: []Check{},
+				Random: n, RandomOps: 400, Seed: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reportFailures(t, rep)
+		})
+	}
+}

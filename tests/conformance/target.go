@@ -1,0 +1,149 @@
+package conformance
+
+import (
+	"strings"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// ACL is the part of an ACL library a checker needs on the caller's side
+// when a target exports no simulation hooks (abi.md: aclrtSetDevice,
+// aclrtCreateStream, aclrtSynchronizeStream). Calls act on the calling OS
+// thread. Statuses are ACL's own codes (0 = success).
+type ACL interface {
+	SetDevice(dev int32) int32
+	CreateStream() (abi.Stream, int32)
+	SynchronizeStream(s abi.Stream) int32
+	DestroyStream(s abi.Stream) int32
+}
+
+// ACLCounts counts ACL calls a target's runtime made (sim: ACL.Counters;
+// the emitted fake ACL: simabi_acl_counters). D-1 forbids the first six on a
+// kernel context's path.
+type ACLCounts struct {
+	Init, Finalize, SetDevice, ResetDevice, SynchronizeStream, SynchronizeDevice uint64
+	CreateStream, DestroyStream, GetDevice                                       uint64
+}
+
+// forbidden names the D-1 calls that happened between a and b.
+func forbiddenBetween(a, b ACLCounts) string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		x, y uint64
+	}{{"aclInit", a.Init, b.Init}, {"aclFinalize", a.Finalize, b.Finalize}, {"aclrtSetDevice", a.SetDevice, b.SetDevice},
+		{"aclrtResetDevice", a.ResetDevice, b.ResetDevice}, {"aclrtSynchronizeStream", a.SynchronizeStream, b.SynchronizeStream},
+		{"aclrtSynchronizeDevice", a.SynchronizeDevice, b.SynchronizeDevice}} {
+		if f.y != f.x {
+			parts = append(parts, f.name)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Target is one runtime instance under test and the means a checker has to
+// drive its environment. Adapters are thin: sim.Runtime is both an
+// abi.Runtime and an abi.SimHooks; onboard.Library is an abi.Runtime whose
+// Hooks() reports whether the library exports the hooks.
+type Target interface {
+	// Runtime is the runtime instance. Its claim registry and fault sites
+	// are shared by every sequence run on it.
+	Runtime() abi.Runtime
+	// Hooks are the simulation hooks of abi.md, when the target exports
+	// them.
+	Hooks() (abi.SimHooks, bool)
+	// ACL is an ACL library in the process, for targets without hooks.
+	ACL() (ACL, bool)
+	// Counters reads the ACL call counters, when the target exposes them
+	// (D-1).
+	Counters() (ACLCounts, bool)
+}
+
+// Basic is a Target assembled from parts; nil parts are absent.
+type Basic struct {
+	RT        abi.Runtime
+	SimHooks  abi.SimHooks
+	ACLib     ACL
+	CountersF func() ACLCounts
+}
+
+// Runtime implements Target.
+func (b *Basic) Runtime() abi.Runtime { return b.RT }
+
+// Hooks implements Target.
+func (b *Basic) Hooks() (abi.SimHooks, bool) { return b.SimHooks, b.SimHooks != nil }
+
+// ACL implements Target.
+func (b *Basic) ACL() (ACL, bool) { return b.ACLib, b.ACLib != nil }
+
+// Counters implements Target.
+func (b *Basic) Counters() (ACLCounts, bool) {
+	if b.CountersF == nil {
+		return ACLCounts{}, false
+	}
+	return b.CountersF(), true
+}
+
+// Caps is what a target lets a checker drive.
+type Caps uint16
+
+// Capabilities.
+const (
+	CapSetDevice   Caps = 1 << iota // set the calling thread's device (hook or ACL)
+	CapClearDevice                  // leave the thread with no device (hook only)
+	CapGetDevice                    // read the thread's device (hook)
+	CapSync                         // synchronize a stream (hook or ACL)
+	CapInject                       // fault injection (hook)
+	CapCounters                     // ACL call counters (D-1)
+	CapDriven                       // stream completion is driven by the checker (hooks)
+)
+
+// CapsOf derives a target's capabilities.
+func CapsOf(t Target) Caps {
+	var c Caps
+	_, hooks := t.Hooks()
+	_, acl := t.ACL()
+	_, counters := t.Counters()
+	if hooks {
+		c |= CapSetDevice | CapClearDevice | CapGetDevice | CapSync | CapInject | CapDriven
+	} else if acl {
+		c |= CapSetDevice | CapSync
+	}
+	if counters {
+		c |= CapCounters
+	}
+	return c
+}
+
+// Has reports whether every capability of need is present.
+func (c Caps) Has(need Caps) bool { return c&need == need }
+
+// needs says what an op requires and, when missing, which rule it leaves
+// undriven and why.
+func needs(op Op) (Caps, Rule, string) {
+	switch op.Kind {
+	case KindSetDev:
+		if op.Dev < 0 {
+			return CapClearDevice, RD2, "D-2: leaving the thread with no current device needs simabi_set_current_device (ACL cannot unset a device)"
+		}
+		return CapSetDevice, RD2, "D-2: target exports no simabi_set_current_device and no ACL was given"
+	case KindGetDev:
+		return CapGetDevice, RD1, "D-1: target exports no simabi_current_device"
+	case KindSync:
+		return CapSync, RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"
+	case KindInject:
+		return CapInject, siteRuleOf(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
+	case KindHoldLaunch, KindHoldPrepare:
+		return CapInject | CapSetDevice, RX2, "X-2: holding the gate needs simabi_inject site 7"
+	case KindRaceKInit:
+		return CapSetDevice, RX1, "X-1: the racing thread needs a current device (hook or ACL)"
+	}
+	return 0, RuleNone, ""
+}
+
+func siteRuleOf(site int32) Rule {
+	if site >= 1 && site <= 9 {
+		return siteRules[site]
+	}
+	return RHooks
+}
