@@ -29,6 +29,11 @@
 // launch from another goroutine is refused, never run on a thread whose
 // device is wrong.
 //
+// Config.AnyThread turns the check off for callers that drive one worker from
+// several goroutines, each locked to its own OS thread with DeviceID current
+// there: the runtime's borrowed-device check still runs on every call, and the
+// gate orders prepare, launch and the native finalize (C-GATE).
+//
 // # Init
 //
 // Init(InitConfig{Aicpu, Aicore, Dispatcher, Config, Generation, EnableSDMA,

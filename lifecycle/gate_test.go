@@ -155,7 +155,7 @@ func TestCloseDuringBlockedLaunchWaits(t *testing.T) {
 	lockThread(t)
 	f := newScript()
 	w := initScript(t, Kernel, f)
-	w.anyThread = true
+	w.anyThread = true // as Config.AnyThread does
 	id, err := w.PrepareCallable(testImage(t))
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +231,7 @@ func TestCloseBudgetTimeoutIsRetriable(t *testing.T) {
 	if err := w.Init(InitConfig{Config: kernelConfig()}); err != nil {
 		t.Fatal(err)
 	}
-	w.anyThread = true // see TestCloseDuringBlockedLaunchWaits
+	w.anyThread = true // as Config.AnyThread does // see TestCloseDuringBlockedLaunchWaits
 	id, err := w.PrepareCallable(testImage(t))
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +323,7 @@ func TestPrepareWaitsAndSeesClosed(t *testing.T) {
 	lockThread(t)
 	f := newScript()
 	w := initScript(t, Kernel, f)
-	w.anyThread = true
+	w.anyThread = true // as Config.AnyThread does
 	id, err := w.PrepareCallable(testImage(t))
 	if err != nil {
 		t.Fatal(err)

@@ -59,6 +59,13 @@ type Config struct {
 	// Logger receives warnings (a GC-pinned worker, a program-mode teardown
 	// failure); nil means slog.Default().
 	Logger *slog.Logger
+	// AnyThread turns off the C-THREAD check, so native calls (Close
+	// included) may come from any OS thread. Leave it off unless every thread
+	// that calls the worker has DeviceID current — for example a pool of
+	// goroutines each locked to its thread with runtime.LockOSThread after
+	// setting the device: the runtime's own borrowed-device check (D-2) then
+	// still holds on every call, and the gate (C-GATE) orders the calls.
+	AnyThread bool
 }
 
 // InitConfig are the arguments of Init.
@@ -144,9 +151,7 @@ type Worker struct {
 	cleanup   runtime.Cleanup
 	armed     bool // cleanup is registered (C-LEAK)
 
-	// anyThread disables the C-THREAD check. Only tests set it, to overlap
-	// calls from two goroutines (necessarily on two OS threads) and observe
-	// the gate alone.
+	// anyThread disables the C-THREAD check (Config.AnyThread).
 	anyThread bool
 
 	probeMu sync.Mutex
@@ -163,6 +168,8 @@ func New(cfg Config) *Worker {
 		budget: cfg.CloseBudget,
 		log:    cfg.Logger,
 		gate:   newGate(),
+
+		anyThread: cfg.AnyThread,
 	}
 	if w.budget <= 0 {
 		w.budget = DefaultCloseBudget

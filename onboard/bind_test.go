@@ -253,6 +253,18 @@ func TestOpenDlopenFailure(t *testing.T) {
 	}
 }
 
+// An empty path would make dlopen return the main program; it is refused
+// before dlopen with a message that shows the empty path.
+func TestOpenEmptyPath(t *testing.T) {
+	for _, open := range []func(string, Options) (*Library, error){Open, OpenProbe} {
+		_, err := open("", Options{})
+		var le *LoadError
+		if !errors.As(err, &le) || le.Step != "dlopen" || err.Error() != `onboard: "": dlopen: empty library path` {
+			t.Fatalf("open(\"\"): %v", err)
+		}
+	}
+}
+
 // Preloads are loaded RTLD_GLOBAL once per path and bound to the host log.
 func TestPreloadOncePerPath(t *testing.T) {
 	pre := buildStub(t, stubSpec{Supported: 1, Extra: "EXPORT int preload_marker(void) { return 7; }\n"})

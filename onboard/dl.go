@@ -112,13 +112,17 @@ type LoadError struct {
 }
 
 func (e *LoadError) Error() string {
+	path := e.Path
+	if path == "" {
+		path = `""`
+	}
 	switch {
 	case e.Err != nil:
-		return fmt.Sprintf("onboard: %s: %s: %v", e.Path, e.Step, e.Err)
+		return fmt.Sprintf("onboard: %s: %s: %v", path, e.Step, e.Err)
 	case e.Status != abi.OK:
-		return fmt.Sprintf("onboard: %s: %s returned %v", e.Path, e.Step, e.Status)
+		return fmt.Sprintf("onboard: %s: %s returned %v", path, e.Step, e.Status)
 	default:
-		return fmt.Sprintf("onboard: %s: %s failed", e.Path, e.Step)
+		return fmt.Sprintf("onboard: %s: %s failed", path, e.Step)
 	}
 }
 

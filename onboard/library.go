@@ -304,6 +304,10 @@ func ProbeKernelModeSupported(path string, opts Options) (bool, error) {
 }
 
 func open(path string, opts Options, probe bool) (*Library, error) {
+	if path == "" {
+		// dlopen("") returns the main program, whose symbols are not a runtime.
+		return nil, &LoadError{Path: path, Step: "dlopen", Err: errors.New("empty library path")}
+	}
 	state := hostLogState(opts.HostLog)
 	for _, p := range opts.Preloads {
 		if err := preload(p, state); err != nil {
