@@ -19,10 +19,12 @@
 // # Threads and the current device (C-THREAD)
 //
 // The caller's current device is per OS thread (D-2), so a worker records the
-// OS thread that ran Init (internal/osthread, about 2 ns per query) and
-// refuses every native call from another thread with INVALID_STATE, Launch
-// included, before calling the runtime; Close from another thread is refused
-// while a native context exists. A caller therefore calls
+// OS thread that ran Init and refuses every native call from another thread
+// with INVALID_STATE, Launch included, before calling the runtime. Launch
+// compares a cheap thread identity (internal/osthread, about 2 ns), which a
+// new thread may inherit after the Init thread exited; every other call also
+// compares the kernel thread id. Close from another thread is refused while
+// a native context exists. A caller therefore calls
 // runtime.LockOSThread, makes DeviceID current on that thread (ACL
 // aclrtSetDevice, or a simulator's hook), then calls Init, and keeps the
 // goroutine locked for every later call and for Close. A Close, prepare or

@@ -101,7 +101,7 @@ func (w *Worker) Launch(id int32, args *abi.TaskArgs, stream abi.Stream) error {
 		w.gate.unlock()
 		return errLaunchUnknown
 	}
-	if !w.onInitThread() {
+	if !w.onInitThreadFast() {
 		w.gate.unlock()
 		return errLaunchThread
 	}

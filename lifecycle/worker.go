@@ -141,7 +141,7 @@ type Worker struct {
 	// published, so a reader that saw Ready inside the gate sees them.
 	rt     abi.Runtime
 	ctx    abi.Ctx
-	thread uint64 // osthread.ID() of Init (C-THREAD)
+	thread osthread.Thread // the OS thread of Init (C-THREAD)
 	// minted is the set of ids this worker's prepares returned, as a bitmap
 	// over [0, MAX_REGISTERED_CALLABLE_IDS); read and written under the gate.
 	minted [abi.MaxRegisteredCallableIDs / 64]uint64
@@ -285,7 +285,17 @@ func (w *Worker) notReady(op string) error {
 	return refusal(op, abi.InvalidState, msg)
 }
 
-func (w *Worker) onInitThread() bool { return w.anyThread || osthread.ID() == w.thread }
+// onInitThread is the C-THREAD check of every native call but Launch: the
+// calling thread is the one that ran Init (compared by kernel thread id, so a
+// thread that reused a dead Init thread's identity is refused too).
+func (w *Worker) onInitThread() bool { return w.anyThread || w.thread.IsExact() }
+
+// onInitThreadFast is Launch's C-THREAD check, about 2 ns: it compares the
+// cheap thread identity only, so it cannot tell the Init thread from a thread
+// that reused its identity after the Init thread exited (a goroutine that
+// exits while locked ends its thread). Every other entry uses onInitThread,
+// and the runtime's own borrowed-device check (D-2) still guards the launch.
+func (w *Worker) onInitThreadFast() bool { return w.anyThread || w.thread.Is() }
 
 func wrongThread(op string) error {
 	return refusal(op, abi.InvalidState, "called from an OS thread other than the one that ran Init (C-THREAD)")
@@ -403,7 +413,7 @@ func (w *Worker) initKernel(cfg InitConfig) error {
 		gen = NextGeneration()
 	}
 	cfgBytes := cfg.Config.Bytes()
-	thread := osthread.ID()
+	thread := osthread.Current()
 	aicpu, aicpuN := abi.Span(cfg.Aicpu)
 	aicore, aicoreN := abi.Span(cfg.Aicore)
 	disp, dispN := abi.Span(cfg.Dispatcher)
@@ -469,7 +479,7 @@ func (w *Worker) initProgram(cfg InitConfig) error {
 	if cfg.EnableSDMA {
 		sdma = 1
 	}
-	thread := osthread.ID()
+	thread := osthread.Current()
 	aicpu, aicpuN := abi.Span(cfg.Aicpu)
 	aicore, aicoreN := abi.Span(cfg.Aicore)
 	disp, dispN := abi.Span(cfg.Dispatcher)
@@ -491,7 +501,7 @@ func (w *Worker) initProgram(cfg InitConfig) error {
 }
 
 // publish makes a successful Init visible and arms the C-LEAK cleanup.
-func (w *Worker) publish(n *native, sup int32, thread uint64) {
+func (w *Worker) publish(n *native, sup int32, thread osthread.Thread) {
 	w.native, w.rt, w.ctx, w.thread, w.supported = n, n.rt, n.ctx, thread, sup
 	w.probe.Store(probeAnswer(sup != 0))
 	w.cleanup = runtime.AddCleanup(w, pinUnclosed, n)

@@ -5,8 +5,32 @@
 // them on every hot-path call.
 package osthread
 
+import "syscall"
+
 // ID returns a value that identifies the calling OS thread for as long as the
 // thread lives: two threads alive at the same time never share an ID. It is
-// not a kernel thread id (use Gettid for that); it is cheap enough for a
-// per-call check.
+// not a kernel thread id; it is cheap enough for a per-call check.
+//
+// An ID can be reused once its thread has exited: a goroutine that exits while
+// locked with runtime.LockOSThread ends its thread, and a later thread may get
+// the same thread-local block (Go reuses the memory of the thread's runtime
+// structure; with cgo, glibc reuses the thread's TCB). Use Thread.IsExact when
+// a dead thread must not be mistaken for a live one.
 func ID() uint64 { return id() }
+
+// Thread identifies one OS thread: its cheap ID and its kernel thread id.
+type Thread struct {
+	ID  uint64
+	TID int
+}
+
+// Current returns the calling thread (one gettid system call).
+func Current() Thread { return Thread{ID: id(), TID: syscall.Gettid()} }
+
+// Is reports, cheaply, whether the caller runs on t or on a thread that reused
+// t's ID after t exited.
+func (t Thread) Is() bool { return id() == t.ID }
+
+// IsExact reports whether the caller runs on t itself (one gettid system call
+// on top of Is; kernel thread ids are unique among live threads).
+func (t Thread) IsExact() bool { return id() == t.ID && syscall.Gettid() == t.TID }

@@ -57,3 +57,26 @@ func BenchmarkID(b *testing.B) {
 		_ = ID()
 	}
 }
+
+// A thread that reuses a dead thread's ID is told apart by IsExact.
+func TestThreadIsExactOnlyOnItself(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	me := Current()
+	if !me.Is() || !me.IsExact() {
+		t.Fatalf("Current() not recognized on its own thread: %+v", me)
+	}
+	forged := Thread{ID: me.ID, TID: me.TID + 1} // same ID, another kernel thread
+	if !forged.Is() || forged.IsExact() {
+		t.Fatalf("IsExact must compare the kernel thread id: Is=%v IsExact=%v", forged.Is(), forged.IsExact())
+	}
+	done := make(chan Thread)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		done <- Current()
+	}()
+	if other := <-done; other.ID == me.ID || other.TID == me.TID {
+		t.Fatalf("two live threads share an identity: %+v and %+v", me, other)
+	}
+}
