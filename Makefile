@@ -42,9 +42,15 @@ lint: $(STATICCHECK)
 fuzz:
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzImage$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzCallConfig$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./tests -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+# Build every mutant of the emitted fake runtime (F-4) and check that the
+# conformance checker kills each one; exits 1 if one survives.
+mutants:
+	$(GO) run ./cmd/abicheck mutants
 
 clean:
 	rm -rf $(BIN)

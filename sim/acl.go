@@ -176,11 +176,13 @@ func (a *ACL) SynchronizeStream(s abi.Stream) int32 {
 }
 
 // SynchronizeDevice is aclrtSynchronizeDevice: synchronizes every stream of
-// the instance and returns the first failure.
+// the instance, one after another in the order of each stream's first
+// launch (so which item an armed site 8 fails is deterministic), and returns
+// the first failure.
 func (a *ACL) SynchronizeDevice() int32 {
 	a.count(aclSynchronizeDevice)
 	first := abi.OK
-	for _, q := range a.r.streams.all() {
+	for _, q := range a.r.streams.ordered() {
 		if st := a.r.syncStream(q); st != abi.OK && first == abi.OK {
 			first = st
 		}

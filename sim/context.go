@@ -102,9 +102,7 @@ type progCallable struct {
 // progRun is one program run, keyed by its RuntimeHandle value.
 type progRun struct {
 	state         runState
-	kernel        kernelKind
-	nt, ns        int32
-	snap          []byte
+	work          kernelWork // what the kernel reads of args, snapshotted at prepare
 	acceptedState *int32
 	acceptedValue int32
 	result        abi.Status

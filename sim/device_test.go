@@ -12,15 +12,18 @@ import (
 // TestBorrowedDeviceSwitch is D-2: prepare, launch and finalize of a kernel
 // context check the calling thread's current device read-only; a mismatch or
 // no current device returns IS, poisons nothing, changes nothing, and the
-// call works again once the caller restores the device. Both thread keys
-// (FS base and gettid) behave the same.
+// call works again once the caller restores the device. Every thread key
+// (gettid, the default, and the opt-in FS base) behaves the same here.
 func TestBorrowedDeviceSwitch(t *testing.T) {
-	for _, id := range []ThreadIdentity{ThreadIdentityAuto, ThreadIdentityGettid} {
+	for _, id := range []ThreadIdentity{ThreadIdentityAuto, ThreadIdentityGettid, ThreadIdentityFSBase} {
 		for _, sw := range []int32{1, -1} {
 			t.Run(id.String()+"/"+map[int32]string{1: "other device", -1: "no device"}[sw], func(t *testing.T) {
 				r := New(TMR, Options{ThreadIdentity: id})
-				if id == ThreadIdentityGettid && r.ThreadKeyIsFSBase() {
-					t.Fatal("ThreadIdentityGettid uses the FS base")
+				if id != ThreadIdentityFSBase && r.ThreadKeyIsFSBase() {
+					t.Fatalf("ThreadIdentity %v uses the FS base", id)
+				}
+				if id == ThreadIdentityFSBase && r.ThreadKeyIsFSBase() != FSBaseThreadKey() {
+					t.Fatal("ThreadIdentityFSBase does not use the FS base where RDFSBASE is usable")
 				}
 				ctx := readyCtx(t, r)
 				before := state(t, r, ctx)

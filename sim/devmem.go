@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/simabi/simabi/abi"
 )
@@ -30,14 +31,15 @@ type allocation struct {
 // caller's ACL allocations and program-mode allocations (semantics §7). mu
 // also serialises kernels and copies, which read and write data.
 type deviceMemory struct {
-	mu     sync.Mutex
-	allocs []allocation // sorted by base (addresses only grow)
-	next   uint64
-	live   uint64
+	mu      sync.Mutex
+	allocs  []allocation // sorted by base (addresses only grow)
+	next    uint64
+	live    uint64
+	backing *deviceBacking // set by New
 }
 
 // malloc allocates size bytes for owner; 0 when size is 0 or the 32 GiB are
-// exhausted.
+// exhausted (or, rarely, the host cannot back them).
 func (m *deviceMemory) malloc(size uint64, owner *context) abi.DevicePtr {
 	if size == 0 {
 		return 0
@@ -50,9 +52,13 @@ func (m *deviceMemory) malloc(size uint64, owner *context) abi.DevicePtr {
 	if m.next == 0 {
 		m.next = deviceBase
 	}
+	data, ok := m.backing.alloc(size)
+	if !ok {
+		return 0
+	}
 	base := m.next
 	m.next = abi.AlignUp(base+size, deviceAlign) + deviceAlign
-	m.allocs = append(m.allocs, allocation{base: base, data: make([]byte, size), owner: owner})
+	m.allocs = append(m.allocs, allocation{base: base, data: data, owner: owner})
 	m.live += size
 	return abi.DevicePtr(base)
 }
@@ -90,6 +96,7 @@ func (m *deviceMemory) free(p abi.DevicePtr, owner *context) (uint64, bool) {
 		return 0, false
 	}
 	n := uint64(len(m.allocs[i].data))
+	m.backing.free(m.allocs[i].data)
 	m.allocs = append(m.allocs[:i], m.allocs[i+1:]...)
 	m.live -= n
 	return n, true
@@ -104,6 +111,7 @@ func (m *deviceMemory) freeOwned(owner *context) uint64 {
 	for _, a := range m.allocs {
 		if a.owner == owner {
 			n += uint64(len(a.data))
+			m.backing.free(a.data)
 			continue
 		}
 		kept = append(kept, a)
@@ -170,6 +178,42 @@ func (m *deviceMemory) copyFrom(dst []byte, src uint64, owner *context, anyOwner
 		return false
 	}
 	copy(dst, s)
+	return true
+}
+
+// copyIn copies n bytes of the caller's memory at src to device address dst,
+// inside one allocation of owner (anyOwner: of anyone). The device range is
+// checked first, so the caller's memory is viewed only for a size that fits
+// an allocation; false when the range is not valid or src+n wraps.
+func (m *deviceMemory) copyIn(dst uint64, src unsafe.Pointer, n uint64, owner *context, anyOwner bool) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.rangeLocked(dst, n, owner, anyOwner)
+	if d == nil {
+		return false
+	}
+	s, ok := callerBytes(src, n)
+	if !ok {
+		return false
+	}
+	copy(d, s)
+	return true
+}
+
+// copyOut copies n bytes from device address src to the caller's memory at
+// dst, with the checks of copyIn.
+func (m *deviceMemory) copyOut(dst unsafe.Pointer, src, n uint64, owner *context, anyOwner bool) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.rangeLocked(src, n, owner, anyOwner)
+	if s == nil {
+		return false
+	}
+	d, ok := callerBytes(dst, n)
+	if !ok {
+		return false
+	}
+	copy(d, s)
 	return true
 }
 

@@ -31,10 +31,13 @@
 //
 // No entry panics on any argument that a C caller could pass to a C runtime
 // without crashing it: NULL pointers, inconsistent spans, misaligned images,
-// out-of-range ids, and handles that were never returned or already freed
-// (treated like NULL for that entry and counted by InvalidHandleCalls).
-// Pointers that are non-NULL must point at memory of the size the C ABI
-// implies, exactly as for a C runtime.
+// out-of-range ids, sizes of any value (a copy's device range is checked
+// before the host memory is viewed), and handles that were never returned
+// or already freed (treated like NULL for that entry and counted by
+// InvalidHandleCalls). Pointers that are non-NULL must point at memory of
+// the size the C ABI implies, exactly as for a C runtime; a span that would
+// wrap past the top of the address space is refused with the entry's
+// argument code rather than viewed.
 //
 // # The current device is per OS thread: lock your goroutine
 //
@@ -51,11 +54,18 @@
 // none. (A goroutine that locks, sets, unlocks and goes on using the context
 // is still at the scheduler's mercy: keep it locked.)
 //
-// The thread key is the FS base register read with RDFSBASE on linux/amd64
-// when the kernel enables FSGSBASE (AT_HWCAP2 bit 1, checked once from
-// /proc/self/auxv), and gettid otherwise (other architectures, or
-// Options.ThreadIdentity = ThreadIdentityGettid). Off Linux every goroutine
-// shares one pseudo-thread.
+// The thread key is the kernel thread id (gettid, one system call per device
+// check), unique among live threads; the device table is read without locks
+// (an atomic array indexed by thread id), and an entry is removed when its
+// thread sets device none. Entries of threads that exited are dropped by a
+// sweep (tgkill(pid, tid, 0)) whenever the table doubles.
+// Options.ThreadIdentity = ThreadIdentityFSBase opts in to the FS base
+// register read with RDFSBASE on linux/amd64 when the kernel enables
+// FSGSBASE (about 1 ns instead of about 100), which is wrong once a thread
+// that set a device exits: a goroutine that exits while locked ends its
+// thread, and a new thread often gets the same FS base (reused runtime or
+// glibc thread memory) and so inherits the dead thread's device. Off Linux
+// every goroutine shares one pseudo-thread.
 //
 // # The simulated ACL
 //
@@ -76,8 +86,9 @@
 // A caller stream is any nonzero value. Each value has one FIFO in the
 // instance, created on first use and shared by every context. A launch that
 // returns 0 appends one work item — the callable's simulated kernel and a
-// snapshot of the first tensor_count tensor records and scalar_count scalars
-// (the caller may wipe args at once) — and returns. Synchronizing the stream
+// snapshot of what the simulated kernels read of args, the first two tensor
+// records and the first scalar, as the emitted runtime keeps (the caller may
+// wipe args at once) — and returns. Synchronizing the stream
 // (ACL.SynchronizeStream, the hook SimSyncStream) runs every pending item in
 // FIFO order and returns 0 or the first failure; an injected asynchronous
 // failure (site 8) fails the first pending item, which does not run, while
@@ -85,15 +96,20 @@
 // on another stream while the stream of the context's previous successful
 // launch has not completed that launch returns PREPARED_INCOMPATIBLE, clean;
 // synchronizing that stream clears it (E-LAUNCH). The runtime never
-// synchronizes or destroys a caller stream (D-3). Launch allocates nothing
-// once the stream's reusable buffers have grown to the queue's working size.
+// synchronizes or destroys a caller stream (D-3). ACL.SynchronizeDevice
+// synchronizes the streams in the order of their first launch. Work items
+// are fixed-size and live in chunks recycled through the instance's free
+// list, so launch allocates nothing once the free list holds the working
+// set, and a new stream value costs O(1).
 //
 // # Device memory and simulated kernels
 //
 // One simulated device address space per instance (DeviceMemoryTotal, 32
 // GiB) holds the caller's ACL allocations and program allocations
 // (device_malloc_ctx); a range is valid iff it lies inside one live
-// allocation. Kernels are chosen at prepare by the callable's func_name:
+// allocation. On Linux an allocation of 1 MiB or more is an anonymous
+// MAP_NORESERVE mapping, committed page by page when touched (as in the
+// emitted fake ACL), so any size up to the 32 GiB can be allocated. Kernels are chosen at prepare by the callable's func_name:
 // KernelAddScalarF32 (out = in + scalar over float32) and KernelCopyBytes;
 // any other name runs a kernel that does nothing and succeeds. A kernel whose
 // requirements fail reports KernelFaultCode (-5) at synchronize and writes

@@ -109,7 +109,11 @@ func (r *Runtime) HostLogBindState(state unsafe.Pointer) abi.Status {
 	if state == nil {
 		return abi.InvalidArgument
 	}
-	s, _ := abi.DecodeHostLogState(unsafe.Slice((*byte)(state), abi.HostLogStateSize))
+	b, ok := callerBytes(state, abi.HostLogStateSize)
+	if !ok {
+		return abi.InvalidArgument
+	}
+	s, _ := abi.DecodeHostLogState(b)
 	if s.ABIVersion != abi.HostLogStateABIVersion || s.StructSize < abi.HostLogStateSize {
 		return abi.InvalidArgument
 	}

@@ -43,8 +43,13 @@ func (r *Runtime) KernelModeInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Point
 		return st
 	}
 	// The config is read once, here: V-CFG checks this copy and init keeps it.
+	// A config span that wraps cannot be read (no C caller can pass one): IA.
+	src, ok := callerBytes(config, abi.CallConfigSize)
+	if !ok {
+		return abi.InvalidArgument
+	}
 	var cfg [abi.CallConfigSize]byte
-	copy(cfg[:], unsafe.Slice((*byte)(config), abi.CallConfigSize))
+	copy(cfg[:], src)
 	if st := validation.KernelCallConfig(cfg[:]); st != abi.OK {
 		return st
 	}
@@ -197,8 +202,8 @@ func (r *Runtime) prepareLocked(c *context, callable unsafe.Pointer, size uintpt
 	if validation.ImageSpanWraps(uintptr(callable), uint64(size)) {
 		return abi.InvalidArgument
 	}
-	img := unsafe.Slice((*byte)(callable), size)
-	if validation.ImageAt(uintptr(callable), img) != abi.OK {
+	img, ok := callerBytes(callable, uint64(size)) // size <= 2 GiB, no wrap: always ok
+	if !ok || validation.ImageAt(uintptr(callable), img) != abi.OK {
 		return abi.InvalidArgument
 	}
 	if len(c.k.residents) >= abi.MaxRegisteredCallableIDs {
@@ -253,6 +258,9 @@ func (r *Runtime) KernelModeLaunch(ctx abi.Ctx, callableID int32, args unsafe.Po
 	if st := validation.LaunchArgs(nullable(c), callableID, uintptr(args), stream); st != abi.OK {
 		return st
 	}
+	if !callerSpanOK(args, abi.TaskArgsSize) { // no C caller can pass args that wrap
+		return abi.InvalidArgument
+	}
 	if !r.kernel {
 		return abi.InvalidState
 	}
@@ -300,7 +308,7 @@ func (r *Runtime) launchLocked(c *context, id int32, args *[abi.TaskArgsSize]byt
 	if q == nil || q.id != stream {
 		q = r.streams.get(stream)
 	}
-	c.k.lastSerial = q.enqueue(res.kernel, args, nt, ns)
+	c.k.lastSerial = q.enqueue(&r.streams, res.kernel, args, nt, ns)
 	c.k.lastQ = q
 	return abi.OK
 }

@@ -48,52 +48,97 @@ func kernelFor(name []byte) kernelKind { return kernelsByName[string(name)] }
 // KernelNames lists the func names with a simulated kernel.
 func KernelNames() []string { return []string{KernelAddScalarF32, KernelCopyBytes} }
 
-// runKernel runs kernel k over a snapshot: nt tensor records (128 bytes each)
-// followed by ns scalars (8 bytes each). m.mu is held.
-func (m *deviceMemory) runKernelLocked(k kernelKind, snap []byte, nt, ns int32) abi.Status {
-	switch k {
-	case kernelAddScalarF32:
-		return m.addScalarF32Locked(snap, nt, ns)
-	case kernelCopyBytes:
-		return m.copyBytesLocked(snap, nt)
+// tensorSnap is what a simulated kernel reads of one tensor record, the
+// emitted runtime's tensor_snap.
+type tensorSnap struct {
+	addr, size, startOffset uint64
+	shapes                  [abi.MaxTensorDims]uint32
+	ndims                   uint32
+	dtype                   abi.DataType
+}
+
+// elements is the product of the first min(ndims, 5) shapes
+// (abi.ChipTensor.Elements).
+func (t *tensorSnap) elements() uint64 {
+	n := uint64(1)
+	for i := 0; i < int(min(t.ndims, abi.MaxTensorDims)); i++ {
+		n *= uint64(t.shapes[i])
+	}
+	return n
+}
+
+// kernelWork is one launch (or program run) as its kernel will run it: the
+// kernel, the counts, and a snapshot of what the simulated kernels read —
+// the first two tensor records and the first scalar — exactly as the emitted
+// runtime's kernel_work (E-LAUNCH-ASYNC: the caller may wipe args once
+// launch returns). Its size does not depend on the counts.
+type kernelWork struct {
+	t       [2]tensorSnap
+	scalar0 uint64
+	nt, ns  int32
+	kernel  kernelKind
+}
+
+// snapshot fills w from args (a whole ChipStorageTaskArgs) with nt tensors
+// and ns scalars. A kernel that does nothing reads nothing, so for it only
+// the kernel and the counts are kept.
+func (w *kernelWork) snapshot(k kernelKind, args *[abi.TaskArgsSize]byte, nt, ns int32) {
+	w.kernel, w.nt, w.ns = k, nt, ns
+	if k == kernelNoop {
+		return
+	}
+	w.t = [2]tensorSnap{}
+	for i := 0; i < 2 && i < int(nt); i++ {
+		rec := args[i*abi.ChipTensorSize : (i+1)*abi.ChipTensorSize]
+		t := &w.t[i]
+		t.addr = le.Uint64(rec[abi.TensorAddrOff:])
+		t.size = le.Uint64(rec[abi.TensorBufSizeOff:])
+		t.startOffset = le.Uint64(rec[abi.TensorStartOffsetOff:])
+		t.ndims = le.Uint32(rec[abi.TensorNDimsOff:])
+		t.dtype = abi.DataType(rec[abi.TensorDTypeOff])
+		for d := range abi.MaxTensorDims {
+			t.shapes[d] = le.Uint32(rec[abi.TensorShapesOff+4*d:])
+		}
+	}
+	w.scalar0 = 0
+	if ns > 0 {
+		w.scalar0 = le.Uint64(args[abi.TaskArgsScalarsOff:])
+	}
+}
+
+// runKernel takes the device lock and runs one kernel over its snapshot.
+func (m *deviceMemory) runKernel(w *kernelWork) abi.Status {
+	switch w.kernel {
+	case kernelAddScalarF32, kernelCopyBytes:
 	default:
 		return abi.OK
 	}
-}
-
-// runKernel takes the device lock and runs one kernel.
-func (m *deviceMemory) runKernel(k kernelKind, snap []byte, nt, ns int32) abi.Status {
-	if k == kernelNoop {
-		return abi.OK
-	}
 	m.mu.Lock()
-	st := m.runKernelLocked(k, snap, nt, ns)
-	m.mu.Unlock()
-	return st
+	defer m.mu.Unlock()
+	if w.kernel == kernelAddScalarF32 {
+		return m.addScalarF32Locked(w)
+	}
+	return m.copyBytesLocked(w)
 }
 
-func (m *deviceMemory) addScalarF32Locked(snap []byte, nt, ns int32) abi.Status {
-	if nt < 2 || ns < 1 {
+func (m *deviceMemory) addScalarF32Locked(w *kernelWork) abi.Status {
+	if w.nt < 2 || w.ns < 1 {
 		return KernelFaultCode
 	}
-	in, err1 := abi.DecodeChipTensor(snap[0:abi.ChipTensorSize])
-	out, err2 := abi.DecodeChipTensor(snap[abi.ChipTensorSize : 2*abi.ChipTensorSize])
-	if err1 != nil || err2 != nil {
+	in, out := &w.t[0], &w.t[1]
+	if in.dtype != abi.Float32 || out.dtype != abi.Float32 || in.startOffset != 0 || out.startOffset != 0 {
 		return KernelFaultCode
 	}
-	if in.DType != abi.Float32 || out.DType != abi.Float32 || in.StartOffset != 0 || out.StartOffset != 0 {
+	n := in.elements()
+	if out.elements() < n || n > math.MaxUint64/4 {
 		return KernelFaultCode
 	}
-	n := in.Elements()
-	if out.Elements() < n || n > math.MaxUint64/4 {
-		return KernelFaultCode
-	}
-	src := m.rangeLocked(in.Addr, 4*n, nil, true)
-	dst := m.rangeLocked(out.Addr, 4*n, nil, true)
+	src := m.rangeLocked(in.addr, 4*n, nil, true)
+	dst := m.rangeLocked(out.addr, 4*n, nil, true)
 	if src == nil || dst == nil {
 		return KernelFaultCode
 	}
-	s := math.Float32frombits(uint32(le.Uint64(snap[int(nt)*abi.ChipTensorSize:])))
+	s := math.Float32frombits(uint32(w.scalar0))
 	for i := uint64(0); i < n; i++ {
 		v := math.Float32frombits(le.Uint32(src[4*i:]))
 		le.PutUint32(dst[4*i:], math.Float32bits(v+s))
@@ -101,17 +146,16 @@ func (m *deviceMemory) addScalarF32Locked(snap []byte, nt, ns int32) abi.Status 
 	return abi.OK
 }
 
-func (m *deviceMemory) copyBytesLocked(snap []byte, nt int32) abi.Status {
-	if nt < 2 {
+func (m *deviceMemory) copyBytesLocked(w *kernelWork) abi.Status {
+	if w.nt < 2 {
 		return KernelFaultCode
 	}
-	in, err1 := abi.DecodeChipTensor(snap[0:abi.ChipTensorSize])
-	out, err2 := abi.DecodeChipTensor(snap[abi.ChipTensorSize : 2*abi.ChipTensorSize])
-	if err1 != nil || err2 != nil || out.Size < in.Size {
+	in, out := &w.t[0], &w.t[1]
+	if out.size < in.size {
 		return KernelFaultCode
 	}
-	src := m.rangeLocked(in.Addr, in.Size, nil, true)
-	dst := m.rangeLocked(out.Addr, in.Size, nil, true)
+	src := m.rangeLocked(in.addr, in.size, nil, true)
+	dst := m.rangeLocked(out.addr, in.size, nil, true)
 	if src == nil || dst == nil {
 		return KernelFaultCode
 	}

@@ -8,12 +8,13 @@ import (
 	"github.com/simabi/simabi/validation"
 )
 
-// callConfigBytes is the 1148 bytes at p, nil for NULL.
-func callConfigBytes(p unsafe.Pointer) []byte {
+// callConfigBytes is the 1148 bytes at p: (nil, true) for NULL, false when
+// the span wraps (callerBytes).
+func callConfigBytes(p unsafe.Pointer) ([]byte, bool) {
 	if p == nil {
-		return nil
+		return nil, true
 	}
-	return unsafe.Slice((*byte)(p), abi.CallConfigSize)
+	return callerBytes(p, abi.CallConfigSize)
 }
 
 // SimplerInit is simpler_init (E-PINIT, semantics §10): NULL → INTERNAL →
@@ -27,11 +28,15 @@ func (r *Runtime) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer,
 	if c == nil {
 		return abi.Internal
 	}
+	prewarm, ok := callConfigBytes(prewarmConfig)
+	if !ok {
+		return abi.InvalidArgument
+	}
 	if st := validation.ProgramInit(validation.ProgramInitArgs{
 		DeviceID: deviceID,
 		Aicpu:    span(aicpu, aicpuSize), Aicore: span(aicore, aicoreSize), Dispatcher: span(dispatcher, dispatcherSize),
 		SDMAWarmup: validation.Span{Ptr: uintptr(sdmaWarmup), Size: sdmaWarmupSize},
-		Prewarm:    callConfigBytes(prewarmConfig),
+		Prewarm:    prewarm,
 	}); st != abi.OK {
 		return st
 	}
@@ -141,14 +146,20 @@ func (r *Runtime) DeviceMemoryInfo(ctx abi.Ctx, info unsafe.Pointer) abi.Status 
 	if info == nil {
 		return abi.InvalidArgument
 	}
+	out, ok := callerBytes(info, abi.DeviceMemoryInfoSize)
+	if !ok {
+		return abi.InvalidArgument
+	}
 	mi := abi.DeviceMemoryInfo{FreeBytes: DeviceMemoryTotal - c.committed.Load(), TotalBytes: DeviceMemoryTotal}
-	_ = mi.Encode(unsafe.Slice((*byte)(info), abi.DeviceMemoryInfoSize))
+	_ = mi.Encode(out)
 	return abi.OK
 }
 
 // CopyToDevice is copy_to_device_ctx: NULL → IA → no live program init: IS
 // → size 0: 0 → dev 0 or host NULL: IA → the range not inside one
-// allocation of this context: IA → copy → 0.
+// allocation of this context: IA → copy → 0. The device range is checked
+// before the host memory is viewed, so no size panics; a host span that
+// wraps (no C caller can pass one) is IA too.
 func (r *Runtime) CopyToDevice(ctx abi.Ctx, dev abi.DevicePtr, host unsafe.Pointer, size uintptr) abi.Status {
 	c, st := r.liveProgram(ctx)
 	if st != abi.OK {
@@ -161,7 +172,7 @@ func (r *Runtime) CopyToDevice(ctx abi.Ctx, dev abi.DevicePtr, host unsafe.Point
 	if dev == 0 || host == nil {
 		return abi.InvalidArgument
 	}
-	if !r.mem.copyTo(uint64(dev), unsafe.Slice((*byte)(host), size), c, false) {
+	if !r.mem.copyIn(uint64(dev), host, uint64(size), c, false) {
 		return abi.InvalidArgument
 	}
 	return abi.OK
@@ -180,7 +191,7 @@ func (r *Runtime) CopyFromDevice(ctx abi.Ctx, host unsafe.Pointer, dev abi.Devic
 	if dev == 0 || host == nil {
 		return abi.InvalidArgument
 	}
-	if !r.mem.copyFrom(unsafe.Slice((*byte)(host), size), uint64(dev), c, false) {
+	if !r.mem.copyOut(host, uint64(dev), uint64(size), c, false) {
 		return abi.InvalidArgument
 	}
 	return abi.OK
@@ -194,7 +205,10 @@ const maxDerivedImage = 1 << 40
 // follows the canonical child offsets and stops at the first that V-IMG would
 // refuse anyway.
 func derivedImage(p unsafe.Pointer) ([]byte, bool) {
-	hdr := unsafe.Slice((*byte)(p), abi.ChipCallableSize)
+	hdr, ok := callerBytes(p, abi.ChipCallableSize)
+	if !ok {
+		return nil, false
+	}
 	used := uint64(le.Uint32(hdr[abi.ChipBinarySizeOff:]))
 	cc := int32(le.Uint32(hdr[abi.ChipChildCountOff:]))
 	if cc < 0 || cc > abi.MaxChildren {
@@ -205,14 +219,17 @@ func derivedImage(p unsafe.Pointer) ([]byte, bool) {
 		if off != abi.AlignUp(used, abi.CallableAlign) {
 			return nil, false
 		}
-		cb := unsafe.Slice((*byte)(unsafe.Add(p, abi.ChipStorageOff+off+abi.CoreBinarySizeOff)), 4)
-		used = off + abi.CoreCodeOffset + uint64(le.Uint32(cb))
+		at := abi.ChipStorageOff + off + abi.CoreBinarySizeOff // off < 2^32: no overflow
+		if !callerSpanOK(p, at+4) {
+			return nil, false
+		}
+		used = off + abi.CoreCodeOffset + uint64(le.Uint32(unsafe.Slice((*byte)(unsafe.Add(p, at)), 4)))
 	}
 	size := uint64(abi.ChipCallableSize) + used
 	if size > maxDerivedImage || validation.ImageSpanWraps(uintptr(p), size) {
 		return nil, false
 	}
-	return unsafe.Slice((*byte)(p), size), true
+	return callerBytes(p, size)
 }
 
 // RegisterCallable is simpler_register_callable: NULL → IA → no live program
@@ -288,7 +305,10 @@ func (r *Runtime) prepareRunLocked(c *context, rt abi.RunHandle, callableID int3
 	if rt == 0 || args == nil || descriptor == nil || callableID < 0 || callableID >= abi.MaxRegisteredCallableIDs {
 		return abi.InvalidArgument
 	}
-	if cfg := callConfigBytes(config); cfg != nil && validation.ProgramCallConfig(cfg) != abi.OK {
+	if !callerSpanOK(args, abi.TaskArgsSize) || !callerSpanOK(descriptor, abi.NativeRunDescSize) {
+		return abi.InvalidArgument
+	}
+	if cfg, ok := callConfigBytes(config); !ok || cfg != nil && validation.ProgramCallConfig(cfg) != abi.OK {
 		return abi.InvalidArgument
 	}
 	pc, ok := c.p.callables[callableID]
@@ -304,9 +324,8 @@ func (r *Runtime) prepareRunLocked(c *context, rt abi.RunHandle, callableID int3
 	if nt != pc.tensors || ns != pc.scalars {
 		return abi.InvalidArgument
 	}
-	run := &progRun{kernel: pc.kernel, nt: nt, ns: ns}
-	run.snap = append(run.snap, a[:int(nt)*abi.ChipTensorSize]...)
-	run.snap = append(run.snap, a[abi.TaskArgsScalarsOff:abi.TaskArgsScalarsOff+8*int(ns)]...)
+	run := &progRun{}
+	run.work.snapshot(pc.kernel, a, nt, ns)
 	d := (*[abi.NativeRunDescSize]byte)(descriptor)
 	run.acceptedState = *(**int32)(unsafe.Pointer(&d[abi.DescAcceptedStateOff]))
 	run.acceptedValue = int32(le.Uint32(d[abi.DescAcceptedValueOff:]))
@@ -347,7 +366,7 @@ func (r *Runtime) launchRunLocked(c *context, rt abi.RunHandle) abi.Status {
 // complete runs a launched run's kernel now.
 func (r *Runtime) complete(run *progRun) {
 	if run.state == runLaunched {
-		run.result = r.mem.runKernel(run.kernel, run.snap, run.nt, run.ns)
+		run.result = r.mem.runKernel(&run.work)
 		run.state = runCompleted
 	}
 }

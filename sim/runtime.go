@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -36,7 +37,9 @@ type Options struct {
 	// Logger receives the lines a C runtime would log (refused destroys,
 	// quarantine). Nil discards them.
 	Logger *slog.Logger
-	// ThreadIdentity selects the per-OS-thread key of the current device.
+	// ThreadIdentity selects the per-OS-thread key of the current device:
+	// gettid by default; ThreadIdentityFSBase is a faster opt-in that is
+	// wrong once threads that set a device exit (see its doc).
 	ThreadIdentity ThreadIdentity
 }
 
@@ -83,8 +86,13 @@ func New(p Profile, o Options) *Runtime {
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	r.fsbase = o.ThreadIdentity == ThreadIdentityAuto && fsbaseOK()
+	r.fsbase = o.ThreadIdentity == ThreadIdentityFSBase && fsbaseOK()
+	if !r.fsbase {
+		r.devs.prune = threadLiveness
+	}
 	r.images.seed = maphash.MakeSeed()
+	r.mem.backing = new(deviceBacking)
+	runtime.AddCleanup(r, (*deviceBacking).release, r.mem.backing)
 	r.acl.r = r
 	c := abi.SimulatedProgramContract()
 	_ = c.Encode(unsafe.Slice((*byte)(unsafe.Pointer(&r.contract[0])), abi.PipelineContractSize))

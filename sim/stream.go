@@ -7,74 +7,159 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// workItem is one launch waiting on a stream: its kernel and a snapshot of
-// the first nt tensor records and ns scalars, stored at off in the queue's
-// data buffer (E-LAUNCH-ASYNC: the caller may wipe args once launch returns).
-type workItem struct {
-	kernel kernelKind
-	nt, ns int32
-	off    int
+// chunkItems is the number of work items in one chunk of a stream's FIFO.
+const chunkItems = 16
+
+// maxFreeChunks bounds the instance's free list of chunks (about 2.2 KiB
+// each): a synchronize returns its chunks to the free list up to this many,
+// so a working set of up to maxFreeChunks*chunkItems pending launches is
+// recycled without allocating, and the memory kept is bounded.
+const maxFreeChunks = 4096
+
+// workChunk is a fixed-size block of a stream's FIFO. Items are filled in
+// order; n are in use.
+type workChunk struct {
+	next  *workChunk
+	n     int
+	items [chunkItems]kernelWork
+}
+
+// chunkPool is the instance's free list of chunks, shared by every stream.
+type chunkPool struct {
+	mu   sync.Mutex
+	free *workChunk
+	n    int
+}
+
+// get returns an empty chunk, from the free list or new.
+func (p *chunkPool) get() *workChunk {
+	p.mu.Lock()
+	c := p.free
+	if c != nil {
+		p.free = c.next
+		p.n--
+	}
+	p.mu.Unlock()
+	if c == nil {
+		return new(workChunk)
+	}
+	c.next, c.n = nil, 0
+	return c
+}
+
+// put returns a list of chunks to the free list, keeping at most
+// maxFreeChunks (the rest is left to the garbage collector).
+func (p *chunkPool) put(list *workChunk) {
+	p.mu.Lock()
+	for list != nil && p.n < maxFreeChunks {
+		next := list.next
+		list.next = p.free
+		p.free = list
+		p.n++
+		list = next
+	}
+	p.mu.Unlock()
 }
 
 // streamQueue is the FIFO of one stream value, shared by every context of
-// the instance (semantics §4). Items and snapshots live in buffers that are
-// reused after each synchronize, so launches allocate nothing once the
-// buffers have grown to the queue's working size.
+// the instance (semantics §4): a list of chunks of fixed-size work items.
+// Each item snapshots only what the simulated kernels read (kernelWork), so
+// an item costs the same whatever tensor_count is; chunks come from the
+// instance's free list and go back to it at each synchronize, so launches
+// allocate nothing once the free list holds the working set, and growing a
+// queue never copies it.
 type streamQueue struct {
 	id abi.Stream
 
-	mu        sync.Mutex // guards items, data, spare*, enqueued
-	items     []workItem
-	data      []byte
-	enqueued  uint64
-	completed atomic.Uint64 // serial of the last item a synchronize finished
+	mu         sync.Mutex // guards head, tail, pending, enqueued, listed
+	head, tail *workChunk
+	pending    int
+	enqueued   uint64
+	listed     bool          // in the table's first-use order
+	completed  atomic.Uint64 // serial of the last item a synchronize finished
 
-	syncMu     sync.Mutex // one synchronize at a time
-	spareItems []workItem
-	spareData  []byte
+	syncMu sync.Mutex // one synchronize at a time
 
 	aclCreated   bool // created by ACL.CreateStream and not yet destroyed (guarded by streamTable.mu)
 	aclDestroyed bool
 }
 
 // enqueue appends one item and returns its serial. args is the whole
-// ChipStorageTaskArgs; only the first nt tensors and ns scalars are copied.
-func (q *streamQueue) enqueue(k kernelKind, args *[abi.TaskArgsSize]byte, nt, ns int32) uint64 {
+// ChipStorageTaskArgs; the item snapshots what kernel k reads of it.
+func (q *streamQueue) enqueue(t *streamTable, k kernelKind, args *[abi.TaskArgsSize]byte, nt, ns int32) uint64 {
 	q.mu.Lock()
-	off := len(q.data)
-	q.data = append(q.data, args[:int(nt)*abi.ChipTensorSize]...)
-	q.data = append(q.data, args[abi.TaskArgsScalarsOff:abi.TaskArgsScalarsOff+8*int(ns)]...)
-	q.items = append(q.items, workItem{kernel: k, nt: nt, ns: ns, off: off})
+	c := q.tail
+	if c == nil || c.n == chunkItems {
+		nc := t.chunks.get()
+		if c == nil {
+			q.head = nc
+		} else {
+			c.next = nc
+		}
+		q.tail = nc
+		c = nc
+	}
+	c.items[c.n].snapshot(k, args, nt, ns)
+	c.n++
+	q.pending++
 	q.enqueued++
 	serial := q.enqueued
+	if !q.listed {
+		q.listed = true
+		t.list(q)
+	}
 	q.mu.Unlock()
 	return serial
 }
 
-// pending is the number of items not yet synchronized.
-func (q *streamQueue) pending() int {
+// pendingCount is the number of items not yet synchronized.
+func (q *streamQueue) pendingCount() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.items)
+	return q.pending
 }
 
-// streamTable maps stream values to queues: a copy-on-write map behind an
-// atomic pointer (lookups are lock-free; a stream's first use copies).
+// streamShardBits sizes the sharded stream map.
+const (
+	streamShardBits = 5
+	streamShards    = 1 << streamShardBits
+)
+
+type streamShard struct {
+	mu sync.RWMutex
+	m  map[abi.Stream]*streamQueue
+}
+
+// streamTable maps stream values to queues: a map sharded by a hash of the
+// value, each shard behind a RWMutex, so a lookup is a read lock and a map
+// access and a stream's first use is an O(1) amortized insert (launch keeps
+// the queue of its context's last stream and looks up only on a switch).
 // Queues are never removed, so a queue pointer a context remembers stays the
-// queue of that value.
+// queue of that value. order lists the queues in the order of their first
+// enqueue (ACL.SynchronizeDevice's order).
 type streamTable struct {
-	mu   sync.Mutex
-	m    atomic.Pointer[map[abi.Stream]*streamQueue]
-	next uint64 // ACL-created stream values
+	shards [streamShards]streamShard
+
+	mu   sync.Mutex // ACL-created stream values and their flags
+	next uint64
+
+	orderMu sync.Mutex
+	order   []*streamQueue // append-only
+
+	chunks chunkPool
+}
+
+func (t *streamTable) shard(s abi.Stream) *streamShard {
+	return &t.shards[(uint64(s)*0x9E3779B97F4A7C15)>>(64-streamShardBits)]
 }
 
 // lookup returns the queue of s, or nil when s was never used.
 func (t *streamTable) lookup(s abi.Stream) *streamQueue {
-	m := t.m.Load()
-	if m == nil {
-		return nil
-	}
-	return (*m)[s]
+	sh := t.shard(s)
+	sh.mu.RLock()
+	q := sh.m[s]
+	sh.mu.RUnlock()
+	return q
 }
 
 // get returns the queue of s, creating it on first use.
@@ -82,45 +167,35 @@ func (t *streamTable) get(s abi.Stream) *streamQueue {
 	if q := t.lookup(s); q != nil {
 		return q
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.getLocked(s)
-}
-
-func (t *streamTable) getLocked(s abi.Stream) *streamQueue {
-	old := t.m.Load()
-	if old != nil {
-		if q := (*old)[s]; q != nil {
-			return q
-		}
+	sh := t.shard(s)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if q := sh.m[s]; q != nil {
+		return q
 	}
-	n := 1
-	if old != nil {
-		n += len(*old)
-	}
-	m := make(map[abi.Stream]*streamQueue, n)
-	if old != nil {
-		for k, v := range *old {
-			m[k] = v
-		}
+	if sh.m == nil {
+		sh.m = make(map[abi.Stream]*streamQueue)
 	}
 	q := &streamQueue{id: s}
-	m[s] = q
-	t.m.Store(&m)
+	sh.m[s] = q
 	return q
 }
 
-// all returns every queue (for a device-wide synchronize).
-func (t *streamTable) all() []*streamQueue {
-	m := t.m.Load()
-	if m == nil {
-		return nil
-	}
-	out := make([]*streamQueue, 0, len(*m))
-	for _, q := range *m {
-		out = append(out, q)
-	}
-	return out
+// list appends q to the first-use order (q.mu is held).
+func (t *streamTable) list(q *streamQueue) {
+	t.orderMu.Lock()
+	t.order = append(t.order, q)
+	t.orderMu.Unlock()
+}
+
+// ordered returns every queue that ever had work, in the order of its first
+// enqueue (for a device-wide synchronize). The slice is a view of the
+// append-only order; it is not copied.
+func (t *streamTable) ordered() []*streamQueue {
+	t.orderMu.Lock()
+	o := t.order[:len(t.order):len(t.order)]
+	t.orderMu.Unlock()
+	return o
 }
 
 // aclStreamBase is where ACL.CreateStream values start: far from the small
@@ -133,7 +208,7 @@ func (t *streamTable) createACLStream() abi.Stream {
 	defer t.mu.Unlock()
 	t.next++
 	s := abi.Stream(aclStreamBase + t.next*0x100)
-	q := t.getLocked(s)
+	q := t.get(s)
 	q.aclCreated = true
 	return s
 }
@@ -159,34 +234,33 @@ func (r *Runtime) syncStream(q *streamQueue) abi.Status {
 	q.syncMu.Lock()
 	defer q.syncMu.Unlock()
 	q.mu.Lock()
-	if len(q.items) == 0 {
+	if q.pending == 0 {
 		q.mu.Unlock()
 		return abi.OK
 	}
-	items, data := q.items, q.data
-	q.items, q.data = q.spareItems[:0], q.spareData[:0]
-	q.spareItems, q.spareData = nil, nil
+	list := q.head
+	q.head, q.tail, q.pending = nil, nil, 0
 	target := q.enqueued
 	q.mu.Unlock()
 
 	first := abi.OK
-	run := items
+	skip := false
 	if code, hit := r.faults.pass(abi.SiteAsyncDeviceFail); hit {
-		first = code
-		run = items[1:]
+		first, skip = code, true
 	}
-	for i := range run {
-		it := &run[i]
-		snap := data[it.off : it.off+int(it.nt)*abi.ChipTensorSize+8*int(it.ns)]
-		if st := r.mem.runKernel(it.kernel, snap, it.nt, it.ns); st != abi.OK && first == abi.OK {
-			first = st
+	for c := list; c != nil; c = c.next {
+		for i := 0; i < c.n; i++ {
+			if skip {
+				skip = false // the first pending item fails and does not run
+				continue
+			}
+			if st := r.mem.runKernel(&c.items[i]); st != abi.OK && first == abi.OK {
+				first = st
+			}
 		}
 	}
-
-	q.mu.Lock()
-	q.spareItems, q.spareData = items[:0], data[:0]
+	r.streams.chunks.put(list)
 	q.completed.Store(target)
-	q.mu.Unlock()
 	return first
 }
 
@@ -210,5 +284,5 @@ func (r *Runtime) PendingLaunches(s abi.Stream) int {
 	if q == nil {
 		return 0
 	}
-	return q.pending()
+	return q.pendingCount()
 }

@@ -363,6 +363,8 @@ type templateData struct {
 	ACLResetDeviceSlot           int
 	DeviceMemoryTotal            uint64
 	ACLCounters                  []counterData
+	MutantDeviceBandCode         int32 // S-1 mutant
+	MutantUndocumentedCode       int32 // S-2 mutant
 }
 
 func b2i(b bool) int {
@@ -413,6 +415,9 @@ func newTemplateData(cfg Config) templateData {
 		ACLBadAlloc:        ACLBadAlloc,
 		DeviceMemoryTotal:  DeviceMemoryTotal,
 		ACLResetDeviceSlot: slices.Index(ACLCounters, "aclrtResetDevice"),
+
+		MutantDeviceBandCode:   int32(MutantDeviceBandCode),
+		MutantUndocumentedCode: int32(MutantUndocumentedCode),
 	}
 	if abi.DeviceLatchedNames[-d.KernelFault] != "INVALID_ARGS" {
 		panic("emit: abi no longer names device code 5 INVALID_ARGS")

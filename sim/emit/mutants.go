@@ -1,6 +1,11 @@
 package emit
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/simabi/simabi/abi"
+)
 
 // Mutant is a runtime that breaks exactly one rule of rules.md (F-4). The
 // emitted source of a mutant differs from the plain runtime only where it
@@ -9,7 +14,7 @@ import "strings"
 type Mutant struct {
 	Name        string // stable: appears in reports and test names
 	Rule        string // the rule it breaks, e.g. "V-PREP-1"
-	Group       string // the rule group: V, L, K, E, M, D or X
+	Group       string // the rule group: S, V, L, K, E, M, D or X
 	Description string
 }
 
@@ -28,7 +33,7 @@ var mutants = []Mutant{
 	{"program-over-kernel", "L-2", "", "simpler_init on a kernel context succeeds"},
 	{"poison-ignored", "K-4", "", "a registration failure does not poison"},
 	{"closed-accepts-dispatch", "K-6", "", "after a successful finalize, prepare proceeds as if Collecting"},
-	{"close-failure-swallowed", "K-5", "", "a failed release step returns 0"},
+	{"close-failure-swallowed", "K-5", "", "a failed release step is ignored: the close goes on, reaches Closed and returns 0"},
 	{"reinit-after-close", "K-2", "", "kernel init on a Closed context succeeds"},
 	{"launch-before-prepare-nr", "E-LAUNCH", "", "launch before any prepare returns NOT_RESIDENT"},
 	{"finalize-null-ia", "E-FIN", "", "finalize_device(NULL) returns INVALID_ARGUMENT"},
@@ -48,9 +53,28 @@ var mutants = []Mutant{
 	{"launch-waits", "X-2", "", "a launch overlapping a prepare waits for it instead of failing fast"},
 	{"stream-switch-ok", "E-LAUNCH", "", "the stream-switch gate is off"},
 	{"async-poisons", "E-LAUNCH-ASYNC", "", "an asynchronous device failure poisons the context"},
+	{"device-band-code", "S-1", "", "launch of a never-published id returns -7 (device band) instead of CALLABLE_NOT_RESIDENT"},
+	{"undocumented-code", "S-2", "", "a V-LAUNCH refusal returns -1009, a code abi.md does not define"},
+	{"null-prepare-internal", "S-3", "", "prepare with a NULL ctx returns INTERNAL instead of INVALID_ARGUMENT"},
 }
 
+// The codes the status mutants return (S-1, S-2).
+const (
+	// MutantDeviceBandCode is device code 7 (REQUIRE_SYNC_START_INVALID)
+	// negated: a host-side refusal reported in the device-latched band.
+	MutantDeviceBandCode abi.Status = -7
+	// MutantUndocumentedCode is one below the smallest host code abi.md
+	// defines.
+	MutantUndocumentedCode = abi.HostBandMin - 1
+)
+
 func init() {
+	if !MutantDeviceBandCode.IsDeviceLatched() || MutantDeviceBandCode.Name() == "" {
+		panic(fmt.Sprintf("emit: %d is no longer a named device-latched code", MutantDeviceBandCode))
+	}
+	if MutantUndocumentedCode.IsDefinedHost() || !MutantUndocumentedCode.IsHostBand() || MutantUndocumentedCode.IsDeviceLatched() {
+		panic(fmt.Sprintf("emit: %d is not an undocumented host-band code", MutantUndocumentedCode))
+	}
 	for i := range mutants {
 		mutants[i].Group, _, _ = strings.Cut(mutants[i].Rule, "-")
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
 )
@@ -53,5 +54,24 @@ func TestDiffText(t *testing.T) {
 	d := Diff(a, b)
 	if !strings.Contains(d, "- #1 supported null -> 1") || !strings.Contains(d, "+ #1 supported null -> 0") || strings.Contains(d, "create") {
 		t.Fatalf("diff:\n%s", d)
+	}
+}
+
+// The run-length summary of a repeated op folds consecutive ids and one
+// repeated out, and keeps the two kinds of run apart: a runtime that leaves
+// the same wrong value in out on every one of 8192 failing prepares renders
+// as one run, not 8192.
+func TestRepeatSummary(t *testing.T) {
+	e := Entry{Op: MustParse("prepare c0 img=valid() rep=10")}
+	for _, c := range []struct {
+		st  abi.Status
+		out int32
+	}{{abi.OK, 0}, {abi.OK, 1}, {abi.OK, 2}, {abi.OK, 2}, {abi.InvalidState, -1}, {abi.InvalidState, -1},
+		{abi.InvalidState, 7}, {abi.InvalidState, 7}, {abi.InvalidState, 7}, {abi.InvalidState, 8}} {
+		e.addRep(c.st, c.out)
+	}
+	want := "OK out=0..2 x3; OK out=2 x1; INVALID_STATE out=-1 x2; INVALID_STATE out=7 x3; INVALID_STATE out=8 x1"
+	if got := e.Result(); got != want {
+		t.Fatalf("summary\n got %s\nwant %s", got, want)
 	}
 }

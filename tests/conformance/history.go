@@ -175,11 +175,15 @@ func (e *Entry) runText(withOut bool) string {
 	return strings.Join(parts, "; ")
 }
 
-// addRep folds one repetition into the run-length summary.
+// addRep folds one repetition into the run-length summary: a run is either
+// consecutive outs (minted ids) or one repeated out (-1 on failures, or the
+// same wrong value every time, which a runtime breaking V-PREP-1 leaves).
 func (e *Entry) addRep(st abi.Status, out int32) {
 	if n := len(e.runs); n > 0 {
 		r := &e.runs[n-1]
-		if r.st == st && (out == r.last+1 || (out == r.last && out == -1)) {
+		consecutive := r.last-r.first == int32(r.n-1)
+		constant := r.first == r.last
+		if r.st == st && ((out == r.last+1 && consecutive) || (out == r.last && constant)) {
 			r.last = out
 			r.n++
 			return

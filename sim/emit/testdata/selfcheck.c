@@ -421,6 +421,36 @@ static void check_launch_before_prepare(void)
     kdone(ctx, dev);
 }
 
+static void check_scodes(void)
+{
+    /* S-3: NULL ctx; the kernel four follow V-INIT, V-PREP-2, V-LAUNCH (IA, no tolerance) */
+    int32_t id = 5;
+    EXPECT("S-3", "prepare(NULL ctx)", p_simpler_kernel_mode_prepare_callable(NULL, NULL, 0, &id), IA);
+    image im = make_image(1, 0, "noop");
+    EXPECT("S-3", "prepare(NULL ctx) of a valid image", p_simpler_kernel_mode_prepare_callable(NULL, im.p, im.size, &id), IA);
+    EXPECT("S-3", "kernel init(NULL ctx)", p_simpler_kernel_mode_init(NULL, 0, NULL, 0, NULL, 0, NULL, 0, &g_cfg, 1), IA);
+    EXPECT("S-3", "finalize_device(NULL)", p_finalize_device(NULL), INT_);
+    EXPECT("S-3", "simpler_init(NULL)", p_simpler_init(NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0), INT_);
+    EXPECT("S-3", "committed(NULL)", p_committed_device_memory_ctx(NULL), 0);
+    /* S-2: a V-LAUNCH refusal returns its documented code */
+    int dev = -1;
+    void *ctx = SUPPORTED ? ready_ctx(&dev, &im) : p_create_device_context();
+    ChipStorageTaskArgs *a = make_args(1, 0);
+    void *s = new_stream();
+    EXPECT("S-2", "launch of id 8192", p_simpler_kernel_mode_launch(ctx, 8192, a, s), IA);
+    EXPECT("S-2", "launch with NULL args", p_simpler_kernel_mode_launch(ctx, 0, NULL, s), IA);
+    EXPECT("S-2", "launch on a NULL stream", p_simpler_kernel_mode_launch(ctx, 0, a, NULL), IA);
+    if (SUPPORTED) {
+        /* S-1: host-side refusals lie at or below -1000, never in the device band */
+        int rc = p_simpler_kernel_mode_launch(ctx, 3, a, s);
+        EXPECT("S-1", "launch of a never-published id", rc, NR);
+        EXPECT("S-1", "no host code in -1..-999", rc >= 0 || rc <= -1000, 1);
+        kdone(ctx, dev);
+    } else {
+        p_destroy_device_context(ctx);
+    }
+}
+
 static void check_efin(void)
 {
     EXPECT("E-FIN", "finalize(NULL)", p_finalize_device(NULL), INT_);
@@ -871,6 +901,7 @@ static const check k_checks[] = {
     {"k5", check_k5, 1},
     {"k7", check_k7, 1},
     {"launch-before-prepare", check_launch_before_prepare, 1},
+    {"scodes", check_scodes, 0},
     {"efin", check_efin, 0},
     {"edestroy", check_edestroy, 1},
     {"eprog", check_eprog, 0},

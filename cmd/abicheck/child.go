@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/simabi/simabi/onboard"
+	"github.com/simabi/simabi/tests/conformance"
+)
+
+// The isolation protocol.
+//
+// The parent re-executes its own binary with childEnv set. The child reads a
+// childConfig line from stdin, loads the library and answers on fd 3 (a
+// pipe: the library may write anything to stdout and stderr) with one JSON
+// line: {"t":"hello","info":...} or {"t":"error","err":...}. Then it reads
+// one childRequest per stdin line and, for each, runs the ops on a fresh
+// instance of the library, writing {"t":"op","id":N,"i":K} before op K
+// executes (K = len(ops) before the runner's cleanup, -1 before its setup)
+// and {"t":"done","id":N,"rec":...} at the end. It exits 0 at end of stdin.
+// When it dies instead, the parent knows the request and the op that was
+// executing.
+const childEnv = "SIMABI_ABICHECK_CHILD"
+
+// childConfig says what a child loads.
+type childConfig struct {
+	Lib      string    `json:"lib"`
+	Preloads []string  `json:"preloads,omitempty"`
+	ACL      string    `json:"acl,omitempty"`
+	TempDir  string    `json:"tmp,omitempty"`
+	Binaries [4]string `json:"binaries"` // files for the aicpu, aicore, dispatcher and sdma spans
+}
+
+type childRequest struct {
+	ID      int64    `json:"id"`
+	Ops     []string `json:"ops"`
+	History bool     `json:"history,omitempty"`
+}
+
+// loadFailure is a library that did not load: onboard's message and, for a
+// BindError, every missing symbol with its group.
+type loadFailure struct {
+	Message string       `json:"message"`
+	Path    string       `json:"path"`
+	Missing []missingSym `json:"missing,omitempty"`
+}
+
+type missingSym struct {
+	Name  string `json:"name"`
+	Group string `json:"group"`
+}
+
+type childMsg struct {
+	T    string                     `json:"t"`
+	ID   int64                      `json:"id"`
+	I    int                        `json:"i"`
+	Info *conformance.LibraryInfo   `json:"info,omitempty"`
+	Err  *loadFailure               `json:"err,omitempty"`
+	Rec  *conformance.OutcomeRecord `json:"rec,omitempty"`
+}
+
+func loadFailureOf(path string, err error) *loadFailure {
+	lf := &loadFailure{Message: err.Error(), Path: path}
+	var be *onboard.BindError
+	if errors.As(err, &be) {
+		for _, s := range be.Missing {
+			lf.Missing = append(lf.Missing, missingSym{Name: s.Name, Group: string(s.Group)})
+		}
+	}
+	return lf
+}
+
+// readBinaries reads the span files of a childConfig (or the CLI's flags).
+func readBinaries(paths [4]string) ([4][]byte, error) {
+	var out [4][]byte
+	for i, p := range paths {
+		if p == "" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return out, err
+		}
+		if len(b) == 0 {
+			return out, fmt.Errorf("%s is empty", p)
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// childMain is the child process. It never returns to main's flag parsing.
+func childMain() int {
+	// A runtime's abort() then ends the process by SIGABRT itself instead of
+	// a Go traceback, so the parent sees the signal.
+	signal.Ignore(syscall.SIGABRT)
+	// A child whose parent died (killed while this child hung in the
+	// library) ends itself: no orphan stays blocked forever.
+	go func(parent int) {
+		for range time.Tick(500 * time.Millisecond) {
+			if os.Getppid() != parent {
+				os.Exit(3)
+			}
+		}
+	}(os.Getppid())
+	out := os.NewFile(3, "abicheck-results")
+	if out == nil {
+		fmt.Fprintln(os.Stderr, "abicheck: child mode needs the parent's result pipe on fd 3")
+		return 2
+	}
+	var mu sync.Mutex
+	send := func(b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		b = append(b, '\n')
+		for len(b) > 0 {
+			n, err := out.Write(b)
+			if err != nil {
+				os.Exit(3) // the parent is gone
+			}
+			b = b[n:]
+		}
+	}
+	sendMsg := func(m childMsg) {
+		b, err := json.Marshal(m)
+		if err != nil {
+			b, _ = json.Marshal(childMsg{T: "done", ID: m.ID, Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
+				Detail: "the child could not encode its result: " + err.Error(), At: conformance.AtSetup}})
+		}
+		send(b)
+	}
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
+	line, err := in.ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return 2
+	}
+	var cfg childConfig
+	if err := json.Unmarshal(line, &cfg); err != nil {
+		sendMsg(childMsg{T: "error", Err: &loadFailure{Message: "bad child configuration: " + err.Error()}})
+		return 2
+	}
+	bins, err := readBinaries(cfg.Binaries)
+	if err != nil {
+		sendMsg(childMsg{T: "error", Err: &loadFailure{Message: "reading a binary: " + err.Error(), Path: cfg.Lib}})
+		return 2
+	}
+	lib, err := conformance.OpenLibrary(cfg.Lib, conformance.LibraryOptions{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
+		TempDir: cfg.TempDir, Binaries: bins})
+	if err != nil {
+		sendMsg(childMsg{T: "error", Err: loadFailureOf(cfg.Lib, err)})
+		return 2
+	}
+	f, opt := lib.Factory(), lib.Options()
+	// Every run uses a fresh copy of the library: make sure one loads.
+	if _, release, err := f(); err != nil {
+		sendMsg(childMsg{T: "error", Err: &loadFailure{Path: cfg.Lib,
+			Message: "cannot load a private copy of the library (each run uses a fresh instance): " + err.Error()}})
+		return 2
+	} else if release != nil {
+		release()
+	}
+	info := lib.Info
+	sendMsg(childMsg{T: "hello", Info: &info})
+	var buf []byte
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			var req childRequest
+			if jerr := json.Unmarshal(line, &req); jerr != nil {
+				sendMsg(childMsg{T: "done", Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
+					Detail: "bad request: " + jerr.Error(), At: conformance.AtSetup}})
+				continue
+			}
+			ops, perr := conformance.ParseOpLines(req.Ops)
+			if perr != nil {
+				sendMsg(childMsg{T: "done", ID: req.ID, Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
+					Detail: "the ops do not parse: " + perr.Error(), At: conformance.AtSetup}})
+				continue
+			}
+			id := strconv.FormatInt(req.ID, 10)
+			o := conformance.ExecuteObserved(f, ops, opt, 0, func(i int) {
+				buf = append(buf[:0], `{"t":"op","id":`...)
+				buf = append(buf, id...)
+				buf = append(buf, `,"i":`...)
+				buf = strconv.AppendInt(buf, int64(i), 10)
+				buf = append(buf, '}')
+				send(buf)
+			}, req.History)
+			rec := o.Record()
+			sendMsg(childMsg{T: "done", ID: req.ID, Rec: &rec})
+		}
+		if err == io.EOF {
+			return 0
+		}
+		if err != nil {
+			return 2
+		}
+	}
+}

@@ -1,0 +1,475 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// The CLI is tested as a user runs it, as a subprocess: the test binary
+// itself is abicheck when asCLIEnv is set (and a checker child when the
+// isolation protocol's childEnv is set, since abicheck re-executes itself).
+
+const asCLIEnv = "ABICHECK_TEST_AS_CLI"
+
+var binary string
+
+func TestMain(m *testing.M) {
+	switch {
+	case os.Getenv(childEnv) != "":
+		os.Exit(childMain())
+	case os.Getenv(asCLIEnv) != "":
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	binary = exe
+	os.Exit(m.Run())
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	elapsed        time.Duration
+}
+
+func runCLI(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(append(os.Environ(), asCLIEnv+"=1"), env...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	t0 := time.Now()
+	err := cmd.Run()
+	r := result{stdout: so.String(), stderr: se.String(), elapsed: time.Since(t0)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		t.Fatalf("running abicheck %v: %v", args, err)
+	}
+	return r
+}
+
+// build emits a fake runtime (cached) or skips without a C compiler.
+func build(t *testing.T, cfg emit.Config) string {
+	t.Helper()
+	a, err := emit.Build(cfg, emit.BuildOptions{})
+	if errors.Is(err, emit.ErrNoCompiler) {
+		t.Skipf("sim/emit: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("emit.Build(%+v): %v", cfg, err)
+	}
+	return a.RuntimePath
+}
+
+// ---- the JSON schema of docs/abicheck.md ----
+
+type jTarget struct {
+	Path      *string `json:"path"`
+	Revision  *string `json:"revision"`
+	Profile   *string `json:"profile"`
+	Supported *int    `json:"supported"`
+}
+
+type jResult struct {
+	Rule    *string `json:"rule"`
+	Verdict *string `json:"verdict"`
+	Detail  *string `json:"detail"`
+	Repro   *string `json:"repro"`
+}
+
+type jReport struct {
+	Target  *jTarget        `json:"target"`
+	Results []jResult       `json:"results"`
+	Summary map[string]*int `json:"summary"`
+	Seed    *uint64         `json:"seed"`
+}
+
+var verdicts = []string{"pass", "fail", "warn", "skip", "crash", "hang"}
+
+func oneOf(s string, set ...string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// validate checks one target object against the schema: every required
+// field present, enums respected, summary counts equal to the results.
+func validate(t *testing.T, r jReport) {
+	t.Helper()
+	if r.Target == nil || r.Target.Path == nil || r.Target.Revision == nil || r.Target.Profile == nil || r.Target.Supported == nil {
+		t.Fatalf("target incomplete: %+v", r.Target)
+	}
+	if !oneOf(*r.Target.Revision, "kernel", "legacy") {
+		t.Errorf("target.revision %q", *r.Target.Revision)
+	}
+	if !oneOf(*r.Target.Profile, "tmr", "refusing", "unknown") {
+		t.Errorf("target.profile %q", *r.Target.Profile)
+	}
+	if r.Seed == nil {
+		t.Errorf("no seed")
+	}
+	if len(r.Results) == 0 {
+		t.Fatalf("no results")
+	}
+	count := map[string]int{}
+	for _, res := range r.Results {
+		if res.Rule == nil || res.Verdict == nil || res.Detail == nil || res.Repro == nil {
+			t.Fatalf("result incomplete: %+v", res)
+		}
+		if !oneOf(*res.Verdict, verdicts...) {
+			t.Errorf("%s: verdict %q", *res.Rule, *res.Verdict)
+		}
+		if oneOf(*res.Verdict, "fail", "crash", "hang") && *res.Repro == "" {
+			t.Errorf("%s %s without a repro", *res.Rule, *res.Verdict)
+		}
+		count[*res.Verdict]++
+	}
+	for _, v := range verdicts {
+		n := r.Summary[v]
+		if n == nil {
+			t.Fatalf("summary has no %q", v)
+		}
+		if *n != count[v] {
+			t.Errorf("summary.%s = %d, results have %d", v, *n, count[v])
+		}
+	}
+}
+
+func parseOne(t *testing.T, out string) jReport {
+	t.Helper()
+	var r jReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	validate(t, r)
+	return r
+}
+
+func resultOf(r jReport, rule string) jResult {
+	for _, res := range r.Results {
+		if *res.Rule == rule {
+			return res
+		}
+	}
+	return jResult{}
+}
+
+// TestDefaultRun: no LIB checks sim (tmr, refusing) and the emitted fake,
+// prints the table and exits 0.
+func TestDefaultRun(t *testing.T) {
+	r := runCLI(t, nil)
+	if r.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"RULE", "VERDICT", "DETAIL", "== sim:tmr", "== sim:refusing", "E-PREP", "V-IMG", "no failures"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, "== emitted:tmr") && !strings.Contains(r.stderr, "no C compiler") {
+		t.Errorf("neither the emitted runtime nor the no-compiler line:\n%s\n%s", r.stdout, r.stderr)
+	}
+	t.Logf("default run: %v", r.elapsed)
+}
+
+// TestNoCompiler: without a C compiler the default run says so in one line
+// and checks sim alone.
+func TestNoCompiler(t *testing.T) {
+	r := runCLI(t, []string{"CC=/nonexistent/cc", "SIMABI_FAKE_CACHE=" + t.TempDir()}, "-q", "-sequences", "5")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.TrimSpace(r.stderr) != noCompilerLine {
+		t.Errorf("stderr %q, want the one no-compiler line", r.stderr)
+	}
+	if strings.Contains(r.stdout, "emitted") {
+		t.Errorf("an emitted target was checked:\n%s", r.stdout)
+	}
+}
+
+// TestJSONSchema: -json of the default run is an array, one object per
+// target, each valid against the schema.
+func TestJSONSchema(t *testing.T) {
+	r := runCLI(t, nil, "-json", "-sequences", "10")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var all []json.RawMessage
+	if err := json.Unmarshal([]byte(r.stdout), &all); err != nil {
+		t.Fatalf("not a JSON array: %v\n%s", err, r.stdout)
+	}
+	if len(all) < 2 {
+		t.Fatalf("%d targets, want sim:tmr, sim:refusing (and the emitted one)", len(all))
+	}
+	paths := map[string]jReport{}
+	for _, raw := range all {
+		rep := parseOne(t, string(raw))
+		paths[*rep.Target.Path] = rep
+	}
+	if p := paths["sim:tmr"]; p.Target == nil || *p.Target.Profile != "tmr" || *p.Target.Supported != 1 {
+		t.Errorf("sim:tmr target wrong: %+v", p.Target)
+	}
+	if p := paths["sim:refusing"]; p.Target == nil || *p.Target.Profile != "refusing" || *p.Target.Supported != 0 {
+		t.Errorf("sim:refusing target wrong: %+v", p.Target)
+	}
+	// E-SUP: supported is a build constant, checked on both profiles.
+	if v := resultOf(paths["sim:tmr"], "E-SUP"); v.Verdict == nil || *v.Verdict != "pass" {
+		t.Errorf("sim:tmr E-SUP: %+v", v)
+	}
+}
+
+// TestMutantIsReported: a mutant .so exits 1 and names the broken rule
+// (V-IMG: trailing bytes accepted; K-4: a registration failure does not
+// poison), with a shrunk repro.
+func TestMutantIsReported(t *testing.T) {
+	for _, c := range []struct{ mutant, rule string }{{"img-trailing-ok", "V-IMG"}, {"poison-ignored", "K-4"}} {
+		t.Run(c.mutant, func(t *testing.T) {
+			lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: c.mutant})
+			r := runCLI(t, nil, "-json", "-sequences", "10", lib)
+			if r.code != exitFindings {
+				t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+			}
+			rep := parseOne(t, r.stdout)
+			if *rep.Target.Path != lib || *rep.Target.Revision != "kernel" || *rep.Target.Profile != "tmr" {
+				t.Errorf("target %+v", *rep.Target)
+			}
+			res := resultOf(rep, c.rule)
+			if res.Verdict == nil || *res.Verdict != "fail" {
+				t.Fatalf("%s: %+v, want fail", c.rule, res)
+			}
+			if lines := strings.Split(*res.Repro, "\n"); len(lines) > 12 {
+				t.Errorf("repro of %d ops, want a shrunk one:\n%s", len(lines), *res.Repro)
+			}
+		})
+	}
+}
+
+// TestMissingSymbol: a library without a required symbol exits 2 with one
+// line naming the path, the symbol and its group (C-BIND-1).
+func TestMissingSymbol(t *testing.T) {
+	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Omit: []string{"simpler_kernel_mode_launch"}})
+	r := runCLI(t, nil, lib)
+	if r.code != exitUsage {
+		t.Fatalf("exit %d, want 2\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	msg := strings.TrimSpace(r.stderr)
+	if strings.Count(msg, "\n") != 0 {
+		t.Errorf("want one line, got:\n%s", msg)
+	}
+	for _, want := range []string{lib, "simpler_kernel_mode_launch (kernel mode)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+}
+
+// TestCrashIsAFinding: a runtime whose launch aborts (knob
+// crash.simpler_kernel_mode_launch) gets verdict crash with the op log that
+// caused it, and the run completes with the other rules reported.
+func TestCrashIsAFinding(t *testing.T) {
+	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Crash: []string{"simpler_kernel_mode_launch"}}})
+	r := runCLI(t, nil, "-json", "-sequences", "10", lib)
+	if r.code != exitFindings {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	rep := parseOne(t, r.stdout)
+	// E-LAUNCH: the launch-before-prepare check dies in launch.
+	res := resultOf(rep, "E-LAUNCH")
+	if res.Verdict == nil || *res.Verdict != "crash" {
+		t.Fatalf("E-LAUNCH %+v, want crash", res)
+	}
+	if !strings.Contains(*res.Detail, "SIGABRT") || !strings.Contains(*res.Detail, "crash knob") {
+		t.Errorf("detail %q lacks the signal or the runtime's message", *res.Detail)
+	}
+	lines := strings.Split(*res.Repro, "\n")
+	if !strings.HasPrefix(lines[len(lines)-1], "launch ") {
+		t.Errorf("repro does not end in the launch that crashed:\n%s", *res.Repro)
+	}
+	// V-INIT and V-CFG (no launch) are still checked and pass.
+	for _, rule := range []string{"V-INIT", "V-CFG", "E-PROG"} {
+		if v := resultOf(rep, rule); v.Verdict == nil || *v.Verdict != "pass" {
+			t.Errorf("%s: %+v, want pass", rule, v)
+		}
+	}
+}
+
+// TestHangIsAFinding: a runtime whose launch never returns (knob
+// hang.simpler_kernel_mode_launch) gets verdict hang within -case-timeout,
+// and the run completes.
+func TestHangIsAFinding(t *testing.T) {
+	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Hang: []string{"simpler_kernel_mode_launch"}}})
+	r := runCLI(t, nil, "-json", "-case-timeout", "700ms", "-sequences", "5", lib)
+	if r.code != exitFindings {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	rep := parseOne(t, r.stdout)
+	hung := 0
+	for _, res := range rep.Results {
+		if *res.Verdict == "hang" {
+			hung++
+			if !strings.Contains(*res.Repro, "launch ") || !strings.Contains(*res.Detail, "700ms") {
+				t.Errorf("%s hang: detail %q repro %q", *res.Rule, *res.Detail, *res.Repro)
+			}
+		}
+	}
+	if hung == 0 {
+		t.Fatalf("no hang reported:\n%s", r.stdout)
+	}
+	if v := resultOf(rep, "V-INIT"); v.Verdict == nil || *v.Verdict != "pass" {
+		t.Errorf("V-INIT: %+v, want pass", v)
+	}
+	// -max-hangs 2: two cases wait out the timeout, later ones are skipped.
+	if r.elapsed > 30*time.Second {
+		t.Errorf("took %v", r.elapsed)
+	}
+}
+
+// TestReplay: a written repro reproduces the failure on the mutant (exit 1)
+// and passes on a correct runtime (exit 0): V-IMG.
+func TestReplay(t *testing.T) {
+	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "img-trailing-ok"})
+	good := build(t, emit.Config{Profile: emit.ProfileTMR})
+	dir := t.TempDir()
+	r := runCLI(t, nil, "-q", "-sequences", "5", "-repro-dir", dir, lib)
+	if r.code != exitFindings {
+		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	file := filepath.Join(dir, "repro-V-IMG.ops")
+	if !strings.Contains(r.stdout, "replay: abicheck -replay "+file+" "+lib) {
+		t.Errorf("no replay hint for %s:\n%s", file, r.stdout)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("repro not written: %v", err)
+	}
+	r = runCLI(t, nil, "-replay", file, lib)
+	if r.code != exitFindings || !strings.Contains(r.stdout, "fail V-IMG") {
+		t.Errorf("replay on the mutant: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, "-replay", file, good)
+	if r.code != exitOK || !strings.Contains(r.stdout, "INVALID_ARGUMENT") {
+		t.Errorf("replay on the correct runtime: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, "-replay", file) // sim:tmr
+	if r.code != exitOK {
+		t.Errorf("replay on sim:tmr: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestLegacy: a legacy build is checked for the program-mode rules (E-PINIT,
+// E-PROG) and its kernel rules (E-KINIT) are skipped with the reason.
+func TestLegacy(t *testing.T) {
+	lib := build(t, emit.Config{Profile: emit.ProfileLegacy})
+	r := runCLI(t, nil, "-json", "-sequences", "10", lib)
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	rep := parseOne(t, r.stdout)
+	if *rep.Target.Revision != "legacy" || *rep.Target.Profile != "unknown" {
+		t.Errorf("target %+v", *rep.Target)
+	}
+	for _, rule := range []string{"E-PINIT", "E-PROG"} {
+		if v := resultOf(rep, rule); *v.Verdict != "pass" {
+			t.Errorf("%s: %s", rule, *v.Verdict)
+		}
+	}
+	if v := resultOf(rep, "E-KINIT"); *v.Verdict != "skip" || !strings.Contains(*v.Detail, "legacy") {
+		t.Errorf("E-KINIT: %s %q, want skip with the legacy reason", *v.Verdict, *v.Detail)
+	}
+}
+
+// TestJUnit: -junit writes one suite per target, one case per rule.
+func TestJUnit(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "out", "abicheck.xml")
+	r := runCLI(t, nil, "-q", "-sequences", "3", "-junit", file, "sim:tmr")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &s); err != nil {
+		t.Fatalf("JUnit XML: %v", err)
+	}
+	if len(s.Suites) != 1 || len(s.Suites[0].Cases) < 40 {
+		t.Fatalf("suites %+v", s.Suites)
+	}
+}
+
+// TestUsageErrors exit 2 with one line on stderr.
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"a.so", "b.so"},
+		{"-sequences", "-1"},
+		{"-bogus"},
+		{"-preload", "x.so"},
+		{"-acl", "libascendcl.so", "sim:tmr"},
+		{"-replay", "/nonexistent/repro.ops"},
+		{"-json", "-q"},
+		{"sim:nope"},
+		{"-case-timeout", "0s"},
+		{"mutants", "extra"},
+		{"mutants", "-run", "("},
+		{"/nonexistent/libhost_runtime.so"},
+	} {
+		r := runCLI(t, nil, args...)
+		if r.code != exitUsage {
+			t.Errorf("%v: exit %d, want 2\n%s", args, r.code, r.stderr)
+			continue
+		}
+		msg := strings.TrimSpace(r.stderr)
+		if !strings.HasPrefix(msg, "abicheck: ") || strings.Contains(msg, "\n") {
+			t.Errorf("%v: stderr %q, want one abicheck: line", args, msg)
+		}
+	}
+	if r := runCLI(t, nil, "-h"); r.code != exitOK || !strings.Contains(r.stdout, "usage: abicheck") {
+		t.Errorf("-h: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// TestMutantsCommand: every mutant of F-4 is killed by a rule of its own
+// group, the table and the score are printed, exit 0.
+func TestMutantsCommand(t *testing.T) {
+	build(t, emit.Config{Profile: emit.ProfileTMR}) // skips without a compiler
+	r := runCLI(t, nil, "mutants")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	n := len(emit.Mutants())
+	for _, want := range []string{"MUTANT", "KILLED", fmt.Sprintf("mutation score: %d/%d", n, n), "prep-keeps-out", "async-poisons"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	t.Logf("mutants: %v", r.elapsed)
+}

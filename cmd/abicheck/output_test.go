@@ -1,0 +1,63 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAlignDetail: a detail's op index follows the op into the shrunk repro.
+func TestAlignDetail(t *testing.T) {
+	repro := []string{"create c0", "setdev 0", "kinit c0 dev=0 gen=1", "prepare c0 img=valid()+long(64)"}
+	for _, c := range []struct{ in, want string }{
+		{"#6 prepare c0 img=valid()+long(64): want INVALID_ARGUMENT", "#3 prepare c0 img=valid()+long(64): want INVALID_ARGUMENT"},
+		{"#6.2 prepare c0 img=valid()+long(64): x", "#3.2 prepare c0 img=valid()+long(64): x"},
+		{"#6 fail V-IMG: prepare c0 img=valid()+long(64): x", "#3 fail V-IMG: prepare c0 img=valid()+long(64): x"},
+		{"#6 launch c0 id=0 stream=s0: x", "#6 launch c0 id=0 stream=s0: x"},
+		{"no index", "no index"},
+	} {
+		if got := alignDetail(c.in, repro); got != c.want {
+			t.Errorf("alignDetail(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestStderrTail: the library's last message survives a Go runtime dump,
+// and the dump's signal is found.
+func TestStderrTail(t *testing.T) {
+	var tl stderrTail
+	tl.Write([]byte("simabi fake runtime: destroy refused\nsegv shim: about to fault\n"))
+	tl.Write([]byte("SIGSEGV: segmentation violation\nPC=0x0 m=0 sigcode=1\n\ngoroutine 1 [syscall]:\nmain.main()\n"))
+	if got := tl.lastMessage(); got != "; last message: segv shim: about to fault" {
+		t.Errorf("lastMessage %q", got)
+	}
+	if got := tl.goSignal(); got != "SIGSEGV" {
+		t.Errorf("goSignal %q", got)
+	}
+	var p stderrTail
+	p.Write([]byte("panic: boom\n\ngoroutine 1 [running]:\n"))
+	if p.goSignal() != "" || !strings.HasPrefix(p.goPanic(), "panic: boom") {
+		t.Errorf("panic dump: %q %q", p.goSignal(), p.goPanic())
+	}
+	var f stderrTail
+	f.Write([]byte("fatal error: unexpected signal during runtime execution\n[signal SIGBUS: bus error code=0x2]\n"))
+	if f.goSignal() != "SIGBUS" {
+		t.Errorf("fatal error dump: %q", f.goSignal())
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{"/a/b.so": "/a/b.so", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestScriptTarget(t *testing.T) {
+	if got := scriptTarget("# abicheck repro\n# target: sim:refusing\ncreate c0\n"); got != "sim:refusing" {
+		t.Errorf("got %q", got)
+	}
+	if got := scriptTarget("# target: /x/lib.so\ncreate c0\n"); got != "" {
+		t.Errorf("got %q", got)
+	}
+}

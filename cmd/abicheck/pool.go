@@ -1,0 +1,433 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/simabi/simabi/tests/conformance"
+)
+
+// maxRequestsPerChild bounds how many runs one child makes before a fresh one
+// takes over (each run loads a private copy of the library; a C++ library
+// with unique symbols is never unloaded).
+const maxRequestsPerChild = 400
+
+// loadError is a library that did not load (exit 2).
+type loadError struct {
+	path    string
+	message string
+	missing []missingSym
+}
+
+func (e *loadError) Error() string {
+	if len(e.missing) > 0 {
+		var parts []string
+		for _, m := range e.missing {
+			parts = append(parts, m.Name+" ("+m.Group+")")
+		}
+		return fmt.Sprintf("cannot load %s: missing required symbols: %s", e.path, strings.Join(parts, ", "))
+	}
+	msg := strings.TrimPrefix(e.message, "onboard: ")
+	if e.path == "" {
+		return "cannot load: " + msg
+	}
+	msg = strings.TrimPrefix(msg, e.path+": ")
+	msg = strings.TrimPrefix(msg, "open: ")
+	return "cannot load " + e.path + ": " + msg
+}
+
+// pool runs sequences of one library in child processes, one at a time; it
+// implements conformance.Executor. A child serves requests until it dies,
+// hangs (it is killed) or has served maxRequestsPerChild; the next request
+// starts a fresh one.
+type pool struct {
+	exe     string
+	cfg     childConfig
+	timeout time.Duration // per case
+	verbose io.Writer     // the children's stderr is copied here when set
+	tmp     string
+
+	info   *conformance.LibraryInfo
+	cur    *child
+	nextID int64
+}
+
+type child struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	msgs    chan childMsg
+	tail    *stderrTail
+	done    chan struct{}
+	waitErr error
+	served  int
+}
+
+// newPool prepares a pool for the library at path and starts its first
+// child, which reports what the library is (or why it does not load).
+func newPool(cfg childConfig, timeout time.Duration, verbose io.Writer) (*pool, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot re-execute myself for isolation: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "abicheck-")
+	if err != nil {
+		return nil, err
+	}
+	cfg.TempDir = tmp
+	p := &pool{exe: exe, cfg: cfg, timeout: timeout, verbose: verbose, tmp: tmp}
+	c, info, err := p.start()
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	p.cur, p.info = c, info
+	return p, nil
+}
+
+// Info is what the first child found out about the library.
+func (p *pool) Info() conformance.LibraryInfo { return *p.info }
+
+// Close ends the current child and removes the pool's files.
+func (p *pool) Close() {
+	if p.cur != nil {
+		p.retire(p.cur)
+		p.cur = nil
+	}
+	os.RemoveAll(p.tmp)
+}
+
+func (p *pool) startTimeout() time.Duration { return max(p.timeout, 30*time.Second) }
+
+// start launches a child and waits for its hello.
+func (p *pool) start() (*child, *conformance.LibraryInfo, error) {
+	cmd := exec.Command(p.exe)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.ExtraFiles = []*os.File{w}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, nil, err
+	}
+	c := &child{cmd: cmd, stdin: stdin, msgs: make(chan childMsg, 64), tail: &stderrTail{}, done: make(chan struct{})}
+	var out io.Writer = c.tail
+	if p.verbose != nil {
+		out = io.MultiWriter(c.tail, p.verbose)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, nil, fmt.Errorf("cannot start a child process: %w", err)
+	}
+	w.Close()
+	go func() {
+		defer close(c.msgs)
+		defer r.Close()
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<16), 256<<20)
+		for sc.Scan() {
+			var m childMsg
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				m = childMsg{T: "garbled"}
+			}
+			c.msgs <- m
+		}
+	}()
+	go func() {
+		c.waitErr = cmd.Wait()
+		close(c.done)
+	}()
+	cfg, _ := json.Marshal(p.cfg)
+	if _, err := c.stdin.Write(append(cfg, '\n')); err != nil {
+		p.kill(c)
+		return nil, nil, &loadError{path: p.cfg.Lib, message: "the child process died at start: " + c.death()}
+	}
+	timer := time.NewTimer(p.startTimeout())
+	defer timer.Stop()
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				p.retire(c)
+				return nil, nil, &loadError{path: p.cfg.Lib, message: "loading the library killed the checker's child process: " + c.death()}
+			}
+			switch m.T {
+			case "hello":
+				if m.Info == nil {
+					continue
+				}
+				return c, m.Info, nil
+			case "error":
+				p.retire(c)
+				if m.Err == nil {
+					return nil, nil, &loadError{path: p.cfg.Lib, message: "unknown load error"}
+				}
+				return nil, nil, &loadError{path: m.Err.Path, message: m.Err.Message, missing: m.Err.Missing}
+			}
+		case <-timer.C:
+			p.kill(c)
+			return nil, nil, &loadError{path: p.cfg.Lib, message: fmt.Sprintf("loading the library did not finish within %v", p.startTimeout())}
+		}
+	}
+}
+
+// drain discards what an abandoned child still sends, so that its reader
+// goroutine ends.
+func (c *child) drain() {
+	go func() {
+		for range c.msgs {
+		}
+	}()
+}
+
+// retire ends a child: end of input, then a grace period to exit (or to
+// finish dying, when its result pipe closed), then a kill.
+func (p *pool) retire(c *child) {
+	c.drain()
+	c.stdin.Close()
+	select {
+	case <-c.done:
+	case <-time.After(5 * time.Second):
+		p.kill(c)
+	}
+}
+
+// kill ends a child by its pid and waits for it.
+func (p *pool) kill(c *child) {
+	if c.cmd.Process != nil {
+		_ = c.cmd.Process.Kill()
+	}
+	c.drain()
+	c.stdin.Close()
+	<-c.done
+}
+
+// Execute implements conformance.Executor: one run in a child.
+func (p *pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
+	req := childRequest{Ops: conformance.OpLines(ops), History: history}
+	for attempt := 0; ; attempt++ {
+		if p.cur == nil {
+			c, _, err := p.start()
+			if err != nil {
+				return conformance.Outcome{Verdict: conformance.Crash, Detail: err.Error(), At: conformance.AtSetup}
+			}
+			p.cur = c
+		}
+		c := p.cur
+		p.nextID++
+		req.ID = p.nextID
+		b, _ := json.Marshal(req)
+		if _, err := c.stdin.Write(append(b, '\n')); err != nil {
+			// The child died between requests; a fresh one gets the request.
+			p.retire(c)
+			p.cur = nil
+			if attempt == 0 {
+				continue
+			}
+			return conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: conformance.AtSetup}
+		}
+		return p.await(c, req.ID, len(ops))
+	}
+}
+
+// await follows one request to its end.
+func (p *pool) await(c *child, id int64, n int) conformance.Outcome {
+	at := conformance.AtSetup
+	timer := time.NewTimer(p.timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case m, ok := <-c.msgs:
+			if !ok {
+				p.retire(c)
+				p.cur = nil
+				return conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: at}
+			}
+			if m.ID != id {
+				continue
+			}
+			switch m.T {
+			case "op":
+				at = m.I
+			case "done":
+				c.served++
+				if c.served >= maxRequestsPerChild {
+					p.retire(c)
+					p.cur = nil
+				}
+				if m.Rec == nil {
+					return conformance.Outcome{Verdict: conformance.Crash, Detail: "the child sent no result", At: at}
+				}
+				o, err := m.Rec.Outcome()
+				if err != nil {
+					return conformance.Outcome{Verdict: conformance.Crash, Detail: "garbled result: " + err.Error(), At: at}
+				}
+				return o
+			}
+		case <-timer.C:
+			p.kill(c)
+			p.cur = nil
+			where := "killed the child process"
+			if at == n {
+				where += " (in the cleanup)"
+			}
+			return conformance.Outcome{Verdict: conformance.Hang,
+				Detail: fmt.Sprintf("no result within -case-timeout %v; %s%s", p.timeout, where, c.tail.lastMessage()), At: at}
+		}
+	}
+}
+
+// death describes how a child ended: its signal or exit status and the last
+// message it wrote before dying.
+func (c *child) death() string {
+	<-c.done
+	var how string
+	var ee *exec.ExitError
+	switch {
+	case c.waitErr == nil:
+		how = "the child process exited with status 0 in the middle of a run (the library called exit?)"
+	case errors.As(c.waitErr, &ee):
+		ws, ok := ee.Sys().(syscall.WaitStatus)
+		switch {
+		case ok && ws.Signaled():
+			how = "killed by signal " + signalName(ws.Signal())
+		case ok:
+			how = fmt.Sprintf("exit status %d", ws.ExitStatus())
+			if sig := c.tail.goSignal(); sig != "" {
+				how = "signal " + sig + " (the Go runtime reported it and exited with status " + fmt.Sprint(ws.ExitStatus()) + ")"
+			} else if pm := c.tail.goPanic(); pm != "" {
+				how = "the checker's child panicked: " + pm
+			}
+		default:
+			how = c.waitErr.Error()
+		}
+	default:
+		how = c.waitErr.Error()
+	}
+	return how + c.tail.lastMessage()
+}
+
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGABRT: "SIGABRT", syscall.SIGSEGV: "SIGSEGV", syscall.SIGBUS: "SIGBUS", syscall.SIGILL: "SIGILL",
+	syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGTRAP: "SIGTRAP",
+	syscall.SIGPIPE: "SIGPIPE", syscall.SIGSYS: "SIGSYS", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
+}
+
+func signalName(s syscall.Signal) string {
+	if n, ok := signalNames[s]; ok {
+		return n + " (" + s.String() + ")"
+	}
+	return s.String()
+}
+
+// stderrTail keeps what a child wrote: the last lines, until a Go runtime
+// dump starts (then the dump's first line, and nothing after it, so that the
+// library's own last message survives a long traceback).
+type stderrTail struct {
+	mu      sync.Mutex
+	partial []byte
+	lines   []string
+	dump    string   // the first line of a Go runtime dump
+	dumpTop []string // its first few lines
+}
+
+var dumpStart = regexp.MustCompile(`^(SIG[A-Z]+: |fatal error: |panic: |\[signal SIG|goroutine \d+ |runtime: |unexpected fault address)`)
+var sigRE = regexp.MustCompile(`SIG[A-Z]+`)
+
+func (t *stderrTail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			t.partial = append(t.partial, b...)
+			if len(t.partial) > 4096 {
+				t.partial = t.partial[len(t.partial)-4096:]
+			}
+			break
+		}
+		line := string(append(t.partial, b[:i]...))
+		t.partial = t.partial[:0]
+		b = b[i+1:]
+		t.line(line)
+	}
+	return n, nil
+}
+
+func (t *stderrTail) line(l string) {
+	if t.dump != "" {
+		if len(t.dumpTop) < 4 {
+			t.dumpTop = append(t.dumpTop, l)
+		}
+		return
+	}
+	if dumpStart.MatchString(l) {
+		t.dump = l
+		t.dumpTop = append(t.dumpTop, l)
+		return
+	}
+	if strings.TrimSpace(l) == "" {
+		return
+	}
+	t.lines = append(t.lines, l)
+	if len(t.lines) > 16 {
+		t.lines = t.lines[1:]
+	}
+}
+
+// lastMessage is "; last message: ..." for the last line before any dump, or
+// "".
+func (t *stderrTail) lastMessage() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	last := ""
+	if len(t.partial) > 0 && t.dump == "" {
+		last = string(t.partial)
+	} else if len(t.lines) > 0 {
+		last = t.lines[len(t.lines)-1]
+	}
+	if last == "" {
+		return ""
+	}
+	if len(last) > 300 {
+		last = last[:300] + "..."
+	}
+	return "; last message: " + last
+}
+
+// goSignal is the signal a Go runtime dump names, or "".
+func (t *stderrTail) goSignal() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if strings.HasPrefix(t.dump, "panic: ") {
+		return ""
+	}
+	return sigRE.FindString(strings.Join(t.dumpTop, "\n"))
+}
+
+// goPanic is the message of a Go panic dump, or "".
+func (t *stderrTail) goPanic() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if strings.HasPrefix(t.dump, "panic: ") || strings.HasPrefix(t.dump, "fatal error: ") {
+		return t.dump
+	}
+	return ""
+}

@@ -1,0 +1,404 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Isolated and observed execution.
+//
+// A checker that drives a foreign library must survive it: a runtime may
+// abort, fault or never return. cmd/abicheck therefore runs each sequence of
+// an external library in a child process. The pieces here are what both
+// sides of that arrangement share: an Executor runs one sequence on a fresh
+// runtime instance and returns an Outcome (pass with the model's Result, or
+// crash / hang with the index of the op that was executing); ExecuteObserved
+// runs a sequence in this process and calls a hook before each op, which a
+// child uses to stream its progress to the parent; OutcomeRecord is the
+// serialisable form of an Outcome; ConformWith (isolate_suite.go) is Conform
+// over any Executor.
+
+// Positions of Outcome.At besides an op index.
+const (
+	// AtSetup: the run died before its first op (supported(NULL), resetting
+	// the hooks or the device).
+	AtSetup = -1
+)
+
+// Outcome is one executed sequence.
+type Outcome struct {
+	// Verdict is Pass when the run went to its end (Result holds what the
+	// model found), Crash when the process or the run died (a signal, an
+	// abnormal exit, a panic) and Hang when it exceeded its time.
+	Verdict Verdict
+	// Detail says how a crash or hang happened (the signal or exit status
+	// and the runtime's last message).
+	Detail string
+	// Result is the checked run (Verdict Pass only).
+	Result *Result
+	// At is the op that was executing when the run crashed or hung: an index
+	// into the ops, len(ops) for the runner's cleanup after the last op
+	// (finalize and destroy of the contexts left), AtSetup before the first.
+	At int
+	// History is the run's history, one line per op, when it was asked for
+	// and the run went to its end.
+	History []string
+}
+
+// Executor runs one sequence on a fresh runtime instance: in this process
+// (FactoryExecutor) or in a child process (cmd/abicheck).
+type Executor interface {
+	Execute(ops []Op, history bool) Outcome
+}
+
+// FactoryExecutor runs sequences in this process on targets from Factory. A
+// panic becomes a Crash; a run that exceeds Timeout (when positive) is
+// abandoned as a Hang. It cannot survive a runtime that kills the process:
+// use it for sim, and process isolation for libraries.
+type FactoryExecutor struct {
+	Factory Factory
+	Options Options
+	Timeout time.Duration
+}
+
+// Execute implements Executor.
+func (x FactoryExecutor) Execute(ops []Op, history bool) Outcome {
+	return ExecuteObserved(x.Factory, ops, x.Options, x.Timeout, nil, history)
+}
+
+// ExecuteObserved runs ops on a fresh target from f. before, when not nil, is
+// called on the runner's thread with the index of each op just before it
+// executes, with len(ops) before the cleanup and AtSetup before the setup (a
+// child process streams these to its parent, so that the op log up to a crash
+// survives the crash). A panic becomes a Crash; a run that exceeds timeout
+// (when positive) becomes a Hang and is abandoned.
+func ExecuteObserved(f Factory, ops []Op, opt Options, timeout time.Duration, before func(i int), history bool) (out Outcome) {
+	out.At = AtSetup
+	defer func() {
+		if p := recover(); p != nil {
+			out = Outcome{Verdict: Crash, Detail: fmt.Sprint("checker panic: ", p), At: out.At}
+		}
+	}()
+	t, release, err := f()
+	if err != nil {
+		return Outcome{Verdict: Crash, Detail: "opening the target: " + err.Error(), At: AtSetup}
+	}
+	r := NewRunner(t, opt)
+	var at atomic.Int64
+	at.Store(AtSetup)
+	hook := func(i int) {
+		at.Store(int64(i))
+		if before != nil {
+			before(i)
+		}
+	}
+	ch := make(chan Outcome, 1)
+	go func() {
+		var o Outcome
+		r.main.do(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					o = Outcome{Verdict: Crash, Detail: fmt.Sprint("panic: ", p), At: int(at.Load())}
+				}
+			}()
+			res := r.runObserved(ops, hook)
+			o = Outcome{Verdict: Pass, Result: res, At: len(ops)}
+			if history {
+				o.History = res.History.Lines()
+			}
+		})
+		ch <- o
+	}()
+	var expire <-chan time.Time
+	if timeout > 0 {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		expire = timer.C
+	}
+	select {
+	case o := <-ch:
+		r.Close()
+		if release != nil {
+			release()
+		}
+		return o
+	case <-expire:
+		return Outcome{Verdict: Hang, Detail: fmt.Sprintf("the run did not finish within %v", timeout), At: int(at.Load())}
+	}
+}
+
+// runObserved is Runner.run with a hook before each op (and before the
+// cleanup). It must stay step for step the same as run; TestRunObservedIsRun
+// compares the two.
+//
+// TODO(runner.go): an Options.BeforeOp hook called by run would make this
+// copy unnecessary.
+func (r *Runner) runObserved(ops []Op, before func(i int)) *Result {
+	before(AtSetup)
+	r.slots = [MaxSlots]slotState{}
+	r.leaked = r.leaked[:0]
+	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
+	mo := ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...)}
+	var pre []Finding
+	if r.opt.Profile != nil {
+		mo.Profile = *r.opt.Profile
+	} else {
+		switch v := r.rt.KernelModeSupported(0); v {
+		case 1:
+			mo.Profile = ProfileTMR
+		case 0:
+			mo.Profile = ProfileRefusing
+		default:
+			mo.Profile = ProfileTMR
+			pre = append(pre, Finding{Index: -1, Rule: RESup, Verdict: Fail,
+				Detail: "simpler_kernel_mode_supported(NULL) returned " + itoa(v) + ", neither 1 (tmr) nor 0 (refusing)"})
+		}
+	}
+	res.History.Profile = mo.Profile
+	switch {
+	case r.hooks != nil:
+		r.hooks.SimSetCurrentDevice(-1)
+		for s := int32(1); s <= 9; s++ {
+			r.hooks.SimInject(s, 0, 0)
+		}
+		mo.DeviceKnown, mo.Device = true, -1
+	case r.acl != nil:
+		if r.acl.SetDevice(0) == 0 {
+			mo.DeviceKnown, mo.Device = true, 0
+		}
+	}
+	m := NewModel(mo)
+	r.m = m
+	for i := range ops {
+		before(i)
+		r.exec(i, ops[i], &res.History.Entries[i])
+	}
+	before(len(ops))
+	if !r.opt.NoCleanup {
+		r.cleanup()
+	}
+	res.Findings = append(pre, m.findings...)
+	res.Tally = m.tally
+	for _, f := range pre {
+		res.Tally[f.Rule][f.Verdict]++
+	}
+	res.Checked = m.checked
+	res.Lost = m.lostWhy
+	return res
+}
+
+// EntryRule is the rule a crash or hang of op is reported under when no
+// directed check names the rules: the rule of the entry the op calls (S-3
+// for a NULL context), or for an environment op the rule it drives.
+func EntryRule(op Op) Rule {
+	if op.C < 0 {
+		switch op.Kind {
+		case KindDestroy, KindSupported, KindKInit, KindPInit, KindACL, KindPrepare, KindLaunch, KindFinalize,
+			KindCommitted, KindProg:
+			return RS3
+		}
+	}
+	switch op.Kind {
+	case KindCreate:
+		return RL1
+	case KindDestroy:
+		return REDestroy
+	case KindSupported:
+		return RESup
+	case KindKInit:
+		return REKInit
+	case KindPInit:
+		return REPInit
+	case KindACL:
+		return REACL
+	case KindPrepare:
+		return REPrep
+	case KindLaunch:
+		return RELaunch
+	case KindFinalize:
+		return REFin
+	case KindCommitted:
+		return RM7
+	case KindProg:
+		return REProg
+	case KindContract:
+		return RVContract
+	case KindClobber:
+		return RM6
+	}
+	if _, r, _ := needs(op); r != RuleNone && r != RHooks {
+		return r
+	}
+	return RD2
+}
+
+// OpAt describes position at of ops for a report: "#i op", "cleanup after
+// the last op" or "setup before the first op".
+func OpAt(ops []Op, at int) string {
+	switch {
+	case at >= 0 && at < len(ops):
+		return fmt.Sprintf("#%d %s", at, ops[at])
+	case at == len(ops):
+		return "the cleanup after the last op (finalize/destroy of the contexts left)"
+	}
+	return "the setup before the first op (supported(NULL), resetting hooks and device)"
+}
+
+// ReproPrefix is the part of ops a crash or hang at position at needs: up to
+// and including the op that was executing (all of them for the cleanup or
+// an unknown position).
+func ReproPrefix(ops []Op, at int) []Op {
+	if at >= 0 && at < len(ops) {
+		return ops[:at+1]
+	}
+	return ops
+}
+
+// ParseVerdict reads a verdict name (pass, fail, warn, skip, crash, hang).
+func ParseVerdict(s string) (Verdict, bool) {
+	for i, n := range verdictNames {
+		if n == s {
+			return Verdict(i), true
+		}
+	}
+	return Pass, false
+}
+
+// UnmarshalText reads a verdict name (the inverse of MarshalText).
+func (v *Verdict) UnmarshalText(b []byte) error {
+	x, ok := ParseVerdict(string(b))
+	if !ok {
+		return fmt.Errorf("conformance: unknown verdict %q", b)
+	}
+	*v = x
+	return nil
+}
+
+// ParseProfile reads a profile name (tmr, refusing, legacy).
+func ParseProfile(s string) (Profile, bool) {
+	for _, p := range []Profile{ProfileTMR, ProfileRefusing, ProfileLegacy} {
+		if p.String() == s {
+			return p, true
+		}
+	}
+	return ProfileTMR, false
+}
+
+// Verdicts lists every verdict in order (pass, fail, warn, skip, crash, hang).
+func Verdicts() []Verdict {
+	out := make([]Verdict, numVerdicts)
+	for i := range out {
+		out[i] = Verdict(i)
+	}
+	return out
+}
+
+// OutcomeRecord is an Outcome in a form that crosses a process boundary
+// (JSON): ops, rules and verdicts as their text.
+type OutcomeRecord struct {
+	Verdict Verdict       `json:"verdict"`
+	Detail  string        `json:"detail,omitempty"`
+	At      int           `json:"at"`
+	Result  *ResultRecord `json:"result,omitempty"`
+	History []string      `json:"history,omitempty"`
+}
+
+// ResultRecord is a Result without its history entries (History lines travel
+// separately).
+type ResultRecord struct {
+	Profile  string              `json:"profile"`
+	Checked  int                 `json:"checked"`
+	Lost     string              `json:"lost,omitempty"`
+	Findings []FindingRecord     `json:"findings,omitempty"`
+	Tally    map[string][]uint32 `json:"tally,omitempty"` // rule -> count per verdict
+}
+
+// FindingRecord is a Finding with its op and rule as text.
+type FindingRecord struct {
+	Index   int     `json:"index"`
+	Rep     int     `json:"rep,omitempty"`
+	Op      string  `json:"op,omitempty"`
+	Rule    string  `json:"rule"`
+	Verdict Verdict `json:"verdict"`
+	Detail  string  `json:"detail,omitempty"`
+}
+
+// Record converts o for transport.
+func (o Outcome) Record() OutcomeRecord {
+	rec := OutcomeRecord{Verdict: o.Verdict, Detail: o.Detail, At: o.At, History: o.History}
+	if res := o.Result; res != nil {
+		rr := &ResultRecord{Profile: res.History.Profile.String(), Checked: res.Checked, Lost: res.Lost,
+			Tally: map[string][]uint32{}}
+		for _, f := range res.Findings {
+			fr := FindingRecord{Index: f.Index, Rep: f.Rep, Rule: f.Rule.String(), Verdict: f.Verdict, Detail: f.Detail}
+			if f.Index >= 0 {
+				fr.Op = f.Op.String()
+			}
+			rr.Findings = append(rr.Findings, fr)
+		}
+		for rule := Rule(0); rule < numRules; rule++ {
+			row := res.Tally[rule]
+			if row != ([numVerdicts]uint32{}) {
+				rr.Tally[rule.String()] = append([]uint32(nil), row[:]...)
+			}
+		}
+		rec.Result = rr
+	}
+	return rec
+}
+
+// ruleOrNone reads a rule ID; "-" and unknown IDs are RuleNone.
+func ruleOrNone(s string) Rule {
+	if s == "HOOKS" {
+		return RHooks
+	}
+	r, _ := RuleByName(s)
+	return r
+}
+
+// Outcome converts a record back. An op that does not parse is an error
+// (the two sides disagree on the op grammar).
+func (rec OutcomeRecord) Outcome() (Outcome, error) {
+	o := Outcome{Verdict: rec.Verdict, Detail: rec.Detail, At: rec.At, History: rec.History}
+	if rec.Result == nil {
+		if o.Verdict == Pass {
+			return o, fmt.Errorf("conformance: a passing outcome without a result")
+		}
+		return o, nil
+	}
+	rr := rec.Result
+	p, ok := ParseProfile(rr.Profile)
+	if !ok {
+		return o, fmt.Errorf("conformance: unknown profile %q", rr.Profile)
+	}
+	res := &Result{History: History{Profile: p}, Checked: rr.Checked, Lost: rr.Lost}
+	for _, fr := range rr.Findings {
+		f := Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail}
+		if fr.Op != "" {
+			op, err := Parse(fr.Op)
+			if err != nil {
+				return o, fmt.Errorf("conformance: finding op %q: %w", fr.Op, err)
+			}
+			f.Op = op
+		}
+		res.Findings = append(res.Findings, f)
+	}
+	for name, row := range rr.Tally {
+		rule := ruleOrNone(name)
+		for v := 0; v < len(row) && v < int(numVerdicts); v++ {
+			res.Tally[rule][v] += row[v]
+		}
+	}
+	o.Result = res
+	return o, nil
+}
+
+// OpLines renders ops one per line (a repro or a request).
+func OpLines(ops []Op) []string { return opLines(ops) }
+
+// ParseOpLines parses ops written one per line by OpLines.
+func ParseOpLines(lines []string) ([]Op, error) {
+	return ParseScript(strings.Join(lines, "\n"))
+}

@@ -1,0 +1,392 @@
+package conformance
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// SuiteRun configures ConformWith: Conform's suite over any Executor, with
+// the target's profile and capabilities given (a parent process learns them
+// from its child), time budgets, and crash and hang handling.
+type SuiteRun struct {
+	Name      string
+	Profile   Profile // the target's build profile (legacy must be given)
+	Caps      Caps    // what the target lets the checker drive
+	Checks    []Check // directed checks (nil: Catalogue())
+	SkipSlow  bool    // leave out checks marked Slow
+	Random    int     // random sequences to run after the directed checks
+	RandomOps int     // ops per random sequence (default 200)
+	Seed      uint64  // sequence i uses Seed+i
+	HoldMs    int32   // X-2 hold ops in random sequences (0: none)
+	// Duration bounds the random phase (0: no bound): no sequence starts
+	// after it.
+	Duration time.Duration
+	// NoShrink reports failing sequences unshrunk (a crash or hang still
+	// keeps only the ops up to the one that died).
+	NoShrink bool
+	// ShrinkBudget bounds the shrinking of one failure (default 10 s) and
+	// ShrinkTotal all shrinking of the run (default 30 s); past either the
+	// smallest sequence found so far is reported. Only a failure the report
+	// will show (the first of its rank for one of its rules) is shrunk.
+	ShrinkBudget, ShrinkTotal time.Duration
+	// MaxHangs: once this many cases hung in one op kind, the remaining
+	// cases that contain that kind are not run and are reported skipped
+	// (default 2; a hung entry costs the whole case timeout every time).
+	MaxHangs int
+	// Progress, when not nil, is called before each case with the number of
+	// cases done, the total planned and the case's name.
+	Progress func(done, total int, name string)
+	// Stop, when not nil, ends the run after a case for which it returns
+	// true (the mutants command stops at the first kill).
+	Stop func(CaseOutcome) bool
+}
+
+// CaseOutcome is one directed check or random sequence of a ConformWith run.
+type CaseOutcome struct {
+	Name    string
+	Rules   []Rule  // the directed check's rules (nil for a random sequence)
+	Verdict Verdict // the case's own verdict
+	// Broken are the rules this case reported failed, crashed or hung.
+	Broken  []Rule
+	Detail  string
+	Repro   []Op // the (shrunk) op log of a failure, crash or hang
+	Elapsed time.Duration
+}
+
+// SuiteResult is what ConformWith produced.
+type SuiteResult struct {
+	Report  *Report
+	Cases   []CaseOutcome // every case that ran, in order
+	Random  int           // random sequences run
+	Elapsed time.Duration
+	Shrink  time.Duration // time spent shrinking
+	Stopped bool          // SuiteRun.Stop ended the run early
+	Budget  bool          // the random phase ended at SuiteRun.Duration
+}
+
+type suiteState struct {
+	x          Executor
+	s          SuiteRun
+	rep        *Report
+	shrinkLeft time.Duration
+	shrinkUsed time.Duration
+	hung       map[string]int
+}
+
+// ConformWith runs the directed catalogue and random sequences through x and
+// reports per rule, like Conform. A crash or hang of a directed check is
+// reported under the check's rules, one of a random sequence under the rule
+// of the entry that died (EntryRule), with the op log up to the op that was
+// executing. ConformWith itself never panics on anything a target returns:
+// a panic while running a case is that case's crash.
+func ConformWith(x Executor, s SuiteRun) *SuiteResult {
+	t0 := time.Now()
+	if s.RandomOps <= 0 {
+		s.RandomOps = 200
+	}
+	if s.ShrinkBudget <= 0 {
+		s.ShrinkBudget = 10 * time.Second
+	}
+	if s.ShrinkTotal <= 0 {
+		s.ShrinkTotal = 30 * time.Second
+	}
+	if s.MaxHangs <= 0 {
+		s.MaxHangs = 2
+	}
+	checks := s.Checks
+	if checks == nil {
+		checks = Catalogue()
+	}
+	rep := NewReport(s.Name)
+	rep.Profile = s.Profile.String()
+	st := &suiteState{x: x, s: s, rep: rep, shrinkLeft: s.ShrinkTotal, hung: map[string]int{}}
+	out := &SuiteResult{Report: rep}
+	total := len(checks) + s.Random
+	done := 0
+	progress := func(name string) {
+		if s.Progress != nil {
+			s.Progress(done, total, name)
+		}
+		done++
+	}
+	stop := func(co CaseOutcome) bool {
+		out.Cases = append(out.Cases, co)
+		if s.Stop != nil && s.Stop(co) {
+			out.Stopped = true
+		}
+		return out.Stopped
+	}
+	for i := range checks {
+		c := &checks[i]
+		progress(c.Name)
+		ops := c.ops
+		var perr error
+		if ops == nil {
+			ops, perr = ParseScript(c.Script)
+		}
+		cr := CheckReport{Name: c.Name}
+		for _, r := range c.Rules {
+			cr.Rules = append(cr.Rules, r.String())
+		}
+		switch {
+		case perr != nil:
+			cr.Verdict, cr.Detail = Skip, "the check's script does not parse: "+perr.Error()
+		case !c.AppliesTo(s.Profile):
+			cr.Verdict, cr.Detail = Skip, "does not apply to a "+s.Profile.String()+" build"
+			if why := profileSkip[s.Profile]; why != "" {
+				rep.AddOutcome(c.Rules, Skip, why, nil)
+			}
+		case !s.Caps.Has(c.Needs):
+			cr.Verdict, cr.Detail = Skip, "the target cannot drive it: missing "+capsText(c.Needs&^s.Caps)
+			rep.AddOutcome(c.Rules, Skip, c.Name+": "+cr.Detail, nil)
+		case s.SkipSlow && c.Slow:
+			cr.Verdict, cr.Detail = Skip, "slow check left out"
+		default:
+			if why := st.blocked(ops); why != "" {
+				cr.Verdict, cr.Detail = Skip, why
+				rep.AddOutcome(c.Rules, Skip, c.Name+": "+why, nil)
+				break
+			}
+			co := st.runCase(c.Name, ops, c.Rules)
+			cr.Verdict, cr.Detail, cr.Repro = co.Verdict, co.Detail, nil
+			if co.Verdict == Fail || co.Verdict == Crash || co.Verdict == Hang {
+				cr.Repro = opLines(co.Repro)
+			}
+			rep.AddCheck(cr)
+			if stop(co) {
+				rep.Finish()
+				out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
+				return out
+			}
+			continue
+		}
+		rep.AddCheck(cr)
+	}
+	deadline := time.Time{}
+	if s.Duration > 0 {
+		deadline = time.Now().Add(s.Duration)
+	}
+	for i := 0; i < s.Random; i++ {
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			out.Budget = true
+			break
+		}
+		seed := s.Seed + uint64(i)
+		name := fmt.Sprintf("random/seed-%d", seed)
+		progress(name)
+		ops := Generate(GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs})
+		if why := st.blocked(ops); why != "" {
+			rep.AddCheck(CheckReport{Name: name, Verdict: Skip, Detail: why})
+			continue
+		}
+		out.Random++
+		co := st.runCase(name, ops, nil)
+		if co.Verdict != Pass {
+			cr := CheckReport{Name: name, Verdict: co.Verdict, Detail: co.Detail}
+			if co.Verdict == Fail || co.Verdict == Crash || co.Verdict == Hang {
+				cr.Repro = opLines(co.Repro)
+			}
+			rep.AddCheck(cr)
+		}
+		if stop(co) {
+			break
+		}
+	}
+	rep.Finish()
+	out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
+	return out
+}
+
+// profileSkip is the reason a report gives for the rules of checks that do
+// not apply to a build of the profile.
+var profileSkip = map[Profile]string{
+	ProfileLegacy:   "legacy build: no kernel entries; only the program-mode rules are checked",
+	ProfileRefusing: "refusing build (supported 0): the kernel entries validate, then refuse; the kernel lifecycle this rule governs is never reached",
+}
+
+// opSig names where a run died, for grouping crashes and hangs: the op kind
+// (and program entry) of the op at position at, "cleanup" or "setup".
+func opSig(ops []Op, at int) string {
+	switch {
+	case at >= 0 && at < len(ops):
+		if ops[at].Kind == KindProg {
+			return "prog fn=" + ops[at].Fn.String()
+		}
+		return ops[at].Kind.String()
+	case at == len(ops):
+		return "cleanup"
+	}
+	return "setup"
+}
+
+// blocked says why ops must not run: it would call what hung MaxHangs times.
+func (st *suiteState) blocked(ops []Op) string {
+	for sig, n := range st.hung {
+		if n < st.s.MaxHangs {
+			continue
+		}
+		hit := false
+		switch sig {
+		case "setup":
+			hit = true
+		case "cleanup":
+			for _, op := range ops {
+				hit = hit || op.Kind == KindCreate
+			}
+		default:
+			for i := range ops {
+				hit = hit || opSig(ops, i) == sig
+			}
+		}
+		if hit {
+			what := "`" + sig + "`"
+			if sig == "setup" || sig == "cleanup" {
+				what = "the runner's " + sig
+			}
+			return fmt.Sprintf("not run: %s hung in %d earlier cases; cases that reach it are left out", what, n)
+		}
+	}
+	return ""
+}
+
+// runCase runs one sequence, shrinks its first failure of a kind and folds
+// the outcome into the report (Conform's runAndReport, for any Executor).
+func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutcome) {
+	t0 := time.Now()
+	co = CaseOutcome{Name: name, Rules: rules}
+	defer func() { co.Elapsed = time.Since(t0) }()
+	out := st.x.Execute(ops, false)
+	if out.Verdict == Pass && out.Result == nil {
+		out = Outcome{Verdict: Crash, Detail: "the executor returned no result", At: AtSetup}
+	}
+	if out.Verdict != Pass {
+		at := out.At
+		// The check's rules could not be verified, and the entry that died
+		// is at fault (a random sequence names no rules but that one).
+		entry := RESup
+		if at >= 0 && at < len(ops) {
+			entry = EntryRule(ops[at])
+		} else if at == len(ops) {
+			entry = REFin
+		}
+		rs := append([]Rule(nil), rules...)
+		if !slices.Contains(rs, entry) {
+			rs = append(rs, entry)
+		}
+		sig := opSig(ops, at)
+		repro := ReproPrefix(ops, at)
+		if out.Verdict == Hang {
+			st.hung[sig]++
+		} else if !st.s.NoShrink && st.shown(rs, Crash) {
+			repro = st.shrink(repro, func(o Outcome, cand []Op) bool {
+				return o.Verdict == Crash && opSig(cand, o.At) == sig
+			})
+		}
+		detail := fmt.Sprintf("%s: %s at %s: %s", name, out.Verdict, OpAt(ops, at), out.Detail)
+		st.rep.AddOutcome(rs, out.Verdict, detail, repro)
+		co.Verdict, co.Broken, co.Detail, co.Repro = out.Verdict, rs, detail, repro
+		return co
+	}
+	res := out.Result
+	if res.Failed() {
+		broken := failingRules(runOutcome{res: res})
+		want := broken[0]
+		// The ops after the first failure do not make it: cut them (the
+		// cheapest shrink, and all a failure that is not shrunk gets).
+		repro := ops
+		for _, fd := range res.Findings {
+			if fd.Verdict == Fail {
+				if fd.Index >= 0 && fd.Index < len(ops) {
+					repro = ops[:fd.Index+1]
+				}
+				break
+			}
+		}
+		if !st.s.NoShrink && st.shown(broken, Fail) {
+			repro = st.shrink(repro, func(o Outcome, _ []Op) bool {
+				if o.Verdict != Pass || o.Result == nil {
+					return false
+				}
+				for _, r := range failingRules(runOutcome{res: o.Result}) {
+					if r == want {
+						return true
+					}
+				}
+				return false
+			})
+		}
+		st.rep.AddResult(res, repro)
+		co.Verdict, co.Repro = Fail, repro
+		co.Broken = uniqueRules(broken)
+		for _, fd := range res.Findings {
+			if fd.Verdict == Fail {
+				co.Detail = fd.String()
+				break
+			}
+		}
+		return co
+	}
+	st.rep.AddResult(res, nil)
+	for _, fd := range res.Findings {
+		if fd.Verdict == Skip {
+			co.Verdict, co.Detail = Skip, "partly not driven: "+fd.String()
+			return co
+		}
+	}
+	st.rep.AddOutcome(rules, Pass, "", nil)
+	for _, fd := range res.Findings {
+		if fd.Verdict == Warn {
+			co.Verdict, co.Detail = Warn, fd.String()
+			return co
+		}
+	}
+	co.Verdict = Pass
+	return co
+}
+
+// shown reports whether a v of one of rules would be the one the report
+// shows (so its repro is worth shrinking): the report keeps the first
+// finding of the highest rank per rule.
+func (st *suiteState) shown(rules []Rule, v Verdict) bool {
+	for _, r := range rules {
+		if cur := st.rep.first[r]; cur == nil || rank(v) > rank(cur.Verdict) {
+			return true
+		}
+	}
+	return false
+}
+
+// shrink runs Shrink with still as the predicate, within the budgets.
+func (st *suiteState) shrink(ops []Op, still func(Outcome, []Op) bool) []Op {
+	budget := min(st.s.ShrinkBudget, st.shrinkLeft)
+	if budget <= 0 || len(ops) < 2 {
+		return ops
+	}
+	t0 := time.Now()
+	deadline := t0.Add(budget)
+	got := Shrink(ops, func(cand []Op) bool {
+		if time.Now().After(deadline) {
+			return false
+		}
+		return still(st.x.Execute(cand, false), cand)
+	})
+	used := time.Since(t0)
+	st.shrinkLeft -= used
+	st.shrinkUsed += used
+	return got
+}
+
+func uniqueRules(rs []Rule) []Rule {
+	seen := map[Rule]bool{}
+	var out []Rule
+	for _, r := range rs {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

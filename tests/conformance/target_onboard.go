@@ -1,0 +1,240 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/onboard"
+)
+
+// Targets over onboard: any runtime .so, with its simulation hooks when it
+// exports them, else an ACL library for the device and streams.
+
+// onboardACL adapts an onboard.ACL (errors) to the checker's ACL (codes).
+type onboardACL struct{ a *onboard.ACL }
+
+// aclGeneric is the code reported for an ACL failure that carries none.
+const aclGeneric int32 = 500000
+
+func aclCode(err error) int32 {
+	if err == nil {
+		return 0
+	}
+	var e *onboard.ACLError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return aclGeneric
+}
+
+func (x onboardACL) SetDevice(dev int32) int32 { return aclCode(x.a.SetDevice(dev)) }
+
+func (x onboardACL) CreateStream() (abi.Stream, int32) {
+	s, err := x.a.CreateStream()
+	return s, aclCode(err)
+}
+
+func (x onboardACL) SynchronizeStream(s abi.Stream) int32 { return aclCode(x.a.SynchronizeStream(s)) }
+
+func (x onboardACL) DestroyStream(s abi.Stream) int32 { return aclCode(x.a.DestroyStream(s)) }
+
+// OnboardACL adapts an ACL library loaded by onboard.OpenACL.
+func OnboardACL(a *onboard.ACL) ACL { return onboardACL{a} }
+
+// LibraryTarget assembles a Target from a loaded runtime and, optionally, an
+// ACL library: the runtime's hooks when it exports all four, else the ACL
+// for the device and streams; the ACL's call counters (the emitted fake ACL
+// has them) for D-1.
+func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *Basic {
+	t := &Basic{RT: lib}
+	if h, ok := lib.Hooks(); ok {
+		t.SimHooks = h
+	} else if acl != nil {
+		t.ACLib = OnboardACL(acl)
+	}
+	if acl != nil && acl.HasCounters() {
+		t.CountersF = func() ACLCounts {
+			c, _ := acl.Counters()
+			return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
+				SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
+				CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
+		}
+	}
+	return t
+}
+
+// LibraryOptions configure OpenLibrary.
+type LibraryOptions struct {
+	// Preloads are loaded RTLD_GLOBAL before the runtime (onboard.Options).
+	Preloads []string
+	// ACLPath is the ACL library to use; "" looks for libascendcl.so beside
+	// the runtime (an emitted fake's), and, for a runtime without hooks, in
+	// the process and the loader's search path.
+	ACLPath string
+	// TempDir, when set, makes every run use a fresh instance: a private
+	// copy of the runtime file in its own directory under TempDir, beside
+	// links to the other shared libraries of the runtime's directory (so
+	// that $ORIGIN dependencies resolve). Without it every run shares the
+	// one loaded instance (its claims and fault sites persist; the runner
+	// copes, see Runner).
+	TempDir string
+	// Binaries are passed for the `bytes` spans of kinit and pinit
+	// (Options.Binaries).
+	Binaries [4][]byte
+}
+
+// LibraryInfo is what OpenLibrary found out about a runtime.
+type LibraryInfo struct {
+	Path      string `json:"path"`
+	Revision  string `json:"revision"`  // "kernel" or "legacy"
+	Supported int32  `json:"supported"` // simpler_kernel_mode_supported on a fresh context (0 for legacy)
+	Profile   string `json:"profile"`   // "tmr", "refusing", or "unknown" (legacy, or supported neither 0 nor 1)
+	Hooks     bool   `json:"hooks"`     // all four simulation hooks resolved
+	ACL       string `json:"acl"`       // the ACL library in use, "" for none
+	Counters  bool   `json:"counters"`  // the ACL has call counters (D-1)
+	Caps      Caps   `json:"caps"`
+	// ProfileModel is the profile the model assumes (tmr, refusing, legacy).
+	ProfileModel string `json:"profile_model"`
+}
+
+// Library is an opened runtime under test: a Factory of targets over it.
+type Library struct {
+	Info    LibraryInfo
+	path    string
+	opt     LibraryOptions
+	lib     *onboard.Library
+	acl     *onboard.ACL
+	links   []string // other shared libraries of the runtime's directory
+	n       atomic.Int64
+	profile Profile
+}
+
+// OpenLibrary loads the runtime at path through onboard (binding the kernel
+// trio of a refusing build too, so its structural checks can be driven) and
+// finds the means to drive it. The error is onboard's *BindError or
+// *LoadError for the runtime, or a *LoadError for an ACL library that was
+// asked for and does not load.
+func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, &onboard.LoadError{Path: path, Step: "open", Err: errors.Unwrap(err)}
+	}
+	lib, err := onboard.Open(abs, onboard.Options{Preloads: o.Preloads, BindKernelWhenUnsupported: true})
+	if err != nil {
+		return nil, err
+	}
+	l := &Library{path: abs, opt: o, lib: lib}
+	switch {
+	case o.ACLPath != "":
+		a, err := onboard.OpenACL(o.ACLPath)
+		if err != nil {
+			lib.Close()
+			return nil, err
+		}
+		l.acl = a
+	default:
+		if p := onboard.ACLPathFor(abs); p != onboard.ACLLibraryName {
+			l.acl, _ = onboard.OpenACL(p)
+		} else if !lib.HasHooks() {
+			l.acl, _ = onboard.OpenACL("")
+		}
+	}
+	info := LibraryInfo{Path: path, Supported: lib.Supported(), Hooks: lib.HasHooks()}
+	if l.acl != nil {
+		info.ACL = l.acl.Path()
+		info.Counters = l.acl.HasCounters()
+	}
+	switch {
+	case lib.Revision() == onboard.Legacy:
+		info.Revision, info.Profile, l.profile = "legacy", "unknown", ProfileLegacy
+	case lib.Supported() == 1:
+		info.Revision, info.Profile, l.profile = "kernel", "tmr", ProfileTMR
+	case lib.Supported() == 0:
+		info.Revision, info.Profile, l.profile = "kernel", "refusing", ProfileRefusing
+	default:
+		// A garbage answer: the model assumes tmr and E-SUP reports it.
+		info.Revision, info.Profile, l.profile = "kernel", "unknown", ProfileTMR
+	}
+	info.ProfileModel = l.profile.String()
+	info.Caps = CapsOf(LibraryTarget(lib, l.acl))
+	l.Info = info
+	if o.TempDir != "" {
+		dir := filepath.Dir(abs)
+		if ents, err := os.ReadDir(dir); err == nil {
+			for _, e := range ents {
+				if name := e.Name(); name != filepath.Base(abs) && strings.Contains(name, ".so") && !e.IsDir() {
+					l.links = append(l.links, filepath.Join(dir, name))
+				}
+			}
+		}
+	}
+	return l, nil
+}
+
+// Profile is the profile the model assumes for the library.
+func (l *Library) Profile() Profile { return l.profile }
+
+// Options are the runner options the library needs (the legacy profile,
+// the binaries).
+func (l *Library) Options() Options {
+	opt := Options{Binaries: l.opt.Binaries}
+	if l.profile == ProfileLegacy {
+		p := ProfileLegacy
+		opt.Profile = &p
+	}
+	return opt
+}
+
+// Factory returns targets over the library: fresh copies with
+// LibraryOptions.TempDir, else the one loaded instance.
+func (l *Library) Factory() Factory {
+	return func() (Target, func(), error) {
+		if l.opt.TempDir == "" {
+			return LibraryTarget(l.lib, l.acl), nil, nil
+		}
+		dir := filepath.Join(l.opt.TempDir, fmt.Sprintf("run-%d-%d", os.Getpid(), l.n.Add(1)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, err
+		}
+		cp := filepath.Join(dir, filepath.Base(l.path))
+		if err := copyFileTo(l.path, cp); err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, err
+		}
+		for _, p := range l.links {
+			_ = os.Symlink(p, filepath.Join(dir, filepath.Base(p)))
+		}
+		lib, err := onboard.Open(cp, onboard.Options{Preloads: l.opt.Preloads, BindKernelWhenUnsupported: true})
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, err
+		}
+		return LibraryTarget(lib, l.acl), func() { lib.Close(); os.RemoveAll(dir) }, nil
+	}
+}
+
+// Close unloads the library and its ACL.
+func (l *Library) Close() {
+	if l.lib != nil {
+		l.lib.Close()
+	}
+	if l.acl != nil {
+		l.acl.Close()
+	}
+}
+
+func copyFileTo(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o755)
+}

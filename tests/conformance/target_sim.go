@@ -1,0 +1,20 @@
+package conformance
+
+import "github.com/simabi/simabi/sim"
+
+// SimTarget is a fresh sim instance of profile p as a Target: the runtime is
+// its own hooks, and its simulated ACL gives the D-1 counters.
+func SimTarget(p sim.Profile) *Basic {
+	rt := sim.New(p, sim.Options{})
+	return &Basic{RT: rt, SimHooks: rt, CountersF: func() ACLCounts {
+		c := rt.ACL().Counters()
+		return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
+			SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
+			CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
+	}}
+}
+
+// SimFactory makes a fresh sim instance of profile p for every run.
+func SimFactory(p sim.Profile) Factory {
+	return func() (Target, func(), error) { return SimTarget(p), nil, nil }
+}

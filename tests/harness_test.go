@@ -1,0 +1,37 @@
+package tests
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/tests/conformance"
+)
+
+// emitted builds (or finds in the cache) an emitted runtime; it skips the test
+// without a C compiler.
+func emitted(tb testing.TB, cfg emit.Config) *emittedRuntime {
+	tb.Helper()
+	a, err := buildEmitted(cfg)
+	if errors.Is(err, emit.ErrNoCompiler) {
+		tb.Skipf("sim/emit: %v", err)
+	}
+	if err != nil {
+		tb.Fatalf("emit.Build(%+v): %v", cfg, err)
+	}
+	e, err := newEmittedRuntime(a)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// mustOpen is open for tests.
+func (e *emittedRuntime) mustOpen(tb testing.TB) (conformance.Target, func()) {
+	tb.Helper()
+	t, release, err := e.open()
+	if err != nil {
+		tb.Fatalf("opening an emitted instance: %v", err)
+	}
+	return t, release
+}

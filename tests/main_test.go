@@ -1,0 +1,58 @@
+// Package tests is simabi's own cross-package suite: rapid state machines
+// and differential properties over sim and the emitted runtime, replay
+// scripts, the FuzzOps fuzz target, a linearizability check of the
+// consumer's gate, and a mutation sample. See README.md in testdata/ for the
+// replay format and docs/fuzzing.md for the fuzz targets.
+//
+// Knobs (all off by default; the default run stays well under two minutes
+// with -race):
+//
+//	-rapid.checks N   rapid properties: N random sequences each (default here: 250)
+//	-rapid.steps N    mean ops per rapid sequence (default here: 100; cap 200)
+//	-long             longer runs: more and longer porcupine histories, a larger mutant budget
+//	SIMABI_LONG=1     the same as -long
+package tests
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+var long = flag.Bool("long", os.Getenv("SIMABI_LONG") != "", "run the long variants (more seeds, larger budgets)")
+
+// Defaults of rapid's flags for this package, unless -rapid.checks /
+// -rapid.steps or RAPID_CHECKS / RAPID_STEPS say otherwise: rapid's own
+// defaults (100 checks, a mean of 30 steps) are short for a lifecycle that
+// needs create, init, prepares and launches before it gets interesting, and
+// a sequence here costs about a millisecond.
+var rapidDefaults = []struct{ flag, env, value string }{
+	{"rapid.checks", "RAPID_CHECKS", "250"},
+	{"rapid.steps", "RAPID_STEPS", "100"},
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, d := range rapidDefaults {
+		if set[d.flag] || os.Getenv(d.env) != "" {
+			continue
+		}
+		if err := flag.Set(d.flag, d.value); err != nil {
+			fmt.Fprintln(os.Stderr, "tests: setting -"+d.flag+":", err)
+			os.Exit(2)
+		}
+	}
+	// goleak: no test may leave a goroutine behind (the runners' locked
+	// threads, the porcupine workers, the concurrency drivers).
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if root, err := instanceRoot(); err == nil {
+			os.RemoveAll(root)
+		}
+		os.Exit(code)
+	}))
+}

@@ -1,0 +1,259 @@
+package tests
+
+// This file and decode_test.go hold everything FuzzOps needs besides
+// fuzz_test.go, and import no testing package, so that a libFuzzer build
+// (docs/fuzzing.md) can compile them as ordinary files.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/onboard"
+	"github.com/simabi/simabi/sim"
+	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/tests/conformance"
+)
+
+// profiles are the two build profiles every property runs against: tmr (the
+// full kernel lifecycle) and refusing (kernel entries validate, then refuse).
+var profiles = []profileSet{
+	{"tmr", sim.TMR, emit.ProfileTMR, conformance.ProfileTMR},
+	{"refusing", sim.Refusing, emit.ProfileRefusing, conformance.ProfileRefusing},
+}
+
+// profileSet names one profile in each package.
+type profileSet struct {
+	name  string
+	sim   sim.Profile
+	emit  emit.Profile
+	model conformance.Profile
+}
+
+// simTarget is a fresh sim instance driven through its hooks, with its
+// simulated ACL's counters for D-1.
+func simTarget(p sim.Profile) conformance.Target {
+	rt := sim.New(p, sim.Options{})
+	return &conformance.Basic{RT: rt, SimHooks: rt, CountersF: func() conformance.ACLCounts {
+		c := rt.ACL().Counters()
+		return conformance.ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice,
+			ResetDevice: c.ResetDevice, SynchronizeStream: c.SynchronizeStream,
+			SynchronizeDevice: c.SynchronizeDevice, CreateStream: c.CreateStream,
+			DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
+	}}
+}
+
+// builds caches emitted runtimes per configuration for the process (the
+// on-disk cache of sim/emit makes a warm build a hash and a stat).
+var builds sync.Map // string(cfg) -> *buildResult
+
+type buildResult struct {
+	once sync.Once
+	a    *emit.Artifacts
+	err  error
+}
+
+func buildEmitted(cfg emit.Config) (*emit.Artifacts, error) {
+	key := fmt.Sprintf("%s|%s|%v|%+v", cfg.Profile, cfg.Mutant, cfg.Omit, cfg.Knobs)
+	v, _ := builds.LoadOrStore(key, &buildResult{})
+	b := v.(*buildResult)
+	b.once.Do(func() { b.a, b.err = emit.Build(cfg, emit.BuildOptions{}) })
+	return b.a, b.err
+}
+
+func newEmittedRuntime(a *emit.Artifacts) (*emittedRuntime, error) {
+	lib, err := os.ReadFile(a.RuntimePath)
+	if err != nil {
+		return nil, err
+	}
+	return &emittedRuntime{a: a, lib: lib}, nil
+}
+
+// emittedRuntime opens fresh instances of one emitted build.
+type emittedRuntime struct {
+	a   *emit.Artifacts
+	lib []byte
+}
+
+var (
+	instanceSeq atomic.Int64
+	aclOnce     sync.Once
+	acl         *onboard.ACL
+	aclErr      error
+)
+
+// fakeACL opens the fake ACL library once per process (RTLD_GLOBAL, like the
+// one ACL of a process on silicon); every emitted build carries the same
+// source of it. Its call counters are process-wide, so tests that read them
+// (D-1) must not run emitted instances in parallel.
+func fakeACL(path string) (*onboard.ACL, error) {
+	aclOnce.Do(func() { acl, aclErr = onboard.OpenACL(path) })
+	return acl, aclErr
+}
+
+// instanceRoot holds the copies of emitted libraries for the process; it is
+// removed by TestMain.
+var instanceRoot = sync.OnceValues(func() (string, error) { return os.MkdirTemp("", "simabi-tests-") })
+
+// open returns a fresh runtime instance: a private copy of the .so (a
+// different file is a separate RTLD_LOCAL instance with its own contexts,
+// claims and fault sites) next to a link to the fake ACL, loaded through
+// onboard, with the hooks of the library and the counters of the fake ACL.
+// release unloads it and removes the copy.
+func (e *emittedRuntime) open() (conformance.Target, func(), error) {
+	root, err := instanceRoot()
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := filepath.Join(root, fmt.Sprint(instanceSeq.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	path := filepath.Join(dir, filepath.Base(e.a.RuntimePath))
+	if err := os.WriteFile(path, e.lib, 0o755); err != nil {
+		return nil, nil, err
+	}
+	if err := os.Symlink(e.a.ACLPath, filepath.Join(dir, filepath.Base(e.a.ACLPath))); err != nil {
+		return nil, nil, err
+	}
+	lib, err := onboard.Open(path, onboard.Options{BindKernelWhenUnsupported: true})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	t := &conformance.Basic{RT: lib}
+	if h, ok := lib.Hooks(); ok {
+		t.SimHooks = h
+	}
+	if a, err := fakeACL(e.a.ACLPath); err == nil && a.HasCounters() {
+		t.CountersF = func() conformance.ACLCounts {
+			c, _ := a.Counters()
+			return conformance.ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice,
+				ResetDevice: c.ResetDevice, SynchronizeStream: c.SynchronizeStream,
+				SynchronizeDevice: c.SynchronizeDevice, CreateStream: c.CreateStream,
+				DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
+		}
+	}
+	return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
+}
+
+// opener opens a fresh runtime instance for one run.
+type opener func() (conformance.Target, func(), error)
+
+// counts are what a property checked, for its log line.
+type counts struct{ seqs, ops, calls atomic.Int64 }
+
+func (c *counts) String() string {
+	return fmt.Sprintf("%d sequences, %d ops, %d model-checked calls", c.seqs.Load(), c.ops.Load(), c.calls.Load())
+}
+
+// firstFailure is the first failing finding of a result.
+func firstFailure(res *conformance.Result) (conformance.Finding, bool) {
+	for _, f := range res.Findings {
+		if f.Verdict == conformance.Fail {
+			return f, true
+		}
+	}
+	return conformance.Finding{}, false
+}
+
+// runChecked runs ops on a fresh instance from open; the runner checks every
+// call against the model as it goes (Model.Step after each op).
+func runChecked(open opener, ops []conformance.Op) (*conformance.Result, error) {
+	tg, release, err := open()
+	if err != nil {
+		return nil, err
+	}
+	r := conformance.NewRunner(tg, conformance.Options{})
+	res := r.Run(ops)
+	r.Close()
+	if release != nil {
+		release()
+	}
+	return res, nil
+}
+
+// failureText is what a failing property prints: the finding, the op log
+// (replayable: save it as tests/testdata/NAME.ops) and the history.
+func failureText(target string, ops []conformance.Op, res *conformance.Result) string {
+	var b strings.Builder
+	if f, ok := firstFailure(res); ok {
+		fmt.Fprintf(&b, "%s: %s\n", target, f)
+	}
+	for _, f := range res.Findings {
+		if f.Verdict == conformance.Fail {
+			fmt.Fprintf(&b, "  finding %s\n", f)
+		}
+	}
+	fmt.Fprintf(&b, "op log (%d ops):\n%s", len(ops), conformance.FormatOps(ops))
+	fmt.Fprintf(&b, "history:\n%s", clipLines(res.History.String()))
+	if res.Lost != "" {
+		fmt.Fprintf(&b, "(the model stopped predicting: %s)\n", res.Lost)
+	}
+	return b.String()
+}
+
+// simACLTarget is a fresh sim instance driven through its simulated ACL only,
+// as a checker drives a runtime on silicon: no hooks.
+func simACLTarget(p sim.Profile) conformance.Target {
+	rt := sim.New(p, sim.Options{})
+	return &conformance.Basic{RT: rt, ACLib: rt.ACL()}
+}
+
+// aclOf adapts onboard's ACL (errors) to conformance.ACL (ACL status codes).
+type aclOf struct{ a *onboard.ACL }
+
+func aclCode(err error) int32 {
+	var e *onboard.ACLError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &e):
+		return e.Code
+	}
+	return 500000 // ACL_ERROR_INTERNAL_ERROR: the call did not happen
+}
+
+func (a aclOf) SetDevice(dev int32) int32 { return aclCode(a.a.SetDevice(dev)) }
+func (a aclOf) CreateStream() (abi.Stream, int32) {
+	s, err := a.a.CreateStream()
+	return s, aclCode(err)
+}
+func (a aclOf) SynchronizeStream(s abi.Stream) int32 { return aclCode(a.a.SynchronizeStream(s)) }
+func (a aclOf) DestroyStream(s abi.Stream) int32     { return aclCode(a.a.DestroyStream(s)) }
+
+// openACLOnly is open without the library's hooks: the checker drives the
+// device and the streams through the fake ACL, as it would a runtime on
+// silicon.
+func (e *emittedRuntime) openACLOnly() (conformance.Target, func(), error) {
+	t, release, err := e.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := fakeACL(e.a.ACLPath)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	b := t.(*conformance.Basic)
+	b.SimHooks, b.ACLib = nil, aclOf{a}
+	return b, release, nil
+}
+
+// clipLines shortens overlong lines of a report (a repeated op whose
+// repetitions all differ renders as one very long history line).
+func clipLines(s string) string {
+	const limit = 400
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if len(l) > limit {
+			lines[i] = l[:limit] + fmt.Sprintf(" ... (%d more bytes)", len(l)-limit)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
