@@ -175,8 +175,11 @@ func TestClaimRegistry(t *testing.T) {
 		t.Error("empty registry has a holder")
 	}
 	r.Release(0, 1) // nothing held: no effect, no panic
-	if !r.Claim(0, 1) || !r.Claim(0, 1) {
-		t.Error("first claim or the holder's repeat refused")
+	if !r.Claim(0, 1) {
+		t.Error("first claim refused")
+	}
+	if !r.Claim(0, 1) {
+		t.Error("the holder's repeated claim refused")
 	}
 	if r.Claim(0, 2) {
 		t.Error("second claimant of device 0 accepted")

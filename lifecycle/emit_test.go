@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -23,11 +22,6 @@ import (
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
-)
-
-const (
-	fakeRuntimeEnv = "SIMABI_LIFECYCLE_FAKE_RUNTIME"
-	fakeAltEnv     = "SIMABI_LIFECYCLE_FAKE_ALT" // a second runtime, for retries
 )
 
 var (
@@ -87,15 +81,6 @@ func knobs(t *testing.T, kv ...string) emit.Knobs {
 // strictTMR is the tmr fake with the strict-consumer knob and more knobs.
 func strictTMR(t *testing.T, kv ...string) emit.Config {
 	return emit.Config{Profile: emit.ProfileTMR, Knobs: knobs(t, append([]string{"strict=true"}, kv...)...)}
-}
-
-// runPattern is the -test.run pattern selecting exactly the test t.
-func runPattern(t *testing.T) string {
-	parts := strings.Split(t.Name(), "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
 }
 
 // fakeSpec is one case of the catalogue against the fake: a body run with

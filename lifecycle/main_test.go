@@ -167,11 +167,6 @@ func noViolations(t testing.TB, f *scriptRuntime) {
 // childEnv selects the body a re-executed test binary runs.
 const childEnv = "SIMABI_LIFECYCLE_CHILD"
 
-// inChild reports whether this process is the child of runChild for the
-// given case; the test then runs the body and returns normally (exit 0), or
-// the runtime aborts the process.
-func inChild(name string) bool { return os.Getenv(childEnv) == name }
-
 // runChild re-executes the test binary to run test (its ^name$) with the
 // child env set to body, and returns the combined output and exit code.
 // Cases whose failure mode is an abort of the emitted runtime (F-3) run this
