@@ -165,3 +165,25 @@ func TestLoader(t *testing.T) {
 		t.Fatal("an unknown profile must behave as refusing")
 	}
 }
+
+// TestInstanceLoader: Runtime.Loader hands out the instance itself, so the
+// device the caller set through its ACL is the one a consumer's calls see.
+func TestInstanceLoader(t *testing.T) {
+	rt := New(Refusing, Options{})
+	l := rt.Loader()
+	if l.String() != "sim:refusing" {
+		t.Fatal(l.String())
+	}
+	for _, load := range []func() (abi.LoadedRuntime, error){l.Load, l.LoadProbe} {
+		got, err := load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.(LoadedRuntime).Runtime != rt {
+			t.Fatal("the instance loader returned another instance")
+		}
+		if err := got.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -37,3 +37,15 @@ func (l Loader) LoadProbe() (abi.LoadedRuntime, error) { return l.Load() }
 
 // String is "sim:" and the profile, for example "sim:tmr".
 func (l Loader) String() string { return "sim:" + string(l.Profile) }
+
+// Loader returns an abi.Loader whose Load and LoadProbe return this very
+// instance, so a consumer (lifecycle.Worker) drives the runtime whose ACL the
+// caller already used to set the device and create streams. Close of what it
+// returns does nothing.
+func (r *Runtime) Loader() abi.Loader { return instanceLoader{r} }
+
+type instanceLoader struct{ r *Runtime }
+
+func (l instanceLoader) Load() (abi.LoadedRuntime, error)      { return LoadedRuntime{l.r}, nil }
+func (l instanceLoader) LoadProbe() (abi.LoadedRuntime, error) { return LoadedRuntime{l.r}, nil }
+func (l instanceLoader) String() string                        { return "sim:" + string(l.r.Profile()) }
