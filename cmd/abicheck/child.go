@@ -187,14 +187,16 @@ func childMain() int {
 				continue
 			}
 			id := strconv.FormatInt(req.ID, 10)
-			o := conformance.ExecuteObserved(f, ops, opt, 0, func(i int) {
+			ropt := opt
+			ropt.BeforeOp = func(i int) {
 				buf = append(buf[:0], `{"t":"op","id":`...)
 				buf = append(buf, id...)
 				buf = append(buf, `,"i":`...)
 				buf = strconv.AppendInt(buf, int64(i), 10)
 				buf = append(buf, '}')
 				send(buf)
-			}, req.History)
+			}
+			o := conformance.FactoryExecutor{Factory: f, Options: ropt}.Execute(ops, req.History)
 			rec := o.Record()
 			sendMsg(childMsg{T: "done", ID: req.ID, Rec: &rec})
 		}

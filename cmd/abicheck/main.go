@@ -402,7 +402,7 @@ func firstLine(s string) string {
 func checkTarget(t *target, o *options, out *printer) *targetRun {
 	t0 := time.Now()
 	profile, _ := conformance.ParseProfile(t.info.ProfileModel)
-	s := conformance.SuiteRun{Name: t.label, Profile: profile, Caps: t.info.Caps, Checks: conformance.FullCatalogue(), Random: o.sequences,
+	s := conformance.SuiteRun{Name: t.label, Profile: profile, Caps: t.info.Caps, Checks: conformance.Catalogue(), Random: o.sequences,
 		RandomOps: o.maxOps, Seed: o.seed, HoldMs: 10, Duration: o.duration, NoShrink: o.noShrink,
 		MaxHangs: o.maxHangs, Progress: out.progressFunc(t.label)}
 	res := conformance.ConformWith(t.exec, s)

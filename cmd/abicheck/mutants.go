@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,9 +18,10 @@ const mutantsUsage = `usage: abicheck mutants [flags]
 
 Builds every mutant of the emitted fake runtime (sim/emit, F-4: each breaks
 exactly one rule), checks each in child processes with the directed
-catalogue and then random sequences, and prints the kill table and the
+catalogue (the checks that claim the mutant first) and then random
+sequences, and prints the kill table and the
 mutation score. A mutant is killed only when the checker reports a rule of
-the mutant's rule group (V, L, K, E, M, D or X) failed, crashed or hung; the
+the mutant's rule group (S, V, L, K, E, M, D or X) failed, crashed or hung; the
 check of a mutant stops at its first kill. Exit status 1 when one survives,
 2 on a usage or build error.
 
@@ -140,7 +142,7 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 		}
 		info := p.Info()
 		profile, _ := conformance.ParseProfile(info.ProfileModel)
-		checks := conformance.FullCatalogue()
+		checks := claimingFirst(conformance.Catalogue(), m.Name)
 		if randomOnly {
 			checks = []conformance.Check{}
 		}
@@ -199,6 +201,25 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitOK
+}
+
+// claimingFirst orders the catalogue for one mutant: the checks that claim
+// it (Check.Kills) first, then the others in catalogue order. A mutant's run
+// stops at its first kill, so the table shows the designated check when it
+// kills, and another check only when the designated ones do not.
+func claimingFirst(checks []conformance.Check, mutant string) []conformance.Check {
+	out := make([]conformance.Check, 0, len(checks))
+	for _, c := range checks {
+		if slices.Contains(c.Kills, mutant) {
+			out = append(out, c)
+		}
+	}
+	for _, c := range checks {
+		if !slices.Contains(c.Kills, mutant) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func printKillTable(p *printer, rows []mutantRow, o *options) {

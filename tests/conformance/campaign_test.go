@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -31,21 +32,34 @@ func TestRandomCampaign(t *testing.T) {
 	}
 	for _, tg := range targets {
 		caps := CapsOf(simTarget(sim.TMR))
+		x := FactoryExecutor{Factory: tg.f, Timeout: time.Minute}
 		for _, slots := range []int{2, 4} {
 			bad := 0
 			for i := 0; i < n; i++ {
 				ops := Generate(GenOptions{Seed: uint64(i*7 + slots), Ops: 500, Slots: slots, Devices: 3, Caps: caps, Profile: tg.p, HoldMs: 5})
-				o := runOnce(tg.f, ops, Options{}, time.Minute)
-				if o.verdict == Pass && !o.res.Failed() {
+				o := x.Execute(ops, false)
+				if o.Verdict == Pass && !o.Result.Failed() {
 					continue
 				}
 				if bad++; bad <= 3 {
-					repro := shrinkFailure(tg.f, ops, o, Options{}, time.Minute)
-					ro := runOnce(tg.f, repro, Options{}, time.Minute)
-					if ro.res != nil {
-						t.Errorf("%s seed %d: %v %s\n%s\nfindings: %v", tg.name, i, o.verdict, o.detail, ro.res.History.String(), ro.res.Findings)
+					// Shrink to a sequence that fails the same way: the same
+					// first failing rule, or the same crash or hang.
+					var want Rule
+					if o.Verdict == Pass {
+						want = failingRules(o.Result)[0]
+					}
+					repro := Shrink(ops, func(cand []Op) bool {
+						c := x.Execute(cand, false)
+						if o.Verdict != Pass {
+							return c.Verdict == o.Verdict
+						}
+						return c.Verdict == Pass && slices.Contains(failingRules(c.Result), want)
+					})
+					ro := x.Execute(repro, false)
+					if ro.Result != nil {
+						t.Errorf("%s seed %d: %v %s\n%s\nfindings: %v", tg.name, i, o.Verdict, o.Detail, ro.Result.History.String(), ro.Result.Findings)
 					} else {
-						t.Errorf("%s seed %d: %v %s\n%s", tg.name, i, ro.verdict, ro.detail, FormatOps(repro))
+						t.Errorf("%s seed %d: %v %s\n%s", tg.name, i, ro.Verdict, ro.Detail, FormatOps(repro))
 					}
 				}
 			}

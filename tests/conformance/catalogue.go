@@ -317,6 +317,50 @@ prog null fn=retained_temp
 prog null fn=comm_create
 prog null fn=comm_destroy
 `},
+	// S: every refusal of a host-side check answers a host code (S-1), every
+	// code is one abi.md documents (S-2), and NULL contexts follow S-3. The
+	// model checks S-1 and S-2 on every call of every check; these name the
+	// places the S mutants break.
+	{Name: "s-1/host-refusals-below-1000", Rules: []Rule{RS1, RELaunch}, Kills: []string{"device-band-code"}, Profiles: tmrOnly, Script: prelude + `
+launch c0 id=0 stream=s0
+prepare c0 img=valid(t=1)
+launch c0 id=1 stream=s0
+launch c0 id=8191 stream=s0
+launch c0 id=0 args=match(dt=1) stream=s0
+prepare c0 img=valid()+defect(fid-range)
+prepare c0 img=valid() out=null
+kinit c0 dev=0 gen=1
+pinit c0 dev=0
+launch c0 id=0 stream=s0
+launch c0 id=1 stream=s0
+`},
+	{Name: "s-2/documented-codes", Rules: []Rule{RS2, RVLaunch}, Kills: []string{"undocumented-code"}, Script: `
+create c0
+setdev 0
+kinit c0 dev=0 gen=0
+kinit c0 dev=0 gen=1
+prepare c0 img=valid()+mis(2)
+prepare c0 img=valid()
+launch c0 id=8192 stream=s0
+launch c0 id=-1 stream=s0
+launch c0 id=0 args=null stream=s0
+launch c0 id=0 stream=null
+launch c0 id=0 stream=s0
+finalize c0
+`},
+	{Name: "s-3/null-context-kernel-entries", Rules: []Rule{RS3, RVPrep2, RVLaunch, RESup}, Kills: []string{"null-prepare-internal"}, Script: `
+supported null
+kinit null dev=0 gen=1
+prepare null img=valid()
+prepare null img=valid() out=null
+launch null id=0 stream=s0
+create c0
+setdev 0
+kinit c0 dev=0 gen=1
+prepare null img=valid()
+launch null id=0 stream=s0
+committed null
+`},
 	{Name: "e-destroy/refused-until-finalized", Rules: []Rule{REDestroy, REClaim}, Kills: []string{"destroy-unfinalized"}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 destroy c0
@@ -414,13 +458,18 @@ prepare c0 img=valid()+defect(sigcount)
 launch c0 id=0 stream=s0
 launch c0 id=8191 stream=s0
 `},
-	{Name: "m-5/byte-budget", Rules: []Rule{RM5}, Kills: []string{"no-byte-budget"}, Profiles: tmrOnly, Slow: true, Script: prelude + `
-prepare c0 img=huge
+	{Name: "m-5/byte-budget", Rules: []Rule{RM5, REPrep}, Kills: []string{"no-byte-budget"}, Profiles: tmrOnly, Slow: true, Script: prelude + `
 prepare c0 img=valid(b=1048576) rep=1024
 prepare c0 img=valid(b=1048576)
 prepare c0 img=valid()
 prepare c0 img=huge
 launch c0 id=1024 stream=s0
+launch c0 id=1023 stream=s0
+setdev 1
+create c1
+kinit c1 dev=1 gen=2
+prepare c1 img=huge
+prepare c1 img=valid()
 `},
 	{Name: "m-6/caller-image-not-read-again", Rules: []Rule{RM6}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(t=2,s=1)
@@ -573,5 +622,6 @@ var Mutants = map[string]Rule{
 	"claim-kept-on-fail": REClaim, "ids-from-one": RM1, "failure-consumes-id": RM3, "dedup": RM2,
 	"count-8191": RM4, "no-byte-budget": RM5, "committed-after-finalize": RM7, "device-unchecked": RD2,
 	"finalize-resets-device": RD1, "fatal-resets": RD4, "launch-waits": RX2, "stream-switch-ok": RELaunch,
-	"async-poisons": RELaunchAsync,
+	"async-poisons": RELaunchAsync, "device-band-code": RS1, "undocumented-code": RS2,
+	"null-prepare-internal": RS3,
 }

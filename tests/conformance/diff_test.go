@@ -12,6 +12,8 @@ import (
 // TestDiffSimEmitted runs the same random sequences (and the directed
 // catalogue) on sim and on the emitted runtime and requires identical
 // histories (F-1: the two simulated runtimes behave call for call alike).
+// The two-thread ops stay in (X-1, X-2): Diff compares their canonical
+// lines, which leave the scheduler's choices out (TestDiffTwoThreadOps).
 func TestDiffSimEmitted(t *testing.T) {
 	a := emittedBuild(t, emit.Config{Profile: emit.ProfileTMR})
 	f := emittedFactory(t, a)
@@ -73,5 +75,74 @@ func TestRepeatSummary(t *testing.T) {
 	want := "OK out=0..2 x3; OK out=2 x1; INVALID_STATE out=-1 x2; INVALID_STATE out=7 x3; INVALID_STATE out=8 x1"
 	if got := e.Result(); got != want {
 		t.Fatalf("summary\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestDiffTwoThreadOps: RunDiff compares only what the rules determine.
+// Which racer of a racekinit wins (X-1) and whether a held launch overlapped
+// the prepare (X-2) are the scheduler's: the canonical line renders a race
+// and a holdprepare as unordered pairs and leaves the overlap to the
+// annotation; when the two runs took different branches, that op is compared
+// without the branch and the rest is not compared. Same branches are
+// compared in full.
+func TestDiffTwoThreadOps(t *testing.T) {
+	ops := MustParseScript(`racekinit c0 c1 dev=0 gen=1
+holdlaunch c0 ms=20 img=valid() id=0 stream=s0
+holdprepare c0 ms=20 img=valid() img2=valid()
+holdprepare c0 ms=20 img=valid() img2=valid(t=1)
+prepare c0 img=valid()
+`)
+	ok := func(out int32) CallObs { return CallObs{Status: abi.OK, Out: out} }
+	is := CallObs{Status: abi.InvalidState, Out: -1}
+	hist := func(race [2]CallObs, hlOverlap bool, hl CallObs, hp1, hp2 [2]CallObs, last CallObs) History {
+		return History{Entries: []Entry{
+			{Op: ops[0], Obs: Observation{Call: race[0], Second: race[1]}},
+			{Op: ops[1], Obs: Observation{Call: ok(1), Second: hl, Overlap: hlOverlap}, memDir: "up"},
+			{Op: ops[2], Obs: Observation{Call: hp1[0], Second: hp1[1], Overlap: true}, memDir: "same"},
+			{Op: ops[3], Obs: Observation{Call: hp2[0], Second: hp2[1], Overlap: true}, memDir: "same"},
+			{Op: ops[4], Obs: Observation{Call: last}, memDir: "same"},
+		}}
+	}
+	base := hist([2]CallObs{{Status: abi.OK}, is}, true, is, [2]CallObs{ok(2), ok(3)}, [2]CallObs{ok(4), ok(5)}, ok(6))
+	if l := base.Entries[0].Line(0); l != "#0 racekinit c0 c1 dev=0 gen=1 -> {INVALID_STATE, OK}" {
+		t.Errorf("race line %q", l)
+	}
+	if l := base.Entries[1].Line(1); strings.Contains(l, "overlapped") || !strings.HasSuffix(l, "-> OK out=1 | INVALID_STATE mem=up") {
+		t.Errorf("holdlaunch line %q", l)
+	}
+	if l := base.Lines()[1]; !strings.HasSuffix(l, "[overlapped]") {
+		t.Errorf("holdlaunch annotated %q", l)
+	}
+	if l := base.Lines()[0]; !strings.HasSuffix(l, "[c0 OK, c1 INVALID_STATE]") {
+		t.Errorf("race annotated %q", l)
+	}
+	prepFailed := hist([2]CallObs{{Status: abi.OK}, is}, false, ok(0), [2]CallObs{ok(2), ok(3)}, [2]CallObs{ok(4), ok(5)}, ok(6))
+	prepFailed.Entries[1].Obs.Call = is
+	for _, c := range []struct {
+		name     string
+		h        History
+		want     string // a substring of the diff; "" for none
+		compared int
+	}{
+		{"identical", base, "", 5},
+		{"the other racer won: the rest is not compared",
+			hist([2]CallObs{is, {Status: abi.OK}}, true, ok(9), [2]CallObs{is, is}, [2]CallObs{is, is}, is), "", 1},
+		{"same race, the held launch ran after the prepare: compared up to its prepare",
+			hist([2]CallObs{{Status: abi.OK}, is}, false, ok(0), [2]CallObs{is, is}, [2]CallObs{is, is}, is), "", 2},
+		{"the held launch's prepare differs", prepFailed,
+			"+ #1 holdlaunch c0 ms=20 img=valid() id=0 stream=s0 -> INVALID_STATE out=-1 mem=up", 2},
+		{"identical images in the other order: compared on",
+			hist([2]CallObs{{Status: abi.OK}, is}, true, is, [2]CallObs{ok(3), ok(2)}, [2]CallObs{ok(4), ok(5)}, ok(7)),
+			"+ #4 prepare c0 img=valid() -> OK out=7", 5},
+		{"different images in the other order: the rest is not compared",
+			hist([2]CallObs{{Status: abi.OK}, is}, true, is, [2]CallObs{ok(2), ok(3)}, [2]CallObs{ok(5), ok(4)}, ok(7)), "", 4},
+		{"a held launch that overlapped in both runs and differs",
+			hist([2]CallObs{{Status: abi.OK}, is}, true, ok(0), [2]CallObs{ok(2), ok(3)}, [2]CallObs{ok(4), ok(5)}, ok(6)),
+			"+ #1 holdlaunch c0 ms=20 img=valid() id=0 stream=s0 -> OK out=1 | OK mem=up", 5},
+	} {
+		d, n := diffUpTo(base, c.h)
+		if n != c.compared || (c.want == "") != (d == "") || !strings.Contains(d, c.want) {
+			t.Errorf("%s: compared %d (want %d), diff:\n%s(want %q)", c.name, n, c.compared, d, c.want)
+		}
 	}
 }

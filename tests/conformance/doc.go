@@ -16,16 +16,19 @@
 //     committed memory, queried values, and whether ACL calls were allowed.
 //   - Runner: executes a sequence on a Target on one goroutine locked to its
 //     OS thread (the current device is per thread, D-2), checks each call,
-//     returns a text History and Findings. Diff compares two histories;
-//     RunDiff runs one sequence on two targets.
+//     returns a text History and Findings; Options.BeforeOp is called before
+//     each op (a child process of the CLI streams its progress with it).
+//     Diff compares two histories; RunDiff runs one sequence on two targets.
 //   - Generate: seeded random sequences biased by a model of the sequence
 //     so far. Catalogue: directed checks, one named sequence per rule,
 //     each tagged with its rules and the mutants of docs/semantics.md §13
 //     it kills.
 //   - Shrink: delta debugging (chunks, single ops, then arguments).
-//   - Report / Conform: per-rule verdicts pass, fail, warn, skip, crash,
+//   - Report / ConformWith: per-rule verdicts pass, fail, warn, skip, crash,
 //     hang with a detail line and the shrunk op log of a failure; text,
-//     JSON and JUnit renderings.
+//     JSON and JUnit renderings. ConformWith runs the suite over any
+//     Executor (a child process, or FactoryExecutor in this process);
+//     Conform is ConformWith over a FactoryExecutor.
 //
 // # Op text grammar
 //
@@ -79,9 +82,19 @@
 //
 // A history line is "#i op -> result": a status name (or, for a query, its
 // value), "out=N" for prepare, "mem=0|up|same|down" for the committed memory
-// of the op's context, "x N" run lengths for repeated ops, "A | B" and
-// "overlapped" / "sequential" for the two-thread ops. No addresses, so
-// histories of different targets diff line by line.
+// of the op's context, "x N" run lengths for repeated ops. No addresses, so
+// histories of different targets diff line by line. The line is canonical:
+// it holds only what the rules determine. What the scheduler decides in the
+// two-thread ops is an annotation in brackets after it, which History.Lines
+// (a replay) shows and Diff does not compare: racekinit renders its two
+// statuses as an unordered pair "{INVALID_STATE, OK}" [c0 OK, c1
+// INVALID_STATE]; holdprepare its two outcomes as an unordered pair [with
+// overlapped / sequential and which image got which id]; holdlaunch "A | B"
+// (prepare | launch) [overlapped / sequential]. When the scheduler took
+// different branches in the two runs (the other racer won, a held launch
+// overlapped in one run only, two different images got their ids in the
+// other order), Diff compares that op without the branch (for holdlaunch:
+// its prepare) and stops there: the runs may legitimately go on differently.
 //
 // # Targets
 //
@@ -122,6 +135,36 @@
 // unchecked ring sizing, is walked as its own branch). A status it did not
 // predict is a failure; the model then stops predicting ("lost") and the
 // rest of the sequence is not run unless Options.ContinueAfterLoss.
+//
+// Rule attribution. A surprise is reported under the rule of the step that
+// decided the expectation and under every other rule it breaks, so that the
+// report (and the kill of a mutant, cmd/abicheck mutants) names the rule at
+// fault:
+//
+//   - S-1: a device-band code (-1..-999) where the rules want host codes
+//     only (a refusal: IS, IA, NR, ...; not where success is due), on every
+//     profile but legacy.
+//   - S-2: a status that is not 0, a host code of abi.HostStatuses, a
+//     device-band code, a documented positive (simpler_poll_run's 1) or a
+//     code the checker injected, with the value in the detail; also where
+//     the rules otherwise leave the outcome open ("any status").
+//   - S-3: every entry called with a NULL context, the kernel four included
+//     (their V-INIT / V-PREP-2 / V-LAUNCH IA has no tolerance; supported
+//     follows E-SUP), besides the entry's own rule.
+//   - M-5 with E-PREP: both byte-budget steps of E-PREP (size > 2 GiB
+//     before V-IMG, and the budget after the count).
+//   - L-5: a context whose kernel init was refused before the latch (V-INIT,
+//     V-SPAN, V-CFG, capability) must still be unlatched: a later
+//     simpler_init or ensure_acl_ready_ctx that finds it latched fails L-5,
+//     a later kernel init or finalize fails L-5 besides E-KINIT (K-7) or
+//     E-FIN. A later kernel init
+//     that fails with the INVALID_STATE expected after the latch (claim,
+//     D-2) is what a runtime that latched at the refusal answers too: a
+//     failure on that context afterwards also names L-5.
+//   - D-2's tolerated alternative ("the query's own code") is a code of a
+//     lower layer in place of INVALID_STATE at the D-2 step: not a host code
+//     of abi.md and not a code the checker injected (a runtime that skipped
+//     the check and failed at a later fault site fails D-2).
 //
 // Beyond statuses each call is checked for: the value left in out (-1 on
 // every failure, V-PREP-1; the next dense id on success, M-1 / M-2 / M-3),
@@ -174,8 +217,8 @@
 // launch must return INVALID_STATE at once — one that takes half the
 // hold waited; the second prepare must wait and succeed (ids in gate
 // order). Whether the second call overlapped is measured and shown in the
-// history; a call that started after the prepare returned is judged
-// sequentially. racekinit starts two kernel inits of one device from a
+// history's annotation; a call that started after the prepare returned is
+// judged sequentially. racekinit starts two kernel inits of one device from a
 // barrier: exactly one gets the claim (X-1, E-CLAIM).
 //
 // # Performance

@@ -8,13 +8,20 @@ import (
 )
 
 // StatusSet is a set of statuses an expectation allows: a few exact values,
-// every failure (NonZero), or anything (Any, where rules.md says nothing).
+// every failure (NonZero), a lower layer's own code (Foreign), or anything
+// (Any, where rules.md says nothing).
 type StatusSet struct {
 	Any        bool
 	NonZero    bool
 	DeviceBand bool // -1..-999 (S-1: codes forwarded from the device)
-	N          uint8
-	V          [3]abi.Status
+	// Foreign: a code the runtime forwards from a lower layer (D-2's
+	// tolerated "query's own code"): nonzero and not a host code abi.md
+	// defines. The model further excludes the codes the checker injected at
+	// fault sites (Model.tolerated): those come from a step past the one
+	// the tolerance is about.
+	Foreign bool
+	N       uint8
+	V       [3]abi.Status
 }
 
 func one(s abi.Status) StatusSet { return StatusSet{N: 1, V: [3]abi.Status{s}} }
@@ -24,13 +31,20 @@ func two(a, b abi.Status) StatusSet { return StatusSet{N: 2, V: [3]abi.Status{a,
 var (
 	anyStatus  = StatusSet{Any: true}
 	anyFailure = StatusSet{NonZero: true}
+	foreign    = StatusSet{Foreign: true}
 )
 
 // Has reports whether s is in the set.
 func (ss StatusSet) Has(s abi.Status) bool {
-	if ss.Any || (ss.NonZero && s != abi.OK) || (ss.DeviceBand && s.IsDeviceLatched()) {
+	if ss.Any || (ss.NonZero && s != abi.OK) || (ss.DeviceBand && s.IsDeviceLatched()) ||
+		(ss.Foreign && s != abi.OK && !s.IsDefinedHost()) {
 		return true
 	}
+	return ss.exact(s)
+}
+
+// exact reports whether s is one of the set's exact values.
+func (ss StatusSet) exact(s abi.Status) bool {
 	for i := 0; i < int(ss.N); i++ {
 		if ss.V[i] == s {
 			return true
@@ -39,8 +53,25 @@ func (ss StatusSet) Has(s abi.Status) bool {
 	return false
 }
 
+// hostOnly reports whether the set allows only exact failure codes of the
+// host band (<= -1000): a call the rules want refused with a host code, so
+// a device-band answer is an S-1 breach.
+func (ss StatusSet) hostOnly() bool {
+	if ss.Any || ss.NonZero || ss.DeviceBand || ss.Foreign || ss.N == 0 {
+		return false
+	}
+	for i := 0; i < int(ss.N); i++ {
+		if !ss.V[i].IsHostBand() {
+			return false
+		}
+	}
+	return true
+}
+
 // Empty reports whether the set allows nothing.
-func (ss StatusSet) Empty() bool { return !ss.Any && !ss.NonZero && !ss.DeviceBand && ss.N == 0 }
+func (ss StatusSet) Empty() bool {
+	return !ss.Any && !ss.NonZero && !ss.DeviceBand && !ss.Foreign && ss.N == 0
+}
 
 func (ss *StatusSet) add(s abi.Status) {
 	if ss.Has(s) || int(ss.N) == len(ss.V) {
@@ -54,6 +85,7 @@ func (ss *StatusSet) union(o StatusSet) {
 	ss.Any = ss.Any || o.Any
 	ss.NonZero = ss.NonZero || o.NonZero
 	ss.DeviceBand = ss.DeviceBand || o.DeviceBand
+	ss.Foreign = ss.Foreign || o.Foreign
 	for i := 0; i < int(o.N); i++ {
 		ss.add(o.V[i])
 	}
@@ -85,6 +117,9 @@ func (ss StatusSet) String() string {
 	}
 	if ss.DeviceBand {
 		parts = append(parts, "a device-band code")
+	}
+	if ss.Foreign {
+		parts = append(parts, "a lower layer's own code")
 	}
 	return strings.Join(parts, " or ")
 }
@@ -169,9 +204,14 @@ func (f Finding) String() string {
 // written through out on success, the committed-memory direction and, for
 // queries, the value.
 type Expectation struct {
-	Rule    Rule
-	Status  StatusSet
-	Note    string
+	Rule   Rule
+	Status StatusSet
+	Note   string
+	// Also is a second rule the status decision speaks for: its passes and
+	// failures are tallied under both (E-PREP's byte-budget steps are M-5
+	// facts; a kernel init of a context an earlier init refused before the
+	// latch is an L-5 fact too).
+	Also    Rule
 	TolRule Rule
 	Tol     StatusSet
 	TolNote string
@@ -199,7 +239,11 @@ func (e Expectation) String() string {
 	if e.Unchecked {
 		return "unchecked"
 	}
-	s := e.Rule.String() + ": " + e.Status.String()
+	s := e.Rule.String()
+	if e.Also != RuleNone {
+		s += " (and " + e.Also.String() + ")"
+	}
+	s += ": " + e.Status.String()
 	if e.Note != "" {
 		s += " (" + e.Note + ")"
 	}

@@ -35,17 +35,18 @@ type History struct {
 func (h History) String() string {
 	var b strings.Builder
 	for i := range h.Entries {
-		b.WriteString(h.Entries[i].Line(i))
+		b.WriteString(h.Entries[i].Annotated(i))
 		b.WriteByte('\n')
 	}
 	return b.String()
 }
 
-// Lines renders one line per entry.
+// Lines renders one line per entry, with its annotation (Annotated): what a
+// replay prints.
 func (h History) Lines() []string {
 	out := make([]string, len(h.Entries))
 	for i := range h.Entries {
-		out[i] = h.Entries[i].Line(i)
+		out[i] = h.Entries[i].Annotated(i)
 	}
 	return out
 }
@@ -62,16 +63,98 @@ func memDirOf(prev, cur uint64) string {
 	return "same"
 }
 
-// Line renders entry i: "#i op -> result".
-func (e *Entry) Line(i int) string {
+// Line renders entry i: "#i op -> result", canonical: only what the rules
+// determine, so that the lines of two correct targets are equal. The two
+// results of a two-thread op whose order is the scheduler's (racekinit,
+// holdprepare) are an unordered pair, and whether a hold op's second call
+// overlapped is left to the annotation.
+func (e *Entry) Line(i int) string { return e.line(i, e.Result()) }
+
+// Annotated is Line followed by the annotation, if any, in brackets:
+// "#3 holdlaunch c0 ... -> OK out=1 | INVALID_STATE mem=up [overlapped]".
+func (e *Entry) Annotated(i int) string {
+	l := e.Line(i)
+	if a := e.Annotation(); a != "" {
+		l += " [" + a + "]"
+	}
+	return l
+}
+
+func (e *Entry) line(i int, result string) string {
 	var b strings.Builder
 	b.WriteByte('#')
 	b.WriteString(strconv.Itoa(i))
 	b.WriteByte(' ')
 	b.WriteString(e.Op.String())
 	b.WriteString(" -> ")
-	b.WriteString(e.Result())
+	b.WriteString(result)
 	return b.String()
+}
+
+// Annotation is what the scheduler decided in a two-thread op, kept out of
+// the canonical line: which racer of a racekinit got which status, whether
+// the second call of a hold op overlapped the prepare holding the gate, and
+// which image of a holdprepare got which id. "" for other ops.
+func (e *Entry) Annotation() string {
+	if e.Skipped != "" {
+		return ""
+	}
+	o := &e.Obs
+	switch e.Op.Kind {
+	case KindRaceKInit:
+		return ctxText(e.Op.C) + " " + statusName(o.Call.Status) + ", " + ctxText(e.Op.C2) + " " + statusName(o.Second.Status)
+	case KindHoldLaunch:
+		return overlapText(o)
+	case KindHoldPrepare:
+		return overlapText(o) + "; img " + outcome(o.Call.Status, o.Call.Out, true) + ", img2 " +
+			outcome(o.Second.Status, o.Second.Out, true)
+	}
+	return ""
+}
+
+// schedBranch is the scheduler's choice in a two-thread op where it can
+// change what happens next: the racer that got the claim, whether a held
+// launch ran after the prepare instead of failing at once, which of two
+// different images got the first id. "" for every other op.
+func (e *Entry) schedBranch() string {
+	if e.Skipped != "" {
+		return ""
+	}
+	o := &e.Obs
+	switch e.Op.Kind {
+	case KindRaceKInit:
+		return statusName(o.Call.Status) + "|" + statusName(o.Second.Status)
+	case KindHoldLaunch:
+		return overlapText(o)
+	case KindHoldPrepare:
+		if e.Op.Img != e.Op.Img2 {
+			return outcome(o.Call.Status, o.Call.Out, true) + "|" + outcome(o.Second.Status, o.Second.Out, true)
+		}
+	}
+	return ""
+}
+
+// fixedResult is the part of a two-thread op's result that does not depend
+// on the scheduler's branch: the prepare of a holdlaunch (the launch fails at
+// once when it overlaps and runs normally when it does not), the unordered
+// pair of a racekinit or holdprepare.
+func (e *Entry) fixedResult() string {
+	if e.Op.Kind != KindHoldLaunch || e.Skipped != "" {
+		return e.Result()
+	}
+	s := outcome(e.Obs.Call.Status, e.Obs.Call.Out, true)
+	if e.memDir != "" {
+		s += " mem=" + e.memDir
+	}
+	return s
+}
+
+// pair renders two results as an unordered pair.
+func pair(a, b string) string {
+	if b < a {
+		a, b = b, a
+	}
+	return "{" + a + ", " + b + "}"
 }
 
 func outcome(st abi.Status, out int32, withOut bool) string {
@@ -136,11 +219,11 @@ func (e *Entry) Result() string {
 			s = statusName(o.Call.Status)
 		}
 	case KindHoldLaunch:
-		s = outcome(o.Call.Status, o.Call.Out, true) + " | " + statusName(o.Second.Status) + overlapText(o)
+		s = outcome(o.Call.Status, o.Call.Out, true) + " | " + statusName(o.Second.Status)
 	case KindHoldPrepare:
-		s = outcome(o.Call.Status, o.Call.Out, true) + " | " + outcome(o.Second.Status, o.Second.Out, true) + overlapText(o)
+		s = pair(outcome(o.Call.Status, o.Call.Out, true), outcome(o.Second.Status, o.Second.Out, true))
 	case KindRaceKInit:
-		s = statusName(o.Call.Status) + " | " + statusName(o.Second.Status)
+		s = pair(statusName(o.Call.Status), statusName(o.Second.Status))
 	default:
 		s = statusName(o.Call.Status)
 	}
@@ -155,9 +238,9 @@ func (e *Entry) Result() string {
 
 func overlapText(o *Observation) string {
 	if o.Overlap {
-		return " overlapped"
+		return "overlapped"
 	}
-	return " sequential"
+	return "sequential"
 }
 
 func (e *Entry) runText(withOut bool) string {
@@ -192,28 +275,53 @@ func (e *Entry) addRep(st abi.Status, out int32) {
 	e.runs = append(e.runs, repRun{st: st, first: out, last: out, n: 1})
 }
 
-// Diff compares two histories of the same ops line by line and returns a
-// unified-style listing of the differing lines ("" when they agree).
+// Diff compares two histories of the same ops line by line (canonical
+// lines, Line) and returns a unified-style listing of the differing lines
+// ("" when they agree). It compares only what the rules determine: when the
+// scheduler took different branches of a two-thread op in the two runs (the
+// other racer won the claim, a held launch overlapped in one run and not in
+// the other, two different images got their ids in the other order), that
+// op's line is compared without the branch (fixedResult) and the lines after
+// it are not compared, since both runs may legitimately go on differently
+// from there. Each run is still checked against the model on its own.
 func Diff(a, b History) string {
+	d, _ := diffUpTo(a, b)
+	return d
+}
+
+// diffUpTo is Diff and the number of leading entries it compared.
+func diffUpTo(a, b History) (string, int) {
 	var out strings.Builder
 	n := max(len(a.Entries), len(b.Entries))
 	for i := 0; i < n; i++ {
 		var la, lb string
-		if i < len(a.Entries) {
-			la = a.Entries[i].Line(i)
+		diverged := false
+		if i < len(a.Entries) && i < len(b.Entries) {
+			ea, eb := &a.Entries[i], &b.Entries[i]
+			if ea.Op == eb.Op && ea.schedBranch() != eb.schedBranch() {
+				diverged = true
+				la, lb = ea.line(i, ea.fixedResult()), eb.line(i, eb.fixedResult())
+			}
 		}
-		if i < len(b.Entries) {
-			lb = b.Entries[i].Line(i)
+		if !diverged {
+			if i < len(a.Entries) {
+				la = a.Entries[i].Line(i)
+			}
+			if i < len(b.Entries) {
+				lb = b.Entries[i].Line(i)
+			}
 		}
-		if la == lb {
-			continue
+		if la != lb {
+			if la != "" {
+				out.WriteString("- " + la + "\n")
+			}
+			if lb != "" {
+				out.WriteString("+ " + lb + "\n")
+			}
 		}
-		if la != "" {
-			out.WriteString("- " + la + "\n")
-		}
-		if lb != "" {
-			out.WriteString("+ " + lb + "\n")
+		if diverged {
+			return out.String(), i + 1
 		}
 	}
-	return out.String()
+	return out.String(), n
 }

@@ -14,11 +14,11 @@ import (
 // an external library in a child process. The pieces here are what both
 // sides of that arrangement share: an Executor runs one sequence on a fresh
 // runtime instance and returns an Outcome (pass with the model's Result, or
-// crash / hang with the index of the op that was executing); ExecuteObserved
-// runs a sequence in this process and calls a hook before each op, which a
-// child uses to stream its progress to the parent; OutcomeRecord is the
-// serialisable form of an Outcome; ConformWith (isolate_suite.go) is Conform
-// over any Executor.
+// crash / hang with the index of the op that was executing);
+// FactoryExecutor runs a sequence in this process and calls
+// Options.BeforeOp before each op, which a child uses to stream its progress
+// to the parent; OutcomeRecord is the serialisable form of an Outcome;
+// ConformWith (isolate_suite.go) is the suite over any Executor.
 
 // Positions of Outcome.At besides an op index.
 const (
@@ -63,37 +63,31 @@ type FactoryExecutor struct {
 	Timeout time.Duration
 }
 
-// Execute implements Executor.
-func (x FactoryExecutor) Execute(ops []Op, history bool) Outcome {
-	return ExecuteObserved(x.Factory, ops, x.Options, x.Timeout, nil, history)
-}
-
-// ExecuteObserved runs ops on a fresh target from f. before, when not nil, is
-// called on the runner's thread with the index of each op just before it
-// executes, with len(ops) before the cleanup and AtSetup before the setup (a
-// child process streams these to its parent, so that the op log up to a crash
-// survives the crash). A panic becomes a Crash; a run that exceeds timeout
-// (when positive) becomes a Hang and is abandoned.
-func ExecuteObserved(f Factory, ops []Op, opt Options, timeout time.Duration, before func(i int), history bool) (out Outcome) {
+// Execute implements Executor: it runs ops on a fresh target from the
+// Factory. Options.BeforeOp, when set, is called before each op as for any
+// run (a child process streams the indices to its parent).
+func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
 	out.At = AtSetup
 	defer func() {
 		if p := recover(); p != nil {
 			out = Outcome{Verdict: Crash, Detail: fmt.Sprint("checker panic: ", p), At: out.At}
 		}
 	}()
-	t, release, err := f()
+	t, release, err := x.Factory()
 	if err != nil {
 		return Outcome{Verdict: Crash, Detail: "opening the target: " + err.Error(), At: AtSetup}
 	}
-	r := NewRunner(t, opt)
 	var at atomic.Int64
 	at.Store(AtSetup)
-	hook := func(i int) {
+	opt := x.Options
+	user := opt.BeforeOp
+	opt.BeforeOp = func(i int) {
 		at.Store(int64(i))
-		if before != nil {
-			before(i)
+		if user != nil {
+			user(i)
 		}
 	}
+	r := NewRunner(t, opt)
 	ch := make(chan Outcome, 1)
 	go func() {
 		var o Outcome
@@ -103,7 +97,7 @@ func ExecuteObserved(f Factory, ops []Op, opt Options, timeout time.Duration, be
 					o = Outcome{Verdict: Crash, Detail: fmt.Sprint("panic: ", p), At: int(at.Load())}
 				}
 			}()
-			res := r.runObserved(ops, hook)
+			res := r.run(ops)
 			o = Outcome{Verdict: Pass, Result: res, At: len(ops)}
 			if history {
 				o.History = res.History.Lines()
@@ -112,8 +106,8 @@ func ExecuteObserved(f Factory, ops []Op, opt Options, timeout time.Duration, be
 		ch <- o
 	}()
 	var expire <-chan time.Time
-	if timeout > 0 {
-		timer := time.NewTimer(timeout)
+	if x.Timeout > 0 {
+		timer := time.NewTimer(x.Timeout)
 		defer timer.Stop()
 		expire = timer.C
 	}
@@ -125,68 +119,8 @@ func ExecuteObserved(f Factory, ops []Op, opt Options, timeout time.Duration, be
 		}
 		return o
 	case <-expire:
-		return Outcome{Verdict: Hang, Detail: fmt.Sprintf("the run did not finish within %v", timeout), At: int(at.Load())}
+		return Outcome{Verdict: Hang, Detail: fmt.Sprintf("the run did not finish within %v", x.Timeout), At: int(at.Load())}
 	}
-}
-
-// runObserved is Runner.run with a hook before each op (and before the
-// cleanup). It must stay step for step the same as run; TestRunObservedIsRun
-// compares the two.
-//
-// TODO(runner.go): an Options.BeforeOp hook called by run would make this
-// copy unnecessary.
-func (r *Runner) runObserved(ops []Op, before func(i int)) *Result {
-	before(AtSetup)
-	r.slots = [MaxSlots]slotState{}
-	r.leaked = r.leaked[:0]
-	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
-	mo := ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...)}
-	var pre []Finding
-	if r.opt.Profile != nil {
-		mo.Profile = *r.opt.Profile
-	} else {
-		switch v := r.rt.KernelModeSupported(0); v {
-		case 1:
-			mo.Profile = ProfileTMR
-		case 0:
-			mo.Profile = ProfileRefusing
-		default:
-			mo.Profile = ProfileTMR
-			pre = append(pre, Finding{Index: -1, Rule: RESup, Verdict: Fail,
-				Detail: "simpler_kernel_mode_supported(NULL) returned " + itoa(v) + ", neither 1 (tmr) nor 0 (refusing)"})
-		}
-	}
-	res.History.Profile = mo.Profile
-	switch {
-	case r.hooks != nil:
-		r.hooks.SimSetCurrentDevice(-1)
-		for s := int32(1); s <= 9; s++ {
-			r.hooks.SimInject(s, 0, 0)
-		}
-		mo.DeviceKnown, mo.Device = true, -1
-	case r.acl != nil:
-		if r.acl.SetDevice(0) == 0 {
-			mo.DeviceKnown, mo.Device = true, 0
-		}
-	}
-	m := NewModel(mo)
-	r.m = m
-	for i := range ops {
-		before(i)
-		r.exec(i, ops[i], &res.History.Entries[i])
-	}
-	before(len(ops))
-	if !r.opt.NoCleanup {
-		r.cleanup()
-	}
-	res.Findings = append(pre, m.findings...)
-	res.Tally = m.tally
-	for _, f := range pre {
-		res.Tally[f.Rule][f.Verdict]++
-	}
-	res.Checked = m.checked
-	res.Lost = m.lostWhy
-	return res
 }
 
 // EntryRule is the rule a crash or hang of op is reported under when no

@@ -7,9 +7,10 @@ import (
 	"time"
 )
 
-// SuiteRun configures ConformWith: Conform's suite over any Executor, with
-// the target's profile and capabilities given (a parent process learns them
-// from its child), time budgets, and crash and hang handling.
+// SuiteRun configures ConformWith: the suite over any Executor, with the
+// target's profile and capabilities given (a parent process learns them from
+// its child; Conform asks a target in this process), time budgets, and crash
+// and hang handling.
 type SuiteRun struct {
 	Name      string
 	Profile   Profile // the target's build profile (legacy must be given)
@@ -76,7 +77,7 @@ type suiteState struct {
 }
 
 // ConformWith runs the directed catalogue and random sequences through x and
-// reports per rule, like Conform. A crash or hang of a directed check is
+// reports per rule (Conform is ConformWith over a FactoryExecutor). A crash or hang of a directed check is
 // reported under the check's rules, one of a random sequence under the rule
 // of the entry that died (EntryRule), with the op log up to the op that was
 // executing. ConformWith itself never panics on anything a target returns:
@@ -252,7 +253,7 @@ func (st *suiteState) blocked(ops []Op) string {
 }
 
 // runCase runs one sequence, shrinks its first failure of a kind and folds
-// the outcome into the report (Conform's runAndReport, for any Executor).
+// the outcome into the report.
 func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutcome) {
 	t0 := time.Now()
 	co = CaseOutcome{Name: name, Rules: rules}
@@ -291,7 +292,7 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 	}
 	res := out.Result
 	if res.Failed() {
-		broken := failingRules(runOutcome{res: res})
+		broken := failingRules(res)
 		want := broken[0]
 		// The ops after the first failure do not make it: cut them (the
 		// cheapest shrink, and all a failure that is not shrunk gets).
@@ -309,7 +310,7 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 				if o.Verdict != Pass || o.Result == nil {
 					return false
 				}
-				for _, r := range failingRules(runOutcome{res: o.Result}) {
+				for _, r := range failingRules(o.Result) {
 					if r == want {
 						return true
 					}

@@ -10,32 +10,25 @@ import (
 	"github.com/simabi/simabi/sim"
 )
 
-// TestRunObservedIsRun: the observed run (what a child process of the CLI
-// executes) is step for step Runner.run: same history, findings, tally and
-// checked count on random sequences of both profiles, and the hook sees
-// setup, every op in order, then the cleanup.
-func TestRunObservedIsRun(t *testing.T) {
+// TestBeforeOp: Options.BeforeOp sees the setup, every op in order, then
+// the cleanup (what a child process of the CLI streams to its parent), and a
+// crash is located at the op that was executing; the hook changes nothing of
+// the run (same history, findings, tally on both profiles).
+func TestBeforeOp(t *testing.T) {
 	for _, p := range []sim.Profile{sim.TMR, sim.Refusing} {
 		caps := CapsOf(SimTarget(p))
 		prof := ProfileTMR
 		if p == sim.Refusing {
 			prof = ProfileRefusing
 		}
-		for seed := uint64(1); seed <= 15; seed++ {
+		for seed := uint64(1); seed <= 5; seed++ {
 			ops := Generate(GenOptions{Seed: seed, Ops: 150, Caps: caps, Profile: prof})
-			a := NewRunner(SimTarget(p), Options{})
-			want := a.Run(ops)
-			a.Close()
-			b := NewRunner(SimTarget(p), Options{})
+			want := FactoryExecutor{Factory: SimFactory(p)}.Execute(ops, true)
 			var seen []int
-			var got *Result
-			b.main.do(func() { got = b.runObserved(ops, func(i int) { seen = append(seen, i) }) })
-			b.Close()
-			if w, g := want.History.String(), got.History.String(); w != g {
-				t.Fatalf("%s seed %d: histories differ:\n%s", p, seed, Diff(want.History, got.History))
-			}
-			if !reflect.DeepEqual(want.Findings, got.Findings) || want.Tally != got.Tally || want.Checked != got.Checked || want.Lost != got.Lost {
-				t.Fatalf("%s seed %d: results differ:\n%v\n%v", p, seed, want.Findings, got.Findings)
+			got := FactoryExecutor{Factory: SimFactory(p), Options: Options{BeforeOp: func(i int) { seen = append(seen, i) }}}.Execute(ops, true)
+			if !reflect.DeepEqual(want.History, got.History) || !reflect.DeepEqual(want.Result.Findings, got.Result.Findings) ||
+				want.Result.Tally != got.Result.Tally {
+				t.Fatalf("%s seed %d: the hook changed the run", p, seed)
 			}
 			if len(seen) != len(ops)+2 || seen[0] != AtSetup || seen[len(seen)-1] != len(ops) {
 				t.Fatalf("%s seed %d: hook saw %v", p, seed, seen)
@@ -46,6 +39,15 @@ func TestRunObservedIsRun(t *testing.T) {
 				}
 			}
 		}
+	}
+	ops := MustParseScript("create c0\nsupported c0\ncommitted c0\n")
+	o := FactoryExecutor{Factory: SimFactory(sim.TMR), Options: Options{BeforeOp: func(i int) {
+		if i == 1 {
+			panic("boom")
+		}
+	}}}.Execute(ops, false)
+	if o.Verdict != Crash || o.At != 1 || !strings.Contains(o.Detail, "boom") {
+		t.Fatalf("a panic before op 1: %+v, want a crash at 1", o)
 	}
 }
 
@@ -82,37 +84,6 @@ func TestOutcomeRecordRoundTrip(t *testing.T) {
 		var x Verdict
 		if err := x.UnmarshalText([]byte(v.String())); err != nil || x != v {
 			t.Errorf("verdict %v: %v %v", v, x, err)
-		}
-	}
-}
-
-// TestConformWithMatchesConform: over an in-process executor, ConformWith
-// reaches the same per-rule verdicts as Conform (every rule the catalogue
-// names, on sim tmr and refusing).
-func TestConformWithMatchesConform(t *testing.T) {
-	for _, p := range []sim.Profile{sim.TMR, sim.Refusing} {
-		prof := ProfileTMR
-		if p == sim.Refusing {
-			prof = ProfileRefusing
-		}
-		slow := testing.Short() || raceEnabled
-		want, err := Conform(SimFactory(p), SuiteOptions{Name: string(p), Random: 8, RandomOps: 150, Seed: 11, SkipSlow: slow, NoShrink: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ConformWith(FactoryExecutor{Factory: SimFactory(p)}, SuiteRun{Name: string(p), Profile: prof,
-			Caps: CapsOf(SimTarget(p)), Random: 8, RandomOps: 150, Seed: 11, SkipSlow: slow, NoShrink: true}).Report
-		if len(want.Rules) != len(got.Rules) {
-			t.Fatalf("%s: %d rules vs %d", p, len(want.Rules), len(got.Rules))
-		}
-		for i := range want.Rules {
-			w, g := want.Rules[i], got.Rules[i]
-			if w.Rule != g.Rule || w.Verdict != g.Verdict || w.Passes != g.Passes || w.Fails != g.Fails {
-				t.Errorf("%s %s: Conform %v (%d/%d), ConformWith %v (%d/%d)", p, w.Rule, w.Verdict, w.Passes, w.Fails, g.Verdict, g.Passes, g.Fails)
-			}
-		}
-		if want.Ops != got.Ops {
-			t.Errorf("%s: %d vs %d calls", p, want.Ops, got.Ops)
 		}
 	}
 }
@@ -192,28 +163,13 @@ func TestKillOf(t *testing.T) {
 	if k := KillOf(cases[:2], "M-5"); k.Killed || len(k.Elsewhere) != 1 || k.Elsewhere[0] != "E-PREP fail" {
 		t.Errorf("M-5 without c: %+v", k)
 	}
+	if k := KillOf([]CaseOutcome{{Name: "d", Verdict: Fail, Broken: []Rule{RD1, RD4}}}, "D-4"); k.Rule != "D-4" {
+		t.Errorf("D-4: %+v, want the mutant's own rule named", k)
+	}
 	if g := RuleGroup("E-LAUNCH-ASYNC"); g != "E" {
 		t.Errorf("group %q", g)
 	}
 	if !StopAtKill("E-LAUNCH")(cases[1]) || StopAtKill("V-IMG")(cases[1]) {
 		t.Errorf("StopAtKill")
-	}
-}
-
-// TestSupplementaryChecks: the supplementary checks parse and pass on sim
-// (m-5/fill-the-budget: M-5).
-func TestSupplementaryChecks(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("fills the 2 GiB budget")
-	}
-	res := ConformWith(FactoryExecutor{Factory: SimFactory(sim.TMR)}, SuiteRun{Name: "extra", Profile: ProfileTMR,
-		Caps: CapsOf(SimTarget(sim.TMR)), Checks: SupplementaryChecks()})
-	for _, c := range res.Report.Checks {
-		if c.Verdict != Pass {
-			t.Errorf("%s: %v %s", c.Name, c.Verdict, c.Detail)
-		}
-	}
-	if len(FullCatalogue()) != len(Catalogue())+len(SupplementaryChecks()) {
-		t.Errorf("FullCatalogue")
 	}
 }

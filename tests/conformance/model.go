@@ -69,18 +69,25 @@ type mctx struct {
 	dispatchAny bool // quarantined: rules.md does not say what dispatch does
 	finalizedOK bool // a kernel finalize returned 0 (destroy allowed)
 	refusedPre  bool // a kernel init was refused before the latch (L-5 attribution)
-	dev         int32
-	claim       bool
-	ids         []idInfo
-	region      bool     // the persistent launch region is committed
-	blocks      []uint32 // used bytes of each 2 MiB block
-	allocated   uint64
-	lastStream  int8
-	lastSerial  uint64
-	failedSince bool // a prepare failed after V-IMG since the last success (M-3)
-	lastImg     ImageRecipe
-	hasLast     bool
-	asyncHit    bool // an asynchronous failure was delivered for its stream
+	refusedAt   int  // the op of the first such refusal
+	// latchSuspect: after refusedPre, a kernel init answered the
+	// INVALID_STATE the model expected after the latch (claim or D-2),
+	// which a runtime that had latched at the refusal answers too; a later
+	// failure on the context is then also reported under L-5.
+	latchSuspect bool
+	suspectAt    int
+	dev          int32
+	claim        bool
+	ids          []idInfo
+	region       bool     // the persistent launch region is committed
+	blocks       []uint32 // used bytes of each 2 MiB block
+	allocated    uint64
+	lastStream   int8
+	lastSerial   uint64
+	failedSince  bool // a prepare failed after V-IMG since the last success (M-3)
+	lastImg      ImageRecipe
+	hasLast      bool
+	asyncHit     bool // an asynchronous failure was delivered for its stream
 }
 
 func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef} }
@@ -418,6 +425,33 @@ func (m *Model) tolerate(r Rule, ss StatusSet, note string) {
 	m.e.TolRule, m.e.TolNote = r, note
 }
 
+// also names a second rule the status decision speaks for (Expectation.Also).
+// On a tolerated branch it does nothing: the primary expectation is not the
+// branch's.
+func (m *Model) also(r Rule) {
+	if !m.tolBranch {
+		m.e.Also = r
+	}
+}
+
+// refusedBeforeLatch records that a kernel init of c was refused before the
+// latch (V-INIT, V-SPAN, V-CFG, capability): c must still be unlatched (L-5).
+func (m *Model) refusedBeforeLatch(c *mctx) {
+	if c != nil && c.latch == unlatched && !c.refusedPre {
+		c.refusedPre, c.refusedAt = true, m.curIdx
+	}
+}
+
+// suspectLatch: a kernel init of a context with an earlier refusal before
+// the latch (l5) is expected to fail with IS after the latch (claim, D-2).
+// When it does, the IS may as well be "already latched" by that refusal: the
+// context is marked, and a later failure on it also names L-5.
+func (m *Model) suspectLatch(c *mctx, l5 bool) {
+	if st, seen := m.observed(); l5 && seen && st == abi.InvalidState && !c.latchSuspect {
+		c.latchSuspect, c.suspectAt = true, m.curIdx
+	}
+}
+
 // branchTolerated switches the walk onto a tolerated alternative that
 // continues past a check (the rest of the walk describes what the tolerated
 // build does); the primary expectation stays as set.
@@ -461,7 +495,10 @@ func (m *Model) d2(c *mctx, r Rule) bool {
 	}
 	if m.curDev != c.dev {
 		m.expect(r, one(abi.InvalidState), "the calling thread's current device "+devText(m.curDev)+" is not the context's device "+strconv.Itoa(int(c.dev)))
-		m.tolerate(RD2, anyFailure, "the device query's own code (D-2 tolerated)")
+		// Tolerated: the device query's own code in place of IS, at this
+		// step. A host code or an injected code comes from a later step: a
+		// runtime that skipped the check and failed further on.
+		m.tolerate(RD2, foreign, "the device query's own code (D-2 tolerated)")
 		return false
 	}
 	return true
@@ -517,10 +554,12 @@ func (m *Model) kinit(op Op, c *mctx) {
 	spansOK := op.Spans[SpanAicpu].Consistent() && op.Spans[SpanAicore].Consistent() && op.Spans[SpanDispatcher].Consistent()
 	if c == nil || op.Cfg.Null || op.Dev < 0 || op.Gen == 0 {
 		m.expect(RVInit, one(abi.InvalidArgument), "NULL ctx or config, device < 0 or generation 0")
+		m.refusedBeforeLatch(c)
 		return
 	}
 	if !spansOK {
 		m.expect(RVSpan, one(abi.InvalidArgument), "an inconsistent aicpu/aicore/dispatcher span")
+		m.refusedBeforeLatch(c)
 		return
 	}
 	v := checkCfg(op.Cfg, true)
@@ -531,7 +570,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 		case refusing:
 			m.expect(RVCfg, one(v.st), v.what)
 			m.tolerate(REKInit, one(abi.Unsupported), "a refusing build answering UNSUPPORTED before V-CFG (tolerated)")
-			c.refusedPre = true
+			m.refusedBeforeLatch(c)
 			return
 		case v.ringOnly && seen && st != abi.InvalidArgument:
 			m.expect(RVCfg, one(v.st), v.what)
@@ -541,13 +580,13 @@ func (m *Model) kinit(op Op, c *mctx) {
 			if v.tolINT {
 				m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
 			}
-			c.refusedPre = true
+			m.refusedBeforeLatch(c)
 			return
 		}
 	}
 	if refusing {
 		m.expect(REKInit, one(abi.Unsupported), "a refusing build refuses kernel init, unlatched")
-		c.refusedPre = true
+		m.refusedBeforeLatch(c)
 		return
 	}
 	if c.latch != unlatched {
@@ -563,15 +602,21 @@ func (m *Model) kinit(op Op, c *mctx) {
 		m.expect(r, one(abi.InvalidState), why)
 		return
 	}
+	// L-5: an earlier init of this context was refused before the latch,
+	// so it must still be unlatched here; a runtime that latched at that
+	// refusal answers INVALID_STATE (already latched) from now on.
+	l5 := c.refusedPre
 	c.latch, c.dev, c.phase = latchKernel, op.Dev, phNew
 	m.mem(MemAny)
 	if h := m.claims[op.Dev]; h != nil && h != c {
 		c.initFailed = true
 		m.expect(REClaim, one(abi.InvalidState), "another context holds device "+strconv.Itoa(int(op.Dev)))
+		m.suspectLatch(c, l5)
 		return
 	}
 	if !m.d2(c, REKInit) {
 		c.initFailed = true
+		m.suspectLatch(c, l5)
 		return
 	}
 	if code, ok := m.fire(1); ok {
@@ -580,11 +625,17 @@ func (m *Model) kinit(op Op, c *mctx) {
 			c.phase = phClosing
 		}
 		m.expect(RK7, one(code), "resource creation fails (site 1)")
+		if l5 {
+			m.also(RL5)
+		}
 		return
 	}
 	c.phase, c.claim = phCollecting, true
 	m.claims[op.Dev] = c
 	m.expect(REKInit, one(abi.OK), "")
+	if l5 {
+		m.also(RL5)
+	}
 	m.mem(MemZeroTolUp)
 	m.e.MemRule = RM7
 }
@@ -730,7 +781,9 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		return
 	}
 	if f.huge {
-		m.expect(REPrep, one(abi.CallableBytesExceeded), "size exceeds the 2 GiB budget")
+		// E-PREP's first budget step, before V-IMG: a fact of the M-5 budget.
+		m.expect(RM5, one(abi.CallableBytesExceeded), "size exceeds the 2 GiB budget (checked before V-IMG)")
+		m.also(REPrep)
 		return
 	}
 	if !f.valid {
@@ -750,6 +803,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	if !fits {
 		c.failedSince = true
 		m.expect(RM5, one(abi.CallableBytesExceeded), "the charge would pass 2 GiB of blocks")
+		m.also(REPrep)
 		return
 	}
 	if code, ok := m.fire(2); ok {
@@ -927,6 +981,9 @@ func (m *Model) finalize(c *mctx) {
 	switch c.latch {
 	case unlatched:
 		m.expect(REFin, one(abi.OK), "an unlatched context: nothing to do")
+		if c.refusedPre {
+			m.also(RL5) // unlatched although a kernel init was refused on it
+		}
 		return
 	case latchProgram:
 		m.expect(REFin, one(abi.OK), "")
@@ -1094,7 +1151,7 @@ func (m *Model) inject(op Op) {
 		return
 	}
 	m.sites[op.Site] = siteState{count: op.Count, code: op.Code}
-	if op.Count > 0 && m.nInj < len(m.injected) {
+	if op.Count > 0 && !m.wasInjected(abi.Status(op.Code)) && m.nInj < len(m.injected) {
 		m.injected[m.nInj] = abi.Status(op.Code)
 		m.nInj++
 	}
@@ -1108,18 +1165,78 @@ func legacyCanon(s abi.Status) abi.Status {
 	return s
 }
 
-// documented reports whether a status is one S-2 allows: success, a host
-// code abi.md names, the device band, or a code the checker injected.
-func (m *Model) documented(s abi.Status) bool {
-	if s == abi.OK || s.IsDefinedHost() || s.IsDeviceLatched() {
-		return true
-	}
+// wasInjected reports whether the checker armed a fault site with code s in
+// this sequence.
+func (m *Model) wasInjected(s abi.Status) bool {
 	for i := 0; i < m.nInj; i++ {
 		if m.injected[i] == s {
 			return true
 		}
 	}
 	return false
+}
+
+// documented reports whether a status of op is one S-2 allows: success, a
+// host code abi.md names, the device band, a documented positive value
+// (simpler_poll_run's COMPLETE), or a code the checker injected.
+func (m *Model) documented(op Op, s abi.Status) bool {
+	if s == abi.OK || s.IsDefinedHost() || s.IsDeviceLatched() ||
+		(s == abi.PollComplete && op.Kind == KindProg && op.Fn == FnPollRun) {
+		return true
+	}
+	return m.wasInjected(s)
+}
+
+// tolerated reports whether st is a tolerated alternative of e. A lower
+// layer's own code (D-2) never covers a code the checker injected: that one
+// comes from a fault site past the tolerated step.
+func (m *Model) tolerated(e *Expectation, st abi.Status) bool {
+	if !e.Tol.Has(st) {
+		return false
+	}
+	if e.Tol.Foreign && m.wasInjected(st) {
+		t := e.Tol
+		t.Foreign = false
+		return t.Has(st)
+	}
+	return true
+}
+
+// statusCall reports whether op's call returns a status of abi.md's status
+// table (S-1, S-2 apply): the runtime's entries, not the checker's hooks.
+func statusCall(op Op) bool {
+	switch op.Kind {
+	case KindKInit, KindPInit, KindACL, KindPrepare, KindLaunch, KindFinalize, KindHoldLaunch, KindHoldPrepare,
+		KindRaceKInit:
+		return true
+	case KindProg:
+		return op.Fn.statusEntry()
+	}
+	return false
+}
+
+// nullCtxCall reports whether op calls an entry with a NULL context (S-3).
+func nullCtxCall(op Op) bool {
+	if op.C != NullRef {
+		return false
+	}
+	switch op.Kind {
+	case KindDestroy, KindSupported, KindKInit, KindPInit, KindACL, KindPrepare, KindLaunch, KindFinalize,
+		KindCommitted, KindProg:
+		return true
+	}
+	return false
+}
+
+// suspectContext is the context of op marked latchSuspect, or nil.
+func (m *Model) suspectContext(op Op) (int8, *mctx) {
+	a, b := op.slots()
+	for _, s := range [2]int8{a, b} {
+		if c := m.ctx(s); c != nil && c.latchSuspect {
+			return s, c
+		}
+	}
+	return NullRef, nil
 }
 
 func (m *Model) finding(r Rule, v Verdict, detail string) {
@@ -1147,16 +1264,31 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		st = legacyCanon(st)
 		e.Status, e.Tol = e.Status.canon(legacyCanon), e.Tol.canon(legacyCanon)
 	}
+	op := m.curOp
+	entry, null := statusCall(op), nullCtxCall(op)
 	switch {
 	case e.Status.Has(st):
 		if !e.Status.Any {
 			m.pass(e.Rule)
+			if e.Also != e.Rule {
+				m.pass(e.Also)
+			}
+			if null && e.Rule != RS3 {
+				m.pass(RS3)
+			}
 		}
 		if st != abi.OK && !st.IsDeviceLatched() {
 			m.pass(RS1)
 		}
-		m.pass(RS2)
-	case e.Tol.Has(st):
+		if e.Status.Any && entry && !m.documented(op, st) {
+			// Where the rules leave the outcome open it must still be a
+			// code abi.md documents.
+			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
+				": not 0, not a host code of abi.md, not a device-band code")
+		} else {
+			m.pass(RS2)
+		}
+	case m.tolerated(e, st):
 		r := e.TolRule
 		if r == RuleNone {
 			r = e.Rule
@@ -1170,9 +1302,26 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		if !e.Tol.Empty() {
 			detail += ", tolerated " + e.Tol.String()
 		}
-		m.finding(e.Rule, Fail, detail+", got "+statusName(st))
-		if !m.documented(st) {
-			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st)))
+		detail += ", got " + statusName(st)
+		m.finding(e.Rule, Fail, detail)
+		if e.Also != RuleNone && e.Also != e.Rule {
+			m.finding(e.Also, Fail, detail)
+		}
+		if null && e.Rule != RS3 && e.Also != RS3 {
+			m.finding(RS3, Fail, "NULL ctx: "+detail)
+		}
+		if entry && m.opt.Profile != ProfileLegacy && st.IsDeviceLatched() && e.Status.hostOnly() {
+			// S-1: a host-side refusal in the band of device-latched codes.
+			m.finding(RS1, Fail, "returned "+strconv.Itoa(int(st))+", a code of the device-latched band (-1..-999), where the rules want "+
+				e.Status.String()+": host-side failures lie at or below -1000")
+		}
+		if entry && !m.documented(op, st) {
+			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
+				": not 0, not a host code of abi.md, not a device-band code")
+		}
+		if slot, c := m.suspectContext(op); c != nil && e.Rule != RL5 && e.Also != RL5 {
+			m.finding(RL5, Fail, "c"+strconv.Itoa(int(slot))+"'s kernel init was refused before the latch (#"+strconv.Itoa(c.refusedAt)+
+				") and a later kernel init answered INVALID_STATE (#"+strconv.Itoa(c.suspectAt)+"), as a runtime that latched at the refusal does; "+detail)
 		}
 		m.lose("#" + strconv.Itoa(m.curIdx) + " " + m.curOp.String() + " returned " + statusName(st) + ", which the model did not predict")
 	}
@@ -1196,10 +1345,17 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 			if e.ValueRule == RVContract {
 				m.finding(RVContract, Fail, note)
 			} else {
-				m.finding(e.ValueRule, Fail, "returned "+strconv.FormatUint(co.Value, 10)+", want "+strconv.FormatUint(e.Value, 10)+": "+note)
+				detail := "returned " + strconv.FormatUint(co.Value, 10) + ", want " + strconv.FormatUint(e.Value, 10) + ": " + note
+				m.finding(e.ValueRule, Fail, detail)
+				if null && e.ValueRule != RS3 {
+					m.finding(RS3, Fail, "NULL ctx: "+detail)
+				}
 			}
 		} else {
 			m.pass(e.ValueRule)
+			if null && e.ValueRule != RS3 {
+				m.pass(RS3)
+			}
 		}
 	}
 	if withMem && obs.MemProbed {

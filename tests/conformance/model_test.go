@@ -57,10 +57,10 @@ func runExpectScript(t *testing.T, o ModelOptions, script string) *Model {
 				}
 			case k == "tol":
 				st, known := statusByName[v]
-				if !known && v != "fail" {
+				if !known && v != "foreign" {
 					t.Fatalf("line %d: unknown status %q", n+1, v)
 				}
-				if (v == "fail" && !e.Tol.NonZero) || (v != "fail" && !e.Tol.Has(st)) {
+				if (v == "foreign" && !e.Tol.Foreign) || (v != "foreign" && !e.Tol.Has(st)) {
 					t.Errorf("line %d %q: tolerated %v, want %s", n+1, opText, e.Tol, v)
 				}
 			case w == "any":
@@ -97,7 +97,7 @@ func TestModelKernelLifecycle(t *testing.T) {
 	runExpectScript(t, hooked, `
 create c0                         => value=1 mem=0
 prepare c0 img=valid()            => INVALID_STATE rule=E-PREP
-kinit c0 dev=0 gen=1              => INVALID_STATE rule=E-KINIT tol=fail
+kinit c0 dev=0 gen=1              => INVALID_STATE rule=E-KINIT tol=foreign
 setdev 0                          => OK
 kinit c0 dev=0 gen=1              => INVALID_STATE rule=E-KINIT
 create c1
@@ -119,7 +119,7 @@ launch c1 id=1 stream=s1          => PREPARED_INCOMPATIBLE
 sync s0                           => OK
 launch c1 id=1 stream=s1          => OK
 setdev 1                          => OK
-launch c1 id=1 stream=s1          => INVALID_STATE rule=D-2 tol=fail
+launch c1 id=1 stream=s1          => INVALID_STATE rule=D-2 tol=foreign
 finalize c1                       => INVALID_STATE rule=D-2
 setdev 0
 finalize c1                       => OK mem=0
@@ -327,8 +327,9 @@ func TestModelJudge(t *testing.T) {
 	}
 	m = NewModel(hooked)
 	step(m, "finalize null", Observation{Call: CallObs{Status: 12345}})
-	if f := findingsOf(m, Fail); len(f) != 2 || f[0].Rule != REFin || f[1].Rule != RS2 {
-		t.Fatalf("undocumented value: %v, want E-FIN and S-2", f)
+	if f := findingsOf(m, Fail); len(f) != 3 || f[0].Rule != REFin || f[1].Rule != RS3 || f[2].Rule != RS2 ||
+		!strings.Contains(f[2].Detail, "12345") {
+		t.Fatalf("undocumented value for a NULL ctx: %v, want E-FIN, S-3 and S-2 (naming the value)", f)
 	}
 }
 
@@ -357,5 +358,113 @@ func TestModelRaceAndHold(t *testing.T) {
 		Call: CallObs{Status: abi.OK, Out: 4}, Second: CallObs{Status: abi.OK}})
 	if f := findingsOf(m, Fail); len(f) == 0 || f[0].Rule != RX2 {
 		t.Fatalf("a launch that waited: %v, want an X-2 failure", f)
+	}
+}
+
+// rulesOf lists the rules of m's findings of verdict v.
+func rulesOf(m *Model, v Verdict) []string {
+	var out []string
+	for _, f := range findingsOf(m, v) {
+		out = append(out, f.Rule.String())
+	}
+	return out
+}
+
+// kernelModel returns a model with c0 kernel-initialized on device 0 and,
+// when prepared, one id published.
+func kernelModel(prepared bool) *Model {
+	m := NewModel(hooked)
+	step(m, "setdev 0", Observation{})
+	step(m, "create c0", Observation{Call: CallObs{Value: 1}})
+	step(m, "kinit c0 dev=0 gen=1", Observation{})
+	if prepared {
+		step(m, "prepare c0 img=valid()", Observation{Call: CallObs{Out: 0}})
+	}
+	return m
+}
+
+// TestModelAttribution: a surprise is reported under every rule it breaks,
+// so that the report (and a mutant's kill) names the rule at fault: S-1 for
+// a device-band code where a host code is due, S-2 for an undocumented
+// value (also where the outcome is otherwise open), S-3 for every NULL-ctx
+// entry (the kernel four included), M-5 with E-PREP for both byte-budget
+// steps, L-5 for a kernel init that finds a context latched after a refusal
+// before the latch, and D-2's tolerance limited to the device query's own
+// code.
+func TestModelAttribution(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		pre   []string // ops stepped with a zero observation first
+		prep  bool
+		op    string
+		obs   Observation
+		fails string // the failing rules, in order
+		warns string
+	}{
+		{name: "S-1 NR as a device-band code", prep: true, op: "launch c0 id=3 stream=s0",
+			obs: Observation{Call: CallObs{Status: -7}}, fails: "E-LAUNCH S-1"},
+		{name: "S-1 not for a success", prep: true, op: "launch c0 id=0 stream=s0",
+			obs: Observation{Call: CallObs{Status: -7}}, fails: "E-LAUNCH"},
+		{name: "S-2 V-LAUNCH", prep: true, op: "launch c0 id=8192 stream=s0",
+			obs: Observation{Call: CallObs{Status: -1009}}, fails: "V-LAUNCH S-2"},
+		{name: "S-2 where the outcome is open", pre: []string{"inject site=6 count=1 code=0", "finalize c0"}, prep: true,
+			op: "prepare c0 img=valid()", obs: Observation{Call: CallObs{Status: -1009, Out: -1}}, fails: "S-2"},
+		{name: "S-3 prepare", op: "prepare null img=valid()",
+			obs: Observation{Call: CallObs{Status: abi.Internal, Out: -1}}, fails: "V-PREP-2 S-3"},
+		{name: "S-3 launch", op: "launch null id=0 stream=s0",
+			obs: Observation{Call: CallObs{Status: abi.Internal}}, fails: "V-LAUNCH S-3"},
+		{name: "S-3 kinit", op: "kinit null dev=0 gen=1",
+			obs: Observation{Call: CallObs{Status: abi.Internal}}, fails: "V-INIT S-3"},
+		{name: "S-3 supported", op: "supported null",
+			obs: Observation{Call: CallObs{Value: 0}}, fails: "E-SUP S-3"},
+		{name: "S-3 tolerated for ensure_acl_ready_ctx", op: "acl null dev=0",
+			obs: Observation{Call: CallObs{Status: abi.Internal}}, warns: "S-3"},
+		{name: "M-5 size step", op: "prepare c0 img=huge",
+			obs: Observation{Call: CallObs{Status: abi.InvalidArgument, Out: -1}}, fails: "M-5 E-PREP"},
+		{name: "L-5 kinit after a V-CFG refusal", pre: []string{"create c1", "kinit c1 dev=1 gen=1 cfg=pmu", "setdev 1"},
+			op: "kinit c1 dev=1 gen=1", obs: Observation{Call: CallObs{Status: abi.InvalidState}}, fails: "E-KINIT L-5"},
+		{name: "L-5 kinit after a V-INIT refusal", pre: []string{"create c1", "kinit c1 dev=1 gen=0", "setdev 1"},
+			op: "kinit c1 dev=1 gen=1", obs: Observation{Call: CallObs{Status: abi.InvalidState}}, fails: "E-KINIT L-5"},
+		{name: "L-5 finalize of a context refused before the latch", pre: []string{"create c1", "kinit c1 dev=1 gen=1 cfg=pmu"},
+			op: "finalize c1", obs: Observation{Call: CallObs{Status: abi.InvalidState}}, fails: "E-FIN L-5"},
+		{name: "no L-5 without a refusal", pre: []string{"create c1", "setdev 1"},
+			op: "kinit c1 dev=1 gen=1", obs: Observation{Call: CallObs{Status: abi.InvalidState}}, fails: "E-KINIT"},
+		{name: "D-2 tolerates the query's own code", prep: true, pre: []string{"setdev 1"},
+			op: "launch c0 id=0 stream=s0", obs: Observation{Call: CallObs{Status: 107002}}, warns: "D-2"},
+		{name: "D-2 does not tolerate an injected code", prep: true, pre: []string{"setdev 1", "inject site=4 count=1 code=-1234"},
+			op: "launch c0 id=0 stream=s0", obs: Observation{Call: CallObs{Status: -1234}}, fails: "D-2"},
+		{name: "D-2 does not tolerate a host code", prep: true, pre: []string{"setdev 1"},
+			op: "launch c0 id=0 stream=s0", obs: Observation{Call: CallObs{Status: abi.CallableNotResident}}, fails: "D-2"},
+	} {
+		m := kernelModel(c.prep)
+		for _, l := range c.pre {
+			m.Step(0, 0, MustParse(l), nil)
+		}
+		step(m, c.op, c.obs)
+		if got := strings.Join(rulesOf(m, Fail), " "); got != c.fails {
+			t.Errorf("%s: failures %q, want %q: %v", c.name, got, c.fails, m.Findings())
+		}
+		if got := strings.Join(rulesOf(m, Warn), " "); got != c.warns {
+			t.Errorf("%s: warnings %q, want %q: %v", c.name, got, c.warns, m.Findings())
+		}
+	}
+}
+
+// TestModelLatchSuspect: a kernel init after a refusal before the latch that
+// fails with IS after the latch (here D-2: no current device) is what a
+// runtime that latched at the refusal answers too; a later failure on that
+// context also names L-5.
+func TestModelLatchSuspect(t *testing.T) {
+	m := NewModel(hooked)
+	step(m, "create c0", Observation{Call: CallObs{Value: 1}})
+	step(m, "kinit c0 dev=0 gen=1 cfg=pmu", Observation{Call: CallObs{Status: abi.Unsupported}})
+	step(m, "kinit c0 dev=0 gen=1", Observation{Call: CallObs{Status: abi.InvalidState}})
+	if f := findingsOf(m, Fail); len(f) != 0 {
+		t.Fatalf("findings %v", f)
+	}
+	step(m, "setdev 0", Observation{})
+	step(m, "finalize c0", Observation{Call: CallObs{Status: abi.InvalidState}})
+	if got := strings.Join(rulesOf(m, Fail), " "); got != "K-5 L-5" {
+		t.Fatalf("failures %q, want K-5 L-5: %v", got, m.Findings())
 	}
 }

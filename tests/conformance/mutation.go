@@ -38,7 +38,9 @@ func KillOf(cases []CaseOutcome, rule string) Kill {
 		for _, r := range c.Broken {
 			name := r.String()
 			if RuleGroup(name) == group {
-				if !k.Killed {
+				// The first killing case counts; within it the mutant's own
+				// rule is named when it is among the broken ones.
+				if !k.Killed || (k.Case == c.Name && name == rule) {
 					k.Killed, k.Case, k.Rule, k.How = true, c.Name, name, c.Verdict
 				}
 				continue

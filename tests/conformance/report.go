@@ -40,10 +40,9 @@ type Report struct {
 	// Ops is the number of calls the model checked.
 	Ops int `json:"ops"`
 
-	tally   Tally
-	first   [numRules]*Finding // first failure (else warning, else skip) per rule
-	repro   [numRules][]Op
-	touched [numRules]bool
+	tally Tally
+	first [numRules]*Finding // first failure (else warning, else skip) per rule
+	repro [numRules][]Op
 }
 
 // NewReport starts an empty report.

@@ -28,6 +28,12 @@ type Options struct {
 	// runtime's state is no longer known, and calling a handle it may have
 	// freed would abort an emitted runtime (F-3).
 	ContinueAfterLoss bool
+	// BeforeOp, when not nil, is called on the runner's thread just before
+	// each op executes, with the op's index; with AtSetup before the setup
+	// (supported(NULL), resetting the hooks or the device) and with len(ops)
+	// before the cleanup. A child process of the CLI streams these to its
+	// parent, so that the op log up to a crash survives the crash.
+	BeforeOp func(i int)
 }
 
 // Result is everything one run produced.
@@ -299,6 +305,10 @@ func (r *Runner) handle(c int8) abi.Ctx {
 }
 
 func (r *Runner) run(ops []Op) *Result {
+	before := r.opt.BeforeOp
+	if before != nil {
+		before(AtSetup)
+	}
 	r.slots = [MaxSlots]slotState{}
 	r.leaked = r.leaked[:0]
 	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
@@ -334,7 +344,13 @@ func (r *Runner) run(ops []Op) *Result {
 	m := NewModel(mo)
 	r.m = m
 	for i := range ops {
+		if before != nil {
+			before(i)
+		}
 		r.exec(i, ops[i], &res.History.Entries[i])
+	}
+	if before != nil {
+		before(len(ops))
 	}
 	if !r.opt.NoCleanup {
 		r.cleanup()

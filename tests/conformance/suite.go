@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
@@ -11,7 +10,7 @@ import (
 // function that releases it.
 type Factory func() (Target, func(), error)
 
-// SuiteOptions configure Conform.
+// SuiteOptions configure Conform (a SuiteRun for targets in this process).
 type SuiteOptions struct {
 	Name      string  // the target's name in the report
 	Options   Options // runner options
@@ -25,60 +24,13 @@ type SuiteOptions struct {
 	Timeout   time.Duration // per run (default 60 s); a run that exceeds it is a hang
 }
 
-// runOutcome is one isolated run.
-type runOutcome struct {
-	res     *Result
-	verdict Verdict // Pass, or Crash / Hang
-	detail  string
-}
-
-// runOnce runs ops on a fresh target from f, turning a panic into Crash and
-// a run that exceeds timeout (when positive) into Hang (the runner and
-// target are then abandoned).
-func runOnce(f Factory, ops []Op, opt Options, timeout time.Duration) runOutcome {
-	t, release, err := f()
-	if err != nil {
-		return runOutcome{verdict: Crash, detail: "opening the target: " + err.Error()}
-	}
-	r := NewRunner(t, opt)
-	ch := make(chan runOutcome, 1)
-	go func() {
-		var out runOutcome
-		r.main.do(func() {
-			defer func() {
-				if p := recover(); p != nil {
-					out = runOutcome{verdict: Crash, detail: fmt.Sprint("panic: ", p)}
-				}
-			}()
-			out.res = r.run(ops)
-		})
-		ch <- out
-	}()
-	var expire <-chan time.Time
-	if timeout > 0 {
-		timer := time.NewTimer(timeout)
-		defer timer.Stop()
-		expire = timer.C
-	}
-	select {
-	case out := <-ch:
-		r.Close()
-		if release != nil {
-			release()
-		}
-		return out
-	case <-expire:
-		return runOutcome{verdict: Hang, detail: fmt.Sprintf("the run did not finish within %v", timeout)}
-	}
-}
-
-// failingRules lists the rules of a run's failures.
-func failingRules(o runOutcome) []Rule {
-	if o.res == nil {
+// failingRules lists the rules of a run's failures, in the order found.
+func failingRules(res *Result) []Rule {
+	if res == nil {
 		return nil
 	}
 	var rs []Rule
-	for _, f := range o.res.Findings {
+	for _, f := range res.Findings {
 		if f.Verdict == Fail {
 			rs = append(rs, f.Rule)
 		}
@@ -86,39 +38,14 @@ func failingRules(o runOutcome) []Rule {
 	return rs
 }
 
-// shrinkFailure shrinks ops to a shortest sequence that still fails the
-// same way (the same first failing rule, or the same crash / hang).
-func shrinkFailure(f Factory, ops []Op, first runOutcome, opt Options, timeout time.Duration) []Op {
-	var want Rule
-	if rs := failingRules(first); len(rs) > 0 {
-		want = rs[0]
-	}
-	return Shrink(ops, func(cand []Op) bool {
-		o := runOnce(f, cand, opt, timeout)
-		if first.verdict != Pass {
-			return o.verdict == first.verdict
-		}
-		for _, r := range failingRules(o) {
-			if r == want {
-				return true
-			}
-		}
-		return false
-	})
-}
-
 // Conform runs the directed catalogue and random sequences against targets
-// from f and reports per rule.
+// from f, in this process, and reports per rule. It asks one target from f
+// for the capabilities and the profile (supported(NULL), unless
+// o.Options.Profile gives it) and runs ConformWith over a FactoryExecutor: a
+// panic of a run is its crash, a run longer than o.Timeout its hang.
 func Conform(f Factory, o SuiteOptions) (*Report, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
-	}
-	if o.RandomOps <= 0 {
-		o.RandomOps = 200
-	}
-	checks := o.Checks
-	if checks == nil {
-		checks = Catalogue()
 	}
 	t, release, err := f()
 	if err != nil {
@@ -140,88 +67,10 @@ func Conform(f Factory, o SuiteOptions) (*Report, error) {
 	if release != nil {
 		release()
 	}
-	rep := NewReport(o.Name)
-	rep.Profile = profile.String()
-	for i := range checks {
-		c := &checks[i]
-		if c.ops == nil {
-			c.ops = MustParseScript(c.Script)
-		}
-		cr := CheckReport{Name: c.Name}
-		for _, r := range c.Rules {
-			cr.Rules = append(cr.Rules, r.String())
-		}
-		switch {
-		case !c.AppliesTo(profile):
-			cr.Verdict, cr.Detail = Skip, "does not apply to a "+profile.String()+" build"
-		case !caps.Has(c.Needs):
-			cr.Verdict, cr.Detail = Skip, "the target cannot drive it: missing "+capsText(c.Needs&^caps)
-			rep.AddOutcome(c.Rules, Skip, c.Name+": "+cr.Detail, nil)
-		case o.SkipSlow && c.Slow:
-			cr.Verdict, cr.Detail = Skip, "slow check left out"
-		default:
-			cr.Verdict, cr.Detail, cr.Repro = runAndReport(f, rep, c.ops, c.Rules, o)
-		}
-		rep.AddCheck(cr)
-	}
-	for i := 0; i < o.Random; i++ {
-		seed := o.Seed + uint64(i)
-		ops := Generate(GenOptions{Seed: seed, Ops: o.RandomOps, Caps: caps, Profile: profile, HoldMs: o.HoldMs})
-		v, detail, repro := runAndReport(f, rep, ops, nil, o)
-		if v != Pass {
-			rep.AddCheck(CheckReport{Name: fmt.Sprintf("random/seed-%d", seed), Verdict: v, Detail: detail, Repro: repro})
-		}
-	}
-	rep.Finish()
-	return rep, nil
-}
-
-// runAndReport runs one sequence, shrinks a failure and folds it into rep.
-func runAndReport(f Factory, rep *Report, ops []Op, rules []Rule, o SuiteOptions) (Verdict, string, []string) {
-	out := runOnce(f, ops, o.Options, o.Timeout)
-	if out.verdict != Pass {
-		repro := ops
-		if !o.NoShrink {
-			repro = shrinkFailure(f, ops, out, o.Options, o.Timeout)
-		}
-		if len(rules) == 0 {
-			rules = []Rule{RuleNone}
-		}
-		rep.AddOutcome(rules, out.verdict, out.detail, repro)
-		return out.verdict, out.detail, opLines(repro)
-	}
-	res := out.res
-	if res.Failed() {
-		repro := ops
-		if !o.NoShrink {
-			repro = shrinkFailure(f, ops, out, o.Options, o.Timeout)
-		}
-		rep.AddResult(res, repro)
-		for _, fd := range res.Findings {
-			if fd.Verdict == Fail {
-				return Fail, fd.String(), opLines(repro)
-			}
-		}
-	}
-	rep.AddResult(res, nil)
-	for _, fd := range res.Findings {
-		if fd.Verdict == Skip {
-			// Part of the sequence could not be driven (a fault site the
-			// target does not model, a device it cannot clear): the check
-			// proves less than it says.
-			return Skip, "partly not driven: " + fd.String(), nil
-		}
-	}
-	// A clean directed check is a pass of the rules it is about (some, like
-	// E-DESTROY, are only visible through the calls after the one they
-	// govern).
-	rep.AddOutcome(rules, Pass, "", nil)
-	for _, fd := range res.Findings {
-		if fd.Verdict == Warn {
-			return Warn, fd.String(), nil
-		}
-	}
-	return Pass, "", nil
+	res := ConformWith(FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, SuiteRun{
+		Name: o.Name, Profile: profile, Caps: caps, Checks: o.Checks, SkipSlow: o.SkipSlow, Random: o.Random,
+		RandomOps: o.RandomOps, Seed: o.Seed, HoldMs: o.HoldMs, NoShrink: o.NoShrink})
+	return res.Report, nil
 }
 
 func opLines(ops []Op) []string {
