@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"os"
@@ -198,81 +197,21 @@ func writeJSONTo(w io.Writer, v any) error {
 
 // ---- JUnit ----
 
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string    `xml:"name,attr"`
-	ClassName string    `xml:"classname,attr"`
-	Failure   *junitMsg `xml:"failure,omitempty"`
-	Error     *junitMsg `xml:"error,omitempty"`
-	Skipped   *junitMsg `xml:"skipped,omitempty"`
-	SystemOut string    `xml:"system-out,omitempty"`
-}
-
-type junitMsg struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Body    string `xml:",chardata"`
-}
-
-// writeJUnit writes one test suite per target and one test case per rule: a
-// failure is <failure>, a crash or hang <error>, a skip <skipped>, a warning
-// a passing case with its detail in system-out. The repro is the body.
+// writeJUnit writes one test suite per target and one test case per rule
+// (conformance.RenderJUnit).
 func writeJUnit(path string, runs []*targetRun) error {
-	all := junitSuites{Name: "abicheck"}
+	suites := make([]conformance.JUnitSuite, 0, len(runs))
 	for _, r := range runs {
-		s := junitSuite{Name: "abicheck " + r.t.label, Time: fmt.Sprintf("%.3f", r.elapsed.Seconds())}
-		for _, rr := range results(r) {
-			c := junitCase{Name: rr.Rule, ClassName: "abicheck." + r.t.label}
-			body := strings.Join(rr.Repro, "\n")
-			switch rr.Verdict {
-			case conformance.Fail:
-				c.Failure = &junitMsg{Message: rr.Detail, Type: "fail", Body: body}
-				s.Failures++
-			case conformance.Crash, conformance.Hang:
-				c.Error = &junitMsg{Message: rr.Detail, Type: rr.Verdict.String(), Body: body}
-				s.Errors++
-			case conformance.Skip:
-				c.Skipped = &junitMsg{Message: rr.Detail}
-				s.Skipped++
-			case conformance.Warn:
-				c.SystemOut = "warning: " + rr.Detail
-			}
-			s.Cases = append(s.Cases, c)
-			s.Tests++
-		}
-		all.Tests += s.Tests
-		all.Failures += s.Failures
-		all.Errors += s.Errors
-		all.Skipped += s.Skipped
-		all.Suites = append(all.Suites, s)
+		suites = append(suites, conformance.JUnitSuite{Name: r.t.label, Elapsed: r.elapsed, Rules: results(r)})
 	}
-	b, err := xml.MarshalIndent(all, "", "  ")
+	b, err := conformance.RenderJUnit("abicheck", suites)
 	if err != nil {
 		return err
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		_ = os.MkdirAll(dir, 0o755)
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+	return os.WriteFile(path, b, 0o644)
 }
 
 // ---- the human table ----

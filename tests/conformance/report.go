@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // RuleReport is the verdict of one rule: pass, fail, warn or skip (crash and
@@ -182,13 +183,30 @@ func (r *Report) Text() string {
 // JSON renders the report as JSON.
 func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
 
+// JUnitSuite is one target's per-rule verdicts for RenderJUnit.
+type JUnitSuite struct {
+	Name    string        // the target, e.g. "sim:tmr" or a library path
+	Elapsed time.Duration // 0: no time attribute
+	Rules   []RuleReport
+}
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
 type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr,omitempty"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -203,35 +221,56 @@ type junitCase struct {
 
 type junitMessage struct {
 	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
 	Body    string `xml:",chardata"`
 }
 
-// JUnit renders the per-rule verdicts as a JUnit XML test suite (a warning
-// is a passing case with its detail in system-out).
-func (r *Report) JUnit() ([]byte, error) {
-	s := junitSuite{Name: "conformance " + r.Target}
-	for _, rr := range r.Rules {
-		c := junitCase{Name: rr.Rule, ClassName: "conformance"}
-		body := strings.Join(rr.Repro, "\n")
-		switch rr.Verdict {
-		case Fail:
-			c.Failure = &junitMessage{Message: rr.Detail, Body: body}
-			s.Failures++
-		case Crash, Hang:
-			c.Error = &junitMessage{Message: rr.Verdict.String() + ": " + rr.Detail, Body: body}
-			s.Errors++
-		case Skip:
-			c.Skipped = &junitMessage{Message: rr.Detail}
-			s.Skipped++
-		case Warn:
-			c.SystemOut = "warning: " + rr.Detail
+// RenderJUnit renders suites as JUnit XML: one <testsuite> per target under
+// a <testsuites> named name, one <testcase> per rule. A failure is
+// <failure>, a crash or a hang <error> (its type says which), a skip
+// <skipped>, a warning a passing case with its detail in system-out; the
+// shrunk op log of a failure is the element's body.
+func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
+	all := junitSuites{Name: name}
+	for _, in := range suites {
+		s := junitSuite{Name: in.Name}
+		if in.Elapsed > 0 {
+			s.Time = fmt.Sprintf("%.3f", in.Elapsed.Seconds())
 		}
-		s.Cases = append(s.Cases, c)
-		s.Tests++
+		for _, rr := range in.Rules {
+			c := junitCase{Name: rr.Rule, ClassName: name + "." + in.Name}
+			body := strings.Join(rr.Repro, "\n")
+			switch rr.Verdict {
+			case Fail:
+				c.Failure = &junitMessage{Message: rr.Detail, Type: "fail", Body: body}
+				s.Failures++
+			case Crash, Hang:
+				c.Error = &junitMessage{Message: rr.Detail, Type: rr.Verdict.String(), Body: body}
+				s.Errors++
+			case Skip:
+				c.Skipped = &junitMessage{Message: rr.Detail}
+				s.Skipped++
+			case Warn:
+				c.SystemOut = "warning: " + rr.Detail
+			}
+			s.Cases = append(s.Cases, c)
+			s.Tests++
+		}
+		all.Tests += s.Tests
+		all.Failures += s.Failures
+		all.Errors += s.Errors
+		all.Skipped += s.Skipped
+		all.Suites = append(all.Suites, s)
 	}
-	out, err := xml.MarshalIndent(s, "", "  ")
+	out, err := xml.MarshalIndent(all, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte(xml.Header), out...), nil
+	return append([]byte(xml.Header), append(out, '\n')...), nil
+}
+
+// JUnit renders the per-rule verdicts as JUnit XML (RenderJUnit with this
+// report as the only suite).
+func (r *Report) JUnit() ([]byte, error) {
+	return RenderJUnit("conformance", []JUnitSuite{{Name: r.Target, Rules: r.Rules}})
 }

@@ -66,11 +66,15 @@ func TestReportRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var suite junitSuite
-	if err := xml.Unmarshal(x, &suite); err != nil {
+	var suites junitSuites
+	if err := xml.Unmarshal(x, &suites); err != nil {
 		t.Fatal(err)
 	}
-	if suite.Failures != 1 || suite.Errors != 1 || suite.Tests != len(rep.Rules) {
-		t.Errorf("JUnit: %d failures, %d errors, %d tests", suite.Failures, suite.Errors, suite.Tests)
+	if len(suites.Suites) != 1 {
+		t.Fatalf("JUnit: %d suites, want 1", len(suites.Suites))
+	}
+	suite := suites.Suites[0]
+	if suite.Failures != 1 || suite.Errors != 1 || suite.Tests != len(rep.Rules) || suites.Failures != 1 || suites.Tests != suite.Tests {
+		t.Errorf("JUnit: %d failures, %d errors, %d tests (all: %d failures, %d tests)", suite.Failures, suite.Errors, suite.Tests, suites.Failures, suites.Tests)
 	}
 }
