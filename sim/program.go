@@ -197,8 +197,9 @@ func (r *Runtime) CopyFromDevice(ctx abi.Ctx, host unsafe.Pointer, dev abi.Devic
 	return abi.OK
 }
 
-// maxDerivedImage bounds the image size derived from a trusted header.
-const maxDerivedImage = 1 << 40
+// MaxDerivedImage bounds the image size simpler_register_callable derives
+// from a trusted header (it has no size argument).
+const MaxDerivedImage = 1 << 40
 
 // derivedImage derives a registered image's span from its header (semantics
 // §10: 9376 + the end of the last piece; there is no size argument). It
@@ -226,7 +227,7 @@ func derivedImage(p unsafe.Pointer) ([]byte, bool) {
 		used = off + abi.CoreCodeOffset + uint64(le.Uint32(unsafe.Slice((*byte)(unsafe.Add(p, at)), 4)))
 	}
 	size := uint64(abi.ChipCallableSize) + used
-	if size > maxDerivedImage || validation.ImageSpanWraps(uintptr(p), size) {
+	if size > MaxDerivedImage || validation.ImageSpanWraps(uintptr(p), size) {
 		return nil, false
 	}
 	return callerBytes(p, size)

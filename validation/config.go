@@ -65,7 +65,7 @@ func CheckCallConfig(cfg []byte, kernel bool) (CallConfigDefect, abi.Status) {
 		return CfgUnsupportedDiagnostic, abi.Unsupported
 	}
 	swim := i32(abi.CfgEnableChipSwimlaneOff)
-	if swim < 0 || swim > 4 {
+	if swim < 0 || swim > SwimlaneMaxLevel {
 		return CfgSwimlaneLevel, abi.InvalidArgument
 	}
 	prefix := cfg[abi.CfgOutputPrefixOff : abi.CfgOutputPrefixOff+abi.OutputPrefixBytes]
@@ -94,6 +94,9 @@ func callConfig(cfg []byte, kernel bool) abi.Status {
 	_, st := CheckCallConfig(cfg, kernel)
 	return st
 }
+
+// SwimlaneMaxLevel is the largest enable_chip_swimlane level V-CFG accepts.
+const SwimlaneMaxLevel = 4
 
 // Ring sizing bounds of V-CFG.
 const (

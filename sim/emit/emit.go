@@ -24,6 +24,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/latch"
+	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/validation"
 )
 
@@ -58,34 +59,31 @@ type Sources struct {
 	Header  string // simabi_fake.h: layouts, entry and ACL prototypes
 }
 
-// Simulated-runtime constants of docs/semantics.md. They mirror package sim
-// (sim.PersistentLaunchRegionBytes, sim.DeviceMemoryTotal), which this
-// package does not import (sim is the reference; emit is checked against it
-// by the differential tests).
+// Simulated-runtime constants of docs/semantics.md, taken from the reference
+// runtime so that the two cannot drift.
 const (
-	PersistentLaunchRegionBytes uint64 = 65536    // §7
-	DeviceMemoryTotal           uint64 = 32 << 30 // §10: simulated HBM
-	RuntimeStorageSize                 = 64       // §10: get_runtime_size
-	RuntimeStorageAlign                = 64       // §10: get_runtime_alignment
+	PersistentLaunchRegionBytes uint64 = sim.PersistentLaunchRegionBytes // §7
+	DeviceMemoryTotal           uint64 = sim.DeviceMemoryTotal           // §10: simulated HBM
+	RuntimeStorageSize                 = sim.RuntimeSize                 // §10: get_runtime_size
+	RuntimeStorageAlign                = sim.RuntimeAlignment            // §10: get_runtime_alignment
 	// MaxDerivedImage bounds the size simpler_register_callable derives from
-	// an image header (sim: maxDerivedImage).
-	MaxDerivedImage uint64 = 1 << 40
-	// SwimlaneMaxLevel is V-CFG's enable_chip_swimlane bound (0..4), as
-	// validation.CheckCallConfig applies it.
-	SwimlaneMaxLevel = 4
+	// an image header.
+	MaxDerivedImage uint64 = sim.MaxDerivedImage
+	// SwimlaneMaxLevel is V-CFG's enable_chip_swimlane bound.
+	SwimlaneMaxLevel = validation.SwimlaneMaxLevel
 )
 
 // Simulated kernels, chosen at prepare by func_name (semantics §7).
 const (
-	KernelAddScalarF32 = "simabi.add_scalar_f32"
-	KernelCopyBytes    = "simabi.copy_bytes"
+	KernelAddScalarF32 = sim.KernelAddScalarF32
+	KernelCopyBytes    = sim.KernelCopyBytes
 )
 
-// ACL status codes of the fake ACL library.
+// ACL status codes of the fake ACL library (the simulated ACL's).
 const (
-	ACLSuccess      = 0
-	ACLInvalidParam = 100000 // ACL_ERROR_INVALID_PARAM
-	ACLBadAlloc     = 200000 // ACL_ERROR_BAD_ALLOC: the simulated HBM is exhausted
+	ACLSuccess      = int(sim.ACLSuccess)
+	ACLInvalidParam = int(sim.ACLErrorInvalidParam) // ACL_ERROR_INVALID_PARAM
+	ACLBadAlloc     = int(sim.ACLErrorBadAlloc)     // ACL_ERROR_BAD_ALLOC: the simulated HBM is exhausted
 )
 
 // ACLCounters names the counters simabi_acl_counters writes, in order.
