@@ -31,7 +31,7 @@ func TestRandomCampaign(t *testing.T) {
 		{"emitted", emittedFactory(t, emittedBuild(t, emit.Config{Profile: emit.ProfileTMR})), ProfileTMR},
 	}
 	for _, tg := range targets {
-		caps := CapsOf(simTarget(sim.TMR))
+		caps := CapsOf(SimTarget(sim.TMR))
 		x := FactoryExecutor{Factory: tg.f, Timeout: time.Minute}
 		for _, slots := range []int{2, 4} {
 			bad := 0

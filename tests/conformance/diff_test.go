@@ -35,7 +35,7 @@ func TestDiffSimEmitted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, ra, rb := RunDiff(simTarget(sim.TMR), et, ops, Options{})
+		d, ra, rb := RunDiff(SimTarget(sim.TMR), et, ops, Options{})
 		release()
 		if d != "" {
 			t.Errorf("sequence %d: sim and the emitted runtime differ:\n%s", i, d)

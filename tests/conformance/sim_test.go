@@ -7,18 +7,6 @@ import (
 	"github.com/simabi/simabi/sim"
 )
 
-// simTarget adapts a fresh sim instance: the runtime is its own hooks, and
-// its simulated ACL gives the D-1 counters.
-func simTarget(p sim.Profile) *Basic {
-	rt := sim.New(p, sim.Options{})
-	return &Basic{RT: rt, SimHooks: rt, CountersF: func() ACLCounts {
-		c := rt.ACL().Counters()
-		return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
-			SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
-			CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
-	}}
-}
-
 // simACLTarget drives a fresh sim instance through its ACL only, as a
 // checker does on silicon: no hooks, so no injection and no driven stream
 // completion.
@@ -32,7 +20,7 @@ func simFactory(p sim.Profile, viaACL bool) Factory {
 		if viaACL {
 			return simACLTarget(p), nil, nil
 		}
-		return simTarget(p), nil, nil
+		return SimTarget(p), nil, nil
 	}
 }
 
