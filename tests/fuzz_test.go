@@ -52,7 +52,7 @@ func FuzzOps(f *testing.F) {
 				sp = x
 			}
 		}
-		res, err := runChecked(func() (conformance.Target, func(), error) { return simTarget(sp.sim), nil, nil }, ops)
+		res, err := runChecked(func() (conformance.Target, func(), error) { return conformance.SimTarget(sp.sim), nil, nil }, ops)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func FuzzOps(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, rs, re := conformance.RunDiff(simTarget(sp.sim), et, sops, conformance.Options{})
+		d, rs, re := conformance.RunDiff(conformance.SimTarget(sp.sim), et, sops, conformance.Options{})
 		release()
 		if d != "" {
 			t.Fatalf("sim and the emitted runtime differ (- sim, + emitted):\n%sop log (%d ops):\n%ssim history:\n%s",

@@ -119,7 +119,7 @@ func TestReplay(t *testing.T) {
 				}
 				t.Run(p.name, func(t *testing.T) {
 					e := emitted(t, emit.Config{Profile: p.emit})
-					sim := func() (conformance.Target, func(), error) { return simTarget(p.sim), nil, nil }
+					sim := func() (conformance.Target, func(), error) { return conformance.SimTarget(p.sim), nil, nil }
 					rs, err := runChecked(sim, s.ops)
 					if err != nil {
 						t.Fatal(err)
@@ -140,7 +140,7 @@ func TestReplay(t *testing.T) {
 						// hold, is the scheduler's: diff the serialized
 						// script instead (see serialized).
 						et, release := e.mustOpen(t)
-						d, _, _ = conformance.RunDiff(simTarget(p.sim), et, serialized(s.ops), conformance.Options{})
+						d, _, _ = conformance.RunDiff(conformance.SimTarget(p.sim), et, serialized(s.ops), conformance.Options{})
 						release()
 					}
 					if d != "" {

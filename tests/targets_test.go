@@ -35,19 +35,6 @@ type profileSet struct {
 	model conformance.Profile
 }
 
-// simTarget is a fresh sim instance driven through its hooks, with its
-// simulated ACL's counters for D-1.
-func simTarget(p sim.Profile) conformance.Target {
-	rt := sim.New(p, sim.Options{})
-	return &conformance.Basic{RT: rt, SimHooks: rt, CountersF: func() conformance.ACLCounts {
-		c := rt.ACL().Counters()
-		return conformance.ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice,
-			ResetDevice: c.ResetDevice, SynchronizeStream: c.SynchronizeStream,
-			SynchronizeDevice: c.SynchronizeDevice, CreateStream: c.CreateStream,
-			DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
-	}}
-}
-
 // builds caches emitted runtimes per configuration for the process (the
 // on-disk cache of sim/emit makes a warm build a hash and a stat).
 var builds sync.Map // string(cfg) -> *buildResult
@@ -131,13 +118,7 @@ func (e *emittedRuntime) open() (conformance.Target, func(), error) {
 		t.SimHooks = h
 	}
 	if a, err := fakeACL(e.a.ACLPath); err == nil && a.HasCounters() {
-		t.CountersF = func() conformance.ACLCounts {
-			c, _ := a.Counters()
-			return conformance.ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice,
-				ResetDevice: c.ResetDevice, SynchronizeStream: c.SynchronizeStream,
-				SynchronizeDevice: c.SynchronizeDevice, CreateStream: c.CreateStream,
-				DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
-		}
+		t.CountersF = conformance.OnboardCounters(a)
 	}
 	return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
 }

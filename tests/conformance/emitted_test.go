@@ -66,12 +66,7 @@ func emittedFactory(tb testing.TB, a *emit.Artifacts) Factory {
 			t.SimHooks = h
 		}
 		if acl.HasCounters() {
-			t.CountersF = func() ACLCounts {
-				c, _ := acl.Counters()
-				return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
-					SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
-					CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
-			}
+			t.CountersF = OnboardCounters(acl)
 		}
 		return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
 	}

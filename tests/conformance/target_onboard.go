@@ -58,14 +58,20 @@ func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *Basic {
 		t.ACLib = OnboardACL(acl)
 	}
 	if acl != nil && acl.HasCounters() {
-		t.CountersF = func() ACLCounts {
-			c, _ := acl.Counters()
-			return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
-				SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
-				CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
-		}
+		t.CountersF = OnboardCounters(acl)
 	}
 	return t
+}
+
+// OnboardCounters reads the D-1 counters of an ACL library that exports
+// them (the emitted fake's simabi_acl_counters).
+func OnboardCounters(acl *onboard.ACL) func() ACLCounts {
+	return func() ACLCounts {
+		c, _ := acl.Counters()
+		return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
+			SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
+			CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
+	}
 }
 
 // LibraryOptions configure OpenLibrary.

@@ -6,12 +6,17 @@ import "github.com/simabi/simabi/sim"
 // its own hooks, and its simulated ACL gives the D-1 counters.
 func SimTarget(p sim.Profile) *Basic {
 	rt := sim.New(p, sim.Options{})
-	return &Basic{RT: rt, SimHooks: rt, CountersF: func() ACLCounts {
+	return &Basic{RT: rt, SimHooks: rt, CountersF: SimCounters(rt)}
+}
+
+// SimCounters reads the D-1 counters of rt's simulated ACL.
+func SimCounters(rt *sim.Runtime) func() ACLCounts {
+	return func() ACLCounts {
 		c := rt.ACL().Counters()
 		return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
 			SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
 			CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
-	}}
+	}
 }
 
 // SimFactory makes a fresh sim instance of profile p for every run.
