@@ -11,7 +11,7 @@ BENCHTIME ?= 1s
 RACE_PKGS := ./internal/... ./latch/... ./sim/... ./onboard/... ./lifecycle/... ./tests/...
 PLAIN_PKGS := ./abi/... ./validation/... ./cmd/...
 
-.PHONY: all build test test-race test-plain vet lint fuzz bench mutants clean tools
+.PHONY: all build test test-race test-plain vet lint fuzz bench mutants upstream clean tools
 
 all: build vet test
 
@@ -52,5 +52,13 @@ bench:
 mutants:
 	$(GO) run ./cmd/abicheck mutants
 
+# The upstream lane (needs a simpler source tree, so not part of `make test`):
+# builds upstream's four simulator runtimes into build/upstream and checks each
+# against the baseline of its upstream commit in lanes/upstream/<commit>/;
+# exits 0 when only baseline findings appear. docs/upstream.md has the results.
+upstream:
+	@test -n "$(SIMPLER_SRC)" || { echo "usage: make upstream SIMPLER_SRC=/path/to/simpler [SIMPLER_COMMIT=6ebaf77]" >&2; exit 2; }
+	lanes/upstream/run $(SIMPLER_SRC)
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) build

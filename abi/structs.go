@@ -169,9 +169,23 @@ type HostLogState struct {
 	ClockAnchorPID int32
 }
 
-// DefaultHostLogState is what a consumer binds when it has no preference.
+// DefaultHostLogState is what a consumer binds when it has no preference:
+// abi_version 1, struct_size 16, threshold TIMING (upstream's default).
 func DefaultHostLogState() HostLogState {
-	return HostLogState{ABIVersion: HostLogStateABIVersion, StructSize: HostLogStateSize}
+	return HostLogStateAt(DefaultLogLevel)
+}
+
+// HostLogStateAt is the default state with threshold l.
+func HostLogStateAt(l LogLevel) HostLogState {
+	return HostLogState{ABIVersion: HostLogStateABIVersion, StructSize: HostLogStateSize, Threshold: int32(l)}
+}
+
+// Bindable reports whether a runtime's simpler_host_log_bind_state accepts s
+// (abi.md "SimplerHostLogState"): abi_version 1, struct_size >= 16 and a
+// threshold that is one of the six log levels. Upstream's binder refuses
+// anything else with -1, so a consumer must never bind such a state.
+func (s HostLogState) Bindable() bool {
+	return s.ABIVersion == HostLogStateABIVersion && s.StructSize >= HostLogStateSize && LogLevel(s.Threshold).Valid()
 }
 
 // Encode writes s into dst[:16].

@@ -2,6 +2,7 @@ package abi_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -155,5 +156,46 @@ func TestHostLogStateRoundTrip(t *testing.T) {
 	}
 	if d := abi.DefaultHostLogState(); d.ABIVersion != 1 || d.StructSize != 16 {
 		t.Errorf("DefaultHostLogState = %+v, want abi_version 1, struct_size 16", d)
+	}
+}
+
+// The host-log state a consumer binds must carry one of abi.md's six log
+// levels: upstream's binder refuses any other threshold with -1, so the
+// default is TIMING (25), not 0 (C-BIND-1: the binder is called at load).
+func TestHostLogStateBindable(t *testing.T) {
+	if d := abi.DefaultHostLogState(); d.Threshold != 25 || !d.Bindable() {
+		t.Fatalf("DefaultHostLogState = %+v, want threshold 25 and bindable", d)
+	}
+	for _, l := range abi.LogLevels() {
+		if s := abi.HostLogStateAt(l); !s.Bindable() {
+			t.Errorf("level %v: %+v not bindable", l, s)
+		}
+	}
+	for _, s := range []abi.HostLogState{
+		{ABIVersion: 1, StructSize: 16, Threshold: 0},
+		{ABIVersion: 1, StructSize: 16, Threshold: 26},
+		{ABIVersion: 2, StructSize: 16, Threshold: 25},
+		{ABIVersion: 1, StructSize: 15, Threshold: 25},
+	} {
+		if s.Bindable() {
+			t.Errorf("%+v bindable", s)
+		}
+	}
+}
+
+func TestParseLogLevel(t *testing.T) {
+	for in, want := range map[string]abi.LogLevel{"debug": 10, "INFO": 20, " timing ": 25, "warn": 30, "40": 40, "null": 60, "60": 60} {
+		if got, err := abi.ParseLogLevel(in); err != nil || got != want {
+			t.Errorf("ParseLogLevel(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "15", "verbose", "-1"} {
+		_, err := abi.ParseLogLevel(in)
+		if err == nil || !strings.Contains(err.Error(), "want debug (10), info (20), timing (25), warn (30), error (40) or null (60)") {
+			t.Errorf("ParseLogLevel(%q): %v", in, err)
+		}
+	}
+	if abi.LogTiming.String() != "timing" || abi.LogLevel(7).String() != "LogLevel(7)" {
+		t.Errorf("String: %q %q", abi.LogTiming, abi.LogLevel(7))
 	}
 }

@@ -118,17 +118,23 @@ func TestCBind1StubUnsupportedTrioOptional(t *testing.T) {
 	}
 }
 
-// C-BIND-1: a refused host-log binding fails the load, naming the code.
+// C-BIND-1: a refused host-log binding fails the load, naming the code as
+// what it is: upstream's binder refuses with -1, which is not a device code.
 func TestCBind1StubHostLogRefused(t *testing.T) {
-	path := buildStub(t, stubSpec{Supported: 1, HostLogReturn: int32(abi.InvalidArgument)})
-	_, err := Open(path, Options{})
-	var le *LoadError
-	if !errors.As(err, &le) || le.Status != abi.InvalidArgument || !strings.Contains(err.Error(), path) ||
-		!strings.Contains(err.Error(), "simpler_host_log_bind_state returned INVALID_ARGUMENT(-1004)") {
-		t.Fatalf("Open: %v", err)
+	for _, tc := range []struct {
+		code int32
+		text string
+	}{{-1, "simpler_host_log_bind_state returned -1"}, {int32(abi.InvalidArgument), "simpler_host_log_bind_state returned -1004 (INVALID_ARGUMENT)"}} {
+		path := buildStub(t, stubSpec{Supported: 1, HostLogReturn: tc.code})
+		_, err := Open(path, Options{})
+		var le *LoadError
+		if !errors.As(err, &le) || le.Status != abi.Status(tc.code) || !strings.Contains(err.Error(), path) ||
+			!strings.HasSuffix(err.Error(), tc.text) || strings.Contains(err.Error(), "SCOPE_DEADLOCK") {
+			t.Fatalf("Open with a binder returning %d: %v", tc.code, err)
+		}
 	}
-	path = buildStub(t, stubSpec{Supported: 1, Omit: []string{abi.SymHostLogBindState}})
-	_, err = Open(path, Options{})
+	path := buildStub(t, stubSpec{Supported: 1, Omit: []string{abi.SymHostLogBindState}})
+	_, err := Open(path, Options{})
 	if err == nil || !strings.Contains(err.Error(), "simpler_host_log_bind_state (host log)") {
 		t.Fatalf("Open without binder: %v", err)
 	}

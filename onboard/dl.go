@@ -2,6 +2,7 @@ package onboard
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -120,7 +121,13 @@ func (e *LoadError) Error() string {
 	case e.Err != nil:
 		return fmt.Sprintf("onboard: %s: %s: %v", path, e.Step, e.Err)
 	case e.Status != abi.OK:
-		return fmt.Sprintf("onboard: %s: %s returned %v", path, e.Step, e.Status)
+		// A load-time call's code is what it is: -1 from a binder is not a
+		// device-latched code, so only host-band codes get a name.
+		code := strconv.Itoa(int(e.Status))
+		if e.Status.IsHostBand() && e.Status.Name() != "" {
+			code += " (" + e.Status.Name() + ")"
+		}
+		return fmt.Sprintf("onboard: %s: %s returned %s", path, e.Step, code)
 	default:
 		return fmt.Sprintf("onboard: %s: %s failed", path, e.Step)
 	}

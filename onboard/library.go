@@ -50,10 +50,16 @@ type Options struct {
 	// path per process, and stay loaded for the process (a simulator's
 	// companion library).
 	Preloads []string
-	// HostLog is the SimplerHostLogState bound into the runtime (and into any
-	// preload exporting the binder); the zero value means
-	// abi.DefaultHostLogState(). Onboard keeps one 16-byte copy per distinct
-	// value alive for the process.
+	// LogLevel is the threshold of the SimplerHostLogState bound into the
+	// runtime and into every preload that exports the binder; 0 means
+	// abi.DefaultLogLevel (TIMING, 25, upstream's default). It must be one of
+	// the six levels of abi.md: upstream's binder refuses any other value,
+	// and Open refuses it before loading anything.
+	LogLevel abi.LogLevel
+	// HostLog, when not the zero value, is bound as it is instead of the
+	// state LogLevel describes (a test of a runtime's binder may want a state
+	// it must refuse). Onboard keeps one 16-byte copy per distinct state
+	// alive for the process.
 	HostLog abi.HostLogState
 	// ProbeOnly makes Open behave as OpenProbe (C-PROBE).
 	ProbeOnly bool
@@ -62,6 +68,27 @@ type Options struct {
 	// structural checks (V-INIT, V-PREP-2, V-LAUNCH) of a refusing build. The
 	// trio stays optional; the revision stays KernelUnsupported.
 	BindKernelWhenUnsupported bool
+	// Inspect loads for a checker: a rule the library breaks at bind time
+	// does not fail the load but is recorded in Library.BindFindings (a
+	// PipelineContract that is NULL or fails V-CONTRACT; a NULL from
+	// create_device_context while supported is asked, in which case
+	// supported(NULL) answers, E-SUP). A consumer never sets it: C-BIND-2
+	// refuses such a library.
+	Inspect bool
+}
+
+// BindFinding is a rule a library broke while it was bound (Options.Inspect).
+type BindFinding struct {
+	Rule   string `json:"rule"` // a rule ID of the contract (V-CONTRACT, L-1)
+	Detail string `json:"detail"`
+}
+
+// NotRuntimeError is a shared library that loads but exports none of the
+// entries of a host runtime.
+type NotRuntimeError struct{ Path string }
+
+func (e *NotRuntimeError) Error() string {
+	return "onboard: " + e.Path + ": not a host runtime (it exports none of the entries of abi.md)"
 }
 
 // BindError is a load refused because required symbols did not resolve
@@ -220,6 +247,7 @@ type Library struct {
 	probe     bool
 	hooks     *simHooks
 	contract  abi.PipelineContract
+	findings  []BindFinding
 
 	closeOnce sync.Once
 	closed    bool
@@ -259,6 +287,10 @@ func (l *Library) Hooks() (abi.SimHooks, bool) {
 // Contract is the PipelineContract the library exported at Open (the zero
 // value for a probe).
 func (l *Library) Contract() abi.PipelineContract { return l.contract }
+
+// BindFindings are the rules the library broke at bind time (only with
+// Options.Inspect; without it such a library does not load).
+func (l *Library) BindFindings() []BindFinding { return l.findings }
 
 // Translate maps a status returned by this library onto the current table for
 // reports: for a legacy build -1 → INTERNAL, -2 → UNSUPPORTED, -3 →
@@ -308,7 +340,18 @@ func open(path string, opts Options, probe bool) (*Library, error) {
 		// dlopen("") returns the main program, whose symbols are not a runtime.
 		return nil, &LoadError{Path: path, Step: "dlopen", Err: errors.New("empty library path")}
 	}
-	state := hostLogState(opts.HostLog)
+	st := opts.HostLog
+	if st == (abi.HostLogState{}) {
+		l := opts.LogLevel
+		if l == 0 {
+			l = abi.DefaultLogLevel
+		}
+		if !l.Valid() {
+			return nil, &LoadError{Path: path, Step: "host-log state", Err: fmt.Errorf("log level %d is not one of 10, 20, 25, 30, 40, 60 (abi.md)", int32(l))}
+		}
+		st = abi.HostLogStateAt(l)
+	}
+	state := hostLogState(st)
 	for _, p := range opts.Preloads {
 		if err := preload(p, state); err != nil {
 			return nil, err
@@ -340,6 +383,10 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 			resolved[s.Name] = true
 		}
 	}
+	if len(resolved) == 0 {
+		return nil, &NotRuntimeError{Path: path}
+	}
+	var findings []BindFinding
 
 	// The shape: a library with no supported entry and a provision entry is
 	// legacy; anything else is bound as the kernel ABI.
@@ -362,11 +409,16 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 		r1 := call0(t.create)
 		ctx := r1
 		if ctx == 0 {
-			return nil, &LoadError{Path: path, Step: "create_device_context (asking simpler_kernel_mode_supported)", Err: errors.New("returned NULL")}
+			if !opts.Inspect {
+				return nil, &LoadError{Path: path, Step: "create_device_context (asking simpler_kernel_mode_supported)", Err: errors.New("returned NULL")}
+			}
+			findings = append(findings, BindFinding{Rule: "L-1", Detail: "create_device_context returned NULL while simpler_kernel_mode_supported was asked (supported(NULL) answered instead, E-SUP)"})
+			supported = int32(call1(t.supported, 0))
+		} else {
+			r1 = call1(t.supported, ctx)
+			supported = int32(r1)
+			call1(t.destroy, ctx)
 		}
-		r1 = call1(t.supported, ctx)
-		supported = int32(r1)
-		call1(t.destroy, ctx)
 		asked = true
 		if supported == 0 {
 			rev = KernelUnsupported
@@ -418,19 +470,27 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 	// C-BIND-2: the exported PipelineContract must pass V-CONTRACT.
 	if !probe {
 		r1 := call0(t.contract)
-		if r1 == 0 {
+		switch {
+		case r1 == 0 && opts.Inspect:
+			findings = append(findings, BindFinding{Rule: "V-CONTRACT", Detail: "get_pipeline_contract returned NULL"})
+		case r1 == 0:
 			return nil, &LoadError{Path: path, Step: abi.SymGetPipelineContract, Err: errors.New("returned NULL")}
+		default:
+			src := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&r1))), abi.PipelineContractSize)
+			c, err := abi.DecodePipelineContract(src)
+			if err == nil {
+				err = validation.CheckContract(c)
+			}
+			switch {
+			case err != nil && opts.Inspect:
+				findings = append(findings, BindFinding{Rule: "V-CONTRACT", Detail: "get_pipeline_contract: " + err.Error()})
+			case err != nil:
+				return nil, &LoadError{Path: path, Step: "C-BIND-2 " + abi.SymGetPipelineContract, Err: err}
+			}
+			l.contract = c
 		}
-		src := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&r1))), abi.PipelineContractSize)
-		c, err := abi.DecodePipelineContract(src)
-		if err != nil {
-			return nil, &LoadError{Path: path, Step: abi.SymGetPipelineContract, Err: err}
-		}
-		if err := validation.CheckContract(c); err != nil {
-			return nil, &LoadError{Path: path, Step: "C-BIND-2 " + abi.SymGetPipelineContract, Err: err}
-		}
-		l.contract = c
 	}
+	l.findings = findings
 
 	if !probe && t.simSetDevice != 0 && t.simCurrentDevice != 0 && t.simSyncStream != 0 && t.simInjct != 0 {
 		l.hooks = &simHooks{setDevice: t.simSetDevice, currentDevice: t.simCurrentDevice, syncStream: t.simSyncStream, inject: t.simInjct}

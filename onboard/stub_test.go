@@ -25,6 +25,7 @@ type stubSpec struct {
 	Supported     int32 // what simpler_kernel_mode_supported returns
 	HostLogReturn int32
 	NullContract  bool
+	NullCreate    bool                  // create_device_context returns NULL
 	Contract      *abi.PipelineContract // nil: abi.SimulatedProgramContract()
 	// Launch is the body of simpler_kernel_mode_launch (default "return 0;").
 	Launch string
@@ -89,6 +90,9 @@ EXPORT const void *stub_host_log_last_state(void) { return stub_host_log_state; 
 		switch sym.Name {
 		case abi.SymCreateDeviceContext:
 			body = "return stub_ctx_storage;"
+			if s.NullCreate {
+				body = "return NULL;"
+			}
 		case abi.SymKernelSupported:
 			body = fmt.Sprintf("return %d;", s.Supported)
 		case abi.SymHostLogBindState:

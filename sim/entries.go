@@ -103,19 +103,20 @@ func (r *Runtime) CommDestroy(h abi.CommHandle) abi.Status {
 	return abi.Unsupported
 }
 
-// HostLogBindState is simpler_host_log_bind_state: NULL, abi_version ≠ 1 or
-// struct_size < 16 → IA, else 0.
+// HostLogBindState is simpler_host_log_bind_state: NULL, abi_version ≠ 1,
+// struct_size < 16 or a threshold that is not a log level → -1 (abi.md; the
+// binder upstream compiles into every host library refuses exactly these).
 func (r *Runtime) HostLogBindState(state unsafe.Pointer) abi.Status {
 	if state == nil {
-		return abi.InvalidArgument
+		return abi.HostBindRefused
 	}
 	b, ok := callerBytes(state, abi.HostLogStateSize)
 	if !ok {
-		return abi.InvalidArgument
+		return abi.HostBindRefused
 	}
 	s, _ := abi.DecodeHostLogState(b)
-	if s.ABIVersion != abi.HostLogStateABIVersion || s.StructSize < abi.HostLogStateSize {
-		return abi.InvalidArgument
+	if !s.Bindable() {
+		return abi.HostBindRefused
 	}
 	return abi.OK
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/simabi/simabi/abi"
@@ -203,7 +204,9 @@ func TestHandleFreeEntries(t *testing.T) {
 	}
 }
 
-// TestHostLogBindState: NULL, abi_version ≠ 1 or struct_size < 16 → IA.
+// TestHostLogBindState: NULL, abi_version ≠ 1, struct_size < 16 or a
+// threshold that is not one of abi.md's six levels → -1, as upstream's
+// binder (abi.md "SimplerHostLogState").
 func TestHostLogBindState(t *testing.T) {
 	r := newTMR(t)
 	enc := func(s abi.HostLogState) []byte {
@@ -212,14 +215,37 @@ func TestHostLogBindState(t *testing.T) {
 		return b
 	}
 	good := abi.DefaultHostLogState()
-	badVer, badSize := good, good
-	badVer.ABIVersion = 2
-	badSize.StructSize = 15
-	for _, tc := range []struct {
+	with := func(f func(*abi.HostLogState)) []byte {
+		s := good
+		f(&s)
+		return enc(s)
+	}
+	cases := []struct {
 		name string
 		b    []byte
 		want abi.Status
-	}{{"default", enc(good), okS}, {"version 2", enc(badVer), iaS}, {"size 15", enc(badSize), iaS}, {"NULL", nil, iaS}} {
+	}{
+		{"default (threshold 25)", enc(good), okS},
+		{"version 2", with(func(s *abi.HostLogState) { s.ABIVersion = 2 }), abi.HostBindRefused},
+		{"size 15", with(func(s *abi.HostLogState) { s.StructSize = 15 }), abi.HostBindRefused},
+		{"size 32", with(func(s *abi.HostLogState) { s.StructSize = 32 }), okS},
+		{"NULL", nil, abi.HostBindRefused},
+	}
+	for _, l := range abi.LogLevels() {
+		cases = append(cases, struct {
+			name string
+			b    []byte
+			want abi.Status
+		}{"threshold " + l.String(), with(func(s *abi.HostLogState) { s.Threshold = int32(l) }), okS})
+	}
+	for _, th := range []int32{0, -1, 15, 26, 50, 61, 100} {
+		cases = append(cases, struct {
+			name string
+			b    []byte
+			want abi.Status
+		}{"threshold " + strconv.Itoa(int(th)), with(func(s *abi.HostLogState) { s.Threshold = th }), abi.HostBindRefused})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { want(t, "host_log_bind_state", r.HostLogBindState(abi.Ptr(tc.b)), tc.want) })
 	}
 }

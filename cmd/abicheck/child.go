@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/tests/conformance"
 )
@@ -38,6 +39,7 @@ type childConfig struct {
 	ACL      string    `json:"acl,omitempty"`
 	TempDir  string    `json:"tmp,omitempty"`
 	Binaries [4]string `json:"binaries"` // files for the aicpu, aicore, dispatcher and sdma spans
+	LogLevel int32     `json:"log_level,omitempty"`
 }
 
 type childRequest struct {
@@ -154,7 +156,7 @@ func childMain() int {
 		return 2
 	}
 	lib, err := conformance.OpenLibrary(cfg.Lib, conformance.LibraryOptions{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
-		TempDir: cfg.TempDir, Binaries: bins})
+		TempDir: cfg.TempDir, Binaries: bins, LogLevel: abi.LogLevel(cfg.LogLevel)})
 	if err != nil {
 		sendMsg(childMsg{T: "error", Err: loadFailureOf(cfg.Lib, err)})
 		return 2

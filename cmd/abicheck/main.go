@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/tests/conformance"
@@ -80,6 +81,29 @@ type options struct {
 	noShrink    bool
 	maxHangs    int
 	bins        [4]string
+	logLevel    abi.LogLevel
+	loadTimeout time.Duration
+	baseline    string
+	writeBase   string
+}
+
+// logLevelFlag parses -log-level (a name or a value of abi.md's levels).
+type logLevelFlag struct{ l *abi.LogLevel }
+
+func (f logLevelFlag) String() string {
+	if f.l == nil || *f.l == 0 {
+		return abi.DefaultLogLevel.String()
+	}
+	return f.l.String()
+}
+
+func (f logLevelFlag) Set(v string) error {
+	l, err := abi.ParseLogLevel(v)
+	if err != nil {
+		return err
+	}
+	*f.l = l
+	return nil
 }
 
 const usageText = `usage: abicheck [flags] [LIB]
@@ -137,6 +161,10 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.bins[1], "aicore", "", "AICore binary `FILE` passed to kernel/program init")
 	fs.StringVar(&o.bins[2], "dispatcher", "", "dispatcher binary `FILE` passed to kernel/program init")
 	fs.StringVar(&o.bins[3], "sdma-warmup", "", "SDMA warm-up `FILE` passed to simpler_init")
+	fs.Var(logLevelFlag{&o.logLevel}, "log-level", "host-log threshold bound into LIB and its preloads: debug, info, timing, warn, error or null (10..60)")
+	fs.DurationVar(&o.loadTimeout, "load-timeout", 30*time.Second, "loading LIB (in its first child) taking longer is a load error")
+	fs.StringVar(&o.baseline, "baseline", "", "accept the findings recorded in `FILE` (rule and fingerprint): they are listed as known and fail nothing")
+	fs.StringVar(&o.writeBase, "write-baseline", "", "write the run's findings to `FILE` as a baseline")
 	fs.Usage = func() {}
 	return fs
 }
@@ -206,6 +234,8 @@ func (o *options) validate(lib string) error {
 		return errors.New("-case-timeout must be > 0")
 	case o.maxHangs <= 0:
 		return errors.New("-max-hangs must be > 0")
+	case o.loadTimeout <= 0:
+		return errors.New("-load-timeout must be > 0")
 	case o.json && o.quiet:
 		return errors.New("-json and -q do not go together")
 	case o.verbose && o.quiet:
@@ -281,7 +311,8 @@ func libTarget(path string, o *options, stderr io.Writer) (*target, error) {
 	if o.verbose {
 		verbose = stderr
 	}
-	p, err := newPool(childConfig{Lib: path, Preloads: o.preloads, ACL: o.acl, Binaries: o.bins}, o.caseTimeout, verbose)
+	p, err := newPool(childConfig{Lib: path, Preloads: o.preloads, ACL: o.acl, Binaries: o.bins, LogLevel: int32(o.logLevel)},
+		o.caseTimeout, o.loadTimeout, verbose)
 	if err != nil {
 		return nil, err
 	}
@@ -291,6 +322,9 @@ func libTarget(path string, o *options, stderr io.Writer) (*target, error) {
 	}
 	if o.acl != "" {
 		ra = append(ra, "-acl", shellQuote(o.acl))
+	}
+	if o.logLevel != 0 && o.logLevel != abi.DefaultLogLevel {
+		ra = append(ra, "-log-level", o.logLevel.String())
 	}
 	for i, name := range []string{"-aicpu", "-aicore", "-dispatcher", "-sdma-warmup"} {
 		if o.bins[i] != "" {
@@ -320,6 +354,27 @@ type targetRun struct {
 }
 
 func checkMain(o *options, lib string, stdout, stderr io.Writer) int {
+	var base *conformance.Baseline
+	if o.baseline != "" {
+		f, err := os.Open(o.baseline)
+		if err != nil {
+			return usage(stderr, "-baseline: "+err.Error())
+		}
+		base, err = conformance.ParseBaseline(f)
+		f.Close()
+		if err != nil {
+			return usage(stderr, "-baseline "+o.baseline+": "+err.Error())
+		}
+	}
+	var baseOut *os.File
+	if o.writeBase != "" {
+		f, err := os.Create(o.writeBase)
+		if err != nil {
+			return usage(stderr, "-write-baseline: "+err.Error())
+		}
+		baseOut = f
+		defer f.Close()
+	}
 	out := newPrinter(o, stdout)
 	var runs []*targetRun
 	code := exitOK
@@ -357,6 +412,19 @@ func checkMain(o *options, lib string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		check(t)
+	}
+	for _, r := range runs {
+		r.res.Report.ApplyBaseline(base)
+	}
+	if baseOut != nil {
+		reps := make([]*conformance.Report, len(runs))
+		for i, r := range runs {
+			reps[i] = r.res.Report
+		}
+		if err := conformance.WriteBaseline(baseOut, reps); err != nil {
+			fmt.Fprintf(stderr, "abicheck: -write-baseline: %v\n", err)
+			code = exitUsage
+		}
 	}
 	if len(runs) > 1 {
 		for _, r := range runs {
@@ -404,7 +472,7 @@ func checkTarget(t *target, o *options, out *printer) *targetRun {
 	profile, _ := conformance.ParseProfile(t.info.ProfileModel)
 	s := conformance.SuiteRun{Name: t.label, Profile: profile, Caps: t.info.Caps, Checks: conformance.Catalogue(), Random: o.sequences,
 		RandomOps: o.maxOps, Seed: o.seed, HoldMs: 10, Duration: o.duration, NoShrink: o.noShrink,
-		MaxHangs: o.maxHangs, Progress: out.progressFunc(t.label)}
+		MaxHangs: o.maxHangs, Progress: out.progressFunc(t.label), BindFindings: t.info.BindFindings}
 	res := conformance.ConformWith(t.exec, s)
 	out.clearProgress()
 	return &targetRun{t: t, res: res, elapsed: time.Since(t0)}

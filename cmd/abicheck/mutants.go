@@ -62,7 +62,7 @@ type mutantsJSON struct {
 }
 
 func mutantsMain(args []string, stdout, stderr io.Writer) int {
-	var o options
+	o := options{loadTimeout: 30 * time.Second}
 	var filter string
 	var randomOnly bool
 	fs := flag.NewFlagSet("abicheck mutants", flag.ContinueOnError)
@@ -133,7 +133,7 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 			code = exitUsage
 			continue
 		}
-		p, err := newPool(childConfig{Lib: a.RuntimePath}, o.caseTimeout, verbose)
+		p, err := newPool(childConfig{Lib: a.RuntimePath}, o.caseTimeout, 0, verbose)
 		if err != nil {
 			row.Error = err.Error()
 			rows = append(rows, row)

@@ -117,6 +117,7 @@ type jsonSummary struct {
 	Skip  int `json:"skip"`
 	Crash int `json:"crash"`
 	Hang  int `json:"hang"`
+	Known int `json:"known"`
 }
 
 func (s *jsonSummary) add(v conformance.Verdict) {
@@ -133,19 +134,22 @@ func (s *jsonSummary) add(v conformance.Verdict) {
 		s.Crash++
 	case conformance.Hang:
 		s.Hang++
+	case conformance.Known:
+		s.Known++
 	}
 }
 
 type jsonReport struct {
-	Target     jsonTarget   `json:"target"`
-	Results    []jsonResult `json:"results"`
-	Summary    jsonSummary  `json:"summary"`
-	Checks     []jsonCheck  `json:"checks"`
-	Seed       uint64       `json:"seed"`
-	Sequences  int          `json:"sequences"`
-	MaxOps     int          `json:"max_ops"`
-	Ops        int          `json:"ops"`
-	DurationMS int64        `json:"duration_ms"`
+	Target     jsonTarget                  `json:"target"`
+	Results    []jsonResult                `json:"results"`
+	Summary    jsonSummary                 `json:"summary"`
+	Checks     []jsonCheck                 `json:"checks"`
+	Findings   []conformance.FindingReport `json:"findings"`
+	Seed       uint64                      `json:"seed"`
+	Sequences  int                         `json:"sequences"`
+	MaxOps     int                         `json:"max_ops"`
+	Ops        int                         `json:"ops"`
+	DurationMS int64                       `json:"duration_ms"`
 }
 
 func reportJSON(r *targetRun, o *options) jsonReport {
@@ -154,7 +158,10 @@ func reportJSON(r *targetRun, o *options) jsonReport {
 	j := jsonReport{Target: jsonTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported,
 		Hooks: i.Hooks, ACL: i.ACL, Isolated: r.t.isolated},
 		Seed: o.seed, Sequences: r.res.Random, MaxOps: o.maxOps, Ops: rep.Ops, DurationMS: r.elapsed.Milliseconds(),
-		Results: []jsonResult{}, Checks: []jsonCheck{}}
+		Results: []jsonResult{}, Checks: []jsonCheck{}, Findings: rep.Findings}
+	if j.Findings == nil {
+		j.Findings = []conformance.FindingReport{}
+	}
 	for _, rr := range results(r) {
 		j.Results = append(j.Results, jsonResult{Rule: rr.Rule, Verdict: rr.Verdict.String(), Detail: rr.Detail,
 			Repro: strings.Join(rr.Repro, "\n"), Checks: rr.Passes + rr.Fails + rr.Warns + rr.Skips,
@@ -272,7 +279,7 @@ func (p *printer) clearProgress() {
 
 var verdictColor = map[conformance.Verdict]string{
 	conformance.Pass: "32", conformance.Fail: "31;1", conformance.Warn: "33", conformance.Skip: "2",
-	conformance.Crash: "35;1", conformance.Hang: "35;1",
+	conformance.Crash: "35;1", conformance.Hang: "35;1", conformance.Known: "36",
 }
 
 func (p *printer) verdict(v conformance.Verdict, width int) string {
@@ -292,7 +299,11 @@ func summaryOf(r *targetRun) jsonSummary {
 }
 
 func (s jsonSummary) String() string {
-	return fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d crash, %d hang", s.Pass, s.Fail, s.Warn, s.Skip, s.Crash, s.Hang)
+	out := fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d crash, %d hang", s.Pass, s.Fail, s.Warn, s.Skip, s.Crash, s.Hang)
+	if s.Known > 0 {
+		out += fmt.Sprintf(", %d known", s.Known)
+	}
+	return out
 }
 
 func (p *printer) report(runs []*targetRun) {
@@ -313,6 +324,7 @@ func (p *printer) report(runs []*targetRun) {
 			tot.Skip += s.Skip
 			tot.Crash += s.Crash
 			tot.Hang += s.Hang
+			tot.Known += s.Known
 		}
 		verdict := "no failures"
 		if tot.Fail+tot.Crash+tot.Hang > 0 {
@@ -351,6 +363,9 @@ func (p *printer) target(r *targetRun) {
 			detail := rr.Detail
 			if rr.Verdict == conformance.Pass {
 				detail = plural(int(rr.Passes), "check")
+				if rr.Detail != "" {
+					detail += "; " + rr.Detail
+				}
 			}
 			fmt.Fprintf(w, "%-15s %s %s\n", rr.Rule, p.verdict(rr.Verdict, 7), oneLine(detail))
 		}
@@ -374,6 +389,13 @@ func (p *printer) target(r *targetRun) {
 				continue
 			}
 			fmt.Fprintf(w, "--- %s %s: %s\n", rr.Rule, p.verdict(rr.Verdict, 0), oneLine(rr.Detail))
+			// Every distinct finding of the rule, not only the first.
+			if fs := findingsOf(rep, rr.Rule, false); len(fs) > 1 {
+				fmt.Fprintf(w, "    %d distinct findings:\n", len(fs))
+				for _, f := range fs {
+					fmt.Fprintf(w, "      %s\n", findingLine(f))
+				}
+			}
 			if len(rr.Repro) > 0 {
 				fmt.Fprintf(w, "    repro (%d ops):\n", len(rr.Repro))
 				for _, l := range rr.Repro {
@@ -389,6 +411,12 @@ func (p *printer) target(r *targetRun) {
 			}
 		}
 	}
+	if known := knownFindings(rep); len(known) > 0 {
+		fmt.Fprintf(w, "KNOWN (%d, accepted by the baseline)\n", len(known))
+		for _, f := range known {
+			fmt.Fprintf(w, "    %s %s %s\n", f.Rule, f.Fingerprint, findingLine(f))
+		}
+	}
 	s := summaryOf(r)
 	random := fmt.Sprintf("%d random sequences × %d ops", r.res.Random, o.maxOps)
 	if r.res.Budget {
@@ -396,6 +424,41 @@ func (p *printer) target(r *targetRun) {
 	}
 	fmt.Fprintf(w, "%s: %s — %d checks, %s (seed %d), %d calls checked, %.1fs\n", r.t.label, s,
 		len(rep.Checks)-countRandom(rep.Checks), random, o.seed, rep.Ops, r.elapsed.Seconds())
+}
+
+// findingsOf lists the failing findings of rule (known ones only when
+// known is set).
+func findingsOf(rep *conformance.Report, rule string, known bool) []conformance.FindingReport {
+	var out []conformance.FindingReport
+	for _, f := range rep.Findings {
+		if f.Rule == rule && f.Verdict.Bad() && f.Known == known {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func knownFindings(rep *conformance.Report) []conformance.FindingReport {
+	var out []conformance.FindingReport
+	for _, f := range rep.Findings {
+		if f.Known {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// findingLine is one finding: its check, op, detail and how often it was seen.
+func findingLine(f conformance.FindingReport) string {
+	s := f.Check
+	if f.Index >= 0 && f.Op != "" {
+		s += fmt.Sprintf(" #%d %s", f.Index, f.Op)
+	}
+	s += ": " + oneLine(f.Detail)
+	if f.Count > 1 {
+		s += fmt.Sprintf(" (×%d)", f.Count)
+	}
+	return s
 }
 
 func plural(n int, what string) string {

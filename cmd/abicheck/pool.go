@@ -42,8 +42,11 @@ func (e *loadError) Error() string {
 	if e.path == "" {
 		return "cannot load: " + msg
 	}
+	// Name the path once: onboard's and dlerror's texts repeat it.
 	msg = strings.TrimPrefix(msg, e.path+": ")
 	msg = strings.TrimPrefix(msg, "open: ")
+	msg = strings.TrimPrefix(msg, "dlopen: ")
+	msg = strings.TrimPrefix(msg, e.path+": ")
 	return "cannot load " + e.path + ": " + msg
 }
 
@@ -55,6 +58,7 @@ type pool struct {
 	exe     string
 	cfg     childConfig
 	timeout time.Duration // per case
+	load    time.Duration // loading the library in a child
 	verbose io.Writer     // the children's stderr is copied here when set
 	tmp     string
 
@@ -75,7 +79,7 @@ type child struct {
 
 // newPool prepares a pool for the library at path and starts its first
 // child, which reports what the library is (or why it does not load).
-func newPool(cfg childConfig, timeout time.Duration, verbose io.Writer) (*pool, error) {
+func newPool(cfg childConfig, timeout, load time.Duration, verbose io.Writer) (*pool, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot re-execute myself for isolation: %w", err)
@@ -85,7 +89,7 @@ func newPool(cfg childConfig, timeout time.Duration, verbose io.Writer) (*pool, 
 		return nil, err
 	}
 	cfg.TempDir = tmp
-	p := &pool{exe: exe, cfg: cfg, timeout: timeout, verbose: verbose, tmp: tmp}
+	p := &pool{exe: exe, cfg: cfg, timeout: timeout, load: load, verbose: verbose, tmp: tmp}
 	c, info, err := p.start()
 	if err != nil {
 		os.RemoveAll(tmp)
@@ -107,7 +111,13 @@ func (p *pool) Close() {
 	os.RemoveAll(p.tmp)
 }
 
-func (p *pool) startTimeout() time.Duration { return max(p.timeout, 30*time.Second) }
+// startTimeout bounds loading the library in a new child (-load-timeout).
+func (p *pool) startTimeout() time.Duration {
+	if p.load > 0 {
+		return p.load
+	}
+	return 30 * time.Second
+}
 
 // start launches a child and waits for its hello.
 func (p *pool) start() (*child, *conformance.LibraryInfo, error) {
@@ -218,14 +228,25 @@ func (p *pool) kill(c *child) {
 	<-c.done
 }
 
-// Execute implements conformance.Executor: one run in a child.
+// Execute implements conformance.Executor: one run in a child. A child that
+// died after its previous run had finished (before this request started) is
+// reported as that run's death (Outcome.Prior), and this request goes to a
+// fresh child.
 func (p *pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 	req := childRequest{Ops: conformance.OpLines(ops), History: history}
+	var prior *conformance.Outcome
 	for attempt := 0; ; attempt++ {
+		if c := p.cur; c != nil {
+			select {
+			case <-c.done:
+				prior = p.lateDeath(c, prior)
+			default:
+			}
+		}
 		if p.cur == nil {
 			c, _, err := p.start()
 			if err != nil {
-				return conformance.Outcome{Verdict: conformance.Crash, Detail: err.Error(), At: conformance.AtSetup}
+				return conformance.Outcome{Verdict: conformance.Crash, Detail: err.Error(), At: conformance.AtSetup, Prior: prior}
 			}
 			p.cur = c
 		}
@@ -234,20 +255,54 @@ func (p *pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 		req.ID = p.nextID
 		b, _ := json.Marshal(req)
 		if _, err := c.stdin.Write(append(b, '\n')); err != nil {
-			// The child died between requests; a fresh one gets the request.
-			p.retire(c)
-			p.cur = nil
-			if attempt == 0 {
-				continue
-			}
-			return conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: conformance.AtSetup}
+			prior = p.lateDeath(c, prior)
+			continue
 		}
-		return p.await(c, req.ID, len(ops))
+		o, started := p.await(c, req.ID, len(ops))
+		if !started && o.Verdict == conformance.Crash && attempt == 0 {
+			// It died before it began this request: the death is the
+			// previous run's, and a fresh child gets the request.
+			prior = firstPrior(prior, &o)
+			continue
+		}
+		o.Prior = prior
+		return o
 	}
 }
 
-// await follows one request to its end.
-func (p *pool) await(c *child, id int64, n int) conformance.Outcome {
+// lateDeath retires a child that died between requests and returns the
+// death to report for the run before (the first one found wins).
+func (p *pool) lateDeath(c *child, prior *conformance.Outcome) *conformance.Outcome {
+	p.retire(c)
+	p.cur = nil
+	return firstPrior(prior, &conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: conformance.AtSetup})
+}
+
+func firstPrior(prior, o *conformance.Outcome) *conformance.Outcome {
+	if prior != nil {
+		return prior
+	}
+	return o
+}
+
+// Finish implements conformance.Finisher: it ends the current child and
+// reports a death after its last run (a crash at exit), or nil.
+func (p *pool) Finish() *conformance.Outcome {
+	c := p.cur
+	if c == nil {
+		return nil
+	}
+	p.cur = nil
+	p.retire(c)
+	if c.waitErr == nil {
+		return nil
+	}
+	return &conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: conformance.AtSetup}
+}
+
+// await follows one request to its end; started reports whether the child
+// began it (sent anything for it).
+func (p *pool) await(c *child, id int64, n int) (out conformance.Outcome, started bool) {
 	at := conformance.AtSetup
 	timer := time.NewTimer(p.timeout)
 	defer timer.Stop()
@@ -257,11 +312,12 @@ func (p *pool) await(c *child, id int64, n int) conformance.Outcome {
 			if !ok {
 				p.retire(c)
 				p.cur = nil
-				return conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: at}
+				return conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: at}, started
 			}
 			if m.ID != id {
 				continue
 			}
+			started = true
 			switch m.T {
 			case "op":
 				at = m.I
@@ -272,13 +328,13 @@ func (p *pool) await(c *child, id int64, n int) conformance.Outcome {
 					p.cur = nil
 				}
 				if m.Rec == nil {
-					return conformance.Outcome{Verdict: conformance.Crash, Detail: "the child sent no result", At: at}
+					return conformance.Outcome{Verdict: conformance.Crash, Detail: "the child sent no result", At: at}, true
 				}
 				o, err := m.Rec.Outcome()
 				if err != nil {
-					return conformance.Outcome{Verdict: conformance.Crash, Detail: "garbled result: " + err.Error(), At: at}
+					return conformance.Outcome{Verdict: conformance.Crash, Detail: "garbled result: " + err.Error(), At: at}, true
 				}
-				return o
+				return o, true
 			}
 		case <-timer.C:
 			p.kill(c)
@@ -288,7 +344,7 @@ func (p *pool) await(c *child, id int64, n int) conformance.Outcome {
 				where += " (in the cleanup)"
 			}
 			return conformance.Outcome{Verdict: conformance.Hang,
-				Detail: fmt.Sprintf("no result within -case-timeout %v; %s%s", p.timeout, where, c.tail.lastMessage()), At: at}
+				Detail: fmt.Sprintf("no result within -case-timeout %v; %s%s", p.timeout, where, c.tail.lastMessage()), At: at}, started
 		}
 	}
 }

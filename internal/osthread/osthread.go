@@ -5,7 +5,10 @@
 // them on every hot-path call.
 package osthread
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // ID returns a value that identifies the calling OS thread for as long as the
 // thread lives: two threads alive at the same time never share an ID. It is
@@ -34,3 +37,21 @@ func (t Thread) Is() bool { return id() == t.ID }
 // IsExact reports whether the caller runs on t itself (one gettid system call
 // on top of Is; kernel thread ids are unique among live threads).
 func (t Thread) IsExact() bool { return id() == t.ID && syscall.Gettid() == t.TID }
+
+// WaitGone waits until the thread with kernel thread id tid of this process
+// has exited, or timeout passed; it reports whether the thread is gone. A
+// locked goroutine that returns ends its thread asynchronously: a caller that
+// must know the thread's exit work has run (thread-exit destructors of a
+// library) waits here.
+func WaitGone(tid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if !alive(tid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}

@@ -288,6 +288,9 @@ func prologue(k Knobs, sym string) string {
 	if slices.Contains(k.MustNotCall, sym) {
 		fmt.Fprintf(&b, "    knob_must_not_call(%q); /* knob must_not_call [F-3] */\n", sym)
 	}
+	if slices.Contains(k.Null, sym) {
+		fmt.Fprintf(&b, "    return NULL; /* knob null.%s */\n", sym)
+	}
 	return b.String()
 }
 
@@ -363,6 +366,7 @@ type templateData struct {
 	ACLCounters                  []counterData
 	MutantDeviceBandCode         int32 // S-1 mutant
 	MutantUndocumentedCode       int32 // S-2 mutant
+	LogLevels                    []int32
 }
 
 func b2i(b bool) int {
@@ -420,6 +424,9 @@ func newTemplateData(cfg Config) templateData {
 	if abi.DeviceLatchedNames[-d.KernelFault] != "INVALID_ARGS" {
 		panic("emit: abi no longer names device code 5 INVALID_ARGS")
 	}
+	for _, l := range abi.LogLevels() {
+		d.LogLevels = append(d.LogLevels, int32(l))
+	}
 	d.Banner = append(d.Banner, "Profile: "+string(cfg.Profile))
 	if len(cfg.Omit) > 0 {
 		d.Banner = append(d.Banner, "Omitted (not exported): "+strings.Join(sortedCopy(cfg.Omit), ", "))
@@ -470,6 +477,7 @@ func newTemplateData(cfg Config) templateData {
 	c("RUNTIME_STORAGE_ALIGN", RuntimeStorageAlign, "get_runtime_alignment")
 	c("HOST_LOG_STATE_ABI_VERSION", abi.HostLogStateABIVersion, "")
 	c("HOST_LOG_STATE_SIZE", abi.HostLogStateSize, "")
+	c("HOST_BIND_REFUSED", int32(abi.HostBindRefused), "simpler_host_log_bind_state's refusal (abi.md)")
 	c("DIR_SCALAR", int32(abi.DirScalar), "")
 	c("DIR_IN", int32(abi.DirIn), "")
 	c("DIR_OUT", int32(abi.DirOut), "")

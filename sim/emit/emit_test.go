@@ -166,7 +166,7 @@ func TestF4_MutantListCoversEveryRuleGroup(t *testing.T) {
 		}
 		groups[m.Group] = true
 	}
-	for _, g := range []string{"S", "V", "L", "K", "E", "M", "D", "X"} {
+	for _, g := range []string{"S", "V", "L", "K", "E", "M", "D", "U", "X"} {
 		if !groups[g] {
 			t.Errorf("no mutant breaks a rule of group %s", g)
 		}

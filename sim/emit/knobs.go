@@ -29,6 +29,7 @@ type Fault struct {
 //	must_not_call=<e>[,<e>...]   MustNotCall += entries
 //	crash.<entry>=true           Crash += entry
 //	hang.<entry>=true            Hang += entry
+//	null.<entry>=true            Null += entry
 type Knobs struct {
 	// Status fixes the status an int-returning entry returns, after the
 	// invalid-handle check. A fixed prepare still writes -1 first and, when the
@@ -55,6 +56,10 @@ type Knobs struct {
 	Crash []string
 	// Hang lists entries that never return (for testing a checker's timeouts).
 	Hang []string
+	// Null lists pointer-returning entries that return NULL (the fixed
+	// result of an entry that returns no status: a NULL context, a NULL
+	// pipeline contract, for testing what a consumer or a checker does).
+	Null []string
 }
 
 // ParseKnob parses one key=value knob (the CLI's -knob) into k.
@@ -102,14 +107,17 @@ func ParseKnob(kv string, k *Knobs) error {
 			k.Fail = map[int32]Fault{}
 		}
 		k.Fail[site] = Fault{Count: int32(count), Code: int32(code)}
-	case dotted && (prefix == "crash" || prefix == "hang"):
+	case dotted && (prefix == "crash" || prefix == "hang" || prefix == "null"):
 		b, err := parseBool()
 		if err != nil {
 			return err
 		}
 		list := &k.Crash
-		if prefix == "hang" {
+		switch prefix {
+		case "hang":
 			list = &k.Hang
+		case "null":
+			list = &k.Null
 		}
 		*list = slices.DeleteFunc(*list, func(s string) bool { return s == rest })
 		if b {
@@ -140,7 +148,7 @@ func ParseKnob(kv string, k *Knobs) error {
 			}
 		}
 	default:
-		return bad("unknown knob (status.<entry>, fail.<site>, prepare_writes_id, fatal_device, strict, must_not_call, crash.<entry>, hang.<entry>)")
+		return bad("unknown knob (status.<entry>, fail.<site>, prepare_writes_id, fatal_device, strict, must_not_call, crash.<entry>, hang.<entry>, null.<entry>)")
 	}
 	return nil
 }
@@ -194,6 +202,9 @@ func (k Knobs) Strings() []string {
 	for _, e := range sortedCopy(k.Hang) {
 		out = append(out, "hang."+e+"=true")
 	}
+	for _, e := range sortedCopy(k.Null) {
+		out = append(out, "null."+e+"=true")
+	}
 	return out
 }
 
@@ -234,14 +245,25 @@ func (k Knobs) validate(p Profile, exported map[string]abi.Symbol) error {
 	for _, l := range []struct {
 		what  string
 		names []string
-	}{{"must_not_call", k.MustNotCall}, {"crash", k.Crash}, {"hang", k.Hang}} {
+	}{{"must_not_call", k.MustNotCall}, {"crash", k.Crash}, {"hang", k.Hang}, {"null", k.Null}} {
 		for _, e := range l.names {
 			if _, ok := exported[e]; !ok {
 				return fmt.Errorf("emit: knob %s: %s is not an entry of the %s profile", l.what, e, p)
 			}
 		}
 	}
+	for _, e := range k.Null {
+		if s := exported[e]; !returnsPointer(s) {
+			return fmt.Errorf("emit: knob null.%s: %s does not return a pointer (%s)", e, e, s.Proto)
+		}
+	}
 	return nil
+}
+
+// returnsPointer reports whether an entry returns a pointer or a handle.
+func returnsPointer(s abi.Symbol) bool {
+	ret, _, _ := strings.Cut(s.Proto, "(")
+	return strings.Contains(ret, "*") || strings.HasPrefix(ret, "DeviceContextHandle ") || strings.HasPrefix(ret, "CommHandle ")
 }
 
 // returnsStatus reports whether an entry returns an int status.

@@ -14,7 +14,7 @@ import (
 type Mutant struct {
 	Name        string // stable: appears in reports and test names
 	Rule        string // the rule it breaks, e.g. "V-PREP-1"
-	Group       string // the rule group: S, V, L, K, E, M, D or X
+	Group       string // the rule group: S, V, L, K, E, M, D, U or X
 	Description string
 }
 
@@ -56,6 +56,7 @@ var mutants = []Mutant{
 	{"device-band-code", "S-1", "", "launch of a never-published id returns -7 (device band) instead of CALLABLE_NOT_RESIDENT"},
 	{"undocumented-code", "S-2", "", "a V-LAUNCH refusal returns -1009, a code abi.md does not define"},
 	{"null-prepare-internal", "S-3", "", "prepare with a NULL ctx returns INTERNAL instead of INVALID_ARGUMENT"},
+	{"thread-key-leak", "U-1", "", "init leaves a thread-exit destructor in the library: a thread that exits after the unload crashes"},
 }
 
 // The codes the status mutants return (S-1, S-2).

@@ -594,6 +594,57 @@ pinit c0 dev=0
 	{Name: "v-contract/admissible", Rules: []Rule{RVContract}, Profiles: allProfiles, Script: `
 contract
 `},
+	// U-1: a thread that called into the library (a prewarmed simpler_init
+	// emits a trace span on upstream's builds) exits only after the unload;
+	// the runner waits for it to be gone, so a thread-exit destructor left
+	// behind crashes the process at the unload op, every time.
+	{Name: "u-1/program-thread-exits-after-unload", Rules: []Rule{RU1}, Kills: []string{"thread-key-leak"}, Needs: CapUnload, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 prewarm=ok
+finalize c0
+destroy c0
+unload
+`},
+	{Name: "u-1/kernel-thread-exits-after-unload", Rules: []Rule{RU1}, Needs: CapUnload | CapSync, Profiles: tmrOnly, Script: prelude + `
+prepare c0 img=valid()
+launch c0 id=0 stream=s0
+sync s0
+finalize c0
+destroy c0
+unload
+`},
+	// What a legacy build is held to (rules.md "Revisions"): re-init on the
+	// attached device, another device refused until finalize, a prewarm
+	// whose ring sizing is refused, and ensure_acl_ready_ctx.
+	{Name: "legacy/program-init", Rules: []Rule{REPInit, REFin}, Profiles: []Profile{ProfileLegacy}, Script: `
+create c0
+pinit c0 dev=0
+pinit c0 dev=0
+pinit c0 dev=1
+finalize c0
+pinit c0 dev=1
+finalize c0
+finalize c0
+create c1
+pinit c1 dev=0 prewarm=ring=badtask
+pinit c1 dev=0
+pinit c1 dev=-1
+finalize c1
+destroy c1
+destroy c0
+`},
+	{Name: "legacy/acl", Rules: []Rule{REACL, RS3}, Profiles: []Profile{ProfileLegacy}, Script: `
+create c0
+acl c0 dev=0
+acl c0 dev=1
+acl c0 dev=-1
+pinit c0 dev=0
+finalize c0
+acl null dev=0
+prog null fn=comm_destroy
+prog null fn=comm_create
+destroy c0
+`},
 }
 
 var catalogueOnce sync.Once
@@ -623,5 +674,5 @@ var Mutants = map[string]Rule{
 	"count-8191": RM4, "no-byte-budget": RM5, "committed-after-finalize": RM7, "device-unchecked": RD2,
 	"finalize-resets-device": RD1, "fatal-resets": RD4, "launch-waits": RX2, "stream-switch-ok": RELaunch,
 	"async-poisons": RELaunchAsync, "device-band-code": RS1, "undocumented-code": RS2,
-	"null-prepare-internal": RS3,
+	"null-prepare-internal": RS3, "thread-key-leak": RU1,
 }

@@ -68,6 +68,7 @@ func emittedFactory(tb testing.TB, a *emit.Artifacts) Factory {
 		if acl.HasCounters() {
 			t.CountersF = OnboardCounters(acl)
 		}
+		t.UnloadF = lib.Close // U-1: the copy is the only reference to it
 		return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
 	}
 }

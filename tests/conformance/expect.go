@@ -91,6 +91,19 @@ func (ss *StatusSet) union(o StatusSet) {
 	}
 }
 
+// minus is ss without the exact values o holds (the flags stay).
+func (ss StatusSet) minus(o StatusSet) StatusSet {
+	out := ss
+	out.N = 0
+	for i := 0; i < int(ss.N); i++ {
+		if !o.exact(ss.V[i]) {
+			out.V[out.N] = ss.V[i]
+			out.N++
+		}
+	}
+	return out
+}
+
 // canon maps every exact value through f.
 func (ss StatusSet) canon(f func(abi.Status) abi.Status) StatusSet {
 	out := ss
@@ -165,10 +178,16 @@ const (
 	Skip
 	Crash
 	Hang
+	// Known is a failure, crash or hang a baseline accepts
+	// (Report.ApplyBaseline): listed, but it fails nothing.
+	Known
 	numVerdicts
 )
 
-var verdictNames = [numVerdicts]string{"pass", "fail", "warn", "skip", "crash", "hang"}
+var verdictNames = [numVerdicts]string{"pass", "fail", "warn", "skip", "crash", "hang", "known"}
+
+// Bad reports whether v fails a run: fail, crash or hang.
+func (v Verdict) Bad() bool { return v == Fail || v == Crash || v == Hang }
 
 func (v Verdict) String() string {
 	if v < numVerdicts {
@@ -189,6 +208,10 @@ type Finding struct {
 	Rule    Rule
 	Verdict Verdict
 	Detail  string
+	// Key is what names the finding across runs (its fingerprint), when
+	// it is not the whole detail: the statuses wanted and got, without the
+	// notes that explain them.
+	Key string
 }
 
 func (f Finding) String() string {
@@ -231,6 +254,11 @@ type Expectation struct {
 	ValueNote  string
 
 	D1Rule Rule // D-1 (kernel path) or E-SUP (supported): no forbidden ACL call may happen
+
+	// Grounds is where the expectation comes from when it is not the target
+	// revision's rule itself: on a legacy build, the upstream file and line
+	// whose behaviour the model asserts (rules.md "Revisions").
+	Grounds string
 
 	Unchecked bool // nothing is asserted (the model lost track)
 }

@@ -45,6 +45,9 @@ type Outcome struct {
 	// History is the run's history, one line per op, when it was asked for
 	// and the run went to its end.
 	History []string
+	// Prior is a death of the executor's process found before this run
+	// started, after the previous run had finished: it belongs to that run.
+	Prior *Outcome
 }
 
 // Executor runs one sequence on a fresh runtime instance: in this process
@@ -91,19 +94,31 @@ func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
 	ch := make(chan Outcome, 1)
 	go func() {
 		var o Outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o = Outcome{Verdict: Crash, Detail: fmt.Sprint("panic: ", p), At: int(at.Load())}
+			}
+			ch <- o
+		}()
+		var res *Result
 		r.main.do(func() {
 			defer func() {
 				if p := recover(); p != nil {
 					o = Outcome{Verdict: Crash, Detail: fmt.Sprint("panic: ", p), At: int(at.Load())}
 				}
 			}()
-			res := r.run(ops)
-			o = Outcome{Verdict: Pass, Result: res, At: len(ops)}
-			if history {
-				o.History = res.History.Lines()
-			}
+			res = r.run(ops)
 		})
-		ch <- o
+		if res == nil {
+			return
+		}
+		if r.unloadAt >= 0 {
+			r.finishUnload(ops, res)
+		}
+		o = Outcome{Verdict: Pass, Result: res, At: len(ops)}
+		if history {
+			o.History = res.History.Lines()
+		}
 	}()
 	var expire <-chan time.Time
 	if x.Timeout > 0 {
@@ -113,6 +128,9 @@ func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
 	}
 	select {
 	case o := <-ch:
+		// The runner's threads exit before the library is released, so
+		// that their thread-exit work never runs after an unload (only the
+		// unload op tests that, U-1).
 		r.Close()
 		if release != nil {
 			release()
@@ -246,7 +264,9 @@ type ResultRecord struct {
 	Checked  int                 `json:"checked"`
 	Lost     string              `json:"lost,omitempty"`
 	Findings []FindingRecord     `json:"findings,omitempty"`
-	Tally    map[string][]uint32 `json:"tally,omitempty"` // rule -> count per verdict
+	Tally    map[string][]uint32 `json:"tally,omitempty"`   // rule -> count per verdict
+	Generic  map[string]uint32   `json:"generic,omitempty"` // rule -> passes on a legacy build's generic -1
+	Diverged int                 `json:"diverged,omitempty"`
 }
 
 // FindingRecord is a Finding with its op and rule as text.
@@ -257,6 +277,7 @@ type FindingRecord struct {
 	Rule    string  `json:"rule"`
 	Verdict Verdict `json:"verdict"`
 	Detail  string  `json:"detail,omitempty"`
+	Key     string  `json:"key,omitempty"`
 }
 
 // Record converts o for transport.
@@ -264,9 +285,9 @@ func (o Outcome) Record() OutcomeRecord {
 	rec := OutcomeRecord{Verdict: o.Verdict, Detail: o.Detail, At: o.At, History: o.History}
 	if res := o.Result; res != nil {
 		rr := &ResultRecord{Profile: res.History.Profile.String(), Checked: res.Checked, Lost: res.Lost,
-			Tally: map[string][]uint32{}}
+			Tally: map[string][]uint32{}, Diverged: res.Divergences}
 		for _, f := range res.Findings {
-			fr := FindingRecord{Index: f.Index, Rep: f.Rep, Rule: f.Rule.String(), Verdict: f.Verdict, Detail: f.Detail}
+			fr := FindingRecord{Index: f.Index, Rep: f.Rep, Rule: f.Rule.String(), Verdict: f.Verdict, Detail: f.Detail, Key: f.Key}
 			if f.Index >= 0 {
 				fr.Op = f.Op.String()
 			}
@@ -276,6 +297,12 @@ func (o Outcome) Record() OutcomeRecord {
 			row := res.Tally[rule]
 			if row != ([numVerdicts]uint32{}) {
 				rr.Tally[rule.String()] = append([]uint32(nil), row[:]...)
+			}
+			if n := res.Generic[rule]; n > 0 {
+				if rr.Generic == nil {
+					rr.Generic = map[string]uint32{}
+				}
+				rr.Generic[rule.String()] = n
 			}
 		}
 		rec.Result = rr
@@ -307,9 +334,12 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 	if !ok {
 		return o, fmt.Errorf("conformance: unknown profile %q", rr.Profile)
 	}
-	res := &Result{History: History{Profile: p}, Checked: rr.Checked, Lost: rr.Lost}
+	res := &Result{History: History{Profile: p}, Checked: rr.Checked, Lost: rr.Lost, Divergences: rr.Diverged}
+	for name, n := range rr.Generic {
+		res.Generic[ruleOrNone(name)] = n
+	}
 	for _, fr := range rr.Findings {
-		f := Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail}
+		f := Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key}
 		if fr.Op != "" {
 			op, err := Parse(fr.Op)
 			if err != nil {

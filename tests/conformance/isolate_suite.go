@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/simabi/simabi/onboard"
 )
 
 // SuiteRun configures ConformWith: the suite over any Executor, with the
@@ -42,6 +44,9 @@ type SuiteRun struct {
 	// Stop, when not nil, ends the run after a case for which it returns
 	// true (the mutants command stops at the first kill).
 	Stop func(CaseOutcome) bool
+	// BindFindings are rules the target broke while it was bound
+	// (LibraryInfo.BindFindings): each is a failure of the report.
+	BindFindings []onboard.BindFinding
 }
 
 // CaseOutcome is one directed check or random sequence of a ConformWith run.
@@ -74,6 +79,30 @@ type suiteState struct {
 	shrinkLeft time.Duration
 	shrinkUsed time.Duration
 	hung       map[string]int
+	last       lastCase // the case that ran last (a late death is its)
+}
+
+type lastCase struct {
+	name  string
+	ops   []Op
+	rules []Rule
+}
+
+// late reports a death the executor found after a case had finished (the
+// process died between cases: a thread or a thread-exit destructor of the
+// library ran after the case's teardown). It belongs to the case that ran
+// last, under its rules and U-1, and is never retried in silence.
+func (st *suiteState) late(prior *Outcome) {
+	if prior == nil || st.last.name == "" {
+		return
+	}
+	rs := append([]Rule(nil), st.last.rules...)
+	if !slices.Contains(rs, RU1) {
+		rs = append(rs, RU1)
+	}
+	detail := fmt.Sprintf("%s: %s after the case finished (its contexts destroyed, the library released): %s",
+		st.last.name, prior.Verdict, prior.Detail)
+	st.rep.AddDeath(st.last.name, rs, prior.Verdict, len(st.last.ops), nil, detail, st.last.ops)
 }
 
 // ConformWith runs the directed catalogue and random sequences through x and
@@ -102,6 +131,11 @@ func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 	}
 	rep := NewReport(s.Name)
 	rep.Profile = s.Profile.String()
+	for _, bf := range s.BindFindings {
+		if r, ok := RuleByName(bf.Rule); ok {
+			rep.AddBindFinding(r, bf.Detail)
+		}
+	}
 	st := &suiteState{x: x, s: s, rep: rep, shrinkLeft: s.ShrinkTotal, hung: map[string]int{}}
 	out := &SuiteResult{Report: rep}
 	total := len(checks) + s.Random
@@ -195,9 +229,19 @@ func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 			break
 		}
 	}
+	if f, ok := x.(Finisher); ok {
+		st.late(f.Finish())
+	}
 	rep.Finish()
 	out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
 	return out
+}
+
+// Finisher is an Executor that can find out, once no more cases will run,
+// whether its process died after the last one (Finish returns that death, or
+// nil).
+type Finisher interface {
+	Finish() *Outcome
 }
 
 // profileSkip is the reason a report gives for the rules of checks that do
@@ -259,6 +303,8 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 	co = CaseOutcome{Name: name, Rules: rules}
 	defer func() { co.Elapsed = time.Since(t0) }()
 	out := st.x.Execute(ops, false)
+	st.late(out.Prior)
+	st.last = lastCase{name: name, ops: ops, rules: rules}
 	if out.Verdict == Pass && out.Result == nil {
 		out = Outcome{Verdict: Crash, Detail: "the executor returned no result", At: AtSetup}
 	}
@@ -286,7 +332,11 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 			})
 		}
 		detail := fmt.Sprintf("%s: %s at %s: %s", name, out.Verdict, OpAt(ops, at), out.Detail)
-		st.rep.AddOutcome(rs, out.Verdict, detail, repro)
+		var atOp *Op
+		if at >= 0 && at < len(ops) {
+			atOp = &ops[at]
+		}
+		st.rep.AddDeath(name, rs, out.Verdict, at, atOp, detail, repro)
 		co.Verdict, co.Broken, co.Detail, co.Repro = out.Verdict, rs, detail, repro
 		return co
 	}
@@ -318,7 +368,7 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 				return false
 			})
 		}
-		st.rep.AddResult(res, repro)
+		st.rep.AddResult(name, res, repro)
 		co.Verdict, co.Repro = Fail, repro
 		co.Broken = uniqueRules(broken)
 		for _, fd := range res.Findings {
@@ -329,14 +379,30 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 		}
 		return co
 	}
-	st.rep.AddResult(res, nil)
+	st.rep.AddResult(name, res, nil)
+	passed := false
+	for _, row := range res.Tally {
+		passed = passed || row[Pass] > 0
+	}
 	for _, fd := range res.Findings {
 		if fd.Verdict == Skip {
-			co.Verdict, co.Detail = Skip, "partly not driven: "+fd.String()
-			return co
+			if !passed {
+				co.Verdict, co.Detail = Skip, "not driven: "+fd.String()
+				return co
+			}
+			co.Detail = "partly not checked: " + fd.String()
+			break
 		}
 	}
-	st.rep.AddOutcome(rules, Pass, "", nil)
+	// The check's own pass counts for its rules, but not for a rule the run
+	// only skipped (a clause that does not apply to this build).
+	var held []Rule
+	for _, r := range rules {
+		if t := res.Tally[r]; t[Pass] > 0 || t[Skip] == 0 {
+			held = append(held, r)
+		}
+	}
+	st.rep.AddOutcome(held, Pass, "", nil)
 	for _, fd := range res.Findings {
 		if fd.Verdict == Warn {
 			co.Verdict, co.Detail = Warn, fd.String()

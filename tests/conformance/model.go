@@ -88,9 +88,32 @@ type mctx struct {
 	lastImg      ImageRecipe
 	hasLast      bool
 	asyncHit     bool // an asynchronous failure was delivered for its stream
+	// unknown: a call on this context answered what the model did not
+	// predict, so its state is not known; calls on it are still made and
+	// judged on what does not depend on that state (the structural V
+	// rules, S-2), until an answer pins the state again (a successful
+	// init). divergedAt is the op of the divergence.
+	unknown    bool
+	divergedAt int
+	// mayLeak: destroyed while unknown; whether the runtime freed it is not
+	// known, so it is never called again and may still hold its device.
+	mayLeak bool
+	// destroyRefused: a destroy the model took as refused (E-DESTROY). It
+	// returns nothing, so only the calls after it tell; after any
+	// divergence the context is retired, since calling a handle the runtime
+	// did free would abort an emitted runtime (F-3).
+	destroyRefused bool
+	// legacyDev is the device a legacy build's runner is bound to (its
+	// device_id_: set by the attach step of simpler_init even when a later
+	// step fails, cleared by finalize_device), -1 for none.
+	legacyDev int32
+	// bindSoft: a legacy prewarm refusal left it unknown whether legacyDev
+	// still binds the runner (upstream's legacy code keeps it bound, the
+	// target revision does not).
+	bindSoft bool
 }
 
-func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef} }
+func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef, legacyDev: -1} }
 
 type siteState struct{ count, code int32 }
 
@@ -177,6 +200,15 @@ type Model struct {
 
 	lost    bool
 	lostWhy string
+	// diverged is set by judge when the call answered a status the model
+	// did not predict; Step then re-synchronises the model from the answer
+	// (resync) instead of giving up, so one divergence hides no other.
+	diverged    bool
+	divergences int
+	// generic counts, per rule, the passes a legacy build earned with its
+	// generic -1 (where the target revision tells IS, IA, NR and INTERNAL
+	// apart, a legacy build answers -1 for all of them).
+	generic [numRules]uint32
 
 	tally    Tally
 	findings []Finding
@@ -295,14 +327,30 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 		call, second = &obs.Call, &obs.Second
 	}
 	switch op.Kind {
-	case KindHoldLaunch:
-		m.holdLaunch(op, obs, call, second)
-		return
-	case KindHoldPrepare:
-		m.holdPrepare(op, obs, call, second)
-		return
-	case KindRaceKInit:
-		m.raceKInit(op, obs, call, second)
+	case KindHoldLaunch, KindHoldPrepare, KindRaceKInit:
+		a, b := op.slots()
+		for _, sl := range [2]int8{a, b} {
+			if c := m.ctx(sl); c != nil && c.unknown {
+				m.begin(call)
+				m.anything("a two-thread op on a context whose state is unknown")
+				m.lose("#" + strconv.Itoa(idx) + " " + op.String() + ": a two-thread op on c" + strconv.Itoa(int(sl)) + ", whose state is unknown since #" + strconv.Itoa(c.divergedAt))
+				return
+			}
+		}
+		switch op.Kind {
+		case KindHoldLaunch:
+			m.holdLaunch(op, obs, call, second)
+		case KindHoldPrepare:
+			m.holdPrepare(op, obs, call, second)
+		default:
+			m.raceKInit(op, obs, call, second)
+		}
+		if m.diverged {
+			// Two threads' answers against one serial order: which order
+			// the runtime took is not known after a surprise.
+			m.diverged = false
+			m.lose("#" + strconv.Itoa(idx) + " " + op.String() + ": a two-thread op answered what the model did not predict")
+		}
 		return
 	}
 	slot, _ := op.slots()
@@ -313,10 +361,16 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 		m.e.Unchecked = true
 		return
 	}
+	legacy := m.opt.Profile == ProfileLegacy
 	switch op.Kind {
 	case KindCreate:
 		m.create(op)
 		c = m.ctxs[op.C]
+		if obs != nil && !obs.HandleCreated && obs.Call.Value == 0 {
+			// No context to call: the ops on the slot are not run (L-1
+			// reports the NULL).
+			defer func() { c.live = false }()
+		}
 	case KindDestroy:
 		m.destroy(c)
 	case KindSupported:
@@ -324,19 +378,37 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 	case KindKInit:
 		m.kinit(op, c)
 	case KindPInit:
-		m.pinit(op, c)
+		if legacy {
+			m.pinitLegacy(op, c)
+		} else {
+			m.pinit(op, c)
+		}
 	case KindACL:
-		m.acl(op, c)
+		if legacy {
+			m.aclLegacy(op, c)
+		} else {
+			m.acl(op, c)
+		}
 	case KindPrepare:
 		m.prepare(op, c, op.Img, false)
 	case KindLaunch:
 		m.launch(op, c, false)
 	case KindFinalize:
-		m.finalize(c)
+		if legacy {
+			m.finalizeLegacy(c)
+		} else {
+			m.finalize(c)
+		}
 	case KindCommitted:
 		m.committed(c)
 	case KindProg:
-		m.prog(op, c)
+		if legacy {
+			m.progLegacy(op, c)
+		} else {
+			m.prog(op, c)
+		}
+	case KindUnload:
+		m.unload()
 	case KindContract:
 		m.contract(obs)
 	case KindSetDev:
@@ -358,6 +430,10 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 	m.end(c)
 	if obs != nil {
 		m.judge(call, obs, true)
+		if m.diverged {
+			m.diverged = false
+			m.resync(op, c, call.Status)
+		}
 	}
 }
 
@@ -391,6 +467,8 @@ func (m *Model) memState(c *mctx) MemExpect {
 	switch {
 	case !c.live:
 		return MemUnchecked
+	case c.unknown:
+		return MemAny
 	case c.latch == unlatched:
 		return MemZero
 	case c.latch == latchProgram, c.dispatchAny:
@@ -489,9 +567,17 @@ func (m *Model) fire(site int32) (abi.Status, bool) {
 // d2 is the read-only borrowed-device check (D-2); false when it refuses.
 func (m *Model) d2(c *mctx, r Rule) bool {
 	if !m.devKnown {
-		m.expect(RuleNone, anyStatus, "current device unknown")
-		m.lose("the calling thread's current device is unknown (a program path reset it); a setdev restores it")
-		return false
+		// A program path reset the device (or a divergence left it unknown):
+		// the answer says which side of the check the call took. INVALID_STATE
+		// or a lower layer's code is D-2's refusal; anything else got past it,
+		// so the device was the context's.
+		st, seen := m.observed()
+		if seen && (st == abi.InvalidState || (st != abi.OK && !st.IsDefinedHost() && !m.wasInjected(st))) {
+			m.expect(RuleNone, anyStatus, "the calling thread's current device is unknown: taken as D-2's refusal")
+			m.mem(MemSame)
+			return false
+		}
+		m.curDev, m.devKnown = c.dev, true
 	}
 	if m.curDev != c.dev {
 		m.expect(r, one(abi.InvalidState), "the calling thread's current device "+devText(m.curDev)+" is not the context's device "+strconv.Itoa(int(c.dev)))
@@ -524,12 +610,19 @@ func (m *Model) destroy(c *mctx) {
 	if c == nil {
 		return
 	}
+	if c.unknown {
+		// Whether the runtime freed it is not known: never call it again.
+		c.live, c.mayLeak = false, true
+		m.devKnown = false
+		return
+	}
 	if c.latch == latchKernel {
 		m.e.D1Rule = RD1
 	}
 	if c.latch == latchKernel && !c.finalizedOK {
 		// E-DESTROY: refused; the context behaves as if destroy had not
 		// been called, which the ops after it check.
+		c.destroyRefused = true
 		return
 	}
 	c.live = false
@@ -589,6 +682,12 @@ func (m *Model) kinit(op Op, c *mctx) {
 		m.refusedBeforeLatch(c)
 		return
 	}
+	if m.unknownState(c) {
+		if m.pinned() {
+			m.pinKernel(c, op.Dev)
+		}
+		return
+	}
 	if c.latch != unlatched {
 		r, why := RK2, "already latched"
 		switch {
@@ -609,6 +708,18 @@ func (m *Model) kinit(op Op, c *mctx) {
 	c.latch, c.dev, c.phase = latchKernel, op.Dev, phNew
 	m.mem(MemAny)
 	if h := m.claims[op.Dev]; h != nil && h != c {
+		if h.unknown {
+			// The holder's state is unknown since it diverged: whether it
+			// still holds the claim is too.
+			if m.pinned() {
+				m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown")
+				m.pinKernel(c, op.Dev)
+				return
+			}
+			c.initFailed = true
+			m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown: taken as the claim refusal")
+			return
+		}
 		c.initFailed = true
 		m.expect(REClaim, one(abi.InvalidState), "another context holds device "+strconv.Itoa(int(op.Dev)))
 		m.suspectLatch(c, l5)
@@ -669,6 +780,12 @@ func (m *Model) pinit(op Op, c *mctx) {
 			}
 		}
 	}
+	if m.unknownState(c) {
+		if m.pinned() {
+			m.pinProgram(c, op.Dev)
+		}
+		return
+	}
 	if c.latch == latchKernel {
 		r, why := RL2, "the context is kernel-latched"
 		switch {
@@ -702,6 +819,12 @@ func (m *Model) acl(op Op, c *mctx) {
 	}
 	if op.Dev < 0 {
 		m.expect(REACL, one(abi.InvalidArgument), "device < 0")
+		return
+	}
+	if m.unknownState(c) {
+		if m.pinned() {
+			m.curDev, m.devKnown = op.Dev, true
+		}
 		return
 	}
 	if c.latch == latchKernel {
@@ -767,6 +890,9 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	}
 	if m.opt.Profile == ProfileRefusing {
 		m.expect(REPrep, one(abi.InvalidState), "a refusing build validates, then refuses")
+		return
+	}
+	if m.unknownState(c) {
 		return
 	}
 	if c.latch == latchKernel && c.dispatchAny {
@@ -905,6 +1031,9 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 		m.expect(RELaunch, one(abi.InvalidState), "a refusing build validates, then refuses")
 		return
 	}
+	if m.unknownState(c) {
+		return
+	}
 	if c.latch == latchKernel && c.dispatchAny {
 		m.anything("launch on a quarantined context", 4)
 		return
@@ -976,6 +1105,9 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 func (m *Model) finalize(c *mctx) {
 	if c == nil {
 		m.expect(REFin, one(abi.Internal), "finalize_device(NULL)")
+		return
+	}
+	if m.unknownState(c) {
 		return
 	}
 	switch c.latch {
@@ -1062,6 +1194,9 @@ func (m *Model) prog(op Op, c *mctx) {
 			m.expect(RS3, anyStatus, "")
 			m.value(RS3, 0, "a query on NULL ctx returns 0 / NULL")
 		}
+		return
+	}
+	if m.unknownState(c) {
 		return
 	}
 	if c.latch == latchProgram && c.attached {
@@ -1239,14 +1374,28 @@ func (m *Model) suspectContext(op Op) (int8, *mctx) {
 	return NullRef, nil
 }
 
-func (m *Model) finding(r Rule, v Verdict, detail string) {
+func (m *Model) finding(r Rule, v Verdict, detail string) { m.findingKey(r, v, "", detail) }
+
+// findingKey records a finding whose identity across runs (its fingerprint)
+// is key rather than the whole detail, so that rewording a note changes no
+// baseline.
+func (m *Model) findingKey(r Rule, v Verdict, key, detail string) {
 	m.tally[r][v]++
-	m.findings = append(m.findings, Finding{Index: m.curIdx, Rep: m.curRep, Op: m.curOp, Rule: r, Verdict: v, Detail: detail})
+	m.findings = append(m.findings, Finding{Index: m.curIdx, Rep: m.curRep, Op: m.curOp, Rule: r, Verdict: v, Detail: detail, Key: key})
 }
 
 func (m *Model) pass(r Rule) {
 	if r != RuleNone {
 		m.tally[r][Pass]++
+	}
+}
+
+// passOn counts a pass; generic marks one a legacy build earned with its
+// generic -1.
+func (m *Model) passOn(r Rule, generic bool) {
+	m.pass(r)
+	if generic && r != RuleNone {
+		m.generic[r]++
 	}
 }
 
@@ -1266,15 +1415,18 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 	}
 	op := m.curOp
 	entry, null := statusCall(op), nullCtxCall(op)
+	// On a legacy build an observed INTERNAL is its generic -1 (the runner
+	// translated it): a pass on it tells less than a pass on a kernel build.
+	generic := m.opt.Profile == ProfileLegacy && st == abi.Internal
 	switch {
 	case e.Status.Has(st):
 		if !e.Status.Any {
-			m.pass(e.Rule)
+			m.passOn(e.Rule, generic)
 			if e.Also != e.Rule {
-				m.pass(e.Also)
+				m.passOn(e.Also, generic)
 			}
 			if null && e.Rule != RS3 {
-				m.pass(RS3)
+				m.passOn(RS3, generic)
 			}
 		}
 		if st != abi.OK && !st.IsDeviceLatched() {
@@ -1299,16 +1451,23 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		if e.Note != "" {
 			detail += " (" + e.Note + ")"
 		}
-		if !e.Tol.Empty() {
-			detail += ", tolerated " + e.Tol.String()
+		if tol := e.Tol; !tol.Empty() {
+			// Name only what the tolerance adds beyond what is wanted.
+			if extra := tol.minus(e.Status); !extra.Empty() {
+				detail += ", tolerated " + extra.String()
+			}
+		}
+		if e.Grounds != "" {
+			detail += " [legacy: " + e.Grounds + "]"
 		}
 		detail += ", got " + statusName(st)
-		m.finding(e.Rule, Fail, detail)
+		key := "want " + e.Status.String() + ", got " + statusName(st)
+		m.findingKey(e.Rule, Fail, key, detail)
 		if e.Also != RuleNone && e.Also != e.Rule {
-			m.finding(e.Also, Fail, detail)
+			m.findingKey(e.Also, Fail, key, detail)
 		}
 		if null && e.Rule != RS3 && e.Also != RS3 {
-			m.finding(RS3, Fail, "NULL ctx: "+detail)
+			m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
 		}
 		if entry && m.opt.Profile != ProfileLegacy && st.IsDeviceLatched() && e.Status.hostOnly() {
 			// S-1: a host-side refusal in the band of device-latched codes.
@@ -1323,7 +1482,8 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 			m.finding(RL5, Fail, "c"+strconv.Itoa(int(slot))+"'s kernel init was refused before the latch (#"+strconv.Itoa(c.refusedAt)+
 				") and a later kernel init answered INVALID_STATE (#"+strconv.Itoa(c.suspectAt)+"), as a runtime that latched at the refusal does; "+detail)
 		}
-		m.lose("#" + strconv.Itoa(m.curIdx) + " " + m.curOp.String() + " returned " + statusName(st) + ", which the model did not predict")
+		m.diverged = true
+		m.divergences++
 	}
 	if e.CheckOut {
 		switch {
@@ -1345,10 +1505,11 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 			if e.ValueRule == RVContract {
 				m.finding(RVContract, Fail, note)
 			} else {
-				detail := "returned " + strconv.FormatUint(co.Value, 10) + ", want " + strconv.FormatUint(e.Value, 10) + ": " + note
-				m.finding(e.ValueRule, Fail, detail)
+				key := "returned " + strconv.FormatUint(co.Value, 10) + ", want " + strconv.FormatUint(e.Value, 10)
+				detail := key + ": " + note
+				m.findingKey(e.ValueRule, Fail, key, detail)
 				if null && e.ValueRule != RS3 {
-					m.finding(RS3, Fail, "NULL ctx: "+detail)
+					m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
 				}
 			}
 		} else {
@@ -1427,7 +1588,7 @@ func (m *Model) holdLaunch(op Op, obs *Observation, call, second *CallObs) {
 	if !held {
 		runPrepare()
 	}
-	if m.lost {
+	if m.lost || m.diverged {
 		return
 	}
 	m.begin(second)
@@ -1439,7 +1600,7 @@ func (m *Model) holdLaunch(op Op, obs *Observation, call, second *CallObs) {
 			m.finding(RX2, Fail, "the launch returned only after the prepare holding the gate returned: it waited instead of failing at once")
 		}
 	}
-	if held && !m.lost {
+	if held && !m.lost && !m.diverged {
 		runPrepare()
 	}
 }
@@ -1460,7 +1621,7 @@ func (m *Model) holdPrepare(op Op, obs *Observation, call, second *CallObs) {
 	if obs != nil {
 		m.judge(firstObs, obs, false)
 	}
-	if m.lost {
+	if m.lost || m.diverged {
 		return
 	}
 	m.begin(secondObs)
@@ -1493,7 +1654,7 @@ func (m *Model) raceKInit(op Op, obs *Observation, call, second *CallObs) {
 		c  *mctx
 		co *CallObs
 	}{{a, ca, oa}, {b, cb, ob}} {
-		if m.lost {
+		if m.lost || m.diverged {
 			return
 		}
 		m.begin(x.co)

@@ -322,8 +322,22 @@ func TestModelJudge(t *testing.T) {
 	}
 	step(m, "launch c0 id=0 stream=s0", Observation{Call: CallObs{Status: -77}})
 	fails = findingsOf(m, Fail)
-	if len(fails) != 4 || fails[3].Rule != RELaunch || !m.lost {
-		t.Fatalf("an unpredicted device-band status: failures %v lost %v, want an E-LAUNCH failure and a lost model", fails, m.lost)
+	if len(fails) != 4 || fails[3].Rule != RELaunch || m.lost || !m.ctxs[0].unknown || m.divergences != 1 {
+		t.Fatalf("an unpredicted device-band status: failures %v lost %v unknown %v divergences %d, "+
+			"want an E-LAUNCH failure, c0 forgotten and the model going on", fails, m.lost, m.ctxs[0].unknown, m.divergences)
+	}
+	// The structural checks still judge a forgotten context; its state is not
+	// asserted; a second context is judged in full.
+	step(m, "launch c0 id=8192 stream=s0", Observation{Call: CallObs{Status: abi.OK}})
+	step(m, "prepare c0 img=valid()", Observation{Call: CallObs{Status: abi.InvalidState, Out: -1}})
+	step(m, "create c1", Observation{Call: CallObs{Value: 1}, MemProbed: true})
+	// c0 held device 0 before it was forgotten: either answer is accepted,
+	// and a success pins c1 as the holder.
+	step(m, "kinit c1 dev=0 gen=2", Observation{Call: CallObs{Status: abi.OK}})
+	step(m, "prepare c1 img=valid()", Observation{Call: CallObs{Status: abi.OK, Out: 1}})
+	fails = findingsOf(m, Fail)
+	if len(fails) != 6 || fails[4].Rule != RVLaunch || fails[5].Rule != RM1 || m.claims[0] != m.ctxs[1] {
+		t.Fatalf("after the divergence: failures %v, want V-LAUNCH on c0 and M-1 on c1 (its first id is 0), c1 holding device 0", fails)
 	}
 	m = NewModel(hooked)
 	step(m, "finalize null", Observation{Call: CallObs{Status: 12345}})

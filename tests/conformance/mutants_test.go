@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -37,8 +39,24 @@ func TestCatalogueNamesEveryMutant(t *testing.T) {
 			}
 		}
 	}
-	if len(Mutants) != 36 {
-		t.Errorf("%d mutants listed, docs/semantics.md §13 has 36", len(Mutants))
+	// The list is docs/semantics.md §13, row for row.
+	doc, err := os.ReadFile("../../docs/semantics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(doc), "## 13. Mutants")
+	rows := regexp.MustCompile(`(?m)^\| ([a-z0-9-]+) \| ([A-Z]+(?:-[A-Z0-9]+)+) \|`).FindAllStringSubmatch(table, -1)
+	documented := map[string]string{}
+	for _, r := range rows {
+		documented[r[1]] = r[2]
+	}
+	for name, rule := range Mutants {
+		if documented[name] != rule.String() {
+			t.Errorf("mutant %s (%s): docs/semantics.md §13 says %q", name, rule, documented[name])
+		}
+	}
+	if len(documented) != len(Mutants) {
+		t.Errorf("docs/semantics.md §13 lists %d mutants, the catalogue %d", len(documented), len(Mutants))
 	}
 }
 
@@ -70,6 +88,12 @@ func TestEmittedMutantsKilled(t *testing.T) {
 	for _, name := range names {
 		name := name
 		t.Run(name, func(t *testing.T) {
+			if Mutants[name] == RU1 {
+				// U-1's check unloads the library and lets the calling thread
+				// exit: a mutant kills the process, so only process isolation
+				// sees it (cmd/abicheck mutants, TestMutantsCommand).
+				t.Skip("needs process isolation: killed by abicheck mutants")
+			}
 			a := emittedBuild(t, emit.Config{Profile: emit.ProfileTMR, Mutant: name})
 			checks := checksKilling(name)
 			rep, err := Conform(emittedFactory(t, a), SuiteOptions{Name: "mutant:" + name, Checks: checks, NoShrink: true})

@@ -34,6 +34,7 @@ const (
 	KindHoldLaunch       // a launch while a prepare holds the gate (site 7)
 	KindHoldPrepare      // a prepare while a prepare holds the gate (site 7)
 	KindRaceKInit        // two contexts race kernel init for one device
+	KindUnload           // U-1: unload the library, then end the thread that called it
 	numKinds
 )
 
@@ -43,7 +44,7 @@ var kindNames = [numKinds]string{
 	KindFinalize: "finalize", KindCommitted: "committed", KindProg: "prog", KindContract: "contract",
 	KindSetDev: "setdev", KindGetDev: "getdev", KindSync: "sync", KindInject: "inject",
 	KindClobber: "clobber", KindHoldLaunch: "holdlaunch", KindHoldPrepare: "holdprepare",
-	KindRaceKInit: "racekinit",
+	KindRaceKInit: "racekinit", KindUnload: "unload",
 }
 
 func (k Kind) String() string {

@@ -78,6 +78,9 @@ func ParseScript(text string) ([]Op, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
+		if n := len(ops); n > 0 && ops[n-1].Kind == KindUnload {
+			return nil, fmt.Errorf("line %d: nothing may follow unload (the library is gone)", i+1)
+		}
 		ops = append(ops, op)
 	}
 	return ops, nil
@@ -275,7 +278,7 @@ func (p *opParser) parse() {
 		if !found {
 			p.fail("unknown fn=%q", v)
 		}
-	case KindContract, KindGetDev:
+	case KindContract, KindGetDev, KindUnload:
 		p.positional(0)
 	case KindSetDev:
 		v := p.positional(1)[0]

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,6 +22,9 @@ type RuleReport struct {
 	Fails   uint32   `json:"fails"`
 	Warns   uint32   `json:"warns"`
 	Skips   uint32   `json:"skips"`
+	// Generic is how many of the passes a legacy build earned with its
+	// generic -1 (they prove less: IS, IA, NR and INTERNAL look alike).
+	Generic uint32 `json:"generic_passes,omitempty"`
 }
 
 // CheckReport is the outcome of one directed check or random sequence.
@@ -32,32 +36,72 @@ type CheckReport struct {
 	Repro   []string `json:"repro,omitempty"`
 }
 
+// FindingReport is one distinct failure, crash or hang of a run: where it
+// happened, what differed, and a fingerprint that names it across runs (a
+// baseline records fingerprints). Every divergence is listed, not only the
+// first of each rule; identical ones (same fingerprint) are counted once.
+type FindingReport struct {
+	Rule    string  `json:"rule"`
+	Verdict Verdict `json:"verdict"`
+	// Check is the directed check, or "random/seed-N" for a random sequence.
+	Check string `json:"check"`
+	// Index is the op's position in the check (-1 when no op: a crash of the
+	// setup, a bind-time finding).
+	Index  int    `json:"index"`
+	Op     string `json:"op,omitempty"`
+	Detail string `json:"detail"`
+	// Fingerprint is stable across runs of one build: the rule, the
+	// directed check, the op and what differed (for a random sequence the
+	// op's kind and the detail with numbers and slots masked; for a crash or
+	// hang the op it died at).
+	Fingerprint string   `json:"fingerprint"`
+	Count       int      `json:"count"`
+	Repro       []string `json:"repro,omitempty"`
+	// Known: a baseline lists the fingerprint (ApplyBaseline).
+	Known bool `json:"known,omitempty"`
+}
+
 // Report aggregates runs per rule.
 type Report struct {
 	Target  string        `json:"target"`
 	Profile string        `json:"profile"`
 	Rules   []RuleReport  `json:"rules"`
 	Checks  []CheckReport `json:"checks"`
+	// Findings lists every distinct failure, crash and hang.
+	Findings []FindingReport `json:"findings"`
 	// Ops is the number of calls the model checked.
 	Ops int `json:"ops"`
 
-	tally Tally
-	first [numRules]*Finding // first failure (else warning, else skip) per rule
-	repro [numRules][]Op
+	tally   Tally
+	generic [numRules]uint32
+	first   [numRules]*Finding // first failure (else warning, else skip) per rule
+	repro   [numRules][]Op
+	byPrint map[string]int // fingerprint -> index in Findings
 }
 
 // NewReport starts an empty report.
 func NewReport(target string) *Report { return &Report{Target: target} }
 
-// AddResult folds one run into the report: its tally and the first notable
-// finding of each rule. repro is the (shrunk) sequence to show for its
-// failures, nil for none.
-func (r *Report) AddResult(res *Result, repro []Op) {
+// AddResult folds one run of check into the report: its tally, the first
+// notable finding of each rule and every distinct failure. repro is the
+// (shrunk) sequence to show for its failures, nil for none.
+func (r *Report) AddResult(check string, res *Result, repro []Op) {
 	r.tally.Add(&res.Tally)
+	for i, n := range res.Generic {
+		r.generic[i] += n
+	}
 	r.Ops += res.Checked
 	r.Profile = res.History.Profile.String()
 	for i := range res.Findings {
 		f := &res.Findings[i]
+		if f.Verdict == Fail {
+			fr := FindingReport{Rule: f.Rule.String(), Verdict: Fail, Check: check, Index: f.Index, Detail: f.Detail}
+			if f.Index >= 0 {
+				fr.Op = f.Op.String()
+			}
+			fr.Fingerprint = findingPrint(fr, f.Op, f.Key)
+			r.addFinding(fr, repro)
+		}
 		cur := r.first[f.Rule]
 		if cur == nil || rank(f.Verdict) > rank(cur.Verdict) {
 			ff := *f
@@ -82,6 +126,53 @@ func (r *Report) AddOutcome(rules []Rule, v Verdict, detail string, repro []Op) 
 	}
 }
 
+// AddDeath records a crash or hang of check at op (nil: not at an op) under
+// rules, with its repro.
+func (r *Report) AddDeath(check string, rules []Rule, v Verdict, at int, op *Op, detail string, repro []Op) {
+	r.AddOutcome(rules, v, detail, repro)
+	for _, rule := range rules {
+		fr := FindingReport{Rule: rule.String(), Verdict: v, Check: check, Index: at, Detail: detail}
+		key := fr.Rule + "\x00" + checkKey(check) + "\x00" + v.String()
+		if op != nil {
+			fr.Op = op.String()
+			key += "\x00" + opKey(check, *op)
+		} else {
+			key += "\x00" + strconv.Itoa(at)
+		}
+		fr.Fingerprint = printOf(key)
+		r.addFinding(fr, repro)
+	}
+}
+
+// AddBindFinding records a rule the library breaks at bind time (an
+// inadmissible or NULL pipeline contract, a NULL from create_device_context
+// while it was asked what it supports): a failure outside any run.
+func (r *Report) AddBindFinding(rule Rule, detail string) {
+	r.AddOutcome([]Rule{rule}, Fail, "at bind time: "+detail, nil)
+	fr := FindingReport{Rule: rule.String(), Verdict: Fail, Check: "bind", Index: -1, Detail: "at bind time: " + detail}
+	fr.Fingerprint = printOf(fr.Rule + "\x00bind\x00" + maskNumbers(detail))
+	r.addFinding(fr, nil)
+}
+
+func (r *Report) addFinding(fr FindingReport, repro []Op) {
+	if r.byPrint == nil {
+		r.byPrint = map[string]int{}
+	}
+	if i, ok := r.byPrint[fr.Fingerprint]; ok {
+		r.Findings[i].Count++
+		if r.Findings[i].Repro == nil && repro != nil {
+			r.Findings[i].Repro = opLines(repro)
+		}
+		return
+	}
+	fr.Count = 1
+	if repro != nil {
+		fr.Repro = opLines(repro)
+	}
+	r.byPrint[fr.Fingerprint] = len(r.Findings)
+	r.Findings = append(r.Findings, fr)
+}
+
 // AddCheck records a check's own outcome.
 func (r *Report) AddCheck(c CheckReport) { r.Checks = append(r.Checks, c) }
 
@@ -93,6 +184,8 @@ func rank(v Verdict) int {
 		return 4
 	case Warn:
 		return 3
+	case Known:
+		return 2
 	case Skip:
 		return 1
 	}
@@ -107,7 +200,8 @@ func (r *Report) Finish() {
 			continue
 		}
 		t := r.tally[rule]
-		rr := RuleReport{Rule: rule.String(), Passes: t[Pass], Fails: t[Fail] + t[Crash] + t[Hang], Warns: t[Warn], Skips: t[Skip]}
+		rr := RuleReport{Rule: rule.String(), Passes: t[Pass], Fails: t[Fail] + t[Crash] + t[Hang], Warns: t[Warn], Skips: t[Skip],
+			Generic: r.generic[rule]}
 		f := r.first[rule]
 		switch {
 		case f != nil && (f.Verdict == Fail || f.Verdict == Crash || f.Verdict == Hang):
@@ -124,6 +218,9 @@ func (r *Report) Finish() {
 			if f.Index >= 0 {
 				rr.Detail = fmt.Sprintf("#%d %s: %s", f.Index, f.Op, f.Detail)
 			}
+		}
+		if rr.Verdict == Pass {
+			rr.Detail = passDetail(t, r.generic[rule])
 		}
 		if why, ok := notChecked[rule]; ok && rr.Verdict == Skip {
 			rr.Detail = why
@@ -252,6 +349,8 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 				s.Skipped++
 			case Warn:
 				c.SystemOut = "warning: " + rr.Detail
+			case Known:
+				c.SystemOut = rr.Detail
 			}
 			s.Cases = append(s.Cases, c)
 			s.Tests++

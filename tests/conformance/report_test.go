@@ -18,7 +18,7 @@ func TestReportRender(t *testing.T) {
 		{Index: 2, Op: MustParse("kinit c0 dev=0 gen=1 cfg=threads=1"), Rule: RVCfg, Verdict: Warn, Detail: "INTERNAL (tolerated)"},
 	}
 	repro := MustParseScript("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid()\n")
-	rep.AddResult(res, repro)
+	rep.AddResult("check", res, repro)
 	rep.AddOutcome([]Rule{RD1}, Skip, "d-1: missing ACL counters", nil)
 	rep.AddOutcome([]Rule{RX2}, Hang, "the run did not finish", repro[:1])
 	rep.Finish()

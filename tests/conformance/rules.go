@@ -56,6 +56,7 @@ const (
 	RD2
 	RD3
 	RD4
+	RU1
 	RX1
 	RX2
 	RX3
@@ -74,7 +75,7 @@ var ruleNames = [numRules]string{
 	RELaunchAsync: "E-LAUNCH-ASYNC", REFin: "E-FIN", REDestroy: "E-DESTROY", REPInit: "E-PINIT",
 	REACL: "E-ACL", REProg: "E-PROG",
 	RM1: "M-1", RM2: "M-2", RM3: "M-3", RM4: "M-4", RM5: "M-5", RM6: "M-6", RM7: "M-7",
-	RD1: "D-1", RD2: "D-2", RD3: "D-3", RD4: "D-4",
+	RD1: "D-1", RD2: "D-2", RD3: "D-3", RD4: "D-4", RU1: "U-1",
 	RX1: "X-1", RX2: "X-2", RX3: "X-3",
 	RHooks: "HOOKS",
 }

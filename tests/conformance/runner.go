@@ -2,12 +2,14 @@ package conformance
 
 import (
 	"bytes"
+	"os"
 	"runtime"
 	"slices"
 	"time"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/internal/osthread"
 )
 
 // Options tune a Runner.
@@ -43,6 +45,12 @@ type Result struct {
 	Tally    Tally
 	Checked  int    // calls the model checked
 	Lost     string // why the model stopped predicting, "" if it never did
+	// Generic counts, per rule, the passes a legacy build earned with its
+	// generic -1, which tells less than a kernel build's distinct codes.
+	Generic [numRules]uint32
+	// Divergences is how many calls answered what the model did not
+	// predict (each one a failure; the model re-synchronised and went on).
+	Divergences int
 }
 
 // Failed reports whether any finding is a failure.
@@ -58,18 +66,48 @@ func (r *Result) Failed() bool {
 // lockedThread runs jobs on one goroutine locked to its OS thread, so that
 // the calling thread's current device (D-2, per OS thread) is stable across
 // the ops of a sequence. Closing it lets the goroutine exit locked, which
-// ends the thread and whatever per-thread state the runtime kept for it.
-type lockedThread struct{ jobs chan func() }
+// ends the thread and whatever per-thread state the runtime kept for it
+// (thread-exit destructors of the library it called: U-1).
+type lockedThread struct {
+	jobs chan func()
+	tid  int           // the kernel thread id
+	done chan struct{} // closed when the goroutine returned
+}
 
 func newLockedThread() *lockedThread {
-	t := &lockedThread{jobs: make(chan func())}
-	go func() {
-		runtime.LockOSThread()
-		for j := range t.jobs {
-			j()
+	t := &lockedThread{jobs: make(chan func()), done: make(chan struct{})}
+	started := make(chan bool)
+	for {
+		go func() {
+			runtime.LockOSThread()
+			t.tid = osthread.Current().TID
+			if t.tid == os.Getpid() {
+				// The process's main thread never exits (Go wedges it when
+				// its goroutine ends locked): a thread that must exit is
+				// another one. Ending here leaves the main thread wedged,
+				// and the next goroutine locks a thread of its own.
+				started <- false
+				return
+			}
+			defer close(t.done)
+			started <- true
+			for j := range t.jobs {
+				j()
+			}
+		}()
+		if <-started {
+			return t
 		}
-	}()
-	return t
+	}
+}
+
+// exit ends the thread and waits until the OS thread is gone, so that what
+// the runtime runs at thread exit has run (or crashed the process) before the
+// caller goes on: before a library is unloaded, or, for U-1, after.
+func (t *lockedThread) exit() {
+	close(t.jobs)
+	<-t.done
+	osthread.WaitGone(t.tid, 2*time.Second)
 }
 
 func (t *lockedThread) do(f func()) {
@@ -80,7 +118,7 @@ func (t *lockedThread) do(f func()) {
 
 func (t *lockedThread) async(f func()) { t.jobs <- f }
 
-func (t *lockedThread) close() { close(t.jobs) }
+func (t *lockedThread) close() { t.exit() }
 
 type slotState struct {
 	h    abi.Ctx
@@ -128,6 +166,13 @@ type Runner struct {
 	leaked []slotState
 	m      *Model
 	dirty  bool
+	pre    []Finding // findings of the run's setup
+
+	// unloadAt is the index of the unload op that ended the run on the main
+	// thread (-1: none); the thread must exit before the op is judged
+	// (finishUnload). unloadErr is what unloading returned.
+	unloadAt  int
+	unloadErr error
 }
 
 // Dirty reports whether an earlier run left contexts the runner could not
@@ -138,7 +183,7 @@ func (r *Runner) Dirty() bool { return r.dirty }
 // NewRunner prepares a runner for t. Close it when done.
 func NewRunner(t Target, opt Options) *Runner {
 	r := &Runner{t: t, rt: t.Runtime(), caps: CapsOf(t), opt: opt, main: newLockedThread(), helper: newLockedThread(),
-		images: map[ImageRecipe]*imgBuf{}, out: new(int32), out2: new(int32), filler: make([]byte, 64)}
+		images: map[ImageRecipe]*imgBuf{}, out: new(int32), out2: new(int32), filler: make([]byte, 64), unloadAt: -1}
 	r.hooks, _ = t.Hooks()
 	r.acl, _ = t.ACL()
 	for i := range r.filler {
@@ -199,7 +244,31 @@ func Run(t Target, ops []Op) (History, []Finding) {
 func (r *Runner) Run(ops []Op) *Result {
 	var res *Result
 	r.main.do(func() { res = r.run(ops) })
+	if r.unloadAt >= 0 {
+		r.finishUnload(ops, res)
+	}
 	return res
+}
+
+// finishUnload completes a run that ended with unload (U-1): the thread that
+// called into the library exits now, after the unload, and the unload op is
+// judged on a fresh thread once the old one is gone. A library whose
+// thread-exit code outlives it crashes the process here, at the unload op.
+func (r *Runner) finishUnload(ops []Op, res *Result) {
+	i := r.unloadAt
+	r.unloadAt = -1
+	r.main.exit()
+	r.main = newLockedThread()
+	r.main.do(func() {
+		o := &r.obs
+		*o = Observation{}
+		if r.unloadErr != nil {
+			o.Call.Status = abi.Internal
+		}
+		r.m.Step(i, 0, ops[i], o)
+		res.History.Entries[i].Obs = *o
+		r.collect(res)
+	})
 }
 
 func (r *Runner) stream(s int8) abi.Stream {
@@ -311,6 +380,7 @@ func (r *Runner) run(ops []Op) *Result {
 	}
 	r.slots = [MaxSlots]slotState{}
 	r.leaked = r.leaked[:0]
+	r.unloadAt, r.unloadErr = -1, nil
 	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
 	mo := ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...)}
 	var pre []Finding
@@ -342,12 +412,16 @@ func (r *Runner) run(ops []Op) *Result {
 		}
 	}
 	m := NewModel(mo)
-	r.m = m
+	r.m, r.pre = m, pre
 	for i := range ops {
 		if before != nil {
 			before(i)
 		}
 		r.exec(i, ops[i], &res.History.Entries[i])
+		if r.unloadAt >= 0 {
+			// The library is gone: nothing more is called, no cleanup.
+			return res
+		}
 	}
 	if before != nil {
 		before(len(ops))
@@ -355,14 +429,22 @@ func (r *Runner) run(ops []Op) *Result {
 	if !r.opt.NoCleanup {
 		r.cleanup()
 	}
-	res.Findings = append(pre, m.findings...)
+	r.collect(res)
+	return res
+}
+
+// collect copies the model's verdicts into res.
+func (r *Runner) collect(res *Result) {
+	m := r.m
+	res.Findings = append(append([]Finding(nil), r.pre...), m.findings...)
 	res.Tally = m.tally
-	for _, f := range pre {
+	for _, f := range r.pre {
 		res.Tally[f.Rule][f.Verdict]++
 	}
 	res.Checked = m.checked
 	res.Lost = m.lostWhy
-	return res
+	res.Generic = m.generic
+	res.Divergences = m.divergences
 }
 
 // kernelOp reports whether op calls a kernel-mode entry.
@@ -389,6 +471,11 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 		return
 	}
 	if need, rule, why := needs(op); !r.caps.Has(need) {
+		if m.opt.Profile == ProfileLegacy && rule != RU1 {
+			// The caller's device, streams and faults drive kernel rules,
+			// which a legacy build has none of.
+			rule = RuleNone
+		}
 		e.Skipped = why
 		m.Skip(i, op, rule, why)
 		return
@@ -401,7 +488,7 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 		}
 		if op.Kind == KindProg && op.Fn == FnMemInfo {
 			e.Skipped = "legacy build: no device_memory_info_ctx"
-			m.Skip(i, op, REProg, e.Skipped)
+			m.Skip(i, op, RuleNone, e.Skipped)
 			return
 		}
 	}
@@ -421,6 +508,9 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 		return
 	case KindRaceKInit:
 		r.race(i, op, e)
+		return
+	case KindUnload:
+		r.unload(i, op, e)
 		return
 	}
 	for rep := 0; rep < op.Reps(); rep++ {
@@ -805,6 +895,40 @@ func (r *Runner) race(i int, op Op, e *Entry) {
 	r.slots[op.C].dev, r.slots[op.C2].dev = op.Dev, op.Dev
 	m.Step(i, 0, op, o)
 	e.Obs = *o
+}
+
+// unload is U-1's op: with no context left, the runtime's streams drained
+// and its fault sites disarmed, the library instance is unloaded; the run
+// ends here and finishUnload lets the calling thread exit before the op is
+// judged. With contexts left the op is not run (the model says why).
+func (r *Runner) unload(i int, op Op, e *Entry) {
+	for s := int8(0); s < MaxSlots; s++ {
+		if r.m.SlotLive(s) {
+			o := &r.obs
+			*o = Observation{}
+			r.m.Step(i, 0, op, o)
+			e.Skipped = "not run: c" + itoa(int32(s)) + " is still live"
+			return
+		}
+	}
+	if r.hooks != nil {
+		for s := abi.FirstSite; s <= abi.LastSite; s++ {
+			r.hooks.SimInject(s, 0, 0)
+		}
+	}
+	for _, s := range r.streams {
+		if s != 0 {
+			if r.hooks != nil {
+				r.hooks.SimSyncStream(s)
+			} else if r.acl != nil {
+				r.acl.SynchronizeStream(s)
+			}
+		}
+	}
+	u, _ := r.t.(Unloader)
+	r.unloadErr = u.Unload()
+	r.unloadAt = i
+	e.Op = op
 }
 
 // cleanup releases what a run left: faults disarmed, streams drained, every

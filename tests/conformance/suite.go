@@ -88,7 +88,7 @@ func capsText(c Caps) string {
 		name string
 	}{{CapSetDevice, "set-device"}, {CapClearDevice, "clear-device"}, {CapGetDevice, "current-device"},
 		{CapSync, "sync-stream"}, {CapInject, "simabi_inject"}, {CapCounters, "ACL counters"},
-		{CapDriven, "driven stream completion (hooks)"}} {
+		{CapDriven, "driven stream completion (hooks)"}, {CapUnload, "unloading a private copy"}} {
 		if c&x.c != 0 {
 			parts = append(parts, x.name)
 		}

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/simabi/simabi/abi"
@@ -59,12 +60,33 @@ type Target interface {
 	Counters() (ACLCounts, bool)
 }
 
+// Unloader is a Target whose runtime library the runner may unload (U-1):
+// Unload dlcloses the instance; nothing of it may be called afterwards.
+type Unloader interface {
+	CanUnload() bool
+	Unload() error
+}
+
 // Basic is a Target assembled from parts; nil parts are absent.
 type Basic struct {
 	RT        abi.Runtime
 	SimHooks  abi.SimHooks
 	ACLib     ACL
 	CountersF func() ACLCounts
+	// UnloadF unloads the instance (a private copy of a library), making
+	// the target an Unloader.
+	UnloadF func() error
+}
+
+// CanUnload implements Unloader: the target unloads when UnloadF is set.
+func (b *Basic) CanUnload() bool { return b.UnloadF != nil }
+
+// Unload implements Unloader.
+func (b *Basic) Unload() error {
+	if b.UnloadF == nil {
+		return errors.New("conformance: this target cannot be unloaded")
+	}
+	return b.UnloadF()
 }
 
 // Runtime implements Target.
@@ -96,6 +118,7 @@ const (
 	CapInject                       // fault injection (hook)
 	CapCounters                     // ACL call counters (D-1)
 	CapDriven                       // stream completion is driven by the checker (hooks)
+	CapUnload                       // the instance can be unloaded (a private copy of a library; U-1)
 )
 
 // CapsOf derives a target's capabilities.
@@ -111,6 +134,9 @@ func CapsOf(t Target) Caps {
 	}
 	if counters {
 		c |= CapCounters
+	}
+	if u, ok := t.(Unloader); ok && u.CanUnload() {
+		c |= CapUnload
 	}
 	return c
 }
@@ -137,6 +163,8 @@ func needs(op Op) (Caps, Rule, string) {
 		return CapInject | CapSetDevice, RX2, "X-2: holding the gate needs simabi_inject site 7"
 	case KindRaceKInit:
 		return CapSetDevice, RX1, "X-1: the racing thread needs a current device (hook or ACL)"
+	case KindUnload:
+		return CapUnload, RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"
 	}
 	return 0, RuleNone, ""
 }

@@ -92,6 +92,9 @@ type LibraryOptions struct {
 	// Binaries are passed for the `bytes` spans of kinit and pinit
 	// (Options.Binaries).
 	Binaries [4][]byte
+	// LogLevel is the host-log threshold bound into the runtime and its
+	// preloads (onboard.Options.LogLevel; 0: the default, 25).
+	LogLevel abi.LogLevel
 }
 
 // LibraryInfo is what OpenLibrary found out about a runtime.
@@ -106,6 +109,10 @@ type LibraryInfo struct {
 	Caps      Caps   `json:"caps"`
 	// ProfileModel is the profile the model assumes (tmr, refusing, legacy).
 	ProfileModel string `json:"profile_model"`
+	// BindFindings are rules the library broke while it was bound (a NULL
+	// or inadmissible pipeline contract, a NULL context); the suite reports
+	// each as a failure.
+	BindFindings []onboard.BindFinding `json:"bind_findings,omitempty"`
 }
 
 // Library is an opened runtime under test: a Factory of targets over it.
@@ -133,11 +140,13 @@ func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, &onboard.LoadError{Path: path, Step: "open", Err: errors.Unwrap(err)}
 	}
-	lib, err := onboard.Open(abs, onboard.Options{Preloads: o.Preloads, BindKernelWhenUnsupported: true})
+	l0 := &Library{path: abs, opt: o}
+	lib, err := onboard.Open(abs, l0.onboardOptions())
 	if err != nil {
 		return nil, err
 	}
-	l := &Library{path: abs, opt: o, lib: lib}
+	l := l0
+	l.lib = lib
 	switch {
 	case o.ACLPath != "":
 		a, err := onboard.OpenACL(o.ACLPath)
@@ -153,7 +162,7 @@ func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
 			l.acl, _ = onboard.OpenACL("")
 		}
 	}
-	info := LibraryInfo{Path: path, Supported: lib.Supported(), Hooks: lib.HasHooks()}
+	info := LibraryInfo{Path: path, Supported: lib.Supported(), Hooks: lib.HasHooks(), BindFindings: lib.BindFindings()}
 	if l.acl != nil {
 		info.ACL = l.acl.Path()
 		info.Counters = l.acl.HasCounters()
@@ -171,6 +180,9 @@ func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
 	}
 	info.ProfileModel = l.profile.String()
 	info.Caps = CapsOf(LibraryTarget(lib, l.acl))
+	if o.TempDir != "" {
+		info.Caps |= CapUnload // every run gets a private copy it may unload
+	}
 	l.Info = info
 	if o.TempDir != "" {
 		dir := filepath.Dir(abs)
@@ -183,6 +195,14 @@ func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
 		}
 	}
 	return l, nil
+}
+
+// onboardOptions are the options every copy of the library is opened with:
+// bound for inspection (a bind-time rule break is a finding, not a load
+// error) with the kernel trio of a refusing build, so its structural checks
+// can be driven.
+func (l *Library) onboardOptions() onboard.Options {
+	return onboard.Options{Preloads: l.opt.Preloads, LogLevel: l.opt.LogLevel, BindKernelWhenUnsupported: true, Inspect: true}
 }
 
 // Profile is the profile the model assumes for the library.
@@ -218,12 +238,14 @@ func (l *Library) Factory() Factory {
 		for _, p := range l.links {
 			_ = os.Symlink(p, filepath.Join(dir, filepath.Base(p)))
 		}
-		lib, err := onboard.Open(cp, onboard.Options{Preloads: l.opt.Preloads, BindKernelWhenUnsupported: true})
+		lib, err := onboard.Open(cp, l.onboardOptions())
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, nil, err
 		}
-		return LibraryTarget(lib, l.acl), func() { lib.Close(); os.RemoveAll(dir) }, nil
+		t := LibraryTarget(lib, l.acl)
+		t.UnloadF = lib.Close // U-1: the private copy is the only reference to it
+		return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
 	}
 }
 

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static int g_failures;
 static const char *g_check;
@@ -878,6 +880,91 @@ static void check_acl(void)
     EXPECT("F-1", "simabi_acl_counters writes 9", acl_counters(after, 100), 9);
 }
 
+/* ---- U-1: nothing of the library runs after it was unloaded ---- */
+static const char *g_runtime_path;
+
+typedef struct u1_sync {
+    void *lib;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int phase; /* 1: the thread called the library; 2: the library is unloaded */
+} u1_sync;
+
+static void *u1_thread(void *p)
+{
+    u1_sync *s = p;
+    void *(*create)(void);
+    int (*init)(void *, int, const uint8_t *, size_t, const uint8_t *, size_t, const uint8_t *, size_t, const void *,
+                int, const void *, uint64_t);
+    int (*fin)(void *);
+    void (*destroy)(void *);
+    *(void **)&create = dlsym(s->lib, "create_device_context");
+    *(void **)&init = dlsym(s->lib, "simpler_init");
+    *(void **)&fin = dlsym(s->lib, "finalize_device");
+    *(void **)&destroy = dlsym(s->lib, "destroy_device_context");
+    void *ctx = create();
+    init(ctx, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0);
+    fin(ctx);
+    destroy(ctx);
+    pthread_mutex_lock(&s->mu);
+    s->phase = 1;
+    pthread_cond_broadcast(&s->cv);
+    while (s->phase != 2) {
+        pthread_cond_wait(&s->cv, &s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL; /* the thread exits after the unload */
+}
+
+/* A private copy of the library (a copy is a separate object, so unloading
+ * it really unmaps it) is called from a thread that exits only after the copy
+ * was dlclosed; in a child process, so a crash is a FAIL line. */
+static void check_u1(void)
+{
+    char copy[64];
+    snprintf(copy, sizeof copy, "/tmp/simabi-selfcheck-u1-%d.so", (int)getpid());
+    FILE *in = fopen(g_runtime_path, "rb"), *out = fopen(copy, "wb");
+    if (in == NULL || out == NULL) {
+        EXPECT("U-1", "copying the runtime", 1, 0);
+        return;
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
+        fwrite(buf, 1, n, out);
+    }
+    fclose(in);
+    fclose(out);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        u1_sync s = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+        s.lib = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+        if (s.lib == NULL) {
+            _exit(3);
+        }
+        pthread_t t;
+        pthread_create(&t, NULL, u1_thread, &s);
+        pthread_mutex_lock(&s.mu);
+        while (s.phase != 1) {
+            pthread_cond_wait(&s.cv, &s.mu);
+        }
+        pthread_mutex_unlock(&s.mu);
+        dlclose(s.lib);
+        pthread_mutex_lock(&s.mu);
+        s.phase = 2;
+        pthread_cond_broadcast(&s.cv);
+        pthread_mutex_unlock(&s.mu);
+        pthread_join(t, NULL);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    unlink(copy);
+    EXPECT("U-1", "a thread exiting after the unload: killed by signal (0: none)", WIFSIGNALED(status) ? WTERMSIG(status) : 0, 0);
+    EXPECT("U-1", "the child's exit status", WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+}
+
 typedef struct check {
     const char *name;
     void (*fn)(void);
@@ -918,6 +1005,7 @@ static const check k_checks[] = {
     {"program", check_program, 0},
     {"acl", check_acl, 0},
     {"refusing", check_refusing, -1},
+    {"u1", check_u1, 0},
 };
 
 int main(int argc, char **argv)
@@ -957,6 +1045,7 @@ int main(int argc, char **argv)
         return 2;
     }
     SUPPORTED = strcmp(argv[3], "tmr") == 0;
+    g_runtime_path = argv[1];
     setvbuf(stdout, NULL, _IONBF, 0);
     for (size_t i = 0; i < sizeof k_checks / sizeof k_checks[0]; i++) {
         const check *c = &k_checks[i];

@@ -1,0 +1,206 @@
+package conformance
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/simabi/simabi/onboard"
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// stubbedFake is the emitted tmr fake with ensure_acl_ready_ctx and
+// destroy_comm_stream_ctx answering 0 for anything, NULL included: the shape
+// of upstream's simulator stubs (rules.md Revisions, S-3).
+func stubbedFake(t *testing.T) *emit.Artifacts {
+	return emittedBuild(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{
+		"ensure_acl_ready_ctx": 0, "destroy_comm_stream_ctx": 0}}})
+}
+
+func checkNamed(t *testing.T, names ...string) []Check {
+	var out []Check
+	for _, c := range Catalogue() {
+		for _, n := range names {
+			if c.Name == n {
+				out = append(out, c)
+			}
+		}
+	}
+	if len(out) != len(names) {
+		t.Fatalf("checks %v: found %d", names, len(out))
+	}
+	return out
+}
+
+func badFindings(rep *Report) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		if f.Verdict.Bad() {
+			out = append(out, f.Rule+" "+f.Check+" "+f.Op)
+		}
+	}
+	return out
+}
+
+// S-3: a directed check with two independent divergences reports both, each
+// once, with a stable fingerprint; the same run again gives the same
+// fingerprints.
+func TestReportListsEveryDivergence(t *testing.T) {
+	a := stubbedFake(t)
+	run := func() *Report {
+		rep, err := Conform(emittedFactory(t, a), SuiteOptions{Name: "stubbed", Checks: checkNamed(t, "s-3/null-context"), NoShrink: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := run()
+	want := []string{
+		"E-ACL s-3/null-context acl null dev=0", "S-3 s-3/null-context acl null dev=0",
+		"S-3 s-3/null-context prog null fn=comm_destroy",
+	}
+	if d := cmp.Diff(want, badFindings(rep)); d != "" {
+		t.Fatalf("findings (-want +got):\n%s", d)
+	}
+	again := run()
+	for i := range rep.Findings {
+		if rep.Findings[i].Fingerprint != again.Findings[i].Fingerprint || !isFingerprint(rep.Findings[i].Fingerprint) {
+			t.Errorf("finding %d: fingerprint %q then %q", i, rep.Findings[i].Fingerprint, again.Findings[i].Fingerprint)
+		}
+	}
+}
+
+// A baseline accepts exactly the findings it lists: written from one run it
+// turns every failure of that run into known; a new finding still fails.
+func TestBaselineAcceptsOnlyKnownFindings(t *testing.T) {
+	a := stubbedFake(t)
+	run := func(checks ...string) *Report {
+		rep, err := Conform(emittedFactory(t, a), SuiteOptions{Name: "stubbed", Checks: checkNamed(t, checks...), NoShrink: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	first := run("s-3/null-context")
+	var buf bytes.Buffer
+	if err := WriteBaseline(&buf, []*Report{first}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ParseBaseline(strings.NewReader(buf.String()))
+	if err != nil || b.Len() != 3 {
+		t.Fatalf("baseline of %d findings (%v):\n%s", b.Len(), err, buf.String())
+	}
+	if n := first.ApplyBaseline(b); n != 3 || first.Verdict() != Known {
+		t.Fatalf("marked %d, report verdict %v, want 3 known and nothing failing:\n%s", n, first.Verdict(), first.Text())
+	}
+	for _, rr := range first.Rules {
+		if (rr.Rule == "S-3" || rr.Rule == "E-ACL") && rr.Verdict != Known {
+			t.Errorf("%s: %v, want known", rr.Rule, rr.Verdict)
+		}
+	}
+	// A second check with the same stubs meets a finding the baseline does
+	// not list (its own check and op): it fails.
+	second := run("s-3/null-context", "e-pinit/arguments")
+	second.ApplyBaseline(b)
+	if second.Verdict() != Fail {
+		t.Fatalf("verdict %v with a new finding, want fail:\n%s", second.Verdict(), second.Text())
+	}
+}
+
+// A baseline line that is not RULE FINGERPRINT is an error naming its line.
+func TestParseBaselineErrors(t *testing.T) {
+	for _, tc := range []struct{ text, err string }{
+		{"S-3", `line 1: want RULE FINGERPRINT, got "S-3"`},
+		{"# c\n\nQ-9 0123456789abcdef x", `line 3: unknown rule "Q-9"`},
+		{"S-3 0123", `line 1: "0123" is not a fingerprint (16 hex digits)`},
+		{"S-3 0123456789ABCDEF", `line 1: "0123456789ABCDEF" is not a fingerprint (16 hex digits)`},
+	} {
+		if _, err := ParseBaseline(strings.NewReader(tc.text)); err == nil || err.Error() != tc.err {
+			t.Errorf("%q: %v, want %s", tc.text, err, tc.err)
+		}
+	}
+	b, err := ParseBaseline(strings.NewReader("# known\nU-1 0177b6fa4124a59a  crash u-1/... whatever\n"))
+	if err != nil || !b.Has("U-1", "0177b6fa4124a59a") || b.Has("S-3", "0177b6fa4124a59a") {
+		t.Fatalf("parse: %v %v", b, err)
+	}
+}
+
+// Random sequences find the same bug with other slots and numbers: their
+// fingerprint masks them, so one baseline line covers every seed.
+func TestRandomFingerprintMasksSlots(t *testing.T) {
+	op1, op2 := MustParse("acl c3 dev=1"), MustParse("acl c7 dev=0")
+	f1 := FindingReport{Rule: "E-ACL", Check: "random/seed-4", Index: 9, Detail: "want INVALID_STATE (c3), got OK"}
+	f2 := FindingReport{Rule: "E-ACL", Check: "random/seed-90", Index: 177, Detail: "want INVALID_STATE (c7), got OK"}
+	if findingPrint(f1, op1, "") != findingPrint(f2, op2, "") {
+		t.Error("two random sequences meeting one bug got two fingerprints")
+	}
+	d1, d2 := f1, f2
+	d1.Check, d2.Check = "e-acl/x", "e-acl/x"
+	if findingPrint(d1, op1, "") == findingPrint(d2, op2, "") {
+		t.Error("a directed check's fingerprint ignores its op")
+	}
+}
+
+// A death found after a case had finished (the executor's process died
+// between cases) is that case's, under its rules and U-1; bind-time rule
+// breaks are failures of the report (V-CONTRACT, L-1).
+func TestLateDeathAndBindFindings(t *testing.T) {
+	x := &scriptedExecutor{outcomes: []Outcome{
+		{Verdict: Pass, Result: &Result{}},
+		{Verdict: Pass, Result: &Result{}, Prior: &Outcome{Verdict: Crash, Detail: "killed by signal SIGSEGV"}},
+	}}
+	res := ConformWith(x, SuiteRun{Name: "t", Profile: ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant"),
+		BindFindings: []onboard.BindFinding{{Rule: "V-CONTRACT", Detail: "get_pipeline_contract returned NULL"}}})
+	got := map[string]FindingReport{}
+	for _, f := range res.Report.Findings {
+		got[f.Rule+" "+f.Check] = f
+	}
+	first := res.Cases[0].Name
+	if f, ok := got["U-1 "+first]; !ok || f.Verdict != Crash || !strings.Contains(f.Detail, "after the case finished") {
+		t.Errorf("late death: %+v, want a U-1 crash of the first case, %s", got, first)
+	}
+	if _, ok := got["U-1 "+res.Cases[1].Name]; ok {
+		t.Errorf("the death was given to the case that found it too: %+v", got)
+	}
+	if f, ok := got["V-CONTRACT bind"]; !ok || f.Verdict != Fail {
+		t.Errorf("bind finding: %+v", got)
+	}
+	if res.Report.Verdict() != Crash {
+		t.Errorf("verdict %v, want crash", res.Report.Verdict())
+	}
+}
+
+// scriptedExecutor returns its outcomes in order (then passes).
+type scriptedExecutor struct {
+	outcomes []Outcome
+	n        int
+}
+
+func (x *scriptedExecutor) Execute([]Op, bool) Outcome {
+	if x.n < len(x.outcomes) {
+		x.n++
+		return x.outcomes[x.n-1]
+	}
+	return Outcome{Verdict: Pass, Result: &Result{}}
+}
+
+// U-1 on the emitted fake: the library is unloaded after its contexts are
+// destroyed and the calling thread exits afterwards; the process lives and
+// U-1 passes.
+func TestU1EmittedFakeUnloads(t *testing.T) {
+	a := emittedBuild(t, emit.Config{Profile: emit.ProfileTMR})
+	rep, err := Conform(emittedFactory(t, a), SuiteOptions{Name: "u-1",
+		Checks: checkNamed(t, "u-1/program-thread-exits-after-unload", "u-1/kernel-thread-exits-after-unload"), NoShrink: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reportFailures(t, rep)
+	for _, rr := range rep.Rules {
+		// Each check: the unload op judged, and the check's own pass.
+		if rr.Rule == "U-1" && (rr.Verdict != Pass || rr.Passes != 4) {
+			t.Fatalf("U-1: %+v, want 4 passes", rr)
+		}
+	}
+}

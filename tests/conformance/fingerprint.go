@@ -1,0 +1,86 @@
+package conformance
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Finding fingerprints: a name for "the same finding" that survives a rerun
+// of the same build, so a baseline can accept known findings and fail only on
+// new ones. A directed check is deterministic, so its check name, op and
+// detail name a finding exactly. A random sequence is not reproduced across
+// seeds or sequence counts, so only what the finding is counts: the rule, the
+// kind of op and the detail with numbers and slot names masked.
+
+// printOf is the fingerprint of key: 16 hex digits of its SHA-256.
+func printOf(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:8])
+}
+
+// checkKey is what of a check's name enters a fingerprint: the directed
+// check's name, or "random" for every random sequence.
+func checkKey(check string) string {
+	if strings.HasPrefix(check, "random/") || check == "" {
+		return "random"
+	}
+	return check
+}
+
+// opKey is what of op enters a fingerprint: the op, or its kind (and program
+// entry) in a random sequence.
+func opKey(check string, op Op) string {
+	if checkKey(check) != "random" {
+		return op.String()
+	}
+	if op.Kind == KindProg {
+		return "prog fn=" + op.Fn.String()
+	}
+	return op.Kind.String()
+}
+
+var numberRE = regexp.MustCompile(`\b[cs]?-?[0-9]+\b`)
+
+// maskNumbers replaces numbers, context slots (c3) and streams (s1) with #.
+func maskNumbers(s string) string { return numberRE.ReplaceAllString(s, "#") }
+
+// findingPrint is the fingerprint of a failure of a run: key when the model
+// gave one (Finding.Key), else the detail, names what differed.
+func findingPrint(fr FindingReport, op Op, key string) string {
+	detail := fr.Detail
+	if key != "" {
+		detail = key
+	}
+	k := fr.Rule + "\x00" + checkKey(fr.Check) + "\x00"
+	switch {
+	case fr.Index < 0:
+		k += "-"
+	default:
+		k += opKey(fr.Check, op)
+	}
+	if checkKey(fr.Check) == "random" {
+		detail = maskNumbers(detail)
+	}
+	return printOf(k + "\x00" + detail)
+}
+
+// passDetail says what a passing rule's passes are worth when some came from
+// a legacy build's generic -1.
+func passDetail(t [numVerdicts]uint32, generic uint32) string {
+	var parts []string
+	if generic > 0 {
+		if generic >= t[Pass] {
+			parts = append(parts, "passed on the legacy generic -1 only: IS, IA, NR and INTERNAL were not told apart, so this proves less than a pass on a kernel build")
+		} else {
+			parts = append(parts, strconv.FormatUint(uint64(generic), 10)+" of "+strconv.FormatUint(uint64(t[Pass]), 10)+
+				" passes saw only the legacy generic -1 (IS, IA, NR and INTERNAL not told apart)")
+		}
+	}
+	if t[Skip] > 0 {
+		parts = append(parts, strconv.FormatUint(uint64(t[Skip]), 10)+" skipped (not applicable to this build or not drivable here)")
+	}
+	return strings.Join(parts, "; ")
+}

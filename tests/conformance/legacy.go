@@ -1,0 +1,198 @@
+package conformance
+
+import (
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// The legacy walks: what a build from before the kernel ABI is held to
+// (rules.md "Revisions"). A legacy build has no execution-mode latch and
+// answers every failure with its generic -1 (the runner translates it to
+// INTERNAL); it is held only to what upstream's legacy code itself does. Each
+// expectation below names its grounds: the upstream file and line (commit
+// 6ebaf77, paths under src/; PLATFORM is a2a3 or a5, whose files agree on
+// these lines) whose behaviour it asserts. A clause of the
+// target revision that legacy code does not have is reported skip with the
+// reason, never as a failure. Where upstream's onboard and simulator builds
+// of one revision differ, either answer is accepted.
+
+// Grounds cited by the legacy walks (upstream hw-native-sys/simpler 6ebaf77).
+const (
+	gSimFinalize      = "common/platform/sim/host/c_api_shared.cpp:335-352 and onboard/host/c_api_shared.cpp:352-364 (finalize_device)"
+	gSimFinalizeNull  = "common/platform/sim/host/c_api_shared.cpp:336 and onboard/host/c_api_shared.cpp:353: finalize_device(NULL) returns -1"
+	gSimInitNull      = "common/platform/sim/host/c_api_shared.cpp:366 and onboard/host/c_api_shared.cpp:372: simpler_init(NULL) returns -1"
+	gAttachNegative   = "common/platform/sim/host/device_runner_base.cpp:273-277 (attach_current_thread refuses device_id < 0)"
+	gAttachOther      = "common/platform/sim/host/device_runner_base.cpp:278-284 (a runner initialized on one device refuses another until finalize_device)"
+	gAttachSame       = "common/platform/sim/host/device_runner_base.cpp:278-291 (attaching the runner's own device again succeeds)"
+	gInit             = "common/platform/sim/host/c_api_shared.cpp:354-410 (simpler_init: attach, take the binaries, optional prewarm)"
+	gSpans            = "common/platform/sim/host/c_api_shared.cpp:381-386 take a binary span only when pointer and size are both nonzero, and :363-364 ignore the dispatcher span"
+	gPrewarmRing      = "common/platform/sim/host/c_api_shared.cpp:397-408 pass only runtime_env's ring sizing to prewarm_config_impl, which refuses bad sizes (PLATFORM/runtime/tensormap_and_ringbuffer/host/runtime_maker.cpp, resolve_arena_sizing; the weak default of common/platform/sim/host/device_runner_base.cpp:657 accepts any)"
+	gACLNull          = "onboard PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:36 returns -1; the simulator's stub PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45 returns 0 for any argument"
+	gACLNegative      = "the simulator's stub (PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45) returns 0; the onboard build asks ACL for the device (PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:35-42), which refuses it: either is accepted"
+	gACL              = "PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45 (simulator stub) and PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:35-42"
+	gNoInitGate       = "simpler_unregister_callable of an id never registered returns 0 (common/worker/pto_runtime_c_api.h:430) and device_malloc_ctx allocates without an init (common/platform/sim/host/c_api_shared.cpp:301-308)"
+	gNoSDMASpan       = "a legacy simpler_init has no SDMA warm-up span (9 parameters, common/platform/sim/host/c_api_shared.cpp:354-358); simpler_provision_dma_workspace takes the warm-up, and the call a checker makes for it is the consumer adapter's, not the runtime's"
+	gPrewarmOtherKeys = "common/platform/sim/host/c_api_shared.cpp:394-408 read only runtime_env of a prewarm config"
+)
+
+// skipClause reports a clause of the target revision that does not apply to
+// this build as skip, with the reason (not when the generator walks).
+func (m *Model) skipClause(r Rule, why string) {
+	if m.co == nil {
+		return
+	}
+	m.Skip(m.curIdx, m.curOp, r, why)
+}
+
+// legacyExpect is expect with the upstream grounds of the expectation.
+func (m *Model) legacyExpect(r Rule, ss StatusSet, note, grounds string) {
+	m.expect(r, ss, note)
+	m.e.Grounds = grounds
+}
+
+func (m *Model) pinitLegacy(op Op, c *mctx) {
+	if c == nil {
+		m.legacyExpect(REPInit, one(abi.Internal), "simpler_init(NULL) (S-3)", gSimInitNull)
+		return
+	}
+	if op.Spans[SpanSDMA] != SpanNone {
+		m.skipClause(REPInit, "the SDMA warm-up span of E-PINIT does not apply: "+gNoSDMASpan)
+		m.anything("a legacy simpler_init with an SDMA warm-up span")
+		if m.pinned() {
+			m.pinProgram(c, op.Dev)
+		}
+		return
+	}
+	if m.unknownState(c) {
+		if m.pinned() {
+			m.pinProgram(c, op.Dev)
+		}
+		return
+	}
+	// either: a clause where the target revision refuses and upstream's
+	// legacy code goes on; a legacy build may do either, and the answer says
+	// which (a refusal changed nothing).
+	either := ""
+	for i := SpanAicpu; i <= SpanDispatcher; i++ {
+		if !op.Spans[i].Consistent() {
+			m.skipClause(RVSpan, "V-SPAN's consistency check is a target-revision decision: "+gSpans)
+			either = gSpans
+			break
+		}
+	}
+	if op.Dev < 0 {
+		m.legacyExpect(REPInit, one(abi.Internal), "device < 0", gAttachNegative)
+		return
+	}
+	prev, prevDev, prevKnown := *c, m.curDev, m.devKnown
+	refused := func() bool { st, seen := m.observed(); return seen && st != abi.OK }
+	if c.legacyDev >= 0 && c.legacyDev != op.Dev {
+		if !c.bindSoft {
+			m.legacyExpect(REPInit, one(abi.Internal), "the runner is bound to device "+strconv.Itoa(int(c.legacyDev))+" until finalize_device", gAttachOther)
+			return
+		}
+		// A refused prewarm left the runner bound (legacy) or not (target).
+		either = gAttachOther
+	}
+	again := c.attached && c.legacyDev == op.Dev
+	// Attached first: the thread and the runner are bound to the device
+	// before anything else can fail.
+	c.legacyDev, c.dev, c.latch, c.bindSoft = op.Dev, op.Dev, latchProgram, false
+	m.curDev, m.devKnown = op.Dev, true
+	if op.Prewarm {
+		if v := checkCfg(CfgRecipe{Ring: op.Cfg.Ring}, false); v.st != abi.OK {
+			m.legacyExpect(REPInit, one(abi.Internal), "prewarm config: "+v.what, gPrewarmRing)
+			m.tolerate(RVCfg, one(abi.OK), "ring sizing not checked (V-CFG tolerated: 0; a runtime whose prewarm is the no-op default)")
+			if st, seen := m.observed(); seen && st == abi.OK {
+				c.attached = true
+				return
+			}
+			// Legacy code keeps the runner bound to the device; the target
+			// revision leaves it unattached: either may follow.
+			c.attached, c.bindSoft = false, true
+			return
+		}
+		if v := checkCfg(CfgRecipe{Threads: op.Cfg.Threads, Swim: op.Cfg.Swim, DepGen: op.Cfg.DepGen, Prefix: op.Cfg.Prefix,
+			Unterm: op.Cfg.Unterm}, false); v.st != abi.OK {
+			m.skipClause(REPInit, "E-PINIT's prewarm check ("+v.what+") is a target-revision decision: "+gPrewarmOtherKeys)
+			either = gPrewarmOtherKeys
+		}
+	}
+	if again {
+		m.skipClause(REPInit, "E-PINIT's IS for a context with a device attached is a target-revision decision: legacy re-init on that device returns 0 ("+gAttachSame+")")
+		either = gAttachSame
+	}
+	c.attached = true
+	if either != "" {
+		m.legacyExpect(REPInit, two(abi.OK, abi.Internal), "the target revision refuses, upstream's legacy code goes on: either is accepted", either)
+		if refused() {
+			*c, m.curDev, m.devKnown = prev, prevDev, prevKnown
+		}
+		return
+	}
+	r := REPInit
+	if c.refusedPre {
+		r = RL5
+	}
+	m.legacyExpect(r, one(abi.OK), "", gInit)
+}
+
+func (m *Model) aclLegacy(op Op, c *mctx) {
+	if c == nil {
+		// Reported under S-3 alone: the NULL-context clause is S-3's.
+		m.legacyExpect(RS3, one(abi.Internal), "ensure_acl_ready_ctx(NULL)", gACLNull)
+		return
+	}
+	if m.unknownState(c) {
+		return
+	}
+	if op.Dev < 0 {
+		m.legacyExpect(REACL, two(abi.Internal, abi.OK), "device < 0", gACLNegative)
+		return
+	}
+	m.legacyExpect(REACL, one(abi.OK), "", gACL)
+	c.latch = latchProgram
+	m.curDev, m.devKnown = op.Dev, true
+}
+
+func (m *Model) finalizeLegacy(c *mctx) {
+	if c == nil {
+		m.legacyExpect(REFin, one(abi.Internal), "finalize_device(NULL)", gSimFinalizeNull)
+		return
+	}
+	if m.unknownState(c) {
+		return
+	}
+	m.legacyExpect(REFin, one(abi.OK), "", gSimFinalize)
+	if c.attached || c.legacyDev >= 0 {
+		m.devKnown = false // the simulator releases the thread's bound device
+	}
+	c.attached, c.legacyDev = false, -1
+}
+
+func (m *Model) progLegacy(op Op, c *mctx) {
+	if c == nil || c.unknown || c.attached {
+		m.prog(op, c)
+		return
+	}
+	m.mem(m.memState(c))
+	m.expect(RuleNone, anyStatus, "")
+	if op.Fn.progOnly() || op.Fn == FnMalloc {
+		m.skipClause(REProg, "E-PROG's clauses for a context without a live program init are target-revision decisions: "+gNoInitGate)
+	}
+}
+
+// unload is U-1: the runner unloaded the library and the thread that called
+// into it exited, and the process survived (a crash there never reaches the
+// model: it is the run's crash, reported under U-1).
+func (m *Model) unload() {
+	m.expect(RU1, one(abi.OK), "the thread that called into the library exited after the unload")
+	for i, c := range m.ctxs {
+		if c != nil && c.live {
+			m.Skip(m.curIdx, m.curOp, RU1, "c"+strconv.Itoa(i)+" is still live at the unload: U-1 speaks of a library whose contexts have all been destroyed")
+			m.e = Expectation{Unchecked: true}
+			return
+		}
+	}
+}
