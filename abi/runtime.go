@@ -171,8 +171,12 @@ const (
 	SitePrepareHoldGate   int32 = 7 // prepare holds the submission gate code ms longer
 	SiteAsyncDeviceFail   int32 = 8 // next synchronize of a stream with pending work fails
 	SiteInitRollbackFails int32 = 9 // the rollback after a site-1 failure fails too (K-7)
-	FirstSite                   = SiteInitCreate
-	LastSite                    = SiteInitRollbackFails
+	// SiteProgramTeardown: finalize of a program context with a device
+	// attached, its teardown: finalize returns the code and the context is
+	// detached anyway, so the next finalize returns 0 (E-FIN).
+	SiteProgramTeardown int32 = 10
+	FirstSite                 = SiteInitCreate
+	LastSite                  = SiteProgramTeardown
 )
 
 // SiteNames names the fault sites for reports.
@@ -186,10 +190,11 @@ var SiteNames = map[int32]string{
 	SitePrepareHoldGate:   "prepare-hold-gate",
 	SiteAsyncDeviceFail:   "async-device-failure",
 	SiteInitRollbackFails: "init-rollback",
+	SiteProgramTeardown:   "program-teardown",
 }
 
 // CheckInjectArgs is the argument rule of simabi_inject: IA for a site outside
-// 1..9, count < 0, or count > 0 with code 0 (sites 6 and 7 excepted, whose
+// 1..10, count < 0, or count > 0 with code 0 (sites 6 and 7 excepted, whose
 // code is ignored or a duration). It does not decide whether a runtime models
 // the site (UNSUPPORTED).
 func CheckInjectArgs(site, count, code int32) Status {

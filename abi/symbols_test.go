@@ -160,7 +160,7 @@ func TestSymbolRevisions(t *testing.T) {
 	}
 }
 
-// abi.md: simabi_inject returns IA for a site outside 1..9, count < 0, or
+// abi.md: simabi_inject returns IA for a site outside 1..10, count < 0, or
 // count > 0 with code 0 (sites 6 and 7 excepted).
 func TestCheckInjectArgs(t *testing.T) {
 	cases := []struct {
@@ -168,7 +168,9 @@ func TestCheckInjectArgs(t *testing.T) {
 		want              abi.Status
 	}{
 		{0, 1, -1000, abi.InvalidArgument},
-		{10, 1, -1000, abi.InvalidArgument},
+		{11, 1, -1000, abi.InvalidArgument},
+		{10, 1, -1000, abi.OK},
+		{10, 1, 0, abi.InvalidArgument},
 		{-1, 0, 0, abi.InvalidArgument},
 		{1, -1, -1000, abi.InvalidArgument},
 		{1, 1, 0, abi.InvalidArgument},
@@ -188,12 +190,12 @@ func TestCheckInjectArgs(t *testing.T) {
 			t.Errorf("CheckInjectArgs(%d, %d, %d) = %v, want %v", c.site, c.count, c.code, got, c.want)
 		}
 	}
-	for site := int32(1); site <= 9; site++ {
+	for site := int32(1); site <= 10; site++ {
 		if abi.SiteNames[site] == "" {
 			t.Errorf("site %d has no name", site)
 		}
 	}
-	if abi.FirstSite != 1 || abi.LastSite != 9 || abi.SiteInitCreate != 1 || abi.SitePrepareCopy != 2 ||
+	if abi.FirstSite != 1 || abi.LastSite != 10 || abi.SiteProgramTeardown != 10 || abi.SiteInitCreate != 1 || abi.SitePrepareCopy != 2 ||
 		abi.SitePrepareRegister != 3 || abi.SiteLaunchEnqueue != 4 || abi.SiteFinalizeRelease != 5 ||
 		abi.SiteFinalizeFatal != 6 || abi.SitePrepareHoldGate != 7 || abi.SiteAsyncDeviceFail != 8 ||
 		abi.SiteInitRollbackFails != 9 {

@@ -102,7 +102,7 @@ func TestSimHooks(t *testing.T) {
 		site, count, code int32
 		want              abi.Status
 	}{
-		{0, 1, -1, iaS}, {10, 1, -1, iaS}, {1, -1, -1, iaS}, {1, 1, 0, iaS},
+		{0, 1, -1, iaS}, {11, 1, -1, iaS}, {10, 1, -1, okS}, {1, -1, -1, iaS}, {1, 1, 0, iaS},
 		{6, 1, 0, okS}, {7, 1, 0, okS}, {2, 0, 0, okS}, {9, 3, -7, okS},
 	} {
 		if got := r.SimInject(tc.site, tc.count, tc.code); got != tc.want {

@@ -117,16 +117,11 @@ type programState struct {
 	dlopens   uint64
 }
 
-// outstanding reports a launched run that has not completed (E-FIN,
-// E-DESTROY: "a program native run outstanding").
-func (p *programState) outstanding() bool {
-	for _, run := range p.runs {
-		if run.state == runLaunched {
-			return true
-		}
-	}
-	return false
-}
+// outstanding reports a native run outstanding (E-FIN): one is from the
+// successful prepare_run that opened it until finalize_run of its run
+// storage returns, launched or not, completed or not. finalize_device,
+// destroy, register and unregister consult it.
+func (p *programState) outstanding() bool { return len(p.runs) > 0 }
 
 // context is one device context.
 type context struct {

@@ -118,9 +118,10 @@ func (r *Runtime) finalizeKernel(c *context) abi.Status {
 	return abi.OK
 }
 
-// finalizeProgram: a run outstanding → INTERNAL; no device attached → 0;
-// else drop registrations, allocations and runs, detach (one ResetDevice)
-// → 0. Program teardown cannot fail in the simulator.
+// finalizeProgram: a run outstanding → INTERNAL, nothing torn down; no
+// device attached → 0; else drop registrations and allocations, detach (one
+// ResetDevice) → 0, or the code of a site-10 failure of the teardown: the
+// context is detached anyway, so the next finalize returns 0 (E-FIN).
 func (r *Runtime) finalizeProgram(c *context) abi.Status {
 	c.pmu.Lock()
 	defer c.pmu.Unlock()
@@ -130,7 +131,11 @@ func (r *Runtime) finalizeProgram(c *context) abi.Status {
 	if !c.p.attached {
 		return abi.OK
 	}
+	code, failed := r.faults.pass(abi.SiteProgramTeardown)
 	r.detachProgramLocked(c)
+	if failed {
+		return code
+	}
 	return abi.OK
 }
 

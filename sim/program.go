@@ -316,7 +316,7 @@ func (r *Runtime) prepareRunLocked(c *context, rt abi.RunHandle, callableID int3
 	if !ok {
 		return abi.CallableNotResident
 	}
-	if _, busy := c.p.runs[rt]; busy {
+	if r.storageBusy(rt) {
 		return abi.InvalidState
 	}
 	a := (*[abi.TaskArgsSize]byte)(args)
@@ -334,7 +334,30 @@ func (r *Runtime) prepareRunLocked(c *context, rt abi.RunHandle, callableID int3
 		c.p.runs = make(map[abi.RunHandle]*progRun)
 	}
 	c.p.runs[rt] = run
+	r.holdStorage(rt, c)
 	return abi.OK
+}
+
+// storageBusy reports whether run storage rt holds a run of any context.
+func (r *Runtime) storageBusy(rt abi.RunHandle) bool {
+	r.runStorageMu.Lock()
+	defer r.runStorageMu.Unlock()
+	_, busy := r.runStorage[rt]
+	return busy
+}
+
+// holdStorage records that rt holds a run of c (nil: it holds none).
+func (r *Runtime) holdStorage(rt abi.RunHandle, c *context) {
+	r.runStorageMu.Lock()
+	defer r.runStorageMu.Unlock()
+	if c == nil {
+		delete(r.runStorage, rt)
+		return
+	}
+	if r.runStorage == nil {
+		r.runStorage = make(map[abi.RunHandle]*context)
+	}
+	r.runStorage[rt] = c
 }
 
 // LaunchRun is simpler_launch_run: NULL → IA → no live program init: IS →
@@ -437,6 +460,7 @@ func (r *Runtime) FinalizeRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
 
 func (r *Runtime) finalizeRunLocked(c *context, rt abi.RunHandle, run *progRun) abi.Status {
 	delete(c.p.runs, rt)
+	r.holdStorage(rt, nil)
 	if run.state == runPrepared {
 		return abi.OK
 	}

@@ -401,3 +401,73 @@ func TestProgramRuns(t *testing.T) {
 		t.Fatal("not freed")
 	}
 }
+
+// E-FIN "Outstanding native run": a run is outstanding from the successful
+// prepare_run that opened it until finalize_run of its storage returns,
+// launched or not, completed or not. While it is, finalize_device returns
+// INTERNAL with nothing torn down, destroy is refused (E-DESTROY) and the
+// callable registry does not change; simpler_run holds one only while it
+// runs. Run storage holding a run refuses a second prepare from any context.
+func TestOutstandingRunFromPrepareToFinalizeRun(t *testing.T) {
+	r := newTMR(t)
+	ctx := programCtx(t, r, 0)
+	img := build(t, abi.ChipCallableSpec{FuncName: "noop"})
+	want(t, "register", r.RegisterCallable(ctx, 0, abi.Ptr(img)), okS)
+	args := emptyArgs()
+	acceptedBuf := abi.AlignedBytes(4, 4)
+	desc := descBytes((*int32)(unsafe.Pointer(&acceptedBuf[0])), 7)
+	rt := abi.RunHandle(0x9000)
+	blocked := func(stage string) {
+		t.Helper()
+		want(t, "finalize_device with a "+stage+" run", r.FinalizeDevice(ctx), intS)
+		want(t, "unregister with a "+stage+" run", r.UnregisterCallable(ctx, 0), isS)
+		want(t, "register with a "+stage+" run", r.RegisterCallable(ctx, 1, abi.Ptr(img)), isS)
+		r.DestroyDeviceContext(ctx)
+		if _, ok := r.Inspect(ctx); !ok {
+			t.Fatalf("destroy with a %s run was not refused", stage)
+		}
+		wantState(t, r, ctx, ContextState{Mode: latch.Program, Attached: true, DeviceID: 0, ProgramCallables: 1, ProgramRuns: 1,
+			AicpuDlopens: 1, OutstandingRun: true}, "Mode", "Attached", "DeviceID", "ProgramCallables", "ProgramRuns", "OutstandingRun")
+	}
+	// Prepared, never launched: outstanding until finalize_run.
+	want(t, "prepare_run", r.PrepareRun(ctx, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), okS)
+	blocked("prepared")
+	want(t, "finalize_run of a never-launched run", r.FinalizeRun(ctx, rt), okS)
+	// Launched, then completed: outstanding until finalize_run.
+	want(t, "prepare_run", r.PrepareRun(ctx, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), okS)
+	want(t, "launch_run", r.LaunchRun(ctx, rt), okS)
+	blocked("launched")
+	want(t, "wait_run", r.WaitRun(ctx, rt), okS)
+	blocked("completed")
+	// The storage holds the run for every context.
+	other := programCtx(t, r, 1)
+	want(t, "register on another context", r.RegisterCallable(other, 0, abi.Ptr(img)), okS)
+	want(t, "prepare_run of another context on busy storage", r.PrepareRun(other, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), isS)
+	want(t, "launch_run of another context's run", r.LaunchRun(other, rt), isS)
+	want(t, "finalize_run", r.FinalizeRun(ctx, rt), okS)
+	want(t, "prepare_run on the storage now free", r.PrepareRun(other, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), okS)
+	want(t, "finalize_run", r.FinalizeRun(other, rt), okS)
+	// simpler_run leaves nothing outstanding.
+	want(t, "simpler_run", r.Run(ctx, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), okS)
+	want(t, "finalize_device", r.FinalizeDevice(ctx), okS)
+	want(t, "finalize_device", r.FinalizeDevice(other), okS)
+}
+
+// Fault site 10: a program teardown that fails is returned by finalize_device
+// and the context is detached anyway, so the next finalize returns 0 and a
+// program init may follow (E-FIN, abi.md fault site 10).
+func TestProgramTeardownFailureSite10(t *testing.T) {
+	r := newTMR(t)
+	ctx := programCtx(t, r, 0)
+	want(t, "inject site 10", r.SimInject(abi.SiteProgramTeardown, 1, -1234), okS)
+	want(t, "finalize_device with a failing teardown", r.FinalizeDevice(ctx), abi.Status(-1234))
+	wantState(t, r, ctx, ContextState{Mode: latch.Program, DeviceID: -1}, "Mode", "Attached", "DeviceID")
+	want(t, "finalize_device again", r.FinalizeDevice(ctx), okS)
+	want(t, "simpler_init after it", pinit(r, ctx, 0), okS)
+	want(t, "finalize_device", r.FinalizeDevice(ctx), okS)
+	if r.FaultsRemaining()[abi.SiteProgramTeardown] != 0 {
+		t.Fatal("site 10 still armed")
+	}
+	ref := New(Refusing, Options{})
+	want(t, "refusing models no site 10", ref.SimInject(abi.SiteProgramTeardown, 1, -1234), abi.Unsupported)
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -68,6 +69,11 @@ type Runtime struct {
 
 	invalidHandles  atomic.Uint64
 	refusedDestroys atomic.Uint64
+
+	// runStorage is the run storage holding a native run, whichever
+	// context's: a second prepare on it is refused (semantics §10).
+	runStorageMu sync.Mutex
+	runStorage   map[abi.RunHandle]*context
 
 	// traceRelease, when set (tests), is told of every release attempt of a
 	// kernel context's resources, in order, with whether it succeeded.

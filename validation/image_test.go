@@ -395,7 +395,9 @@ func TestVIMGMatchesOracleUnderMutation(t *testing.T) {
 				off = childAt(img, rapid.IntRange(0, n-1).Draw(t, "child")) + rapid.SampledFrom([]int{0, cSigCount, cBinarySize}).Draw(t, "cfield")
 			case 2:
 				off = rapid.SampledFrom([]int{offFuncName, offConfigName}).Draw(t, "name") + rapid.IntRange(0, 63).Draw(t, "at")
-				img[off] = rapid.SampledFrom([]byte{0, 'a'}).Draw(t, "byte")
+				if b := rapid.SampledFrom([]byte{0, 'a'}).Draw(t, "byte"); off < len(img) { // an earlier cut may have shortened it
+					img[off] = b
+				}
 				continue
 			case 3:
 				img = img[:len(img)-rapid.IntRange(0, 70).Draw(t, "cut")]

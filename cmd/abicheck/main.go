@@ -79,6 +79,7 @@ type options struct {
 	quiet       bool
 	noColor     bool
 	noShrink    bool
+	noProbes    bool
 	maxHangs    int
 	bins        [4]string
 	logLevel    abi.LogLevel
@@ -156,6 +157,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.quiet, "q", false, "quiet: only failures and the summary")
 	fs.BoolVar(&o.noColor, "no-color", false, "no colors in the table")
 	fs.BoolVar(&o.noShrink, "no-shrink", false, "report failing sequences unshrunk")
+	fs.BoolVar(&o.noProbes, "no-probes", false, "do not probe, after each refused call of a directed check, that the refusal left no trace")
 	fs.IntVar(&o.maxHangs, "max-hangs", 2, "after this many hangs in one entry, cases that call it are skipped")
 	fs.StringVar(&o.bins[0], "aicpu", "", "AICPU binary `FILE` passed to kernel/program init (a real build needs it)")
 	fs.StringVar(&o.bins[1], "aicore", "", "AICore binary `FILE` passed to kernel/program init")
@@ -472,7 +474,7 @@ func checkTarget(t *target, o *options, out *printer) *targetRun {
 	profile, _ := conformance.ParseProfile(t.info.ProfileModel)
 	s := conformance.SuiteRun{Name: t.label, Profile: profile, Caps: t.info.Caps, Checks: conformance.Catalogue(), Random: o.sequences,
 		RandomOps: o.maxOps, Seed: o.seed, HoldMs: 10, Duration: o.duration, NoShrink: o.noShrink,
-		MaxHangs: o.maxHangs, Progress: out.progressFunc(t.label), BindFindings: t.info.BindFindings}
+		MaxHangs: o.maxHangs, Progress: out.progressFunc(t.label), BindFindings: t.info.BindFindings, Probes: !o.noProbes}
 	res := conformance.ConformWith(t.exec, s)
 	out.clearProgress()
 	return &targetRun{t: t, res: res, elapsed: time.Since(t0)}

@@ -148,7 +148,7 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 		}
 		res := conformance.ConformWith(p, conformance.SuiteRun{Name: "mutant " + m.Name, Profile: profile, Caps: info.Caps, Checks: checks,
 			Random: o.sequences, RandomOps: o.maxOps, Seed: o.seed, HoldMs: 10, Duration: o.duration, NoShrink: true,
-			MaxHangs: o.maxHangs, Stop: conformance.StopAtKill(m.Rule), Progress: out.progressFunc("mutant " + m.Name)})
+			MaxHangs: o.maxHangs, Stop: conformance.StopAtKill(m.Rule), Progress: out.progressFunc("mutant " + m.Name), Probes: !randomOnly})
 		p.Close()
 		out.clearProgress()
 		k := conformance.KillOf(res.Cases, m.Rule)

@@ -451,7 +451,7 @@ func TestParseKnob(t *testing.T) {
 	if fmt.Sprint(back.Strings()) != fmt.Sprint(k.Strings()) {
 		t.Errorf("round trip: %v vs %v", back.Strings(), k.Strings())
 	}
-	for _, bad := range []string{"", "strict", "strict=maybe", "fail.10=1:-1", "fail.2=1", "status.x=abc", "nope=1", "fail.nosite=1:-1"} {
+	for _, bad := range []string{"", "strict", "strict=maybe", "fail.11=1:-1", "fail.2=1", "status.x=abc", "nope=1", "fail.nosite=1:-1"} {
 		if err := ParseKnob(bad, &Knobs{}); err == nil {
 			t.Errorf("ParseKnob(%q) accepted", bad)
 		}
@@ -690,5 +690,32 @@ func TestBuildRepairsDamagedCacheEntry(t *testing.T) {
 	}
 	if _, err := os.Stat(again.RuntimePath); err != nil {
 		t.Error(err)
+	}
+}
+
+// E-FIN: an independent C client, written from abi.md alone (no generated
+// declarations), runs the outstanding-run scenario against the emitted fake:
+// finalize_device returns INTERNAL while a run is prepared, launched or
+// completed, and 0 once finalize_run returned.
+func TestIndependentClientOutstandingRun(t *testing.T) {
+	needCC(t)
+	cc, err := resolveCompiler("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := filepath.Join(t.TempDir(), "efin_client")
+	args := append(append([]string(nil), cc.argv[1:]...), "-std=c11", "-Wall", "-Werror", "-o", exe, filepath.Join("testdata", "efin_client.c"), "-ldl")
+	if out, err := exec.Command(cc.argv[0], args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	art := buildFake(t, Config{Profile: ProfileTMR})
+	r := runExe(t, 30*time.Second, exe, art.RuntimePath)
+	if r.exitCode != 0 || !strings.Contains(r.stdout, "PASS efin_client") {
+		t.Fatalf("efin_client on the emitted fake:\n%v", r)
+	}
+	mut := buildFake(t, Config{Profile: ProfileTMR, Mutant: "prepared-run-not-outstanding"})
+	r = runExe(t, 30*time.Second, exe, mut.RuntimePath)
+	if r.exitCode != 1 || !strings.Contains(r.stdout, "FAIL finalize with the run outstanding: expected -1000 got 0") {
+		t.Fatalf("efin_client on the mutant that counts only launched runs:\n%v", r)
 	}
 }

@@ -57,6 +57,9 @@ var mutants = []Mutant{
 	{"undocumented-code", "S-2", "", "a V-LAUNCH refusal returns -1009, a code abi.md does not define"},
 	{"null-prepare-internal", "S-3", "", "prepare with a NULL ctx returns INTERNAL instead of INVALID_ARGUMENT"},
 	{"thread-key-leak", "U-1", "", "init leaves a thread-exit destructor in the library: a thread that exits after the unload crashes"},
+	{"prepared-run-not-outstanding", "E-FIN", "", "only a launched, uncompleted run counts as outstanding: finalize and destroy go through with a prepared or completed run"},
+	{"program-teardown-swallowed", "E-FIN", "", "a failing program teardown (site 10) is not returned by finalize_device"},
+	{"refusal-latches", "L-4", "", "simpler_init with a device id < 0 latches PROGRAM before refusing it"},
 }
 
 // The codes the status mutants return (S-1, S-2).

@@ -554,7 +554,7 @@ prepare c0 img=huge
 prepare c0 img=valid()+mis(4)
 prepare c0 img=valid()
 `},
-	{Name: "e-pinit/arguments", Rules: []Rule{REPInit, RVSpan, REACL}, Profiles: allProfiles, Script: `
+	{Name: "e-pinit/arguments", Rules: []Rule{REPInit, RVSpan, REACL}, Kills: []string{"refusal-latches"}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=-1
 pinit c0 dev=0 aicpu=halfptr
@@ -593,6 +593,78 @@ pinit c0 dev=0
 `},
 	{Name: "v-contract/admissible", Rules: []Rule{RVContract}, Profiles: allProfiles, Script: `
 contract
+`},
+	// Program runs with valid arguments: a native run is outstanding from
+	// its successful prepare_run until finalize_run returns (E-FIN), launched
+	// or not, completed or not; while it is, finalize_device returns
+	// INTERNAL, destroy is refused (E-DESTROY) and so is unregister. img=prog
+	// is the target's program callable (abicheck -callable on a real build).
+	{Name: "e-fin/outstanding-prepared-run", Rules: []Rule{REFin, REDestroy}, Kills: []string{"prepared-run-not-outstanding"}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0
+register c0 id=0 img=prog
+prepare_run c0 st=0 id=0
+finalize c0
+destroy c0
+unregister c0 id=0
+finalize_run c0 st=0
+unregister c0 id=0
+register c0 id=0 img=prog
+finalize c0
+destroy c0
+`},
+	{Name: "e-fin/outstanding-launched-run", Rules: []Rule{REFin, REDestroy, REProg}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0
+register c0 id=0 img=prog
+prepare_run c0 st=0 id=0
+launch_run c0 st=0
+finalize c0
+destroy c0
+unregister c0 id=0
+poll_run c0 st=0
+wait_run c0 st=0
+poll_run c0 st=0
+finalize c0
+destroy c0
+unregister c0 id=0
+finalize_run c0 st=0
+finalize c0
+destroy c0
+`},
+	{Name: "e-prog/run-storage", Rules: []Rule{REProg, REFin}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0
+register c0 id=0 img=prog
+prepare_run c0 st=0 id=0
+prepare_run c0 st=0 id=0
+run c0 st=0 id=0
+create c1
+pinit c1 dev=1
+register c1 id=0 img=prog
+prepare_run c1 st=0 id=0
+launch_run c1 st=0
+wait_run c0 st=0
+finalize_run c0 st=0
+finalize_run c0 st=0
+prepare_run c1 st=0 id=0
+launch_run c1 st=0
+launch_run c1 st=0
+wait_run c1 st=0
+finalize_run c1 st=0
+run c0 st=1 id=0
+finalize c0
+prepare_run c0 st=1 id=0
+finalize c1
+`},
+	{Name: "e-fin/program-teardown-failure", Rules: []Rule{REFin}, Kills: []string{"program-teardown-swallowed"}, Needs: CapInject, Profiles: tmrOnly, Script: `
+create c0
+pinit c0 dev=0
+inject site=10 count=1 code=-1234
+finalize c0
+finalize c0
+pinit c0 dev=0
+finalize c0
 `},
 	// U-1: a thread that called into the library (a prewarmed simpler_init
 	// emits a trace span on upstream's builds) exits only after the unload;
@@ -675,4 +747,5 @@ var Mutants = map[string]Rule{
 	"finalize-resets-device": RD1, "fatal-resets": RD4, "launch-waits": RX2, "stream-switch-ok": RELaunch,
 	"async-poisons": RELaunchAsync, "device-band-code": RS1, "undocumented-code": RS2,
 	"null-prepare-internal": RS3, "thread-key-leak": RU1,
+	"prepared-run-not-outstanding": REFin, "program-teardown-swallowed": REFin, "refusal-latches": RL4,
 }

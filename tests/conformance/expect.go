@@ -255,6 +255,10 @@ type Expectation struct {
 
 	D1Rule Rule // D-1 (kernel path) or E-SUP (supported): no forbidden ACL call may happen
 
+	// CheckAccepted: launch_run succeeded, so accepted_state must hold
+	// the descriptor's accepted_value (Observation.Accepted).
+	CheckAccepted bool
+
 	// Grounds is where the expectation comes from when it is not the target
 	// revision's rule itself: on a legacy build, the upstream file and line
 	// whose behaviour the model asserts (rules.md "Revisions").

@@ -41,7 +41,8 @@ func Generate(o GenOptions) []Op {
 		o.Devices = 2
 	}
 	g := &gen{o: o, r: rand.New(rand.NewPCG(o.Seed, o.Seed^0x9E3779B97F4A7C15)),
-		m: NewModel(ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven), DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1})}
+		m: NewModel(ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven), DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1,
+			Simulated: o.Caps.Has(CapDriven)})}
 	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
 		g.m.devKnown, g.m.curDev = true, 0
 	}
@@ -152,6 +153,11 @@ func (g *gen) next() Op {
 	}
 	if len(kernel) > 0 {
 		add(2.5, func() Op { return Op{Kind: KindFinalize, C: g.anyOf(kernel)} })
+	}
+	program := g.slotsWhere(func(c *mctx) bool { return c.latch == latchProgram && c.attached && !c.unknown })
+	if len(program) > 0 {
+		add(1, func() Op { return Op{Kind: KindFinalize, C: g.anyOf(program)} })
+		add(6, func() Op { return g.runOp(g.anyOf(program)) })
 	}
 	if len(dispatch) > 0 {
 		add(12, func() Op { return g.prepare(g.anyOf(dispatch)) })
@@ -341,7 +347,7 @@ func (g *gen) hold(c int8) Op {
 
 func (g *gen) inject() Op {
 	codes := []int32{-1234, -1300, -2001}
-	site := int32(1 + g.pick(9))
+	site := int32(1 + g.pick(10))
 	op := Op{Kind: KindInject, Site: site, Count: int32(1 + g.pick(2)), Code: codes[g.pick(len(codes))]}
 	switch site {
 	case 6:
@@ -357,7 +363,7 @@ func (g *gen) inject() Op {
 	if g.chance(0.1) {
 		switch g.pick(4) {
 		case 0:
-			op.Site = int32(10 * g.pick(2))
+			op.Site = int32(11 * g.pick(2))
 		case 1:
 			op.Count = -1
 		case 2:
@@ -365,6 +371,71 @@ func (g *gen) inject() Op {
 		case 3:
 			op.Count = 0
 		}
+	}
+	return op
+}
+
+// runOp is one op of the run family on program context c: register until
+// it has a callable, then runs on the four storages, now and then a finalize
+// or destroy while a run is outstanding (E-FIN, E-DESTROY).
+func (g *gen) runOp(c int8) Op {
+	mc := g.m.ctxs[c]
+	id := int32(g.pick(3))
+	if len(mc.prog) == 0 || g.chance(0.08) {
+		img := ImageRecipe{T: uint16(g.pick(2)), S: uint16(g.pick(2)), X: uint16(g.pick(3))}
+		return Op{Kind: KindRegister, C: c, ID: id, Img: img}
+	}
+	for r := range mc.prog {
+		if g.chance(0.7) {
+			id = r
+			break
+		}
+	}
+	// A storage of c's, or a free one.
+	st := int8(g.pick(MaxStorages))
+	for i := range g.m.storages {
+		if g.m.storages[i].ctx == mc && g.chance(0.8) {
+			st = int8(i)
+			break
+		}
+	}
+	sl := g.m.storages[st]
+	switch {
+	case g.chance(0.04):
+		return Op{Kind: KindUnregister, C: c, ID: id}
+	case sl.state == storageFree && g.chance(0.2):
+		return Op{Kind: KindRun, C: c, St: st, ID: id}
+	case sl.state == storageFree:
+		op := Op{Kind: KindPrepareRun, C: c, St: st, ID: id}
+		if g.chance(0.05) {
+			op.Args = ArgsRecipe{Mode: ArgsMatch, T: 1}
+		}
+		return op
+	}
+	kinds := []Kind{KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun, KindPrepareRun, KindDestroy, KindFinalize}
+	weights := []float64{3, 2, 2, 2, 0.5, 0.3, 0.4}
+	if sl.state == storagePrepared {
+		weights[0] = 6
+	}
+	total := 0.0
+	for _, w := range weights {
+		total += w
+	}
+	x := g.r.Float64() * total
+	k := kinds[len(kinds)-1]
+	for i, w := range weights {
+		if x < w {
+			k = kinds[i]
+			break
+		}
+		x -= w
+	}
+	if k == KindDestroy || k == KindFinalize {
+		return Op{Kind: k, C: c}
+	}
+	op := Op{Kind: k, C: c, St: st}
+	if k == KindPrepareRun {
+		op.ID = id
 	}
 	return op
 }

@@ -52,6 +52,7 @@ type imageFacts struct {
 	t, s    int32  // counts derived from the signature, when valid or lenient
 	charge  uint64 // M-5: align_up(size, 64)
 	defect  string // V-IMG's first defect, for reports
+	user    bool   // the user's callable (its bytes are the runner's)
 }
 
 // passed is the span the call hands over.
@@ -75,6 +76,10 @@ func buildFacts(r ImageRecipe) *imageFacts {
 		return &imageFacts{null: true, size: headerSize, aligned: true, defect: "NULL callable"}
 	case ImgHuge:
 		return &imageFacts{huge: true, size: hugeSize, aligned: true, charge: hugeSize, defect: "size exceeds the budget"}
+	case ImgProgram:
+		// The synthetic program callable; a user's callable replaces it at
+		// the runner (Model.programFacts).
+		return buildFacts(ImageRecipe{})
 	}
 	img := canonicalImage(r)
 	applyDefect(img, r)

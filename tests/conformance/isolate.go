@@ -179,6 +179,11 @@ func EntryRule(op Op) Rule {
 		return RVContract
 	case KindClobber:
 		return RM6
+	case KindFinalizeRun, KindUnregister:
+		return REFin
+	}
+	if runOp(op) {
+		return REProg
 	}
 	if _, r, _ := needs(op); r != RuleNone && r != RHooks {
 		return r

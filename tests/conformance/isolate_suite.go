@@ -47,6 +47,9 @@ type SuiteRun struct {
 	// BindFindings are rules the target broke while it was bound
 	// (LibraryInfo.BindFindings): each is a failure of the report.
 	BindFindings []onboard.BindFinding
+	// Probes runs, after every refused call of a directed check, a probe
+	// case that checks the refusal left no trace (probe.go).
+	Probes bool
 }
 
 // CaseOutcome is one directed check or random sequence of a ConformWith run.
@@ -59,6 +62,9 @@ type CaseOutcome struct {
 	Detail  string
 	Repro   []Op // the (shrunk) op log of a failure, crash or hang
 	Elapsed time.Duration
+	// FirstFail is the index of the first failing op of the run (-1: none;
+	// a crash or hang: the op it died at).
+	FirstFail int
 }
 
 // SuiteResult is what ConformWith produced.
@@ -190,6 +196,11 @@ func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 				cr.Repro = opLines(co.Repro)
 			}
 			rep.AddCheck(cr)
+			if s.Probes {
+				if pco, ok := st.probe(c, co.FirstFail); ok {
+					co = pco
+				}
+			}
 			if stop(co) {
 				rep.Finish()
 				out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
@@ -300,7 +311,7 @@ func (st *suiteState) blocked(ops []Op) string {
 // the outcome into the report.
 func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutcome) {
 	t0 := time.Now()
-	co = CaseOutcome{Name: name, Rules: rules}
+	co = CaseOutcome{Name: name, Rules: rules, FirstFail: -1}
 	defer func() { co.Elapsed = time.Since(t0) }()
 	out := st.x.Execute(ops, false)
 	st.late(out.Prior)
@@ -337,7 +348,7 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 			atOp = &ops[at]
 		}
 		st.rep.AddDeath(name, rs, out.Verdict, at, atOp, detail, repro)
-		co.Verdict, co.Broken, co.Detail, co.Repro = out.Verdict, rs, detail, repro
+		co.Verdict, co.Broken, co.Detail, co.Repro, co.FirstFail = out.Verdict, rs, detail, repro, at
 		return co
 	}
 	res := out.Result
@@ -351,6 +362,7 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 			if fd.Verdict == Fail {
 				if fd.Index >= 0 && fd.Index < len(ops) {
 					repro = ops[:fd.Index+1]
+					co.FirstFail = fd.Index
 				}
 				break
 			}
@@ -410,6 +422,16 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 		}
 	}
 	co.Verdict = Pass
+	var generic, passes uint32
+	for _, r := range rules {
+		generic += res.Generic[r]
+		passes += res.Tally[r][Pass]
+	}
+	if generic > 0 && co.Detail == "" {
+		// A legacy build's -1 for every refusal proves less than a pass on
+		// a kernel build: say so.
+		co.Detail = fmt.Sprintf("%d of %d passes of its rules saw only the legacy generic -1 (IS, IA, NR and INTERNAL not told apart)", generic, passes)
+	}
 	return co
 }
 

@@ -19,21 +19,22 @@ import (
 
 // Grounds cited by the legacy walks (upstream hw-native-sys/simpler 6ebaf77).
 const (
-	gSimFinalize      = "common/platform/sim/host/c_api_shared.cpp:335-352 and onboard/host/c_api_shared.cpp:352-364 (finalize_device)"
-	gSimFinalizeNull  = "common/platform/sim/host/c_api_shared.cpp:336 and onboard/host/c_api_shared.cpp:353: finalize_device(NULL) returns -1"
-	gSimInitNull      = "common/platform/sim/host/c_api_shared.cpp:366 and onboard/host/c_api_shared.cpp:372: simpler_init(NULL) returns -1"
-	gAttachNegative   = "common/platform/sim/host/device_runner_base.cpp:273-277 (attach_current_thread refuses device_id < 0)"
-	gAttachOther      = "common/platform/sim/host/device_runner_base.cpp:278-284 (a runner initialized on one device refuses another until finalize_device)"
-	gAttachSame       = "common/platform/sim/host/device_runner_base.cpp:278-291 (attaching the runner's own device again succeeds)"
-	gInit             = "common/platform/sim/host/c_api_shared.cpp:354-410 (simpler_init: attach, take the binaries, optional prewarm)"
-	gSpans            = "common/platform/sim/host/c_api_shared.cpp:381-386 take a binary span only when pointer and size are both nonzero, and :363-364 ignore the dispatcher span"
-	gPrewarmRing      = "common/platform/sim/host/c_api_shared.cpp:397-408 pass only runtime_env's ring sizing to prewarm_config_impl, which refuses bad sizes (PLATFORM/runtime/tensormap_and_ringbuffer/host/runtime_maker.cpp, resolve_arena_sizing; the weak default of common/platform/sim/host/device_runner_base.cpp:657 accepts any)"
-	gACLNull          = "onboard PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:36 returns -1; the simulator's stub PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45 returns 0 for any argument"
-	gACLNegative      = "the simulator's stub (PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45) returns 0; the onboard build asks ACL for the device (PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:35-42), which refuses it: either is accepted"
-	gACL              = "PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45 (simulator stub) and PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:35-42"
-	gNoInitGate       = "simpler_unregister_callable of an id never registered returns 0 (common/worker/pto_runtime_c_api.h:430) and device_malloc_ctx allocates without an init (common/platform/sim/host/c_api_shared.cpp:301-308)"
-	gNoSDMASpan       = "a legacy simpler_init has no SDMA warm-up span (9 parameters, common/platform/sim/host/c_api_shared.cpp:354-358); simpler_provision_dma_workspace takes the warm-up, and the call a checker makes for it is the consumer adapter's, not the runtime's"
-	gPrewarmOtherKeys = "common/platform/sim/host/c_api_shared.cpp:394-408 read only runtime_env of a prewarm config"
+	gSimFinalize         = "common/platform/sim/host/c_api_shared.cpp:335-352 and onboard/host/c_api_shared.cpp:352-364 (finalize_device)"
+	gFinalizeOutstanding = "common/platform/sim/host/c_api_shared.cpp:339-342 and onboard/host/c_api_shared.cpp:356-359: finalize_device refuses while native_run_active()"
+	gSimFinalizeNull     = "common/platform/sim/host/c_api_shared.cpp:336 and onboard/host/c_api_shared.cpp:353: finalize_device(NULL) returns -1"
+	gSimInitNull         = "common/platform/sim/host/c_api_shared.cpp:366 and onboard/host/c_api_shared.cpp:372: simpler_init(NULL) returns -1"
+	gAttachNegative      = "common/platform/sim/host/device_runner_base.cpp:273-277 (attach_current_thread refuses device_id < 0)"
+	gAttachOther         = "common/platform/sim/host/device_runner_base.cpp:278-284 (a runner initialized on one device refuses another until finalize_device)"
+	gAttachSame          = "common/platform/sim/host/device_runner_base.cpp:278-291 (attaching the runner's own device again succeeds)"
+	gInit                = "common/platform/sim/host/c_api_shared.cpp:354-410 (simpler_init: attach, take the binaries, optional prewarm)"
+	gSpans               = "common/platform/sim/host/c_api_shared.cpp:381-386 take a binary span only when pointer and size are both nonzero, and :363-364 ignore the dispatcher span"
+	gPrewarmRing         = "common/platform/sim/host/c_api_shared.cpp:397-408 pass only runtime_env's ring sizing to prewarm_config_impl, which refuses bad sizes (PLATFORM/runtime/tensormap_and_ringbuffer/host/runtime_maker.cpp, resolve_arena_sizing; the weak default of common/platform/sim/host/device_runner_base.cpp:657 accepts any)"
+	gACLNull             = "onboard PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:36 returns -1; the simulator's stub PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45 returns 0 for any argument"
+	gACLNegative         = "the simulator's stub (PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45) returns 0; the onboard build asks ACL for the device (PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:35-42), which refuses it: either is accepted"
+	gACL                 = "PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45 (simulator stub) and PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:35-42"
+	gNoInitGate          = "simpler_unregister_callable of an id never registered returns 0 (common/worker/pto_runtime_c_api.h:430) and device_malloc_ctx allocates without an init (common/platform/sim/host/c_api_shared.cpp:301-308)"
+	gNoSDMASpan          = "a legacy simpler_init has no SDMA warm-up span (9 parameters, common/platform/sim/host/c_api_shared.cpp:354-358); simpler_provision_dma_workspace takes the warm-up, and the call a checker makes for it is the consumer adapter's, not the runtime's"
+	gPrewarmOtherKeys    = "common/platform/sim/host/c_api_shared.cpp:394-408 read only runtime_env of a prewarm config"
 )
 
 // skipClause reports a clause of the target revision that does not apply to
@@ -164,11 +165,15 @@ func (m *Model) finalizeLegacy(c *mctx) {
 	if m.unknownState(c) {
 		return
 	}
+	if c.runs > 0 {
+		m.legacyExpect(REFin, one(abi.Internal), "a native run is outstanding: nothing torn down", gFinalizeOutstanding)
+		return
+	}
 	m.legacyExpect(REFin, one(abi.OK), "", gSimFinalize)
 	if c.attached || c.legacyDev >= 0 {
 		m.devKnown = false // the simulator releases the thread's bound device
 	}
-	c.attached, c.legacyDev = false, -1
+	c.attached, c.legacyDev, c.prog = false, -1, nil
 }
 
 func (m *Model) progLegacy(op Op, c *mctx) {

@@ -111,6 +111,10 @@ type mctx struct {
 	// still binds the runner (upstream's legacy code keeps it bound, the
 	// target revision does not).
 	bindSoft bool
+	// Program runs: the callables registered (id -> counts), and how many
+	// native runs are outstanding (E-FIN).
+	prog map[int32]progCallable
+	runs int
 }
 
 func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef, legacyDev: -1} }
@@ -148,6 +152,9 @@ type Observation struct {
 	Contract      []byte // contract: the 144 bytes, nil when the pointer was NULL
 	HandleCreated bool   // create: a non-NULL handle came back
 	ImageWritten  bool   // prepare wrote into the caller's image (M-6)
+	// Accepted is the word at the storage's accepted_state after a
+	// launch_run (the runner sets it to -1 before the call).
+	Accepted int32
 }
 
 // ModelOptions configure a model for one sequence on one runtime instance.
@@ -166,6 +173,13 @@ type ModelOptions struct {
 	// Claimed lists devices whose claim contexts outside the sequence hold
 	// (left quarantined by earlier runs on the same runtime instance).
 	Claimed []int32
+	// Simulated: a simulated build (it exports the simulation hooks), which
+	// ignores the bytes of binaries and images: a synthetic program callable
+	// registers and runs there, not on a real build.
+	Simulated bool
+	// UserCallable: register img=prog passes a program callable the user
+	// gave for this build (Options.Callable), which registers and runs.
+	UserCallable bool
 }
 
 // Tally counts verdicts per rule.
@@ -192,8 +206,9 @@ type Model struct {
 	external *mctx
 	devKnown bool
 	curDev   int32
-	sites    [10]siteState
+	sites    [abi.LastSite + 1]siteState
 	streams  [MaxStreams]streamState
+	storages [MaxStorages]runSlot
 	clobbers uint32
 	injected [8]abi.Status
 	nInj     int
@@ -269,6 +284,12 @@ func (m *Model) Clone() *Model {
 		d := *c
 		d.ids = append([]idInfo(nil), c.ids...)
 		d.blocks = append([]uint32(nil), c.blocks...)
+		if c.prog != nil {
+			d.prog = make(map[int32]progCallable, len(c.prog))
+			for k, v := range c.prog {
+				d.prog[k] = v
+			}
+		}
 		remap[c] = &d
 		return &d
 	}
@@ -277,6 +298,9 @@ func (m *Model) Clone() *Model {
 	}
 	for d, c := range m.claims {
 		n.claims[d] = cp(c)
+	}
+	for i := range m.storages {
+		n.storages[i].ctx = cp(m.storages[i].ctx)
 	}
 	n.findings = append([]Finding(nil), m.findings...)
 	return &n
@@ -409,6 +433,22 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 		}
 	case KindUnload:
 		m.unload()
+	case KindRegister:
+		m.register(op, c)
+	case KindUnregister:
+		m.unregister(op, c)
+	case KindPrepareRun:
+		m.prepareRun(op, c)
+	case KindLaunchRun:
+		m.launchRun(op, c)
+	case KindPollRun:
+		m.pollRun(op, c)
+	case KindWaitRun:
+		m.waitRun(op, c)
+	case KindFinalizeRun:
+		m.finalizeRun(op, c)
+	case KindRun:
+		m.runWhole(op, c)
 	case KindContract:
 		m.contract(obs)
 	case KindSetDev:
@@ -619,13 +659,15 @@ func (m *Model) destroy(c *mctx) {
 	if c.latch == latchKernel {
 		m.e.D1Rule = RD1
 	}
-	if c.latch == latchKernel && !c.finalizedOK {
-		// E-DESTROY: refused; the context behaves as if destroy had not
-		// been called, which the ops after it check.
+	if c.runs > 0 || (c.latch == latchKernel && !c.finalizedOK) {
+		// E-DESTROY: refused (a native run outstanding, or a kernel context
+		// not finalized); the context behaves as if destroy had not been
+		// called, which the ops after it check.
 		c.destroyRefused = true
 		return
 	}
 	c.live = false
+	m.freeRuns(c)
 	if c.attached {
 		m.devKnown = false
 	}
@@ -1110,6 +1152,10 @@ func (m *Model) finalize(c *mctx) {
 	if m.unknownState(c) {
 		return
 	}
+	if c.runs > 0 {
+		m.expect(REFin, one(abi.Internal), "a native run is outstanding: nothing torn down")
+		return
+	}
 	switch c.latch {
 	case unlatched:
 		m.expect(REFin, one(abi.OK), "an unlatched context: nothing to do")
@@ -1120,7 +1166,10 @@ func (m *Model) finalize(c *mctx) {
 	case latchProgram:
 		m.expect(REFin, one(abi.OK), "")
 		if c.attached {
-			c.attached = false
+			if code, ok := m.fire(abi.SiteProgramTeardown); ok {
+				m.expect(REFin, one(code), "the program teardown fails (site 10): returned, and the context is detached anyway")
+			}
+			c.attached, c.prog = false, nil
 			m.devKnown = false
 		}
 		return
@@ -1271,10 +1320,10 @@ func (m *Model) sync(op Op) {
 }
 
 // siteRules names the rule each fault site drives.
-var siteRules = [10]Rule{RuleNone, RK7, RM3, RK4, RK4, RK5, RD4, RX2, RELaunchAsync, RK7}
+var siteRules = [abi.LastSite + 1]Rule{RuleNone, RK7, RM3, RK4, RK4, RK5, RD4, RX2, RELaunchAsync, RK7, REFin}
 
 func (m *Model) inject(op Op) {
-	if op.Site < 1 || op.Site > 9 || op.Count < 0 || (op.Count > 0 && op.Code == 0 && op.Site != 6 && op.Site != 7) {
+	if op.Site < abi.FirstSite || op.Site > abi.LastSite || op.Count < 0 || (op.Count > 0 && op.Code == 0 && op.Site != 6 && op.Site != 7) {
 		m.expect(RHooks, one(abi.InvalidArgument), "simabi_inject argument rule")
 		return
 	}
@@ -1316,7 +1365,7 @@ func (m *Model) wasInjected(s abi.Status) bool {
 // (simpler_poll_run's COMPLETE), or a code the checker injected.
 func (m *Model) documented(op Op, s abi.Status) bool {
 	if s == abi.OK || s.IsDefinedHost() || s.IsDeviceLatched() ||
-		(s == abi.PollComplete && op.Kind == KindProg && op.Fn == FnPollRun) {
+		(s == abi.PollComplete && (op.Kind == KindPollRun || op.Kind == KindProg && op.Fn == FnPollRun)) {
 		return true
 	}
 	return m.wasInjected(s)
@@ -1347,7 +1396,7 @@ func statusCall(op Op) bool {
 	case KindProg:
 		return op.Fn.statusEntry()
 	}
-	return false
+	return runOp(op)
 }
 
 // nullCtxCall reports whether op calls an entry with a NULL context (S-3).
@@ -1360,7 +1409,7 @@ func nullCtxCall(op Op) bool {
 		KindCommitted, KindProg:
 		return true
 	}
-	return false
+	return runOp(op)
 }
 
 // suspectContext is the context of op marked latchSuspect, or nil.
@@ -1528,6 +1577,14 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 			obs.ImageWritten = false
 		} else if e.CheckOut && st == abi.OK {
 			m.pass(RM6)
+		}
+	}
+	if e.CheckAccepted && st == abi.OK {
+		if want := AcceptedValue(m.curOp.St); obs.Accepted != want {
+			m.finding(REProg, Fail, "launch_run returned 0 and left "+strconv.Itoa(int(obs.Accepted))+" at the descriptor's accepted_state; want its accepted_value "+
+				strconv.Itoa(int(want))+" (published at launch)")
+		} else {
+			m.pass(REProg)
 		}
 	}
 	if e.D1Rule != RuleNone && obs.ACLProbed {

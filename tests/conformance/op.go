@@ -35,6 +35,15 @@ const (
 	KindHoldPrepare      // a prepare while a prepare holds the gate (site 7)
 	KindRaceKInit        // two contexts race kernel init for one device
 	KindUnload           // U-1: unload the library, then end the thread that called it
+	// The run family with valid arguments, on run storage the runner owns.
+	KindRegister    // simpler_register_callable
+	KindUnregister  // simpler_unregister_callable
+	KindPrepareRun  // simpler_prepare_run
+	KindLaunchRun   // simpler_launch_run
+	KindPollRun     // simpler_poll_run
+	KindWaitRun     // simpler_wait_run
+	KindFinalizeRun // simpler_finalize_run
+	KindRun         // simpler_run
 	numKinds
 )
 
@@ -45,6 +54,8 @@ var kindNames = [numKinds]string{
 	KindSetDev: "setdev", KindGetDev: "getdev", KindSync: "sync", KindInject: "inject",
 	KindClobber: "clobber", KindHoldLaunch: "holdlaunch", KindHoldPrepare: "holdprepare",
 	KindRaceKInit: "racekinit", KindUnload: "unload",
+	KindRegister: "register", KindUnregister: "unregister", KindPrepareRun: "prepare_run", KindLaunchRun: "launch_run",
+	KindPollRun: "poll_run", KindWaitRun: "wait_run", KindFinalizeRun: "finalize_run", KindRun: "run",
 }
 
 func (k Kind) String() string {
@@ -56,9 +67,10 @@ func (k Kind) String() string {
 
 // Limits of the op language.
 const (
-	MaxSlots   = 16 // contexts c0..c15
-	MaxStreams = 8  // streams s0..s7
-	NullRef    = -1 // a NULL context or stream reference
+	MaxSlots    = 16 // contexts c0..c15
+	MaxStreams  = 8  // streams s0..s7
+	MaxStorages = 4  // run storage st0..st3
+	NullRef     = -1 // a NULL context or stream reference
 )
 
 // SpanRecipe is how a binary span (pointer, size) argument is formed (V-SPAN).
@@ -163,6 +175,11 @@ const (
 	ImgValid ImgBase = iota // a canonical image built with abi.ChipCallableSpec
 	ImgNull                 // a NULL pointer with size 9376
 	ImgHuge                 // 2 GiB + 64 bytes of zero memory (E-PREP's size > budget step)
+	// ImgProgram (register): the target's program callable, a ChipCallable
+	// the build can run: the one a user gave the runner (abicheck
+	// -callable), else the canonical empty image, which only a simulated
+	// build (one that ignores the binary bytes) registers and runs.
+	ImgProgram
 )
 
 // ImgDefect is a named V-IMG defect written into a canonical image.
@@ -240,6 +257,8 @@ func (r ImageRecipe) String() string {
 		return "null"
 	case ImgHuge:
 		return "huge"
+	case ImgProgram:
+		return "prog"
 	}
 	b.WriteString("valid(")
 	first := true
@@ -417,6 +436,7 @@ type Op struct {
 	Code    int32
 	Ms      int32 // hold ops: how long the first prepare holds the gate
 	Fn      ProgFn
+	St      int8 // run ops: the run storage (st0..st3)
 }
 
 // Reps is how many calls the op makes.
@@ -517,6 +537,20 @@ func (op Op) String() string {
 		w(ctxText(op.C), "ms="+strconv.Itoa(int(op.Ms)), "img="+op.Img.String(), "img2="+op.Img2.String())
 	case KindRaceKInit:
 		w(ctxText(op.C), ctxText(op.C2), "dev="+strconv.Itoa(int(op.Dev)), "gen="+strconv.FormatUint(op.Gen, 10))
+	case KindRegister:
+		w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID)))
+		if op.Img != (ImageRecipe{}) {
+			w("img=" + op.Img.String())
+		}
+	case KindUnregister:
+		w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID)))
+	case KindPrepareRun, KindRun:
+		w(ctxText(op.C), "st="+strconv.Itoa(int(op.St)), "id="+strconv.Itoa(int(op.ID)))
+		if op.Args != (ArgsRecipe{}) {
+			w("args=" + op.Args.String())
+		}
+	case KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun:
+		w(ctxText(op.C), "st="+strconv.Itoa(int(op.St)))
 	}
 	return b.String()
 }
@@ -536,7 +570,8 @@ func FormatOps(ops []Op) string {
 func (op Op) slots() (int8, int8) {
 	switch op.Kind {
 	case KindCreate, KindDestroy, KindSupported, KindKInit, KindPInit, KindACL, KindPrepare, KindLaunch,
-		KindFinalize, KindCommitted, KindProg, KindHoldLaunch, KindHoldPrepare:
+		KindFinalize, KindCommitted, KindProg, KindHoldLaunch, KindHoldPrepare,
+		KindRegister, KindUnregister, KindPrepareRun, KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun, KindRun:
 		return op.C, NullRef
 	case KindRaceKInit:
 		return op.C, op.C2
@@ -545,3 +580,6 @@ func (op Op) slots() (int8, int8) {
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+// runOp reports whether op is one of the run family with valid arguments.
+func runOp(op Op) bool { return op.Kind >= KindRegister && op.Kind <= KindRun }

@@ -313,6 +313,24 @@ func (p *opParser) parse() {
 		p.hold()
 		v, _ := p.take("img2", true)
 		op.Img2 = p.image(v)
+	case KindRegister, KindUnregister:
+		op.C = p.ctx(p.positional(1)[0])
+		v, _ := p.take("id", true)
+		op.ID = p.int32v("id", v)
+		if v, ok := p.take("img", false); ok && op.Kind == KindRegister {
+			op.Img = p.image(v)
+		}
+	case KindPrepareRun, KindRun, KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun:
+		op.C = p.ctx(p.positional(1)[0])
+		v, _ := p.take("st", true)
+		op.St = p.storage(v)
+		if op.Kind == KindPrepareRun || op.Kind == KindRun {
+			v, _ := p.take("id", true)
+			op.ID = p.int32v("id", v)
+			if v, ok := p.take("args", false); ok {
+				op.Args = p.args(v)
+			}
+		}
 	case KindRaceKInit:
 		pos := p.positional(2)
 		op.C, op.C2 = p.slot(pos[0]), p.slot(pos[1])
@@ -325,6 +343,16 @@ func (p *opParser) parse() {
 		op.Gen = p.uintv("gen", v, 64)
 	}
 	p.done()
+}
+
+// storage reads a run storage index (0..3).
+func (p *opParser) storage(s string) int8 {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n >= MaxStorages {
+		p.fail("bad st=%q (run storage 0..%d)", s, MaxStorages-1)
+		return 0
+	}
+	return int8(n)
 }
 
 func (p *opParser) hold() {
@@ -432,20 +460,26 @@ func (p *opParser) image(s string) ImageRecipe {
 	var r ImageRecipe
 	parts := splitTop(s, '+')
 	switch parts[0] {
-	case "null", "huge":
+	case "null", "huge", "prog":
 		if len(parts) > 1 {
 			p.fail("image %s takes no modifiers", parts[0])
 		}
-		if parts[0] == "null" {
+		switch parts[0] {
+		case "null":
 			r.Base = ImgNull
-		} else {
+		case "huge":
 			r.Base = ImgHuge
+		default:
+			if p.op.Kind != KindRegister {
+				p.fail("img=prog (the target's program callable) is for register only")
+			}
+			r.Base = ImgProgram
 		}
 		return r
 	}
 	name, args, ok := call(parts[0])
 	if !ok || name != "valid" {
-		p.fail("bad image %q (want valid(...), null or huge)", parts[0])
+		p.fail("bad image %q (want valid(...), null, huge or prog)", parts[0])
 		return r
 	}
 	seen := map[string]bool{}

@@ -144,6 +144,21 @@ func (r *Report) AddDeath(check string, rules []Rule, v Verdict, at int, op *Op,
 	}
 }
 
+// addProbeFailure records a failure a refusal probe found (probe.go): f
+// under its rule, with the probe case's ops up to it as repro.
+func (r *Report) addProbeFailure(check string, f Finding, repro []Op) {
+	r.tally[f.Rule][Fail]++
+	if cur := r.first[f.Rule]; cur == nil || rank(Fail) > rank(cur.Verdict) {
+		ff := f
+		ff.Index = -1 // the detail names the op and the refusal
+		r.first[f.Rule] = &ff
+		r.repro[f.Rule] = repro
+	}
+	fr := FindingReport{Rule: f.Rule.String(), Verdict: Fail, Check: check, Index: f.Index, Op: f.Op.String(), Detail: f.Detail}
+	fr.Fingerprint = findingPrint(fr, f.Op, f.Key)
+	r.addFinding(fr, repro)
+}
+
 // AddBindFinding records a rule the library breaks at bind time (an
 // inadmissible or NULL pipeline contract, a NULL from create_device_context
 // while it was asked what it supports): a failure outside any run.

@@ -30,6 +30,10 @@ type Options struct {
 	// runtime's state is no longer known, and calling a handle it may have
 	// freed would abort an emitted runtime (F-3).
 	ContinueAfterLoss bool
+	// Callable is the ChipCallable image register img=prog passes (a real
+	// program callable for the build under test: abicheck -callable); nil
+	// leaves those ops unrun.
+	Callable []byte
 	// BeforeOp, when not nil, is called on the runner's thread just before
 	// each op executes, with the op's index; with AtSetup before the setup
 	// (supported(NULL), resetting the hooks or the device) and with len(ops)
@@ -165,8 +169,22 @@ type Runner struct {
 	slots  [MaxSlots]slotState
 	leaked []slotState
 	m      *Model
-	dirty  bool
-	pre    []Finding // findings of the run's setup
+
+	// Program runs: run storage (get_runtime_size bytes at
+	// get_runtime_alignment, zeroed at the start of every run), each with a
+	// NativeRunDescriptor whose accepted_state is the storage's word in
+	// accepted; userImg is Options.Callable at 16-byte alignment.
+	storage   [MaxStorages][]byte
+	storeErr  string
+	desc      [MaxStorages][]byte
+	accepted  []int32
+	runArgs   []byte
+	runCfg    []byte
+	userImg   []byte
+	userCount [2]int32
+	progIDs   [MaxSlots]map[int32][2]int32 // per slot: registered id -> counts
+	dirty     bool
+	pre       []Finding // findings of the run's setup
 
 	// unloadAt is the index of the unload op that ended the run on the main
 	// thread (-1: none); the thread must exit before the op is judged
@@ -381,8 +399,10 @@ func (r *Runner) run(ops []Op) *Result {
 	r.slots = [MaxSlots]slotState{}
 	r.leaked = r.leaked[:0]
 	r.unloadAt, r.unloadErr = -1, nil
+	r.resetStorage()
 	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
-	mo := ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...)}
+	mo := ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...),
+		Simulated: r.hooks != nil, UserCallable: r.opt.Callable != nil}
 	var pre []Finding
 	if r.opt.Profile != nil {
 		mo.Profile = *r.opt.Profile
@@ -512,6 +532,13 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 	case KindUnload:
 		r.unload(i, op, e)
 		return
+	}
+	if runOp(op) {
+		if why := r.runReady(op); why != "" {
+			e.Skipped = why
+			m.Skip(i, op, RuleNone, why)
+			return
+		}
 	}
 	for rep := 0; rep < op.Reps(); rep++ {
 		o := &r.obs
@@ -650,6 +677,10 @@ func (r *Runner) call(op Op, o *Observation) {
 		if b := r.images[op.Img]; b != nil && b.raw != nil {
 			clear(b.raw[op.Img.Mis : int(op.Img.Mis)+len(b.facts.image)])
 			b.dirty = true
+		}
+	default:
+		if runOp(op) {
+			r.runCall(h, op, o)
 		}
 	}
 }
@@ -960,6 +991,19 @@ func (r *Runner) cleanup() {
 			r.hooks.SimSetCurrentDevice(-1)
 		}
 		return
+	}
+	// Runs still outstanding hold their contexts (E-FIN, E-DESTROY): each is
+	// finalized on the storage's context first.
+	for st := range r.m.storages {
+		sl := &r.m.storages[st]
+		if sl.state == storageFree || sl.ctx == nil {
+			continue
+		}
+		for i, c := range r.m.ctxs {
+			if c == sl.ctx && c.live {
+				r.rt.FinalizeRun(r.slots[i].h, abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[st]))))
+			}
+		}
 	}
 	type leftover struct {
 		slotState

@@ -20,6 +20,7 @@ type SuiteOptions struct {
 	RandomOps int     // ops per random sequence (default 200)
 	Seed      uint64
 	HoldMs    int32         // X-2 hold ops in random sequences (0: none)
+	Probes    bool          // probe that every refusal of a directed check left no trace
 	NoShrink  bool          // report failing sequences unshrunk
 	Timeout   time.Duration // per run (default 60 s); a run that exceeds it is a hang
 }
@@ -69,7 +70,7 @@ func Conform(f Factory, o SuiteOptions) (*Report, error) {
 	}
 	res := ConformWith(FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, SuiteRun{
 		Name: o.Name, Profile: profile, Caps: caps, Checks: o.Checks, SkipSlow: o.SkipSlow, Random: o.Random,
-		RandomOps: o.RandomOps, Seed: o.Seed, HoldMs: o.HoldMs, NoShrink: o.NoShrink})
+		RandomOps: o.RandomOps, Seed: o.Seed, HoldMs: o.HoldMs, NoShrink: o.NoShrink, Probes: o.Probes})
 	return res.Report, nil
 }
 

@@ -170,7 +170,7 @@ func needs(op Op) (Caps, Rule, string) {
 }
 
 func siteRuleOf(site int32) Rule {
-	if site >= 1 && site <= 9 {
+	if site >= abi.FirstSite && site <= abi.LastSite {
 		return siteRules[site]
 	}
 	return RHooks

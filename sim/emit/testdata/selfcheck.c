@@ -783,7 +783,13 @@ static void check_program(void)
     EXPECT("E-PROG", "accepted_state written", accepted, 42);
     EXPECT("E-PROG", "poll", p_simpler_poll_run(ctx, storage), 1);
     EXPECT("E-PROG", "wait", p_simpler_wait_run(ctx, storage), 0);
+    EXPECT("E-FIN", "finalize with a completed run outstanding", p_finalize_device(ctx), INT_);
+    EXPECT("E-PROG", "unregister with a run outstanding", p_simpler_unregister_callable(ctx, 7), IS);
     EXPECT("E-PROG", "finalize_run", p_simpler_finalize_run(ctx, storage), 0);
+    /* A prepared run that is never launched is outstanding until finalize_run [E-FIN]. */
+    EXPECT("E-PROG", "prepare_run again", p_simpler_prepare_run(ctx, storage, 7, a, NULL, &desc), 0);
+    EXPECT("E-FIN", "finalize with a prepared run outstanding", p_finalize_device(ctx), INT_);
+    EXPECT("E-PROG", "finalize_run of a never-launched run", p_simpler_finalize_run(ctx, storage), 0);
     float back[4] = {0};
     EXPECT("E-PROG", "copy_from_device", p_copy_from_device_ctx(ctx, back, out, 16), 0);
     EXPECT("E-PROG", "out[3] = 6", back[3] == 6.0f, 1);
@@ -809,6 +815,30 @@ static void check_program(void)
     EXPECT("E-ACL", "one SetDevice", after[C_SETDEV] - before[C_SETDEV], 1);
     EXPECT("E-PROG", "ensure_acl_ready does not attach", p_device_malloc_ctx(acl, 16) == NULL, 1);
     p_destroy_device_context(acl);
+}
+
+/* Fault site 10: a failing program teardown is returned, and the context is
+ * detached anyway [E-FIN]. */
+static void check_site10(void)
+{
+    void *ctx = p_create_device_context();
+    int dev = next_dev();
+    EXPECT("E-PINIT", "simpler_init", p_simpler_init(ctx, dev, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0), 0);
+    EXPECT("F-2", "inject site 10", p_simabi_inject(10, 1, -1234), 0);
+    EXPECT("E-FIN", "a failing program teardown is returned", p_finalize_device(ctx), -1234);
+    EXPECT("E-FIN", "the context was detached anyway", p_finalize_device(ctx), 0);
+    p_destroy_device_context(ctx);
+}
+
+/* L-4: simpler_init latches PROGRAM only after its argument checks, so a
+ * refused one leaves the context unlatched (a kernel init then takes it). */
+static void check_l4(void)
+{
+    void *ctx = p_create_device_context();
+    int dev = next_dev();
+    EXPECT("E-PINIT", "simpler_init(device -1)", p_simpler_init(ctx, -1, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0), IA);
+    EXPECT("L-4", "the refused init left it unlatched: a kernel init takes it", kinit(ctx, dev), 0);
+    kdone(ctx, dev);
 }
 
 static void check_refusing(void)
@@ -1005,6 +1035,8 @@ static const check k_checks[] = {
     {"program", check_program, 0},
     {"acl", check_acl, 0},
     {"refusing", check_refusing, -1},
+    {"site10", check_site10, 1},
+    {"l4", check_l4, 1},
     {"u1", check_u1, 0},
 };
 

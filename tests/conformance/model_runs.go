@@ -1,0 +1,344 @@
+package conformance
+
+import (
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// The run family with valid arguments (program mode). rules.md says what a
+// run means for the rest of the context: it is outstanding from the
+// successful prepare_run that opened it until finalize_run of its storage
+// returns, whatever that returns, launched or not, completed or not
+// (E-FIN "Outstanding native run"), and while one is outstanding
+// finalize_device returns INTERNAL (E-FIN), destroy is refused (E-DESTROY)
+// and unregister is refused (E-FIN: it consults the same reservation).
+// Where rules.md is silent on the run family itself, the model follows
+// upstream's native-run code (common/platform/sim/host/c_api_shared.cpp at
+// 6ebaf77): a second prepare on busy storage is refused, launch publishes
+// accepted_value through accepted_state, poll answers 0 or 1 while the run is
+// in flight and 1 once it completed, wait completes it. Where upstream and
+// the simulated runtimes differ (poll of a prepared, never-launched run: 0 or
+// an error; a second run on another storage of the same context: upstream
+// allows one run per context), either answer is accepted and followed.
+
+// runState is what the model knows of one run storage.
+type runState uint8
+
+const (
+	storageFree runState = iota
+	storagePrepared
+	storageLaunched
+	storageCompleted
+)
+
+var runStateNames = [...]string{"free", "prepared", "launched", "completed"}
+
+// runSlot is one run storage of the runner.
+type runSlot struct {
+	state runState
+	ctx   *mctx // the context whose run it holds
+}
+
+// progCallable is a callable registered on a program context: the counts
+// prepare_run's args must carry.
+type progCallable struct{ t, s int32 }
+
+// liveProgram reports whether c has a live program init; otherwise it sets
+// E-PROG's expectation (IS before anything else, nothing changes).
+func (m *Model) liveProgramRun(c *mctx) bool {
+	if c.latch == latchProgram && c.attached {
+		return true
+	}
+	m.mem(m.memState(c))
+	if m.opt.Profile == ProfileLegacy && c.latch != latchKernel {
+		// A legacy build has no init gate (rules.md Revisions): the call
+		// does whatever it does without a live init.
+		m.skipClause(REProg, "E-PROG's clauses for a context without a live program init are target-revision decisions: "+gNoInitGate)
+		m.expect(RuleNone, anyStatus, "")
+		return false
+	}
+	m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check")
+	return false
+}
+
+// runEntry is the front every run op shares: NULL (S-3), an unknown
+// context, no live program init (E-PROG). It returns c when the op's own
+// walk goes on.
+func (m *Model) runEntry(op Op, c *mctx) *mctx {
+	if c == nil {
+		m.expect(RS3, one(abi.InvalidArgument), "NULL ctx")
+		m.tolerate(RS3, one(abi.Internal), "INTERNAL for NULL ctx (S-3 tolerated)")
+		return nil
+	}
+	if m.unknownState(c) {
+		return nil
+	}
+	if !m.liveProgramRun(c) {
+		return nil
+	}
+	m.mem(MemAny) // program-mode committed memory is the runtime's
+	return c
+}
+
+// userCallableFacts stand for the callable a user gave (abicheck
+// -callable): a real program callable of the build, whose counts the runner
+// matches.
+var userCallableFacts = &imageFacts{user: true, valid: true, aligned: true, t: -1, s: -1}
+
+// refused is "any refusal" of a run entry where the rules name no code: the
+// model asserts that it failed and changed nothing.
+var refused = anyFailure
+
+func (m *Model) register(op Op, c *mctx) {
+	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	if c.runs > 0 {
+		m.expect(REProg, refused, "a native run is outstanding: the callable registry is not changed (upstream: common/platform/sim/host/c_api_shared.cpp:419-422)")
+		return
+	}
+	f := factsOf(op.Img)
+	if op.Img.Base == ImgProgram && m.opt.UserCallable {
+		f = userCallableFacts
+	}
+	if !f.valid || f.null {
+		m.expect(RuleNone, anyStatus, "a malformed image: what register does with it is not a rule")
+		m.forgetRegistry(c, op.ID)
+		return
+	}
+	if _, dup := c.prog[op.ID]; dup {
+		m.expect(RuleNone, anyStatus, "the id is registered already: replacing or refusing is the runtime's choice")
+		m.forgetRegistry(c, op.ID)
+		return
+	}
+	if !f.user && !m.opt.Simulated {
+		// A real build loads the orchestration binary of the image: a
+		// synthetic one registers only on a simulated build.
+		m.expect(RuleNone, anyStatus, "a synthetic image on a real build")
+		if m.pinned() {
+			m.addRegistered(c, op.ID, f)
+		}
+		return
+	}
+	m.expect(REProg, one(abi.OK), "")
+	m.addRegistered(c, op.ID, f)
+}
+
+func (m *Model) addRegistered(c *mctx, id int32, f *imageFacts) {
+	if c.prog == nil {
+		c.prog = map[int32]progCallable{}
+	}
+	c.prog[id] = progCallable{t: f.t, s: f.s}
+	if f.user {
+		c.prog[id] = progCallable{t: -1, s: -1} // the user's callable: counts from its image
+	}
+}
+
+// forgetRegistry: whether id is registered is not known after an answer the
+// model cannot judge; a later prepare_run of it accepts either outcome.
+func (m *Model) forgetRegistry(c *mctx, id int32) {
+	if st, seen := m.observed(); seen && st == abi.OK {
+		if c.prog == nil {
+			c.prog = map[int32]progCallable{}
+		}
+		c.prog[id] = progCallable{t: -2, s: -2}
+	}
+}
+
+func (m *Model) unregister(op Op, c *mctx) {
+	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	if c.runs > 0 {
+		m.expect(REFin, refused, "a native run is outstanding: unregister consults it (E-FIN, Outstanding native run)")
+		return
+	}
+	if _, ok := c.prog[op.ID]; !ok {
+		// Upstream documents 0 for an id never registered
+		// (common/worker/pto_runtime_c_api.h:430); the rules say nothing.
+		m.expect(RuleNone, anyStatus, "an id never registered")
+		return
+	}
+	m.expect(REProg, one(abi.OK), "")
+	delete(c.prog, op.ID)
+}
+
+// slotOf is the storage of a run op.
+func (m *Model) slotOf(op Op) *runSlot { return &m.storages[op.St] }
+
+func (m *Model) prepareRun(op Op, c *mctx) {
+	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	sl := m.slotOf(op)
+	if sl.state != storageFree {
+		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds a "+runStateNames[sl.state]+" run: a second prepare on it is refused")
+		return
+	}
+	pc, registered := c.prog[op.ID]
+	if !registered {
+		m.expect(REProg, refused, "callable id "+strconv.Itoa(int(op.ID))+" is not registered")
+		return
+	}
+	t, s := m.runCounts(op, pc)
+	if pc.t >= 0 && (t != pc.t || s != pc.s) {
+		m.expect(RuleNone, anyStatus, "args counts differ from the callable's: refusing is the runtime's check")
+		if m.pinned() {
+			m.openRun(sl, c)
+		}
+		return
+	}
+	if c.runs > 0 || pc.t == -2 {
+		// Upstream takes one native run per context at a time (another
+		// storage's run refuses this one); the simulated runtimes take
+		// several. And an id whose registration the model could not judge
+		// may be missing. Either answer is followed.
+		m.expect(RuleNone, anyStatus, "another run of this context is outstanding (upstream: one at a time)")
+		if m.pinned() {
+			m.openRun(sl, c)
+		}
+		return
+	}
+	m.expect(REProg, one(abi.OK), "")
+	m.openRun(sl, c)
+}
+
+func (m *Model) openRun(sl *runSlot, c *mctx) {
+	sl.state, sl.ctx = storagePrepared, c
+	c.runs++
+}
+
+// runCounts are the counts of op's args for callable pc (args=match gives
+// the callable's).
+func (m *Model) runCounts(op Op, pc progCallable) (int32, int32) {
+	if m.co != nil && (op.Args.Mode != ArgsMatch || pc.t >= 0) {
+		return m.co.ArgT, m.co.ArgS
+	}
+	switch op.Args.Mode {
+	case ArgsExact:
+		return int32(op.Args.T), int32(op.Args.S)
+	case ArgsMatch:
+		return pc.t + int32(op.Args.T), pc.s + int32(op.Args.S)
+	}
+	return 0, 0
+}
+
+// runOfCtx is the storage's run when it belongs to c, else nil with the
+// refusal set.
+func (m *Model) runOfCtx(op Op, c *mctx, what string) *runSlot {
+	sl := m.slotOf(op)
+	if sl.state == storageFree || sl.ctx != c {
+		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds no run of this context: "+what+" is refused")
+		return nil
+	}
+	return sl
+}
+
+func (m *Model) launchRun(op Op, c *mctx) {
+	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	sl := m.runOfCtx(op, c, "launch_run")
+	if sl == nil {
+		return
+	}
+	if sl.state != storagePrepared {
+		m.expect(REProg, refused, "the run on st"+strconv.Itoa(int(op.St))+" is "+runStateNames[sl.state]+": only a prepared run launches")
+		return
+	}
+	m.expect(REProg, one(abi.OK), "")
+	m.e.CheckAccepted = true
+	sl.state = storageLaunched
+}
+
+func (m *Model) pollRun(op Op, c *mctx) {
+	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	sl := m.runOfCtx(op, c, "poll_run")
+	if sl == nil {
+		return
+	}
+	switch sl.state {
+	case storagePrepared:
+		// Not launched: the simulated runtimes say 0 (not ready), upstream
+		// reports an error.
+		m.expect(REProg, anyFailure, "a prepared, never-launched run: not ready (0) or an error")
+		m.e.Status.add(abi.PollNotReady)
+	case storageLaunched:
+		m.expect(REProg, two(abi.PollNotReady, abi.PollComplete), "a launched run: 0 while in flight, 1 once complete")
+		if st, seen := m.observed(); seen && st == abi.PollComplete {
+			sl.state = storageCompleted
+		}
+	default:
+		m.expect(REProg, one(abi.PollComplete), "a completed run polls 1")
+	}
+}
+
+func (m *Model) waitRun(op Op, c *mctx) {
+	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	sl := m.runOfCtx(op, c, "wait_run")
+	if sl == nil {
+		return
+	}
+	if sl.state == storagePrepared {
+		m.expect(REProg, refused, "a prepared, never-launched run cannot be waited for")
+		return
+	}
+	m.expect(REProg, one(abi.OK), "the run completes (its kernel succeeds)")
+	sl.state = storageCompleted
+}
+
+func (m *Model) finalizeRun(op Op, c *mctx) {
+	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	sl := m.runOfCtx(op, c, "finalize_run")
+	if sl == nil {
+		return
+	}
+	if sl.state == storagePrepared {
+		// The outstanding run ends whatever finalize_run returns (E-FIN);
+		// what a never-launched run returns is the runtime's.
+		m.expect(REFin, anyStatus, "finalize_run of a never-launched run ends it, whatever it returns")
+	} else {
+		m.expect(REProg, one(abi.OK), "the run completed (or completes now) and is finalized")
+	}
+	sl.state, sl.ctx = storageFree, nil
+	c.runs--
+}
+
+func (m *Model) runWhole(op Op, c *mctx) {
+	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	sl := m.slotOf(op)
+	if sl.state != storageFree {
+		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds a "+runStateNames[sl.state]+" run")
+		return
+	}
+	pc, registered := c.prog[op.ID]
+	if !registered {
+		m.expect(REProg, refused, "callable id "+strconv.Itoa(int(op.ID))+" is not registered")
+		return
+	}
+	if t, s := m.runCounts(op, pc); pc.t == -2 || c.runs > 0 || (pc.t >= 0 && (t != pc.t || s != pc.s)) {
+		m.expect(RuleNone, anyStatus, "")
+		return
+	}
+	// simpler_run holds a run only while it runs (E-FIN).
+	m.expect(REProg, one(abi.OK), "prepare, launch, wait and finalize in one call")
+}
+
+// freeRuns drops c's runs (its storages become free) when c goes away.
+func (m *Model) freeRuns(c *mctx) {
+	for i := range m.storages {
+		if m.storages[i].ctx == c {
+			m.storages[i] = runSlot{}
+		}
+	}
+	c.runs = 0
+}

@@ -1,0 +1,229 @@
+package conformance
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// Refusal probes: a refusal leaves no trace.
+//
+// A refused call must change nothing: not the latch, the attachment, the
+// phase, the claim, the next id or committed memory. A directed check sees a
+// refusal that did change something only where its script happens to look.
+// So after every refused call of a directed check the suite runs a probe
+// case: the check's ops up to and including the refusal, then probe ops
+// chosen from the state the model says the context is in, whose answers
+// tell that state from the ones a trace would leave (an unlatched context
+// takes a kernel or program init, a dispatching kernel context mints the
+// next id and keeps its claim, ...). A probe that answers otherwise is
+// reported under the refused entry's rule, and under L-4 or L-5 where the
+// refusal was an init's (a latch moved).
+
+// probeDevice is the device probes initialize on: one no op of the
+// catalogue uses, so no claim of the check's stands in the way.
+const probeDevice = 7
+
+// probeGen is the context generation of a probe's kernel init.
+const probeGen = 97
+
+// ProbeCase is one probe of a directed check.
+type ProbeCase struct {
+	Name    string
+	Ops     []Op // the check's ops up to the refusal, then the probes
+	At      int  // the refused op's index
+	Refused Op
+}
+
+// refusedCall reports whether e, the model's expectation of op, is a
+// refusal of a call on a context: failing statuses only, nothing open.
+func refusedCall(op Op, e Expectation) bool {
+	if op.C < 0 || !statusCall(op) || e.Unchecked || e.Status.Any || e.Status.Has(abi.OK) {
+		return false
+	}
+	switch op.Kind {
+	case KindHoldLaunch, KindHoldPrepare, KindRaceKInit:
+		return false
+	}
+	return !e.Status.Empty()
+}
+
+// ProbeCases are the probe cases of check c on a target of profile p with
+// capabilities caps: one per refused call (by the model's prediction).
+func ProbeCases(c *Check, p Profile, caps Caps) []ProbeCase {
+	ops := c.Ops()
+	m := NewModel(ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
+		Simulated: caps.Has(CapDriven)})
+	if !caps.Has(CapClearDevice) && caps.Has(CapSetDevice) {
+		m.devKnown, m.curDev = true, 0
+	}
+	var out []ProbeCase
+	for i, op := range ops {
+		if need, _, _ := needs(op); !caps.Has(need) || (p == ProfileLegacy && kernelOp(op)) {
+			return out // the check is cut here on this target
+		}
+		e := m.Expect(op)
+		m.Advance(op)
+		if m.lost {
+			return out
+		}
+		if !refusedCall(op, e) {
+			continue
+		}
+		probes := m.probesFor(op, p, caps)
+		if len(probes) == 0 {
+			continue
+		}
+		seq := append(append([]Op(nil), ops[:i+1]...), probes...)
+		out = append(out, ProbeCase{Name: "probe/" + c.Name + "#" + strconv.Itoa(i), Ops: seq, At: i, Refused: op})
+	}
+	return out
+}
+
+// probesFor chooses the ops that tell the state of op's context, as the
+// model has it after op, from the states a trace of the refusal would leave.
+func (m *Model) probesFor(op Op, p Profile, caps Caps) []Op {
+	slot := op.C
+	c := m.ctx(slot)
+	if c == nil || !c.live || c.unknown || c.dispatchAny {
+		return nil
+	}
+	out := []Op{{Kind: KindCommitted, C: slot}}
+	setdev := func(d int32) {
+		if caps.Has(CapSetDevice) {
+			out = append(out, Op{Kind: KindSetDev, Dev: d})
+		}
+	}
+	switch {
+	case c.latch == unlatched && p == ProfileTMR && caps.Has(CapSetDevice) && m.claims[probeDevice] == nil:
+		// Still unlatched: a kernel init takes it (a latch of either mode
+		// would refuse it), and a finalize closes it again.
+		setdev(probeDevice)
+		out = append(out, Op{Kind: KindKInit, C: slot, Dev: probeDevice, Gen: probeGen}, Op{Kind: KindFinalize, C: slot})
+	case c.latch == unlatched, c.latch == latchProgram && !c.attached:
+		// A program init attaches it (a kernel latch or an attachment left
+		// behind would refuse it).
+		out = append(out, Op{Kind: KindPInit, C: slot, Dev: probeDevice}, Op{Kind: KindFinalize, C: slot})
+	case c.latch == latchProgram:
+		// Still attached and live: its registry takes a callable.
+		if c.runs == 0 {
+			out = append(out, Op{Kind: KindRegister, C: slot, ID: 99, Img: ImageRecipe{Base: ImgProgram}},
+				Op{Kind: KindUnregister, C: slot, ID: 99})
+		}
+	case caps.Has(CapSetDevice) && p == ProfileTMR:
+		// A kernel context: the next prepare tells the phase, the next id
+		// and the committed memory; a second context's init tells the claim.
+		setdev(c.dev)
+		out = append(out, Op{Kind: KindPrepare, C: slot, Img: ImageRecipe{X: 99}})
+		if free := m.freeSlot(); free >= 0 && c.dev >= 0 {
+			out = append(out, Op{Kind: KindCreate, C: free}, Op{Kind: KindKInit, C: free, Dev: c.dev, Gen: probeGen})
+		}
+	default:
+		return nil
+	}
+	return out
+}
+
+// freeSlot is a slot holding no live context, or -1.
+func (m *Model) freeSlot() int8 {
+	for i := MaxSlots - 1; i >= 0; i-- {
+		if !m.SlotLive(int8(i)) && m.ctxs[i] == nil {
+			return int8(i)
+		}
+	}
+	return -1
+}
+
+// probeRules are the rules a trace of refused op is reported under: the
+// entry's, and the latch rule of an init (L-4 for simpler_init and
+// ensure_acl_ready_ctx, which latch PROGRAM only after their argument
+// checks; L-5 for a kernel init, which latches only after V-INIT, V-CFG and
+// the capability decision).
+func probeRules(op Op) []Rule {
+	rs := []Rule{EntryRule(op)}
+	switch op.Kind {
+	case KindPInit, KindACL:
+		rs = append(rs, RL4)
+	case KindKInit:
+		rs = append(rs, RL5)
+	}
+	return rs
+}
+
+// probe runs the probe cases of check c (ConformWith with SuiteRun.Probes):
+// only those of refusals before the check's first failure (after it the
+// check itself reported what differed). A probe that answered what the
+// model did not predict is a failure of the refused entry's rules; the case
+// outcome of the first such probe is returned (ok) so a Stop sees the kill.
+func (st *suiteState) probe(c *Check, firstFail int) (CaseOutcome, bool) {
+	var first CaseOutcome
+	found := false
+	for _, pc := range ProbeCases(c, st.s.Profile, st.s.Caps) {
+		if firstFail >= 0 && pc.At >= firstFail {
+			break
+		}
+		if st.blocked(pc.Ops) != "" {
+			continue
+		}
+		out := st.x.Execute(pc.Ops, false)
+		st.late(out.Prior)
+		st.last = lastCase{name: pc.Name, ops: pc.Ops, rules: probeRules(pc.Refused)}
+		rules := probeRules(pc.Refused)
+		where := "the refusal at #" + strconv.Itoa(pc.At) + " " + pc.Refused.String() + " left a trace: "
+		if out.Verdict != Pass || out.Result == nil {
+			if out.Result == nil && out.Verdict == Pass {
+				out.Verdict = Crash
+			}
+			var atOp *Op
+			if out.At >= 0 && out.At < len(pc.Ops) {
+				atOp = &pc.Ops[out.At]
+			}
+			detail := pc.Name + ": " + out.Verdict.String() + " at " + OpAt(pc.Ops, out.At) + ": " + out.Detail
+			st.rep.AddDeath(pc.Name, rules, out.Verdict, out.At, atOp, detail, ReproPrefix(pc.Ops, out.At))
+			st.rep.AddCheck(CheckReport{Name: pc.Name, Rules: ruleNamesOf(rules), Verdict: out.Verdict, Detail: detail,
+				Repro: opLines(ReproPrefix(pc.Ops, out.At))})
+			if !found {
+				first, found = CaseOutcome{Name: pc.Name, Rules: rules, Verdict: out.Verdict, Broken: rules, Detail: detail, FirstFail: out.At}, true
+			}
+			continue
+		}
+		traced, reported := false, false
+		for _, f := range out.Result.Findings {
+			if f.Verdict != Fail || f.Index <= pc.At {
+				continue
+			}
+			traced = true
+			rs := append([]Rule(nil), rules...)
+			if !slices.Contains(rs, f.Rule) {
+				rs = append(rs, f.Rule)
+			}
+			repro := pc.Ops[:min(f.Index+1, len(pc.Ops))]
+			for _, r := range rs {
+				g := f
+				g.Rule, g.Detail = r, where+"#"+strconv.Itoa(f.Index)+" "+f.Op.String()+": "+f.Detail
+				st.rep.addProbeFailure(pc.Name, g, repro)
+			}
+			if !found {
+				first, found = CaseOutcome{Name: pc.Name, Rules: rules, Verdict: Fail, Broken: rs, Detail: where + f.String(), Repro: repro,
+					FirstFail: f.Index}, true
+			}
+			if !reported {
+				st.rep.AddCheck(CheckReport{Name: pc.Name, Rules: ruleNamesOf(rs), Verdict: Fail, Detail: where + f.String(), Repro: opLines(repro)})
+				reported = true
+			}
+		}
+		if !traced {
+			st.rep.tally[rules[0]][Pass]++
+		}
+	}
+	return first, found
+}
+
+func ruleNamesOf(rs []Rule) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.String()
+	}
+	return out
+}

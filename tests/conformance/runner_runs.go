@@ -1,0 +1,153 @@
+package conformance
+
+import (
+	"unsafe"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/validation"
+)
+
+// The run family on real run storage (program mode).
+
+// maxRunStorage bounds what get_runtime_size may ask of the runner.
+const maxRunStorage = 64 << 20
+
+// AcceptedValue is the accepted_value of run storage st's descriptor: what
+// launch_run must publish through accepted_state.
+func AcceptedValue(st int8) int32 { return 0x5A0 + int32(st) }
+
+// runReady prepares what run ops need (storage sized by the runtime, the
+// descriptors, a valid CallConfig, the user's callable) and says why op
+// cannot run, or "".
+func (r *Runner) runReady(op Op) string {
+	if op.Kind == KindRegister && op.Img.Base == ImgProgram && r.opt.Callable != nil && r.userImg == nil {
+		r.userImg = abi.AlignedBytes(len(r.opt.Callable), abi.CallableChildAlign)
+		copy(r.userImg, r.opt.Callable)
+		if validation.Image(r.opt.Callable) != abi.OK {
+			return "the callable given with -callable fails V-IMG: not a ChipCallable image"
+		}
+		t, s := validation.SignatureCounts(r.userImg)
+		r.userCount = [2]int32{t, s}
+	}
+	if op.Kind == KindRegister || op.Kind == KindUnregister {
+		return ""
+	}
+	if r.storeErr != "" {
+		return r.storeErr
+	}
+	if r.storage[0] == nil {
+		size, align := r.rt.GetRuntimeSize(), r.rt.GetRuntimeAlignment()
+		if size == 0 || size > maxRunStorage || align < 8 || align > 4096 || align&(align-1) != 0 {
+			r.storeErr = "get_runtime_size " + utoa(uint64(size)) + " / get_runtime_alignment " + utoa(uint64(align)) +
+				" is no run storage the runner can make (abi.md: alignment a power of two >= 8)"
+			return r.storeErr
+		}
+		r.accepted = make([]int32, MaxStorages)
+		for i := range r.storage {
+			r.storage[i] = abi.AlignedBytes(int(size), int(align))
+			r.desc[i] = abi.AlignedBytes(abi.NativeRunDescSize, 8)
+			d := abi.NativeRunDescriptor{RunID: uint64(i + 1), Generation: 1, DispatchID: uint64(i + 1), RunEpoch: 1,
+				AcceptedState: uintptr(unsafe.Pointer(&r.accepted[i])), AcceptedValue: AcceptedValue(int8(i))}
+			_ = d.Encode(r.desc[i])
+		}
+		r.runArgs = abi.AlignedBytes(abi.TaskArgsSize, abi.TaskArgsAlign)
+		r.runCfg = make([]byte, abi.CallConfigSize)
+	}
+	return ""
+}
+
+// resetStorage zeroes the run storage at the start of a run (a fresh
+// instance: no run lives in it).
+func (r *Runner) resetStorage() {
+	for i := range r.storage {
+		clear(r.storage[i])
+	}
+	r.progIDs = [MaxSlots]map[int32][2]int32{}
+}
+
+// progCounts are the counts of the callable a context registered as id.
+func (r *Runner) progCounts(c int8, id int32) (int32, int32) {
+	if c < 0 {
+		return 0, 0
+	}
+	n := r.progIDs[c][id]
+	return n[0], n[1]
+}
+
+// formRunArgs writes the counts of op's args into the run args buffer.
+func (r *Runner) formRunArgs(op Op) (unsafe.Pointer, int32, int32) {
+	t, s := r.progCounts(op.C, op.ID)
+	switch op.Args.Mode {
+	case ArgsNull:
+		return nil, 0, 0
+	case ArgsExact:
+		t, s = int32(op.Args.T), int32(op.Args.S)
+	default:
+		t += int32(op.Args.T)
+		s += int32(op.Args.S)
+	}
+	le.PutUint32(r.runArgs[abi.TaskArgsTensorCountOff:], uint32(t))
+	le.PutUint32(r.runArgs[abi.TaskArgsScalarCountOff:], uint32(s))
+	return unsafe.Pointer(unsafe.SliceData(r.runArgs)), t, s
+}
+
+// runCall makes a run op's call.
+func (r *Runner) runCall(h abi.Ctx, op Op, o *Observation) {
+	rt := r.rt
+	st := func() abi.RunHandle { return abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[op.St]))) }
+	switch op.Kind {
+	case KindRegister:
+		var img unsafe.Pointer
+		counts := [2]int32{}
+		if op.Img.Base == ImgProgram && r.userImg != nil {
+			img, counts = unsafe.Pointer(unsafe.SliceData(r.userImg)), r.userCount
+		} else {
+			b := r.image(op.Img)
+			img, counts = b.ptr, [2]int32{b.facts.t, b.facts.s}
+		}
+		o.Call.Status = rt.RegisterCallable(h, op.ID, img)
+		if o.Call.Status == abi.OK && op.C >= 0 {
+			if r.progIDs[op.C] == nil {
+				r.progIDs[op.C] = map[int32][2]int32{}
+			}
+			r.progIDs[op.C][op.ID] = counts
+		}
+	case KindUnregister:
+		o.Call.Status = rt.UnregisterCallable(h, op.ID)
+	case KindPrepareRun, KindRun:
+		args, t, s := r.formRunArgs(op)
+		o.Call.ArgT, o.Call.ArgS = t, s
+		desc := unsafe.Pointer(unsafe.SliceData(r.desc[op.St]))
+		cfg := unsafe.Pointer(unsafe.SliceData(r.runCfg))
+		if op.Kind == KindRun {
+			o.Call.Status = rt.Run(h, st(), op.ID, args, cfg, desc)
+		} else {
+			o.Call.Status = rt.PrepareRun(h, st(), op.ID, args, cfg, desc)
+		}
+	case KindLaunchRun:
+		r.accepted[op.St] = -1
+		o.Call.Status = rt.LaunchRun(h, st())
+		o.Accepted = r.accepted[op.St]
+	case KindPollRun:
+		o.Call.Status = rt.PollRun(h, st())
+	case KindWaitRun:
+		o.Call.Status = rt.WaitRun(h, st())
+	case KindFinalizeRun:
+		o.Call.Status = rt.FinalizeRun(h, st())
+	}
+}
+
+func utoa(n uint64) string {
+	const digits = "0123456789"
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = digits[n%10]
+		n /= 10
+	}
+	return string(b[i:])
+}
