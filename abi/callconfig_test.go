@@ -29,7 +29,7 @@ func genCallConfig() *rapid.Generator[abi.CallConfig] {
 	})
 }
 
-// CallConfig round trip and every field at its abi.md offset (packed).
+// CallConfig round trip and every field at its docs/contract.md offset (packed).
 func TestCallConfigRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := genCallConfig().Draw(t, "cfg")
@@ -120,7 +120,7 @@ func TestCallConfigOutputPrefix(t *testing.T) {
 	}
 }
 
-// The legacy layout (abi.md: no capture_clock_anchors, sizeof 1144): every
+// The legacy layout (docs/contract.md: no capture_clock_anchors, sizeof 1144): every
 // field after enable_scope_stats sits 4 bytes earlier.
 func TestCallConfigEncodeLegacy(t *testing.T) {
 	c := abi.CallConfig{AicpuThreadNum: 4, EnableChipSwimlane: 2, EnableDumpArgs: 3, EnablePMU: 5, EnableDepGen: 6,

@@ -19,7 +19,7 @@ type ChildKernel struct {
 }
 
 // ChipCallableSpec describes a ChipCallable image. Build produces the canonical
-// image byte-exactly (abi.md "ChipCallable"): a zero-filled 9376-byte header,
+// image byte-exactly (docs/contract.md "ChipCallable"): a zero-filled 9376-byte header,
 // the orchestration binary at storage offset 0, then each child (192-byte
 // header + code) at align_up(running end, 64), nothing after the last piece.
 type ChipCallableSpec struct {

@@ -20,7 +20,7 @@ func addrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b
 
 func alignUp(x, a int) int { return (x + a - 1) / a * a }
 
-// The byte offsets below are abi.md's, typed as literals, so this test does
+// The byte offsets below are docs/contract.md's, typed as literals, so this test does
 // not lean on the package's constants.
 func TestChipCallableHandCheckedImage(t *testing.T) {
 	spec := abi.ChipCallableSpec{
@@ -139,7 +139,7 @@ func TestChipCallableHandCheckedImage(t *testing.T) {
 	}
 }
 
-// checkCanonical verifies, from abi.md alone, that img is the canonical image
+// checkCanonical verifies, from docs/contract.md alone, that img is the canonical image
 // of spec: the header fields, each child at align_up(running end, 64), size =
 // 9376 + end of the last piece, every other byte zero, names NUL-terminated.
 func checkCanonical(t interface {

@@ -1,6 +1,6 @@
 package abi
 
-// Constants of abi.md ("Constants").
+// Constants of docs/contract.md ("Constants").
 const (
 	MaxRegisteredCallableIDs = 8192 // MAX_REGISTERED_CALLABLE_IDS (kernel ids are in [0, 8192))
 	KernelMaxFuncID          = 1024 // KERNEL_MAX_FUNC_ID (child func ids are in [0, 1024))

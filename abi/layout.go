@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Byte layouts of abi.md ("Layouts"). Offsets are from the start of each
+// Byte layouts of docs/contract.md ("Layouts"). Offsets are from the start of each
 // struct; every multi-byte field is little-endian.
 
 // CoreCallable: a child kernel inside a ChipCallable image.
@@ -144,7 +144,7 @@ type Field struct {
 	Align  int    // explicit _Alignas on this member, 0 for none
 }
 
-// StructLayout is one struct of abi.md with its size and alignment.
+// StructLayout is one struct of docs/contract.md with its size and alignment.
 type StructLayout struct {
 	Name   string
 	Size   int
@@ -153,7 +153,7 @@ type StructLayout struct {
 	Fields []Field
 }
 
-// Layouts lists every struct of abi.md in dependency order.
+// Layouts lists every struct of docs/contract.md in dependency order.
 var Layouts = []StructLayout{
 	{Name: "CoreCallable", Size: CoreCallableSize, Align: CoreCallableAlign, Fields: []Field{
 		{Name: "signature", Offset: CoreSignatureOff, CType: "int32_t", Elem: 4, Count: CoreMaxTensorArgs},

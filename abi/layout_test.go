@@ -15,9 +15,9 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// mdField is one field of abi.md's "Layouts", typed in by hand from the
+// mdField is one field of docs/contract.md's "Layouts", typed in by hand from the
 // document (not from the Go constants). Size -1 marks a flexible array
-// member (storage) and Type is the element type of abi.md.
+// member (storage) and Type is the element type of docs/contract.md.
 type mdField struct {
 	Name   string
 	Offset int
@@ -31,7 +31,7 @@ type mdStruct struct {
 	Fields      []mdField
 }
 
-// abiMDLayouts is abi.md "Layouts". The only renaming is ChipTensor's
+// abiMDLayouts is docs/contract.md "Layouts". The only renaming is ChipTensor's
 // buffer.addr / buffer.size, which the C declarations flatten to buffer_addr /
 // buffer_size.
 var abiMDLayouts = map[string]mdStruct{
@@ -124,7 +124,7 @@ var abiMDLayouts = map[string]mdStruct{
 	}},
 }
 
-// mdType maps abi.Field.CType onto abi.md's element type names.
+// mdType maps abi.Field.CType onto docs/contract.md's element type names.
 func mdType(ctype string) string {
 	switch ctype {
 	case "int32_t":
@@ -158,14 +158,14 @@ func goLayouts() map[string]mdStruct {
 	return out
 }
 
-// The Go layout table agrees with abi.md as typed in above.
+// The Go layout table agrees with docs/contract.md as typed in above.
 func TestLayoutsMatchABIDocument(t *testing.T) {
 	if d := cmp.Diff(abiMDLayouts, goLayouts()); d != "" {
-		t.Errorf("abi.Layouts differs from abi.md (-abi.md +go):\n%s", d)
+		t.Errorf("abi.Layouts differs from docs/contract.md (-abi.md +go):\n%s", d)
 	}
 }
 
-// The named offset constants agree with abi.md too (callers use the constants,
+// The named offset constants agree with docs/contract.md too (callers use the constants,
 // not the table).
 func TestLayoutConstantsMatchABIDocument(t *testing.T) {
 	got := map[string]int{
@@ -465,7 +465,7 @@ func findCC(t *testing.T) string {
 }
 
 // The C compiler, given the declarations this package generates, agrees with
-// (a) abi.Layouts and (b) abi.md on every size, alignment and field offset.
+// (a) abi.Layouts and (b) docs/contract.md on every size, alignment and field offset.
 func TestLayoutAgainstCCompiler(t *testing.T) {
 	cc := findCC(t)
 	var extra []string
@@ -509,7 +509,7 @@ func TestLayoutAgainstCCompiler(t *testing.T) {
 		t.Errorf("C compiler disagrees with abi.Layouts (-go +cc):\n%s", d)
 	}
 
-	// (b) against abi.md as typed in this file.
+	// (b) against docs/contract.md as typed in this file.
 	fromMD := map[string]cStruct{}
 	for name, m := range abiMDLayouts {
 		s := cStruct{Size: m.Size, Align: m.Align, Fields: map[string]cField{}}
@@ -527,7 +527,7 @@ func TestLayoutAgainstCCompiler(t *testing.T) {
 		ignoreAlign[name] = c
 	}
 	if d := cmp.Diff(fromMD, ignoreAlign); d != "" {
-		t.Errorf("C compiler disagrees with abi.md (-abi.md +cc):\n%s", d)
+		t.Errorf("C compiler disagrees with docs/contract.md (-abi.md +cc):\n%s", d)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // LogLevel is SimplerHostLogState.threshold: the lowest severity a runtime's
-// host log keeps (abi.md). Only the six named values are valid.
+// host log keeps (docs/contract.md). Only the six named values are valid.
 type LogLevel int32
 
 // Log levels.
@@ -24,7 +24,7 @@ const (
 const DefaultLogLevel = LogTiming
 
 // HostBindRefused is what simpler_host_log_bind_state returns for a state it
-// refuses (abi.md): -1, a plain load-time refusal, not a device-latched code.
+// refuses (docs/contract.md): -1, a plain load-time refusal, not a device-latched code.
 const HostBindRefused Status = -1
 
 var logLevelNames = []struct {

@@ -144,7 +144,7 @@ type Runtime interface {
 	HostLogBindState(state unsafe.Pointer) Status
 }
 
-// SimHooks are the optional simulation hooks of abi.md, through which a
+// SimHooks are the optional simulation hooks of docs/contract.md, through which a
 // checker drives the borrowed-device and stream rules without ACL.
 type SimHooks interface {
 	// SimSetCurrentDevice sets the calling OS thread's current device as the
@@ -160,7 +160,7 @@ type SimHooks interface {
 	SimInject(site, count, code int32) Status
 }
 
-// Fault sites of simabi_inject (abi.md).
+// Fault sites of simabi_inject (docs/contract.md).
 const (
 	SiteInitCreate        int32 = 1 // kernel init, creating its streams and events (K-7)
 	SitePrepareCopy       int32 = 2 // prepare, allocate-and-copy (clean failure)

@@ -2,8 +2,8 @@
 // constants, byte layouts with bounds-checked encoders and decoders, the symbol
 // table, and the Runtime interface that every backend implements.
 //
-// Rule IDs (S-1, V-PREP-1, ...) refer to ../shared/spec/rules.md; entries, codes
-// and layouts to ../shared/spec/abi.md.
+// Rule IDs (S-1, V-PREP-1, ...) refer to docs/contract.md; entries, codes
+// and layouts to docs/contract.md.
 package abi
 
 import "strconv"
@@ -11,7 +11,7 @@ import "strconv"
 // Status is the int returned by a status-returning C entry. 0 is success.
 type Status int32
 
-// Host-side status codes (abi.md "Status codes"). Runtimes originate these for
+// Host-side status codes (docs/contract.md "Status codes"). Runtimes originate these for
 // host failures; they lie at or below -1000 (S-1).
 const (
 	OK                    Status = 0
@@ -30,7 +30,7 @@ const (
 const (
 	// HostBandMax is the largest value of the host band (PTO_RUNTIME_ERR_BASE).
 	HostBandMax Status = -1000
-	// HostBandMin is the smallest host code abi.md defines.
+	// HostBandMin is the smallest host code docs/contract.md defines.
 	HostBandMin Status = CapacityExceeded
 	// LatchedCodeMax is PTO_RUNTIME_LATCHED_CODE_MAX: device codes 1..999 are
 	// reported negated, in -1..-999.
@@ -88,7 +88,7 @@ var DeviceLatchedNames = map[int32]string{
 	103: "ASYNC_REGISTRATION_FAILED",
 }
 
-// HostStatuses lists every host-band code abi.md defines, from -1000 down.
+// HostStatuses lists every host-band code docs/contract.md defines, from -1000 down.
 var HostStatuses = []Status{
 	Internal, Unsupported, PreparedIncompatible, InvalidState, InvalidArgument,
 	CallableCountExceeded, CallableBytesExceeded, CallableNotResident, CapacityExceeded,
@@ -98,7 +98,7 @@ var HostStatuses = []Status{
 // host-side failures, S-1).
 func (s Status) IsHostBand() bool { return s <= HostBandMax }
 
-// IsDefinedHost reports whether s is one of the host codes abi.md names.
+// IsDefinedHost reports whether s is one of the host codes docs/contract.md names.
 func (s Status) IsDefinedHost() bool { _, ok := hostNames[s]; return ok }
 
 // IsDeviceLatched reports whether s lies in -1..-999, the band of negated
@@ -106,7 +106,7 @@ func (s Status) IsDefinedHost() bool { _, ok := hostNames[s]; return ok }
 func (s Status) IsDeviceLatched() bool { return s <= -1 && s >= -LatchedCodeMax }
 
 // Name is the bare name of s ("INVALID_ARGUMENT", "OK", "SCOPE_DEADLOCK"), or
-// "" when abi.md gives s no name.
+// "" when docs/contract.md gives s no name.
 func (s Status) Name() string {
 	if s == OK {
 		return "OK"

@@ -10,7 +10,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// abiMDCodes is the status table of abi.md, typed in by hand.
+// abiMDCodes is the status table of docs/contract.md, typed in by hand.
 var abiMDCodes = []struct {
 	name  string
 	value int32
@@ -45,7 +45,7 @@ func TestStatusCodesByNameAndValue(t *testing.T) {
 			t.Fatalf("no constant for %s", c.name)
 		}
 		if int32(got) != c.value {
-			t.Errorf("%s = %d, abi.md says %d", c.name, got, c.value)
+			t.Errorf("%s = %d, docs/contract.md says %d", c.name, got, c.value)
 		}
 		if got.Name() != c.name {
 			t.Errorf("Status(%d).Name() = %q, want %q", c.value, got.Name(), c.name)
@@ -71,7 +71,7 @@ func TestStatusCodesByNameAndValue(t *testing.T) {
 	}
 }
 
-// S-2: the documented code set is exactly abi.md's table; any other value is
+// S-2: the documented code set is exactly docs/contract.md's table; any other value is
 // undocumented and renders with its value so a report can name it.
 func TestStatusDocumentedSet(t *testing.T) {
 	var got, want []int32
@@ -83,7 +83,7 @@ func TestStatusDocumentedSet(t *testing.T) {
 	}
 	sort.Slice(got, func(i, j int) bool { return got[i] > got[j] })
 	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("HostStatuses differs from abi.md (-want +got):\n%s", d)
+		t.Errorf("HostStatuses differs from docs/contract.md (-want +got):\n%s", d)
 	}
 	if abi.HostBandMax != -1000 || abi.HostBandMin != -1008 || abi.LatchedCodeMax != 999 {
 		t.Errorf("band bounds %d %d %d", abi.HostBandMax, abi.HostBandMin, abi.LatchedCodeMax)
@@ -137,7 +137,7 @@ func TestStatusBands(t *testing.T) {
 	}
 }
 
-// S-1: device-latched codes are reported negated and named per abi.md.
+// S-1: device-latched codes are reported negated and named per docs/contract.md.
 func TestDeviceLatchedNames(t *testing.T) {
 	want := map[int32]string{
 		1: "SCOPE_DEADLOCK", 2: "HEAP_RING_DEADLOCK", 3: "FLOW_CONTROL_DEADLOCK",
@@ -171,7 +171,7 @@ func TestDeviceLatchedNames(t *testing.T) {
 }
 
 // Legacy builds report -1 generic, -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE
-// (abi.md "legacy revision").
+// (docs/contract.md "legacy revision").
 func TestTranslateLegacy(t *testing.T) {
 	cases := []struct{ in, want abi.Status }{
 		{-1, abi.Internal},
@@ -193,7 +193,7 @@ func TestTranslateLegacy(t *testing.T) {
 	}
 }
 
-// The constants of abi.md ("Constants"), typed in independently.
+// The constants of docs/contract.md ("Constants"), typed in independently.
 func TestConstants(t *testing.T) {
 	got := map[string]int64{
 		"MAX_REGISTERED_CALLABLE_IDS":       abi.MaxRegisteredCallableIDs,

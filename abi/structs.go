@@ -181,7 +181,7 @@ func HostLogStateAt(l LogLevel) HostLogState {
 }
 
 // Bindable reports whether a runtime's simpler_host_log_bind_state accepts s
-// (abi.md "SimplerHostLogState"): abi_version 1, struct_size >= 16 and a
+// (docs/contract.md "SimplerHostLogState"): abi_version 1, struct_size >= 16 and a
 // threshold that is one of the six log levels. Upstream's binder refuses
 // anything else with -1, so a consumer must never bind such a state.
 func (s HostLogState) Bindable() bool {

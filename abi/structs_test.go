@@ -77,7 +77,7 @@ func TestPipelineContractRoundTrip(t *testing.T) {
 	if _, err := abi.DecodePipelineContract(make([]byte, 143)); err == nil {
 		t.Error("short Decode succeeded")
 	}
-	// Kinds and classes of abi.md.
+	// Kinds and classes of docs/contract.md.
 	kinds := []uint32{abi.ResourceUnspecified, abi.ResourceGMHeap, abi.ResourceGMSM, abi.ResourceRuntimeImage,
 		abi.ResourceTaskArgs, abi.ResourceAicpuStream, abi.ResourceAicoreStream}
 	for i, k := range kinds {
@@ -86,7 +86,7 @@ func TestPipelineContractRoundTrip(t *testing.T) {
 		}
 	}
 	if abi.ClassHostPerRun != 0 || abi.ClassDeviceScratch != 1 || abi.ClassExecHandle != 2 {
-		t.Error("resource classes differ from abi.md")
+		t.Error("resource classes differ from docs/contract.md")
 	}
 }
 
@@ -159,7 +159,7 @@ func TestHostLogStateRoundTrip(t *testing.T) {
 	}
 }
 
-// The host-log state a consumer binds must carry one of abi.md's six log
+// The host-log state a consumer binds must carry one of docs/contract.md's six log
 // levels: upstream's binder refuses any other threshold with -1, so the
 // default is TIMING (25), not 0 (C-BIND-1: the binder is called at load).
 func TestHostLogStateBindable(t *testing.T) {

@@ -1,6 +1,6 @@
 package abi
 
-// Group is the group of an entry in abi.md's entry table.
+// Group is the group of an entry in docs/contract.md's entry table.
 type Group string
 
 // Entry groups.
@@ -124,7 +124,7 @@ const (
 
 const both = RevKernel | RevLegacy
 
-// Symbols is the symbol table of abi.md, in the order of its entry table.
+// Symbols is the symbol table of docs/contract.md, in the order of its entry table.
 var Symbols = []Symbol{
 	{SymCreateDeviceContext, GroupLifecycle, both, Required, "DeviceContextHandle create_device_context(void)"},
 	{SymDestroyDeviceContext, GroupLifecycle, both, Required, "void destroy_device_context(DeviceContextHandle ctx)"},

@@ -10,7 +10,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// abiMDEntries is abi.md's entry table, group by group, typed in by hand.
+// abiMDEntries is docs/contract.md's entry table, group by group, typed in by hand.
 var abiMDEntries = map[string][]string{
 	"lifecycle":     {"create_device_context", "destroy_device_context", "simpler_init", "finalize_device"},
 	"sizing":        {"get_runtime_size", "get_runtime_alignment"},
@@ -37,7 +37,7 @@ func names(ss []abi.Symbol) []string {
 	return out
 }
 
-// Every entry of abi.md is in the table with its group; nothing else is,
+// Every entry of docs/contract.md is in the table with its group; nothing else is,
 // apart from the legacy simpler_provision_dma_workspace.
 func TestSymbolTableMatchesABIDocument(t *testing.T) {
 	got := map[string][]string{}
@@ -53,7 +53,7 @@ func TestSymbolTableMatchesABIDocument(t *testing.T) {
 		got[string(s.Group)] = append(got[string(s.Group)], s.Name)
 	}
 	if d := cmp.Diff(abiMDEntries, got); d != "" {
-		t.Errorf("symbol table vs abi.md (-abi.md +go):\n%s", d)
+		t.Errorf("symbol table vs docs/contract.md (-abi.md +go):\n%s", d)
 	}
 	for group, entries := range abiMDEntries {
 		for _, name := range entries {
@@ -69,12 +69,12 @@ func TestSymbolTableMatchesABIDocument(t *testing.T) {
 	if _, ok := abi.LookupSymbol("no_such_entry"); ok {
 		t.Error("LookupSymbol found no_such_entry")
 	}
-	// The prototypes carry the parameter counts abi.md gives.
+	// The prototypes carry the parameter counts docs/contract.md gives.
 	for name, params := range map[string]int{"simpler_init": 12, "simpler_kernel_mode_init": 10,
 		"simpler_kernel_mode_prepare_callable": 4, "simpler_kernel_mode_launch": 4, "simpler_run": 6} {
 		s, _ := abi.LookupSymbol(name)
 		if n := strings.Count(s.Proto, ",") + 1; n != params {
-			t.Errorf("%s prototype has %d parameters, abi.md %d: %s", name, n, params, s.Proto)
+			t.Errorf("%s prototype has %d parameters, docs/contract.md %d: %s", name, n, params, s.Proto)
 		}
 	}
 	if n := strings.Count(abi.LegacySimplerInitProto, ",") + 1; n != 9 || !strings.HasSuffix(abi.LegacySimplerInitProto, "*prewarm_config)") {
@@ -135,7 +135,7 @@ func TestSymbolRevisions(t *testing.T) {
 	if !slices.Contains(legacy, "simpler_provision_dma_workspace") || slices.Contains(kernel, "simpler_provision_dma_workspace") {
 		t.Error("simpler_provision_dma_workspace must be legacy-only")
 	}
-	// ExportedBy leaves out the hooks; everything else of abi.md is exported.
+	// ExportedBy leaves out the hooks; everything else of docs/contract.md is exported.
 	var all []string
 	for g, entries := range abiMDEntries {
 		if g != "simulation hooks" {
@@ -160,7 +160,7 @@ func TestSymbolRevisions(t *testing.T) {
 	}
 }
 
-// abi.md: simabi_inject returns IA for a site outside 1..10, count < 0, or
+// docs/contract.md: simabi_inject returns IA for a site outside 1..10, count < 0, or
 // count > 0 with code 0 (sites 6 and 7 excepted).
 func TestCheckInjectArgs(t *testing.T) {
 	cases := []struct {
@@ -199,6 +199,6 @@ func TestCheckInjectArgs(t *testing.T) {
 		abi.SitePrepareRegister != 3 || abi.SiteLaunchEnqueue != 4 || abi.SiteFinalizeRelease != 5 ||
 		abi.SiteFinalizeFatal != 6 || abi.SitePrepareHoldGate != 7 || abi.SiteAsyncDeviceFail != 8 ||
 		abi.SiteInitRollbackFails != 9 {
-		t.Error("fault site numbers differ from abi.md")
+		t.Error("fault site numbers differ from docs/contract.md")
 	}
 }

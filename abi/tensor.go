@@ -11,7 +11,7 @@ import (
 // DataType is ChipTensor.dtype.
 type DataType uint8
 
-// Data types of abi.md.
+// Data types of docs/contract.md.
 const (
 	Float32   DataType = 0
 	Float16   DataType = 1
@@ -95,7 +95,7 @@ func ContiguousTensor(addr uint64, dtype DataType, shape ...uint32) (ChipTensor,
 	t := ChipTensor{Addr: addr, OwnerTaskID: ExternalOwner, NDims: uint32(len(shape)), DType: dtype,
 		IsContiguous: true, AddressSpace: DeviceSpace}
 	// n counts elements; stride runs over max(dim, 1) so that a tensor with
-	// an empty dimension still has strides > 0 (abi.md).
+	// an empty dimension still has strides > 0 (docs/contract.md).
 	n, stride := uint64(1), uint64(1)
 	for i := len(shape) - 1; i >= 0; i-- {
 		t.Shapes[i] = shape[i]

@@ -12,7 +12,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// DataType widths of abi.md ("ChipTensor"), in bits.
+// DataType widths of docs/contract.md ("ChipTensor"), in bits.
 func TestDataTypeWidths(t *testing.T) {
 	want := map[abi.DataType]uint64{
 		abi.Float32: 32, abi.Float16: 16, abi.Int32: 32, abi.Int16: 16, abi.Int8: 8, abi.Uint8: 8,
@@ -26,7 +26,7 @@ func TestDataTypeWidths(t *testing.T) {
 	}
 	for d, v := range values {
 		if uint8(d) != v {
-			t.Errorf("DataType %d, abi.md value %d", d, v)
+			t.Errorf("DataType %d, docs/contract.md value %d", d, v)
 		}
 	}
 	for d, bits := range want {
@@ -50,7 +50,7 @@ func TestDataTypeWidths(t *testing.T) {
 		}
 	}
 	if abi.HostSpace != 0 || abi.DeviceSpace != 1 || abi.ExternalOwner != math.MaxUint64 {
-		t.Error("address space or external owner constants differ from abi.md")
+		t.Error("address space or external owner constants differ from docs/contract.md")
 	}
 }
 
@@ -95,7 +95,7 @@ func TestContiguousTensor(t *testing.T) {
 	if big, err := abi.ContiguousTensor(0, abi.Uint8, 1<<32-1, 1<<32-1); err != nil || big.Size != (1<<32-1)*(1<<32-1) {
 		t.Errorf("largest uint8 tensor: %+v, %v", big, err)
 	}
-	// abi.md: strides are in elements and > 0, also for an empty tensor.
+	// docs/contract.md: strides are in elements and > 0, also for an empty tensor.
 	for _, shape := range [][]uint32{{4, 0}, {0, 4}, {3, 0, 5}, {0}} {
 		e, err := abi.ContiguousTensor(0, abi.Float32, shape...)
 		if err != nil {
@@ -103,7 +103,7 @@ func TestContiguousTensor(t *testing.T) {
 		}
 		for i := range shape {
 			if e.Strides[i] == 0 {
-				t.Errorf("shape %v: stride[%d] = 0, abi.md requires > 0 (strides %v)", shape, i, e.Strides)
+				t.Errorf("shape %v: stride[%d] = 0, docs/contract.md requires > 0 (strides %v)", shape, i, e.Strides)
 			}
 		}
 		if e.Elements() != 0 || e.Size != 0 || e.ExtentElemCache != 0 {
@@ -134,7 +134,7 @@ func genTensor() *rapid.Generator[abi.ChipTensor] {
 	})
 }
 
-// ChipTensor encode/decode round trip, with every field at its abi.md offset.
+// ChipTensor encode/decode round trip, with every field at its docs/contract.md offset.
 func TestChipTensorRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := genTensor().Draw(t, "tensor")
@@ -152,7 +152,7 @@ func TestChipTensorRoundTrip(t *testing.T) {
 			le.Uint64(buf[24:]) != c.StartOffset || int32(le.Uint32(buf[32:])) != c.Version || le.Uint32(buf[36:]) != c.NDims ||
 			buf[40] != byte(c.DType) || (buf[41] != 0) != c.ManualDep || (buf[42] != 0) != c.IsContiguous ||
 			buf[43] != byte(c.AddressSpace) || le.Uint64(buf[64:]) != c.ExtentElemCache {
-			t.Fatal("a scalar field is not at its abi.md offset")
+			t.Fatal("a scalar field is not at its docs/contract.md offset")
 		}
 		for i := range 5 {
 			if le.Uint32(buf[44+4*i:]) != c.Shapes[i] || le.Uint32(buf[72+4*i:]) != c.Strides[i] {

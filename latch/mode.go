@@ -1,5 +1,5 @@
 // Package latch holds the execution-mode latch (rules L-1..L-3) and the kernel
-// phase machine (K-1..K-7) of ../shared/spec/rules.md. The phase machine is an
+// phase machine (K-1..K-7) of docs/contract.md. The phase machine is an
 // exported transition table (phase × event → next phase, result, effect) with a
 // small interpreter, so sim/emit can emit the same table into C.
 package latch

@@ -8,7 +8,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// Phase is a kernel context's phase (rules.md "K").
+// Phase is a kernel context's phase (docs/contract.md "K").
 type Phase uint8
 
 // Phases. Initializing exists only inside init and is never observable.

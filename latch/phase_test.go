@@ -19,7 +19,7 @@ type cell struct {
 	Effect Effect
 }
 
-// expectedTable is the kernel phase machine written from rules.md K-1..K-7
+// expectedTable is the kernel phase machine written from docs/contract.md K-1..K-7
 // (and runtime-semantics.md §4.2 where the rules leave a cell open), without
 // looking at latch.Table. A cell not listed keeps the phase and yields
 // INVALID_STATE with no effect.
@@ -98,7 +98,7 @@ func TestKTableEveryCell(t *testing.T) {
 		}
 	}
 	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("latch.Table differs from rules.md K-1..K-7 (-rules +table):\n%s", d)
+		t.Errorf("latch.Table differs from docs/contract.md K-1..K-7 (-rules +table):\n%s", d)
 	}
 }
 

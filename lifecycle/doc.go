@@ -1,8 +1,7 @@
 // Package lifecycle is the consumer of the host-runtime C ABI: Worker drives
 // one device context of one runtime through Init, its operations and Close,
-// keeping rules C-* of ../shared/spec/rules.md. It is upstream's ChipWorker
-// and Python Worker (kernel and program mode) in Go
-// (../shared/spec/background/consumer-semantics.md).
+// keeping rules C-* of docs/contract.md. It is upstream's ChipWorker
+// and Python Worker (kernel and program mode) in Go.
 //
 // # Construction and backends
 //

@@ -3,6 +3,7 @@ package onboard
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -119,7 +120,12 @@ func (e *LoadError) Error() string {
 	}
 	switch {
 	case e.Err != nil:
-		return fmt.Sprintf("onboard: %s: %s: %v", path, e.Step, e.Err)
+		// dlerror's text opens with the path again: name it once.
+		msg := e.Err.Error()
+		if e.Path != "" {
+			msg = strings.TrimPrefix(msg, e.Path+": ")
+		}
+		return fmt.Sprintf("onboard: %s: %s: %s", path, e.Step, msg)
 	case e.Status != abi.OK:
 		// A load-time call's code is what it is: -1 from a binder is not a
 		// device-latched code, so only host-band codes get a name.

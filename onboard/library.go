@@ -53,7 +53,7 @@ type Options struct {
 	// LogLevel is the threshold of the SimplerHostLogState bound into the
 	// runtime and into every preload that exports the binder; 0 means
 	// abi.DefaultLogLevel (TIMING, 25, upstream's default). It must be one of
-	// the six levels of abi.md: upstream's binder refuses any other value,
+	// the six levels of docs/contract.md: upstream's binder refuses any other value,
 	// and Open refuses it before loading anything.
 	LogLevel abi.LogLevel
 	// HostLog, when not the zero value, is bound as it is instead of the
@@ -88,7 +88,7 @@ type BindFinding struct {
 type NotRuntimeError struct{ Path string }
 
 func (e *NotRuntimeError) Error() string {
-	return "onboard: " + e.Path + ": not a host runtime (it exports none of the entries of abi.md)"
+	return "onboard: " + e.Path + ": not a host runtime (it exports none of the entries of docs/contract.md)"
 }
 
 // BindError is a load refused because required symbols did not resolve
@@ -347,7 +347,7 @@ func open(path string, opts Options, probe bool) (*Library, error) {
 			l = abi.DefaultLogLevel
 		}
 		if !l.Valid() {
-			return nil, &LoadError{Path: path, Step: "host-log state", Err: fmt.Errorf("log level %d is not one of 10, 20, 25, 30, 40, 60 (abi.md)", int32(l))}
+			return nil, &LoadError{Path: path, Step: "host-log state", Err: fmt.Errorf("log level %d is not one of 10, 20, 25, 30, 40, 60 (docs/contract.md)", int32(l))}
 		}
 		st = abi.HostLogStateAt(l)
 	}
@@ -395,7 +395,7 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 		rev = Legacy
 	}
 
-	// Host log first, before any other entry is called (abi.md "host log").
+	// Host log first, before any other entry is called (docs/contract.md "host log").
 	if t.hostLog != 0 {
 		if st := bindHostLog(t.hostLog, state); st != abi.OK {
 			return nil, &LoadError{Path: path, Step: abi.SymHostLogBindState, Status: st}

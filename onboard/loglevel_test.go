@@ -32,7 +32,7 @@ func boundState(t *testing.T, path string) abi.HostLogState {
 }
 
 // The host-log state onboard binds carries a valid threshold: 25 (TIMING,
-// upstream's default) unless Options.LogLevel says otherwise (abi.md
+// upstream's default) unless Options.LogLevel says otherwise (docs/contract.md
 // SimplerHostLogState; upstream's binder refuses any other value).
 func TestHostLogThreshold(t *testing.T) {
 	for _, tc := range []struct {
@@ -137,7 +137,7 @@ func TestNotAHostRuntime(t *testing.T) {
 	}
 	_, err = Open(path, Options{})
 	var ne *NotRuntimeError
-	if !errors.As(err, &ne) || err.Error() != "onboard: "+path+": not a host runtime (it exports none of the entries of abi.md)" {
+	if !errors.As(err, &ne) || err.Error() != "onboard: "+path+": not a host runtime (it exports none of the entries of docs/contract.md)" {
 		t.Fatalf("Open: %v", err)
 	}
 }

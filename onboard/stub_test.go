@@ -14,7 +14,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// stubSpec describes a tiny hand-shaped C library with the abi.md symbols,
+// stubSpec describes a tiny hand-shaped C library with the docs/contract.md symbols,
 // for the loading paths the emitted runtime cannot express (a rejected
 // host-log binding, an inadmissible or NULL PipelineContract, a preload) and
 // as a second, independent library for the binding tests. Every entry

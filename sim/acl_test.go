@@ -91,7 +91,7 @@ func TestACLFacet(t *testing.T) {
 	}
 }
 
-// TestSimHooks: the hooks of abi.md. simabi_sync_stream(NULL) → IA;
+// TestSimHooks: the hooks of docs/contract.md. simabi_sync_stream(NULL) → IA;
 // simabi_inject applies abi.CheckInjectArgs, replaces the site's count and
 // code (count 0 disarms), and a refusing build models no site.
 func TestSimHooks(t *testing.T) {

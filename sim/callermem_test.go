@@ -100,7 +100,7 @@ func TestWrappingSpansNeverPanic(t *testing.T) {
 	for _, c := range calls {
 		want := iaS
 		if c.name == "host_log_bind_state" {
-			want = abi.HostBindRefused // the binder refuses with -1 (abi.md)
+			want = abi.HostBindRefused // the binder refuses with -1 (docs/contract.md)
 		}
 		if st := noPanic(t, c.name, c.f); st != want {
 			t.Errorf("%s with a span that wraps = %v, want %v", c.name, st, want)

@@ -1,7 +1,7 @@
 // Package sim is the reference host runtime of simabi, in Go: a simulated
 // "simpler" host runtime that implements every entry of the host-runtime C
 // ABI (abi.Runtime) and the simulation hooks (abi.SimHooks), for the rules of
-// ../shared/spec/rules.md. Every point the rules leave open is pinned in
+// docs/contract.md. Every point the rules leave open is pinned in
 // docs/semantics.md; this package follows it call for call, because the C
 // runtime that sim/emit writes follows the same document and the two are
 // diffed. Read that document for what each entry does; the doc comment of

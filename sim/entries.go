@@ -104,7 +104,7 @@ func (r *Runtime) CommDestroy(h abi.CommHandle) abi.Status {
 }
 
 // HostLogBindState is simpler_host_log_bind_state: NULL, abi_version ≠ 1,
-// struct_size < 16 or a threshold that is not a log level → -1 (abi.md; the
+// struct_size < 16 or a threshold that is not a log level → -1 (docs/contract.md; the
 // binder upstream compiles into every host library refuses exactly these).
 func (r *Runtime) HostLogBindState(state unsafe.Pointer) abi.Status {
 	if state == nil {

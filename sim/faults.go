@@ -7,7 +7,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// Fault arms one fault site of simabi_inject (abi.md, semantics §5): the next
+// Fault arms one fault site of simabi_inject (docs/contract.md, semantics §5): the next
 // Count passes through Site fail with Code (site 7: hold the gate Code
 // milliseconds; site 6: Code is ignored).
 type Fault struct{ Site, Count, Code int32 }

@@ -262,7 +262,7 @@ func unsafeBytes(p unsafe.Pointer, n int) []byte { return unsafe.Slice((*byte)(p
 func cmpDiff(a, b any) string { return cmp.Diff(a, b) }
 
 // Variables, not constants, so the tests compile on 32-bit targets too (the
-// simulator itself models an LP64 host, abi.md).
+// simulator itself models an LP64 host, docs/contract.md).
 var (
 	deviceBaseVar = deviceBase
 	firstDevAddr  = abi.DevicePtr(deviceBaseVar) // the first allocation of an instance

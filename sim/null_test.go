@@ -127,7 +127,7 @@ func TestNullContextEveryEntry(t *testing.T) {
 // abi.Runtime whose first parameter is a context appears in it.
 func TestEveryCtxEntryListed(t *testing.T) {
 	if got, wantN := len(everyCtxEntry(t)), 30; got != wantN {
-		t.Fatalf("S-3 table has %d entries, want %d (every ctx-taking entry of abi.md)", got, wantN)
+		t.Fatalf("S-3 table has %d entries, want %d (every ctx-taking entry of docs/contract.md)", got, wantN)
 	}
 }
 
@@ -205,8 +205,8 @@ func TestHandleFreeEntries(t *testing.T) {
 }
 
 // TestHostLogBindState: NULL, abi_version ≠ 1, struct_size < 16 or a
-// threshold that is not one of abi.md's six levels → -1, as upstream's
-// binder (abi.md "SimplerHostLogState").
+// threshold that is not one of docs/contract.md's six levels → -1, as upstream's
+// binder (docs/contract.md "SimplerHostLogState").
 func TestHostLogBindState(t *testing.T) {
 	r := newTMR(t)
 	enc := func(s abi.HostLogState) []byte {
@@ -261,7 +261,7 @@ var queryEntries = map[string]bool{
 
 // TestStatusCodesAreDocumented is S-1 and S-2: on contexts in every
 // lifecycle state, each status-returning entry answers 0 (1 for a completed
-// poll) or one of the host codes of abi.md, never a value in the device band
+// poll) or one of the host codes of docs/contract.md, never a value in the device band
 // or an undocumented one, when no fault is injected.
 func TestStatusCodesAreDocumented(t *testing.T) {
 	setups := map[string]func(t *testing.T, r *Runtime) abi.Ctx{

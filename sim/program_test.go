@@ -455,7 +455,7 @@ func TestOutstandingRunFromPrepareToFinalizeRun(t *testing.T) {
 
 // Fault site 10: a program teardown that fails is returned by finalize_device
 // and the context is detached anyway, so the next finalize returns 0 and a
-// program init may follow (E-FIN, abi.md fault site 10).
+// program init may follow (E-FIN, docs/contract.md fault site 10).
 func TestProgramTeardownFailureSite10(t *testing.T) {
 	r := newTMR(t)
 	ctx := programCtx(t, r, 0)

@@ -13,7 +13,7 @@ import (
 	"github.com/simabi/simabi/latch"
 )
 
-// Profile is a runtime build profile (rules.md "Build profiles").
+// Profile is a runtime build profile (docs/contract.md "Build profiles").
 type Profile string
 
 // Profiles the simulator implements.

@@ -45,7 +45,10 @@ import (
 //	prepare → IS       closed (C-SINGLE; a prepare that waited through Close sees CLOSED)
 //	launch(i) → 0      acquire: !closed, gate free, i < minted → held; release → free
 //	launch(i) → IS     closed, or the gate held by another operation (C-GATE, X-2)
-//	launch(i) → IA     !closed, gate free, i not minted (C-ID: the gate and the state come first)
+//	launch(i) → IA     acquire: !closed, gate free, i not minted → held; release → free
+//	                   (C-ID: the gate and the state come first, so a launch
+//	                   refused for its id held the gate while it looked, and a
+//	                   launch overlapping it may be refused IS)
 //	Close → nil        publish: closed = true; then finalize: closed, and
 //	                   (finalized already, or the gate free) → finalized (Close
 //	                   publishes CLOSED before it takes the gate; only one
@@ -120,7 +123,10 @@ var gateModel = porcupine.Model{
 		case pieceLaunchBusy:
 			return s.closed || (!free && s.holder != i.op), s
 		case pieceLaunchUnknown:
-			return !s.closed && free && (i.id < 0 || i.id >= s.minted), s
+			if s.closed || !free || (i.id >= 0 && i.id < s.minted) {
+				return false, s
+			}
+			s.holder = i.op
 		case pieceClosePublish:
 			s.closed = true
 		case pieceCloseFinalize:
@@ -201,6 +207,7 @@ func pieces(recs []gateRecord) []porcupine.Operation {
 				add(r, n, pieceLaunchBusy, desc)
 			case abi.InvalidArgument:
 				add(r, n, pieceLaunchUnknown, desc)
+				add(r, n, pieceLaunchRelease, desc)
 			default:
 				add(r, n, pieceBad, desc)
 			}
@@ -442,6 +449,8 @@ func TestGateModelHasTeeth(t *testing.T) {
 		{"launch IS with nothing running", []gateRecord{P(0, 0, abi.OK, 0, 1), L(0, 0, abi.OK, 2, 3), L(0, 0, abi.InvalidState, 4, 5)}, false},
 		{"launch IS overlapping a launch", []gateRecord{P(0, 0, abi.OK, 0, 1), L(0, 0, abi.OK, 2, 9), L(1, 0, abi.InvalidState, 4, 5)}, true},
 		{"launch IA of an id a concurrent prepare mints", []gateRecord{P(0, 0, abi.OK, 0, 10), L(1, 0, abi.InvalidArgument, 0, 1)}, true},
+		{"launch IS overlapping a launch refused for its id", []gateRecord{L(0, 3, abi.InvalidArgument, 0, 10), L(1, 0, abi.InvalidState, 4, 5)}, true},
+		{"launch IS before any other call", []gateRecord{L(1, 0, abi.InvalidState, 0, 1), L(0, 3, abi.InvalidArgument, 2, 10)}, false},
 		{"launch IA of a minted id", []gateRecord{P(0, 0, abi.OK, 0, 1), L(1, 0, abi.InvalidArgument, 2, 3)}, false},
 		{"ids in gate order", []gateRecord{P(0, 0, abi.OK, 0, 10), P(1, 1, abi.OK, 1, 20)}, true},
 		{"ids out of order", []gateRecord{P(0, 1, abi.OK, 0, 1), P(1, 0, abi.OK, 2, 3)}, false},

@@ -51,7 +51,7 @@ func loadReplay(path string) (*replayScript, error) {
 			s.rules = strings.Fields(val)
 			for _, r := range s.rules {
 				if _, ok := conformance.RuleByName(r); !ok && !slices.Contains(conformance.ConsumerRules, r) {
-					return nil, fmt.Errorf("%s: rules: %q is not a rule ID of rules.md", path, r)
+					return nil, fmt.Errorf("%s: rules: %q is not a rule ID of docs/contract.md", path, r)
 				}
 			}
 		case "bug":

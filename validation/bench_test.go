@@ -21,7 +21,7 @@ func image1024(tb interface {
 }
 
 // V-IMG, V-LAUNCH and V-PREP-2 allocate nothing, on accepted and refused
-// inputs alike (rules.md V-IMG: nothing is hashed, allocated or copied
+// inputs alike (docs/contract.md V-IMG: nothing is hashed, allocated or copied
 // before the image passes).
 func TestValidationAllocatesNothing(t *testing.T) {
 	img := image1024(t)

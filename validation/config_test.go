@@ -14,7 +14,7 @@ import (
 
 const unsup = abi.Unsupported
 
-// refCallConfig is V-CFG written again from rules.md over a decoded
+// refCallConfig is V-CFG written again from docs/contract.md over a decoded
 // CallConfig, as the oracle of the table and fuzz tests. kernel selects the
 // kernel-only UNSUPPORTED step (ProgramCallConfig skips it).
 func refCallConfig(c abi.CallConfig, kernel bool) abi.Status {
@@ -239,12 +239,12 @@ func TestRingOK(t *testing.T) {
 		}
 	}
 	if validation.RingMin != 4 || validation.RingMax != 1<<31-1 || validation.RingMinHeap != 1024 {
-		t.Error("ring bounds differ from rules.md V-CFG")
+		t.Error("ring bounds differ from docs/contract.md V-CFG")
 	}
 }
 
 // Random configs, biased to the interesting values: the verdicts agree with
-// the rules.md oracle, ProgramCallConfig never says UNSUPPORTED, and the
+// the docs/contract.md oracle, ProgramCallConfig never says UNSUPPORTED, and the
 // kernel check refuses whatever the program check refuses except where
 // UNSUPPORTED comes first.
 func TestVCFGMatchesOracle(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 
 // FuzzImage feeds arbitrary bytes, copied into a 16-byte-aligned span with
 // cap == len (a read past the span panics), through V-IMG. It must never
-// panic, must agree with the rules.md oracle, and every accepted image must
+// panic, must agree with the docs/contract.md oracle, and every accepted image must
 // decode with Spec and re-encode with Build byte-identically on every byte
 // V-IMG inspects; the re-encoded image and the image with all uninspected
 // bytes scrambled are accepted too.
@@ -76,7 +76,7 @@ func FuzzImage(f *testing.F) {
 
 // FuzzCallConfig feeds arbitrary bytes to V-CFG, kernel and program: no
 // panic; kernel in {OK, IA, UNSUP}; program in {OK, IA}; both agree with the
-// rules.md oracle run over the decoded abi.CallConfig, and with themselves
+// docs/contract.md oracle run over the decoded abi.CallConfig, and with themselves
 // over its re-encoding.
 func FuzzCallConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {

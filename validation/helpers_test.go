@@ -9,7 +9,7 @@ import (
 
 var le = binary.LittleEndian
 
-// Offsets of abi.md "Layouts", typed as literals so the V-IMG tests do not
+// Offsets of docs/contract.md "Layouts", typed as literals so the V-IMG tests do not
 // lean on the constants of the package under test.
 const (
 	offSig         = 0
@@ -79,7 +79,7 @@ func build(t interface {
 // childAt is the absolute offset of child i's header, from its stored offset.
 func childAt(img []byte, i int) int { return headerSize + int(le.Uint32(img[offChildOffs+4*i:])) }
 
-// refImage is V-IMG written again from rules.md, independently of
+// refImage is V-IMG written again from docs/contract.md, independently of
 // validation.CheckImageAt, as the oracle of the mutation and fuzz tests.
 func refImage(addr uint64, img []byte) bool {
 	size := uint64(len(img))
@@ -163,7 +163,7 @@ func refImage(addr uint64, img []byte) bool {
 }
 
 // uninspected lists the byte ranges of a valid image that V-IMG does not look
-// at (rules.md V-IMG): signature entries past sig_count, bytes after each
+// at (docs/contract.md V-IMG): signature entries past sig_count, bytes after each
 // name's NUL, unused child table entries, the header padding, gaps between
 // pieces, and in each child the signature values past its sig_count, its
 // resolved_addr and the 48 bytes before its code.
@@ -205,7 +205,7 @@ func masked(img []byte) []byte {
 
 // scrambled returns a copy of a valid image with every uninspected byte set
 // to a nonzero pattern, the child signature values inside each child's
-// sig_count included (rules.md: child signature values are not inspected).
+// sig_count included (docs/contract.md: child signature values are not inspected).
 func scrambled(img []byte, seed byte) []byte {
 	out := aligned(img)
 	ranges := uninspected(img)

@@ -366,7 +366,7 @@ func TestVIMGCanonicalAccepted(t *testing.T) {
 }
 
 // Random valid specs build to images V-IMG accepts; random header edits are
-// judged exactly like the rules.md oracle judges them.
+// judged exactly like the docs/contract.md oracle judges them.
 func TestVIMGMatchesOracleUnderMutation(t *testing.T) {
 	fields := []int{offSigCount, offBinarySize, offFuncNameLen, offChildCount, offConfigLen, offScalarCount,
 		offSig, offSig + 4, offSig + 8, offChildIDs, offChildIDs + 4, offChildOffs, offChildOffs + 4, offChildOffs + 8}

@@ -1,4 +1,4 @@
-// Package validation holds the structural rules of ../shared/spec/rules.md
+// Package validation holds the structural rules of docs/contract.md
 // (V-SPAN, V-INIT, V-PREP-1/2, V-LAUNCH, V-IMG, V-CFG, V-ARENA, V-CONTRACT) as
 // pure functions returning abi.Status. They have no side effects (V-PREP-1's
 // helper writes only the caller's out value), take pointers as integers so a

@@ -40,6 +40,7 @@ type childConfig struct {
 	TempDir  string    `json:"tmp,omitempty"`
 	Binaries [4]string `json:"binaries"` // files for the aicpu, aicore, dispatcher and sdma spans
 	LogLevel int32     `json:"log_level,omitempty"`
+	Callable string    `json:"callable,omitempty"` // the -callable image file
 }
 
 type childRequest struct {
@@ -155,8 +156,15 @@ func childMain() int {
 		sendMsg(childMsg{T: "error", Err: &loadFailure{Message: "reading a binary: " + err.Error(), Path: cfg.Lib}})
 		return 2
 	}
+	var callable []byte
+	if cfg.Callable != "" {
+		if callable, err = readCallable(cfg.Callable); err != nil {
+			sendMsg(childMsg{T: "error", Err: &loadFailure{Message: err.Error(), Path: cfg.Lib}})
+			return 2
+		}
+	}
 	lib, err := conformance.OpenLibrary(cfg.Lib, conformance.LibraryOptions{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
-		TempDir: cfg.TempDir, Binaries: bins, LogLevel: abi.LogLevel(cfg.LogLevel)})
+		TempDir: cfg.TempDir, Binaries: bins, LogLevel: abi.LogLevel(cfg.LogLevel), Callable: callable})
 	if err != nil {
 		sendMsg(childMsg{T: "error", Err: loadFailureOf(cfg.Lib, err)})
 		return 2

@@ -1,5 +1,5 @@
 // Command abicheck checks a host runtime of simpler (libhost_runtime.so)
-// against the contract of ../shared/spec/rules.md: every applicable rule's
+// against the contract of docs/contract.md: every applicable rule's
 // directed checks plus random sequences, each call checked against an
 // independent model, failures shrunk to short op logs that replay.
 //
@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ import (
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/tests/conformance"
+	"github.com/simabi/simabi/validation"
 )
 
 // Exit codes.
@@ -86,9 +88,10 @@ type options struct {
 	loadTimeout time.Duration
 	baseline    string
 	writeBase   string
+	callable    string
 }
 
-// logLevelFlag parses -log-level (a name or a value of abi.md's levels).
+// logLevelFlag parses -log-level (a name or a value of docs/contract.md's levels).
 type logLevelFlag struct{ l *abi.LogLevel }
 
 func (f logLevelFlag) String() string {
@@ -110,9 +113,12 @@ func (f logLevelFlag) Set(v string) error {
 const usageText = `usage: abicheck [flags] [LIB]
        abicheck -replay FILE [flags] [LIB]
        abicheck mutants [flags]
+       abicheck rules [-json]
+       abicheck explain ID...
 
 Checks a simpler host runtime (libhost_runtime.so) against the contract
-(rules.md): directed checks per rule plus random sequences, every call
+(docs/contract.md; abicheck rules lists its rules, abicheck explain ID
+prints one): directed checks per rule plus random sequences, every call
 checked against an independent model; failures are shrunk to op logs that
 -replay reproduces.
 
@@ -135,6 +141,7 @@ Examples:
   abicheck -repro-dir out -junit out/abicheck.xml LIB
   abicheck -replay out/repro-E-PREP.ops LIB
   abicheck mutants                          # kill table of the emitted mutants
+  abicheck explain E-FIN                    # what a finding's rule says
 
 Flags:
 `
@@ -167,6 +174,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.DurationVar(&o.loadTimeout, "load-timeout", 30*time.Second, "loading LIB (in its first child) taking longer is a load error")
 	fs.StringVar(&o.baseline, "baseline", "", "accept the findings recorded in `FILE` (rule and fingerprint): they are listed as known and fail nothing")
 	fs.StringVar(&o.writeBase, "write-baseline", "", "write the run's findings to `FILE` as a baseline")
+	fs.StringVar(&o.callable, "callable", "", "a ChipCallable image `FILE` the build can run: the run family's checks register it (img=prog)")
 	fs.Usage = func() {}
 	return fs
 }
@@ -187,8 +195,15 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitUsage
 		}
 	}()
-	if len(args) > 0 && args[0] == "mutants" {
-		return mutantsMain(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "mutants":
+			return mutantsMain(args[1:], stdout, stderr)
+		case "rules":
+			return rulesMain(args[1:], stdout, stderr)
+		case "explain":
+			return explainMain(args[1:], stdout, stderr)
+		}
 	}
 	var o options
 	fs := newFlagSet(&o)
@@ -208,7 +223,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	lib := ""
 	if len(rest) == 1 {
-		lib = rest[0]
+		if lib = rest[0]; lib == "" {
+			return usage(stderr, "LIB is empty (give a library path, sim:tmr or sim:refusing, or no LIB for the built-in default)")
+		}
 	}
 	if err := o.validate(lib); err != nil {
 		return usage(stderr, err.Error())
@@ -268,7 +285,54 @@ func (o *options) validate(lib string) error {
 			return fmt.Errorf("binary %s: %v", b, errors.Unwrap(err))
 		}
 	}
+	if o.callable != "" {
+		if _, err := readCallable(o.callable); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// checkOutputs makes sure, before anything runs, that every output abicheck
+// will write can be written: a finding found after a long run must not be
+// hidden by a directory that does not exist.
+func (o *options) checkOutputs() error {
+	if o.junit != "" {
+		if dir := filepath.Dir(o.junit); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("-junit %s: %v", o.junit, errors.Unwrap(err))
+			}
+		}
+		f, err := os.OpenFile(o.junit, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("-junit %s: %v", o.junit, errors.Unwrap(err))
+		}
+		f.Close()
+	}
+	if o.reproDir != "" {
+		if err := os.MkdirAll(o.reproDir, 0o755); err != nil {
+			return fmt.Errorf("-repro-dir %s: %v", o.reproDir, errors.Unwrap(err))
+		}
+		probe, err := os.CreateTemp(o.reproDir, ".abicheck-write-test-")
+		if err != nil {
+			return fmt.Errorf("-repro-dir %s: %v", o.reproDir, errors.Unwrap(err))
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	return nil
+}
+
+// readCallable reads a -callable image and checks it is a ChipCallable (V-IMG).
+func readCallable(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("-callable %s: %v", path, errors.Unwrap(err))
+	}
+	if st := validation.Image(b); st != abi.OK {
+		return nil, fmt.Errorf("-callable %s: not a ChipCallable image (V-IMG refuses it: %v)", path, validation.CheckImageAt(0, b))
+	}
+	return b, nil
 }
 
 func isSimSpec(s string) bool { return s == "sim:tmr" || s == "sim:refusing" }
@@ -313,7 +377,7 @@ func libTarget(path string, o *options, stderr io.Writer) (*target, error) {
 	if o.verbose {
 		verbose = stderr
 	}
-	p, err := newPool(childConfig{Lib: path, Preloads: o.preloads, ACL: o.acl, Binaries: o.bins, LogLevel: int32(o.logLevel)},
+	p, err := newPool(childConfig{Lib: path, Preloads: o.preloads, ACL: o.acl, Binaries: o.bins, LogLevel: int32(o.logLevel), Callable: o.callable},
 		o.caseTimeout, o.loadTimeout, verbose)
 	if err != nil {
 		return nil, err
@@ -327,6 +391,9 @@ func libTarget(path string, o *options, stderr io.Writer) (*target, error) {
 	}
 	if o.logLevel != 0 && o.logLevel != abi.DefaultLogLevel {
 		ra = append(ra, "-log-level", o.logLevel.String())
+	}
+	if o.callable != "" {
+		ra = append(ra, "-callable", shellQuote(o.callable))
 	}
 	for i, name := range []string{"-aicpu", "-aicore", "-dispatcher", "-sdma-warmup"} {
 		if o.bins[i] != "" {
@@ -367,6 +434,9 @@ func checkMain(o *options, lib string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usage(stderr, "-baseline "+o.baseline+": "+err.Error())
 		}
+	}
+	if err := o.checkOutputs(); err != nil {
+		return usage(stderr, err.Error())
 	}
 	var baseOut *os.File
 	if o.writeBase != "" {
@@ -435,6 +505,13 @@ func checkMain(o *options, lib string, stdout, stderr io.Writer) int {
 	} else {
 		for _, r := range runs {
 			r.t.fileTag = ""
+		}
+	}
+	if o.reproDir == "" && !o.json && anyFindings(runs) {
+		// The replay hint must work when copied: the repro files go to a
+		// directory of their own, whose paths the table prints.
+		if dir, err := os.MkdirTemp("", "abicheck-repro-"); err == nil {
+			o.reproDir = dir
 		}
 	}
 	if o.reproDir != "" {

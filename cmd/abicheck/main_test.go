@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -371,15 +372,39 @@ func TestReplay(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stdout, "INVALID_ARGUMENT") {
 		t.Errorf("replay on the correct runtime: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	r = runCLI(t, nil, "-replay", file) // sim:tmr
-	if r.code != exitOK {
-		t.Errorf("replay on sim:tmr: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	// Without LIB the file's header names the library it came from.
+	r = runCLI(t, nil, "-replay", file)
+	if r.code != exitFindings || !strings.Contains(r.stdout, "on "+lib+" (named by the file's header)") {
+		t.Errorf("replay without LIB: exit %d, want 1 on the mutant the header names\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	// A hand-written script names nothing: sim:tmr, and the output says so.
+	plain := filepath.Join(dir, "plain.ops")
+	if err := os.WriteFile(plain, []byte("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r = runCLI(t, nil, "-replay", plain); r.code != exitOK || !strings.Contains(r.stdout, "on sim:tmr (the default: the file names no target)") {
+		t.Errorf("replay of a plain script: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// Without -repro-dir the table's replay hint names a file that exists: the
+// repros go to a fresh directory.
+func TestReplayHintWorksWhenCopied(t *testing.T) {
+	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "img-trailing-ok"})
+	r := runCLI(t, nil, "-q", "-sequences", "0", lib)
+	m := regexp.MustCompile(`replay: abicheck -replay (\S+) `).FindStringSubmatch(r.stdout)
+	if r.code != exitFindings || m == nil {
+		t.Fatalf("exit %d, no replay hint:\n%s", r.code, r.stdout)
+	}
+	if _, err := os.Stat(m[1]); err != nil {
+		t.Fatalf("the hint names %s: %v", m[1], err)
+	}
+	os.RemoveAll(filepath.Dir(m[1]))
 }
 
 // TestLegacy: a legacy build is checked for the program-mode rules it is
 // held to (E-PINIT, E-FIN, E-PROG with a live init); E-PROG's clauses for a
-// context without a live init are target-revision decisions (rules.md
+// context without a live init are target-revision decisions (docs/contract.md
 // Revisions), skipped with that reason, and its kernel rules (E-KINIT) are
 // skipped with theirs.
 func TestLegacy(t *testing.T) {
@@ -449,6 +474,13 @@ func TestUsageErrors(t *testing.T) {
 		{"mutants", "extra"},
 		{"mutants", "-run", "("},
 		{"/nonexistent/libhost_runtime.so"},
+		{""},
+		{"-junit", "/proc/nonexistent/r.xml", "sim:tmr"},
+		{"-repro-dir", "/proc/nonexistent/dir", "sim:tmr"},
+		{"-write-baseline", "/proc/nonexistent/b", "sim:tmr"},
+		{"-callable", "/etc/hostname", "sim:tmr"},
+		{"-log-level", "7"},
+		{"-load-timeout", "0s"},
 	} {
 		r := runCLI(t, nil, args...)
 		if r.code != exitUsage {

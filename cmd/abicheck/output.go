@@ -15,7 +15,7 @@ import (
 	"github.com/simabi/simabi/tests/conformance"
 )
 
-// results are a run's per-rule verdicts: every runtime rule of rules.md,
+// results are a run's per-rule verdicts: every runtime rule of docs/contract.md,
 // plus HOOKS when the simulation hooks themselves misbehaved.
 func results(r *targetRun) []conformance.RuleReport {
 	rep := r.res.Report
@@ -37,12 +37,19 @@ func reproFile(r *targetRun, rule string) string {
 func reproText(r *targetRun, rr conformance.RuleReport, file string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# abicheck repro: %s %s\n", rr.Rule, rr.Verdict)
+	if rr.Anchor != "" {
+		fmt.Fprintf(&b, "# rule: %s\n", rr.Anchor)
+	}
 	fmt.Fprintf(&b, "# target: %s\n", r.t.label)
 	fmt.Fprintf(&b, "# profile: %s (revision %s, supported %d)\n", r.t.info.Profile, r.t.info.Revision, r.t.info.Supported)
 	if rr.Detail != "" {
 		fmt.Fprintf(&b, "# detail: %s\n", oneLine(rr.Detail))
 	}
 	fmt.Fprintf(&b, "# replay: %s\n", replayCommand(r, file))
+	if r.t.replayArgs != "" {
+		// What -replay FILE without LIB runs: the target and its flags.
+		fmt.Fprintf(&b, "# args: %s\n", r.t.replayArgs)
+	}
 	for _, l := range rr.Repro {
 		b.WriteString(l)
 		b.WriteByte('\n')
@@ -93,6 +100,7 @@ type jsonTarget struct {
 
 type jsonResult struct {
 	Rule    string `json:"rule"`
+	Anchor  string `json:"anchor"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail"`
 	Repro   string `json:"repro"`
@@ -100,6 +108,8 @@ type jsonResult struct {
 	Fails   uint32 `json:"fails"`
 	Warns   uint32 `json:"warns"`
 	Skips   uint32 `json:"skips"`
+	Generic uint32 `json:"generic_passes,omitempty"`
+	Runs    uint32 `json:"run_clauses,omitempty"`
 }
 
 type jsonCheck struct {
@@ -163,9 +173,9 @@ func reportJSON(r *targetRun, o *options) jsonReport {
 		j.Findings = []conformance.FindingReport{}
 	}
 	for _, rr := range results(r) {
-		j.Results = append(j.Results, jsonResult{Rule: rr.Rule, Verdict: rr.Verdict.String(), Detail: rr.Detail,
+		j.Results = append(j.Results, jsonResult{Rule: rr.Rule, Anchor: rr.Anchor, Verdict: rr.Verdict.String(), Detail: rr.Detail,
 			Repro: strings.Join(rr.Repro, "\n"), Checks: rr.Passes + rr.Fails + rr.Warns + rr.Skips,
-			Fails: rr.Fails, Warns: rr.Warns, Skips: rr.Skips})
+			Fails: rr.Fails, Warns: rr.Warns, Skips: rr.Skips, Generic: rr.Generic, Runs: rr.RunClauses})
 		j.Summary.add(rr.Verdict)
 	}
 	for _, c := range rep.Checks {
@@ -389,6 +399,9 @@ func (p *printer) target(r *targetRun) {
 				continue
 			}
 			fmt.Fprintf(w, "--- %s %s: %s\n", rr.Rule, p.verdict(rr.Verdict, 0), oneLine(rr.Detail))
+			if rr.Anchor != "" {
+				fmt.Fprintf(w, "    rule: %s (abicheck explain %s)\n", rr.Anchor, rr.Rule)
+			}
 			// Every distinct finding of the rule, not only the first.
 			if fs := findingsOf(rep, rr.Rule, false); len(fs) > 1 {
 				fmt.Fprintf(w, "    %d distinct findings:\n", len(fs))
@@ -401,13 +414,8 @@ func (p *printer) target(r *targetRun) {
 				for _, l := range rr.Repro {
 					fmt.Fprintf(w, "      %s\n", l)
 				}
-				file := reproFile(r, rr.Rule)
-				if o.reproDir != "" {
-					file = filepath.Join(o.reproDir, file)
-					fmt.Fprintf(w, "    replay: %s\n", replayCommand(r, file))
-				} else {
-					fmt.Fprintf(w, "    replay: %s   (write the file with -repro-dir DIR)\n", replayCommand(r, file))
-				}
+				file := filepath.Join(o.reproDir, reproFile(r, rr.Rule))
+				fmt.Fprintf(w, "    replay: %s\n", replayCommand(r, file))
 			}
 		}
 	}

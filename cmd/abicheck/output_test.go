@@ -1,8 +1,11 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/simabi/simabi/tests/conformance"
 )
 
 // TestAlignDetail: a detail's op index follows the op into the shrunk repro.
@@ -59,5 +62,18 @@ func TestScriptTarget(t *testing.T) {
 	}
 	if got := scriptTarget("# target: /x/lib.so\ncreate c0\n"); got != "" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// JUnit classnames keep no '.' or '/', which report viewers split on.
+func TestJUnitClassnamesKeepWhole(t *testing.T) {
+	b, err := conformance.RenderJUnit("abicheck", []conformance.JUnitSuite{{Name: "/tmp/x.y/libhost_runtime.so",
+		Rules: []conformance.RuleReport{{Rule: "E-FIN", Verdict: conformance.Pass}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`classname="([^"]*)"`).FindSubmatch(b)
+	if m == nil || string(m[1]) != "abicheck__tmp_x_y_libhost_runtime_so" {
+		t.Fatalf("classname %q:\n%s", m, b)
 	}
 }

@@ -234,7 +234,7 @@ func (p *pool) kill(c *child) {
 // fresh child.
 func (p *pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 	req := childRequest{Ops: conformance.OpLines(ops), History: history}
-	var prior *conformance.Outcome
+	var prior, residue *conformance.Outcome
 	for attempt := 0; ; attempt++ {
 		if c := p.cur; c != nil {
 			select {
@@ -265,8 +265,61 @@ func (p *pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 			prior = firstPrior(prior, &o)
 			continue
 		}
+		if at := unloadAt(ops); at >= 0 && p.cur == c {
+			p.afterUnload(c, at, &o)
+		}
+		if o.Verdict == conformance.Crash && started && c.served > 0 && residue == nil {
+			// The child had run earlier cases, each loading and unloading
+			// its own instance: run the case again in a fresh process. If
+			// it does not die there, what killed it was left behind by an
+			// unloaded instance (U-1), not this case's calls.
+			first := o
+			first.Detail += fmt.Sprintf(" (the process had run %d earlier cases)", c.served)
+			residue = &first
+			if p.cur == c {
+				p.retire(c)
+				p.cur = nil
+			}
+			continue
+		}
+		if residue != nil && o.Verdict != conformance.Crash {
+			o.Residue = residue
+		}
 		o.Prior = prior
 		return o
+	}
+}
+
+// unloadLinger is how long a child that unloaded the library lives on
+// before it is retired: long enough for a thread the library left behind to
+// run into the unmapped code.
+const unloadLinger = 200 * time.Millisecond
+
+// unloadAt is the index of ops' unload op (U-1), or -1.
+func unloadAt(ops []conformance.Op) int {
+	for i, op := range ops {
+		if op.Kind == conformance.KindUnload {
+			return i
+		}
+	}
+	return -1
+}
+
+// afterUnload retires the child of a run that unloaded the library: what the
+// unloaded instance left in the process (threads, thread-exit destructors,
+// timers) belongs to that run, so it must neither crash nor poison a later
+// case. A death while the child lingers or exits is the run's crash, at
+// its unload op.
+func (p *pool) afterUnload(c *child, at int, o *conformance.Outcome) {
+	select {
+	case <-c.done:
+	case <-time.After(unloadLinger):
+	}
+	p.retire(c)
+	p.cur = nil
+	if c.waitErr != nil && o.Verdict == conformance.Pass {
+		*o = conformance.Outcome{Verdict: conformance.Crash, At: at,
+			Detail: "the process died after the unload, once the run had finished: " + c.death()}
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,17 +14,63 @@ import (
 // scriptTarget is the built-in target a repro file names in its
 // "# target: sim:..." header, or "".
 func scriptTarget(text string) string {
+	v := header(text, "target")
+	if isSimSpec(v) {
+		return v
+	}
+	return ""
+}
+
+// header is the value of the first "# key: value" line of a script, or "".
+func header(text, key string) string {
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
-		if v, ok := strings.CutPrefix(line, "# target:"); ok {
-			if v = strings.TrimSpace(v); isSimSpec(v) {
-				return v
-			}
-			return ""
+		if v, ok := strings.CutPrefix(line, "# "+key+":"); ok {
+			return strings.TrimSpace(v)
 		}
 	}
 	return ""
+}
+
+// shellWords splits a command line written by shellQuote: words separated by
+// blanks, single-quoted words, and inside them a quote written as quote,
+// backslash, quote, quote (the way shellQuote writes one).
+func shellWords(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case c == ' ' || c == '\t':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if quoted {
+		return nil, errors.New("unterminated quote")
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
 }
 
 type jsonFinding struct {
@@ -59,12 +106,27 @@ func replayMain(o *options, lib string, stdout, stderr io.Writer) int {
 	if len(ops) == 0 {
 		return usage(stderr, "-replay "+o.replay+": no ops in the file")
 	}
-	spec := lib
+	spec, from := lib, ""
 	if spec == "" {
-		spec = scriptTarget(string(text))
+		spec, from = scriptTarget(string(text)), " (named by the file's header)"
+	}
+	if spec == "" && header(string(text), "args") != "" {
+		// The library the repro came from, with the flags that loaded it.
+		words, err := shellWords(header(string(text), "args"))
+		if err != nil {
+			return usage(stderr, "-replay "+o.replay+": # args: "+err.Error())
+		}
+		fs := newFlagSet(o)
+		if err := fs.Parse(words); err != nil || fs.NArg() != 1 {
+			return usage(stderr, "-replay "+o.replay+": # args: is not [flags] LIB")
+		}
+		if err := o.validate(fs.Arg(0)); err != nil {
+			return usage(stderr, "-replay "+o.replay+": # args: "+err.Error())
+		}
+		spec, from = fs.Arg(0), " (named by the file's header)"
 	}
 	if spec == "" {
-		spec = "sim:tmr"
+		spec, from = "sim:tmr", " (the default: the file names no target)"
 	}
 	var t *target
 	if isSimSpec(spec) {
@@ -108,7 +170,7 @@ func replayMain(o *options, lib string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	} else {
-		fmt.Fprintf(stdout, "replay %s on %s (revision %s, profile %s): %d ops\n", o.replay, t.label, t.info.Revision, t.info.Profile, len(ops))
+		fmt.Fprintf(stdout, "replay %s on %s%s (revision %s, profile %s): %d ops\n", o.replay, t.label, from, t.info.Revision, t.info.Profile, len(ops))
 		switch out.Verdict {
 		case conformance.Pass:
 			for _, l := range out.History {

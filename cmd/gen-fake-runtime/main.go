@@ -9,6 +9,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,9 +31,23 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// Exit codes: 0 built (or listed), 1 the build failed (the compiler, the
+// disk), 2 a usage error: a bad flag, knob, profile, mutant or symbol, said
+// in one line.
+const (
+	exitOK    = 0
+	exitBuild = 1
+	exitUsage = 2
+)
+
+func usageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "gen-fake-runtime: %s (gen-fake-runtime -h for help)\n", strings.TrimPrefix(msg, "emit: "))
+	return exitUsage
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gen-fake-runtime", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	var (
 		cfg      emit.Config
 		out      = fs.String("o", "", "output `directory` (required unless -list-mutants)")
@@ -45,13 +60,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	)
 	fs.Var(knobFlags{&cfg.Knobs}, "knob", "a `key=value` knob, repeatable: status.<entry>=<code>, fail.<site>=<count>:<code>,\n"+
 		"prepare_writes_id=false, fatal_device=true, strict=true, must_not_call=<entry>[,<entry>],\n"+
-		"crash.<entry>=true, hang.<entry>=true")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gen-fake-runtime -o DIR [flags]\n       gen-fake-runtime -list-mutants")
-		fs.PrintDefaults()
-	}
+		"crash.<entry>=true, hang.<entry>=true, null.<entry>=true")
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "usage: gen-fake-runtime -o DIR [flags]\n       gen-fake-runtime -list-mutants")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return exitOK
+		}
+		return usageError(stderr, err.Error())
 	}
 	if *list {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -62,9 +80,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		tw.Flush()
 		return 0
 	}
-	if *out == "" || fs.NArg() != 0 {
-		fs.Usage()
-		return 2
+	switch {
+	case fs.NArg() != 0:
+		return usageError(stderr, "unexpected arguments: "+strings.Join(fs.Args(), " "))
+	case *out == "":
+		return usageError(stderr, "-o DIR is required")
 	}
 	cfg.Profile = emit.Profile(*profile)
 	cfg.Mutant = *mutant
@@ -75,8 +95,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	src, err := emit.Source(cfg)
 	if err != nil {
-		fmt.Fprintln(stderr, "gen-fake-runtime:", err)
-		return 1
+		// An unknown profile, mutant or symbol, or a knob the profile
+		// cannot take: the arguments are wrong.
+		return usageError(stderr, err.Error())
 	}
 	if *emitOnly {
 		paths, err := emit.WriteSources(src, *out)

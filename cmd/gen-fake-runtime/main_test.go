@@ -55,8 +55,10 @@ func TestUsageErrors(t *testing.T) {
 		{"-o", t.TempDir(), "-mutant", "nope"}, // bad mutant
 	} {
 		var out, errb bytes.Buffer
-		if code := run(args, &out, &errb); code == 0 {
-			t.Errorf("run(%q) succeeded", args)
+		code := run(args, &out, &errb)
+		msg := strings.TrimSpace(errb.String())
+		if code != exitUsage || strings.Count(msg, "\n") != 0 || !strings.HasPrefix(msg, "gen-fake-runtime: ") {
+			t.Errorf("run(%q): exit %d, stderr %q; want exit 2 and one line", args, code, msg)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 // Package emit writes the C11 source of a simabi fake host runtime and its fake
 // ACL library, and builds them into shared libraries with the system C
-// compiler (rules F-1..F-4 of ../shared/spec/rules.md).
+// compiler (rules F-1..F-4 of docs/contract.md).
 //
 // The runtime follows docs/semantics.md call for call, like the Go reference
 // runtime in package sim. Every number and table in the C (status codes,
@@ -28,7 +28,7 @@ import (
 	"github.com/simabi/simabi/validation"
 )
 
-// Profile is a build profile (rules.md "Build profiles").
+// Profile is a build profile (docs/contract.md "Build profiles").
 type Profile string
 
 // Profiles.
@@ -477,7 +477,7 @@ func newTemplateData(cfg Config) templateData {
 	c("RUNTIME_STORAGE_ALIGN", RuntimeStorageAlign, "get_runtime_alignment")
 	c("HOST_LOG_STATE_ABI_VERSION", abi.HostLogStateABIVersion, "")
 	c("HOST_LOG_STATE_SIZE", abi.HostLogStateSize, "")
-	c("HOST_BIND_REFUSED", int32(abi.HostBindRefused), "simpler_host_log_bind_state's refusal (abi.md)")
+	c("HOST_BIND_REFUSED", int32(abi.HostBindRefused), "simpler_host_log_bind_state's refusal (docs/contract.md)")
 	c("DIR_SCALAR", int32(abi.DirScalar), "")
 	c("DIR_IN", int32(abi.DirIn), "")
 	c("DIR_OUT", int32(abi.DirOut), "")

@@ -78,7 +78,7 @@ func TestF1_ExportsEverySymbolOfTheProfile(t *testing.T) {
 			}
 			for name := range defined {
 				if !want[name] && !strings.HasPrefix(name, "_") {
-					t.Errorf("%s exports %s, which abi.md does not list", p, name)
+					t.Errorf("%s exports %s, which docs/contract.md does not list", p, name)
 				}
 			}
 			if !slices.Contains(needed, ACLLibName) {
@@ -588,10 +588,8 @@ func TestF1_LegacyProfile(t *testing.T) {
 	}
 }
 
-// The examples of docs/fake-runtime.md (testdata/docs_example.*) work: a C++
-// test linked directly against the fake through simabi_fake.h, and a pytest
-// module using ctypes (run by pytest when installed, else by a stand-in that
-// calls the fixture and each test function).
+// The C++ example of docs/fake-runtime.md (testdata/docs_example.cpp) works:
+// a test linked directly against the fake through simabi_fake.h.
 func TestF1_DocsExamples(t *testing.T) {
 	t.Parallel()
 	art := buildFake(t, Config{Profile: ProfileTMR})
@@ -611,33 +609,8 @@ func TestF1_DocsExamples(t *testing.T) {
 			t.Fatalf("C++ example:\n%v", r)
 		}
 	})
-	t.Run("python-ctypes", func(t *testing.T) {
-		py, err := exec.LookPath("python3")
-		if err != nil {
-			t.Skip("skipping: no python3")
-		}
-		var cmd *exec.Cmd
-		if exec.Command(py, "-m", "pytest", "--version").Run() == nil {
-			cmd = exec.Command(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "testdata/docs_example.py")
-		} else {
-			const standIn = `import importlib.util, sys, types
-pt = types.ModuleType("pytest")
-pt.fixture = lambda *a, **k: (a[0] if a and callable(a[0]) else (lambda f: f))
-sys.modules["pytest"] = pt
-spec = importlib.util.spec_from_file_location("docs_example", "testdata/docs_example.py")
-m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-f = m.fake()
-for name in sorted(n for n in dir(m) if n.startswith("test_")):
-    getattr(m, name)(f)
-    print("passed", name)
-`
-			cmd = exec.Command(py, "-c", standIn)
-		}
-		cmd.Env = append(os.Environ(), "FAKE_DIR="+dir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("python example: %v\n%s", err, out)
-		}
-	})
+	// The pytest fixture of docs/fake-runtime.md runs in tests/docs_test.go
+	// (TestDocsPytestFixtureRunsAnywhere), from outside the checkout.
 }
 
 // F-2: every knob at once still compiles warning-free, in every profile.
@@ -693,7 +666,7 @@ func TestBuildRepairsDamagedCacheEntry(t *testing.T) {
 	}
 }
 
-// E-FIN: an independent C client, written from abi.md alone (no generated
+// E-FIN: an independent C client, written from docs/contract.md alone (no generated
 // declarations), runs the outstanding-run scenario against the emitted fake:
 // finalize_device returns INTERNAL while a run is prepared, launched or
 // completed, and 0 once finalize_run returned.

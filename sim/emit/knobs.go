@@ -36,7 +36,7 @@ type Knobs struct {
 	// fixed status is 0 and prepare writes ids, writes the context's next
 	// minted id (0, 1, 2, ... per context).
 	Status map[string]int32
-	// Fail arms fault sites (abi.md simabi_inject) from the start, as if
+	// Fail arms fault sites (docs/contract.md simabi_inject) from the start, as if
 	// simabi_inject(site, count, code) had been called at load. tmr only.
 	Fail map[int32]Fault
 	// PrepareNoID makes a successful prepare leave -1 in out_callable_id

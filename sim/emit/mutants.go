@@ -7,7 +7,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// Mutant is a runtime that breaks exactly one rule of rules.md (F-4). The
+// Mutant is a runtime that breaks exactly one rule of docs/contract.md (F-4). The
 // emitted source of a mutant differs from the plain runtime only where it
 // breaks that rule; each changed spot carries a "MUTANT <name> [<rule>]"
 // comment.
@@ -54,9 +54,10 @@ var mutants = []Mutant{
 	{"stream-switch-ok", "E-LAUNCH", "", "the stream-switch gate is off"},
 	{"async-poisons", "E-LAUNCH-ASYNC", "", "an asynchronous device failure poisons the context"},
 	{"device-band-code", "S-1", "", "launch of a never-published id returns -7 (device band) instead of CALLABLE_NOT_RESIDENT"},
-	{"undocumented-code", "S-2", "", "a V-LAUNCH refusal returns -1009, a code abi.md does not define"},
+	{"undocumented-code", "S-2", "", "a V-LAUNCH refusal returns -1009, a code docs/contract.md does not define"},
 	{"null-prepare-internal", "S-3", "", "prepare with a NULL ctx returns INTERNAL instead of INVALID_ARGUMENT"},
 	{"thread-key-leak", "U-1", "", "init leaves a thread-exit destructor in the library: a thread that exits after the unload crashes"},
+	{"late-thread-leak", "U-1", "", "init starts a detached thread that runs library code 50 ms later: after an unload it crashes whatever the process does then"},
 	{"prepared-run-not-outstanding", "E-FIN", "", "only a launched, uncompleted run counts as outstanding: finalize and destroy go through with a prepared or completed run"},
 	{"program-teardown-swallowed", "E-FIN", "", "a failing program teardown (site 10) is not returned by finalize_device"},
 	{"refusal-latches", "L-4", "", "simpler_init with a device id < 0 latches PROGRAM before refusing it"},
@@ -67,7 +68,7 @@ const (
 	// MutantDeviceBandCode is device code 7 (REQUIRE_SYNC_START_INVALID)
 	// negated: a host-side refusal reported in the device-latched band.
 	MutantDeviceBandCode abi.Status = -7
-	// MutantUndocumentedCode is one below the smallest host code abi.md
+	// MutantUndocumentedCode is one below the smallest host code docs/contract.md
 	// defines.
 	MutantUndocumentedCode = abi.HostBandMin - 1
 )

@@ -13,7 +13,7 @@ import (
 
 // stubbedFake is the emitted tmr fake with ensure_acl_ready_ctx and
 // destroy_comm_stream_ctx answering 0 for anything, NULL included: the shape
-// of upstream's simulator stubs (rules.md Revisions, S-3).
+// of upstream's simulator stubs (docs/contract.md Revisions, S-3).
 func stubbedFake(t *testing.T) *emit.Artifacts {
 	return emittedBuild(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{
 		"ensure_acl_ready_ctx": 0, "destroy_comm_stream_ctx": 0}}})
@@ -144,8 +144,9 @@ func TestRandomFingerprintMasksSlots(t *testing.T) {
 }
 
 // A death found after a case had finished (the executor's process died
-// between cases) is that case's, under its rules and U-1; bind-time rule
-// breaks are failures of the report (V-CONTRACT, L-1).
+// between cases, after the case's instance was unloaded) is U-1's alone,
+// named after that case; bind-time rule breaks are failures of the report
+// (V-CONTRACT, L-1).
 func TestLateDeathAndBindFindings(t *testing.T) {
 	x := &scriptedExecutor{outcomes: []Outcome{
 		{Verdict: Pass, Result: &Result{}},
@@ -158,17 +159,46 @@ func TestLateDeathAndBindFindings(t *testing.T) {
 		got[f.Rule+" "+f.Check] = f
 	}
 	first := res.Cases[0].Name
-	if f, ok := got["U-1 "+first]; !ok || f.Verdict != Crash || !strings.Contains(f.Detail, "after the case finished") {
-		t.Errorf("late death: %+v, want a U-1 crash of the first case, %s", got, first)
+	if f, ok := got["U-1 late/"+first]; !ok || f.Verdict != Crash || !strings.Contains(f.Detail, "after the case finished") {
+		t.Errorf("late death: %+v, want a U-1 crash named after the first case, %s", got, first)
 	}
-	if _, ok := got["U-1 "+res.Cases[1].Name]; ok {
-		t.Errorf("the death was given to the case that found it too: %+v", got)
+	for _, f := range res.Report.Findings {
+		if f.Verdict == Crash && f.Rule != "U-1" {
+			t.Errorf("the late death was given to %s too: %+v", f.Rule, f)
+		}
 	}
 	if f, ok := got["V-CONTRACT bind"]; !ok || f.Verdict != Fail {
 		t.Errorf("bind finding: %+v", got)
 	}
 	if res.Report.Verdict() != Crash {
 		t.Errorf("verdict %v, want crash", res.Report.Verdict())
+	}
+}
+
+// A residue (a case that died only in a process that had run earlier
+// cases) is one U-1 finding however many cases it hit, and the case itself
+// is judged on its run in the fresh process.
+func TestResidueIsOneU1Finding(t *testing.T) {
+	residue := &Outcome{Verdict: Crash, At: 0, Detail: "killed by signal SIGSEGV"}
+	x := &scriptedExecutor{outcomes: []Outcome{
+		{Verdict: Pass, Result: &Result{}, Residue: residue},
+		{Verdict: Pass, Result: &Result{}, Residue: residue},
+	}}
+	res := ConformWith(x, SuiteRun{Name: "t", Profile: ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")})
+	var prints []string
+	for _, f := range res.Report.Findings {
+		if f.Rule != "U-1" || f.Verdict != Crash || !strings.HasPrefix(f.Check, "residue/") {
+			t.Errorf("finding %+v, want only U-1 residue crashes", f)
+		}
+		prints = append(prints, f.Fingerprint)
+	}
+	if len(prints) != 1 || res.Report.Findings[0].Count != 2 {
+		t.Errorf("findings %+v, want one U-1 residue finding met twice", res.Report.Findings)
+	}
+	for _, c := range res.Cases {
+		if c.Verdict != Pass {
+			t.Errorf("case %s: %v, want pass (its fresh run passed)", c.Name, c.Verdict)
+		}
 	}
 }
 

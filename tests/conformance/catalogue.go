@@ -318,7 +318,7 @@ prog null fn=comm_create
 prog null fn=comm_destroy
 `},
 	// S: every refusal of a host-side check answers a host code (S-1), every
-	// code is one abi.md documents (S-2), and NULL contexts follow S-3. The
+	// code is one docs/contract.md documents (S-2), and NULL contexts follow S-3. The
 	// model checks S-1 and S-2 on every call of every check; these name the
 	// places the S mutants break.
 	{Name: "s-1/host-refusals-below-1000", Rules: []Rule{RS1, RELaunch}, Kills: []string{"device-band-code"}, Profiles: tmrOnly, Script: prelude + `
@@ -601,7 +601,7 @@ contract
 	// is the target's program callable (abicheck -callable on a real build).
 	{Name: "e-fin/outstanding-prepared-run", Rules: []Rule{REFin, REDestroy}, Kills: []string{"prepared-run-not-outstanding"}, Profiles: allProfiles, Script: `
 create c0
-pinit c0 dev=0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
 prepare_run c0 st=0 id=0
 finalize c0
@@ -615,7 +615,7 @@ destroy c0
 `},
 	{Name: "e-fin/outstanding-launched-run", Rules: []Rule{REFin, REDestroy, REProg}, Profiles: allProfiles, Script: `
 create c0
-pinit c0 dev=0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
 prepare_run c0 st=0 id=0
 launch_run c0 st=0
@@ -634,13 +634,13 @@ destroy c0
 `},
 	{Name: "e-prog/run-storage", Rules: []Rule{REProg, REFin}, Profiles: allProfiles, Script: `
 create c0
-pinit c0 dev=0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
 prepare_run c0 st=0 id=0
 prepare_run c0 st=0 id=0
 run c0 st=0 id=0
 create c1
-pinit c1 dev=1
+pinit c1 dev=1 aicpu=bytes aicore=bytes
 register c1 id=0 img=prog
 prepare_run c1 st=0 id=0
 launch_run c1 st=0
@@ -670,9 +670,21 @@ finalize c0
 	// emits a trace span on upstream's builds) exits only after the unload;
 	// the runner waits for it to be gone, so a thread-exit destructor left
 	// behind crashes the process at the unload op, every time.
-	{Name: "u-1/program-thread-exits-after-unload", Rules: []Rule{RU1}, Kills: []string{"thread-key-leak"}, Needs: CapUnload, Profiles: allProfiles, Script: `
+	{Name: "u-1/program-thread-exits-after-unload", Rules: []Rule{RU1}, Kills: []string{"thread-key-leak", "late-thread-leak"}, Needs: CapUnload, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 prewarm=ok
+finalize c0
+destroy c0
+unload
+`},
+	// The same after a program run: simpler_prepare_run opens trace spans
+	// on upstream's builds, whatever the prewarm did.
+	{Name: "u-1/run-thread-exits-after-unload", Rules: []Rule{RU1}, Needs: CapUnload, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+register c0 id=0 img=prog
+run c0 st=0 id=0
+unregister c0 id=0
 finalize c0
 destroy c0
 unload
@@ -685,7 +697,7 @@ finalize c0
 destroy c0
 unload
 `},
-	// What a legacy build is held to (rules.md "Revisions"): re-init on the
+	// What a legacy build is held to (docs/contract.md "Revisions"): re-init on the
 	// attached device, another device refused until finalize, a prewarm
 	// whose ring sizing is refused, and ensure_acl_ready_ctx.
 	{Name: "legacy/program-init", Rules: []Rule{REPInit, REFin}, Profiles: []Profile{ProfileLegacy}, Script: `
@@ -746,6 +758,6 @@ var Mutants = map[string]Rule{
 	"count-8191": RM4, "no-byte-budget": RM5, "committed-after-finalize": RM7, "device-unchecked": RD2,
 	"finalize-resets-device": RD1, "fatal-resets": RD4, "launch-waits": RX2, "stream-switch-ok": RELaunch,
 	"async-poisons": RELaunchAsync, "device-band-code": RS1, "undocumented-code": RS2,
-	"null-prepare-internal": RS3, "thread-key-leak": RU1,
+	"null-prepare-internal": RS3, "thread-key-leak": RU1, "late-thread-leak": RU1,
 	"prepared-run-not-outstanding": REFin, "program-teardown-swallowed": REFin, "refusal-latches": RL4,
 }

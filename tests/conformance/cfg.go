@@ -59,7 +59,7 @@ func cfgLayout(r CfgRecipe, legacy bool) []byte {
 	return b.([]byte)
 }
 
-// cfgVerdict is what V-CFG (rules.md, the model's reading) makes of a config.
+// cfgVerdict is what V-CFG (docs/contract.md, the model's reading) makes of a config.
 type cfgVerdict struct {
 	st       abi.Status // OK or the first failure's status
 	tolINT   bool       // the thread rule's tolerated INTERNAL

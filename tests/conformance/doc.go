@@ -1,6 +1,6 @@
 // Package conformance is the checker of simabi: it drives any abi.Runtime
 // with sequences of ops, checks every call against an independent model of
-// ../../../shared/spec/rules.md, and reports per rule. cmd/abicheck is a thin
+// docs/contract.md, and reports per rule. cmd/abicheck is a thin
 // main over it.
 //
 // # Pieces
@@ -9,9 +9,9 @@
 //     (String / Parse, round-trip tested). Contexts are slots c0..c15,
 //     streams names s0..s7, images and args recipes; no op holds a raw
 //     handle or address.
-//   - Model: the expected outcome of each call, written from rules.md and
-//     abi.md only (never from sim): allowed statuses with the rule that
-//     decides them, tolerated statuses (rules.md "tolerated": reported as
+//   - Model: the expected outcome of each call, written from docs/contract.md and
+//     docs/contract.md only (never from sim): allowed statuses with the rule that
+//     decides them, tolerated statuses (docs/contract.md "tolerated": reported as
 //     warnings), the id prepare must leave in out, the direction of
 //     committed memory, queried values, and whether ACL calls were allowed.
 //   - Runner: executes a sequence on a Target on one goroutine locked to its
@@ -53,11 +53,17 @@
 //	holdlaunch cN ms=M img=IMG id=I [args=ARGS] stream=STREAM     X-2
 //	holdprepare cN ms=M img=IMG img2=IMG                          X-2
 //	racekinit cN cM dev=D gen=G                                   X-1
+//	unload                                    U-1: unload the library, then the calling thread exits (last op)
+//	register CTX id=I [img=IMG]               simpler_register_callable (img=prog: the target's program callable)
+//	unregister CTX id=I
+//	prepare_run CTX st=N id=I [args=ARGS]     on run storage N (0..3), a valid CallConfig, storage N's descriptor
+//	launch_run CTX st=N | poll_run CTX st=N | wait_run CTX st=N | finalize_run CTX st=N
+//	run CTX st=N id=I [args=ARGS]             simpler_run
 //
 //	SPAN := none | bytes | halfptr | halfsize      (NULL,0) (p,64) (p,0) (NULL,64)
 //	CFG  := ok | FLAG{+FLAG}   FLAG := null | threads=N | swim=N | depgen | prefix |
 //	        unterm | pmu | dump | scope | anchors | ring=good|badtask|badheap|baddep
-//	IMG  := null | huge | valid(t=,s=,c=,b=,x=,nosc){+MOD}
+//	IMG  := null | huge | prog | valid(t=,s=,c=,b=,x=,nosc){+MOD}
 //	MOD  := defect(NAME) | mis(K) | short(K) | long(K) | byte(OFF,VAL) | u32(OFF,VAL)
 //	ARGS := match | match(dt=,ds=,host,junk) | exact(t=,s=[,host][,junk]) | null
 //	FN   := register | unregister | run | prepare_run | launch_run | poll_run |
@@ -96,6 +102,15 @@
 // other order), Diff compares that op without the branch (for holdlaunch:
 // its prepare) and stops there: the runs may legitimately go on differently.
 //
+// Run storage: four buffers of get_runtime_size() bytes at
+// get_runtime_alignment(), zeroed at the start of every run, each with a
+// NativeRunDescriptor whose accepted_state is a word of the runner's and
+// whose accepted_value is AcceptedValue(N); a successful launch_run must
+// publish it. args=match gives the counts of the callable the id names
+// (as registered). img=prog is the program callable of the target: the
+// ChipCallable a user gave (Options.Callable, abicheck -callable), else the
+// canonical empty image, which only a simulated build registers and runs.
+//
 // # Targets
 //
 // A Target is a runtime instance plus what the checker may drive: Hooks
@@ -130,7 +145,7 @@
 // runtime the claim registry, the thread's current device, the nine fault
 // sites, each stream's enqueued and completed serials, and the profile
 // (asked of supported(NULL) at the start of each run; legacy must be
-// given). Where rules.md allows several outcomes the model accepts each and
+// given). Where docs/contract.md allows several outcomes the model accepts each and
 // follows the observed one (a tolerated alternative that continues, like
 // unchecked ring sizing, is walked as its own branch). A status it did not
 // predict is a failure; the model then stops predicting ("lost") and the
@@ -163,7 +178,7 @@
 //     failure on that context afterwards also names L-5.
 //   - D-2's tolerated alternative ("the query's own code") is a code of a
 //     lower layer in place of INVALID_STATE at the D-2 step: not a host code
-//     of abi.md and not a code the checker injected (a runtime that skipped
+//     of docs/contract.md and not a code the checker injected (a runtime that skipped
 //     the check and failed at a later fault site fails D-2).
 //
 // Beyond statuses each call is checked for: the value left in out (-1 on
@@ -174,9 +189,9 @@
 // current device), and, when the target exposes ACL counters, no ACL init,
 // finalize, set-device, reset or synchronize on a kernel path (D-1, E-SUP).
 //
-// Points where rules.md leaves the outcome open, and what the model does:
+// Points where docs/contract.md leaves the outcome open, and what the model does:
 //
-//   - Stream completion. abi.md lets a checker with hooks drive completion
+//   - Stream completion. docs/contract.md lets a checker with hooks drive completion
 //     (simabi_sync_stream completes a stream; site 8 fires on "the next
 //     synchronize of a stream with pending work"), so with hooks work is
 //     pending until the stream is synchronized and an unsynchronized stream
@@ -194,7 +209,7 @@
 //     succeed (a real build needs Options.Binaries for kinit/pinit spans).
 //   - Simulated kernels: a synchronize with pending work and no site-8
 //     fault should return 0; a device-band code (-1..-999) is a warning
-//     (S-1), since rules.md says nothing about what the checker's kernels
+//     (S-1), since docs/contract.md says nothing about what the checker's kernels
 //     do on a device.
 //   - E-PINIT's prewarm check uses V-CFG's thread, swimlane, prefix and
 //     ring rules, not the kernel-only UNSUPPORTED step: a prewarm config

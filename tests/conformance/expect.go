@@ -9,13 +9,13 @@ import (
 
 // StatusSet is a set of statuses an expectation allows: a few exact values,
 // every failure (NonZero), a lower layer's own code (Foreign), or anything
-// (Any, where rules.md says nothing).
+// (Any, where docs/contract.md says nothing).
 type StatusSet struct {
 	Any        bool
 	NonZero    bool
 	DeviceBand bool // -1..-999 (S-1: codes forwarded from the device)
 	// Foreign: a code the runtime forwards from a lower layer (D-2's
-	// tolerated "query's own code"): nonzero and not a host code abi.md
+	// tolerated "query's own code"): nonzero and not a host code docs/contract.md
 	// defines. The model further excludes the codes the checker injected at
 	// fault sites (Model.tolerated): those come from a step past the one
 	// the tolerance is about.
@@ -137,7 +137,7 @@ func (ss StatusSet) String() string {
 	return strings.Join(parts, " or ")
 }
 
-// statusName renders a status for histories: its bare name when abi.md names
+// statusName renders a status for histories: its bare name when docs/contract.md names
 // it, else its value.
 func statusName(s abi.Status) string {
 	if n := s.Name(); n != "" {
@@ -158,7 +158,7 @@ const (
 	MemSame                // unchanged
 	MemUp                  // grew
 	MemUpOrSame            // did not shrink
-	MemAny                 // rules.md says nothing
+	MemAny                 // docs/contract.md says nothing
 	MemZeroTolUp           // 0; nonzero is the tolerated C0 of a real build (warn)
 )
 
@@ -258,10 +258,13 @@ type Expectation struct {
 	// CheckAccepted: launch_run succeeded, so accepted_state must hold
 	// the descriptor's accepted_value (Observation.Accepted).
 	CheckAccepted bool
+	// RunClause: the expectation is an outstanding-run clause (E-FIN,
+	// E-DESTROY): its passes are counted apart for the report.
+	RunClause bool
 
 	// Grounds is where the expectation comes from when it is not the target
 	// revision's rule itself: on a legacy build, the upstream file and line
-	// whose behaviour the model asserts (rules.md "Revisions").
+	// whose behaviour the model asserts (docs/contract.md "Revisions").
 	Grounds string
 
 	Unchecked bool // nothing is asserted (the model lost track)

@@ -69,8 +69,11 @@ func findingPrint(fr FindingReport, op Op, key string) string {
 
 // passDetail says what a passing rule's passes are worth when some came from
 // a legacy build's generic -1.
-func passDetail(t [numVerdicts]uint32, generic uint32) string {
+func passDetail(t [numVerdicts]uint32, generic, runClauses uint32) string {
 	var parts []string
+	if runClauses > 0 {
+		parts = append(parts, strconv.FormatUint(uint64(runClauses), 10)+" checked with a native run outstanding")
+	}
 	if generic > 0 {
 		if generic >= t[Pass] {
 			parts = append(parts, "passed on the legacy generic -1 only: IS, IA, NR and INTERNAL were not told apart, so this proves less than a pass on a kernel build")

@@ -10,7 +10,7 @@ import (
 
 var le = binary.LittleEndian
 
-// Sizes the model uses, restated from abi.md so that the model does not lean
+// Sizes the model uses, restated from docs/contract.md so that the model does not lean
 // on the code it checks.
 const (
 	headerSize   = 9376    // sizeof(ChipCallable)
@@ -23,7 +23,7 @@ const (
 	funcNameBase = "conformance.nop"
 )
 
-// Field offsets of abi.md's ChipCallable layout, restated.
+// Field offsets of docs/contract.md's ChipCallable layout, restated.
 const (
 	offSigCount   = 1024
 	offBinarySize = 1028
@@ -40,7 +40,7 @@ const (
 )
 
 // imageFacts is what the model knows about a recipe: the bytes passed and
-// what V-PREP-2 and V-IMG (the model's own reading of rules.md) make of them.
+// what V-PREP-2 and V-IMG (the model's own reading of docs/contract.md) make of them.
 type imageFacts struct {
 	image   []byte // the canonical image with the defect and poke applied, Long zero bytes appended
 	size    uint64 // the size passed
@@ -48,7 +48,7 @@ type imageFacts struct {
 	huge    bool
 	aligned bool
 	valid   bool   // V-IMG
-	lenient bool   // V-IMG with the stored scalar_count ignored (rules.md: tolerated)
+	lenient bool   // V-IMG with the stored scalar_count ignored (docs/contract.md: tolerated)
 	t, s    int32  // counts derived from the signature, when valid or lenient
 	charge  uint64 // M-5: align_up(size, 64)
 	defect  string // V-IMG's first defect, for reports
@@ -214,7 +214,7 @@ func applyDefect(img []byte, r ImageRecipe) {
 	}
 }
 
-// checkImage is V-IMG as rules.md states it, over an image of exactly
+// checkImage is V-IMG as docs/contract.md states it, over an image of exactly
 // len(img) bytes (>= 9376) at an address that does not wrap. With
 // ignoreStoredScalars the stored scalar_count is not compared (the tolerated
 // alternative). It returns the derived counts.

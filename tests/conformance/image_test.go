@@ -41,7 +41,7 @@ func TestImageRecipesV_IMG(t *testing.T) {
 }
 
 // TestCheckImageAgreesWithValidation cross-checks the model's V-IMG (written
-// from rules.md) with the project's validation.CheckImageAt on mutated
+// from docs/contract.md) with the project's validation.CheckImageAt on mutated
 // images. A disagreement is a bug in one of them (V-IMG).
 func TestCheckImageAgreesWithValidation(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {

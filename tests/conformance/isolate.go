@@ -48,6 +48,12 @@ type Outcome struct {
 	// Prior is a death of the executor's process found before this run
 	// started, after the previous run had finished: it belongs to that run.
 	Prior *Outcome
+	// Residue is a death of this run in a process that had run earlier
+	// cases, each loading and unloading its own instance of the library,
+	// when the same run does not die in a fresh process: what an unloaded
+	// instance left behind killed it (U-1), not this run's calls. The
+	// outcome is then the fresh process's.
+	Residue *Outcome
 }
 
 // Executor runs one sequence on a fresh runtime instance: in this process
@@ -265,13 +271,14 @@ type OutcomeRecord struct {
 // ResultRecord is a Result without its history entries (History lines travel
 // separately).
 type ResultRecord struct {
-	Profile  string              `json:"profile"`
-	Checked  int                 `json:"checked"`
-	Lost     string              `json:"lost,omitempty"`
-	Findings []FindingRecord     `json:"findings,omitempty"`
-	Tally    map[string][]uint32 `json:"tally,omitempty"`   // rule -> count per verdict
-	Generic  map[string]uint32   `json:"generic,omitempty"` // rule -> passes on a legacy build's generic -1
-	Diverged int                 `json:"diverged,omitempty"`
+	Profile    string              `json:"profile"`
+	Checked    int                 `json:"checked"`
+	Lost       string              `json:"lost,omitempty"`
+	Findings   []FindingRecord     `json:"findings,omitempty"`
+	Tally      map[string][]uint32 `json:"tally,omitempty"`       // rule -> count per verdict
+	Generic    map[string]uint32   `json:"generic,omitempty"`     // rule -> passes on a legacy build's generic -1
+	RunClauses map[string]uint32   `json:"run_clauses,omitempty"` // rule -> outstanding-run clauses checked
+	Diverged   int                 `json:"diverged,omitempty"`
 }
 
 // FindingRecord is a Finding with its op and rule as text.
@@ -309,6 +316,12 @@ func (o Outcome) Record() OutcomeRecord {
 				}
 				rr.Generic[rule.String()] = n
 			}
+			if n := res.RunClauses[rule]; n > 0 {
+				if rr.RunClauses == nil {
+					rr.RunClauses = map[string]uint32{}
+				}
+				rr.RunClauses[rule.String()] = n
+			}
 		}
 		rec.Result = rr
 	}
@@ -342,6 +355,9 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 	res := &Result{History: History{Profile: p}, Checked: rr.Checked, Lost: rr.Lost, Divergences: rr.Diverged}
 	for name, n := range rr.Generic {
 		res.Generic[ruleOrNone(name)] = n
+	}
+	for name, n := range rr.RunClauses {
+		res.RunClauses[ruleOrNone(name)] = n
 	}
 	for _, fr := range rr.Findings {
 		f := Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key}

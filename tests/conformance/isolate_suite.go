@@ -98,17 +98,32 @@ type lastCase struct {
 // process died between cases: a thread or a thread-exit destructor of the
 // library ran after the case's teardown). It belongs to the case that ran
 // last, under its rules and U-1, and is never retried in silence.
+// residue reports a death that earlier, unloaded instances of the library
+// caused in the run of case name (Outcome.Residue): a U-1 finding.
+func (st *suiteState) residue(name string, ops []Op, r *Outcome) {
+	if r == nil {
+		return
+	}
+	var atOp *Op
+	if r.At >= 0 && r.At < len(ops) {
+		atOp = &ops[r.At]
+	}
+	detail := fmt.Sprintf("%s: %s at %s in a process that had loaded and unloaded the library for earlier cases, "+
+		"and not when the case ran again in a fresh process: what an unloaded instance left behind (a thread, a "+
+		"thread-exit destructor, a timer) killed it: %s", name, r.Verdict, OpAt(ops, r.At), r.Detail)
+	st.rep.AddResidue("residue/"+name, r.Verdict, r.At, atOp, detail, ReproPrefix(ops, r.At))
+}
+
 func (st *suiteState) late(prior *Outcome) {
 	if prior == nil || st.last.name == "" {
 		return
 	}
-	rs := append([]Rule(nil), st.last.rules...)
-	if !slices.Contains(rs, RU1) {
-		rs = append(rs, RU1)
-	}
-	detail := fmt.Sprintf("%s: %s after the case finished (its contexts destroyed, the library released): %s",
+	// The case's instance was released before its result came back, so
+	// what died afterwards was code of an unloaded library: U-1, whichever
+	// case happened to run before.
+	detail := fmt.Sprintf("%s: %s after the case finished (its contexts destroyed, the library released and unloaded): %s",
 		st.last.name, prior.Verdict, prior.Detail)
-	st.rep.AddDeath(st.last.name, rs, prior.Verdict, len(st.last.ops), nil, detail, st.last.ops)
+	st.rep.AddResidue("late/"+st.last.name, prior.Verdict, len(st.last.ops), nil, detail, st.last.ops)
 }
 
 // ConformWith runs the directed catalogue and random sequences through x and
@@ -315,6 +330,7 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 	defer func() { co.Elapsed = time.Since(t0) }()
 	out := st.x.Execute(ops, false)
 	st.late(out.Prior)
+	st.residue(name, ops, out.Residue)
 	st.last = lastCase{name: name, ops: ops, rules: rules}
 	if out.Verdict == Pass && out.Result == nil {
 		out = Outcome{Verdict: Crash, Detail: "the executor returned no result", At: AtSetup}
@@ -342,7 +358,13 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 				return o.Verdict == Crash && opSig(cand, o.At) == sig
 			})
 		}
-		detail := fmt.Sprintf("%s: %s at %s: %s", name, out.Verdict, OpAt(ops, at), out.Detail)
+		// Name the op by its place in the repro shown (a shrunk crash ends
+		// at the op that died).
+		where := OpAt(ops, at)
+		if at >= 0 && at < len(ops) && len(repro) > 0 {
+			where = OpAt(repro, len(repro)-1)
+		}
+		detail := fmt.Sprintf("%s: %s at %s: %s", name, out.Verdict, where, out.Detail)
 		var atOp *Op
 		if at >= 0 && at < len(ops) {
 			atOp = &ops[at]

@@ -7,7 +7,7 @@ import (
 )
 
 // The legacy walks: what a build from before the kernel ABI is held to
-// (rules.md "Revisions"). A legacy build has no execution-mode latch and
+// (docs/contract.md "Revisions"). A legacy build has no execution-mode latch and
 // answers every failure with its generic -1 (the runner translates it to
 // INTERNAL); it is held only to what upstream's legacy code itself does. Each
 // expectation below names its grounds: the upstream file and line (commit
@@ -16,6 +16,10 @@ import (
 // target revision that legacy code does not have is reported skip with the
 // reason, never as a failure. Where upstream's onboard and simulator builds
 // of one revision differ, either answer is accepted.
+
+// legacyCallableIDs bounds a legacy build's program callable ids
+// (gCallableIDs); the target revision's program registry has no rule for it.
+const legacyCallableIDs = 64
 
 // Grounds cited by the legacy walks (upstream hw-native-sys/simpler 6ebaf77).
 const (
@@ -34,6 +38,8 @@ const (
 	gACL                 = "PLATFORM/platform/sim/host/pto_runtime_c_api.cpp:41-45 (simulator stub) and PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:35-42"
 	gNoInitGate          = "simpler_unregister_callable of an id never registered returns 0 (common/worker/pto_runtime_c_api.h:430) and device_malloc_ctx allocates without an init (common/platform/sim/host/c_api_shared.cpp:301-308)"
 	gNoSDMASpan          = "a legacy simpler_init has no SDMA warm-up span (9 parameters, common/platform/sim/host/c_api_shared.cpp:354-358); simpler_provision_dma_workspace takes the warm-up, and the call a checker makes for it is the consumer adapter's, not the runtime's"
+	gCallableIDs         = "common/task_interface/callable_protocol.h:31 (MAX_REGISTERED_CALLABLE_IDS = 64) and common/platform/sim/host/device_runner_base.cpp:518-523, 560-565 (record_device_orch_callable and record_host_orch_callable refuse an id outside [0, 64))"
+	gRegisterNeedsBins   = "upstream: PLATFORM/platform/sim/host/device_runner.cpp:278-281 refuses the AICPU registration when no executor binary was loaded"
 	gPrewarmOtherKeys    = "common/platform/sim/host/c_api_shared.cpp:394-408 read only runtime_env of a prewarm config"
 )
 
@@ -106,7 +112,7 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 			m.legacyExpect(REPInit, one(abi.Internal), "prewarm config: "+v.what, gPrewarmRing)
 			m.tolerate(RVCfg, one(abi.OK), "ring sizing not checked (V-CFG tolerated: 0; a runtime whose prewarm is the no-op default)")
 			if st, seen := m.observed(); seen && st == abi.OK {
-				c.attached = true
+				c.attached, c.bins = true, execBins(op)
 				return
 			}
 			// Legacy code keeps the runner bound to the device; the target
@@ -124,7 +130,7 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 		m.skipClause(REPInit, "E-PINIT's IS for a context with a device attached is a target-revision decision: legacy re-init on that device returns 0 ("+gAttachSame+")")
 		either = gAttachSame
 	}
-	c.attached = true
+	c.attached, c.bins = true, execBins(op)
 	if either != "" {
 		m.legacyExpect(REPInit, two(abi.OK, abi.Internal), "the target revision refuses, upstream's legacy code goes on: either is accepted", either)
 		if refused() {
@@ -167,6 +173,7 @@ func (m *Model) finalizeLegacy(c *mctx) {
 	}
 	if c.runs > 0 {
 		m.legacyExpect(REFin, one(abi.Internal), "a native run is outstanding: nothing torn down", gFinalizeOutstanding)
+		m.e.RunClause = true
 		return
 	}
 	m.legacyExpect(REFin, one(abi.OK), "", gSimFinalize)

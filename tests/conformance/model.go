@@ -6,7 +6,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// Profile is a runtime build profile (rules.md "Build profiles").
+// Profile is a runtime build profile (docs/contract.md "Build profiles").
 type Profile uint8
 
 // Profiles.
@@ -63,10 +63,11 @@ type mctx struct {
 	live        bool
 	latch       latchMode
 	attached    bool // program: a live program init
+	bins        bool // program: the attaching init gave both executor binaries
 	phase       phase
 	initFailed  bool
 	quarantined bool
-	dispatchAny bool // quarantined: rules.md does not say what dispatch does
+	dispatchAny bool // quarantined: docs/contract.md does not say what dispatch does
 	finalizedOK bool // a kernel finalize returned 0 (destroy allowed)
 	refusedPre  bool // a kernel init was refused before the latch (L-5 attribution)
 	refusedAt   int  // the op of the first such refusal
@@ -161,7 +162,7 @@ type Observation struct {
 type ModelOptions struct {
 	Profile Profile
 	// DrivenCompletion: enqueued work completes only when the checker
-	// synchronizes its stream (a target with simulation hooks: abi.md lets
+	// synchronizes its stream (a target with simulation hooks: docs/contract.md lets
 	// the checker drive stream completion). Without it (ACL on a device) work
 	// may complete at any time, so the stream-switch gate may or may not
 	// refuse an unsynchronized switch.
@@ -194,7 +195,7 @@ func (t *Tally) Add(o *Tally) {
 	}
 }
 
-// Model is the independent model of rules.md: it predicts every call's
+// Model is the independent model of docs/contract.md: it predicts every call's
 // outcome, checks what the runner observed, and advances. Where the rules
 // allow several outcomes it accepts each and follows the observed one; where
 // an observation contradicts it, it records the finding and stops predicting
@@ -224,6 +225,9 @@ type Model struct {
 	// generic -1 (where the target revision tells IS, IA, NR and INTERNAL
 	// apart, a legacy build answers -1 for all of them).
 	generic [numRules]uint32
+	// runClauses counts, per rule, the passes of outstanding-run clauses
+	// (E-FIN, E-DESTROY: a native run was outstanding).
+	runClauses [numRules]uint32
 
 	tally    Tally
 	findings []Finding
@@ -457,7 +461,13 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 	case KindGetDev:
 		m.expect(RHooks, anyStatus, "")
 		if m.devKnown {
-			m.value(RD1, uint64(int64(m.curDev)), "only the caller and program paths change the current device")
+			// D-1 where the build has kernel entries; on a legacy build only
+			// the hooks' own bookkeeping is left to check.
+			r := RD1
+			if !r.Applies(m.opt.Profile) {
+				r = RHooks
+			}
+			m.value(r, uint64(int64(m.curDev)), "only the caller and program paths change the current device")
 		}
 	case KindSync:
 		m.sync(op)
@@ -659,6 +669,9 @@ func (m *Model) destroy(c *mctx) {
 	if c.latch == latchKernel {
 		m.e.D1Rule = RD1
 	}
+	if c.runs > 0 {
+		m.e.Rule, m.e.RunClause = REDestroy, true // refused: the calls after it tell
+	}
 	if c.runs > 0 || (c.latch == latchKernel && !c.finalizedOK) {
 		// E-DESTROY: refused (a native run outstanding, or a kernel context
 		// not finalized); the context behaves as if destroy had not been
@@ -844,13 +857,19 @@ func (m *Model) pinit(op Op, c *mctx) {
 		m.expect(REPInit, one(abi.InvalidState), "a device is already attached")
 		return
 	}
-	c.attached, c.dev = true, op.Dev
+	c.attached, c.dev, c.bins = true, op.Dev, execBins(op)
 	m.curDev, m.devKnown = op.Dev, true
 	r := REPInit
 	if c.refusedPre {
 		r = RL5
 	}
 	m.expect(r, one(abi.OK), "")
+}
+
+// execBins: a program init gave both executor binaries (aicpu, aicore),
+// which a real build needs before it can register a device orchestration.
+func execBins(op Op) bool {
+	return op.Spans[SpanAicpu] == SpanBytes && op.Spans[SpanAicore] == SpanBytes
 }
 
 func (m *Model) acl(op Op, c *mctx) {
@@ -1154,6 +1173,7 @@ func (m *Model) finalize(c *mctx) {
 	}
 	if c.runs > 0 {
 		m.expect(REFin, one(abi.Internal), "a native run is outstanding: nothing torn down")
+		m.e.RunClause = true
 		return
 	}
 	switch c.latch {
@@ -1361,7 +1381,7 @@ func (m *Model) wasInjected(s abi.Status) bool {
 }
 
 // documented reports whether a status of op is one S-2 allows: success, a
-// host code abi.md names, the device band, a documented positive value
+// host code docs/contract.md names, the device band, a documented positive value
 // (simpler_poll_run's COMPLETE), or a code the checker injected.
 func (m *Model) documented(op Op, s abi.Status) bool {
 	if s == abi.OK || s.IsDefinedHost() || s.IsDeviceLatched() ||
@@ -1386,7 +1406,7 @@ func (m *Model) tolerated(e *Expectation, st abi.Status) bool {
 	return true
 }
 
-// statusCall reports whether op's call returns a status of abi.md's status
+// statusCall reports whether op's call returns a status of docs/contract.md's status
 // table (S-1, S-2 apply): the runtime's entries, not the checker's hooks.
 func statusCall(op Op) bool {
 	switch op.Kind {
@@ -1469,6 +1489,9 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 	generic := m.opt.Profile == ProfileLegacy && st == abi.Internal
 	switch {
 	case e.Status.Has(st):
+		if e.RunClause {
+			m.runClauses[e.Rule]++
+		}
 		if !e.Status.Any {
 			m.passOn(e.Rule, generic)
 			if e.Also != e.Rule {
@@ -1478,14 +1501,14 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 				m.passOn(RS3, generic)
 			}
 		}
-		if st != abi.OK && !st.IsDeviceLatched() {
-			m.pass(RS1)
+		if st != abi.OK && !st.IsDeviceLatched() && m.opt.Profile != ProfileLegacy {
+			m.pass(RS1) // legacy builds are exempt from S-1
 		}
 		if e.Status.Any && entry && !m.documented(op, st) {
 			// Where the rules leave the outcome open it must still be a
-			// code abi.md documents.
+			// code docs/contract.md documents.
 			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
-				": not 0, not a host code of abi.md, not a device-band code")
+				": not 0, not a host code of docs/contract.md, not a device-band code")
 		} else {
 			m.pass(RS2)
 		}
@@ -1525,7 +1548,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		}
 		if entry && !m.documented(op, st) {
 			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
-				": not 0, not a host code of abi.md, not a device-band code")
+				": not 0, not a host code of docs/contract.md, not a device-band code")
 		}
 		if slot, c := m.suspectContext(op); c != nil && e.Rule != RL5 && e.Also != RL5 {
 			m.finding(RL5, Fail, "c"+strconv.Itoa(int(slot))+"'s kernel init was refused before the latch (#"+strconv.Itoa(c.refusedAt)+
@@ -1554,7 +1577,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 			if e.ValueRule == RVContract {
 				m.finding(RVContract, Fail, note)
 			} else {
-				key := "returned " + strconv.FormatUint(co.Value, 10) + ", want " + strconv.FormatUint(e.Value, 10)
+				key := "returned " + valueText(co.Value) + ", want " + valueText(e.Value)
 				detail := key + ": " + note
 				m.findingKey(e.ValueRule, Fail, key, detail)
 				if null && e.ValueRule != RS3 {
@@ -1785,4 +1808,13 @@ func checkContract(b []byte) string {
 		return "want exactly one AICPU_STREAM and one AICORE_STREAM"
 	}
 	return ""
+}
+
+// valueText renders a queried value: a device id or a status of -1 reads as
+// -1, not as 2^64-1.
+func valueText(v uint64) string {
+	if int64(v) < 0 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatUint(v, 10)
 }

@@ -6,14 +6,14 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// The run family with valid arguments (program mode). rules.md says what a
+// The run family with valid arguments (program mode). docs/contract.md says what a
 // run means for the rest of the context: it is outstanding from the
 // successful prepare_run that opened it until finalize_run of its storage
 // returns, whatever that returns, launched or not, completed or not
 // (E-FIN "Outstanding native run"), and while one is outstanding
 // finalize_device returns INTERNAL (E-FIN), destroy is refused (E-DESTROY)
 // and unregister is refused (E-FIN: it consults the same reservation).
-// Where rules.md is silent on the run family itself, the model follows
+// Where docs/contract.md is silent on the run family itself, the model follows
 // upstream's native-run code (common/platform/sim/host/c_api_shared.cpp at
 // 6ebaf77): a second prepare on busy storage is refused, launch publishes
 // accepted_value through accepted_state, poll answers 0 or 1 while the run is
@@ -52,7 +52,7 @@ func (m *Model) liveProgramRun(c *mctx) bool {
 	}
 	m.mem(m.memState(c))
 	if m.opt.Profile == ProfileLegacy && c.latch != latchKernel {
-		// A legacy build has no init gate (rules.md Revisions): the call
+		// A legacy build has no init gate (docs/contract.md Revisions): the call
 		// does whatever it does without a live init.
 		m.skipClause(REProg, "E-PROG's clauses for a context without a live program init are target-revision decisions: "+gNoInitGate)
 		m.expect(RuleNone, anyStatus, "")
@@ -112,6 +112,19 @@ func (m *Model) register(op Op, c *mctx) {
 		m.forgetRegistry(c, op.ID)
 		return
 	}
+	if m.opt.Profile == ProfileLegacy && (op.ID < 0 || op.ID >= legacyCallableIDs) {
+		m.legacyExpect(REProg, one(abi.Internal), "callable id "+strconv.Itoa(int(op.ID))+" is outside the legacy registry [0, 64)", gCallableIDs)
+		return
+	}
+	if f.user && !m.opt.Simulated && !c.bins {
+		// A device orchestration is registered with the AICPU executor,
+		// which a real build loads from the binaries its init was given.
+		m.expect(RuleNone, anyStatus, "the init gave no executor binaries: a real build may refuse to register a device orchestration ("+gRegisterNeedsBins+")")
+		if m.pinned() {
+			m.addRegistered(c, op.ID, f)
+		}
+		return
+	}
 	if !f.user && !m.opt.Simulated {
 		// A real build loads the orchestration binary of the image: a
 		// synthetic one registers only on a simulated build.
@@ -152,6 +165,7 @@ func (m *Model) unregister(op Op, c *mctx) {
 	}
 	if c.runs > 0 {
 		m.expect(REFin, refused, "a native run is outstanding: unregister consults it (E-FIN, Outstanding native run)")
+		m.e.RunClause = true
 		return
 	}
 	if _, ok := c.prog[op.ID]; !ok {

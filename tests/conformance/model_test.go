@@ -482,3 +482,45 @@ func TestModelLatchSuspect(t *testing.T) {
 		t.Fatalf("failures %q, want K-5 L-5: %v", got, m.Findings())
 	}
 }
+
+// D-1: a queried value is printed signed, so a thread with no current
+// device reads as -1 in a finding, not as 18446744073709551615.
+func TestModelValueDetail_D1_printsMinusOne(t *testing.T) {
+	m := NewModel(hooked)
+	step(m, "setdev none", Observation{})
+	step(m, "getdev", Observation{Call: CallObs{Value: 3}})
+	f := findingsOf(m, Fail)
+	if len(f) != 1 || f[0].Rule != RD1 {
+		t.Fatalf("findings %v, want one D-1 failure", f)
+	}
+	const want = "returned 3, want -1: only the caller and program paths change the current device"
+	if f[0].Detail != want {
+		t.Errorf("detail %q, want %q", f[0].Detail, want)
+	}
+	m = NewModel(hooked)
+	step(m, "setdev 2", Observation{})
+	step(m, "getdev", Observation{Call: CallObs{Value: ^uint64(0)}})
+	if f := findingsOf(m, Fail); len(f) != 1 || !strings.HasPrefix(f[0].Detail, "returned -1, want 2: ") {
+		t.Errorf("findings %v, want \"returned -1, want 2: ...\"", f)
+	}
+}
+
+// A failure's detail names what is wanted and, apart from it, only what is
+// tolerated beyond it: never "want UNSUPPORTED ..., tolerated UNSUPPORTED"
+// (E-KINIT, V-CFG on a refusing build).
+func TestModelFailureDetail_namesOnlyTheExtraTolerance(t *testing.T) {
+	for _, tc := range []struct{ op, want string }{
+		{"kinit c0 dev=0 gen=1", "want UNSUPPORTED (a refusing build refuses kernel init, unlatched), got -1009"},
+		{"kinit c0 dev=0 gen=1 cfg=threads=9", "want INVALID_ARGUMENT (aicpu_thread_num not 0 or in [2, 4]), tolerated UNSUPPORTED, got -1009"},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			m := NewModel(ModelOptions{Profile: ProfileRefusing, DrivenCompletion: true, DeviceKnown: true, Device: -1, Simulated: true})
+			step(m, "create c0", Observation{Call: CallObs{Value: 1}, MemProbed: true})
+			step(m, tc.op, Observation{Call: CallObs{Status: -1009}})
+			f := findingsOf(m, Fail)
+			if len(f) != 2 || f[0].Detail != tc.want || f[1].Rule != RS2 {
+				t.Fatalf("findings %v, want %q and an S-2 failure", f, tc.want)
+			}
+		})
+	}
+}

@@ -8,7 +8,7 @@ import (
 // Kind is what an Op does.
 type Kind uint8
 
-// Op kinds. Entry ops call one C entry of abi.md; environment ops act on the
+// Op kinds. Entry ops call one C entry of docs/contract.md; environment ops act on the
 // caller's side (current device, streams, fault sites, the caller's image
 // memory) through the simulation hooks or ACL; concurrency ops run two calls
 // on two OS threads.

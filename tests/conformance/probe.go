@@ -25,6 +25,10 @@ import (
 // catalogue uses, so no claim of the check's stands in the way.
 const probeDevice = 7
 
+// probeCallableID is the id a probe registers: in range for a legacy
+// registry too (ids below 64), and one no check registers.
+const probeCallableID = 63
+
 // probeGen is the context generation of a probe's kernel init.
 const probeGen = 97
 
@@ -106,10 +110,11 @@ func (m *Model) probesFor(op Op, p Profile, caps Caps) []Op {
 		// behind would refuse it).
 		out = append(out, Op{Kind: KindPInit, C: slot, Dev: probeDevice}, Op{Kind: KindFinalize, C: slot})
 	case c.latch == latchProgram:
-		// Still attached and live: its registry takes a callable.
-		if c.runs == 0 {
-			out = append(out, Op{Kind: KindRegister, C: slot, ID: 99, Img: ImageRecipe{Base: ImgProgram}},
-				Op{Kind: KindUnregister, C: slot, ID: 99})
+		// Still attached and live: its registry takes a callable (on a
+		// real build only after an init that gave it the binaries).
+		if _, used := c.prog[probeCallableID]; c.runs == 0 && !used && (c.bins || m.opt.Simulated) {
+			out = append(out, Op{Kind: KindRegister, C: slot, ID: probeCallableID, Img: ImageRecipe{Base: ImgProgram}},
+				Op{Kind: KindUnregister, C: slot, ID: probeCallableID})
 		}
 	case caps.Has(CapSetDevice) && p == ProfileTMR:
 		// A kernel context: the next prepare tells the phase, the next id
@@ -168,6 +173,7 @@ func (st *suiteState) probe(c *Check, firstFail int) (CaseOutcome, bool) {
 		}
 		out := st.x.Execute(pc.Ops, false)
 		st.late(out.Prior)
+		st.residue(pc.Name, pc.Ops, out.Residue)
 		st.last = lastCase{name: pc.Name, ops: pc.Ops, rules: probeRules(pc.Refused)}
 		rules := probeRules(pc.Refused)
 		where := "the refusal at #" + strconv.Itoa(pc.At) + " " + pc.Refused.String() + " left a trace: "

@@ -14,7 +14,9 @@ import (
 // hang when a run died), a detail line, and for a failure the shrunk op log
 // that reproduces it.
 type RuleReport struct {
-	Rule    string   `json:"rule"`
+	Rule string `json:"rule"`
+	// Anchor is the rule's section of the contract (docs/contract.md#id).
+	Anchor  string   `json:"anchor,omitempty"`
 	Verdict Verdict  `json:"verdict"`
 	Detail  string   `json:"detail,omitempty"`
 	Repro   []string `json:"repro,omitempty"`
@@ -25,6 +27,9 @@ type RuleReport struct {
 	// Generic is how many of the passes a legacy build earned with its
 	// generic -1 (they prove less: IS, IA, NR and INTERNAL look alike).
 	Generic uint32 `json:"generic_passes,omitempty"`
+	// RunClauses is how many outstanding-run clauses (E-FIN, E-DESTROY:
+	// a native run outstanding) were checked.
+	RunClauses uint32 `json:"run_clauses,omitempty"`
 }
 
 // CheckReport is the outcome of one directed check or random sequence.
@@ -41,7 +46,9 @@ type CheckReport struct {
 // baseline records fingerprints). Every divergence is listed, not only the
 // first of each rule; identical ones (same fingerprint) are counted once.
 type FindingReport struct {
-	Rule    string  `json:"rule"`
+	Rule string `json:"rule"`
+	// Anchor is the rule's section of the contract (docs/contract.md#id).
+	Anchor  string  `json:"anchor,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	// Check is the directed check, or "random/seed-N" for a random sequence.
 	Check string `json:"check"`
@@ -72,11 +79,12 @@ type Report struct {
 	// Ops is the number of calls the model checked.
 	Ops int `json:"ops"`
 
-	tally   Tally
-	generic [numRules]uint32
-	first   [numRules]*Finding // first failure (else warning, else skip) per rule
-	repro   [numRules][]Op
-	byPrint map[string]int // fingerprint -> index in Findings
+	tally      Tally
+	generic    [numRules]uint32
+	runClauses [numRules]uint32
+	first      [numRules]*Finding // first failure (else warning, else skip) per rule
+	repro      [numRules][]Op
+	byPrint    map[string]int // fingerprint -> index in Findings
 }
 
 // NewReport starts an empty report.
@@ -89,6 +97,9 @@ func (r *Report) AddResult(check string, res *Result, repro []Op) {
 	r.tally.Add(&res.Tally)
 	for i, n := range res.Generic {
 		r.generic[i] += n
+	}
+	for i, n := range res.RunClauses {
+		r.runClauses[i] += n
 	}
 	r.Ops += res.Checked
 	r.Profile = res.History.Profile.String()
@@ -144,6 +155,20 @@ func (r *Report) AddDeath(check string, rules []Rule, v Verdict, at int, op *Op,
 	}
 }
 
+// AddResidue records a death that what earlier, unloaded instances left in
+// the process caused (U-1). Which case it hits is chance, so its
+// fingerprint names only the rule, "residue" and the verdict: one finding
+// however many cases it hit.
+func (r *Report) AddResidue(check string, v Verdict, at int, op *Op, detail string, repro []Op) {
+	r.AddOutcome([]Rule{RU1}, v, detail, repro)
+	fr := FindingReport{Rule: RU1.String(), Verdict: v, Check: check, Index: at, Detail: detail}
+	if op != nil {
+		fr.Op = op.String()
+	}
+	fr.Fingerprint = printOf(RU1.String() + "\x00residue\x00" + v.String())
+	r.addFinding(fr, repro)
+}
+
 // addProbeFailure records a failure a refusal probe found (probe.go): f
 // under its rule, with the probe case's ops up to it as repro.
 func (r *Report) addProbeFailure(check string, f Finding, repro []Op) {
@@ -181,6 +206,9 @@ func (r *Report) addFinding(fr FindingReport, repro []Op) {
 		return
 	}
 	fr.Count = 1
+	if r, ok := RuleByName(fr.Rule); ok && fr.Anchor == "" {
+		fr.Anchor = r.Anchor()
+	}
 	if repro != nil {
 		fr.Repro = opLines(repro)
 	}
@@ -215,7 +243,7 @@ func (r *Report) Finish() {
 			continue
 		}
 		t := r.tally[rule]
-		rr := RuleReport{Rule: rule.String(), Passes: t[Pass], Fails: t[Fail] + t[Crash] + t[Hang], Warns: t[Warn], Skips: t[Skip],
+		rr := RuleReport{Rule: rule.String(), Anchor: rule.Anchor(), Passes: t[Pass], Fails: t[Fail] + t[Crash] + t[Hang], Warns: t[Warn], Skips: t[Skip],
 			Generic: r.generic[rule]}
 		f := r.first[rule]
 		switch {
@@ -235,9 +263,12 @@ func (r *Report) Finish() {
 			}
 		}
 		if rr.Verdict == Pass {
-			rr.Detail = passDetail(t, r.generic[rule])
+			rr.Detail = passDetail(t, r.generic[rule], r.runClauses[rule])
 		}
-		if why, ok := notChecked[rule]; ok && rr.Verdict == Skip {
+		rr.RunClauses = r.runClauses[rule]
+		if p, known := ParseProfile(r.Profile); known && rr.Verdict == Skip && !rule.Applies(p) {
+			rr.Detail = "does not apply to a " + p.String() + " build (" + rule.Anchor() + ")"
+		} else if why, ok := notChecked[rule]; ok && rr.Verdict == Skip {
 			rr.Detail = why
 		} else if rr.Verdict == Skip && rr.Detail == "" {
 			rr.Detail = "no check exercised this rule on this target"
@@ -325,10 +356,20 @@ type junitSuite struct {
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
+	Props     *junitProps   `xml:"properties,omitempty"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitProps struct {
+	Props []junitProp `xml:"property"`
+}
+
+type junitProp struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitMessage struct {
@@ -350,8 +391,14 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 			s.Time = fmt.Sprintf("%.3f", in.Elapsed.Seconds())
 		}
 		for _, rr := range in.Rules {
-			c := junitCase{Name: rr.Rule, ClassName: name + "." + in.Name}
+			c := junitCase{Name: rr.Rule, ClassName: junitClass(name, in.Name)}
 			body := strings.Join(rr.Repro, "\n")
+			if rr.Anchor != "" {
+				// Where the rule's text is: a property for viewers that
+				// show them, and the body's first line for those that do not.
+				c.Props = &junitProps{[]junitProp{{Name: "contract", Value: rr.Anchor}}}
+				body = "rule: " + rr.Anchor + "\n" + body
+			}
 			switch rr.Verdict {
 			case Fail:
 				c.Failure = &junitMessage{Message: rr.Detail, Type: "fail", Body: body}
@@ -381,6 +428,18 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 		return nil, err
 	}
 	return append([]byte(xml.Header), append(out, '\n')...), nil
+}
+
+// junitClass is a test case's classname: report viewers split classnames on
+// '.' and '/', so the target's path keeps only letters, digits, '-' and '_'.
+func junitClass(name, target string) string {
+	b := []byte(name + "_" + target)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 // JUnit renders the per-rule verdicts as JUnit XML (RenderJUnit with this

@@ -23,7 +23,7 @@ func verdictsOf(m *Model, from int) []string {
 	return out
 }
 
-// Revisions (rules.md): a legacy build is held only to what upstream's legacy
+// Revisions (docs/contract.md): a legacy build is held only to what upstream's legacy
 // code does. Each case steps the legacy model through ops with the answers
 // upstream's a2a3 simulator build gives (c_api_shared.cpp at 6ebaf77) and
 // checks the verdicts: target-revision decisions are skips, never failures;
@@ -133,7 +133,7 @@ func TestLegacyGroundsAndGenericPasses(t *testing.T) {
 		f[0].Key != "want INTERNAL, got OK" {
 		t.Fatalf("findings %v, want one S-3 failure naming its grounds, keyed on the statuses alone", f)
 	}
-	d := passDetail([numVerdicts]uint32{Pass: 2}, 2)
+	d := passDetail([numVerdicts]uint32{Pass: 2}, 2, 0)
 	if !strings.Contains(d, "passed on the legacy generic -1 only") {
 		t.Errorf("pass detail %q", d)
 	}
@@ -141,7 +141,7 @@ func TestLegacyGroundsAndGenericPasses(t *testing.T) {
 
 // One divergence never hides the rest: after a call answers what the model
 // did not predict, the model forgets only that context and judges every
-// later call (rules.md: every independent expectation of a directed check is
+// later call (docs/contract.md: every independent expectation of a directed check is
 // judged). Against sim with two stubbed entries, the S-3 check reports both.
 func TestDivergenceHidesNoOtherExpectation(t *testing.T) {
 	m := NewModel(hooked)

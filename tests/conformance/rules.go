@@ -1,7 +1,7 @@
 package conformance
 
-// Rule is a rule ID of ../../../shared/spec/rules.md (plus a few pseudo-rules
-// for the simulation hooks of abi.md). Rules are small integers so that the
+// Rule is a rule ID of docs/contract.md (plus a few pseudo-rules
+// for the simulation hooks of docs/contract.md). Rules are small integers so that the
 // model can attach them to every expectation without allocating.
 type Rule uint8
 
@@ -60,7 +60,7 @@ const (
 	RX1
 	RX2
 	RX3
-	// RHooks is abi.md's "Simulation hooks" section: the hooks' own statuses.
+	// RHooks is the simulation hooks (docs/contract.md, F-1): the hooks' own statuses.
 	RHooks
 	numRules
 )
@@ -100,18 +100,18 @@ func RuleByName(s string) (Rule, bool) {
 // notChecked gives, for the runtime rules this engine never drives, the
 // reason a report prints.
 var notChecked = map[Rule]string{
-	RVArena: "V-ARENA: no entry of abi.md exposes arena change requests; nothing to drive from outside",
+	RVArena: "V-ARENA: no entry of docs/contract.md exposes arena change requests; nothing to drive from outside",
 	RX3:     "X-3: init/finalize racing other calls is the caller's error and no result is asserted",
 }
 
-// ConsumerRules are the rule IDs of rules.md that constrain consumers or the
+// ConsumerRules are the rule IDs of docs/contract.md that constrain consumers or the
 // emitter rather than a runtime; reports list them as not applicable.
 var ConsumerRules = []string{
 	"C-BIND-1", "C-BIND-2", "C-PROBE", "C-GEN", "C-ERR", "C-KINIT", "C-OWED", "C-FIN", "C-SINGLE",
 	"C-SUPPORTED", "C-ID", "C-MODE", "C-GATE", "C-THREAD", "C-LEAK", "C-IMG", "F-1", "F-2", "F-3", "F-4",
 }
 
-// RuntimeRules lists every runtime rule in rules.md order.
+// RuntimeRules lists every runtime rule in docs/contract.md order.
 func RuntimeRules() []Rule {
 	rs := make([]Rule, 0, numRules)
 	for r := RS1; r < numRules; r++ {

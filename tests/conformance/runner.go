@@ -52,6 +52,9 @@ type Result struct {
 	// Generic counts, per rule, the passes a legacy build earned with its
 	// generic -1, which tells less than a kernel build's distinct codes.
 	Generic [numRules]uint32
+	// RunClauses counts, per rule, the outstanding-run clauses checked
+	// (E-FIN, E-DESTROY).
+	RunClauses [numRules]uint32
 	// Divergences is how many calls answered what the model did not
 	// predict (each one a failure; the model re-synchronised and went on).
 	Divergences int
@@ -464,6 +467,7 @@ func (r *Runner) collect(res *Result) {
 	res.Checked = m.checked
 	res.Lost = m.lostWhy
 	res.Generic = m.generic
+	res.RunClauses = m.runClauses
 	res.Divergences = m.divergences
 }
 

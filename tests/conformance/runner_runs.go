@@ -39,7 +39,7 @@ func (r *Runner) runReady(op Op) string {
 		size, align := r.rt.GetRuntimeSize(), r.rt.GetRuntimeAlignment()
 		if size == 0 || size > maxRunStorage || align < 8 || align > 4096 || align&(align-1) != 0 {
 			r.storeErr = "get_runtime_size " + utoa(uint64(size)) + " / get_runtime_alignment " + utoa(uint64(align)) +
-				" is no run storage the runner can make (abi.md: alignment a power of two >= 8)"
+				" is no run storage the runner can make (docs/contract.md: alignment a power of two >= 8)"
 			return r.storeErr
 		}
 		r.accepted = make([]int32, MaxStorages)

@@ -40,7 +40,7 @@ func reportFailures(t *testing.T, rep *Report) {
 }
 
 // TestSimCatalogue runs every directed check against sim in both profiles
-// and requires no failure (every rule of rules.md the catalogue names).
+// and requires no failure (every rule of docs/contract.md the catalogue names).
 func TestSimCatalogue(t *testing.T) {
 	for _, c := range []struct {
 		p      sim.Profile

@@ -8,7 +8,7 @@ import (
 )
 
 // ACL is the part of an ACL library a checker needs on the caller's side
-// when a target exports no simulation hooks (abi.md: aclrtSetDevice,
+// when a target exports no simulation hooks (docs/contract.md: aclrtSetDevice,
 // aclrtCreateStream, aclrtSynchronizeStream). Calls act on the calling OS
 // thread. Statuses are ACL's own codes (0 = success).
 type ACL interface {
@@ -50,7 +50,7 @@ type Target interface {
 	// Runtime is the runtime instance. Its claim registry and fault sites
 	// are shared by every sequence run on it.
 	Runtime() abi.Runtime
-	// Hooks are the simulation hooks of abi.md, when the target exports
+	// Hooks are the simulation hooks of docs/contract.md, when the target exports
 	// them.
 	Hooks() (abi.SimHooks, bool)
 	// ACL is an ACL library in the process, for targets without hooks.

@@ -95,6 +95,9 @@ type LibraryOptions struct {
 	// LogLevel is the host-log threshold bound into the runtime and its
 	// preloads (onboard.Options.LogLevel; 0: the default, 25).
 	LogLevel abi.LogLevel
+	// Callable is the program callable register img=prog passes
+	// (Options.Callable).
+	Callable []byte
 }
 
 // LibraryInfo is what OpenLibrary found out about a runtime.
@@ -211,7 +214,7 @@ func (l *Library) Profile() Profile { return l.profile }
 // Options are the runner options the library needs (the legacy profile,
 // the binaries).
 func (l *Library) Options() Options {
-	opt := Options{Binaries: l.opt.Binaries}
+	opt := Options{Binaries: l.opt.Binaries, Callable: l.opt.Callable}
 	if l.profile == ProfileLegacy {
 		p := ProfileLegacy
 		opt.Profile = &p

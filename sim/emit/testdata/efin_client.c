@@ -1,6 +1,6 @@
 /*
- * efin_client: an independent client of a host runtime, written from abi.md
- * and rules.md alone (no generated declarations): the E-FIN scenario of an
+ * efin_client: an independent client of a host runtime, written from docs/contract.md
+ * and docs/contract.md alone (no generated declarations): the E-FIN scenario of an
  * outstanding native run. A run is outstanding from its successful
  * simpler_prepare_run until simpler_finalize_run returns, launched or not;
  * meanwhile finalize_device returns INTERNAL (-1000) and nothing is torn down.

@@ -1,6 +1,6 @@
 /*
  * selfcheck: a C driver that dlopens an emitted fake runtime and checks it
- * against rules.md / docs/semantics.md, one check per rule it names.
+ * against docs/contract.md / docs/semantics.md, one check per rule it names.
  *
  * usage: selfcheck RUNTIME.so ACL.so PROFILE [CHECK...]
  * Prints "FAIL <rule> <check>: ..." for every failed expectation and
@@ -986,6 +986,10 @@ static void check_u1(void)
         pthread_cond_broadcast(&s.cv);
         pthread_mutex_unlock(&s.mu);
         pthread_join(t, NULL);
+        /* Live on a while: a thread the library left behind runs into the
+         * unmapped code now, not after the process is gone. */
+        struct timespec linger = {0, 200 * 1000 * 1000};
+        nanosleep(&linger, NULL);
         _exit(0);
     }
     int status = 0;

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/simabi/simabi/docs"
+	"github.com/simabi/simabi/tests/conformance"
+)
+
+const rulesUsage = `usage: abicheck rules [-json]
+
+Lists every rule of the contract (docs/contract.md, embedded in abicheck):
+its ID, where it applies (build profiles, or the consumer or the emitter)
+and the rule in one line. abicheck explain ID prints one rule's text.
+`
+
+const explainUsage = `usage: abicheck explain ID...
+
+Prints the text of each rule ID (E-FIN, V-IMG, ...) from the contract
+(docs/contract.md, embedded in abicheck). abicheck rules lists the IDs.
+`
+
+// ruleRow is one line of abicheck rules (also its JSON).
+type ruleRow struct {
+	ID        string `json:"id"`
+	AppliesTo string `json:"applies_to"`
+	OneLine   string `json:"one_line"`
+	Anchor    string `json:"anchor"`
+}
+
+func rulesMain(args []string, stdout, stderr io.Writer) int {
+	asJSON := false
+	for _, a := range args {
+		switch a {
+		case "-json", "--json":
+			asJSON = true
+		case "-h", "-help", "--help":
+			fmt.Fprint(stdout, rulesUsage)
+			return exitOK
+		default:
+			fmt.Fprintf(stderr, "abicheck rules: unexpected argument %q (abicheck rules -h for help)\n", a)
+			return exitUsage
+		}
+	}
+	sections, err := docs.Rules()
+	if err != nil {
+		fmt.Fprintf(stderr, "abicheck rules: the embedded contract is malformed: %v\n", err)
+		return exitUsage
+	}
+	byID := map[string]docs.RuleSection{}
+	for _, s := range sections {
+		byID[s.ID] = s
+	}
+	var rows []ruleRow
+	for _, e := range conformance.RuleCatalogue() {
+		rows = append(rows, ruleRow{ID: e.ID, AppliesTo: e.AppliesTo(), OneLine: byID[e.ID].OneLine, Anchor: e.Anchor()})
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			fmt.Fprintf(stderr, "abicheck rules: %v\n", err)
+			return exitUsage
+		}
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tAPPLIES TO\tRULE IN ONE LINE")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.AppliesTo, r.OneLine)
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "\n%d rules; abicheck explain ID prints one (%s).\n", len(rows), docs.ContractPath)
+	return exitOK
+}
+
+func explainMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, explainUsage)
+		return exitUsage
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		fmt.Fprint(stdout, explainUsage)
+		return exitOK
+	}
+	var out []docs.RuleSection
+	for _, id := range args {
+		s, ok := docs.Rule(id)
+		if !ok {
+			msg := fmt.Sprintf("abicheck explain: %q is no rule of the contract", id)
+			if near := nearRules(id); len(near) > 0 {
+				msg += "; did you mean " + strings.Join(near, ", ") + "?"
+			} else {
+				msg += " (abicheck rules lists them)"
+			}
+			fmt.Fprintln(stderr, msg)
+			return exitUsage
+		}
+		out = append(out, s)
+	}
+	for i, s := range out {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprint(stdout, s.Text)
+		fmt.Fprintf(stdout, "\n(%s, under %q)\n", s.Anchor(), s.Group)
+	}
+	return exitOK
+}
+
+// nearRules are the rule IDs id may have meant: those it is a prefix of,
+// or that share its letter group and number with other punctuation.
+func nearRules(id string) []string {
+	want := strings.ToUpper(strings.TrimSpace(id))
+	flat := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToUpper(s))
+	}
+	var out []string
+	for _, e := range conformance.RuleCatalogue() {
+		if want != "" && (strings.HasPrefix(e.ID, want) || flat(e.ID) == flat(want)) {
+			out = append(out, e.ID)
+		}
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package conformance
+
+import (
+	"strings"
+
+	"github.com/simabi/simabi/docs"
+)
+
+// The checker's rule catalogue: every rule ID of docs/contract.md, what it
+// constrains and, for a runtime rule, which build profiles are held to it.
+// A test keeps it and the contract's "Applies to:" lines in step; reports
+// use it to say a rule does not apply to a build rather than that nothing
+// exercised it.
+
+// RuleScope is what a rule constrains.
+type RuleScope uint8
+
+// Rule scopes.
+const (
+	ScopeRuntime  RuleScope = iota // a host runtime: checked by this engine
+	ScopeConsumer                  // the Go consumer (lifecycle): checked by its tests
+	ScopeEmitter                   // the emitted fake runtime (sim/emit): checked by its tests
+)
+
+// profileSet is a set of build profiles.
+type profileSet uint8
+
+const (
+	onTMR      profileSet = 1 << ProfileTMR
+	onRefusing profileSet = 1 << ProfileRefusing
+	onLegacy   profileSet = 1 << ProfileLegacy
+	onKernel              = onTMR | onRefusing
+	onAll                 = onTMR | onRefusing | onLegacy
+)
+
+// ruleProfiles are the profiles held to each runtime rule (contract.md,
+// each rule's Profiles paragraph): a refusing build has no kernel context,
+// so the phase, capacity and claim rules are tmr's (and L-4, whose latch no
+// entry of a refusing build can tell from no latch); a legacy build has no
+// kernel entries and is held to the program-mode rules only.
+var ruleProfiles = [numRules]profileSet{
+	RS1: onKernel, RS2: onAll, RS3: onAll,
+	RVSpan: onKernel, RVInit: onKernel, RVPrep1: onKernel, RVPrep2: onKernel, RVLaunch: onKernel,
+	RVImg: onTMR, RVCfg: onKernel, RVArena: onTMR, RVContract: onAll,
+	RL1: onAll, RL2: onTMR, RL3: onTMR, RL4: onTMR, RL5: onKernel,
+	RK1: onTMR, RK2: onTMR, RK3: onTMR, RK4: onTMR, RK5: onTMR, RK6: onTMR, RK7: onTMR,
+	RESup: onKernel, REKInit: onKernel, REClaim: onTMR, REPrep: onKernel, RELaunch: onKernel,
+	RELaunchAsync: onTMR, REFin: onAll, REDestroy: onAll, REPInit: onAll, REACL: onAll, REProg: onAll,
+	RM1: onTMR, RM2: onTMR, RM3: onTMR, RM4: onTMR, RM5: onTMR, RM6: onTMR, RM7: onAll,
+	RD1: onKernel, RD2: onTMR, RD3: onTMR, RD4: onTMR, RU1: onAll,
+	RX1: onTMR, RX2: onTMR, RX3: onTMR,
+	RHooks: onAll,
+}
+
+// Applies reports whether builds of profile p are held to rule r.
+func (r Rule) Applies(p Profile) bool { return r < numRules && ruleProfiles[r]&(1<<p) != 0 }
+
+// Anchor is the link to r's section of the contract; the simulation hooks
+// are defined with the emitted runtime (F-1).
+func (r Rule) Anchor() string {
+	if r == RHooks {
+		return docs.Anchor("F-1")
+	}
+	return docs.Anchor(r.String())
+}
+
+// emitterRule reports whether id is one of the F rules (the emitter's).
+func emitterRule(id string) bool { return strings.HasPrefix(id, "F-") }
+
+// RuleEntry is one rule of the catalogue.
+type RuleEntry struct {
+	ID    string
+	Rule  Rule // RuleNone for consumer and emitter rules
+	Scope RuleScope
+}
+
+// AppliesTo says where the rule applies, in the words of the contract's
+// "Applies to:" lines.
+func (e RuleEntry) AppliesTo() string {
+	switch e.Scope {
+	case ScopeConsumer:
+		return "consumers (lifecycle)"
+	case ScopeEmitter:
+		return "the emitted fake runtime (sim/emit)"
+	}
+	var ps []string
+	for _, p := range []Profile{ProfileTMR, ProfileRefusing, ProfileLegacy} {
+		if e.Rule.Applies(p) {
+			ps = append(ps, p.String())
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
+// Anchor is the link to the rule's section of the contract.
+func (e RuleEntry) Anchor() string { return docs.Anchor(e.ID) }
+
+// RuleCatalogue is every rule of the contract, runtime rules first in
+// contract order, then the consumer and emitter rules.
+func RuleCatalogue() []RuleEntry {
+	var out []RuleEntry
+	for _, r := range RuntimeRules() {
+		if r == RHooks {
+			continue // the simulation hooks (F-1): not a rule of their own
+		}
+		out = append(out, RuleEntry{ID: r.String(), Rule: r, Scope: ScopeRuntime})
+	}
+	for _, id := range ConsumerRules {
+		s := ScopeConsumer
+		if emitterRule(id) {
+			s = ScopeEmitter
+		}
+		out = append(out, RuleEntry{ID: id, Scope: s})
+	}
+	return out
+}
