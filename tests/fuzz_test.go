@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
-	"github.com/simabi/simabi/tests/conformance"
 )
 
 // fuzzMaxOps bounds one fuzz input's op sequence.

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
-	"github.com/simabi/simabi/tests/conformance"
 )
 
 // emitted builds (or finds in the cache) an emitted runtime; it skips the test

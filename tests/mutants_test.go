@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
-	"github.com/simabi/simabi/tests/conformance"
 )
 
 // mutantSample is one mutant per rule group (docs/semantics.md §13, F-4):
 // the random state machine alone — no directed check — must find each. The
 // complete kill table is `abicheck mutants` and
-// tests/conformance.TestEmittedMutantsKilled.
+// conformance.TestEmittedMutantsKilled.
 //
 // Left out: destroy-unfinalized (E-DESTROY) and latch-cleared-on-fail (L-3).
 // Both make destroy free a context the rules keep alive, and the next call

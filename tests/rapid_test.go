@@ -6,8 +6,8 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
-	"github.com/simabi/simabi/tests/conformance"
 )
 
 // rapidConfig is the op space of the rapid state machines: four contexts,

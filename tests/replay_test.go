@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
-	"github.com/simabi/simabi/tests/conformance"
 )
 
 // replayScript is one tests/testdata/*.ops file (format: testdata/README.md).

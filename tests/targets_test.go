@@ -14,10 +14,10 @@ import (
 	"sync/atomic"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
-	"github.com/simabi/simabi/tests/conformance"
 )
 
 // profiles are the two build profiles every property runs against: tmr (the

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/docs"
-	"github.com/simabi/simabi/tests/conformance"
 )
 
 const rulesUsage = `usage: abicheck rules [-json]
@@ -24,14 +24,6 @@ Prints the text of each rule ID (E-FIN, V-IMG, ...) from the contract
 (docs/contract.md, embedded in abicheck). abicheck rules lists the IDs.
 `
 
-// ruleRow is one line of abicheck rules (also its JSON).
-type ruleRow struct {
-	ID        string `json:"id"`
-	AppliesTo string `json:"applies_to"`
-	OneLine   string `json:"one_line"`
-	Anchor    string `json:"anchor"`
-}
-
 func rulesMain(args []string, stdout, stderr io.Writer) int {
 	asJSON := false
 	for _, a := range args {
@@ -46,18 +38,10 @@ func rulesMain(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	sections, err := docs.Rules()
+	rows, err := conformance.RuleRows()
 	if err != nil {
 		fmt.Fprintf(stderr, "abicheck rules: the embedded contract is malformed: %v\n", err)
 		return exitUsage
-	}
-	byID := map[string]docs.RuleSection{}
-	for _, s := range sections {
-		byID[s.ID] = s
-	}
-	var rows []ruleRow
-	for _, e := range conformance.RuleCatalogue() {
-		rows = append(rows, ruleRow{ID: e.ID, AppliesTo: e.AppliesTo(), OneLine: byID[e.ID].OneLine, Anchor: e.Anchor()})
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
@@ -92,7 +76,7 @@ func explainMain(args []string, stdout, stderr io.Writer) int {
 		s, ok := docs.Rule(id)
 		if !ok {
 			msg := fmt.Sprintf("abicheck explain: %q is no rule of the contract", id)
-			if near := nearRules(id); len(near) > 0 {
+			if near := conformance.NearRules(id); len(near) > 0 {
 				msg += "; did you mean " + strings.Join(near, ", ") + "?"
 			} else {
 				msg += " (abicheck rules lists them)"
@@ -110,20 +94,4 @@ func explainMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\n(%s, under %q)\n", s.Anchor(), s.Group)
 	}
 	return exitOK
-}
-
-// nearRules are the rule IDs id may have meant: those it is a prefix of,
-// or that share its letter group and number with other punctuation.
-func nearRules(id string) []string {
-	want := strings.ToUpper(strings.TrimSpace(id))
-	flat := func(s string) string {
-		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToUpper(s))
-	}
-	var out []string
-	for _, e := range conformance.RuleCatalogue() {
-		if want != "" && (strings.HasPrefix(e.ID, want) || flat(e.ID) == flat(want)) {
-			out = append(out, e.ID)
-		}
-	}
-	return out
 }

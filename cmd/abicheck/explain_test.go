@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/docs"
 	"github.com/simabi/simabi/sim/emit"
-	"github.com/simabi/simabi/tests/conformance"
 )
 
 // abicheck explain E-FIN prints the contract's outstanding-run clause from
@@ -67,7 +68,7 @@ func TestRulesListsTheCatalogue(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	var got []ruleRow
+	var got []conformance.RuleRow
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("rules -json: %v\n%s", err, r.stdout)
 	}
@@ -75,9 +76,9 @@ func TestRulesListsTheCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []ruleRow
+	var want []conformance.RuleRow
 	for _, s := range sections {
-		want = append(want, ruleRow{ID: s.ID, AppliesTo: s.AppliesTo, OneLine: s.OneLine, Anchor: "docs/contract.md#" + strings.ToLower(s.ID)})
+		want = append(want, conformance.RuleRow{ID: s.ID, AppliesTo: s.AppliesTo, OneLine: s.OneLine, Anchor: "docs/contract.md#" + strings.ToLower(s.ID)})
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("abicheck rules -json (-contract +listed):\n%s", d)
@@ -160,7 +161,7 @@ func TestFindingsCarryTheRuleAnchor(t *testing.T) {
 	}
 	j := runCLI(t, nil, "-json", "-sequences", "2", lib)
 	var rep struct {
-		Results  []jsonResult                `json:"results"`
+		Results  []session.JSONResult        `json:"results"`
 		Findings []conformance.FindingReport `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {

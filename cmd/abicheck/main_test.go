@@ -14,12 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/sim/emit"
 )
 
 // The CLI is tested as a user runs it, as a subprocess: the test binary
 // itself is abicheck when asCLIEnv is set (and a checker child when the
-// isolation protocol's childEnv is set, since abicheck re-executes itself).
+// isolation protocol's isolate.ChildEnv is set, since abicheck re-executes itself).
 
 const asCLIEnv = "ABICHECK_TEST_AS_CLI"
 
@@ -27,8 +29,8 @@ var binary string
 
 func TestMain(m *testing.M) {
 	switch {
-	case os.Getenv(childEnv) != "":
-		os.Exit(childMain())
+	case os.Getenv(isolate.ChildEnv) != "":
+		os.Exit(isolate.ChildMain())
 	case os.Getenv(asCLIEnv) != "":
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
@@ -202,7 +204,7 @@ func TestNoCompiler(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if strings.TrimSpace(r.stderr) != noCompilerLine {
+	if strings.TrimSpace(r.stderr) != session.NoCompilerLine {
 		t.Errorf("stderr %q, want the one no-compiler line", r.stderr)
 	}
 	if strings.Contains(r.stdout, "emitted") {

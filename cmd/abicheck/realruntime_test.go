@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -204,13 +205,13 @@ func TestU1LateThreadIsReportedAsU1(t *testing.T) {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 	}
 	var rep struct {
-		Results  []jsonResult `json:"results"`
-		Findings []jFinding   `json:"findings"`
+		Results  []session.JSONResult `json:"results"`
+		Findings []jFinding           `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	var u1 *jsonResult
+	var u1 *session.JSONResult
 	for i := range rep.Results {
 		if rep.Results[i].Rule == "U-1" {
 			u1 = &rep.Results[i]

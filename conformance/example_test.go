@@ -3,8 +3,8 @@ package conformance_test
 import (
 	"fmt"
 
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim"
-	"github.com/simabi/simabi/tests/conformance"
 )
 
 // Run a short sequence on sim and print its history: every call was checked

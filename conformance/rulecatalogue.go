@@ -114,3 +114,44 @@ func RuleCatalogue() []RuleEntry {
 	}
 	return out
 }
+
+// RuleRow is one line of abicheck rules (also its JSON).
+type RuleRow struct {
+	ID        string `json:"id"`
+	AppliesTo string `json:"applies_to"`
+	OneLine   string `json:"one_line"`
+	Anchor    string `json:"anchor"`
+}
+
+// RuleRows lists the catalogue with each rule's one line from the contract.
+func RuleRows() ([]RuleRow, error) {
+	sections, err := docs.Rules()
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]docs.RuleSection{}
+	for _, s := range sections {
+		byID[s.ID] = s
+	}
+	var rows []RuleRow
+	for _, e := range RuleCatalogue() {
+		rows = append(rows, RuleRow{ID: e.ID, AppliesTo: e.AppliesTo(), OneLine: byID[e.ID].OneLine, Anchor: e.Anchor()})
+	}
+	return rows, nil
+}
+
+// NearRules are the rule IDs id may have meant: those it is a prefix of,
+// or that equal it but for punctuation and case.
+func NearRules(id string) []string {
+	want := strings.ToUpper(strings.TrimSpace(id))
+	flat := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToUpper(s))
+	}
+	var out []string
+	for _, e := range RuleCatalogue() {
+		if want != "" && (strings.HasPrefix(e.ID, want) || flat(e.ID) == flat(want)) {
+			out = append(out, e.ID)
+		}
+	}
+	return out
+}

@@ -1,4 +1,4 @@
-package main
+package isolate
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/simabi/simabi/tests/conformance"
+	"github.com/simabi/simabi/conformance"
 )
 
 // maxRequestsPerChild bounds how many runs one child makes before a fresh one
@@ -23,40 +23,40 @@ import (
 // with unique symbols is never unloaded).
 const maxRequestsPerChild = 400
 
-// loadError is a library that did not load (exit 2).
-type loadError struct {
-	path    string
-	message string
-	missing []missingSym
+// LoadError is a library that did not load (exit 2).
+type LoadError struct {
+	Path    string
+	Message string
+	Missing []MissingSymbol // the required symbols the library lacks, with their groups
 }
 
-func (e *loadError) Error() string {
-	if len(e.missing) > 0 {
+func (e *LoadError) Error() string {
+	if len(e.Missing) > 0 {
 		var parts []string
-		for _, m := range e.missing {
+		for _, m := range e.Missing {
 			parts = append(parts, m.Name+" ("+m.Group+")")
 		}
-		return fmt.Sprintf("cannot load %s: missing required symbols: %s", e.path, strings.Join(parts, ", "))
+		return fmt.Sprintf("cannot load %s: missing required symbols: %s", e.Path, strings.Join(parts, ", "))
 	}
-	msg := strings.TrimPrefix(e.message, "onboard: ")
-	if e.path == "" {
+	msg := strings.TrimPrefix(e.Message, "onboard: ")
+	if e.Path == "" {
 		return "cannot load: " + msg
 	}
 	// Name the path once: onboard's and dlerror's texts repeat it.
-	msg = strings.TrimPrefix(msg, e.path+": ")
+	msg = strings.TrimPrefix(msg, e.Path+": ")
 	msg = strings.TrimPrefix(msg, "open: ")
 	msg = strings.TrimPrefix(msg, "dlopen: ")
-	msg = strings.TrimPrefix(msg, e.path+": ")
-	return "cannot load " + e.path + ": " + msg
+	msg = strings.TrimPrefix(msg, e.Path+": ")
+	return "cannot load " + e.Path + ": " + msg
 }
 
-// pool runs sequences of one library in child processes, one at a time; it
+// Pool runs sequences of one library in child processes, one at a time; it
 // implements conformance.Executor. A child serves requests until it dies,
 // hangs (it is killed) or has served maxRequestsPerChild; the next request
 // starts a fresh one.
-type pool struct {
+type Pool struct {
 	exe     string
-	cfg     childConfig
+	cfg     Config
 	timeout time.Duration // per case
 	load    time.Duration // loading the library in a child
 	verbose io.Writer     // the children's stderr is copied here when set
@@ -77,9 +77,9 @@ type child struct {
 	served  int
 }
 
-// newPool prepares a pool for the library at path and starts its first
+// NewPool prepares a pool for the library at path and starts its first
 // child, which reports what the library is (or why it does not load).
-func newPool(cfg childConfig, timeout, load time.Duration, verbose io.Writer) (*pool, error) {
+func NewPool(cfg Config, timeout, load time.Duration, verbose io.Writer) (*Pool, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot re-execute myself for isolation: %w", err)
@@ -89,7 +89,7 @@ func newPool(cfg childConfig, timeout, load time.Duration, verbose io.Writer) (*
 		return nil, err
 	}
 	cfg.TempDir = tmp
-	p := &pool{exe: exe, cfg: cfg, timeout: timeout, load: load, verbose: verbose, tmp: tmp}
+	p := &Pool{exe: exe, cfg: cfg, timeout: timeout, load: load, verbose: verbose, tmp: tmp}
 	c, info, err := p.start()
 	if err != nil {
 		os.RemoveAll(tmp)
@@ -100,10 +100,10 @@ func newPool(cfg childConfig, timeout, load time.Duration, verbose io.Writer) (*
 }
 
 // Info is what the first child found out about the library.
-func (p *pool) Info() conformance.LibraryInfo { return *p.info }
+func (p *Pool) Info() conformance.LibraryInfo { return *p.info }
 
 // Close ends the current child and removes the pool's files.
-func (p *pool) Close() {
+func (p *Pool) Close() {
 	if p.cur != nil {
 		p.retire(p.cur)
 		p.cur = nil
@@ -112,7 +112,7 @@ func (p *pool) Close() {
 }
 
 // startTimeout bounds loading the library in a new child (-load-timeout).
-func (p *pool) startTimeout() time.Duration {
+func (p *Pool) startTimeout() time.Duration {
 	if p.load > 0 {
 		return p.load
 	}
@@ -120,9 +120,9 @@ func (p *pool) startTimeout() time.Duration {
 }
 
 // start launches a child and waits for its hello.
-func (p *pool) start() (*child, *conformance.LibraryInfo, error) {
+func (p *Pool) start() (*child, *conformance.LibraryInfo, error) {
 	cmd := exec.Command(p.exe)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = append(os.Environ(), ChildEnv+"=1")
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -166,7 +166,7 @@ func (p *pool) start() (*child, *conformance.LibraryInfo, error) {
 	cfg, _ := json.Marshal(p.cfg)
 	if _, err := c.stdin.Write(append(cfg, '\n')); err != nil {
 		p.kill(c)
-		return nil, nil, &loadError{path: p.cfg.Lib, message: "the child process died at start: " + c.death()}
+		return nil, nil, &LoadError{Path: p.cfg.Lib, Message: "the child process died at start: " + c.death()}
 	}
 	timer := time.NewTimer(p.startTimeout())
 	defer timer.Stop()
@@ -175,7 +175,7 @@ func (p *pool) start() (*child, *conformance.LibraryInfo, error) {
 		case m, ok := <-c.msgs:
 			if !ok {
 				p.retire(c)
-				return nil, nil, &loadError{path: p.cfg.Lib, message: "loading the library killed the checker's child process: " + c.death()}
+				return nil, nil, &LoadError{Path: p.cfg.Lib, Message: "loading the library killed the checker's child process: " + c.death()}
 			}
 			switch m.T {
 			case "hello":
@@ -186,13 +186,13 @@ func (p *pool) start() (*child, *conformance.LibraryInfo, error) {
 			case "error":
 				p.retire(c)
 				if m.Err == nil {
-					return nil, nil, &loadError{path: p.cfg.Lib, message: "unknown load error"}
+					return nil, nil, &LoadError{Path: p.cfg.Lib, Message: "unknown load error"}
 				}
-				return nil, nil, &loadError{path: m.Err.Path, message: m.Err.Message, missing: m.Err.Missing}
+				return nil, nil, &LoadError{Path: m.Err.Path, Message: m.Err.Message, Missing: m.Err.Missing}
 			}
 		case <-timer.C:
 			p.kill(c)
-			return nil, nil, &loadError{path: p.cfg.Lib, message: fmt.Sprintf("loading the library did not finish within %v", p.startTimeout())}
+			return nil, nil, &LoadError{Path: p.cfg.Lib, Message: fmt.Sprintf("loading the library did not finish within %v", p.startTimeout())}
 		}
 	}
 }
@@ -208,7 +208,7 @@ func (c *child) drain() {
 
 // retire ends a child: end of input, then a grace period to exit (or to
 // finish dying, when its result pipe closed), then a kill.
-func (p *pool) retire(c *child) {
+func (p *Pool) retire(c *child) {
 	c.drain()
 	c.stdin.Close()
 	select {
@@ -219,7 +219,7 @@ func (p *pool) retire(c *child) {
 }
 
 // kill ends a child by its pid and waits for it.
-func (p *pool) kill(c *child) {
+func (p *Pool) kill(c *child) {
 	if c.cmd.Process != nil {
 		_ = c.cmd.Process.Kill()
 	}
@@ -232,7 +232,7 @@ func (p *pool) kill(c *child) {
 // died after its previous run had finished (before this request started) is
 // reported as that run's death (Outcome.Prior), and this request goes to a
 // fresh child.
-func (p *pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
+func (p *Pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 	req := childRequest{Ops: conformance.OpLines(ops), History: history}
 	var prior, residue *conformance.Outcome
 	for attempt := 0; ; attempt++ {
@@ -310,7 +310,7 @@ func unloadAt(ops []conformance.Op) int {
 // timers) belongs to that run, so it must neither crash nor poison a later
 // case. A death while the child lingers or exits is the run's crash, at
 // its unload op.
-func (p *pool) afterUnload(c *child, at int, o *conformance.Outcome) {
+func (p *Pool) afterUnload(c *child, at int, o *conformance.Outcome) {
 	select {
 	case <-c.done:
 	case <-time.After(unloadLinger):
@@ -325,7 +325,7 @@ func (p *pool) afterUnload(c *child, at int, o *conformance.Outcome) {
 
 // lateDeath retires a child that died between requests and returns the
 // death to report for the run before (the first one found wins).
-func (p *pool) lateDeath(c *child, prior *conformance.Outcome) *conformance.Outcome {
+func (p *Pool) lateDeath(c *child, prior *conformance.Outcome) *conformance.Outcome {
 	p.retire(c)
 	p.cur = nil
 	return firstPrior(prior, &conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: conformance.AtSetup})
@@ -340,7 +340,7 @@ func firstPrior(prior, o *conformance.Outcome) *conformance.Outcome {
 
 // Finish implements conformance.Finisher: it ends the current child and
 // reports a death after its last run (a crash at exit), or nil.
-func (p *pool) Finish() *conformance.Outcome {
+func (p *Pool) Finish() *conformance.Outcome {
 	c := p.cur
 	if c == nil {
 		return nil
@@ -355,7 +355,7 @@ func (p *pool) Finish() *conformance.Outcome {
 
 // await follows one request to its end; started reports whether the child
 // began it (sent anything for it).
-func (p *pool) await(c *child, id int64, n int) (out conformance.Outcome, started bool) {
+func (p *Pool) await(c *child, id int64, n int) (out conformance.Outcome, started bool) {
 	at := conformance.AtSetup
 	timer := time.NewTimer(p.timeout)
 	defer timer.Stop()

@@ -354,8 +354,8 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 	if obs != nil {
 		call, second = &obs.Call, &obs.Second
 	}
-	switch op.Kind {
-	case KindHoldLaunch, KindHoldPrepare, KindRaceKInit:
+	cls := classOf(op.Kind)
+	if cls.twoThread {
 		a, b := op.slots()
 		for _, sl := range [2]int8{a, b} {
 			if c := m.ctx(sl); c != nil && c.unknown {
@@ -365,14 +365,7 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 				return
 			}
 		}
-		switch op.Kind {
-		case KindHoldLaunch:
-			m.holdLaunch(op, obs, call, second)
-		case KindHoldPrepare:
-			m.holdPrepare(op, obs, call, second)
-		default:
-			m.raceKInit(op, obs, call, second)
-		}
+		cls.step2(m, op, obs, call, second)
 		if m.diverged {
 			// Two threads' answers against one serial order: which order
 			// the runtime took is not known after a surprise.
@@ -384,98 +377,16 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 	slot, _ := op.slots()
 	c := m.ctx(slot)
 	m.begin(call)
-	if op.Kind != KindCreate && slot >= 0 && (c == nil || !c.live) {
+	if !cls.makesContext && slot >= 0 && (c == nil || !c.live) {
 		// The runner never calls a slot without a live context.
 		m.e.Unchecked = true
 		return
 	}
-	legacy := m.opt.Profile == ProfileLegacy
-	switch op.Kind {
-	case KindCreate:
-		m.create(op)
+	if after := cls.step(m, op, c, obs); after != nil {
+		defer after()
+	}
+	if cls.makesContext {
 		c = m.ctxs[op.C]
-		if obs != nil && !obs.HandleCreated && obs.Call.Value == 0 {
-			// No context to call: the ops on the slot are not run (L-1
-			// reports the NULL).
-			defer func() { c.live = false }()
-		}
-	case KindDestroy:
-		m.destroy(c)
-	case KindSupported:
-		m.supported(c)
-	case KindKInit:
-		m.kinit(op, c)
-	case KindPInit:
-		if legacy {
-			m.pinitLegacy(op, c)
-		} else {
-			m.pinit(op, c)
-		}
-	case KindACL:
-		if legacy {
-			m.aclLegacy(op, c)
-		} else {
-			m.acl(op, c)
-		}
-	case KindPrepare:
-		m.prepare(op, c, op.Img, false)
-	case KindLaunch:
-		m.launch(op, c, false)
-	case KindFinalize:
-		if legacy {
-			m.finalizeLegacy(c)
-		} else {
-			m.finalize(c)
-		}
-	case KindCommitted:
-		m.committed(c)
-	case KindProg:
-		if legacy {
-			m.progLegacy(op, c)
-		} else {
-			m.prog(op, c)
-		}
-	case KindUnload:
-		m.unload()
-	case KindRegister:
-		m.register(op, c)
-	case KindUnregister:
-		m.unregister(op, c)
-	case KindPrepareRun:
-		m.prepareRun(op, c)
-	case KindLaunchRun:
-		m.launchRun(op, c)
-	case KindPollRun:
-		m.pollRun(op, c)
-	case KindWaitRun:
-		m.waitRun(op, c)
-	case KindFinalizeRun:
-		m.finalizeRun(op, c)
-	case KindRun:
-		m.runWhole(op, c)
-	case KindContract:
-		m.contract(obs)
-	case KindSetDev:
-		m.expect(RHooks, one(abi.OK), "simabi_set_current_device returns 0")
-		m.curDev, m.devKnown = op.Dev, true
-	case KindGetDev:
-		m.expect(RHooks, anyStatus, "")
-		if m.devKnown {
-			// D-1 where the build has kernel entries; on a legacy build only
-			// the hooks' own bookkeeping is left to check.
-			r := RD1
-			if !r.Applies(m.opt.Profile) {
-				r = RHooks
-			}
-			m.value(r, uint64(int64(m.curDev)), "only the caller and program paths change the current device")
-		}
-	case KindSync:
-		m.sync(op)
-	case KindInject:
-		m.inject(op)
-	case KindClobber:
-		m.clobbers++
-		m.e.Unchecked = true
 	}
 	m.end(c)
 	if obs != nil {
@@ -488,13 +399,8 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 }
 
 func (m *Model) trackLiveness(op Op) {
-	switch op.Kind {
-	case KindCreate:
-		m.ctxs[op.C] = newMctx()
-	case KindDestroy:
-		if c := m.ctx(op.C); c != nil {
-			c.live = false // unknown whether it was freed: never call it again
-		}
+	if c := classOf(op.Kind); c != nil && c.liveness != nil {
+		c.liveness(m, op)
 	}
 }
 
@@ -1404,32 +1310,6 @@ func (m *Model) tolerated(e *Expectation, st abi.Status) bool {
 		return t.Has(st)
 	}
 	return true
-}
-
-// statusCall reports whether op's call returns a status of docs/contract.md's status
-// table (S-1, S-2 apply): the runtime's entries, not the checker's hooks.
-func statusCall(op Op) bool {
-	switch op.Kind {
-	case KindKInit, KindPInit, KindACL, KindPrepare, KindLaunch, KindFinalize, KindHoldLaunch, KindHoldPrepare,
-		KindRaceKInit:
-		return true
-	case KindProg:
-		return op.Fn.statusEntry()
-	}
-	return runOp(op)
-}
-
-// nullCtxCall reports whether op calls an entry with a NULL context (S-3).
-func nullCtxCall(op Op) bool {
-	if op.C != NullRef {
-		return false
-	}
-	switch op.Kind {
-	case KindDestroy, KindSupported, KindKInit, KindPInit, KindACL, KindPrepare, KindLaunch, KindFinalize,
-		KindCommitted, KindProg:
-		return true
-	}
-	return runOp(op)
 }
 
 // suspectContext is the context of op marked latchSuspect, or nil.

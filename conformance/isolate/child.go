@@ -1,4 +1,4 @@
-package main
+package isolate
 
 import (
 	"bufio"
@@ -14,14 +14,15 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/onboard"
-	"github.com/simabi/simabi/tests/conformance"
+	"github.com/simabi/simabi/validation"
 )
 
 // The isolation protocol.
 //
-// The parent re-executes its own binary with childEnv set. The child reads a
-// childConfig line from stdin, loads the library and answers on fd 3 (a
+// The parent re-executes its own binary with ChildEnv set. The child reads a
+// Config line from stdin, loads the library and answers on fd 3 (a
 // pipe: the library may write anything to stdout and stderr) with one JSON
 // line: {"t":"hello","info":...} or {"t":"error","err":...}. Then it reads
 // one childRequest per stdin line and, for each, runs the ops on a fresh
@@ -30,10 +31,10 @@ import (
 // and {"t":"done","id":N,"rec":...} at the end. It exits 0 at end of stdin.
 // When it dies instead, the parent knows the request and the op that was
 // executing.
-const childEnv = "SIMABI_ABICHECK_CHILD"
+const ChildEnv = "SIMABI_ABICHECK_CHILD"
 
-// childConfig says what a child loads.
-type childConfig struct {
+// Config says what a child loads.
+type Config struct {
 	Lib      string    `json:"lib"`
 	Preloads []string  `json:"preloads,omitempty"`
 	ACL      string    `json:"acl,omitempty"`
@@ -52,12 +53,12 @@ type childRequest struct {
 // loadFailure is a library that did not load: onboard's message and, for a
 // BindError, every missing symbol with its group.
 type loadFailure struct {
-	Message string       `json:"message"`
-	Path    string       `json:"path"`
-	Missing []missingSym `json:"missing,omitempty"`
+	Message string          `json:"message"`
+	Path    string          `json:"path"`
+	Missing []MissingSymbol `json:"missing,omitempty"`
 }
 
-type missingSym struct {
+type MissingSymbol struct {
 	Name  string `json:"name"`
 	Group string `json:"group"`
 }
@@ -76,14 +77,14 @@ func loadFailureOf(path string, err error) *loadFailure {
 	var be *onboard.BindError
 	if errors.As(err, &be) {
 		for _, s := range be.Missing {
-			lf.Missing = append(lf.Missing, missingSym{Name: s.Name, Group: string(s.Group)})
+			lf.Missing = append(lf.Missing, MissingSymbol{Name: s.Name, Group: string(s.Group)})
 		}
 	}
 	return lf
 }
 
-// readBinaries reads the span files of a childConfig (or the CLI's flags).
-func readBinaries(paths [4]string) ([4][]byte, error) {
+// ReadBinaries reads the span files of a Config (or the CLI's flags).
+func ReadBinaries(paths [4]string) ([4][]byte, error) {
 	var out [4][]byte
 	for i, p := range paths {
 		if p == "" {
@@ -101,8 +102,8 @@ func readBinaries(paths [4]string) ([4][]byte, error) {
 	return out, nil
 }
 
-// childMain is the child process. It never returns to main's flag parsing.
-func childMain() int {
+// ChildMain is the child process. It never returns to main's flag parsing.
+func ChildMain() int {
 	// A runtime's abort() then ends the process by SIGABRT itself instead of
 	// a Go traceback, so the parent sees the signal.
 	signal.Ignore(syscall.SIGABRT)
@@ -146,19 +147,19 @@ func childMain() int {
 	if err != nil && len(line) == 0 {
 		return 2
 	}
-	var cfg childConfig
+	var cfg Config
 	if err := json.Unmarshal(line, &cfg); err != nil {
 		sendMsg(childMsg{T: "error", Err: &loadFailure{Message: "bad child configuration: " + err.Error()}})
 		return 2
 	}
-	bins, err := readBinaries(cfg.Binaries)
+	bins, err := ReadBinaries(cfg.Binaries)
 	if err != nil {
 		sendMsg(childMsg{T: "error", Err: &loadFailure{Message: "reading a binary: " + err.Error(), Path: cfg.Lib}})
 		return 2
 	}
 	var callable []byte
 	if cfg.Callable != "" {
-		if callable, err = readCallable(cfg.Callable); err != nil {
+		if callable, err = ReadCallable(cfg.Callable); err != nil {
 			sendMsg(childMsg{T: "error", Err: &loadFailure{Message: err.Error(), Path: cfg.Lib}})
 			return 2
 		}
@@ -206,9 +207,16 @@ func childMain() int {
 				buf = append(buf, '}')
 				send(buf)
 			}
-			o := conformance.FactoryExecutor{Factory: f, Options: ropt}.Execute(ops, req.History)
-			rec := o.Record()
-			sendMsg(childMsg{T: "done", ID: req.ID, Rec: &rec})
+			sent := false
+			done := func(o conformance.Outcome) {
+				rec := o.Record()
+				sendMsg(childMsg{T: "done", ID: req.ID, Rec: &rec})
+				sent = true
+			}
+			o := conformance.FactoryExecutor{Factory: f, Options: ropt, Finished: done}.Execute(ops, req.History)
+			if !sent {
+				done(o)
+			}
 		}
 		if err == io.EOF {
 			return 0
@@ -217,4 +225,16 @@ func childMain() int {
 			return 2
 		}
 	}
+}
+
+// ReadCallable reads a callable image file (abicheck -callable) and checks it is a ChipCallable (V-IMG).
+func ReadCallable(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("-callable %s: %v", path, errors.Unwrap(err))
+	}
+	if st := validation.Image(b); st != abi.OK {
+		return nil, fmt.Errorf("-callable %s: not a ChipCallable image (V-IMG refuses it: %v)", path, validation.CheckImageAt(0, b))
+	}
+	return b, nil
 }

@@ -99,15 +99,8 @@ func (e *Entry) Annotation() string {
 	if e.Skipped != "" {
 		return ""
 	}
-	o := &e.Obs
-	switch e.Op.Kind {
-	case KindRaceKInit:
-		return ctxText(e.Op.C) + " " + statusName(o.Call.Status) + ", " + ctxText(e.Op.C2) + " " + statusName(o.Second.Status)
-	case KindHoldLaunch:
-		return overlapText(o)
-	case KindHoldPrepare:
-		return overlapText(o) + "; img " + outcome(o.Call.Status, o.Call.Out, true) + ", img2 " +
-			outcome(o.Second.Status, o.Second.Out, true)
+	if c := classOf(e.Op.Kind); c != nil && c.annotation != nil {
+		return c.annotation(e)
 	}
 	return ""
 }
@@ -120,16 +113,8 @@ func (e *Entry) schedBranch() string {
 	if e.Skipped != "" {
 		return ""
 	}
-	o := &e.Obs
-	switch e.Op.Kind {
-	case KindRaceKInit:
-		return statusName(o.Call.Status) + "|" + statusName(o.Second.Status)
-	case KindHoldLaunch:
-		return overlapText(o)
-	case KindHoldPrepare:
-		if e.Op.Img != e.Op.Img2 {
-			return outcome(o.Call.Status, o.Call.Out, true) + "|" + outcome(o.Second.Status, o.Second.Out, true)
-		}
+	if c := classOf(e.Op.Kind); c != nil && c.branch != nil {
+		return c.branch(e)
 	}
 	return ""
 }
@@ -139,14 +124,10 @@ func (e *Entry) schedBranch() string {
 // once when it overlaps and runs normally when it does not), the unordered
 // pair of a racekinit or holdprepare.
 func (e *Entry) fixedResult() string {
-	if e.Op.Kind != KindHoldLaunch || e.Skipped != "" {
-		return e.Result()
+	if c := classOf(e.Op.Kind); c != nil && c.fixed != nil && e.Skipped == "" {
+		return c.fixed(e)
 	}
-	s := outcome(e.Obs.Call.Status, e.Obs.Call.Out, true)
-	if e.memDir != "" {
-		s += " mem=" + e.memDir
-	}
-	return s
+	return e.Result()
 }
 
 // pair renders two results as an unordered pair.
@@ -170,62 +151,11 @@ func (e *Entry) Result() string {
 	if e.Skipped != "" {
 		return "skipped"
 	}
-	o := &e.Obs
 	var s string
-	op := e.Op
-	switch op.Kind {
-	case KindCreate:
-		s = "null"
-		if o.HandleCreated {
-			s = "ok"
-		}
-	case KindDestroy, KindClobber:
-		s = "done"
-	case KindSupported, KindGetDev:
-		s = strconv.FormatInt(int64(o.Call.Value), 10)
-	case KindCommitted:
-		if op.C < 0 {
-			s = "value=" + strconv.FormatUint(o.Call.Value, 10)
-		}
-	case KindContract:
-		s = "admissible"
-		if why := checkContract(o.Contract); why != "" {
-			s = "inadmissible"
-		}
-	case KindProg:
-		switch {
-		case op.Fn.statusEntry():
-			s = statusName(o.Call.Status)
-		case op.Fn == FnFree:
-			s = "done"
-		case op.Fn == FnMalloc || op.Fn == FnCommCreate:
-			s = "null"
-			if o.Call.Value != 0 {
-				s = "nonnull"
-			}
-		default:
-			s = "value=" + strconv.FormatUint(o.Call.Value, 10)
-		}
-	case KindPrepare:
-		if len(e.runs) > 0 {
-			s = e.runText(!op.OutNull)
-		} else {
-			s = outcome(o.Call.Status, o.Call.Out, !op.OutNull)
-		}
-	case KindLaunch:
-		if len(e.runs) > 0 {
-			s = e.runText(false)
-		} else {
-			s = statusName(o.Call.Status)
-		}
-	case KindHoldLaunch:
-		s = outcome(o.Call.Status, o.Call.Out, true) + " | " + statusName(o.Second.Status)
-	case KindHoldPrepare:
-		s = pair(outcome(o.Call.Status, o.Call.Out, true), outcome(o.Second.Status, o.Second.Out, true))
-	case KindRaceKInit:
-		s = pair(statusName(o.Call.Status), statusName(o.Second.Status))
-	default:
-		s = statusName(o.Call.Status)
+	if c := classOf(e.Op.Kind); c != nil && c.result != nil {
+		s = c.result(e)
+	} else {
+		s = statusName(e.Obs.Call.Status)
 	}
 	if e.memDir != "" {
 		if s != "" {

@@ -53,6 +53,22 @@ type imageFacts struct {
 	charge  uint64 // M-5: align_up(size, 64)
 	defect  string // V-IMG's first defect, for reports
 	user    bool   // the user's callable (its bytes are the runner's)
+	unknown bool   // the bytes are not known (an image over a trace's recording limit)
+}
+
+// rawFacts are the facts of recorded image bytes.
+func rawFacts(img []byte, aligned bool) *imageFacts {
+	f := &imageFacts{image: img, size: uint64(len(img)), aligned: aligned}
+	f.charge = (f.size + chargeAlign - 1) &^ (chargeAlign - 1)
+	if f.size >= headerSize {
+		f.valid, f.t, f.s, f.defect = checkImage(f.passed(), false)
+		if !f.valid {
+			f.lenient, f.t, f.s, _ = checkImage(f.passed(), true)
+		}
+	} else {
+		f.defect = "shorter than sizeof(ChipCallable)"
+	}
+	return f
 }
 
 // passed is the span the call hands over.
@@ -80,6 +96,11 @@ func buildFacts(r ImageRecipe) *imageFacts {
 		// The synthetic program callable; a user's callable replaces it at
 		// the runner (Model.programFacts).
 		return buildFacts(ImageRecipe{})
+	case ImgRaw:
+		return rawFacts(rawBytes(r), r.Mis == 0)
+	case ImgRawTrunc:
+		// Not recorded: only its size is known (the call is not judged).
+		return &imageFacts{size: r.Raw, aligned: r.Mis == 0, unknown: true, defect: "not recorded"}
 	}
 	img := canonicalImage(r)
 	applyDefect(img, r)

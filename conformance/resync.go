@@ -19,71 +19,15 @@ import (
 // sequence, on every other context, is judged in full.
 
 // resync follows the answer st of op, which the model did not predict.
-func (m *Model) resync(op Op, c *mctx, st abi.Status) {
+func (m *Model) resync(op Op, mc *mctx, st abi.Status) {
 	m.retireRefusedDestroys()
-	ok := st == abi.OK
-	switch op.Kind {
-	case KindKInit:
-		if c == nil {
-			return
-		}
-		if ok {
-			m.pinKernel(c, op.Dev)
-			return
-		}
-		m.forget(c)
-	case KindPInit:
-		if c == nil {
-			return
-		}
-		if ok {
-			m.pinProgram(c, op.Dev)
-			return
-		}
-		// A failing simpler_init may have attached the thread first.
-		m.forget(c)
-		m.devKnown = false
-	case KindACL:
-		if c == nil {
-			return
-		}
-		if ok && !c.unknown && c.latch != latchKernel {
-			c.latch = latchProgram
-			m.curDev, m.devKnown = op.Dev, true
-			return
-		}
-		m.forget(c)
-		m.devKnown = false
-	case KindPrepare, KindLaunch:
-		if c != nil {
-			m.forget(c)
-		}
-	case KindFinalize:
-		if c == nil {
-			return
-		}
-		if c.latch != latchKernel {
-			m.devKnown = false // a program finalize resets the device
-		}
-		m.forget(c)
-	case KindProg:
-		// The entries are called with arguments no entry may act on: a
-		// refusal changes nothing, a success may have.
-		if c != nil && ok {
-			m.forget(c)
-		}
-	case KindSync:
-		// The stream was synchronized whatever it answered; only an armed
-		// site 8 makes the rest uncertain.
-		if m.sites[8].count > 0 {
-			m.lose("#" + strconv.Itoa(m.curIdx) + " " + op.String() + " answered what the model did not predict while fault site 8 was armed")
-		}
-	case KindCreate, KindDestroy, KindSupported, KindCommitted, KindContract, KindUnload:
-	default:
-		// The checker's own environment (hooks, ACL) misbehaved: nothing
-		// after it can be trusted.
-		m.lose("#" + strconv.Itoa(m.curIdx) + " " + op.String() + " returned " + statusName(st) + ", which the model did not predict")
+	if c := classOf(op.Kind); c != nil && c.resync != nil {
+		c.resync(m, op, mc, st)
+		return
 	}
+	// The checker's own environment (hooks, ACL) misbehaved: nothing
+	// after it can be trusted.
+	m.lose("#" + strconv.Itoa(m.curIdx) + " " + op.String() + " returned " + statusName(st) + ", which the model did not predict")
 }
 
 // retireRefusedDestroys stops calling every context whose destroy the model

@@ -91,52 +91,6 @@ func (r *Runner) formRunArgs(op Op) (unsafe.Pointer, int32, int32) {
 	return unsafe.Pointer(unsafe.SliceData(r.runArgs)), t, s
 }
 
-// runCall makes a run op's call.
-func (r *Runner) runCall(h abi.Ctx, op Op, o *Observation) {
-	rt := r.rt
-	st := func() abi.RunHandle { return abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[op.St]))) }
-	switch op.Kind {
-	case KindRegister:
-		var img unsafe.Pointer
-		counts := [2]int32{}
-		if op.Img.Base == ImgProgram && r.userImg != nil {
-			img, counts = unsafe.Pointer(unsafe.SliceData(r.userImg)), r.userCount
-		} else {
-			b := r.image(op.Img)
-			img, counts = b.ptr, [2]int32{b.facts.t, b.facts.s}
-		}
-		o.Call.Status = rt.RegisterCallable(h, op.ID, img)
-		if o.Call.Status == abi.OK && op.C >= 0 {
-			if r.progIDs[op.C] == nil {
-				r.progIDs[op.C] = map[int32][2]int32{}
-			}
-			r.progIDs[op.C][op.ID] = counts
-		}
-	case KindUnregister:
-		o.Call.Status = rt.UnregisterCallable(h, op.ID)
-	case KindPrepareRun, KindRun:
-		args, t, s := r.formRunArgs(op)
-		o.Call.ArgT, o.Call.ArgS = t, s
-		desc := unsafe.Pointer(unsafe.SliceData(r.desc[op.St]))
-		cfg := unsafe.Pointer(unsafe.SliceData(r.runCfg))
-		if op.Kind == KindRun {
-			o.Call.Status = rt.Run(h, st(), op.ID, args, cfg, desc)
-		} else {
-			o.Call.Status = rt.PrepareRun(h, st(), op.ID, args, cfg, desc)
-		}
-	case KindLaunchRun:
-		r.accepted[op.St] = -1
-		o.Call.Status = rt.LaunchRun(h, st())
-		o.Accepted = r.accepted[op.St]
-	case KindPollRun:
-		o.Call.Status = rt.PollRun(h, st())
-	case KindWaitRun:
-		o.Call.Status = rt.WaitRun(h, st())
-	case KindFinalizeRun:
-		o.Call.Status = rt.FinalizeRun(h, st())
-	}
-}
-
 func utoa(n uint64) string {
 	const digits = "0123456789"
 	if n == 0 {

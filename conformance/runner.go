@@ -471,15 +471,6 @@ func (r *Runner) collect(res *Result) {
 	res.Divergences = m.divergences
 }
 
-// kernelOp reports whether op calls a kernel-mode entry.
-func kernelOp(op Op) bool {
-	switch op.Kind {
-	case KindKInit, KindPrepare, KindLaunch, KindSupported, KindHoldLaunch, KindHoldPrepare, KindRaceKInit:
-		return true
-	}
-	return false
-}
-
 func (r *Runner) counters() (ACLCounts, bool) {
 	if !r.caps.Has(CapCounters) {
 		return ACLCounts{}, false
@@ -505,19 +496,18 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 		return
 	}
 	if m.opt.Profile == ProfileLegacy {
-		if kernelOp(op) {
-			e.Skipped = "legacy build: no kernel entries (program-mode rules only)"
-			m.Skip(i, op, REKInit, e.Skipped)
-			return
-		}
-		if op.Kind == KindProg && op.Fn == FnMemInfo {
-			e.Skipped = "legacy build: no device_memory_info_ctx"
-			m.Skip(i, op, RuleNone, e.Skipped)
+		if why := legacyUnavailable(op); why != "" {
+			rule := RuleNone
+			if kernelOp(op) {
+				rule = REKInit
+			}
+			e.Skipped = why
+			m.Skip(i, op, rule, e.Skipped)
 			return
 		}
 	}
 	a, b := op.slots()
-	if op.Kind != KindCreate {
+	if !classOf(op.Kind).makesContext {
 		for _, s := range [2]int8{a, b} {
 			if s >= 0 && !m.SlotLive(s) {
 				e.Skipped = "c" + itoa(int32(s)) + " holds no live context"
@@ -526,15 +516,9 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 			}
 		}
 	}
-	switch op.Kind {
-	case KindHoldLaunch, KindHoldPrepare:
-		r.hold(i, op, e)
-		return
-	case KindRaceKInit:
-		r.race(i, op, e)
-		return
-	case KindUnload:
-		r.unload(i, op, e)
+	cls := classOf(op.Kind)
+	if cls.run != nil {
+		cls.run(r, i, op, e)
 		return
 	}
 	if runOp(op) {
@@ -547,9 +531,8 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 	for rep := 0; rep < op.Reps(); rep++ {
 		o := &r.obs
 		*o = Observation{}
-		before, probe, entry := ACLCounts{}, false, false
-		if op.Kind != KindSetDev && op.Kind != KindSync && op.Kind != KindGetDev && op.Kind != KindInject && op.Kind != KindClobber {
-			entry = true
+		before, probe, entry := ACLCounts{}, false, cls.entry
+		if entry {
 			before, probe = r.counters()
 		}
 		r.call(op, o)
@@ -561,13 +544,13 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 			after, _ := r.t.Counters()
 			o.ACLProbed, o.ACLForbidden = true, forbiddenBetween(before, after)
 		}
-		if op.C >= 0 && op.Kind != KindDestroy && a >= 0 {
+		if op.C >= 0 && cls.memProbe != memNone && a >= 0 {
 			sl := &r.slots[op.C]
-			if op.Kind != KindCommitted {
+			if cls.memProbe != memFromCall {
 				o.Mem = uint64(r.rt.CommittedDeviceMemory(sl.h))
 			}
 			o.MemProbed, o.MemPrev = true, sl.mem
-			if op.Kind == KindCreate {
+			if cls.memProbe == memFromZero {
 				o.MemPrev = 0
 			}
 			sl.mem = o.Mem
@@ -581,112 +564,15 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 		} else if o.MemProbed {
 			e.memDir = memDirOf(e.Obs.MemPrev, o.Mem)
 		}
-		if op.Rep > 1 {
-			switch op.Kind {
-			case KindPrepare:
-				e.addRep(o.Call.Status, o.Call.Out)
-			case KindLaunch:
-				e.addRep(o.Call.Status, -1)
-			}
+		if op.Rep > 1 && cls.reps != nil {
+			cls.reps(e, o)
 		}
 	}
 }
 
 // call makes the op's one call and fills o.
 func (r *Runner) call(op Op, o *Observation) {
-	rt := r.rt
-	h := r.handle(op.C)
-	switch op.Kind {
-	case KindCreate:
-		if old := r.slots[op.C]; old.used && r.m.SlotLive(op.C) {
-			r.leaked = append(r.leaked, old)
-		}
-		nh := rt.CreateDeviceContext()
-		r.slots[op.C] = slotState{h: nh, used: true, dev: -1}
-		o.HandleCreated = nh != 0
-		if nh != 0 {
-			o.Call.Value = 1
-		}
-	case KindDestroy:
-		rt.DestroyDeviceContext(h)
-	case KindSupported:
-		o.Call.Value = uint64(int64(rt.KernelModeSupported(h)))
-	case KindKInit:
-		p0, n0 := r.span(0, op.Spans[0])
-		p1, n1 := r.span(1, op.Spans[1])
-		p2, n2 := r.span(2, op.Spans[2])
-		o.Call.Status = rt.KernelModeInit(h, op.Dev, p0, n0, p1, n1, p2, n2, cfgPtr(op.Cfg), op.Gen)
-		if op.C >= 0 {
-			r.slots[op.C].dev = op.Dev
-		}
-	case KindPInit:
-		p0, n0 := r.span(0, op.Spans[0])
-		p1, n1 := r.span(1, op.Spans[1])
-		p2, n2 := r.span(2, op.Spans[2])
-		p3, n3 := r.span(3, op.Spans[3])
-		var pw unsafe.Pointer
-		if op.Prewarm {
-			if b := cfgLayout(op.Cfg, r.m.opt.Profile == ProfileLegacy); b != nil {
-				pw = unsafe.Pointer(unsafe.SliceData(b))
-			}
-		}
-		o.Call.Status = rt.SimplerInit(h, op.Dev, p0, n0, p1, n1, p2, n2, pw, 0, p3, uint64(n3))
-		if op.C >= 0 && o.Call.Status == abi.OK {
-			r.slots[op.C].dev = op.Dev
-		}
-	case KindACL:
-		o.Call.Status = rt.EnsureACLReady(h, op.Dev)
-	case KindPrepare:
-		o.Call.Status, o.Call.Out = r.prepare(h, op, op.Img, r.out)
-	case KindLaunch:
-		var sl slotState
-		if op.C >= 0 {
-			sl = r.slots[op.C]
-		}
-		args, t, s, host := r.formArgs(op, &sl)
-		o.Call.ArgT, o.Call.ArgS, o.Call.ArgHost = t, s, host
-		o.Call.Status = rt.KernelModeLaunch(h, op.ID, args, r.stream(op.Stream))
-		if host {
-			r.restoreArgs()
-		}
-	case KindFinalize:
-		o.Call.Status = rt.FinalizeDevice(h)
-	case KindCommitted:
-		v := uint64(rt.CommittedDeviceMemory(h))
-		o.Call.Value, o.Mem = v, v
-	case KindProg:
-		r.prog(h, op.Fn, o)
-	case KindContract:
-		o.Call.Value = 1
-		if p := rt.GetPipelineContract(); p != nil {
-			o.Contract = append([]byte(nil), unsafe.Slice((*byte)(p), 144)...)
-		}
-	case KindSetDev:
-		if r.hooks != nil {
-			o.Call.Status = r.hooks.SimSetCurrentDevice(op.Dev)
-		} else {
-			o.Call.Status = abi.Status(r.acl.SetDevice(op.Dev))
-		}
-	case KindGetDev:
-		o.Call.Value = uint64(int64(r.hooks.SimCurrentDevice()))
-	case KindSync:
-		if r.hooks != nil {
-			o.Call.Status = r.hooks.SimSyncStream(r.stream(op.Stream))
-		} else {
-			o.Call.Status = abi.Status(r.acl.SynchronizeStream(r.stream(op.Stream)))
-		}
-	case KindInject:
-		o.Call.Status = r.hooks.SimInject(op.Site, op.Count, op.Code)
-	case KindClobber:
-		if b := r.images[op.Img]; b != nil && b.raw != nil {
-			clear(b.raw[op.Img.Mis : int(op.Img.Mis)+len(b.facts.image)])
-			b.dirty = true
-		}
-	default:
-		if runOp(op) {
-			r.runCall(h, op, o)
-		}
-	}
+	classOf(op.Kind).call(r, op, r.handle(op.C), o)
 }
 
 // prepare calls prepare with a recipe's buffer and records the counts behind

@@ -1,11 +1,10 @@
-package main
+package session
 
 import (
 	"regexp"
-	"strings"
 	"testing"
 
-	"github.com/simabi/simabi/tests/conformance"
+	"github.com/simabi/simabi/conformance"
 )
 
 // TestAlignDetail: a detail's op index follows the op into the shrunk repro.
@@ -24,43 +23,19 @@ func TestAlignDetail(t *testing.T) {
 	}
 }
 
-// TestStderrTail: the library's last message survives a Go runtime dump,
-// and the dump's signal is found.
-func TestStderrTail(t *testing.T) {
-	var tl stderrTail
-	tl.Write([]byte("simabi fake runtime: destroy refused\nsegv shim: about to fault\n"))
-	tl.Write([]byte("SIGSEGV: segmentation violation\nPC=0x0 m=0 sigcode=1\n\ngoroutine 1 [syscall]:\nmain.main()\n"))
-	if got := tl.lastMessage(); got != "; last message: segv shim: about to fault" {
-		t.Errorf("lastMessage %q", got)
-	}
-	if got := tl.goSignal(); got != "SIGSEGV" {
-		t.Errorf("goSignal %q", got)
-	}
-	var p stderrTail
-	p.Write([]byte("panic: boom\n\ngoroutine 1 [running]:\n"))
-	if p.goSignal() != "" || !strings.HasPrefix(p.goPanic(), "panic: boom") {
-		t.Errorf("panic dump: %q %q", p.goSignal(), p.goPanic())
-	}
-	var f stderrTail
-	f.Write([]byte("fatal error: unexpected signal during runtime execution\n[signal SIGBUS: bus error code=0x2]\n"))
-	if f.goSignal() != "SIGBUS" {
-		t.Errorf("fatal error dump: %q", f.goSignal())
-	}
-}
-
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{"/a/b.so": "/a/b.so", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
 func TestScriptTarget(t *testing.T) {
-	if got := scriptTarget("# abicheck repro\n# target: sim:refusing\ncreate c0\n"); got != "sim:refusing" {
+	if got := ScriptTarget("# abicheck repro\n# target: sim:refusing\ncreate c0\n"); got != "sim:refusing" {
 		t.Errorf("got %q", got)
 	}
-	if got := scriptTarget("# target: /x/lib.so\ncreate c0\n"); got != "" {
+	if got := ScriptTarget("# target: /x/lib.so\ncreate c0\n"); got != "" {
 		t.Errorf("got %q", got)
 	}
 }

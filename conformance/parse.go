@@ -22,11 +22,7 @@ func Parse(line string) (Op, error) {
 		return Op{}, syntaxf("empty line")
 	}
 	var op Op
-	for k := KindCreate; k < numKinds; k++ {
-		if kindNames[k] == fields[0] {
-			op.Kind = k
-		}
-	}
+	op.Kind, _ = kindByName(fields[0])
 	if op.Kind == KindInvalid {
 		return Op{}, syntaxf("unknown op %q", fields[0])
 	}
@@ -216,132 +212,7 @@ func (p *opParser) rep() {
 }
 
 func (p *opParser) parse() {
-	op := &p.op
-	switch op.Kind {
-	case KindCreate:
-		op.C = p.slot(p.positional(1)[0])
-	case KindDestroy, KindSupported, KindFinalize, KindCommitted:
-		op.C = p.ctx(p.positional(1)[0])
-	case KindKInit:
-		op.C = p.ctx(p.positional(1)[0])
-		v, _ := p.take("dev", true)
-		op.Dev = p.int32v("dev", v)
-		v, _ = p.take("gen", true)
-		op.Gen = p.uintv("gen", v, 64)
-		if v, ok := p.take("cfg", false); ok {
-			op.Cfg = p.cfg(v)
-		}
-		p.spans(3)
-	case KindPInit:
-		op.C = p.ctx(p.positional(1)[0])
-		v, _ := p.take("dev", true)
-		op.Dev = p.int32v("dev", v)
-		p.spans(4)
-		if v, ok := p.take("prewarm", false); ok && v != "null" {
-			op.Prewarm = true
-			op.Cfg = p.cfg(v)
-			if op.Cfg.Null {
-				p.fail("prewarm=null takes no other flags")
-			}
-		}
-	case KindACL:
-		op.C = p.ctx(p.positional(1)[0])
-		v, _ := p.take("dev", true)
-		op.Dev = p.int32v("dev", v)
-	case KindPrepare:
-		op.C = p.ctx(p.positional(1)[0])
-		v, _ := p.take("img", true)
-		op.Img = p.image(v)
-		if v, ok := p.take("out", false); ok {
-			switch v {
-			case "null":
-				op.OutNull = true
-			case "ptr":
-			default:
-				p.fail("bad out=%q (ptr or null)", v)
-			}
-		}
-		p.rep()
-	case KindLaunch:
-		op.C = p.ctx(p.positional(1)[0])
-		p.launchArgs()
-		p.rep()
-	case KindProg:
-		op.C = p.ctx(p.positional(1)[0])
-		v, _ := p.take("fn", true)
-		found := false
-		for f := ProgFn(0); f < numFns; f++ {
-			if fnNames[f] == v {
-				op.Fn, found = f, true
-			}
-		}
-		if !found {
-			p.fail("unknown fn=%q", v)
-		}
-	case KindContract, KindGetDev, KindUnload:
-		p.positional(0)
-	case KindSetDev:
-		v := p.positional(1)[0]
-		if v == "none" {
-			op.Dev = -1
-		} else {
-			op.Dev = p.int32v("device", v)
-			if op.Dev < 0 {
-				p.fail("setdev takes a device >= 0 or none")
-			}
-		}
-	case KindSync:
-		op.Stream = p.stream(p.positional(1)[0])
-	case KindInject:
-		p.positional(0)
-		v, _ := p.take("site", true)
-		op.Site = p.int32v("site", v)
-		v, _ = p.take("count", true)
-		op.Count = p.int32v("count", v)
-		v, _ = p.take("code", true)
-		op.Code = p.int32v("code", v)
-	case KindClobber:
-		p.positional(0)
-		v, _ := p.take("img", true)
-		op.Img = p.image(v)
-	case KindHoldLaunch:
-		op.C = p.slot(p.positional(1)[0])
-		p.hold()
-		p.launchArgs()
-	case KindHoldPrepare:
-		op.C = p.slot(p.positional(1)[0])
-		p.hold()
-		v, _ := p.take("img2", true)
-		op.Img2 = p.image(v)
-	case KindRegister, KindUnregister:
-		op.C = p.ctx(p.positional(1)[0])
-		v, _ := p.take("id", true)
-		op.ID = p.int32v("id", v)
-		if v, ok := p.take("img", false); ok && op.Kind == KindRegister {
-			op.Img = p.image(v)
-		}
-	case KindPrepareRun, KindRun, KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun:
-		op.C = p.ctx(p.positional(1)[0])
-		v, _ := p.take("st", true)
-		op.St = p.storage(v)
-		if op.Kind == KindPrepareRun || op.Kind == KindRun {
-			v, _ := p.take("id", true)
-			op.ID = p.int32v("id", v)
-			if v, ok := p.take("args", false); ok {
-				op.Args = p.args(v)
-			}
-		}
-	case KindRaceKInit:
-		pos := p.positional(2)
-		op.C, op.C2 = p.slot(pos[0]), p.slot(pos[1])
-		if op.C == op.C2 {
-			p.fail("racing one context against itself is X-3 (no result asserted)")
-		}
-		v, _ := p.take("dev", true)
-		op.Dev = p.int32v("dev", v)
-		v, _ = p.take("gen", true)
-		op.Gen = p.uintv("gen", v, 64)
-	}
+	classOf(p.op.Kind).parse(p)
 	p.done()
 }
 
@@ -457,6 +328,13 @@ func call(s string) (string, []string, bool) {
 }
 
 func (p *opParser) image(s string) ImageRecipe {
+	if strings.HasPrefix(s, "raw(") {
+		r, err := traceImage(s)
+		if err != nil {
+			p.fail("%v", err)
+		}
+		return r
+	}
 	var r ImageRecipe
 	parts := splitTop(s, '+')
 	switch parts[0] {

@@ -70,6 +70,11 @@ type FactoryExecutor struct {
 	Factory Factory
 	Options Options
 	Timeout time.Duration
+	// Finished, when set, gets the outcome as soon as the run has finished,
+	// before the target is released: a child process reports it then, so
+	// that a death while the library is unloaded comes after the case's
+	// result and is judged as what it is (U-1), not as the case's crash.
+	Finished func(Outcome)
 }
 
 // Execute implements Executor: it runs ops on a fresh target from the
@@ -138,6 +143,9 @@ func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
 		// that their thread-exit work never runs after an unload (only the
 		// unload op tests that, U-1).
 		r.Close()
+		if x.Finished != nil {
+			x.Finished(o)
+		}
 		if release != nil {
 			release()
 		}
@@ -145,56 +153,6 @@ func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
 	case <-expire:
 		return Outcome{Verdict: Hang, Detail: fmt.Sprintf("the run did not finish within %v", x.Timeout), At: int(at.Load())}
 	}
-}
-
-// EntryRule is the rule a crash or hang of op is reported under when no
-// directed check names the rules: the rule of the entry the op calls (S-3
-// for a NULL context), or for an environment op the rule it drives.
-func EntryRule(op Op) Rule {
-	if op.C < 0 {
-		switch op.Kind {
-		case KindDestroy, KindSupported, KindKInit, KindPInit, KindACL, KindPrepare, KindLaunch, KindFinalize,
-			KindCommitted, KindProg:
-			return RS3
-		}
-	}
-	switch op.Kind {
-	case KindCreate:
-		return RL1
-	case KindDestroy:
-		return REDestroy
-	case KindSupported:
-		return RESup
-	case KindKInit:
-		return REKInit
-	case KindPInit:
-		return REPInit
-	case KindACL:
-		return REACL
-	case KindPrepare:
-		return REPrep
-	case KindLaunch:
-		return RELaunch
-	case KindFinalize:
-		return REFin
-	case KindCommitted:
-		return RM7
-	case KindProg:
-		return REProg
-	case KindContract:
-		return RVContract
-	case KindClobber:
-		return RM6
-	case KindFinalizeRun, KindUnregister:
-		return REFin
-	}
-	if runOp(op) {
-		return REProg
-	}
-	if _, r, _ := needs(op); r != RuleNone && r != RHooks {
-		return r
-	}
-	return RD2
 }
 
 // OpAt describes position at of ops for a report: "#i op", "cleanup after

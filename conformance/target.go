@@ -144,31 +144,6 @@ func CapsOf(t Target) Caps {
 // Has reports whether every capability of need is present.
 func (c Caps) Has(need Caps) bool { return c&need == need }
 
-// needs says what an op requires and, when missing, which rule it leaves
-// undriven and why.
-func needs(op Op) (Caps, Rule, string) {
-	switch op.Kind {
-	case KindSetDev:
-		if op.Dev < 0 {
-			return CapClearDevice, RD2, "D-2: leaving the thread with no current device needs simabi_set_current_device (ACL cannot unset a device)"
-		}
-		return CapSetDevice, RD2, "D-2: target exports no simabi_set_current_device and no ACL was given"
-	case KindGetDev:
-		return CapGetDevice, RD1, "D-1: target exports no simabi_current_device"
-	case KindSync:
-		return CapSync, RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"
-	case KindInject:
-		return CapInject, siteRuleOf(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
-	case KindHoldLaunch, KindHoldPrepare:
-		return CapInject | CapSetDevice, RX2, "X-2: holding the gate needs simabi_inject site 7"
-	case KindRaceKInit:
-		return CapSetDevice, RX1, "X-1: the racing thread needs a current device (hook or ACL)"
-	case KindUnload:
-		return CapUnload, RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"
-	}
-	return 0, RuleNone, ""
-}
-
 func siteRuleOf(site int32) Rule {
 	if site >= abi.FirstSite && site <= abi.LastSite {
 		return siteRules[site]

@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"encoding/json"
@@ -12,13 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/simabi/simabi/tests/conformance"
+	"github.com/simabi/simabi/conformance"
 )
 
-// results are a run's per-rule verdicts: every runtime rule of docs/contract.md,
+// Results are a run's per-rule verdicts: every runtime rule of docs/contract.md,
 // plus HOOKS when the simulation hooks themselves misbehaved.
-func results(r *targetRun) []conformance.RuleReport {
-	rep := r.res.Report
+func Results(r *Run) []conformance.RuleReport {
+	rep := r.Result.Report
 	out := append([]conformance.RuleReport(nil), rep.Rules...)
 	if h, ok := rep.HooksReport(); ok {
 		out = append(out, h)
@@ -30,25 +30,25 @@ func results(r *targetRun) []conformance.RuleReport {
 }
 
 // reproFile is the file name of a rule's repro.
-func reproFile(r *targetRun, rule string) string {
-	return "repro-" + r.t.fileTag + rule + ".ops"
+func reproFile(r *Run, rule string) string {
+	return "repro-" + r.Target.FileTag + rule + ".ops"
 }
 
-func reproText(r *targetRun, rr conformance.RuleReport, file string) string {
+func reproText(r *Run, rr conformance.RuleReport, file string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# abicheck repro: %s %s\n", rr.Rule, rr.Verdict)
 	if rr.Anchor != "" {
 		fmt.Fprintf(&b, "# rule: %s\n", rr.Anchor)
 	}
-	fmt.Fprintf(&b, "# target: %s\n", r.t.label)
-	fmt.Fprintf(&b, "# profile: %s (revision %s, supported %d)\n", r.t.info.Profile, r.t.info.Revision, r.t.info.Supported)
+	fmt.Fprintf(&b, "# target: %s\n", r.Target.Label)
+	fmt.Fprintf(&b, "# profile: %s (revision %s, supported %d)\n", r.Target.Info.Profile, r.Target.Info.Revision, r.Target.Info.Supported)
 	if rr.Detail != "" {
 		fmt.Fprintf(&b, "# detail: %s\n", oneLine(rr.Detail))
 	}
 	fmt.Fprintf(&b, "# replay: %s\n", replayCommand(r, file))
-	if r.t.replayArgs != "" {
+	if r.Target.ReplayArgs != "" {
 		// What -replay FILE without LIB runs: the target and its flags.
-		fmt.Fprintf(&b, "# args: %s\n", r.t.replayArgs)
+		fmt.Fprintf(&b, "# args: %s\n", r.Target.ReplayArgs)
 	}
 	for _, l := range rr.Repro {
 		b.WriteString(l)
@@ -57,24 +57,24 @@ func reproText(r *targetRun, rr conformance.RuleReport, file string) string {
 	return b.String()
 }
 
-func replayCommand(r *targetRun, file string) string {
-	cmd := "abicheck -replay " + shellQuote(file)
-	if r.t.replayArgs != "" {
-		cmd += " " + r.t.replayArgs
+func replayCommand(r *Run, file string) string {
+	cmd := "abicheck -replay " + ShellQuote(file)
+	if r.Target.ReplayArgs != "" {
+		cmd += " " + r.Target.ReplayArgs
 	}
 	return cmd
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " | ") }
 
-// writeRepros writes every failing rule's op log into dir.
-func writeRepros(dir string, runs []*targetRun) error {
+// WriteRepros writes every failing rule's op log into dir.
+func WriteRepros(dir string, runs []*Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for _, r := range runs {
-		for _, rr := range results(r) {
-			if !bad(rr.Verdict) || len(rr.Repro) == 0 {
+		for _, rr := range Results(r) {
+			if !Bad(rr.Verdict) || len(rr.Repro) == 0 {
 				continue
 			}
 			p := filepath.Join(dir, reproFile(r, rr.Rule))
@@ -88,7 +88,7 @@ func writeRepros(dir string, runs []*targetRun) error {
 
 // ---- JSON ----
 
-type jsonTarget struct {
+type JSONTarget struct {
 	Path      string `json:"path"`
 	Revision  string `json:"revision"`
 	Profile   string `json:"profile"`
@@ -98,7 +98,7 @@ type jsonTarget struct {
 	Isolated  bool   `json:"isolated"`
 }
 
-type jsonResult struct {
+type JSONResult struct {
 	Rule    string `json:"rule"`
 	Anchor  string `json:"anchor"`
 	Verdict string `json:"verdict"`
@@ -112,7 +112,7 @@ type jsonResult struct {
 	Runs    uint32 `json:"run_clauses,omitempty"`
 }
 
-type jsonCheck struct {
+type JSONCheck struct {
 	Name    string   `json:"name"`
 	Rules   []string `json:"rules"`
 	Verdict string   `json:"verdict"`
@@ -120,7 +120,7 @@ type jsonCheck struct {
 	Repro   string   `json:"repro"`
 }
 
-type jsonSummary struct {
+type JSONSummary struct {
 	Pass  int `json:"pass"`
 	Fail  int `json:"fail"`
 	Warn  int `json:"warn"`
@@ -130,7 +130,7 @@ type jsonSummary struct {
 	Known int `json:"known"`
 }
 
-func (s *jsonSummary) add(v conformance.Verdict) {
+func (s *JSONSummary) add(v conformance.Verdict) {
 	switch v {
 	case conformance.Pass:
 		s.Pass++
@@ -149,11 +149,11 @@ func (s *jsonSummary) add(v conformance.Verdict) {
 	}
 }
 
-type jsonReport struct {
-	Target     jsonTarget                  `json:"target"`
-	Results    []jsonResult                `json:"results"`
-	Summary    jsonSummary                 `json:"summary"`
-	Checks     []jsonCheck                 `json:"checks"`
+type JSONReport struct {
+	Target     JSONTarget                  `json:"target"`
+	Results    []JSONResult                `json:"results"`
+	Summary    JSONSummary                 `json:"summary"`
+	Checks     []JSONCheck                 `json:"checks"`
 	Findings   []conformance.FindingReport `json:"findings"`
 	Seed       uint64                      `json:"seed"`
 	Sequences  int                         `json:"sequences"`
@@ -162,18 +162,18 @@ type jsonReport struct {
 	DurationMS int64                       `json:"duration_ms"`
 }
 
-func reportJSON(r *targetRun, o *options) jsonReport {
-	i := r.t.info
-	rep := r.res.Report
-	j := jsonReport{Target: jsonTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported,
-		Hooks: i.Hooks, ACL: i.ACL, Isolated: r.t.isolated},
-		Seed: o.seed, Sequences: r.res.Random, MaxOps: o.maxOps, Ops: rep.Ops, DurationMS: r.elapsed.Milliseconds(),
-		Results: []jsonResult{}, Checks: []jsonCheck{}, Findings: rep.Findings}
+func ReportJSON(r *Run, o *Options) JSONReport {
+	i := r.Target.Info
+	rep := r.Result.Report
+	j := JSONReport{Target: JSONTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported,
+		Hooks: i.Hooks, ACL: i.ACL, Isolated: r.Target.Isolated},
+		Seed: o.Seed, Sequences: r.Result.Random, MaxOps: o.MaxOps, Ops: rep.Ops, DurationMS: r.Elapsed.Milliseconds(),
+		Results: []JSONResult{}, Checks: []JSONCheck{}, Findings: rep.Findings}
 	if j.Findings == nil {
 		j.Findings = []conformance.FindingReport{}
 	}
-	for _, rr := range results(r) {
-		j.Results = append(j.Results, jsonResult{Rule: rr.Rule, Anchor: rr.Anchor, Verdict: rr.Verdict.String(), Detail: rr.Detail,
+	for _, rr := range Results(r) {
+		j.Results = append(j.Results, JSONResult{Rule: rr.Rule, Anchor: rr.Anchor, Verdict: rr.Verdict.String(), Detail: rr.Detail,
 			Repro: strings.Join(rr.Repro, "\n"), Checks: rr.Passes + rr.Fails + rr.Warns + rr.Skips,
 			Fails: rr.Fails, Warns: rr.Warns, Skips: rr.Skips, Generic: rr.Generic, Runs: rr.RunClauses})
 		j.Summary.add(rr.Verdict)
@@ -183,29 +183,29 @@ func reportJSON(r *targetRun, o *options) jsonReport {
 		if rules == nil {
 			rules = []string{}
 		}
-		j.Checks = append(j.Checks, jsonCheck{Name: c.Name, Rules: rules, Verdict: c.Verdict.String(), Detail: alignDetail(c.Detail, c.Repro),
+		j.Checks = append(j.Checks, JSONCheck{Name: c.Name, Rules: rules, Verdict: c.Verdict.String(), Detail: alignDetail(c.Detail, c.Repro),
 			Repro: strings.Join(c.Repro, "\n")})
 	}
 	return j
 }
 
-// printJSON writes one object per target, an array when there are several.
-func printJSON(w io.Writer, runs []*targetRun, o *options) error {
+// WriteJSON writes one object per target, an array when there are several.
+func WriteJSON(w io.Writer, runs []*Run, o *Options) error {
 	var v any
 	if len(runs) == 1 {
-		v = reportJSON(runs[0], o)
+		v = ReportJSON(runs[0], o)
 	} else {
-		all := []jsonReport{}
+		all := []JSONReport{}
 		for _, r := range runs {
-			all = append(all, reportJSON(r, o))
+			all = append(all, ReportJSON(r, o))
 		}
 		v = all
 	}
-	return writeJSONTo(w, v)
+	return WriteJSONValue(w, v)
 }
 
-// writeJSONTo writes v indented, without HTML escaping (op logs hold "->").
-func writeJSONTo(w io.Writer, v any) error {
+// WriteJSONValue writes v indented, without HTML escaping (op logs hold "->").
+func WriteJSONValue(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -214,12 +214,12 @@ func writeJSONTo(w io.Writer, v any) error {
 
 // ---- JUnit ----
 
-// writeJUnit writes one test suite per target and one test case per rule
+// WriteJUnit writes one test suite per target and one test case per rule
 // (conformance.RenderJUnit).
-func writeJUnit(path string, runs []*targetRun) error {
+func WriteJUnit(path string, runs []*Run) error {
 	suites := make([]conformance.JUnitSuite, 0, len(runs))
 	for _, r := range runs {
-		suites = append(suites, conformance.JUnitSuite{Name: r.t.label, Elapsed: r.elapsed, Rules: results(r)})
+		suites = append(suites, conformance.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Rules: Results(r)})
 	}
 	b, err := conformance.RenderJUnit("abicheck", suites)
 	if err != nil {
@@ -233,15 +233,15 @@ func writeJUnit(path string, runs []*targetRun) error {
 
 // ---- the human table ----
 
-type printer struct {
-	o     *options
+type Printer struct {
+	o     *Options
 	w     io.Writer
 	tty   bool
 	color bool
 
-	mu       sync.Mutex
-	last     time.Time
-	progress bool
+	mu      sync.Mutex
+	last    time.Time
+	showing bool
 }
 
 func isTerminal(w io.Writer) bool {
@@ -253,14 +253,14 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func newPrinter(o *options, w io.Writer) *printer {
+func NewPrinter(o *Options, w io.Writer) *Printer {
 	tty := isTerminal(w)
-	return &printer{o: o, w: w, tty: tty, color: tty && !o.noColor && os.Getenv("NO_COLOR") == ""}
+	return &Printer{o: o, w: w, tty: tty, color: tty && !o.NoColor && os.Getenv("NO_COLOR") == ""}
 }
 
-// progressFunc updates a carriage-return progress line (terminal only).
-func (p *printer) progressFunc(label string) func(done, total int, name string) {
-	if !p.tty || p.o.json || p.o.quiet {
+// Progress updates a carriage-return progress line (terminal only).
+func (p *Printer) Progress(label string) func(done, total int, name string) {
+	if !p.tty || p.o.JSON || p.o.Quiet {
 		return nil
 	}
 	return func(done, total int, name string) {
@@ -273,17 +273,18 @@ func (p *printer) progressFunc(label string) func(done, total int, name string) 
 				line = line[:100]
 			}
 			fmt.Fprintf(p.w, "\r\033[K%s", line)
-			p.progress = true
+			p.showing = true
 		}
 	}
 }
 
-func (p *printer) clearProgress() {
+// ClearProgress removes the progress line.
+func (p *Printer) ClearProgress() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.progress {
+	if p.showing {
 		fmt.Fprint(p.w, "\r\033[K")
-		p.progress = false
+		p.showing = false
 	}
 }
 
@@ -292,7 +293,7 @@ var verdictColor = map[conformance.Verdict]string{
 	conformance.Crash: "35;1", conformance.Hang: "35;1", conformance.Known: "36",
 }
 
-func (p *printer) verdict(v conformance.Verdict, width int) string {
+func (p *Printer) verdict(v conformance.Verdict, width int) string {
 	s := fmt.Sprintf("%-*s", width, v.String())
 	if !p.color {
 		return s
@@ -300,15 +301,15 @@ func (p *printer) verdict(v conformance.Verdict, width int) string {
 	return "\033[" + verdictColor[v] + "m" + s + "\033[0m"
 }
 
-func summaryOf(r *targetRun) jsonSummary {
-	var s jsonSummary
-	for _, rr := range results(r) {
+func SummaryOf(r *Run) JSONSummary {
+	var s JSONSummary
+	for _, rr := range Results(r) {
 		s.add(rr.Verdict)
 	}
 	return s
 }
 
-func (s jsonSummary) String() string {
+func (s JSONSummary) String() string {
 	out := fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d crash, %d hang", s.Pass, s.Fail, s.Warn, s.Skip, s.Crash, s.Hang)
 	if s.Known > 0 {
 		out += fmt.Sprintf(", %d known", s.Known)
@@ -316,18 +317,19 @@ func (s jsonSummary) String() string {
 	return out
 }
 
-func (p *printer) report(runs []*targetRun) {
+// Report prints every run as a table, then the totals.
+func (p *Printer) Report(runs []*Run) {
 	w := p.w
 	for i, r := range runs {
-		if i > 0 && !p.o.quiet {
+		if i > 0 && !p.o.Quiet {
 			fmt.Fprintln(w)
 		}
-		p.target(r)
+		p.printTarget(r)
 	}
 	if len(runs) > 1 {
-		var tot jsonSummary
+		var tot JSONSummary
 		for _, r := range runs {
-			s := summaryOf(r)
+			s := SummaryOf(r)
 			tot.Pass += s.Pass
 			tot.Fail += s.Fail
 			tot.Warn += s.Warn
@@ -342,14 +344,14 @@ func (p *printer) report(runs []*targetRun) {
 		}
 		fmt.Fprintf(w, "\nabicheck: %d targets: %s — %s\n", len(runs), tot, verdict)
 	}
-	if p.o.verbose {
+	if p.o.Verbose {
 		fmt.Fprintf(w, "\nnot checked here (rules of consumers and of the emitter): %s\n", strings.Join(conformance.ConsumerRules, " "))
 	}
 }
 
-func (p *printer) target(r *targetRun) {
-	w, o, i := p.w, p.o, r.t.info
-	rep := r.res.Report
+func (p *Printer) printTarget(r *Run) {
+	w, o, i := p.w, p.o, r.Target.Info
+	rep := r.Result.Report
 	hooks := "hooks"
 	switch {
 	case !i.Hooks && i.ACL != "":
@@ -358,16 +360,16 @@ func (p *printer) target(r *targetRun) {
 		hooks = "no hooks, no ACL"
 	}
 	iso := ""
-	if r.t.isolated {
+	if r.Target.Isolated {
 		iso = ", isolated"
 	}
-	name := r.t.label
-	if i.Path != r.t.label {
+	name := r.Target.Label
+	if i.Path != r.Target.Label {
 		name += " " + i.Path
 	}
 	fmt.Fprintf(w, "== %s (revision %s, profile %s, supported %d, %s%s)\n", name, i.Revision, i.Profile, i.Supported, hooks, iso)
-	rs := results(r)
-	if !o.quiet {
+	rs := Results(r)
+	if !o.Quiet {
 		fmt.Fprintf(w, "%-15s %-7s %s\n", "RULE", "VERDICT", "DETAIL")
 		for _, rr := range rs {
 			detail := rr.Detail
@@ -380,7 +382,7 @@ func (p *printer) target(r *targetRun) {
 			fmt.Fprintf(w, "%-15s %s %s\n", rr.Rule, p.verdict(rr.Verdict, 7), oneLine(detail))
 		}
 	}
-	if o.verbose {
+	if o.Verbose {
 		fmt.Fprintln(w, "CHECKS")
 		for _, c := range rep.Checks {
 			fmt.Fprintf(w, "  %-42s %s %s\n", c.Name, p.verdict(c.Verdict, 5), oneLine(alignDetail(c.Detail, c.Repro)))
@@ -388,14 +390,14 @@ func (p *printer) target(r *targetRun) {
 	}
 	nbad := 0
 	for _, rr := range rs {
-		if bad(rr.Verdict) {
+		if Bad(rr.Verdict) {
 			nbad++
 		}
 	}
 	if nbad > 0 {
 		fmt.Fprintf(w, "FAILURES (%d)\n", nbad)
 		for _, rr := range rs {
-			if !bad(rr.Verdict) {
+			if !Bad(rr.Verdict) {
 				continue
 			}
 			fmt.Fprintf(w, "--- %s %s: %s\n", rr.Rule, p.verdict(rr.Verdict, 0), oneLine(rr.Detail))
@@ -412,9 +414,9 @@ func (p *printer) target(r *targetRun) {
 			if len(rr.Repro) > 0 {
 				fmt.Fprintf(w, "    repro (%d ops):\n", len(rr.Repro))
 				for _, l := range rr.Repro {
-					fmt.Fprintf(w, "      %s\n", l)
+					fmt.Fprintf(w, "      %s\n", shortOp(l))
 				}
-				file := filepath.Join(o.reproDir, reproFile(r, rr.Rule))
+				file := filepath.Join(o.ReproDir, reproFile(r, rr.Rule))
 				fmt.Fprintf(w, "    replay: %s\n", replayCommand(r, file))
 			}
 		}
@@ -425,13 +427,17 @@ func (p *printer) target(r *targetRun) {
 			fmt.Fprintf(w, "    %s %s %s\n", f.Rule, f.Fingerprint, findingLine(f))
 		}
 	}
-	s := summaryOf(r)
-	random := fmt.Sprintf("%d random sequences × %d ops", r.res.Random, o.maxOps)
-	if r.res.Budget {
-		random += " (stopped at -duration " + o.duration.String() + ")"
+	s := SummaryOf(r)
+	if r.Trace {
+		fmt.Fprintf(w, "%s: %s — a recorded session, %d calls judged\n", r.Target.Label, s, rep.Ops)
+		return
 	}
-	fmt.Fprintf(w, "%s: %s — %d checks, %s (seed %d), %d calls checked, %.1fs\n", r.t.label, s,
-		len(rep.Checks)-countRandom(rep.Checks), random, o.seed, rep.Ops, r.elapsed.Seconds())
+	random := fmt.Sprintf("%d random sequences × %d ops", r.Result.Random, o.MaxOps)
+	if r.Result.Budget {
+		random += " (stopped at -duration " + o.Duration.String() + ")"
+	}
+	fmt.Fprintf(w, "%s: %s — %d checks, %s (seed %d), %d calls checked, %.1fs\n", r.Target.Label, s,
+		len(rep.Checks)-countRandom(rep.Checks), random, o.Seed, rep.Ops, r.Elapsed.Seconds())
 }
 
 // findingsOf lists the failing findings of rule (known ones only when
@@ -514,4 +520,21 @@ func countRandom(cs []conformance.CheckReport) int {
 		}
 	}
 	return n
+}
+
+// shortOp shortens an op line for the table: a recorded image's bytes are
+// in the repro file, not on the screen.
+func shortOp(l string) string {
+	if i := strings.Index(l, "img=raw("); i >= 0 && len(l) > 160 {
+		j := strings.IndexByte(l[i:], ')')
+		if j < 0 {
+			return l[:160] + "..."
+		}
+		inner := l[i+len("img=raw(") : i+j]
+		parts := strings.SplitN(inner, ",", 3)
+		if len(parts) == 3 && len(parts[2]) > 16 {
+			return l[:i] + "img=raw(" + parts[0] + "," + parts[1] + "," + parts[2][:16] + "...)" + l[i+j+1:]
+		}
+	}
+	return l
 }

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/hex"
 	"strconv"
 	"strings"
 )
@@ -47,20 +48,12 @@ const (
 	numKinds
 )
 
-var kindNames = [numKinds]string{
-	KindInvalid: "invalid", KindCreate: "create", KindDestroy: "destroy", KindSupported: "supported",
-	KindKInit: "kinit", KindPInit: "pinit", KindACL: "acl", KindPrepare: "prepare", KindLaunch: "launch",
-	KindFinalize: "finalize", KindCommitted: "committed", KindProg: "prog", KindContract: "contract",
-	KindSetDev: "setdev", KindGetDev: "getdev", KindSync: "sync", KindInject: "inject",
-	KindClobber: "clobber", KindHoldLaunch: "holdlaunch", KindHoldPrepare: "holdprepare",
-	KindRaceKInit: "racekinit", KindUnload: "unload",
-	KindRegister: "register", KindUnregister: "unregister", KindPrepareRun: "prepare_run", KindLaunchRun: "launch_run",
-	KindPollRun: "poll_run", KindWaitRun: "wait_run", KindFinalizeRun: "finalize_run", KindRun: "run",
-}
-
 func (k Kind) String() string {
-	if k < numKinds {
-		return kindNames[k]
+	if c := classOf(k); c != nil {
+		return c.name
+	}
+	if k == KindInvalid {
+		return "invalid"
 	}
 	return "kind" + strconv.Itoa(int(k))
 }
@@ -180,6 +173,10 @@ const (
 	// -callable), else the canonical empty image, which only a simulated
 	// build (one that ignores the binary bytes) registers and runs.
 	ImgProgram
+	// ImgRaw: recorded bytes (a trace's image; RawImage), Raw naming them;
+	// ImgRawTrunc: an image over the recording limit, Raw its size.
+	ImgRaw
+	ImgRawTrunc
 )
 
 // ImgDefect is a named V-IMG defect written into a canonical image.
@@ -248,6 +245,7 @@ type ImageRecipe struct {
 	Poke    PokeKind
 	PokeOff uint32
 	PokeVal uint32
+	Raw     uint64 // ImgRaw: the recorded bytes' key; ImgRawTrunc: their size
 }
 
 func (r ImageRecipe) String() string {
@@ -259,6 +257,11 @@ func (r ImageRecipe) String() string {
 		return "huge"
 	case ImgProgram:
 		return "prog"
+	case ImgRaw:
+		raw := rawBytes(r)
+		return "raw(" + strconv.Itoa(len(raw)) + "," + strconv.Itoa(int(r.Mis)) + "," + hex.EncodeToString(raw) + ")"
+	case ImgRawTrunc:
+		return "raw(" + strconv.FormatUint(r.Raw, 10) + "," + strconv.Itoa(int(r.Mis)) + ",trunc)"
 	}
 	b.WriteString("valid(")
 	first := true
@@ -465,92 +468,8 @@ func streamText(s int8) string {
 func (op Op) String() string {
 	var b strings.Builder
 	b.WriteString(op.Kind.String())
-	w := func(parts ...string) {
-		for _, p := range parts {
-			b.WriteByte(' ')
-			b.WriteString(p)
-		}
-	}
-	spans := func(n int) {
-		for i := 0; i < n; i++ {
-			if op.Spans[i] != SpanNone {
-				w(spanKeys[i] + "=" + op.Spans[i].String())
-			}
-		}
-	}
-	rep := func() {
-		if op.Rep != 0 {
-			w("rep=" + strconv.FormatUint(uint64(op.Rep), 10))
-		}
-	}
-	switch op.Kind {
-	case KindCreate, KindDestroy, KindSupported, KindFinalize, KindCommitted:
-		w(ctxText(op.C))
-	case KindKInit:
-		w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)), "gen="+strconv.FormatUint(op.Gen, 10))
-		if op.Cfg != (CfgRecipe{}) {
-			w("cfg=" + op.Cfg.String())
-		}
-		spans(3)
-	case KindPInit:
-		w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)))
-		spans(4)
-		if op.Prewarm {
-			w("prewarm=" + op.Cfg.String())
-		}
-	case KindACL:
-		w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)))
-	case KindPrepare:
-		w(ctxText(op.C), "img="+op.Img.String())
-		if op.OutNull {
-			w("out=null")
-		}
-		rep()
-	case KindLaunch:
-		w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID)))
-		if op.Args != (ArgsRecipe{}) {
-			w("args=" + op.Args.String())
-		}
-		w("stream=" + streamText(op.Stream))
-		rep()
-	case KindProg:
-		w(ctxText(op.C), "fn="+op.Fn.String())
-	case KindSetDev:
-		if op.Dev < 0 {
-			w("none")
-		} else {
-			w(strconv.Itoa(int(op.Dev)))
-		}
-	case KindSync:
-		w(streamText(op.Stream))
-	case KindInject:
-		w("site="+strconv.Itoa(int(op.Site)), "count="+strconv.Itoa(int(op.Count)), "code="+strconv.Itoa(int(op.Code)))
-	case KindClobber:
-		w("img=" + op.Img.String())
-	case KindHoldLaunch:
-		w(ctxText(op.C), "ms="+strconv.Itoa(int(op.Ms)), "img="+op.Img.String(), "id="+strconv.Itoa(int(op.ID)))
-		if op.Args != (ArgsRecipe{}) {
-			w("args=" + op.Args.String())
-		}
-		w("stream=" + streamText(op.Stream))
-	case KindHoldPrepare:
-		w(ctxText(op.C), "ms="+strconv.Itoa(int(op.Ms)), "img="+op.Img.String(), "img2="+op.Img2.String())
-	case KindRaceKInit:
-		w(ctxText(op.C), ctxText(op.C2), "dev="+strconv.Itoa(int(op.Dev)), "gen="+strconv.FormatUint(op.Gen, 10))
-	case KindRegister:
-		w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID)))
-		if op.Img != (ImageRecipe{}) {
-			w("img=" + op.Img.String())
-		}
-	case KindUnregister:
-		w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID)))
-	case KindPrepareRun, KindRun:
-		w(ctxText(op.C), "st="+strconv.Itoa(int(op.St)), "id="+strconv.Itoa(int(op.ID)))
-		if op.Args != (ArgsRecipe{}) {
-			w("args=" + op.Args.String())
-		}
-	case KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun:
-		w(ctxText(op.C), "st="+strconv.Itoa(int(op.St)))
+	if c := classOf(op.Kind); c != nil {
+		c.format(&opText{&b}, op)
 	}
 	return b.String()
 }
@@ -565,21 +484,4 @@ func FormatOps(ops []Op) string {
 	return b.String()
 }
 
-// slots returns the context slots op targets (NullRef when none), for the
-// runner's committed-memory probe.
-func (op Op) slots() (int8, int8) {
-	switch op.Kind {
-	case KindCreate, KindDestroy, KindSupported, KindKInit, KindPInit, KindACL, KindPrepare, KindLaunch,
-		KindFinalize, KindCommitted, KindProg, KindHoldLaunch, KindHoldPrepare,
-		KindRegister, KindUnregister, KindPrepareRun, KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun, KindRun:
-		return op.C, NullRef
-	case KindRaceKInit:
-		return op.C, op.C2
-	}
-	return NullRef, NullRef
-}
-
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
-
-// runOp reports whether op is one of the run family with valid arguments.
-func runOp(op Op) bool { return op.Kind >= KindRegister && op.Kind <= KindRun }

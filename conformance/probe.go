@@ -46,11 +46,7 @@ func refusedCall(op Op, e Expectation) bool {
 	if op.C < 0 || !statusCall(op) || e.Unchecked || e.Status.Any || e.Status.Has(abi.OK) {
 		return false
 	}
-	switch op.Kind {
-	case KindHoldLaunch, KindHoldPrepare, KindRaceKInit:
-		return false
-	}
-	return !e.Status.Empty()
+	return !twoThreadOp(op) && !e.Status.Empty()
 }
 
 // ProbeCases are the probe cases of check c on a target of profile p with
@@ -147,11 +143,8 @@ func (m *Model) freeSlot() int8 {
 // the capability decision).
 func probeRules(op Op) []Rule {
 	rs := []Rule{EntryRule(op)}
-	switch op.Kind {
-	case KindPInit, KindACL:
-		rs = append(rs, RL4)
-	case KindKInit:
-		rs = append(rs, RL5)
+	if c := classOf(op.Kind); c != nil && c.latchRule != RuleNone {
+		rs = append(rs, c.latchRule)
 	}
 	return rs
 }

@@ -1,0 +1,388 @@
+package conformance
+
+import (
+	"math/rand/v2"
+)
+
+// The one generator of op sequences. A Chooser makes every choice, so the
+// same generator serves the checker's seeded random sequences
+// (NewRandChooser), rapid state machines (a chooser whose choices are rapid
+// draws, so rapid shrinks a failure by deleting steps and lowering draws)
+// and fuzzing (ByteChooser: choices read from the fuzzer's bytes). Choice 0
+// is always the simplest option (create, or the device switch the model
+// needs), so a lowered draw simplifies.
+//
+// The generator keeps a Model of the sequence so far, stepped along its
+// primary expectation, and steers by what it predicts: init, then
+// prepares, then launches; fault injection before the step it hits;
+// finalize retries; device switches; program runs on a live program
+// context; malformed variants of every entry. Each op kind contributes its
+// own candidates (opClass.gen); the weights are in tenths.
+
+// Chooser makes one choice in [0, n); label names it (rapid shows labels).
+type Chooser interface {
+	IntN(n int, label string) int
+}
+
+type randChooser struct{ r *rand.Rand }
+
+func (c randChooser) IntN(n int, _ string) int {
+	if n <= 1 {
+		return 0
+	}
+	return c.r.IntN(n)
+}
+
+// NewRandChooser is a seeded pseudo-random Chooser.
+func NewRandChooser(seed uint64) Chooser {
+	return randChooser{rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15))}
+}
+
+// ByteChooser reads choices from a byte string: one byte for n <= 256, two
+// (little-endian) for larger n, reduced mod n; past the end every choice is
+// 0. Any input decodes.
+type ByteChooser struct {
+	b []byte
+	i int
+}
+
+// NewByteChooser chooses from b.
+func NewByteChooser(b []byte) *ByteChooser { return &ByteChooser{b: b} }
+
+func (c *ByteChooser) next() byte {
+	if c.i >= len(c.b) {
+		c.i++
+		return 0
+	}
+	v := c.b[c.i]
+	c.i++
+	return v
+}
+
+// IntN implements Chooser.
+func (c *ByteChooser) IntN(n int, _ string) int {
+	if n <= 1 {
+		return 0
+	}
+	v := uint32(c.next())
+	if n > 256 {
+		v |= uint32(c.next()) << 8
+	}
+	return int(v % uint32(n))
+}
+
+// Exhausted reports whether every byte has been read.
+func (c *ByteChooser) Exhausted() bool { return c.i >= len(c.b) }
+
+// GenOptions configure a Generator.
+type GenOptions struct {
+	Seed    uint64 // Generate's seed
+	Ops     int    // Generate's ops per sequence
+	Slots   int    // contexts c0..c(Slots-1) (default 3)
+	Devices int    // devices 0..Devices-1 (default 2)
+	// Caps is what the target can drive: ops needing more are not
+	// generated; without CapClearDevice the runner starts on device 0.
+	Caps    Caps
+	Profile Profile // the build profile the sequence is biased for
+	// HoldMs enables the X-2 hold ops with this hold time (0: none; they
+	// cost HoldMs of wall time each), at most MaxHolds of them (0: no
+	// limit).
+	HoldMs   int32
+	MaxHolds int
+	// NoFill leaves out the rare prepare that fills a context to 8192
+	// residents and one past (M-4; thousands of calls in one op).
+	NoFill bool
+}
+
+// Generator draws one op at a time.
+type Generator struct {
+	o      GenOptions
+	m      *Model
+	ops    []Op
+	imgs   []ImageRecipe // recipes used so far (for clobber)
+	filled bool
+	holds  int
+}
+
+// NewGenerator starts an empty sequence.
+func NewGenerator(o GenOptions) *Generator {
+	if o.Slots <= 0 {
+		o.Slots = 3
+	}
+	o.Slots = min(o.Slots, MaxSlots)
+	if o.Devices <= 0 {
+		o.Devices = 2
+	}
+	g := &Generator{o: o, m: NewModel(ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
+		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven)})}
+	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
+		g.m.devKnown, g.m.curDev = true, 0
+	}
+	return g
+}
+
+// Generate is a seeded random sequence of o.Ops ops (abicheck's random
+// phase).
+func Generate(o GenOptions) []Op {
+	g := NewGenerator(o)
+	c := NewRandChooser(o.Seed)
+	for len(g.ops) < o.Ops {
+		g.Next(c)
+	}
+	return g.ops
+}
+
+// Ops is the sequence so far.
+func (g *Generator) Ops() []Op { return g.ops }
+
+// Model is the generator's model of the sequence so far (its primary
+// expectations).
+func (g *Generator) Model() *Model { return g.m }
+
+// Next draws one op the target can run, appends it and steps the model.
+func (g *Generator) Next(c Chooser) Op {
+	op := g.next(c)
+	g.ops = append(g.ops, op)
+	g.m.Advance(op)
+	if g.m.lost {
+		// The primary path went where the model cannot follow (an unknown
+		// device); restart its view from what is certain.
+		g.m.lost = false
+		g.m.devKnown = false
+	}
+	return op
+}
+
+// runnable reports whether the target can run op.
+func (g *Generator) runnable(op Op) bool {
+	if need, _, _ := needs(op); !g.o.Caps.Has(need) {
+		return false
+	}
+	return g.o.Profile != ProfileLegacy || legacyUnavailable(op) == ""
+}
+
+// genState is what the candidates of a draw are chosen from: the slots by
+// what the model says they hold.
+type genState struct {
+	live, free, fresh, kernel, dispatch, ready, program, callable []int8
+}
+
+// adder offers a candidate op with weight w (tenths).
+type adder func(w int, f func(c Chooser) Op)
+
+type candidate struct {
+	w int
+	f func(c Chooser) Op
+}
+
+func (g *Generator) slotsWhere(f func(c *mctx) bool) []int8 {
+	var out []int8
+	for i := 0; i < g.o.Slots; i++ {
+		if c := g.m.ctxs[i]; c != nil && c.live && f(c) {
+			out = append(out, int8(i))
+		}
+	}
+	return out
+}
+
+func (g *Generator) next(ch Chooser) Op {
+	m := g.m
+	if !m.devKnown && g.o.Caps.Has(CapSetDevice) {
+		// A program path left the thread's device unknown: restore it, as a
+		// caller must before the next borrowed-device check (D-2).
+		return Op{Kind: KindSetDev, Dev: g.dev(ch)}
+	}
+	armed := false
+	for _, s := range m.sites {
+		armed = armed || s.count > 0
+	}
+	s := &genState{
+		live:  g.slotsWhere(func(*mctx) bool { return true }),
+		fresh: g.slotsWhere(func(c *mctx) bool { return c.latch == unlatched }),
+		// Dispatch on a quarantined context is outside the rules; keep it
+		// away from armed fault sites, which it might consume.
+		callable: g.slotsWhere(func(c *mctx) bool { return !c.dispatchAny || !armed }),
+		kernel:   g.slotsWhere(func(c *mctx) bool { return c.latch == latchKernel }),
+		dispatch: g.slotsWhere(func(c *mctx) bool { return c.latch == latchKernel && c.phase.dispatch() && !c.dispatchAny }),
+		ready: g.slotsWhere(func(c *mctx) bool {
+			return c.latch == latchKernel && len(c.ids) > 0 && c.phase.dispatch() && !c.dispatchAny
+		}),
+		program: g.slotsWhere(func(c *mctx) bool { return c.latch == latchProgram && c.attached && !c.unknown }),
+	}
+	for i := 0; i < g.o.Slots; i++ {
+		if !m.SlotLive(int8(i)) {
+			s.free = append(s.free, int8(i))
+		}
+	}
+	var cs []candidate
+	add := func(w int, f func(c Chooser) Op) {
+		if w > 0 {
+			cs = append(cs, candidate{w, f})
+		}
+	}
+	for _, cls := range opClasses {
+		if cls != nil && cls.gen != nil {
+			cls.gen(g, s, add)
+		}
+	}
+	for {
+		total := 0
+		for _, x := range cs {
+			total += x.w
+		}
+		if total == 0 {
+			return Op{Kind: KindContract} // runs on every target
+		}
+		k := ch.IntN(total, "kind")
+		at := len(cs) - 1
+		for i, x := range cs {
+			if k < x.w {
+				at = i
+				break
+			}
+			k -= x.w
+		}
+		if op := cs[at].f(ch); g.runnable(op) {
+			return op
+		}
+		// The target cannot run it: drop the candidate and draw again.
+		cs = append(cs[:at], cs[at+1:]...)
+	}
+}
+
+// Choices shared by the kinds' candidates.
+
+func (g *Generator) pick(ch Chooser, label string, xs []int8) int8 {
+	return xs[ch.IntN(len(xs), label)]
+}
+
+func (g *Generator) chance(ch Chooser, in int, label string) bool { return ch.IntN(in, label) == 0 }
+
+// dev is a device, 0..Devices-1.
+func (g *Generator) dev(ch Chooser) int32 { return int32(ch.IntN(g.o.Devices, "dev")) }
+
+// devAny is mostly a device, sometimes a negative one (IA).
+func (g *Generator) devAny(ch Chooser) int32 {
+	if ch.IntN(12, "baddev") == 11 {
+		return -1
+	}
+	return g.dev(ch)
+}
+
+// cfg is a CallConfig recipe: mostly valid, otherwise one V-CFG family.
+func (g *Generator) cfg(ch Chooser) CfgRecipe {
+	switch ch.IntN(16, "cfg") {
+	case 0, 1, 2, 3, 4, 5, 6, 7, 8:
+		return CfgRecipe{}
+	case 9:
+		return CfgRecipe{Null: true}
+	case 10:
+		// One kernel-unsupported diagnostic (each is its own UNSUPPORTED
+		// case of V-CFG), or any mix of them.
+		switch ch.IntN(5, "diag") {
+		case 0:
+			return CfgRecipe{PMU: true}
+		case 1:
+			return CfgRecipe{Dump: true}
+		case 2:
+			return CfgRecipe{Scope: true}
+		case 3:
+			return CfgRecipe{Anchors: true}
+		}
+		return CfgRecipe{PMU: ch.IntN(2, "pmu") == 0, Dump: ch.IntN(2, "dump") == 0,
+			Scope: ch.IntN(2, "scope") == 0, Anchors: ch.IntN(2, "anchors") == 0, Threads: int8(ch.IntN(6, "threads"))}
+	case 11:
+		return CfgRecipe{Threads: int8(ch.IntN(7, "threads"))}
+	case 12:
+		return CfgRecipe{Swim: int8(ch.IntN(7, "swim")), Prefix: ch.IntN(2, "prefix") == 0}
+	case 13:
+		// prefix and unterm exclude each other (the grammar refuses both).
+		k := ch.IntN(3, "prefix")
+		return CfgRecipe{DepGen: true, Prefix: k == 1, Unterm: k == 2}
+	case 14:
+		return CfgRecipe{Ring: RingRecipe(ch.IntN(int(numRings), "ring")), Anchors: ch.IntN(5, "anchors") == 0}
+	}
+	return CfgRecipe{Swim: 2, Prefix: true, Threads: int8(2 + ch.IntN(3, "threads")), Ring: RingGood}
+}
+
+// spans are n binary spans: mostly all (NULL, 0), else each any recipe.
+func (g *Generator) spans(ch Chooser, n int) [4]SpanRecipe {
+	var s [4]SpanRecipe
+	if ch.IntN(5, "spans") != 4 {
+		return s
+	}
+	for i := 0; i < n; i++ {
+		s[i] = SpanRecipe(ch.IntN(int(numSpans), "span"))
+	}
+	return s
+}
+
+// Image recipes: plain images vary every size field; a deformed image is one
+// of a few bases with one modifier (this bounds the process-wide cache of
+// built images kept per recipe).
+var (
+	genBinSizes  = []uint32{0, 16, 100, 1000}
+	genImgBases  = []ImageRecipe{{}, {T: 1, S: 1}, {T: 2, S: 1, C: 2, B: 100}, {C: 1}}
+	genShorts    = []uint32{1, 4, 8, 16, 63, 64}
+	genLongs     = []uint32{1, 8, 64, 128}
+	genPokeBytes = []uint32{0, 1, 4, 1024, 1028, 1032, 1033, 1096, 1100, 5196, 9292, 9296, 9360, 9364, 9375}
+	genPokeU32s  = []uint32{offSigCount, offBinarySize, offFuncLen, offChildCount, offCfgLen, offScalarCnt, offChildOffs}
+	genPokeVals  = []uint32{0, 1, 2, 3, 7, 64, 128, 255, 257, 1025, 2000, 0xFFFFFFFF}
+)
+
+func pickU32(ch Chooser, label string, xs []uint32) uint32 { return xs[ch.IntN(len(xs), label)] }
+
+func (g *Generator) image(ch Chooser) ImageRecipe {
+	if ch.IntN(5, "deformed") != 4 {
+		r := ImageRecipe{T: uint16(ch.IntN(4, "t")), S: uint16(ch.IntN(3, "s")), X: uint16(ch.IntN(3, "x"))}
+		if ch.IntN(3, "children") == 2 {
+			r.C = uint16(1 + ch.IntN(2, "c"))
+		}
+		r.B = pickU32(ch, "b", genBinSizes)
+		r.NoSC = ch.IntN(10, "nosc") == 9
+		return r
+	}
+	r := genImgBases[ch.IntN(len(genImgBases), "base")]
+	switch ch.IntN(7, "modifier") {
+	case 0:
+		r.Mis = uint8(1 + ch.IntN(15, "mis"))
+	case 1:
+		r.Short = pickU32(ch, "short", genShorts)
+	case 2:
+		r.Long = pickU32(ch, "long", genLongs)
+	case 3:
+		r.Defect = ImgDefect(1 + ch.IntN(int(numDefects)-1, "defect"))
+	case 4:
+		r.Poke, r.PokeOff, r.PokeVal = PokeByte, pickU32(ch, "off", genPokeBytes), pickU32(ch, "val", genPokeVals)&0xFF
+	case 5:
+		r.Poke, r.PokeOff, r.PokeVal = PokeU32, pickU32(ch, "off", genPokeU32s), pickU32(ch, "val", genPokeVals)
+	case 6:
+		r.Short = headerSize // below sizeof(ChipCallable)
+	}
+	return r
+}
+
+// rep is a repetition count: mostly none, now and then 2..4.
+func (g *Generator) rep(ch Chooser) uint32 {
+	if ch.IntN(16, "rep") == 15 {
+		return uint32(2 + ch.IntN(3, "n"))
+	}
+	return 0
+}
+
+// remember keeps an image recipe for a later clobber.
+func (g *Generator) remember(r ImageRecipe) {
+	g.imgs = append(g.imgs, r)
+	if len(g.imgs) > 16 {
+		g.imgs = g.imgs[1:]
+	}
+}
+
+// stream is a stream for a launch on slot: mostly the context's last one.
+func (g *Generator) stream(ch Chooser, slot int8) int8 {
+	s := g.m.ctxs[slot].lastStream
+	if s < 0 || ch.IntN(5, "newstream") == 4 {
+		s = int8(ch.IntN(3, "stream"))
+	}
+	return s
+}

@@ -1,0 +1,143 @@
+package conformance
+
+import "strconv"
+
+// The two-thread ops: holdlaunch and holdprepare (X-2: a call while a
+// prepare holds the gate, site 7) and racekinit (X-1: two kernel inits of
+// one device from a barrier). Each runs its own two threads (run), is
+// judged against one serial order (step2), and its result shows the
+// scheduler's branch apart from what the rules fix.
+
+func init() {
+	holdNeeds := func(Op) (Caps, Rule, string) {
+		return CapInject | CapSetDevice, RX2, "X-2: holding the gate needs simabi_inject site 7"
+	}
+	defineOp(KindHoldLaunch, opClass{
+		name: "holdlaunch", args: ctxOne, kernel: true, status: true, twoThread: true,
+		// The candidates of both hold ops, from here.
+		gen: func(g *Generator, s *genState, add adder) {
+			if len(s.ready) > 0 && g.o.HoldMs > 0 && (g.o.MaxHolds == 0 || g.holds < g.o.MaxHolds) {
+				add(8, func(ch Chooser) Op { return g.hold(ch, g.pick(ch, "slot", s.ready)) })
+			}
+		},
+		parse: func(p *opParser) {
+			p.op.C = p.slot(p.positional(1)[0])
+			p.hold()
+			p.launchArgs()
+		},
+		format: func(t *opText, op Op) {
+			t.w(ctxText(op.C), "ms="+strconv.Itoa(int(op.Ms)), "img="+op.Img.String(), "id="+strconv.Itoa(int(op.ID)))
+			t.args(op)
+			t.w("stream=" + streamText(op.Stream))
+		},
+		needs:      holdNeeds,
+		rule:       needsRule,
+		run:        func(r *Runner, i int, op Op, e *Entry) { r.hold(i, op, e) },
+		step2:      func(m *Model, op Op, obs *Observation, call, second *CallObs) { m.holdLaunch(op, obs, call, second) },
+		annotation: func(e *Entry) string { return overlapText(&e.Obs) },
+		// A held launch fails at once when it overlaps and runs normally
+		// when it does not: only its prepare is fixed.
+		branch: func(e *Entry) string { return overlapText(&e.Obs) },
+		fixed: func(e *Entry) string {
+			s := outcome(e.Obs.Call.Status, e.Obs.Call.Out, true)
+			if e.memDir != "" {
+				s += " mem=" + e.memDir
+			}
+			return s
+		},
+		result: func(e *Entry) string {
+			o := &e.Obs
+			return outcome(o.Call.Status, o.Call.Out, true) + " | " + statusName(o.Second.Status)
+		},
+	})
+	defineOp(KindHoldPrepare, opClass{
+		name: "holdprepare", args: ctxOne, kernel: true, status: true, twoThread: true,
+		parse: func(p *opParser) {
+			p.op.C = p.slot(p.positional(1)[0])
+			p.hold()
+			v, _ := p.take("img2", true)
+			p.op.Img2 = p.image(v)
+		},
+		format: func(t *opText, op Op) {
+			t.w(ctxText(op.C), "ms="+strconv.Itoa(int(op.Ms)), "img="+op.Img.String(), "img2="+op.Img2.String())
+		},
+		needs: holdNeeds,
+		rule:  needsRule,
+		run:   func(r *Runner, i int, op Op, e *Entry) { r.hold(i, op, e) },
+		step2: func(m *Model, op Op, obs *Observation, call, second *CallObs) { m.holdPrepare(op, obs, call, second) },
+		annotation: func(e *Entry) string {
+			o := &e.Obs
+			return overlapText(o) + "; img " + outcome(o.Call.Status, o.Call.Out, true) + ", img2 " +
+				outcome(o.Second.Status, o.Second.Out, true)
+		},
+		// Which of two different images got the first id.
+		branch: func(e *Entry) string {
+			if e.Op.Img == e.Op.Img2 {
+				return ""
+			}
+			o := &e.Obs
+			return outcome(o.Call.Status, o.Call.Out, true) + "|" + outcome(o.Second.Status, o.Second.Out, true)
+		},
+		result: func(e *Entry) string {
+			o := &e.Obs
+			return pair(outcome(o.Call.Status, o.Call.Out, true), outcome(o.Second.Status, o.Second.Out, true))
+		},
+	})
+	defineOp(KindRaceKInit, opClass{
+		name: "racekinit", args: ctxTwo, kernel: true, status: true, twoThread: true,
+		gen: func(g *Generator, s *genState, add adder) {
+			m := g.m
+			if len(s.fresh) >= 2 && g.o.Caps.Has(CapSetDevice) && m.devKnown && m.curDev >= 0 && m.sites[1].count == 0 && m.sites[9].count == 0 {
+				add(5, func(ch Chooser) Op {
+					a := ch.IntN(len(s.fresh), "racer")
+					b := (a + 1 + ch.IntN(len(s.fresh)-1, "racer")) % len(s.fresh)
+					return Op{Kind: KindRaceKInit, C: s.fresh[a], C2: s.fresh[b], Dev: m.curDev, Gen: 1 + uint64(ch.IntN(3, "gen"))}
+				})
+			}
+		},
+		parse: func(p *opParser) {
+			op := &p.op
+			pos := p.positional(2)
+			op.C, op.C2 = p.slot(pos[0]), p.slot(pos[1])
+			if op.C == op.C2 {
+				p.fail("racing one context against itself is X-3 (no result asserted)")
+			}
+			v, _ := p.take("dev", true)
+			op.Dev = p.int32v("dev", v)
+			v, _ = p.take("gen", true)
+			op.Gen = p.uintv("gen", v, 64)
+		},
+		format: func(t *opText, op Op) {
+			t.w(ctxText(op.C), ctxText(op.C2), "dev="+strconv.Itoa(int(op.Dev)), "gen="+strconv.FormatUint(op.Gen, 10))
+		},
+		needs: func(Op) (Caps, Rule, string) {
+			return CapSetDevice, RX1, "X-1: the racing thread needs a current device (hook or ACL)"
+		},
+		rule:  needsRule,
+		run:   func(r *Runner, i int, op Op, e *Entry) { r.race(i, op, e) },
+		step2: func(m *Model, op Op, obs *Observation, call, second *CallObs) { m.raceKInit(op, obs, call, second) },
+		annotation: func(e *Entry) string {
+			o := &e.Obs
+			return ctxText(e.Op.C) + " " + statusName(o.Call.Status) + ", " + ctxText(e.Op.C2) + " " + statusName(o.Second.Status)
+		},
+		// The racer that got the claim.
+		branch: func(e *Entry) string { return statusName(e.Obs.Call.Status) + "|" + statusName(e.Obs.Second.Status) },
+		result: func(e *Entry) string {
+			o := &e.Obs
+			return pair(statusName(o.Call.Status), statusName(o.Second.Status))
+		},
+	})
+}
+
+func (g *Generator) hold(ch Chooser, slot int8) Op {
+	mc := g.m.ctxs[slot]
+	g.holds++
+	if ch.IntN(2, "hold") == 0 {
+		s := mc.lastStream
+		if s < 0 {
+			s = 0
+		}
+		return Op{Kind: KindHoldLaunch, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), ID: int32(ch.IntN(len(mc.ids), "id")), Stream: s}
+	}
+	return Op{Kind: KindHoldPrepare, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), Img2: g.image(ch)}
+}

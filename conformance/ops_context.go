@@ -1,0 +1,159 @@
+package conformance
+
+import (
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// The context's own entries: create, destroy, supported, finalize,
+// committed.
+
+func init() {
+	defineOp(KindCreate, opClass{
+		name: "create", args: ctxOne, makesContext: true, entry: true, memProbe: memFromZero,
+		gen: func(g *Generator, s *genState, add adder) {
+			if len(s.free) > 0 {
+				w := 20
+				if len(s.live) == 0 {
+					w = 400
+				}
+				add(w, func(ch Chooser) Op { return Op{Kind: KindCreate, C: g.pick(ch, "slot", s.free)} })
+			}
+		},
+		parse:  func(p *opParser) { p.op.C = p.slot(p.positional(1)[0]) },
+		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
+		rule:   fixedRule(RL1),
+		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {
+			if old := r.slots[op.C]; old.used && r.m.SlotLive(op.C) {
+				r.leaked = append(r.leaked, old)
+			}
+			nh := r.rt.CreateDeviceContext()
+			r.slots[op.C] = slotState{h: nh, used: true, dev: -1}
+			o.HandleCreated = nh != 0
+			if nh != 0 {
+				o.Call.Value = 1
+			}
+		},
+		step: func(m *Model, op Op, _ *mctx, obs *Observation) func() {
+			m.create(op)
+			c := m.ctxs[op.C]
+			if obs != nil && !obs.HandleCreated && obs.Call.Value == 0 {
+				// No context to call: the ops on the slot are not run (L-1
+				// reports the NULL).
+				return func() { c.live = false }
+			}
+			return nil
+		},
+		result: func(e *Entry) string {
+			if e.Obs.HandleCreated {
+				return "ok"
+			}
+			return "null"
+		},
+		liveness: func(m *Model, op Op) { m.ctxs[op.C] = newMctx() },
+		resync:   resyncNothing,
+	})
+	defineOp(KindDestroy, opClass{
+		name: "destroy", args: ctxOne, entry: true, nullable: true, memProbe: memNone,
+		gen: func(g *Generator, s *genState, add adder) {
+			if len(s.live) > 0 {
+				add(10, func(ch Chooser) Op { return Op{Kind: KindDestroy, C: g.pick(ch, "slot", s.live)} })
+			}
+			add(1, func(Chooser) Op { return Op{Kind: KindDestroy, C: NullRef} }) // S-3
+		},
+		parse:  parseCtxOnly,
+		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
+		rule:   fixedRule(REDestroy),
+		call:   func(r *Runner, _ Op, h abi.Ctx, _ *Observation) { r.rt.DestroyDeviceContext(h) },
+		step:   func(m *Model, _ Op, c *mctx, _ *Observation) func() { m.destroy(c); return nil },
+		result: func(*Entry) string { return "done" },
+		liveness: func(m *Model, op Op) {
+			if c := m.ctx(op.C); c != nil {
+				c.live = false // unknown whether it was freed: never call it again
+			}
+		},
+		resync: resyncNothing,
+	})
+	defineOp(KindSupported, opClass{
+		name: "supported", args: ctxOne, kernel: true, entry: true, nullable: true,
+		gen: func(g *Generator, s *genState, add adder) {
+			if len(s.live) > 0 {
+				add(10, func(ch Chooser) Op { return Op{Kind: KindSupported, C: g.pick(ch, "slot", s.live)} })
+			}
+			add(2, func(Chooser) Op { return Op{Kind: KindSupported, C: NullRef} }) // S-3
+		},
+		parse:  parseCtxOnly,
+		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
+		rule:   fixedRule(RESup),
+		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) {
+			o.Call.Value = uint64(int64(r.rt.KernelModeSupported(h)))
+		},
+		step:   func(m *Model, _ Op, c *mctx, _ *Observation) func() { m.supported(c); return nil },
+		result: func(e *Entry) string { return strconv.FormatInt(int64(e.Obs.Call.Value), 10) },
+		resync: resyncNothing,
+	})
+	defineOp(KindFinalize, opClass{
+		name: "finalize", args: ctxOne, entry: true, status: true, nullable: true,
+		gen: func(g *Generator, s *genState, add adder) {
+			if len(s.kernel) > 0 {
+				add(25, func(ch Chooser) Op { return Op{Kind: KindFinalize, C: g.pick(ch, "slot", s.kernel)} })
+			}
+			if len(s.program) > 0 {
+				add(10, func(ch Chooser) Op { return Op{Kind: KindFinalize, C: g.pick(ch, "slot", s.program)} })
+			}
+			add(1, func(Chooser) Op { return Op{Kind: KindFinalize, C: NullRef} }) // S-3
+		},
+		parse:  parseCtxOnly,
+		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
+		rule:   fixedRule(REFin),
+		call:   func(r *Runner, _ Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.FinalizeDevice(h) },
+		step: func(m *Model, _ Op, c *mctx, _ *Observation) func() {
+			if m.opt.Profile == ProfileLegacy {
+				m.finalizeLegacy(c)
+			} else {
+				m.finalize(c)
+			}
+			return nil
+		},
+		resync: func(m *Model, _ Op, c *mctx, _ abi.Status) {
+			if c == nil {
+				return
+			}
+			if c.latch != latchKernel {
+				m.devKnown = false // a program finalize resets the device
+			}
+			m.forget(c)
+		},
+	})
+	defineOp(KindCommitted, opClass{
+		name: "committed", args: ctxOne, entry: true, nullable: true, memProbe: memFromCall,
+		gen: func(g *Generator, s *genState, add adder) {
+			if len(s.live) > 0 {
+				add(5, func(ch Chooser) Op { return Op{Kind: KindCommitted, C: g.pick(ch, "slot", s.live)} })
+			}
+			add(1, func(Chooser) Op { return Op{Kind: KindCommitted, C: NullRef} }) // S-3
+		},
+		parse:  parseCtxOnly,
+		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
+		rule:   fixedRule(RM7),
+		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) {
+			v := uint64(r.rt.CommittedDeviceMemory(h))
+			o.Call.Value, o.Mem = v, v
+		},
+		step: func(m *Model, _ Op, c *mctx, _ *Observation) func() { m.committed(c); return nil },
+		result: func(e *Entry) string {
+			if e.Op.C < 0 {
+				return "value=" + strconv.FormatUint(e.Obs.Call.Value, 10)
+			}
+			return ""
+		},
+		resync: resyncNothing,
+	})
+}
+
+// parseCtxOnly reads an op whose one argument is a context (or null).
+func parseCtxOnly(p *opParser) { p.op.C = p.ctx(p.positional(1)[0]) }
+
+// resyncNothing: an unpredicted answer of the op leaves nothing to forget.
+func resyncNothing(*Model, Op, *mctx, abi.Status) {}

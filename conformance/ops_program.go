@@ -1,0 +1,194 @@
+package conformance
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// The program-mode entries: pinit (simpler_init), acl
+// (ensure_acl_ready_ctx), and prog (every other program-side entry, called
+// with deliberately bad arguments).
+
+func init() {
+	defineOp(KindPInit, opClass{
+		name: "pinit", args: ctxOne, entry: true, status: true, nullable: true, latchRule: RL4,
+		gen: func(g *Generator, s *genState, add adder) {
+			if len(s.live) > 0 {
+				add(6, func(ch Chooser) Op {
+					op := Op{Kind: KindPInit, C: g.pick(ch, "slot", s.live), Dev: g.devAny(ch)}
+					if ch.IntN(4, "pinit") == 3 {
+						op.Spans = g.spans(ch, 4)
+						if ch.IntN(2, "prewarm") == 0 {
+							// prewarm=null is the absent prewarm config (the grammar folds it).
+							if cfg := g.cfg(ch); !cfg.Null {
+								op.Prewarm, op.Cfg = true, cfg
+							}
+						}
+					}
+					return op
+				})
+			}
+			add(1, func(Chooser) Op { return Op{Kind: KindPInit, C: NullRef} }) // S-3
+		},
+		parse: func(p *opParser) {
+			op := &p.op
+			op.C = p.ctx(p.positional(1)[0])
+			v, _ := p.take("dev", true)
+			op.Dev = p.int32v("dev", v)
+			p.spans(4)
+			if v, ok := p.take("prewarm", false); ok && v != "null" {
+				op.Prewarm = true
+				op.Cfg = p.cfg(v)
+				if op.Cfg.Null {
+					p.fail("prewarm=null takes no other flags")
+				}
+			}
+		},
+		format: func(t *opText, op Op) {
+			t.w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)))
+			t.spans(op, 4)
+			if op.Prewarm {
+				t.w("prewarm=" + op.Cfg.String())
+			}
+		},
+		rule: fixedRule(REPInit),
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			p0, n0 := r.span(0, op.Spans[0])
+			p1, n1 := r.span(1, op.Spans[1])
+			p2, n2 := r.span(2, op.Spans[2])
+			p3, n3 := r.span(3, op.Spans[3])
+			var pw unsafe.Pointer
+			if op.Prewarm {
+				if b := cfgLayout(op.Cfg, r.m.opt.Profile == ProfileLegacy); b != nil {
+					pw = unsafe.Pointer(unsafe.SliceData(b))
+				}
+			}
+			o.Call.Status = r.rt.SimplerInit(h, op.Dev, p0, n0, p1, n1, p2, n2, pw, 0, p3, uint64(n3))
+			if op.C >= 0 && o.Call.Status == abi.OK {
+				r.slots[op.C].dev = op.Dev
+			}
+		},
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() {
+			if m.opt.Profile == ProfileLegacy {
+				m.pinitLegacy(op, c)
+			} else {
+				m.pinit(op, c)
+			}
+			return nil
+		},
+		resync: func(m *Model, op Op, c *mctx, st abi.Status) {
+			if c == nil {
+				return
+			}
+			if st == abi.OK {
+				m.pinProgram(c, op.Dev)
+				return
+			}
+			// A failing simpler_init may have attached the thread first.
+			m.forget(c)
+			m.devKnown = false
+		},
+	})
+	defineOp(KindACL, opClass{
+		name: "acl", args: ctxOne, entry: true, status: true, nullable: true, latchRule: RL4,
+		gen: func(g *Generator, s *genState, add adder) {
+			if len(s.live) > 0 {
+				add(6, func(ch Chooser) Op { return Op{Kind: KindACL, C: g.pick(ch, "slot", s.live), Dev: g.devAny(ch)} })
+			}
+			add(1, func(Chooser) Op { return Op{Kind: KindACL, C: NullRef} }) // S-3
+		},
+		parse: func(p *opParser) {
+			p.op.C = p.ctx(p.positional(1)[0])
+			v, _ := p.take("dev", true)
+			p.op.Dev = p.int32v("dev", v)
+		},
+		format: func(t *opText, op Op) { t.w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev))) },
+		rule:   fixedRule(REACL),
+		call:   func(r *Runner, op Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.EnsureACLReady(h, op.Dev) },
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() {
+			if m.opt.Profile == ProfileLegacy {
+				m.aclLegacy(op, c)
+			} else {
+				m.acl(op, c)
+			}
+			return nil
+		},
+		resync: func(m *Model, op Op, c *mctx, st abi.Status) {
+			if c == nil {
+				return
+			}
+			if st == abi.OK && !c.unknown && c.latch != latchKernel {
+				c.latch = latchProgram
+				m.curDev, m.devKnown = op.Dev, true
+				return
+			}
+			m.forget(c)
+			m.devKnown = false
+		},
+	})
+	defineOp(KindProg, opClass{
+		name: "prog", args: ctxOne, entry: true, nullable: true,
+		gen: func(g *Generator, s *genState, add adder) {
+			fn := func(ch Chooser) ProgFn { return ProgFn(ch.IntN(int(numFns), "fn")) }
+			if len(s.live) > 0 {
+				add(10, func(ch Chooser) Op { return Op{Kind: KindProg, C: g.pick(ch, "slot", s.live), Fn: fn(ch)} })
+			}
+			add(1, func(ch Chooser) Op { return Op{Kind: KindProg, C: NullRef, Fn: fn(ch)} }) // S-3
+		},
+		statusFn: func(op Op) bool { return op.Fn.statusEntry() },
+		legacySkip: func(op Op) string {
+			if op.Fn == FnMemInfo {
+				return "legacy build: no device_memory_info_ctx"
+			}
+			return ""
+		},
+		parse: func(p *opParser) {
+			p.op.C = p.ctx(p.positional(1)[0])
+			v, _ := p.take("fn", true)
+			found := false
+			for f := ProgFn(0); f < numFns; f++ {
+				if fnNames[f] == v {
+					p.op.Fn, found = f, true
+				}
+			}
+			if !found {
+				p.fail("unknown fn=%q", v)
+			}
+		},
+		format: func(t *opText, op Op) { t.w(ctxText(op.C), "fn="+op.Fn.String()) },
+		rule:   fixedRule(REProg),
+		call:   func(r *Runner, op Op, h abi.Ctx, o *Observation) { r.prog(h, op.Fn, o) },
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() {
+			if m.opt.Profile == ProfileLegacy {
+				m.progLegacy(op, c)
+			} else {
+				m.prog(op, c)
+			}
+			return nil
+		},
+		result: func(e *Entry) string {
+			o, op := &e.Obs, e.Op
+			switch {
+			case op.Fn.statusEntry():
+				return statusName(o.Call.Status)
+			case op.Fn == FnFree:
+				return "done"
+			case op.Fn == FnMalloc || op.Fn == FnCommCreate:
+				if o.Call.Value != 0 {
+					return "nonnull"
+				}
+				return "null"
+			}
+			return "value=" + strconv.FormatUint(o.Call.Value, 10)
+		},
+		resync: func(m *Model, _ Op, c *mctx, st abi.Status) {
+			// The entries are called with arguments no entry may act on: a
+			// refusal changes nothing, a success may have.
+			if c != nil && st == abi.OK {
+				m.forget(c)
+			}
+		},
+	})
+}

@@ -1,0 +1,224 @@
+package conformance
+
+import (
+	"slices"
+	"strconv"
+	"unsafe"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// The run family with valid arguments on real run storage (program mode):
+// register, unregister, prepare_run, launch_run, poll_run, wait_run,
+// finalize_run, run.
+
+func init() {
+	defineOp(KindRegister, runClass(opClass{
+		name: "register", rule: fixedRule(REProg),
+		// The run family's candidates, all from here: register until the
+		// context has a callable, then runs on the four storages.
+		gen: func(g *Generator, s *genState, add adder) {
+			if len(s.program) > 0 {
+				add(60, func(ch Chooser) Op { return g.runOp(ch, g.pick(ch, "slot", s.program)) })
+			}
+		},
+		parse: func(p *opParser) {
+			parseRunCtxID(p)
+			if v, ok := p.take("img", false); ok {
+				p.op.Img = p.image(v)
+			}
+		},
+		format: func(t *opText, op Op) {
+			t.w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID)))
+			if op.Img != (ImageRecipe{}) {
+				t.w("img=" + op.Img.String())
+			}
+		},
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			var img unsafe.Pointer
+			counts := [2]int32{}
+			if op.Img.Base == ImgProgram && r.userImg != nil {
+				img, counts = unsafe.Pointer(unsafe.SliceData(r.userImg)), r.userCount
+			} else {
+				b := r.image(op.Img)
+				img, counts = b.ptr, [2]int32{b.facts.t, b.facts.s}
+			}
+			o.Call.Status = r.rt.RegisterCallable(h, op.ID, img)
+			if o.Call.Status == abi.OK && op.C >= 0 {
+				if r.progIDs[op.C] == nil {
+					r.progIDs[op.C] = map[int32][2]int32{}
+				}
+				r.progIDs[op.C][op.ID] = counts
+			}
+		},
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.register(op, c); return nil },
+	}))
+	defineOp(KindUnregister, runClass(opClass{
+		name: "unregister", rule: fixedRule(REFin), parse: parseRunCtxID,
+		format: func(t *opText, op Op) { t.w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID))) },
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			o.Call.Status = r.rt.UnregisterCallable(h, op.ID)
+		},
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.unregister(op, c); return nil },
+	}))
+	defineOp(KindPrepareRun, runClass(opClass{
+		name: "prepare_run", rule: fixedRule(REProg), parse: parseRunStart, format: formatRunStart,
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			args, cfg, desc := r.runCallArgs(op, o)
+			o.Call.Status = r.rt.PrepareRun(h, r.runHandle(op), op.ID, args, cfg, desc)
+		},
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.prepareRun(op, c); return nil },
+	}))
+	defineOp(KindRun, runClass(opClass{
+		name: "run", rule: fixedRule(REProg), parse: parseRunStart, format: formatRunStart,
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			args, cfg, desc := r.runCallArgs(op, o)
+			o.Call.Status = r.rt.Run(h, r.runHandle(op), op.ID, args, cfg, desc)
+		},
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.runWhole(op, c); return nil },
+	}))
+	defineOp(KindLaunchRun, runClass(opClass{
+		name: "launch_run", rule: fixedRule(REProg), parse: parseRunStorage, format: formatRunStorage,
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			r.accepted[op.St] = -1
+			o.Call.Status = r.rt.LaunchRun(h, r.runHandle(op))
+			o.Accepted = r.accepted[op.St]
+		},
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.launchRun(op, c); return nil },
+	}))
+	defineOp(KindPollRun, runClass(opClass{
+		name: "poll_run", rule: fixedRule(REProg), parse: parseRunStorage, format: formatRunStorage,
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			o.Call.Status = r.rt.PollRun(h, r.runHandle(op))
+		},
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.pollRun(op, c); return nil },
+	}))
+	defineOp(KindWaitRun, runClass(opClass{
+		name: "wait_run", rule: fixedRule(REProg), parse: parseRunStorage, format: formatRunStorage,
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			o.Call.Status = r.rt.WaitRun(h, r.runHandle(op))
+		},
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.waitRun(op, c); return nil },
+	}))
+	defineOp(KindFinalizeRun, runClass(opClass{
+		name: "finalize_run", rule: fixedRule(REFin), parse: parseRunStorage, format: formatRunStorage,
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			o.Call.Status = r.rt.FinalizeRun(h, r.runHandle(op))
+		},
+		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.finalizeRun(op, c); return nil },
+	}))
+}
+
+// runClass completes the class of a run-family op: an entry on a context
+// that returns a status, held to S-3 for NULL.
+func runClass(c opClass) opClass {
+	c.args, c.entry, c.status, c.nullable, c.runFamily = ctxOne, true, true, true, true
+	return c
+}
+
+func parseRunCtxID(p *opParser) {
+	p.op.C = p.ctx(p.positional(1)[0])
+	v, _ := p.take("id", true)
+	p.op.ID = p.int32v("id", v)
+}
+
+func parseRunStorage(p *opParser) {
+	p.op.C = p.ctx(p.positional(1)[0])
+	v, _ := p.take("st", true)
+	p.op.St = p.storage(v)
+}
+
+func parseRunStart(p *opParser) {
+	parseRunStorage(p)
+	v, _ := p.take("id", true)
+	p.op.ID = p.int32v("id", v)
+	if v, ok := p.take("args", false); ok {
+		p.op.Args = p.args(v)
+	}
+}
+
+func formatRunStorage(t *opText, op Op) { t.w(ctxText(op.C), "st="+strconv.Itoa(int(op.St))) }
+
+func formatRunStart(t *opText, op Op) {
+	t.w(ctxText(op.C), "st="+strconv.Itoa(int(op.St)), "id="+strconv.Itoa(int(op.ID)))
+	t.args(op)
+}
+
+// runHandle is the RuntimeHandle of op's run storage.
+func (r *Runner) runHandle(op Op) abi.RunHandle {
+	return abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[op.St])))
+}
+
+// runCallArgs forms prepare_run's and run's args, CallConfig and descriptor.
+func (r *Runner) runCallArgs(op Op, o *Observation) (args, cfg, desc unsafe.Pointer) {
+	args, t, s := r.formRunArgs(op)
+	o.Call.ArgT, o.Call.ArgS = t, s
+	return args, unsafe.Pointer(unsafe.SliceData(r.runCfg)), unsafe.Pointer(unsafe.SliceData(r.desc[op.St]))
+}
+
+// runOp is one op of the run family on program context c: register until
+// it has a callable, then runs on the four storages, now and then a finalize
+// or destroy while a run is outstanding (E-FIN, E-DESTROY).
+func (g *Generator) runOp(ch Chooser, c int8) Op {
+	mc := g.m.ctxs[c]
+	id := int32(ch.IntN(3, "id"))
+	if len(mc.prog) == 0 || ch.IntN(12, "register") == 0 {
+		img := ImageRecipe{T: uint16(ch.IntN(2, "t")), S: uint16(ch.IntN(2, "s")), X: uint16(ch.IntN(3, "x"))}
+		return Op{Kind: KindRegister, C: c, ID: id, Img: img}
+	}
+	ids := make([]int32, 0, len(mc.prog))
+	for r := range mc.prog {
+		ids = append(ids, r)
+	}
+	slices.Sort(ids) // map order is random; the choice must not be
+	if ch.IntN(10, "known-id") < 7 {
+		id = ids[ch.IntN(len(ids), "which-id")]
+	}
+	// A storage of c's, or a free one.
+	st := int8(ch.IntN(MaxStorages, "st"))
+	for i := range g.m.storages {
+		if g.m.storages[i].ctx == mc && ch.IntN(5, "own-st") < 4 {
+			st = int8(i)
+			break
+		}
+	}
+	sl := g.m.storages[st]
+	switch {
+	case ch.IntN(25, "unregister") == 0:
+		return Op{Kind: KindUnregister, C: c, ID: id}
+	case sl.state == storageFree && ch.IntN(5, "whole") == 0:
+		return Op{Kind: KindRun, C: c, St: st, ID: id}
+	case sl.state == storageFree:
+		op := Op{Kind: KindPrepareRun, C: c, St: st, ID: id}
+		if ch.IntN(20, "args") == 0 {
+			op.Args = ArgsRecipe{Mode: ArgsMatch, T: 1}
+		}
+		return op
+	}
+	kinds := []Kind{KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun, KindPrepareRun, KindDestroy, KindFinalize}
+	weights := []int{30, 20, 20, 20, 5, 3, 4}
+	if sl.state == storagePrepared {
+		weights[0] = 60
+	}
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	x := ch.IntN(total, "run-op")
+	k := kinds[len(kinds)-1]
+	for i, w := range weights {
+		if x < w {
+			k = kinds[i]
+			break
+		}
+		x -= w
+	}
+	if k == KindDestroy || k == KindFinalize {
+		return Op{Kind: k, C: c}
+	}
+	op := Op{Kind: k, C: c, St: st}
+	if k == KindPrepareRun {
+		op.ID = id
+	}
+	return op
+}

@@ -1,0 +1,182 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// Exit statuses of abicheck.
+const (
+	ExitOK       = 0 // no failures (warnings allowed)
+	ExitFindings = 1 // a rule failed, crashed or hung (mutants: one survived)
+	ExitUsage    = 2 // usage or load error
+)
+
+// NoCompilerLine is what a default run says without a C compiler.
+const NoCompilerLine = "abicheck: no C compiler found (set CC or install gcc); checking the built-in simulator only"
+
+// UsageError writes a usage error's one line and returns ExitUsage.
+func UsageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "abicheck: %s (abicheck -h for help)\n", msg)
+	return ExitUsage
+}
+
+// Main checks the targets of a run (lib: a library, sim:tmr, sim:refusing,
+// or "" for the default ones: both simulator profiles and a freshly emitted
+// fake) and writes the reports o asks for; it returns abicheck's exit
+// status: ExitOK, ExitFindings, or ExitUsage for a usage or load error (its
+// one line written to stderr).
+func Main(o *Options, lib string, stdout, stderr io.Writer) int {
+	return run(o, stdout, stderr, func(out *Printer, check func(*Target), add func(*Run)) int {
+		return checkTargets(o, lib, out, check, stderr)
+	})
+}
+
+// MainTraces judges recorded sessions offline (abicheck -check-trace
+// FILE...), with the reports of a live run.
+func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
+	return run(o, stdout, stderr, func(_ *Printer, _ func(*Target), add func(*Run)) int {
+		for _, f := range files {
+			r, err := CheckTrace(f)
+			if err != nil {
+				fmt.Fprintf(stderr, "abicheck: -check-trace: %v\n", err)
+				return ExitUsage
+			}
+			add(r)
+		}
+		return ExitOK
+	})
+}
+
+// run makes the runs (produce) and writes every report o asks for.
+func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check func(*Target), add func(*Run)) int) int {
+	var base *conformance.Baseline
+	if o.Baseline != "" {
+		f, err := os.Open(o.Baseline)
+		if err != nil {
+			return UsageError(stderr, "-baseline: "+err.Error())
+		}
+		base, err = conformance.ParseBaseline(f)
+		f.Close()
+		if err != nil {
+			return UsageError(stderr, "-baseline "+o.Baseline+": "+err.Error())
+		}
+	}
+	if err := o.CheckOutputs(); err != nil {
+		return UsageError(stderr, err.Error())
+	}
+	var baseOut *os.File
+	if o.WriteBaseline != "" {
+		f, err := os.Create(o.WriteBaseline)
+		if err != nil {
+			return UsageError(stderr, "-write-baseline: "+err.Error())
+		}
+		baseOut = f
+		defer f.Close()
+	}
+	out := NewPrinter(o, stdout)
+	var runs []*Run
+	check := func(t *Target) {
+		defer t.Close()
+		runs = append(runs, Check(t, o, out))
+	}
+	code := produce(out, check, func(r *Run) { runs = append(runs, r) })
+	if code == ExitUsage && len(runs) == 0 {
+		return code
+	}
+	for _, r := range runs {
+		r.Result.Report.ApplyBaseline(base)
+	}
+	if baseOut != nil {
+		reps := make([]*conformance.Report, len(runs))
+		for i, r := range runs {
+			reps[i] = r.Result.Report
+		}
+		if err := conformance.WriteBaseline(baseOut, reps); err != nil {
+			fmt.Fprintf(stderr, "abicheck: -write-baseline: %v\n", err)
+			code = ExitUsage
+		}
+	}
+	if len(runs) > 1 {
+		for _, r := range runs {
+			r.Target.FileTag += "-"
+		}
+	} else {
+		for _, r := range runs {
+			r.Target.FileTag = ""
+		}
+	}
+	if o.ReproDir == "" && !o.JSON && AnyFindings(runs) {
+		// The replay hint must work when copied: the repro files go to a
+		// directory of their own, whose paths the table prints.
+		if dir, err := os.MkdirTemp("", "abicheck-repro-"); err == nil {
+			o.ReproDir = dir
+		}
+	}
+	if o.ReproDir != "" {
+		if err := WriteRepros(o.ReproDir, runs); err != nil {
+			fmt.Fprintf(stderr, "abicheck: -repro-dir: %v\n", err)
+			code = max(code, ExitUsage)
+		}
+	}
+	if o.JSON {
+		if err := WriteJSON(stdout, runs, o); err != nil {
+			fmt.Fprintf(stderr, "abicheck: %v\n", err)
+			return ExitUsage
+		}
+	} else {
+		out.Report(runs)
+	}
+	if o.JUnit != "" {
+		if err := WriteJUnit(o.JUnit, runs); err != nil {
+			fmt.Fprintf(stderr, "abicheck: -junit: %v\n", err)
+			code = max(code, ExitUsage)
+		}
+	}
+	if code == ExitOK && AnyFindings(runs) {
+		code = ExitFindings
+	}
+	return code
+}
+
+// checkTargets checks lib, or the default targets.
+func checkTargets(o *Options, lib string, out *Printer, check func(*Target), stderr io.Writer) int {
+	code := ExitOK
+	switch {
+	case lib == "":
+		check(SimTarget("sim:tmr", o.CaseTimeout))
+		check(SimTarget("sim:refusing", o.CaseTimeout))
+		a, err := emit.Build(emit.Config{Profile: emit.ProfileTMR}, emit.BuildOptions{})
+		switch {
+		case errors.Is(err, emit.ErrNoCompiler):
+			fmt.Fprintln(stderr, NoCompilerLine)
+		case err != nil:
+			fmt.Fprintf(stderr, "abicheck: emitting the fake runtime failed: %v\n", FirstLine(err.Error()))
+			code = ExitUsage
+		default:
+			t, err := LibTarget(a.RuntimePath, o, stderr)
+			if err != nil {
+				fmt.Fprintf(stderr, "abicheck: %v\n", err)
+				code = ExitUsage
+				break
+			}
+			t.Label, t.FileTag = "emitted:tmr", "emitted-tmr"
+			check(t)
+		}
+	case IsSimSpec(lib):
+		check(SimTarget(lib, o.CaseTimeout))
+	default:
+		t, err := LibTarget(lib, o, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "abicheck: %v\n", err)
+			return ExitUsage
+		}
+		check(t)
+	}
+	return code
+}

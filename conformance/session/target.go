@@ -1,0 +1,255 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/sim"
+)
+
+// Options are what a checking session runs with (abicheck's flags).
+type Options struct {
+	JSON          bool
+	JUnit         string
+	Preloads      []string
+	ACL           string
+	Seed          uint64
+	Sequences     int
+	MaxOps        int
+	Duration      time.Duration
+	CaseTimeout   time.Duration
+	Replay        string
+	ReproDir      string
+	Verbose       bool
+	Quiet         bool
+	NoColor       bool
+	NoShrink      bool
+	NoProbes      bool
+	MaxHangs      int
+	Bins          [4]string
+	LogLevel      abi.LogLevel
+	LoadTimeout   time.Duration
+	Baseline      string
+	WriteBaseline string
+	Callable      string
+	CheckTrace    bool // the arguments are recorded sessions to judge (docs/trace.md)
+}
+
+// Validate checks the options for a run on lib ("" for the default targets):
+// each error is a usage error.
+func (o *Options) Validate(lib string) error {
+	switch {
+	case o.Sequences < 0:
+		return errors.New("-sequences must be >= 0")
+	case o.MaxOps <= 0:
+		return errors.New("-max-ops must be > 0")
+	case o.Duration < 0:
+		return errors.New("-duration must be >= 0")
+	case o.CaseTimeout <= 0:
+		return errors.New("-case-timeout must be > 0")
+	case o.MaxHangs <= 0:
+		return errors.New("-max-hangs must be > 0")
+	case o.LoadTimeout <= 0:
+		return errors.New("-load-timeout must be > 0")
+	case o.JSON && o.Quiet:
+		return errors.New("-json and -q do not go together")
+	case o.Verbose && o.Quiet:
+		return errors.New("-v and -q do not go together")
+	}
+	external := lib != "" && !IsSimSpec(lib)
+	if !external {
+		if len(o.Preloads) > 0 {
+			return errors.New("-preload needs a LIB")
+		}
+		if o.ACL != "" {
+			return errors.New("-acl needs a LIB")
+		}
+		for _, b := range o.Bins {
+			if b != "" {
+				return errors.New("-aicpu, -aicore, -dispatcher and -sdma-warmup need a LIB")
+			}
+		}
+	}
+	if strings.HasPrefix(lib, "sim:") && !IsSimSpec(lib) {
+		return fmt.Errorf("unknown built-in target %q (sim:tmr or sim:refusing)", lib)
+	}
+	for _, b := range o.Bins {
+		if b == "" {
+			continue
+		}
+		if _, err := os.Stat(b); err != nil {
+			return fmt.Errorf("binary %s: %v", b, errors.Unwrap(err))
+		}
+	}
+	if o.Callable != "" {
+		if _, err := isolate.ReadCallable(o.Callable); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckOutputs makes sure, before anything runs, that every output abicheck
+// will write can be written: a finding found after a long run must not be
+// hidden by a directory that does not exist.
+func (o *Options) CheckOutputs() error {
+	if o.JUnit != "" {
+		if dir := filepath.Dir(o.JUnit); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("-junit %s: %v", o.JUnit, errors.Unwrap(err))
+			}
+		}
+		f, err := os.OpenFile(o.JUnit, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("-junit %s: %v", o.JUnit, errors.Unwrap(err))
+		}
+		f.Close()
+	}
+	if o.ReproDir != "" {
+		if err := os.MkdirAll(o.ReproDir, 0o755); err != nil {
+			return fmt.Errorf("-repro-dir %s: %v", o.ReproDir, errors.Unwrap(err))
+		}
+		probe, err := os.CreateTemp(o.ReproDir, ".abicheck-write-test-")
+		if err != nil {
+			return fmt.Errorf("-repro-dir %s: %v", o.ReproDir, errors.Unwrap(err))
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	return nil
+}
+
+// IsSimSpec reports whether s names the built-in simulator.
+func IsSimSpec(s string) bool { return s == "sim:tmr" || s == "sim:refusing" }
+
+// Target is one runtime under check.
+type Target struct {
+	Label    string // sim:tmr, sim:refusing, or the library path
+	Info     conformance.LibraryInfo
+	Exec     conformance.Executor
+	Isolated bool
+	Close    func()
+	// ReplayArgs are the arguments after "abicheck -replay FILE" that pick
+	// this target again ("" for sim:tmr).
+	ReplayArgs string
+	// FileTag prefixes repro file names when several targets are checked.
+	FileTag string
+}
+
+// SimTarget is the built-in simulator as a target: sim:tmr or sim:refusing,
+// run in this process.
+func SimTarget(spec string, timeout time.Duration) *Target {
+	p := sim.TMR
+	if spec == "sim:refusing" {
+		p = sim.Refusing
+	}
+	t := conformance.SimTarget(p)
+	info := conformance.LibraryInfo{Path: spec, Revision: "kernel", Supported: 1, Profile: "tmr", Hooks: true,
+		Counters: true, Caps: conformance.CapsOf(t), ProfileModel: "tmr"}
+	if p == sim.Refusing {
+		info.Supported, info.Profile, info.ProfileModel = 0, "refusing", "refusing"
+	}
+	tg := &Target{Label: spec, Info: info, Close: func() {}, FileTag: strings.ReplaceAll(spec, ":", "-"),
+		Exec: conformance.FactoryExecutor{Factory: conformance.SimFactory(p), Timeout: timeout}}
+	if spec != "sim:tmr" {
+		tg.ReplayArgs = spec
+	}
+	return tg
+}
+
+// LibTarget opens an external library in isolation (its first child loads
+// it and says what it is).
+func LibTarget(path string, o *Options, stderr io.Writer) (*Target, error) {
+	var verbose io.Writer
+	if o.Verbose {
+		verbose = stderr
+	}
+	p, err := isolate.NewPool(isolate.Config{Lib: path, Preloads: o.Preloads, ACL: o.ACL, Binaries: o.Bins, LogLevel: int32(o.LogLevel), Callable: o.Callable},
+		o.CaseTimeout, o.LoadTimeout, verbose)
+	if err != nil {
+		return nil, err
+	}
+	var ra []string
+	for _, pl := range o.Preloads {
+		ra = append(ra, "-preload", ShellQuote(pl))
+	}
+	if o.ACL != "" {
+		ra = append(ra, "-acl", ShellQuote(o.ACL))
+	}
+	if o.LogLevel != 0 && o.LogLevel != abi.DefaultLogLevel {
+		ra = append(ra, "-log-level", o.LogLevel.String())
+	}
+	if o.Callable != "" {
+		ra = append(ra, "-callable", ShellQuote(o.Callable))
+	}
+	for i, name := range []string{"-aicpu", "-aicore", "-dispatcher", "-sdma-warmup"} {
+		if o.Bins[i] != "" {
+			ra = append(ra, name, ShellQuote(o.Bins[i]))
+		}
+	}
+	ra = append(ra, ShellQuote(path))
+	return &Target{Label: path, Info: p.Info(), Exec: p, Isolated: true, Close: p.Close, ReplayArgs: strings.Join(ra, " "),
+		FileTag: "lib"}, nil
+}
+
+// ShellQuote quotes s for a shell command line, only when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '+' || r == '=' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Run is a checked target.
+type Run struct {
+	Target  *Target
+	Result  *conformance.SuiteResult
+	Elapsed time.Duration
+	Trace   bool // a recorded session judged offline, not a run of the suite
+}
+
+// FirstLine is the first line of s.
+func FirstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// Check runs the suite on one target.
+func Check(t *Target, o *Options, out *Printer) *Run {
+	t0 := time.Now()
+	profile, _ := conformance.ParseProfile(t.Info.ProfileModel)
+	s := conformance.SuiteRun{Name: t.Label, Profile: profile, Caps: t.Info.Caps, Checks: conformance.Catalogue(), Random: o.Sequences,
+		RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: o.NoShrink,
+		MaxHangs: o.MaxHangs, Progress: out.Progress(t.Label), BindFindings: t.Info.BindFindings, Probes: !o.NoProbes}
+	res := conformance.ConformWith(t.Exec, s)
+	out.ClearProgress()
+	return &Run{Target: t, Result: res, Elapsed: time.Since(t0)}
+}
+
+// AnyFindings reports whether a run has a failing, crashing or hanging rule.
+func AnyFindings(runs []*Run) bool {
+	for _, r := range runs {
+		for _, rr := range Results(r) {
+			if Bad(rr.Verdict) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Bad reports whether v is a finding (fail, crash, hang).
+func Bad(v conformance.Verdict) bool {
+	return v == conformance.Fail || v == conformance.Crash || v == conformance.Hang
+}

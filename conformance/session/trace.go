@@ -1,0 +1,93 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/simabi/simabi/conformance"
+)
+
+// IsTrace reports whether text is a recorded session (docs/trace.md).
+func IsTrace(text string) bool { return strings.HasPrefix(text, "# simabi trace v1") }
+
+// CheckTrace judges a recorded session offline (abicheck -check-trace): a
+// Run like a live one, so the table, JSON, JUnit and baselines apply.
+func CheckTrace(path string) (*Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := conformance.ParseTrace(f, path)
+	if err != nil {
+		return nil, err
+	}
+	tc := conformance.CheckTrace(t, conformance.TraceOptions{})
+	rev := t.Revision
+	if rev == "" {
+		rev = "kernel"
+	}
+	info := conformance.LibraryInfo{Path: t.Target, Revision: rev, Profile: tc.Profile.String(), ProfileModel: tc.Profile.String()}
+	if tc.Profile == conformance.ProfileTMR {
+		info.Supported = 1
+	}
+	label := path
+	if t.Target != "" {
+		label += " (recorded on " + t.Target + ")"
+	}
+	tag := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return &Run{Target: &Target{Label: label, Info: info, Close: func() {}, FileTag: tag},
+		Result: &conformance.SuiteResult{Report: tc.Report()}, Trace: true}, nil
+}
+
+// ReplayTrace drives the consumer's side of a recorded session on t and
+// prints, call by call, where its answers differ from the recording:
+// failed when one does.
+func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writer) (failed bool, err error) {
+	tr, err := conformance.ParseTrace(strings.NewReader(text), file)
+	if err != nil {
+		return false, err
+	}
+	ops, calls, left := conformance.TraceOps(tr)
+	out := t.Exec.Execute(ops, true)
+	rs := conformance.CompareReplay(tr, ops, calls, left, out.History)
+	differ, replayed := 0, 0
+	for _, r := range rs {
+		if r.Differs() {
+			differ++
+		}
+		if r.Skipped == "" {
+			replayed++
+		}
+	}
+	if o.JSON {
+		j := struct {
+			Target   JSONTarget                `json:"target"`
+			File     string                    `json:"file"`
+			Calls    int                       `json:"calls"`
+			Replayed int                       `json:"replayed"`
+			Differ   int                       `json:"differ"`
+			Verdict  string                    `json:"verdict"`
+			Detail   string                    `json:"detail"`
+			Results  []conformance.TraceReplay `json:"results"`
+		}{Target: JSONTarget{Path: t.Info.Path, Revision: t.Info.Revision, Profile: t.Info.Profile, Supported: t.Info.Supported,
+			Hooks: t.Info.Hooks, ACL: t.Info.ACL, Isolated: t.Isolated}, File: file, Calls: len(tr.Calls), Replayed: replayed,
+			Differ: differ, Verdict: out.Verdict.String(), Detail: out.Detail, Results: rs}
+		return differ > 0 || out.Verdict != conformance.Pass, WriteJSONValue(stdout, j)
+	}
+	fmt.Fprintf(stdout, "replay of the recorded session %s (%d calls, recorded on %s) on %s (revision %s, profile %s)\n",
+		file, len(tr.Calls), tr.Target, t.Label, t.Info.Revision, t.Info.Profile)
+	for _, r := range rs {
+		if r.Differs() || r.Skipped != "" || o.Verbose {
+			fmt.Fprintf(stdout, "  %s\n", r)
+		}
+	}
+	if out.Verdict != conformance.Pass {
+		fmt.Fprintf(stdout, "the replay %s at %s: %s\n", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
+	}
+	fmt.Fprintf(stdout, "replay: %d of %d calls replayed, %d answered differently from the recording\n", replayed, len(tr.Calls), differ)
+	return differ > 0 || out.Verdict != conformance.Pass, nil
+}

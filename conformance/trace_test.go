@@ -1,0 +1,189 @@
+package conformance
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/simabi/simabi/abi"
+)
+
+// traceImageHex is the canonical image with one IN tensor, as a trace
+// records it.
+func traceImageHex(t *testing.T) (string, int) {
+	t.Helper()
+	spec := abi.ChipCallableSpec{FuncName: "noop", Signature: []abi.ArgDirection{abi.DirIn}}
+	img, err := spec.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(img), len(img)
+}
+
+func cfgHex() string { return hex.EncodeToString((&abi.CallConfig{}).Bytes()) }
+
+func mustTrace(t *testing.T, body string) *Trace {
+	t.Helper()
+	tr, err := ParseTrace(strings.NewReader("# simabi trace v1\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n"+body), "t.ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func kernelSession(t *testing.T, prepareResult, launchResult string) string {
+	h, n := traceImageHex(t)
+	return fmt.Sprintf(`@1-2 t0 dev=0 call simpler_host_log_bind_state -> 0
+@3-4 t0 dev=0 create -> c0
+@5-6 t0 dev=0 supported c0 -> 1
+@7-8 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) aicpu=none aicore=none disp=none -> 0
+@9-10 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> %s
+@11-12 t0 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> %s
+@13-14 t0 dev=0 finalize c0 -> 0
+@15-16 t0 dev=0 destroy c0 -> done
+`, cfgHex(), n, h, prepareResult, launchResult)
+}
+
+func failuresOf(tc *TraceCheck) []string {
+	var out []string
+	for _, f := range tc.Result.Findings {
+		if f.Verdict == Fail {
+			out = append(out, f.Rule.String())
+		}
+	}
+	return out
+}
+
+// A clean recorded kernel session checks clean; a runtime that answered
+// wrongly in it is a finding under the rule it broke.
+func TestCheckTrace_judgesRecordedAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		prepare, launch string
+		want            []string
+	}{
+		{"clean", "0 out=0", "0", nil},
+		{"first id 1 (M-1)", "0 out=1", "-1007", []string{"M-1"}},
+		{"launch of a minted id refused (E-LAUNCH)", "0 out=0", "-1007", []string{"E-LAUNCH"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := mustTrace(t, kernelSession(t, tc.prepare, tc.launch))
+			c := CheckTrace(tr, TraceOptions{})
+			if c.Concurrent || c.Profile != ProfileTMR {
+				t.Fatalf("concurrent %v profile %v", c.Concurrent, c.Profile)
+			}
+			got := failuresOf(c)
+			if len(tc.want) == 0 && len(got) != 0 {
+				t.Fatalf("failures %v on a clean session: %v", got, c.Result.Findings)
+			}
+			for _, w := range tc.want {
+				found := false
+				for _, g := range got {
+					found = found || g == w
+				}
+				if !found {
+					t.Errorf("want a %s failure, got %v", w, c.Result.Findings)
+				}
+			}
+			// The host-log bind is not judged, and says why.
+			if f := c.Result.Findings[0]; f.Verdict != Skip || !strings.Contains(f.Detail, "simpler_host_log_bind_state: not an entry the op grammar models") {
+				t.Errorf("first finding %+v", f)
+			}
+		})
+	}
+}
+
+// V-PREP-1 from a trace: a failing prepare that left its out untouched.
+func TestCheckTrace_VPREP1(t *testing.T) {
+	h, n := traceImageHex(t)
+	body := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 prepare c0 img=raw(%d,3,%s) -> -1004 out=7\n@5-6 t0 dev=0 destroy c0 -> done\n", n, h)
+	c := CheckTrace(mustTrace(t, body), TraceOptions{})
+	got := failuresOf(c)
+	if !cmp.Equal(got, []string{"V-PREP-1"}) {
+		t.Fatalf("failures %v, want V-PREP-1: %v", got, c.Result.Findings)
+	}
+}
+
+// Overlapping calls of two threads are accepted when an order keeping
+// their intervals satisfies the model (X-2: a launch refused while a
+// prepare held the gate), and refused when none does.
+func TestCheckTrace_concurrentCallsLinearized_X2(t *testing.T) {
+	h, n := traceImageHex(t)
+	pre := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
+	overlap := pre + fmt.Sprintf("@7-10 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=1\n@8-9 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n", n, h)
+	c := CheckTrace(mustTrace(t, overlap), TraceOptions{})
+	if !c.Concurrent || !c.Linearizable || len(failuresOf(c)) != 0 {
+		t.Fatalf("concurrent %v linearizable %v failures %v (%s)", c.Concurrent, c.Linearizable, c.Result.Findings, c.Note)
+	}
+	// The same refusal with the prepare long done: no order explains it.
+	after := pre + fmt.Sprintf("@7-8 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=1\n@9-12 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n@10-11 t0 dev=0 supported c0 -> 1\n", n, h)
+	c = CheckTrace(mustTrace(t, after), TraceOptions{})
+	if !c.Concurrent || c.Linearizable || len(failuresOf(c)) == 0 {
+		t.Fatalf("concurrent %v linearizable %v failures %v", c.Concurrent, c.Linearizable, c.Result.Findings)
+	}
+}
+
+// A malformed trace is an error naming the file and line; the recorded
+// ops round-trip through the op grammar (a raw image included).
+func TestParseTraceErrorsAndRoundTrip(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"create -> c0\n", "t.ops:1: not a simabi trace"},
+		{"# simabi trace v1\n@1-2 t0 create -> c0\n", "t.ops:2: want \"@B-E tT dev=D OP -> RESULT\""},
+		{"# simabi trace v1\n@2-1 t0 dev=0 create -> c0\n", "t.ops:2: bad sequence numbers \"@2-1\""},
+		{"# simabi trace v1\n@1-2 t0 dev=0 frobnicate c0 -> 0\n", "t.ops:2: unknown op \"frobnicate\""},
+		{"# simabi trace v1\n@1-2 t0 dev=0 prepare c0 img=raw(9,0,abcd) -> 0 out=0\n", "t.ops:2: bad img \"raw(9,0,abcd)\": the hex is not N bytes"},
+	} {
+		_, err := ParseTrace(strings.NewReader(tc.body), "t.ops")
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want %q", tc.body, err, tc.want)
+		}
+	}
+	tr := mustTrace(t, kernelSession(t, "0 out=0", "0"))
+	for _, c := range tr.Calls {
+		if c.Skip != "" {
+			continue
+		}
+		back, err := Parse(c.Op.String())
+		if err != nil || back != c.Op {
+			t.Fatalf("%q does not round-trip: %v", c.Op.String(), err)
+		}
+	}
+}
+
+// The consumer's side of a trace replays on another runtime, and every
+// difference from the recording is reported call by call.
+func TestTraceReplayOnSim(t *testing.T) {
+	tr := mustTrace(t, kernelSession(t, "0 out=0", "0"))
+	ops, calls, left := TraceOps(tr)
+	out := FactoryExecutor{Factory: SimFactory("tmr")}.Execute(ops, true)
+	if out.Verdict != Pass {
+		t.Fatalf("replay: %v %s", out.Verdict, out.Detail)
+	}
+	rs := CompareReplay(tr, ops, calls, left, out.History)
+	var diffs []string
+	for _, r := range rs {
+		if r.Differs() {
+			diffs = append(diffs, r.String())
+		}
+	}
+	if len(diffs) != 0 {
+		t.Fatalf("a session sim answers the same way replays with differences:\n%s", strings.Join(diffs, "\n"))
+	}
+	// A recording whose launch was refused differs on sim at that call.
+	tr = mustTrace(t, kernelSession(t, "0 out=0", "-1007"))
+	ops, calls, left = TraceOps(tr)
+	out = FactoryExecutor{Factory: SimFactory("tmr")}.Execute(ops, true)
+	rs = CompareReplay(tr, ops, calls, left, out.History)
+	diffs = nil
+	for _, r := range rs {
+		if r.Differs() {
+			diffs = append(diffs, r.String())
+		}
+	}
+	want := []string{"#5 launch c0 id=0 args=exact(t=1,s=0) stream=s0: recorded CALLABLE_NOT_RESIDENT, got OK"}
+	if d := cmp.Diff(want, diffs); d != "" {
+		t.Errorf("differences (-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,532 @@
+package conformance
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// Checking a recorded session offline: every call of a trace judged by the
+// model. A trace whose calls never overlap (one thread, or threads taking
+// turns) is judged call by call in the order the calls began. When calls of
+// several threads overlap, the trace is accepted when some order of its
+// calls that keeps every call's [begin, end] interval (porcupine searches
+// for one) satisfies the model; otherwise the longest such order is judged
+// and its first failure reported.
+
+// TraceCheck is the result of checking one trace.
+type TraceCheck struct {
+	Trace   *Trace
+	Profile Profile
+	// Result is the model's verdict on the calls in the order judged
+	// (History entries follow Order).
+	Result *Result
+	// Order is the calls' indices in the order judged.
+	Order []int
+	// Concurrent: some calls of different threads overlap. Linearizable
+	// then says whether an order keeping the intervals satisfies the
+	// model, Undecided that the search ran out of time.
+	Concurrent, Linearizable, Undecided bool
+	// Note explains a concurrent verdict.
+	Note string
+}
+
+// TraceOptions configure CheckTrace.
+type TraceOptions struct {
+	// Profile of the recorded runtime; nil: legacy for a legacy trace,
+	// else from the first answer of simpler_kernel_mode_supported (1 tmr,
+	// 0 refusing), tmr when it never asked.
+	Profile *Profile
+	// Timeout bounds the search for an order of overlapping calls
+	// (default 10 s).
+	Timeout time.Duration
+}
+
+// Ops is the judged sequence (for a repro).
+func (tc *TraceCheck) Ops() []Op {
+	out := make([]Op, len(tc.Order))
+	for i, k := range tc.Order {
+		out[i] = tc.Trace.Calls[k].Op
+	}
+	return out
+}
+
+// traceProfile decides the profile a trace is judged under.
+func traceProfile(t *Trace, o TraceOptions) Profile {
+	if o.Profile != nil {
+		return *o.Profile
+	}
+	if t.Revision == "legacy" {
+		return ProfileLegacy
+	}
+	for _, c := range t.Calls {
+		if c.Op.Kind == KindSupported && c.Skip == "" {
+			if c.Obs.Call.Value == 0 {
+				return ProfileRefusing
+			}
+			return ProfileTMR
+		}
+	}
+	return ProfileTMR
+}
+
+// CheckTrace judges every call of t.
+func CheckTrace(t *Trace, o TraceOptions) *TraceCheck {
+	tc := &TraceCheck{Trace: t, Profile: traceProfile(t, o)}
+	order := make([]int, len(t.Calls))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return t.Calls[order[a]].B < t.Calls[order[b]].B })
+	tc.Concurrent = overlapping(t, order)
+	if !tc.Concurrent {
+		tc.Order = order
+		tc.Result = judgeTrace(t, tc.Profile, order)
+		return tc
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	tc.Result, tc.Order, tc.Linearizable, tc.Undecided = linearizeTrace(t, tc.Profile, timeout)
+	switch {
+	case tc.Undecided:
+		tc.Note = "calls of several threads overlap, and no order satisfying the model was found within " + timeout.String() +
+			": the calls are judged in the order they began"
+	case tc.Linearizable:
+		tc.Note = "calls of several threads overlap; an order of them that keeps every call's interval satisfies the model"
+	default:
+		tc.Note = "calls of several threads overlap, and no order of them that keeps every call's interval satisfies the model: " +
+			"the longest order found is judged, up to its first failure"
+	}
+	return tc
+}
+
+// overlapping reports whether two calls of different threads overlap.
+func overlapping(t *Trace, order []int) bool {
+	var lastEnd uint64
+	lastThread := -1
+	for _, k := range order {
+		c := &t.Calls[k]
+		if lastThread >= 0 && c.B < lastEnd && c.Thread != lastThread {
+			return true
+		}
+		if c.E > lastEnd {
+			lastEnd, lastThread = c.E, c.Thread
+		}
+	}
+	return false
+}
+
+// newTraceModel is the model a trace is judged with: the checker drives
+// nothing, so completion is not driven and the device is what each call
+// recorded.
+func newTraceModel(p Profile) *Model {
+	return NewModel(ModelOptions{Profile: p, Device: -1})
+}
+
+// stepTraceCall judges call k (as op number i of the judged order) on m.
+func stepTraceCall(m *Model, t *Trace, i, k int) {
+	c := &t.Calls[k]
+	m.curDev, m.devKnown = c.Dev, c.DevKnown
+	slot, _ := c.Op.slots()
+	if slot >= 0 && !c.Op.classMakesContext() && !m.SlotLive(slot) && c.Skip == "" {
+		// A context this trace never created (a forked child's inherited
+		// one): live, its state unknown.
+		mc := newMctx()
+		mc.unknown, mc.divergedAt = true, i
+		m.ctxs[slot] = mc
+	}
+	if c.Skip != "" {
+		m.Skip(i, c.Op, RuleNone, "@"+strconv.FormatUint(c.B, 10)+" not judged: "+c.Skip)
+		if mc := m.ctx(slot); mc != nil && mc.live && c.Op.Kind != KindCommitted && c.Op.Kind != KindSupported {
+			m.forget(mc) // the call may have changed its state
+		}
+		return
+	}
+	obs := c.Obs
+	if c.Op.Kind == KindLaunchRun {
+		obs.Accepted = acceptedInModelTerms(c)
+	}
+	m.Step(i, 0, c.Op, &obs)
+}
+
+// acceptedInModelTerms maps a recorded accepted_state to the model's
+// convention: the model wants AcceptedValue(st), the consumer's descriptor
+// names its own value, so a word equal to the descriptor's accepted_value
+// reads as AcceptedValue(st). Without the descriptor the word is not judged.
+func acceptedInModelTerms(c *TraceCall) int32 {
+	if !c.WantKnown || c.Obs.Accepted == c.Want {
+		return AcceptedValue(c.Op.St)
+	}
+	return c.Obs.Accepted
+}
+
+// judgeTrace runs the model over the calls in order.
+func judgeTrace(t *Trace, p Profile, order []int) *Result {
+	m := newTraceModel(p)
+	res := &Result{History: History{Profile: p}}
+	for i, k := range order {
+		stepTraceCall(m, t, i, k)
+		res.History.Entries = append(res.History.Entries, Entry{Op: t.Calls[k].Op, Obs: t.Calls[k].Obs, Skipped: t.Calls[k].Skip})
+	}
+	fillResult(res, m)
+	return res
+}
+
+// fillResult copies the model's verdict into res.
+func fillResult(res *Result, m *Model) {
+	res.Findings = m.Findings()
+	res.Tally = *m.Tally()
+	res.Checked = m.Checked()
+	res.Generic, res.RunClauses, res.Divergences = m.generic, m.runClauses, m.divergences
+	if m.lost {
+		res.Lost = m.lostWhy
+	}
+}
+
+// failures counts the model's failures.
+func failures(m *Model) int {
+	n := 0
+	for _, f := range m.findings {
+		if f.Verdict == Fail {
+			n++
+		}
+	}
+	return n
+}
+
+// tracePiece is one step of a concurrent trace's order: a call, or the
+// moment a prepare takes its context's gate.
+type tracePiece struct {
+	call    int
+	acquire bool
+}
+
+// traceState is the sequential specification's state: the model, the
+// calls judged, and which prepare holds each context's gate.
+type traceState struct {
+	m     *Model
+	n     int
+	gates map[int8]int
+}
+
+// holdsGate: a prepare holds its context's gate from some point inside its
+// interval until it takes effect (X-2).
+func holdsGate(c *TraceCall) bool { return c.Op.Kind == KindPrepare && c.Skip == "" && c.Op.C >= 0 }
+
+// stepPiece applies one piece; ok is false when the model (or the gate)
+// does not allow it there. A launch of another thread refused with
+// INVALID_STATE while the gate is held is X-2's fail-fast refusal, which
+// changes nothing; a second prepare waits for the gate.
+func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(m *Model, k int)) (bool, traceState) {
+	c := &t.Calls[pc.call]
+	gates := make(map[int8]int, len(st.gates))
+	for k, v := range st.gates {
+		gates[k] = v
+	}
+	if pc.acquire {
+		if _, held := gates[c.Op.C]; held {
+			return false, st
+		}
+		gates[c.Op.C] = pc.call
+		return true, traceState{m: st.m, n: st.n, gates: gates}
+	}
+	if holdsGate(c) {
+		if h, held := gates[c.Op.C]; !held || h != pc.call {
+			return false, st
+		}
+		delete(gates, c.Op.C)
+	} else if c.Op.Kind == KindLaunch && c.Skip == "" && c.Obs.Call.Status == abi.InvalidState {
+		if h, held := gates[c.Op.C]; held && h != pc.call {
+			m := st.m.Clone()
+			m.pass(RX2)
+			return true, traceState{m: m, n: st.n, gates: gates}
+		}
+	}
+	m := st.m.Clone()
+	before := failures(m)
+	judge(m, pc.call)
+	return failures(m) == before, traceState{m: m, n: st.n + 1, gates: gates}
+}
+
+// linearizeTrace searches an order of the calls that keeps their intervals
+// and satisfies the model (porcupine over the model as a sequential
+// specification, a prepare in two pieces), and judges the calls in the
+// order found: in full when one satisfies the model, else the longest one
+// found followed by the calls left out, by begin.
+func linearizeTrace(t *Trace, p Profile, timeout time.Duration) (res *Result, order []int, ok, undecided bool) {
+	judge := func(n int) func(m *Model, k int) {
+		return func(m *Model, k int) { stepTraceCall(m, t, n, k) }
+	}
+	model := porcupine.Model{
+		Init: func() interface{} { return traceState{m: newTraceModel(p), gates: map[int8]int{}} },
+		Step: func(s, in, _ interface{}) (bool, interface{}) {
+			st := s.(traceState)
+			return stepPiece(t, st, in.(tracePiece), judge(st.n))
+		},
+	}
+	var ops []porcupine.Operation
+	for i := range t.Calls {
+		c := &t.Calls[i]
+		op := porcupine.Operation{ClientId: c.Thread, Input: tracePiece{call: i}, Call: int64(2 * c.B), Return: int64(2*c.E + 1)}
+		if holdsGate(c) {
+			acq := op
+			acq.Input = tracePiece{call: i, acquire: true}
+			ops = append(ops, acq)
+		}
+		ops = append(ops, op)
+	}
+	verdict, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
+	if verdict == porcupine.Unknown {
+		o := make([]int, len(t.Calls))
+		for i := range o {
+			o[i] = i
+		}
+		sort.SliceStable(o, func(a, b int) bool { return t.Calls[o[a]].B < t.Calls[o[b]].B })
+		return judgeTrace(t, p, o), o, false, true
+	}
+	var best []tracePiece
+	for _, part := range info.PartialLinearizations() {
+		for _, l := range part {
+			if len(l) > len(best) || best == nil {
+				best = best[:0:0]
+				for _, k := range l {
+					best = append(best, ops[k].Input.(tracePiece))
+				}
+			}
+		}
+	}
+	in := map[int]bool{}
+	for _, pc := range best {
+		if !pc.acquire {
+			in[pc.call] = true
+		}
+	}
+	if verdict != porcupine.Ok {
+		// The calls that could not follow the longest order, by begin, so
+		// that the first failure is judged.
+		var rest []int
+		for k := range t.Calls {
+			if !in[k] {
+				rest = append(rest, k)
+			}
+		}
+		sort.SliceStable(rest, func(a, b int) bool { return t.Calls[rest[a]].B < t.Calls[rest[b]].B })
+		for _, k := range rest {
+			best = append(best, tracePiece{call: k})
+		}
+	}
+	// Judge the pieces in that order, keeping a refusal's X-2 reading and
+	// going on past a failure.
+	st := traceState{m: newTraceModel(p), gates: map[int8]int{}}
+	res = &Result{History: History{Profile: p}}
+	for _, pc := range best {
+		if !pc.acquire {
+			order = append(order, pc.call)
+			c := &t.Calls[pc.call]
+			res.History.Entries = append(res.History.Entries, Entry{Op: c.Op, Obs: c.Obs, Skipped: c.Skip})
+		}
+		good, next := stepPiece(t, st, pc, judge(st.n))
+		if !good && next.m == st.m {
+			// Out of gate order: judge the call as it stands.
+			m := st.m.Clone()
+			if !pc.acquire {
+				stepTraceCall(m, t, st.n, pc.call)
+				next = traceState{m: m, n: st.n + 1, gates: st.gates}
+			}
+		}
+		st = next
+	}
+	fillResult(res, st.m)
+	return res, order, verdict == porcupine.Ok, false
+}
+
+// classMakesContext reports whether op fills its slot with a new context.
+func (op Op) classMakesContext() bool { c := classOf(op.Kind); return c != nil && c.makesContext }
+
+// TraceReplay is one recorded call replayed on another runtime.
+type TraceReplay struct {
+	Call     int    `json:"call"`              // index into Trace.Calls
+	Op       string `json:"op,omitempty"`      // the op as replayed
+	Recorded string `json:"recorded"`          // the recorded result, rendered as a history result
+	Got      string `json:"got,omitempty"`     // what the runtime answered ("" when the call was not replayed)
+	Skipped  string `json:"skipped,omitempty"` // why the call was not replayed
+}
+
+// Differs reports whether the replayed answer differs from the recorded one.
+func (r TraceReplay) Differs() bool { return r.Skipped == "" && r.Got != r.Recorded }
+
+// TraceOps is the consumer's side of t as an op script in the order the
+// calls began, for a replay on any runtime: before each call whose thread's
+// device the trace knows, a setdev when it changed; each script op's call
+// index (-1 for an inserted setdev). Calls the grammar cannot rebuild are
+// left out and listed with the reason.
+func TraceOps(t *Trace) (ops []Op, calls []int, left map[int]string) {
+	order := make([]int, len(t.Calls))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return t.Calls[order[a]].B < t.Calls[order[b]].B })
+	left = map[int]string{}
+	dev, known := int32(0), false
+	for _, k := range order {
+		c := &t.Calls[k]
+		if c.Skip != "" {
+			left[k] = c.Skip
+			continue
+		}
+		switch c.Op.Kind {
+		case KindSetDev, KindGetDev, KindSync, KindInject:
+			// The consumer's hook calls: replayed as such.
+		default:
+			if c.DevKnown && (!known || dev != c.Dev) {
+				ops, calls = append(ops, Op{Kind: KindSetDev, Dev: c.Dev}), append(calls, -1)
+				dev, known = c.Dev, true
+			}
+		}
+		if c.Op.Kind == KindSetDev {
+			dev, known = c.Op.Dev, true
+		}
+		ops, calls = append(ops, c.Op), append(calls, k)
+	}
+	return ops, calls, left
+}
+
+// RecordedResult renders call k's recorded answer as a history result (what
+// the replay's history line shows after "->", committed memory aside).
+func (t *Trace) RecordedResult(k int) string {
+	c := &t.Calls[k]
+	e := Entry{Op: c.Op, Obs: c.Obs}
+	return e.Result()
+}
+
+// CompareReplay matches a replay's history lines (History.Lines of the
+// script TraceOps made) with the recorded results.
+func CompareReplay(t *Trace, ops []Op, calls []int, left map[int]string, history []string) []TraceReplay {
+	var out []TraceReplay
+	for i, k := range calls {
+		if k < 0 {
+			continue
+		}
+		r := TraceReplay{Call: k, Op: ops[i].String(), Recorded: t.RecordedResult(k)}
+		if i < len(history) {
+			r.Got = replayResult(history[i])
+			if r.Got == "skipped" {
+				r.Skipped, r.Got = "the runtime could not run it", ""
+			}
+		} else {
+			r.Skipped = "the replay stopped before it"
+		}
+		out = append(out, r)
+	}
+	for k, why := range left {
+		out = append(out, TraceReplay{Call: k, Recorded: t.Calls[k].Result, Skipped: why})
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Call < out[b].Call })
+	return out
+}
+
+// replayResult is the result of a history line ("#i op -> result [note]")
+// without the committed-memory direction, which a trace does not record.
+func replayResult(line string) string {
+	_, r, ok := strings.Cut(line, " -> ")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(r, " ["); i >= 0 {
+		r = r[:i]
+	}
+	var keep []string
+	for _, f := range strings.Fields(r) {
+		if !strings.HasPrefix(f, "mem=") {
+			keep = append(keep, f)
+		}
+	}
+	return strings.Join(keep, " ")
+}
+
+// String renders a replayed call for a report.
+func (r TraceReplay) String() string {
+	switch {
+	case r.Skipped != "":
+		return fmt.Sprintf("#%d not replayed: %s", r.Call, r.Skipped)
+	case r.Differs():
+		return fmt.Sprintf("#%d %s: recorded %s, got %s", r.Call, r.Op, r.Recorded, r.Got)
+	}
+	return fmt.Sprintf("#%d %s: %s (as recorded)", r.Call, r.Op, r.Got)
+}
+
+// Report renders the check as a report: one check named after the trace,
+// every failure with the judged ops up to it as its repro (a script
+// -replay runs on any target).
+func (tc *TraceCheck) Report() *Report {
+	name := "trace/" + tc.Trace.Path
+	r := NewReport(tc.Trace.Path)
+	ops := tc.Ops()
+	first := -1
+	for _, f := range tc.Result.Findings {
+		if f.Verdict == Fail {
+			first = f.Index
+			break
+		}
+	}
+	var repro []Op
+	if first >= 0 {
+		repro = tc.repro(first)
+	}
+	r.AddResult(name, tc.Result, repro)
+	c := CheckReport{Name: name, Verdict: Pass, Detail: fmt.Sprintf("%d calls recorded, %d judged", len(tc.Trace.Calls), tc.Result.Checked)}
+	if first >= 0 {
+		c.Verdict, c.Detail = Fail, OpAt(ops, first)+": "+tc.firstFailure()
+		c.Repro = opLines(repro)
+	}
+	if tc.Note != "" {
+		c.Detail += "; " + tc.Note
+	}
+	r.AddCheck(c)
+	r.Profile = tc.Profile.String()
+	r.Finish()
+	return r
+}
+
+func (tc *TraceCheck) firstFailure() string {
+	for _, f := range tc.Result.Findings {
+		if f.Verdict == Fail {
+			return f.Rule.String() + ": " + f.Detail
+		}
+	}
+	return ""
+}
+
+// repro is the judged calls up to the one at position last, as a script
+// that reproduces them on any target: calls no op stands for left out, a
+// setdev before each call whose recorded device differs from the last.
+func (tc *TraceCheck) repro(last int) []Op {
+	var out []Op
+	dev, known := int32(0), false
+	for i, k := range tc.Order {
+		if i > last {
+			break
+		}
+		c := &tc.Trace.Calls[k]
+		if c.Op.Kind == KindInvalid {
+			continue
+		}
+		if c.DevKnown && (!known || dev != c.Dev) && c.Op.Kind != KindSetDev {
+			out = append(out, Op{Kind: KindSetDev, Dev: c.Dev})
+			dev, known = c.Dev, true
+		}
+		if c.Op.Kind == KindSetDev {
+			dev, known = c.Op.Dev, true
+		}
+		out = append(out, c.Op)
+	}
+	return out
+}
