@@ -6,12 +6,12 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// ACL status codes the simulated ACL returns.
+// ACL status codes the simulated ACL returns (abi's).
 const (
-	ACLSuccess               int32 = 0
-	ACLErrorInvalidParam     int32 = 100000 // ACL_ERROR_INVALID_PARAM: NULL stream, no current device, bad range
+	ACLSuccess               int32 = abi.ACLSuccess
+	ACLErrorInvalidParam     int32 = abi.ACLErrorInvalidParam
 	ACLErrorRepeatInitialize int32 = abi.ACLErrorRepeatInitialize
-	ACLErrorBadAlloc         int32 = 200000 // ACL_ERROR_BAD_ALLOC: simulated HBM exhausted
+	ACLErrorBadAlloc         int32 = abi.ACLErrorBadAlloc
 )
 
 // aclCall indexes the nine counted ACL calls, in the order of semantics §3.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/simabi/simabi/sim/semantics"
 	"sync"
 	"sync/atomic"
 
@@ -17,7 +18,7 @@ const (
 // PersistentLaunchRegionBytes is the persistent launch region a kernel
 // context commits at the first prepare that reaches device registration
 // (M-7).
-const PersistentLaunchRegionBytes = 65536
+const PersistentLaunchRegionBytes = semantics.PersistentLaunchRegionBytes
 
 // codeBlock is one allocated kernel code block (M-5): size bytes, of which
 // used are charged.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/simabi/simabi/sim/semantics"
 	"sync"
 	"unsafe"
 
@@ -9,7 +10,7 @@ import (
 
 // DeviceMemoryTotal is the simulated HBM of one runtime instance (32 GiB):
 // the total of device_memory_info_ctx and the ceiling of every allocation.
-const DeviceMemoryTotal = 32 << 30
+const DeviceMemoryTotal = semantics.DeviceMemoryTotal
 
 // deviceBase is the first simulated device address; allocations are 64-byte
 // aligned and separated by a 64-byte gap, so no range lies in two of them.

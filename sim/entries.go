@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/simabi/simabi/sim/semantics"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
@@ -8,8 +9,8 @@ import (
 
 // Native-run storage of the program run family (semantics §10).
 const (
-	RuntimeSize      = 64
-	RuntimeAlignment = 64
+	RuntimeSize      = semantics.RuntimeSize
+	RuntimeAlignment = semantics.RuntimeAlignment
 )
 
 // GetRuntimeSize is get_runtime_size: 64.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/binary"
+	"github.com/simabi/simabi/sim/semantics"
 	"math"
 
 	"github.com/simabi/simabi/abi"
@@ -18,10 +19,10 @@ const (
 	// i < in.Elements(). It needs float32 on both tensors, out.Elements() >=
 	// in.Elements(), start_offset 0 on both, and both ranges inside device
 	// memory.
-	KernelAddScalarF32 = "simabi.add_scalar_f32"
+	KernelAddScalarF32 = semantics.KernelAddScalarF32
 	// KernelCopyBytes takes tensors [in, out] and copies in.size bytes; it
 	// needs out.size >= in.size and both ranges inside device memory.
-	KernelCopyBytes = "simabi.copy_bytes"
+	KernelCopyBytes = semantics.KernelCopyBytes
 )
 
 // KernelFaultCode is what a kernel whose requirements fail reports at

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/simabi/simabi/sim/semantics"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
@@ -199,7 +200,7 @@ func (r *Runtime) CopyFromDevice(ctx abi.Ctx, host unsafe.Pointer, dev abi.Devic
 
 // MaxDerivedImage bounds the image size simpler_register_callable derives
 // from a trusted header (it has no size argument).
-const MaxDerivedImage = 1 << 40
+const MaxDerivedImage = semantics.MaxDerivedImage
 
 // derivedImage derives a registered image's span from its header (semantics
 // §10: 9376 + the end of the last piece; there is no size argument). It

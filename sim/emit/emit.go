@@ -24,7 +24,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/latch"
-	"github.com/simabi/simabi/sim"
+	"github.com/simabi/simabi/sim/semantics"
 	"github.com/simabi/simabi/validation"
 )
 
@@ -59,31 +59,31 @@ type Sources struct {
 	Header  string // simabi_fake.h: layouts, entry and ACL prototypes
 }
 
-// Simulated-runtime constants of docs/semantics.md, taken from the reference
-// runtime so that the two cannot drift.
+// Simulated-runtime constants of docs/semantics.md, from sim/semantics as
+// the Go runtime takes them, so that the two cannot drift.
 const (
-	PersistentLaunchRegionBytes uint64 = sim.PersistentLaunchRegionBytes // §7
-	DeviceMemoryTotal           uint64 = sim.DeviceMemoryTotal           // §10: simulated HBM
-	RuntimeStorageSize                 = sim.RuntimeSize                 // §10: get_runtime_size
-	RuntimeStorageAlign                = sim.RuntimeAlignment            // §10: get_runtime_alignment
+	PersistentLaunchRegionBytes uint64 = semantics.PersistentLaunchRegionBytes // §7
+	DeviceMemoryTotal           uint64 = semantics.DeviceMemoryTotal           // §10: simulated HBM
+	RuntimeStorageSize                 = semantics.RuntimeSize                 // §10: get_runtime_size
+	RuntimeStorageAlign                = semantics.RuntimeAlignment            // §10: get_runtime_alignment
 	// MaxDerivedImage bounds the size simpler_register_callable derives from
 	// an image header.
-	MaxDerivedImage uint64 = sim.MaxDerivedImage
+	MaxDerivedImage uint64 = semantics.MaxDerivedImage
 	// SwimlaneMaxLevel is V-CFG's enable_chip_swimlane bound.
 	SwimlaneMaxLevel = validation.SwimlaneMaxLevel
 )
 
 // Simulated kernels, chosen at prepare by func_name (semantics §7).
 const (
-	KernelAddScalarF32 = sim.KernelAddScalarF32
-	KernelCopyBytes    = sim.KernelCopyBytes
+	KernelAddScalarF32 = semantics.KernelAddScalarF32
+	KernelCopyBytes    = semantics.KernelCopyBytes
 )
 
-// ACL status codes of the fake ACL library (the simulated ACL's).
+// ACL status codes of the fake ACL library (abi's).
 const (
-	ACLSuccess      = int(sim.ACLSuccess)
-	ACLInvalidParam = int(sim.ACLErrorInvalidParam) // ACL_ERROR_INVALID_PARAM
-	ACLBadAlloc     = int(sim.ACLErrorBadAlloc)     // ACL_ERROR_BAD_ALLOC: the simulated HBM is exhausted
+	ACLSuccess      = abi.ACLSuccess
+	ACLInvalidParam = abi.ACLErrorInvalidParam // ACL_ERROR_INVALID_PARAM
+	ACLBadAlloc     = abi.ACLErrorBadAlloc     // ACL_ERROR_BAD_ALLOC: the device memory is exhausted
 )
 
 // ACLCounters names the counters simabi_acl_counters writes, in order.

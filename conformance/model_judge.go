@@ -1,0 +1,282 @@
+package conformance
+
+import (
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// Judging an answer against the expectation: the status rules (S-1, S-2, S-3), tolerances, out values, committed memory.
+
+func legacyCanon(s abi.Status) abi.Status {
+	switch s {
+	case abi.InvalidArgument, abi.InvalidState, abi.CallableNotResident:
+		return abi.Internal
+	}
+	return s
+}
+
+// wasInjected reports whether the checker armed a fault site with code s in
+// this sequence.
+func (m *Model) wasInjected(s abi.Status) bool {
+	for i := 0; i < m.nInj; i++ {
+		if m.injected[i] == s {
+			return true
+		}
+	}
+	return false
+}
+
+// documented reports whether a status of op is one S-2 allows: success, a
+// host code docs/contract.md names, the device band, a documented positive value
+// (simpler_poll_run's COMPLETE), or a code the checker injected.
+func (m *Model) documented(op Op, s abi.Status) bool {
+	if s == abi.OK || s.IsDefinedHost() || s.IsDeviceLatched() ||
+		(s == abi.PollComplete && (op.Kind == KindPollRun || op.Kind == KindProg && op.Fn == FnPollRun)) {
+		return true
+	}
+	return m.wasInjected(s)
+}
+
+// tolerated reports whether st is a tolerated alternative of e. A lower
+// layer's own code (D-2) never covers a code the checker injected: that one
+// comes from a fault site past the tolerated step.
+func (m *Model) tolerated(e *Expectation, st abi.Status) bool {
+	if !e.Tol.Has(st) {
+		return false
+	}
+	if e.Tol.Foreign && m.wasInjected(st) {
+		t := e.Tol
+		t.Foreign = false
+		return t.Has(st)
+	}
+	return true
+}
+
+// suspectContext is the context of op marked latchSuspect, or nil.
+func (m *Model) suspectContext(op Op) (int8, *mctx) {
+	a, b := op.slots()
+	for _, s := range [2]int8{a, b} {
+		if c := m.ctx(s); c != nil && c.latchSuspect {
+			return s, c
+		}
+	}
+	return NullRef, nil
+}
+
+func (m *Model) finding(r Rule, v Verdict, detail string) { m.findingKey(r, v, "", detail) }
+
+// findingKey records a finding whose identity across runs (its fingerprint)
+// is key rather than the whole detail, so that rewording a note changes no
+// baseline.
+func (m *Model) findingKey(r Rule, v Verdict, key, detail string) {
+	m.tally[r][v]++
+	m.findings = append(m.findings, Finding{Index: m.curIdx, Rep: m.curRep, Op: m.curOp, Rule: r, Verdict: v, Detail: detail, Key: key})
+}
+
+func (m *Model) pass(r Rule) {
+	if r != RuleNone {
+		m.tally[r][Pass]++
+	}
+}
+
+// passOn counts a pass; generic marks one a legacy build earned with its
+// generic -1.
+func (m *Model) passOn(r Rule, generic bool) {
+	m.pass(r)
+	if generic && r != RuleNone {
+		m.generic[r]++
+	}
+}
+
+// judge compares one call with the expectation the walk left in m.e.
+func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
+	e := &m.e
+	if e.Unchecked {
+		return
+	}
+	m.checked++
+	st := co.Status
+	if m.opt.Profile == ProfileLegacy {
+		// A legacy build reports IA, IS, NR and INTERNAL alike as its
+		// generic -1 (translated to INTERNAL by the runner).
+		st = legacyCanon(st)
+		e.Status, e.Tol = e.Status.canon(legacyCanon), e.Tol.canon(legacyCanon)
+	}
+	op := m.curOp
+	entry, null := statusCall(op), nullCtxCall(op)
+	// On a legacy build an observed INTERNAL is its generic -1 (the runner
+	// translated it): a pass on it tells less than a pass on a kernel build.
+	generic := m.opt.Profile == ProfileLegacy && st == abi.Internal
+	switch {
+	case e.Status.Has(st):
+		if e.RunClause {
+			m.runClauses[e.Rule]++
+		}
+		if !e.Status.Any {
+			m.passOn(e.Rule, generic)
+			if e.Also != e.Rule {
+				m.passOn(e.Also, generic)
+			}
+			if null && e.Rule != RS3 {
+				m.passOn(RS3, generic)
+			}
+		}
+		if st != abi.OK && !st.IsDeviceLatched() && m.opt.Profile != ProfileLegacy {
+			m.pass(RS1) // legacy builds are exempt from S-1
+		}
+		if e.Status.Any && entry && !m.documented(op, st) {
+			// Where the rules leave the outcome open it must still be a
+			// code docs/contract.md documents.
+			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
+				": not 0, not a host code of docs/contract.md, not a device-band code")
+		} else {
+			m.pass(RS2)
+		}
+	case m.tolerated(e, st):
+		r := e.TolRule
+		if r == RuleNone {
+			r = e.Rule
+		}
+		m.finding(r, Warn, "got "+statusName(st)+" where "+e.Rule.String()+" wants "+e.Status.String()+": "+e.TolNote)
+	default:
+		detail := "want " + e.Status.String()
+		if e.Note != "" {
+			detail += " (" + e.Note + ")"
+		}
+		if tol := e.Tol; !tol.Empty() {
+			// Name only what the tolerance adds beyond what is wanted.
+			if extra := tol.minus(e.Status); !extra.Empty() {
+				detail += ", tolerated " + extra.String()
+			}
+		}
+		if e.Grounds != "" {
+			detail += " [legacy: " + e.Grounds + "]"
+		}
+		detail += ", got " + statusName(st)
+		key := "want " + e.Status.String() + ", got " + statusName(st)
+		m.findingKey(e.Rule, Fail, key, detail)
+		if e.Also != RuleNone && e.Also != e.Rule {
+			m.findingKey(e.Also, Fail, key, detail)
+		}
+		if null && e.Rule != RS3 && e.Also != RS3 {
+			m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
+		}
+		if entry && m.opt.Profile != ProfileLegacy && st.IsDeviceLatched() && e.Status.hostOnly() {
+			// S-1: a host-side refusal in the band of device-latched codes.
+			m.finding(RS1, Fail, "returned "+strconv.Itoa(int(st))+", a code of the device-latched band (-1..-999), where the rules want "+
+				e.Status.String()+": host-side failures lie at or below -1000")
+		}
+		if entry && !m.documented(op, st) {
+			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
+				": not 0, not a host code of docs/contract.md, not a device-band code")
+		}
+		if slot, c := m.suspectContext(op); c != nil && e.Rule != RL5 && e.Also != RL5 {
+			m.finding(RL5, Fail, "c"+strconv.Itoa(int(slot))+"'s kernel init was refused before the latch (#"+strconv.Itoa(c.refusedAt)+
+				") and a later kernel init answered INVALID_STATE (#"+strconv.Itoa(c.suspectAt)+"), as a runtime that latched at the refusal does; "+detail)
+		}
+		m.diverged = true
+		m.divergences++
+	}
+	if e.CheckOut {
+		switch {
+		case st != abi.OK && co.Out != -1:
+			m.finding(RVPrep1, Fail, "failed with "+statusName(st)+" and left out="+strconv.Itoa(int(co.Out))+"; V-PREP-1 wants -1")
+		case st != abi.OK:
+			m.pass(RVPrep1)
+		case !e.OutKnown:
+		case co.Out != e.OutOK:
+			m.finding(e.OutRule, Fail, "succeeded with id "+strconv.Itoa(int(co.Out))+"; want id "+strconv.Itoa(int(e.OutOK))+
+				" (the k-th success mints k-1, failures mint nothing, identical bytes get new ids)")
+		default:
+			m.pass(e.OutRule)
+		}
+	}
+	if e.CheckValue {
+		if co.Value != e.Value {
+			note := e.ValueNote
+			if e.ValueRule == RVContract {
+				m.finding(RVContract, Fail, note)
+			} else {
+				key := "returned " + valueText(co.Value) + ", want " + valueText(e.Value)
+				detail := key + ": " + note
+				m.findingKey(e.ValueRule, Fail, key, detail)
+				if null && e.ValueRule != RS3 {
+					m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
+				}
+			}
+		} else {
+			m.pass(e.ValueRule)
+			if null && e.ValueRule != RS3 {
+				m.pass(RS3)
+			}
+		}
+	}
+	if withMem && obs.MemProbed {
+		m.judgeMem(obs)
+	}
+	if m.curOp.Kind == KindPrepare || m.curOp.Kind == KindHoldPrepare || m.curOp.Kind == KindHoldLaunch {
+		if obs.ImageWritten {
+			m.finding(RM6, Fail, "prepare wrote into the caller's image (child addresses are patched only in the runtime's copy)")
+			obs.ImageWritten = false
+		} else if e.CheckOut && st == abi.OK {
+			m.pass(RM6)
+		}
+	}
+	if e.CheckAccepted && st == abi.OK {
+		if want := AcceptedValue(m.curOp.St); obs.Accepted != want {
+			m.finding(REProg, Fail, "launch_run returned 0 and left "+strconv.Itoa(int(obs.Accepted))+" at the descriptor's accepted_state; want its accepted_value "+
+				strconv.Itoa(int(want))+" (published at launch)")
+		} else {
+			m.pass(REProg)
+		}
+	}
+	if e.D1Rule != RuleNone && obs.ACLProbed {
+		if obs.ACLForbidden != "" {
+			m.finding(e.D1Rule, Fail, "called "+obs.ACLForbidden+" on a kernel path (the caller owns ACL, the device and its streams)")
+		} else {
+			m.pass(e.D1Rule)
+		}
+	}
+}
+
+func (m *Model) judgeMem(obs *Observation) {
+	e := &m.e
+	v, p := obs.Mem, obs.MemPrev
+	ok := true
+	switch e.Mem {
+	case MemUnchecked, MemAny:
+		return
+	case MemZero:
+		ok = v == 0
+	case MemSame:
+		ok = v == p
+	case MemUp:
+		ok = v > p
+	case MemUpOrSame:
+		ok = v >= p
+	case MemZeroTolUp:
+		if v != 0 {
+			m.finding(RM7, Warn, "committed "+strconv.FormatUint(v, 10)+" after kernel init: a nonzero C0 (M-7 tolerated)")
+			return
+		}
+	}
+	r := e.MemRule
+	if r == RuleNone {
+		r = RM7
+	}
+	if ok {
+		m.pass(r)
+		return
+	}
+	m.finding(r, Fail, "committed went "+strconv.FormatUint(p, 10)+" -> "+strconv.FormatUint(v, 10)+", want "+e.Mem.String())
+}
+
+// valueText renders a queried value: a device id or a status of -1 reads as
+// -1, not as 2^64-1.
+func valueText(v uint64) string {
+	if int64(v) < 0 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatUint(v, 10)
+}

@@ -1,0 +1,409 @@
+package conformance
+
+import (
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// Kernel mode: init, prepare, launch (E-KINIT, E-CLAIM, E-PREP, E-LAUNCH, K, M-1..M-6, D-2).
+
+func (m *Model) kinit(op Op, c *mctx) {
+	m.e.D1Rule = RD1
+	spansOK := op.Spans[SpanAicpu].Consistent() && op.Spans[SpanAicore].Consistent() && op.Spans[SpanDispatcher].Consistent()
+	if c == nil || op.Cfg.Null || op.Dev < 0 || op.Gen == 0 {
+		m.expect(RVInit, one(abi.InvalidArgument), "NULL ctx or config, device < 0 or generation 0")
+		m.refusedBeforeLatch(c)
+		return
+	}
+	if !spansOK {
+		m.expect(RVSpan, one(abi.InvalidArgument), "an inconsistent aicpu/aicore/dispatcher span")
+		m.refusedBeforeLatch(c)
+		return
+	}
+	v := checkCfg(op.Cfg, true)
+	refusing := m.opt.Profile == ProfileRefusing
+	if v.st != abi.OK {
+		st, seen := m.observed()
+		switch {
+		case refusing:
+			m.expect(RVCfg, one(v.st), v.what)
+			m.tolerate(REKInit, one(abi.Unsupported), "a refusing build answering UNSUPPORTED before V-CFG (tolerated)")
+			m.refusedBeforeLatch(c)
+			return
+		case v.ringOnly && seen && st != abi.InvalidArgument:
+			m.expect(RVCfg, one(v.st), v.what)
+			m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
+		default:
+			m.expect(RVCfg, one(v.st), v.what)
+			if v.tolINT {
+				m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
+			}
+			m.refusedBeforeLatch(c)
+			return
+		}
+	}
+	if refusing {
+		m.expect(REKInit, one(abi.Unsupported), "a refusing build refuses kernel init, unlatched")
+		m.refusedBeforeLatch(c)
+		return
+	}
+	if m.unknownState(c) {
+		if m.pinned() {
+			m.pinKernel(c, op.Dev)
+		}
+		return
+	}
+	if c.latch != unlatched {
+		r, why := RK2, "already latched"
+		switch {
+		case c.latch == latchProgram:
+			r, why = RL2, "the context is program-latched"
+		case c.phase == phClosed:
+			r, why = RK6, "the context is Closed"
+		case c.initFailed:
+			r, why = REKInit, "an earlier kernel init failed after the latch"
+		}
+		m.expect(r, one(abi.InvalidState), why)
+		return
+	}
+	// L-5: an earlier init of this context was refused before the latch,
+	// so it must still be unlatched here; a runtime that latched at that
+	// refusal answers INVALID_STATE (already latched) from now on.
+	l5 := c.refusedPre
+	c.latch, c.dev, c.phase = latchKernel, op.Dev, phNew
+	m.mem(MemAny)
+	if h := m.claims[op.Dev]; h != nil && h != c {
+		if h.unknown {
+			// The holder's state is unknown since it diverged: whether it
+			// still holds the claim is too.
+			if m.pinned() {
+				m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown")
+				m.pinKernel(c, op.Dev)
+				return
+			}
+			c.initFailed = true
+			m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown: taken as the claim refusal")
+			return
+		}
+		c.initFailed = true
+		m.expect(REClaim, one(abi.InvalidState), "another context holds device "+strconv.Itoa(int(op.Dev)))
+		m.suspectLatch(c, l5)
+		return
+	}
+	if !m.d2(c, REKInit) {
+		c.initFailed = true
+		m.suspectLatch(c, l5)
+		return
+	}
+	if code, ok := m.fire(1); ok {
+		c.initFailed = true
+		if _, ok9 := m.fire(9); ok9 {
+			c.phase = phClosing
+		}
+		m.expect(RK7, one(code), "resource creation fails (site 1)")
+		if l5 {
+			m.also(RL5)
+		}
+		return
+	}
+	c.phase, c.claim = phCollecting, true
+	m.claims[op.Dev] = c
+	m.expect(REKInit, one(abi.OK), "")
+	if l5 {
+		m.also(RL5)
+	}
+	m.mem(MemZeroTolUp)
+	m.e.MemRule = RM7
+}
+
+// refusesDispatch sets the IS expectation of prepare/launch on a context
+// that does not accept dispatch; false when it does.
+func (m *Model) refusesDispatch(c *mctx, entry Rule) bool {
+	if c.latch != latchKernel {
+		r := entry
+		if c.latch == latchProgram {
+			r = RL4
+		}
+		m.expect(r, one(abi.InvalidState), "not a kernel context")
+		return true
+	}
+	if c.phase.dispatch() {
+		return false
+	}
+	r := RK1
+	switch c.phase {
+	case phClosed:
+		r = RK6
+	case phPoisoned:
+		r = RK4
+	case phClosing:
+		r = RK5
+	}
+	m.expect(r, one(abi.InvalidState), "phase "+phaseNames[c.phase]+" does not accept dispatch")
+	return true
+}
+
+// takesGate reports whether a prepare would reach the submission gate.
+func (m *Model) takesGate(op Op, c *mctx, img ImageRecipe) bool {
+	f := factsOf(img)
+	return c != nil && !f.null && !op.OutNull && f.size >= headerSize && f.aligned &&
+		m.opt.Profile == ProfileTMR && c.latch == latchKernel && !c.dispatchAny && c.phase.dispatch()
+}
+
+func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
+	f := factsOf(img)
+	m.e.CheckOut = !op.OutNull
+	if c == nil || f.null || op.OutNull || f.size < headerSize || !f.aligned {
+		m.expect(RVPrep2, one(abi.InvalidArgument), "NULL ctx, callable or out, size < 9376, or a misaligned image")
+		return
+	}
+	if c.latch == latchKernel {
+		m.e.D1Rule = RD1
+	}
+	if m.opt.Profile == ProfileRefusing {
+		m.expect(REPrep, one(abi.InvalidState), "a refusing build validates, then refuses")
+		return
+	}
+	if m.unknownState(c) {
+		return
+	}
+	if c.latch == latchKernel && c.dispatchAny {
+		m.anything("prepare on a quarantined context", 2, 3, 7)
+		return
+	}
+	if m.refusesDispatch(c, REPrep) {
+		return
+	}
+	m.fire(7)
+	if !m.d2(c, RD2) {
+		return
+	}
+	if f.huge {
+		// E-PREP's first budget step, before V-IMG: a fact of the M-5 budget.
+		m.expect(RM5, one(abi.CallableBytesExceeded), "size exceeds the 2 GiB budget (checked before V-IMG)")
+		m.also(REPrep)
+		return
+	}
+	if !f.valid {
+		st, seen := m.observed()
+		m.expect(RVImg, one(abi.InvalidArgument), f.defect)
+		if !(f.lenient && seen && st != abi.InvalidArgument) {
+			return
+		}
+		m.branchTolerated(RVImg, "stored scalar_count ignored (V-IMG tolerated)")
+	}
+	if len(c.ids) >= maxIDs {
+		c.failedSince = true
+		m.expect(RM4, one(abi.CallableCountExceeded), "8192 residents")
+		return
+	}
+	blk, fits := c.fit(f.charge)
+	if !fits {
+		c.failedSince = true
+		m.expect(RM5, one(abi.CallableBytesExceeded), "the charge would pass 2 GiB of blocks")
+		m.also(REPrep)
+		return
+	}
+	if code, ok := m.fire(2); ok {
+		c.failedSince = true
+		m.expect(REPrep, one(code), "allocate-and-copy fails (site 2): nothing charged, nothing published")
+		return
+	}
+	grew := c.charge(blk, f.charge) || !c.region
+	c.region = true
+	if code, ok := m.fire(3); ok {
+		c.phase = phPoisoned
+		m.expect(RK4, one(code), "device registration fails (site 3): poisoned")
+		m.mem(MemUpOrSame)
+		return
+	}
+	id := int32(len(c.ids))
+	c.ids = append(c.ids, idInfo{t: f.t, s: f.s, clob: m.clobbers})
+	c.phase = phReady
+	r, outRule := REPrep, RM1
+	switch {
+	case c.asyncHit:
+		r = RELaunchAsync
+	case waited:
+		r = RX2
+	case id == maxIDs-1:
+		r = RM4 // the 8192nd resident still fits
+	case grew && c.allocated == budgetBytes:
+		r = RM5 // exactly filling the budget succeeds
+	}
+	switch {
+	case c.failedSince:
+		outRule = RM3
+	case c.hasLast && c.lastImg == img:
+		outRule = RM2
+	}
+	m.expect(r, one(abi.OK), "")
+	m.e.OutOK, m.e.OutRule, m.e.OutKnown = id, outRule, true
+	c.failedSince, c.lastImg, c.hasLast = false, img, true
+	if grew {
+		m.mem(MemUp)
+	} else {
+		m.mem(MemSame)
+	}
+	m.e.MemRule = RM7
+}
+
+// fit finds where a charge goes (M-5): the index of a 2 MiB block whose tail
+// takes it (-1: a new block), and whether the budget allows it.
+func (c *mctx) fit(charge uint64) (int, bool) {
+	if charge <= blockBytes {
+		for i, used := range c.blocks {
+			if used != ^uint32(0) && blockBytes-uint64(used) >= charge {
+				return i, true
+			}
+		}
+		return -1, c.allocated+blockBytes <= budgetBytes
+	}
+	return -1, c.allocated+charge <= budgetBytes
+}
+
+// charge books a prepare; it reports whether allocated bytes grew.
+func (c *mctx) charge(blk int, charge uint64) bool {
+	if blk >= 0 {
+		c.blocks[blk] += uint32(charge)
+		return false
+	}
+	if charge <= blockBytes {
+		c.blocks = append(c.blocks, uint32(charge))
+		c.allocated += blockBytes
+	} else {
+		c.blocks = append(c.blocks, ^uint32(0)) // a block of its own, no tail
+		c.allocated += charge
+	}
+	return true
+}
+
+// launchCounts are the counts op's args carry for c's id, as the runner forms
+// them (the observation says what it actually passed).
+func (m *Model) launchCounts(op Op, c *mctx) (int32, int32, bool) {
+	if m.co != nil {
+		return m.co.ArgT, m.co.ArgS, m.co.ArgHost
+	}
+	var t, s int32
+	if op.Args.Mode == ArgsMatch && op.ID >= 0 && int(op.ID) < len(c.ids) {
+		t, s = c.ids[op.ID].t, c.ids[op.ID].s
+	}
+	return t + int32(op.Args.T), s + int32(op.Args.S), op.Args.Host
+}
+
+func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
+	if c == nil || op.Args.Mode == ArgsNull || op.Stream < 0 || op.ID < 0 || op.ID >= maxIDs {
+		m.expect(RVLaunch, one(abi.InvalidArgument), "NULL ctx, args or stream, or id outside [0, 8192)")
+		return
+	}
+	if c.latch == latchKernel {
+		m.e.D1Rule = RD1
+	}
+	if m.opt.Profile == ProfileRefusing {
+		m.expect(RELaunch, one(abi.InvalidState), "a refusing build validates, then refuses")
+		return
+	}
+	if m.unknownState(c) {
+		return
+	}
+	if c.latch == latchKernel && c.dispatchAny {
+		m.anything("launch on a quarantined context", 4)
+		return
+	}
+	if m.refusesDispatch(c, RELaunch) {
+		return
+	}
+	if gateHeld {
+		m.expect(RX2, one(abi.InvalidState), "a prepare holds the gate: IS at once")
+		return
+	}
+	if c.phase == phCollecting {
+		m.expect(RELaunch, one(abi.InvalidState), "no successful prepare yet")
+		return
+	}
+	if !m.d2(c, RD2) {
+		return
+	}
+	if int(op.ID) >= len(c.ids) {
+		m.expect(RELaunch, one(abi.CallableNotResident), "id "+strconv.Itoa(int(op.ID))+" never published on this context")
+		return
+	}
+	info := c.ids[op.ID]
+	t, s, host := m.launchCounts(op, c)
+	if t != info.t || s != info.s || (host && t >= 1) {
+		r := RELaunch
+		if info.clob != m.clobbers {
+			r = RM6
+		}
+		m.expect(r, one(abi.InvalidArgument), "args counts ("+strconv.Itoa(int(t))+","+strconv.Itoa(int(s))+
+			") vs the callable's ("+strconv.Itoa(int(info.t))+","+strconv.Itoa(int(info.s))+") or a HOST tensor")
+		m.tolerate(RELaunch, one(abi.Internal), "INTERNAL for an args mismatch (E-LAUNCH tolerated)")
+		return
+	}
+	if c.lastStream >= 0 && c.lastStream != op.Stream {
+		st := &m.streams[c.lastStream]
+		if m.opt.DrivenCompletion && !st.unsure {
+			if st.done < c.lastSerial {
+				m.expect(RELaunch, one(abi.PreparedIncompatible), "stream switch while s"+strconv.Itoa(int(c.lastStream))+" has pending work")
+				return
+			}
+		} else if got, seen := m.observed(); seen && got == abi.PreparedIncompatible {
+			// The earlier stream's work may not have completed yet.
+			m.expect(RELaunch, one(abi.PreparedIncompatible), "stream switch; the earlier stream's completion is not driven")
+			return
+		}
+	}
+	if code, ok := m.fire(4); ok {
+		c.phase = phPoisoned
+		m.streams[op.Stream].unsure = true
+		m.expect(RK4, one(code), "the enqueue fails after it started (site 4): poisoned")
+		return
+	}
+	st := &m.streams[op.Stream]
+	st.enq++
+	c.lastStream, c.lastSerial = op.Stream, st.enq
+	r := RELaunch
+	switch {
+	case c.asyncHit:
+		r = RELaunchAsync
+	case info.clob != m.clobbers:
+		r = RM6
+	}
+	m.expect(r, one(abi.OK), "")
+	m.mem(MemSame)
+	m.e.MemRule = RM7
+}
+
+// d2 is the read-only borrowed-device check (D-2); false when it refuses.
+func (m *Model) d2(c *mctx, r Rule) bool {
+	if !m.devKnown {
+		// A program path reset the device (or a divergence left it unknown):
+		// the answer says which side of the check the call took. INVALID_STATE
+		// or a lower layer's code is D-2's refusal; anything else got past it,
+		// so the device was the context's.
+		st, seen := m.observed()
+		if seen && (st == abi.InvalidState || (st != abi.OK && !st.IsDefinedHost() && !m.wasInjected(st))) {
+			m.expect(RuleNone, anyStatus, "the calling thread's current device is unknown: taken as D-2's refusal")
+			m.mem(MemSame)
+			return false
+		}
+		m.curDev, m.devKnown = c.dev, true
+	}
+	if m.curDev != c.dev {
+		m.expect(r, one(abi.InvalidState), "the calling thread's current device "+devText(m.curDev)+" is not the context's device "+strconv.Itoa(int(c.dev)))
+		// Tolerated: the device query's own code in place of IS, at this
+		// step. A host code or an injected code comes from a later step: a
+		// runtime that skipped the check and failed further on.
+		m.tolerate(RD2, foreign, "the device query's own code (D-2 tolerated)")
+		return false
+	}
+	return true
+}
+
+func devText(d int32) string {
+	if d < 0 {
+		return "none"
+	}
+	return strconv.Itoa(int(d))
+}

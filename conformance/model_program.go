@@ -1,0 +1,142 @@
+package conformance
+
+import (
+	"github.com/simabi/simabi/abi"
+)
+
+// Program mode: simpler_init, ensure_acl_ready_ctx and the program-side entries (E-PINIT, E-ACL, E-PROG, L-4).
+
+func (m *Model) pinit(op Op, c *mctx) {
+	if c == nil {
+		m.expect(REPInit, one(abi.Internal), "simpler_init(NULL) (S-3)")
+		return
+	}
+	for i := 0; i < 4; i++ {
+		if !op.Spans[i].Consistent() {
+			m.expect(RVSpan, one(abi.InvalidArgument), "an inconsistent "+spanKeys[i]+" span")
+			return
+		}
+	}
+	if op.Dev < 0 {
+		m.expect(REPInit, one(abi.InvalidArgument), "device < 0")
+		return
+	}
+	if op.Prewarm {
+		if v := checkCfg(op.Cfg, false); v.st != abi.OK {
+			st, seen := m.observed()
+			m.expect(REPInit, one(abi.InvalidArgument), "prewarm config: "+v.what)
+			if v.ringOnly && seen && st != abi.InvalidArgument {
+				m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
+			} else {
+				if v.tolINT {
+					m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
+				}
+				return
+			}
+		}
+	}
+	if m.unknownState(c) {
+		if m.pinned() {
+			m.pinProgram(c, op.Dev)
+		}
+		return
+	}
+	if c.latch == latchKernel {
+		r, why := RL2, "the context is kernel-latched"
+		switch {
+		case c.phase == phClosed && c.finalizedOK:
+			r, why = REFin, "the kernel context was finalized"
+		case c.initFailed:
+			r, why = RL3, "a failed kernel init latched it (nothing unlatches)"
+		}
+		m.expect(r, one(abi.InvalidState), why)
+		return
+	}
+	c.latch = latchProgram
+	if c.attached {
+		m.expect(REPInit, one(abi.InvalidState), "a device is already attached")
+		return
+	}
+	c.attached, c.dev, c.bins = true, op.Dev, execBins(op)
+	m.curDev, m.devKnown = op.Dev, true
+	r := REPInit
+	if c.refusedPre {
+		r = RL5
+	}
+	m.expect(r, one(abi.OK), "")
+}
+
+// execBins: a program init gave both executor binaries (aicpu, aicore),
+// which a real build needs before it can register a device orchestration.
+func execBins(op Op) bool {
+	return op.Spans[SpanAicpu] == SpanBytes && op.Spans[SpanAicore] == SpanBytes
+}
+
+func (m *Model) acl(op Op, c *mctx) {
+	if c == nil {
+		m.expect(REACL, one(abi.InvalidArgument), "ensure_acl_ready_ctx(NULL)")
+		m.tolerate(RS3, one(abi.Internal), "INTERNAL for NULL ctx (S-3 tolerated)")
+		return
+	}
+	if op.Dev < 0 {
+		m.expect(REACL, one(abi.InvalidArgument), "device < 0")
+		return
+	}
+	if m.unknownState(c) {
+		if m.pinned() {
+			m.curDev, m.devKnown = op.Dev, true
+		}
+		return
+	}
+	if c.latch == latchKernel {
+		r := REACL
+		if c.initFailed {
+			r = RL3
+		}
+		m.expect(r, one(abi.InvalidState), "the context is kernel-latched")
+		return
+	}
+	c.latch = latchProgram
+	m.curDev, m.devKnown = op.Dev, true
+	r := REACL
+	if c.refusedPre {
+		r = RL5
+	}
+	m.expect(r, one(abi.OK), "")
+}
+
+func (m *Model) prog(op Op, c *mctx) {
+	fn := op.Fn
+	if c == nil {
+		switch {
+		case fn.statusEntry():
+			m.expect(RS3, one(abi.InvalidArgument), "NULL ctx")
+			m.tolerate(RS3, one(abi.Internal), "INTERNAL for NULL ctx (S-3 tolerated)")
+		case fn == FnFree:
+			m.expect(RS3, anyStatus, "")
+		case fn == FnConcurrentPrepare:
+			m.expect(RS3, anyStatus, "")
+		default:
+			m.expect(RS3, anyStatus, "")
+			m.value(RS3, 0, "a query on NULL ctx returns 0 / NULL")
+		}
+		return
+	}
+	if m.unknownState(c) {
+		return
+	}
+	if c.latch == latchProgram && c.attached {
+		m.anything("a program entry with a live program init: program run details are not rules")
+		return
+	}
+	m.mem(m.memState(c))
+	switch {
+	case fn.progOnly():
+		m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check")
+	case fn == FnMalloc:
+		m.expect(REProg, anyStatus, "")
+		m.value(REProg, 0, "device_malloc_ctx without a live program init returns NULL")
+	default:
+		m.expect(RuleNone, anyStatus, "")
+	}
+}
