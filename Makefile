@@ -21,13 +21,24 @@ build:
 vet:
 	$(GO) vet ./...
 
-test: build vet test-plain test-race
+test: build vet cross test-plain test-race
 
 test-plain:
 	$(GO) test -count=1 $(PLAIN_PKGS)
 
 test-race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
+
+# The platforms the module builds for, cgo-free: each must build and vet.
+CROSS_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64 darwin/amd64
+
+.PHONY: cross
+cross:
+	@set -e; for p in $(CROSS_PLATFORMS); do \
+		echo "cross $$p: build, vet"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build ./...; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet ./...; \
+	done
 
 $(STATICCHECK):
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

@@ -13,8 +13,10 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// ACLLibraryName is the name OpenACL loads when given no path.
-const ACLLibraryName = "libascendcl.so"
+// ACLLibraryName is the name OpenACL loads when given no path, and the file
+// ACLPathFor looks for beside a runtime: libascendcl.so (libascendcl.dylib
+// on darwin).
+const ACLLibraryName = "libascendcl" + SharedLibrarySuffix
 
 // ACL error codes onboard names.
 const (
@@ -78,7 +80,7 @@ type ACL struct {
 }
 
 // ACLPathFor is the ACL library to use beside a runtime: runtimeDir's
-// libascendcl.so when it exists (an emitted runtime's fake ACL), else
+// ACLLibraryName when it exists (an emitted runtime's fake ACL), else
 // ACLLibraryName for the dynamic loader's search. runtimePath may name the
 // runtime library or its directory.
 func ACLPathFor(runtimePath string) string {

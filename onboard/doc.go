@@ -78,4 +78,16 @@
 // The package never imports "C". With CGO_ENABLED=0 purego supplies its
 // fakecgo runtime on Linux; with CGO_ENABLED=1 (for example under -race) it
 // calls through runtime/cgo. Both are tested.
+//
+// # Platforms
+//
+// onboard builds without cgo for linux/amd64, linux/arm64, darwin/arm64 and
+// darwin/amd64 (make cross). On darwin a shared library is a .dylib
+// (SharedLibrarySuffix): ACLLibraryName is libascendcl.dylib there, and
+// ACLPathFor looks for that name beside a runtime. The entries with stack
+// arguments keep their layout under darwin/arm64's packed stack arguments
+// (purego passes every argument in an 8-byte slot; the only argument
+// narrower than 8 bytes on the stack, simpler_init's enable_sdma, is followed
+// by an 8-byte-aligned pointer). The tests run on Linux: the fakes they load
+// are built by sim/emit, which links with GNU ld options.
 package onboard

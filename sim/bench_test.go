@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/internal/osthread"
 )
 
 // launchBench prepares the hot-path fixture: a ready context on device 0
@@ -78,9 +79,9 @@ func boolMetric(v bool) float64 {
 // BenchmarkThreadKey compares the two per-thread keys.
 func BenchmarkThreadKey(b *testing.B) {
 	b.Run("gettid", func(b *testing.B) {
-		var s uintptr
+		var s int
 		for i := 0; i < b.N; i++ {
-			s += gettid()
+			s += osthread.TID()
 		}
 		_ = s
 	})
@@ -88,9 +89,9 @@ func BenchmarkThreadKey(b *testing.B) {
 		if !FSBaseThreadKey() {
 			b.Skip("RDFSBASE not usable here")
 		}
-		var s uintptr
+		var s uint64
 		for i := 0; i < b.N; i++ {
-			s += rdfsbase()
+			s += osthread.ID()
 		}
 		_ = s
 	})

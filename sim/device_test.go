@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/binary"
 	"runtime"
 	"sync"
 	"testing"
@@ -227,55 +226,6 @@ func TestNoForbiddenACLCalls(t *testing.T) {
 
 	if got := counterDelta(before, acl.Counters()); got != (ACLCounters{}) {
 		t.Fatalf("D-1: the kernel paths made ACL calls: %+v", got)
-	}
-}
-
-// TestHWCAP2Parsing checks the auxv scan that gates RDFSBASE: AT_HWCAP2 (26)
-// bit 1 (FSGSBASE), stopping at AT_NULL.
-func TestHWCAP2Parsing(t *testing.T) {
-	auxv := func(pairs ...uint64) []byte {
-		b := make([]byte, 8*len(pairs))
-		for i, v := range pairs {
-			binary.LittleEndian.PutUint64(b[8*i:], v)
-		}
-		return b
-	}
-	onAMD64 := runtime.GOOS == "linux" && runtime.GOARCH == "amd64"
-	for _, tc := range []struct {
-		name string
-		b    []byte
-		want bool
-	}{
-		{"bit set", auxv(16, 0xff, 26, 2, 0, 0), true},
-		{"bit clear", auxv(26, 1, 0, 0), false},
-		{"absent", auxv(16, 2, 0, 0), false},
-		{"after AT_NULL", auxv(0, 0, 26, 2), false},
-		{"truncated", auxv(26, 2)[:12], false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := hwcap2HasFSGSBASE(tc.b); got != (tc.want && onAMD64) {
-				t.Fatalf("hwcap2HasFSGSBASE = %v", got)
-			}
-		})
-	}
-	if FSBaseThreadKey() {
-		// The FS base identifies threads: two locked goroutines differ, and
-		// it is stable on one locked goroutine.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread() // stay locked while the other goroutine runs
-		k1, k2 := rdfsbase(), rdfsbase()
-		other := make(chan uintptr)
-		go func() {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			other <- rdfsbase()
-			<-other
-		}()
-		k3 := <-other
-		defer func() { other <- 0 }()
-		if k1 != k2 || k1 == 0 || k3 == k1 {
-			t.Fatalf("FS base keys %#x %#x %#x", k1, k2, k3)
-		}
 	}
 }
 

@@ -54,18 +54,20 @@
 // none. (A goroutine that locks, sets, unlocks and goes on using the context
 // is still at the scheduler's mercy: keep it locked.)
 //
-// The thread key is the kernel thread id (gettid, one system call per device
-// check), unique among live threads; the device table is read without locks
-// (an atomic array indexed by thread id), and an entry is removed when its
+// The thread key is the kernel thread id from internal/osthread (gettid on
+// Linux, one system call per device check; pthread_threadid_np on darwin),
+// unique among live threads; the device table is read without locks (an
+// atomic array indexed by thread id), and an entry is removed when its
 // thread sets device none. Entries of threads that exited are dropped by a
-// sweep (tgkill(pid, tid, 0)) whenever the table doubles.
-// Options.ThreadIdentity = ThreadIdentityFSBase opts in to the FS base
-// register read with RDFSBASE on linux/amd64 when the kernel enables
+// sweep (osthread.Alive: tgkill(pid, tid, 0) on Linux) whenever the table
+// doubles. Options.ThreadIdentity = ThreadIdentityFSBase opts in to the FS
+// base register read with RDFSBASE on linux/amd64 when the kernel enables
 // FSGSBASE (about 1 ns instead of about 100), which is wrong once a thread
 // that set a device exits: a goroutine that exits while locked ends its
 // thread, and a new thread often gets the same FS base (reused runtime or
-// glibc thread memory) and so inherits the dead thread's device. Off Linux
-// every goroutine shares one pseudo-thread.
+// glibc thread memory) and so inherits the dead thread's device. Elsewhere
+// the opt-in is the kernel thread id. On a platform other than Linux and
+// darwin every goroutine shares one pseudo-thread.
 //
 // # The simulated ACL
 //

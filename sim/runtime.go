@@ -39,8 +39,8 @@ type Options struct {
 	// quarantine). Nil discards them.
 	Logger *slog.Logger
 	// ThreadIdentity selects the per-OS-thread key of the current device:
-	// gettid by default; ThreadIdentityFSBase is a faster opt-in that is
-	// wrong once threads that set a device exit (see its doc).
+	// the kernel thread id by default; ThreadIdentityFSBase is a faster
+	// opt-in that is wrong once threads that set a device exit (see its doc).
 	ThreadIdentity ThreadIdentity
 }
 
@@ -92,9 +92,9 @@ func New(p Profile, o Options) *Runtime {
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	r.fsbase = o.ThreadIdentity == ThreadIdentityFSBase && fsbaseOK()
+	r.fsbase = o.ThreadIdentity == ThreadIdentityFSBase && FSBaseThreadKey()
 	if !r.fsbase {
-		r.devs.prune = threadLiveness
+		r.devs.prune = threadAlive
 	}
 	r.images.seed = maphash.MakeSeed()
 	r.mem.backing = new(deviceBacking)
@@ -112,7 +112,7 @@ func New(p Profile, o Options) *Runtime {
 func (r *Runtime) Profile() Profile { return r.profile }
 
 // ThreadKeyIsFSBase reports whether this instance identifies threads by FS
-// base (else gettid).
+// base (else by kernel thread id).
 func (r *Runtime) ThreadKeyIsFSBase() bool { return r.fsbase }
 
 // ACL is the simulated ACL of this instance: the caller's side of the

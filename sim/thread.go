@@ -5,35 +5,39 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/simabi/simabi/internal/osthread"
 )
 
 // ThreadIdentity selects how the simulator identifies the calling OS thread,
 // the key of the per-thread current device (D-2).
 type ThreadIdentity uint8
 
-// Thread identities.
+// Thread identities. The kernel thread id and the cheap one come from
+// internal/osthread, as lifecycle's C-THREAD check does.
 const (
-	// ThreadIdentityAuto is the default: the kernel thread id (gettid, one
-	// system call per device check, about 100-150 ns). Thread ids are unique
-	// among live threads, so a thread never sees the device of another live
-	// thread; see ThreadIdentityGettid for the one residual case.
+	// ThreadIdentityAuto is the default: the kernel thread id (osthread.TID:
+	// gettid on Linux, one system call per device check, about 100-150 ns;
+	// pthread_threadid_np on darwin). Thread ids are unique among live
+	// threads, so a thread never sees the device of another live thread; see
+	// ThreadIdentityGettid for the one residual case.
 	ThreadIdentityAuto ThreadIdentity = iota
 	// ThreadIdentityGettid is the kernel thread id, as ThreadIdentityAuto.
 	// An entry whose thread exited is dropped by the next sweep (the table
-	// checks its threads with tgkill(pid, tid, 0) whenever its size doubles);
-	// only a new thread of this process that is given the dead thread's id
-	// (after the kernel's pid counter wraps at pid_max) before that sweep
-	// would see the dead thread's device.
+	// asks osthread.Alive, tgkill(pid, tid, 0) on Linux, whenever its size
+	// doubles); only a new thread of this process that is given the dead
+	// thread's id (on Linux after the kernel's pid counter wraps at pid_max;
+	// on darwin never) before that sweep would see the dead thread's device.
 	ThreadIdentityGettid
 	// ThreadIdentityFSBase is an opt-in for benchmarks: the thread's FS base
 	// read with RDFSBASE on linux/amd64 when the kernel enables FSGSBASE
-	// (about 1 ns; gettid elsewhere). It is NOT correct when threads die: a
-	// goroutine that exits while locked to its thread ends that thread, and a
-	// later thread often gets the same FS base (Go reuses the memory of the
-	// thread's runtime structure; with cgo or the race detector glibc reuses
-	// the thread's TCB at once), so the new thread inherits the dead thread's
-	// current device and passes D-2 checks it must fail. Use it only when no
-	// thread that set a device ever exits.
+	// (about 1 ns; the kernel thread id elsewhere, see FSBaseThreadKey). It
+	// is NOT correct when threads die: a goroutine that exits while locked to
+	// its thread ends that thread, and a later thread often gets the same FS
+	// base (Go reuses the memory of the thread's runtime structure; with cgo
+	// or the race detector glibc reuses the thread's TCB at once), so the new
+	// thread inherits the dead thread's current device and passes D-2 checks
+	// it must fail. Use it only when no thread that set a device ever exits.
 	ThreadIdentityFSBase
 )
 
@@ -48,26 +52,28 @@ func (t ThreadIdentity) String() string {
 	}
 }
 
-// fsbaseOK is decided once per process, on first use.
-var fsbaseOK = sync.OnceValue(fsbaseUsable)
-
 // FSBaseThreadKey reports whether ThreadIdentityFSBase resolves to the FS
-// base on this machine (else it uses gettid).
-func FSBaseThreadKey() bool { return fsbaseOK() }
+// base on this machine (osthread's fast path: linux/amd64 with FSGSBASE);
+// else it uses the kernel thread id.
+func FSBaseThreadKey() bool { return osthread.FastPath() }
 
 // threadKey identifies the calling OS thread. SetDevice, the hooks and every
 // device check go through it, so they always agree.
 func (r *Runtime) threadKey() uintptr {
 	if r.fsbase {
-		return rdfsbase()
+		return uintptr(osthread.ID())
 	}
-	return gettid()
+	return uintptr(osthread.TID())
 }
+
+// threadAlive is the device table's sweep test for kernel-thread-id keys.
+func threadAlive(key uintptr) bool { return osthread.Alive(int(key)) }
 
 // Device table layout. Keys below directKeys (every Linux thread id: 2^22 is
 // PID_MAX_LIMIT on 64-bit) index a two-level array of atomic slots, allocated
-// a chunk at a time on first use; other keys (FS bases) go to an
-// open-addressing table of atomic slots. Both are read without locks.
+// a chunk at a time on first use; other keys (FS bases, darwin's 64-bit
+// thread ids once they pass 2^22) go to an open-addressing table of atomic
+// slots. Both are read without locks.
 const (
 	directKeys   = 1 << 22
 	devChunkBits = 12

@@ -6,21 +6,13 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/internal/osthread"
 )
 
 // waitThreadExit waits (up to 200 ms) until the OS thread tid of this process is
 // gone, so the next thread the runtime starts may reuse its memory.
-func waitThreadExit(tid uintptr) {
-	if runtime.GOOS != "linux" {
-		return
-	}
-	deadline := time.Now().Add(200 * time.Millisecond) // a wedged main thread never exits
-	for time.Now().Before(deadline) {
-		if !threadAlive(tid) {
-			return
-		}
-		time.Sleep(50 * time.Microsecond)
-	}
+func waitThreadExit(tid int) {
+	osthread.WaitGone(tid, 200*time.Millisecond) // a wedged main thread never exits
 }
 
 // TestDeadThreadDeviceNotInherited is D-2 across thread deaths: a goroutine
@@ -39,13 +31,13 @@ func TestDeadThreadDeviceNotInherited(t *testing.T) {
 			bad := 0
 			for i := 0; i < rounds; i++ {
 				type setup struct {
-					tid uintptr
+					tid int
 					err string
 				}
 				done := make(chan setup)
 				go func() {
 					runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
-					s := setup{tid: gettid()}
+					s := setup{tid: osthread.TID()}
 					if st := r.ACL().SetDevice(0); st != 0 {
 						s.err = "SetDevice failed"
 					} else if i == 0 {
@@ -114,16 +106,13 @@ func TestDeviceTableRemovesEntries(t *testing.T) {
 // dropped when the table doubles, so threads that set a device and die do
 // not grow it without bound (D-2, gettid keys).
 func TestDeviceTableSweepsDeadThreads(t *testing.T) {
-	if threadLiveness == nil {
-		t.Skip("no thread liveness off Linux")
-	}
 	r := newTMR(t)
 	for i := 0; i < 3*minSweepAt; i++ {
-		done := make(chan uintptr)
+		done := make(chan int)
 		go func() {
 			runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
 			r.ACL().SetDevice(int32(i % 4))
-			done <- gettid()
+			done <- osthread.TID()
 		}()
 		waitThreadExit(<-done)
 	}

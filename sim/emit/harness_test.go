@@ -91,22 +91,34 @@ var (
 	driverExes = map[string]string{}
 )
 
-// driver compiles testdata/<name>.c (with the generated prelude) once per
-// test process and returns the executable.
+// driver compiles testdata/<name>.c (with the generated prelude) with the
+// default compiler once per test process and returns the executable.
 func driver(t testing.TB, name string) string {
 	t.Helper()
 	needCC(t)
+	return driverWith(t, "", name)
+}
+
+// driverWith is driver compiled by the compiler command cc ("" is the
+// default, as for BuildOptions.CC).
+func driverWith(t testing.TB, cc, name string) string {
+	t.Helper()
 	driverMu.Lock()
 	defer driverMu.Unlock()
-	if exe, ok := driverExes[name]; ok {
+	key := cc + "\x00" + name
+	if exe, ok := driverExes[key]; ok {
 		return exe
+	}
+	compiler, err := resolveCompiler(cc)
+	if err != nil {
+		t.Fatal(err)
 	}
 	body, err := os.ReadFile(filepath.Join("testdata", name+".c"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := driverPrelude() + string(body)
-	sum := sha256.Sum256([]byte(src))
+	sum := sha256.Sum256([]byte(strings.Join(compiler.argv, " ") + "\x00" + src))
 	dir := filepath.Join(testWorkDir, "drivers", hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -115,15 +127,11 @@ func driver(t testing.TB, name string) string {
 	if err := os.WriteFile(cfile, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cc, err := resolveCompiler("")
-	if err != nil {
-		t.Fatal(err)
+	args := append(append([]string{}, compiler.argv[1:]...), "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread", "-o", exe, cfile, "-ldl")
+	if out, err := exec.Command(compiler.argv[0], args...).CombinedOutput(); err != nil {
+		t.Fatalf("compiling driver %s with %s: %v\n%s", name, compiler.argv[0], err, out)
 	}
-	args := append(append([]string{}, cc.argv[1:]...), "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread", "-o", exe, cfile, "-ldl")
-	if out, err := exec.Command(cc.argv[0], args...).CombinedOutput(); err != nil {
-		t.Fatalf("compiling driver %s: %v\n%s", name, err, out)
-	}
-	driverExes[name] = exe
+	driverExes[key] = exe
 	return exe
 }
 
