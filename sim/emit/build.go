@@ -61,25 +61,6 @@ type Artifacts struct {
 type compilerID struct {
 	argv    []string // resolved program + extra arguments
 	version string
-	flags   []string // flags this compiler family needs besides CFlags
-}
-
-// clangFlags are added to CFlags when the compiler is clang. clang's
-// -Wunused-function also reports a static inline function of the main file
-// that nothing calls, which gcc's leaves alone: runtime.c.tmpl's
-// phase_accepts_dispatch is called only by the kernel-mode code, so the
-// refusing and legacy profiles fail to build under -Werror. gcc builds keep
-// the warning for unused non-inline statics. Drop this once the template
-// marks the function __attribute__((unused)).
-var clangFlags = []string{"-Wno-unused-function"}
-
-// familyFlags are the flags a compiler whose --version printed version
-// needs besides CFlags (Apple's and LLVM's clang both print "clang version").
-func familyFlags(version string) []string {
-	if strings.Contains(version, "clang version") {
-		return clangFlags
-	}
-	return nil
 }
 
 var (
@@ -112,7 +93,7 @@ func resolveCompiler(cc string) (compilerID, error) {
 	if err != nil {
 		return compilerID{}, fmt.Errorf("%w: %s --version failed: %v", ErrNoCompiler, cc, err)
 	}
-	id := compilerID{argv: argv, version: string(out), flags: familyFlags(string(out))}
+	id := compilerID{argv: argv, version: string(out)}
 	compilerCache[cc] = id
 	return id, nil
 }
@@ -120,7 +101,7 @@ func resolveCompiler(cc string) (compilerID, error) {
 // cacheKey hashes both sources, the compiler and the flags.
 func cacheKey(src Sources, cc compilerID) string {
 	h := sha256.New()
-	for _, part := range []string{src.Runtime, src.ACL, src.Header, strings.Join(cc.argv, " "), cc.version, strings.Join(append(append([]string{}, CFlags...), cc.flags...), " "), "layout-v1"} {
+	for _, part := range []string{src.Runtime, src.ACL, src.Header, strings.Join(cc.argv, " "), cc.version, strings.Join(CFlags, " "), "layout-v1"} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -255,7 +236,7 @@ func compileInto(dir, cacheDir string, src Sources, cc compilerID) error {
 func runCC(dir string, cc compilerID, args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	argv := append(append(append(append([]string{}, cc.argv[1:]...), CFlags...), cc.flags...), args...)
+	argv := append(append(append([]string{}, cc.argv[1:]...), CFlags...), args...)
 	cmd := exec.CommandContext(ctx, cc.argv[0], argv...)
 	cmd.Dir = dir
 	var out bytes.Buffer

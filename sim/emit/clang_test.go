@@ -66,27 +66,3 @@ func wantBuiltByClang(t *testing.T, lib string) {
 		t.Fatalf("%s was not built by clang: .comment %q", lib, comment)
 	}
 }
-
-// The clang-only flags are decided from --version and are part of the
-// cache key, so a gcc build and a clang build never share an entry.
-func TestClangFlagsFollowTheCompiler(t *testing.T) {
-	for _, tc := range []struct {
-		version string
-		want    []string
-	}{
-		{"gcc (Debian 12.2.0-14) 12.2.0\n", nil},
-		{"Debian clang version 14.0.6\nTarget: x86_64-pc-linux-gnu\n", clangFlags},
-		{"Apple clang version 15.0.0 (clang-1500.3.9.4)\n", clangFlags},
-	} {
-		if got := familyFlags(tc.version); strings.Join(got, " ") != strings.Join(tc.want, " ") {
-			t.Errorf("familyFlags(%q) = %q, want %q", tc.version, got, tc.want)
-		}
-	}
-	src := Sources{Runtime: "r", ACL: "a", Header: "h"}
-	gcc := compilerID{argv: []string{"/usr/bin/cc"}, version: "v"}
-	withFlags := gcc
-	withFlags.flags = clangFlags
-	if cacheKey(src, gcc) == cacheKey(src, withFlags) {
-		t.Fatal("the compiler family's flags do not change the cache key")
-	}
-}
