@@ -1,0 +1,156 @@
+package tests
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/simabi/simabi"
+
+// production is what each package of the module may import of the module
+// in its non-test files (docs/architecture.md): arrows point down only. A
+// package not listed may import nothing of the module; a pattern ending in
+// "/..." covers the packages under it.
+var production = map[string][]string{
+	"abi":                       nil,
+	"docs":                      nil,
+	"internal/osthread":         nil,
+	"validation":                {"abi"},
+	"latch":                     {"abi"},
+	"sim/semantics":             nil,
+	"sim":                       {"abi", "validation", "latch", "sim/semantics", "internal/..."},
+	"sim/emit":                  {"abi", "validation", "latch", "sim/semantics"},
+	"onboard":                   {"abi", "validation", "internal/..."},
+	"lifecycle":                 {"abi", "validation", "latch", "internal/..."},
+	"conformance":               {"abi", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics"},
+	"conformance/isolate":       {"abi", "validation", "conformance", "onboard"},
+	"conformance/session":       {"abi", "validation", "docs", "conformance", "conformance/isolate", "sim", "sim/emit"},
+	"cmd/abicheck":              {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit"},
+	"cmd/gen-fake-runtime":      {"abi", "sim/emit"},
+	"lanes/upstream/mkcallable": {"abi"},
+	"tests":                     nil, // test files only
+}
+
+// testing adds, per package, what its tests may import besides the
+// package's production imports: the backends and fakes a test needs
+// (sim, sim/emit, onboard), never a layer above the package under test
+// (lifecycle's tests may not use the checker; the checker's may).
+var testing_ = map[string][]string{
+	"abi":                  {"validation"},
+	"validation":           {"sim/emit", "onboard"},
+	"latch":                nil,
+	"sim":                  {"lifecycle", "onboard", "sim/emit"},
+	"sim/emit":             {"onboard", "sim", "lifecycle"},
+	"onboard":              {"sim", "sim/emit"},
+	"lifecycle":            {"sim", "sim/emit", "onboard"},
+	"internal/osthread":    nil,
+	"docs":                 nil,
+	"conformance":          {"sim/emit"},
+	"conformance/isolate":  {"sim/emit"},
+	"conformance/session":  nil,
+	"cmd/abicheck":         {"onboard", "sim", "lifecycle"},
+	"cmd/gen-fake-runtime": nil,
+	"tests":                {"abi", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/isolate", "conformance/session", "internal/..."},
+}
+
+type listed struct {
+	ImportPath                         string
+	Imports, TestImports, XTestImports []string
+}
+
+func allowed(rules []string, imp string) bool {
+	for _, r := range rules {
+		if r == imp || (strings.HasSuffix(r, "/...") && strings.HasPrefix(imp, strings.TrimSuffix(r, "..."))) {
+			return true
+		}
+	}
+	return false
+}
+
+// arrowViolations lists every import of the module's packages that the
+// rules above do not allow, as "pkg -> imp (production|test)".
+func arrowViolations(pkgs []listed) []string {
+	var out []string
+	for _, p := range pkgs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		prod, known := production[rel]
+		if !known {
+			out = append(out, rel+": a package docs/architecture.md and this test do not place")
+			continue
+		}
+		for _, imp := range p.Imports {
+			if r, ok := strings.CutPrefix(imp, module+"/"); ok && !allowed(prod, r) {
+				out = append(out, rel+" -> "+r+" (production)")
+			}
+		}
+		test := append(append([]string{rel}, prod...), testing_[rel]...)
+		for _, imp := range append(append([]string(nil), p.TestImports...), p.XTestImports...) {
+			if r, ok := strings.CutPrefix(imp, module+"/"); ok && !allowed(test, r) {
+				out = append(out, rel+" -> "+r+" (test)")
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func listModule(t *testing.T) []listed {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listed
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p listed
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// The import arrows of docs/architecture.md hold, for production and test
+// imports each with its own rule.
+func TestImportArrows(t *testing.T) {
+	pkgs := listModule(t)
+	if v := arrowViolations(pkgs); len(v) > 0 {
+		t.Errorf("imports the architecture does not allow:\n  %s", strings.Join(v, "\n  "))
+	}
+	// The checker ships without the project's tests.
+	out, err := exec.Command("go", "list", "-deps", module+"/cmd/abicheck").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range strings.Fields(string(out)) {
+		if strings.HasPrefix(d, module+"/tests") {
+			t.Errorf("cmd/abicheck depends on %s", d)
+		}
+	}
+}
+
+// The test has teeth: a wrong arrow in either kind of import is reported.
+func TestImportArrowsCatchAWrongArrow(t *testing.T) {
+	p := func(rel string, imps ...string) listed {
+		l := listed{ImportPath: path.Join(module, rel)}
+		for _, i := range imps {
+			l.Imports = append(l.Imports, path.Join(module, i))
+		}
+		return l
+	}
+	bad := []listed{p("lifecycle", "sim"), p("abi", "validation"), p("sim/emit", "sim")}
+	testBad := p("onboard")
+	testBad.XTestImports = []string{module + "/conformance"}
+	got := arrowViolations(append(bad, testBad, p("unplaced")))
+	want := []string{"abi -> validation (production)", "lifecycle -> sim (production)", "onboard -> conformance (test)",
+		"sim/emit -> sim (production)", "unplaced: a package docs/architecture.md and this test do not place"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("violations\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
