@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/simabi/simabi/abi"
 )
@@ -21,26 +20,10 @@ type ACL interface {
 // ACLCounts counts ACL calls a target's runtime made (sim: ACL.Counters;
 // the emitted fake ACL: simabi_acl_counters). D-1 forbids the first six on a
 // kernel context's path.
-type ACLCounts struct {
-	Init, Finalize, SetDevice, ResetDevice, SynchronizeStream, SynchronizeDevice uint64
-	CreateStream, DestroyStream, GetDevice                                       uint64
-}
+type ACLCounts = abi.ACLCounters
 
-// forbidden names the D-1 calls that happened between a and b.
-func forbiddenBetween(a, b ACLCounts) string {
-	var parts []string
-	for _, f := range []struct {
-		name string
-		x, y uint64
-	}{{"aclInit", a.Init, b.Init}, {"aclFinalize", a.Finalize, b.Finalize}, {"aclrtSetDevice", a.SetDevice, b.SetDevice},
-		{"aclrtResetDevice", a.ResetDevice, b.ResetDevice}, {"aclrtSynchronizeStream", a.SynchronizeStream, b.SynchronizeStream},
-		{"aclrtSynchronizeDevice", a.SynchronizeDevice, b.SynchronizeDevice}} {
-		if f.y != f.x {
-			parts = append(parts, f.name)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
+// forbiddenBetween names the D-1 calls that happened between a and b.
+func forbiddenBetween(a, b ACLCounts) string { return b.ForbiddenSince(a) }
 
 // Target is one runtime instance under test and the means a checker has to
 // drive its environment. Adapters are thin: sim.Runtime is both an

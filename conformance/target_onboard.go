@@ -68,9 +68,7 @@ func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *Basic {
 func OnboardCounters(acl *onboard.ACL) func() ACLCounts {
 	return func() ACLCounts {
 		c, _ := acl.Counters()
-		return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
-			SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
-			CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
+		return c
 	}
 }
 

@@ -11,12 +11,7 @@ func SimTarget(p sim.Profile) *Basic {
 
 // SimCounters reads the D-1 counters of rt's simulated ACL.
 func SimCounters(rt *sim.Runtime) func() ACLCounts {
-	return func() ACLCounts {
-		c := rt.ACL().Counters()
-		return ACLCounts{Init: c.Init, Finalize: c.Finalize, SetDevice: c.SetDevice, ResetDevice: c.ResetDevice,
-			SynchronizeStream: c.SynchronizeStream, SynchronizeDevice: c.SynchronizeDevice,
-			CreateStream: c.CreateStream, DestroyStream: c.DestroyStream, GetDevice: c.GetDevice}
-	}
+	return func() ACLCounts { return rt.ACL().Counters() }
 }
 
 // SimFactory makes a fresh sim instance of profile p for every run.

@@ -55,10 +55,7 @@ var ErrACLMissing = errors.New("onboard: the ACL library does not export this fu
 
 // ACLCounters are the call counters of the fake ACL (simabi_acl_counters),
 // in semantics.md's order.
-type ACLCounters struct {
-	Init, Finalize, SetDevice, ResetDevice, SynchronizeStream, SynchronizeDevice,
-	CreateStream, DestroyStream, GetDevice uint64
-}
+type ACLCounters = abi.ACLCounters
 
 // aclCounterCount is the number of counters simabi_acl_counters writes.
 const aclCounterCount = 9

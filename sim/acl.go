@@ -36,24 +36,7 @@ const (
 // instance's first use, then one SetDevice per call; program finalize or
 // destroy with a device: one ResetDevice). Kernel paths move none of them
 // (D-1); the hooks count nothing.
-type ACLCounters struct {
-	Init              uint64
-	Finalize          uint64
-	SetDevice         uint64
-	ResetDevice       uint64
-	SynchronizeStream uint64
-	SynchronizeDevice uint64
-	CreateStream      uint64
-	DestroyStream     uint64
-	GetDevice         uint64
-}
-
-// Forbidden is the sum of the six counters no kernel-context path may move
-// (D-1): Init, Finalize, SetDevice, ResetDevice, SynchronizeStream and
-// SynchronizeDevice.
-func (c ACLCounters) Forbidden() uint64 {
-	return c.Init + c.Finalize + c.SetDevice + c.ResetDevice + c.SynchronizeStream + c.SynchronizeDevice
-}
+type ACLCounters = abi.ACLCounters
 
 // ACL is the simulated ACL of one runtime instance: the caller's side of the
 // borrowed device (D-1..D-3). The current device is per OS thread: a

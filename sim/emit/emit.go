@@ -87,10 +87,7 @@ const (
 )
 
 // ACLCounters names the counters simabi_acl_counters writes, in order.
-var ACLCounters = []string{
-	"aclInit", "aclFinalize", "aclrtSetDevice", "aclrtResetDevice", "aclrtSynchronizeStream",
-	"aclrtSynchronizeDevice", "aclrtCreateStream", "aclrtDestroyStream", "aclrtGetDevice",
-}
+var ACLCounters = abi.ACLCounterNames[:]
 
 //go:embed templates/runtime.c.tmpl templates/acl.c.tmpl
 var templateFS embed.FS
