@@ -11,7 +11,7 @@ BENCHTIME ?= 1s
 RACE_PKGS := ./internal/... ./latch/... ./sim/... ./onboard/... ./lifecycle/... ./conformance/... ./tests/...
 PLAIN_PKGS := ./abi/... ./validation/... ./cmd/...
 
-.PHONY: all build test test-race test-plain vet lint fuzz bench mutants upstream clean tools
+.PHONY: all build test test-race test-plain vet lint fuzz bench mutants upstream clean tools fuzz-libfuzzer fuzz-c-against-go
 
 all: build vet test
 
@@ -54,6 +54,7 @@ fuzz:
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzImage$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzCallConfig$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tests -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./tests -run '^$$' -fuzz '^FuzzImageCAgainstGo$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
@@ -73,3 +74,16 @@ upstream:
 
 clean:
 	rm -rf $(BIN) build
+
+# Every fuzz target as a libFuzzer binary, built the way OSS-Fuzz and
+# ClusterFuzzLite build native Go fuzz tests (go-118-fuzz-build, clang
+# -fsanitize=fuzzer; .clusterfuzzlite/build.sh runs the same build) into
+# build/libfuzzer/out, then each run for FUZZTIME (default 60s) with its
+# corpus in build/libfuzzer/corpus. Needs clang (Debian: apt-get install -y clang).
+fuzz-libfuzzer:
+	FUZZTIME=$(FUZZTIME) fuzz/libfuzzer all
+
+# FuzzImageCAgainstGo (the emitted runtime's image check against
+# validation.Image on the same bytes) for FUZZTIME with Go's engine; needs cc.
+fuzz-c-against-go:
+	$(GO) test ./tests -run '^$$' -fuzz '^FuzzImageCAgainstGo$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s

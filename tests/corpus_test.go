@@ -4,39 +4,113 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-var exportCorpus = flag.String("fuzzops.export", "", "TestExportFuzzOpsCorpus: write the FuzzOps seed corpus as libFuzzer inputs into this directory")
+var exportCorpus = flag.String("fuzzcorpus.export", "",
+	"TestExportFuzzCorpora: write the seed corpus of every fuzz target as libFuzzer inputs into DIR/<target>/")
 
-// TestExportFuzzOpsCorpus converts the seed corpus of FuzzOps
-// (testdata/fuzz/FuzzOps, "go test fuzz v1" files) into libFuzzer inputs for
-// a go-118-fuzz-build binary (OSS-Fuzz, ClusterFuzzLite): its testing shim
-// reads a []byte argument with go-fuzz-headers' GetBytes, a big-endian
-// uint32 length and then the bytes. Runs only with -fuzzops.export=DIR
-// (docs/fuzzing.md); by default it only checks that every seed file parses.
-func TestExportFuzzOpsCorpus(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzOps", "*"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no FuzzOps seeds: %v", err)
+// fuzzCorpora are the seed corpora of the module's fuzz targets ("go test
+// fuzz v1" files, one []byte each), by target, relative to this package.
+var fuzzCorpora = map[string]string{
+	"FuzzOps":             "testdata/fuzz/FuzzOps",
+	"FuzzImageCAgainstGo": "testdata/fuzz/FuzzImageCAgainstGo",
+	"FuzzImage":           "../validation/testdata/fuzz/FuzzImage",
+	"FuzzCallConfig":      "../validation/testdata/fuzz/FuzzCallConfig",
+}
+
+// TestExportFuzzCorpora converts the seed corpus of every fuzz target into
+// libFuzzer inputs for its go-118-fuzz-build binary (fuzz/libfuzzer,
+// ClusterFuzzLite, docs/fuzzing.md): the testing shim of that tool reads a
+// []byte argument with go-fuzz-headers' GetBytes, a big-endian uint32 length
+// and then the bytes. Runs only with -fuzzcorpus.export=DIR, writing
+// DIR/<target>/<seed>; by default it only checks that every seed file
+// parses.
+func TestExportFuzzCorpora(t *testing.T) {
+	for target, dir := range fuzzCorpora {
+		paths, err := filepath.Glob(filepath.Join(dir, "*"))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("no %s seeds in %s: %v", target, dir, err)
+		}
+		out := filepath.Join(*exportCorpus, target)
+		if *exportCorpus != "" {
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, p := range paths {
+			data, err := readSeed(p)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if *exportCorpus == "" {
+				continue
+			}
+			enc := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+			enc = append(enc, data...)
+			if err := os.WriteFile(filepath.Join(out, filepath.Base(p)), enc, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	for _, p := range paths {
-		data, err := readSeed(p)
+}
+
+var (
+	fuzzFuncRE  = regexp.MustCompile(`(?m)^func (Fuzz\w*)\(\w+ \*testing\.F\)`)
+	libfuzzerRE = regexp.MustCompile(`(?m)^\s*fuzz_\w+\s+\S+\s+(Fuzz\w*)\s+\d+\s+[01]\s*$`)
+)
+
+// Every fuzz target of the module has a seed corpus here and a libFuzzer
+// build in fuzz/libfuzzer's target table, and neither lists a target that
+// does not exist.
+func TestFuzzTargetsAreAllBuilt(t *testing.T) {
+	root := repoRoot(t)
+	var funcs []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
-			t.Fatalf("%s: %v", p, err)
+			return err
 		}
-		if *exportCorpus == "" {
-			continue
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "build" || d.Name() == "bin") {
+			return filepath.SkipDir
 		}
-		out := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
-		out = append(out, data...)
-		if err := os.WriteFile(filepath.Join(*exportCorpus, filepath.Base(p)), out, 0o644); err != nil {
-			t.Fatal(err)
+		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return nil
 		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range fuzzFuncRE.FindAllSubmatch(b, -1) {
+			funcs = append(funcs, string(m[1]))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(funcs)
+	corpora := slices.Sorted(maps.Keys(fuzzCorpora))
+	if !slices.Equal(funcs, corpora) {
+		t.Errorf("fuzz targets of the module %v, seed corpora listed in fuzzCorpora %v", funcs, corpora)
+	}
+	script, err := os.ReadFile(filepath.Join(root, "fuzz", "libfuzzer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built []string
+	for _, m := range libfuzzerRE.FindAllSubmatch(script, -1) {
+		built = append(built, string(m[1]))
+	}
+	slices.Sort(built)
+	if !slices.Equal(funcs, built) {
+		t.Errorf("fuzz targets of the module %v, libFuzzer builds in fuzz/libfuzzer %v", funcs, built)
 	}
 }
 
