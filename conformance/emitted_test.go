@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,20 +10,14 @@ import (
 
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // emittedBuild builds (cached) an emitted runtime; it skips without a C
 // compiler.
 func emittedBuild(tb testing.TB, cfg emit.Config) *emit.Artifacts {
 	tb.Helper()
-	a, err := emit.Build(cfg, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
-		tb.Skipf("sim/emit: %v", err)
-	}
-	if err != nil {
-		tb.Fatalf("emit.Build(%+v): %v", cfg, err)
-	}
-	return a
+	return emittest.Build(tb, cfg)
 }
 
 var copies atomic.Int64

@@ -22,6 +22,7 @@ import (
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 var (
@@ -56,13 +57,7 @@ func buildFake(t *testing.T, cfg emit.Config, edits ...string) *emit.Artifacts {
 		}
 		src.Runtime = strings.Replace(src.Runtime, ed[0], ed[1], 1)
 	}
-	a, err := emit.BuildSources(src, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
-		t.Skipf("no C compiler: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("emit.Build(%s): %v", key, err)
-	}
+	a := emittest.BuildSources(t, src)
 	fakes[key] = a
 	return a
 }

@@ -1,7 +1,6 @@
 package onboard
 
 import (
-	"errors"
 	"runtime"
 	"testing"
 	"unsafe"
@@ -9,20 +8,14 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // emitted builds cfg with sim/emit (cached by the emitter across runs) and
 // returns the runtime's path; it skips the test when there is no C compiler.
 func emitted(tb testing.TB, cfg emit.Config) string {
 	tb.Helper()
-	a, err := emit.Build(cfg, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
-		tb.Skipf("sim/emit: %v", err)
-	}
-	if err != nil {
-		tb.Fatalf("emit.Build(%+v): %v", cfg, err)
-	}
-	return a.RuntimePath
+	return emittest.Path(tb, cfg)
 }
 
 func tmrConfig() emit.Config { return emit.Config{Profile: emit.ProfileTMR} }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // The documents a user reads say the truth: every link resolves inside the
@@ -225,13 +226,7 @@ func TestDocsCppExampleChecksUnderNDEBUG(t *testing.T) {
 		mutant string
 		ok     bool
 	}{{"", true}, {"prep-keeps-out", false}} {
-		a, err := emit.Build(emit.Config{Profile: emit.ProfileTMR, Mutant: c.mutant}, emit.BuildOptions{})
-		if errors.Is(err, emit.ErrNoCompiler) {
-			t.Skip("skipping: no C compiler")
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: c.mutant})
 		dir := filepath.Dir(a.RuntimePath)
 		exe := filepath.Join(t.TempDir(), "test")
 		if out, err := run(t, "", nil, cxx, "-std=c++17", "-DNDEBUG", "-Wall", "-Wextra", "-I", dir, src, "-o", exe, "-L", dir,

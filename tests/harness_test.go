@@ -1,25 +1,18 @@
 package tests
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // emitted builds (or finds in the cache) an emitted runtime; it skips the test
 // without a C compiler.
 func emitted(tb testing.TB, cfg emit.Config) *emittedRuntime {
 	tb.Helper()
-	a, err := buildEmitted(cfg)
-	if errors.Is(err, emit.ErrNoCompiler) {
-		tb.Skipf("sim/emit: %v", err)
-	}
-	if err != nil {
-		tb.Fatalf("emit.Build(%+v): %v", cfg, err)
-	}
-	e, err := newEmittedRuntime(a)
+	e, err := newEmittedRuntime(emittest.Build(tb, cfg))
 	if err != nil {
 		tb.Fatal(err)
 	}

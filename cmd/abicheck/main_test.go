@@ -17,6 +17,7 @@ import (
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // The CLI is tested as a user runs it, as a subprocess: the test binary
@@ -73,14 +74,7 @@ func runCLI(t *testing.T, env []string, args ...string) result {
 // build emits a fake runtime (cached) or skips without a C compiler.
 func build(t *testing.T, cfg emit.Config) string {
 	t.Helper()
-	a, err := emit.Build(cfg, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
-		t.Skipf("sim/emit: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("emit.Build(%+v): %v", cfg, err)
-	}
-	return a.RuntimePath
+	return emittest.Path(t, cfg)
 }
 
 // ---- the JSON schema of docs/abicheck.md ----

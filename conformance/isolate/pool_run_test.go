@@ -9,6 +9,7 @@ import (
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // The test binary is its own child: a Pool re-executes it with ChildEnv set.
@@ -21,14 +22,7 @@ func TestMain(m *testing.M) {
 
 func fake(t *testing.T, cfg emit.Config) string {
 	t.Helper()
-	a, err := emit.Build(cfg, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
-		t.Skipf("sim/emit: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.RuntimePath
+	return emittest.Path(t, cfg)
 }
 
 func ops(t *testing.T, script string) []conformance.Op {
