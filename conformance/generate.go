@@ -106,6 +106,9 @@ type Generator struct {
 
 // NewGenerator starts an empty sequence.
 func NewGenerator(o GenOptions) *Generator {
+	if o.Profile == "" {
+		o.Profile = ProfileTMR
+	}
 	if o.Slots <= 0 {
 		o.Slots = 3
 	}

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/abi"
+
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -198,14 +200,7 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 }
 
 // ParseProfile reads a profile name (tmr, refusing, legacy).
-func ParseProfile(s string) (Profile, bool) {
-	for _, p := range []Profile{ProfileTMR, ProfileRefusing, ProfileLegacy} {
-		if p.String() == s {
-			return p, true
-		}
-	}
-	return ProfileTMR, false
-}
+func ParseProfile(s string) (Profile, bool) { return abi.ParseProfile(s) }
 
 // Verdicts lists every verdict in order (pass, fail, warn, skip, crash, hang).
 func Verdicts() []Verdict {

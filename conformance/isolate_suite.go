@@ -134,6 +134,9 @@ func (st *suiteState) late(prior *Outcome) {
 // a panic while running a case is that case's crash.
 func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 	t0 := time.Now()
+	if s.Profile == "" {
+		s.Profile = ProfileTMR
+	}
 	if s.RandomOps <= 0 {
 		s.RandomOps = 200
 	}

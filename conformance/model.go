@@ -6,27 +6,15 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// Profile is a runtime build profile (docs/contract.md "Build profiles").
-type Profile uint8
+// Profile is a runtime build profile (abi.Profile).
+type Profile = abi.Profile
 
 // Profiles.
 const (
-	ProfileTMR      Profile = iota // supported = 1
-	ProfileRefusing                // supported = 0
-	ProfileLegacy                  // no kernel entries: program rules only
+	ProfileTMR      = abi.ProfileTMR      // supported = 1
+	ProfileRefusing = abi.ProfileRefusing // supported = 0
+	ProfileLegacy   = abi.ProfileLegacy   // no kernel entries: program rules only
 )
-
-func (p Profile) String() string {
-	switch p {
-	case ProfileTMR:
-		return "tmr"
-	case ProfileRefusing:
-		return "refusing"
-	case ProfileLegacy:
-		return "legacy"
-	}
-	return "profile?"
-}
 
 type latchMode uint8
 
@@ -245,6 +233,9 @@ type Model struct {
 
 // NewModel returns the model of a fresh runtime instance.
 func NewModel(o ModelOptions) *Model {
+	if o.Profile == "" {
+		o.Profile = ProfileTMR // the zero value names the full kernel lifecycle
+	}
 	m := &Model{opt: o, claims: map[int32]*mctx{}, external: &mctx{latch: latchKernel, claim: true},
 		devKnown: o.DeviceKnown, curDev: o.Device}
 	for _, d := range o.Claimed {

@@ -190,7 +190,7 @@ func TestOpTextRoundTrip(t *testing.T) {
 // parses back.
 func TestGeneratedOpsRoundTrip(t *testing.T) {
 	for seed := uint64(0); seed < 30; seed++ {
-		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^Caps(0), HoldMs: 20, Profile: Profile(seed % 2)})
+		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^Caps(0), HoldMs: 20, Profile: []Profile{ProfileTMR, ProfileRefusing}[seed%2]})
 		back, err := ParseScript(FormatOps(ops))
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)

@@ -52,6 +52,9 @@ func refusedCall(op Op, e Expectation) bool {
 // ProbeCases are the probe cases of check c on a target of profile p with
 // capabilities caps: one per refused call (by the model's prediction).
 func ProbeCases(c *Check, p Profile, caps Caps) []ProbeCase {
+	if p == "" {
+		p = ProfileTMR
+	}
 	ops := c.Ops()
 	m := NewModel(ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
 		Simulated: caps.Has(CapDriven)})

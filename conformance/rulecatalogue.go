@@ -26,12 +26,25 @@ const (
 type profileSet uint8
 
 const (
-	onTMR      profileSet = 1 << ProfileTMR
-	onRefusing profileSet = 1 << ProfileRefusing
-	onLegacy   profileSet = 1 << ProfileLegacy
-	onKernel              = onTMR | onRefusing
-	onAll                 = onTMR | onRefusing | onLegacy
+	onTMR profileSet = 1 << iota
+	onRefusing
+	onLegacy
+	onKernel = onTMR | onRefusing
+	onAll    = onTMR | onRefusing | onLegacy
 )
+
+// bitOf is profile p's bit.
+func bitOf(p Profile) profileSet {
+	switch p {
+	case ProfileTMR:
+		return onTMR
+	case ProfileRefusing:
+		return onRefusing
+	case ProfileLegacy:
+		return onLegacy
+	}
+	return 0
+}
 
 // ruleProfiles are the profiles held to each runtime rule (contract.md,
 // each rule's Profiles paragraph): a refusing build has no kernel context,
@@ -53,7 +66,7 @@ var ruleProfiles = [numRules]profileSet{
 }
 
 // Applies reports whether builds of profile p are held to rule r.
-func (r Rule) Applies(p Profile) bool { return r < numRules && ruleProfiles[r]&(1<<p) != 0 }
+func (r Rule) Applies(p Profile) bool { return r < numRules && ruleProfiles[r]&bitOf(p) != 0 }
 
 // Anchor is the link to r's section of the contract; the simulation hooks
 // are defined with the emitted runtime (F-1).

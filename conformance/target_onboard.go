@@ -169,7 +169,7 @@ func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
 		info.Counters = l.acl.HasCounters()
 	}
 	switch {
-	case lib.Revision() == onboard.Legacy:
+	case lib.Profile() == abi.ProfileLegacy:
 		info.Revision, info.Profile, l.profile = "legacy", "unknown", ProfileLegacy
 	case lib.Supported() == 1:
 		info.Revision, info.Profile, l.profile = "kernel", "tmr", ProfileTMR

@@ -44,8 +44,8 @@ func mustOpen(t *testing.T, path string, opts Options) *Library {
 func TestCBind1StubComplete(t *testing.T) {
 	path := buildStub(t, stubSpec{Supported: 1})
 	l := mustOpen(t, path, Options{})
-	if l.Revision() != Kernel || l.Supported() != 1 || !l.KernelBound() || !l.HasHooks() || l.Path() != path {
-		t.Fatalf("revision %v supported %d kernel bound %v hooks %v path %q", l.Revision(), l.Supported(), l.KernelBound(), l.HasHooks(), l.Path())
+	if l.Profile() != abi.ProfileTMR || l.Supported() != 1 || !l.KernelBound() || !l.HasHooks() || l.Path() != path {
+		t.Fatalf("revision %v supported %d kernel bound %v hooks %v path %q", l.Profile(), l.Supported(), l.KernelBound(), l.HasHooks(), l.Path())
 	}
 	if n := stubCount(t, path, "stub_host_log_call_count"); n != 1 {
 		t.Fatalf("simpler_host_log_bind_state called %d times, want 1", n)
@@ -89,8 +89,8 @@ func TestCBind1StubMissingNamesEverySymbol(t *testing.T) {
 func TestCBind1StubUnsupportedTrioOptional(t *testing.T) {
 	path := buildStub(t, stubSpec{Supported: 0, Omit: abi.KernelTrio})
 	l := mustOpen(t, path, Options{})
-	if l.Revision() != KernelUnsupported || l.Supported() != 0 || l.KernelBound() {
-		t.Fatalf("revision %v supported %d bound %v", l.Revision(), l.Supported(), l.KernelBound())
+	if l.Profile() != abi.ProfileRefusing || l.Supported() != 0 || l.KernelBound() {
+		t.Fatalf("revision %v supported %d bound %v", l.Profile(), l.Supported(), l.KernelBound())
 	}
 	id := int32(7)
 	if st := l.KernelModePrepareCallable(1, nil, 0, &id); st != abi.Unsupported || id != -1 {
@@ -106,12 +106,12 @@ func TestCBind1StubUnsupportedTrioOptional(t *testing.T) {
 	// Present but unsupported: not bound by default, bound on request.
 	path = buildStub(t, stubSpec{Supported: 0})
 	l = mustOpen(t, path, Options{})
-	if l.Revision() != KernelUnsupported || l.KernelBound() {
-		t.Fatalf("revision %v bound %v", l.Revision(), l.KernelBound())
+	if l.Profile() != abi.ProfileRefusing || l.KernelBound() {
+		t.Fatalf("revision %v bound %v", l.Profile(), l.KernelBound())
 	}
 	l2 := mustOpen(t, path, Options{BindKernelWhenUnsupported: true})
-	if l2.Revision() != KernelUnsupported || !l2.KernelBound() {
-		t.Fatalf("with BindKernelWhenUnsupported: revision %v bound %v", l2.Revision(), l2.KernelBound())
+	if l2.Profile() != abi.ProfileRefusing || !l2.KernelBound() {
+		t.Fatalf("with BindKernelWhenUnsupported: revision %v bound %v", l2.Profile(), l2.KernelBound())
 	}
 	if st := l2.KernelModeLaunch(1, 0, nil, 1); st != abi.OK {
 		t.Fatalf("bound launch: %v", st)
@@ -194,8 +194,8 @@ func TestCProbeStub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !l.Probe() || l.Supported() != 1 || l.Revision() != Kernel || l.HasHooks() {
-		t.Fatalf("probe %v supported %d revision %v hooks %v", l.Probe(), l.Supported(), l.Revision(), l.HasHooks())
+	if !l.Probe() || l.Supported() != 1 || l.Profile() != abi.ProfileTMR || l.HasHooks() {
+		t.Fatalf("probe %v supported %d revision %v hooks %v", l.Probe(), l.Supported(), l.Profile(), l.HasHooks())
 	}
 	if st := l.FinalizeDevice(1); st != abi.Unsupported {
 		t.Fatalf("unbound finalize: %v", st)
@@ -224,8 +224,8 @@ func TestCProbeStub(t *testing.T) {
 func TestCBind1StubLegacy(t *testing.T) {
 	path := buildStub(t, stubSpec{Legacy: true})
 	l := mustOpen(t, path, Options{})
-	if l.Revision() != Legacy || l.Supported() != 0 || l.KernelBound() {
-		t.Fatalf("revision %v supported %d", l.Revision(), l.Supported())
+	if l.Profile() != abi.ProfileLegacy || l.Supported() != 0 || l.KernelBound() {
+		t.Fatalf("revision %v supported %d", l.Profile(), l.Supported())
 	}
 	if l.KernelModeSupported(0) != 0 || l.DeviceMemoryInfo(1, nil) != abi.Unsupported {
 		t.Fatal("legacy kernel/meminfo entries answered")

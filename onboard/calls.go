@@ -66,7 +66,7 @@ func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer,
 	if fn == 0 {
 		return abi.Unsupported
 	}
-	if l.revision != Legacy {
+	if l.profile != abi.ProfileLegacy {
 		r1 := call12(fn, uintptr(ctx), uintptr(deviceID), uintptr(aicpu), aicpuSize, uintptr(aicore), aicoreSize, uintptr(dispatcher), dispatcherSize, uintptr(prewarmConfig), uintptr(enableSDMA), uintptr(sdmaWarmup), uintptr(sdmaWarmupSize))
 		return status(r1)
 	}

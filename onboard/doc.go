@@ -36,16 +36,16 @@
 // runtime instance: its contexts, claims and fault state. Close drops one
 // reference; the copy is unloaded when the last one goes.
 //
-// # Revisions
+// # Profiles (Library.Profile, an abi.Profile)
 //
-// Kernel: simpler_kernel_mode_supported returned nonzero on a fresh context;
+// tmr: simpler_kernel_mode_supported returned nonzero on a fresh context;
 // the kernel trio (init, prepare, launch) is required and bound.
-// KernelUnsupported: supported returned 0; the trio is optional and, by
+// refusing: supported returned 0; the trio is optional and, by
 // default, not bound: the kernel methods return UNSUPPORTED without calling
 // anything (C-ERR's policy for a runtime whose supported is 0).
 // Options.BindKernelWhenUnsupported binds the trio anyway when all three
 // resolve, so a checker can drive a refusing build's structural checks.
-// Legacy: no simpler_kernel_mode_supported but a
+// legacy: no simpler_kernel_mode_supported but a
 // simpler_provision_dma_workspace: the legacy set is bound (program mode
 // only), the kernel methods return UNSUPPORTED without calling anything, and
 // Library.Translate maps the legacy codes (-1, -2, -3) for reports.

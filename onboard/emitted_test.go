@@ -18,19 +18,19 @@ import (
 func TestF1EmittedProfilesLoad(t *testing.T) {
 	for _, tc := range []struct {
 		profile   emit.Profile
-		revision  Revision
+		revision  abi.Profile
 		supported int32
 		bound     bool
 	}{
-		{emit.ProfileTMR, Kernel, 1, true},
-		{emit.ProfileRefusing, KernelUnsupported, 0, false},
-		{emit.ProfileLegacy, Legacy, 0, false},
+		{emit.ProfileTMR, abi.ProfileTMR, 1, true},
+		{emit.ProfileRefusing, abi.ProfileRefusing, 0, false},
+		{emit.ProfileLegacy, abi.ProfileLegacy, 0, false},
 	} {
 		t.Run(string(tc.profile), func(t *testing.T) {
 			path := emitted(t, emit.Config{Profile: tc.profile})
 			l := mustOpen(t, path, Options{})
-			if l.Revision() != tc.revision || l.Supported() != tc.supported || l.KernelBound() != tc.bound || !l.HasHooks() {
-				t.Fatalf("revision %v supported %d bound %v hooks %v", l.Revision(), l.Supported(), l.KernelBound(), l.HasHooks())
+			if l.Profile() != tc.revision || l.Supported() != tc.supported || l.KernelBound() != tc.bound || !l.HasHooks() {
+				t.Fatalf("revision %v supported %d bound %v hooks %v", l.Profile(), l.Supported(), l.KernelBound(), l.HasHooks())
 			}
 			if l.Contract() != abi.SimulatedProgramContract() {
 				t.Fatalf("contract %+v", l.Contract())
@@ -49,7 +49,7 @@ func TestF1EmittedProfilesLoad(t *testing.T) {
 			if st := l.FinalizeDevice(0); l.Translate(st) != abi.Internal {
 				t.Fatalf("finalize(NULL) = %v (translated %v)", st, l.Translate(st))
 			}
-			if tc.revision == Legacy {
+			if tc.revision == abi.ProfileLegacy {
 				if st := l.FinalizeDevice(0); st != abi.LegacyGeneric {
 					t.Fatalf("legacy finalize(NULL) = %v, want -1", st)
 				}
@@ -135,8 +135,8 @@ func TestCBind1EmittedOmitOnePerGroup(t *testing.T) {
 	t.Run("refusing/trio-absent-ok", func(t *testing.T) {
 		path := emitted(t, emit.Config{Profile: emit.ProfileRefusing, Omit: abi.KernelTrio})
 		l := mustOpen(t, path, Options{BindKernelWhenUnsupported: true})
-		if l.Revision() != KernelUnsupported || l.KernelBound() {
-			t.Fatalf("revision %v bound %v", l.Revision(), l.KernelBound())
+		if l.Profile() != abi.ProfileRefusing || l.KernelBound() {
+			t.Fatalf("revision %v bound %v", l.Profile(), l.KernelBound())
 		}
 	})
 	t.Run("tmr/hook-absent-ok", func(t *testing.T) {
@@ -331,8 +331,8 @@ func TestF4MutantsBuildAndLoad(t *testing.T) {
 				t.Fatalf("mutant %s (%s): %v", m.Name, m.Rule, err)
 			}
 			defer l.Close()
-			if l.Revision() != Kernel || !l.HasHooks() {
-				t.Fatalf("mutant %s: revision %v hooks %v", m.Name, l.Revision(), l.HasHooks())
+			if l.Profile() != abi.ProfileTMR || !l.HasHooks() {
+				t.Fatalf("mutant %s: revision %v hooks %v", m.Name, l.Profile(), l.HasHooks())
 			}
 			c := l.CreateDeviceContext()
 			if c == 0 {

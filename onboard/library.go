@@ -13,37 +13,6 @@ import (
 	"github.com/simabi/simabi/validation"
 )
 
-// Revision is the ABI revision Open detected.
-type Revision int
-
-// Revisions.
-const (
-	// Kernel: simpler_kernel_mode_supported returned nonzero on a fresh
-	// context; the kernel trio is required and bound.
-	Kernel Revision = iota + 1
-	// KernelUnsupported: the kernel ABI of a build whose supported returned 0;
-	// the trio is absent, or present but not bound (unless
-	// Options.BindKernelWhenUnsupported), and kernel methods then return
-	// UNSUPPORTED without calling anything.
-	KernelUnsupported
-	// Legacy: no kernel entries (no simpler_kernel_mode_supported, a
-	// simpler_provision_dma_workspace): program mode only, legacy status
-	// values (Library.Translate maps them for reports).
-	Legacy
-)
-
-func (r Revision) String() string {
-	switch r {
-	case Kernel:
-		return "kernel"
-	case KernelUnsupported:
-		return "kernel (unsupported)"
-	case Legacy:
-		return "legacy"
-	}
-	return fmt.Sprintf("Revision(%d)", int(r))
-}
-
 // Options configure Open.
 type Options struct {
 	// Preloads are loaded RTLD_NOW|RTLD_GLOBAL before the runtime, once per
@@ -66,7 +35,7 @@ type Options struct {
 	// BindKernelWhenUnsupported binds the kernel trio of a build whose
 	// supported returned 0 when all three resolve, so a checker can drive the
 	// structural checks (V-INIT, V-PREP-2, V-LAUNCH) of a refusing build. The
-	// trio stays optional; the revision stays KernelUnsupported.
+	// trio stays optional; the profile stays refusing.
 	BindKernelWhenUnsupported bool
 	// Inspect loads for a checker: a rule the library breaks at bind time
 	// does not fail the load but is recorded in Library.BindFindings (a
@@ -94,9 +63,9 @@ func (e *NotRuntimeError) Error() string {
 // BindError is a load refused because required symbols did not resolve
 // (C-BIND-1). The library was closed again; nothing was published.
 type BindError struct {
-	Path     string
-	Revision Revision // the shape the library was bound as
-	Missing  []abi.Symbol
+	Path    string
+	Profile abi.Profile // the shape the library was bound as
+	Missing []abi.Symbol
 }
 
 func (e *BindError) Error() string {
@@ -242,7 +211,7 @@ type Library struct {
 	t         table
 	path      string
 	handle    uintptr
-	revision  Revision
+	profile   abi.Profile
 	supported int32
 	probe     bool
 	hooks     *simHooks
@@ -258,8 +227,17 @@ var _ abi.LoadedRuntime = (*Library)(nil)
 // Path is the path the library was opened from.
 func (l *Library) Path() string { return l.path }
 
+// Profile is what Open detected: tmr (simpler_kernel_mode_supported
+// returned nonzero on a fresh context; the kernel trio is required and
+// bound), refusing (it returned 0: the trio is absent, or present but not
+// bound unless Options.BindKernelWhenUnsupported, and kernel methods then
+// return UNSUPPORTED without calling anything), or legacy (no kernel
+// entries, a simpler_provision_dma_workspace: program mode only, legacy
+// status values that Library.Translate maps for reports).
+func (l *Library) Profile() abi.Profile { return l.profile }
+
 // Revision is the ABI revision detected at Open.
-func (l *Library) Revision() Revision { return l.revision }
+func (l *Library) Revision() abi.Revision { return l.profile.Revision() }
 
 // Supported is what simpler_kernel_mode_supported returned on a fresh context
 // at Open (0 for a legacy build).
@@ -270,7 +248,7 @@ func (l *Library) Supported() int32 { return l.supported }
 func (l *Library) Probe() bool { return l.probe }
 
 // KernelBound reports whether the kernel trio is bound (always for Kernel;
-// for KernelUnsupported only with Options.BindKernelWhenUnsupported).
+// for a refusing build only with Options.BindKernelWhenUnsupported).
 func (l *Library) KernelBound() bool { return l.t.kinit != 0 && l.t.kprepare != 0 && l.t.klaunch != 0 }
 
 // HasHooks reports whether all four simulation hooks resolved.
@@ -296,7 +274,7 @@ func (l *Library) BindFindings() []BindFinding { return l.findings }
 // reports: for a legacy build -1 → INTERNAL, -2 → UNSUPPORTED, -3 →
 // PREPARED_INCOMPATIBLE (abi.TranslateLegacy); otherwise s unchanged.
 func (l *Library) Translate(s abi.Status) abi.Status {
-	if l.revision == Legacy {
+	if l.profile == abi.ProfileLegacy {
 		return abi.TranslateLegacy(s)
 	}
 	return s
@@ -390,9 +368,9 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 
 	// The shape: a library with no supported entry and a provision entry is
 	// legacy; anything else is bound as the kernel ABI.
-	rev := Kernel
+	rev := abi.ProfileTMR
 	if !resolved[abi.SymKernelSupported] && resolved[abi.SymProvisionDMAWorkspace] {
-		rev = Legacy
+		rev = abi.ProfileLegacy
 	}
 
 	// Host log first, before any other entry is called (docs/contract.md "host log").
@@ -405,7 +383,7 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 	// Ask supported on a fresh context when the probe set resolved.
 	var supported int32
 	asked := false
-	if rev == Kernel && t.hostLog != 0 && t.create != 0 && t.destroy != 0 && t.supported != 0 {
+	if rev == abi.ProfileTMR && t.hostLog != 0 && t.create != 0 && t.destroy != 0 && t.supported != 0 {
 		r1 := call0(t.create)
 		ctx := r1
 		if ctx == 0 {
@@ -421,7 +399,7 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 		}
 		asked = true
 		if supported == 0 {
-			rev = KernelUnsupported
+			rev = abi.ProfileRefusing
 		}
 	}
 
@@ -431,7 +409,7 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 		if probe && !isProbeSymbol(s.Name) {
 			continue
 		}
-		if rev == Legacy {
+		if rev == abi.ProfileLegacy {
 			if !s.Revisions.Has(abi.RevLegacy) || s.Required != abi.Required {
 				continue
 			}
@@ -453,19 +431,19 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 		}
 	}
 	if len(missing) > 0 {
-		return nil, &BindError{Path: path, Revision: rev, Missing: missing}
+		return nil, &BindError{Path: path, Profile: rev, Missing: missing}
 	}
 
 	// The kernel trio of a build that reports no support: unbound unless asked
 	// for, and then only all three together.
-	if rev != Kernel && !(rev == KernelUnsupported && opts.BindKernelWhenUnsupported && t.kinit != 0 && t.kprepare != 0 && t.klaunch != 0) {
+	if rev != abi.ProfileTMR && !(rev == abi.ProfileRefusing && opts.BindKernelWhenUnsupported && t.kinit != 0 && t.kprepare != 0 && t.klaunch != 0) {
 		t.kinit, t.kprepare, t.klaunch = 0, 0, 0
 	}
-	if rev == Legacy {
+	if rev == abi.ProfileLegacy {
 		t.supported, t.memInfo = 0, 0
 	}
 
-	l := &Library{path: path, handle: h, revision: rev, supported: supported, probe: probe}
+	l := &Library{path: path, handle: h, profile: rev, supported: supported, probe: probe}
 
 	// C-BIND-2: the exported PipelineContract must pass V-CONTRACT.
 	if !probe {

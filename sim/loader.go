@@ -26,7 +26,7 @@ func (LoadedRuntime) Close() error { return nil }
 // Load returns a new instance of l.Profile with l.Options; an unknown profile
 // is an error.
 func (l Loader) Load() (abi.LoadedRuntime, error) {
-	if !l.Profile.Known() {
+	if !Implements(l.Profile) {
 		return nil, fmt.Errorf("sim: unknown profile %q (want %q or %q)", l.Profile, TMR, Refusing)
 	}
 	return LoadedRuntime{New(l.Profile, l.Options)}, nil

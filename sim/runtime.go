@@ -13,21 +13,21 @@ import (
 	"github.com/simabi/simabi/latch"
 )
 
-// Profile is a runtime build profile (docs/contract.md "Build profiles").
-type Profile string
+// Profile is a runtime build profile (abi.Profile).
+type Profile = abi.Profile
 
 // Profiles the simulator implements.
 const (
 	// TMR models tensormap_and_ringbuffer on silicon: the full kernel
 	// lifecycle; simpler_kernel_mode_supported is 1.
-	TMR Profile = "tmr"
+	TMR = abi.ProfileTMR
 	// Refusing models host_build_graph and stub builds: the kernel entries
 	// validate, then refuse; supported is 0.
-	Refusing Profile = "refusing"
+	Refusing = abi.ProfileRefusing
 )
 
-// Known reports whether p is a profile the simulator implements.
-func (p Profile) Known() bool { return p == TMR || p == Refusing }
+// Implements reports whether p is a profile the simulator implements.
+func Implements(p Profile) bool { return p == TMR || p == Refusing }
 
 // Options configure a runtime instance.
 type Options struct {

@@ -9,8 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
-	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/validation"
 )
 

@@ -28,14 +28,14 @@ import (
 	"github.com/simabi/simabi/validation"
 )
 
-// Profile is a build profile (docs/contract.md "Build profiles").
-type Profile string
+// Profile is a build profile (abi.Profile).
+type Profile = abi.Profile
 
 // Profiles.
 const (
-	ProfileTMR      Profile = "tmr"      // supported = 1: the full kernel lifecycle
-	ProfileRefusing Profile = "refusing" // supported = 0: kernel entries validate, then refuse
-	ProfileLegacy   Profile = "legacy"   // the pre-kernel revision: program mode only (semantics §12)
+	ProfileTMR      = abi.ProfileTMR      // supported = 1: the full kernel lifecycle
+	ProfileRefusing = abi.ProfileRefusing // supported = 0: kernel entries validate, then refuse
+	ProfileLegacy   = abi.ProfileLegacy   // the pre-kernel revision: program mode only (semantics §12)
 )
 
 // Profiles lists every profile.
