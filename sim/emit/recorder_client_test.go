@@ -119,44 +119,9 @@ type clientProc struct {
 // processes' own.
 func TestRecorderClient(t *testing.T) {
 	fake := freshFake(t, Config{Profile: ProfileTMR})
-	rec := freshRecorder(t, RecorderConfig{})
-	exe := driver(t, "recorder_client")
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, rec)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SIMABI_RECORD_TARGET="+fake, "SIMABI_RECORD_FILE="+filepath.Join(dir, "trace-%p.ops"),
-		"SIMABI_RECORD_PRELOAD=", "SIMABI_RECORD_IMAGE_LIMIT=")
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
-	}
-	if err != nil || !strings.Contains(so.String(), "PASS recorder_client") || se.Len() != 0 {
-		t.Fatalf("recorder_client: %v\nstdout:\n%s\nstderr:\n%s", err, so.String(), se.String())
-	}
-
-	procs := map[int]clientProc{}
-	exits := map[int]int{}
-	var main clientProc
-	for _, l := range strings.Split(so.String(), "\n") {
-		var p clientProc
-		var pid, code int
-		if n, _ := fmt.Sscanf(l, "trace pid=%d parent=%d calls=%d", &p.pid, &p.parent, &p.calls); n == 3 {
-			procs[p.pid] = p
-			if p.parent == 0 {
-				main = p
-			}
-		} else if n, _ := fmt.Sscanf(l, "exit pid=%d code=%d", &pid, &code); n == 2 {
-			exits[pid] = code
-		}
-	}
-	if len(procs) != 5 || main.pid == 0 {
-		t.Fatalf("want 5 processes (main, 3 children, a grandchild), got %v\n%s", procs, so.String())
-	}
+	stdout := runClient(t, fake, dir, "trace-%p.ops")
+	procs, main, exits := clientReport(t, stdout)
 	// The exit codes, as the waiters saw them: the third child exits with 3.
 	var codes []int
 	for pid := range procs {
@@ -265,4 +230,76 @@ func TestRecorderClient(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runClient runs testdata/recorder_client.c against a fresh recorder over
+// fake, the traces going to dir/file; it returns the client's stdout.
+func runClient(t *testing.T, fake, dir, file string) string {
+	t.Helper()
+	rec := freshRecorder(t, RecorderConfig{})
+	exe := driver(t, "recorder_client")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, rec)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SIMABI_RECORD_TARGET="+fake, "SIMABI_RECORD_FILE="+filepath.Join(dir, file),
+		"SIMABI_RECORD_PRELOAD=", "SIMABI_RECORD_IMAGE_LIMIT=")
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	if err != nil || !strings.Contains(so.String(), "PASS recorder_client") || se.Len() != 0 {
+		t.Fatalf("recorder_client: %v\nstdout:\n%s\nstderr:\n%s", err, so.String(), se.String())
+	}
+	return so.String()
+}
+
+// clientReport reads the client's "trace" and "exit" lines.
+func clientReport(t *testing.T, stdout string) (procs map[int]clientProc, main clientProc, exits map[int]int) {
+	t.Helper()
+	procs, exits = map[int]clientProc{}, map[int]int{}
+	for _, l := range strings.Split(stdout, "\n") {
+		var p clientProc
+		var pid, code int
+		if n, _ := fmt.Sscanf(l, "trace pid=%d parent=%d calls=%d", &p.pid, &p.parent, &p.calls); n == 3 {
+			procs[p.pid] = p
+			if p.parent == 0 {
+				main = p
+			}
+		} else if n, _ := fmt.Sscanf(l, "exit pid=%d code=%d", &pid, &code); n == 2 {
+			exits[pid] = code
+		}
+	}
+	if len(procs) != 5 || main.pid == 0 {
+		t.Fatalf("want 5 processes (main, 3 children, a grandchild), got %v\n%s", procs, stdout)
+	}
+	return procs, main, exits
+}
+
+// docs/trace.md: without %p in SIMABI_RECORD_FILE a child stops recording:
+// the one trace holds the main process's calls alone.
+func TestRecorderClientTraceWithoutPid(t *testing.T) {
+	fake := freshFake(t, Config{Profile: ProfileTMR})
+	dir := t.TempDir()
+	_, main, _ := clientReport(t, runClient(t, fake, dir, "trace.ops"))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != "trace.ops" {
+		t.Fatalf("trace files %v, want trace.ops alone", ents)
+	}
+	tr := parseTrace(t, filepath.Join(dir, "trace.ops"))
+	want := []string{"# simabi trace v1", "# target: " + fake, "# revision: kernel", fmt.Sprintf("# pid: %d", main.pid),
+		fmt.Sprintf("# image-limit: %d", DefaultImageLimit)}
+	if !slices.Equal(tr.header, want) {
+		t.Errorf("header %q, want %q", tr.header, want)
+	}
+	if len(tr.calls) != main.calls {
+		t.Errorf("%d call lines, the main process made %d calls", len(tr.calls), main.calls)
+	}
+	checkSequence(t, "trace.ops", tr.calls, 0)
 }

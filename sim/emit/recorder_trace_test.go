@@ -78,9 +78,7 @@ func TestRecorderForwardsResultsUnchanged(t *testing.T) {
 }
 
 // docs/trace.md: a recorder built with -hooks=false exports no hooks (so
-// onboard sees none) yet takes dev= from the target's simabi_current_device;
-// here the device is set through the fake ACL, which the recorder does not
-// record.
+// onboard sees none) yet takes dev= from the target's simabi_current_device.
 func TestRecorderWithoutHooksStillReadsTheDevice(t *testing.T) {
 	fake := freshFake(t, Config{Profile: ProfileTMR})
 	rec := freshRecorder(t, RecorderConfig{NoHooks: true})
@@ -97,12 +95,20 @@ func TestRecorderWithoutHooksStillReadsTheDevice(t *testing.T) {
 			err = errors.New("onboard found hooks in a -hooks=false recorder")
 			return
 		}
-		var acl *onboard.ACL
-		if acl, err = onboard.OpenACL(onboard.ACLPathFor(fake)); err != nil {
+		// The device is set through the ACL the target itself uses (among
+		// its dependencies), which the recorder does not record.
+		const rtldNoload = 0x4
+		var h uintptr
+		if h, err = purego.Dlopen(fake, purego.RTLD_NOW|rtldNoload); err != nil {
 			return
 		}
-		defer acl.Close()
-		if err = acl.SetDevice(0); err != nil {
+		defer purego.Dlclose(h)
+		var set uintptr
+		if set, err = purego.Dlsym(h, "aclrtSetDevice"); err != nil {
+			return
+		}
+		if r, _, _ := purego.SyscallN(set, 0); int32(r) != 0 {
+			err = fmt.Errorf("aclrtSetDevice: %d", int32(r))
 			return
 		}
 		c := l.CreateDeviceContext()
