@@ -1,5 +1,10 @@
 package abi
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Group is the group of an entry in docs/contract.md's entry table.
 type Group string
 
@@ -31,6 +36,22 @@ const (
 
 // Has reports whether r includes o.
 func (r Revision) Has(o Revision) bool { return r&o != 0 }
+
+// String names a single revision as traces and reports do ("kernel",
+// "legacy"); a set prints its members joined by "+".
+func (r Revision) String() string {
+	var names []string
+	if r.Has(RevKernel) {
+		names = append(names, "kernel")
+	}
+	if r.Has(RevLegacy) {
+		names = append(names, "legacy")
+	}
+	if rest := r &^ (RevKernel | RevLegacy); rest != 0 || len(names) == 0 {
+		names = append(names, fmt.Sprintf("revision(%#x)", uint8(rest)))
+	}
+	return strings.Join(names, "+")
+}
 
 // Requirement says when a consumer must resolve a symbol (C-BIND-1).
 type Requirement uint8

@@ -1,10 +1,14 @@
 // Command gen-fake-runtime emits and builds a simabi fake host runtime: a
 // C11 shared library (libhost_runtime.so) implementing the host-runtime C ABI
 // for a profile, plus the fake ACL library it links against (libascendcl.so).
-// See docs/fake-runtime.md.
+// See docs/fake-runtime.md. With -recorder it emits and builds the recording
+// runtime of docs/trace.md instead: a libhost_runtime.so that forwards every
+// call to the runtime named by SIMABI_RECORD_TARGET and writes a trace.
 //
 //	gen-fake-runtime -o DIR [-profile tmr|refusing|legacy] [-omit sym,sym]
 //	                 [-knob key=value]... [-mutant NAME] [-cc CC] [-emit-only]
+//	gen-fake-runtime -recorder -o DIR [-revision kernel|legacy] [-hooks=false]
+//	                 [-image-limit N] [-cc CC] [-emit-only]
 //	gen-fake-runtime -list-mutants
 package main
 
@@ -57,6 +61,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		list     = fs.Bool("list-mutants", false, "print every mutant with the rule it breaks, then exit")
 		emitOnly = fs.Bool("emit-only", false, "write the C sources without building")
 		cc       = fs.String("cc", "", "C compiler `command` (default $CC, then cc)")
+		recorder = fs.Bool("recorder", false, "build the recording runtime of docs/trace.md instead of a fake")
+		revision = fs.String("revision", "kernel", "-recorder: the ABI revision of the runtime to record: kernel or legacy")
+		hooks    = fs.Bool("hooks", true, "-recorder: export the four simulation hooks (-hooks=false for a target without them)")
+		imgLimit = fs.Uint64("image-limit", emit.DefaultImageLimit, "-recorder: the default most `bytes` of one image written to the trace")
 	)
 	fs.Var(knobFlags{&cfg.Knobs}, "knob", "a `key=value` knob, repeatable: status.<entry>=<code>, fail.<site>=<count>:<code>,\n"+
 		"prepare_writes_id=false, fatal_device=true, strict=true, must_not_call=<entry>[,<entry>],\n"+
@@ -64,12 +72,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "usage: gen-fake-runtime -o DIR [flags]\n       gen-fake-runtime -list-mutants")
+			fmt.Fprintln(stdout, "usage: gen-fake-runtime -o DIR [flags]\n       gen-fake-runtime -recorder -o DIR [-revision kernel|legacy] [-hooks=false] [-image-limit N]\n       gen-fake-runtime -list-mutants")
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return exitOK
 		}
 		return usageError(stderr, err.Error())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *recorder {
+		for _, name := range []string{"profile", "omit", "knob", "mutant", "list-mutants"} {
+			if set[name] {
+				return usageError(stderr, "-recorder does not take -"+name)
+			}
+		}
+	} else {
+		for _, name := range []string{"revision", "hooks", "image-limit"} {
+			if set[name] {
+				return usageError(stderr, "-"+name+" needs -recorder")
+			}
+		}
 	}
 	if *list {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
@@ -85,6 +108,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "unexpected arguments: "+strings.Join(fs.Args(), " "))
 	case *out == "":
 		return usageError(stderr, "-o DIR is required")
+	}
+	if *recorder {
+		return runRecorder(*revision, *hooks, *imgLimit, *out, *cc, *emitOnly, stdout, stderr)
 	}
 	cfg.Profile = emit.Profile(*profile)
 	cfg.Mutant = *mutant
@@ -121,4 +147,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, p)
 	}
 	return 0
+}
+
+// runRecorder is -recorder: the recording runtime of docs/trace.md.
+func runRecorder(revision string, hooks bool, imageLimit uint64, out, cc string, emitOnly bool, stdout, stderr io.Writer) int {
+	rev, err := emit.ParseRevision(revision)
+	if err != nil {
+		return usageError(stderr, "-revision: "+strings.TrimPrefix(err.Error(), "emit: "))
+	}
+	if imageLimit == 0 {
+		return usageError(stderr, "-image-limit must be at least 1 (SIMABI_RECORD_IMAGE_LIMIT=0 records no image bytes)")
+	}
+	cfg := emit.RecorderConfig{Revision: rev, NoHooks: !hooks, ImageLimit: imageLimit}
+	if emitOnly {
+		src, err := emit.RecorderSource(cfg)
+		if err != nil {
+			return usageError(stderr, err.Error())
+		}
+		p, err := emit.WriteRecorderSource(src, out)
+		if err != nil {
+			fmt.Fprintln(stderr, "gen-fake-runtime:", err)
+			return exitBuild
+		}
+		fmt.Fprintln(stdout, p)
+		return exitOK
+	}
+	art, err := emit.BuildRecorder(cfg, emit.BuildOptions{CC: cc, OutDir: out})
+	if err != nil {
+		fmt.Fprintln(stderr, "gen-fake-runtime:", err)
+		return exitBuild
+	}
+	fmt.Fprintln(stdout, art.RuntimePath)
+	fmt.Fprintln(stdout, art.SourcePath)
+	return exitOK
 }

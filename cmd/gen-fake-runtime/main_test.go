@@ -92,3 +92,93 @@ func TestBuildPrintsPaths(t *testing.T) {
 		}
 	}
 }
+
+// docs/trace.md: -recorder -emit-only writes the recorder's source for the
+// revision, the hooks choice and the image limit given.
+func TestRecorderEmitOnly(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"-recorder", "-o", dir, "-emit-only", "-revision", "legacy", "-hooks=false", "-image-limit", "4096"}
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if got := strings.Fields(out.String()); len(got) != 1 || got[0] != filepath.Join(dir, emit.RecorderSrcName) {
+		t.Fatalf("printed %q, want the source path", out.String())
+	}
+	src, err := os.ReadFile(filepath.Join(dir, emit.RecorderSrcName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Revision: legacy", "#define REC_DEFAULT_IMAGE_LIMIT 4096ull", "SIMABI_EXPORT\nint simpler_provision_dma_workspace("} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("source lacks %q", want)
+		}
+	}
+	for _, absent := range []string{"SIMABI_EXPORT\nint simabi_inject(", "SIMABI_EXPORT\nint simpler_kernel_mode_launch("} {
+		if strings.Contains(string(src), absent) {
+			t.Errorf("a legacy -hooks=false recorder has %q", absent)
+		}
+	}
+}
+
+// -recorder takes only its own options; its options need it; every usage
+// error is one line and exit 2.
+func TestRecorderUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-recorder"},
+		{"-recorder", "-o", t.TempDir(), "-profile", "tmr"},
+		{"-recorder", "-o", t.TempDir(), "-knob", "strict=true"},
+		{"-recorder", "-o", t.TempDir(), "-mutant", "count-8191"},
+		{"-recorder", "-o", t.TempDir(), "-omit", "comm_barrier"},
+		{"-recorder", "-list-mutants"},
+		{"-recorder", "-o", t.TempDir(), "-revision", "new"},
+		{"-recorder", "-o", t.TempDir(), "-image-limit", "0"},
+		{"-recorder", "-o", t.TempDir(), "-image-limit", "-5"},
+		{"-recorder", "-o", t.TempDir(), "-hooks=maybe"},
+		{"-o", t.TempDir(), "-revision", "legacy"},
+		{"-o", t.TempDir(), "-hooks=false"},
+		{"-o", t.TempDir(), "-image-limit", "4096"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		msg := strings.TrimSpace(errb.String())
+		if code != exitUsage || strings.Count(msg, "\n") != 0 || !strings.HasPrefix(msg, "gen-fake-runtime: ") {
+			t.Errorf("run(%q): exit %d, stderr %q; want exit 2 and one line", args, code, msg)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "-recorder") || !strings.Contains(out.String(), "-image-limit") {
+		t.Errorf("-h: exit %d, usage lacks the recorder:\n%s", code, out.String())
+	}
+}
+
+// docs/trace.md: -recorder builds DIR/libhost_runtime.so (and writes its
+// source beside it) and prints both paths; without a compiler it says so in
+// one line.
+func TestRecorderBuildPrintsPaths(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SIMABI_FAKE_CACHE", filepath.Join(dir, "cache"))
+	var out, errb bytes.Buffer
+	code := run([]string{"-recorder", "-o", filepath.Join(dir, "rec"), "-cc", "/nonexistent/cc"}, &out, &errb)
+	if code != 1 || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 || !strings.Contains(errb.String(), emit.ErrNoCompiler.Error()) {
+		t.Fatalf("missing compiler: exit %d, stderr %q", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"-recorder", "-o", filepath.Join(dir, "rec")}, &out, &errb); code != 0 {
+		if strings.Contains(errb.String(), emit.ErrNoCompiler.Error()) {
+			t.Skip("skipping: " + emit.ErrNoCompiler.Error())
+		}
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	paths := strings.Fields(out.String())
+	want := []string{filepath.Join(dir, "rec", emit.RuntimeLibName), filepath.Join(dir, "rec", emit.RecorderSrcName)}
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Fatalf("printed %q, want %q", paths, want)
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+}

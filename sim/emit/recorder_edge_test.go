@@ -1,0 +1,71 @@
+package emit
+
+import (
+	"encoding/binary"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/onboard"
+)
+
+// docs/trace.md, the encodings a well-behaved session does not reach: a
+// symbol the target lacks (answered INTERNAL, recorded "missing"), setdev
+// none, an image of size 0, every SPAN form with sdmaon, a registered
+// image whose header is implausible, NULL run storage.
+func TestRecorderEdgeEncodings(t *testing.T) {
+	fake := freshFake(t, Config{Profile: ProfileTMR, Omit: []string{abi.SymCommBarrier, abi.SymSimInject}})
+	rec := freshRecorder(t, RecorderConfig{})
+	trace := recordEnv(t, fake)
+	pf := newProgramFixture(t)
+	bad := slices.Clone(pf.img) // child 0 one byte past its canonical offset
+	binary.LittleEndian.PutUint32(bad[abi.ChipChildOffsetsOff:], binary.LittleEndian.Uint32(bad[abi.ChipChildOffsetsOff:])+1)
+	badImg := abi.AlignedBytes(len(bad), 64)
+	copy(badImg, bad)
+	span := abi.AlignedBytes(64, 64)
+	got := runSession(t, rec, func(l *onboard.Library) observed {
+		var o observed
+		hooks, _ := l.Hooks()
+		o.add("comm_barrier %d", l.CommBarrier(0))
+		o.add("inject %d", hooks.SimInject(abi.SitePrepareCopy, 1, int32(abi.Internal)))
+		o.add("setdev %d", hooks.SimSetCurrentDevice(-1))
+		c := l.CreateDeviceContext()
+		id := int32(5)
+		o.add("prepare %d %d", l.KernelModePrepareCallable(c, abi.Ptr(span), 0, &id), id)
+		o.add("pinit %d", l.SimplerInit(c, 0, abi.Ptr(span), 64, abi.Ptr(span), 0, nil, 64, nil, 1, nil, 0))
+		o.add("pinit %d", l.SimplerInit(c, 0, nil, 0, nil, 0, nil, 0, nil, 0, nil, 0))
+		o.add("register %d", l.RegisterCallable(c, 1, abi.Ptr(badImg)))
+		o.add("prepare_run %d", l.PrepareRun(c, 0, 0, nil, nil, nil))
+		o.add("launch_run %d", l.LaunchRun(c, 0))
+		o.add("finalize %d", l.FinalizeDevice(c))
+		l.DestroyDeviceContext(c)
+		return o
+	})
+	if diff := cmp.Diff(observed{"comm_barrier -1000", "inject -1000", "setdev 0", "prepare -1004 -1", "pinit -1004",
+		"pinit 0", "register -1004", "prepare_run -1004", "launch_run -1004", "finalize 0"}, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(badImg)))%64 != 0 {
+		t.Fatal("image not 64-byte aligned")
+	}
+	want := append(traceHeader(fake, "kernel", DefaultImageLimit), recorded(append(bindTrace,
+		"dev=none call comm_barrier -> missing",
+		"dev=none inject site=2 count=1 code=-1000 -> missing",
+		"dev=none setdev none -> 0",
+		"dev=none create -> c1",
+		"dev=none prepare c1 img=raw(0,0,) -> -1004 out=-1",
+		"dev=none pinit c1 dev=0 aicpu=bytes(64) aicore=halfptr disp=halfsize prewarm=null sdma=none sdmaon=1 -> -1004",
+		"dev=none pinit c1 dev=0 aicpu=none aicore=none disp=none prewarm=null sdma=none sdmaon=0 -> 0",
+		"dev=0 register c1 id=1 img=raw(?,0,trunc) -> -1004",
+		"dev=0 prepare_run c1 st=null id=0 args=null cfg=null desc=null -> -1004",
+		"dev=0 launch_run c1 st=null -> -1004",
+		"dev=0 finalize c1 -> 0",
+		"dev=0 destroy c1 -> done",
+	))...)
+	if diff := cmp.Diff(want, readTrace(t, trace)); diff != "" {
+		t.Errorf("trace (-want +got):\n%s", diff)
+	}
+}

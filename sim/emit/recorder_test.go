@@ -1,0 +1,202 @@
+package emit
+
+import (
+	"fmt"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// The recorder configurations the tests build: both revisions, with and
+// without the hooks.
+var recorderConfigs = []RecorderConfig{
+	{},
+	{NoHooks: true},
+	{Revision: abi.RevLegacy},
+	{Revision: abi.RevLegacy, NoHooks: true},
+}
+
+func (cfg RecorderConfig) String() string {
+	s := RevisionName(cfg.Revision)
+	if cfg.NoHooks {
+		s += "-nohooks"
+	}
+	if cfg.ImageLimit != 0 {
+		s += fmt.Sprintf("-limit%d", cfg.ImageLimit)
+	}
+	return s
+}
+
+func buildRecorder(t testing.TB, cfg RecorderConfig) *RecorderArtifacts {
+	t.Helper()
+	needCC(t)
+	art, err := BuildRecorder(cfg, BuildOptions{CacheDir: testCacheDir})
+	if err != nil {
+		t.Fatalf("BuildRecorder(%v): %v", cfg, err)
+	}
+	return art
+}
+
+// docs/trace.md "The recording runtime": the recorder exports exactly the
+// symbol table of its revision (simpler_host_log_bind_state included), the
+// four hooks unless -hooks=false, and nothing else; it builds warning-free
+// (-Wall -Wextra -Werror) and needs no ACL (it dlopens its target).
+func TestRecorderExportsTheSymbolTable(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range recorderConfigs {
+		t.Run(cfg.String(), func(t *testing.T) {
+			art := buildRecorder(t, cfg)
+			defined, needed, _ := dynamicSymbols(t, art.RuntimePath)
+			rev := cfg.Revision
+			if rev == 0 {
+				rev = abi.RevKernel
+			}
+			var want, got []string
+			for _, s := range abi.Symbols {
+				if s.Revisions.Has(rev) && !(cfg.NoHooks && s.Group == abi.GroupSimHooks) {
+					want = append(want, s.Name)
+				}
+			}
+			for name := range defined {
+				if !strings.HasPrefix(name, "_") {
+					got = append(got, name)
+				}
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(want, got) {
+				t.Errorf("exports\n  %v\nwant the table's\n  %v", got, want)
+			}
+			var fromTable []string
+			for _, s := range RecorderSymbols(cfg) {
+				fromTable = append(fromTable, s.Name)
+			}
+			slices.Sort(fromTable)
+			if !slices.Equal(fromTable, want) {
+				t.Errorf("RecorderSymbols = %v, want %v", fromTable, want)
+			}
+			if !slices.Contains(got, abi.SymHostLogBindState) {
+				t.Errorf("no %s", abi.SymHostLogBindState)
+			}
+			if slices.Contains(needed, ACLLibName) {
+				t.Errorf("DT_NEEDED = %v: the recorder must not link an ACL", needed)
+			}
+		})
+	}
+}
+
+// The C of every configuration also builds warning-free with clang, when it
+// is installed.
+func TestRecorderBuildsWithClang(t *testing.T) {
+	t.Parallel()
+	needCC(t)
+	if _, err := exec.LookPath("clang"); err != nil {
+		t.Skip("skipping: no clang")
+	}
+	for _, cfg := range recorderConfigs {
+		if _, err := BuildRecorder(cfg, BuildOptions{CC: "clang", CacheDir: testCacheDir}); err != nil {
+			t.Errorf("clang, %v: %v", cfg, err)
+		}
+	}
+}
+
+// Every entry of the table is a generated stub that forwards all its
+// parameters, in order, to the target's entry of the same name; every op
+// the recorder describes names an entry of the table.
+func TestRecorderStubsForwardEveryParameter(t *testing.T) {
+	for _, cfg := range recorderConfigs {
+		src, err := RecorderSource(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range RecorderSymbols(cfg) {
+			proto := s.Proto
+			if cfg.Revision == abi.RevLegacy && s.Name == abi.SymSimplerInit {
+				proto = abi.LegacySimplerInitProto
+			}
+			p, err := parseProto(proto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, q := range p.Params {
+				names = append(names, q.Name)
+			}
+			call := "t_" + s.Name + "(" + strings.Join(names, ", ") + ");"
+			if n := strings.Count(src, call); n != 2 {
+				t.Errorf("%v: %s: the forwarded call %q appears %d times, want 2 (recording and not)", cfg, s.Name, call, n)
+			}
+			if !strings.Contains(src, "SIMABI_EXPORT\n"+proto+"\n{") {
+				t.Errorf("%v: %s: no stub with the table's prototype", cfg, s.Name)
+			}
+			if !strings.Contains(src, fmt.Sprintf("rec_sym(h, %q, &t_%s);", s.Name, s.Name)) {
+				t.Errorf("%v: %s is not resolved in the target", cfg, s.Name)
+			}
+		}
+	}
+	for name := range recOps {
+		if _, ok := abi.LookupSymbol(name); !ok {
+			t.Errorf("recOps describes %s, which abi.Symbols does not list", name)
+		}
+	}
+}
+
+// The op words are those of docs/trace.md's table; an entry the table of
+// docs/trace.md does not name is "call NAME".
+func TestRecorderOpWords(t *testing.T) {
+	src, err := RecorderSource(RecorderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		abi.SymCreateDeviceContext: `"create"`, abi.SymDestroyDeviceContext: `"destroy"`, abi.SymKernelSupported: `"supported"`,
+		abi.SymKernelInit: `"kinit"`, abi.SymSimplerInit: `"pinit"`, abi.SymEnsureACLReady: `"acl"`,
+		abi.SymKernelPrepare: `"prepare"`, abi.SymKernelLaunch: `"launch"`, abi.SymFinalizeDevice: `"finalize"`,
+		abi.SymCommittedDeviceMemory: `"committed"`, abi.SymGetPipelineContract: `"contract"`,
+		abi.SymRegisterCallable: `"register"`, abi.SymUnregisterCallable: `"unregister"`,
+		abi.SymPrepareRun: `"prepare_run"`, abi.SymRun: `"run"`, abi.SymLaunchRun: `"launch_run"`,
+		abi.SymPollRun: `"poll_run"`, abi.SymWaitRun: `"wait_run"`, abi.SymFinalizeRun: `"finalize_run"`,
+		abi.SymSimSetCurrentDevice: `"setdev"`, abi.SymSimCurrentDevice: `"getdev"`, abi.SymSimSyncStream: `"sync"`,
+		abi.SymSimInject:        `"inject"`,
+		abi.SymDeviceMemoryInfo: `" fn=meminfo"`, abi.SymCopyToDevice: `" fn=copy_to"`, abi.SymCopyFromDevice: `" fn=copy_from"`,
+		abi.SymDeviceMalloc: `" fn=malloc"`, abi.SymDeviceFree: `" fn=free"`, abi.SymAicpuDlopenCount: `" fn=aicpu_dlopen"`,
+		abi.SymHostDlopenCount: `" fn=host_dlopen"`, abi.SymRunStreamSetCreateCount: `" fn=stream_sets"`,
+		abi.SymSupportsConcurrentPrepare: `" fn=concurrent_prepare"`, abi.SymArenaBankGMHeapBase: `" fn=arena_base"`,
+		abi.SymRetainedTempAddr: `" fn=retained_temp"`, abi.SymCreateCommStream: `" fn=comm_create"`,
+		abi.SymDestroyCommStream: `" fn=comm_destroy"`,
+	}
+	stub := regexp.MustCompile(`(?s)SIMABI_EXPORT\n[^\n]*?(\w+)\([^\n]*\n\{(.*?)\n\}\n`)
+	seen := 0
+	for _, m := range stub.FindAllStringSubmatch(src, -1) {
+		name, body := m[1], m[2]
+		seen++
+		w, ok := want[name]
+		if !ok {
+			w = fmt.Sprintf("%q", "call "+name)
+		}
+		if !strings.Contains(body, "rb_lit(&rc.b, "+w+");") {
+			t.Errorf("%s: the stub does not write %s", name, w)
+		}
+	}
+	if seen != len(RecorderSymbols(RecorderConfig{})) {
+		t.Errorf("%d stubs, want %d", seen, len(RecorderSymbols(RecorderConfig{})))
+	}
+}
+
+func TestRecorderConfigErrors(t *testing.T) {
+	if _, err := RecorderSource(RecorderConfig{Revision: abi.RevKernel | abi.RevLegacy}); err == nil {
+		t.Error("a recorder of both revisions was accepted")
+	}
+	if _, err := ParseRevision("new"); err == nil {
+		t.Error("ParseRevision(new) accepted")
+	}
+	a, _ := RecorderSource(RecorderConfig{})
+	b, _ := RecorderSource(RecorderConfig{ImageLimit: DefaultImageLimit})
+	if a != b {
+		t.Error("ImageLimit 0 is not the default limit")
+	}
+}
