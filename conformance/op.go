@@ -485,3 +485,47 @@ func FormatOps(ops []Op) string {
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+// Abbreviate shortens, for a reader, every recorded image or struct in s
+// (raw(N,A,HEX) or raw(HEX) with more than 32 hex digits) to its first 16
+// and last 8 digits: a detail or an op quoted in a table stays one line.
+// Repro files and JSON keep the full bytes.
+func Abbreviate(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "raw(")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i:], ')')
+		if j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		inner := s[i+len("raw(") : i+j]
+		head, hexPart := "", inner
+		if k := strings.LastIndexByte(inner, ','); k >= 0 {
+			head, hexPart = inner[:k+1], inner[k+1:]
+		}
+		b.WriteString(s[:i+len("raw(")])
+		b.WriteString(head)
+		if len(hexPart) > 32 && isHex(hexPart) {
+			b.WriteString(hexPart[:16] + "…" + hexPart[len(hexPart)-8:])
+		} else {
+			b.WriteString(hexPart)
+		}
+		b.WriteByte(')')
+		s = s[i+j+1:]
+	}
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -306,9 +306,9 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "target %s (profile %s): %d model-checked calls\n", r.Target, r.Profile, r.Ops)
 	fmt.Fprintf(&b, "%-16s %-7s %7s %5s %5s %5s  %s\n", "RULE", "VERDICT", "PASS", "FAIL", "WARN", "SKIP", "DETAIL")
 	for _, rr := range r.Rules {
-		fmt.Fprintf(&b, "%-16s %-7s %7d %5d %5d %5d  %s\n", rr.Rule, rr.Verdict, rr.Passes, rr.Fails, rr.Warns, rr.Skips, rr.Detail)
+		fmt.Fprintf(&b, "%-16s %-7s %7d %5d %5d %5d  %s\n", rr.Rule, rr.Verdict, rr.Passes, rr.Fails, rr.Warns, rr.Skips, Abbreviate(rr.Detail))
 		for _, line := range rr.Repro {
-			fmt.Fprintf(&b, "%-16s   | %s\n", "", line)
+			fmt.Fprintf(&b, "%-16s   | %s\n", "", Abbreviate(line))
 		}
 	}
 	for _, id := range ConsumerRules {
@@ -317,7 +317,7 @@ func (r *Report) Text() string {
 	if len(r.Checks) > 0 {
 		b.WriteString("\nCHECKS\n")
 		for _, c := range r.Checks {
-			fmt.Fprintf(&b, "%-44s %-5s %s\n", c.Name, c.Verdict, c.Detail)
+			fmt.Fprintf(&b, "%-44s %-5s %s\n", c.Name, c.Verdict, Abbreviate(c.Detail))
 		}
 	}
 	return b.String()
@@ -401,10 +401,10 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 			}
 			switch rr.Verdict {
 			case Fail:
-				c.Failure = &junitMessage{Message: rr.Detail, Type: "fail", Body: body}
+				c.Failure = &junitMessage{Message: Abbreviate(rr.Detail), Type: "fail", Body: body}
 				s.Failures++
 			case Crash, Hang:
-				c.Error = &junitMessage{Message: rr.Detail, Type: rr.Verdict.String(), Body: body}
+				c.Error = &junitMessage{Message: Abbreviate(rr.Detail), Type: rr.Verdict.String(), Body: body}
 				s.Errors++
 			case Skip:
 				c.Skipped = &junitMessage{Message: rr.Detail}

@@ -65,7 +65,7 @@ func replayCommand(r *Run, file string) string {
 	return cmd
 }
 
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " | ") }
+func oneLine(s string) string { return conformance.Abbreviate(strings.ReplaceAll(s, "\n", " | ")) }
 
 // WriteRepros writes every failing rule's op log into dir.
 func WriteRepros(dir string, runs []*Run) error {
@@ -524,17 +524,4 @@ func countRandom(cs []conformance.CheckReport) int {
 
 // shortOp shortens an op line for the table: a recorded image's bytes are
 // in the repro file, not on the screen.
-func shortOp(l string) string {
-	if i := strings.Index(l, "img=raw("); i >= 0 && len(l) > 160 {
-		j := strings.IndexByte(l[i:], ')')
-		if j < 0 {
-			return l[:160] + "..."
-		}
-		inner := l[i+len("img=raw(") : i+j]
-		parts := strings.SplitN(inner, ",", 3)
-		if len(parts) == 3 && len(parts[2]) > 16 {
-			return l[:i] + "img=raw(" + parts[0] + "," + parts[1] + "," + parts[2][:16] + "...)" + l[i+j+1:]
-		}
-	}
-	return l
-}
+func shortOp(l string) string { return conformance.Abbreviate(l) }
