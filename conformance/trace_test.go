@@ -187,3 +187,50 @@ func TestTraceReplayOnSim(t *testing.T) {
 		t.Errorf("differences (-want +got):\n%s", d)
 	}
 }
+
+// Calls of three threads that all overlap, on contexts of their own, are
+// accepted (X-1: independent contexts).
+func TestCheckTrace_manyOverlappingThreads_X1(t *testing.T) {
+	var b strings.Builder
+	seq := 1
+	for th := 0; th < 3; th++ {
+		fmt.Fprintf(&b, "@%d-%d t%d dev=0 create -> c%d\n", seq, seq+1, th, th)
+		seq += 2
+	}
+	// Two calls per thread, every interval inside [7, 30].
+	for th := 0; th < 3; th++ {
+		fmt.Fprintf(&b, "@%d-%d t%d dev=0 supported c%d -> 1\n", 7+th, 30-th, th, th)
+	}
+	for th := 0; th < 3; th++ {
+		fmt.Fprintf(&b, "@%d-%d t%d dev=0 supported null -> 1\n", 31+th, 40-th, th)
+	}
+	c := CheckTrace(mustTrace(t, b.String()), TraceOptions{})
+	if !c.Concurrent || !c.Linearizable || len(failuresOf(c)) != 0 {
+		t.Fatalf("concurrent %v linearizable %v failures %v (%s)", c.Concurrent, c.Linearizable, c.Result.Findings, c.Note)
+	}
+}
+
+// The linearization search compares the states it reached in different
+// orders: states with gates (a map) compare without a panic, by content.
+func TestEqualTraceStates(t *testing.T) {
+	m := newTraceModel(ProfileTMR)
+	a := traceState{m: m, n: 2, gates: map[int8]int{0: 4}}
+	b := traceState{m: m.Clone(), n: 2, gates: map[int8]int{0: 4}}
+	if !equalTraceStates(a, b) {
+		t.Error("equal states compare unequal")
+	}
+	for name, c := range map[string]traceState{
+		"gate held by another call": {m: m, n: 2, gates: map[int8]int{0: 5}},
+		"no gate":                   {m: m, n: 2, gates: map[int8]int{}},
+		"one call more":             {m: m, n: 3, gates: map[int8]int{0: 4}},
+	} {
+		if equalTraceStates(a, c) {
+			t.Errorf("%s: compare equal", name)
+		}
+	}
+	m2 := m.Clone()
+	m2.Step(0, 0, Op{Kind: KindCreate, C: 0}, &Observation{})
+	if equalTraceStates(a, traceState{m: m2, n: 2, gates: map[int8]int{0: 4}}) {
+		t.Error("states with different models compare equal")
+	}
+}

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,6 +219,16 @@ type traceState struct {
 	gates map[int8]int
 }
 
+// equalTraceStates is the search's state comparison: the state holds a map
+// and the model, so it is compared in depth (== would panic). Two states
+// equal so answer every later call alike, which is all the search's cache
+// needs; a difference that does not matter (the last call's scratch) only
+// costs a revisit.
+func equalTraceStates(a, b interface{}) bool {
+	x, y := a.(traceState), b.(traceState)
+	return x.n == y.n && maps.Equal(x.gates, y.gates) && reflect.DeepEqual(x.m, y.m)
+}
+
 // holdsGate: a prepare holds its context's gate from some point inside its
 // interval until it takes effect.
 func holdsGate(c *TraceCall) bool { return c.Op.Kind == KindPrepare && c.Skip == "" && c.Op.C >= 0 }
@@ -271,6 +283,7 @@ func linearizeTrace(t *Trace, p Profile, timeout time.Duration) (res *Result, or
 			st := s.(traceState)
 			return stepPiece(t, st, in.(tracePiece), judge(st.n))
 		},
+		Equal: equalTraceStates,
 	}
 	var ops []porcupine.Operation
 	for i := range t.Calls {

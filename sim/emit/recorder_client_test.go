@@ -121,6 +121,7 @@ func TestRecorderClient(t *testing.T) {
 	fake := freshFake(t, Config{Profile: ProfileTMR})
 	dir := t.TempDir()
 	stdout := runClient(t, fake, dir, "trace-%p.ops")
+	keepTraces(t, dir)
 	procs, main, exits := clientReport(t, stdout)
 	// The exit codes, as the waiters saw them: the third child exits with 3.
 	var codes []int
@@ -234,6 +235,30 @@ func TestRecorderClient(t *testing.T) {
 
 // runClient runs testdata/recorder_client.c against a fresh recorder over
 // fake, the traces going to dir/file; it returns the client's stdout.
+// keepTraces copies the client's traces into $SIMABI_KEEP_TRACES when it is
+// set: tests/recorder_client_test.go judges them with the trace checker,
+// which this package cannot import.
+func keepTraces(t *testing.T, dir string) {
+	t.Helper()
+	keep := os.Getenv("SIMABI_KEEP_TRACES")
+	if keep == "" {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(keep, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func runClient(t *testing.T, fake, dir, file string) string {
 	t.Helper()
 	rec := freshRecorder(t, RecorderConfig{})

@@ -1,0 +1,61 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/simabi/simabi/conformance"
+)
+
+// The recorder's C client (sim/emit/testdata/recorder_client.c: forks, five
+// threads, NULLs, malformed images) through the recorder over the emitted
+// fake: sim/emit's TestRecorderClient checks each trace is there and
+// complete; here every one of them is judged by the trace checker and must
+// check clean, the main process's overlapping calls linearized.
+func TestRecorder_clientTracesCheckClean(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("go", "test", "-run=^TestRecorderClient$", "-count=1", module+"/sim/emit")
+	cmd.Env = append(os.Environ(), "SIMABI_KEEP_TRACES="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("TestRecorderClient: %v\n%s", err, out)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.ops"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Skip("TestRecorderClient kept no trace (no C compiler?)")
+	}
+	if len(files) != 5 {
+		t.Errorf("%d traces, want 5 (main, three children, a grandchild)", len(files))
+	}
+	concurrent := 0
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := conformance.ParseTrace(fh, f)
+		fh.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		tc := conformance.CheckTrace(tr, conformance.TraceOptions{})
+		if tc.Concurrent {
+			concurrent++
+			if !tc.Linearizable {
+				t.Errorf("%s: no order of its overlapping calls satisfies the model (%s)", filepath.Base(f), tc.Note)
+			}
+		}
+		for _, rr := range tc.Report().Rules {
+			if rr.Verdict == conformance.Fail {
+				t.Errorf("%s: %s fail: %s", filepath.Base(f), rr.Rule, conformance.Abbreviate(rr.Detail))
+			}
+		}
+	}
+	if concurrent == 0 {
+		t.Error("no trace has overlapping calls: the client's threads did not overlap")
+	}
+}
