@@ -90,8 +90,8 @@ func (w *Worker) UnregisterCallable(id int32) error {
 }
 
 // Run runs a registered callable to completion (simpler_run: prepare,
-// launch, wait, finalize) with args and an optional CallConfig (nil =
-// NULL). The native-run storage (get_runtime_size bytes at
+// launch, wait, finalize) with args and a CallConfig (nil: the zero
+// CallConfig; a NULL config is never passed, as upstream's builds refuse it). The native-run storage (get_runtime_size bytes at
 // get_runtime_alignment) was allocated once by Init; the NativeRunDescriptor
 // carries a run_epoch from a process-wide counter.
 func (w *Worker) Run(id int32, args *abi.TaskArgs, cfg *abi.CallConfig) error {
@@ -110,11 +110,14 @@ func (w *Worker) Run(id int32, args *abi.TaskArgs, cfg *abi.CallConfig) error {
 	epoch := runEpochs.Add(1)
 	d := abi.NativeRunDescriptor{RunID: epoch, DispatchID: epoch, RunEpoch: epoch}
 	_ = d.Encode(n.runDesc)
-	var cfgPtr unsafe.Pointer
-	if cfg != nil {
-		_ = cfg.Encode(n.runCfg)
-		cfgPtr = abi.Ptr(n.runCfg)
+	// Never a NULL config: upstream's builds refuse one (-1,
+	// pto_runtime_c_api.h:344, sim c_api_shared.cpp:617), so nil passes the
+	// zero CallConfig, the defaults.
+	if cfg == nil {
+		cfg = &abi.CallConfig{}
 	}
+	_ = cfg.Encode(n.runCfg)
+	cfgPtr := abi.Ptr(n.runCfg)
 	rh := abi.RunHandle(uintptr(abi.Ptr(n.runStorage)))
 	rc := w.rt.Run(w.ctx, rh, id, args.Pointer(), cfgPtr, abi.Ptr(n.runDesc))
 	runtime.KeepAlive(args)

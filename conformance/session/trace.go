@@ -82,7 +82,7 @@ func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writ
 		file, len(tr.Calls), tr.Target, t.Label, t.Info.Revision, t.Info.Profile)
 	for _, r := range rs {
 		if r.Differs() || r.Skipped != "" || o.Verbose {
-			fmt.Fprintf(stdout, "  %s\n", r)
+			fmt.Fprintf(stdout, "  %s\n", conformance.Abbreviate(r.String()))
 		}
 	}
 	if out.Verdict != conformance.Pass {
