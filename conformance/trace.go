@@ -328,7 +328,7 @@ func (p *traceParser) op(c *TraceCall, kind string, args []string) error {
 				return err
 			}
 			if (kv["cfg"] == "null" || kv["desc"] == "null") && c.Skip == "" {
-				c.Skip = "a run with a NULL CallConfig or descriptor (the model's run family assumes valid ones)"
+				c.Skip = "a run with a NULL CallConfig or descriptor (refused everywhere; the model's run family judges valid ones)"
 			}
 			delete(p.want, op.St)
 			if d := kv["desc"]; strings.HasPrefix(d, "raw(") && strings.HasSuffix(d, ")") {

@@ -87,7 +87,7 @@ func TestWrappingSpansNeverPanic(t *testing.T) {
 			return r.SimplerInit(r.CreateDeviceContext(), 0, nil, 0, nil, 0, nil, 0, hi, 0, nil, 0)
 		}},
 		{"launch args", func() abi.Status { return r.KernelModeLaunch(ready, 0, hi, streamA) }},
-		{"prepare_run args", func() abi.Status { return r.PrepareRun(pctx, 1, 0, hi, nil, abi.Ptr(desc)) }},
+		{"prepare_run args", func() abi.Status { return r.PrepareRun(pctx, 1, 0, hi, abi.Ptr(runCfg), abi.Ptr(desc)) }},
 		{"prepare_run descriptor", func() abi.Status { return r.PrepareRun(pctx, 1, 0, args.Pointer(), nil, hi) }},
 		{"prepare_run config", func() abi.Status {
 			return r.PrepareRun(pctx, 1, 0, args.Pointer(), hi, abi.Ptr(desc))

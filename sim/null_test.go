@@ -47,10 +47,10 @@ func everyCtxEntry(t *testing.T) []entryCall {
 		{"simpler_register_callable", func(r *Runtime, c abi.Ctx) int64 { return int64(r.RegisterCallable(c, 0, abi.Ptr(img))) }, int64(iaS)},
 		{"simpler_unregister_callable", func(r *Runtime, c abi.Ctx) int64 { return int64(r.UnregisterCallable(c, 0)) }, int64(iaS)},
 		{"simpler_run", func(r *Runtime, c abi.Ctx) int64 {
-			return int64(r.Run(c, rt, 0, args.Pointer(), nil, abi.Ptr(desc)))
+			return int64(r.Run(c, rt, 0, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)))
 		}, int64(iaS)},
 		{"simpler_prepare_run", func(r *Runtime, c abi.Ctx) int64 {
-			return int64(r.PrepareRun(c, rt, 0, args.Pointer(), nil, abi.Ptr(desc)))
+			return int64(r.PrepareRun(c, rt, 0, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)))
 		}, int64(iaS)},
 		{"simpler_launch_run", func(r *Runtime, c abi.Ctx) int64 { return int64(r.LaunchRun(c, rt)) }, int64(iaS)},
 		{"simpler_poll_run", func(r *Runtime, c abi.Ctx) int64 { return int64(r.PollRun(c, rt)) }, int64(iaS)},

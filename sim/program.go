@@ -304,13 +304,16 @@ func (r *Runtime) PrepareRun(ctx abi.Ctx, rt abi.RunHandle, callableID int32, ar
 }
 
 func (r *Runtime) prepareRunLocked(c *context, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
-	if rt == 0 || args == nil || descriptor == nil || callableID < 0 || callableID >= abi.MaxRegisteredCallableIDs {
+	// A NULL config is refused like a NULL args or descriptor: upstream
+	// requires all three (common/platform/sim/host/c_api_shared.cpp:617,
+	// onboard :675).
+	if rt == 0 || args == nil || config == nil || descriptor == nil || callableID < 0 || callableID >= abi.MaxRegisteredCallableIDs {
 		return abi.InvalidArgument
 	}
 	if !callerSpanOK(args, abi.TaskArgsSize) || !callerSpanOK(descriptor, abi.NativeRunDescSize) {
 		return abi.InvalidArgument
 	}
-	if cfg, ok := callConfigBytes(config); !ok || cfg != nil && validation.ProgramCallConfig(cfg) != abi.OK {
+	if cfg, ok := callConfigBytes(config); !ok || validation.ProgramCallConfig(cfg) != abi.OK {
 		return abi.InvalidArgument
 	}
 	pc, ok := c.p.callables[callableID]

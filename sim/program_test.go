@@ -328,19 +328,20 @@ func TestProgramRuns(t *testing.T) {
 		st   abi.Status
 		want abi.Status
 	}{
-		{"rt 0 beats unregistered", pr(0, 5, args.Pointer(), nil, abi.Ptr(desc)), iaS},
-		{"args NULL", pr(rt, 0, nil, nil, abi.Ptr(desc)), iaS},
-		{"desc NULL", pr(rt, 0, args.Pointer(), nil, nil), iaS},
-		{"id 8192", pr(rt, 8192, args.Pointer(), nil, abi.Ptr(desc)), iaS},
+		{"rt 0 beats unregistered", pr(0, 5, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), iaS},
+		{"args NULL", pr(rt, 0, nil, abi.Ptr(runCfg), abi.Ptr(desc)), iaS},
+		{"config NULL", pr(rt, 0, args.Pointer(), nil, abi.Ptr(desc)), iaS}, // upstream c_api_shared.cpp:617
+		{"desc NULL", pr(rt, 0, args.Pointer(), abi.Ptr(runCfg), nil), iaS},
+		{"id 8192", pr(rt, 8192, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), iaS},
 		{"bad config beats unregistered", pr(rt, 5, args.Pointer(), abi.Ptr(badCfg), abi.Ptr(desc)), iaS},
-		{"unregistered", pr(rt, 5, args.Pointer(), nil, abi.Ptr(desc)), nrS},
-		{"counts", pr(rt, 0, short.Pointer(), nil, abi.Ptr(desc)), iaS},
+		{"unregistered", pr(rt, 5, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), nrS},
+		{"counts", pr(rt, 0, short.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), iaS},
 		{"launch without a run", r.LaunchRun(ctx, rt), isS},
 		{"launch rt 0", r.LaunchRun(ctx, 0), iaS},
 		{"poll without a run", r.PollRun(ctx, rt), isS},
-		{"prepare", pr(rt, 0, args.Pointer(), nil, abi.Ptr(desc)), okS},
-		{"rt busy beats counts", pr(rt, 0, short.Pointer(), nil, abi.Ptr(desc)), isS},
-		{"unregistered beats rt busy", pr(rt, 5, args.Pointer(), nil, abi.Ptr(desc)), nrS},
+		{"prepare", pr(rt, 0, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), okS},
+		{"rt busy beats counts", pr(rt, 0, short.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), isS},
+		{"unregistered beats rt busy", pr(rt, 5, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), nrS},
 		{"poll Prepared", r.PollRun(ctx, rt), abi.PollNotReady},
 		{"wait Prepared", r.WaitRun(ctx, rt), isS},
 	} {
@@ -374,20 +375,20 @@ func TestProgramRuns(t *testing.T) {
 	}
 	want(t, "finalize_run", r.FinalizeRun(ctx, rt), okS)
 	want(t, "finalize_run again", r.FinalizeRun(ctx, rt), isS)
-	want(t, "finalize_run of a Prepared run", pr(rt, 0, addArgs(t, in, out, n, 1).Pointer(), nil, abi.Ptr(desc)), okS)
+	want(t, "finalize_run of a Prepared run", pr(rt, 0, addArgs(t, in, out, n, 1).Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), okS)
 	want(t, "drop Prepared", r.FinalizeRun(ctx, rt), okS)
 
 	// A faulting kernel: the run's result is -5 at poll, wait and finalize.
 	faulty := addArgs(t, in, 0x42, n, 1)
-	want(t, "prepare faulty", pr(rt, 0, faulty.Pointer(), nil, abi.Ptr(desc)), okS)
+	want(t, "prepare faulty", pr(rt, 0, faulty.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), okS)
 	want(t, "launch faulty", r.LaunchRun(ctx, rt), okS)
 	want(t, "poll faulty", r.PollRun(ctx, rt), KernelFaultCode)
 	want(t, "wait faulty", r.WaitRun(ctx, rt), KernelFaultCode)
 	want(t, "finalize faulty", r.FinalizeRun(ctx, rt), KernelFaultCode)
 	// simpler_run: the whole family; the first failure; nothing left behind.
-	want(t, "run", r.Run(ctx, rt, 1, addArgs(t, in, out, n, -1).Pointer(), nil, abi.Ptr(desc)), okS)
-	want(t, "run faulty", r.Run(ctx, rt, 0, faulty.Pointer(), nil, abi.Ptr(desc)), KernelFaultCode)
-	want(t, "run unregistered", r.Run(ctx, rt, 9, faulty.Pointer(), nil, abi.Ptr(desc)), nrS)
+	want(t, "run", r.Run(ctx, rt, 1, addArgs(t, in, out, n, -1).Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), okS)
+	want(t, "run faulty", r.Run(ctx, rt, 0, faulty.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), KernelFaultCode)
+	want(t, "run unregistered", r.Run(ctx, rt, 9, faulty.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), nrS)
 	wantState(t, r, ctx, ContextState{ProgramRuns: 0, ProgramCallables: 2, AicpuDlopens: 2, Attached: true},
 		"ProgramRuns", "ProgramCallables", "AicpuDlopens", "Attached", "OutstandingRun")
 	want(t, "unregister", r.UnregisterCallable(ctx, 1), okS)
@@ -408,6 +409,9 @@ func TestProgramRuns(t *testing.T) {
 // INTERNAL with nothing torn down, destroy is refused (E-DESTROY) and the
 // callable registry does not change; simpler_run holds one only while it
 // runs. Run storage holding a run refuses a second prepare from any context.
+// runCfg is a valid program CallConfig: prepare_run refuses a NULL one.
+var runCfg = cfgWith(func(*abi.CallConfig) {})
+
 func TestOutstandingRunFromPrepareToFinalizeRun(t *testing.T) {
 	r := newTMR(t)
 	ctx := programCtx(t, r, 0)
@@ -430,11 +434,11 @@ func TestOutstandingRunFromPrepareToFinalizeRun(t *testing.T) {
 			AicpuDlopens: 1, OutstandingRun: true}, "Mode", "Attached", "DeviceID", "ProgramCallables", "ProgramRuns", "OutstandingRun")
 	}
 	// Prepared, never launched: outstanding until finalize_run.
-	want(t, "prepare_run", r.PrepareRun(ctx, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), okS)
+	want(t, "prepare_run", r.PrepareRun(ctx, rt, 0, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), okS)
 	blocked("prepared")
 	want(t, "finalize_run of a never-launched run", r.FinalizeRun(ctx, rt), okS)
 	// Launched, then completed: outstanding until finalize_run.
-	want(t, "prepare_run", r.PrepareRun(ctx, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), okS)
+	want(t, "prepare_run", r.PrepareRun(ctx, rt, 0, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), okS)
 	want(t, "launch_run", r.LaunchRun(ctx, rt), okS)
 	blocked("launched")
 	want(t, "wait_run", r.WaitRun(ctx, rt), okS)
@@ -442,13 +446,13 @@ func TestOutstandingRunFromPrepareToFinalizeRun(t *testing.T) {
 	// The storage holds the run for every context.
 	other := programCtx(t, r, 1)
 	want(t, "register on another context", r.RegisterCallable(other, 0, abi.Ptr(img)), okS)
-	want(t, "prepare_run of another context on busy storage", r.PrepareRun(other, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), isS)
+	want(t, "prepare_run of another context on busy storage", r.PrepareRun(other, rt, 0, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), isS)
 	want(t, "launch_run of another context's run", r.LaunchRun(other, rt), isS)
 	want(t, "finalize_run", r.FinalizeRun(ctx, rt), okS)
-	want(t, "prepare_run on the storage now free", r.PrepareRun(other, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), okS)
+	want(t, "prepare_run on the storage now free", r.PrepareRun(other, rt, 0, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), okS)
 	want(t, "finalize_run", r.FinalizeRun(other, rt), okS)
 	// simpler_run leaves nothing outstanding.
-	want(t, "simpler_run", r.Run(ctx, rt, 0, args.Pointer(), nil, abi.Ptr(desc)), okS)
+	want(t, "simpler_run", r.Run(ctx, rt, 0, args.Pointer(), abi.Ptr(runCfg), abi.Ptr(desc)), okS)
 	want(t, "finalize_device", r.FinalizeDevice(ctx), okS)
 	want(t, "finalize_device", r.FinalizeDevice(other), okS)
 }

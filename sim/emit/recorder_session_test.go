@@ -268,7 +268,8 @@ func programSession(l *onboard.Library, f *programFixture) observed {
 	o.add("poll_run %d", l.PollRun(c, rt))
 	o.add("wait_run %d", l.WaitRun(c, rt))
 	o.add("finalize_run %d", l.FinalizeRun(c, rt))
-	o.add("run %d", l.Run(c, rt, 0, f.args.Pointer(), nil, abi.Ptr(f.desc)))
+	o.add("run cfg=NULL %d", l.Run(c, rt, 0, f.args.Pointer(), nil, abi.Ptr(f.desc))) // refused, as upstream does
+	o.add("run %d", l.Run(c, rt, 0, f.args.Pointer(), abi.Ptr(f.cfg), abi.Ptr(f.desc)))
 	p := l.DeviceMalloc(c, 64)
 	o.add("malloc non-NULL %v", p != 0)
 	l.DeviceFree(c, p)
@@ -312,7 +313,8 @@ func programTrace(f *programFixture, poll string) []string {
 		"dev=0 poll_run c1 st=0 -> " + poll,
 		"dev=0 wait_run c1 st=0 -> 0",
 		"dev=0 finalize_run c1 st=0 -> 0",
-		"dev=0 run c1 st=0 id=0 args=" + args + " cfg=null " + desc + " -> 0",
+		"dev=0 run c1 st=0 id=0 args=" + args + " cfg=null " + desc + " -> -1004",
+		"dev=0 run c1 st=0 id=0 args=" + args + " cfg=" + cfg + " " + desc + " -> 0",
 		"dev=0 prog c1 fn=malloc -> ptr",
 		"dev=0 prog c1 fn=free -> done",
 		"dev=0 unregister c1 id=0 -> 0",

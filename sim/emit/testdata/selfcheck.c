@@ -774,7 +774,8 @@ static void check_program(void)
     int32_t accepted = 0;
     desc.accepted_state = &accepted;
     desc.accepted_value = 42;
-    EXPECT("E-PROG", "prepare_run", p_simpler_prepare_run(ctx, storage, 7, a, NULL, &desc), 0);
+    EXPECT("E-PROG", "prepare_run with a NULL config", p_simpler_prepare_run(ctx, storage, 7, a, NULL, &desc), IA);
+    EXPECT("E-PROG", "prepare_run", p_simpler_prepare_run(ctx, storage, 7, a, &g_cfg, &desc), 0);
     EXPECT("E-PROG", "poll a prepared run", p_simpler_poll_run(ctx, storage), 0);
     EXPECT("E-PROG", "wait on a prepared run", p_simpler_wait_run(ctx, storage), IS);
     EXPECT("E-PROG", "launch_run", p_simpler_launch_run(ctx, storage), 0);
@@ -787,13 +788,13 @@ static void check_program(void)
     EXPECT("E-PROG", "unregister with a run outstanding", p_simpler_unregister_callable(ctx, 7), IS);
     EXPECT("E-PROG", "finalize_run", p_simpler_finalize_run(ctx, storage), 0);
     /* A prepared run that is never launched is outstanding until finalize_run [E-FIN]. */
-    EXPECT("E-PROG", "prepare_run again", p_simpler_prepare_run(ctx, storage, 7, a, NULL, &desc), 0);
+    EXPECT("E-PROG", "prepare_run again", p_simpler_prepare_run(ctx, storage, 7, a, &g_cfg, &desc), 0);
     EXPECT("E-FIN", "finalize with a prepared run outstanding", p_finalize_device(ctx), INT_);
     EXPECT("E-PROG", "finalize_run of a never-launched run", p_simpler_finalize_run(ctx, storage), 0);
     float back[4] = {0};
     EXPECT("E-PROG", "copy_from_device", p_copy_from_device_ctx(ctx, back, out, 16), 0);
     EXPECT("E-PROG", "out[3] = 6", back[3] == 6.0f, 1);
-    EXPECT("E-PROG", "simpler_run", p_simpler_run(ctx, storage, 7, a, NULL, &desc), 0);
+    EXPECT("E-PROG", "simpler_run", p_simpler_run(ctx, storage, 7, a, &g_cfg, &desc), 0);
     DeviceMemoryInfo info;
     EXPECT("E-PROG", "device_memory_info", p_device_memory_info_ctx(ctx, &info), 0);
     EXPECT("E-PROG", "total", info.total_bytes, (uint64_t)32 << 30);
