@@ -1,0 +1,171 @@
+package tests
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/onboard"
+	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
+)
+
+// docs/trace.md's example trace is what the recorder writes for the session
+// it describes: the session is run here through the recorder over the
+// emitted fake and compared line by line with the example ("…" in the
+// example stands for hex digits; the target and pid header lines vary), and
+// the recorded trace checks clean.
+func TestDocs_traceExampleIsWhatTheRecorderWrites(t *testing.T) {
+	doc, err := os.ReadFile("../docs/trace.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	example := codeBlockAfter(t, string(doc), "Example (a kernel-mode session")
+
+	fake := emittest.Path(t, emit.Config{Profile: emit.ProfileTMR})
+	rec, err := emit.BuildRecorder(emit.RecorderConfig{}, emit.BuildOptions{})
+	if errors.Is(err, emit.ErrNoCompiler) {
+		t.Skipf("sim/emit: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	recPath := filepath.Join(t.TempDir(), "libhost_runtime.so")
+	b, err := os.ReadFile(rec.RuntimePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(recPath, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "session.ops")
+	t.Setenv("SIMABI_RECORD_TARGET", fake)
+	t.Setenv("SIMABI_RECORD_FILE", trace)
+	t.Setenv("SIMABI_RECORD_PRELOAD", "")
+	t.Setenv("SIMABI_RECORD_IMAGE_LIMIT", "")
+
+	spec := abi.ChipCallableSpec{
+		Signature: []abi.ArgDirection{abi.DirIn, abi.DirOut, abi.DirScalar},
+		FuncName:  "noop",
+		Binary:    []byte("orchestration"),
+		Children:  []abi.ChildKernel{{FuncID: 3, Signature: []abi.ArgDirection{abi.DirIn}, Binary: []byte{1, 2, 3}}},
+	}
+	n, err := spec.Size()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := abi.AlignedBytes(n, 64)
+	if err := spec.EncodeTo(img); err != nil {
+		t.Fatal(err)
+	}
+	args := abi.NewTaskArgs()
+	for _, addr := range []uint64{0x1000, 0x2000} {
+		tn, err := abi.ContiguousTensor(addr, abi.Float32, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := args.AddTensor(tn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := args.AddScalarFloat32(1); err != nil {
+		t.Fatal(err)
+	}
+	cfg := (&abi.CallConfig{}).Bytes()
+	const stream abi.Stream = 0x5A00
+
+	// The session, on a fresh OS thread (no current device before setdev).
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+		l, err := onboard.Open(recPath, onboard.Options{})
+		if err != nil {
+			done <- err
+			return
+		}
+		h, _ := l.Hooks()
+		h.SimSetCurrentDevice(0)
+		c := l.CreateDeviceContext()
+		l.KernelModeSupported(c)
+		l.KernelModeInit(c, 0, nil, 0, nil, 0, nil, 0, abi.Ptr(cfg), 1)
+		var id int32
+		l.KernelModePrepareCallable(c, abi.Ptr(img), uintptr(len(img)), &id)
+		l.KernelModeLaunch(c, id, args.Pointer(), stream)
+		h.SimSyncStream(stream)
+		l.FinalizeDevice(c)
+		l.DestroyDeviceContext(c)
+		done <- l.Close()
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotLines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+	wantLines := strings.Split(strings.TrimSuffix(example, "\n"), "\n")
+	if len(gotLines) != len(wantLines) {
+		t.Fatalf("the recorder wrote %d lines, the example has %d:\n%s", len(gotLines), len(wantLines), conformance.Abbreviate(string(got)))
+	}
+	for i, w := range wantLines {
+		g := gotLines[i]
+		switch {
+		case strings.HasPrefix(w, "# target: "):
+			w = "# target: " + fake
+		case strings.HasPrefix(w, "# pid: "):
+			w = fmt.Sprintf("# pid: %d", os.Getpid())
+		}
+		parts := strings.Split(w, "…")
+		for k := range parts {
+			parts[k] = regexp.QuoteMeta(parts[k])
+		}
+		if !regexp.MustCompile("^" + strings.Join(parts, "[0-9a-f]*") + "$").MatchString(g) {
+			t.Errorf("line %d: the recorder wrote\n  %s\nthe example says\n  %s", i+1, conformance.Abbreviate(g), w)
+		}
+	}
+
+	fh, err := os.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	tr, err := conformance.ParseTrace(fh, trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rr := range conformance.CheckTrace(tr, conformance.TraceOptions{}).Report().Rules {
+		if rr.Verdict == conformance.Fail {
+			t.Errorf("the example session is flagged: %s %s", rr.Rule, conformance.Abbreviate(rr.Detail))
+		}
+	}
+}
+
+// codeBlockAfter returns the first fenced code block after the line that
+// starts with marker.
+func codeBlockAfter(t *testing.T, doc, marker string) string {
+	t.Helper()
+	i := strings.Index(doc, "\n"+marker)
+	if i < 0 {
+		t.Fatalf("no %q in the document", marker)
+	}
+	rest := doc[i:]
+	start := strings.Index(rest, "\n```")
+	if start < 0 {
+		t.Fatalf("no code block after %q", marker)
+	}
+	rest = rest[start+4:]
+	rest = rest[strings.IndexByte(rest, '\n')+1:] // past the fence's info string
+	end := strings.Index(rest, "\n```")
+	if end < 0 {
+		t.Fatalf("the code block after %q does not end", marker)
+	}
+	return rest[:end+1]
+}
