@@ -26,7 +26,8 @@ var copies atomic.Int64
 // a copy of the .so in its own directory (a different file is a separate
 // RTLD_LOCAL instance with its own claims and fault sites) next to a link to
 // the fake ACL (one ACL for all, as in one process on silicon). Hooks come
-// from the library, the D-1 counters from the fake ACL.
+// from the library, the D-1 counters and the caller's device memory from the
+// fake ACL (LibraryTarget).
 func emittedFactory(tb testing.TB, a *emit.Artifacts) Factory {
 	root := tb.TempDir()
 	return func() (Target, func(), error) {
@@ -54,13 +55,7 @@ func emittedFactory(tb testing.TB, a *emit.Artifacts) Factory {
 			lib.Close()
 			return nil, nil, err
 		}
-		t := &Basic{RT: lib}
-		if h, ok := lib.Hooks(); ok {
-			t.SimHooks = h
-		}
-		if acl.HasCounters() {
-			t.CountersF = OnboardCounters(acl)
-		}
+		t := LibraryTarget(lib, acl)
 		t.UnloadF = lib.Close // U-1: the copy is the only reference to it
 		return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
 	}

@@ -43,6 +43,24 @@ type Target interface {
 	Counters() (ACLCounts, bool)
 }
 
+// DeviceMemory is device memory a caller allocates and fills through ACL
+// (aclrtMalloc, aclrtMemcpy, aclrtFree), in the memory the runtime's kernels
+// read and write: how a caller hands a kernel real tensors. Statuses are
+// ACL's own codes (0 = success). sim.ACL is one.
+type DeviceMemory interface {
+	Malloc(size uintptr) (abi.DevicePtr, int32)
+	Free(p abi.DevicePtr) int32
+	CopyToDevice(dst abi.DevicePtr, src []byte) int32
+	CopyFromDevice(dst []byte, src abi.DevicePtr) int32
+}
+
+// MemoryTarget is a Target whose caller can allocate device memory. It is
+// optional: only a caller that hands a kernel real tensors needs it (the
+// numeric-add-scalar scenario).
+type MemoryTarget interface {
+	Memory() (DeviceMemory, bool)
+}
+
 // Unloader is a Target whose runtime library the runner may unload (U-1):
 // Unload dlcloses the instance; nothing of it may be called afterwards.
 type Unloader interface {
@@ -56,6 +74,8 @@ type Basic struct {
 	SimHooks  abi.SimHooks
 	ACLib     ACL
 	CountersF func() ACLCounts
+	// Mem is caller-side device memory, making the target a MemoryTarget.
+	Mem DeviceMemory
 	// UnloadF unloads the instance (a private copy of a library), making
 	// the target an Unloader.
 	UnloadF func() error
@@ -88,6 +108,9 @@ func (b *Basic) Counters() (ACLCounts, bool) {
 	}
 	return b.CountersF(), true
 }
+
+// Memory implements MemoryTarget.
+func (b *Basic) Memory() (DeviceMemory, bool) { return b.Mem, b.Mem != nil }
 
 // Caps is what a target lets a checker drive.
 type Caps uint16

@@ -43,13 +43,31 @@ func (x onboardACL) SynchronizeStream(s abi.Stream) int32 { return aclCode(x.a.S
 
 func (x onboardACL) DestroyStream(s abi.Stream) int32 { return aclCode(x.a.DestroyStream(s)) }
 
+func (x onboardACL) Malloc(size uintptr) (abi.DevicePtr, int32) {
+	p, err := x.a.Malloc(size, 0) // ACL_MEM_MALLOC_HUGE_FIRST, the default policy
+	return p, aclCode(err)
+}
+
+func (x onboardACL) Free(p abi.DevicePtr) int32 { return aclCode(x.a.Free(p)) }
+
+// CopyToDevice passes len(src) as the destination's capacity: the caller
+// copies into an allocation it sized, and DeviceMemory names no capacity.
+func (x onboardACL) CopyToDevice(dst abi.DevicePtr, src []byte) int32 {
+	return aclCode(x.a.CopyToDevice(dst, uintptr(len(src)), src))
+}
+
+func (x onboardACL) CopyFromDevice(dst []byte, src abi.DevicePtr) int32 {
+	return aclCode(x.a.CopyFromDevice(dst, src))
+}
+
 // OnboardACL adapts an ACL library loaded by onboard.OpenACL.
 func OnboardACL(a *onboard.ACL) ACL { return onboardACL{a} }
 
 // LibraryTarget assembles a Target from a loaded runtime and, optionally, an
 // ACL library: the runtime's hooks when it exports all four, else the ACL
 // for the device and streams; the ACL's call counters (the emitted fake ACL
-// has them) for D-1.
+// has them) for D-1; its aclrtMalloc and aclrtMemcpy for the caller's device
+// memory.
 func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *Basic {
 	t := &Basic{RT: lib}
 	if h, ok := lib.Hooks(); ok {
@@ -59,6 +77,9 @@ func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *Basic {
 	}
 	if acl != nil && acl.HasCounters() {
 		t.CountersF = OnboardCounters(acl)
+	}
+	if acl != nil && acl.HasMemory() {
+		t.Mem = onboardACL{acl}
 	}
 	return t
 }

@@ -3,11 +3,14 @@ package conformance
 import "github.com/simabi/simabi/sim"
 
 // SimTarget is a fresh sim instance of profile p as a Target: the runtime is
-// its own hooks, and its simulated ACL gives the D-1 counters.
+// its own hooks, and its simulated ACL gives the D-1 counters and the
+// caller's device memory.
 func SimTarget(p sim.Profile) *Basic {
 	rt := sim.New(p, sim.Options{})
-	return &Basic{RT: rt, SimHooks: rt, CountersF: SimCounters(rt)}
+	return &Basic{RT: rt, SimHooks: rt, CountersF: SimCounters(rt), Mem: rt.ACL()}
 }
+
+var _ DeviceMemory = (*sim.ACL)(nil)
 
 // SimCounters reads the D-1 counters of rt's simulated ACL.
 func SimCounters(rt *sim.Runtime) func() ACLCounts {

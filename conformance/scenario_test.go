@@ -1,4 +1,4 @@
-package onboard
+package conformance
 
 import (
 	"encoding/binary"
@@ -6,54 +6,116 @@ import (
 	"hash/fnv"
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/sim"
+	"github.com/simabi/simabi/sim/emit"
 )
 
-// The differential scenario runner: a fixed list of call sequences, each run
-// on two backends (sim in-process, the emitted .so through onboard); every
-// call is recorded as a step (call, status, out value, committed memory of
-// the context it named) and the two traces must be identical. Steps record
-// what happened, not what a rule expects (the conformance engine elsewhere
-// predicts results); a divergence is a bug in one of the backends or in
-// onboard.
+// The scenarios: a fixed list of hand-written call sequences, each run on
+// two Targets (sim in-process, the emitted .so through onboard); every call
+// is recorded as a step (call, status, out value, committed memory of the
+// context it named) and the two traces must be identical. Steps record what
+// happened, not what a rule expects (the model predicts results elsewhere),
+// so a divergence is a bug in one of the backends or in onboard.
 
-// target is one backend for a scenario.
-type target struct {
-	name  string
-	rt    abi.Runtime
-	hooks abi.SimHooks
-	// Caller-side device memory (sim.ACL, the fake aclrtMalloc), optional.
-	malloc   func(size uintptr) abi.DevicePtr
-	write    func(dst abi.DevicePtr, src []byte) error
-	read     func(dst []byte, src abi.DevicePtr) error
-	aclFree  func(p abi.DevicePtr) error
-	counters func() []uint64
+// TestScenarios runs the fixed scenario list on sim in-process and on a
+// fresh copy of the emitted runtime through onboard, for the tmr and
+// refusing profiles, and requires identical traces (F-1: the emitted runtime
+// implements the rules call for call as sim does).
+func TestScenarios(t *testing.T) {
+	for _, p := range []struct {
+		sim  sim.Profile
+		emit emit.Profile
+	}{{sim.TMR, emit.ProfileTMR}, {sim.Refusing, emit.ProfileRefusing}} {
+		f := emittedFactory(t, emittedBuild(t, emit.Config{Profile: p.emit}))
+		for _, sc := range scenarios() {
+			if p.sim == sim.Refusing && !sc.refusing {
+				continue
+			}
+			t.Run(string(p.sim)+"/"+sc.name, func(t *testing.T) {
+				want := runScenario(t, "sim:"+string(p.sim), SimTarget(p.sim), sc)
+				et, release, err := f()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := runScenario(t, "emitted:"+string(p.emit), et, sc)
+				release()
+				if d := diffSteps(want, got); d != "" {
+					t.Errorf("scenario %s: traces differ (-sim +emitted):\n%s", sc.name, d)
+				}
+				if len(want) == 0 {
+					t.Error("empty trace")
+				}
+			})
+		}
+	}
 }
 
-// step is one recorded call.
-type step struct {
+// scenarioStep is one recorded call.
+type scenarioStep struct {
 	Call      string
 	Status    string
 	Out       int64
 	Committed uint64
 }
 
+// line renders step i as Diff renders an entry: "#i call -> result".
+func (s scenarioStep) line(i int) string {
+	return fmt.Sprintf("#%d %s -> %s out=%d committed=%d", i, s.Call, s.Status, s.Out, s.Committed)
+}
+
+// diffSteps lists the differing steps of two traces, Diff's way ("- " the
+// first trace's line, "+ " the second's); "" when they agree.
+func diffSteps(a, b []scenarioStep) string {
+	var out strings.Builder
+	for i := range max(len(a), len(b)) {
+		var la, lb string
+		if i < len(a) {
+			la = a[i].line(i)
+		}
+		if i < len(b) {
+			lb = b[i].line(i)
+		}
+		if la != lb {
+			if la != "" {
+				out.WriteString("- " + la + "\n")
+			}
+			if lb != "" {
+				out.WriteString("+ " + lb + "\n")
+			}
+		}
+	}
+	return out.String()
+}
+
 // rec drives one scenario on one target and records its trace.
 type rec struct {
-	tb    testing.TB
-	t     *target
-	ctx   map[string]abi.Ctx
-	dead  map[string]bool
-	steps []step
+	tb     testing.TB
+	name   string
+	target Target
+	rt     abi.Runtime
+	hooks  abi.SimHooks
+	ctx    map[string]abi.Ctx
+	dead   map[string]bool
+	steps  []scenarioStep
 	// Scenario-owned memory, kept alive for the whole run.
 	keep []any
 }
 
-func newRec(tb testing.TB, t *target) *rec {
-	return &rec{tb: tb, t: t, ctx: map[string]abi.Ctx{"NULL": 0}, dead: map[string]bool{}}
+// newRec records on t, which must export the simulation hooks: the
+// scenarios set the device, sync streams and inject faults through them.
+func newRec(tb testing.TB, name string, t Target) *rec {
+	tb.Helper()
+	hooks, ok := t.Hooks()
+	if !ok {
+		tb.Fatalf("%s exports no simulation hooks", name)
+	}
+	return &rec{tb: tb, name: name, target: t, rt: t.Runtime(), hooks: hooks,
+		ctx: map[string]abi.Ctx{"NULL": 0}, dead: map[string]bool{}}
 }
 
 // c names a context of the scenario.
@@ -63,25 +125,33 @@ func (r *rec) c(name string) abi.Ctx {
 	}
 	h, ok := r.ctx[name]
 	if !ok {
-		panic(fmt.Sprintf("%s: scenario names unknown context %q", r.t.name, name))
+		panic(fmt.Sprintf("%s: scenario names unknown context %q", r.name, name))
 	}
 	if r.dead[name] {
-		panic(fmt.Sprintf("%s: scenario uses destroyed context %q", r.t.name, name))
+		panic(fmt.Sprintf("%s: scenario uses destroyed context %q", r.name, name))
 	}
 	return h
 }
 
 // add records a step; committed memory is read for a live, non-NULL ctx.
 func (r *rec) add(call, ctxName string, st abi.Status, out int64) {
-	s := step{Call: call, Status: st.String(), Out: out}
+	s := scenarioStep{Call: call, Status: st.String(), Out: out}
 	if ctxName != "" && ctxName != "NULL" && !r.dead[ctxName] {
-		s.Committed = uint64(r.t.rt.CommittedDeviceMemory(r.ctx[ctxName]))
+		s.Committed = uint64(r.rt.CommittedDeviceMemory(r.ctx[ctxName]))
 	}
 	r.steps = append(r.steps, s)
 }
 
+// memory is the target's caller-side device memory, if it has any.
+func (r *rec) memory() (DeviceMemory, bool) {
+	if m, ok := r.target.(MemoryTarget); ok {
+		return m.Memory()
+	}
+	return nil, false
+}
+
 func (r *rec) create(name string) {
-	h := r.t.rt.CreateDeviceContext()
+	h := r.rt.CreateDeviceContext()
 	r.ctx[name] = h
 	out := int64(0)
 	if h != 0 {
@@ -91,7 +161,7 @@ func (r *rec) create(name string) {
 }
 
 func (r *rec) destroy(name string) {
-	r.t.rt.DestroyDeviceContext(r.c(name))
+	r.rt.DestroyDeviceContext(r.c(name))
 	if name != "NULL" {
 		r.dead[name] = true
 	}
@@ -103,12 +173,12 @@ func (r *rec) destroy(name string) {
 // the emitted runtime aborts on the next use with an F-3 message naming the
 // handle.
 func (r *rec) destroyRefused(name string) {
-	r.t.rt.DestroyDeviceContext(r.c(name))
+	r.rt.DestroyDeviceContext(r.c(name))
 	r.add("destroy "+name, name, abi.OK, 0)
 }
 
 func (r *rec) supported(name string) {
-	r.add("supported "+name, name, abi.OK, int64(r.t.rt.KernelModeSupported(r.c(name))))
+	r.add("supported "+name, name, abi.OK, int64(r.rt.KernelModeSupported(r.c(name))))
 }
 
 func (r *rec) kinitWith(name string, dev int32, cfg []byte, gen uint64, spans ...[]byte) {
@@ -121,13 +191,13 @@ func (r *rec) kinitWith(name string, dev int32, cfg []byte, gen uint64, spans ..
 	if cfg != nil {
 		cp = abi.Ptr(cfg)
 	}
-	st := r.t.rt.KernelModeInit(r.c(name), dev, p[0], n[0], p[1], n[1], p[2], n[2], cp, gen)
+	st := r.rt.KernelModeInit(r.c(name), dev, p[0], n[0], p[1], n[1], p[2], n[2], cp, gen)
 	r.add(fmt.Sprintf("kinit %s dev=%d gen=%d cfg=%v", name, dev, gen, cfg != nil), name, st, 0)
 }
 
 // kinitRaw calls kernel init with an explicit (possibly inconsistent) span.
 func (r *rec) kinitRaw(name string, label string, aicpu unsafe.Pointer, aicpuSize uintptr, cfg []byte) {
-	st := r.t.rt.KernelModeInit(r.c(name), 0, aicpu, aicpuSize, nil, 0, nil, 0, abi.Ptr(cfg), 1)
+	st := r.rt.KernelModeInit(r.c(name), 0, aicpu, aicpuSize, nil, 0, nil, 0, abi.Ptr(cfg), 1)
 	r.add("kinit "+name+" "+label, name, st, 0)
 }
 
@@ -136,7 +206,7 @@ func (r *rec) kinit(name string, dev int32) { r.kinitWith(name, dev, defaultConf
 func (r *rec) prepare(name string, img []byte) {
 	id := new(int32)
 	*id = 12345
-	st := r.t.rt.KernelModePrepareCallable(r.c(name), abi.Ptr(img), uintptr(len(img)), id)
+	st := r.rt.KernelModePrepareCallable(r.c(name), abi.Ptr(img), uintptr(len(img)), id)
 	r.add(fmt.Sprintf("prepare %s size=%d", name, len(img)), name, st, int64(*id))
 }
 
@@ -148,7 +218,7 @@ func (r *rec) prepareRaw(name, label string, p unsafe.Pointer, size uintptr, wit
 	if withOut {
 		out = id
 	}
-	st := r.t.rt.KernelModePrepareCallable(r.c(name), p, size, out)
+	st := r.rt.KernelModePrepareCallable(r.c(name), p, size, out)
 	r.add("prepare "+name+" "+label, name, st, int64(*id))
 }
 
@@ -157,28 +227,28 @@ func (r *rec) launch(name string, id int32, args *abi.TaskArgs, s abi.Stream) {
 	if args != nil {
 		p = args.Pointer()
 	}
-	st := r.t.rt.KernelModeLaunch(r.c(name), id, p, s)
+	st := r.rt.KernelModeLaunch(r.c(name), id, p, s)
 	r.add(fmt.Sprintf("launch %s id=%d args=%v stream=%#x", name, id, args != nil, uintptr(s)), name, st, 0)
 }
 
 func (r *rec) finalize(name string) {
-	r.add("finalize "+name, name, r.t.rt.FinalizeDevice(r.c(name)), 0)
+	r.add("finalize "+name, name, r.rt.FinalizeDevice(r.c(name)), 0)
 }
 
 func (r *rec) setDev(dev int32) {
-	r.add(fmt.Sprintf("hook set_current_device %d", dev), "", r.t.hooks.SimSetCurrentDevice(dev), 0)
+	r.add(fmt.Sprintf("hook set_current_device %d", dev), "", r.hooks.SimSetCurrentDevice(dev), 0)
 }
 
 func (r *rec) curDev() {
-	r.add("hook current_device", "", abi.OK, int64(r.t.hooks.SimCurrentDevice()))
+	r.add("hook current_device", "", abi.OK, int64(r.hooks.SimCurrentDevice()))
 }
 
 func (r *rec) sync(s abi.Stream) {
-	r.add(fmt.Sprintf("hook sync_stream %#x", uintptr(s)), "", r.t.hooks.SimSyncStream(s), 0)
+	r.add(fmt.Sprintf("hook sync_stream %#x", uintptr(s)), "", r.hooks.SimSyncStream(s), 0)
 }
 
 func (r *rec) inject(site, count, code int32) {
-	r.add(fmt.Sprintf("hook inject site=%d count=%d code=%d", site, count, code), "", r.t.hooks.SimInject(site, count, code), 0)
+	r.add(fmt.Sprintf("hook inject site=%d count=%d code=%d", site, count, code), "", r.hooks.SimInject(site, count, code), 0)
 }
 
 // status records a status-returning call on a context.
@@ -192,7 +262,7 @@ func (r *rec) value(label, name string, f func(abi.Ctx) int64) {
 }
 
 func (r *rec) pinit(name string, dev int32) {
-	st := r.t.rt.SimplerInit(r.c(name), dev, nil, 0, nil, 0, nil, 0, nil, 0, nil, 0)
+	st := r.rt.SimplerInit(r.c(name), dev, nil, 0, nil, 0, nil, 0, nil, 0, nil, 0)
 	r.add(fmt.Sprintf("simpler_init %s dev=%d", name, dev), name, st, 0)
 }
 
@@ -408,7 +478,7 @@ func scenarios() []scenario {
 			r.create("p")
 			r.kinit("k", 0)
 			r.pinit("k", 0)
-			r.status("ensure_acl_ready", "k", func(c abi.Ctx) abi.Status { return r.t.rt.EnsureACLReady(c, 0) })
+			r.status("ensure_acl_ready", "k", func(c abi.Ctx) abi.Status { return r.rt.EnsureACLReady(c, 0) })
 			r.pinit("p", 1)
 			r.kinit("p", 1)
 			r.pinit("p", 1)
@@ -475,7 +545,7 @@ func scenarios() []scenario {
 			r.destroy("c2")
 		}},
 		{"null-ctx-s3", true, func(r *rec) {
-			rt := r.t.rt
+			rt := r.rt
 			r.status("simpler_init", "NULL", func(c abi.Ctx) abi.Status {
 				return rt.SimplerInit(c, 0, nil, 0, nil, 0, nil, 0, nil, 0, nil, 0)
 			})
@@ -536,7 +606,7 @@ func scenarios() []scenario {
 			r.keep = append(r.keep, info, host, img, store, args, desc, st)
 		}},
 		{"program-memory", true, func(r *rec) {
-			rt := r.t.rt
+			rt := r.rt
 			r.create("c1")
 			r.status("device_memory_info", "c1", func(c abi.Ctx) abi.Status {
 				return rt.DeviceMemoryInfo(c, abi.Ptr(make([]byte, 16)))
@@ -581,7 +651,7 @@ func scenarios() []scenario {
 			r.keep = append(r.keep, src, dst, info)
 		}},
 		{"program-runs", true, func(r *rec) {
-			rt := r.t.rt
+			rt := r.rt
 			r.create("c1")
 			img := image(r.tb, "noop")
 			r.status("register_callable(fresh)", "c1", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 3, abi.Ptr(img)) })
@@ -625,7 +695,7 @@ func scenarios() []scenario {
 			r.keep = append(r.keep, img, store, args, accepted, desc, bad)
 		}},
 		{"prog-on-kernel-e-prog", false, func(r *rec) {
-			rt := r.t.rt
+			rt := r.rt
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
@@ -847,20 +917,21 @@ func scenarios() []scenario {
 			r.destroy("c1")
 		}},
 		{"numeric-add-scalar", false, func(r *rec) {
-			if r.t.malloc == nil {
+			mem, ok := r.memory()
+			if !ok {
 				r.add("no caller device memory", "", abi.OK, 0)
 				return
 			}
 			r.setDev(0)
 			const n = 16
-			in := r.t.malloc(n * 4)
-			out := r.t.malloc(n * 4)
+			in, _ := mem.Malloc(n * 4)
+			out, _ := mem.Malloc(n * 4)
 			r.add("acl malloc x2", "", abi.OK, b2i(in != 0 && out != 0))
 			src := make([]byte, n*4)
 			for i := range n {
 				binary.LittleEndian.PutUint32(src[4*i:], math.Float32bits(float32(i)))
 			}
-			r.add("acl write", "", errStatus(r.t.write(in, src)), 0)
+			r.add("acl write", "", aclStatus(mem.CopyToDevice(in, src)), 0)
 			r.create("c1")
 			r.kinit("c1", 0)
 			r.prepare("c1", image(r.tb, "simabi.add_scalar_f32"))
@@ -868,7 +939,7 @@ func scenarios() []scenario {
 			r.launch("c1", 0, taskArgs(r.tb, uint64(in), uint64(out), n, 2.5), streamA)
 			r.sync(streamA)
 			dst := make([]byte, n*4)
-			r.add("acl read", "", errStatus(r.t.read(dst, out)), 0)
+			r.add("acl read", "", aclStatus(mem.CopyFromDevice(dst, out)), 0)
 			want := make([]byte, n*4)
 			for i := range n {
 				binary.LittleEndian.PutUint32(want[4*i:], math.Float32bits(float32(i)+2.5))
@@ -879,19 +950,23 @@ func scenarios() []scenario {
 			r.sync(streamA)
 			r.launch("c1", 1, taskArgs(r.tb, uint64(in), uint64(out), n, 0), streamA)
 			r.sync(streamA)
-			r.add("acl read", "", errStatus(r.t.read(dst, out)), 0)
+			r.add("acl read", "", aclStatus(mem.CopyFromDevice(dst, out)), 0)
 			r.add("copy result == in", "", abi.OK, b2i(string(dst) == string(src)))
 			r.finalize("c1")
 			r.destroy("c1")
-			r.add("acl free", "", errStatus(r.t.aclFree(in)), 0)
-			r.add("acl free", "", errStatus(r.t.aclFree(out)), 0)
+			r.add("acl free", "", aclStatus(mem.Free(in)), 0)
+			r.add("acl free", "", aclStatus(mem.Free(out)), 0)
 		}},
 		{"acl-counters-kernel-path", false, func(r *rec) {
-			if r.t.counters == nil {
+			counters := func() [len(abi.ACLCounterNames)]uint64 {
+				c, _ := r.target.Counters()
+				return c.Values()
+			}
+			if _, ok := r.target.Counters(); !ok {
 				r.add("no counters", "", abi.OK, 0)
 				return
 			}
-			before := r.t.counters()
+			before := counters()
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
@@ -900,16 +975,16 @@ func scenarios() []scenario {
 			r.sync(streamA)
 			r.finalize("c1")
 			r.destroy("c1")
-			after := r.t.counters()
+			after := counters()
 			for i := range after {
 				r.add(fmt.Sprintf("acl counter %d delta (kernel path, D-1)", i), "", abi.OK, int64(after[i]-before[i]))
 			}
 			r.create("p")
 			r.pinit("p", 0)
-			r.status("ensure_acl_ready", "p", func(c abi.Ctx) abi.Status { return r.t.rt.EnsureACLReady(c, 0) })
+			r.status("ensure_acl_ready", "p", func(c abi.Ctx) abi.Status { return r.rt.EnsureACLReady(c, 0) })
 			r.finalize("p")
 			r.destroy("p")
-			final := r.t.counters()
+			final := counters()
 			for i := range final {
 				r.add(fmt.Sprintf("acl counter %d delta (program path)", i), "", abi.OK, int64(final[i]-after[i]))
 			}
@@ -924,8 +999,10 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-func errStatus(err error) abi.Status {
-	if err != nil {
+// aclStatus records an ACL code as a step's status: an ACL code is no
+// runtime status, so a step records only whether the ACL call failed.
+func aclStatus(code int32) abi.Status {
+	if code != 0 {
 		return abi.Internal
 	}
 	return abi.OK
@@ -934,8 +1011,8 @@ func errStatus(err error) abi.Status {
 // runScenario runs sc on t in a goroutine locked to a fresh OS thread (the
 // current device is per thread, D-2): the thread ends with the goroutine,
 // taking its device with it.
-func runScenario(tb testing.TB, t *target, sc scenario) []step {
-	r := newRec(tb, t)
+func runScenario(tb testing.TB, name string, t Target, sc scenario) []scenarioStep {
+	r := newRec(tb, name, t)
 	done := make(chan any)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
@@ -943,7 +1020,7 @@ func runScenario(tb testing.TB, t *target, sc scenario) []step {
 		sc.run(r)
 	}()
 	if p := <-done; p != nil {
-		tb.Fatalf("%s on %s: %v", sc.name, t.name, p)
+		tb.Fatalf("%s on %s: %v", sc.name, name, p)
 	}
 	runtime.KeepAlive(r.keep)
 	return r.steps
