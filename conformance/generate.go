@@ -259,8 +259,6 @@ func (g *Generator) pick(ch Chooser, label string, xs []int8) int8 {
 	return xs[ch.IntN(len(xs), label)]
 }
 
-func (g *Generator) chance(ch Chooser, in int, label string) bool { return ch.IntN(in, label) == 0 }
-
 // dev is a device, 0..Devices-1.
 func (g *Generator) dev(ch Chooser) int32 { return int32(ch.IntN(g.o.Devices, "dev")) }
 

@@ -6,7 +6,9 @@ import "github.com/simabi/simabi/sim"
 // its own hooks, and its simulated ACL gives the D-1 counters and the
 // caller's device memory.
 func SimTarget(p sim.Profile) *Basic {
-	rt := sim.New(p, sim.Options{})
+	// The runner calls from locked OS threads only (lockedThread), so the
+	// simulator need not check it on every setdev.
+	rt := sim.New(p, sim.Options{CallerLocksThread: true})
 	return &Basic{RT: rt, SimHooks: rt, CountersF: SimCounters(rt), Mem: rt.ACL()}
 }
 

@@ -260,3 +260,17 @@ func TestSetDeviceACLCodes(t *testing.T) {
 		t.Fatal("hook(-7) did not clear")
 	}
 }
+
+// D-2: with Options.CallerLocksThread the simulator takes the caller's word
+// that it is locked: a set from an unlocked goroutine applies (to whichever
+// thread it runs on) instead of being ignored as it is by default.
+func TestCallerLocksThread_D2_skipsTheLockCheck(t *testing.T) {
+	for _, trust := range []bool{false, true} {
+		r := New(TMR, Options{CallerLocksThread: trust})
+		applied := make(chan bool)
+		go func() { applied <- r.setThreadDevice(1) }() // not locked
+		if got := <-applied; got != trust {
+			t.Errorf("CallerLocksThread=%v: a set from an unlocked goroutine applied=%v, want %v", trust, got, trust)
+		}
+	}
+}

@@ -42,6 +42,13 @@ type Options struct {
 	// the kernel thread id by default; ThreadIdentityFSBase is a faster
 	// opt-in that is wrong once threads that set a device exit (see its doc).
 	ThreadIdentity ThreadIdentity
+	// CallerLocksThread promises that every call that sets a current device
+	// comes from a goroutine locked to its OS thread (runtime.LockOSThread),
+	// as the checker's runner does: the simulator then skips its check that
+	// the goroutine is locked (a read of the goroutine's stack header, the
+	// most expensive part of a setdev, about 2.5 µs here), and an unlocked
+	// caller sets the device of whichever thread it happens to run on.
+	CallerLocksThread bool
 }
 
 // Runtime is one simulated runtime instance (semantics §1): its contexts,
@@ -51,10 +58,11 @@ type Options struct {
 // none panics on any argument (pointers must point at memory of the sizes
 // the C ABI implies, as for a C runtime).
 type Runtime struct {
-	profile Profile
-	kernel  bool // the tmr profile: kernel mode supported
-	log     *slog.Logger
-	fsbase  bool
+	profile     Profile
+	kernel      bool // the tmr profile: kernel mode supported
+	log         *slog.Logger
+	fsbase      bool
+	trustLocked bool // Options.CallerLocksThread
 
 	ctxs    ctxTable
 	claims  latch.ClaimRegistry
@@ -93,6 +101,7 @@ func New(p Profile, o Options) *Runtime {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	r.fsbase = o.ThreadIdentity == ThreadIdentityFSBase && FSBaseThreadKey()
+	r.trustLocked = o.CallerLocksThread
 	if !r.fsbase {
 		r.devs.prune = threadAlive
 	}

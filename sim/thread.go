@@ -280,7 +280,7 @@ func (r *Runtime) currentDevice() int32 { return r.devs.get(r.threadKey()) }
 // a setting instead, so a goroutine that forgot to lock fails its device
 // checks with INVALID_STATE every time (D-2). It reports whether it applied.
 func (r *Runtime) setThreadDevice(dev int32) bool {
-	if !goroutineLocked() {
+	if !r.trustLocked && !goroutineLocked() {
 		return false
 	}
 	r.devs.set(r.threadKey(), dev)
