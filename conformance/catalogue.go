@@ -657,6 +657,20 @@ finalize c0
 prepare_run c0 st=1 id=0
 finalize c1
 `},
+	// A run with a NULL CallConfig is refused before the storage or the
+	// registry is looked at, and leaves no run behind (the refusal probes
+	// and the prepare after it show it).
+	{Name: "e-prog/run-null-config", Rules: []Rule{REProg}, Kills: []string{"run-null-config-ok"}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+register c0 id=0 img=prog
+prepare_run c0 st=0 id=0 cfg=null
+run c0 st=0 id=0 cfg=null
+prepare_run c0 st=0 id=0
+finalize_run c0 st=0
+finalize c0
+destroy c0
+`},
 	{Name: "e-fin/program-teardown-failure", Rules: []Rule{REFin}, Kills: []string{"program-teardown-swallowed"}, Needs: CapInject, Profiles: tmrOnly, Script: `
 create c0
 pinit c0 dev=0
@@ -759,5 +773,5 @@ var Mutants = map[string]Rule{
 	"finalize-resets-device": RD1, "fatal-resets": RD4, "launch-waits": RX2, "stream-switch-ok": RELaunch,
 	"async-poisons": RELaunchAsync, "device-band-code": RS1, "undocumented-code": RS2,
 	"null-prepare-internal": RS3, "thread-key-leak": RU1, "late-thread-leak": RU1,
-	"prepared-run-not-outstanding": REFin, "program-teardown-swallowed": REFin, "refusal-latches": RL4,
+	"prepared-run-not-outstanding": REFin, "program-teardown-swallowed": REFin, "refusal-latches": RL4, "run-null-config-ok": REProg,
 }

@@ -90,6 +90,10 @@ var userCallableFacts = &imageFacts{user: true, valid: true, aligned: true, t: -
 // model asserts that it failed and changed nothing.
 var refused = anyFailure
 
+// nullRunConfig: rules.md is silent on a run's NULL CallConfig, and upstream
+// refuses it with NULL args and descriptor, before any state is looked at.
+const nullRunConfig = "a NULL CallConfig is refused (upstream: common/platform/sim/host/c_api_shared.cpp:617, onboard :675)"
+
 func (m *Model) register(op Op, c *mctx) {
 	if c = m.runEntry(op, c); c == nil {
 		return
@@ -183,6 +187,10 @@ func (m *Model) slotOf(op Op) *runSlot { return &m.storages[op.St] }
 
 func (m *Model) prepareRun(op Op, c *mctx) {
 	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	if op.Cfg.Null {
+		m.expect(REProg, refused, nullRunConfig)
 		return
 	}
 	sl := m.slotOf(op)
@@ -327,6 +335,10 @@ func (m *Model) finalizeRun(op Op, c *mctx) {
 
 func (m *Model) runWhole(op Op, c *mctx) {
 	if c = m.runEntry(op, c); c == nil {
+		return
+	}
+	if op.Cfg.Null {
+		m.expect(REProg, refused, nullRunConfig)
 		return
 	}
 	sl := m.slotOf(op)

@@ -135,6 +135,14 @@ func parseRunStart(p *opParser) {
 	if v, ok := p.take("args", false); ok {
 		p.op.Args = p.args(v)
 	}
+	// The run's CallConfig is the runner's valid one; cfg=null passes NULL
+	// (refused everywhere: upstream c_api_shared.cpp:617).
+	if v, ok := p.take("cfg", false); ok {
+		if v != "null" {
+			p.fail("cfg=%s: a run takes cfg=null or no cfg", v)
+		}
+		p.op.Cfg.Null = true
+	}
 }
 
 func formatRunStorage(t *opText, op Op) { t.w(ctxText(op.C), "st="+strconv.Itoa(int(op.St))) }
@@ -142,6 +150,9 @@ func formatRunStorage(t *opText, op Op) { t.w(ctxText(op.C), "st="+strconv.Itoa(
 func formatRunStart(t *opText, op Op) {
 	t.w(ctxText(op.C), "st="+strconv.Itoa(int(op.St)), "id="+strconv.Itoa(int(op.ID)))
 	t.args(op)
+	if op.Cfg.Null {
+		t.w("cfg=null")
+	}
 }
 
 // runHandle is the RuntimeHandle of op's run storage.
@@ -153,6 +164,9 @@ func (r *Runner) runHandle(op Op) abi.RunHandle {
 func (r *Runner) runCallArgs(op Op, o *Observation) (args, cfg, desc unsafe.Pointer) {
 	args, t, s := r.formRunArgs(op)
 	o.Call.ArgT, o.Call.ArgS = t, s
+	if op.Cfg.Null {
+		return args, nil, unsafe.Pointer(unsafe.SliceData(r.desc[op.St]))
+	}
 	return args, unsafe.Pointer(unsafe.SliceData(r.runCfg)), unsafe.Pointer(unsafe.SliceData(r.desc[op.St]))
 }
 

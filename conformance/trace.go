@@ -327,8 +327,9 @@ func (p *traceParser) op(c *TraceCall, kind string, args []string) error {
 			if op.Args, err = traceArgs(kv["args"]); err != nil {
 				return err
 			}
-			if (kv["cfg"] == "null" || kv["desc"] == "null") && c.Skip == "" {
-				c.Skip = "a run with a NULL CallConfig or descriptor (refused everywhere; the model's run family judges valid ones)"
+			op.Cfg.Null = kv["cfg"] == "null"
+			if kv["desc"] == "null" && c.Skip == "" {
+				c.Skip = "a run with a NULL descriptor (the model's run family judges valid ones)"
 			}
 			delete(p.want, op.St)
 			if d := kv["desc"]; strings.HasPrefix(d, "raw(") && strings.HasSuffix(d, ")") {

@@ -234,3 +234,30 @@ func TestEqualTraceStates(t *testing.T) {
 		t.Error("states with different models compare equal")
 	}
 }
+
+// E-PROG: a recorded run with a NULL CallConfig is judged: refused is
+// right, and a runtime that ran it is flagged.
+func TestCheckTrace_runWithNullConfig_EPROG(t *testing.T) {
+	h, n := traceImageHex(t)
+	desc := hex.EncodeToString(make([]byte, abi.NativeRunDescSize))
+	session := func(nullResult string) string {
+		return fmt.Sprintf(`@1-2 t0 dev=0 create -> c0
+@3-4 t0 dev=0 pinit c0 dev=0 aicpu=bytes(64) aicore=bytes(64) disp=none prewarm=null sdma=none sdmaon=0 -> 0
+@5-6 t0 dev=0 register c0 id=0 img=raw(%d,0,%s) -> 0
+@7-8 t0 dev=0 run c0 st=0 id=0 args=raw(t=1,s=0,host=0) cfg=null desc=raw(%s) -> %s
+@9-10 t0 dev=0 finalize c0 -> 0
+@11-12 t0 dev=0 destroy c0 -> done
+`, n, h, desc, nullResult)
+	}
+	c := CheckTrace(mustTrace(t, session("-1004")), TraceOptions{})
+	if got := failuresOf(c); len(got) != 0 {
+		t.Fatalf("a refused NULL-config run is flagged: %v", c.Result.Findings)
+	}
+	if e := c.Result.History.Entries[3]; e.Op.Kind != KindRun || !e.Op.Cfg.Null || e.Skipped != "" {
+		t.Fatalf("the NULL-config run was not judged: %+v", e)
+	}
+	c = CheckTrace(mustTrace(t, session("0")), TraceOptions{})
+	if got := failuresOf(c); len(got) != 1 || got[0] != "E-PROG" {
+		t.Fatalf("a NULL-config run that ran: failures %v, want [E-PROG] (%v)", got, c.Result.Findings)
+	}
+}

@@ -60,6 +60,7 @@ var mutants = []Mutant{
 	{"late-thread-leak", "U-1", "", "init starts a detached thread that runs library code 50 ms later: after an unload it crashes whatever the process does then"},
 	{"prepared-run-not-outstanding", "E-FIN", "", "only a launched, uncompleted run counts as outstanding: finalize and destroy go through with a prepared or completed run"},
 	{"program-teardown-swallowed", "E-FIN", "", "a failing program teardown (site 10) is not returned by finalize_device"},
+	{"run-null-config-ok", "E-PROG", "", "prepare_run and run take a NULL CallConfig as the defaults instead of refusing it"},
 	{"refusal-latches", "L-4", "", "simpler_init with a device id < 0 latches PROGRAM before refusing it"},
 }
 
