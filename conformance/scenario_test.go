@@ -13,6 +13,7 @@ import (
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // The scenarios: a fixed list of hand-written call sequences, each run on
@@ -276,42 +277,6 @@ func configWith(f func(c *abi.CallConfig)) []byte {
 	return c.Bytes()
 }
 
-// image is a canonical ChipCallable with [IN, OUT, SCALAR] whose kernel,
-// chosen by name, is the simulated one of semantics §7 (any other name: a
-// kernel that does nothing).
-func image(tb testing.TB, funcName string) []byte {
-	spec := abi.ChipCallableSpec{
-		Signature: []abi.ArgDirection{abi.DirIn, abi.DirOut, abi.DirScalar},
-		FuncName:  funcName,
-		Binary:    []byte("orchestration"),
-		Children:  []abi.ChildKernel{{FuncID: 3, Signature: []abi.ArgDirection{abi.DirIn}, Binary: []byte{1, 2, 3}}},
-	}
-	img, err := spec.Build()
-	if err != nil {
-		panic(err) // scenario code runs off the test goroutine
-	}
-	return img
-}
-
-// taskArgs holds two device tensors of n float32 at in and out and one
-// float32 scalar.
-func taskArgs(tb testing.TB, in, out uint64, n uint32, s float32) *abi.TaskArgs {
-	a := abi.NewTaskArgs()
-	for _, addr := range []uint64{in, out} {
-		tn, err := abi.ContiguousTensor(addr, abi.Float32, n)
-		if err != nil {
-			panic(err)
-		}
-		if err := a.AddTensor(tn); err != nil {
-			panic(err)
-		}
-	}
-	if err := a.AddScalarFloat32(s); err != nil {
-		panic(err)
-	}
-	return a
-}
-
 func checksum(b []byte) int64 {
 	h := fnv.New64a()
 	h.Write(b)
@@ -347,7 +312,7 @@ func scenarios() []scenario {
 			r.create("c1")
 			r.kinit("c1", 0)
 			r.supported("c1")
-			img := image(r.tb, "noop")
+			img := emittest.Image("noop")
 			r.prepare("c1", img)
 			r.supported("c1")
 			r.finalize("c1")
@@ -405,7 +370,7 @@ func scenarios() []scenario {
 		{"v-prep-2", true, func(r *rec) {
 			r.setDev(0)
 			r.create("c1")
-			img := image(r.tb, "noop")
+			img := emittest.Image("noop")
 			r.prepareRaw("NULL", "null-ctx", abi.Ptr(img), uintptr(len(img)), true)
 			r.prepareRaw("c1", "null-callable", nil, uintptr(len(img)), true)
 			r.prepareRaw("c1", "null-out", abi.Ptr(img), uintptr(len(img)), false)
@@ -421,7 +386,7 @@ func scenarios() []scenario {
 		{"v-launch", true, func(r *rec) {
 			r.setDev(0)
 			r.create("c1")
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			r.launch("NULL", 0, args, streamA)
 			r.launch("c1", 0, nil, streamA)
 			r.launch("c1", 0, args, 0)
@@ -435,10 +400,10 @@ func scenarios() []scenario {
 			r.create("c1")
 			r.kinit("c1", 0)
 			r.kinit("c1", 0)
-			img := image(r.tb, "noop")
+			img := emittest.Image("noop")
 			r.prepare("c1", img)
 			r.prepare("c1", img)
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			r.launch("c1", 0, args, streamA)
 			r.launch("c1", 1, args, streamA)
 			r.sync(streamA)
@@ -454,17 +419,17 @@ func scenarios() []scenario {
 		{"launch-refusals", false, func(r *rec) {
 			r.setDev(0)
 			r.create("c1")
-			img := image(r.tb, "noop")
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			img := emittest.Image("noop")
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			r.launch("c1", 0, args, streamA) // not a kernel context
 			r.kinit("c1", 0)
 			r.launch("c1", 0, args, streamA) // no prepare yet
 			r.prepare("c1", img)
 			r.launch("c1", 5, args, streamA) // never published
-			bad := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			bad := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			bad.SetCounts(1, 1)
 			r.launch("c1", 0, bad, streamA)
-			host := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			host := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			host.Bytes()[abi.ChipTensorSize+abi.TensorAddressSpaceOff] = byte(abi.HostSpace)
 			r.launch("c1", 0, host, streamA)
 			r.launch("c1", 0, args, streamA)
@@ -509,8 +474,8 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			img := image(r.tb, "noop")
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			img := emittest.Image("noop")
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			r.prepare("c1", img)
 			r.setDev(1)
 			r.curDev()
@@ -557,12 +522,12 @@ func scenarios() []scenario {
 			r.status("device_memory_info", "NULL", func(c abi.Ctx) abi.Status { return rt.DeviceMemoryInfo(c, abi.Ptr(info)) })
 			r.status("copy_to_device", "NULL", func(c abi.Ctx) abi.Status { return rt.CopyToDevice(c, 0x1000, abi.Ptr(host), 64) })
 			r.status("copy_from_device", "NULL", func(c abi.Ctx) abi.Status { return rt.CopyFromDevice(c, abi.Ptr(host), 0x1000, 64) })
-			img := image(r.tb, "noop")
+			img := emittest.Image("noop")
 			r.status("register_callable", "NULL", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 0, abi.Ptr(img)) })
 			r.status("unregister_callable", "NULL", func(c abi.Ctx) abi.Status { return rt.UnregisterCallable(c, 0) })
 			store := abi.AlignedBytes(256, 64)
 			rh := abi.RunHandle(uintptr(abi.Ptr(store)))
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			desc := make([]byte, abi.NativeRunDescSize)
 			r.status("run", "NULL", func(c abi.Ctx) abi.Status { return rt.Run(c, rh, 0, args.Pointer(), nil, abi.Ptr(desc)) })
 			r.status("prepare_run", "NULL", func(c abi.Ctx) abi.Status {
@@ -653,7 +618,7 @@ func scenarios() []scenario {
 		{"program-runs", true, func(r *rec) {
 			rt := r.rt
 			r.create("c1")
-			img := image(r.tb, "noop")
+			img := emittest.Image("noop")
 			r.status("register_callable(fresh)", "c1", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 3, abi.Ptr(img)) })
 			r.pinit("c1", 0)
 			r.status("register_callable", "c1", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 3, abi.Ptr(img)) })
@@ -664,7 +629,7 @@ func scenarios() []scenario {
 			align := rt.GetRuntimeAlignment()
 			store := abi.AlignedBytes(int(size), int(align))
 			rh := abi.RunHandle(uintptr(abi.Ptr(store)))
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			accepted := new(int32)
 			desc := make([]byte, abi.NativeRunDescSize)
 			_ = abi.NativeRunDescriptor{RunID: 1, Generation: 1, AcceptedState: uintptr(unsafe.Pointer(accepted)), AcceptedValue: 77}.Encode(desc)
@@ -685,7 +650,7 @@ func scenarios() []scenario {
 			r.status("wait_run", "c1", func(c abi.Ctx) abi.Status { return rt.WaitRun(c, rh) })
 			r.status("finalize_run", "c1", func(c abi.Ctx) abi.Status { return rt.FinalizeRun(c, rh) })
 			r.status("run", "c1", func(c abi.Ctx) abi.Status { return rt.Run(c, rh, 3, args.Pointer(), nil, abi.Ptr(desc)) })
-			bad := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			bad := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			bad.SetCounts(2, 0)
 			r.status("run(count mismatch)", "c1", func(c abi.Ctx) abi.Status { return rt.Run(c, rh, 3, bad.Pointer(), nil, abi.Ptr(desc)) })
 			r.status("unregister_callable", "c1", func(c abi.Ctx) abi.Status { return rt.UnregisterCallable(c, 3) })
@@ -699,7 +664,7 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			img := image(r.tb, "noop")
+			img := emittest.Image("noop")
 			r.status("register_callable", "c1", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 1, abi.Ptr(img)) })
 			r.value("device_malloc", "c1", func(c abi.Ctx) int64 { return int64(rt.DeviceMalloc(c, 64)) })
 			r.status("device_memory_info", "c1", func(c abi.Ctx) abi.Status { return rt.DeviceMemoryInfo(c, nil) })
@@ -752,7 +717,7 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			img := image(r.tb, "noop")
+			img := emittest.Image("noop")
 			r.inject(abi.SitePrepareCopy, 2, code1)
 			r.prepare("c1", img)
 			r.prepare("c1", img)
@@ -765,8 +730,8 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			img := image(r.tb, "noop")
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			img := emittest.Image("noop")
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			r.prepare("c1", img)
 			r.inject(abi.SitePrepareRegister, 1, code1)
 			r.prepare("c1", img)
@@ -779,8 +744,8 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			img := image(r.tb, "noop")
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			img := emittest.Image("noop")
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			r.prepare("c1", img)
 			r.inject(abi.SiteLaunchEnqueue, 1, code1)
 			r.launch("c1", 0, args, streamA)
@@ -794,11 +759,11 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			img := image(r.tb, "noop")
+			img := emittest.Image("noop")
 			r.prepare("c1", img)
 			r.inject(abi.SiteFinalizeRelease, 3, code1)
 			r.finalize("c1")
-			r.launch("c1", 0, taskArgs(r.tb, 0x1000, 0x2000, 4, 1), streamA)
+			r.launch("c1", 0, emittest.TaskArgs(0x1000, 0x2000, 4, 1), streamA)
 			r.destroyRefused("c1") // Closing
 			r.finalize("c1")
 			r.finalize("c1")
@@ -810,7 +775,7 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			r.prepare("c1", image(r.tb, "noop"))
+			r.prepare("c1", emittest.Image("noop"))
 			r.inject(abi.SiteFinalizeFatal, 1, 0)
 			r.finalize("c1")
 			r.finalize("c1")
@@ -823,8 +788,8 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			img := image(r.tb, "noop")
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			img := emittest.Image("noop")
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			r.prepare("c1", img)
 			r.inject(abi.SiteAsyncDeviceFail, 1, code1)
 			r.sync(streamA) // no pending work: consumes no pass
@@ -842,7 +807,7 @@ func scenarios() []scenario {
 			r.create("c1")
 			r.kinit("c1", 0)
 			r.inject(abi.SitePrepareHoldGate, 1, 5)
-			r.prepare("c1", image(r.tb, "noop"))
+			r.prepare("c1", emittest.Image("noop"))
 			r.finalize("c1")
 			r.destroy("c1")
 		}},
@@ -854,8 +819,8 @@ func scenarios() []scenario {
 			r.setDev(1)
 			r.kinit("c2", 1)
 			r.setDev(0)
-			img := image(r.tb, "noop")
-			args := taskArgs(r.tb, 0x1000, 0x2000, 4, 1)
+			img := emittest.Image("noop")
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			r.prepare("c1", img)
 			r.launch("c1", 0, args, streamA)
 			r.launch("c1", 0, args, streamB)
@@ -880,7 +845,7 @@ func scenarios() []scenario {
 			r.setDev(1)
 			r.kinit("c2", 1)
 			r.setDev(0)
-			small := image(r.tb, "noop")
+			small := emittest.Image("noop")
 			spec := abi.ChipCallableSpec{Signature: []abi.ArgDirection{abi.DirIn}, FuncName: "big", Binary: make([]byte, 3<<20)}
 			big, err := spec.Build()
 			if err != nil {
@@ -909,8 +874,8 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			r.prepare("c1", image(r.tb, "noop"))
-			r.launch("c1", 0, taskArgs(r.tb, 0x1000, 0x2000, 4, 1), streamA)
+			r.prepare("c1", emittest.Image("noop"))
+			r.launch("c1", 0, emittest.TaskArgs(0x1000, 0x2000, 4, 1), streamA)
 			r.inject(abi.SiteInitCreate, 1, code1)
 			r.pinit("c1", 0)
 			r.finalize("c1")
@@ -934,9 +899,9 @@ func scenarios() []scenario {
 			r.add("acl write", "", aclStatus(mem.CopyToDevice(in, src)), 0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			r.prepare("c1", image(r.tb, "simabi.add_scalar_f32"))
-			r.prepare("c1", image(r.tb, "simabi.copy_bytes"))
-			r.launch("c1", 0, taskArgs(r.tb, uint64(in), uint64(out), n, 2.5), streamA)
+			r.prepare("c1", emittest.Image("simabi.add_scalar_f32"))
+			r.prepare("c1", emittest.Image("simabi.copy_bytes"))
+			r.launch("c1", 0, emittest.TaskArgs(uint64(in), uint64(out), n, 2.5), streamA)
 			r.sync(streamA)
 			dst := make([]byte, n*4)
 			r.add("acl read", "", aclStatus(mem.CopyFromDevice(dst, out)), 0)
@@ -946,9 +911,9 @@ func scenarios() []scenario {
 			}
 			r.add("result == in + 2.5", "", abi.OK, b2i(string(dst) == string(want)))
 			// A faulting kernel: out outside device memory.
-			r.launch("c1", 0, taskArgs(r.tb, uint64(in), 0x10, n, 1), streamA)
+			r.launch("c1", 0, emittest.TaskArgs(uint64(in), 0x10, n, 1), streamA)
 			r.sync(streamA)
-			r.launch("c1", 1, taskArgs(r.tb, uint64(in), uint64(out), n, 0), streamA)
+			r.launch("c1", 1, emittest.TaskArgs(uint64(in), uint64(out), n, 0), streamA)
 			r.sync(streamA)
 			r.add("acl read", "", aclStatus(mem.CopyFromDevice(dst, out)), 0)
 			r.add("copy result == in", "", abi.OK, b2i(string(dst) == string(src)))
@@ -970,8 +935,8 @@ func scenarios() []scenario {
 			r.setDev(0)
 			r.create("c1")
 			r.kinit("c1", 0)
-			r.prepare("c1", image(r.tb, "noop"))
-			r.launch("c1", 0, taskArgs(r.tb, 0x1000, 0x2000, 4, 1), streamA)
+			r.prepare("c1", emittest.Image("noop"))
+			r.launch("c1", 0, emittest.TaskArgs(0x1000, 0x2000, 4, 1), streamA)
 			r.sync(streamA)
 			r.finalize("c1")
 			r.destroy("c1")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // The ACL binding for callers on silicon, tested against the emitted fake
@@ -61,12 +62,12 @@ func TestACLAgainstFakeACL(t *testing.T) {
 	if st := l.KernelModeInit(c, 2, nil, 0, nil, 0, nil, 0, abi.Ptr(defaultConfig()), 9); st != abi.OK {
 		t.Fatalf("kernel init on the ACL's device: %v", st)
 	}
-	img := image(t, "noop")
+	img := emittest.Image("noop")
 	id := new(int32)
 	if st := l.KernelModePrepareCallable(c, abi.Ptr(img), uintptr(len(img)), id); st != abi.OK {
 		t.Fatalf("prepare: %v", st)
 	}
-	args := taskArgs(t, 0x1000, 0x2000, 4, 1)
+	args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 	if st := l.KernelModeLaunch(c, *id, args.Pointer(), s); st != abi.OK {
 		t.Fatalf("launch: %v", st)
 	}
@@ -148,7 +149,7 @@ func TestConcurrentKernelCalls(t *testing.T) {
 	path := emitted(t, tmrConfig())
 	l := mustOpen(t, path, Options{})
 	hooks, _ := l.Hooks()
-	img := image(t, "noop")
+	img := emittest.Image("noop")
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for g := range 4 {
@@ -164,7 +165,7 @@ func TestConcurrentKernelCalls(t *testing.T) {
 				errs <- errors.New("kernel init: " + st.String())
 				return
 			}
-			args := taskArgs(t, 0x1000, 0x2000, 4, 1)
+			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 			id := new(int32)
 			for i := range 200 {
 				if st := l.KernelModePrepareCallable(c, abi.Ptr(img), uintptr(len(img)), id); st != abi.OK || *id != int32(i) {

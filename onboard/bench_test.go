@@ -7,6 +7,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // hotPath is an emitted tmr runtime with one kernel context initialized on
@@ -34,7 +35,7 @@ func newHotPath(tb testing.TB) *hotPath {
 	if !ok {
 		tb.Fatal("emitted runtime without hooks")
 	}
-	h := &hotPath{l: l, hooks: hooks, img: image(tb, "noop"), args: taskArgs(tb, 0x1000, 0x2000, 4, 1), id: new(int32), cfg: defaultConfig()}
+	h := &hotPath{l: l, hooks: hooks, img: emittest.Image("noop"), args: emittest.TaskArgs(0x1000, 0x2000, 4, 1), id: new(int32), cfg: defaultConfig()}
 	if st := hooks.SimSetCurrentDevice(0); st != abi.OK {
 		tb.Fatalf("set device: %v", st)
 	}

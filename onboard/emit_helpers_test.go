@@ -47,39 +47,3 @@ func unsafeBytes(p unsafe.Pointer, n int) []byte { return unsafe.Slice((*byte)(p
 const streamA abi.Stream = 0x5A00
 
 func defaultConfig() []byte { return (&abi.CallConfig{}).Bytes() }
-
-// image is a canonical ChipCallable with [IN, OUT, SCALAR] whose kernel,
-// chosen by name, is the simulated one of semantics §7 (any other name: a
-// kernel that does nothing).
-func image(tb testing.TB, funcName string) []byte {
-	spec := abi.ChipCallableSpec{
-		Signature: []abi.ArgDirection{abi.DirIn, abi.DirOut, abi.DirScalar},
-		FuncName:  funcName,
-		Binary:    []byte("orchestration"),
-		Children:  []abi.ChildKernel{{FuncID: 3, Signature: []abi.ArgDirection{abi.DirIn}, Binary: []byte{1, 2, 3}}},
-	}
-	img, err := spec.Build()
-	if err != nil {
-		panic(err) // some callers run off the test goroutine
-	}
-	return img
-}
-
-// taskArgs holds two device tensors of n float32 at in and out and one
-// float32 scalar.
-func taskArgs(tb testing.TB, in, out uint64, n uint32, s float32) *abi.TaskArgs {
-	a := abi.NewTaskArgs()
-	for _, addr := range []uint64{in, out} {
-		tn, err := abi.ContiguousTensor(addr, abi.Float32, n)
-		if err != nil {
-			panic(err)
-		}
-		if err := a.AddTensor(tn); err != nil {
-			panic(err)
-		}
-	}
-	if err := a.AddScalarFloat32(s); err != nil {
-		panic(err)
-	}
-	return a
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // F-1, C-BIND-1, C-BIND-2: the emitted runtime of each profile loads through
@@ -156,7 +157,7 @@ func TestCBind1EmittedOmitOnePerGroup(t *testing.T) {
 // load (C-BIND-1).
 func TestF2KnobsThroughOnboard(t *testing.T) {
 	lockThread(t)
-	img := image(t, "noop")
+	img := emittest.Image("noop")
 	cfg := defaultConfig()
 	kernelCtx := func(t *testing.T, l *Library) abi.Ctx {
 		h, _ := l.Hooks()

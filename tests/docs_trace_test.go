@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,53 +29,15 @@ func TestDocs_traceExampleIsWhatTheRecorderWrites(t *testing.T) {
 	example := codeBlockAfter(t, string(doc), "Example (a kernel-mode session")
 
 	fake := emittest.Path(t, emit.Config{Profile: emit.ProfileTMR})
-	rec, err := emit.BuildRecorder(emit.RecorderConfig{}, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
-		t.Skipf("sim/emit: %v", err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	recPath := filepath.Join(t.TempDir(), "libhost_runtime.so")
-	b, err := os.ReadFile(rec.RuntimePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(recPath, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	recPath := privateRecorder(t, emit.RecorderConfig{})
 	trace := filepath.Join(t.TempDir(), "session.ops")
 	t.Setenv("SIMABI_RECORD_TARGET", fake)
 	t.Setenv("SIMABI_RECORD_FILE", trace)
 	t.Setenv("SIMABI_RECORD_PRELOAD", "")
 	t.Setenv("SIMABI_RECORD_IMAGE_LIMIT", "")
 
-	spec := abi.ChipCallableSpec{
-		Signature: []abi.ArgDirection{abi.DirIn, abi.DirOut, abi.DirScalar},
-		FuncName:  "noop",
-		Binary:    []byte("orchestration"),
-		Children:  []abi.ChildKernel{{FuncID: 3, Signature: []abi.ArgDirection{abi.DirIn}, Binary: []byte{1, 2, 3}}},
-	}
-	n, err := spec.Size()
-	if err != nil {
-		t.Fatal(err)
-	}
-	img := abi.AlignedBytes(n, 64)
-	if err := spec.EncodeTo(img); err != nil {
-		t.Fatal(err)
-	}
-	args := abi.NewTaskArgs()
-	for _, addr := range []uint64{0x1000, 0x2000} {
-		tn, err := abi.ContiguousTensor(addr, abi.Float32, 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := args.AddTensor(tn); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := args.AddScalarFloat32(1); err != nil {
-		t.Fatal(err)
-	}
+	img := emittest.Image("noop") // 9635 bytes: the example's image
+	args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
 	cfg := (&abi.CallConfig{}).Bytes()
 	const stream abi.Stream = 0x5A00
 
@@ -132,16 +93,8 @@ func TestDocs_traceExampleIsWhatTheRecorderWrites(t *testing.T) {
 		}
 	}
 
-	fh, err := os.Open(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	tr, err := conformance.ParseTrace(fh, trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rr := range conformance.CheckTrace(tr, conformance.TraceOptions{}).Report().Rules {
+	_, tc := judgeTraceFile(t, trace)
+	for _, rr := range tc.Report().Rules {
 		if rr.Verdict == conformance.Fail {
 			t.Errorf("the example session is flagged: %s %s", rr.Rule, conformance.Abbreviate(rr.Detail))
 		}

@@ -33,16 +33,7 @@ func TestRecorder_clientTracesCheckClean(t *testing.T) {
 	}
 	concurrent := 0
 	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := conformance.ParseTrace(fh, f)
-		fh.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		tc := conformance.CheckTrace(tr, conformance.TraceOptions{})
+		_, tc := judgeTraceFile(t, f)
 		if tc.Concurrent {
 			concurrent++
 			if !tc.Linearizable {

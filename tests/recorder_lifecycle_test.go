@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,11 +32,7 @@ var recordedMutants = []struct{ name, rule string }{
 }
 
 func TestRecorder_lifecycleCatalogueTracesCheck(t *testing.T) {
-	if _, err := emit.BuildRecorder(emit.RecorderConfig{}, emit.BuildOptions{}); errors.Is(err, emit.ErrNoCompiler) {
-		t.Skipf("sim/emit: %v", err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	privateRecorder(t, emit.RecorderConfig{}) // skips without a C compiler
 	bin := filepath.Join(t.TempDir(), "lifecycle.test")
 	if out, err := exec.Command("go", "test", "-c", "-o", bin, module+"/lifecycle").CombinedOutput(); err != nil {
 		t.Fatalf("go test -c lifecycle: %v\n%s", err, out)
@@ -62,16 +57,7 @@ func TestRecorder_lifecycleCatalogueTracesCheck(t *testing.T) {
 		}
 		failed = map[string][]string{}
 		for _, f := range files {
-			fh, err := os.Open(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, err := conformance.ParseTrace(fh, f)
-			fh.Close()
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			tc := conformance.CheckTrace(tr, conformance.TraceOptions{})
+			_, tc := judgeTraceFile(t, f)
 			for _, rr := range tc.Report().Rules {
 				if rr.Verdict == conformance.Fail {
 					failed[filepath.Base(f)] = append(failed[filepath.Base(f)], rr.Rule+": "+rr.Detail)

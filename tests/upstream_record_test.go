@@ -2,7 +2,6 @@ package tests
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,20 +44,7 @@ func TestUpstream_recordedLifecycleSession(t *testing.T) {
 
 	// A legacy build without the simulation hooks: the recorder of that
 	// revision, a private copy (it reads its environment when loaded).
-	rec, err := emit.BuildRecorder(emit.RecorderConfig{Revision: abi.RevLegacy, NoHooks: true}, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
-		t.Skipf("sim/emit: %v", err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	recPath := filepath.Join(t.TempDir(), "libhost_runtime.so")
-	b, err := os.ReadFile(rec.RuntimePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(recPath, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	recPath := privateRecorder(t, emit.RecorderConfig{Revision: abi.RevLegacy, NoHooks: true})
 	tracePattern := os.Getenv("SIMABI_UPSTREAM_TRACE")
 	if tracePattern == "" {
 		tracePattern = filepath.Join(t.TempDir(), "session-%p.ops")
@@ -89,16 +75,7 @@ func TestUpstream_recordedLifecycleSession(t *testing.T) {
 	}
 
 	tracePath := strings.ReplaceAll(tracePattern, "%p", fmt.Sprint(os.Getpid()))
-	fh, err := os.Open(tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	tr, err := conformance.ParseTrace(fh, tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := conformance.CheckTrace(tr, conformance.TraceOptions{})
+	tr, tc := judgeTraceFile(t, tracePath)
 	live := liveFindingRules(t, filepath.Join(dir, "abicheck.json"))
 	var flagged []string
 	for _, rr := range tc.Report().Rules {

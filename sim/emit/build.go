@@ -153,11 +153,9 @@ func BuildSources(src Sources, opt BuildOptions) (*Artifacts, error) {
 	if err != nil {
 		return nil, err
 	}
-	cacheDir := opt.CacheDir
-	if cacheDir == "" {
-		if cacheDir, err = defaultCacheDir(); err != nil {
-			return nil, err
-		}
+	cacheDir, err := opt.cacheDir()
+	if err != nil {
+		return nil, err
 	}
 	key := cacheKey(src, cc)
 	final := filepath.Join(cacheDir, key)
@@ -169,40 +167,59 @@ func BuildSources(src Sources, opt BuildOptions) (*Artifacts, error) {
 		HeaderPath:    filepath.Join(final, HeaderName),
 		Key:           key,
 	}
-	l := keyLock(key)
-	l.Lock()
-	defer l.Unlock()
-	if complete(art) {
-		art.Cached = true
-	} else {
-		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-			return nil, fmt.Errorf("emit: cache: %w", err)
-		}
-		tmp, err := os.MkdirTemp(cacheDir, ".build-"+key[:12]+"-")
-		if err != nil {
-			return nil, fmt.Errorf("emit: cache: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		if err := compileInto(tmp, cacheDir, src, cc); err != nil {
-			return nil, err
-		}
-		if err := os.Rename(tmp, final); err != nil {
-			switch {
-			case complete(art):
-				// Another process published the same key first.
-				art.Cached = true
-			default:
-				// A damaged entry (a file removed by hand): replace it.
-				if os.RemoveAll(final) != nil || os.Rename(tmp, final) != nil {
-					return nil, fmt.Errorf("emit: cache: publishing %s: %w", final, err)
-				}
-			}
-		}
+	art.Cached, err = publish(cacheDir, final, key, ".build-"+key[:12]+"-",
+		func() bool { return complete(art) },
+		func(tmp string) error { return compileInto(tmp, cacheDir, src, cc) })
+	if err != nil {
+		return nil, err
 	}
 	if opt.OutDir != "" {
 		return copyArtifacts(art, opt.OutDir)
 	}
 	return art, nil
+}
+
+// cacheDir is the build cache: opt.CacheDir, else the default.
+func (opt BuildOptions) cacheDir() (string, error) {
+	if opt.CacheDir != "" {
+		return opt.CacheDir, nil
+	}
+	return defaultCacheDir()
+}
+
+// publish makes the cache entry final (named lockKey for the in-process
+// lock): nothing when done() says it is complete already, else compile into
+// a private directory of cacheDir renamed into place, so that concurrent
+// builds of one key, in this process or another, never see a half-built
+// entry. It reports whether the entry came from the cache.
+func publish(cacheDir, final, lockKey, tmpPrefix string, done func() bool, compile func(tmp string) error) (bool, error) {
+	l := keyLock(lockKey)
+	l.Lock()
+	defer l.Unlock()
+	if done() {
+		return true, nil
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return false, fmt.Errorf("emit: cache: %w", err)
+	}
+	tmp, err := os.MkdirTemp(cacheDir, tmpPrefix)
+	if err != nil {
+		return false, fmt.Errorf("emit: cache: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := compile(tmp); err != nil {
+		return false, err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if done() {
+			return true, nil // another process published the same key first
+		}
+		// A damaged entry (a file removed by hand): replace it.
+		if os.RemoveAll(final) != nil || os.Rename(tmp, final) != nil {
+			return false, fmt.Errorf("emit: cache: publishing %s: %w", final, err)
+		}
+	}
+	return false, nil
 }
 
 func complete(a *Artifacts) bool {

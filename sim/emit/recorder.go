@@ -586,11 +586,9 @@ func BuildRecorder(cfg RecorderConfig, opt BuildOptions) (*RecorderArtifacts, er
 	if err != nil {
 		return nil, err
 	}
-	cacheDir := opt.CacheDir
-	if cacheDir == "" {
-		if cacheDir, err = defaultCacheDir(); err != nil {
-			return nil, err
-		}
+	cacheDir, err := opt.cacheDir()
+	if err != nil {
+		return nil, err
 	}
 	key := recorderKey(src, cc)
 	final := filepath.Join(cacheDir, "rec-"+key)
@@ -599,36 +597,16 @@ func BuildRecorder(cfg RecorderConfig, opt BuildOptions) (*RecorderArtifacts, er
 		SourcePath:  filepath.Join(final, RecorderSrcName),
 		Key:         key,
 	}
-	l := keyLock("rec-" + key)
-	l.Lock()
-	defer l.Unlock()
-	if regular(art.RuntimePath) && regular(art.SourcePath) {
-		art.Cached = true
-	} else {
-		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-			return nil, fmt.Errorf("emit: cache: %w", err)
-		}
-		tmp, err := os.MkdirTemp(cacheDir, ".build-rec-"+key[:12]+"-")
-		if err != nil {
-			return nil, fmt.Errorf("emit: cache: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		if err := os.WriteFile(filepath.Join(tmp, RecorderSrcName), []byte(src), 0o644); err != nil {
-			return nil, err
-		}
-		if err := runCC(tmp, cc, "-o", RuntimeLibName, RecorderSrcName, "-ldl", "-Wl,--no-undefined"); err != nil {
-			return nil, err
-		}
-		if err := os.Rename(tmp, final); err != nil {
-			switch {
-			case regular(art.RuntimePath) && regular(art.SourcePath):
-				art.Cached = true // another process published the same key first
-			default:
-				if os.RemoveAll(final) != nil || os.Rename(tmp, final) != nil {
-					return nil, fmt.Errorf("emit: cache: publishing %s: %w", final, err)
-				}
+	art.Cached, err = publish(cacheDir, final, "rec-"+key, ".build-rec-"+key[:12]+"-",
+		func() bool { return regular(art.RuntimePath) && regular(art.SourcePath) },
+		func(tmp string) error {
+			if err := os.WriteFile(filepath.Join(tmp, RecorderSrcName), []byte(src), 0o644); err != nil {
+				return err
 			}
-		}
+			return runCC(tmp, cc, "-o", RuntimeLibName, RecorderSrcName, "-ldl", "-Wl,--no-undefined")
+		})
+	if err != nil {
+		return nil, err
 	}
 	if opt.OutDir == "" {
 		return art, nil
