@@ -24,7 +24,7 @@ var production = map[string][]string{
 	"sim/semantics":             nil,
 	"sim":                       {"abi", "validation", "latch", "sim/semantics", "internal/..."},
 	"sim/emit":                  {"abi", "validation", "latch", "sim/semantics"},
-	"sim/emit/emittest":         {"sim/emit"},
+	"sim/emit/emittest":         {"abi", "sim/emit"},
 	"onboard":                   {"abi", "validation", "internal/..."},
 	"lifecycle":                 {"abi", "validation", "latch", "internal/..."},
 	"conformance":               {"abi", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics"},
