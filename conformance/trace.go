@@ -192,6 +192,16 @@ func (p *traceParser) op(c *TraceCall, kind string, args []string) error {
 			pos = append(pos, a)
 		}
 	}
+	// bad: a struct pointer the recorder could not read (it points into
+	// unmapped memory). The call is not judged; its other fields parse.
+	for _, key := range []string{"cfg", "prewarm", "args", "desc"} {
+		if kv[key] == "bad" {
+			if c.Skip == "" {
+				c.Skip = key + ": a pointer the recorder could not read (unmapped memory)"
+			}
+			kv[key] = "null"
+		}
+	}
 	ctx := func() error {
 		if len(pos) == 0 {
 			return fmt.Errorf("%s: no context", kind)

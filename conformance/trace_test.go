@@ -261,3 +261,20 @@ func TestCheckTrace_runWithNullConfig_EPROG(t *testing.T) {
 		t.Fatalf("a NULL-config run that ran: failures %v, want [E-PROG] (%v)", got, c.Result.Findings)
 	}
 }
+
+// A struct the recorder could not read (cfg=bad, args=bad, desc=bad) makes
+// its call not judged, with the reason; the trace still parses.
+func TestParseTrace_unreadableStructIsSkipped(t *testing.T) {
+	tr := mustTrace(t, `@1-2 t0 dev=none kinit null dev=0 gen=1 cfg=bad aicpu=none aicore=none disp=none -> -1004
+@3-4 t0 dev=none launch null id=0 args=bad stream=s0 -> -1004
+@5-6 t0 dev=none prepare_run null st=0 id=0 args=bad cfg=bad desc=bad -> -1004
+`)
+	for i, want := range []string{"cfg", "args", "cfg"} {
+		if got := tr.Calls[i].Skip; got != want+": a pointer the recorder could not read (unmapped memory)" {
+			t.Errorf("call %d: skip %q", i, got)
+		}
+	}
+	if c := CheckTrace(tr, TraceOptions{}); len(failuresOf(c)) != 0 {
+		t.Errorf("failures %v", c.Result.Findings)
+	}
+}

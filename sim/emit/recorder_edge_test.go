@@ -3,6 +3,7 @@ package emit
 import (
 	"encoding/binary"
 	"slices"
+	"syscall"
 	"testing"
 	"unsafe"
 
@@ -64,6 +65,41 @@ func TestRecorderEdgeEncodings(t *testing.T) {
 		"dev=0 launch_run c1 st=null -> -1004",
 		"dev=0 finalize c1 -> 0",
 		"dev=0 destroy c1 -> done",
+	))...)
+	if diff := cmp.Diff(want, readTrace(t, trace)); diff != "" {
+		t.Errorf("trace (-want +got):\n%s", diff)
+	}
+}
+
+// docs/trace.md: a struct pointer that points into unmapped memory, passed
+// where the callee refuses before reading it (a NULL context), is recorded
+// as "bad" without faulting the recorder; the results are the target's.
+func TestRecorderUnreadableStructPointers(t *testing.T) {
+	fake := freshFake(t, Config{Profile: ProfileTMR})
+	rec := freshRecorder(t, RecorderConfig{})
+	trace := recordEnv(t, fake)
+	page, err := syscall.Mmap(-1, 0, 4096, syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(page)
+	unmapped := unsafe.Pointer(unsafe.SliceData(page))
+	storage := abi.AlignedBytes(64, 64)
+	rt := abi.RunHandle(uintptr(unsafe.Pointer(unsafe.SliceData(storage))))
+	got := runSession(t, rec, func(l *onboard.Library) observed {
+		var o observed
+		o.add("kinit %d", l.KernelModeInit(0, 0, nil, 0, nil, 0, nil, 0, unmapped, 1))
+		o.add("launch %d", l.KernelModeLaunch(0, 0, unmapped, sessionStream))
+		o.add("prepare_run %d", l.PrepareRun(0, rt, 0, unmapped, unmapped, unmapped))
+		return o
+	})
+	if diff := cmp.Diff(observed{"kinit -1004", "launch -1004", "prepare_run -1004"}, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	want := append(traceHeader(fake, "kernel", DefaultImageLimit), recorded(append(bindTrace,
+		"dev=none kinit null dev=0 gen=1 cfg=bad aicpu=none aicore=none disp=none -> -1004",
+		"dev=none launch null id=0 args=bad stream=s0 -> -1004",
+		"dev=none prepare_run null st=0 id=0 args=bad cfg=bad desc=bad -> -1004",
 	))...)
 	if diff := cmp.Diff(want, readTrace(t, trace)); diff != "" {
 		t.Errorf("trace (-want +got):\n%s", diff)
