@@ -111,19 +111,24 @@ func RecorderSymbols(cfg RecorderConfig) []abi.Symbol {
 type argKind int
 
 const (
-	argCtx     argKind = iota // " cN" | " null" | " c?"
-	argInt                    // " key=V", signed decimal
-	argUint                   // " key=V", unsigned decimal
-	argSpan                   // " key=none|halfptr|halfsize|bytes(N)" over (Param, Size)
-	argCfg                    // " key=null|raw(HEX)": the revision's CallConfig
-	argImg                    // " img=null|raw(N,A,HEX|trunc)" over (Param, Size)
-	argRegImg                 // " img=null|raw(N,A,HEX)|raw(?,A,trunc)": size from the header
-	argArgs                   // " key=null|raw(t=T,s=S,host=H)"
-	argStream                 // " key=sN|null" (key "" for the positional form)
-	argSt                     // " st=N|null"
-	argDesc                   // " desc=null|raw(HEX)"
-	argOutNull                // " out=null" when Param is NULL
-	argDevPos                 // " D" | " none" (setdev)
+	argCtx    argKind = iota // " cN" | " null" | " c?"
+	argInt                   // " key=V", signed decimal
+	argUint                  // " key=V", unsigned decimal
+	argSpan                  // " key=none|halfptr|halfsize|bytes(N)" over (Param, Size)
+	argCfg                   // " key=null|raw(HEX)": the revision's CallConfig
+	argImg                   // " img=null|raw(N,A,HEX|trunc)" over (Param, Size)
+	argRegImg                // " img=null|raw(N,A,HEX)|raw(?,A,trunc)": size from the header
+	argArgs                  // " key=null|raw(t=T,s=S,host=H)|bad"
+	// argArgsLate is argArgs written after the call: read directly when
+	// the call succeeded (the callee read them, so they are readable), else
+	// copied with process_vm_readv. The launch hot path then makes no
+	// system call for its args.
+	argArgsLate
+	argStream  // " key=sN|null" (key "" for the positional form)
+	argSt      // " st=N|null"
+	argDesc    // " desc=null|raw(HEX)"
+	argOutNull // " out=null" when Param is NULL
+	argDevPos  // " D" | " none" (setdev)
 )
 
 type recArg struct {
@@ -195,7 +200,7 @@ var recOps = map[string]recOp{
 	abi.SymKernelPrepare: {Op: "prepare", Args: []recArg{ctxArg(), {Kind: argImg, Param: "callable", Size: "callable_size"},
 		{Kind: argOutNull, Param: "out_callable_id"}}, Result: resPrepare},
 	abi.SymKernelLaunch: {Op: "launch", Args: []recArg{ctxArg(), intArg("id", "callable_id"),
-		{Key: " args=", Kind: argArgs, Param: "args"}, {Key: " stream=", Kind: argStream, Param: "caller_stream"}}},
+		{Key: " args=", Kind: argArgsLate, Param: "args"}, {Key: " stream=", Kind: argStream, Param: "caller_stream"}}},
 	abi.SymFinalizeDevice:        {Op: "finalize", Args: []recArg{ctxArg()}},
 	abi.SymCommittedDeviceMemory: {Op: "committed", Args: []recArg{ctxArg()}, Result: resValue},
 	abi.SymGetPipelineContract:   {Op: "contract", Result: resPtr},
@@ -299,6 +304,7 @@ type recStub struct {
 	Unloaded string // the answer when no target is loaded
 	Pre      []string
 	Post     []string
+	Missing  []string // before the result of a symbol the target lacks
 }
 
 type recTemplateData struct {
@@ -416,7 +422,11 @@ func recStubFor(s abi.Symbol, rev abi.Revision) (recStub, error) {
 		case argRegImg:
 			c = fmt.Sprintf("rb_key_regimg(&rc.b, %s);", q.Name)
 		case argArgs:
-			c = fmt.Sprintf("rb_key_args(&rc.b, %q, %s);", a.Key, q.Name)
+			c = fmt.Sprintf("rb_key_args(&rc.b, %q, %s, 0);", a.Key, q.Name)
+		case argArgsLate:
+			c = "size_t rec_args_at = rc.b.n;"
+			st.Post = append(st.Post, fmt.Sprintf("rb_insert_args(&rc.b, rec_args_at, %q, %s, r == 0);", a.Key, q.Name))
+			st.Missing = append(st.Missing, fmt.Sprintf("rb_insert_args(&rc.b, rec_args_at, %q, %s, 0);", a.Key, q.Name))
 		case argStream:
 			c = fmt.Sprintf("rb_key_stream%s(&rc.b, %q, %s);", locked, orDefault(a.Key, " "), q.Name)
 		case argSt:
