@@ -78,7 +78,10 @@ func TestRecorderUnreadableStructPointers(t *testing.T) {
 	fake := freshFake(t, Config{Profile: ProfileTMR})
 	rec := freshRecorder(t, RecorderConfig{})
 	trace := recordEnv(t, fake)
-	page, err := syscall.Mmap(-1, 0, 4096, syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	// Unmapped for the whole of every struct read from it (the task args'
+	// counts lie past their tensor array, well beyond one page).
+	size := (abi.TaskArgsSize + abi.CallConfigSize + 4095) &^ 4095
+	page, err := syscall.Mmap(-1, 0, size, syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {
 		t.Fatal(err)
 	}
