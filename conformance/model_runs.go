@@ -185,22 +185,33 @@ func (m *Model) unregister(op Op, c *mctx) {
 // slotOf is the storage of a run op.
 func (m *Model) slotOf(op Op) *runSlot { return &m.storages[op.St] }
 
-func (m *Model) prepareRun(op Op, c *mctx) {
+// runStart walks what prepare_run and run refuse before they start a run:
+// the entry checks, a NULL CallConfig, busy storage, an unregistered id. It
+// returns the context, the storage and the callable when none applies.
+func (m *Model) runStart(op Op, c *mctx) (*mctx, *runSlot, progCallable, bool) {
 	if c = m.runEntry(op, c); c == nil {
-		return
+		return nil, nil, progCallable{}, false
 	}
 	if op.Cfg.Null {
 		m.expect(REProg, refused, nullRunConfig)
-		return
+		return nil, nil, progCallable{}, false
 	}
 	sl := m.slotOf(op)
 	if sl.state != storageFree {
-		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds a "+runStateNames[sl.state]+" run: a second prepare on it is refused")
-		return
+		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds a "+runStateNames[sl.state]+" run: a second run on it is refused")
+		return nil, nil, progCallable{}, false
 	}
 	pc, registered := c.prog[op.ID]
 	if !registered {
 		m.expect(REProg, refused, "callable id "+strconv.Itoa(int(op.ID))+" is not registered")
+		return nil, nil, progCallable{}, false
+	}
+	return c, sl, pc, true
+}
+
+func (m *Model) prepareRun(op Op, c *mctx) {
+	c, sl, pc, ok := m.runStart(op, c)
+	if !ok {
 		return
 	}
 	t, s := m.runCounts(op, pc)
@@ -334,21 +345,8 @@ func (m *Model) finalizeRun(op Op, c *mctx) {
 }
 
 func (m *Model) runWhole(op Op, c *mctx) {
-	if c = m.runEntry(op, c); c == nil {
-		return
-	}
-	if op.Cfg.Null {
-		m.expect(REProg, refused, nullRunConfig)
-		return
-	}
-	sl := m.slotOf(op)
-	if sl.state != storageFree {
-		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds a "+runStateNames[sl.state]+" run")
-		return
-	}
-	pc, registered := c.prog[op.ID]
-	if !registered {
-		m.expect(REProg, refused, "callable id "+strconv.Itoa(int(op.ID))+" is not registered")
+	c, _, pc, ok := m.runStart(op, c)
+	if !ok {
 		return
 	}
 	if t, s := m.runCounts(op, pc); pc.t == -2 || c.runs > 0 || (pc.t >= 0 && (t != pc.t || s != pc.s)) {
