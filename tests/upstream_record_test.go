@@ -3,10 +3,11 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestUpstream_recordedLifecycleSession(t *testing.T) {
 			t.Errorf("%s: %s fail, which the live run of this build does not report: %s", tracePath, rr.Rule, conformance.Abbreviate(rr.Detail))
 		}
 	}
-	t.Logf("%s: %d calls, %d judged; flagged: %v (live run's findings: %v)", tracePath, len(tr.Calls), tc.Result.Checked, flagged, keys(live))
+	t.Logf("%s: %d calls, %d judged; flagged: %v (live run's findings: %v)", tracePath, len(tr.Calls), tc.Result.Checked, flagged, slices.Sorted(maps.Keys(live)))
 	for _, want := range []string{"pinit", "register", "run", "unregister", "finalize"} {
 		if !traceHas(tr, want) {
 			t.Errorf("the trace has no %s call", want)
@@ -126,13 +127,4 @@ func traceHas(tr *conformance.Trace, word string) bool {
 		}
 	}
 	return false
-}
-
-func keys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
