@@ -57,6 +57,8 @@ type scriptRuntime struct {
 	launches   []scriptLaunch
 	kinits     []scriptKernelInit
 	prepared   [][]byte // the image spans passed to successful prepares
+	prewarms   [][]byte // the prewarm configs simpler_init got (CallConfigSize bytes each)
+	runConfigs [][]byte // the configs simpler_run got
 	mallocs    abi.DevicePtr
 }
 
@@ -235,6 +237,9 @@ func (f *scriptRuntime) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Po
 	if c != nil {
 		c.programTouched = true
 	}
+	if prewarmConfig != nil {
+		f.prewarms = append(f.prewarms, slices.Clone(unsafe.Slice((*byte)(prewarmConfig), abi.CallConfigSize)))
+	}
 	return f.simplerInitRC
 }
 
@@ -329,6 +334,9 @@ func (f *scriptRuntime) Run(ctx abi.Ctx, rt abi.RunHandle, callableID int32, arg
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.enter("simpler_run", ctx, true)
+	if config != nil {
+		f.runConfigs = append(f.runConfigs, slices.Clone(unsafe.Slice((*byte)(config), abi.CallConfigSize)))
+	}
 	return abi.OK
 }
 
@@ -498,3 +506,21 @@ func (f *scriptRuntime) HostLogBindState(state unsafe.Pointer) abi.Status {
 }
 
 var _ abi.LoadedRuntime = (*scriptRuntime)(nil)
+
+// legacyScript is scriptRuntime reporting the legacy revision, as onboard's
+// Library does for a build from before the kernel ABI.
+type legacyScript struct{ *scriptRuntime }
+
+func (legacyScript) Revision() abi.Revision { return abi.RevLegacy }
+
+type legacyLoader struct{ f *scriptRuntime }
+
+func (l legacyLoader) Load() (abi.LoadedRuntime, error) {
+	rt, err := scriptLoader(l).Load()
+	if err != nil {
+		return nil, err
+	}
+	return legacyScript{rt.(*scriptRuntime)}, nil
+}
+func (l legacyLoader) LoadProbe() (abi.LoadedRuntime, error) { return l.Load() }
+func (legacyLoader) String() string                          { return "legacy script" }

@@ -114,9 +114,9 @@ func (w *Worker) Run(id int32, args *abi.TaskArgs, cfg *abi.CallConfig) error {
 	// pto_runtime_c_api.h:344, sim c_api_shared.cpp:617), so nil passes the
 	// zero CallConfig, the defaults.
 	if cfg == nil {
-		cfg = &abi.CallConfig{}
+		cfg = &defaultCallConfig
 	}
-	_ = cfg.Encode(n.runCfg)
+	packConfig(w.rt, cfg, n.runCfg)
 	cfgPtr := abi.Ptr(n.runCfg)
 	rh := abi.RunHandle(uintptr(abi.Ptr(n.runStorage)))
 	rc := w.rt.Run(w.ctx, rh, id, args.Pointer(), cfgPtr, abi.Ptr(n.runDesc))
@@ -232,4 +232,19 @@ func (w *Worker) CommittedDeviceMemory() (uint64, error) {
 	}
 	defer w.gate.unlock()
 	return uint64(w.rt.CommittedDeviceMemory(w.ctx)), nil
+}
+
+// defaultCallConfig is the config a nil one stands for (read only).
+var defaultCallConfig abi.CallConfig
+
+// packConfig writes cfg into dst (abi.CallConfigSize bytes) in the layout
+// of rt's revision: a legacy build reads upstream's older 1144-byte
+// CallConfig, whose fields after enable_scope_stats sit elsewhere.
+func packConfig(rt abi.Runtime, cfg *abi.CallConfig, dst []byte) {
+	if r, ok := rt.(interface{ Revision() abi.Revision }); ok && r.Revision() == abi.RevLegacy {
+		clear(dst)
+		_ = cfg.EncodeLegacy(dst)
+		return
+	}
+	_ = cfg.Encode(dst)
 }

@@ -473,7 +473,8 @@ func (w *Worker) initProgram(cfg InitConfig) error {
 	n.memInfo = abi.AlignedBytes(abi.DeviceMemoryInfoSize, 8)
 	var prewarm []byte
 	if cfg.Config != nil {
-		prewarm = cfg.Config.Bytes()
+		prewarm = make([]byte, abi.CallConfigSize)
+		packConfig(rt, cfg.Config, prewarm)
 	}
 	var sdma int32
 	if cfg.EnableSDMA {

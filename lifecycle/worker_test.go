@@ -7,12 +7,15 @@ package lifecycle
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/simabi/simabi/abi"
 )
@@ -1093,4 +1096,58 @@ func TestCloseDuringInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	noViolations(t, f)
+}
+
+// Program configs reach the runtime in the layout of its revision: a legacy
+// build gets upstream's older CallConfig (no capture_clock_anchors, the
+// rings 4 bytes earlier), a kernel-revision build the current one; a nil
+// run config is the zero config, never NULL (upstream refuses NULL).
+func TestProgramConfigs_layoutOfTheRevision(t *testing.T) {
+	prewarm := &abi.CallConfig{AicpuThreadNum: 4}
+	prewarm.RingTaskWindow[0] = 1024
+	run := &abi.CallConfig{}
+	run.RingHeap[1] = 4096
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			lockThread(t)
+			f := newScript()
+			var ld abi.Loader = scriptLoader{f}
+			encode := func(c *abi.CallConfig) []byte {
+				b := make([]byte, abi.CallConfigSize)
+				_ = c.Encode(b)
+				return b
+			}
+			if legacy {
+				ld = legacyLoader{f}
+				encode = func(c *abi.CallConfig) []byte {
+					b := make([]byte, abi.CallConfigSize)
+					_ = c.EncodeLegacy(b)
+					return b
+				}
+			}
+			w := New(Config{Mode: Program, Loader: ld})
+			if err := w.Init(InitConfig{Config: prewarm}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.RegisterCallable(0, testImage(t)); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []*abi.CallConfig{run, nil} {
+				if err := w.Run(0, abi.NewTaskArgs(), c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			want := [][]byte{encode(run), encode(&abi.CallConfig{})}
+			if diff := cmp.Diff([][]byte{encode(prewarm)}, f.prewarms); diff != "" {
+				t.Errorf("prewarm config (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want, f.runConfigs); diff != "" {
+				t.Errorf("run configs (-want +got):\n%s", diff)
+			}
+			noViolations(t, f)
+		})
+	}
 }
