@@ -164,16 +164,15 @@ func TestCloseDuringBlockedLaunchWaits(t *testing.T) {
 	var finalizeAfterLaunch atomic.Bool
 	b := newBlocker()
 	f.mu.Lock()
-	f.onLaunch = b.hook
+	// The native launch returns right after its hook: marked there, not
+	// after Worker.Launch returns, since the gate (and so Close's finalize)
+	// is released between the two.
+	f.onLaunch = func() { b.hook(); launchReturned.Store(true) }
 	f.onFinalize = func() { finalizeAfterLaunch.Store(launchReturned.Load()) }
 	f.mu.Unlock()
 	args := abi.NewTaskArgs()
 	launchDone := make(chan error, 1)
-	go func() {
-		err := w.Launch(id, args, 1)
-		launchReturned.Store(true)
-		launchDone <- err
-	}()
+	go func() { launchDone <- w.Launch(id, args, 1) }()
 	<-b.entered
 	closeDone := make(chan error, 1)
 	go func() { closeDone <- w.Close() }()
