@@ -278,3 +278,21 @@ func TestParseTrace_unreadableStructIsSkipped(t *testing.T) {
 		t.Errorf("failures %v", c.Result.Findings)
 	}
 }
+
+// a launch that overlaps another launch on the same context fails fast
+// with INVALID_STATE; in a trace, the launch that got the gate explains it.
+// Without an overlap, the same refusal is a finding.
+func TestCheckTrace_launchRefusedByAnOverlappingLaunch_X2(t *testing.T) {
+	h, n := traceImageHex(t)
+	pre := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
+	overlap := pre + "@7-10 t0 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> 0\n@8-9 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n"
+	c := CheckTrace(mustTrace(t, overlap), TraceOptions{})
+	if !c.Concurrent || !c.Linearizable || len(failuresOf(c)) != 0 {
+		t.Fatalf("concurrent %v linearizable %v failures %v (%s)", c.Concurrent, c.Linearizable, c.Result.Findings, c.Note)
+	}
+	apart := pre + "@7-8 t0 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> 0\n@9-12 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n@10-11 t0 dev=0 supported c0 -> 1\n"
+	c = CheckTrace(mustTrace(t, apart), TraceOptions{})
+	if len(failuresOf(c)) == 0 {
+		t.Fatalf("a fail-fast refusal with no launch or prepare in flight passed: %v", c.Result.Findings)
+	}
+}

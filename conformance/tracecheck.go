@@ -229,9 +229,24 @@ func equalTraceStates(a, b interface{}) bool {
 	return x.n == y.n && maps.Equal(x.gates, y.gates) && reflect.DeepEqual(x.m, y.m)
 }
 
-// holdsGate: a prepare holds its context's gate from some point inside its
-// interval until it takes effect.
-func holdsGate(c *TraceCall) bool { return c.Op.Kind == KindPrepare && c.Skip == "" && c.Op.C >= 0 }
+// holdsGate: a prepare, and a launch that got past the gate, hold their
+// context's gate from some point inside their interval until they take
+// effect (X-2: a launch overlapping a prepare or another launch fails fast).
+// A launch refused with IA or IS did not take it: its arguments are checked
+// before the gate, and IS is (among others) the fail-fast refusal itself.
+func holdsGate(c *TraceCall) bool {
+	if c.Skip != "" || c.Op.C < 0 {
+		return false
+	}
+	switch c.Op.Kind {
+	case KindPrepare:
+		return true
+	case KindLaunch:
+		st := c.Obs.Call.Status
+		return st != abi.InvalidState && st != abi.InvalidArgument
+	}
+	return false
+}
 
 // stepPiece applies one piece; ok is false when the model (or the gate)
 // does not allow it there. A launch of another thread refused with
