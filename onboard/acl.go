@@ -98,8 +98,9 @@ func ACLPathFor(runtimePath string) string {
 // aclrtDestroyStream and aclrtSynchronizeStream (required) and aclrtResetDevice,
 // aclrtSynchronizeDevice, aclrtMalloc, aclrtFree, aclrtMemcpy and
 // simabi_acl_counters (optional). Opening the very file a runtime already
-// loaded as its dependency yields that same copy, so the caller and the
-// runtime see one ACL.
+// loaded as its dependency yields that same copy; a simabi fake ACL is one
+// per process whatever file is opened (docs/fake-runtime.md), so the caller
+// and every fake runtime see one ACL.
 func OpenACL(path string) (*ACL, error) {
 	if path == "" {
 		path = ACLLibraryName

@@ -276,7 +276,7 @@ func aclLibrary(dir, cacheDir string, src Sources, cc compilerID) error {
 			return nil
 		}
 	}
-	if err := runCC(dir, cc, "-Wl,-soname,"+ACLLibName, "-o", ACLLibName, ACLSrcName); err != nil {
+	if err := runCC(dir, cc, "-Wl,-soname,"+ACLLibName, "-Wl,-z,nodelete", "-o", ACLLibName, ACLSrcName, "-ldl"); err != nil {
 		return err
 	}
 	tmp, err := os.MkdirTemp(cacheDir, ".acl-")

@@ -6,9 +6,10 @@
 // runtime in package sim. Every number and table in the C (status codes,
 // sizes, struct layouts, fault sites, the kernel phase table) is generated from
 // packages abi and latch. A build yields two libraries in one directory:
-// libhost_runtime.so, which needs libascendcl.so (DT_NEEDED, rpath $ORIGIN),
-// so a consumer that loads the runtime and then dlopens the ACL library at the
-// same path shares one ACL instance with it.
+// libhost_runtime.so, which needs libascendcl.so (DT_NEEDED, rpath $ORIGIN).
+// The fake ACL is one per process: its first copy loaded owns the state and
+// every later copy forwards to it (acl.c.tmpl), so every runtime and every
+// caller in a process share one ACL, whichever files they loaded.
 package emit
 
 import (
@@ -225,17 +226,15 @@ func header(p Profile) string {
 		b.WriteString(proto + ";\n")
 	}
 	b.WriteString("\n/* libascendcl.so (fake ACL) */\n")
-	for _, proto := range []string{
-		"int aclInit(const char *config_path)", "int aclFinalize(void)", "int aclrtSetDevice(int32_t device_id)",
-		"int aclrtGetDevice(int32_t *device_id)", "int aclrtResetDevice(int32_t device_id)",
-		"int aclrtCreateStream(void **stream)", "int aclrtDestroyStream(void *stream)",
-		"int aclrtSynchronizeStream(void *stream)", "int aclrtSynchronizeDevice(void)",
-		"int aclrtMalloc(void **dev_ptr, size_t size, int policy)", "int aclrtFree(void *dev_ptr)",
-		"int aclrtMemcpy(void *dst, size_t dest_max, const void *src, size_t count, int kind)",
-		"int simabi_acl_counters(uint64_t *out, int32_t n) /* " + strings.Join(ACLCounters, ", ") + " */",
-		"void simabi_acl_reset_counters(void)",
-	} {
-		b.WriteString(proto + ";\n")
+	for _, f := range aclFuncs {
+		if !f.Public {
+			continue
+		}
+		b.WriteString(f.Prototype() + ";")
+		if f.Comment != "" {
+			b.WriteString(" /* " + f.Comment + " */")
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* SIMABI_FAKE_H */\n")
 	return b.String()
@@ -361,6 +360,8 @@ type templateData struct {
 	ACLResetDeviceSlot           int
 	DeviceMemoryTotal            uint64
 	ACLCounters                  []counterData
+	ACLFuncs                     []aclFunc
+	ACLTableLayout               uint32
 	MutantDeviceBandCode         int32 // S-1 mutant
 	MutantUndocumentedCode       int32 // S-2 mutant
 	LogLevels                    []int32
@@ -414,6 +415,8 @@ func newTemplateData(cfg Config) templateData {
 		ACLBadAlloc:        ACLBadAlloc,
 		DeviceMemoryTotal:  DeviceMemoryTotal,
 		ACLResetDeviceSlot: slices.Index(ACLCounters, "aclrtResetDevice"),
+		ACLFuncs:           aclFuncs,
+		ACLTableLayout:     aclTableLayout,
 
 		MutantDeviceBandCode:   int32(MutantDeviceBandCode),
 		MutantUndocumentedCode: int32(MutantUndocumentedCode),

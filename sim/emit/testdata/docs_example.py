@@ -17,7 +17,7 @@ def fake(tmp_path_factory):
     exe = os.environ.get("GEN_FAKE_RUNTIME", "gen-fake-runtime")
     subprocess.run([exe, "-o", str(d), "-profile", "tmr"], check=True, stdout=subprocess.DEVNULL)
     # RTLD_LOCAL, as a real consumer loads a runtime; it loads libascendcl.so
-    # too (DT_NEEDED), and opening that path again returns the same instance.
+    # too (DT_NEEDED). Any libascendcl.so of a fake is the process's one fake ACL.
     rt = ctypes.CDLL(str(d / "libhost_runtime.so"), mode=os.RTLD_NOW | os.RTLD_LOCAL)
     acl = ctypes.CDLL(str(d / "libascendcl.so"))
     vp, i32, sz = ctypes.c_void_p, ctypes.c_int32, ctypes.c_size_t
