@@ -8,10 +8,18 @@ BENCHTIME ?= 1s
 
 # Packages whose tests start goroutines run under the race detector (which
 # needs cgo in the toolchain; our module itself never uses cgo).
-RACE_PKGS := ./internal/... ./latch/... ./sim/... ./onboard/... ./lifecycle/... ./conformance/... ./tests/...
-PLAIN_PKGS := ./abi/... ./validation/... ./cmd/...
+RACE_PKGS := ./internal/... ./latch/... ./sim
+PLAIN_PKGS := ./abi/... ./validation/...
+# Packages whose tests load libraries (emitted fakes, the recorder, stubs) in
+# their own process: every make test runs them in a random order (the seed is
+# printed; SHUFFLE=<seed> replays it), under the race detector but for the
+# commands, so a test that depends on what an earlier one loaded or left
+# behind fails. `make test-repeat` runs them twice more in one process.
+LIB_RACE_PKGS := ./sim/emit/... ./onboard/... ./lifecycle/... ./conformance/... ./tests/...
+LIB_PLAIN_PKGS := ./cmd/...
+SHUFFLE ?= on
 
-.PHONY: all build test test-race test-plain vet lint fuzz bench mutants upstream clean tools fuzz-libfuzzer fuzz-c-against-go
+.PHONY: all build test test-race test-plain test-shuffle test-repeat vet lint fuzz bench mutants upstream clean tools fuzz-libfuzzer fuzz-c-against-go
 
 all: build vet test
 
@@ -21,13 +29,23 @@ build:
 vet:
 	$(GO) vet ./...
 
-test: build vet cross test-plain test-race
+test: build vet cross test-plain test-race test-shuffle
 
 test-plain:
 	$(GO) test -count=1 $(PLAIN_PKGS)
 
 test-race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
+
+test-shuffle:
+	$(GO) test -count=1 -shuffle=$(SHUFFLE) $(LIB_PLAIN_PKGS)
+	$(GO) test -count=1 -race -shuffle=$(SHUFFLE) $(LIB_RACE_PKGS)
+
+# Every library-loading package's tests twice in one process, shuffled: what
+# the first pass leaves behind must not change the second (not part of make
+# test: it doubles their time).
+test-repeat:
+	$(GO) test -count=2 -shuffle=$(SHUFFLE) $(LIB_PLAIN_PKGS) $(LIB_RACE_PKGS)
 
 # The platforms the module builds for, cgo-free: each must build and vet.
 CROSS_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64 darwin/amd64

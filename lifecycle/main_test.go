@@ -15,10 +15,12 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/onboard"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) { os.Exit(emittest.Released("lifecycle", code, onboard.Preloaded)) }))
 }
 
 // lockThread wires the calling test goroutine to its OS thread for the rest

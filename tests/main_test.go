@@ -20,6 +20,9 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/simabi/simabi/onboard"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 var long = flag.Bool("long", os.Getenv("SIMABI_LONG") != "", "run the long variants (more seeds, larger budgets)")
@@ -53,6 +56,6 @@ func TestMain(m *testing.M) {
 		if root, err := instanceRoot(); err == nil {
 			os.RemoveAll(root)
 		}
-		os.Exit(code)
+		os.Exit(emittest.Released("tests", code, onboard.Preloaded))
 	}))
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/session"
+	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/sim/emit/emittest"
 )
@@ -41,7 +42,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	binary = exe
-	os.Exit(m.Run())
+	os.Exit(emittest.Released("cmd/abicheck", m.Run(), onboard.Preloaded))
 }
 
 type result struct {

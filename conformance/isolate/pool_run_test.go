@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/sim/emit/emittest"
 )
@@ -17,7 +18,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(ChildEnv) != "" {
 		os.Exit(ChildMain())
 	}
-	os.Exit(m.Run())
+	os.Exit(emittest.Released("conformance/isolate", m.Run(), onboard.Preloaded))
 }
 
 func fake(t *testing.T, cfg emit.Config) string {

@@ -17,11 +17,14 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/internal/procmaps"
+	"github.com/simabi/simabi/onboard"
 )
 
 // The tests compile the emitted runtime with the system C compiler and drive
-// it through small C programs (testdata/*.c) run as child processes: no .so
-// is ever loaded into the test process.
+// it through small C programs (testdata/*.c) run as child processes; only
+// the recorder's tests load libraries into the test process (through
+// onboard), and each unloads what it loaded.
 
 var (
 	testCacheDir string // fakes built by this test process
@@ -44,7 +47,17 @@ func TestMain(m *testing.M) {
 		if _, err := resolveCompiler(""); err != nil {
 			noCompiler = err
 		}
-		return m.Run()
+		code := m.Run()
+		// Every test that loads a runtime unloads it: what one test leaves
+		// loaded must not be there when another runs. (A helper process
+		// runs one scenario and exits; it may leave its library loaded.)
+		left := procmaps.Mapped(func(p string) bool { return filepath.Base(p) == RuntimeLibName && !onboard.Preloaded(p) })
+		if len(left) > 0 && os.Getenv("SIMABI_REC_HELPER") == "" {
+			fmt.Fprintf(os.Stderr, "sim/emit tests: %d runtime(s) still loaded after the tests ran (a test did not close what it opened):\n  %s\n",
+				len(left), strings.Join(left, "\n  "))
+			return 1
+		}
+		return code
 	}()
 	os.Exit(code)
 }

@@ -5,8 +5,13 @@ package emittest
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/simabi/simabi/internal/procmaps"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -39,4 +44,32 @@ func check(tb testing.TB, a *emit.Artifacts, err error, what any) *emit.Artifact
 		tb.Fatalf("emit.Build(%+v): %v", what, err)
 	}
 	return a
+}
+
+// MappedRuntimes lists the runtimes (any libhost_runtime.so, and the
+// onboard tests' libstub*.so) this process still has mapped, by path, but
+// those kept says the process keeps by design (a preload, loaded once per
+// process); nil where there is no /proc. A package whose tests load runtimes
+// checks it after its tests ran: a test that loads a library releases it, so
+// that no later test runs beside what an earlier one left (the fake ACL, one
+// per process by design, is not a runtime).
+func MappedRuntimes(kept func(path string) bool) []string {
+	return procmaps.Mapped(func(path string) bool {
+		base := filepath.Base(path)
+		runtime := base == emit.RuntimeLibName || (strings.HasPrefix(base, "libstub") && strings.HasSuffix(base, ".so"))
+		return runtime && (kept == nil || !kept(path))
+	})
+}
+
+// Released is a TestMain's exit code after its tests ran with code: code,
+// or 1 with the list on stderr when a runtime is still mapped that kept does
+// not account for (see MappedRuntimes).
+func Released(pkg string, code int, kept func(path string) bool) int {
+	left := MappedRuntimes(kept)
+	if len(left) == 0 {
+		return code
+	}
+	fmt.Fprintf(os.Stderr, "%s tests: %d runtime(s) still loaded after the tests ran (a test did not close what it opened):\n  %s\n",
+		pkg, len(left), strings.Join(left, "\n  "))
+	return 1
 }
