@@ -160,6 +160,34 @@ type SimHooks interface {
 	SimInject(site, count, code int32) Status
 }
 
+// SimControl are the optional simulation control hooks of docs/contract.md:
+// a checker drives a simulated runtime to a state instead of waiting for it,
+// and reuses one loaded runtime.
+type SimControl interface {
+	// SimHoldGate with hold 1 arms ctx: the next prepare of ctx that takes
+	// its submission gate parks right after taking it (where fault site 7
+	// holds it), holding the gate, until SimHoldGate(ctx, 0), which releases
+	// a parked prepare or disarms. Returns 0; INVALID_ARGUMENT for NULL ctx
+	// or a hold other than 0 or 1.
+	SimHoldGate(ctx Ctx, hold int32) Status
+	// SimGateState is GateParked when a prepare of ctx is parked holding its
+	// gate, plus GateWaiter for each call of ctx blocked waiting for the
+	// gate; 0 for NULL.
+	SimGateState(ctx Ctx) int32
+	// SimReset returns the runtime to the state of a fresh load: every
+	// context (live or destroyed) and claim gone, handles and fault sites as
+	// new, stream queues and run storages empty. What the process's ACL
+	// holds (current devices, streams, counters) is not the runtime's and
+	// stays. No call of the runtime may be in progress. Returns 0.
+	SimReset() Status
+}
+
+// SimGateState's parts.
+const (
+	GateParked int32 = 1 // a prepare is parked holding the gate
+	GateWaiter int32 = 2 // added for each call waiting for the gate
+)
+
 // Fault sites of simabi_inject (docs/contract.md).
 const (
 	SiteInitCreate        int32 = 1 // kernel init, creating its streams and events (K-7)

@@ -20,8 +20,16 @@ const (
 	GroupComm         Group = "comm"
 	GroupHostLog      Group = "host log"
 	GroupSimHooks     Group = "simulation hooks"
-	GroupLegacy       Group = "legacy"
+	// GroupSimControl are the optional hooks through which a checker drives
+	// a simulated runtime to a state instead of waiting for it (a prepare
+	// parked holding its gate) and reuses one loaded runtime (reset).
+	GroupSimControl Group = "simulation control"
+	GroupLegacy     Group = "legacy"
 )
+
+// Simulation reports whether g is one of the simulated runtimes' optional
+// hook groups (neither required of a runtime nor exported by a real one).
+func (g Group) Simulation() bool { return g == GroupSimHooks || g == GroupSimControl }
 
 // Revision is a set of ABI revisions.
 type Revision uint8
@@ -140,6 +148,9 @@ const (
 	SymSimCurrentDevice          = "simabi_current_device"
 	SymSimSyncStream             = "simabi_sync_stream"
 	SymSimInject                 = "simabi_inject"
+	SymSimHoldGate               = "simabi_hold_gate"
+	SymSimGateState              = "simabi_gate_state"
+	SymSimReset                  = "simabi_reset"
 	SymProvisionDMAWorkspace     = "simpler_provision_dma_workspace"
 )
 
@@ -192,6 +203,9 @@ var Symbols = []Symbol{
 	{SymSimCurrentDevice, GroupSimHooks, both, Optional, "int32_t simabi_current_device(void)"},
 	{SymSimSyncStream, GroupSimHooks, both, Optional, "int simabi_sync_stream(void *stream)"},
 	{SymSimInject, GroupSimHooks, both, Optional, "int simabi_inject(int32_t site, int32_t count, int32_t code)"},
+	{SymSimHoldGate, GroupSimControl, both, Optional, "int simabi_hold_gate(DeviceContextHandle ctx, int32_t hold)"},
+	{SymSimGateState, GroupSimControl, both, Optional, "int32_t simabi_gate_state(DeviceContextHandle ctx)"},
+	{SymSimReset, GroupSimControl, both, Optional, "int simabi_reset(void)"},
 	{SymProvisionDMAWorkspace, GroupLegacy, RevLegacy, Required, "int simpler_provision_dma_workspace(DeviceContextHandle ctx, uint32_t required_mask, const void *sdma_warmup, uint64_t size)"},
 }
 
@@ -226,7 +240,7 @@ func SymbolsOf(rev Revision, req Requirement) []Symbol {
 func ExportedBy(rev Revision) []Symbol {
 	var out []Symbol
 	for _, s := range Symbols {
-		if s.Revisions.Has(rev) && s.Group != GroupSimHooks {
+		if s.Revisions.Has(rev) && !s.Group.Simulation() {
 			out = append(out, s)
 		}
 	}

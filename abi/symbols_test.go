@@ -24,6 +24,8 @@ var abiMDEntries = map[string][]string{
 	"comm":             {"comm_init", "comm_alloc_windows", "comm_get_local_window_base", "comm_get_window_size", "comm_barrier", "comm_destroy"},
 	"host log":         {"simpler_host_log_bind_state"},
 	"simulation hooks": {"simabi_set_current_device", "simabi_current_device", "simabi_sync_stream", "simabi_inject"},
+	// docs/contract.md's addition to abi.md (F-1): the control hooks.
+	"simulation control": {"simabi_hold_gate", "simabi_gate_state", "simabi_reset"},
 }
 
 var kernelTrio = []string{"simpler_kernel_mode_init", "simpler_kernel_mode_prepare_callable", "simpler_kernel_mode_launch"}
@@ -90,7 +92,7 @@ func TestSymbolRequirements(t *testing.T) {
 		switch {
 		case slices.Contains(kernelTrio, s.Name):
 			want = abi.RequiredWhenSupported
-		case s.Group == abi.GroupSimHooks:
+		case s.Group.Simulation():
 			want = abi.Optional
 		}
 		if s.Required != want {
@@ -106,8 +108,8 @@ func TestSymbolRequirements(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("SymbolsOf(kernel, RequiredWhenSupported):\n%s", d)
 	}
-	if got := names(abi.SymbolsOf(abi.RevKernel, abi.Optional)); len(got) != 4 {
-		t.Errorf("optional symbols %v, want the 4 hooks", got)
+	if got := names(abi.SymbolsOf(abi.RevKernel, abi.Optional)); len(got) != 7 {
+		t.Errorf("optional symbols %v, want the 4 hooks and the 3 control hooks", got)
 	}
 	if s, _ := abi.LookupSymbol("simpler_kernel_mode_supported"); s.Required != abi.Required {
 		t.Error("simpler_kernel_mode_supported is not required")
@@ -138,7 +140,7 @@ func TestSymbolRevisions(t *testing.T) {
 	// ExportedBy leaves out the hooks; everything else of docs/contract.md is exported.
 	var all []string
 	for g, entries := range abiMDEntries {
-		if g != "simulation hooks" {
+		if g != "simulation hooks" && g != "simulation control" {
 			all = append(all, entries...)
 		}
 	}

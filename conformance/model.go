@@ -131,8 +131,10 @@ type Observation struct {
 	Call   CallObs
 	Second CallObs // hold and race ops: the call on the second thread
 	// Hold ops: the second call started while the first prepare held the
-	// gate; SecondLate: it returned only after the prepare returned.
-	Overlap, SecondLate bool
+	// gate; SecondLate: it waited for the gate (it returned only after the
+	// prepare, or the control hooks saw it wait). Parked: the prepare was
+	// parked through simabi_hold_gate, not held through fault site 7.
+	Overlap, SecondLate, Parked bool
 	// Committed memory of the op's context after the op, and before it.
 	MemProbed     bool
 	Mem, MemPrev  uint64

@@ -6,10 +6,11 @@ import (
 
 // The two-thread ops judged against one serial order.
 
-// holdLaunch: the runner armed site 7 (count 1, code = ms), ran a prepare
-// on this thread and, while it held the gate, a launch on a second thread.
+// holdLaunch: the runner made a prepare hold the gate (site 7 armed with
+// count 1, code = ms, or parked through the control hooks) and, while it
+// held it, made a launch on another thread.
 func (m *Model) holdLaunch(op Op, obs *Observation, call, second *CallObs) {
-	m.sites[7] = siteState{count: 1, code: op.Ms}
+	m.armHold(op, obs)
 	c := m.ctx(op.C)
 	held := m.takesGate(op, c, op.Img) && (obs == nil || obs.Overlap)
 	runPrepare := func() {
@@ -43,7 +44,7 @@ func (m *Model) holdLaunch(op Op, obs *Observation, call, second *CallObs) {
 // holdPrepare: a second prepare on a second thread while the first holds
 // the gate: it waits and then proceeds.
 func (m *Model) holdPrepare(op Op, obs *Observation, call, second *CallObs) {
-	m.sites[7] = siteState{count: 1, code: op.Ms}
+	m.armHold(op, obs)
 	c := m.ctx(op.C)
 	first, firstObs, secondImg, secondObs := op.Img, call, op.Img2, second
 	if obs != nil && c != nil && call.Status == abi.OK && second.Status == abi.OK && second.Out == int32(len(c.ids)) {
@@ -64,6 +65,14 @@ func (m *Model) holdPrepare(op Op, obs *Observation, call, second *CallObs) {
 	m.end(c)
 	if obs != nil {
 		m.judge(secondObs, obs, false)
+	}
+}
+
+// armHold is the runner's site-7 injection of a timed hold (a parked hold
+// arms no site).
+func (m *Model) armHold(op Op, obs *Observation) {
+	if obs == nil || !obs.Parked {
+		m.sites[7] = siteState{count: 1, code: op.Ms}
 	}
 }
 

@@ -150,14 +150,16 @@ const outSentinel int32 = 0x3C3C3C3C
 // one for the concurrency ops). Images, configs and args are built once and
 // reused. Use one Runner per target instance from one goroutine at a time.
 type Runner struct {
-	t      Target
-	rt     abi.Runtime
-	hooks  abi.SimHooks
-	acl    ACL
-	caps   Caps
-	opt    Options
-	main   *lockedThread
-	helper *lockedThread
+	t       Target
+	rt      abi.Runtime
+	hooks   abi.SimHooks
+	acl     ACL
+	caps    Caps
+	opt     Options
+	main    *lockedThread
+	helper  *lockedThread
+	helper2 *lockedThread // the third thread of a parked hold, on first use
+	ctl     abi.SimControl
 
 	images  map[ImageRecipe]*imgBuf
 	args    []byte
@@ -198,8 +200,27 @@ type Runner struct {
 
 // Dirty reports whether an earlier run left contexts the runner could not
 // clean up safely (the model lost track): later runs on this instance may
-// meet claims the model does not know. Use a fresh instance after a failure.
+// meet claims the model does not know. Use a fresh instance after a failure,
+// or ResetTarget.
 func (r *Runner) Dirty() bool { return r.dirty }
+
+// ResetTarget returns the target to the state of a fresh load through the
+// control hooks (simabi_reset, CapReset) and forgets what earlier runs left
+// (claims of contexts they could not finalize), so that the next run meets
+// what it would meet on a new instance. It reports false when the target
+// has no reset.
+func (r *Runner) ResetTarget() bool {
+	if r.ctl == nil || !r.caps.Has(CapReset) {
+		return false
+	}
+	var st abi.Status
+	r.main.do(func() { st = r.ctl.SimReset() })
+	if st != abi.OK {
+		return false
+	}
+	r.tainted, r.dirty = r.tainted[:0], false
+	return true
+}
 
 // NewRunner prepares a runner for t. Close it when done.
 func NewRunner(t Target, opt Options) *Runner {
@@ -207,6 +228,9 @@ func NewRunner(t Target, opt Options) *Runner {
 		images: map[ImageRecipe]*imgBuf{}, out: new(int32), out2: new(int32), filler: make([]byte, 64), unloadAt: -1}
 	r.hooks, _ = t.Hooks()
 	r.acl, _ = t.ACL()
+	if r.caps.Has(CapGate) {
+		r.ctl, _ = t.(ControlTarget).Control()
+	}
 	for i := range r.filler {
 		r.filler[i] = byte(0xA0 + i)
 	}
@@ -250,6 +274,9 @@ func (r *Runner) Close() {
 	}
 	r.main.close()
 	r.helper.close()
+	if r.helper2 != nil {
+		r.helper2.close()
+	}
 }
 
 // Run executes ops on t with a fresh runner and returns the history and the
@@ -425,7 +452,7 @@ func (r *Runner) run(ops []Op) *Result {
 	switch {
 	case r.hooks != nil:
 		r.hooks.SimSetCurrentDevice(-1)
-		for s := int32(1); s <= 9; s++ {
+		for s := abi.FirstSite; s <= abi.LastSite; s++ {
 			r.hooks.SimInject(s, 0, 0)
 		}
 		mo.DeviceKnown, mo.Device = true, -1
@@ -702,15 +729,24 @@ func (r *Runner) setThreadDevice(dev int32) {
 	}
 }
 
-// hold runs X-2: site 7 makes this thread's prepare hold the gate op.Ms
-// milliseconds; a second locked thread with the same current device starts
-// its call a short delay after the prepare did.
+// hold runs X-2: a prepare holds the context's gate while a second call
+// (a launch, or another prepare) on a second locked thread with the same
+// current device tries to take it. With the control hooks the prepare parks
+// holding the gate (simabi_hold_gate) and the runner sees the second call
+// wait or return (simabi_gate_state), so the overlap is certain and nothing
+// sleeps (parkedPair); without them site 7 makes the prepare hold the gate
+// op.Ms milliseconds and the second call starts a short delay after it
+// (timedPair).
 func (r *Runner) hold(i int, op Op, e *Entry) {
 	m := r.m
-	if st := r.hooks.SimInject(7, 1, op.Ms); st != abi.OK {
-		e.Skipped = "simabi_inject(7) returned " + statusName(st)
-		m.Skip(i, op, RX2, "X-2: the target does not model fault site 7 ("+statusName(st)+")")
-		return
+	o := &r.obs
+	*o = Observation{Parked: r.ctl != nil}
+	if !o.Parked {
+		if st := r.hooks.SimInject(7, 1, op.Ms); st != abi.OK {
+			e.Skipped = "simabi_inject(7) returned " + statusName(st)
+			m.Skip(i, op, RX2, "X-2: the target does not model fault site 7 ("+statusName(st)+")")
+			return
+		}
 	}
 	dev, ok := r.threadDevice()
 	if !ok {
@@ -718,46 +754,23 @@ func (r *Runner) hold(i int, op Op, e *Entry) {
 		m.Skip(i, op, RX2, e.Skipped)
 		return
 	}
-	hold := time.Duration(op.Ms) * time.Millisecond
-	delay := min(hold/4, 20*time.Millisecond)
 	h := r.handle(op.C)
-	o := &r.obs
-	*o = Observation{}
-	// Everything the second thread needs is formed here, on this thread.
-	first := r.image(op.Img)
-	var second *imgBuf
-	var args unsafe.Pointer
-	stream := r.stream(op.Stream)
+	// Everything the other threads need is formed here, on this thread.
+	p := pairCalls{h: h, dev: dev, op: op, first: r.image(op.Img), stream: r.stream(op.Stream)}
 	if op.Kind == KindHoldLaunch {
-		args, o.Second.ArgT, o.Second.ArgS, o.Second.ArgHost = r.formArgs(op, &r.slots[op.C])
+		p.args, o.Second.ArgT, o.Second.ArgS, o.Second.ArgHost = r.formArgs(op, &r.slots[op.C])
 	} else {
-		second = r.image(op.Img2)
+		p.second = r.image(op.Img2)
 	}
-	var t1, t2 time.Time
-	var written1, written2 bool
-	ready, start, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	r.helper.async(func() {
-		r.setThreadDevice(dev)
-		close(ready)
-		<-start
-		time.Sleep(delay)
-		t1 = time.Now()
-		if second == nil {
-			o.Second.Status = r.rt.KernelModeLaunch(h, op.ID, args, stream)
-		} else {
-			o.Second.Status, o.Second.Out, written2 = r.prepareRaw(h, op.OutNull, second, r.out2)
-		}
-		t2 = time.Now()
-		close(done)
-	})
-	<-ready
-	close(start)
-	o.Call.Status, o.Call.Out, written1 = r.prepareRaw(h, op.OutNull, first, r.out)
-	p1 := time.Now()
-	<-done
-	r.noteWritten(first, written1)
+	if o.Parked {
+		r.parkedPair(&p)
+	} else {
+		r.timedPair(&p, time.Duration(op.Ms)*time.Millisecond)
+	}
+	first, second := p.first, p.second
+	r.noteWritten(first, p.written1)
 	if second != nil {
-		r.noteWritten(second, written2)
+		r.noteWritten(second, p.written2)
 	}
 	// Record ids in the order they were minted.
 	if second != nil && o.Second.Status == abi.OK && o.Call.Status == abi.OK && o.Second.Out < o.Call.Out {
@@ -772,12 +785,6 @@ func (r *Runner) hold(i int, op Op, e *Entry) {
 	if op.Kind == KindHoldLaunch && o.Second.ArgHost {
 		r.restoreArgs()
 	}
-	// The second call started delay after the prepare, which takes the gate
-	// at once and holds it until it returns: it overlapped iff it started
-	// before the prepare returned. A launch that fails fast returns within
-	// microseconds; one that took half the hold waited for the gate.
-	o.Overlap = t1.Before(p1)
-	o.SecondLate = t2.Sub(t1) > hold/2
 	sl := &r.slots[op.C]
 	o.Mem = uint64(r.rt.CommittedDeviceMemory(h))
 	o.MemProbed, o.MemPrev = true, sl.mem
@@ -785,6 +792,117 @@ func (r *Runner) hold(i int, op Op, e *Entry) {
 	m.Step(i, 0, op, o)
 	e.Obs = *o
 	e.memDir = memDirOf(o.MemPrev, o.Mem)
+}
+
+// pairCalls are the two calls of a hold op: a prepare of first, then a
+// launch (second == nil) or a prepare of second.
+type pairCalls struct {
+	h                  abi.Ctx
+	dev                int32
+	op                 Op
+	first, second      *imgBuf
+	args               unsafe.Pointer
+	stream             abi.Stream
+	written1, written2 bool
+}
+
+// secondCall makes the pair's second call on the calling thread.
+func (r *Runner) secondCall(p *pairCalls) {
+	o := &r.obs
+	if p.second == nil {
+		o.Second.Status = r.rt.KernelModeLaunch(p.h, p.op.ID, p.args, p.stream)
+	} else {
+		o.Second.Status, o.Second.Out, p.written2 = r.prepareRaw(p.h, p.op.OutNull, p.second, r.out2)
+	}
+}
+
+// parkedPair: the prepare runs on the helper thread and parks holding the
+// gate; once it has, the second call runs on a third thread, and the runner
+// releases the prepare when that call has returned (it failed at once) or
+// waits for the gate (it waited: SecondLate). A prepare that returns
+// without parking (refused before the gate) leaves the calls sequential.
+func (r *Runner) parkedPair(p *pairCalls) {
+	o := &r.obs
+	armed := r.ctl.SimHoldGate(p.h, 1) == abi.OK
+	firstDone, secondDone := make(chan struct{}), make(chan struct{})
+	r.helper.async(func() {
+		r.setThreadDevice(p.dev)
+		o.Call.Status, o.Call.Out, p.written1 = r.prepareRaw(p.h, p.op.OutNull, p.first, r.out)
+		close(firstDone)
+	})
+	parked := armed && r.awaitGate(p.h, firstDone, func(s int32) bool { return s&abi.GateParked != 0 })
+	if armed && !parked {
+		r.ctl.SimHoldGate(p.h, 0) // disarm: the prepare never took the gate
+	}
+	r.third().async(func() {
+		r.setThreadDevice(p.dev)
+		r.secondCall(p)
+		close(secondDone)
+	})
+	if parked {
+		o.Overlap = true
+		o.SecondLate = r.awaitGate(p.h, secondDone, func(s int32) bool { return s/abi.GateWaiter > 0 })
+		r.ctl.SimHoldGate(p.h, 0)
+	}
+	<-firstDone
+	<-secondDone
+}
+
+// awaitGate polls h's gate state until cond holds (true) or done is closed
+// first (false). It drives no clock: the state is the runtime's.
+func (r *Runner) awaitGate(h abi.Ctx, done <-chan struct{}, cond func(int32) bool) bool {
+	for spin := 0; ; spin++ {
+		select {
+		case <-done:
+			return cond(r.ctl.SimGateState(h))
+		default:
+		}
+		if cond(r.ctl.SimGateState(h)) {
+			return true
+		}
+		if spin < 1000 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(10 * time.Microsecond) // a loaded machine: yield the core
+		}
+	}
+}
+
+// third is the runner's third locked thread (parked holds), started on
+// first use.
+func (r *Runner) third() *lockedThread {
+	if r.helper2 == nil {
+		r.helper2 = newLockedThread()
+	}
+	return r.helper2
+}
+
+// timedPair: site 7 makes this thread's prepare hold the gate for hold; the
+// helper thread starts the second call a short delay after the prepare did.
+// The second call overlapped iff it started before the prepare returned; it
+// waited iff it took more than half the hold.
+func (r *Runner) timedPair(p *pairCalls, hold time.Duration) {
+	o := &r.obs
+	delay := min(hold/4, 20*time.Millisecond)
+	var t1, t2 time.Time
+	ready, start, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	r.helper.async(func() {
+		r.setThreadDevice(p.dev)
+		close(ready)
+		<-start
+		time.Sleep(delay)
+		t1 = time.Now()
+		r.secondCall(p)
+		t2 = time.Now()
+		close(done)
+	})
+	<-ready
+	close(start)
+	o.Call.Status, o.Call.Out, p.written1 = r.prepareRaw(p.h, p.op.OutNull, p.first, r.out)
+	p1 := time.Now()
+	<-done
+	o.Overlap = t1.Before(p1)
+	o.SecondLate = t2.Sub(t1) > hold/2
 }
 
 // race runs X-1: both threads wait at a barrier, then initialize their own
@@ -859,7 +977,7 @@ func (r *Runner) unload(i int, op Op, e *Entry) {
 // model lost track nothing is called on the contexts.
 func (r *Runner) cleanup() {
 	if r.hooks != nil {
-		for s := int32(1); s <= 9; s++ {
+		for s := abi.FirstSite; s <= abi.LastSite; s++ {
 			r.hooks.SimInject(s, 0, 0)
 		}
 	}

@@ -68,10 +68,18 @@ type Unloader interface {
 	Unload() error
 }
 
+// ControlTarget is a Target whose runtime exports the simulation control
+// hooks (docs/contract.md F-1: simabi_hold_gate, simabi_gate_state,
+// simabi_reset).
+type ControlTarget interface {
+	Control() (abi.SimControl, bool)
+}
+
 // Basic is a Target assembled from parts; nil parts are absent.
 type Basic struct {
 	RT        abi.Runtime
 	SimHooks  abi.SimHooks
+	SimCtl    abi.SimControl
 	ACLib     ACL
 	CountersF func() ACLCounts
 	// Mem is caller-side device memory, making the target a MemoryTarget.
@@ -109,6 +117,9 @@ func (b *Basic) Counters() (ACLCounts, bool) {
 	return b.CountersF(), true
 }
 
+// Control implements ControlTarget.
+func (b *Basic) Control() (abi.SimControl, bool) { return b.SimCtl, b.SimCtl != nil }
+
 // Memory implements MemoryTarget.
 func (b *Basic) Memory() (DeviceMemory, bool) { return b.Mem, b.Mem != nil }
 
@@ -125,6 +136,8 @@ const (
 	CapCounters                     // ACL call counters (D-1)
 	CapDriven                       // stream completion is driven by the checker (hooks)
 	CapUnload                       // the instance can be unloaded (a private copy of a library; U-1)
+	CapGate                         // park a prepare holding its gate and see who waits (control hooks)
+	CapReset                        // return the instance to a fresh load's state (control hooks)
 )
 
 // CapsOf derives a target's capabilities.
@@ -143,6 +156,11 @@ func CapsOf(t Target) Caps {
 	}
 	if u, ok := t.(Unloader); ok && u.CanUnload() {
 		c |= CapUnload
+	}
+	if ct, ok := t.(ControlTarget); ok && hooks {
+		if _, ok := ct.Control(); ok {
+			c |= CapGate | CapReset
+		}
 	}
 	return c
 }

@@ -72,6 +72,9 @@ func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *Basic {
 	t := &Basic{RT: lib}
 	if h, ok := lib.Hooks(); ok {
 		t.SimHooks = h
+		if c, ok := lib.Control(); ok {
+			t.SimCtl = c
+		}
 	} else if acl != nil {
 		t.ACLib = OnboardACL(acl)
 	}

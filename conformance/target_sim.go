@@ -9,7 +9,7 @@ func SimTarget(p sim.Profile) *Basic {
 	// The runner calls from locked OS threads only (lockedThread), so the
 	// simulator need not check it on every setdev.
 	rt := sim.New(p, sim.Options{CallerLocksThread: true})
-	return &Basic{RT: rt, SimHooks: rt, CountersF: SimCounters(rt), Mem: rt.ACL()}
+	return &Basic{RT: rt, SimHooks: rt, SimCtl: rt, CountersF: SimCounters(rt), Mem: rt.ACL()}
 }
 
 var _ DeviceMemory = (*sim.ACL)(nil)

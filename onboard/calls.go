@@ -499,3 +499,35 @@ func (h *simHooks) SimInject(site, count, code int32) abi.Status {
 	r1 := call3(h.inject, uintptr(site), uintptr(count), uintptr(code))
 	return status(r1)
 }
+
+// simControl are the simulation control hooks of a library (abi.SimControl).
+type simControl struct {
+	holdGate, gateState, reset uintptr
+	closed                     bool
+}
+
+var _ abi.SimControl = (*simControl)(nil)
+
+// SimHoldGate calls simabi_hold_gate.
+func (h *simControl) SimHoldGate(ctx abi.Ctx, hold int32) abi.Status {
+	if h.closed {
+		return abi.Unsupported
+	}
+	return status(call2(h.holdGate, uintptr(ctx), uintptr(hold)))
+}
+
+// SimGateState calls simabi_gate_state.
+func (h *simControl) SimGateState(ctx abi.Ctx) int32 {
+	if h.closed {
+		return 0
+	}
+	return int32(call1(h.gateState, uintptr(ctx)))
+}
+
+// SimReset calls simabi_reset.
+func (h *simControl) SimReset() abi.Status {
+	if h.closed {
+		return abi.Unsupported
+	}
+	return status(call0(h.reset))
+}

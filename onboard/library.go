@@ -85,19 +85,20 @@ var ErrClosed = errors.New("onboard: library already closed")
 
 // table holds one function pointer per entry; 0 = not bound.
 type table struct {
-	create, destroy, init, finalize                         uintptr
-	runtimeSize, runtimeAlign                               uintptr
-	malloc, free, committed, memInfo, copyTo, copyFrom      uintptr
-	register, unregister                                    uintptr
-	run, prepareRun, launchRun, pollRun, waitRun, finRun    uintptr
-	aicpuDlopen, hostDlopen, streamSetCreate                uintptr
-	supported, kinit, kprepare, klaunch                     uintptr
-	contract, concurrentPrepare, arenaBase, retainedTemp    uintptr
-	ensureACL, createComm, destroyComm                      uintptr
-	commInit, commAlloc, commBase, commSize, commBarrier    uintptr
-	commDestroy, hostLog                                    uintptr
-	simSetDevice, simCurrentDevice, simSyncStream, simInjct uintptr
-	provision                                               uintptr
+	create, destroy, init, finalize                          uintptr
+	runtimeSize, runtimeAlign                                uintptr
+	malloc, free, committed, memInfo, copyTo, copyFrom       uintptr
+	register, unregister                                     uintptr
+	run, prepareRun, launchRun, pollRun, waitRun, finRun     uintptr
+	aicpuDlopen, hostDlopen, streamSetCreate                 uintptr
+	supported, kinit, kprepare, klaunch                      uintptr
+	contract, concurrentPrepare, arenaBase, retainedTemp     uintptr
+	ensureACL, createComm, destroyComm                       uintptr
+	commInit, commAlloc, commBase, commSize, commBarrier     uintptr
+	commDestroy, hostLog                                     uintptr
+	simSetDevice, simCurrentDevice, simSyncStream, simInject uintptr
+	simHoldGate, simGateState, simReset                      uintptr
+	provision                                                uintptr
 }
 
 // slot is where the pointer of symbol name goes, or nil.
@@ -192,7 +193,13 @@ func (t *table) slot(name string) *uintptr {
 	case abi.SymSimSyncStream:
 		return &t.simSyncStream
 	case abi.SymSimInject:
-		return &t.simInjct
+		return &t.simInject
+	case abi.SymSimHoldGate:
+		return &t.simHoldGate
+	case abi.SymSimGateState:
+		return &t.simGateState
+	case abi.SymSimReset:
+		return &t.simReset
 	case abi.SymProvisionDMAWorkspace:
 		return &t.provision
 	}
@@ -215,6 +222,7 @@ type Library struct {
 	supported int32
 	probe     bool
 	hooks     *simHooks
+	control   *simControl
 	contract  abi.PipelineContract
 	findings  []BindFinding
 
@@ -250,6 +258,15 @@ func (l *Library) Probe() bool { return l.probe }
 // KernelBound reports whether the kernel trio is bound (always for Kernel;
 // for a refusing build only with Options.BindKernelWhenUnsupported).
 func (l *Library) KernelBound() bool { return l.t.kinit != 0 && l.t.kprepare != 0 && l.t.klaunch != 0 }
+
+// Control returns the simulation control hooks when all three resolved
+// (simabi_hold_gate, simabi_gate_state, simabi_reset).
+func (l *Library) Control() (abi.SimControl, bool) {
+	if l.control == nil {
+		return nil, false
+	}
+	return l.control, true
+}
 
 // HasHooks reports whether all four simulation hooks resolved.
 func (l *Library) HasHooks() bool { return l.hooks != nil }
@@ -470,10 +487,14 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 	}
 	l.findings = findings
 
-	if !probe && t.simSetDevice != 0 && t.simCurrentDevice != 0 && t.simSyncStream != 0 && t.simInjct != 0 {
-		l.hooks = &simHooks{setDevice: t.simSetDevice, currentDevice: t.simCurrentDevice, syncStream: t.simSyncStream, inject: t.simInjct}
+	if !probe && t.simSetDevice != 0 && t.simCurrentDevice != 0 && t.simSyncStream != 0 && t.simInject != 0 {
+		l.hooks = &simHooks{setDevice: t.simSetDevice, currentDevice: t.simCurrentDevice, syncStream: t.simSyncStream, inject: t.simInject}
 	}
-	t.simSetDevice, t.simCurrentDevice, t.simSyncStream, t.simInjct = 0, 0, 0, 0
+	if !probe && t.simHoldGate != 0 && t.simGateState != 0 && t.simReset != 0 {
+		l.control = &simControl{holdGate: t.simHoldGate, gateState: t.simGateState, reset: t.simReset}
+	}
+	t.simSetDevice, t.simCurrentDevice, t.simSyncStream, t.simInject = 0, 0, 0, 0
+	t.simHoldGate, t.simGateState, t.simReset = 0, 0, 0
 	l.t = t // publish
 	return l, nil
 }
@@ -497,6 +518,9 @@ func (l *Library) Close() error {
 		l.t = table{}
 		if l.hooks != nil {
 			l.hooks.closed = true
+		}
+		if l.control != nil {
+			l.control.closed = true
 		}
 		l.closed = true
 		err = purego.Dlclose(l.handle)

@@ -132,7 +132,7 @@ type context struct {
 
 	// Kernel mode. gate is the submission gate: prepare, init and
 	// finalize take it blocking, launch try-locks it; k is guarded by it.
-	gate        sync.Mutex
+	gate        submissionGate
 	machine     latch.Machine
 	deviceID    atomic.Int32
 	initFailed  atomic.Bool

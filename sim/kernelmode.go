@@ -193,6 +193,7 @@ func (r *Runtime) prepareLocked(c *context, callable unsafe.Pointer, size uintpt
 	if ms, hit := r.faults.pass(abi.SitePrepareHoldGate); hit && ms > 0 {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 	}
+	c.gate.parkIfArmed() // SimHoldGate
 	if r.currentDevice() != c.deviceID.Load() {
 		return abi.InvalidState
 	}

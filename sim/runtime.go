@@ -64,6 +64,8 @@ type Runtime struct {
 	fsbase      bool
 	trustLocked bool // Options.CallerLocksThread
 
+	initialFaults []Fault // Options.Faults, applied again by SimReset
+
 	ctxs    ctxTable
 	claims  latch.ClaimRegistry
 	faults  faultState
@@ -111,6 +113,7 @@ func New(p Profile, o Options) *Runtime {
 	r.acl.r = r
 	c := abi.SimulatedProgramContract()
 	_ = c.Encode(unsafe.Slice((*byte)(unsafe.Pointer(&r.contract[0])), abi.PipelineContractSize))
+	r.initialFaults = o.Faults
 	for _, f := range o.Faults {
 		_ = r.SimInject(f.Site, f.Count, f.Code)
 	}

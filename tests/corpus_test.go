@@ -21,6 +21,7 @@ var exportCorpus = flag.String("fuzzcorpus.export", "",
 // fuzz v1" files, one []byte each), by target, relative to this package.
 var fuzzCorpora = map[string]string{
 	"FuzzOps":             "testdata/fuzz/FuzzOps",
+	"FuzzOpsSim":          "testdata/fuzz/FuzzOpsSim",
 	"FuzzImageCAgainstGo": "testdata/fuzz/FuzzImageCAgainstGo",
 	"FuzzImage":           "../validation/testdata/fuzz/FuzzImage",
 	"FuzzCallConfig":      "../validation/testdata/fuzz/FuzzCallConfig",

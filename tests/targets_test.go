@@ -117,6 +117,9 @@ func (e *emittedRuntime) open() (conformance.Target, func(), error) {
 	if h, ok := lib.Hooks(); ok {
 		t.SimHooks = h
 	}
+	if c, ok := lib.Control(); ok {
+		t.SimCtl = c
+	}
 	if a, err := fakeACL(e.a.ACLPath); err == nil && a.HasCounters() {
 		t.CountersF = conformance.OnboardCounters(a)
 	}

@@ -365,6 +365,7 @@ type templateData struct {
 	MutantDeviceBandCode         int32 // S-1 mutant
 	MutantUndocumentedCode       int32 // S-2 mutant
 	LogLevels                    []int32
+	GateParked, GateWaiter       int32 // simabi_gate_state's parts
 }
 
 func b2i(b bool) int {
@@ -418,6 +419,8 @@ func newTemplateData(cfg Config) templateData {
 		ACLFuncs:           aclFuncs,
 		ACLTableLayout:     aclTableLayout,
 
+		GateParked:             abi.GateParked,
+		GateWaiter:             abi.GateWaiter,
 		MutantDeviceBandCode:   int32(MutantDeviceBandCode),
 		MutantUndocumentedCode: int32(MutantUndocumentedCode),
 	}
