@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -32,6 +34,15 @@ func (b *Baseline) Len() int {
 // Has reports whether the baseline lists the finding.
 func (b *Baseline) Has(rule, fingerprint string) bool {
 	return b != nil && b.known[rule+" "+fingerprint]
+}
+
+// Lines are the findings the baseline lists, "RULE FINGERPRINT" each,
+// sorted: the text ParseBaseline reads back to the same baseline.
+func (b *Baseline) Lines() []string {
+	if b == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(b.known))
 }
 
 // ParseBaseline reads a baseline; a line that is not "RULE FINGERPRINT ..."

@@ -25,6 +25,8 @@ var fuzzCorpora = map[string]string{
 	"FuzzImageCAgainstGo": "testdata/fuzz/FuzzImageCAgainstGo",
 	"FuzzImage":           "../validation/testdata/fuzz/FuzzImage",
 	"FuzzCallConfig":      "../validation/testdata/fuzz/FuzzCallConfig",
+	"FuzzOpText":          "../conformance/testdata/fuzz/FuzzOpText",
+	"FuzzBaseline":        "../conformance/testdata/fuzz/FuzzBaseline",
 }
 
 // TestExportFuzzCorpora converts the seed corpus of every fuzz target into
@@ -115,7 +117,8 @@ func TestFuzzTargetsAreAllBuilt(t *testing.T) {
 	}
 }
 
-// readSeed reads a one-argument []byte seed file of the Go fuzzing corpus.
+// readSeed reads a one-argument []byte or string seed file of the Go
+// fuzzing corpus (the shim decodes both as a length and the bytes).
 func readSeed(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -126,9 +129,12 @@ func readSeed(path string) ([]byte, error) {
 		return nil, errors.New("not a one-value \"go test fuzz v1\" file")
 	}
 	lit, pre := strings.CutPrefix(lines[1], "[]byte(")
+	if !pre {
+		lit, pre = strings.CutPrefix(lines[1], "string(")
+	}
 	lit, suf := strings.CutSuffix(lit, ")")
 	if !pre || !suf {
-		return nil, errors.New("the value is not a []byte literal")
+		return nil, errors.New("the value is not a []byte or string literal")
 	}
 	s, err := strconv.Unquote(lit)
 	if err != nil {

@@ -1,0 +1,88 @@
+package conformance
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// What users hand the checker as text — op scripts and repro files
+// (abicheck -replay, ParseScript) and baselines (-baseline) — is parsed
+// without a panic, every refusal names its line, and what parses prints
+// back to text that parses to the same thing (parse∘print∘parse = parse).
+// Both targets run their seeds in every go test and take -fuzz
+// (docs/fuzzing.md).
+
+// FuzzOpText fuzzes ParseScript and FormatOps.
+func FuzzOpText(f *testing.F) {
+	for _, c := range Catalogue() {
+		f.Add(c.Script)
+	}
+	for _, s := range []string{
+		"", "create c0\n", "# a comment\n\ncreate c0 # trailing\n",
+		"prepare c0 img=valid(t=2,s=1,c=1,b=64,x=3)+defect(fid-dup)+mis(8)\n",
+		"launch c0 id=0 args=match(dt=1,ds=-1,host,junk) stream=s1 rep=3\n",
+		"kinit c0 dev=0 gen=1 cfg=threads=3+swim=2+prefix+ring=badtask aicpu=halfptr\n",
+		"holdlaunch c0 ms=10 img=valid() id=0 stream=s0\nunload\n",
+		"unload\ncreate c0\n", "prepare c0 img=\n", "kinit c0 dev=0 gen=1 gen=2\n",
+		"prepare_run c0 st=3 id=7 args=exact(t=1,s=0)\n", "inject site=11 count=-1 code=0\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		ops, err := ParseScript(text)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "line ") {
+				t.Fatalf("a refusal that names no line: %v", err)
+			}
+			return
+		}
+		printed := FormatOps(ops)
+		again, err := ParseScript(printed)
+		if err != nil {
+			t.Fatalf("the printed form does not parse: %v\ninput:\n%s\nprinted:\n%s", err, text, printed)
+		}
+		if len(again) != len(ops) {
+			t.Fatalf("%d ops parse back as %d:\n%s", len(ops), len(again), printed)
+		}
+		for i := range ops {
+			if again[i] != ops[i] {
+				t.Fatalf("op %d: %q parses back as %q", i, ops[i].String(), again[i].String())
+			}
+		}
+		if FormatOps(again) != printed {
+			t.Fatalf("printing is not stable:\n%s\nthen:\n%s", printed, FormatOps(again))
+		}
+	})
+}
+
+// FuzzBaseline fuzzes ParseBaseline and Baseline.Lines.
+func FuzzBaseline(f *testing.F) {
+	for _, s := range []string{
+		"", "# known findings\n\nS-3 0123456789abcdef  ensure_acl_ready_ctx(NULL) returned 0\n",
+		"E-FIN 00000000deadbeef\nU-1 ffffffffffffffff crash\n",
+		"S-3 0123456789ABCDEF\n", "NOPE-1 0123456789abcdef\n", "S-3\n", "S-3 0123\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		b, err := ParseBaseline(strings.NewReader(text))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "line ") && !strings.Contains(err.Error(), "token too long") {
+				t.Fatalf("a refusal that names no line: %v", err)
+			}
+			return
+		}
+		var printed bytes.Buffer
+		for _, l := range b.Lines() {
+			printed.WriteString(l + "\n")
+		}
+		again, err := ParseBaseline(bytes.NewReader(printed.Bytes()))
+		if err != nil {
+			t.Fatalf("the printed form does not parse: %v\n%s", err, printed.String())
+		}
+		if again.Len() != b.Len() || strings.Join(again.Lines(), "\n") != strings.Join(b.Lines(), "\n") {
+			t.Fatalf("%d findings parse back as %d", b.Len(), again.Len())
+		}
+	})
+}
