@@ -9,3 +9,5 @@ require (
 	go.uber.org/goleak v1.3.0
 	pgregory.net/rapid v1.3.0
 )
+
+require go.yaml.in/yaml/v3 v3.0.6
