@@ -150,6 +150,11 @@ type Library struct {
 	links   []string // other shared libraries of the runtime's directory
 	n       atomic.Int64
 	profile Profile
+
+	// kept is Reusable's instance: a private copy loaded once and reset
+	// before each run; keptClose unloads it.
+	kept      Target
+	keptClose func()
 }
 
 // OpenLibrary loads the runtime at path through onboard (binding the kernel
@@ -274,8 +279,44 @@ func (l *Library) Factory() Factory {
 	}
 }
 
+// Reusable returns a Factory over one private instance of the library,
+// loaded on first use and brought back to a fresh load's state before every
+// run (simabi_reset): what Factory's fresh copy gives, without copying and
+// loading the library per run. It is nil when the library exports no
+// control hooks or runs do not get private copies (no TempDir). A run that
+// unloads the library (U-1) needs Factory; so does every run after one that
+// did not finish (a hang leaves a thread inside the instance).
+func (l *Library) Reusable() Factory {
+	if l.opt.TempDir == "" {
+		return nil
+	}
+	if _, ok := l.lib.Control(); !ok {
+		return nil
+	}
+	return func() (Target, func(), error) {
+		if l.kept == nil {
+			t, release, err := l.Factory()()
+			if err != nil {
+				return nil, nil, err
+			}
+			b := t.(*Basic)
+			b.UnloadF = nil // the instance outlives the run
+			l.kept, l.keptClose = b, release
+		}
+		ctl, _ := l.kept.(ControlTarget).Control()
+		if st := ctl.SimReset(); st != abi.OK {
+			return nil, nil, fmt.Errorf("simabi_reset returned %v", st)
+		}
+		return l.kept, nil, nil
+	}
+}
+
 // Close unloads the library and its ACL.
 func (l *Library) Close() {
+	if l.keptClose != nil {
+		l.keptClose()
+		l.kept, l.keptClose = nil, nil
+	}
 	if l.lib != nil {
 		l.lib.Close()
 	}

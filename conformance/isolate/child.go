@@ -171,6 +171,7 @@ func ChildMain() int {
 		return 2
 	}
 	f, opt := lib.Factory(), lib.Options()
+	reuse := lib.Reusable() // nil without the control hooks
 	// Every run uses a fresh copy of the library: make sure one loads.
 	if _, release, err := f(); err != nil {
 		sendMsg(childMsg{T: "error", Err: &loadFailure{Path: cfg.Lib,
@@ -213,7 +214,14 @@ func ChildMain() int {
 				sendMsg(childMsg{T: "done", ID: req.ID, Rec: &rec})
 				sent = true
 			}
-			o := conformance.FactoryExecutor{Factory: f, Options: ropt, Finished: done}.Execute(ops, req.History)
+			factory := f
+			if reuse != nil && !unloads(ops) {
+				factory = reuse
+			}
+			o := conformance.FactoryExecutor{Factory: factory, Options: ropt, Finished: done}.Execute(ops, req.History)
+			if o.Verdict == conformance.Hang {
+				reuse = nil // a thread may still be inside the kept instance
+			}
 			if !sent {
 				done(o)
 			}
@@ -237,4 +245,15 @@ func ReadCallable(path string) ([]byte, error) {
 		return nil, fmt.Errorf("-callable %s: not a ChipCallable image (V-IMG refuses it: %v)", path, validation.CheckImageAt(0, b))
 	}
 	return b, nil
+}
+
+// unloads reports whether ops unload the library (U-1): such a run needs an
+// instance of its own.
+func unloads(ops []conformance.Op) bool {
+	for _, op := range ops {
+		if op.Kind == conformance.KindUnload {
+			return true
+		}
+	}
+	return false
 }
