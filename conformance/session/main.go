@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
@@ -32,7 +33,7 @@ func UsageError(stderr io.Writer, msg string) int {
 // status: ExitOK, ExitFindings, or ExitUsage for a usage or load error (its
 // one line written to stderr).
 func Main(o *Options, lib string, stdout, stderr io.Writer) int {
-	return run(o, stdout, stderr, func(out *Printer, check func(*Target), add func(*Run)) int {
+	return run(o, stdout, stderr, func(out *Printer, check func(...*Target), add func(*Run)) int {
 		return checkTargets(o, lib, out, check, stderr)
 	})
 }
@@ -40,7 +41,7 @@ func Main(o *Options, lib string, stdout, stderr io.Writer) int {
 // MainTraces judges recorded sessions offline (abicheck -check-trace
 // FILE...), with the reports of a live run.
 func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
-	return run(o, stdout, stderr, func(_ *Printer, _ func(*Target), add func(*Run)) int {
+	return run(o, stdout, stderr, func(_ *Printer, _ func(...*Target), add func(*Run)) int {
 		for _, f := range files {
 			r, err := CheckTrace(f)
 			if err != nil {
@@ -54,7 +55,7 @@ func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
 }
 
 // run makes the runs (produce) and writes every report o asks for.
-func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check func(*Target), add func(*Run)) int) int {
+func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check func(...*Target), add func(*Run)) int) int {
 	var base *conformance.Baseline
 	if o.Baseline != "" {
 		f, err := os.Open(o.Baseline)
@@ -81,9 +82,22 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 	}
 	out := NewPrinter(o, stdout)
 	var runs []*Run
-	check := func(t *Target) {
-		defer t.Close()
-		runs = append(runs, Check(t, o, out))
+	// check runs the suite on targets at once (each target's runs are its
+	// own: a simulator in this process, a library in its child processes),
+	// and keeps their order for the reports.
+	check := func(targets ...*Target) {
+		done := make([]*Run, len(targets))
+		var wg sync.WaitGroup
+		for i, t := range targets {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer t.Close()
+				done[i] = Check(t, o, out)
+			}()
+		}
+		wg.Wait()
+		runs = append(runs, done...)
 	}
 	code := produce(out, check, func(r *Run) { runs = append(runs, r) })
 	if code == ExitUsage && len(runs) == 0 {
@@ -145,29 +159,19 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 }
 
 // checkTargets checks lib, or the default targets.
-func checkTargets(o *Options, lib string, out *Printer, check func(*Target), stderr io.Writer) int {
-	code := ExitOK
+func checkTargets(o *Options, lib string, out *Printer, check func(...*Target), stderr io.Writer) int {
 	switch {
 	case lib == "":
-		check(SimTarget("sim:tmr", o.CaseTimeout))
-		check(SimTarget("sim:refusing", o.CaseTimeout))
-		a, err := emit.Build(emit.Config{Profile: emit.ProfileTMR}, emit.BuildOptions{})
-		switch {
-		case errors.Is(err, emit.ErrNoCompiler):
-			fmt.Fprintln(stderr, NoCompilerLine)
-		case err != nil:
-			fmt.Fprintf(stderr, "abicheck: emitting the fake runtime failed: %v\n", FirstLine(err.Error()))
-			code = ExitUsage
-		default:
-			t, err := LibTarget(a.RuntimePath, o, stderr)
-			if err != nil {
-				fmt.Fprintf(stderr, "abicheck: %v\n", err)
-				code = ExitUsage
-				break
-			}
-			t.Label, t.FileTag = "emitted:tmr", "emitted-tmr"
-			check(t)
+		// Both simulator profiles and a freshly emitted fake, checked at
+		// once; without the fake (no compiler, a failed build or load) the
+		// simulators alone.
+		targets := []*Target{SimTarget("sim:tmr", o.CaseTimeout), SimTarget("sim:refusing", o.CaseTimeout)}
+		t, code := emittedTarget(o, stderr)
+		if t != nil {
+			targets = append(targets, t)
 		}
+		check(targets...)
+		return code
 	case IsSimSpec(lib):
 		check(SimTarget(lib, o.CaseTimeout))
 	default:
@@ -178,5 +182,27 @@ func checkTargets(o *Options, lib string, out *Printer, check func(*Target), std
 		}
 		check(t)
 	}
-	return code
+	return ExitOK
+}
+
+// emittedTarget builds the default run's fake and loads it: the target, or
+// nil with the exit status its absence means (ExitOK without a compiler,
+// said in one line; ExitUsage when the build or the load failed).
+func emittedTarget(o *Options, stderr io.Writer) (*Target, int) {
+	a, err := emit.Build(emit.Config{Profile: emit.ProfileTMR}, emit.BuildOptions{})
+	switch {
+	case errors.Is(err, emit.ErrNoCompiler):
+		fmt.Fprintln(stderr, NoCompilerLine)
+		return nil, ExitOK
+	case err != nil:
+		fmt.Fprintf(stderr, "abicheck: emitting the fake runtime failed: %v\n", FirstLine(err.Error()))
+		return nil, ExitUsage
+	}
+	t, err := LibTarget(a.RuntimePath, o, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "abicheck: %v\n", err)
+		return nil, ExitUsage
+	}
+	t.Label, t.FileTag = "emitted:tmr", "emitted-tmr"
+	return t, ExitOK
 }
