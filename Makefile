@@ -19,7 +19,7 @@ LIB_RACE_PKGS := ./sim/emit/... ./onboard/... ./lifecycle/... ./conformance/... 
 LIB_PLAIN_PKGS := ./cmd/...
 SHUFFLE ?= on
 
-.PHONY: all build test test-race test-plain test-shuffle test-repeat vet lint fuzz bench mutants upstream clean tools fuzz-libfuzzer fuzz-c-against-go
+.PHONY: all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream clean tools fuzz-libfuzzer fuzz-c-against-go generate
 
 all: build vet test
 
@@ -29,17 +29,40 @@ build:
 vet:
 	$(GO) vet ./...
 
-test: build vet cross test-plain test-race test-shuffle
+test: build vet cross test-plain test-race test-shuffle test-python
+
+# sim/emit's bundle tests render the templates hundreds of times and share
+# nothing between goroutines; under the race detector they take ~20 times
+# as long, so they run in test-plain.
+PLAIN_TESTS := ^(TestBundle|TestPython)
 
 test-plain:
 	$(GO) test -count=1 $(PLAIN_PKGS)
+	$(GO) test -count=1 -run '$(PLAIN_TESTS)' ./sim/emit
 
 test-race:
 	$(GO) test -count=1 -race $(RACE_PKGS)
 
+# The Python package's tests (python/tests), from the source tree, with
+# Debian's python3 and its pytest (apt-get install python3-pytest
+# python3-venv; .ci/run installs them).
+PYTHON ?= /usr/bin/python3
+
+test-python:
+	@if $(PYTHON) -m pytest --version >/dev/null 2>&1; then \
+		cd python && PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q tests; \
+	else \
+		echo "test-python: SKIPPED: $(PYTHON) has no pytest (apt-get install python3-pytest)"; \
+	fi
+
+# Regenerate what is generated from the Go sources: the Python package's
+# bundle of emitted C (python/src/simabi_fake/_bundle, sim/emit/bundle.go).
+generate:
+	$(GO) generate ./...
+
 test-shuffle:
 	$(GO) test -count=1 -shuffle=$(SHUFFLE) $(LIB_PLAIN_PKGS)
-	$(GO) test -count=1 -race -shuffle=$(SHUFFLE) $(LIB_RACE_PKGS)
+	$(GO) test -count=1 -race -shuffle=$(SHUFFLE) -skip '$(PLAIN_TESTS)' $(LIB_RACE_PKGS)
 
 # Every library-loading package's tests twice in one process, shuffled: what
 # the first pass leaves behind must not change the second (not part of make

@@ -150,8 +150,9 @@ func testedBlock(t *testing.T, doc, path string) string {
 // A marked block is the tested file, byte for byte, so the two cannot drift.
 func TestDocsBlocksAreTheTestedFiles(t *testing.T) {
 	for _, c := range []struct{ doc, file string }{
-		{"docs/fake-runtime.md", "sim/emit/testdata/docs_example.py"},
+		{"docs/fake-runtime.md", "python/tests/test_fake_runtime_docs.py"},
 		{"docs/fake-runtime.md", "sim/emit/testdata/docs_example.cpp"},
+		{"README.md", "python/tests/test_readme.py"},
 	} {
 		want, err := os.ReadFile(filepath.Join(repoRoot(t), c.file))
 		if err != nil {
@@ -161,18 +162,6 @@ func TestDocsBlocksAreTheTestedFiles(t *testing.T) {
 			t.Errorf("%s: the block marked %s differs from the file (-file +doc):\n%s", c.doc, c.file, d)
 		}
 	}
-}
-
-// debianPytest is a python3 with pytest (Debian's python3-pytest first).
-func debianPytest(t *testing.T) string {
-	t.Helper()
-	for _, py := range []string{"/usr/bin/python3", "python3"} {
-		if p, err := exec.LookPath(py); err == nil && exec.Command(p, "-m", "pytest", "--version").Run() == nil {
-			return p
-		}
-	}
-	t.Skip("skipping: no python3 with pytest (apt-get install python3-pytest)")
-	return ""
 }
 
 func run(t *testing.T, dir string, env []string, name string, args ...string) (string, error) {
@@ -186,28 +175,6 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) (s
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return out.String(), err
-}
-
-// The pytest fixture of docs/fake-runtime.md, copied into an empty directory
-// outside the checkout, passes when pointed at a built gen-fake-runtime.
-func TestDocsPytestFixtureRunsAnywhere(t *testing.T) {
-	py := debianPytest(t)
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("skipping: no C compiler")
-	}
-	bin := filepath.Join(t.TempDir(), "gen-fake-runtime")
-	if out, err := run(t, repoRoot(t), nil, "go", "build", "-o", bin, "./cmd/gen-fake-runtime"); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	dir := t.TempDir() // outside the checkout, no go.mod above it
-	block := testedBlock(t, "docs/fake-runtime.md", "sim/emit/testdata/docs_example.py")
-	if err := os.WriteFile(filepath.Join(dir, "test_fake.py"), []byte(block), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := run(t, dir, []string{"GEN_FAKE_RUNTIME=" + bin, "SIMABI_FAKE_CACHE=" + t.TempDir()}, py, "-m", "pytest", "-q", "-p", "no:cacheprovider")
-	if err != nil || !strings.Contains(out, "2 passed") {
-		t.Fatalf("pytest in %s: %v\n%s", dir, err, out)
-	}
 }
 
 // The C++ example of docs/fake-runtime.md checks without assert: built with

@@ -3,7 +3,6 @@ package tests
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -203,25 +202,6 @@ func syncStatus(err error) abi.Status {
 		return abi.Internal
 	}
 	return abi.OK
-}
-
-// The same from Python: tests/testdata/pytest/test_shared_acl.py loads the
-// builds with ctypes into one interpreter per load order, pointed at a built
-// gen-fake-runtime, with Debian's pytest.
-func TestPytestSharedACL(t *testing.T) {
-	py := debianPytest(t)
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Skip("skipping: no C compiler")
-	}
-	bin := filepath.Join(t.TempDir(), "gen-fake-runtime")
-	if out, err := run(t, repoRoot(t), nil, "go", "build", "-o", bin, "./cmd/gen-fake-runtime"); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	test := filepath.Join(repoRoot(t), "tests", "testdata", "pytest", "test_shared_acl.py")
-	out, err := run(t, t.TempDir(), []string{"GEN_FAKE_RUNTIME=" + bin}, py, "-m", "pytest", "-q", "-p", "no:cacheprovider", test)
-	if err != nil || !strings.Contains(out, "3 passed") {
-		t.Fatalf("pytest %s: %v\n%s", test, err, out)
-	}
 }
 
 const otherLayoutChild = "SIMABI_OTHER_LAYOUT_CHILD"

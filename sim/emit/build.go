@@ -29,6 +29,21 @@ const (
 // -shared and -o).
 var CFlags = []string{"-std=c11", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-pthread"}
 
+// The arguments after CFlags of each library's link, run in the build
+// directory. The Python package builds with the same (bundle.go).
+var (
+	runtimeLinkArgs  = []string{"-o", RuntimeLibName, RuntimeSrcName, "-L.", "-l:" + ACLLibName, "-Wl,-rpath,$ORIGIN", "-Wl,--no-undefined"}
+	aclLinkArgs      = []string{"-Wl,-soname," + ACLLibName, "-Wl,-z,nodelete", "-o", ACLLibName, ACLSrcName, "-ldl"}
+	recorderLinkArgs = []string{"-o", RuntimeLibName, RecorderSrcName, "-ldl", "-Wl,--no-undefined"}
+)
+
+// The salts of the cache keys: a change of what a cache entry holds changes
+// them.
+const (
+	fakeKeySalt     = "layout-v1"
+	recorderKeySalt = "recorder-v1"
+)
+
 // ErrNoCompiler reports that no C compiler could be found.
 var ErrNoCompiler = errors.New("no C compiler found (set CC or install gcc)")
 
@@ -101,7 +116,7 @@ func resolveCompiler(cc string) (compilerID, error) {
 // cacheKey hashes both sources, the compiler and the flags.
 func cacheKey(src Sources, cc compilerID) string {
 	h := sha256.New()
-	for _, part := range []string{src.Runtime, src.ACL, src.Header, strings.Join(cc.argv, " "), cc.version, strings.Join(CFlags, " "), "layout-v1"} {
+	for _, part := range []string{src.Runtime, src.ACL, src.Header, strings.Join(cc.argv, " "), cc.version, strings.Join(CFlags, " "), fakeKeySalt} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -247,7 +262,7 @@ func compileInto(dir, cacheDir string, src Sources, cc compilerID) error {
 	if err := aclLibrary(dir, cacheDir, src, cc); err != nil {
 		return err
 	}
-	return runCC(dir, cc, "-o", RuntimeLibName, RuntimeSrcName, "-L.", "-l:"+ACLLibName, "-Wl,-rpath,$ORIGIN", "-Wl,--no-undefined")
+	return runCC(dir, cc, runtimeLinkArgs...)
 }
 
 func runCC(dir string, cc compilerID, args ...string) error {
@@ -276,7 +291,7 @@ func aclLibrary(dir, cacheDir string, src Sources, cc compilerID) error {
 			return nil
 		}
 	}
-	if err := runCC(dir, cc, "-Wl,-soname,"+ACLLibName, "-Wl,-z,nodelete", "-o", ACLLibName, ACLSrcName, "-ldl"); err != nil {
+	if err := runCC(dir, cc, aclLinkArgs...); err != nil {
 		return err
 	}
 	tmp, err := os.MkdirTemp(cacheDir, ".acl-")

@@ -145,7 +145,26 @@ func Source(cfg Config) (Sources, error) {
 	if err != nil {
 		return Sources{}, err
 	}
-	data := newTemplateData(cfg)
+	out, err := render(cfg, exported, knobValues{cfg})
+	if err != nil {
+		return Sources{}, err
+	}
+	// Every exported symbol must have been defined exactly once.
+	defined := map[string]int{}
+	for _, m := range definitionRE.FindAllStringSubmatch(out.Runtime, -1) {
+		defined[m[1]]++
+	}
+	for name := range exported {
+		if defined[name] != 1 {
+			return Sources{}, fmt.Errorf("emit: internal error: %s is defined %d times in the emitted runtime", name, defined[name])
+		}
+	}
+	return out, nil
+}
+
+// render executes both templates for cfg, with the knobs written by kt, and
+// renders the header.
+func render(cfg Config, exported map[string]abi.Symbol, kt knobText) (Sources, error) {
 	funcs := template.FuncMap{
 		"mut": func(name string) (bool, error) {
 			if _, ok := LookupMutant(name); !ok {
@@ -157,25 +176,17 @@ func Source(cfg Config) (Sources, error) {
 			if _, ok := exported[sym]; !ok {
 				return "", fmt.Errorf("template exports %s, which the %s profile does not list", sym, cfg.Profile)
 			}
-			if slices.Contains(cfg.Omit, sym) {
-				return "SIMABI_OMITTED", nil
-			}
-			return "SIMABI_EXPORT", nil
+			return kt.export(sym), nil
 		},
-		"prologue": func(sym string) string { return prologue(cfg.Knobs, sym) },
-		"fixed": func(sym string) string {
-			code, ok := cfg.Knobs.Status[sym]
-			if !ok {
-				return ""
-			}
-			return fmt.Sprintf("    return %d; /* knob status.%s */\n", code, sym)
-		},
-		"fixedPrepare": func() string { return fixedPrepare(cfg.Knobs) },
+		"prologue":     kt.prologue,
+		"fixed":        kt.fixed,
+		"fixedPrepare": kt.fixedPrepare,
 	}
 	parsed, err := parsedTemplates()
 	if err != nil {
 		return Sources{}, err
 	}
+	data := newTemplateData(cfg, kt)
 	var out Sources
 	for _, t := range []struct {
 		tmpl *template.Template
@@ -190,16 +201,6 @@ func Source(cfg Config) (Sources, error) {
 			return Sources{}, fmt.Errorf("emit: %s: %w", tmpl.Name(), err)
 		}
 		*t.dst = b.String()
-	}
-	// Every exported symbol must have been defined exactly once.
-	defined := map[string]int{}
-	for _, m := range definitionRE.FindAllStringSubmatch(out.Runtime, -1) {
-		defined[m[1]]++
-	}
-	for name := range exported {
-		if defined[name] != 1 {
-			return Sources{}, fmt.Errorf("emit: internal error: %s is defined %d times in the emitted runtime", name, defined[name])
-		}
 	}
 	out.Header = header(cfg.Profile)
 	return out, nil
@@ -272,41 +273,6 @@ var parsedTemplates = sync.OnceValues(func() (templates, error) {
 	}
 	return t, nil
 })
-
-func prologue(k Knobs, sym string) string {
-	var b strings.Builder
-	if slices.Contains(k.Hang, sym) {
-		fmt.Fprintf(&b, "    knob_hang(%q); /* knob hang.%s */\n", sym, sym)
-	}
-	if slices.Contains(k.Crash, sym) {
-		fmt.Fprintf(&b, "    knob_crash(%q); /* knob crash.%s */\n", sym, sym)
-	}
-	if slices.Contains(k.MustNotCall, sym) {
-		fmt.Fprintf(&b, "    knob_must_not_call(%q); /* knob must_not_call [F-3] */\n", sym)
-	}
-	if slices.Contains(k.Null, sym) {
-		fmt.Fprintf(&b, "    return NULL; /* knob null.%s */\n", sym)
-	}
-	return b.String()
-}
-
-func fixedPrepare(k Knobs) string {
-	code, ok := k.Status[abi.SymKernelPrepare]
-	if !ok {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "    /* knob status.%s=%d: -1 is written; a fixed 0 writes the context's next id */\n", abi.SymKernelPrepare, code)
-	if code == 0 && !k.PrepareNoID {
-		b.WriteString("    if (c != NULL && out_callable_id != NULL) {\n")
-		b.WriteString("        pthread_mutex_lock(&c->gate);\n")
-		b.WriteString("        *out_callable_id = c->fixed_next_id++;\n")
-		b.WriteString("        pthread_mutex_unlock(&c->gate);\n")
-		b.WriteString("    }\n")
-	}
-	fmt.Fprintf(&b, "    return %d;\n", code)
-	return b.String()
-}
 
 // ---- template data ----
 
@@ -394,7 +360,7 @@ func cIdent(s string) string {
 	return b.String()
 }
 
-func newTemplateData(cfg Config) templateData {
+func newTemplateData(cfg Config, kt knobText) templateData {
 	d := templateData{
 		Profile:            cfg.Profile,
 		Tmr:                cfg.Profile == ProfileTMR,
@@ -431,12 +397,7 @@ func newTemplateData(cfg Config) templateData {
 		d.LogLevels = append(d.LogLevels, int32(l))
 	}
 	d.Banner = append(d.Banner, "Profile: "+string(cfg.Profile))
-	if len(cfg.Omit) > 0 {
-		d.Banner = append(d.Banner, "Omitted (not exported): "+strings.Join(sortedCopy(cfg.Omit), ", "))
-	}
-	for _, k := range cfg.Knobs.Strings() {
-		d.Banner = append(d.Banner, "Knob: "+k)
-	}
+	d.Banner = append(d.Banner, kt.banner()...)
 	if m, ok := LookupMutant(cfg.Mutant); ok {
 		d.Banner = append(d.Banner, fmt.Sprintf("MUTANT %s breaks rule %s: %s.", m.Name, m.Rule, m.Description))
 	}
@@ -499,13 +460,7 @@ func newTemplateData(cfg Config) templateData {
 	for site := abi.FirstSite; site <= abi.LastSite; site++ {
 		d.Sites = append(d.Sites, siteData{cIdent(abi.SiteNames[site]), abi.SiteNames[site], site})
 	}
-	counts := make([]string, abi.LastSite+1)
-	codes := make([]string, abi.LastSite+1)
-	for i := range counts {
-		f := cfg.Knobs.Fail[int32(i)]
-		counts[i], codes[i] = fmt.Sprint(f.Count), fmt.Sprint(f.Code)
-	}
-	d.FaultCounts, d.FaultCodes = strings.Join(counts, ", "), strings.Join(codes, ", ")
+	d.FaultCounts, d.FaultCodes = kt.faultArrays()
 
 	for p := range latch.NumPhases {
 		d.Phases = append(d.Phases, cIdent(p.String()))

@@ -609,8 +609,8 @@ func TestF1_DocsExamples(t *testing.T) {
 			t.Fatalf("C++ example:\n%v", r)
 		}
 	})
-	// The pytest fixture of docs/fake-runtime.md runs in tests/docs_test.go
-	// (TestDocsPytestFixtureRunsAnywhere), from outside the checkout.
+	// The pytest examples of docs/fake-runtime.md are python/tests'
+	// (make test-python).
 }
 
 // F-2: every knob at once still compiles warning-free, in every profile.

@@ -148,7 +148,11 @@ func ParseKnob(kv string, k *Knobs) error {
 			}
 		}
 	default:
-		return bad("unknown knob (status.<entry>, fail.<site>, prepare_writes_id, fatal_device, strict, must_not_call, crash.<entry>, hang.<entry>, null.<entry>)")
+		keys := make([]string, len(KnobForms))
+		for i, f := range KnobForms {
+			keys[i] = f.Key
+		}
+		return bad("unknown knob (%s)", strings.Join(keys, ", "))
 	}
 	return nil
 }
@@ -268,3 +272,121 @@ func returnsPointer(s abi.Symbol) bool {
 
 // returnsStatus reports whether an entry returns an int status.
 func returnsStatus(s abi.Symbol) bool { return strings.HasPrefix(s.Proto, "int ") }
+
+// KnobForm is one form of -knob: its key and the value it takes.
+type KnobForm struct{ Key, Value string }
+
+// KnobForms lists the knobs ParseKnob accepts. The Python package validates
+// knobs against the same list (it ships in the bundle, bundle.go).
+var KnobForms = []KnobForm{
+	{"status.<entry>", "<code>"},
+	{"fail.<site>", "<count>:<code>"},
+	{"prepare_writes_id", "false"},
+	{"fatal_device", "true"},
+	{"strict", "true"},
+	{"must_not_call", "<entry>[,<entry>]"},
+	{"crash.<entry>", "true"},
+	{"hang.<entry>", "true"},
+	{"null.<entry>", "true"},
+}
+
+// knobText writes what the knobs of a build put into the templates (the
+// template functions export, prologue, fixed and fixedPrepare, the fault
+// arrays and the banner). Source writes a build's values (knobValues); the
+// bundle writes markers (bundleHoles, bundle.go) that a program without Go
+// fills with the same fragments, so that both produce the same C.
+type knobText interface {
+	export(sym string) string
+	prologue(sym string) string
+	fixed(sym string) string
+	fixedPrepare() string
+	faultArrays() (counts, codes string)
+	banner() []string // the lines after "Profile: ...", before the mutant's
+}
+
+// knobFragments is the C (and banner) text of each knob, with {entry},
+// {code}, {entries} and {knob} to fill in.
+var knobFragments = map[string]string{
+	"hang":           "    knob_hang(\"{entry}\"); /* knob hang.{entry} */\n",
+	"crash":          "    knob_crash(\"{entry}\"); /* knob crash.{entry} */\n",
+	"must_not_call":  "    knob_must_not_call(\"{entry}\"); /* knob must_not_call [F-3] */\n",
+	"null":           "    return NULL; /* knob null.{entry} */\n",
+	"status":         "    return {code}; /* knob status.{entry} */\n",
+	"prepare":        "    /* knob status.{entry}={code}: -1 is written; a fixed 0 writes the context's next id */\n",
+	"prepare_id":     "    if (c != NULL && out_callable_id != NULL) {\n        pthread_mutex_lock(&c->gate);\n        *out_callable_id = c->fixed_next_id++;\n        pthread_mutex_unlock(&c->gate);\n    }\n",
+	"prepare_return": "    return {code};\n",
+	"banner_omitted": "Omitted (not exported): {entries}",
+	"banner_knob":    "Knob: {knob}",
+}
+
+// prologueKnobs are the knobs an entry's prologue runs, in this order.
+var prologueKnobs = []string{"hang", "crash", "must_not_call", "null"}
+
+// fragment fills knob fragment name; vars alternate placeholder and value.
+func fragment(name string, vars ...string) string {
+	return strings.NewReplacer(vars...).Replace(knobFragments[name])
+}
+
+// knobValues writes the knobs of one build.
+type knobValues struct{ cfg Config }
+
+func (v knobValues) export(sym string) string {
+	if slices.Contains(v.cfg.Omit, sym) {
+		return "SIMABI_OMITTED"
+	}
+	return "SIMABI_EXPORT"
+}
+
+func (v knobValues) prologue(sym string) string {
+	k := v.cfg.Knobs
+	lists := map[string][]string{"hang": k.Hang, "crash": k.Crash, "must_not_call": k.MustNotCall, "null": k.Null}
+	var b strings.Builder
+	for _, name := range prologueKnobs {
+		if slices.Contains(lists[name], sym) {
+			b.WriteString(fragment(name, "{entry}", sym))
+		}
+	}
+	return b.String()
+}
+
+func (v knobValues) fixed(sym string) string {
+	code, ok := v.cfg.Knobs.Status[sym]
+	if !ok {
+		return ""
+	}
+	return fragment("status", "{entry}", sym, "{code}", fmt.Sprint(code))
+}
+
+func (v knobValues) fixedPrepare() string {
+	code, ok := v.cfg.Knobs.Status[abi.SymKernelPrepare]
+	if !ok {
+		return ""
+	}
+	vars := []string{"{entry}", abi.SymKernelPrepare, "{code}", fmt.Sprint(code)}
+	out := fragment("prepare", vars...)
+	if code == 0 && !v.cfg.Knobs.PrepareNoID {
+		out += fragment("prepare_id", vars...)
+	}
+	return out + fragment("prepare_return", vars...)
+}
+
+func (v knobValues) faultArrays() (string, string) {
+	counts := make([]string, abi.LastSite+1)
+	codes := make([]string, abi.LastSite+1)
+	for i := range counts {
+		f := v.cfg.Knobs.Fail[int32(i)]
+		counts[i], codes[i] = fmt.Sprint(f.Count), fmt.Sprint(f.Code)
+	}
+	return strings.Join(counts, ", "), strings.Join(codes, ", ")
+}
+
+func (v knobValues) banner() []string {
+	var out []string
+	if len(v.cfg.Omit) > 0 {
+		out = append(out, fragment("banner_omitted", "{entries}", strings.Join(sortedCopy(v.cfg.Omit), ", ")))
+	}
+	for _, k := range v.cfg.Knobs.Strings() {
+		out = append(out, fragment("banner_knob", "{knob}", k))
+	}
+	return out
+}

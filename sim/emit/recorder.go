@@ -576,7 +576,7 @@ func RecorderSource(cfg RecorderConfig) (string, error) {
 // recorderKey hashes the source, the compiler and the flags.
 func recorderKey(src string, cc compilerID) string {
 	h := sha256.New()
-	for _, part := range []string{"recorder-v1", src, strings.Join(cc.argv, " "), cc.version, strings.Join(CFlags, " ")} {
+	for _, part := range []string{recorderKeySalt, src, strings.Join(cc.argv, " "), cc.version, strings.Join(CFlags, " ")} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -613,7 +613,7 @@ func BuildRecorder(cfg RecorderConfig, opt BuildOptions) (*RecorderArtifacts, er
 			if err := os.WriteFile(filepath.Join(tmp, RecorderSrcName), []byte(src), 0o644); err != nil {
 				return err
 			}
-			return runCC(tmp, cc, "-o", RuntimeLibName, RecorderSrcName, "-ldl", "-Wl,--no-undefined")
+			return runCC(tmp, cc, recorderLinkArgs...)
 		})
 	if err != nil {
 		return nil, err
