@@ -1,0 +1,157 @@
+package conformance
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// The failure cases of recorded sessions a consumer that is not ours
+// produced (issue "Record anything, read everything").
+
+// kernelPrelude is a kernel context c0 on device 0 with a prepared image of
+// two IN tensors and one scalar (id 0).
+func kernelPrelude(t *testing.T) string {
+	t.Helper()
+	img, err := (&abi.ChipCallableSpec{FuncName: "two", Signature: []abi.ArgDirection{abi.DirIn, abi.DirIn, abi.DirScalar}}).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(`@1-2 t0 dev=0 create -> c0
+@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) aicpu=none aicore=none disp=none -> 0
+@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0
+`, cfgHex(), len(img), hex.EncodeToString(img))
+}
+
+// E-PROG: the program entries' results are read in every form the recorder
+// writes them: a pointer (ptr, or null for device_malloc_ctx returning
+// NULL), done for device_free_ctx, an unsigned count. The recorder wrote
+// `prog c0 fn=malloc -> null`, which the parser refused ("bad result").
+func TestParseTrace_programEntryResults_EPROG(t *testing.T) {
+	tr := mustTrace(t, `@1-2 t0 dev=0 create -> c0
+@3-4 t0 dev=0 prog c0 fn=malloc -> null
+@5-6 t0 dev=0 prog c0 fn=malloc -> ptr
+@7-8 t0 dev=0 prog c0 fn=free -> done
+@9-10 t0 dev=0 prog c0 fn=aicpu_dlopen -> 18446744073709551615
+@11-12 t0 dev=0 prog c0 fn=comm_create -> null
+@13-14 t0 dev=0 prog c0 fn=arena_base -> 0
+@15-16 t0 dev=0 prog c0 fn=copy_to -> -1004
+@17-18 t0 dev=0 committed c0 -> 18446744073709551615
+@19-20 t0 dev=0 call get_runtime_size -> 4096
+@21-22 t0 dev=0 call comm_init -> null
+@23-24 t0 dev=0 destroy c0 -> done
+`)
+	var got []string
+	for _, c := range tr.Calls[1:8] {
+		got = append(got, c.Op.Fn.String()+": "+c.Skip)
+	}
+	skip := "a program-side entry with the consumer's own arguments (the model judges it only with bad ones)"
+	want := []string{"malloc: " + skip, "malloc: " + skip, "free: " + skip, "aicpu_dlopen: " + skip,
+		"comm_create: " + skip, "arena_base: " + skip, "copy_to: " + skip}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("program calls (-want +got):\n%s", d)
+	}
+	if v := tr.Calls[8].Obs.Mem; v != ^uint64(0) {
+		t.Errorf("committed: %d, want 2^64-1", v)
+	}
+}
+
+// E-LAUNCH: a launch refused because a tensor the trace did not hold was
+// HOST. A v1 trace recorded the counts and tensor 0's address space only:
+// the refusal's cause is out of sight, so the call is not judged (it was
+// "want OK, got INVALID_ARGUMENT"). A trace that holds the address space of
+// every tensor the launch read judges it: tensor 1 HOST refused is right,
+// and all DEVICE refused is a finding.
+func TestCheckTrace_launchRefusedForATensorTheTraceHolds_ELAUNCH(t *testing.T) {
+	v1 := mustTrace(t, kernelPrelude(t)+"@7-8 t0 dev=0 launch c0 id=0 args=raw(t=2,s=1,host=0) stream=s0 -> -1004\n")
+	c := CheckTrace(v1, TraceOptions{})
+	if got := failuresOf(c); len(got) != 0 {
+		t.Fatalf("v1, tensor 1 out of sight: failures %v", c.Result.Findings)
+	}
+	if f := c.Result.Findings[len(c.Result.Findings)-1]; f.Verdict != Skip || f.Index != 3 || !strings.Contains(f.Detail, "address space of a tensor it does not hold") {
+		t.Errorf("v1 launch: %+v, want a skip with the reason (the address spaces are not in the trace)", f)
+	}
+	for _, tc := range []struct {
+		name, args, result string
+		want               []string
+	}{
+		{"tensor 1 HOST, refused", "raw(t=2,s=1,as=0100)", "-1004", nil},
+		{"tensor 0 of space 7, refused", "raw(t=2,s=1,as=0701)", "-1004", nil},
+		{"both DEVICE, refused", "raw(t=2,s=1,as=0101)", "-1004", []string{"E-LAUNCH"}},
+		{"tensor 1 HOST, accepted", "raw(t=2,s=1,as=0100)", "0", []string{"E-LAUNCH"}},
+		{"both DEVICE, accepted", "raw(t=2,s=1,as=0101)", "0", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := mustTraceV(t, 2, kernelPrelude(t)+"@7-8 t0 dev=0 launch c0 id=0 args="+tc.args+" stream=s0 -> "+tc.result+"\n")
+			c := CheckTrace(tr, TraceOptions{})
+			if got := failuresOf(c); !cmp.Equal(got, tc.want) {
+				t.Errorf("failures %v, want %v: %v", got, tc.want, c.Result.Findings)
+			}
+		})
+	}
+}
+
+// E-LAUNCH-ASYNC, D-3: fault site 8 is "the next synchronize of a stream
+// with pending work". A synchronize of an idle stream does not count; the
+// trace checker counts as the live model does. The recorded session: site 8
+// armed twice, sync of the idle s0, two launches on s1, sync s1 delivers
+// the injected code (it was "want OK, got INTERNAL").
+func TestCheckTrace_site8CountsSynchronizesWithPendingWork_ELAUNCHASYNC(t *testing.T) {
+	session := func(syncResult string) string {
+		return kernelPrelude(t) + `@7-8 t0 dev=0 inject site=8 count=2 code=-1000 -> 0
+@9-10 t0 dev=0 sync s0 -> 0
+@11-12 t0 dev=0 launch c0 id=0 args=raw(t=2,s=1,as=0101) stream=s1 -> 0
+@13-14 t0 dev=0 launch c0 id=0 args=raw(t=2,s=1,as=0101) stream=s1 -> 0
+@15-16 t0 dev=0 sync s1 -> ` + syncResult + `
+@17-18 t0 dev=0 finalize c0 -> 0
+@19-20 t0 dev=0 destroy c0 -> done
+`
+	}
+	c := CheckTrace(mustTraceV(t, 2, session("-1000")), TraceOptions{})
+	if got := failuresOf(c); len(got) != 0 {
+		t.Fatalf("the delivered failure is flagged: %v", c.Result.Findings)
+	}
+	c = CheckTrace(mustTraceV(t, 2, session("0")), TraceOptions{})
+	if got := failuresOf(c); !cmp.Equal(got, []string{"D-3"}) {
+		t.Fatalf("a synchronize that swallowed the armed failure: failures %v, want [D-3]: %v", got, c.Result.Findings)
+	}
+}
+
+// A trace that ends inside a call (the process was killed in it) is a hang
+// attributed to that call, with the judged calls up to it as the repro.
+func TestCheckTrace_traceEndingInsideACallIsAHang_ELAUNCH(t *testing.T) {
+	tr := mustTraceV(t, 2, kernelPrelude(t)+`@7-8 t0 dev=0 launch c0 id=0 args=raw(t=2,s=1,as=0101) stream=s0 -> 0
+@9-10 t0 dev=0 launch c0 id=0 args=raw(t=2,s=1,as=0101) stream=s0 -> 0
+@11 t0 dev=0 launch c0 id=0 stream=s0
+`)
+	if n := len(tr.Calls); n != 6 || !tr.Calls[5].Unfinished {
+		t.Fatalf("%d calls, the last unfinished: %v", n, n == 6 && tr.Calls[5].Unfinished)
+	}
+	rep := CheckTrace(tr, TraceOptions{}).Report()
+	var hung []string
+	for _, rr := range rep.Rules {
+		if rr.Verdict == Hang {
+			hung = append(hung, rr.Rule+": "+rr.Detail+" | "+strings.Join(rr.Repro, "; "))
+		}
+	}
+	want := []string{"E-LAUNCH: #5 launch c0 id=0 stream=s0: hang: the trace ends inside this call (it never returned; the launch's args are recorded when it returns) | " +
+		"setdev 0; create c0; kinit c0 dev=0 gen=1; prepare c0 img=" + tr.Calls[2].Op.Img.String() + "; " +
+		"launch c0 id=0 args=exact(t=2,s=1) stream=s0; launch c0 id=0 args=exact(t=2,s=1) stream=s0; launch c0 id=0 stream=s0"}
+	if d := cmp.Diff(want, hung); d != "" {
+		t.Errorf("hung rules (-want +got):\n%s", d)
+	}
+}
+
+func mustTraceV(t *testing.T, version int, body string) *Trace {
+	t.Helper()
+	tr, err := ParseTrace(strings.NewReader(fmt.Sprintf("# simabi trace v%d\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n", version)+body), "t.ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
