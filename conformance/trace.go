@@ -75,6 +75,9 @@ type TraceCall struct {
 	// HOST, so a launch refused for its args may have been refused for a
 	// tensor address space the trace does not hold.
 	SpacesHidden bool
+	// NoReplay says why a judged call is not replayed ("" when it is): a
+	// program-side entry whose other arguments the trace does not hold.
+	NoReplay string
 }
 
 // maxTraceSlots bounds the contexts live at once in one trace (the op
@@ -119,7 +122,7 @@ func ParseTrace(r io.Reader, path string) (*Trace, error) {
 	t := &Trace{Path: path}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<30)
-	p := traceParser{t: t, slots: map[string]int8{}, streams: map[string]int8{}, storages: map[string]int8{}, want: map[int8]int32{}}
+	p := traceParser{t: t, slots: map[string]int8{}, retired: map[string]bool{}, streams: map[string]int8{}, storages: map[string]int8{}, want: map[int8]int32{}}
 	n, header := 0, false
 	returned := map[uint64]bool{}
 	for sc.Scan() {
@@ -177,10 +180,15 @@ func ParseTrace(r io.Reader, path string) (*Trace, error) {
 }
 
 type traceParser struct {
-	t        *Trace
-	want     map[int8]int32  // storage → accepted_value of the descriptor of its last prepare_run
-	slots    map[string]int8 // trace context name → slot
-	used     [maxTraceSlots]bool
+	t     *Trace
+	want  map[int8]int32  // storage → accepted_value of the descriptor of its last prepare_run
+	slots map[string]int8 // trace context name → slot
+	// used: 0 a slot never taken, -1 one holding a context, N > 0 one whose
+	// context was destroyed as the N-th destroy; retired are the names whose
+	// slot a later context took.
+	used     [maxTraceSlots]int
+	destroys int
+	retired  map[string]bool
 	streams  map[string]int8
 	storages map[string]int8
 }
@@ -329,7 +337,8 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 		} else {
 			op.Img = ImageRecipe{Base: ImgRawTrunc}
 		}
-		if op.Img.Base == ImgRawTrunc {
+		if op.Img.Base == ImgRawTrunc && (k == KindRegister || op.Img.Raw <= budgetBytes) {
+			// (An image over the byte budget is judged by its size alone.)
 			skip("the image is over the recording limit (its bytes are not in the trace)")
 		}
 		_, op.OutNull = keyed["out"]
@@ -355,23 +364,30 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 			op.Stream = p.stream(v, skip)
 		}
 	case KindProg:
-		found := false
-		for f := ProgFn(0); f < numFns; f++ {
-			if fnNames[f] == e.Fn {
-				op.Fn, found = f, true
-			}
-		}
-		if !found {
+		if op.Fn, ok = progFn(e.Fn); !ok {
 			return fmt.Errorf("prog: fn=%s is not a program entry of the op grammar", e.Fn)
 		}
-		// A recorded program entry was called with the consumer's
-		// arguments, not the deliberately bad ones the model judges.
-		skip("a program-side entry with the consumer's own arguments (the model judges it only with bad ones)")
+		// What the model judges of a program-side entry does not depend on
+		// its other arguments (E-PROG: IS before any check without a live
+		// program init, NULL from device_malloc_ctx there, S-3 for a NULL
+		// context, anything with one), so the call is judged; it is not
+		// replayed, since the trace does not hold those arguments.
+		c.NoReplay = "the program entry's other arguments are not recorded"
 	case KindUnregister:
 		op.ID = clampI32(num("id"))
 	case KindPrepareRun, KindRun, KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun:
 		op.St = 0
 		if v, ok := keyed["st"]; ok {
+			if v.Is("null") {
+				// A NULL run storage: the grammar's prog op of the entry (the
+				// call the checker makes with bad arguments), judged the
+				// same way whatever the other arguments are.
+				op = Op{Kind: KindProg, C: op.C, Fn: runFns[k]}
+				if (k == KindPrepareRun || k == KindRun) && !(num("id") == -1 && keyed["args"].Is("null") && keyed["cfg"].Is("null") && keyed["desc"].Is("null")) {
+					c.NoReplay = "a NULL run storage with other arguments than the op grammar's prog " + e.Op
+				}
+				break
+			}
 			op.St = p.storage(v, skip)
 		}
 		if k == KindPrepareRun || k == KindRun {
@@ -418,6 +434,20 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 	}
 	c.Op = op
 	return p.result(c, e, l)
+}
+
+// runFns are the prog fn of each run-family entry.
+var runFns = map[Kind]ProgFn{KindPrepareRun: FnPrepareRun, KindRun: FnRun, KindLaunchRun: FnLaunchRun,
+	KindPollRun: FnPollRun, KindWaitRun: FnWaitRun, KindFinalizeRun: FnFinalizeRun}
+
+// progFn is the prog fn named name.
+func progFn(name string) (ProgFn, bool) {
+	for f := ProgFn(0); f < numFns; f++ {
+		if fnNames[f] == name {
+			return f, true
+		}
+	}
+	return 0, false
 }
 
 func clampI32(v int64) int32 { return int32(max(math.MinInt32, min(math.MaxInt32, v))) }
@@ -500,21 +530,42 @@ func (p *traceParser) ctx(v tracevocab.Value) (int8, string) {
 	if slot, ok := p.slots[v.Source]; ok {
 		return slot, ""
 	}
-	slot := p.freeSlot()
+	if p.retired[v.Source] {
+		return NullRef, "a context whose slot a later create took (more contexts than the op grammar's slots)"
+	}
+	slot := p.takeSlot()
 	if slot < 0 {
 		return NullRef, "more live contexts than the op grammar's slots"
 	}
-	p.slots[v.Source], p.used[slot] = slot, true
+	p.slots[v.Source] = slot
 	return slot, "" // inherited (a forked child's): adopted as unknown
 }
 
-func (p *traceParser) freeSlot() int8 {
+// takeSlot is the slot for a context new to the trace: one never used, else
+// the one destroyed longest ago (its old name retired: a destroy may have
+// been refused, so a slot is not taken again while another is free); -1
+// when every slot holds a context not destroyed.
+func (p *traceParser) takeSlot() int8 {
+	best := int8(-1)
 	for i := range p.used {
-		if !p.used[i] {
+		switch {
+		case p.used[i] == 0:
+			p.used[i] = -1
 			return int8(i)
+		case p.used[i] > 0 && (best < 0 || p.used[i] < p.used[best]):
+			best = int8(i)
 		}
 	}
-	return -1
+	if best >= 0 {
+		for name, s := range p.slots {
+			if s == best {
+				delete(p.slots, name)
+				p.retired[name] = true
+			}
+		}
+		p.used[best] = -1
+	}
+	return best
 }
 
 // result reads the recorded result, in the entry's result form, into the
@@ -533,37 +584,51 @@ func (p *traceParser) result(c *TraceCall, e tracevocab.Entry, l tracevocab.Line
 	}
 	switch op.Kind {
 	case KindCreate:
+		slot := p.takeSlot()
 		switch {
-		case res.Is("null"):
-			op.C = max(p.freeSlot(), 0)
+		case slot < 0:
+			op.C = 0
+			c.Skip = "more live contexts than the op grammar's slots"
 		case res.Is("named"):
-			slot := p.freeSlot()
-			if slot < 0 {
-				c.Skip = "more live contexts than the op grammar's slots"
-				return nil
-			}
-			p.slots[res.Source], p.used[slot] = slot, true
+			p.slots[res.Source] = slot
 			op.C, o.HandleCreated, o.Call.Value = slot, true, 1
+		case res.Is("null"):
+			op.C, p.used[slot] = slot, 0 // nothing was created: the slot stays free
 		default:
-			op.C = max(p.freeSlot(), 0)
+			op.C = slot
 			c.Skip = "a context the recorder could not name (its later calls are c?)"
 		}
 	case KindDestroy:
-		// The slot is free again for a later create (after this call).
-		for name, s := range p.slots {
-			if s == op.C && op.C >= 0 {
-				delete(p.slots, name)
-				p.used[s] = false
-			}
+		// The slot may be taken again by a later create, last of all (the
+		// destroy may have been refused, E-DESTROY).
+		if op.C >= 0 && p.used[op.C] < 0 {
+			p.destroys++
+			p.used[op.C] = p.destroys
 		}
 	case KindContract:
 		c.Skip = "the contract's bytes are not recorded"
 	case KindProg:
-		// Skipped; its result was read in its form.
+		switch e.Result {
+		case tracevocab.Int:
+			if op.Fn.statusEntry() {
+				o.Call.Status = abi.Status(clampI32(res.Int(0)))
+			} else {
+				o.Call.Value = uint64(res.Int(0))
+			}
+		case tracevocab.Uint:
+			o.Call.Value = res.Uint(0)
+		case tracevocab.Ptr:
+			if res.Is("ptr") {
+				o.Call.Value = 1
+			}
+		}
 	case KindSupported, KindGetDev:
 		o.Call.Value = uint64(res.Int(0))
 	case KindCommitted:
+		// The value is judged where M-7 wants it exact (0); its direction
+		// needs the value before the call, which the trace does not hold.
 		o.Call.Value, o.Mem = res.Uint(0), res.Uint(0)
+		o.MemProbed, o.MemPrevUnknown = true, true
 	default:
 		if e.Result != tracevocab.Int {
 			return fmt.Errorf("%s: a %s result where the op grammar wants a status", e.Op, e.Result.Name())

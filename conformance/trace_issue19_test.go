@@ -29,35 +29,48 @@ func kernelPrelude(t *testing.T) string {
 }
 
 // E-PROG: the program entries' results are read in every form the recorder
-// writes them: a pointer (ptr, or null for device_malloc_ctx returning
-// NULL), done for device_free_ctx, an unsigned count. The recorder wrote
-// `prog c0 fn=malloc -> null`, which the parser refused ("bad result").
+// writes them (a pointer: ptr, or null for device_malloc_ctx returning NULL;
+// done for device_free_ctx; an unsigned count; a status) and judged: what
+// the model judges of them does not depend on the arguments the trace does
+// not hold. The recorder wrote `prog c0 fn=malloc -> null`, which the parser
+// refused ("bad result"). A context with no program init answers NULL from
+// device_malloc_ctx, so a pointer there is a finding.
 func TestParseTrace_programEntryResults_EPROG(t *testing.T) {
-	tr := mustTrace(t, `@1-2 t0 dev=0 create -> c0
+	body := `@1-2 t0 dev=0 create -> c0
 @3-4 t0 dev=0 prog c0 fn=malloc -> null
-@5-6 t0 dev=0 prog c0 fn=malloc -> ptr
-@7-8 t0 dev=0 prog c0 fn=free -> done
-@9-10 t0 dev=0 prog c0 fn=aicpu_dlopen -> 18446744073709551615
-@11-12 t0 dev=0 prog c0 fn=comm_create -> null
-@13-14 t0 dev=0 prog c0 fn=arena_base -> 0
-@15-16 t0 dev=0 prog c0 fn=copy_to -> -1004
-@17-18 t0 dev=0 committed c0 -> 18446744073709551615
-@19-20 t0 dev=0 call get_runtime_size -> 4096
-@21-22 t0 dev=0 call comm_init -> null
-@23-24 t0 dev=0 destroy c0 -> done
-`)
+@5-6 t0 dev=0 prog c0 fn=free -> done
+@7-8 t0 dev=0 prog c0 fn=aicpu_dlopen -> 18446744073709551615
+@9-10 t0 dev=0 prog c0 fn=comm_create -> null
+@11-12 t0 dev=0 prog c0 fn=arena_base -> 0
+@13-14 t0 dev=0 prog c0 fn=copy_to -> -1003
+@15-16 t0 dev=0 prog null fn=copy_from -> -1004
+@17-18 t0 dev=0 wait_run c0 st=null -> -1003
+@19-20 t0 dev=0 committed c0 -> 18446744073709551615
+@21-22 t0 dev=0 call get_runtime_size -> 4096
+@23-24 t0 dev=0 call comm_init -> null
+`
+	tr := mustTraceV(t, 2, body+"@25-26 t0 dev=0 destroy c0 -> done\n")
 	var got []string
-	for _, c := range tr.Calls[1:8] {
-		got = append(got, c.Op.Fn.String()+": "+c.Skip)
+	for _, c := range tr.Calls[1:9] {
+		got = append(got, fmt.Sprintf("%s status=%d value=%d skip=%q", c.Op, c.Obs.Call.Status, c.Obs.Call.Value, c.Skip))
 	}
-	skip := "a program-side entry with the consumer's own arguments (the model judges it only with bad ones)"
-	want := []string{"malloc: " + skip, "malloc: " + skip, "free: " + skip, "aicpu_dlopen: " + skip,
-		"comm_create: " + skip, "arena_base: " + skip, "copy_to: " + skip}
+	want := []string{"prog c0 fn=malloc status=0 value=0 skip=\"\"", "prog c0 fn=free status=0 value=0 skip=\"\"",
+		"prog c0 fn=aicpu_dlopen status=0 value=18446744073709551615 skip=\"\"", "prog c0 fn=comm_create status=0 value=0 skip=\"\"",
+		"prog c0 fn=arena_base status=0 value=0 skip=\"\"", "prog c0 fn=copy_to status=-1003 value=0 skip=\"\"",
+		"prog null fn=copy_from status=-1004 value=0 skip=\"\"", "prog c0 fn=wait_run status=-1003 value=0 skip=\"\""}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("program calls (-want +got):\n%s", d)
 	}
-	if v := tr.Calls[8].Obs.Mem; v != ^uint64(0) {
+	if v := tr.Calls[9].Obs.Mem; v != ^uint64(0) {
 		t.Errorf("committed: %d, want 2^64-1", v)
+	}
+	if c := CheckTrace(tr, TraceOptions{}); len(failuresOf(c)) != 1 || failuresOf(c)[0] != "M-7" {
+		// committed 2^64-1 on a fresh context: M-7 wants 0.
+		t.Errorf("failures %v, want [M-7]: %v", failuresOf(c), c.Result.Findings)
+	}
+	flagged := mustTraceV(t, 2, "@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 prog c0 fn=malloc -> ptr\n@5-6 t0 dev=0 destroy c0 -> done\n")
+	if c := CheckTrace(flagged, TraceOptions{}); !cmp.Equal(failuresOf(c), []string{"E-PROG"}) {
+		t.Errorf("device_malloc_ctx answering a pointer on a context with no program init: failures %v, want [E-PROG]", c.Result.Findings)
 	}
 }
 

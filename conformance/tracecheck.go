@@ -216,6 +216,9 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		m.ctxs[slot] = mc
 	}
 	at := "@" + strconv.FormatUint(c.B, 10) + " not judged: "
+	if (c.Unfinished || c.Skip != "") && passesSites(c.Op.Kind) {
+		m.unsureSites() // the call may have passed an armed fault site
+	}
 	switch {
 	case c.Unfinished:
 		m.Skip(i, c.Op, RuleNone, at+"it never returned")
@@ -240,6 +243,17 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		obs.Accepted = acceptedInModelTerms(c)
 	}
 	m.Step(i, 0, c.Op, &obs)
+}
+
+// passesSites reports whether a call of kind k may pass a fault site (an
+// entry on a context, or a synchronize); the queries, create, the device
+// hooks and the calls the op grammar does not model pass none.
+func passesSites(k Kind) bool {
+	switch k {
+	case KindInvalid, KindContract, KindSupported, KindCommitted, KindCreate, KindSetDev, KindGetDev, KindInject:
+		return false
+	}
+	return true
 }
 
 // acceptedInModelTerms maps a recorded accepted_state to the model's
@@ -498,6 +512,10 @@ func TraceOps(t *Trace) (ops []Op, calls []int, left map[int]string) {
 		}
 		if c.Skip != "" {
 			left[k] = c.Skip
+			continue
+		}
+		if c.NoReplay != "" {
+			left[k] = c.NoReplay
 			continue
 		}
 		switch c.Op.Kind {
