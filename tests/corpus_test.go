@@ -20,10 +20,11 @@ var exportCorpus = flag.String("fuzzcorpus.export", "",
 // fuzzCorpora are the seed corpora of the module's fuzz targets ("go test
 // fuzz v1" files, one []byte each), by target, relative to this package.
 var fuzzCorpora = map[string]string{
-	"FuzzOps":             "testdata/fuzz/FuzzOps",
-	"FuzzImageCAgainstGo": "testdata/fuzz/FuzzImageCAgainstGo",
-	"FuzzImage":           "../validation/testdata/fuzz/FuzzImage",
-	"FuzzCallConfig":      "../validation/testdata/fuzz/FuzzCallConfig",
+	"FuzzOps":                         "testdata/fuzz/FuzzOps",
+	"FuzzRecordedTraceAgreesWithLive": "testdata/fuzz/FuzzRecordedTraceAgreesWithLive",
+	"FuzzImageCAgainstGo":             "testdata/fuzz/FuzzImageCAgainstGo",
+	"FuzzImage":                       "../validation/testdata/fuzz/FuzzImage",
+	"FuzzCallConfig":                  "../validation/testdata/fuzz/FuzzCallConfig",
 }
 
 // TestExportFuzzCorpora converts the seed corpus of every fuzz target into

@@ -183,7 +183,7 @@ func (cr consumerRun) checkTraces(t *testing.T) (int, map[string][]string) {
 // Over the emitted fake, which keeps the contract, every trace of every
 // scenario checks clean (exit 0), and no scenario hung.
 func TestRecordedConsumerChecksCleanOverTheFake(t *testing.T) {
-	es, err := fuzzEmitted()
+	es, err := recordedFakes()
 	if isNoCompiler(err) {
 		t.Skip("no C compiler")
 	}

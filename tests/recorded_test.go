@@ -1,5 +1,9 @@
 package tests
 
+// This file imports no testing package, so that a libFuzzer build
+// (fuzz/libfuzzer) can compile it as an ordinary file beside the harness
+// of FuzzRecordedTraceAgreesWithLive.
+//
 // The differential net of recorded sessions (docs/trace.md, issue "Record
 // anything, read everything"): an op sequence of the checker's generator
 // runs live through the recording runtime over an emitted runtime, the
@@ -45,6 +49,22 @@ func decodeRecorded(data []byte) (conformance.Profile, []conformance.Op) {
 	}
 	return p, g.Ops()
 }
+
+// recordedFakes are the emitted fakes of both profiles the recorded runs
+// record over, built once per process.
+var recordedFakes = sync.OnceValues(func() (map[conformance.Profile]*emittedRuntime, error) {
+	out := map[conformance.Profile]*emittedRuntime{}
+	for _, p := range profiles {
+		a, err := buildEmitted(emit.Config{Profile: p.emit})
+		if err != nil {
+			return nil, err
+		}
+		if out[p.model], err = newEmittedRuntime(a); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+})
 
 // recorderBytes is the recording runtime (kernel revision, hooks), built
 // once per process; every run loads a private copy, since the recorder

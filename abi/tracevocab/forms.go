@@ -208,7 +208,7 @@ var forms = [numForms]formDef{
 		{Name: "null", Pieces: []Piece{lit(wNull)}, Doc: "NULL"},
 	}},
 	Done: {"done", []Variant{{Name: "done", Pieces: []Piece{lit("done")}, Doc: "a void entry returned"}}},
-	LineDev: {"D", []Variant{
+	LineDev: {"DEV", []Variant{
 		{Name: "n", Pieces: []Piece{hole(HoleInt, "D")}, Doc: "the device"},
 		{Name: "none", Pieces: []Piece{lit("none")}, Doc: "no current device"},
 		{Name: "unknown", Pieces: []Piece{lit("?")}, Doc: "neither the target's simabi_current_device nor ACL is there to ask"},
