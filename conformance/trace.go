@@ -94,8 +94,13 @@ func ReadTraceFile(path string) (*Trace, error) {
 		return nil, err
 	}
 	var extra []string
+	seen := map[int]bool{}
 	for _, m := range pidLineRE.FindAllSubmatch(b, -1) {
 		pid, _ := strconv.Atoi(string(m[1]))
+		if seen[pid] {
+			continue // a recorder loaded again in the same process wrote a second header
+		}
+		seen[pid] = true
 		ib, err := os.ReadFile(tracevocab.InflightName(path, pid))
 		if err != nil {
 			continue // none: no process died inside a call (or the file was not kept)

@@ -1,14 +1,18 @@
 package conformance
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/abi/tracevocab"
 )
 
 // The failure cases of recorded sessions a consumer that is not ours
@@ -167,4 +171,85 @@ func mustTraceV(t *testing.T, version int, body string) *Trace {
 		t.Fatal(err)
 	}
 	return tr
+}
+
+// inflightFile lays out an in-flight file as the recorder does, with the
+// given calls in their threads' slots.
+func inflightFile(pid int64, signal int32, sigAt uint64, calls ...tracevocab.InflightCall) []byte {
+	b := make([]byte, tracevocab.InflightHeaderSize+tracevocab.InflightSlots*tracevocab.InflightSlotSize)
+	le := binary.LittleEndian
+	copy(b, tracevocab.InflightMagic)
+	le.PutUint64(b[tracevocab.InflightPIDOff:], uint64(pid))
+	le.PutUint32(b[tracevocab.InflightSignalOff:], uint32(signal))
+	le.PutUint64(b[tracevocab.InflightSignalSeqOff:], sigAt)
+	le.PutUint32(b[tracevocab.InflightSlotsOff:], tracevocab.InflightSlots)
+	le.PutUint32(b[tracevocab.InflightSlotSizeOff:], tracevocab.InflightSlotSize)
+	for _, c := range calls {
+		s := b[tracevocab.InflightHeaderSize+int(c.Thread)*tracevocab.InflightSlotSize:]
+		state := uint32(tracevocab.SlotInCall)
+		if c.Died {
+			state = tracevocab.SlotDied
+		}
+		le.PutUint32(s[tracevocab.SlotStateOff:], state)
+		le.PutUint32(s[tracevocab.SlotLenOff:], uint32(len(c.Op)))
+		le.PutUint64(s[tracevocab.SlotSeqOff:], c.B)
+		le.PutUint32(s[tracevocab.SlotThreadOff:], uint32(c.Thread))
+		le.PutUint32(s[tracevocab.SlotDevOff:], uint32(c.Dev))
+		copy(s[tracevocab.SlotTextOff:], c.Op)
+	}
+	return b
+}
+
+// ReadTraceFile reads the in-flight records beside a trace: a call the
+// process was inside is a hang (E-LAUNCH here), one a fatal signal hit a
+// crash; a record of a call whose line was written (the process was killed
+// between the two) is the call, not a second one.
+func TestReadTraceFile_inflightRecords_ELAUNCH(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "session-7.ops")
+	body := "# simabi trace v2\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n" + kernelPrelude(t) +
+		"@7-8 t0 dev=0 launch c0 id=0 args=raw(t=2,s=1,as=0101) stream=s0 -> 0\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		signal int32
+		want   Verdict
+	}{{"killed", 0, Hang}, {"signal 11", 11, Crash}} {
+		t.Run(c.name, func(t *testing.T) {
+			done := tracevocab.InflightCall{B: 7, Thread: 1, Dev: 0, Op: "launch c0 id=0 stream=s0"} // written already
+			in := tracevocab.InflightCall{B: 9, Thread: 0, Dev: 0, Op: "launch c0 id=0 stream=s0", Died: c.signal != 0}
+			var at uint64
+			if c.signal != 0 {
+				at = 9
+			}
+			if err := os.WriteFile(tracevocab.InflightName(path, 7), inflightFile(7, c.signal, at, done, in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tr, err := ReadTraceFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(tr.Calls); n != 5 || !tr.Calls[4].Unfinished || tr.Calls[4].Died != (c.signal != 0) {
+				t.Fatalf("%d calls: %+v", n, tr.Calls[len(tr.Calls)-1])
+			}
+			tc := CheckTrace(tr, TraceOptions{})
+			if len(tc.Deaths) != 1 || tc.Deaths[0].Verdict != c.want {
+				t.Fatalf("deaths %+v, want one %v", tc.Deaths, c.want)
+			}
+			for _, rr := range tc.Report().Rules {
+				if rr.Rule == "E-LAUNCH" && rr.Verdict != c.want {
+					t.Errorf("E-LAUNCH %v: %s", rr.Verdict, rr.Detail)
+				}
+			}
+		})
+	}
+	// Without the in-flight file the trace ends after the launch that
+	// returned: nothing to report.
+	os.Remove(tracevocab.InflightName(path, 7))
+	tr, err := ReadTraceFile(path)
+	if err != nil || len(tr.Calls) != 4 {
+		t.Fatalf("%v, %d calls", err, len(tr.Calls))
+	}
 }
