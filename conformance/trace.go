@@ -321,7 +321,9 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 			}
 		}
 		if k == KindKInit {
-			op.Gen = keyed["gen"].Uint(0)
+			if v, ok := keyed["gen"]; ok {
+				op.Gen = v.Uint(0)
+			}
 			if v, ok := keyed["cfg"]; ok {
 				if op.Cfg, err = traceCfg(v, false); err != nil {
 					return err

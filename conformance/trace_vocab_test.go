@@ -143,3 +143,53 @@ func entryText(e tracevocab.Entry, args map[int]string) string {
 	}
 	return b.String()
 }
+
+// An entry record (a call the process never returned from) of every entry
+// parses, whole (a launch's args, written when it returns, absent) and cut
+// after its first field (an op text longer than an in-flight slot), and is
+// judged without a panic.
+func TestTraceEntryRecordsParse(t *testing.T) {
+	ex := formExamples(t)
+	for _, rev := range []abi.Revision{abi.RevKernel, abi.RevLegacy} {
+		rv := map[abi.Revision]string{abi.RevKernel: "kernel", abi.RevLegacy: "legacy"}[rev]
+		for _, e := range tracevocab.Entries(rev) {
+			args := map[int]string{}
+			for i, a := range e.Args {
+				args[i] = exampleOf(ex, e, a, a.Form.Variants()[0].Name)
+			}
+			whole := entryText(e, args)
+			for _, a := range e.Args {
+				if a.Late {
+					whole = strings.Replace(whole, " "+a.Key+"="+args[indexOf(e, a)], "", 1)
+				}
+			}
+			ops := []string{whole}
+			if e.Fn == "" {
+				// (A prog record, "prog CTX fn=FN", is never long enough to be cut.)
+				first := strings.SplitN(whole, " ", 3)
+				ops = append(ops, strings.Join(first[:min(2, len(first))], " ")+" ...")
+			}
+			for _, op := range ops {
+				text := fmt.Sprintf("# simabi trace v%d\n# revision: %s\n@1-2 t0 dev=0 create -> c0\n@3 t0 dev=0 %s\n", tracevocab.Version, rv, op)
+				tr, err := ParseTrace(strings.NewReader(text), "e.ops")
+				if err != nil {
+					t.Errorf("%s (%v): %q: %v", e.Symbol, rev, truncate(op), err)
+					continue
+				}
+				if c := tr.Calls[1]; !c.Unfinished || c.E != ^uint64(0) {
+					t.Errorf("%s: %q: not an unfinished call: %+v", e.Symbol, truncate(op), c)
+				}
+				CheckTrace(tr, TraceOptions{}) // judged without a panic
+			}
+		}
+	}
+}
+
+func indexOf(e tracevocab.Entry, a tracevocab.Arg) int {
+	for i := range e.Args {
+		if e.Args[i].Key == a.Key {
+			return i
+		}
+	}
+	return -1
+}
