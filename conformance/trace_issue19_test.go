@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -251,5 +252,31 @@ func TestReadTraceFile_inflightRecords_ELAUNCH(t *testing.T) {
 	tr, err := ReadTraceFile(path)
 	if err != nil || len(tr.Calls) != 4 {
 		t.Fatalf("%v, %d calls", err, len(tr.Calls))
+	}
+}
+
+// E-PINIT: the executor binaries are recorded by size only. On a build that
+// is not simulated (no sync in the trace) their bytes decide whether the
+// init loads them, so a refusal the model does not explain is not judged;
+// a trace of a simulated build (it synchronized through the hooks), which
+// ignores the bytes, is judged.
+func TestCheckTrace_initRefusedForBinariesTheTraceDoesNotHold_EPINIT(t *testing.T) {
+	session := func(sync string) string {
+		return "@1-2 t0 dev=0 create -> c0\n" + sync +
+			"@5-6 t0 dev=0 pinit c0 dev=0 aicpu=bytes(4096) aicore=bytes(4096) disp=none prewarm=null sdma=none sdmaon=0 -> -1000\n" +
+			"@7-8 t0 dev=0 destroy c0 -> done\n"
+	}
+	c := CheckTrace(mustTraceV(t, 2, session("")), TraceOptions{})
+	if got := failuresOf(c); len(got) != 0 {
+		t.Errorf("a real build's refusal for its binaries: failures %v", c.Result.Findings)
+	}
+	if !slices.ContainsFunc(c.Result.Findings, func(f Finding) bool {
+		return f.Verdict == Skip && f.Index == 1 && strings.Contains(f.Detail, "recorded by size only")
+	}) {
+		t.Errorf("the refused init: %+v, want a skip with the reason", c.Result.Findings)
+	}
+	c = CheckTrace(mustTraceV(t, 2, session("@3-4 t0 dev=0 sync s0 -> 0\n")), TraceOptions{})
+	if got := failuresOf(c); !cmp.Equal(got, []string{"E-PINIT"}) {
+		t.Errorf("a simulated build's refusal: failures %v, want [E-PINIT]", c.Result.Findings)
 	}
 }

@@ -238,11 +238,43 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 			"and the launch may have been refused for the address space of a tensor it does not hold")
 		return
 	}
+	if !m.opt.DrivenCompletion && binariesDecide(c) {
+		// The executor binaries are recorded by size only; on a build that
+		// is not simulated (the consumer never drove its streams through
+		// the hooks) their bytes decide whether the init loads them. A
+		// refusal the model does not explain is not judged.
+		probe := m.Clone()
+		before := failures(probe)
+		probe.Step(i, 0, c.Op, &c.Obs)
+		if failures(probe) > before {
+			m.Skip(i, c.Op, RuleNone, at+"the executor binaries are recorded by size only, and on a build that is not simulated "+
+				"their bytes decide whether the init succeeds")
+			if mc := m.ctx(slot); mc != nil && mc.live {
+				m.forget(mc)
+			}
+			m.unsureSites()
+			return
+		}
+	}
 	obs := c.Obs
 	if c.Op.Kind == KindLaunchRun {
 		obs.Accepted = acceptedInModelTerms(c)
 	}
 	m.Step(i, 0, c.Op, &obs)
+}
+
+// binariesDecide reports whether c is a refused init that passed executor
+// binaries (a span of bytes), whose bytes a trace does not hold.
+func binariesDecide(c *TraceCall) bool {
+	if (c.Op.Kind != KindKInit && c.Op.Kind != KindPInit) || c.Obs.Call.Status == abi.OK {
+		return false
+	}
+	for _, s := range c.Op.Spans {
+		if s == SpanBytes {
+			return true
+		}
+	}
+	return false
 }
 
 // passesSites reports whether a call of kind k may pass a fault site (an
