@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/sim/emit"
@@ -196,6 +197,11 @@ func TestRecordedConsumerChecksCleanOverTheFake(t *testing.T) {
 	}
 	if len(cr.traces) != 25 {
 		t.Errorf("%d traces, want 25 (the parent and 24 scenarios)", len(cr.traces))
+	}
+	// Every process exited normally with no call in flight: each removed
+	// its in-flight records (docs/trace.md).
+	if left, _ := filepath.Glob(filepath.Join(cr.dir, "*"+tracevocab.InflightSuffix+"*")); len(left) != 0 {
+		t.Errorf("in-flight files left behind: %v", left)
 	}
 	code, failed := cr.checkTraces(t)
 	if code != session.ExitOK {
