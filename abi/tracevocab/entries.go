@@ -3,6 +3,7 @@ package tracevocab
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/simabi/simabi/abi"
 )
@@ -199,11 +200,21 @@ func EntryOf(s abi.Symbol, rev abi.Revision) Entry {
 }
 
 // Entries are the entries of revision rev (kernel when 0), in abi.Symbols
-// order: every symbol of the revision, the simulation hooks included.
+// order: every symbol of the revision, the simulation hooks included. The
+// slice is shared: callers do not modify it.
 func Entries(rev abi.Revision) []Entry {
-	if rev == 0 {
-		rev = abi.RevKernel
+	if rev == abi.RevLegacy {
+		return legacyEntries()
 	}
+	return kernelEntries()
+}
+
+var (
+	kernelEntries = sync.OnceValue(func() []Entry { return entriesOf(abi.RevKernel) })
+	legacyEntries = sync.OnceValue(func() []Entry { return entriesOf(abi.RevLegacy) })
+)
+
+func entriesOf(rev abi.Revision) []Entry {
 	var out []Entry
 	for _, s := range abi.Symbols {
 		if s.Revisions.Has(rev) {
