@@ -96,6 +96,7 @@ fuzz:
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzCallConfig$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tests -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tests -run '^$$' -fuzz '^FuzzImageCAgainstGo$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./tests -run '^$$' -fuzz '^FuzzRecordedTraceAgreesWithLive$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...

@@ -99,6 +99,11 @@ func buildFacts(r ImageRecipe) *imageFacts {
 	case ImgRaw:
 		return rawFacts(rawBytes(r), r.Mis == 0)
 	case ImgRawTrunc:
+		if r.Raw > budgetBytes {
+			// Not recorded, but its size alone decides: E-PREP's first
+			// budget step comes before V-IMG.
+			return &imageFacts{huge: true, size: r.Raw, aligned: r.Mis == 0, charge: r.Raw, defect: "size exceeds the budget"}
+		}
 		// Not recorded: only its size is known (the call is not judged).
 		return &imageFacts{size: r.Raw, aligned: r.Mis == 0, unknown: true, defect: "not recorded"}
 	}

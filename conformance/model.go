@@ -108,7 +108,14 @@ type mctx struct {
 
 func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef, legacyDev: -1} }
 
-type siteState struct{ count, code int32 }
+type siteState struct {
+	count, code int32
+	// unsure: a call the model could not follow (on a context whose state
+	// is unknown, or one a trace does not let it judge) may have passed the
+	// armed site, so its count is not known: the site is taken to fire
+	// where the answer is its code, until it is armed again.
+	unsure bool
+}
 
 type streamState struct {
 	enq, done uint64
@@ -136,13 +143,16 @@ type Observation struct {
 	// parked through simabi_hold_gate, not held through fault site 7.
 	Overlap, SecondLate, Parked bool
 	// Committed memory of the op's context after the op, and before it.
-	MemProbed     bool
-	Mem, MemPrev  uint64
-	ACLProbed     bool
-	ACLForbidden  string // D-1: the forbidden ACL calls the op made, "" when none
-	Contract      []byte // contract: the 144 bytes, nil when the pointer was NULL
-	HandleCreated bool   // create: a non-NULL handle came back
-	ImageWritten  bool   // prepare wrote into the caller's image (M-6)
+	MemProbed    bool
+	Mem, MemPrev uint64
+	// MemPrevUnknown: only Mem is known (a recorded committed_device_memory_ctx
+	// call), so only an exact expectation (0) is judged, not a direction.
+	MemPrevUnknown bool
+	ACLProbed      bool
+	ACLForbidden   string // D-1: the forbidden ACL calls the op made, "" when none
+	Contract       []byte // contract: the 144 bytes, nil when the pointer was NULL
+	HandleCreated  bool   // create: a non-NULL handle came back
+	ImageWritten   bool   // prepare wrote into the caller's image (M-6)
 	// Accepted is the word at the storage's accepted_state after a
 	// launch_run (the runner sets it to -1 before the call).
 	Accepted int32
@@ -506,11 +516,43 @@ func (m *Model) anything(note string, sites ...int32) {
 // fire passes through a fault site: true and the code when it fails.
 func (m *Model) fire(site int32) (abi.Status, bool) {
 	s := &m.sites[site]
+	if s.count > 0 && s.unsure {
+		if site == abi.SiteFinalizeFatal || site == abi.SiteInitRollbackFails {
+			// Their effect does not show in the answer: the state after
+			// the call is not known.
+			m.lose("fault site " + strconv.Itoa(int(site)) + " was armed when a call the model did not follow may have passed it")
+			return 0, false
+		}
+		if st, seen := m.observed(); !seen || s.code == 0 || st != abi.Status(s.code) {
+			return 0, false
+		}
+	}
 	if s.count > 0 {
 		s.count--
 		return abi.Status(s.code), true
 	}
 	return 0, false
+}
+
+// unsureSites marks every armed fault site unsure: a call the model does
+// not follow may have passed it.
+func (m *Model) unsureSites() {
+	for i := range m.sites {
+		if m.sites[i].count > 0 {
+			m.sites[i].unsure = true
+		}
+	}
+}
+
+// resetRuntime is simabi_reset (docs/contract.md F-1): the runtime starts
+// again as a fresh load: no context, claim, armed fault site, pending work
+// or run. The caller's side (its device, its images) is not the runtime's.
+func (m *Model) resetRuntime() {
+	m.ctxs = [MaxSlots]*mctx{}
+	m.claims = map[int32]*mctx{}
+	m.sites = [abi.LastSite + 1]siteState{}
+	m.streams = [MaxStreams]streamState{}
+	m.storages = [MaxStorages]runSlot{}
 }
 
 // siteRules names the rule each fault site drives.

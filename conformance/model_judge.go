@@ -249,6 +249,12 @@ func (m *Model) judgeMem(obs *Observation) {
 		return
 	case MemZero:
 		ok = v == 0
+	case MemSame, MemUp, MemUpOrSame:
+		if obs.MemPrevUnknown {
+			return
+		}
+	}
+	switch e.Mem {
 	case MemSame:
 		ok = v == p
 	case MemUp:
@@ -267,6 +273,10 @@ func (m *Model) judgeMem(obs *Observation) {
 	}
 	if ok {
 		m.pass(r)
+		return
+	}
+	if obs.MemPrevUnknown {
+		m.finding(r, Fail, "committed is "+strconv.FormatUint(v, 10)+", want "+e.Mem.String())
 		return
 	}
 	m.finding(r, Fail, "committed went "+strconv.FormatUint(p, 10)+" -> "+strconv.FormatUint(v, 10)+", want "+e.Mem.String())

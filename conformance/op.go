@@ -1,9 +1,10 @@
 package conformance
 
 import (
-	"encoding/hex"
 	"strconv"
 	"strings"
+
+	"github.com/simabi/simabi/abi/tracevocab"
 )
 
 // Kind is what an Op does.
@@ -258,10 +259,13 @@ func (r ImageRecipe) String() string {
 	case ImgProgram:
 		return "prog"
 	case ImgRaw:
+		// A recorded image, in the trace's spelling (abi/tracevocab).
 		raw := rawBytes(r)
-		return "raw(" + strconv.Itoa(len(raw)) + "," + strconv.Itoa(int(r.Mis)) + "," + hex.EncodeToString(raw) + ")"
+		s, _ := tracevocab.Img.Spell("raw", uint64(len(raw)), uint64(r.Mis), raw)
+		return s
 	case ImgRawTrunc:
-		return "raw(" + strconv.FormatUint(r.Raw, 10) + "," + strconv.Itoa(int(r.Mis)) + ",trunc)"
+		s, _ := tracevocab.Img.Spell("trunc", r.Raw, uint64(r.Mis))
+		return s
 	}
 	b.WriteString("valid(")
 	first := true

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/simabi/simabi/abi/tracevocab"
 )
 
 // ErrSyntax is wrapped by every parse error.
@@ -329,7 +331,12 @@ func call(s string) (string, []string, bool) {
 
 func (p *opParser) image(s string) ImageRecipe {
 	if strings.HasPrefix(s, "raw(") {
-		r, err := traceImage(s)
+		// A recorded image, in the trace's spelling.
+		v, err := tracevocab.Img.Lex(s, tracevocab.Version)
+		var r ImageRecipe
+		if err == nil {
+			r, err = traceImage(v)
+		}
 		if err != nil {
 			p.fail("%v", err)
 		}

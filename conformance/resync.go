@@ -74,6 +74,7 @@ func (m *Model) unknownState(c *mctx) bool {
 	}
 	m.expect(RuleNone, anyStatus, "the context's state is unknown since #"+strconv.Itoa(c.divergedAt)+" diverged")
 	m.mem(MemAny)
+	m.unsureSites()
 	return true
 }
 

@@ -111,7 +111,7 @@ func TestCheckTrace_VPREP1(t *testing.T) {
 // prepare held the gate), and refused when none does.
 func TestCheckTrace_concurrentCallsLinearized_X2(t *testing.T) {
 	h, n := traceImageHex(t)
-	pre := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
+	pre := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) aicpu=none aicore=none disp=none -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
 	overlap := pre + fmt.Sprintf("@7-10 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=1\n@8-9 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n", n, h)
 	c := CheckTrace(mustTrace(t, overlap), TraceOptions{})
 	if !c.Concurrent || !c.Linearizable || len(failuresOf(c)) != 0 {
@@ -213,7 +213,7 @@ func TestCheckTrace_manyOverlappingThreads_X1(t *testing.T) {
 // The linearization search compares the states it reached in different
 // orders: states with gates (a map) compare without a panic, by content.
 func TestEqualTraceStates(t *testing.T) {
-	m := newTraceModel(ProfileTMR)
+	m := newTraceModel(ProfileTMR, false)
 	a := traceState{m: m, n: 2, gates: map[int8]int{0: 4}}
 	b := traceState{m: m.Clone(), n: 2, gates: map[int8]int{0: 4}}
 	if !equalTraceStates(a, b) {
@@ -269,7 +269,7 @@ func TestParseTrace_unreadableStructIsSkipped(t *testing.T) {
 @3-4 t0 dev=none launch null id=0 args=bad stream=s0 -> -1004
 @5-6 t0 dev=none prepare_run null st=0 id=0 args=bad cfg=bad desc=bad -> -1004
 `)
-	for i, want := range []string{"cfg", "args", "cfg"} {
+	for i, want := range []string{"cfg", "args", "args"} {
 		if got := tr.Calls[i].Skip; got != want+": a pointer the recorder could not read (unmapped memory)" {
 			t.Errorf("call %d: skip %q", i, got)
 		}
@@ -284,7 +284,7 @@ func TestParseTrace_unreadableStructIsSkipped(t *testing.T) {
 // Without an overlap, the same refusal is a finding.
 func TestCheckTrace_launchRefusedByAnOverlappingLaunch_X2(t *testing.T) {
 	h, n := traceImageHex(t)
-	pre := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
+	pre := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) aicpu=none aicore=none disp=none -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
 	overlap := pre + "@7-10 t0 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> 0\n@8-9 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n"
 	c := CheckTrace(mustTrace(t, overlap), TraceOptions{})
 	if !c.Concurrent || !c.Linearizable || len(failuresOf(c)) != 0 {

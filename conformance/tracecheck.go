@@ -3,10 +3,12 @@ package conformance
 import (
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -37,6 +39,22 @@ type TraceCheck struct {
 	Concurrent, Linearizable, Undecided bool
 	// Note explains a concurrent verdict.
 	Note string
+	// Driven: the consumer drove stream completion through the simulation
+	// hooks (the trace records a sync), so the trace is judged as the live
+	// checker judges a target with hooks: work is pending until its stream
+	// is synchronized, and fault site 8 counts only synchronizes of a stream
+	// with pending work.
+	Driven bool
+	// Deaths are the calls that never returned, in the order judged.
+	Deaths []TraceDeath
+}
+
+// TraceDeath is a call the trace ends inside: a hang (the process was
+// killed in it, or is still in it), or a crash (a fatal signal hit it).
+type TraceDeath struct {
+	At      int // position in Order
+	Verdict Verdict
+	Detail  string
 }
 
 // TraceOptions configure CheckTrace.
@@ -78,9 +96,24 @@ func traceProfile(t *Trace, o TraceOptions) Profile {
 	return ProfileTMR
 }
 
+// drivenTrace reports whether the consumer synchronized its streams
+// through the simulation hooks: then the target is a simulated one, whose
+// work completes only when its stream is synchronized, as the live checker
+// drives it. (A consumer that synchronizes through ACL instead is judged as
+// one on a device: work may complete at any time.)
+func drivenTrace(t *Trace) bool {
+	for _, c := range t.Calls {
+		if c.Op.Kind == KindSync && c.Skip == "" && !c.Unfinished {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckTrace judges every call of t.
 func CheckTrace(t *Trace, o TraceOptions) *TraceCheck {
-	tc := &TraceCheck{Trace: t, Profile: traceProfile(t, o)}
+	tc := &TraceCheck{Trace: t, Profile: traceProfile(t, o), Driven: drivenTrace(t)}
+	defer tc.deaths()
 	order := make([]int, len(t.Calls))
 	for i := range order {
 		order[i] = i
@@ -89,14 +122,14 @@ func CheckTrace(t *Trace, o TraceOptions) *TraceCheck {
 	tc.Concurrent = overlapping(t, order)
 	if !tc.Concurrent {
 		tc.Order = order
-		tc.Result = judgeTrace(t, tc.Profile, order)
+		tc.Result = judgeTrace(t, tc.Profile, tc.Driven, order)
 		return tc
 	}
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	tc.Result, tc.Order, tc.Linearizable, tc.Undecided = linearizeTrace(t, tc.Profile, timeout)
+	tc.Result, tc.Order, tc.Linearizable, tc.Undecided = linearizeTrace(t, tc.Profile, tc.Driven, timeout)
 	switch {
 	case tc.Undecided:
 		tc.Note = "calls of several threads overlap, and no order satisfying the model was found within " + timeout.String() +
@@ -108,6 +141,43 @@ func CheckTrace(t *Trace, o TraceOptions) *TraceCheck {
 			"the longest order found is judged, up to its first failure"
 	}
 	return tc
+}
+
+// deaths lists the calls the trace ends inside, and notes a death outside
+// any recorded call.
+func (tc *TraceCheck) deaths() {
+	t := tc.Trace
+	for i, k := range tc.Order {
+		c := &t.Calls[k]
+		if !c.Unfinished {
+			continue
+		}
+		d := TraceDeath{At: i, Verdict: Hang}
+		switch {
+		case c.Died:
+			d.Verdict = Crash
+			d.Detail = "the process died of signal " + strconv.Itoa(t.Signal) + " (" + syscall.Signal(t.Signal).String() + ") inside this call"
+		case t.Signal != 0:
+			continue // in flight on another thread when the process died: not judged
+		default:
+			d.Detail = "the trace ends inside this call (it never returned"
+			switch {
+			case c.Partial == "args=" && c.Op.Kind == KindLaunch:
+				d.Detail += "; the launch's args are recorded when it returns"
+			case c.Partial != "":
+				d.Detail += "; its in-flight record holds no " + c.Partial
+			}
+			d.Detail += ")"
+		}
+		tc.Deaths = append(tc.Deaths, d)
+	}
+	if t.Signal != 0 && t.SignalAt == 0 {
+		note := "the process died of signal " + strconv.Itoa(t.Signal) + " (" + syscall.Signal(t.Signal).String() + ") outside any recorded call"
+		if tc.Note != "" {
+			note = tc.Note + "; " + note
+		}
+		tc.Note = note
+	}
 }
 
 // overlapping reports whether two calls of different threads overlap.
@@ -126,11 +196,11 @@ func overlapping(t *Trace, order []int) bool {
 	return false
 }
 
-// newTraceModel is the model a trace is judged with: the checker drives
-// nothing, so completion is not driven and the device is what each call
-// recorded.
-func newTraceModel(p Profile) *Model {
-	return NewModel(ModelOptions{Profile: p, Device: -1})
+// newTraceModel is the model a trace is judged with: the device is what
+// each call recorded; completion is driven when the consumer drove it
+// (drivenTrace).
+func newTraceModel(p Profile, driven bool) *Model {
+	return NewModel(ModelOptions{Profile: p, Device: -1, DrivenCompletion: driven})
 }
 
 // stepTraceCall judges call k (as op number i of the judged order) on m.
@@ -145,18 +215,82 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		mc.unknown, mc.divergedAt = true, i
 		m.ctxs[slot] = mc
 	}
-	if c.Skip != "" {
-		m.Skip(i, c.Op, RuleNone, "@"+strconv.FormatUint(c.B, 10)+" not judged: "+c.Skip)
+	at := "@" + strconv.FormatUint(c.B, 10) + " not judged: "
+	if c.Reset {
+		m.resetRuntime()
+		m.Skip(i, c.Op, RuleNone, at+"simabi_reset: the runtime starts again as loaded, and the calls after it are judged so")
+		return
+	}
+	if (c.Unfinished || c.Skip != "") && passesSites(c.Op.Kind) {
+		m.unsureSites() // the call may have passed an armed fault site
+	}
+	switch {
+	case c.Unfinished:
+		m.Skip(i, c.Op, RuleNone, at+"it never returned")
+		if mc := m.ctx(slot); mc != nil && mc.live {
+			m.forget(mc) // it may have taken effect in part
+		}
+		return
+	case c.Skip != "":
+		m.Skip(i, c.Op, RuleNone, at+c.Skip)
 		if mc := m.ctx(slot); mc != nil && mc.live && c.Op.Kind != KindCommitted && c.Op.Kind != KindSupported {
 			m.forget(mc) // the call may have changed its state
 		}
 		return
+	case c.SpacesHidden && (c.Obs.Call.Status == abi.InvalidArgument || c.Obs.Call.Status == abi.Internal):
+		// A refusal changes nothing (E-LAUNCH): the state is kept.
+		m.Skip(i, c.Op, RuleNone, at+"a version 1 trace records only whether tensor 0's address space is HOST, "+
+			"and the launch may have been refused for the address space of a tensor it does not hold")
+		return
+	}
+	if !m.opt.DrivenCompletion && binariesDecide(c) {
+		// The executor binaries are recorded by size only; on a build that
+		// is not simulated (the consumer never drove its streams through
+		// the hooks) their bytes decide whether the init loads them. A
+		// refusal the model does not explain is not judged.
+		probe := m.Clone()
+		before := failures(probe)
+		probe.Step(i, 0, c.Op, &c.Obs)
+		if failures(probe) > before {
+			m.Skip(i, c.Op, RuleNone, at+"the executor binaries are recorded by size only, and on a build that is not simulated "+
+				"their bytes decide whether the init succeeds")
+			if mc := m.ctx(slot); mc != nil && mc.live {
+				m.forget(mc)
+			}
+			m.unsureSites()
+			return
+		}
 	}
 	obs := c.Obs
 	if c.Op.Kind == KindLaunchRun {
 		obs.Accepted = acceptedInModelTerms(c)
 	}
 	m.Step(i, 0, c.Op, &obs)
+}
+
+// binariesDecide reports whether c is a refused init that passed executor
+// binaries (a span of bytes), whose bytes a trace does not hold.
+func binariesDecide(c *TraceCall) bool {
+	if (c.Op.Kind != KindKInit && c.Op.Kind != KindPInit) || c.Obs.Call.Status == abi.OK {
+		return false
+	}
+	for _, s := range c.Op.Spans {
+		if s == SpanBytes {
+			return true
+		}
+	}
+	return false
+}
+
+// passesSites reports whether a call of kind k may pass a fault site (an
+// entry on a context, or a synchronize); the queries, create, the device
+// hooks and the calls the op grammar does not model pass none.
+func passesSites(k Kind) bool {
+	switch k {
+	case KindInvalid, KindContract, KindSupported, KindCommitted, KindCreate, KindSetDev, KindGetDev, KindInject:
+		return false
+	}
+	return true
 }
 
 // acceptedInModelTerms maps a recorded accepted_state to the model's
@@ -171,8 +305,8 @@ func acceptedInModelTerms(c *TraceCall) int32 {
 }
 
 // judgeTrace runs the model over the calls in order.
-func judgeTrace(t *Trace, p Profile, order []int) *Result {
-	m := newTraceModel(p)
+func judgeTrace(t *Trace, p Profile, driven bool, order []int) *Result {
+	m := newTraceModel(p, driven)
 	res := &Result{History: History{Profile: p}}
 	for i, k := range order {
 		stepTraceCall(m, t, i, k)
@@ -288,12 +422,12 @@ func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(m *Model, k in
 // specification, a prepare in two pieces), and judges the calls in the
 // order found: in full when one satisfies the model, else the longest one
 // found followed by the calls left out, by begin.
-func linearizeTrace(t *Trace, p Profile, timeout time.Duration) (res *Result, order []int, ok, undecided bool) {
+func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (res *Result, order []int, ok, undecided bool) {
 	judge := func(n int) func(m *Model, k int) {
 		return func(m *Model, k int) { stepTraceCall(m, t, n, k) }
 	}
 	model := porcupine.Model{
-		Init: func() interface{} { return traceState{m: newTraceModel(p), gates: map[int8]int{}} },
+		Init: func() interface{} { return traceState{m: newTraceModel(p, driven), gates: map[int8]int{}} },
 		Step: func(s, in, _ interface{}) (bool, interface{}) {
 			st := s.(traceState)
 			return stepPiece(t, st, in.(tracePiece), judge(st.n))
@@ -304,6 +438,9 @@ func linearizeTrace(t *Trace, p Profile, timeout time.Duration) (res *Result, or
 	for i := range t.Calls {
 		c := &t.Calls[i]
 		op := porcupine.Operation{ClientId: c.Thread, Input: tracePiece{call: i}, Call: int64(2 * c.B), Return: int64(2*c.E + 1)}
+		if c.Unfinished {
+			op.Return = math.MaxInt64 // it never returned
+		}
 		if holdsGate(c) {
 			acq := op
 			acq.Input = tracePiece{call: i, acquire: true}
@@ -318,7 +455,7 @@ func linearizeTrace(t *Trace, p Profile, timeout time.Duration) (res *Result, or
 			o[i] = i
 		}
 		sort.SliceStable(o, func(a, b int) bool { return t.Calls[o[a]].B < t.Calls[o[b]].B })
-		return judgeTrace(t, p, o), o, false, true
+		return judgeTrace(t, p, driven, o), o, false, true
 	}
 	var best []tracePiece
 	for _, part := range info.PartialLinearizations() {
@@ -353,7 +490,7 @@ func linearizeTrace(t *Trace, p Profile, timeout time.Duration) (res *Result, or
 	}
 	// Judge the pieces in that order, keeping a refusal's X-2 reading and
 	// going on past a failure.
-	st := traceState{m: newTraceModel(p), gates: map[int8]int{}}
+	st := traceState{m: newTraceModel(p, driven), gates: map[int8]int{}}
 	res = &Result{History: History{Profile: p}}
 	for _, pc := range best {
 		if !pc.acquire {
@@ -406,8 +543,16 @@ func TraceOps(t *Trace) (ops []Op, calls []int, left map[int]string) {
 	dev, known := int32(0), false
 	for _, k := range order {
 		c := &t.Calls[k]
+		if c.Unfinished {
+			left[k] = "it never returned in the recording"
+			continue
+		}
 		if c.Skip != "" {
 			left[k] = c.Skip
+			continue
+		}
+		if c.NoReplay != "" {
+			left[k] = c.NoReplay
 			continue
 		}
 		switch c.Op.Kind {
@@ -514,6 +659,15 @@ func (tc *TraceCheck) Report() *Report {
 	if first >= 0 {
 		c.Verdict, c.Detail = Fail, OpAt(ops, first)+": "+tc.firstFailure()
 		c.Repro = opLines(repro)
+	}
+	for _, d := range tc.Deaths {
+		op := ops[d.At]
+		detail := OpAt(ops, d.At) + ": " + d.Verdict.String() + ": " + d.Detail
+		drepro := tc.repro(d.At)
+		r.AddDeath(name, []Rule{EntryRule(op)}, d.Verdict, d.At, &op, detail, drepro)
+		if c.Verdict == Pass || c.Verdict == Fail {
+			c.Verdict, c.Detail, c.Repro = d.Verdict, detail, opLines(drepro)
+		}
 	}
 	if tc.Note != "" {
 		c.Detail += "; " + tc.Note

@@ -17,6 +17,7 @@ const module = "github.com/simabi/simabi"
 // "/..." covers the packages under it.
 var production = map[string][]string{
 	"abi":                       nil,
+	"abi/tracevocab":            {"abi"},
 	"docs":                      nil,
 	"internal/osthread":         nil,
 	"internal/procmaps":         nil,
@@ -24,13 +25,13 @@ var production = map[string][]string{
 	"latch":                     {"abi"},
 	"sim/semantics":             nil,
 	"sim":                       {"abi", "validation", "latch", "sim/semantics", "internal/..."},
-	"sim/emit":                  {"abi", "validation", "latch", "sim/semantics"},
+	"sim/emit":                  {"abi", "abi/tracevocab", "validation", "latch", "sim/semantics"},
 	"sim/emit/emittest":         {"abi", "sim/emit", "internal/procmaps"},
 	"onboard":                   {"abi", "validation", "internal/..."},
 	"lifecycle":                 {"abi", "validation", "latch", "internal/..."},
-	"conformance":               {"abi", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics"},
+	"conformance":               {"abi", "abi/tracevocab", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics"},
 	"conformance/isolate":       {"abi", "validation", "conformance", "onboard"},
-	"conformance/session":       {"abi", "validation", "docs", "conformance", "conformance/isolate", "sim", "sim/emit"},
+	"conformance/session":       {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/isolate", "sim", "sim/emit"},
 	"cmd/abicheck":              {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit"},
 	"cmd/gen-fake-runtime":      {"abi", "sim/emit"},
 	"lanes/upstream/mkcallable": {"abi"},
@@ -43,6 +44,7 @@ var production = map[string][]string{
 // (lifecycle's tests may not use the checker; the checker's may).
 var testing_ = map[string][]string{
 	"abi":                  {"validation"},
+	"abi/tracevocab":       nil,
 	"validation":           {"sim/emit", "onboard"},
 	"latch":                nil,
 	"sim":                  {"lifecycle", "onboard", "sim/emit"},
@@ -57,7 +59,7 @@ var testing_ = map[string][]string{
 	"conformance/session":  nil,
 	"cmd/abicheck":         {"onboard", "sim", "lifecycle"},
 	"cmd/gen-fake-runtime": nil,
-	"tests":                {"abi", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/isolate", "conformance/session", "internal/..."},
+	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/isolate", "conformance/session", "internal/..."},
 }
 
 type listed struct {

@@ -20,13 +20,14 @@ var exportCorpus = flag.String("fuzzcorpus.export", "",
 // fuzzCorpora are the seed corpora of the module's fuzz targets ("go test
 // fuzz v1" files, one []byte each), by target, relative to this package.
 var fuzzCorpora = map[string]string{
-	"FuzzOps":             "testdata/fuzz/FuzzOps",
-	"FuzzOpsSim":          "testdata/fuzz/FuzzOpsSim",
-	"FuzzImageCAgainstGo": "testdata/fuzz/FuzzImageCAgainstGo",
-	"FuzzImage":           "../validation/testdata/fuzz/FuzzImage",
-	"FuzzCallConfig":      "../validation/testdata/fuzz/FuzzCallConfig",
-	"FuzzOpText":          "../conformance/testdata/fuzz/FuzzOpText",
-	"FuzzBaseline":        "../conformance/testdata/fuzz/FuzzBaseline",
+	"FuzzOps":                         "testdata/fuzz/FuzzOps",
+	"FuzzOpsSim":                      "testdata/fuzz/FuzzOpsSim",
+	"FuzzRecordedTraceAgreesWithLive": "testdata/fuzz/FuzzRecordedTraceAgreesWithLive",
+	"FuzzImageCAgainstGo":             "testdata/fuzz/FuzzImageCAgainstGo",
+	"FuzzImage":                       "../validation/testdata/fuzz/FuzzImage",
+	"FuzzCallConfig":                  "../validation/testdata/fuzz/FuzzCallConfig",
+	"FuzzOpText":                      "../conformance/testdata/fuzz/FuzzOpText",
+	"FuzzBaseline":                    "../conformance/testdata/fuzz/FuzzBaseline",
 }
 
 // TestExportFuzzCorpora converts the seed corpus of every fuzz target into

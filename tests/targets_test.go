@@ -93,19 +93,8 @@ var instanceRoot = sync.OnceValues(func() (string, error) { return os.MkdirTemp(
 // onboard, with the hooks of the library and the counters of the fake ACL.
 // release unloads it and removes the copy.
 func (e *emittedRuntime) open() (conformance.Target, func(), error) {
-	root, err := instanceRoot()
+	path, dir, err := e.instance()
 	if err != nil {
-		return nil, nil, err
-	}
-	dir := filepath.Join(root, fmt.Sprint(instanceSeq.Add(1)))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, nil, err
-	}
-	path := filepath.Join(dir, filepath.Base(e.a.RuntimePath))
-	if err := os.WriteFile(path, e.lib, 0o755); err != nil {
-		return nil, nil, err
-	}
-	if err := os.Symlink(e.a.ACLPath, filepath.Join(dir, filepath.Base(e.a.ACLPath))); err != nil {
 		return nil, nil, err
 	}
 	lib, err := onboard.Open(path, onboard.Options{BindKernelWhenUnsupported: true})
@@ -124,6 +113,28 @@ func (e *emittedRuntime) open() (conformance.Target, func(), error) {
 		t.CountersF = conformance.OnboardCounters(a)
 	}
 	return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
+}
+
+// instance writes a private copy of the .so into a fresh directory of its
+// own, beside a link to the fake ACL: the copy's path and the directory
+// (which the caller removes).
+func (e *emittedRuntime) instance() (path, dir string, err error) {
+	root, err := instanceRoot()
+	if err != nil {
+		return "", "", err
+	}
+	dir = filepath.Join(root, fmt.Sprint(instanceSeq.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	path = filepath.Join(dir, filepath.Base(e.a.RuntimePath))
+	if err := os.WriteFile(path, e.lib, 0o755); err != nil {
+		return "", "", err
+	}
+	if err := os.Symlink(e.a.ACLPath, filepath.Join(dir, filepath.Base(e.a.ACLPath))); err != nil {
+		return "", "", err
+	}
+	return path, dir, nil
 }
 
 // opener opens a fresh runtime instance for one run.

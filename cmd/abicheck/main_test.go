@@ -510,3 +510,31 @@ func TestMutantsCommand(t *testing.T) {
 	}
 	t.Logf("mutants: %v", r.elapsed)
 }
+
+// -check-trace over several traces: one that cannot be read is reported
+// with its file and line and exit 2, and every other trace is still judged
+// and reported (one unreadable trace stopped the whole check).
+func TestCheckTraceUnreadableFileDoesNotStopTheOthers(t *testing.T) {
+	dir := t.TempDir()
+	good := "# simabi trace v2\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n" +
+		"@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 supported c0 -> 1\n@5-6 t0 dev=0 destroy c0 -> done\n"
+	bad := "# simabi trace v2\n# pid: 8\n@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 supported c0 -> yes\n"
+	flagged := strings.Replace(good, "supported c0 -> 1", "supported c0 -> 7", 1)
+	for name, body := range map[string]string{"a-good.ops": good, "b-bad.ops": bad, "c-flagged.ops": flagged} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runCLI(t, nil, "-check-trace", filepath.Join(dir, "a-good.ops"), filepath.Join(dir, "b-bad.ops"), filepath.Join(dir, "c-flagged.ops"))
+	if r.code != 2 {
+		t.Errorf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if want := filepath.Join(dir, "b-bad.ops") + ":4: "; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr does not name the file and line %q:\n%s", want, r.stderr)
+	}
+	for _, want := range []string{"a-good.ops", "c-flagged.ops", "E-SUP"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout has no %q: the other traces were not all judged:\n%s", want, r.stdout)
+		}
+	}
+}

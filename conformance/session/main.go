@@ -39,18 +39,22 @@ func Main(o *Options, lib string, stdout, stderr io.Writer) int {
 }
 
 // MainTraces judges recorded sessions offline (abicheck -check-trace
-// FILE...), with the reports of a live run.
+// FILE...), with the reports of a live run. A trace that cannot be read is
+// reported (its file and line) and the exit status is ExitUsage, but every
+// other trace is still judged and reported.
 func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
 	return run(o, stdout, stderr, func(_ *Printer, _ func(...*Target), add func(*Run)) int {
+		code := ExitOK
 		for _, f := range files {
 			r, err := CheckTrace(f)
 			if err != nil {
 				fmt.Fprintf(stderr, "abicheck: -check-trace: %v\n", err)
-				return ExitUsage
+				code = ExitUsage
+				continue
 			}
 			add(r)
 		}
-		return ExitOK
+		return code
 	})
 }
 

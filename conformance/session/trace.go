@@ -3,25 +3,21 @@ package session
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/conformance"
 )
 
 // IsTrace reports whether text is a recorded session (docs/trace.md).
-func IsTrace(text string) bool { return strings.HasPrefix(text, "# simabi trace v1") }
+func IsTrace(text string) bool { return strings.HasPrefix(text, tracevocab.HeaderMagic) }
 
 // CheckTrace judges a recorded session offline (abicheck -check-trace): a
-// Run like a live one, so the table, JSON, JUnit and baselines apply.
+// Run like a live one, so the table, JSON, JUnit and baselines apply. The
+// in-flight records its processes left beside it are read with it.
 func CheckTrace(path string) (*Run, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := conformance.ParseTrace(f, path)
+	t, err := conformance.ReadTraceFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ def test_recorded_session_is_checked(tmp_path, abicheck, mutant, verdict):
     assert [os.path.basename(t) for t in traces] == [f"session-{os.getpid()}.ops"]
     with open(traces[0]) as f:
         trace = f.read()
-    assert "# simabi trace v1" in trace and " kinit " in trace and " launch " in trace, trace
+    assert "# simabi trace v2" in trace and " kinit " in trace and " launch " in trace, trace
     r = subprocess.run([abicheck, "-check-trace", *traces], capture_output=True, text=True)
     assert r.returncode == (1 if mutant else 0), r.stdout + r.stderr  # 1: findings
     assert verdict in r.stdout and "calls judged" in r.stdout, r.stdout

@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/abi/tracevocab"
 )
 
 // The recording runtime (docs/trace.md): a libhost_runtime.so that loads the
@@ -40,8 +42,8 @@ type RecorderConfig struct {
 const DefaultImageLimit uint64 = 1 << 20
 
 // TraceVersion is the version of the trace format the recorder writes
-// (the "# simabi trace v1" header line).
-const TraceVersion = 1
+// (the "# simabi trace v2" header line).
+const TraceVersion = tracevocab.Version
 
 // RecorderSrcName is the file name of the recorder's C source in a build.
 const RecorderSrcName = "recorder.c"
@@ -107,139 +109,23 @@ func RecorderSymbols(cfg RecorderConfig) []abi.Symbol {
 
 // ---- what each stub records ----
 
-// argKind is how one parameter (or a pointer and size pair) is written.
-type argKind int
+// What a stub records is the entry's line in the trace vocabulary
+// (tracevocab.EntryOf); this file turns it into C. The spellings of the
+// vocabulary's forms become C writer functions (vocabC), which the
+// template's helpers and the stubs call, so no spelling is written by hand
+// in C.
 
-const (
-	argCtx    argKind = iota // " cN" | " null" | " c?"
-	argInt                   // " key=V", signed decimal
-	argUint                  // " key=V", unsigned decimal
-	argSpan                  // " key=none|halfptr|halfsize|bytes(N)" over (Param, Size)
-	argCfg                   // " key=null|raw(HEX)": the revision's CallConfig
-	argImg                   // " img=null|raw(N,A,HEX|trunc)" over (Param, Size)
-	argRegImg                // " img=null|raw(N,A,HEX)|raw(?,A,trunc)": size from the header
-	argArgs                  // " key=null|raw(t=T,s=S,host=H)|bad"
-	// argArgsLate is argArgs written after the call: read directly when
-	// the call succeeded (the callee read them, so they are readable), else
-	// copied with process_vm_readv. The launch hot path then makes no
-	// system call for its args.
-	argArgsLate
-	argStream  // " key=sN|null" (key "" for the positional form)
-	argSt      // " st=N|null"
-	argDesc    // " desc=null|raw(HEX)"
-	argOutNull // " out=null" when Param is NULL
-	argDevPos  // " D" | " none" (setdev)
-)
-
-type recArg struct {
-	Key   string // " dev=", ...
-	Kind  argKind
-	Param string // the parameter of the prototype
-	Size  string // the size parameter of spans and images
-	// Optional arguments are written only when the prototype of the
-	// revision has the parameter (simpler_init's SDMA triple).
-	Optional bool
+// noneAnswers are what a stub answers when it cannot forward (a symbol the
+// target lacks, no target), where the return type's default (NULL, 0 for an
+// unsigned value, INTERNAL) is not it.
+var noneAnswers = map[string]string{
+	abi.SymKernelSupported:           "0",
+	abi.SymSupportsConcurrentPrepare: "0",
+	abi.SymSimCurrentDevice:          "-1",
 }
 
-// resKind is how the result is written.
-type resKind int
-
-const (
-	resDefault    resKind = iota // by the return type: status, value, ptr or done
-	resStatus                    // the status, decimal
-	resValue                     // the value, decimal
-	resPtr                       // ptr | null
-	resDone                      // done (void)
-	resCreate                    // the new context's name, or null
-	resPrepare                   // status, then " out=N" when out is not NULL
-	resPrepareRun                // status; a success remembers the descriptor's accepted_state
-	resLaunchRun                 // status, then " accepted=V" (see docs/trace.md)
-)
-
-type recOp struct {
-	Op     string // the op word; "" writes "call NAME"
-	Fn     string // prog's fn=
-	Args   []recArg
-	Result resKind
-	// NoneAnswer is what the stub answers when it cannot forward (missing
-	// symbol, no target), when it differs from the return type's default.
-	NoneAnswer string
-	// UnloadedAnswer overrides NoneAnswer when no target is loaded.
-	UnloadedAnswer string
-}
-
-func ctxArg() recArg               { return recArg{Kind: argCtx, Param: "ctx"} }
-func intArg(key, p string) recArg  { return recArg{Key: " " + key + "=", Kind: argInt, Param: p} }
-func uintArg(key, p string) recArg { return recArg{Key: " " + key + "=", Kind: argUint, Param: p} }
-func spanArg(key, p, n string) recArg {
-	return recArg{Key: " " + key + "=", Kind: argSpan, Param: p, Size: n}
-}
-func stArg() recArg { return recArg{Kind: argSt, Param: "runtime"} }
-
-func prog(fn string) recOp { return recOp{Op: "prog", Fn: fn, Args: []recArg{ctxArg()}} }
-
-var runArgs = []recArg{ctxArg(), stArg(), intArg("id", "callable_id"),
-	{Key: " args=", Kind: argArgs, Param: "args"}, {Key: " cfg=", Kind: argCfg, Param: "config"},
-	{Kind: argDesc, Param: "descriptor"}}
-
-// recOps describes the op of every entry docs/trace.md names; the other
-// entries are "call NAME".
-var recOps = map[string]recOp{
-	abi.SymCreateDeviceContext:  {Op: "create", Result: resCreate},
-	abi.SymDestroyDeviceContext: {Op: "destroy", Args: []recArg{ctxArg()}, Result: resDone},
-	abi.SymKernelSupported:      {Op: "supported", Args: []recArg{ctxArg()}, Result: resValue, NoneAnswer: "0"},
-	abi.SymKernelInit: {Op: "kinit", Args: []recArg{ctxArg(), intArg("dev", "device_id"), uintArg("gen", "context_generation"),
-		{Key: " cfg=", Kind: argCfg, Param: "config"}, spanArg("aicpu", "aicpu", "aicpu_size"),
-		spanArg("aicore", "aicore", "aicore_size"), spanArg("disp", "dispatcher", "dispatcher_size")}},
-	abi.SymSimplerInit: {Op: "pinit", Args: []recArg{ctxArg(), intArg("dev", "device_id"), spanArg("aicpu", "aicpu", "aicpu_size"),
-		spanArg("aicore", "aicore", "aicore_size"), spanArg("disp", "dispatcher", "dispatcher_size"),
-		{Key: " prewarm=", Kind: argCfg, Param: "prewarm_config"},
-		{Key: " sdma=", Kind: argSpan, Param: "sdma_warmup", Size: "sdma_warmup_size", Optional: true},
-		{Key: " sdmaon=", Kind: argInt, Param: "enable_sdma", Optional: true}}},
-	abi.SymEnsureACLReady: {Op: "acl", Args: []recArg{ctxArg(), intArg("dev", "device_id")}},
-	abi.SymKernelPrepare: {Op: "prepare", Args: []recArg{ctxArg(), {Kind: argImg, Param: "callable", Size: "callable_size"},
-		{Kind: argOutNull, Param: "out_callable_id"}}, Result: resPrepare},
-	abi.SymKernelLaunch: {Op: "launch", Args: []recArg{ctxArg(), intArg("id", "callable_id"),
-		{Key: " args=", Kind: argArgsLate, Param: "args"}, {Key: " stream=", Kind: argStream, Param: "caller_stream"}}},
-	abi.SymFinalizeDevice:        {Op: "finalize", Args: []recArg{ctxArg()}},
-	abi.SymCommittedDeviceMemory: {Op: "committed", Args: []recArg{ctxArg()}, Result: resValue},
-	abi.SymGetPipelineContract:   {Op: "contract", Result: resPtr},
-	abi.SymRegisterCallable: {Op: "register", Args: []recArg{ctxArg(), intArg("id", "callable_id"),
-		{Kind: argRegImg, Param: "callable"}}},
-	abi.SymUnregisterCallable: {Op: "unregister", Args: []recArg{ctxArg(), intArg("id", "callable_id")}},
-	abi.SymPrepareRun:         {Op: "prepare_run", Args: runArgs, Result: resPrepareRun},
-	abi.SymRun:                {Op: "run", Args: runArgs},
-	abi.SymLaunchRun:          {Op: "launch_run", Args: []recArg{ctxArg(), stArg()}, Result: resLaunchRun},
-	abi.SymPollRun:            {Op: "poll_run", Args: []recArg{ctxArg(), stArg()}},
-	abi.SymWaitRun:            {Op: "wait_run", Args: []recArg{ctxArg(), stArg()}},
-	abi.SymFinalizeRun:        {Op: "finalize_run", Args: []recArg{ctxArg(), stArg()}},
-
-	abi.SymDeviceMemoryInfo:          prog("meminfo"),
-	abi.SymCopyToDevice:              prog("copy_to"),
-	abi.SymCopyFromDevice:            prog("copy_from"),
-	abi.SymDeviceMalloc:              prog("malloc"),
-	abi.SymDeviceFree:                prog("free"),
-	abi.SymAicpuDlopenCount:          prog("aicpu_dlopen"),
-	abi.SymHostDlopenCount:           prog("host_dlopen"),
-	abi.SymRunStreamSetCreateCount:   prog("stream_sets"),
-	abi.SymSupportsConcurrentPrepare: withNone(prog("concurrent_prepare"), resValue, "0"),
-	abi.SymArenaBankGMHeapBase:       prog("arena_base"),
-	abi.SymRetainedTempAddr:          prog("retained_temp"),
-	abi.SymCreateCommStream:          prog("comm_create"),
-	abi.SymDestroyCommStream:         prog("comm_destroy"),
-
-	abi.SymSimSetCurrentDevice: {Op: "setdev", Args: []recArg{{Kind: argDevPos, Param: "dev"}}},
-	abi.SymSimCurrentDevice:    {Op: "getdev", Result: resValue, NoneAnswer: "-1"},
-	abi.SymSimSyncStream:       {Op: "sync", Args: []recArg{{Kind: argStream, Param: "stream"}}},
-	abi.SymSimInject:           {Op: "inject", Args: []recArg{intArg("site", "site"), intArg("count", "count"), intArg("code", "code")}},
-
-	abi.SymHostLogBindState: {UnloadedAnswer: "HOST_BIND_REFUSED"},
-}
-
-func withNone(op recOp, r resKind, none string) recOp {
-	op.Result, op.NoneAnswer = r, none
-	return op
-}
+// unloadedAnswers override noneAnswers when no target is loaded.
+var unloadedAnswers = map[string]string{abi.SymHostLogBindState: "HOST_BIND_REFUSED"}
 
 // ---- prototypes ----
 
@@ -287,9 +173,6 @@ func (p cProto) isVoid() bool { return p.Ret == "void" }
 func (p cProto) isPointer() bool {
 	return strings.HasSuffix(p.Ret, "*") || strings.HasSuffix(p.Ret, "Handle")
 }
-func (p cProto) isUnsigned() bool {
-	return p.Ret == "size_t" || strings.HasPrefix(p.Ret, "uint")
-}
 
 // ---- template data ----
 
@@ -312,16 +195,17 @@ type recTemplateData struct {
 	Revision   string
 	Decls      string
 	Consts     []cConst
+	Vocab      string // the vocabulary's writers and words (vocabC)
 	Stubs      []recStub
 	Resolve    []string // every symbol dlsym'd in the target
 	ImageLimit uint64
 }
 
+// cLit is s as a C string literal.
+func cLit(s string) string { return strconv.Quote(s) }
+
 func recStubFor(s abi.Symbol, rev abi.Revision) (recStub, error) {
-	protoText := s.Proto
-	if rev == abi.RevLegacy && s.Name == abi.SymSimplerInit {
-		protoText = abi.LegacySimplerInitProto
-	}
+	protoText := tracevocab.Proto(s, rev)
 	p, err := parseProto(protoText)
 	if err != nil {
 		return recStub{}, err
@@ -329,6 +213,7 @@ func recStubFor(s abi.Symbol, rev abi.Revision) (recStub, error) {
 	if p.Name != s.Name {
 		return recStub{}, fmt.Errorf("emit: prototype of %s names %s", s.Name, p.Name)
 	}
+	e := tracevocab.EntryOf(s, rev)
 	st := recStub{Name: s.Name, Proto: protoText, Ret: p.Ret, Void: p.isVoid()}
 	st.Typedef = "typedef " + regexp.MustCompile(`\b`+s.Name+`\(`).ReplaceAllString(protoText, "(*rec_fn_"+s.Name+")(") + ";"
 	names := make([]string, len(p.Params))
@@ -337,46 +222,32 @@ func recStubFor(s abi.Symbol, rev abi.Revision) (recStub, error) {
 	}
 	st.Call = strings.Join(names, ", ")
 
-	op, described := recOps[s.Name]
-	result := op.Result
-	if result == resDefault {
-		switch {
-		case p.isVoid():
-			result = resDone
-		case p.isPointer():
-			result = resPtr
-		case p.isUnsigned():
-			result = resValue
-		default:
-			result = resStatus
-		}
-	}
 	switch {
 	case p.isVoid():
 		st.None = ""
-	case op.NoneAnswer != "":
-		st.None = op.NoneAnswer
+	case noneAnswers[s.Name] != "":
+		st.None = noneAnswers[s.Name]
 	case p.isPointer():
 		st.None = "NULL"
-	case result == resValue:
+	case e.Result == tracevocab.Uint:
 		st.None = "0"
 	default:
 		st.None = "PTO_RUNTIME_ERR_INTERNAL"
 	}
 	st.Unloaded = st.None
-	if op.UnloadedAnswer != "" {
-		st.Unloaded = op.UnloadedAnswer
+	if u := unloadedAnswers[s.Name]; u != "" {
+		st.Unloaded = u
 	}
 
 	// The op text. An op without a payload (image, CallConfig, descriptor)
 	// resolves its names under one hold of the lock; one with a payload
 	// takes the lock per name, so that no hex is formatted under it.
 	named, payload := false, false
-	for _, a := range op.Args {
-		switch a.Kind {
-		case argCtx, argStream, argSt:
+	for _, a := range e.Args {
+		switch a.Form {
+		case tracevocab.Ctx, tracevocab.Stream, tracevocab.Storage:
 			named = true
-		case argCfg, argImg, argRegImg, argDesc:
+		case tracevocab.Cfg, tracevocab.Img, tracevocab.RegImg, tracevocab.Desc:
 			payload = true
 		}
 	}
@@ -385,17 +256,10 @@ func recStubFor(s abi.Symbol, rev abi.Revision) (recStub, error) {
 		locked = "_locked"
 		st.Pre = append(st.Pre, "pthread_mutex_lock(&g_mu);")
 	}
-	if !described || op.Op == "" {
-		st.Pre = append(st.Pre, fmt.Sprintf("rb_lit(&rc.b, %q);", "call "+s.Name))
-	} else {
-		st.Pre = append(st.Pre, fmt.Sprintf("rb_lit(&rc.b, %q);", op.Op))
-	}
-	for _, a := range op.Args {
+	st.Pre = append(st.Pre, fmt.Sprintf("rb_lit(&rc.b, %s);", cLit(e.Op)))
+	for _, a := range e.Args {
 		q, ok := p.param(a.Param)
-		if !ok {
-			if a.Optional {
-				continue
-			}
+		if !ok && a.Form != tracevocab.Name {
 			return recStub{}, fmt.Errorf("emit: recorder: %s has no parameter %s", s.Name, a.Param)
 		}
 		size := ""
@@ -405,93 +269,108 @@ func recStubFor(s abi.Symbol, rev abi.Revision) (recStub, error) {
 			}
 			size = a.Size
 		}
+		key := cLit(tracevocab.ArgSep)
+		if a.Key != "" {
+			key = cLit(tracevocab.ArgSep + a.Key + tracevocab.KeySep)
+		}
 		var c string
-		switch a.Kind {
-		case argCtx:
-			c = fmt.Sprintf("rb_ctx%s(&rc.b, %s);", locked, q.Name)
-		case argInt:
-			c = fmt.Sprintf("rb_key_i64(&rc.b, %q, (int64_t)%s);", a.Key, q.Name)
-		case argUint:
-			c = fmt.Sprintf("rb_key_u64(&rc.b, %q, (uint64_t)%s);", a.Key, q.Name)
-		case argSpan:
-			c = fmt.Sprintf("rb_key_span(&rc.b, %q, %s, (uint64_t)%s);", a.Key, q.Name, size)
-		case argCfg:
-			c = fmt.Sprintf("rb_key_cfg(&rc.b, %q, %s);", a.Key, q.Name)
-		case argImg:
-			c = fmt.Sprintf("rb_key_img(&rc.b, %s, (uint64_t)%s);", q.Name, size)
-		case argRegImg:
-			c = fmt.Sprintf("rb_key_regimg(&rc.b, %s);", q.Name)
-		case argArgs:
-			c = fmt.Sprintf("rb_key_args(&rc.b, %q, %s, 0);", a.Key, q.Name)
-		case argArgsLate:
-			c = "size_t rec_args_at = rc.b.n;"
-			st.Post = append(st.Post, fmt.Sprintf("rb_insert_args(&rc.b, rec_args_at, %q, %s, r == 0);", a.Key, q.Name))
-			st.Missing = append(st.Missing, fmt.Sprintf("rb_insert_args(&rc.b, rec_args_at, %q, %s, 0);", a.Key, q.Name))
-		case argStream:
-			c = fmt.Sprintf("rb_key_stream%s(&rc.b, %q, %s);", locked, orDefault(a.Key, " "), q.Name)
-		case argSt:
-			c = fmt.Sprintf("rb_key_st%s(&rc.b, %s);", locked, q.Name)
-		case argDesc:
-			c = fmt.Sprintf("rb_key_desc(&rc.b, %s);", q.Name)
-		case argOutNull:
-			c = fmt.Sprintf("if (%s == NULL) {\n        rb_lit(&rc.b, \" out=null\");\n    }", q.Name)
-		case argDevPos:
-			c = fmt.Sprintf("rb_devpos(&rc.b, (int64_t)%s);", q.Name)
+		switch a.Form {
+		case tracevocab.Ctx:
+			c = fmt.Sprintf("rb_ctx%s(&rc.b, %s, %s);", locked, key, q.Name)
+		case tracevocab.Int:
+			c = fmt.Sprintf("rb_lit(&rc.b, %s);\n    tv_int_n(&rc.b, (int64_t)%s);", key, q.Name)
+		case tracevocab.Uint:
+			c = fmt.Sprintf("rb_lit(&rc.b, %s);\n    tv_uint_n(&rc.b, (uint64_t)%s);", key, q.Name)
+		case tracevocab.Span:
+			c = fmt.Sprintf("rb_key_span(&rc.b, %s, %s, (uint64_t)%s);", key, q.Name, size)
+		case tracevocab.Cfg:
+			c = fmt.Sprintf("rb_key_cfg(&rc.b, %s, %s);", key, q.Name)
+		case tracevocab.Img:
+			c = fmt.Sprintf("rb_key_img(&rc.b, %s, %s, (uint64_t)%s);", key, q.Name, size)
+		case tracevocab.RegImg:
+			c = fmt.Sprintf("rb_key_regimg(&rc.b, %s, %s);", key, q.Name)
+		case tracevocab.Args:
+			if a.Late {
+				c = "size_t rec_args_at = rc.b.n;"
+				st.Post = append(st.Post, fmt.Sprintf("rb_insert_args(&rc.b, rec_args_at, %s, %s, r == 0);", key, q.Name))
+				st.Missing = append(st.Missing, fmt.Sprintf("rb_insert_args(&rc.b, rec_args_at, %s, %s, 0);", key, q.Name))
+			} else {
+				c = fmt.Sprintf("rb_key_args(&rc.b, %s, %s, 0);", key, q.Name)
+			}
+		case tracevocab.Stream:
+			c = fmt.Sprintf("rb_key_stream%s(&rc.b, %s, %s);", locked, key, q.Name)
+		case tracevocab.Storage:
+			c = fmt.Sprintf("rb_key_st%s(&rc.b, %s, %s);", locked, key, q.Name)
+		case tracevocab.Desc:
+			c = fmt.Sprintf("rb_key_desc(&rc.b, %s, %s);", key, q.Name)
+		case tracevocab.NullFlag:
+			if !a.WhenNull {
+				return recStub{}, fmt.Errorf("emit: recorder: %s: %s= is a flag written only when NULL", s.Name, a.Key)
+			}
+			c = fmt.Sprintf("if (%s == NULL) {\n        rb_lit(&rc.b, %s);\n        tv_nullflag_null(&rc.b);\n    }", q.Name, key)
+		case tracevocab.Device:
+			c = fmt.Sprintf("rb_devpos(&rc.b, %s, (int64_t)%s);", key, q.Name)
+		case tracevocab.Name:
+			c = fmt.Sprintf("rb_lit(&rc.b, %s);\n    tv_name_name(&rc.b, %s);", key, cLit(s.Name))
 		default:
-			return recStub{}, fmt.Errorf("emit: recorder: %s: unknown argument kind %d", s.Name, a.Kind)
+			return recStub{}, fmt.Errorf("emit: recorder: %s: no C writer for an argument of form %s", s.Name, a.Form.Name())
 		}
 		st.Pre = append(st.Pre, c)
 	}
-	if described && op.Fn != "" {
-		st.Pre = append(st.Pre, fmt.Sprintf("rb_lit(&rc.b, %q);", " fn="+op.Fn))
+	if e.Fn != "" {
+		st.Pre = append(st.Pre, fmt.Sprintf("rb_lit(&rc.b, %s);", cLit(tracevocab.ArgSep+tracevocab.FnKey+tracevocab.KeySep+e.Fn)))
 	}
 	if locked != "" {
 		st.Pre = append(st.Pre, "pthread_mutex_unlock(&g_mu);")
 	}
 
 	// The result text.
-	switch result {
-	case resStatus:
-		st.Post = append(st.Post, "rec_res_i64(&rc, (int64_t)r);")
-	case resValue:
-		if p.isUnsigned() {
-			st.Post = append(st.Post, "rec_res_u64(&rc, (uint64_t)r);")
-		} else {
-			st.Post = append(st.Post, "rec_res_i64(&rc, (int64_t)r);")
+	switch e.Result {
+	case tracevocab.Int:
+		if p.isVoid() || p.isPointer() {
+			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, which cannot be recorded as a number", s.Name, p.Ret)
 		}
-	case resPtr:
+		st.Post = append(st.Post, "rec_res_i64(&rc, (int64_t)r);")
+	case tracevocab.Uint:
+		if p.isVoid() || p.isPointer() {
+			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, which cannot be recorded as a number", s.Name, p.Ret)
+		}
+		st.Post = append(st.Post, "rec_res_u64(&rc, (uint64_t)r);")
+	case tracevocab.Ptr:
+		if !p.isPointer() {
+			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, not a pointer", s.Name, p.Ret)
+		}
 		st.Post = append(st.Post, "rec_res_ptr(&rc, (const void *)r);")
-	case resDone:
+	case tracevocab.Done:
+		if !p.isVoid() {
+			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, not void", s.Name, p.Ret)
+		}
 		st.Post = append(st.Post, "rec_res_done(&rc);")
-	case resCreate:
+	case tracevocab.Ctx:
+		if !p.isPointer() {
+			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, not a pointer", s.Name, p.Ret)
+		}
 		st.Post = append(st.Post, "rec_res_create(&rc, (const void *)r);")
-	case resPrepare:
-		st.Post = append(st.Post, "rec_res_i64(&rc, (int64_t)r);",
-			"if (out_callable_id != NULL) {\n        rb_key_i64(&rc.b, \" out=\", (int64_t)*out_callable_id);\n    }")
-	case resPrepareRun:
-		st.Post = append(st.Post, "rec_res_i64(&rc, (int64_t)r);",
-			"if (r == 0) {\n        rec_remember_descriptor(runtime, descriptor);\n    }")
-	case resLaunchRun:
-		st.Post = append(st.Post, "rec_res_i64(&rc, (int64_t)r);",
-			"if (r == 0) {\n        rec_accepted(&rc, runtime);\n    }")
+	default:
+		return recStub{}, fmt.Errorf("emit: recorder: %s: no C writer for a result of form %s", s.Name, e.Result.Name())
 	}
-	if (result == resValue || result == resStatus || result == resPrepare || result == resPrepareRun || result == resLaunchRun) && (p.isVoid() || p.isPointer()) {
-		return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, which cannot be recorded as a number", s.Name, p.Ret)
+	for _, x := range e.Extras {
+		key := cLit(tracevocab.ArgSep + x.Key + tracevocab.KeySep)
+		switch {
+		case x.Key == "out" && x.Form == tracevocab.Int:
+			st.Post = append(st.Post, fmt.Sprintf("if (%s != NULL) {\n        rb_lit(&rc.b, %s);\n        tv_int_n(&rc.b, (int64_t)*%s);\n    }", x.Param, key, x.Param))
+		case x.Key == "accepted" && x.Form == tracevocab.Int:
+			st.Post = append(st.Post, fmt.Sprintf("if (r == 0) {\n        rec_accepted(&rc, %s, %s);\n    }", key, x.Param))
+		default:
+			return recStub{}, fmt.Errorf("emit: recorder: %s: no C writer for the result field %s=", s.Name, x.Key)
+		}
 	}
-	if (result == resPtr || result == resCreate) && !p.isPointer() {
-		return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, not a pointer", s.Name, p.Ret)
-	}
-	if result == resDone && !p.isVoid() {
-		return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, not void", s.Name, p.Ret)
+	if s.Name == abi.SymPrepareRun {
+		// A successful prepare_run remembers its descriptor's accepted_state
+		// for the accepted= of the storage's launch_run.
+		st.Post = append(st.Post, "if (r == 0) {\n        rec_remember_descriptor(runtime, descriptor);\n    }")
 	}
 	return st, nil
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 //go:embed templates/recorder.c.tmpl
@@ -511,6 +390,35 @@ func RecorderSource(cfg RecorderConfig) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := vocabularyWritten(); err != nil {
+		return "", err
+	}
+	src, _, err := renderRecorder(cfg)
+	return src, err
+}
+
+// vocabularyWritten checks that the full recorder (the kernel revision,
+// with the hooks) writes every spelling of the vocabulary: a writer or a
+// word the rest of its source never uses is a form the parser reads and the
+// recorder cannot write (or one the template lost).
+var vocabularyWritten = sync.OnceValue(func() error {
+	src, vocab, err := renderRecorder(RecorderConfig{Revision: abi.RevKernel, ImageLimit: DefaultImageLimit})
+	if err != nil {
+		return err
+	}
+	_, names := vocabC()
+	rest := strings.Replace(src, vocab, "", 1)
+	for _, n := range names {
+		if !regexp.MustCompile(`\b` + n + `\b`).MatchString(rest) {
+			return fmt.Errorf("emit: recorder: the vocabulary's %s is never written (abi/tracevocab defines it; the template must write it, or the vocabulary drop it)", n)
+		}
+	}
+	return nil
+})
+
+// renderRecorder is the recorder's source of a normalized cfg, and its
+// vocabulary block.
+func renderRecorder(cfg RecorderConfig) (src, vocab string, err error) {
 	d := recTemplateData{
 		Revision:   RevisionName(cfg.Revision),
 		Decls:      abi.CDeclarations(""),
@@ -537,40 +445,40 @@ func RecorderSource(cfg RecorderConfig) (string, error) {
 	c("CALLABLE_ALIGN", abi.CallableAlign, "child offsets inside an image")
 	c("CORE_CODE_OFFSET", abi.CoreCodeOffset, "where a child's code starts")
 	c("MAX_DERIVED_IMAGE", fmt.Sprintf("%dull", MaxDerivedImage), "bound of an image size derived from a registered header")
-	c("ADDRESS_SPACE_HOST", uint8(abi.HostSpace), "ChipTensor.address_space of a HOST tensor")
+	c("REC_MAX_TENSORS", tracevocab.ArgsMaxSpaces, "ARGS records the address space of this many tensors at most")
 	c("REC_DEFAULT_IMAGE_LIMIT", fmt.Sprintf("%dull", cfg.ImageLimit), "-image-limit")
-	c("REC_TRACE_VERSION", TraceVersion, "")
 	syms := RecorderSymbols(cfg)
 	for _, s := range syms {
 		st, err := recStubFor(s, cfg.Revision)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
 		d.Stubs = append(d.Stubs, st)
 		d.Resolve = append(d.Resolve, s.Name)
 	}
+	d.Vocab, _ = vocabC()
 	tmpl, err := recorderTemplate()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, d); err != nil {
-		return "", fmt.Errorf("emit: recorder.c.tmpl: %w", err)
+		return "", "", fmt.Errorf("emit: recorder.c.tmpl: %w", err)
 	}
-	src := b.String()
+	src = b.String()
 	defined := map[string]int{}
 	for _, m := range definitionRE.FindAllStringSubmatch(src, -1) {
 		defined[m[1]]++
 	}
 	for _, s := range syms {
 		if defined[s.Name] != 1 {
-			return "", fmt.Errorf("emit: internal error: %s is defined %d times in the recorder", s.Name, defined[s.Name])
+			return "", "", fmt.Errorf("emit: internal error: %s is defined %d times in the recorder", s.Name, defined[s.Name])
 		}
 	}
 	if len(defined) != len(syms) {
-		return "", fmt.Errorf("emit: internal error: the recorder exports %d symbols, the table lists %d", len(defined), len(syms))
+		return "", "", fmt.Errorf("emit: internal error: the recorder exports %d symbols, the table lists %d", len(defined), len(syms))
 	}
-	return src, nil
+	return src, d.Vocab, nil
 }
 
 // recorderKey hashes the source, the compiler and the flags.

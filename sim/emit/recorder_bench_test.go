@@ -52,7 +52,7 @@ func BenchmarkRecorderKernelModeLaunch(b *testing.B) {
 // floorLine is a launch's trace line, which fake+write appends with one
 // write(2) per call to a file on /tmp beside the recorder's: the part of the
 // recorder's cost that any recorder writing a line per call pays.
-var floorLine = []byte("@1000001-1000002 t0 dev=0 launch c1 id=0 args=raw(t=2,s=1,host=0) stream=s0 -> 0\n")
+var floorLine = []byte("@1000001-1000002 t0 dev=0 launch c1 id=0 args=raw(t=2,s=1,as=0101) stream=s0 -> 0\n")
 
 func benchmarkLaunch(b *testing.B, path string, line *os.File) {
 	runtime.LockOSThread() // the current device is per thread; the thread exits with this goroutine

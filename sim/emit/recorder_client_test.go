@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/abi/tracevocab"
 )
 
 // traceLine is one call line of a trace.
@@ -28,13 +28,6 @@ type traceLine struct {
 	result string
 	text   string
 }
-
-var traceLineRE = regexp.MustCompile(`^@(\d+)-(\d+) t(\d+) dev=(none|\?|\d+) ([a-z_]+(?: \S+)*) -> (\S+(?: \S+)*)$`)
-
-// traceOps are the op words of docs/trace.md.
-var traceOps = []string{"create", "destroy", "supported", "kinit", "pinit", "acl", "prepare", "launch", "finalize",
-	"committed", "contract", "register", "unregister", "prepare_run", "run", "launch_run", "poll_run", "wait_run",
-	"finalize_run", "prog", "setdev", "getdev", "sync", "inject", "call"}
 
 // parsedTrace is a trace file: its header lines and its call lines.
 type parsedTrace struct {
@@ -61,19 +54,21 @@ func parseTrace(t *testing.T, path string) parsedTrace {
 			p.header = append(p.header, l)
 			continue
 		}
-		m := traceLineRE.FindStringSubmatch(l)
-		if m == nil {
-			t.Errorf("%s:%d: not a call line: %q", path, i+1, l)
+		// The line's shape and op word by the vocabulary (the parser of
+		// conformance, which reads the arguments too, is not importable
+		// here; tests/ runs it on the client's traces).
+		sl, err := tracevocab.SplitLine(l, tracevocab.Version)
+		if err != nil || sl.Entered {
+			t.Errorf("%s:%d: not a call line (%v): %q", path, i+1, err, l)
 			continue
 		}
-		bseq, _ := strconv.ParseUint(m[1], 10, 64)
-		eseq, _ := strconv.ParseUint(m[2], 10, 64)
-		th, _ := strconv.Atoi(m[3])
-		tl := traceLine{b: bseq, e: eseq, thread: th, dev: m[4], op: m[5], result: m[6], text: l}
-		if word, _, _ := strings.Cut(tl.op, " "); !slices.Contains(traceOps, word) {
-			t.Errorf("%s:%d: unknown op %q", path, i+1, word)
+		if _, err := tracevocab.Lookup(abi.RevKernel, sl.Op, sl.Args); err != nil {
+			t.Errorf("%s:%d: %v", path, i+1, err)
 		}
-		p.calls = append(p.calls, tl)
+		head, _, _ := strings.Cut(l, tracevocab.LineArrow)
+		_, op, _ := strings.Cut(head, tracevocab.LineDevKey)
+		_, op, _ = strings.Cut(op, tracevocab.LineOp)
+		p.calls = append(p.calls, traceLine{b: sl.B, e: sl.E, thread: int(sl.Thread), dev: sl.Dev.Source, op: op, result: sl.ResultAt, text: l})
 	}
 	return p
 }
@@ -134,19 +129,20 @@ func TestRecorderClient(t *testing.T) {
 	if !slices.Equal(codes, []int{0, 0, 0, 3}) || len(exits) != 4 {
 		t.Errorf("exit codes %v (%v), want three 0 and one 3", codes, exits)
 	}
-	ents, err := os.ReadDir(dir)
+	ents, err := filepath.Glob(filepath.Join(dir, "*.ops"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ents) != len(procs) {
 		t.Errorf("%d trace files for %d processes: %v", len(ents), len(procs), ents)
 	}
+	checkNoCallInFlight(t, dir)
 	traces := map[int]parsedTrace{}
 	for pid, p := range procs {
 		name := fmt.Sprintf("trace-%d.ops", pid)
 		tr := parseTrace(t, filepath.Join(dir, name))
 		traces[pid] = tr
-		want := []string{"# simabi trace v1", "# target: " + fake, "# revision: kernel", fmt.Sprintf("# pid: %d", pid),
+		want := []string{tracevocab.Magic(TraceVersion), "# target: " + fake, "# revision: kernel", fmt.Sprintf("# pid: %d", pid),
 			fmt.Sprintf("# image-limit: %d", DefaultImageLimit)}
 		var from uint64
 		if p.parent != 0 {
@@ -201,10 +197,10 @@ func TestRecorderClient(t *testing.T) {
 		`^prepare c\d+ ` + img(valid, 8) + ` -> -1004 out=-1$`,
 		`^prepare c\d+ ` + img(corrupted, 0) + ` -> -1004 out=-1$`,
 		`^prepare c\d+ ` + img(valid, 0) + ` -> 0 out=0$`,
-		`^launch c\d+ id=0 args=raw\(t=1,s=0,host=0\) stream=s\d+ -> 0$`,
+		`^launch c\d+ id=0 args=raw\(t=1,s=0,as=01\) stream=s\d+ -> 0$`,
 		`^launch c\d+ id=0 args=null stream=s\d+ -> -1004$`,
-		`^launch c\d+ id=0 args=raw\(t=1,s=0,host=0\) stream=null -> -1004$`,
-		`^launch null id=0 args=raw\(t=1,s=0,host=0\) stream=s\d+ -> -1004$`,
+		`^launch c\d+ id=0 args=raw\(t=1,s=0,as=01\) stream=null -> -1004$`,
+		`^launch null id=0 args=raw\(t=1,s=0,as=01\) stream=s\d+ -> -1004$`,
 		`^sync null -> -1004$`,
 		`^finalize null -> -1000$`,
 		`^destroy null -> done$`,
@@ -229,6 +225,31 @@ func TestRecorderClient(t *testing.T) {
 			if !ops[want] {
 				t.Errorf("the first child's trace has no %q", want)
 			}
+		}
+	}
+}
+
+// checkNoCallInFlight: the in-flight records the processes of dir left
+// (those that ended without running the recorder's destructor: _exit)
+// hold no call, and the main process (which exits normally) left none.
+func checkNoCallInFlight(t *testing.T, dir string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*"+tracevocab.InflightSuffix+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := tracevocab.ReadInflight(b)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if len(in.Calls) != 0 || in.Signal != 0 {
+			t.Errorf("%s: %d calls in flight, signal %d: %v", filepath.Base(f), len(in.Calls), in.Signal, in.Lines())
 		}
 	}
 }
@@ -318,7 +339,7 @@ func TestRecorderClientTraceWithoutPid(t *testing.T) {
 		t.Fatalf("trace files %v, want trace.ops alone", ents)
 	}
 	tr := parseTrace(t, filepath.Join(dir, "trace.ops"))
-	want := []string{"# simabi trace v1", "# target: " + fake, "# revision: kernel", fmt.Sprintf("# pid: %d", main.pid),
+	want := []string{tracevocab.Magic(TraceVersion), "# target: " + fake, "# revision: kernel", fmt.Sprintf("# pid: %d", main.pid),
 		fmt.Sprintf("# image-limit: %d", DefaultImageLimit)}
 	if !slices.Equal(tr.header, want) {
 		t.Errorf("header %q, want %q", tr.header, want)

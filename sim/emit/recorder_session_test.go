@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/onboard"
 )
 
@@ -196,9 +197,9 @@ func kernelTrace(f *kernelFixture, committed string) []string {
 		"dev=0 prepare c1 img=" + img(f.img) + " out=null -> -1004",
 		"dev=0 inject site=2 count=1 code=-1000 -> 0",
 		"dev=0 prepare c1 img=" + img(f.img) + " -> -1000 out=-1",
-		"dev=0 launch c1 id=0 args=raw(t=2,s=1,host=0) stream=s0 -> 0",
+		"dev=0 launch c1 id=0 args=raw(t=2,s=1,as=0101) stream=s0 -> 0",
 		"dev=0 launch c1 id=0 args=null stream=s0 -> -1004",
-		"dev=0 launch c1 id=0 args=raw(t=2,s=1,host=0) stream=null -> -1004",
+		"dev=0 launch c1 id=0 args=raw(t=2,s=1,as=0101) stream=null -> -1004",
 		"dev=0 sync s0 -> 0",
 		"dev=0 committed c1 -> " + committed,
 		"dev=0 finalize c1 -> 0",
@@ -298,7 +299,7 @@ func programTrace(f *programFixture, poll string) []string {
 	desc := maskDescriptor("desc=raw(" + hex.EncodeToString(f.desc) + ")")
 	cfg := "raw(" + hex.EncodeToString(f.cfg) + ")"
 	img := fmt.Sprintf("raw(%d,0,%s)", len(f.img), hex.EncodeToString(f.img))
-	args := "raw(t=0,s=0,host=0)"
+	args := "raw(t=0,s=0,as=)"
 	return []string{
 		"dev=none create -> c1",
 		"dev=none pinit c1 dev=0 aicpu=none aicore=none disp=none prewarm=null sdma=none sdmaon=0 -> 0",
@@ -344,7 +345,7 @@ func recorded(lines []string) []string {
 
 func traceHeader(target string, rev string, limit uint64) []string {
 	return []string{
-		"# simabi trace v1",
+		tracevocab.Magic(TraceVersion),
 		"# target: " + target,
 		"# revision: " + rev,
 		fmt.Sprintf("# pid: %d", os.Getpid()),
