@@ -40,6 +40,12 @@ type Options struct {
 	// before the cleanup. A child process of the CLI streams these to its
 	// parent, so that the op log up to a crash survives the crash.
 	BeforeOp func(i int)
+	// OnCallerThread runs each sequence on the calling goroutine, locked to
+	// its OS thread for the run, instead of handing it to the runner's own
+	// thread: a caller that runs many short sequences (a fuzz worker) saves
+	// two thread switches per run. A sequence that unloads the library
+	// (U-1, its thread must exit) still runs on the runner's thread.
+	OnCallerThread bool
 }
 
 // Result is everything one run produced.
@@ -204,6 +210,30 @@ type Runner struct {
 // or ResetTarget.
 func (r *Runner) Dirty() bool { return r.dirty }
 
+// onMain runs f as the runner's main thread: on the runner's own locked
+// thread, or, with OnCallerThread when inline allows it, on the caller's
+// goroutine locked to its thread for the call.
+func (r *Runner) onMain(f func(), inline bool) {
+	if !r.opt.OnCallerThread || !inline {
+		r.main.do(f)
+		return
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	f()
+}
+
+// Unloads reports whether ops unload the library (U-1): such a run needs an
+// instance and a thread of its own.
+func Unloads(ops []Op) bool {
+	for _, op := range ops {
+		if op.Kind == KindUnload {
+			return true
+		}
+	}
+	return false
+}
+
 // ResetTarget returns the target to the state of a fresh load through the
 // control hooks (simabi_reset, CapReset) and forgets what earlier runs left
 // (claims of contexts they could not finalize), so that the next run meets
@@ -214,7 +244,7 @@ func (r *Runner) ResetTarget() bool {
 		return false
 	}
 	var st abi.Status
-	r.main.do(func() { st = r.ctl.SimReset() })
+	r.onMain(func() { st = r.ctl.SimReset() }, true)
 	if st != abi.OK {
 		return false
 	}
@@ -291,7 +321,7 @@ func Run(t Target, ops []Op) (History, []Finding) {
 // Run executes one sequence and checks it.
 func (r *Runner) Run(ops []Op) *Result {
 	var res *Result
-	r.main.do(func() { res = r.run(ops) })
+	r.onMain(func() { res = r.run(ops) }, !Unloads(ops))
 	if r.unloadAt >= 0 {
 		r.finishUnload(ops, res)
 	}

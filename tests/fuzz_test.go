@@ -53,7 +53,7 @@ var fuzzWorker = sync.OnceValues(func() (*fuzzRunners, error) {
 	fuzzWorkerUsed.Store(true)
 	w := &fuzzRunners{sim: map[conformance.Profile]*conformance.Runner{}}
 	for _, p := range profiles {
-		w.sim[p.model] = conformance.NewRunner(conformance.SimTarget(p.sim), conformance.Options{})
+		w.sim[p.model] = conformance.NewRunner(conformance.SimTarget(p.sim), fuzzRunnerOptions)
 	}
 	for _, p := range profiles {
 		a, err := buildEmitted(emit.Config{Profile: p.emit})
@@ -75,10 +75,14 @@ var fuzzWorker = sync.OnceValues(func() (*fuzzRunners, error) {
 		if w.emitted == nil {
 			w.emitted = map[conformance.Profile]*conformance.Runner{}
 		}
-		w.emitted[p.model] = conformance.NewRunner(tg, conformance.Options{})
+		w.emitted[p.model] = conformance.NewRunner(tg, fuzzRunnerOptions)
 	}
 	return w, nil
 })
+
+// fuzzRunnerOptions: each input runs on the fuzz engine's goroutine (its
+// OS thread locked for the run), not handed to the runner's thread.
+var fuzzRunnerOptions = conformance.Options{OnCallerThread: true}
 
 // fresh runs ops on r after bringing its target back to a fresh load.
 func fresh(r *conformance.Runner, ops []conformance.Op) (*conformance.Result, error) {

@@ -215,7 +215,7 @@ func ChildMain() int {
 				sent = true
 			}
 			factory := f
-			if reuse != nil && !unloads(ops) {
+			if reuse != nil && !conformance.Unloads(ops) {
 				factory = reuse
 			}
 			o := conformance.FactoryExecutor{Factory: factory, Options: ropt, Finished: done}.Execute(ops, req.History)
@@ -245,15 +245,4 @@ func ReadCallable(path string) ([]byte, error) {
 		return nil, fmt.Errorf("-callable %s: not a ChipCallable image (V-IMG refuses it: %v)", path, validation.CheckImageAt(0, b))
 	}
 	return b, nil
-}
-
-// unloads reports whether ops unload the library (U-1): such a run needs an
-// instance of its own.
-func unloads(ops []conformance.Op) bool {
-	for _, op := range ops {
-		if op.Kind == conformance.KindUnload {
-			return true
-		}
-	}
-	return false
 }
