@@ -43,6 +43,14 @@ func (ss StatusSet) Has(s abi.Status) bool {
 	return ss.exact(s)
 }
 
+// single is the set's one exact value, when that is all it allows.
+func (ss StatusSet) single() (abi.Status, bool) {
+	if ss.Any || ss.NonZero || ss.DeviceBand || ss.Foreign || ss.N != 1 {
+		return 0, false
+	}
+	return ss.V[0], true
+}
+
 // exact reports whether s is one of the set's exact values.
 func (ss StatusSet) exact(s abi.Status) bool {
 	for i := 0; i < int(ss.N); i++ {

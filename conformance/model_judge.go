@@ -162,6 +162,12 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		if null && e.Rule != RS3 && e.Also != RS3 {
 			m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
 		}
+		if code, ok := e.Status.single(); ok && st != abi.OK && m.wasInjected(code) && m.opt.Profile != ProfileLegacy {
+			// S-1.2: the code a fault site was armed with is forwarded
+			// unchanged; another failure in its place changed it.
+			m.findingKey(RS1, Fail, "forwarded "+statusName(code)+", got "+statusName(st),
+				"the injected failure "+statusName(code)+" came back as "+statusName(st)+": a forwarded code is returned unchanged")
+		}
 		if entry && m.opt.Profile != ProfileLegacy && st.IsDeviceLatched() && e.Status.hostOnly() {
 			// S-1: a host-side refusal in the band of device-latched codes.
 			m.finding(RS1, Fail, "returned "+strconv.Itoa(int(st))+", a code of the device-latched band (-1..-999), where the rules want "+
@@ -185,6 +191,8 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		case st != abi.OK:
 			m.pass(RVPrep1)
 		case !e.OutKnown:
+		case co.Out == -1:
+			m.finding(REPrep, Fail, "succeeded and left -1 in out: the minted id "+strconv.Itoa(int(e.OutOK))+" was not written")
 		case co.Out != e.OutOK:
 			m.finding(e.OutRule, Fail, "succeeded with id "+strconv.Itoa(int(co.Out))+"; want id "+strconv.Itoa(int(e.OutOK))+
 				" (the k-th success mints k-1, failures mint nothing, identical bytes get new ids)")
