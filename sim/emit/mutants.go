@@ -265,7 +265,6 @@ var mutants = []Mutant{
 	{Name: "quarantine-releases-claim", Clause: "D-4.4", Description: "a quarantined context releases its device claim"},
 	{Name: "thread-key-leak", Clause: "U-1.1", Isolate: true, Description: "init leaves a thread-exit destructor in the library: a thread that exits after the unload crashes"},
 	{Name: "late-thread-leak", Clause: "U-1.2", Isolate: true, Description: "init starts a detached thread that runs library code 50 ms later: after an unload it crashes whatever the process does then"},
-	{Name: "atexit-leak", Clause: "U-1.3", Isolate: true, Description: "init registers an atexit handler of the library: the process crashes at exit after the unload"},
 	{Name: "claim-racy", Clause: "X-1.3", Description: "the claim check and the claim take are apart: two racing inits both take one device"},
 	{Name: "mint-racy", Clause: "X-1.4", Description: "prepare reads the next id before it takes the gate: overlapping prepares mint one id twice"},
 	{Name: "launch-waits", Clause: "X-2.1", Description: "a launch overlapping a prepare waits for it instead of failing fast"},
