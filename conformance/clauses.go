@@ -189,7 +189,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-FIN.6", Gaps: gapNoInjection, Checks: []string{"e-fin/program-teardown-failure"}, Mutants: []string{"program-teardown-swallowed"}},
 	{ID: "E-FIN.7", Gaps: gapNoInjection, Checks: []string{"e-fin/program-teardown-failure"}, Mutants: []string{"teardown-failure-keeps-attached"}},
 	{ID: "E-FIN.8", Checks: []string{"e-fin/outstanding-prepared-run"}, Mutants: []string{"prepared-run-not-outstanding"}},
-	{ID: "E-FIN.9", Checks: []string{"e-fin/outstanding-launched-run"}, Mutants: []string{"completed-run-not-outstanding", "failed-finalize-run-keeps-run"}},
+	{ID: "E-FIN.9", Checks: []string{"e-fin/outstanding-launched-run", "e-fin/outstanding-prepared-run"}, Mutants: []string{"completed-run-not-outstanding", "failed-finalize-run-keeps-run"}},
 	{ID: "E-FIN.10", Checks: []string{"e-prog/run-storage"}, Mutants: []string{"run-leaves-outstanding"}},
 	{ID: "E-FIN.11", Checks: []string{"e-fin/outstanding-prepared-run"}, Mutants: []string{"refused-prepare-run-reserves"}},
 	{ID: "E-FIN.12", Checks: []string{"e-fin/outstanding-prepared-run"}, Mutants: []string{"unregister-ignores-runs"}},
@@ -275,7 +275,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "D-4.4", Checks: []string{"d-4/quarantine"}, Mutants: []string{"quarantine-releases-claim"}},
 	{ID: "U-1.1", Checks: []string{"u-1/program-thread-exits-after-unload"}, Mutants: []string{"thread-key-leak"}},
 	{ID: "U-1.2", Checks: []string{"u-1/program-thread-exits-after-unload"}, Mutants: []string{"late-thread-leak"}},
-	{ID: "U-1.3", Checks: []string{"u-1/program-thread-exits-after-unload"}, Mutants: []string{"atexit-leak"}},
+	{ID: "U-1.3", Checks: []string{"u-1/program-thread-exits-after-unload"}, Undriven: "an atexit handler a shared library registers is bound to the library (glibc's atexit is __cxa_atexit with the library's __dso_handle) and runs when dlclose unloads it, and a Go checker's own exit runs no atexit handler, so none can outlive an unload in a way a call shows"},
 	{ID: "X-1.1", Undriven: "only inits latch a mode, and an init racing other calls on the same context is the caller's error (X-3), so no call can show a torn latch"},
 	{ID: "X-1.2", Undriven: "the phase changes under the submission gate (X-2 checks it) or in init and finalize, whose races X-3 leaves open"},
 	{ID: "X-1.3", Checks: []string{"x-1/claim-race"}, Mutants: []string{"claim-racy"}},
@@ -361,6 +361,25 @@ func claimedMutants() map[string][]string {
 				if !slices.Contains(out[ch], m) {
 					out[ch] = append(out[ch], m)
 				}
+			}
+		}
+	}
+	return out
+}
+
+// ChecksClaiming are the directed checks designed to kill mutant, in the
+// order its clause lists them (the first is the one expected to kill it).
+func ChecksClaiming(mutant string) []Check {
+	c, ok := ClauseOfMutant(mutant)
+	if !ok {
+		return nil
+	}
+	all := Catalogue()
+	var out []Check
+	for _, name := range c.Checks {
+		for _, ch := range all {
+			if ch.Name == name {
+				out = append(out, ch)
 			}
 		}
 	}

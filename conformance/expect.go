@@ -7,6 +7,42 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
+// Rules is a small set of rules an expectation also speaks for.
+type Rules struct {
+	n uint8
+	r [4]Rule
+}
+
+// add puts r in the set (a full set drops it).
+func (rs *Rules) add(r Rule) {
+	if r == RuleNone || rs.Has(r) || int(rs.n) == len(rs.r) {
+		return
+	}
+	rs.r[rs.n] = r
+	rs.n++
+}
+
+// Has reports whether r is in the set.
+func (rs Rules) Has(r Rule) bool {
+	for _, x := range rs.r[:rs.n] {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// All are the rules of the set, in the order added.
+func (rs Rules) All() []Rule { return rs.r[:rs.n] }
+
+func (rs Rules) String() string {
+	var parts []string
+	for _, r := range rs.All() {
+		parts = append(parts, r.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
 // StatusSet is a set of statuses an expectation allows: a few exact values,
 // every failure (NonZero), a lower layer's own code (Foreign), or anything
 // (Any, where docs/contract.md says nothing).
@@ -238,11 +274,11 @@ type Expectation struct {
 	Rule   Rule
 	Status StatusSet
 	Note   string
-	// Also is a second rule the status decision speaks for: its passes and
-	// failures are tallied under both (E-PREP's byte-budget steps are M-5
-	// facts; a kernel init of a context an earlier init refused before the
-	// latch is an L-5 fact too).
-	Also    Rule
+	// Also are further rules the status decision speaks for: their passes
+	// and failures are tallied under each (E-PREP's byte-budget steps are
+	// M-5 facts; a kernel init of a context an earlier init refused before
+	// the latch is an L-5 fact too; an accepted image is a V-IMG fact).
+	Also    Rules
 	TolRule Rule
 	Tol     StatusSet
 	TolNote string
@@ -283,7 +319,7 @@ func (e Expectation) String() string {
 		return "unchecked"
 	}
 	s := e.Rule.String()
-	if e.Also != RuleNone {
+	if e.Also.n > 0 {
 		s += " (and " + e.Also.String() + ")"
 	}
 	s += ": " + e.Status.String()

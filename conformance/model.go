@@ -112,9 +112,6 @@ type mctx struct {
 	// d2Refused: the device check refused a dispatch or finalize of it;
 	// the next success shows the refusal changed nothing (D-2.3).
 	d2Refused bool
-	// launched: a launch of it succeeded (K-3: the first shows the first
-	// prepare moved it to ReadyEnqueued).
-	launched bool
 }
 
 func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef, legacyDev: -1, fresh: true} }
@@ -476,7 +473,7 @@ func (m *Model) tolerate(r Rule, ss StatusSet, note string) {
 // branch's.
 func (m *Model) also(r Rule) {
 	if !m.tolBranch {
-		m.e.Also = r
+		m.e.Also.add(r)
 	}
 }
 

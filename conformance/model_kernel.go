@@ -13,6 +13,9 @@ func (m *Model) kinit(op Op, c *mctx) {
 	spansOK := op.Spans[SpanAicpu].Consistent() && op.Spans[SpanAicore].Consistent() && op.Spans[SpanDispatcher].Consistent()
 	if c == nil || op.Cfg.Null || op.Dev < 0 || op.Gen == 0 {
 		m.expect(RVInit, one(abi.InvalidArgument), "NULL ctx or config, device < 0 or generation 0")
+		if !op.Cfg.Null && checkCfg(op.Cfg, true).st != abi.OK {
+			m.also(REKInit) // V-INIT comes before V-CFG (E-KINIT.1)
+		}
 		m.refusedBeforeLatch(c)
 		return
 	}
@@ -124,6 +127,8 @@ func (m *Model) kinit(op Op, c *mctx) {
 	case c.fresh:
 		m.also(RL1) // a new context is unlatched: kernel init takes it
 	}
+	m.also(RVSpan) // its spans are consistent and accepted (V-SPAN.1, V-SPAN.2)
+	m.also(RVCfg)  // its config passes V-CFG
 	c.fresh = false
 	m.mem(MemZeroTolUp)
 	m.e.MemRule = RM7
@@ -168,6 +173,9 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	m.e.CheckOut = !op.OutNull
 	if c == nil || f.null || op.OutNull || f.size < headerSize || !f.aligned {
 		m.expect(RVPrep2, one(abi.InvalidArgument), "NULL ctx, callable or out, size < 9376, or a misaligned image")
+		if c != nil {
+			m.also(REPrep) // V-PREP-2 comes before the state check (E-PREP.2)
+		}
 		return
 	}
 	if c.latch == latchKernel {
@@ -189,6 +197,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	}
 	m.fire(7)
 	if !m.d2(c, RD2) {
+		m.also(REPrep) // the device check comes before the size and the image (E-PREP.4)
 		return
 	}
 	if f.huge {
@@ -252,6 +261,8 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		r = RM4 // the 8192nd resident still fits
 	case grew && c.allocated == budgetBytes:
 		r = RM5 // exactly filling the budget succeeds
+	case c.allocated == budgetBytes:
+		r = RM5 // a small image that fits a block's tail succeeds with the budget full
 	}
 	switch {
 	case c.failedSince:
@@ -260,6 +271,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		outRule = RM2
 	}
 	m.expect(r, one(abi.OK), "")
+	m.also(RVImg) // the image passed V-IMG
 	m.e.OutOK, m.e.OutRule, m.e.OutKnown = id, outRule, true
 	c.failedSince, c.lastImg, c.hasLast = false, img, true
 	if grew {
@@ -345,6 +357,7 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 		return
 	}
 	if !m.d2(c, RD2) {
+		m.also(RELaunch) // the device check comes before the id lookup (E-LAUNCH.3)
 		return
 	}
 	if int(op.ID) >= len(c.ids) {
@@ -399,14 +412,11 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 		r = RM4 // every earlier id still launches
 	}
 	m.expect(r, one(abi.OK), "")
-	switch {
-	case c.d2Refused:
+	if c.d2Refused {
 		c.d2Refused = false
 		m.also(RD2) // the device check refused a call on it before: it changed nothing (D-2.3)
-	case !c.launched:
-		m.also(RK3) // the first prepare moved it to ReadyEnqueued (K-3)
 	}
-	c.launched = true
+	m.also(RK3) // its prepares left it in ReadyEnqueued (K-3)
 	m.mem(MemSame)
 	m.e.MemRule = RM7
 }

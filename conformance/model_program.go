@@ -13,7 +13,8 @@ func (m *Model) pinit(op Op, c *mctx) {
 	}
 	for i := 0; i < 4; i++ {
 		if !op.Spans[i].Consistent() {
-			m.expect(RVSpan, one(abi.InvalidArgument), "an inconsistent "+spanKeys[i]+" span")
+			m.expect(REPInit, one(abi.InvalidArgument), "an inconsistent "+spanKeys[i]+" span")
+			m.also(RVSpan)
 			return
 		}
 	}
@@ -112,7 +113,7 @@ func (m *Model) acl(op Op, c *mctx) {
 	switch {
 	case c.refusedPre:
 		r = RL5
-	case c.latch == latchProgram:
+	case c.latch == latchProgram && RL2.Applies(m.opt.Profile):
 		r = RL2 // latching the held mode again succeeds
 	}
 	c.latch = latchProgram

@@ -106,15 +106,15 @@ type RingRecipe uint8
 
 // Ring recipes.
 const (
-	RingNone    RingRecipe = iota // all zero (unset)
-	RingGood                      // window 16, heap 4096, dep pool 64
-	RingBadTask                   // window 3 (not a power of two >= 4)
-	RingBadHeap                   // heap 100 (< 1024)
-	RingBadDep                    // dep pool 2 (< 4)
-	RingBadPow2                   // window 12: in range, not a power of two
-	RingBigDep                    // dep pool 2^31 (> 2^31-1)
-	RingBadHeap3                  // ring 3's heap 100 (ring 0 unset)
-	RingWinOnly                   // ring 0: window 16, heap and dep pool unset (valid)
+	RingNone     RingRecipe = iota // all zero (unset)
+	RingGood                       // window 16, heap 4096, dep pool 64
+	RingBadTask                    // window 3 (not a power of two >= 4)
+	RingBadHeap                    // heap 100 (< 1024)
+	RingBadDep                     // dep pool 2 (< 4)
+	RingBadPow2                    // window 12: in range, not a power of two
+	RingBigDep                     // dep pool 2^31 (> 2^31-1)
+	RingBadHeap3                   // ring 3's heap 100 (ring 0 unset)
+	RingWinOnly                    // ring 0: window 16, heap and dep pool unset (valid)
 	numRings
 )
 
@@ -202,32 +202,32 @@ type ImgDefect uint8
 // Image defects; each breaks exactly one V-IMG check (the builder raises the
 // child count where a defect needs children).
 const (
-	DefNone          ImgDefect = iota
-	DefSigCount                // sig_count = 257
-	DefSigValue                // signature[0] = 7
-	DefOrder                   // a tensor entry after a scalar entry
-	DefScalars                 // 129 SCALAR entries
-	DefScalarCount             // stored scalar_count = SCALAR entries + 1 (tolerated: ignored)
-	DefFuncNameLen             // func_name_len = 64
-	DefFuncNameNUL             // no NUL at func_name_len
-	DefFuncNameEarly           // a NUL before func_name_len
-	DefConfigNameLen           // config_name_len = 64
-	DefBinarySize              // binary_size = storage + 1
-	DefChildCount              // child_count = 1025
-	DefFuncIDRange             // child 0 func_id = 1024
-	DefFuncIDDup               // child 1 repeats child 0's func_id
-	DefChildOffset             // child_offsets[0] off by 64
-	DefChildHeader             // one more child whose header does not fit
-	DefChildSigCount           // child 0 sig_count = 33
-	DefChildBinary             // child 0 binary_size overruns the image
-	DefSigCountNeg             // sig_count = -1
-	DefSigValueNeg             // signature[0] = -1
-	DefConfigNameNUL           // no NUL at config_name_len
-	DefChildCountNeg           // child_count = -1
-	DefFuncIDNeg               // child 0 func_id = -1
-	DefChildGap                // 64 bytes before child 0, its offset past align_up(used, 64), the size grown to match
-	DefChildSigCountNeg        // child 0 sig_count = -1
-	DefFuncNameFar             // func_name_len reaches the first byte after the span, every name byte non-NUL
+	DefNone             ImgDefect = iota
+	DefSigCount                   // sig_count = 257
+	DefSigValue                   // signature[0] = 7
+	DefOrder                      // a tensor entry after a scalar entry
+	DefScalars                    // 129 SCALAR entries
+	DefScalarCount                // stored scalar_count = SCALAR entries + 1 (tolerated: ignored)
+	DefFuncNameLen                // func_name_len = 64
+	DefFuncNameNUL                // no NUL at func_name_len
+	DefFuncNameEarly              // a NUL before func_name_len
+	DefConfigNameLen              // config_name_len = 64
+	DefBinarySize                 // binary_size = storage + 1
+	DefChildCount                 // child_count = 1025
+	DefFuncIDRange                // child 0 func_id = 1024
+	DefFuncIDDup                  // child 1 repeats child 0's func_id
+	DefChildOffset                // child_offsets[0] off by 64
+	DefChildHeader                // one more child whose header does not fit
+	DefChildSigCount              // child 0 sig_count = 33
+	DefChildBinary                // child 0 binary_size overruns the image
+	DefSigCountNeg                // sig_count = -1
+	DefSigValueNeg                // signature[0] = -1
+	DefConfigNameNUL              // no NUL at config_name_len
+	DefChildCountNeg              // child_count = -1
+	DefFuncIDNeg                  // child 0 func_id = -1
+	DefChildGap                   // 64 bytes before child 0, its offset past align_up(used, 64), the size grown to match
+	DefChildSigCountNeg           // child 0 sig_count = -1
+	DefFuncNameFar                // func_name_len reaches the first byte after the span, every name byte non-NUL
 	numDefects
 )
 
