@@ -259,6 +259,7 @@ kinit c0 dev=0 gen=1
 prepare c0 img=valid()
 create c1
 kinit c1 dev=0 gen=2
+destroy c0
 finalize c0
 destroy c0
 setdev 1
@@ -294,7 +295,7 @@ launch c0 id=0 args=match(ds=1,junk) stream=s0
 prepare c0 img=valid()
 launch c0 id=1 args=exact(t=0,s=0,host,junk) stream=s0
 `},
-	{Name: "e-launch/stream-switch", Rules: []Rule{RELaunch}, Needs: CapDriven, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-launch/stream-switch", Rules: []Rule{RELaunch, RD3}, Needs: CapDriven, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
 launch c0 id=0 stream=s1

@@ -327,6 +327,29 @@ func (c ClauseSpec) Profiles() profileSet {
 // HeldOn reports whether builds of profile p are held to the clause.
 func (c ClauseSpec) HeldOn(p Profile) bool { return c.Profiles()&bitOf(p) != 0 }
 
+// HeldOnText names the profiles held to the clause ("tmr, refusing").
+func (c ClauseSpec) HeldOnText() string {
+	var ps []string
+	for _, p := range profileOrder {
+		if c.HeldOn(p) {
+			ps = append(ps, p.String())
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
+// GapProfilesText names the profiles held to the clause that no check of
+// it drives.
+func (c ClauseSpec) GapProfilesText() string {
+	var ps []string
+	for _, p := range profileOrder {
+		if c.HeldOn(p) && len(c.ChecksOn(p)) == 0 {
+			ps = append(ps, p.String())
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
 // ChecksOn are the clause's checks that run on a build of profile p.
 func (c ClauseSpec) ChecksOn(p Profile) []string {
 	if !c.HeldOn(p) {

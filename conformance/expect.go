@@ -7,6 +7,12 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
+// Blame names rule r for a failure that answered a status of When.
+type Blame struct {
+	Rule Rule
+	When StatusSet
+}
+
 // Rules is a small set of rules an expectation also speaks for.
 type Rules struct {
 	n uint8
@@ -278,7 +284,13 @@ type Expectation struct {
 	// and failures are tallied under each (E-PREP's byte-budget steps are
 	// M-5 facts; a kernel init of a context an earlier init refused before
 	// the latch is an L-5 fact too; an accepted image is a V-IMG fact).
-	Also    Rules
+	Also Rules
+	// Blame are rules a failure is also reported under when the observed
+	// status is one they would produce: a kernel init that should have
+	// succeeded and answered INVALID_ARGUMENT may have refused a span or a
+	// config it must accept (V-SPAN, V-CFG); one that answered
+	// INVALID_STATE did not.
+	Blame   []Blame
 	TolRule Rule
 	Tol     StatusSet
 	TolNote string

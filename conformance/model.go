@@ -477,6 +477,14 @@ func (m *Model) also(r Rule) {
 	}
 }
 
+// blame names r for a failure of the call that answers a status of when
+// (Expectation.Blame): the rule whose refusal that status is.
+func (m *Model) blame(r Rule, when StatusSet) {
+	if !m.tolBranch {
+		m.e.Blame = append(m.e.Blame, Blame{r, when})
+	}
+}
+
 // refusedBeforeLatch records that a kernel init of c was refused before the
 // latch (V-INIT, V-SPAN, V-CFG, capability): c must still be unlatched (L-5).
 func (m *Model) refusedBeforeLatch(c *mctx) {

@@ -163,6 +163,11 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 				m.findingKey(r, Fail, key, detail)
 			}
 		}
+		for _, b := range e.Blame {
+			if b.Rule != e.Rule && !e.Also.Has(b.Rule) && b.When.Has(st) {
+				m.findingKey(b.Rule, Fail, key, detail)
+			}
+		}
 		if null && e.Rule != RS3 && !e.Also.Has(RS3) {
 			m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
 		}

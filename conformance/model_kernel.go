@@ -13,8 +13,8 @@ func (m *Model) kinit(op Op, c *mctx) {
 	spansOK := op.Spans[SpanAicpu].Consistent() && op.Spans[SpanAicore].Consistent() && op.Spans[SpanDispatcher].Consistent()
 	if c == nil || op.Cfg.Null || op.Dev < 0 || op.Gen == 0 {
 		m.expect(RVInit, one(abi.InvalidArgument), "NULL ctx or config, device < 0 or generation 0")
-		if !op.Cfg.Null && checkCfg(op.Cfg, true).st != abi.OK {
-			m.also(REKInit) // V-INIT comes before V-CFG (E-KINIT.1)
+		if v := checkCfg(op.Cfg, true); !op.Cfg.Null && v.st != abi.OK && v.st != abi.InvalidArgument {
+			m.blame(REKInit, one(v.st)) // V-INIT comes before V-CFG (E-KINIT.1)
 		}
 		m.refusedBeforeLatch(c)
 		return
@@ -125,10 +125,10 @@ func (m *Model) kinit(op Op, c *mctx) {
 	case l5:
 		m.also(RL5)
 	case c.fresh:
-		m.also(RL1) // a new context is unlatched: kernel init takes it
+		m.blame(RL1, one(abi.InvalidState)) // a new context is unlatched: kernel init takes it
 	}
-	m.also(RVSpan) // its spans are consistent and accepted (V-SPAN.1, V-SPAN.2)
-	m.also(RVCfg)  // its config passes V-CFG
+	m.blame(RVSpan, one(abi.InvalidArgument))                 // its spans are consistent and accepted (V-SPAN.1, V-SPAN.2)
+	m.blame(RVCfg, two(abi.InvalidArgument, abi.Unsupported)) // its config passes V-CFG
 	c.fresh = false
 	m.mem(MemZeroTolUp)
 	m.e.MemRule = RM7
@@ -174,7 +174,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	if c == nil || f.null || op.OutNull || f.size < headerSize || !f.aligned {
 		m.expect(RVPrep2, one(abi.InvalidArgument), "NULL ctx, callable or out, size < 9376, or a misaligned image")
 		if c != nil {
-			m.also(REPrep) // V-PREP-2 comes before the state check (E-PREP.2)
+			m.blame(REPrep, one(abi.InvalidState)) // V-PREP-2 comes before the state check (E-PREP.2)
 		}
 		return
 	}
@@ -197,7 +197,8 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	}
 	m.fire(7)
 	if !m.d2(c, RD2) {
-		m.also(REPrep) // the device check comes before the size and the image (E-PREP.4)
+		// The device check comes before the size and the image (E-PREP.4).
+		m.blame(REPrep, StatusSet{N: 3, V: [3]abi.Status{abi.InvalidArgument, abi.CallableBytesExceeded, abi.CallableCountExceeded}})
 		return
 	}
 	if f.huge {
@@ -238,7 +239,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	if code, ok := m.fire(3); ok {
 		c.phase = phPoisoned
 		m.expect(RK4, one(code), "device registration fails (site 3), at prepare: poisoned")
-		m.also(REPrep) // the registration is prepare's (E-PREP.8)
+		m.blame(REPrep, one(abi.OK)) // the registration is prepare's (E-PREP.8)
 		m.mem(MemUpOrSame)
 		m.e.MemRule = RK4 // poison keeps what was committed (K-4.4)
 		return
@@ -249,7 +250,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	r, outRule := REPrep, RM1
 	if c.d2Refused {
 		c.d2Refused = false
-		m.also(RD2) // the device check refused a call on it before: it changed nothing (D-2.3)
+		m.blame(RD2, one(abi.InvalidState)) // the device check refused a call on it before: it changed nothing (D-2.3)
 	}
 	switch {
 	case c.asyncHit:
@@ -271,7 +272,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		outRule = RM2
 	}
 	m.expect(r, one(abi.OK), "")
-	m.also(RVImg) // the image passed V-IMG
+	m.blame(RVImg, one(abi.InvalidArgument)) // the image passes V-IMG
 	m.e.OutOK, m.e.OutRule, m.e.OutKnown = id, outRule, true
 	c.failedSince, c.lastImg, c.hasLast = false, img, true
 	if grew {
@@ -357,7 +358,8 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 		return
 	}
 	if !m.d2(c, RD2) {
-		m.also(RELaunch) // the device check comes before the id lookup (E-LAUNCH.3)
+		// The device check comes before the id lookup (E-LAUNCH.3).
+		m.blame(RELaunch, StatusSet{N: 3, V: [3]abi.Status{abi.CallableNotResident, abi.InvalidArgument, abi.PreparedIncompatible}})
 		return
 	}
 	if int(op.ID) >= len(c.ids) {
@@ -414,9 +416,9 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 	m.expect(r, one(abi.OK), "")
 	if c.d2Refused {
 		c.d2Refused = false
-		m.also(RD2) // the device check refused a call on it before: it changed nothing (D-2.3)
+		m.blame(RD2, one(abi.InvalidState)) // the device check refused a call on it before: it changed nothing (D-2.3)
 	}
-	m.also(RK3) // its prepares left it in ReadyEnqueued (K-3)
+	m.blame(RK3, one(abi.InvalidState)) // its prepares left it in ReadyEnqueued (K-3)
 	m.mem(MemSame)
 	m.e.MemRule = RM7
 }

@@ -14,7 +14,7 @@ func (m *Model) pinit(op Op, c *mctx) {
 	for i := 0; i < 4; i++ {
 		if !op.Spans[i].Consistent() {
 			m.expect(REPInit, one(abi.InvalidArgument), "an inconsistent "+spanKeys[i]+" span")
-			m.also(RVSpan)
+			m.also(RVSpan) // E-PINIT's span checks are V-SPAN's
 			return
 		}
 	}
@@ -71,7 +71,7 @@ func (m *Model) pinit(op Op, c *mctx) {
 	}
 	m.expect(r, one(abi.OK), "")
 	if c.fresh && r == REPInit {
-		m.also(RL1) // a new context is unlatched: simpler_init takes it
+		m.blame(RL1, one(abi.InvalidState)) // a new context is unlatched: simpler_init takes it
 	}
 	c.fresh = false
 }

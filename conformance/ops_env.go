@@ -245,7 +245,9 @@ func init() {
 			// not move a real build's log level.
 			add(2, func(ch Chooser) Op {
 				op := Op{Kind: KindHostLog, Code: 25, Site: 1, Count: 16}
-				switch ch.IntN(4, "hostlog") {
+				switch ch.IntN(5, "hostlog") {
+				case 3:
+					op = Op{Kind: KindHostLog, OutNull: true}
 				case 0:
 					op.Code = []int32{0, 9, 11, 15, 26, 50, 61, -1}[ch.IntN(8, "threshold")]
 				case 1:

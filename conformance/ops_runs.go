@@ -198,6 +198,22 @@ func (r *Runner) runCallArgs(op Op, o *Observation) (args, cfg, desc unsafe.Poin
 	return args, cfg, desc
 }
 
+// nullRunArgs now and then makes a run start with one argument NULL
+// (E-PROG: storage, args, CallConfig or descriptor, each refused with IA).
+func nullRunArgs(ch Chooser, op Op) Op {
+	switch ch.IntN(24, "null-arg") {
+	case 0:
+		op.St = NullRef
+	case 1:
+		op.Args = ArgsRecipe{Mode: ArgsNull}
+	case 2:
+		op.Cfg.Null = true
+	case 3:
+		op.OutNull = true
+	}
+	return op
+}
+
 // runOp is one op of the run family on program context c: register until
 // it has a callable, then runs on the four storages, now and then a finalize
 // or destroy while a run is outstanding (E-FIN, E-DESTROY).
@@ -229,13 +245,13 @@ func (g *Generator) runOp(ch Chooser, c int8) Op {
 	case ch.IntN(25, "unregister") == 0:
 		return Op{Kind: KindUnregister, C: c, ID: id}
 	case sl.state == storageFree && ch.IntN(5, "whole") == 0:
-		return Op{Kind: KindRun, C: c, St: st, ID: id}
+		return nullRunArgs(ch, Op{Kind: KindRun, C: c, St: st, ID: id})
 	case sl.state == storageFree:
 		op := Op{Kind: KindPrepareRun, C: c, St: st, ID: id}
 		if ch.IntN(20, "args") == 0 {
 			op.Args = ArgsRecipe{Mode: ArgsMatch, T: 1}
 		}
-		return op
+		return nullRunArgs(ch, op)
 	}
 	kinds := []Kind{KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun, KindPrepareRun, KindDestroy, KindFinalize}
 	weights := []int{30, 20, 20, 20, 5, 3, 4}
