@@ -68,6 +68,12 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 		m.anything("a legacy simpler_init with an SDMA warm-up span")
 		if m.pinned() {
 			m.pinProgram(c, op.Dev)
+		} else if st, seen := m.observed(); seen && st != abi.OK && op.Dev >= 0 {
+			// Unjudged and refused: legacy code attaches the runner and the
+			// thread before anything else can fail (gAttachOther, gInit), so
+			// the runner may now be bound to op.Dev; the model cannot know.
+			m.forget(c)
+			m.devKnown = false
 		}
 		return
 	}

@@ -73,6 +73,14 @@ func TestLegacyModelHoldsUpstreamLegacyCode(t *testing.T) {
 			{"pinit c0 dev=1", abi.Internal, nil},
 			{"pinit c0 dev=0", abi.OK, nil},
 		}},
+		{"sdma-span-refused-after-attach", []step{
+			{"create c0", 0, nil},
+			// not judged (a legacy init has no SDMA span), and refused by
+			// the prewarm after the attach: the runner may be bound now
+			{"pinit c0 dev=0 sdma=bytes prewarm=ring=bigdep", abi.Internal, []string{"skip E-PINIT"}},
+			{"pinit c0 dev=1", abi.Internal, nil},
+			{"pinit c0 dev=0", abi.OK, nil},
+		}},
 		{"prewarm-keys-legacy-does-not-read", []step{
 			{"create c0", 0, nil},
 			{"pinit c0 dev=0 prewarm=threads=7", abi.OK, []string{"skip E-PINIT"}},
