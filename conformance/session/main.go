@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
@@ -33,7 +34,7 @@ func UsageError(stderr io.Writer, msg string) int {
 // one line written to stderr).
 func Main(o *Options, lib string, stdout, stderr io.Writer) int {
 	return run(o, stdout, stderr, func(out *Printer, check func(*Target), add func(*Run)) int {
-		return checkTargets(o, lib, out, check, stderr)
+		return checkTargets(o, lib, out, check, add, stderr)
 	})
 }
 
@@ -145,28 +146,45 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 }
 
 // checkTargets checks lib, or the default targets.
-func checkTargets(o *Options, lib string, out *Printer, check func(*Target), stderr io.Writer) int {
+func checkTargets(o *Options, lib string, out *Printer, check func(*Target), add func(*Run), stderr io.Writer) int {
 	code := ExitOK
 	switch {
 	case lib == "":
-		check(SimTarget("sim:tmr", o.CaseTimeout))
-		check(SimTarget("sim:refusing", o.CaseTimeout))
-		a, err := emit.Build(emit.Config{Profile: emit.ProfileTMR}, emit.BuildOptions{})
-		switch {
-		case errors.Is(err, emit.ErrNoCompiler):
-			fmt.Fprintln(stderr, NoCompilerLine)
-		case err != nil:
-			fmt.Fprintf(stderr, "abicheck: emitting the fake runtime failed: %v\n", FirstLine(err.Error()))
-			code = ExitUsage
-		default:
+		// The emitted fake runs in child processes of its own, so it is
+		// built and checked while the two simulator profiles are checked
+		// here, one after the other; the report keeps this order.
+		emitted := make(chan *Run, 1)
+		var msg string
+		go func() {
+			defer close(emitted)
+			a, err := emit.Build(emit.Config{Profile: emit.ProfileTMR}, emit.BuildOptions{})
+			switch {
+			case errors.Is(err, emit.ErrNoCompiler):
+				msg = NoCompilerLine + "\n"
+				return
+			case err != nil:
+				msg = fmt.Sprintf("abicheck: emitting the fake runtime failed: %v\n", FirstLine(err.Error()))
+				return
+			}
 			t, err := LibTarget(a.RuntimePath, o, stderr)
 			if err != nil {
-				fmt.Fprintf(stderr, "abicheck: %v\n", err)
-				code = ExitUsage
-				break
+				msg = fmt.Sprintf("abicheck: %v\n", err)
+				return
 			}
 			t.Label, t.FileTag = "emitted:tmr", "emitted-tmr"
-			check(t)
+			r := Check(t, o, out)
+			t.Close()
+			emitted <- r
+		}()
+		check(SimTarget("sim:tmr", o.CaseTimeout))
+		check(SimTarget("sim:refusing", o.CaseTimeout))
+		r, ok := <-emitted
+		fmt.Fprint(stderr, msg)
+		switch {
+		case ok:
+			add(r)
+		case !strings.HasPrefix(msg, NoCompilerLine):
+			code = ExitUsage
 		}
 	case IsSimSpec(lib):
 		check(SimTarget(lib, o.CaseTimeout))
