@@ -96,13 +96,15 @@ func TestCheckTrace_judgesRecordedAnswers(t *testing.T) {
 }
 
 // V-PREP-1 from a trace: a failing prepare that left its out untouched.
+// The image is refused by V-PREP-2, so E-PREP.1 (the -1 is written before
+// V-PREP-2 refuses) is broken too.
 func TestCheckTrace_VPREP1(t *testing.T) {
 	h, n := traceImageHex(t)
 	body := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 prepare c0 img=raw(%d,3,%s) -> -1004 out=7\n@5-6 t0 dev=0 destroy c0 -> done\n", n, h)
 	c := CheckTrace(mustTrace(t, body), TraceOptions{})
 	got := failuresOf(c)
-	if !cmp.Equal(got, []string{"V-PREP-1"}) {
-		t.Fatalf("failures %v, want V-PREP-1: %v", got, c.Result.Findings)
+	if !cmp.Equal(got, []string{"V-PREP-1", "E-PREP"}) {
+		t.Fatalf("failures %v, want V-PREP-1 and E-PREP: %v", got, c.Result.Findings)
 	}
 }
 
