@@ -3,11 +3,13 @@ package conformance
 import "sync"
 
 // Check is a directed rule check: a named op sequence tagged with the rules
-// it exercises and the mutants of docs/semantics.md §13 it is designed to
-// kill. The model decides every expectation; a check only chooses the ops.
+// it exercises. The model decides every expectation; a check only chooses
+// the ops.
 type Check struct {
-	Name     string
-	Rules    []Rule
+	Name  string
+	Rules []Rule
+	// Kills are the mutants of docs/semantics.md §13 the check is designed
+	// to kill: those of the clauses the clause table binds it to.
 	Kills    []string
 	Needs    Caps      // capabilities without which the check is skipped
 	Profiles []Profile // profiles it applies to (nil: tmr and refusing)
@@ -44,7 +46,7 @@ var (
 )
 
 var catalogue = []Check{
-	{Name: "v-prep-1/out-is-minus-one", Rules: []Rule{RVPrep1}, Kills: []string{"prep-keeps-out"}, Script: `
+	{Name: "v-prep-1/out-is-minus-one", Rules: []Rule{RVPrep1}, Script: `
 create c0
 prepare c0 img=valid()+mis(1)
 prepare c0 img=valid()
@@ -55,7 +57,7 @@ prepare c0 img=valid()+long(64)
 prepare c0 img=valid()+defect(sigcount)
 prepare c0 img=valid()
 `},
-	{Name: "v-prep-2/arguments", Rules: []Rule{RVPrep2}, Kills: []string{"prep-misaligned-ok"}, Script: prelude + `
+	{Name: "v-prep-2/arguments", Rules: []Rule{RVPrep2}, Script: prelude + `
 prepare c0 img=valid()+mis(8)
 prepare c0 img=valid(t=1)+mis(1)
 prepare c0 img=valid()+short(1)
@@ -64,7 +66,7 @@ prepare c0 img=valid() out=null
 prepare null img=valid()
 prepare c0 img=valid()
 `},
-	{Name: "v-launch/arguments", Rules: []Rule{RVLaunch}, Kills: []string{"launch-id-8192-ok"}, Script: prelude + `
+	{Name: "v-launch/arguments", Rules: []Rule{RVLaunch}, Script: prelude + `
 prepare c0 img=valid(t=1,s=1)
 launch c0 id=8192 stream=s0
 launch c0 id=-1 stream=s0
@@ -73,7 +75,7 @@ launch c0 id=0 stream=null
 launch null id=0 stream=s0
 launch c0 id=0 stream=s0
 `},
-	{Name: "v-img/defects", Rules: []Rule{RVImg}, Kills: []string{"img-trailing-ok", "img-dup-funcid-ok"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "v-img/defects", Rules: []Rule{RVImg}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(c=2)+long(64)
 prepare c0 img=valid(c=2)+defect(fid-dup)
 prepare c0 img=valid(c=1)+short(8)
@@ -95,8 +97,15 @@ prepare c0 img=valid(c=1)+defect(child-binary)
 prepare c0 img=valid(t=2,s=1,c=3,b=100)
 prepare c0 img=valid(t=1,s=2)+defect(sccount)
 prepare c0 img=valid(t=1,s=2,nosc)
+prepare c0 img=valid()+defect(sigcount-neg)
+prepare c0 img=valid(t=1)+defect(sigval-neg)
+prepare c0 img=valid()+defect(cname-nul)
+prepare c0 img=valid()+defect(childcount-neg)
+prepare c0 img=valid(c=1)+defect(fid-neg)
+prepare c0 img=valid(c=2)+defect(child-gap)
+prepare c0 img=valid(c=1)+defect(child-sigcount-neg)
 `},
-	{Name: "v-init/arguments", Rules: []Rule{RVInit, RVSpan}, Kills: []string{"init-gen0-ok", "span-half-ok"}, Script: `
+	{Name: "v-init/arguments", Rules: []Rule{RVInit, RVSpan}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=0
@@ -108,7 +117,7 @@ kinit c0 dev=0 gen=1 aicore=halfsize
 kinit c0 dev=0 gen=1 disp=halfptr
 kinit c0 dev=0 gen=1 aicpu=bytes aicore=bytes disp=bytes
 `},
-	{Name: "v-cfg/order", Rules: []Rule{RVCfg}, Kills: []string{"cfg-pmu-ok"}, Script: `
+	{Name: "v-cfg/order", Rules: []Rule{RVCfg}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=1 cfg=pmu
@@ -125,7 +134,9 @@ kinit c0 dev=0 gen=1 cfg=unterm
 kinit c0 dev=0 gen=1 cfg=depgen+unterm
 kinit c0 dev=0 gen=1 cfg=threads=4+swim=2+prefix+ring=good
 `},
-	{Name: "v-cfg/ring", Rules: []Rule{RVCfg}, Profiles: tmrOnly, Script: `
+	// Every ring rule, on rings 0 and 3: a build checks them all (the
+	// decision) or none (the tolerance), which one sequence tells.
+	{Name: "v-cfg/ring", Rules: []Rule{RVCfg}, Script: `
 setdev 0
 create c0
 kinit c0 dev=0 gen=1 cfg=ring=badtask
@@ -133,8 +144,17 @@ create c1
 kinit c1 dev=1 gen=1 cfg=ring=badheap
 create c2
 kinit c2 dev=2 gen=1 cfg=ring=baddep
+create c3
+kinit c3 dev=3 gen=1 cfg=ring=badpow2
+create c4
+kinit c4 dev=4 gen=1 cfg=ring=bigdep
+create c5
+kinit c5 dev=5 gen=1 cfg=ring=badheap3
+create c6
+setdev 6
+kinit c6 dev=6 gen=1 cfg=ring=winonly
 `},
-	{Name: "l-3/latch-survives-failed-init", Rules: []Rule{RL3, REKInit}, Kills: []string{"latch-cleared-on-fail"}, Profiles: tmrOnly, Script: `
+	{Name: "l-3/latch-survives-failed-init", Rules: []Rule{RL3, REKInit}, Profiles: tmrOnly, Script: `
 create c0
 setdev 1
 kinit c0 dev=0 gen=1
@@ -146,7 +166,7 @@ prepare c0 img=valid()
 finalize c0
 destroy c0
 `},
-	{Name: "l-5/refusal-before-latch", Rules: []Rule{RL5, RL1}, Kills: []string{"latch-before-cfg"}, Script: `
+	{Name: "l-5/refusal-before-latch", Rules: []Rule{RL5, RL1}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=1 cfg=pmu
@@ -157,11 +177,16 @@ kinit c1 dev=0 gen=1 cfg=threads=9
 kinit c1 dev=1 gen=1 cfg=swim=2
 setdev 1
 kinit c1 dev=1 gen=1
+create c2
+kinit c2 dev=1 gen=2 cfg=pmu
+pinit c2 dev=1
 `},
-	{Name: "l-2/one-mode-per-context", Rules: []Rule{RL2, RL4, REACL, REPInit}, Kills: []string{"program-over-kernel"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "l-2/one-mode-per-context", Rules: []Rule{RL2, RL4, REACL, REPInit}, Profiles: tmrOnly, Script: prelude + `
 pinit c0 dev=0
-acl c0 dev=0
+acl c0 dev=1
+getdev
 create c1
+acl c1 dev=0
 acl c1 dev=0
 kinit c1 dev=0 gen=2
 prepare c1 img=valid()
@@ -172,12 +197,15 @@ kinit c2 dev=1 gen=3
 setdev 0
 prepare c0 img=valid()
 `},
-	{Name: "k-4/registration-poisons", Rules: []Rule{RK4, REClaim}, Kills: []string{"poison-ignored"}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-4/registration-poisons", Rules: []Rule{RK4, REClaim}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 inject site=3 count=1 code=-1234
 prepare c0 img=valid(x=1)
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
+committed c0
+create c2
+kinit c2 dev=0 gen=3
 finalize c0
 create c1
 kinit c1 dev=0 gen=2
@@ -190,7 +218,7 @@ launch c0 id=0 stream=s0
 prepare c0 img=valid()
 finalize c0
 `},
-	{Name: "k-6/closed-is-terminal", Rules: []Rule{RK6, REFin}, Kills: []string{"closed-accepts-dispatch"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-6/closed-is-terminal", Rules: []Rule{RK6, REFin}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(t=1)
 launch c0 id=0 stream=s0
 finalize c0
@@ -200,19 +228,20 @@ pinit c0 dev=0
 finalize c0
 destroy c0
 `},
-	{Name: "k-2/no-reinit-after-close", Rules: []Rule{RK2, RK6}, Kills: []string{"reinit-after-close"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-2/no-reinit-after-close", Rules: []Rule{RK2, RK6}, Profiles: tmrOnly, Script: prelude + `
 kinit c0 dev=0 gen=1
 finalize c0
 kinit c0 dev=0 gen=2
 create c1
 kinit c1 dev=0 gen=3
 `},
-	{Name: "k-5/close-failure-is-returned", Rules: []Rule{RK5, REClaim}, Kills: []string{"close-failure-swallowed"}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-5/close-failure-is-returned", Rules: []Rule{RK5, REClaim}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 inject site=5 count=2 code=-1300
 finalize c0
 prepare c0 img=valid()
 finalize c0
+prepare c0 img=valid()
 create c1
 kinit c1 dev=0 gen=2
 finalize c0
@@ -230,6 +259,7 @@ kinit c0 dev=0 gen=1
 prepare c0 img=valid()
 create c1
 kinit c1 dev=0 gen=2
+destroy c0
 finalize c0
 destroy c0
 setdev 1
@@ -239,12 +269,14 @@ inject site=9 count=1 code=-1500
 kinit c2 dev=1 gen=3
 prepare c2 img=valid()
 destroy c2
+inject site=5 count=1 code=-1600
+finalize c2
 finalize c2
 destroy c2
 create c3
 kinit c3 dev=1 gen=4
 `},
-	{Name: "e-launch/before-prepare", Rules: []Rule{RELaunch, RK3}, Kills: []string{"launch-before-prepare-nr"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-launch/before-prepare", Rules: []Rule{RELaunch, RK3}, Profiles: tmrOnly, Script: prelude + `
 launch c0 id=0 stream=s0
 launch c0 id=5 stream=s0
 prepare c0 img=valid(t=1,s=2)
@@ -263,7 +295,7 @@ launch c0 id=0 args=match(ds=1,junk) stream=s0
 prepare c0 img=valid()
 launch c0 id=1 args=exact(t=0,s=0,host,junk) stream=s0
 `},
-	{Name: "e-launch/stream-switch", Rules: []Rule{RELaunch}, Kills: []string{"stream-switch-ok"}, Needs: CapDriven, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-launch/stream-switch", Rules: []Rule{RELaunch, RD3}, Needs: CapDriven, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
 launch c0 id=0 stream=s1
@@ -277,7 +309,7 @@ launch c0 id=0 stream=s0
 sync s1
 launch c0 id=0 stream=s0
 `},
-	{Name: "e-launch-async/delivered-once", Rules: []Rule{RELaunchAsync, RD3}, Kills: []string{"async-poisons"}, Needs: CapInject | CapDriven, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-launch-async/delivered-once", Rules: []Rule{RELaunchAsync, RD3}, Needs: CapInject | CapDriven, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
 launch c0 id=0 stream=s0
@@ -288,8 +320,13 @@ launch c0 id=0 stream=s0
 prepare c0 img=valid()
 sync s0
 launch c0 id=1 stream=s0
+launch c0 id=1 stream=s0
+inject site=8 count=1 code=-1400
+sync s0
+launch c0 id=0 stream=s1
+sync s1
 `},
-	{Name: "s-3/null-context", Rules: []Rule{RS3, REFin, REPInit, REACL}, Kills: []string{"finalize-null-ia"}, Profiles: allProfiles, Script: `
+	{Name: "s-3/null-context", Rules: []Rule{RS3, REFin, REPInit, REACL}, Profiles: allProfiles, Script: `
 finalize null
 pinit null dev=0
 acl null dev=0
@@ -321,7 +358,7 @@ prog null fn=comm_destroy
 	// code is one docs/contract.md documents (S-2), and NULL contexts follow S-3. The
 	// model checks S-1 and S-2 on every call of every check; these name the
 	// places the S mutants break.
-	{Name: "s-1/host-refusals-below-1000", Rules: []Rule{RS1, RELaunch}, Kills: []string{"device-band-code"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "s-1/host-refusals-below-1000", Rules: []Rule{RS1, RELaunch}, Profiles: tmrOnly, Script: prelude + `
 launch c0 id=0 stream=s0
 prepare c0 img=valid(t=1)
 launch c0 id=1 stream=s0
@@ -334,7 +371,7 @@ pinit c0 dev=0
 launch c0 id=0 stream=s0
 launch c0 id=1 stream=s0
 `},
-	{Name: "s-2/documented-codes", Rules: []Rule{RS2, RVLaunch}, Kills: []string{"undocumented-code"}, Script: `
+	{Name: "s-2/documented-codes", Rules: []Rule{RS2, RVLaunch}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=0
@@ -348,7 +385,7 @@ launch c0 id=0 stream=null
 launch c0 id=0 stream=s0
 finalize c0
 `},
-	{Name: "s-3/null-context-kernel-entries", Rules: []Rule{RS3, RVPrep2, RVLaunch, RESup}, Kills: []string{"null-prepare-internal"}, Script: `
+	{Name: "s-3/null-context-kernel-entries", Rules: []Rule{RS3, RVPrep2, RVLaunch, RESup}, Script: `
 supported null
 kinit null dev=0 gen=1
 prepare null img=valid()
@@ -361,11 +398,12 @@ prepare null img=valid()
 launch null id=0 stream=s0
 committed null
 `},
-	{Name: "e-destroy/refused-until-finalized", Rules: []Rule{REDestroy, REClaim}, Kills: []string{"destroy-unfinalized"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-destroy/refused-until-finalized", Rules: []Rule{REDestroy, REClaim}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 destroy c0
 create c1
 kinit c1 dev=0 gen=2
+launch c0 id=0 stream=s0
 prepare c0 img=valid()
 committed c0
 finalize c0
@@ -374,7 +412,7 @@ kinit c2 dev=0 gen=3
 finalize c0
 destroy c0
 `},
-	{Name: "e-prog/state-before-arguments", Rules: []Rule{REProg}, Kills: []string{"prog-args-first"}, Profiles: allProfiles, Script: `
+	{Name: "e-prog/state-before-arguments", Rules: []Rule{REProg}, Profiles: allProfiles, Script: `
 create c0
 prog c0 fn=register
 prog c0 fn=unregister
@@ -397,8 +435,15 @@ create c1
 acl c1 dev=0
 prog c1 fn=register
 prog c1 fn=run
+create c2
+pinit c2 dev=1
+finalize c2
+prog c2 fn=register
+prog c2 fn=prepare_run
+prog c2 fn=copy_from
+prog c2 fn=malloc
 `},
-	{Name: "e-sup/constant", Rules: []Rule{RESup}, Kills: []string{"supported-after-init-0"}, Script: `
+	{Name: "e-sup/constant", Rules: []Rule{RESup}, Script: `
 supported null
 create c0
 supported c0
@@ -414,7 +459,7 @@ pinit c1 dev=1
 supported c1
 supported null
 `},
-	{Name: "e-claim/released-by-failed-init", Rules: []Rule{REClaim}, Kills: []string{"claim-kept-on-fail"}, Profiles: tmrOnly, Script: `
+	{Name: "e-claim/released-by-failed-init", Rules: []Rule{REClaim}, Profiles: tmrOnly, Script: `
 create c0
 create c1
 setdev 1
@@ -427,7 +472,7 @@ finalize c1
 create c3
 kinit c3 dev=0 gen=4
 `},
-	{Name: "m-1/dense-ids-per-context", Rules: []Rule{RM1}, Kills: []string{"ids-from-one"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "m-1/dense-ids-per-context", Rules: []Rule{RM1}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 prepare c0 img=valid(t=1)
 prepare c0 img=valid(s=1)
@@ -438,27 +483,27 @@ prepare c1 img=valid()
 launch c1 id=1 stream=s0
 launch c1 id=0 stream=s0
 `},
-	{Name: "m-3/failures-mint-nothing", Rules: []Rule{RM3}, Kills: []string{"failure-consumes-id"}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "m-3/failures-mint-nothing", Rules: []Rule{RM3}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 prepare c0 img=valid()+defect(sigcount)
 inject site=2 count=1 code=-1234
 prepare c0 img=valid()
 prepare c0 img=valid()
 `},
-	{Name: "m-2/no-deduplication", Rules: []Rule{RM2}, Kills: []string{"dedup"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "m-2/no-deduplication", Rules: []Rule{RM2}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(t=1,s=1)
 prepare c0 img=valid(t=1,s=1)
 launch c0 id=1 stream=s0
 launch c0 id=0 stream=s0
 `},
-	{Name: "m-4/count", Rules: []Rule{RM4}, Kills: []string{"count-8191"}, Profiles: tmrOnly, Slow: true, Script: prelude + `
+	{Name: "m-4/count", Rules: []Rule{RM4}, Profiles: tmrOnly, Slow: true, Script: prelude + `
 prepare c0 img=valid() rep=8192
 prepare c0 img=valid() rep=2
 prepare c0 img=valid()+defect(sigcount)
 launch c0 id=0 stream=s0
 launch c0 id=8191 stream=s0
 `},
-	{Name: "m-5/byte-budget", Rules: []Rule{RM5, REPrep}, Kills: []string{"no-byte-budget"}, Profiles: tmrOnly, Slow: true, Script: prelude + `
+	{Name: "m-5/byte-budget", Rules: []Rule{RM5, REPrep}, Profiles: tmrOnly, Slow: true, Script: prelude + `
 prepare c0 img=valid(b=1048576) rep=1024
 prepare c0 img=valid(b=1048576)
 prepare c0 img=valid()
@@ -479,12 +524,13 @@ launch c0 id=0 args=exact(t=0,s=0) stream=s0
 prepare c0 img=valid(t=2,s=1)
 launch c0 id=1 stream=s0
 `},
-	{Name: "m-7/committed", Rules: []Rule{RM7}, Kills: []string{"committed-after-finalize"}, Profiles: tmrOnly, Script: `
+	{Name: "m-7/committed", Rules: []Rule{RM7}, Profiles: tmrOnly, Script: `
 committed null
 create c0
 committed c0
 setdev 0
 kinit c0 dev=0 gen=1
+prepare c0 img=valid()+defect(sigcount)
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
 prepare c0 img=valid()+defect(sigcount)
@@ -492,20 +538,24 @@ prepare c0 img=valid(x=1)
 finalize c0
 committed c0
 `},
-	{Name: "d-2/borrowed-device", Rules: []Rule{RD2}, Kills: []string{"device-unchecked"}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "d-2/borrowed-device", Rules: []Rule{RD2}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 setdev 1
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
+launch c0 id=5 stream=s0
 finalize c0
 setdev none
 launch c0 id=0 stream=s0
+prepare c0 img=valid()
+create c1
+kinit c1 dev=2 gen=2
 setdev 0
 launch c0 id=0 stream=s0
 prepare c0 img=valid()
 finalize c0
 `},
-	{Name: "d-1/no-device-calls", Rules: []Rule{RD1}, Kills: []string{"finalize-resets-device"}, Needs: CapCounters, Profiles: tmrOnly, Script: prelude + `
+	{Name: "d-1/no-device-calls", Rules: []Rule{RD1}, Needs: CapCounters, Profiles: tmrOnly, Script: prelude + `
 getdev
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
@@ -515,7 +565,7 @@ getdev
 destroy c0
 getdev
 `},
-	{Name: "d-4/quarantine", Rules: []Rule{RD4, REDestroy, REClaim}, Kills: []string{"fatal-resets"}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "d-4/quarantine", Rules: []Rule{RD4, REDestroy, REClaim}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 inject site=6 count=1 code=0
 finalize c0
@@ -525,7 +575,7 @@ finalize c0
 create c1
 kinit c1 dev=0 gen=2
 `},
-	{Name: "x-2/launch-fails-fast", Rules: []Rule{RX2}, Kills: []string{"launch-waits"}, Needs: CapInject, Profiles: tmrOnly, Slow: true, Script: prelude + `
+	{Name: "x-2/launch-fails-fast", Rules: []Rule{RX2}, Needs: CapInject, Profiles: tmrOnly, Slow: true, Script: prelude + `
 prepare c0 img=valid(t=1)
 launch c0 id=0 stream=s0
 holdlaunch c0 ms=150 img=valid() id=0 stream=s0
@@ -554,11 +604,13 @@ prepare c0 img=huge
 prepare c0 img=valid()+mis(4)
 prepare c0 img=valid()
 `},
-	{Name: "e-pinit/arguments", Rules: []Rule{REPInit, RVSpan, REACL}, Kills: []string{"refusal-latches"}, Profiles: allProfiles, Script: `
+	{Name: "e-pinit/arguments", Rules: []Rule{REPInit, RVSpan, REACL}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=-1
 pinit c0 dev=0 aicpu=halfptr
+pinit c0 dev=0 disp=halfsize
 pinit c0 dev=0 sdma=halfsize
+pinit c0 dev=0 sdma=halfptr
 pinit c0 dev=0 prewarm=threads=7
 pinit c0 dev=0 prewarm=swim=2
 pinit c0 dev=0 prewarm=unterm
@@ -576,6 +628,12 @@ pinit c1 dev=0
 setdev 0
 finalize c1
 finalize c1
+pinit c1 dev=0
+finalize c1
+create c3
+acl c3 dev=-1
+setdev 0
+kinit c3 dev=0 gen=9
 `},
 	{Name: "refusing/validate-then-refuse", Rules: []Rule{REKInit, REPrep, RELaunch}, Profiles: []Profile{ProfileRefusing}, Script: `
 create c0
@@ -599,7 +657,7 @@ contract
 	// or not, completed or not; while it is, finalize_device returns
 	// INTERNAL, destroy is refused (E-DESTROY) and so is unregister. img=prog
 	// is the target's program callable (abicheck -callable on a real build).
-	{Name: "e-fin/outstanding-prepared-run", Rules: []Rule{REFin, REDestroy}, Kills: []string{"prepared-run-not-outstanding"}, Profiles: allProfiles, Script: `
+	{Name: "e-fin/outstanding-prepared-run", Rules: []Rule{REFin, REDestroy}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
@@ -607,7 +665,11 @@ prepare_run c0 st=0 id=0
 finalize c0
 destroy c0
 unregister c0 id=0
+register c0 id=1 img=prog
 finalize_run c0 st=0
+prepare_run c0 st=1 id=0
+finalize_run c0 st=1
+prepare_run c0 st=2 id=7
 unregister c0 id=0
 register c0 id=0 img=prog
 finalize c0
@@ -657,34 +719,47 @@ finalize c0
 prepare_run c0 st=1 id=0
 finalize c1
 `},
-	// A run with a NULL CallConfig is refused before the storage or the
-	// registry is looked at, and leaves no run behind (the refusal probes
-	// and the prepare after it show it).
-	{Name: "e-prog/run-null-config", Rules: []Rule{REProg}, Kills: []string{"run-null-config-ok"}, Profiles: allProfiles, Script: `
+	// With a live init, a run with NULL storage, args, CallConfig or
+	// descriptor is refused with IA and leaves nothing behind: the same run
+	// with valid arguments prepares after the refusals (the refusal probes
+	// show it too).
+	{Name: "e-prog/run-null-arguments", Rules: []Rule{REProg}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
 prepare_run c0 st=0 id=0 cfg=null
 run c0 st=0 id=0 cfg=null
+prepare_run c0 st=0 id=0 desc=null
+run c0 st=0 id=0 desc=null
+prepare_run c0 st=null id=0
+run c0 st=null id=0
+prepare_run c0 st=0 id=0 args=null
+run c0 st=0 id=0 args=null
 prepare_run c0 st=0 id=0
 finalize_run c0 st=0
 finalize c0
 destroy c0
 `},
-	{Name: "e-fin/program-teardown-failure", Rules: []Rule{REFin}, Kills: []string{"program-teardown-swallowed"}, Needs: CapInject, Profiles: tmrOnly, Script: `
+	{Name: "e-fin/program-teardown-failure", Rules: []Rule{REFin}, Needs: CapInject, Profiles: tmrOnly, Script: `
 create c0
 pinit c0 dev=0
 inject site=10 count=1 code=-1234
 finalize c0
-finalize c0
 pinit c0 dev=0
 finalize c0
+create c1
+pinit c1 dev=1
+inject site=10 count=1 code=-1300
+finalize c1
+finalize c1
+pinit c1 dev=1
+finalize c1
 `},
 	// U-1: a thread that called into the library (a prewarmed simpler_init
 	// emits a trace span on upstream's builds) exits only after the unload;
 	// the runner waits for it to be gone, so a thread-exit destructor left
 	// behind crashes the process at the unload op, every time.
-	{Name: "u-1/program-thread-exits-after-unload", Rules: []Rule{RU1}, Kills: []string{"thread-key-leak", "late-thread-leak"}, Needs: CapUnload, Profiles: allProfiles, Script: `
+	{Name: "u-1/program-thread-exits-after-unload", Rules: []Rule{RU1}, Needs: CapUnload, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 prewarm=ok
 finalize c0
@@ -710,6 +785,375 @@ sync s0
 finalize c0
 destroy c0
 unload
+`},
+	// S-1.2: a code a fault site was armed with comes back unchanged, at
+	// every site that returns one (1, 2, 4, 5 and 10; 3 is k-4's).
+	{Name: "s-1/forwarded-codes", Rules: []Rule{RS1}, Needs: CapInject, Profiles: tmrOnly, Script: `
+create c0
+setdev 0
+inject site=1 count=1 code=-1234
+kinit c0 dev=0 gen=1
+create c1
+kinit c1 dev=0 gen=2
+prepare c1 img=valid()
+inject site=2 count=1 code=-1300
+prepare c1 img=valid(x=1)
+inject site=4 count=1 code=-2001
+launch c1 id=0 stream=s0
+finalize c1
+create c2
+kinit c2 dev=0 gen=3
+prepare c2 img=valid()
+inject site=5 count=1 code=-1400
+finalize c2
+finalize c2
+create c3
+pinit c3 dev=1
+inject site=10 count=1 code=-1500
+finalize c3
+`},
+	// S-2: the host-log binder takes exactly the six levels, and refuses
+	// every other threshold, a NULL state, another abi_version and a short
+	// struct_size. It ends on the default level.
+	{Name: "s-2/host-log-binder", Rules: []Rule{RS2}, Profiles: allProfiles, Script: `
+hostlog threshold=10
+hostlog threshold=20
+hostlog threshold=25
+hostlog threshold=30
+hostlog threshold=40
+hostlog threshold=60
+hostlog threshold=0
+hostlog threshold=9
+hostlog threshold=15
+hostlog threshold=50
+hostlog threshold=61
+hostlog threshold=-1
+hostlog threshold=25 version=0
+hostlog threshold=25 version=2
+hostlog threshold=25 size=15
+hostlog threshold=25 size=0
+hostlog threshold=25 size=32
+hostlog null
+hostlog threshold=25
+`},
+	// V-SPAN at kernel init: each of the four forms, each span checked.
+	{Name: "v-span/kernel-init", Rules: []Rule{RVSpan, RVInit}, Script: `
+create c0
+setdev 0
+kinit c0 dev=0 gen=1 aicpu=halfsize
+kinit c0 dev=0 gen=1 aicore=halfsize
+kinit c0 dev=0 gen=1 disp=halfsize
+kinit c0 dev=0 gen=1 disp=halfptr
+kinit c0 dev=0 gen=1 aicore=bytes
+`},
+	// V-INIT's refusals come first in every state: program-latched,
+	// kernel-initialized, Closed.
+	{Name: "v-init/every-state", Rules: []Rule{RVInit}, Script: `
+create c0
+setdev 0
+pinit c0 dev=0
+kinit c0 dev=-1 gen=1
+kinit c0 dev=0 gen=0
+kinit c0 dev=0 gen=1 cfg=null
+create c1
+kinit c1 dev=0 gen=1
+kinit c1 dev=-1 gen=1
+kinit c1 dev=0 gen=0
+finalize c1
+kinit c1 dev=-1 gen=1
+kinit c1 dev=0 gen=1 aicpu=halfptr
+`},
+	// V-PREP-2's refusals come first in every state: fresh, program,
+	// Closed, and on a thread with another device.
+	{Name: "v-prep-2/every-state", Rules: []Rule{RVPrep2, REPrep}, Script: `
+create c0
+prepare c0 img=valid()+short(1)
+prepare c0 img=null
+prepare c0 img=valid() out=null
+prepare c0 img=valid()+mis(4)
+pinit c0 dev=0
+prepare c0 img=valid()+short(1)
+prepare c0 img=null
+prepare c0 img=valid()+mis(4)
+setdev 0
+create c1
+kinit c1 dev=0 gen=1
+finalize c1
+prepare c1 img=valid()+short(1)
+prepare c1 img=valid() out=null
+setdev 1
+create c2
+kinit c2 dev=1 gen=2
+setdev 0
+prepare c2 img=valid()+short(8)
+`},
+	// V-LAUNCH's refusals come first in every state.
+	{Name: "v-launch/every-state", Rules: []Rule{RVLaunch}, Script: `
+create c0
+launch c0 id=0 args=null stream=s0
+launch c0 id=0 stream=null
+pinit c0 dev=0
+launch c0 id=0 args=null stream=s0
+launch c0 id=0 stream=null
+launch c0 id=-5 stream=s0
+setdev 0
+create c1
+kinit c1 dev=0 gen=1
+launch c1 id=0 args=null stream=s0
+launch c1 id=0 stream=null
+finalize c1
+launch c1 id=0 args=null stream=s0
+launch c1 id=-1 stream=s0
+`},
+	// V-IMG reads nothing outside the span: images whose last byte
+	// precedes a page no access is allowed to (+edge), a name length and a
+	// child header that reach past the span, and a span that wraps.
+	{Name: "v-img/edges", Rules: []Rule{RVImg}, Profiles: tmrOnly, Script: prelude + `
+prepare c0 img=valid()+edge
+prepare c0 img=valid(c=1)+edge
+prepare c0 img=valid()+defect(fname-far)+edge
+prepare c0 img=valid(c=1)+defect(child-header)+edge
+prepare c0 img=wrap
+`},
+	// V-IMG step 2's sets, in and out: every direction, 128 scalars, 256
+	// entries; 4 and -1 are no direction.
+	{Name: "v-img/signature-values", Rules: []Rule{RVImg}, Profiles: tmrOnly, Script: prelude + `
+prepare c0 img=valid(t=3,io)
+prepare c0 img=valid(t=6,s=2,io)
+prepare c0 img=valid(s=128)
+prepare c0 img=valid(t=128,s=128)
+prepare c0 img=valid(t=1)+defect(sigval)
+prepare c0 img=valid(t=1)+defect(sigval-neg)
+launch c0 id=0 stream=s0
+launch c0 id=3 stream=s0
+`},
+	// V-IMG inspects nothing else: padding, bytes after a name's NUL, child
+	// signature values and resolved_addr may hold anything.
+	{Name: "v-img/unchecked-fields", Rules: []Rule{RVImg}, Profiles: tmrOnly, Script: prelude + `
+prepare c0 img=valid()+byte(9370,255)
+prepare c0 img=valid()+byte(1052,65)
+prepare c0 img=valid(c=1)+u32(9376,7)
+prepare c0 img=valid(c=1)+u32(9512,1)
+prepare c0 img=valid(c=1)+u32(9516,4096)
+`},
+	// V-CFG's enumerated rules, in and out: threads 0, 2..4 and not 1, 5
+	// or -1; swimlane 0..4 and not 5 or -1.
+	{Name: "v-cfg/values", Rules: []Rule{RVCfg}, Script: `
+create c0
+setdev 0
+kinit c0 dev=0 gen=1 cfg=threads=-1
+kinit c0 dev=0 gen=1 cfg=threads=1
+kinit c0 dev=0 gen=1 cfg=threads=5
+kinit c0 dev=0 gen=1 cfg=swim=-1
+kinit c0 dev=0 gen=1 cfg=swim=5+prefix
+kinit c0 dev=0 gen=1 cfg=swim=4+prefix
+create c1
+setdev 1
+kinit c1 dev=1 gen=2 cfg=threads=2
+create c2
+setdev 2
+kinit c2 dev=2 gen=3 cfg=threads=3+swim=3+prefix
+`},
+	// L-1: every new context, nine of them live at once, is non-NULL and
+	// unlatched, and commits nothing.
+	{Name: "l-1/fresh-contexts", Rules: []Rule{RL1, RM7}, Profiles: allProfiles, Script: `
+create c0
+committed c0
+create c1
+create c2
+create c3
+create c4
+create c5
+create c6
+create c7
+create c8
+committed c8
+pinit c8 dev=0
+finalize c8
+setdev 1
+kinit c0 dev=1 gen=1
+finalize c0
+`},
+	// L-3: a poisoned kernel context stays kernel-latched.
+	{Name: "l-3/latch-survives-poison", Rules: []Rule{RL3, RK4}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+prepare c0 img=valid()
+inject site=3 count=1 code=-1234
+prepare c0 img=valid(x=1)
+pinit c0 dev=0
+acl c0 dev=0
+finalize c0
+`},
+	// K-3: the first prepare makes launch admissible, and later ones keep
+	// it so.
+	{Name: "k-3/phases", Rules: []Rule{RK3}, Profiles: tmrOnly, Script: prelude + `
+prepare c0 img=valid()
+launch c0 id=0 stream=s0
+prepare c0 img=valid(t=1)
+launch c0 id=1 stream=s0
+launch c0 id=0 stream=s0
+`},
+	// E-KINIT's order: V-INIT before V-CFG, V-CFG before the state check.
+	{Name: "e-kinit/order", Rules: []Rule{REKInit, RVInit, RVCfg}, Script: `
+create c0
+setdev 0
+kinit c0 dev=0 gen=0 cfg=pmu
+kinit c0 dev=-1 gen=1 cfg=threads=9
+kinit c0 dev=0 gen=1 cfg=null
+create c1
+pinit c1 dev=0
+kinit c1 dev=0 gen=1 cfg=pmu
+kinit c1 dev=0 gen=1 cfg=swim=5
+kinit c1 dev=0 gen=1
+`},
+	// E-KINIT step 4: an init refused for the context's state takes
+	// nothing, no claim in particular.
+	{Name: "e-kinit/refusals-take-nothing", Rules: []Rule{REKInit, REClaim}, Profiles: tmrOnly, Script: `
+create c0
+pinit c0 dev=3
+setdev 3
+kinit c0 dev=3 gen=1
+create c1
+kinit c1 dev=3 gen=2
+finalize c1
+create c2
+setdev 4
+kinit c2 dev=4 gen=3
+kinit c2 dev=5 gen=4
+setdev 5
+create c3
+kinit c3 dev=5 gen=5
+`},
+	// E-LAUNCH step 2: a context that is not a kernel context refuses
+	// launch with IS.
+	{Name: "e-launch/not-dispatching", Rules: []Rule{RELaunch, RK1}, Profiles: tmrOnly, Script: `
+create c0
+launch c0 id=0 stream=s0
+pinit c0 dev=0
+launch c0 id=0 stream=s0
+`},
+	// E-LAUNCH step 7: a counted tensor outside DEVICE space, HOST or any
+	// other value, anywhere among the first tensor_count.
+	{Name: "e-launch/address-space", Rules: []Rule{RELaunch}, Profiles: tmrOnly, Script: prelude + `
+prepare c0 img=valid(t=3)
+launch c0 id=0 args=match(alien) stream=s0
+launch c0 id=0 args=match(host) stream=s0
+launch c0 id=0 stream=s0
+`},
+	// E-FIN step 3: finalize of a context with nothing to release returns
+	// 0 and changes nothing; committed memory is 0 after it.
+	{Name: "e-fin/nothing-to-release", Rules: []Rule{REFin, RM7}, Profiles: allProfiles, Script: `
+create c0
+finalize c0
+committed c0
+pinit c0 dev=0
+finalize c0
+committed c0
+finalize c0
+pinit c0 dev=1
+finalize c0
+setdev 0
+create c1
+kinit c1 dev=0 gen=1
+finalize c1
+finalize c1
+create c2
+finalize c2
+kinit c2 dev=0 gen=2
+finalize c2
+`},
+	// E-DESTROY: a destroy refused for an outstanding run leaves the
+	// program context as it was: its run, its callables, its device.
+	{Name: "e-destroy/refused-leaves-program-context", Rules: []Rule{REDestroy, REFin}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+register c0 id=0 img=prog
+register c0 id=1 img=prog
+prepare_run c0 st=0 id=0
+destroy c0
+launch_run c0 st=0
+wait_run c0 st=0
+finalize_run c0 st=0
+prepare_run c0 st=1 id=1
+finalize_run c0 st=1
+finalize c0
+destroy c0
+`},
+	// E-PINIT step 2: the prewarm config held to V-CFG's thread, swimlane,
+	// prefix, NUL and ring rules, each value in and out, and not to its
+	// kernel-only diagnostics rule.
+	{Name: "e-pinit/prewarm", Rules: []Rule{REPInit}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 prewarm=threads=5
+pinit c0 dev=0 prewarm=threads=1
+pinit c0 dev=0 prewarm=threads=-1
+pinit c0 dev=0 prewarm=swim=5+prefix
+pinit c0 dev=0 prewarm=swim=-1
+pinit c0 dev=0 prewarm=depgen
+pinit c0 dev=0 prewarm=swim=1
+pinit c0 dev=0 prewarm=unterm
+pinit c0 dev=0 prewarm=ring=badtask
+pinit c0 dev=0 prewarm=ring=badheap
+pinit c0 dev=0 prewarm=ring=baddep
+pinit c0 dev=0 prewarm=ring=badpow2
+pinit c0 dev=0 prewarm=ring=bigdep
+pinit c0 dev=0 prewarm=ring=badheap3
+pinit c0 dev=0 prewarm=pmu+dump+scope+anchors
+finalize c0
+pinit c0 dev=0 prewarm=threads=4+swim=4+depgen+prefix+ring=good
+finalize c0
+pinit c0 dev=0 prewarm=ring=winonly
+finalize c0
+`},
+	// E-ACL and E-PINIT: the call leaves device_id the thread's current
+	// device; a repeat with another device switches it.
+	{Name: "e-acl/current-device", Rules: []Rule{REACL, REPInit}, Profiles: allProfiles, Script: `
+create c0
+setdev 0
+acl c0 dev=2
+getdev
+acl c0 dev=3
+getdev
+create c1
+pinit c1 dev=4
+getdev
+finalize c1
+`},
+	// E-PROG: the run family with valid arguments, prepare to finalize, as
+	// upstream's code answers it.
+	{Name: "e-prog/run-family", Rules: []Rule{REProg, REFin}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+register c0 id=0 img=prog
+unregister c0 id=0
+register c0 id=0 img=prog
+prepare_run c0 st=0 id=5
+prepare_run c0 st=0 id=0
+wait_run c0 st=0
+launch_run c0 st=0
+wait_run c0 st=0
+poll_run c0 st=0
+finalize_run c0 st=0
+register c0 id=2 img=valid(t=1)
+prepare_run c0 st=2 id=2
+finalize_run c0 st=2
+run c0 st=1 id=0
+finalize c0
+`},
+	// M-5: an image above 2 MiB is charged its own block of exactly
+	// align_up(size, 64), not whole 2 MiB blocks: 520 of them fit.
+	{Name: "m-5/large-blocks", Rules: []Rule{RM5}, Profiles: tmrOnly, Slow: true, Script: prelude + `
+prepare c0 img=valid(b=2097152) rep=520
+launch c0 id=519 stream=s0
+`},
+	// D-2 for an init-failed context: its finalize checks the device too.
+	{Name: "d-2/init-failed", Rules: []Rule{RD2}, Profiles: tmrOnly, Script: `
+create c0
+setdev 1
+kinit c0 dev=0 gen=1
+finalize c0
+setdev 0
+finalize c0
+destroy c0
 `},
 	// What a legacy build is held to (docs/contract.md "Revisions"): re-init on the
 	// attached device, another device refused until finalize, a prewarm
@@ -750,8 +1194,10 @@ var catalogueOnce sync.Once
 // Catalogue returns the directed checks, parsed.
 func Catalogue() []Check {
 	catalogueOnce.Do(func() {
+		kills := claimedMutants()
 		for i := range catalogue {
 			catalogue[i].ops = MustParseScript(catalogue[i].Script)
+			catalogue[i].Kills = kills[catalogue[i].Name]
 		}
 	})
 	out := make([]Check, len(catalogue))
@@ -759,19 +1205,14 @@ func Catalogue() []Check {
 	return out
 }
 
-// Mutants lists the mutant names of docs/semantics.md §13 with the rule each
-// breaks.
-var Mutants = map[string]Rule{
-	"prep-keeps-out": RVPrep1, "prep-misaligned-ok": RVPrep2, "launch-id-8192-ok": RVLaunch,
-	"img-trailing-ok": RVImg, "img-dup-funcid-ok": RVImg, "init-gen0-ok": RVInit, "span-half-ok": RVSpan,
-	"cfg-pmu-ok": RVCfg, "latch-cleared-on-fail": RL3, "latch-before-cfg": RL5, "program-over-kernel": RL2,
-	"poison-ignored": RK4, "closed-accepts-dispatch": RK6, "close-failure-swallowed": RK5,
-	"reinit-after-close": RK2, "launch-before-prepare-nr": RELaunch, "finalize-null-ia": REFin,
-	"destroy-unfinalized": REDestroy, "prog-args-first": REProg, "supported-after-init-0": RESup,
-	"claim-kept-on-fail": REClaim, "ids-from-one": RM1, "failure-consumes-id": RM3, "dedup": RM2,
-	"count-8191": RM4, "no-byte-budget": RM5, "committed-after-finalize": RM7, "device-unchecked": RD2,
-	"finalize-resets-device": RD1, "fatal-resets": RD4, "launch-waits": RX2, "stream-switch-ok": RELaunch,
-	"async-poisons": RELaunchAsync, "device-band-code": RS1, "undocumented-code": RS2,
-	"null-prepare-internal": RS3, "thread-key-leak": RU1, "late-thread-leak": RU1,
-	"prepared-run-not-outstanding": REFin, "program-teardown-swallowed": REFin, "refusal-latches": RL4, "run-null-config-ok": REProg,
-}
+// Mutants maps each mutant of docs/semantics.md §13 (the emitted runtime's,
+// sim/emit) to the rule it breaks, from the clause table.
+var Mutants = func() map[string]Rule {
+	out := map[string]Rule{}
+	for _, c := range clauseTable {
+		for _, m := range c.Mutants {
+			out[m] = c.Rule()
+		}
+	}
+	return out
+}()

@@ -43,6 +43,14 @@ func cfgLayout(r CfgRecipe, legacy bool) []byte {
 		c.RingHeap[0] = 100
 	case RingBadDep:
 		c.RingDepPool[0] = 2
+	case RingBadPow2:
+		c.RingTaskWindow[0], c.RingHeap[0], c.RingDepPool[0] = 12, 4096, 64
+	case RingBigDep:
+		c.RingTaskWindow[0], c.RingHeap[0], c.RingDepPool[0] = 16, 4096, 1<<31
+	case RingBadHeap3:
+		c.RingHeap[3] = 100
+	case RingWinOnly:
+		c.RingTaskWindow[0] = 16
 	}
 	switch {
 	case r.Prefix:
@@ -85,7 +93,7 @@ func checkCfg(r CfgRecipe, kernel bool) cfgVerdict {
 	if r.Unterm {
 		return cfgVerdict{st: abi.InvalidArgument, what: "output_prefix without NUL"}
 	}
-	if r.Ring >= RingBadTask {
+	if r.Ring.bad() {
 		return cfgVerdict{st: abi.InvalidArgument, ringOnly: true, what: "ring sizing out of range"}
 	}
 	return cfgVerdict{st: abi.OK}

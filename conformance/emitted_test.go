@@ -46,7 +46,7 @@ func emittedFactory(tb testing.TB, a *emit.Artifacts) Factory {
 		if err := os.Symlink(a.ACLPath, filepath.Join(dir, filepath.Base(a.ACLPath))); err != nil {
 			return nil, nil, err
 		}
-		lib, err := onboard.Open(path, onboard.Options{BindKernelWhenUnsupported: true})
+		lib, err := onboard.Open(path, onboard.Options{BindKernelWhenUnsupported: true, Inspect: true})
 		if err != nil {
 			return nil, nil, err
 		}

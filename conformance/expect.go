@@ -7,6 +7,48 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
+// Blame names rule r for a failure that answered a status of When.
+type Blame struct {
+	Rule Rule
+	When StatusSet
+}
+
+// Rules is a small set of rules an expectation also speaks for.
+type Rules struct {
+	n uint8
+	r [4]Rule
+}
+
+// add puts r in the set (a full set drops it).
+func (rs *Rules) add(r Rule) {
+	if r == RuleNone || rs.Has(r) || int(rs.n) == len(rs.r) {
+		return
+	}
+	rs.r[rs.n] = r
+	rs.n++
+}
+
+// Has reports whether r is in the set.
+func (rs Rules) Has(r Rule) bool {
+	for _, x := range rs.r[:rs.n] {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// All are the rules of the set, in the order added.
+func (rs Rules) All() []Rule { return rs.r[:rs.n] }
+
+func (rs Rules) String() string {
+	var parts []string
+	for _, r := range rs.All() {
+		parts = append(parts, r.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
 // StatusSet is a set of statuses an expectation allows: a few exact values,
 // every failure (NonZero), a lower layer's own code (Foreign), or anything
 // (Any, where docs/contract.md says nothing).
@@ -41,6 +83,14 @@ func (ss StatusSet) Has(s abi.Status) bool {
 		return true
 	}
 	return ss.exact(s)
+}
+
+// single is the set's one exact value, when that is all it allows.
+func (ss StatusSet) single() (abi.Status, bool) {
+	if ss.Any || ss.NonZero || ss.DeviceBand || ss.Foreign || ss.N != 1 {
+		return 0, false
+	}
+	return ss.V[0], true
 }
 
 // exact reports whether s is one of the set's exact values.
@@ -230,11 +280,17 @@ type Expectation struct {
 	Rule   Rule
 	Status StatusSet
 	Note   string
-	// Also is a second rule the status decision speaks for: its passes and
-	// failures are tallied under both (E-PREP's byte-budget steps are M-5
-	// facts; a kernel init of a context an earlier init refused before the
-	// latch is an L-5 fact too).
-	Also    Rule
+	// Also are further rules the status decision speaks for: their passes
+	// and failures are tallied under each (E-PREP's byte-budget steps are
+	// M-5 facts; a kernel init of a context an earlier init refused before
+	// the latch is an L-5 fact too; an accepted image is a V-IMG fact).
+	Also Rules
+	// Blame are rules a failure is also reported under when the observed
+	// status is one they would produce: a kernel init that should have
+	// succeeded and answered INVALID_ARGUMENT may have refused a span or a
+	// config it must accept (V-SPAN, V-CFG); one that answered
+	// INVALID_STATE did not.
+	Blame   []Blame
 	TolRule Rule
 	Tol     StatusSet
 	TolNote string
@@ -275,7 +331,7 @@ func (e Expectation) String() string {
 		return "unchecked"
 	}
 	s := e.Rule.String()
-	if e.Also != RuleNone {
+	if e.Also.n > 0 {
 		s += " (and " + e.Also.String() + ")"
 	}
 	s += ": " + e.Status.String()

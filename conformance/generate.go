@@ -293,9 +293,9 @@ func (g *Generator) cfg(ch Chooser) CfgRecipe {
 		return CfgRecipe{PMU: ch.IntN(2, "pmu") == 0, Dump: ch.IntN(2, "dump") == 0,
 			Scope: ch.IntN(2, "scope") == 0, Anchors: ch.IntN(2, "anchors") == 0, Threads: int8(ch.IntN(6, "threads"))}
 	case 11:
-		return CfgRecipe{Threads: int8(ch.IntN(7, "threads"))}
+		return CfgRecipe{Threads: int8(ch.IntN(8, "threads") - 1)} // -1..6: both sides of [2, 4]
 	case 12:
-		return CfgRecipe{Swim: int8(ch.IntN(7, "swim")), Prefix: ch.IntN(2, "prefix") == 0}
+		return CfgRecipe{Swim: int8(ch.IntN(8, "swim") - 1), Prefix: ch.IntN(2, "prefix") == 0} // -1..6
 	case 13:
 		// prefix and unterm exclude each other (the grammar refuses both).
 		k := ch.IntN(3, "prefix")
@@ -341,6 +341,8 @@ func (g *Generator) image(ch Chooser) ImageRecipe {
 		}
 		r.B = pickU32(ch, "b", genBinSizes)
 		r.NoSC = ch.IntN(10, "nosc") == 9
+		r.IO = ch.IntN(4, "io") == 3     // OUT and INOUT entries too (V-IMG.4)
+		r.Edge = ch.IntN(8, "edge") == 7 // nothing past the span is readable (V-IMG.1)
 		return r
 	}
 	r := genImgBases[ch.IntN(len(genImgBases), "base")]

@@ -20,6 +20,7 @@ const (
 	budgetBytes  = 2 << 30 // M-5 budget
 	chargeAlign  = 64      // M-5 charge granularity
 	hugeSize     = budgetBytes + 64
+	wrapSize     = 2 * headerSize // ImgWrap's size: past the top of the address space
 	funcNameBase = "conformance.nop"
 )
 
@@ -46,6 +47,7 @@ type imageFacts struct {
 	size    uint64 // the size passed
 	null    bool
 	huge    bool
+	wrap    bool // the span wraps past the top of the address space (ImgWrap)
 	aligned bool
 	valid   bool   // V-IMG
 	lenient bool   // V-IMG with the stored scalar_count ignored (docs/contract.md: tolerated)
@@ -92,6 +94,8 @@ func buildFacts(r ImageRecipe) *imageFacts {
 		return &imageFacts{null: true, size: headerSize, aligned: true, defect: "NULL callable"}
 	case ImgHuge:
 		return &imageFacts{huge: true, size: hugeSize, aligned: true, charge: hugeSize, defect: "size exceeds the budget"}
+	case ImgWrap:
+		return &imageFacts{wrap: true, size: wrapSize, aligned: true, charge: wrapSize, defect: "the address plus the size wraps"}
 	case ImgProgram:
 		// The synthetic program callable; a user's callable replaces it at
 		// the runner (Model.programFacts).
@@ -108,6 +112,9 @@ func buildFacts(r ImageRecipe) *imageFacts {
 		return &imageFacts{size: r.Raw, aligned: r.Mis == 0, unknown: true, defect: "not recorded"}
 	}
 	img := canonicalImage(r)
+	if r.Defect == DefChildGap {
+		img = withChildGap(img)
+	}
 	applyDefect(img, r)
 	switch r.Poke {
 	case PokeByte:
@@ -147,7 +154,7 @@ func buildFacts(r ImageRecipe) *imageFacts {
 func childrenFor(r ImageRecipe) int {
 	c := int(r.C)
 	switch r.Defect {
-	case DefFuncIDRange, DefChildOffset, DefChildSigCount, DefChildBinary:
+	case DefFuncIDRange, DefChildOffset, DefChildSigCount, DefChildBinary, DefFuncIDNeg, DefChildGap, DefChildSigCountNeg:
 		c = max(c, 1)
 	case DefFuncIDDup:
 		c = max(c, 2)
@@ -163,7 +170,11 @@ func canonicalImage(r ImageRecipe) []byte {
 		spec.FuncName += "." + strconv.Itoa(int(r.X))
 	}
 	for i := 0; i < int(r.T); i++ {
-		spec.Signature = append(spec.Signature, abi.DirIn)
+		d := abi.DirIn
+		if r.IO {
+			d = [3]abi.ArgDirection{abi.DirIn, abi.DirOut, abi.DirInOut}[i%3]
+		}
+		spec.Signature = append(spec.Signature, d)
 	}
 	for i := 0; i < int(r.S); i++ {
 		spec.Signature = append(spec.Signature, abi.DirScalar)
@@ -195,7 +206,7 @@ func applyDefect(img []byte, r ImageRecipe) {
 		if get(offSigCount) == 0 {
 			u32(offSigCount, 1)
 		}
-		u32(0, 7)
+		u32(0, 4) // the first value past INOUT
 	case DefOrder:
 		u32(offSigCount, 2)
 		u32(0, 0)
@@ -237,7 +248,44 @@ func applyDefect(img []byte, r ImageRecipe) {
 	case DefChildBinary:
 		off := headerSize + int(get(offChildOffs)) + offCoreBinSz
 		u32(off, get(off)+1<<20)
+	case DefSigCountNeg:
+		u32(offSigCount, 0xFFFFFFFF)
+	case DefSigValueNeg:
+		if get(offSigCount) == 0 {
+			u32(offSigCount, 1)
+		}
+		u32(0, 0xFFFFFFFF)
+	case DefConfigNameNUL:
+		img[offCfgName+int(get(offCfgLen))] = 'z'
+	case DefChildCountNeg:
+		u32(offChildCount, 0xFFFFFFFF)
+	case DefFuncIDNeg:
+		u32(offChildIDs, 0xFFFFFFFF)
+	case DefChildSigCountNeg:
+		u32(headerSize+int(get(offChildOffs))+offCoreSigCnt, 0xFFFFFFFF)
+	case DefFuncNameFar:
+		// The byte at func_name_len is the first byte after the span: only
+		// a check of the length before that byte is read keeps it unread.
+		u32(offFuncLen, uint32(len(img)-offFuncName))
 	}
+}
+
+// withChildGap inserts 64 zero bytes before child 0 and moves every child
+// offset past them: the pieces still end where the storage does, and only
+// child 0's offset breaks V-IMG step 5 (it is past align_up(used, 64)).
+func withChildGap(img []byte) []byte {
+	off := int(le.Uint32(img[offChildOffs:]))
+	at := headerSize + off
+	out := make([]byte, 0, len(img)+64)
+	out = append(out, img[:at]...)
+	out = append(out, make([]byte, 64)...)
+	out = append(out, img[at:]...)
+	n := int(le.Uint32(out[offChildCount:]))
+	for i := 0; i < n; i++ {
+		p := offChildOffs + 4*i
+		le.PutUint32(out[p:], le.Uint32(out[p:])+64)
+	}
+	return out
 }
 
 // checkImage is V-IMG as docs/contract.md states it, over an image of exactly

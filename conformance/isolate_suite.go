@@ -214,12 +214,16 @@ func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 				cr.Repro = opLines(co.Repro)
 			}
 			rep.AddCheck(cr)
-			if s.Probes {
+			// The check's own outcome, then its probes' first failure: a
+			// Stop sees each (a check that killed a mutant under its rule
+			// group is not hidden by a probe that failed under another).
+			stopped := stop(co)
+			if !stopped && s.Probes {
 				if pco, ok := st.probe(c, co.FirstFail); ok {
-					co = pco
+					stopped = stop(pco)
 				}
 			}
-			if stop(co) {
+			if stopped {
 				rep.Finish()
 				out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
 				return out

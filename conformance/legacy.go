@@ -63,11 +63,33 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 		m.legacyExpect(REPInit, one(abi.Internal), "simpler_init(NULL) (S-3)", gSimInitNull)
 		return
 	}
-	if op.Spans[SpanSDMA] != SpanNone {
+	if sdma := op.Spans[SpanSDMA]; sdma != SpanNone {
 		m.skipClause(REPInit, "the SDMA warm-up span of E-PINIT does not apply: "+gNoSDMASpan)
-		m.anything("a legacy simpler_init with an SDMA warm-up span")
-		if m.pinned() {
-			m.pinProgram(c, op.Dev)
+		if !sdma.Consistent() {
+			// The consumer adapter (onboard.Library.SimplerInit) refuses
+			// an inconsistent warm-up span before any call: nothing changes.
+			m.anything("a legacy simpler_init with an inconsistent SDMA warm-up span")
+			if m.pinned() {
+				m.pinProgram(c, op.Dev)
+			}
+			return
+		}
+		// The adapter makes the 9-parameter init, judged as without the
+		// span, then provisions the warm-up; when that fails it finalizes
+		// the context and answers the failure. Upstream's simulator
+		// provisions any warm-up with mask 0 (:925-935), the emitted
+		// fake too; an onboard build may refuse the bytes.
+		plain := op
+		plain.Spans[SpanSDMA] = SpanNone
+		m.pinitLegacy(plain, c)
+		if m.e.Status.Has(abi.OK) && !m.e.Status.Has(abi.Internal) {
+			m.e.Status.add(abi.Internal)
+			if st, seen := m.observed(); seen && st == abi.Internal {
+				if c.attached || c.legacyDev >= 0 {
+					m.devKnown = false
+				}
+				c.attached, c.legacyDev, c.prog = false, -1, nil
+			}
 		}
 		return
 	}
@@ -115,9 +137,20 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 				c.attached, c.bins = true, execBins(op)
 				return
 			}
-			// Legacy code keeps the runner bound to the device; the target
-			// revision leaves it unattached: either may follow.
+			if again {
+				// A runner attached before stays attached either way: legacy
+				// re-attaches the same device first, the target revision
+				// refuses the re-init (IS) and changes nothing.
+				c.attached = true
+				return
+			}
+			// Legacy code keeps the runner and the thread bound to the
+			// device; the target revision leaves both as they were: either
+			// may follow.
 			c.attached, c.bindSoft = false, true
+			if !prevKnown || prevDev != op.Dev {
+				m.devKnown = false
+			}
 			return
 		}
 		if v := checkCfg(CfgRecipe{Threads: op.Cfg.Threads, Swim: op.Cfg.Swim, DepGen: op.Cfg.DepGen, Prefix: op.Cfg.Prefix,
@@ -152,6 +185,13 @@ func (m *Model) aclLegacy(op Op, c *mctx) {
 		return
 	}
 	if m.unknownState(c) {
+		// Whatever the context's state, a legacy ensure_acl_ready_ctx that
+		// succeeds has set the thread's device (gACL).
+		if m.pinned() && op.Dev >= 0 {
+			m.curDev, m.devKnown = op.Dev, true
+		} else {
+			m.devKnown = false
+		}
 		return
 	}
 	if op.Dev < 0 {

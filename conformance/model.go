@@ -104,9 +104,17 @@ type mctx struct {
 	// native runs are outstanding (E-FIN).
 	prog map[int32]progCallable
 	runs int
+	// fresh: nothing has latched it since create (L-1).
+	fresh bool
+	// progDone: a program finalize detached it (committed memory is 0
+	// then, M-7.6).
+	progDone bool
+	// d2Refused: the device check refused a dispatch or finalize of it;
+	// the next success shows the refusal changed nothing (D-2.3).
+	d2Refused bool
 }
 
-func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef, legacyDev: -1} }
+func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef, legacyDev: -1, fresh: true} }
 
 type siteState struct {
 	count, code int32
@@ -213,6 +221,14 @@ type Model struct {
 	clobbers uint32
 	injected [8]abi.Status
 	nInj     int
+	// devRule is the rule a wrong current device (getdev) is reported
+	// under: that of the last op the model says set it or had to leave it
+	// (RuleNone: D-1, a kernel path that moved it).
+	devRule Rule
+	// Ring rules (V-CFG.6-10, E-PINIT.9) are checked or, tolerated, not
+	// checked at all: per path (kernel init, prewarm), a ring defect
+	// refused (bit 1) and one accepted (bit 2) cannot both happen.
+	ringSeen [2]uint8
 
 	lost    bool
 	lostWhy string
@@ -430,6 +446,8 @@ func (m *Model) memState(c *mctx) MemExpect {
 		return MemAny
 	case c.latch == unlatched:
 		return MemZero
+	case c.latch == latchProgram && !c.attached && c.progDone:
+		return MemZero // a successful program finalize leaves nothing committed (M-7.6)
 	case c.latch == latchProgram, c.dispatchAny:
 		return MemAny
 	case c.phase == phClosed && c.finalizedOK:
@@ -467,7 +485,15 @@ func (m *Model) tolerate(r Rule, ss StatusSet, note string) {
 // branch's.
 func (m *Model) also(r Rule) {
 	if !m.tolBranch {
-		m.e.Also = r
+		m.e.Also.add(r)
+	}
+}
+
+// blame names r for a failure of the call that answers a status of when
+// (Expectation.Blame): the rule whose refusal that status is.
+func (m *Model) blame(r Rule, when StatusSet) {
+	if !m.tolBranch {
+		m.e.Blame = append(m.e.Blame, Blame{r, when})
 	}
 }
 
@@ -510,6 +536,26 @@ func (m *Model) anything(note string, sites ...int32) {
 		if m.sites[s].count > 0 {
 			m.lose("fault site " + strconv.Itoa(int(s)) + " is armed while " + note)
 		}
+	}
+}
+
+// ringObserved records that a ring defect was refused or accepted on path
+// (0 kernel init, 1 prewarm). The rings are checked (the decision) or not
+// checked at all (the tolerance): a build that refuses one ring defect and
+// accepts another on the same path does neither, which is a finding of r.
+func (m *Model) ringObserved(path int, accepted bool, r Rule) {
+	bit := uint8(1)
+	if accepted {
+		bit = 2
+	}
+	m.ringSeen[path] |= bit
+	if m.ringSeen[path]&3 == 3 && m.ringSeen[path]&4 == 0 {
+		m.ringSeen[path] |= 4
+		what := "kernel init's CallConfig"
+		if path == 1 {
+			what = "simpler_init's prewarm_config"
+		}
+		m.finding(r, Fail, what+": this build refused one ring defect and accepted another; the ring rules are checked (the decision) or not at all (the tolerance), never in part")
 	}
 }
 

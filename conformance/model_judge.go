@@ -115,8 +115,10 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		}
 		if !e.Status.Any {
 			m.passOn(e.Rule, generic)
-			if e.Also != e.Rule {
-				m.passOn(e.Also, generic)
+			for _, r := range e.Also.All() {
+				if r != e.Rule {
+					m.passOn(r, generic)
+				}
 			}
 			if null && e.Rule != RS3 {
 				m.passOn(RS3, generic)
@@ -156,11 +158,24 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		detail += ", got " + statusName(st)
 		key := "want " + e.Status.String() + ", got " + statusName(st)
 		m.findingKey(e.Rule, Fail, key, detail)
-		if e.Also != RuleNone && e.Also != e.Rule {
-			m.findingKey(e.Also, Fail, key, detail)
+		for _, r := range e.Also.All() {
+			if r != e.Rule {
+				m.findingKey(r, Fail, key, detail)
+			}
 		}
-		if null && e.Rule != RS3 && e.Also != RS3 {
+		for _, b := range e.Blame {
+			if b.Rule != e.Rule && !e.Also.Has(b.Rule) && b.When.Has(st) {
+				m.findingKey(b.Rule, Fail, key, detail)
+			}
+		}
+		if null && e.Rule != RS3 && !e.Also.Has(RS3) {
 			m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
+		}
+		if code, ok := e.Status.single(); ok && st != abi.OK && m.wasInjected(code) && m.opt.Profile != ProfileLegacy {
+			// S-1.2: the code a fault site was armed with is forwarded
+			// unchanged; another failure in its place changed it.
+			m.findingKey(RS1, Fail, "forwarded "+statusName(code)+", got "+statusName(st),
+				"the injected failure "+statusName(code)+" came back as "+statusName(st)+": a forwarded code is returned unchanged")
 		}
 		if entry && m.opt.Profile != ProfileLegacy && st.IsDeviceLatched() && e.Status.hostOnly() {
 			// S-1: a host-side refusal in the band of device-latched codes.
@@ -171,7 +186,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
 				": not 0, not a host code of docs/contract.md, not a device-band code")
 		}
-		if slot, c := m.suspectContext(op); c != nil && e.Rule != RL5 && e.Also != RL5 {
+		if slot, c := m.suspectContext(op); c != nil && e.Rule != RL5 && !e.Also.Has(RL5) {
 			m.finding(RL5, Fail, "c"+strconv.Itoa(int(slot))+"'s kernel init was refused before the latch (#"+strconv.Itoa(c.refusedAt)+
 				") and a later kernel init answered INVALID_STATE (#"+strconv.Itoa(c.suspectAt)+"), as a runtime that latched at the refusal does; "+detail)
 		}
@@ -182,9 +197,15 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		switch {
 		case st != abi.OK && co.Out != -1:
 			m.finding(RVPrep1, Fail, "failed with "+statusName(st)+" and left out="+strconv.Itoa(int(co.Out))+"; V-PREP-1 wants -1")
+			if e.Rule == RVPrep2 {
+				// E-PREP.1: -1 is written before V-PREP-2 refuses.
+				m.finding(REPrep, Fail, "refused by V-PREP-2 and left out="+strconv.Itoa(int(co.Out))+": the -1 of V-PREP-1 comes before V-PREP-2")
+			}
 		case st != abi.OK:
 			m.pass(RVPrep1)
 		case !e.OutKnown:
+		case co.Out == -1:
+			m.finding(REPrep, Fail, "succeeded and left -1 in out: the minted id "+strconv.Itoa(int(e.OutOK))+" was not written")
 		case co.Out != e.OutOK:
 			m.finding(e.OutRule, Fail, "succeeded with id "+strconv.Itoa(int(co.Out))+"; want id "+strconv.Itoa(int(e.OutOK))+
 				" (the k-th success mints k-1, failures mint nothing, identical bytes get new ids)")

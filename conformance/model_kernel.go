@@ -13,6 +13,9 @@ func (m *Model) kinit(op Op, c *mctx) {
 	spansOK := op.Spans[SpanAicpu].Consistent() && op.Spans[SpanAicore].Consistent() && op.Spans[SpanDispatcher].Consistent()
 	if c == nil || op.Cfg.Null || op.Dev < 0 || op.Gen == 0 {
 		m.expect(RVInit, one(abi.InvalidArgument), "NULL ctx or config, device < 0 or generation 0")
+		if v := checkCfg(op.Cfg, true); !op.Cfg.Null && v.st != abi.OK && v.st != abi.InvalidArgument {
+			m.blame(REKInit, one(v.st)) // V-INIT comes before V-CFG (E-KINIT.1)
+		}
 		m.refusedBeforeLatch(c)
 		return
 	}
@@ -34,7 +37,11 @@ func (m *Model) kinit(op Op, c *mctx) {
 		case v.ringOnly && seen && st != abi.InvalidArgument:
 			m.expect(RVCfg, one(v.st), v.what)
 			m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
+			m.ringObserved(0, true, RVCfg)
 		default:
+			if v.ringOnly && seen && st == abi.InvalidArgument {
+				m.ringObserved(0, false, RVCfg)
+			}
 			m.expect(RVCfg, one(v.st), v.what)
 			if v.tolINT {
 				m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
@@ -87,7 +94,11 @@ func (m *Model) kinit(op Op, c *mctx) {
 			return
 		}
 		c.initFailed = true
-		m.expect(REClaim, one(abi.InvalidState), "another context holds device "+strconv.Itoa(int(op.Dev)))
+		r := REClaim
+		if h.quarantined {
+			r = RD4 // a quarantined context keeps its claim (D-4.4)
+		}
+		m.expect(r, one(abi.InvalidState), "another context holds device "+strconv.Itoa(int(op.Dev)))
 		m.suspectLatch(c, l5)
 		return
 	}
@@ -110,9 +121,15 @@ func (m *Model) kinit(op Op, c *mctx) {
 	c.phase, c.claim = phCollecting, true
 	m.claims[op.Dev] = c
 	m.expect(REKInit, one(abi.OK), "")
-	if l5 {
+	switch {
+	case l5:
 		m.also(RL5)
+	case c.fresh:
+		m.blame(RL1, one(abi.InvalidState)) // a new context is unlatched: kernel init takes it
 	}
+	m.blame(RVSpan, one(abi.InvalidArgument))                 // its spans are consistent and accepted (V-SPAN.1, V-SPAN.2)
+	m.blame(RVCfg, two(abi.InvalidArgument, abi.Unsupported)) // its config passes V-CFG
+	c.fresh = false
 	m.mem(MemZeroTolUp)
 	m.e.MemRule = RM7
 }
@@ -156,6 +173,9 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	m.e.CheckOut = !op.OutNull
 	if c == nil || f.null || op.OutNull || f.size < headerSize || !f.aligned {
 		m.expect(RVPrep2, one(abi.InvalidArgument), "NULL ctx, callable or out, size < 9376, or a misaligned image")
+		if c != nil {
+			m.blame(REPrep, one(abi.InvalidState)) // V-PREP-2 comes before the state check (E-PREP.2)
+		}
 		return
 	}
 	if c.latch == latchKernel {
@@ -177,6 +197,8 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	}
 	m.fire(7)
 	if !m.d2(c, RD2) {
+		// The device check comes before the size and the image (E-PREP.4).
+		m.blame(REPrep, StatusSet{N: 3, V: [3]abi.Status{abi.InvalidArgument, abi.CallableBytesExceeded, abi.CallableCountExceeded}})
 		return
 	}
 	if f.huge {
@@ -208,29 +230,40 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	if code, ok := m.fire(2); ok {
 		c.failedSince = true
 		m.expect(REPrep, one(code), "allocate-and-copy fails (site 2): nothing charged, nothing published")
+		m.mem(MemSame)
+		m.e.MemRule = REPrep
 		return
 	}
 	grew := c.charge(blk, f.charge) || !c.region
 	c.region = true
 	if code, ok := m.fire(3); ok {
 		c.phase = phPoisoned
-		m.expect(RK4, one(code), "device registration fails (site 3): poisoned")
+		m.expect(RK4, one(code), "device registration fails (site 3), at prepare: poisoned")
+		m.blame(REPrep, one(abi.OK)) // the registration is prepare's (E-PREP.8)
 		m.mem(MemUpOrSame)
+		m.e.MemRule = RK4 // poison keeps what was committed (K-4.4)
 		return
 	}
 	id := int32(len(c.ids))
 	c.ids = append(c.ids, idInfo{t: f.t, s: f.s, clob: m.clobbers})
 	c.phase = phReady
 	r, outRule := REPrep, RM1
+	if c.d2Refused {
+		c.d2Refused = false
+		m.blame(RD2, one(abi.InvalidState)) // the device check refused a call on it before: it changed nothing (D-2.3)
+	}
 	switch {
 	case c.asyncHit:
 		r = RELaunchAsync
 	case waited:
 		r = RX2
+		outRule = RX1 // overlapping prepares still mint dense, distinct ids
 	case id == maxIDs-1:
 		r = RM4 // the 8192nd resident still fits
 	case grew && c.allocated == budgetBytes:
 		r = RM5 // exactly filling the budget succeeds
+	case c.allocated == budgetBytes:
+		r = RM5 // a small image that fits a block's tail succeeds with the budget full
 	}
 	switch {
 	case c.failedSince:
@@ -239,6 +272,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		outRule = RM2
 	}
 	m.expect(r, one(abi.OK), "")
+	m.blame(RVImg, one(abi.InvalidArgument)) // the image passes V-IMG
 	m.e.OutOK, m.e.OutRule, m.e.OutKnown = id, outRule, true
 	c.failedSince, c.lastImg, c.hasLast = false, img, true
 	if grew {
@@ -320,13 +354,20 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 	}
 	if c.phase == phCollecting {
 		m.expect(RELaunch, one(abi.InvalidState), "no successful prepare yet")
+		m.also(RK2) // a successful init lands in Collecting (K-2.1)
 		return
 	}
 	if !m.d2(c, RD2) {
+		// The device check comes before the id lookup (E-LAUNCH.3).
+		m.blame(RELaunch, StatusSet{N: 3, V: [3]abi.Status{abi.CallableNotResident, abi.InvalidArgument, abi.PreparedIncompatible}})
 		return
 	}
 	if int(op.ID) >= len(c.ids) {
-		m.expect(RELaunch, one(abi.CallableNotResident), "id "+strconv.Itoa(int(op.ID))+" never published on this context")
+		r := RELaunch
+		if m.mintedElsewhere(c, op.ID) {
+			r = RM1 // an id is valid only on the context that minted it
+		}
+		m.expect(r, one(abi.CallableNotResident), "id "+strconv.Itoa(int(op.ID))+" never published on this context")
 		return
 	}
 	info := c.ids[op.ID]
@@ -369,10 +410,27 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 		r = RELaunchAsync
 	case info.clob != m.clobbers:
 		r = RM6
+	case len(c.ids) >= maxIDs:
+		r = RM4 // every earlier id still launches
 	}
 	m.expect(r, one(abi.OK), "")
+	if c.d2Refused {
+		c.d2Refused = false
+		m.blame(RD2, one(abi.InvalidState)) // the device check refused a call on it before: it changed nothing (D-2.3)
+	}
+	m.blame(RK3, one(abi.InvalidState)) // its prepares left it in ReadyEnqueued (K-3)
 	m.mem(MemSame)
 	m.e.MemRule = RM7
+}
+
+// mintedElsewhere reports whether another live kernel context minted id.
+func (m *Model) mintedElsewhere(c *mctx, id int32) bool {
+	for _, o := range m.ctxs {
+		if o != nil && o != c && o.live && o.latch == latchKernel && int(id) < len(o.ids) {
+			return true
+		}
+	}
+	return false
 }
 
 // d2 is the read-only borrowed-device check (D-2); false when it refuses.
@@ -391,6 +449,7 @@ func (m *Model) d2(c *mctx, r Rule) bool {
 		m.curDev, m.devKnown = c.dev, true
 	}
 	if m.curDev != c.dev {
+		c.d2Refused = true
 		m.expect(r, one(abi.InvalidState), "the calling thread's current device "+devText(m.curDev)+" is not the context's device "+strconv.Itoa(int(c.dev)))
 		// Tolerated: the device query's own code in place of IS, at this
 		// step. A host code or an injected code comes from a later step: a

@@ -82,7 +82,7 @@ func (m *Model) finalize(c *mctx) {
 			if code, ok := m.fire(abi.SiteProgramTeardown); ok {
 				m.expect(REFin, one(code), "the program teardown fails (site 10): returned, and the context is detached anyway")
 			}
-			c.attached, c.prog = false, nil
+			c.attached, c.prog, c.progDone = false, nil, true
 			m.devKnown = false
 		}
 		return
@@ -107,6 +107,10 @@ func (m *Model) finalize(c *mctx) {
 		return
 	}
 	m.mem(MemAny)
+	closeRule := REFin
+	if c.phase == phPoisoned {
+		closeRule = RK4 // a Poisoned context still accepts close (K-4.6)
+	}
 	if _, ok := m.fire(6); ok {
 		c.quarantined, c.dispatchAny = true, true
 		m.expect(RD4, one(abi.InvalidState), "fatal device (site 6): quarantined, IS on this and every later finalize")
@@ -124,7 +128,11 @@ func (m *Model) finalize(c *mctx) {
 			delete(m.claims, c.dev)
 		}
 	}
-	m.expect(REFin, one(abi.OK), "")
+	m.expect(closeRule, one(abi.OK), "")
+	if c.d2Refused {
+		c.d2Refused = false
+		m.also(RD2)
+	}
 	m.mem(MemZero)
 	m.e.MemRule = RM7
 }

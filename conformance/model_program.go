@@ -13,7 +13,8 @@ func (m *Model) pinit(op Op, c *mctx) {
 	}
 	for i := 0; i < 4; i++ {
 		if !op.Spans[i].Consistent() {
-			m.expect(RVSpan, one(abi.InvalidArgument), "an inconsistent "+spanKeys[i]+" span")
+			m.expect(REPInit, one(abi.InvalidArgument), "an inconsistent "+spanKeys[i]+" span")
+			m.also(RVSpan) // E-PINIT's span checks are V-SPAN's
 			return
 		}
 	}
@@ -25,6 +26,9 @@ func (m *Model) pinit(op Op, c *mctx) {
 		if v := checkCfg(op.Cfg, false); v.st != abi.OK {
 			st, seen := m.observed()
 			m.expect(REPInit, one(abi.InvalidArgument), "prewarm config: "+v.what)
+			if v.ringOnly && seen {
+				m.ringObserved(1, st != abi.InvalidArgument, REPInit)
+			}
 			if v.ringOnly && seen && st != abi.InvalidArgument {
 				m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
 			} else {
@@ -45,9 +49,11 @@ func (m *Model) pinit(op Op, c *mctx) {
 		r, why := RL2, "the context is kernel-latched"
 		switch {
 		case c.phase == phClosed && c.finalizedOK:
-			r, why = REFin, "the kernel context was finalized"
+			r, why = RL3, "the kernel context was finalized (finalize does not unlatch)"
 		case c.initFailed:
 			r, why = RL3, "a failed kernel init latched it (nothing unlatches)"
+		case c.phase == phPoisoned || c.quarantined:
+			r, why = RL3, "a poisoned or quarantined kernel context stays latched"
 		}
 		m.expect(r, one(abi.InvalidState), why)
 		return
@@ -57,13 +63,17 @@ func (m *Model) pinit(op Op, c *mctx) {
 		m.expect(REPInit, one(abi.InvalidState), "a device is already attached")
 		return
 	}
-	c.attached, c.dev, c.bins = true, op.Dev, execBins(op)
-	m.curDev, m.devKnown = op.Dev, true
+	c.attached, c.dev, c.bins, c.progDone = true, op.Dev, execBins(op), false
+	m.curDev, m.devKnown, m.devRule = op.Dev, true, REPInit
 	r := REPInit
 	if c.refusedPre {
 		r = RL5
 	}
 	m.expect(r, one(abi.OK), "")
+	if c.fresh && r == REPInit {
+		m.blame(RL1, one(abi.InvalidState)) // a new context is unlatched: simpler_init takes it
+	}
+	c.fresh = false
 }
 
 // execBins: a program init gave both executor binaries (aicpu, aicore),
@@ -89,19 +99,26 @@ func (m *Model) acl(op Op, c *mctx) {
 		return
 	}
 	if c.latch == latchKernel {
-		r := REACL
+		r := RL2
 		if c.initFailed {
 			r = RL3
 		}
 		m.expect(r, one(abi.InvalidState), "the context is kernel-latched")
+		if m.devKnown {
+			m.devRule = RL2 // a refusal that changes nothing leaves the thread's device
+		}
 		return
 	}
-	c.latch = latchProgram
-	m.curDev, m.devKnown = op.Dev, true
 	r := REACL
-	if c.refusedPre {
+	switch {
+	case c.refusedPre:
 		r = RL5
+	case c.latch == latchProgram && RL2.Applies(m.opt.Profile):
+		r = RL2 // latching the held mode again succeeds
 	}
+	c.latch = latchProgram
+	c.fresh = false
+	m.curDev, m.devKnown, m.devRule = op.Dev, true, REACL
 	m.expect(r, one(abi.OK), "")
 }
 
@@ -128,6 +145,9 @@ func (m *Model) prog(op Op, c *mctx) {
 	if c.latch == latchProgram && c.attached {
 		m.anything("a program entry with a live program init: program run details are not rules")
 		return
+	}
+	if c.latch == latchKernel {
+		m.e.D1Rule = REProg // a refused program entry on a kernel context makes no ACL device call (E-PROG.3)
 	}
 	m.mem(m.memState(c))
 	switch {

@@ -74,6 +74,9 @@ func (m *Model) runEntry(op Op, c *mctx) *mctx {
 	if m.unknownState(c) {
 		return nil
 	}
+	if c.latch == latchKernel {
+		m.e.D1Rule = REProg // a refused program entry on a kernel context makes no ACL device call (E-PROG.3)
+	}
 	if !m.liveProgramRun(c) {
 		return nil
 	}
@@ -90,8 +93,8 @@ var userCallableFacts = &imageFacts{user: true, valid: true, aligned: true, t: -
 // model asserts that it failed and changed nothing.
 var refused = anyFailure
 
-// nullRunConfig: rules.md is silent on a run's NULL CallConfig, and upstream
-// refuses it with NULL args and descriptor, before any state is looked at.
+// nullRunConfig: a run's NULL CallConfig is refused with IA (E-PROG.8),
+// before any state is looked at.
 const nullRunConfig = "a NULL CallConfig is refused (upstream: common/platform/sim/host/c_api_shared.cpp:617, onboard :675)"
 
 func (m *Model) register(op Op, c *mctx) {
@@ -182,18 +185,33 @@ func (m *Model) unregister(op Op, c *mctx) {
 	delete(c.prog, op.ID)
 }
 
-// slotOf is the storage of a run op.
-func (m *Model) slotOf(op Op) *runSlot { return &m.storages[op.St] }
+// slotOf is the storage of a run op (a free, unowned one for NULL storage).
+func (m *Model) slotOf(op Op) *runSlot {
+	if op.St < 0 {
+		return &runSlot{}
+	}
+	return &m.storages[op.St]
+}
 
 // runStart walks what prepare_run and run refuse before they start a run:
-// the entry checks, a NULL CallConfig, busy storage, an unregistered id. It
-// returns the context, the storage and the callable when none applies.
+// the entry checks, NULL storage, CallConfig or descriptor (IA), busy
+// storage, an unregistered id, NULL args (IA; upstream refuses those only
+// once it binds the callable, so after the registry). It returns the
+// context, the storage and the callable when none applies. Each refusal
+// changes nothing (E-PROG.10).
 func (m *Model) runStart(op Op, c *mctx) (*mctx, *runSlot, progCallable, bool) {
 	if c = m.runEntry(op, c); c == nil {
 		return nil, nil, progCallable{}, false
 	}
-	if op.Cfg.Null {
-		m.expect(REProg, refused, nullRunConfig)
+	switch {
+	case op.St < 0:
+		m.expect(REProg, one(abi.InvalidArgument), "NULL run storage is refused (upstream: common/platform/sim/host/c_api_shared.cpp:617)")
+		return nil, nil, progCallable{}, false
+	case op.Cfg.Null:
+		m.expect(REProg, one(abi.InvalidArgument), nullRunConfig)
+		return nil, nil, progCallable{}, false
+	case op.OutNull:
+		m.expect(REProg, one(abi.InvalidArgument), "a NULL descriptor is refused (upstream: common/platform/sim/host/c_api_shared.cpp:617)")
 		return nil, nil, progCallable{}, false
 	}
 	sl := m.slotOf(op)
@@ -204,6 +222,10 @@ func (m *Model) runStart(op Op, c *mctx) (*mctx, *runSlot, progCallable, bool) {
 	pc, registered := c.prog[op.ID]
 	if !registered {
 		m.expect(REProg, refused, "callable id "+strconv.Itoa(int(op.ID))+" is not registered")
+		return nil, nil, progCallable{}, false
+	}
+	if op.Args.Mode == ArgsNull {
+		m.expect(REProg, one(abi.InvalidArgument), "NULL args are refused (upstream: runtime_maker.cpp:867-870, before the failed prepare releases its reservation)")
 		return nil, nil, progCallable{}, false
 	}
 	return c, sl, pc, true
@@ -260,6 +282,10 @@ func (m *Model) runCounts(op Op, pc progCallable) (int32, int32) {
 // runOfCtx is the storage's run when it belongs to c, else nil with the
 // refusal set.
 func (m *Model) runOfCtx(op Op, c *mctx, what string) *runSlot {
+	if op.St < 0 {
+		m.expect(REProg, refused, "NULL run storage: "+what+" is refused")
+		return nil
+	}
 	sl := m.slotOf(op)
 	if sl.state == storageFree || sl.ctx != c {
 		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds no run of this context: "+what+" is refused")

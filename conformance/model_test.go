@@ -126,7 +126,7 @@ finalize c1                       => OK mem=0
 finalize c1                       => OK rule=K-6
 prepare c1 img=valid()            => INVALID_STATE rule=K-6
 kinit c1 dev=0 gen=3              => INVALID_STATE rule=K-6
-pinit c1 dev=0                    => INVALID_STATE rule=E-FIN
+pinit c1 dev=0                    => INVALID_STATE rule=L-3
 destroy c1                        => -
 finalize c0                       => OK rule=K-5
 destroy c0
@@ -215,7 +215,7 @@ prepare c1 img=valid()            => INVALID_STATE rule=L-4
 create c2
 setdev 0
 kinit c2 dev=0 gen=1              => OK
-acl c2 dev=0                      => INVALID_STATE rule=E-ACL
+acl c2 dev=0                      => INVALID_STATE rule=L-2
 supported c2                      => value=1
 `)
 }
@@ -441,14 +441,14 @@ func TestModelAttribution(t *testing.T) {
 			op: "kinit c1 dev=1 gen=1", obs: Observation{Call: CallObs{Status: abi.InvalidState}}, fails: "E-KINIT L-5"},
 		{name: "L-5 finalize of a context refused before the latch", pre: []string{"create c1", "kinit c1 dev=1 gen=1 cfg=pmu"},
 			op: "finalize c1", obs: Observation{Call: CallObs{Status: abi.InvalidState}}, fails: "E-FIN L-5"},
-		{name: "no L-5 without a refusal", pre: []string{"create c1", "setdev 1"},
-			op: "kinit c1 dev=1 gen=1", obs: Observation{Call: CallObs{Status: abi.InvalidState}}, fails: "E-KINIT"},
+		{name: "no L-5 without a refusal (a fresh context's IS is L-1's)", pre: []string{"create c1", "setdev 1"},
+			op: "kinit c1 dev=1 gen=1", obs: Observation{Call: CallObs{Status: abi.InvalidState}}, fails: "E-KINIT L-1"},
 		{name: "D-2 tolerates the query's own code", prep: true, pre: []string{"setdev 1"},
 			op: "launch c0 id=0 stream=s0", obs: Observation{Call: CallObs{Status: 107002}}, warns: "D-2"},
 		{name: "D-2 does not tolerate an injected code", prep: true, pre: []string{"setdev 1", "inject site=4 count=1 code=-1234"},
 			op: "launch c0 id=0 stream=s0", obs: Observation{Call: CallObs{Status: -1234}}, fails: "D-2"},
-		{name: "D-2 does not tolerate a host code", prep: true, pre: []string{"setdev 1"},
-			op: "launch c0 id=0 stream=s0", obs: Observation{Call: CallObs{Status: abi.CallableNotResident}}, fails: "D-2"},
+		{name: "D-2 does not tolerate a host code (NR: the id was looked up first, E-LAUNCH.3)", prep: true, pre: []string{"setdev 1"},
+			op: "launch c0 id=0 stream=s0", obs: Observation{Call: CallObs{Status: abi.CallableNotResident}}, fails: "D-2 E-LAUNCH"},
 	} {
 		m := kernelModel(c.prep)
 		for _, l := range c.pre {

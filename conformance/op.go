@@ -46,6 +46,7 @@ const (
 	KindWaitRun     // simpler_wait_run
 	KindFinalizeRun // simpler_finalize_run
 	KindRun         // simpler_run
+	KindHostLog     // simpler_host_log_bind_state with a chosen state (S-2)
 	numKinds
 )
 
@@ -106,15 +107,28 @@ type RingRecipe uint8
 
 // Ring recipes.
 const (
-	RingNone    RingRecipe = iota // all zero (unset)
-	RingGood                      // window 16, heap 4096, dep pool 64
-	RingBadTask                   // window 3 (not a power of two >= 4)
-	RingBadHeap                   // heap 100 (< 1024)
-	RingBadDep                    // dep pool 2 (< 4)
+	RingNone     RingRecipe = iota // all zero (unset)
+	RingGood                       // window 16, heap 4096, dep pool 64
+	RingBadTask                    // window 3 (not a power of two >= 4)
+	RingBadHeap                    // heap 100 (< 1024)
+	RingBadDep                     // dep pool 2 (< 4)
+	RingBadPow2                    // window 12: in range, not a power of two
+	RingBigDep                     // dep pool 2^31 (> 2^31-1)
+	RingBadHeap3                   // ring 3's heap 100 (ring 0 unset)
+	RingWinOnly                    // ring 0: window 16, heap and dep pool unset (valid)
 	numRings
 )
 
-var ringNames = [numRings]string{"none", "good", "badtask", "badheap", "baddep"}
+var ringNames = [numRings]string{"none", "good", "badtask", "badheap", "baddep", "badpow2", "bigdep", "badheap3", "winonly"}
+
+// bad reports whether a ring recipe breaks a ring rule (V-CFG.6 to V-CFG.9).
+func (r RingRecipe) bad() bool {
+	switch r {
+	case RingBadTask, RingBadHeap, RingBadDep, RingBadPow2, RingBigDep, RingBadHeap3:
+		return true
+	}
+	return false
+}
 
 // CfgRecipe describes a CallConfig (kinit's config, pinit's prewarm config).
 // The zero value is a valid all-zero config with an empty output prefix.
@@ -178,6 +192,9 @@ const (
 	// ImgRawTrunc: an image over the recording limit, Raw its size.
 	ImgRaw
 	ImgRawTrunc
+	// ImgWrap: a span whose address plus size wraps past the top of the
+	// address space (V-IMG step 1); nothing is there to read.
+	ImgWrap
 )
 
 // ImgDefect is a named V-IMG defect written into a canonical image.
@@ -186,30 +203,39 @@ type ImgDefect uint8
 // Image defects; each breaks exactly one V-IMG check (the builder raises the
 // child count where a defect needs children).
 const (
-	DefNone          ImgDefect = iota
-	DefSigCount                // sig_count = 257
-	DefSigValue                // signature[0] = 7
-	DefOrder                   // a tensor entry after a scalar entry
-	DefScalars                 // 129 SCALAR entries
-	DefScalarCount             // stored scalar_count = SCALAR entries + 1 (tolerated: ignored)
-	DefFuncNameLen             // func_name_len = 64
-	DefFuncNameNUL             // no NUL at func_name_len
-	DefFuncNameEarly           // a NUL before func_name_len
-	DefConfigNameLen           // config_name_len = 64
-	DefBinarySize              // binary_size = storage + 1
-	DefChildCount              // child_count = 1025
-	DefFuncIDRange             // child 0 func_id = 1024
-	DefFuncIDDup               // child 1 repeats child 0's func_id
-	DefChildOffset             // child_offsets[0] off by 64
-	DefChildHeader             // one more child whose header does not fit
-	DefChildSigCount           // child 0 sig_count = 33
-	DefChildBinary             // child 0 binary_size overruns the image
+	DefNone             ImgDefect = iota
+	DefSigCount                   // sig_count = 257
+	DefSigValue                   // signature[0] = 7
+	DefOrder                      // a tensor entry after a scalar entry
+	DefScalars                    // 129 SCALAR entries
+	DefScalarCount                // stored scalar_count = SCALAR entries + 1 (tolerated: ignored)
+	DefFuncNameLen                // func_name_len = 64
+	DefFuncNameNUL                // no NUL at func_name_len
+	DefFuncNameEarly              // a NUL before func_name_len
+	DefConfigNameLen              // config_name_len = 64
+	DefBinarySize                 // binary_size = storage + 1
+	DefChildCount                 // child_count = 1025
+	DefFuncIDRange                // child 0 func_id = 1024
+	DefFuncIDDup                  // child 1 repeats child 0's func_id
+	DefChildOffset                // child_offsets[0] off by 64
+	DefChildHeader                // one more child whose header does not fit
+	DefChildSigCount              // child 0 sig_count = 33
+	DefChildBinary                // child 0 binary_size overruns the image
+	DefSigCountNeg                // sig_count = -1
+	DefSigValueNeg                // signature[0] = -1
+	DefConfigNameNUL              // no NUL at config_name_len
+	DefChildCountNeg              // child_count = -1
+	DefFuncIDNeg                  // child 0 func_id = -1
+	DefChildGap                   // 64 bytes before child 0, its offset past align_up(used, 64), the size grown to match
+	DefChildSigCountNeg           // child 0 sig_count = -1
+	DefFuncNameFar                // func_name_len reaches the first byte after the span, every name byte non-NUL
 	numDefects
 )
 
 var defectNames = [numDefects]string{"none", "sigcount", "sigval", "order", "scalars", "sccount",
 	"fname-len", "fname-nul", "fname-early", "cname-len", "binsize", "childcount", "fid-range",
-	"fid-dup", "child-offset", "child-header", "child-sigcount", "child-binary"}
+	"fid-dup", "child-offset", "child-header", "child-sigcount", "child-binary", "sigcount-neg",
+	"sigval-neg", "cname-nul", "childcount-neg", "fid-neg", "child-gap", "child-sigcount-neg", "fname-far"}
 
 func (d ImgDefect) String() string {
 	if d < numDefects {
@@ -239,6 +265,7 @@ type ImageRecipe struct {
 	B       uint32 // orchestration binary bytes
 	X       uint16 // salt: recipes differing only in X have different bytes
 	NoSC    bool   // store 0 ("not recorded") as scalar_count
+	IO      bool   // tensor entries cycle IN, OUT, INOUT (else all IN)
 	Defect  ImgDefect
 	Mis     uint8  // pass base+Mis (1..15): misaligned
 	Short   uint32 // pass size-Short
@@ -247,6 +274,10 @@ type ImageRecipe struct {
 	PokeOff uint32
 	PokeVal uint32
 	Raw     uint64 // ImgRaw: the recorded bytes' key; ImgRawTrunc: their size
+	// Edge places the span so that its last byte is the last byte before
+	// a page no access is allowed to: a read past the span faults (V-IMG:
+	// nothing outside the span is read).
+	Edge bool
 }
 
 func (r ImageRecipe) String() string {
@@ -256,6 +287,8 @@ func (r ImageRecipe) String() string {
 		return "null"
 	case ImgHuge:
 		return "huge"
+	case ImgWrap:
+		return "wrap"
 	case ImgProgram:
 		return "prog"
 	case ImgRaw:
@@ -290,7 +323,14 @@ func (r ImageRecipe) String() string {
 		if !first {
 			b.WriteByte(',')
 		}
+		first = false
 		b.WriteString("nosc")
+	}
+	if r.IO {
+		if !first {
+			b.WriteByte(',')
+		}
+		b.WriteString("io")
 	}
 	b.WriteByte(')')
 	if r.Defect != DefNone {
@@ -311,6 +351,9 @@ func (r ImageRecipe) String() string {
 	case PokeU32:
 		b.WriteString("+u32(" + strconv.FormatUint(uint64(r.PokeOff), 10) + "," + strconv.FormatUint(uint64(r.PokeVal), 10) + ")")
 	}
+	if r.Edge {
+		b.WriteString("+edge")
+	}
 	return b.String()
 }
 
@@ -330,6 +373,9 @@ type ArgsRecipe struct {
 	Mode ArgsMode
 	T, S int16 // ArgsExact: the counts; ArgsMatch: deltas added to the callable's counts
 	Host bool
+	// Alien puts the last of the first tensor_count tensors in address
+	// space 2, neither HOST nor DEVICE (E-LAUNCH.6).
+	Alien bool
 	// Junk passes args 8 bytes past 64-byte alignment with garbage in every
 	// field launch does not read (E-LAUNCH: it reads only the counts, the
 	// address_space of the first tensor_count tensors and the scalars).
@@ -345,12 +391,15 @@ func (a ArgsRecipe) String() string {
 		if a.Host {
 			s += ",host"
 		}
+		if a.Alien {
+			s += ",alien"
+		}
 		if a.Junk {
 			s += ",junk"
 		}
 		return s + ")"
 	}
-	if a.T == 0 && a.S == 0 && !a.Host && !a.Junk {
+	if a.T == 0 && a.S == 0 && !a.Host && !a.Alien && !a.Junk {
 		return "match"
 	}
 	var parts []string
@@ -362,6 +411,9 @@ func (a ArgsRecipe) String() string {
 	}
 	if a.Host {
 		parts = append(parts, "host")
+	}
+	if a.Alien {
+		parts = append(parts, "alien")
 	}
 	if a.Junk {
 		parts = append(parts, "junk")

@@ -1,7 +1,9 @@
 package conformance
 
 import (
+	"slices"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
@@ -72,7 +74,7 @@ func init() {
 		},
 		step: func(m *Model, op Op, _ *mctx, _ *Observation) func() {
 			m.expect(RHooks, one(abi.OK), "simabi_set_current_device returns 0")
-			m.curDev, m.devKnown = op.Dev, true
+			m.curDev, m.devKnown, m.devRule = op.Dev, true, RuleNone
 			return nil
 		},
 	})
@@ -91,9 +93,14 @@ func init() {
 		step: func(m *Model, _ Op, _ *mctx, _ *Observation) func() {
 			m.expect(RHooks, anyStatus, "")
 			if m.devKnown {
-				// D-1 where the build has kernel entries; on a legacy build
-				// only the hooks' own bookkeeping is left to check.
-				r := RD1
+				// The rule of the last op that set the device or had to
+				// leave it (a program init, an ACL call, a refusal); else
+				// D-1 where the build has kernel entries, and on a legacy
+				// build only the hooks' own bookkeeping.
+				r := m.devRule
+				if r == RuleNone {
+					r = RD1
+				}
 				if !r.Applies(m.opt.Profile) {
 					r = RHooks
 				}
@@ -225,4 +232,122 @@ func (g *Generator) inject(ch Chooser) Op {
 		op.Count = 0
 	}
 	return op
+}
+
+// The host-log binder (S-2): simpler_host_log_bind_state with a state the
+// op chooses: threshold= (Op.Code), version= (Op.Site, default 1), size=
+// (Op.Count, default 16), or null.
+func init() {
+	defineOp(KindHostLog, opClass{
+		name: "hostlog", entry: true, status: true,
+		gen: func(_ *Generator, _ *genState, add adder) {
+			// Refusals, and the default threshold: a random sequence does
+			// not move a real build's log level.
+			add(2, func(ch Chooser) Op {
+				op := Op{Kind: KindHostLog, Code: 25, Site: 1, Count: 16}
+				switch ch.IntN(5, "hostlog") {
+				case 3:
+					op = Op{Kind: KindHostLog, OutNull: true}
+				case 0:
+					op.Code = []int32{0, 9, 11, 15, 26, 50, 61, -1}[ch.IntN(8, "threshold")]
+				case 1:
+					op.Site = 2
+				case 2:
+					op.Count = 15
+				}
+				return op
+			})
+		},
+		parse: func(p *opParser) {
+			if len(p.pos) == 1 && p.pos[0] == "null" {
+				p.positional(1)
+				p.op.OutNull = true
+				return
+			}
+			p.positional(0)
+			v, _ := p.take("threshold", true)
+			p.op.Code = p.int32v("threshold", v)
+			p.op.Site, p.op.Count = 1, 16
+			if v, ok := p.take("version", false); ok {
+				p.op.Site = int32(p.uintv("version", v, 32))
+			}
+			if v, ok := p.take("size", false); ok {
+				p.op.Count = int32(p.uintv("size", v, 31))
+			}
+		},
+		format: func(t *opText, op Op) {
+			if op.OutNull {
+				t.w("null")
+				return
+			}
+			t.w("threshold=" + strconv.Itoa(int(op.Code)))
+			if op.Site != 1 {
+				t.w("version=" + strconv.Itoa(int(op.Site)))
+			}
+			if op.Count != 16 {
+				t.w("size=" + strconv.Itoa(int(op.Count)))
+			}
+		},
+		rule: fixedRule(RS2),
+		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {
+			var p unsafe.Pointer
+			if !op.OutNull {
+				p = unsafe.Pointer(hostLogBlock(uint32(op.Site), uint32(op.Count), op.Code))
+			}
+			o.Call.Status = r.rt.HostLogBindState(p)
+		},
+		step:   func(m *Model, op Op, _ *mctx, _ *Observation) func() { m.hostLog(op); return nil },
+		resync: resyncNothing,
+	})
+}
+
+// hostLogBlocks are the SimplerHostLogState blocks the checker ever bound,
+// one per distinct state, for the life of the process: a runtime keeps the
+// pointer it accepted (upstream's binder stores it), so a block is never
+// freed or moved.
+var hostLogBlocks struct {
+	sync.Mutex
+	m map[[3]int64]*[abi.HostLogStateSize]byte
+}
+
+func hostLogBlock(version, size uint32, threshold int32) *[abi.HostLogStateSize]byte {
+	k := [3]int64{int64(version), int64(size), int64(threshold)}
+	hostLogBlocks.Lock()
+	defer hostLogBlocks.Unlock()
+	if b := hostLogBlocks.m[k]; b != nil {
+		return b
+	}
+	if hostLogBlocks.m == nil {
+		hostLogBlocks.m = map[[3]int64]*[abi.HostLogStateSize]byte{}
+	}
+	b := new([abi.HostLogStateSize]byte)
+	le.PutUint32(b[0:], version)
+	le.PutUint32(b[4:], size)
+	le.PutUint32(b[8:], uint32(threshold))
+	hostLogBlocks.m[k] = b
+	return b
+}
+
+// hostLogLevels are the thresholds S-2 lets the binder accept.
+var hostLogLevels = [...]int32{10, 20, 25, 30, 40, 60}
+
+// hostLog is S-2's binder: 0 for a state with abi_version 1, struct_size
+// >= 16 and one of the six thresholds, -1 for anything else.
+func (m *Model) hostLog(op Op) {
+	refused := abi.HostBindRefused
+	if m.opt.Profile == ProfileLegacy {
+		refused = abi.Internal // the runner reads a legacy -1 as the generic failure
+	}
+	switch {
+	case op.OutNull:
+		m.expect(RS2, one(refused), "a NULL state")
+	case op.Site != 1:
+		m.expect(RS2, one(refused), "abi_version "+strconv.Itoa(int(uint32(op.Site)))+", not 1")
+	case op.Count < 16:
+		m.expect(RS2, one(refused), "struct_size "+strconv.Itoa(int(op.Count))+" < 16")
+	case !slices.Contains(hostLogLevels[:], op.Code):
+		m.expect(RS2, one(refused), "threshold "+strconv.Itoa(int(op.Code))+" is not one of 10, 20, 25, 30, 40, 60")
+	default:
+		m.expect(RS2, one(abi.OK), "threshold "+strconv.Itoa(int(op.Code))+" is a log level")
+	}
 }

@@ -80,6 +80,10 @@ func init() {
 	defineOp(KindLaunchRun, runClass(opClass{
 		name: "launch_run", rule: fixedRule(REProg), parse: parseRunStorage, format: formatRunStorage,
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+			if op.St < 0 {
+				o.Call.Status = r.rt.LaunchRun(h, 0)
+				return
+			}
 			r.accepted[op.St] = -1
 			o.Call.Status = r.rt.LaunchRun(h, r.runHandle(op))
 			o.Accepted = r.accepted[op.St]
@@ -135,39 +139,79 @@ func parseRunStart(p *opParser) {
 	if v, ok := p.take("args", false); ok {
 		p.op.Args = p.args(v)
 	}
-	// The run's CallConfig is the runner's valid one; cfg=null passes NULL
-	// (refused everywhere: upstream c_api_shared.cpp:617).
+	// The run's CallConfig and descriptor are the runner's valid ones;
+	// cfg=null and desc=null pass NULL (E-PROG: refused with IA).
 	if v, ok := p.take("cfg", false); ok {
 		if v != "null" {
 			p.fail("cfg=%s: a run takes cfg=null or no cfg", v)
 		}
 		p.op.Cfg.Null = true
 	}
+	if v, ok := p.take("desc", false); ok {
+		if v != "null" {
+			p.fail("desc=%s: a run takes desc=null or no desc", v)
+		}
+		p.op.OutNull = true
+	}
 }
 
-func formatRunStorage(t *opText, op Op) { t.w(ctxText(op.C), "st="+strconv.Itoa(int(op.St))) }
+func storageText(st int8) string {
+	if st < 0 {
+		return "null"
+	}
+	return strconv.Itoa(int(st))
+}
+
+func formatRunStorage(t *opText, op Op) { t.w(ctxText(op.C), "st="+storageText(op.St)) }
 
 func formatRunStart(t *opText, op Op) {
-	t.w(ctxText(op.C), "st="+strconv.Itoa(int(op.St)), "id="+strconv.Itoa(int(op.ID)))
+	t.w(ctxText(op.C), "st="+storageText(op.St), "id="+strconv.Itoa(int(op.ID)))
 	t.args(op)
 	if op.Cfg.Null {
 		t.w("cfg=null")
 	}
+	if op.OutNull {
+		t.w("desc=null")
+	}
 }
 
-// runHandle is the RuntimeHandle of op's run storage.
+// runHandle is the RuntimeHandle of op's run storage (0 for st=null).
 func (r *Runner) runHandle(op Op) abi.RunHandle {
+	if op.St < 0 {
+		return 0
+	}
 	return abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[op.St])))
 }
 
-// runCallArgs forms prepare_run's and run's args, CallConfig and descriptor.
+// runCallArgs forms prepare_run's and run's args, CallConfig and descriptor
+// (NULL where the op says so; st=null takes storage 0's descriptor).
 func (r *Runner) runCallArgs(op Op, o *Observation) (args, cfg, desc unsafe.Pointer) {
 	args, t, s := r.formRunArgs(op)
 	o.Call.ArgT, o.Call.ArgS = t, s
-	if op.Cfg.Null {
-		return args, nil, unsafe.Pointer(unsafe.SliceData(r.desc[op.St]))
+	st := max(op.St, 0)
+	if !op.Cfg.Null {
+		cfg = unsafe.Pointer(unsafe.SliceData(r.runCfg))
 	}
-	return args, unsafe.Pointer(unsafe.SliceData(r.runCfg)), unsafe.Pointer(unsafe.SliceData(r.desc[op.St]))
+	if !op.OutNull {
+		desc = unsafe.Pointer(unsafe.SliceData(r.desc[st]))
+	}
+	return args, cfg, desc
+}
+
+// nullRunArgs now and then makes a run start with one argument NULL
+// (E-PROG: storage, args, CallConfig or descriptor, each refused with IA).
+func nullRunArgs(ch Chooser, op Op) Op {
+	switch ch.IntN(24, "null-arg") {
+	case 0:
+		op.St = NullRef
+	case 1:
+		op.Args = ArgsRecipe{Mode: ArgsNull}
+	case 2:
+		op.Cfg.Null = true
+	case 3:
+		op.OutNull = true
+	}
+	return op
 }
 
 // runOp is one op of the run family on program context c: register until
@@ -201,13 +245,13 @@ func (g *Generator) runOp(ch Chooser, c int8) Op {
 	case ch.IntN(25, "unregister") == 0:
 		return Op{Kind: KindUnregister, C: c, ID: id}
 	case sl.state == storageFree && ch.IntN(5, "whole") == 0:
-		return Op{Kind: KindRun, C: c, St: st, ID: id}
+		return nullRunArgs(ch, Op{Kind: KindRun, C: c, St: st, ID: id})
 	case sl.state == storageFree:
 		op := Op{Kind: KindPrepareRun, C: c, St: st, ID: id}
 		if ch.IntN(20, "args") == 0 {
 			op.Args = ArgsRecipe{Mode: ArgsMatch, T: 1}
 		}
-		return op
+		return nullRunArgs(ch, op)
 	}
 	kinds := []Kind{KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun, KindPrepareRun, KindDestroy, KindFinalize}
 	weights := []int{30, 20, 20, 20, 5, 3, 4}

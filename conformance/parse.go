@@ -220,6 +220,9 @@ func (p *opParser) parse() {
 
 // storage reads a run storage index (0..3).
 func (p *opParser) storage(s string) int8 {
+	if s == "null" {
+		return NullRef
+	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 || n >= MaxStorages {
 		p.fail("bad st=%q (run storage 0..%d)", s, MaxStorages-1)
@@ -345,7 +348,7 @@ func (p *opParser) image(s string) ImageRecipe {
 	var r ImageRecipe
 	parts := splitTop(s, '+')
 	switch parts[0] {
-	case "null", "huge", "prog":
+	case "null", "huge", "prog", "wrap":
 		if len(parts) > 1 {
 			p.fail("image %s takes no modifiers", parts[0])
 		}
@@ -354,6 +357,8 @@ func (p *opParser) image(s string) ImageRecipe {
 			r.Base = ImgNull
 		case "huge":
 			r.Base = ImgHuge
+		case "wrap":
+			r.Base = ImgWrap
 		default:
 			if p.op.Kind != KindRegister {
 				p.fail("img=prog (the target's program callable) is for register only")
@@ -376,6 +381,10 @@ func (p *opParser) image(s string) ImageRecipe {
 		seen[k] = true
 		if k == "nosc" && !hasV {
 			r.NoSC = true
+			continue
+		}
+		if k == "io" && !hasV {
+			r.IO = true
 			continue
 		}
 		if !hasV {
@@ -402,6 +411,13 @@ func (p *opParser) image(s string) ImageRecipe {
 	}
 	mods := map[string]bool{}
 	for _, m := range parts[1:] {
+		if m == "edge" {
+			if r.Edge {
+				p.fail("image modifier edge given twice")
+			}
+			r.Edge = true
+			continue
+		}
 		name, args, ok := call(m)
 		if !ok || mods[name] || (name == "u32" && mods["byte"]) || (name == "byte" && mods["u32"]) {
 			p.fail("bad or repeated image modifier %q", m)
@@ -494,6 +510,8 @@ func (p *opParser) args(s string) ArgsRecipe {
 		switch {
 		case k == "host" && !hasV:
 			a.Host = true
+		case k == "alien" && !hasV:
+			a.Alien = true
 		case k == "junk" && !hasV:
 			a.Junk = true
 		case (k == "dt" && a.Mode == ArgsMatch) || (k == "t" && a.Mode == ArgsExact):

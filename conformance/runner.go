@@ -156,6 +156,8 @@ const outSentinel int32 = 0x3C3C3C3C
 // one for the concurrency ops). Images, configs and args are built once and
 // reused. Use one Runner per target instance from one goroutine at a time.
 type Runner struct {
+	// alienAt is the tensor a launch put in address space 2 (ArgsRecipe.Alien).
+	alienAt int
 	t       Target
 	rt      abi.Runtime
 	hooks   abi.SimHooks
@@ -392,8 +394,18 @@ func (r *Runner) image(rec ImageRecipe) *imgBuf {
 	case f.null:
 	case f.huge:
 		b.ptr = hugeSpan()
+	case f.wrap:
+		// Nothing is mapped there: a runtime that reads before it checks
+		// the wrap (V-IMG step 1) faults.
+		addr := ^uintptr(0) &^ 0xFFF
+		b.ptr = *(*unsafe.Pointer)(unsafe.Pointer(&addr))
 	default:
-		b.raw = abi.AlignedBytes(len(f.image)+16, 16)
+		if rec.Edge {
+			b.raw = edgeSpan(int(f.size)+int(rec.Mis), b)
+		}
+		if b.raw == nil {
+			b.raw = abi.AlignedBytes(len(f.image)+16, 16)
+		}
 		copy(b.raw[rec.Mis:], f.image)
 		b.ptr = unsafe.Pointer(&b.raw[rec.Mis])
 	}
@@ -435,13 +447,22 @@ func (r *Runner) formArgs(op Op, slot *slotState) (unsafe.Pointer, int32, int32,
 		space = byte(abi.HostSpace)
 	}
 	buf[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = space
-	return unsafe.Pointer(unsafe.SliceData(buf)), t, s, op.Args.Host
+	alien := op.Args.Alien && t >= 1 && t <= abi.ChipMaxTensorArgs
+	if alien {
+		buf[abi.TaskArgsTensorsOff+abi.ChipTensorSize*int(t-1)+abi.TensorAddressSpaceOff] = 2
+		r.alienAt = int(t - 1)
+	}
+	return unsafe.Pointer(unsafe.SliceData(buf)), t, s, op.Args.Host || alien
 }
 
-// restoreArgs puts tensor 0 back in DEVICE space after a host launch.
+// restoreArgs puts tensor 0 (and an alien tensor) back in DEVICE space
+// after a launch with a tensor outside it.
 func (r *Runner) restoreArgs() {
-	r.args[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = byte(abi.DeviceSpace)
-	r.junk[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = byte(abi.DeviceSpace)
+	for _, b := range [2][]byte{r.args, r.junk} {
+		b[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = byte(abi.DeviceSpace)
+		b[abi.TaskArgsTensorsOff+abi.ChipTensorSize*r.alienAt+abi.TensorAddressSpaceOff] = byte(abi.DeviceSpace)
+	}
+	r.alienAt = 0
 }
 
 func (r *Runner) handle(c int8) abi.Ctx {

@@ -23,6 +23,9 @@ type SuiteOptions struct {
 	Probes    bool          // probe that every refusal of a directed check left no trace
 	NoShrink  bool          // report failing sequences unshrunk
 	Timeout   time.Duration // per run (default 60 s); a run that exceeds it is a hang
+	// Stop, when set, ends the run after the first case it returns true
+	// for (SuiteRun.Stop).
+	Stop func(CaseOutcome) bool
 }
 
 // failingRules lists the rules of a run's failures, in the order found.
@@ -70,7 +73,7 @@ func Conform(f Factory, o SuiteOptions) (*Report, error) {
 	}
 	res := ConformWith(FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, SuiteRun{
 		Name: o.Name, Profile: profile, Caps: caps, Checks: o.Checks, SkipSlow: o.SkipSlow, Random: o.Random,
-		RandomOps: o.RandomOps, Seed: o.Seed, HoldMs: o.HoldMs, NoShrink: o.NoShrink, Probes: o.Probes})
+		RandomOps: o.RandomOps, Seed: o.Seed, HoldMs: o.HoldMs, NoShrink: o.NoShrink, Probes: o.Probes, Stop: o.Stop})
 	return res.Report, nil
 }
 

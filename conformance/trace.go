@@ -91,10 +91,18 @@ const maxTraceSlots = MaxSlots
 // processes left beside it (tracevocab.InflightName): a call a process
 // was inside when it died or was killed is read as an entry record after
 // the trace's own lines. An error names the file and line.
+//
+// A last line with no newline is a line whose write(2) a dying process did
+// not finish (a fatal signal on another thread can end the process in the
+// middle of a long line): it is left out, and the call's in-flight record,
+// which is still there, stands for it.
 func ReadTraceFile(path string) (*Trace, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i+1 < len(b) {
+		b = b[:i+1] // a torn last line
 	}
 	var extra []string
 	seen := map[int]bool{}
@@ -286,10 +294,13 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 	}
 	op := Op{Kind: k}
 	// bad: a struct pointer the recorder could not read (it points into
-	// unmapped memory). The call is not judged; its other fields parse.
+	// unmapped memory). The call is not judged, unless its context is NULL
+	// (below: every entry answers a NULL context before it reads a struct);
+	// its other fields parse.
+	var unread string
 	for _, a := range e.Args {
-		if v, ok := keyed[a.Key]; ok && v.Is("bad") {
-			skip(a.Key + ": a pointer the recorder could not read (unmapped memory)")
+		if v, ok := keyed[a.Key]; ok && v.Is("bad") && unread == "" {
+			unread = a.Key + ": a pointer the recorder could not read (unmapped memory)"
 		}
 	}
 	var missing []string
@@ -312,6 +323,9 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 		s, why := p.ctx(pos[0])
 		skip(why)
 		op.C = s
+	}
+	if unread != "" && !(len(pos) > 0 && pos[0].Form == tracevocab.Ctx && op.C == NullRef) {
+		skip(unread)
 	}
 	switch k {
 	case KindCreate:
@@ -412,9 +426,7 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 			}
 			op.Cfg.Null = keyed["cfg"].Is("null")
 			d := keyed["desc"]
-			if d.Is("null") {
-				skip("a run with a NULL descriptor (the model's run family judges valid ones)")
-			}
+			op.OutNull = d.Is("null") // E-PROG.9: refused with IA, judged like a NULL CallConfig
 			delete(p.want, op.St)
 			if d.Is("raw") {
 				if nd, err := abi.DecodeNativeRunDescriptor(hexBytes(d, 0)); err == nil {

@@ -96,13 +96,15 @@ func TestCheckTrace_judgesRecordedAnswers(t *testing.T) {
 }
 
 // V-PREP-1 from a trace: a failing prepare that left its out untouched.
+// The image is refused by V-PREP-2, so E-PREP.1 (the -1 is written before
+// V-PREP-2 refuses) is broken too.
 func TestCheckTrace_VPREP1(t *testing.T) {
 	h, n := traceImageHex(t)
 	body := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 prepare c0 img=raw(%d,3,%s) -> -1004 out=7\n@5-6 t0 dev=0 destroy c0 -> done\n", n, h)
 	c := CheckTrace(mustTrace(t, body), TraceOptions{})
 	got := failuresOf(c)
-	if !cmp.Equal(got, []string{"V-PREP-1"}) {
-		t.Fatalf("failures %v, want V-PREP-1: %v", got, c.Result.Findings)
+	if !cmp.Equal(got, []string{"V-PREP-1", "E-PREP"}) {
+		t.Fatalf("failures %v, want V-PREP-1 and E-PREP: %v", got, c.Result.Findings)
 	}
 }
 
@@ -263,19 +265,31 @@ func TestCheckTrace_runWithNullConfig_EPROG(t *testing.T) {
 }
 
 // A struct the recorder could not read (cfg=bad, args=bad, desc=bad) makes
-// its call not judged, with the reason; the trace still parses.
-func TestParseTrace_unreadableStructIsSkipped(t *testing.T) {
+// a call on a context not judged, with the reason; the trace still parses.
+// With a NULL context the call is judged (V-INIT, V-LAUNCH, S-3): every
+// entry answers a NULL context before it reads a struct, so the bytes the
+// trace lacks cannot decide the answer.
+func TestParseTrace_unreadableStructIsSkipped_VINIT(t *testing.T) {
 	tr := mustTrace(t, `@1-2 t0 dev=none kinit null dev=0 gen=1 cfg=bad aicpu=none aicore=none disp=none -> -1004
 @3-4 t0 dev=none launch null id=0 args=bad stream=s0 -> -1004
 @5-6 t0 dev=none prepare_run null st=0 id=0 args=bad cfg=bad desc=bad -> -1004
+@7-8 t0 dev=none create -> c0
+@9-10 t0 dev=none kinit c0 dev=0 gen=1 cfg=bad aicpu=none aicore=none disp=none -> -1004
+@11-12 t0 dev=none destroy c0 -> done
 `)
-	for i, want := range []string{"cfg", "args", "args"} {
-		if got := tr.Calls[i].Skip; got != want+": a pointer the recorder could not read (unmapped memory)" {
-			t.Errorf("call %d: skip %q", i, got)
+	for i, want := range []string{"", "", "", "", "cfg: a pointer the recorder could not read (unmapped memory)"} {
+		if got := tr.Calls[i].Skip; got != want {
+			t.Errorf("call %d: skip %q, want %q", i, got, want)
 		}
 	}
 	if c := CheckTrace(tr, TraceOptions{}); len(failuresOf(c)) != 0 {
 		t.Errorf("failures %v", c.Result.Findings)
+	}
+	// A NULL context answered INVALID_STATE is a finding of V-INIT (and S-3), however
+	// unreadable the config.
+	refused := mustTrace(t, "@1-2 t0 dev=none kinit null dev=0 gen=1 cfg=bad aicpu=none aicore=none disp=none -> -1003\n")
+	if got := failuresOf(CheckTrace(refused, TraceOptions{})); !cmp.Equal(got, []string{"V-INIT", "S-3"}) {
+		t.Errorf("kinit(NULL) answering INVALID_STATE: failures %v, want [V-INIT S-3]", got)
 	}
 }
 

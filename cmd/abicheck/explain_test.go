@@ -24,7 +24,7 @@ func TestExplainPrintsTheRule_EFIN(t *testing.T) {
 	}
 	for _, want := range []string{
 		"### E-FIN\n",
-		"**Outstanding native run.** A run becomes outstanding when the `simpler_prepare_run` that opens it\nsucceeds.",
+		"**Outstanding native run.** [E-FIN.8] A run becomes outstanding when the `simpler_prepare_run` that\nopens it succeeds.",
 		"(docs/contract.md#e-fin, under \"E — entry behaviour\")",
 	} {
 		if !strings.Contains(r.stdout, want) {
@@ -42,9 +42,10 @@ func TestExplainErrors(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"explain", "EFIN"}, exitUsage, "abicheck explain: \"EFIN\" is no rule of the contract; did you mean E-FIN?\n"},
-		{[]string{"explain", "V-PREP"}, exitUsage, "abicheck explain: \"V-PREP\" is no rule of the contract; did you mean V-PREP-1, V-PREP-2?\n"},
-		{[]string{"explain", "Q-9"}, exitUsage, "abicheck explain: \"Q-9\" is no rule of the contract (abicheck rules lists them)\n"},
+		{[]string{"explain", "EFIN"}, exitUsage, "abicheck explain: \"EFIN\" is no rule or clause of the contract; did you mean E-FIN?\n"},
+		{[]string{"explain", "V-PREP"}, exitUsage, "abicheck explain: \"V-PREP\" is no rule or clause of the contract; did you mean V-PREP-1, V-PREP-2?\n"},
+		{[]string{"explain", "Q-9"}, exitUsage, "abicheck explain: \"Q-9\" is no rule or clause of the contract (abicheck rules lists them)\n"},
+		{[]string{"explain", "E-FIN.99"}, exitUsage, "abicheck explain: \"E-FIN.99\" is no rule or clause of the contract (abicheck rules lists them)\n"},
 		{[]string{"explain"}, exitUsage, explainUsage},
 		{[]string{"rules", "-x"}, exitUsage, "abicheck rules: unexpected argument \"-x\" (abicheck rules -h for help)\n"},
 	} {
@@ -58,6 +59,46 @@ func TestExplainErrors(t *testing.T) {
 	// Case does not matter.
 	if r := runCLI(t, nil, "explain", "v-img"); r.code != exitOK || !strings.HasPrefix(r.stdout, "### V-IMG\n") {
 		t.Errorf("explain v-img: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// abicheck explain E-DESTROY.3 prints that clause of the contract, with the
+// checks that judge it and the mutants that break it; explain E-DESTROY
+// closes the rule's text with the table of its clauses. Both come from the
+// contract's markers and the clause table (docs.Clauses, conformance.Clauses).
+func TestExplainPrintsClauses_EDESTROY(t *testing.T) {
+	r := runCLI(t, nil, "explain", "e-destroy.3")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	c, ok := docs.FindClause("E-DESTROY.3")
+	if !ok {
+		t.Fatal("no clause E-DESTROY.3 in the contract")
+	}
+	for _, want := range []string{
+		"E-DESTROY.3 (rule E-DESTROY, docs/contract.md:",
+		"  A refused destroy is logged. The context survives it",
+		"checked by: e-destroy/refused-leaves-program-context",
+		"broken by:  refused-destroy-drops-callables, refused-destroy-drops-residents",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("explain E-DESTROY.3 lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.HasPrefix(c.Text, "A refused destroy is logged.") {
+		t.Errorf("clause text %q", c.Text)
+	}
+	r = runCLI(t, nil, "explain", "E-DESTROY")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"\nClauses:\n", "  E-DESTROY.1  ", "(cannot be driven: see abicheck explain E-DESTROY.5)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("explain E-DESTROY lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if u := runCLI(t, nil, "explain", "E-DESTROY.5"); !strings.Contains(u.stdout, "cannot be driven: a freed handle") {
+		t.Errorf("explain E-DESTROY.5 gives no reason:\n%s", u.stdout)
 	}
 }
 

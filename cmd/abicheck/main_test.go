@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/onboard"
@@ -503,7 +504,20 @@ func TestMutantsCommand(t *testing.T) {
 		t.Fatalf("exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	n := len(emit.Mutants())
-	for _, want := range []string{"MUTANT", "KILLED", fmt.Sprintf("mutation score: %d/%d", n, n), "prep-keeps-out", "async-poisons"} {
+	cs := conformance.Clauses()
+	undriven, driven := 0, 0
+	for _, c := range cs {
+		if c.Undriven != "" {
+			undriven++
+		} else {
+			driven++
+		}
+	}
+	for _, want := range []string{"MUTANT", "KILLED", fmt.Sprintf("mutation score: %d/%d", n, n), "prep-keeps-out", "async-poisons",
+		// The clause coverage: every clause a call can drive has a check,
+		// and all its mutants were killed.
+		fmt.Sprintf("clauses of docs/contract.md: %d; %d cannot be driven through the ABI; %d checked by a directed check; mutant killed: %d of the %d whose mutants ran\n",
+			len(cs), undriven, driven, driven, driven)} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

@@ -58,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		profile  = fs.String("profile", "tmr", "build profile: tmr, refusing or legacy")
 		omit     = fs.String("omit", "", "comma-separated `symbols` to leave unexported")
 		mutant   = fs.String("mutant", "", "emit the mutant `NAME` (see -list-mutants)")
-		list     = fs.Bool("list-mutants", false, "print every mutant with the rule it breaks, then exit")
+		list     = fs.Bool("list-mutants", false, "print every mutant with the clause it breaks, then exit")
 		emitOnly = fs.Bool("emit-only", false, "write the C sources without building")
 		cc       = fs.String("cc", "", "C compiler `command` (default $CC, then cc)")
 		recorder = fs.Bool("recorder", false, "build the recording runtime of docs/trace.md instead of a fake")
@@ -96,9 +96,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *list {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "MUTANT\tRULE\tGROUP\tWHAT IT DOES")
+		fmt.Fprintln(tw, "MUTANT\tCLAUSE\tPROFILE\tWHAT IT DOES")
 		for _, m := range emit.Mutants() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.Name, m.Rule, m.Group, m.Description)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.Name, m.Clause, m.Profile, m.Description)
 		}
 		tw.Flush()
 		return 0

@@ -10,15 +10,15 @@ import (
 	"github.com/simabi/simabi/sim/emit"
 )
 
-// F-4: -list-mutants prints every mutant with the rule it breaks.
+// F-4: -list-mutants prints every mutant with the clause it breaks.
 func TestF4_ListMutants(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"-list-mutants"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, m := range emit.Mutants() {
-		if !strings.Contains(out.String(), m.Name) || !strings.Contains(out.String(), m.Rule) {
-			t.Errorf("listing lacks %s (%s):\n%s", m.Name, m.Rule, out.String())
+		if !strings.Contains(out.String(), m.Name) || !strings.Contains(out.String(), m.Clause) {
+			t.Errorf("listing lacks %s (%s):\n%s", m.Name, m.Clause, out.String())
 		}
 	}
 }

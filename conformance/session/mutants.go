@@ -4,18 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/docs"
 	"github.com/simabi/simabi/sim/emit"
 )
 
 // MutantRow is one line of the kill table (abicheck mutants).
 type MutantRow struct {
 	Name      string   `json:"name"`
+	Clause    string   `json:"clause"`
 	Rule      string   `json:"rule"`
 	Group     string   `json:"group"`
 	Killed    bool     `json:"killed"`
@@ -37,7 +42,8 @@ type MutantsJSON struct {
 		Total  int     `json:"total"`
 		Ratio  float64 `json:"ratio"`
 	} `json:"score"`
-	Budget struct {
+	Clauses ClauseCoverage `json:"clauses"`
+	Budget  struct {
 		Sequences     int    `json:"sequences"`
 		MaxOps        int    `json:"max_ops"`
 		DurationMS    int64  `json:"duration_ms"`
@@ -53,68 +59,150 @@ var ErrNoCompiler = errors.New("no C compiler found (set CC or install gcc); the
 
 // MutantRun is the outcome of RunMutants.
 type MutantRun struct {
-	Rows   []MutantRow
-	Killed int
-	Random int // random sequences run in all
-	Used   time.Duration
-	Failed bool // a mutant did not build or load (its row says why)
+	Rows    []MutantRow
+	Killed  int
+	Random  int // random sequences run in all
+	Used    time.Duration
+	Failed  bool // a mutant did not build or load (its row says why)
+	Clauses ClauseCoverage
 }
 
-// RunMutants builds each mutant of ms, checks it in child processes with
-// the directed catalogue (the checks that claim it first; none with
-// randomOnly) and then random sequences, each mutant's run stopping at its
-// first kill under a rule of the mutant's group.
+// ClauseCoverage is what the run says of the contract's clauses
+// (conformance/clauses.go): how many there are, how many no call can
+// drive, how many a directed check drives, and of those whose mutants
+// this run built, how many had every mutant killed.
+type ClauseCoverage struct {
+	Clauses   int      `json:"clauses"`
+	Undriven  int      `json:"undriven"`
+	Checked   int      `json:"checked"`
+	Run       int      `json:"run"`    // clauses whose mutants all ran
+	Killed    int      `json:"killed"` // of those, clauses whose mutants were all killed
+	Survivors []string `json:"survivors,omitempty"`
+}
+
+// RunMutants builds each mutant of ms (jobs at a time: the compiles are
+// most of a cold run), checks each in child processes with the directed
+// catalogue (the checks that claim it first; none with randomOnly) and then
+// random sequences, each mutant's run stopping at its first kill under a
+// rule of the mutant's group. Mutants run concurrently, jobs at a time:
+// each in its own child processes, so they share nothing.
 func RunMutants(o *Options, ms []emit.Mutant, randomOnly bool, out *Printer, stderr io.Writer) (*MutantRun, error) {
 	var verbose io.Writer
 	if o.Verbose {
 		verbose = stderr
 	}
+	jobs := max(runtime.GOMAXPROCS(0), 1)
 	t0 := time.Now()
-	run := &MutantRun{}
-	for _, m := range ms {
-		row := MutantRow{Name: m.Name, Rule: m.Rule, Group: m.Group, Elsewhere: []string{}}
-		m0 := time.Now()
-		a, err := emit.Build(emit.Config{Profile: emit.ProfileTMR, Mutant: m.Name}, emit.BuildOptions{})
-		if errors.Is(err, emit.ErrNoCompiler) {
-			out.ClearProgress()
-			return nil, ErrNoCompiler
+	run := &MutantRun{Rows: make([]MutantRow, len(ms))}
+	var noCC atomic.Bool
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, jobs)
+	for i, m := range ms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if noCC.Load() {
+				return
+			}
+			row, err := runMutant(o, m, randomOnly, out, verbose)
+			if errors.Is(err, emit.ErrNoCompiler) {
+				noCC.Store(true)
+			}
+			run.Rows[i] = row
+		}()
+	}
+	wg.Wait()
+	out.ClearProgress()
+	if noCC.Load() {
+		return nil, ErrNoCompiler
+	}
+	for _, row := range run.Rows {
+		if row.Error != "" {
+			run.Failed = true
 		}
-		if err != nil {
-			row.Error = "build: " + FirstLine(err.Error())
-			run.Rows, run.Failed = append(run.Rows, row), true
-			continue
-		}
-		p, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
-		if err != nil {
-			row.Error = err.Error()
-			run.Rows, run.Failed = append(run.Rows, row), true
-			continue
-		}
-		info := p.Info()
-		profile, _ := conformance.ParseProfile(info.ProfileModel)
-		checks := ClaimingFirst(conformance.Catalogue(), m.Name)
-		if randomOnly {
-			checks = []conformance.Check{}
-		}
-		res := conformance.ConformWith(p, conformance.SuiteRun{Name: "mutant " + m.Name, Profile: profile, Caps: info.Caps, Checks: checks,
-			Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true,
-			MaxHangs: o.MaxHangs, Stop: conformance.StopAtKill(m.Rule), Progress: out.Progress("mutant " + m.Name), Probes: !randomOnly})
-		p.Close()
-		out.ClearProgress()
-		k := conformance.KillOf(res.Cases, m.Rule)
-		row.Killed, row.Check, row.ByRule = k.Killed, k.Case, k.Rule
-		if k.Killed {
-			row.Verdict = k.How.String()
+		if row.Killed {
 			run.Killed++
 		}
-		row.Elsewhere = append(row.Elsewhere, k.Elsewhere...)
-		row.Cases, row.Random = len(res.Cases), res.Random
-		run.Random += res.Random
-		row.MS = time.Since(m0).Milliseconds()
-		run.Rows = append(run.Rows, row)
+		run.Random += row.Random
 	}
+	run.Clauses = clauseCoverage(run.Rows)
 	run.Used = time.Since(t0)
 	return run, nil
+}
+
+// runMutant builds and checks one mutant.
+func runMutant(o *Options, m emit.Mutant, randomOnly bool, out *Printer, verbose io.Writer) (MutantRow, error) {
+	row := MutantRow{Name: m.Name, Clause: m.Clause, Rule: m.Rule, Group: m.Group, Elsewhere: []string{}}
+	m0 := time.Now()
+	a, err := emit.Build(emit.Config{Profile: m.Profile, Mutant: m.Name}, emit.BuildOptions{})
+	if errors.Is(err, emit.ErrNoCompiler) {
+		return row, err
+	}
+	if err != nil {
+		row.Error = "build: " + FirstLine(err.Error())
+		return row, nil
+	}
+	p, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
+	if err != nil {
+		row.Error = err.Error()
+		return row, nil
+	}
+	info := p.Info()
+	profile, _ := conformance.ParseProfile(info.ProfileModel)
+	checks := ClaimingFirst(conformance.Catalogue(), m.Name)
+	if randomOnly {
+		checks = []conformance.Check{}
+	}
+	res := conformance.ConformWith(p, conformance.SuiteRun{Name: "mutant " + m.Name, Profile: profile, Caps: info.Caps, Checks: checks,
+		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true,
+		MaxHangs: o.MaxHangs, Stop: conformance.StopAtKill(m.Rule), Progress: out.Progress("mutant " + m.Name), Probes: !randomOnly})
+	p.Close()
+	k := conformance.KillOf(res.Cases, m.Rule)
+	row.Killed, row.Check, row.ByRule = k.Killed, k.Case, k.Rule
+	if k.Killed {
+		row.Verdict = k.How.String()
+	}
+	row.Elsewhere = append(row.Elsewhere, k.Elsewhere...)
+	row.Cases, row.Random = len(res.Cases), res.Random
+	row.MS = time.Since(m0).Milliseconds()
+	return row, nil
+}
+
+// clauseCoverage counts the clause table against a run's rows.
+func clauseCoverage(rows []MutantRow) ClauseCoverage {
+	byName := map[string]MutantRow{}
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	var cc ClauseCoverage
+	for _, c := range conformance.Clauses() {
+		cc.Clauses++
+		if c.Undriven != "" {
+			cc.Undriven++
+			continue
+		}
+		if len(c.Checks) > 0 {
+			cc.Checked++
+		}
+		ran, killed := true, true
+		for _, m := range c.Mutants {
+			r, ok := byName[m]
+			ran = ran && ok
+			killed = killed && ok && r.Killed
+		}
+		if !ran || len(c.Mutants) == 0 {
+			continue
+		}
+		cc.Run++
+		if killed {
+			cc.Killed++
+		} else {
+			cc.Survivors = append(cc.Survivors, c.ID)
+		}
+	}
+	return cc
 }
 
 // WriteMutants prints the kill table, the score and the budget (JSON with
@@ -124,6 +212,7 @@ func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out 
 	if o.JSON {
 		var j MutantsJSON
 		j.Mutants = rows
+		j.Clauses = run.Clauses
 		j.Score.Killed, j.Score.Total = run.Killed, len(rows)
 		if len(rows) > 0 {
 			j.Score.Ratio = float64(run.Killed) / float64(len(rows))
@@ -135,6 +224,13 @@ func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out 
 	}
 	PrintKillTable(out, rows, o)
 	fmt.Fprintf(w, "mutation score: %d/%d (%.0f%%)\n", run.Killed, len(rows), 100*float64(run.Killed)/float64(max(len(rows), 1)))
+	cc := run.Clauses
+	fmt.Fprintf(w, "clauses of %s: %d; %d cannot be driven through the ABI; %d checked by a directed check; mutant killed: %d of the %d whose mutants ran",
+		docs.ContractPath, cc.Clauses, cc.Undriven, cc.Checked, cc.Killed, cc.Run)
+	if len(cc.Survivors) > 0 {
+		fmt.Fprintf(w, " (a mutant survived: %s)", strings.Join(cc.Survivors, ", "))
+	}
+	fmt.Fprintln(w)
 	what := "the directed catalogue, then up to"
 	if randomOnly {
 		what = "no directed checks (-random-only),"
@@ -151,13 +247,14 @@ func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out 
 // kills, and another check only when the designated ones do not.
 func ClaimingFirst(checks []conformance.Check, mutant string) []conformance.Check {
 	out := make([]conformance.Check, 0, len(checks))
-	for _, c := range checks {
-		if slices.Contains(c.Kills, mutant) {
+	claiming := conformance.ChecksClaiming(mutant)
+	for _, c := range claiming {
+		if slices.ContainsFunc(checks, func(x conformance.Check) bool { return x.Name == c.Name }) {
 			out = append(out, c)
 		}
 	}
 	for _, c := range checks {
-		if !slices.Contains(c.Kills, mutant) {
+		if !slices.ContainsFunc(claiming, func(x conformance.Check) bool { return x.Name == c.Name }) {
 			out = append(out, c)
 		}
 	}
@@ -166,7 +263,7 @@ func ClaimingFirst(checks []conformance.Check, mutant string) []conformance.Chec
 
 func PrintKillTable(p *Printer, rows []MutantRow, o *Options) {
 	w := p.w
-	fmt.Fprintf(w, "%-26s %-15s %-6s %-58s %s\n", "MUTANT", "RULE", "KILLED", "BY (check: reported rule)", "TIME")
+	fmt.Fprintf(w, "%-32s %-17s %-6s %-58s %s\n", "MUTANT", "CLAUSE", "KILLED", "BY (check: reported rule)", "TIME")
 	for _, r := range rows {
 		if o.Quiet && r.Killed {
 			continue
@@ -188,7 +285,7 @@ func PrintKillTable(p *Printer, rows []MutantRow, o *Options) {
 			}
 			k = "\033[" + c + "m" + k + "\033[0m"
 		}
-		fmt.Fprintf(w, "%-26s %-15s %s %-58s %.2fs\n", r.Name, r.Rule, k, by, float64(r.MS)/1000)
+		fmt.Fprintf(w, "%-32s %-17s %s %-58s %.2fs\n", r.Name, r.Clause, k, by, float64(r.MS)/1000)
 	}
 	fmt.Fprintln(w, "A kill counts only when the reported broken rule is in the mutant's rule group (e.g. V-IMG for a V mutant).")
 }

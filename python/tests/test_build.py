@@ -40,7 +40,12 @@ def test_mutants_are_gen_fake_runtimes():
     names = [m.name for m in simabi_fake.mutants()]
     assert len(names) == len(set(names)) > 30
     m = {m.name: m for m in simabi_fake.mutants()}["prep-keeps-out"]
-    assert (m.rule, m.group) == ("V-PREP-1", "V")
+    assert (m.clause, m.rule, m.group, m.profile) == ("V-PREP-1.1", "V-PREP-1", "V", "tmr")
+    r = {m.name: m for m in simabi_fake.mutants()}["refusing-latches"]
+    assert r.profile == "refusing"
+    with pytest.raises(simabi_fake.KnobError, match="only a refusing build shows"):
+        simabi_fake.sources("tmr", mutant="refusing-latches")
+    assert "MUTANT refusing-latches" in simabi_fake.sources("refusing", mutant="refusing-latches").runtime
 
 
 def test_every_entry_is_declared(simabi_fake):

@@ -474,8 +474,10 @@ type bundleKnobForm struct {
 
 type bundleMutant struct {
 	Name        string `json:"name"`
+	Clause      string `json:"clause"`
 	Rule        string `json:"rule"`
 	Group       string `json:"group"`
+	Profile     string `json:"profile"` // the profile it is emitted for (refusing: only a refusing build shows its clause)
 	Description string `json:"description"`
 }
 
@@ -599,7 +601,8 @@ func (m *manifest) tables() error {
 	m.Knobs.PrologueOrder = prologueKnobs
 	m.Knobs.PrepareEntry = abi.SymKernelPrepare
 	for _, mu := range mutants {
-		m.Mutants = append(m.Mutants, bundleMutant(mu))
+		m.Mutants = append(m.Mutants, bundleMutant{Name: mu.Name, Clause: mu.Clause, Rule: mu.Rule, Group: mu.Group,
+			Profile: string(mu.Profile), Description: mu.Description})
 	}
 	m.Sites = siteTables{Names: map[string]string{}, First: abi.FirstSite, Last: abi.LastSite, FaultProfiles: []string{string(ProfileTMR)}}
 	for site := abi.FirstSite; site <= abi.LastSite; site++ {

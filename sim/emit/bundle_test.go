@@ -394,7 +394,7 @@ func TestPythonKnobErrorsAreGenFakeRuntimes(t *testing.T) {
 		{Profile: "legacy", Knobs: []string{"fail.2=1:-1000"}},
 		{Profile: "refusing", Knobs: []string{"fatal_device=true"}},
 		{Profile: "gpu"}, {Profile: "tmr", Omit: []string{"nosuch"}}, {Profile: "legacy", Omit: []string{"simpler_kernel_mode_init"}},
-		{Profile: "tmr", Mutant: "nosuch"}, {Profile: "legacy", Mutant: "ids-from-one"},
+		{Profile: "tmr", Mutant: "nosuch"}, {Profile: "legacy", Mutant: "ids-from-one"}, {Profile: "tmr", Mutant: "refusing-latches"},
 	}
 	var got []pyResult
 	python(t, map[string]any{"op": "sources", "configs": configs}, &got)

@@ -132,6 +132,9 @@ func (cfg Config) normalized() (Config, map[string]abi.Symbol, error) {
 		if cfg.Profile == ProfileLegacy {
 			return cfg, nil, fmt.Errorf("emit: mutants apply to the tmr and refusing profiles, not legacy")
 		}
+		if m, _ := LookupMutant(cfg.Mutant); m.Profile == ProfileRefusing && cfg.Profile != ProfileRefusing {
+			return cfg, nil, fmt.Errorf("emit: mutant %s breaks %s, which only a refusing build shows: emit it with -profile refusing", m.Name, m.Clause)
+		}
 	}
 	if err := cfg.Knobs.validate(cfg.Profile, exported); err != nil {
 		return cfg, nil, err
@@ -399,7 +402,7 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 	d.Banner = append(d.Banner, "Profile: "+string(cfg.Profile))
 	d.Banner = append(d.Banner, kt.banner()...)
 	if m, ok := LookupMutant(cfg.Mutant); ok {
-		d.Banner = append(d.Banner, fmt.Sprintf("MUTANT %s breaks rule %s: %s.", m.Name, m.Rule, m.Description))
+		d.Banner = append(d.Banner, fmt.Sprintf("MUTANT %s breaks clause %s: %s.", m.Name, m.Clause, m.Description))
 	}
 	for _, s := range abi.HostStatuses {
 		d.Codes = append(d.Codes, cNamed{"PTO_RUNTIME_ERR_" + s.Name(), fmt.Sprint(int32(s))})

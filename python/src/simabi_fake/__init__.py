@@ -34,11 +34,15 @@ PROFILES = tuple(manifest()["profiles"])
 
 @dataclasses.dataclass(frozen=True)
 class Mutant:
-    """A runtime that breaks exactly one rule (F-4)."""
+    """A runtime that breaks exactly one clause of the contract (F-4). Its
+    profile is the one to build it with: tmr, or refusing for a clause only
+    a refusing build shows."""
 
     name: str
+    clause: str
     rule: str
     group: str
+    profile: str
     description: str
 
 

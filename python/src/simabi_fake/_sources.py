@@ -302,10 +302,14 @@ def validate(profile: str, knobs: Knobs, mutant: str, omit: list[str]) -> str:
         if o not in exported:
             raise KnobError(f"-omit {o}: not a symbol of the {profile} profile")
     if mutant:
-        if mutant not in {mu["name"] for mu in m["mutants"]}:
+        mu = next((mu for mu in m["mutants"] if mu["name"] == mutant), None)
+        if mu is None:
             raise KnobError(f"unknown mutant {go_quote(mutant)} (see -list-mutants)")
         if profile == "legacy":
             raise KnobError("mutants apply to the tmr and refusing profiles, not legacy")
+        if mu["profile"] == "refusing" and profile != "refusing":
+            raise KnobError(f"mutant {mu['name']} breaks {mu['clause']}, which only a refusing build shows: "
+                            "emit it with -profile refusing")
     for e in sorted(knobs.status):
         if e not in exported:
             raise KnobError(f"knob status.{e}: {e} is not an entry of the {profile} profile")
