@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
 )
@@ -62,4 +63,96 @@ func BenchmarkSimRandom(b *testing.B) { benchRun(b, simFactory(sim.TMR, false)) 
 // emitted .so through onboard (goal: >= 30,000/s).
 func BenchmarkEmittedRandom(b *testing.B) {
 	benchRun(b, emittedFactory(b, emittedBuild(b, emit.Config{Profile: emit.ProfileTMR})))
+}
+
+// BenchmarkSimFill measures the checked calls of M-4's fill: n prepares on
+// one context, on sim. The model keeps every id a context minted; the time
+// per call must not grow with n (a model that copied its per-context ids on
+// every step would be quadratic).
+func BenchmarkSimFill(b *testing.B) {
+	for _, n := range []int{1024, 4096, 8192} {
+		b.Run("n="+itoa(int32(n)), func(b *testing.B) {
+			ops := MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=" + itoa(int32(n)) + "\n")
+			b.ReportAllocs()
+			var busy time.Duration
+			for b.Loop() {
+				r := NewRunner(SimTarget(sim.TMR), Options{})
+				start := time.Now()
+				res := r.Run(ops)
+				busy += time.Since(start)
+				r.Close()
+				if res.Failed() || res.Checked < n {
+					b.Fatalf("checked %d of %d calls, findings: %v", res.Checked, n, res.Findings)
+				}
+			}
+			b.ReportMetric(float64(busy.Nanoseconds())/float64(b.N*n), "ns/call")
+		})
+	}
+}
+
+// modelCall is one call of a model benchmark: an op repetition and the
+// answer the model expects of it.
+type modelCall struct {
+	i, rep int
+	op     Op
+	obs    Observation
+}
+
+// expectedCalls walks ops on the model of caps and answers each call as the
+// model expects (its first allowed status, the id it mints, the value it
+// wants): a sequence the model judges without surprises. Two-thread ops
+// are left out.
+func expectedCalls(ops []Op, caps Caps) []modelCall {
+	m := NewModel(ModelOptions{DrivenCompletion: caps.Has(CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+	var out []modelCall
+	for i, op := range ops {
+		if twoThreadOp(op) {
+			continue
+		}
+		for rep := 0; rep < op.Reps(); rep++ {
+			e := m.Expect(op)
+			var o Observation
+			switch {
+			case e.Status.N > 0:
+				o.Call.Status = e.Status.V[0]
+			case e.Status.NonZero:
+				o.Call.Status = abi.Internal
+			}
+			o.Call.Out = -1
+			if o.Call.Status == abi.OK && e.OutKnown {
+				o.Call.Out = e.OutOK
+			}
+			o.Call.Value = e.Value
+			m.Step(i, rep, op, &o)
+			out = append(out, modelCall{i, rep, op, o})
+		}
+	}
+	return out
+}
+
+// BenchmarkModelStep measures the model alone: random sequences (and M-4's
+// fill, 8193 prepares on one context) judged call by call against the
+// answers it expects, no runtime in the loop.
+func BenchmarkModelStep(b *testing.B) {
+	caps := CapsOf(SimTarget(sim.TMR))
+	seqs := map[string][]Op{"random": nil,
+		"fill": MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=8193\n")}
+	for _, s := range benchSequences(caps, 8, 2000) {
+		seqs["random"] = append(seqs["random"], s...)
+	}
+	for _, name := range []string{"random", "fill"} {
+		calls := expectedCalls(seqs[name], caps)
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m := NewModel(ModelOptions{DrivenCompletion: caps.Has(CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+				for k := range calls {
+					c := &calls[k]
+					o := c.obs
+					m.Step(c.i, c.rep, c.op, &o)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(calls)), "ns/call")
+		})
+	}
 }
