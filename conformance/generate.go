@@ -301,7 +301,7 @@ func (g *Generator) cfg(ch Chooser) CfgRecipe {
 		k := ch.IntN(3, "prefix")
 		return CfgRecipe{DepGen: true, Prefix: k == 1, Unterm: k == 2}
 	case 14:
-		return CfgRecipe{Ring: RingRecipe(ch.IntN(int(numRings), "ring")), Anchors: ch.IntN(5, "anchors") == 0}
+		return CfgRecipe{Ring: RingRecipe(ch.IntN(int(NumRings), "ring")), Anchors: ch.IntN(5, "anchors") == 0}
 	}
 	return CfgRecipe{Swim: 2, Prefix: true, Threads: int8(2 + ch.IntN(3, "threads")), Ring: RingGood}
 }
@@ -313,7 +313,7 @@ func (g *Generator) spans(ch Chooser, n int) [4]SpanRecipe {
 		return s
 	}
 	for i := 0; i < n; i++ {
-		s[i] = SpanRecipe(ch.IntN(int(numSpans), "span"))
+		s[i] = SpanRecipe(ch.IntN(int(NumSpans), "span"))
 	}
 	return s
 }
@@ -354,7 +354,7 @@ func (g *Generator) image(ch Chooser) ImageRecipe {
 	case 2:
 		r.Long = pickU32(ch, "long", genLongs)
 	case 3:
-		r.Defect = ImgDefect(1 + ch.IntN(int(numDefects)-1, "defect"))
+		r.Defect = ImgDefect(1 + ch.IntN(int(NumDefects)-1, "defect"))
 	case 4:
 		r.Poke, r.PokeOff, r.PokeVal = PokeByte, pickU32(ch, "off", genPokeBytes), pickU32(ch, "val", genPokeVals)&0xFF
 	case 5:

@@ -20,7 +20,7 @@ func TestImageRecipesV_IMG(t *testing.T) {
 			t.Errorf("%v: charge %d, want %d", r, f.charge, abi.KernelCharge(f.size))
 		}
 	}
-	for d := DefSigCount; d < numDefects; d++ {
+	for d := DefSigCount; d < NumDefects; d++ {
 		for _, base := range []ImageRecipe{{}, {T: 1, S: 1, C: 2, B: 33}} {
 			r := base
 			r.Defect = d
@@ -51,7 +51,7 @@ func TestCheckImageAgreesWithValidation(t *testing.T) {
 			C: uint16(rapid.IntRange(0, 3).Draw(t, "c")),
 			B: uint32(rapid.IntRange(0, 130).Draw(t, "b")),
 		}
-		img := canonicalImage(r)
+		img := append([]byte(nil), ImageOf(r).Bytes...)
 		for n := rapid.IntRange(0, 3).Draw(t, "pokes"); n > 0; n-- {
 			switch rapid.IntRange(0, 2).Draw(t, "kind") {
 			case 0:
@@ -82,7 +82,7 @@ func TestCheckCfgAgreesWithValidation(t *testing.T) {
 		c := genCfg(t, "cfg", false)
 		for _, kernel := range []bool{true, false} {
 			mine := checkCfg(c, kernel)
-			_, theirs := validation.CheckCallConfig(cfgBytes(c), kernel)
+			_, theirs := validation.CheckCallConfig(CfgBytes(c, false), kernel)
 			if mine.st != theirs {
 				t.Fatalf("%v (kernel=%v): model V-CFG %v (%s), validation %v", c, kernel, mine.st, mine.what, theirs)
 			}

@@ -230,7 +230,7 @@ func (m *Model) progLegacy(op Op, c *mctx) {
 	}
 	m.mem(m.memState(c))
 	m.expect(RuleNone, anyStatus, "")
-	if op.Fn.progOnly() || op.Fn == FnMalloc {
+	if op.Fn.ProgOnly() || op.Fn == FnMalloc {
 		m.skipClause(REProg, "E-PROG's clauses for a context without a live program init are target-revision decisions: "+gNoInitGate)
 	}
 }

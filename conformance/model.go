@@ -130,42 +130,6 @@ type streamState struct {
 	unsure    bool // whether work is pending is not known (a poisoned enqueue)
 }
 
-// CallObs is what one call returned.
-type CallObs struct {
-	Status abi.Status
-	Out    int32  // prepare: the value left in out_callable_id
-	Value  uint64 // queries: the value returned (pointers as 0 / 1)
-	// Launch: the counts and the host flag the args actually carried.
-	ArgT, ArgS int32
-	ArgHost    bool
-}
-
-// Observation is what the runner saw for one op (one repetition of a
-// repeated op).
-type Observation struct {
-	Call   CallObs
-	Second CallObs // hold and race ops: the call on the second thread
-	// Hold ops: the second call started while the first prepare held the
-	// gate; SecondLate: it waited for the gate (it returned only after the
-	// prepare, or the control hooks saw it wait). Parked: the prepare was
-	// parked through simabi_hold_gate, not held through fault site 7.
-	Overlap, SecondLate, Parked bool
-	// Committed memory of the op's context after the op, and before it.
-	MemProbed    bool
-	Mem, MemPrev uint64
-	// MemPrevUnknown: only Mem is known (a recorded committed_device_memory_ctx
-	// call), so only an exact expectation (0) is judged, not a direction.
-	MemPrevUnknown bool
-	ACLProbed      bool
-	ACLForbidden   string // D-1: the forbidden ACL calls the op made, "" when none
-	Contract       []byte // contract: the 144 bytes, nil when the pointer was NULL
-	HandleCreated  bool   // create: a non-NULL handle came back
-	ImageWritten   bool   // prepare wrote into the caller's image (M-6)
-	// Accepted is the word at the storage's accepted_state after a
-	// launch_run (the runner sets it to -1 before the call).
-	Accepted int32
-}
-
 // ModelOptions configure a model for one sequence on one runtime instance.
 type ModelOptions struct {
 	Profile Profile
@@ -374,8 +338,8 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 		call, second = &obs.Call, &obs.Second
 	}
 	cls := classOf(op.Kind)
-	if cls.twoThread {
-		a, b := op.slots()
+	if op.Kind.TwoThread() {
+		a, b := op.Slots()
 		for _, sl := range [2]int8{a, b} {
 			if c := m.ctx(sl); c != nil && c.unknown {
 				m.begin(call)
@@ -393,10 +357,10 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 		}
 		return
 	}
-	slot, _ := op.slots()
+	slot, _ := op.Slots()
 	c := m.ctx(slot)
 	m.begin(call)
-	if !cls.makesContext && slot >= 0 && (c == nil || !c.live) {
+	if !op.Kind.MakesContext() && slot >= 0 && (c == nil || !c.live) {
 		// The runner never calls a slot without a live context.
 		m.e.Unchecked = true
 		return
@@ -404,7 +368,7 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 	if after := cls.step(m, op, c, obs); after != nil {
 		defer after()
 	}
-	if cls.makesContext {
+	if op.Kind.MakesContext() {
 		c = m.ctxs[op.C]
 	}
 	m.end(c)

@@ -55,7 +55,7 @@ func (m *Model) tolerated(e *Expectation, st abi.Status) bool {
 
 // suspectContext is the context of op marked latchSuspect, or nil.
 func (m *Model) suspectContext(op Op) (int8, *mctx) {
-	a, b := op.slots()
+	a, b := op.Slots()
 	for _, s := range [2]int8{a, b} {
 		if c := m.ctx(s); c != nil && c.latchSuspect {
 			return s, c
@@ -104,7 +104,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		e.Status, e.Tol = e.Status.canon(legacyCanon), e.Tol.canon(legacyCanon)
 	}
 	op := m.curOp
-	entry, null := statusCall(op), nullCtxCall(op)
+	entry, null := op.StatusCall(), op.NullCtxCall()
 	// On a legacy build an observed INTERNAL is its generic -1 (the runner
 	// translated it): a pass on it tells less than a pass on a kernel build.
 	generic := m.opt.Profile == ProfileLegacy && st == abi.Internal

@@ -13,7 +13,7 @@ func (m *Model) pinit(op Op, c *mctx) {
 	}
 	for i := 0; i < 4; i++ {
 		if !op.Spans[i].Consistent() {
-			m.expect(REPInit, one(abi.InvalidArgument), "an inconsistent "+spanKeys[i]+" span")
+			m.expect(REPInit, one(abi.InvalidArgument), "an inconsistent "+SpanKey(i)+" span")
 			m.also(RVSpan) // E-PINIT's span checks are V-SPAN's
 			return
 		}
@@ -126,7 +126,7 @@ func (m *Model) prog(op Op, c *mctx) {
 	fn := op.Fn
 	if c == nil {
 		switch {
-		case fn.statusEntry():
+		case fn.StatusEntry():
 			m.expect(RS3, one(abi.InvalidArgument), "NULL ctx")
 			m.tolerate(RS3, one(abi.Internal), "INTERNAL for NULL ctx (S-3 tolerated)")
 		case fn == FnFree:
@@ -151,7 +151,7 @@ func (m *Model) prog(op Op, c *mctx) {
 	}
 	m.mem(m.memState(c))
 	switch {
-	case fn.progOnly():
+	case fn.ProgOnly():
 		m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check")
 	case fn == FnMalloc:
 		m.expect(REProg, anyStatus, "")

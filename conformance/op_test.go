@@ -27,7 +27,7 @@ func genImage(t *rapid.T, label string) ImageRecipe {
 		X: rapid.Uint16().Draw(t, label+".x"),
 	}
 	r.NoSC = rapid.Bool().Draw(t, label+".nosc")
-	r.Defect = ImgDefect(rapid.IntRange(0, int(numDefects)-1).Draw(t, label+".defect"))
+	r.Defect = ImgDefect(rapid.IntRange(0, int(NumDefects)-1).Draw(t, label+".defect"))
 	r.Mis = uint8(rapid.IntRange(0, 15).Draw(t, label+".mis"))
 	r.Short = rapid.Uint32().Draw(t, label+".short")
 	r.Long = rapid.Uint32Range(0, 1<<20).Draw(t, label+".long")
@@ -53,7 +53,7 @@ func genCfg(t *rapid.T, label string, allowNull bool) CfgRecipe {
 		Dump:    rapid.Bool().Draw(t, label+".dump"),
 		Scope:   rapid.Bool().Draw(t, label+".scope"),
 		Anchors: rapid.Bool().Draw(t, label+".anchors"),
-		Ring:    RingRecipe(rapid.IntRange(0, int(numRings)-1).Draw(t, label+".ring")),
+		Ring:    RingRecipe(rapid.IntRange(0, int(NumRings)-1).Draw(t, label+".ring")),
 	}
 	switch rapid.IntRange(0, 2).Draw(t, label+".prefix") {
 	case 1:
@@ -79,14 +79,14 @@ func genArgs(t *rapid.T) ArgsRecipe {
 func genSpans(t *rapid.T, n int) [4]SpanRecipe {
 	var s [4]SpanRecipe
 	for i := 0; i < n; i++ {
-		s[i] = SpanRecipe(rapid.IntRange(0, int(numSpans)-1).Draw(t, spanKeys[i]))
+		s[i] = SpanRecipe(rapid.IntRange(0, int(NumSpans)-1).Draw(t, SpanKey(i)))
 	}
 	return s
 }
 
 // genOp draws a well-formed op: every field its kind does not use is zero.
 func genOp(t *rapid.T) Op {
-	k := Kind(rapid.IntRange(int(KindCreate), int(numKinds)-1).Draw(t, "kind"))
+	k := Kind(rapid.IntRange(int(KindCreate), int(NumKinds)-1).Draw(t, "kind"))
 	op := Op{Kind: k}
 	rep := func() {
 		if rapid.Bool().Draw(t, "hasrep") {
@@ -127,7 +127,7 @@ func genOp(t *rapid.T) Op {
 		rep()
 	case KindProg:
 		op.C = genCtx(t, "c")
-		op.Fn = ProgFn(rapid.IntRange(0, int(numFns)-1).Draw(t, "fn"))
+		op.Fn = ProgFn(rapid.IntRange(0, int(NumFns)-1).Draw(t, "fn"))
 	case KindSetDev:
 		op.Dev = rapid.Int32Range(-1, 1<<30).Draw(t, "dev")
 	case KindSync:

@@ -2,47 +2,22 @@ package conformance
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/simabi/simabi/abi"
 )
 
-// Ops own their behaviour. Every op kind is defined in one place, an
-// opClass registered by defineOp from the file of its kind (ops_*.go): its
-// text form (parse and format), what it needs of a target, the rule a crash
-// of it names, how the runner makes its call, how the model judges it, how a
-// history renders its result and how the model re-synchronises after an
-// answer it did not predict. Adding an op kind is a Kind constant (op.go)
-// and one file with its defineOp. The runner, the model, the parser and the
-// reports dispatch through the table; none of them switches on the kind.
+// Ops own their behaviour. Every op kind is defined in two places, each a
+// table entry from the file of its family: the language's (conformance/op,
+// ops_*.go: its name, the slots it names, what its entry is, its text and
+// trace forms) and the engine's, an opClass registered by defineOp here
+// (ops_*.go): what it needs of a target, the rule a crash of it names, how
+// the runner makes its call, how the model judges it, how a history renders
+// its result and how the model re-synchronises after an answer it did not
+// predict. The runner, the model, the parsers and the reports dispatch
+// through the tables; none of them switches on the kind.
 
-// opClass is what one op kind owns.
+// opClass is what one op kind owns in the engine.
 type opClass struct {
-	name string
-	// args says which context slots the op names: ctxOne (op.C), ctxTwo
-	// (op.C and op.C2) or ctxNone.
-	args ctxArgs
-	// makesContext: the op fills its slot with a new context (create);
-	// every other op runs only on a slot that holds a live one.
-	makesContext bool
-	// kernel: the op calls a kernel-mode entry (a legacy build has none).
-	kernel bool
-	// entry: the op calls an entry of the runtime, so the ACL counters
-	// are probed around it and a legacy build's codes are translated;
-	// false for the checker's own hooks and buffers.
-	entry bool
-	// status: the entry returns a status of the contract's status table
-	// (S-1 and S-2 apply); statusFn decides instead when set.
-	status   bool
-	statusFn func(op Op) bool
-	// nullable: the entry takes a context and is held to S-3 when it is
-	// NULL.
-	nullable bool
-	// twoThread: the op runs calls on two threads; the model
-	// judges it with step2 and loses track after any surprise.
-	twoThread bool
-	// runFamily: the run family on real run storage (program mode).
-	runFamily bool
 	// memProbe is how the runner reads the context's committed memory
 	// around the call (memAfter unless said otherwise).
 	memProbe memProbe
@@ -56,8 +31,6 @@ type opClass struct {
 	// PROGRAM, L-5 for kernel init.
 	latchRule Rule
 
-	parse  func(p *opParser)
-	format func(t *opText, op Op)
 	// needs is what the op requires of a target and, when missing, the
 	// rule it leaves undriven and why (nil: nothing).
 	needs func(op Op) (Caps, Rule, string)
@@ -103,86 +76,34 @@ const (
 	memFromZero                 // after the call, from 0 before it (create)
 )
 
-// ctxArgs says which slots an op names.
-type ctxArgs uint8
-
-const (
-	ctxNone ctxArgs = iota
-	ctxOne
-	ctxTwo
-)
-
-var opClasses [numKinds]*opClass
+var opClasses [NumKinds]*opClass
 
 // defineOp registers the class of kind k; each kind is defined once.
 func defineOp(k Kind, c opClass) {
-	if k <= KindInvalid || k >= numKinds || opClasses[k] != nil {
-		panic("conformance: op kind " + strconv.Itoa(int(k)) + " defined twice or out of range")
+	if !k.Defined() || opClasses[k] != nil {
+		panic("conformance: op kind " + strconv.Itoa(int(k)) + " defined twice or not in the op language")
 	}
-	if c.parse == nil || c.format == nil || c.rule == nil || (c.run == nil && c.call == nil) {
-		panic("conformance: op kind " + c.name + " lacks its parser, format, rule or execution")
+	if c.rule == nil || (c.run == nil && c.call == nil) {
+		panic("conformance: op kind " + k.String() + " lacks its rule or execution")
 	}
 	opClasses[k] = &c
 }
 
 // classOf is op kind k's class (nil for an unknown kind).
 func classOf(k Kind) *opClass {
-	if k <= KindInvalid || k >= numKinds {
+	if k <= KindInvalid || k >= NumKinds {
 		return nil
 	}
 	return opClasses[k]
 }
 
-// kindByName finds the kind whose text form is name.
-func kindByName(name string) (Kind, bool) {
-	for k, c := range opClasses {
-		if c != nil && c.name == name {
-			return Kind(k), true
-		}
-	}
-	return KindInvalid, false
-}
-
-// opText writes an op's arguments after its name.
-type opText struct{ b *strings.Builder }
-
-// w writes parts, each after a space.
-func (t *opText) w(parts ...string) {
-	for _, p := range parts {
-		t.b.WriteByte(' ')
-		t.b.WriteString(p)
-	}
-}
-
-// spans writes the first n binary spans that are not (NULL, 0).
-func (t *opText) spans(op Op, n int) {
-	for i := 0; i < n; i++ {
-		if op.Spans[i] != SpanNone {
-			t.w(spanKeys[i] + "=" + op.Spans[i].String())
-		}
-	}
-}
-
-// rep writes rep=N for a repeated op.
-func (t *opText) rep(op Op) {
-	if op.Rep != 0 {
-		t.w("rep=" + strconv.FormatUint(uint64(op.Rep), 10))
-	}
-}
-
-func (t *opText) args(op Op) {
-	if op.Args != (ArgsRecipe{}) {
-		t.w("args=" + op.Args.String())
-	}
-}
-
 // Predicates over the table, for the places that ask about an op.
 
 // kernelOp reports whether op calls a kernel-mode entry.
-func kernelOp(op Op) bool { c := classOf(op.Kind); return c != nil && c.kernel }
+func kernelOp(op Op) bool { return op.Kind.Kernel() }
 
 // runOp reports whether op is one of the run family with valid arguments.
-func runOp(op Op) bool { c := classOf(op.Kind); return c != nil && c.runFamily }
+func runOp(op Op) bool { return op.Kind.RunFamily() }
 
 // legacyUnavailable says why a legacy build cannot run op, or "".
 func legacyUnavailable(op Op) string {
@@ -190,7 +111,7 @@ func legacyUnavailable(op Op) string {
 	switch {
 	case c == nil:
 		return ""
-	case c.kernel:
+	case op.Kind.Kernel():
 		return "legacy build: no kernel entries (program-mode rules only)"
 	case c.legacySkip != nil:
 		return c.legacySkip(op)
@@ -199,27 +120,7 @@ func legacyUnavailable(op Op) string {
 }
 
 // twoThreadOp reports whether op runs calls on two threads.
-func twoThreadOp(op Op) bool { c := classOf(op.Kind); return c != nil && c.twoThread }
-
-// statusCall reports whether op's call returns a status of the contract's
-// status table (S-1, S-2 apply): the runtime's entries, not the checker's
-// hooks.
-func statusCall(op Op) bool {
-	c := classOf(op.Kind)
-	switch {
-	case c == nil:
-		return false
-	case c.statusFn != nil:
-		return c.statusFn(op)
-	}
-	return c.status
-}
-
-// nullCtxCall reports whether op calls an entry with a NULL context (S-3).
-func nullCtxCall(op Op) bool {
-	c := classOf(op.Kind)
-	return op.C == NullRef && c != nil && c.nullable
-}
+func twoThreadOp(op Op) bool { return op.Kind.TwoThread() }
 
 // needs says what an op requires and, when missing, which rule it leaves
 // undriven and why.
@@ -230,21 +131,6 @@ func needs(op Op) (Caps, Rule, string) {
 	return 0, RuleNone, ""
 }
 
-// slots returns the context slots op targets (NullRef when none), for the
-// runner's committed-memory probe.
-func (op Op) slots() (int8, int8) {
-	c := classOf(op.Kind)
-	switch {
-	case c == nil:
-		return NullRef, NullRef
-	case c.args == ctxOne:
-		return op.C, NullRef
-	case c.args == ctxTwo:
-		return op.C, op.C2
-	}
-	return NullRef, NullRef
-}
-
 // EntryRule is the rule a crash or hang of op is reported under when no
 // directed check names the rules: the rule of the entry the op calls (S-3
 // for a NULL context), or for an environment op the rule it drives.
@@ -253,7 +139,7 @@ func EntryRule(op Op) Rule {
 	if c == nil {
 		return RuleNone
 	}
-	if nullCtxCall(op) && !c.runFamily {
+	if op.NullCtxCall() && !op.Kind.RunFamily() {
 		return RS3
 	}
 	return c.rule(op)

@@ -1,7 +1,5 @@
 package conformance
 
-import "strconv"
-
 // The two-thread ops: holdlaunch and holdprepare (X-2: a call while a
 // prepare holds the gate, site 7) and racekinit (X-1: two kernel inits of
 // one device from a barrier). Each runs its own two threads (run), is
@@ -13,22 +11,11 @@ func init() {
 		return CapInject | CapSetDevice, RX2, "X-2: holding the gate needs simabi_inject site 7"
 	}
 	defineOp(KindHoldLaunch, opClass{
-		name: "holdlaunch", args: ctxOne, kernel: true, status: true, twoThread: true,
 		// The candidates of both hold ops, from here.
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.ready) > 0 && g.o.HoldMs > 0 && (g.o.MaxHolds == 0 || g.holds < g.o.MaxHolds) {
 				add(8, func(ch Chooser) Op { return g.hold(ch, g.pick(ch, "slot", s.ready)) })
 			}
-		},
-		parse: func(p *opParser) {
-			p.op.C = p.slot(p.positional(1)[0])
-			p.hold()
-			p.launchArgs()
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "ms="+strconv.Itoa(int(op.Ms)), "img="+op.Img.String(), "id="+strconv.Itoa(int(op.ID)))
-			t.args(op)
-			t.w("stream=" + streamText(op.Stream))
 		},
 		needs:      holdNeeds,
 		rule:       needsRule,
@@ -51,16 +38,6 @@ func init() {
 		},
 	})
 	defineOp(KindHoldPrepare, opClass{
-		name: "holdprepare", args: ctxOne, kernel: true, status: true, twoThread: true,
-		parse: func(p *opParser) {
-			p.op.C = p.slot(p.positional(1)[0])
-			p.hold()
-			v, _ := p.take("img2", true)
-			p.op.Img2 = p.image(v)
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "ms="+strconv.Itoa(int(op.Ms)), "img="+op.Img.String(), "img2="+op.Img2.String())
-		},
 		needs: holdNeeds,
 		rule:  needsRule,
 		run:   func(r *Runner, i int, op Op, e *Entry) { r.hold(i, op, e) },
@@ -84,7 +61,6 @@ func init() {
 		},
 	})
 	defineOp(KindRaceKInit, opClass{
-		name: "racekinit", args: ctxTwo, kernel: true, status: true, twoThread: true,
 		gen: func(g *Generator, s *genState, add adder) {
 			m := g.m
 			if len(s.fresh) >= 2 && g.o.Caps.Has(CapSetDevice) && m.devKnown && m.curDev >= 0 && m.sites[1].count == 0 && m.sites[9].count == 0 {
@@ -94,21 +70,6 @@ func init() {
 					return Op{Kind: KindRaceKInit, C: s.fresh[a], C2: s.fresh[b], Dev: m.curDev, Gen: 1 + uint64(ch.IntN(3, "gen"))}
 				})
 			}
-		},
-		parse: func(p *opParser) {
-			op := &p.op
-			pos := p.positional(2)
-			op.C, op.C2 = p.slot(pos[0]), p.slot(pos[1])
-			if op.C == op.C2 {
-				p.fail("racing one context against itself is X-3 (no result asserted)")
-			}
-			v, _ := p.take("dev", true)
-			op.Dev = p.int32v("dev", v)
-			v, _ = p.take("gen", true)
-			op.Gen = p.uintv("gen", v, 64)
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), ctxText(op.C2), "dev="+strconv.Itoa(int(op.Dev)), "gen="+strconv.FormatUint(op.Gen, 10))
 		},
 		needs: func(Op) (Caps, Rule, string) {
 			return CapSetDevice, RX1, "X-1: the racing thread needs a current device (hook or ACL)"

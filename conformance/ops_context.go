@@ -11,7 +11,7 @@ import (
 
 func init() {
 	defineOp(KindCreate, opClass{
-		name: "create", args: ctxOne, makesContext: true, entry: true, memProbe: memFromZero,
+		memProbe: memFromZero,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.free) > 0 {
 				w := 20
@@ -21,9 +21,7 @@ func init() {
 				add(w, func(ch Chooser) Op { return Op{Kind: KindCreate, C: g.pick(ch, "slot", s.free)} })
 			}
 		},
-		parse:  func(p *opParser) { p.op.C = p.slot(p.positional(1)[0]) },
-		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
-		rule:   fixedRule(RL1),
+		rule: fixedRule(RL1),
 		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {
 			if old := r.slots[op.C]; old.used && r.m.SlotLive(op.C) {
 				r.leaked = append(r.leaked, old)
@@ -55,15 +53,13 @@ func init() {
 		resync:   resyncNothing,
 	})
 	defineOp(KindDestroy, opClass{
-		name: "destroy", args: ctxOne, entry: true, nullable: true, memProbe: memNone,
+		memProbe: memNone,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
 				add(10, func(ch Chooser) Op { return Op{Kind: KindDestroy, C: g.pick(ch, "slot", s.live)} })
 			}
 			add(1, func(Chooser) Op { return Op{Kind: KindDestroy, C: NullRef} }) // S-3
 		},
-		parse:  parseCtxOnly,
-		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
 		rule:   fixedRule(REDestroy),
 		call:   func(r *Runner, _ Op, h abi.Ctx, _ *Observation) { r.rt.DestroyDeviceContext(h) },
 		step:   func(m *Model, _ Op, c *mctx, _ *Observation) func() { m.destroy(c); return nil },
@@ -76,16 +72,13 @@ func init() {
 		resync: resyncNothing,
 	})
 	defineOp(KindSupported, opClass{
-		name: "supported", args: ctxOne, kernel: true, entry: true, nullable: true,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
 				add(10, func(ch Chooser) Op { return Op{Kind: KindSupported, C: g.pick(ch, "slot", s.live)} })
 			}
 			add(2, func(Chooser) Op { return Op{Kind: KindSupported, C: NullRef} }) // S-3
 		},
-		parse:  parseCtxOnly,
-		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
-		rule:   fixedRule(RESup),
+		rule: fixedRule(RESup),
 		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) {
 			o.Call.Value = uint64(int64(r.rt.KernelModeSupported(h)))
 		},
@@ -94,7 +87,6 @@ func init() {
 		resync: resyncNothing,
 	})
 	defineOp(KindFinalize, opClass{
-		name: "finalize", args: ctxOne, entry: true, status: true, nullable: true,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.kernel) > 0 {
 				add(25, func(ch Chooser) Op { return Op{Kind: KindFinalize, C: g.pick(ch, "slot", s.kernel)} })
@@ -104,10 +96,8 @@ func init() {
 			}
 			add(1, func(Chooser) Op { return Op{Kind: KindFinalize, C: NullRef} }) // S-3
 		},
-		parse:  parseCtxOnly,
-		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
-		rule:   fixedRule(REFin),
-		call:   func(r *Runner, _ Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.FinalizeDevice(h) },
+		rule: fixedRule(REFin),
+		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.FinalizeDevice(h) },
 		step: func(m *Model, _ Op, c *mctx, _ *Observation) func() {
 			if m.opt.Profile == ProfileLegacy {
 				m.finalizeLegacy(c)
@@ -127,16 +117,14 @@ func init() {
 		},
 	})
 	defineOp(KindCommitted, opClass{
-		name: "committed", args: ctxOne, entry: true, nullable: true, memProbe: memFromCall,
+		memProbe: memFromCall,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
 				add(5, func(ch Chooser) Op { return Op{Kind: KindCommitted, C: g.pick(ch, "slot", s.live)} })
 			}
 			add(1, func(Chooser) Op { return Op{Kind: KindCommitted, C: NullRef} }) // S-3
 		},
-		parse:  parseCtxOnly,
-		format: func(t *opText, op Op) { t.w(ctxText(op.C)) },
-		rule:   fixedRule(RM7),
+		rule: fixedRule(RM7),
 		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) {
 			v := uint64(r.rt.CommittedDeviceMemory(h))
 			o.Call.Value, o.Mem = v, v
@@ -151,9 +139,6 @@ func init() {
 		resync: resyncNothing,
 	})
 }
-
-// parseCtxOnly reads an op whose one argument is a context (or null).
-func parseCtxOnly(p *opParser) { p.op.C = p.ctx(p.positional(1)[0]) }
 
 // resyncNothing: an unpredicted answer of the op leaves nothing to forget.
 func resyncNothing(*Model, Op, *mctx, abi.Status) {}

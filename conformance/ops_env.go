@@ -14,11 +14,8 @@ import (
 
 func init() {
 	defineOp(KindContract, opClass{
-		name: "contract", entry: true,
-		gen:    func(_ *Generator, _ *genState, add adder) { add(1, func(Chooser) Op { return Op{Kind: KindContract} }) },
-		parse:  func(p *opParser) { p.positional(0) },
-		format: func(*opText, Op) {},
-		rule:   fixedRule(RVContract),
+		gen:  func(_ *Generator, _ *genState, add adder) { add(1, func(Chooser) Op { return Op{Kind: KindContract} }) },
+		rule: fixedRule(RVContract),
 		call: func(r *Runner, _ Op, _ abi.Ctx, o *Observation) {
 			o.Call.Value = 1
 			if p := r.rt.GetPipelineContract(); p != nil {
@@ -35,28 +32,9 @@ func init() {
 		resync: resyncNothing,
 	})
 	defineOp(KindSetDev, opClass{
-		name: "setdev",
 		gen: func(g *Generator, _ *genState, add adder) {
 			add(20, func(ch Chooser) Op { return Op{Kind: KindSetDev, Dev: g.dev(ch)} })
 			add(3, func(Chooser) Op { return Op{Kind: KindSetDev, Dev: -1} })
-		},
-		parse: func(p *opParser) {
-			v := p.positional(1)[0]
-			if v == "none" {
-				p.op.Dev = -1
-				return
-			}
-			p.op.Dev = p.int32v("device", v)
-			if p.op.Dev < 0 {
-				p.fail("setdev takes a device >= 0 or none")
-			}
-		},
-		format: func(t *opText, op Op) {
-			if op.Dev < 0 {
-				t.w("none")
-			} else {
-				t.w(strconv.Itoa(int(op.Dev)))
-			}
 		},
 		needs: func(op Op) (Caps, Rule, string) {
 			if op.Dev < 0 {
@@ -79,10 +57,7 @@ func init() {
 		},
 	})
 	defineOp(KindGetDev, opClass{
-		name:   "getdev",
-		gen:    func(_ *Generator, _ *genState, add adder) { add(3, func(Chooser) Op { return Op{Kind: KindGetDev} }) },
-		parse:  func(p *opParser) { p.positional(0) },
-		format: func(*opText, Op) {},
+		gen: func(_ *Generator, _ *genState, add adder) { add(3, func(Chooser) Op { return Op{Kind: KindGetDev} }) },
 		needs: func(Op) (Caps, Rule, string) {
 			return CapGetDevice, RD1, "D-1: target exports no simabi_current_device"
 		},
@@ -111,14 +86,11 @@ func init() {
 		result: func(e *Entry) string { return strconv.FormatInt(int64(e.Obs.Call.Value), 10) },
 	})
 	defineOp(KindSync, opClass{
-		name: "sync",
 		gen: func(_ *Generator, s *genState, add adder) {
 			if len(s.ready) > 0 {
 				add(30, func(ch Chooser) Op { return Op{Kind: KindSync, Stream: int8(ch.IntN(3, "stream"))} })
 			}
 		},
-		parse:  func(p *opParser) { p.op.Stream = p.stream(p.positional(1)[0]) },
-		format: func(t *opText, op Op) { t.w(streamText(op.Stream)) },
 		needs: func(Op) (Caps, Rule, string) {
 			return CapSync, RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"
 		},
@@ -140,20 +112,7 @@ func init() {
 		},
 	})
 	defineOp(KindInject, opClass{
-		name: "inject",
-		gen:  func(g *Generator, _ *genState, add adder) { add(12, g.inject) },
-		parse: func(p *opParser) {
-			p.positional(0)
-			v, _ := p.take("site", true)
-			p.op.Site = p.int32v("site", v)
-			v, _ = p.take("count", true)
-			p.op.Count = p.int32v("count", v)
-			v, _ = p.take("code", true)
-			p.op.Code = p.int32v("code", v)
-		},
-		format: func(t *opText, op Op) {
-			t.w("site="+strconv.Itoa(int(op.Site)), "count="+strconv.Itoa(int(op.Count)), "code="+strconv.Itoa(int(op.Code)))
-		},
+		gen: func(g *Generator, _ *genState, add adder) { add(12, g.inject) },
 		needs: func(op Op) (Caps, Rule, string) {
 			return CapInject, siteRuleOf(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
 		},
@@ -164,19 +123,12 @@ func init() {
 		step: func(m *Model, op Op, _ *mctx, _ *Observation) func() { m.inject(op); return nil },
 	})
 	defineOp(KindClobber, opClass{
-		name: "clobber",
 		gen: func(g *Generator, _ *genState, add adder) {
 			if len(g.imgs) > 0 {
 				add(3, func(ch Chooser) Op { return Op{Kind: KindClobber, Img: g.imgs[ch.IntN(len(g.imgs), "img")]} })
 			}
 		},
-		parse: func(p *opParser) {
-			p.positional(0)
-			v, _ := p.take("img", true)
-			p.op.Img = p.image(v)
-		},
-		format: func(t *opText, op Op) { t.w("img=" + op.Img.String()) },
-		rule:   fixedRule(RM6),
+		rule: fixedRule(RM6),
 		call: func(r *Runner, op Op, _ abi.Ctx, _ *Observation) {
 			if b := r.images[op.Img]; b != nil && b.raw != nil {
 				clear(b.raw[op.Img.Mis : int(op.Img.Mis)+len(b.facts.image)])
@@ -191,9 +143,6 @@ func init() {
 		result: func(*Entry) string { return "done" },
 	})
 	defineOp(KindUnload, opClass{
-		name: "unload", entry: true,
-		parse:  func(p *opParser) { p.positional(0) },
-		format: func(*opText, Op) {},
 		needs: func(Op) (Caps, Rule, string) {
 			return CapUnload, RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"
 		},
@@ -239,7 +188,6 @@ func (g *Generator) inject(ch Chooser) Op {
 // (Op.Count, default 16), or null.
 func init() {
 	defineOp(KindHostLog, opClass{
-		name: "hostlog", entry: true, status: true,
 		gen: func(_ *Generator, _ *genState, add adder) {
 			// Refusals, and the default threshold: a random sequence does
 			// not move a real build's log level.
@@ -257,36 +205,6 @@ func init() {
 				}
 				return op
 			})
-		},
-		parse: func(p *opParser) {
-			if len(p.pos) == 1 && p.pos[0] == "null" {
-				p.positional(1)
-				p.op.OutNull = true
-				return
-			}
-			p.positional(0)
-			v, _ := p.take("threshold", true)
-			p.op.Code = p.int32v("threshold", v)
-			p.op.Site, p.op.Count = 1, 16
-			if v, ok := p.take("version", false); ok {
-				p.op.Site = int32(p.uintv("version", v, 32))
-			}
-			if v, ok := p.take("size", false); ok {
-				p.op.Count = int32(p.uintv("size", v, 31))
-			}
-		},
-		format: func(t *opText, op Op) {
-			if op.OutNull {
-				t.w("null")
-				return
-			}
-			t.w("threshold=" + strconv.Itoa(int(op.Code)))
-			if op.Site != 1 {
-				t.w("version=" + strconv.Itoa(int(op.Site)))
-			}
-			if op.Count != 16 {
-				t.w("size=" + strconv.Itoa(int(op.Count)))
-			}
 		},
 		rule: fixedRule(RS2),
 		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {

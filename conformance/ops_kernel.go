@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"strconv"
-
 	"github.com/simabi/simabi/abi"
 )
 
@@ -10,7 +8,7 @@ import (
 
 func init() {
 	defineOp(KindKInit, opClass{
-		name: "kinit", args: ctxOne, kernel: true, entry: true, status: true, nullable: true, latchRule: RL5,
+		latchRule: RL5,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.fresh) > 0 {
 				add(80, func(ch Chooser) Op { return g.kinit(ch, g.pick(ch, "slot", s.fresh)) })
@@ -18,25 +16,6 @@ func init() {
 			if len(s.live) > 0 {
 				add(8, func(ch Chooser) Op { return g.kinit(ch, g.pick(ch, "slot", s.live)) })
 			}
-		},
-		parse: func(p *opParser) {
-			op := &p.op
-			op.C = p.ctx(p.positional(1)[0])
-			v, _ := p.take("dev", true)
-			op.Dev = p.int32v("dev", v)
-			v, _ = p.take("gen", true)
-			op.Gen = p.uintv("gen", v, 64)
-			if v, ok := p.take("cfg", false); ok {
-				op.Cfg = p.cfg(v)
-			}
-			p.spans(3)
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)), "gen="+strconv.FormatUint(op.Gen, 10))
-			if op.Cfg != (CfgRecipe{}) {
-				t.w("cfg=" + op.Cfg.String())
-			}
-			t.spans(op, 3)
 		},
 		rule: fixedRule(REKInit),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
@@ -61,7 +40,6 @@ func init() {
 		},
 	})
 	defineOp(KindPrepare, opClass{
-		name: "prepare", args: ctxOne, kernel: true, entry: true, status: true, nullable: true,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.callable) > 0 {
 				add(5, func(ch Chooser) Op { return g.prepare(ch, g.pick(ch, "slot", s.callable)) })
@@ -70,29 +48,6 @@ func init() {
 				add(120, func(ch Chooser) Op { return g.prepare(ch, g.pick(ch, "slot", s.dispatch)) })
 			}
 			add(1, func(Chooser) Op { return Op{Kind: KindPrepare, C: NullRef} }) // S-3
-		},
-		parse: func(p *opParser) {
-			op := &p.op
-			op.C = p.ctx(p.positional(1)[0])
-			v, _ := p.take("img", true)
-			op.Img = p.image(v)
-			if v, ok := p.take("out", false); ok {
-				switch v {
-				case "null":
-					op.OutNull = true
-				case "ptr":
-				default:
-					p.fail("bad out=%q (ptr or null)", v)
-				}
-			}
-			p.rep()
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "img="+op.Img.String())
-			if op.OutNull {
-				t.w("out=null")
-			}
-			t.rep(op)
 		},
 		rule: fixedRule(REPrep),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
@@ -109,7 +64,6 @@ func init() {
 		resync: forgetContext,
 	})
 	defineOp(KindLaunch, opClass{
-		name: "launch", args: ctxOne, kernel: true, entry: true, status: true, nullable: true,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.callable) > 0 {
 				add(5, func(ch Chooser) Op { return g.launch(ch, g.pick(ch, "slot", s.callable)) })
@@ -118,17 +72,6 @@ func init() {
 				add(140, func(ch Chooser) Op { return g.launch(ch, g.pick(ch, "slot", s.ready)) })
 			}
 			add(1, func(Chooser) Op { return Op{Kind: KindLaunch, C: NullRef} }) // S-3
-		},
-		parse: func(p *opParser) {
-			p.op.C = p.ctx(p.positional(1)[0])
-			p.launchArgs()
-			p.rep()
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID)))
-			t.args(op)
-			t.w("stream=" + streamText(op.Stream))
-			t.rep(op)
 		},
 		rule: fixedRule(RELaunch),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	defineOp(KindPInit, opClass{
-		name: "pinit", args: ctxOne, entry: true, status: true, nullable: true, latchRule: RL4,
+		latchRule: RL4,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
 				add(6, func(ch Chooser) Op {
@@ -32,27 +32,6 @@ func init() {
 			}
 			add(1, func(Chooser) Op { return Op{Kind: KindPInit, C: NullRef} }) // S-3
 		},
-		parse: func(p *opParser) {
-			op := &p.op
-			op.C = p.ctx(p.positional(1)[0])
-			v, _ := p.take("dev", true)
-			op.Dev = p.int32v("dev", v)
-			p.spans(4)
-			if v, ok := p.take("prewarm", false); ok && v != "null" {
-				op.Prewarm = true
-				op.Cfg = p.cfg(v)
-				if op.Cfg.Null {
-					p.fail("prewarm=null takes no other flags")
-				}
-			}
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)))
-			t.spans(op, 4)
-			if op.Prewarm {
-				t.w("prewarm=" + op.Cfg.String())
-			}
-		},
 		rule: fixedRule(REPInit),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			p0, n0 := r.span(0, op.Spans[0])
@@ -61,7 +40,7 @@ func init() {
 			p3, n3 := r.span(3, op.Spans[3])
 			var pw unsafe.Pointer
 			if op.Prewarm {
-				if b := cfgLayout(op.Cfg, r.m.opt.Profile == ProfileLegacy); b != nil {
+				if b := CfgBytes(op.Cfg, r.m.opt.Profile == ProfileLegacy); b != nil {
 					pw = unsafe.Pointer(unsafe.SliceData(b))
 				}
 			}
@@ -92,21 +71,15 @@ func init() {
 		},
 	})
 	defineOp(KindACL, opClass{
-		name: "acl", args: ctxOne, entry: true, status: true, nullable: true, latchRule: RL4,
+		latchRule: RL4,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
 				add(6, func(ch Chooser) Op { return Op{Kind: KindACL, C: g.pick(ch, "slot", s.live), Dev: g.devAny(ch)} })
 			}
 			add(1, func(Chooser) Op { return Op{Kind: KindACL, C: NullRef} }) // S-3
 		},
-		parse: func(p *opParser) {
-			p.op.C = p.ctx(p.positional(1)[0])
-			v, _ := p.take("dev", true)
-			p.op.Dev = p.int32v("dev", v)
-		},
-		format: func(t *opText, op Op) { t.w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev))) },
-		rule:   fixedRule(REACL),
-		call:   func(r *Runner, op Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.EnsureACLReady(h, op.Dev) },
+		rule: fixedRule(REACL),
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.EnsureACLReady(h, op.Dev) },
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() {
 			if m.opt.Profile == ProfileLegacy {
 				m.aclLegacy(op, c)
@@ -129,37 +102,21 @@ func init() {
 		},
 	})
 	defineOp(KindProg, opClass{
-		name: "prog", args: ctxOne, entry: true, nullable: true,
 		gen: func(g *Generator, s *genState, add adder) {
-			fn := func(ch Chooser) ProgFn { return ProgFn(ch.IntN(int(numFns), "fn")) }
+			fn := func(ch Chooser) ProgFn { return ProgFn(ch.IntN(int(NumFns), "fn")) }
 			if len(s.live) > 0 {
 				add(10, func(ch Chooser) Op { return Op{Kind: KindProg, C: g.pick(ch, "slot", s.live), Fn: fn(ch)} })
 			}
 			add(1, func(ch Chooser) Op { return Op{Kind: KindProg, C: NullRef, Fn: fn(ch)} }) // S-3
 		},
-		statusFn: func(op Op) bool { return op.Fn.statusEntry() },
 		legacySkip: func(op Op) string {
 			if op.Fn == FnMemInfo {
 				return "legacy build: no device_memory_info_ctx"
 			}
 			return ""
 		},
-		parse: func(p *opParser) {
-			p.op.C = p.ctx(p.positional(1)[0])
-			v, _ := p.take("fn", true)
-			found := false
-			for f := ProgFn(0); f < numFns; f++ {
-				if fnNames[f] == v {
-					p.op.Fn, found = f, true
-				}
-			}
-			if !found {
-				p.fail("unknown fn=%q", v)
-			}
-		},
-		format: func(t *opText, op Op) { t.w(ctxText(op.C), "fn="+op.Fn.String()) },
-		rule:   fixedRule(REProg),
-		call:   func(r *Runner, op Op, h abi.Ctx, o *Observation) { r.prog(h, op.Fn, o) },
+		rule: fixedRule(REProg),
+		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) { r.prog(h, op.Fn, o) },
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() {
 			if m.opt.Profile == ProfileLegacy {
 				m.progLegacy(op, c)
@@ -171,7 +128,7 @@ func init() {
 		result: func(e *Entry) string {
 			o, op := &e.Obs, e.Op
 			switch {
-			case op.Fn.statusEntry():
+			case op.Fn.StatusEntry():
 				return statusName(o.Call.Status)
 			case op.Fn == FnFree:
 				return "done"

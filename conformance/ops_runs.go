@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"slices"
-	"strconv"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
@@ -13,25 +12,13 @@ import (
 // finalize_run, run.
 
 func init() {
-	defineOp(KindRegister, runClass(opClass{
-		name: "register", rule: fixedRule(REProg),
+	defineOp(KindRegister, opClass{
+		rule: fixedRule(REProg),
 		// The run family's candidates, all from here: register until the
 		// context has a callable, then runs on the four storages.
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.program) > 0 {
 				add(60, func(ch Chooser) Op { return g.runOp(ch, g.pick(ch, "slot", s.program)) })
-			}
-		},
-		parse: func(p *opParser) {
-			parseRunCtxID(p)
-			if v, ok := p.take("img", false); ok {
-				p.op.Img = p.image(v)
-			}
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID)))
-			if op.Img != (ImageRecipe{}) {
-				t.w("img=" + op.Img.String())
 			}
 		},
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
@@ -52,33 +39,32 @@ func init() {
 			}
 		},
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.register(op, c); return nil },
-	}))
-	defineOp(KindUnregister, runClass(opClass{
-		name: "unregister", rule: fixedRule(REFin), parse: parseRunCtxID,
-		format: func(t *opText, op Op) { t.w(ctxText(op.C), "id="+strconv.Itoa(int(op.ID))) },
+	})
+	defineOp(KindUnregister, opClass{
+		rule: fixedRule(REFin),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			o.Call.Status = r.rt.UnregisterCallable(h, op.ID)
 		},
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.unregister(op, c); return nil },
-	}))
-	defineOp(KindPrepareRun, runClass(opClass{
-		name: "prepare_run", rule: fixedRule(REProg), parse: parseRunStart, format: formatRunStart,
+	})
+	defineOp(KindPrepareRun, opClass{
+		rule: fixedRule(REProg),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			args, cfg, desc := r.runCallArgs(op, o)
 			o.Call.Status = r.rt.PrepareRun(h, r.runHandle(op), op.ID, args, cfg, desc)
 		},
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.prepareRun(op, c); return nil },
-	}))
-	defineOp(KindRun, runClass(opClass{
-		name: "run", rule: fixedRule(REProg), parse: parseRunStart, format: formatRunStart,
+	})
+	defineOp(KindRun, opClass{
+		rule: fixedRule(REProg),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			args, cfg, desc := r.runCallArgs(op, o)
 			o.Call.Status = r.rt.Run(h, r.runHandle(op), op.ID, args, cfg, desc)
 		},
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.runWhole(op, c); return nil },
-	}))
-	defineOp(KindLaunchRun, runClass(opClass{
-		name: "launch_run", rule: fixedRule(REProg), parse: parseRunStorage, format: formatRunStorage,
+	})
+	defineOp(KindLaunchRun, opClass{
+		rule: fixedRule(REProg),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			if op.St < 0 {
 				o.Call.Status = r.rt.LaunchRun(h, 0)
@@ -89,90 +75,28 @@ func init() {
 			o.Accepted = r.accepted[op.St]
 		},
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.launchRun(op, c); return nil },
-	}))
-	defineOp(KindPollRun, runClass(opClass{
-		name: "poll_run", rule: fixedRule(REProg), parse: parseRunStorage, format: formatRunStorage,
+	})
+	defineOp(KindPollRun, opClass{
+		rule: fixedRule(REProg),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			o.Call.Status = r.rt.PollRun(h, r.runHandle(op))
 		},
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.pollRun(op, c); return nil },
-	}))
-	defineOp(KindWaitRun, runClass(opClass{
-		name: "wait_run", rule: fixedRule(REProg), parse: parseRunStorage, format: formatRunStorage,
+	})
+	defineOp(KindWaitRun, opClass{
+		rule: fixedRule(REProg),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			o.Call.Status = r.rt.WaitRun(h, r.runHandle(op))
 		},
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.waitRun(op, c); return nil },
-	}))
-	defineOp(KindFinalizeRun, runClass(opClass{
-		name: "finalize_run", rule: fixedRule(REFin), parse: parseRunStorage, format: formatRunStorage,
+	})
+	defineOp(KindFinalizeRun, opClass{
+		rule: fixedRule(REFin),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			o.Call.Status = r.rt.FinalizeRun(h, r.runHandle(op))
 		},
 		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.finalizeRun(op, c); return nil },
-	}))
-}
-
-// runClass completes the class of a run-family op: an entry on a context
-// that returns a status, held to S-3 for NULL.
-func runClass(c opClass) opClass {
-	c.args, c.entry, c.status, c.nullable, c.runFamily = ctxOne, true, true, true, true
-	return c
-}
-
-func parseRunCtxID(p *opParser) {
-	p.op.C = p.ctx(p.positional(1)[0])
-	v, _ := p.take("id", true)
-	p.op.ID = p.int32v("id", v)
-}
-
-func parseRunStorage(p *opParser) {
-	p.op.C = p.ctx(p.positional(1)[0])
-	v, _ := p.take("st", true)
-	p.op.St = p.storage(v)
-}
-
-func parseRunStart(p *opParser) {
-	parseRunStorage(p)
-	v, _ := p.take("id", true)
-	p.op.ID = p.int32v("id", v)
-	if v, ok := p.take("args", false); ok {
-		p.op.Args = p.args(v)
-	}
-	// The run's CallConfig and descriptor are the runner's valid ones;
-	// cfg=null and desc=null pass NULL (E-PROG: refused with IA).
-	if v, ok := p.take("cfg", false); ok {
-		if v != "null" {
-			p.fail("cfg=%s: a run takes cfg=null or no cfg", v)
-		}
-		p.op.Cfg.Null = true
-	}
-	if v, ok := p.take("desc", false); ok {
-		if v != "null" {
-			p.fail("desc=%s: a run takes desc=null or no desc", v)
-		}
-		p.op.OutNull = true
-	}
-}
-
-func storageText(st int8) string {
-	if st < 0 {
-		return "null"
-	}
-	return strconv.Itoa(int(st))
-}
-
-func formatRunStorage(t *opText, op Op) { t.w(ctxText(op.C), "st="+storageText(op.St)) }
-
-func formatRunStart(t *opText, op Op) {
-	t.w(ctxText(op.C), "st="+storageText(op.St), "id="+strconv.Itoa(int(op.ID)))
-	t.args(op)
-	if op.Cfg.Null {
-		t.w("cfg=null")
-	}
-	if op.OutNull {
-		t.w("desc=null")
-	}
+	})
 }
 
 // runHandle is the RuntimeHandle of op's run storage (0 for st=null).

@@ -43,7 +43,7 @@ type ProbeCase struct {
 // refusedCall reports whether e, the model's expectation of op, is a
 // refusal of a call on a context: failing statuses only, nothing open.
 func refusedCall(op Op, e Expectation) bool {
-	if op.C < 0 || !statusCall(op) || e.Unchecked || e.Status.Any || e.Status.Has(abi.OK) {
+	if op.C < 0 || !op.StatusCall() || e.Unchecked || e.Status.Any || e.Status.Has(abi.OK) {
 		return false
 	}
 	return !twoThreadOp(op) && !e.Status.Empty()

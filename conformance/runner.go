@@ -414,7 +414,7 @@ func (r *Runner) image(rec ImageRecipe) *imgBuf {
 }
 
 func cfgPtr(r CfgRecipe) unsafe.Pointer {
-	if b := cfgBytes(r); b != nil {
+	if b := CfgBytes(r, false); b != nil {
 		return unsafe.Pointer(unsafe.SliceData(b))
 	}
 	return nil
@@ -584,8 +584,8 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 			return
 		}
 	}
-	a, b := op.slots()
-	if !classOf(op.Kind).makesContext {
+	a, b := op.Slots()
+	if !op.Kind.MakesContext() {
 		for _, s := range [2]int8{a, b} {
 			if s >= 0 && !m.SlotLive(s) {
 				e.Skipped = "c" + itoa(int32(s)) + " holds no live context"
@@ -609,7 +609,7 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 	for rep := 0; rep < op.Reps(); rep++ {
 		o := &r.obs
 		*o = Observation{}
-		before, probe, entry := ACLCounts{}, false, cls.entry
+		before, probe, entry := ACLCounts{}, false, op.Kind.Entry()
 		if entry {
 			before, probe = r.counters()
 		}

@@ -12,10 +12,6 @@ import (
 // maxRunStorage bounds what get_runtime_size may ask of the runner.
 const maxRunStorage = 64 << 20
 
-// AcceptedValue is the accepted_value of run storage st's descriptor: what
-// launch_run must publish through accepted_state.
-func AcceptedValue(st int8) int32 { return 0x5A0 + int32(st) }
-
 // runReady prepares what run ops need (storage sized by the runtime, the
 // descriptors, a valid CallConfig, the user's callable) and says why op
 // cannot run, or "".

@@ -108,7 +108,7 @@ func TestTraceVocabularyEveryFormParses(t *testing.T) {
 						t.Errorf("%s (%v): %q: %v", e.Symbol, rev, truncate(op+" -> "+r), err)
 						continue
 					}
-					if k, _ := kindByName(e.Op); e.Op != tracevocab.OpCall && tr.Calls[1].Op.Kind != k &&
+					if k, _ := KindByName(e.Op); e.Op != tracevocab.OpCall && tr.Calls[1].Op.Kind != k &&
 						!(tr.Calls[1].Op.Kind == KindProg && strings.Contains(op, "st=null")) {
 						t.Errorf("%s: %q parsed as %v", e.Symbol, truncate(op), tr.Calls[1].Op.Kind)
 					}
@@ -192,4 +192,12 @@ func indexOf(e tracevocab.Entry, a tracevocab.Arg) int {
 		}
 	}
 	return -1
+}
+
+// truncate shortens a line for a failure message.
+func truncate(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
 }

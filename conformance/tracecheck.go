@@ -207,8 +207,8 @@ func newTraceModel(p Profile, driven bool) *Model {
 func stepTraceCall(m *Model, t *Trace, i, k int) {
 	c := &t.Calls[k]
 	m.curDev, m.devKnown = c.Dev, c.DevKnown
-	slot, _ := c.Op.slots()
-	if slot >= 0 && !c.Op.classMakesContext() && !m.SlotLive(slot) && c.Skip == "" {
+	slot, _ := c.Op.Slots()
+	if slot >= 0 && !c.Op.Kind.MakesContext() && !m.SlotLive(slot) && c.Skip == "" {
 		// A context this trace never created (a forked child's inherited
 		// one): live, its state unknown.
 		mc := newMctx()
@@ -513,9 +513,6 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 	return res, order, verdict == porcupine.Ok, false
 }
 
-// classMakesContext reports whether op fills its slot with a new context.
-func (op Op) classMakesContext() bool { c := classOf(op.Kind); return c != nil && c.makesContext }
-
 // TraceReplay is one recorded call replayed on another runtime.
 type TraceReplay struct {
 	Call     int    `json:"call"`              // index into Trace.Calls
@@ -572,9 +569,9 @@ func TraceOps(t *Trace) (ops []Op, calls []int, left map[int]string) {
 	return ops, calls, left
 }
 
-// RecordedResult renders call k's recorded answer as a history result (what
+// recordedResult renders call k's recorded answer as a history result (what
 // the replay's history line shows after "->", committed memory aside).
-func (t *Trace) RecordedResult(k int) string {
+func recordedResult(t *Trace, k int) string {
 	c := &t.Calls[k]
 	e := Entry{Op: c.Op, Obs: c.Obs}
 	return e.Result()
@@ -588,7 +585,7 @@ func CompareReplay(t *Trace, ops []Op, calls []int, left map[int]string, history
 		if k < 0 {
 			continue
 		}
-		r := TraceReplay{Call: k, Op: ops[i].String(), Recorded: t.RecordedResult(k)}
+		r := TraceReplay{Call: k, Op: ops[i].String(), Recorded: recordedResult(t, k)}
 		if i < len(history) {
 			r.Got = replayResult(history[i])
 			if r.Got == "skipped" {

@@ -29,7 +29,8 @@ var production = map[string][]string{
 	"sim/emit/emittest":         {"abi", "sim/emit", "internal/procmaps"},
 	"onboard":                   {"abi", "validation", "internal/..."},
 	"lifecycle":                 {"abi", "validation", "latch", "internal/..."},
-	"conformance":               {"abi", "abi/tracevocab", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics"},
+	"conformance/op":            {"abi", "abi/tracevocab"},
+	"conformance":               {"abi", "abi/tracevocab", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics", "conformance/op"},
 	"conformance/isolate":       {"abi", "validation", "conformance", "onboard"},
 	"conformance/session":       {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/isolate", "sim", "sim/emit"},
 	"cmd/abicheck":              {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit"},
@@ -54,12 +55,13 @@ var testing_ = map[string][]string{
 	"internal/osthread":    nil,
 	"internal/procmaps":    nil,
 	"docs":                 nil,
+	"conformance/op":       nil,
 	"conformance":          {"sim/emit"},
 	"conformance/isolate":  {"sim/emit"},
 	"conformance/session":  nil,
 	"cmd/abicheck":         {"onboard", "sim", "lifecycle"},
 	"cmd/gen-fake-runtime": nil,
-	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/isolate", "conformance/session", "internal/..."},
+	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/isolate", "conformance/session", "internal/..."},
 }
 
 type listed struct {

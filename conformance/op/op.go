@@ -1,4 +1,4 @@
-package conformance
+package op
 
 import (
 	"strconv"
@@ -47,12 +47,12 @@ const (
 	KindFinalizeRun // simpler_finalize_run
 	KindRun         // simpler_run
 	KindHostLog     // simpler_host_log_bind_state with a chosen state (S-2)
-	numKinds
+	NumKinds        // the number of kinds (KindInvalid included)
 )
 
 func (k Kind) String() string {
-	if c := classOf(k); c != nil {
-		return c.name
+	if d := defOf(k); d != nil {
+		return d.name
 	}
 	if k == KindInvalid {
 		return "invalid"
@@ -77,13 +77,13 @@ const (
 	SpanBytes                      // (ptr, 64): consistent
 	SpanHalfPtr                    // (ptr, 0): inconsistent
 	SpanHalfSize                   // (NULL, 64): inconsistent
-	numSpans
+	NumSpans                       // the number of span recipes
 )
 
-var spanNames = [numSpans]string{"none", "bytes", "halfptr", "halfsize"}
+var spanNames = [NumSpans]string{"none", "bytes", "halfptr", "halfsize"}
 
 func (s SpanRecipe) String() string {
-	if s < numSpans {
+	if s < NumSpans {
 		return spanNames[s]
 	}
 	return "span?"
@@ -102,6 +102,10 @@ const (
 
 var spanKeys = [4]string{"aicpu", "aicore", "disp", "sdma"}
 
+// SpanKey is the key of span argument i (SpanAicpu..SpanSDMA) in the text
+// form: aicpu, aicore, disp or sdma.
+func SpanKey(i int) string { return spanKeys[i] }
+
 // RingRecipe fills ring 0 of a CallConfig.
 type RingRecipe uint8
 
@@ -116,13 +120,13 @@ const (
 	RingBigDep                     // dep pool 2^31 (> 2^31-1)
 	RingBadHeap3                   // ring 3's heap 100 (ring 0 unset)
 	RingWinOnly                    // ring 0: window 16, heap and dep pool unset (valid)
-	numRings
+	NumRings                       // the number of ring recipes
 )
 
-var ringNames = [numRings]string{"none", "good", "badtask", "badheap", "baddep", "badpow2", "bigdep", "badheap3", "winonly"}
+var ringNames = [NumRings]string{"none", "good", "badtask", "badheap", "baddep", "badpow2", "bigdep", "badheap3", "winonly"}
 
-// bad reports whether a ring recipe breaks a ring rule (V-CFG.6 to V-CFG.9).
-func (r RingRecipe) bad() bool {
+// Bad reports whether a ring recipe breaks a ring rule (V-CFG.6 to V-CFG.9).
+func (r RingRecipe) Bad() bool {
 	switch r {
 	case RingBadTask, RingBadHeap, RingBadDep, RingBadPow2, RingBigDep, RingBadHeap3:
 		return true
@@ -169,7 +173,7 @@ func (c CfgRecipe) String() string {
 			parts = append(parts, f.name)
 		}
 	}
-	if c.Ring != RingNone && c.Ring < numRings {
+	if c.Ring != RingNone && c.Ring < NumRings {
 		parts = append(parts, "ring="+ringNames[c.Ring])
 	}
 	return strings.Join(parts, "+")
@@ -229,16 +233,16 @@ const (
 	DefChildGap                   // 64 bytes before child 0, its offset past align_up(used, 64), the size grown to match
 	DefChildSigCountNeg           // child 0 sig_count = -1
 	DefFuncNameFar                // func_name_len reaches the first byte after the span, every name byte non-NUL
-	numDefects
+	NumDefects                    // the number of defects (DefNone included)
 )
 
-var defectNames = [numDefects]string{"none", "sigcount", "sigval", "order", "scalars", "sccount",
+var defectNames = [NumDefects]string{"none", "sigcount", "sigval", "order", "scalars", "sccount",
 	"fname-len", "fname-nul", "fname-early", "cname-len", "binsize", "childcount", "fid-range",
 	"fid-dup", "child-offset", "child-header", "child-sigcount", "child-binary", "sigcount-neg",
 	"sigval-neg", "cname-nul", "childcount-neg", "fid-neg", "child-gap", "child-sigcount-neg", "fname-far"}
 
 func (d ImgDefect) String() string {
-	if d < numDefects {
+	if d < NumDefects {
 		return defectNames[d]
 	}
 	return "defect?"
@@ -449,27 +453,27 @@ const (
 	FnRetainedTemp
 	FnCommCreate // create_comm_stream_ctx, destroyed again at once when non-NULL
 	FnCommDestroy
-	numFns
+	NumFns // the number of program-side entries
 )
 
-var fnNames = [numFns]string{"register", "unregister", "run", "prepare_run", "launch_run", "poll_run",
+var fnNames = [NumFns]string{"register", "unregister", "run", "prepare_run", "launch_run", "poll_run",
 	"wait_run", "finalize_run", "meminfo", "copy_to", "copy_from", "malloc", "free", "aicpu_dlopen",
 	"host_dlopen", "stream_sets", "concurrent_prepare", "arena_base", "retained_temp", "comm_create",
 	"comm_destroy"}
 
 func (f ProgFn) String() string {
-	if f < numFns {
+	if f < NumFns {
 		return fnNames[f]
 	}
 	return "fn?"
 }
 
-// progOnly reports whether E-PROG names the entry (IS without a live program
+// ProgOnly reports whether E-PROG names the entry (IS without a live program
 // init).
-func (f ProgFn) progOnly() bool { return f <= FnCopyFrom }
+func (f ProgFn) ProgOnly() bool { return f <= FnCopyFrom }
 
-// statusEntry reports whether the entry returns a status (S-3: IA for NULL).
-func (f ProgFn) statusEntry() bool { return f <= FnCopyFrom || f == FnCommDestroy }
+// StatusEntry reports whether the entry returns a status (S-3: IA for NULL).
+func (f ProgFn) StatusEntry() bool { return f <= FnCopyFrom || f == FnCommDestroy }
 
 // Op is one step of a sequence. It is a comparable value: contexts are slots
 // (c0..c15), streams are names (s0..s7), images and args are recipes, never
@@ -506,6 +510,9 @@ func (op Op) Reps() int {
 	return int(op.Rep)
 }
 
+// CtxText is the text form of context slot c (c3, or null for NullRef).
+func CtxText(c int8) string { return ctxText(c) }
+
 func ctxText(c int8) string {
 	if c < 0 {
 		return "null"
@@ -524,8 +531,8 @@ func streamText(s int8) string {
 func (op Op) String() string {
 	var b strings.Builder
 	b.WriteString(op.Kind.String())
-	if c := classOf(op.Kind); c != nil {
-		c.format(&opText{&b}, op)
+	if d := defOf(op.Kind); d != nil {
+		d.format(&opText{&b}, op)
 	}
 	return b.String()
 }
@@ -539,8 +546,6 @@ func FormatOps(ops []Op) string {
 	}
 	return b.String()
 }
-
-func itoa(n int32) string { return strconv.Itoa(int(n)) }
 
 // Abbreviate shortens, for a reader, every recorded image or struct in s
 // (raw(N,A,HEX) or raw(HEX) with more than 32 hex digits) to its first 16

@@ -1,4 +1,4 @@
-package conformance
+package op
 
 import (
 	"bufio"
@@ -15,7 +15,6 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/abi/tracevocab"
-	"github.com/simabi/simabi/validation"
 )
 
 // Recorded sessions (docs/trace.md): a trace is one line per call a
@@ -270,7 +269,28 @@ func (p *traceParser) call(line string) (TraceCall, error) {
 	return c, p.op(&c, e, l)
 }
 
-// op turns the recorded call into an op of the grammar and its observation.
+// traceFields are a recorded call's arguments as its entry reads them, for
+// the kind's trace form.
+type traceFields struct {
+	e     tracevocab.Entry
+	keyed map[string]tracevocab.Value
+	pos   []tracevocab.Value
+	// skip says why the call cannot be judged (the first reason given
+	// stands).
+	skip func(why string)
+}
+
+// num is the keyed argument's number (0 when absent).
+func (f *traceFields) num(key string) int64 {
+	if v, ok := f.keyed[key]; ok {
+		return v.Int(0)
+	}
+	return 0
+}
+
+// op turns the recorded call into an op of the grammar and its observation:
+// what every call has (its context, the arguments it lacks), then its kind's
+// trace form.
 func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) error {
 	skip := func(why string) {
 		if c.Skip == "" {
@@ -288,11 +308,11 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 	if l.Missing {
 		skip("the recorded runtime lacks the symbol")
 	}
-	k, ok := kindByName(e.Op)
+	k, ok := KindByName(e.Op)
 	if !ok {
 		return fmt.Errorf("%s: an op word the op grammar does not know", e.Op)
 	}
-	op := Op{Kind: k}
+	c.Op = Op{Kind: k}
 	// bad: a struct pointer the recorder could not read (it points into
 	// unmapped memory). The call is not judged, unless its context is NULL
 	// (below: every entry answers a NULL context before it reads a struct);
@@ -313,149 +333,223 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 	if len(missing) > 0 {
 		c.Partial = strings.Join(missing, " ")
 	}
-	num := func(key string) int64 {
-		if v, ok := keyed[key]; ok {
-			return v.Int(0)
-		}
-		return 0
-	}
 	if len(pos) > 0 && pos[0].Form == tracevocab.Ctx {
 		s, why := p.ctx(pos[0])
 		skip(why)
-		op.C = s
+		c.Op.C = s
 	}
-	if unread != "" && !(len(pos) > 0 && pos[0].Form == tracevocab.Ctx && op.C == NullRef) {
+	if unread != "" && !(len(pos) > 0 && pos[0].Form == tracevocab.Ctx && c.Op.C == NullRef) {
 		skip(unread)
 	}
-	switch k {
-	case KindCreate:
-		// The slot is the one the result names.
-	case KindKInit, KindPInit, KindACL:
-		op.Dev = clampI32(num("dev"))
-		for i, key := range spanKeys {
-			if v, ok := keyed[key]; ok {
-				op.Spans[i] = traceSpan(v)
+	d := defOf(k)
+	if d.trace == nil {
+		return fmt.Errorf("%s is not an op a trace records", e.Op)
+	}
+	if err := d.trace(p, c, &traceFields{e: e, keyed: keyed, pos: pos, skip: skip}); err != nil {
+		return err
+	}
+	return p.result(c, e, l)
+}
+
+// traceNothing is the trace form of a kind whose recorded call has no
+// argument beyond its context.
+func traceNothing(*traceParser, *TraceCall, *traceFields) error { return nil }
+
+// traceInit reads acl's device and spans, and what kinit and pinit share
+// with it.
+func traceInit(_ *traceParser, c *TraceCall, f *traceFields) error {
+	op := &c.Op
+	op.Dev = clampI32(f.num("dev"))
+	for i, key := range spanKeys {
+		if v, ok := f.keyed[key]; ok {
+			op.Spans[i] = traceSpan(v)
+		}
+	}
+	return nil
+}
+
+// traceKInit reads kinit's device, spans, generation and config.
+func traceKInit(p *traceParser, c *TraceCall, f *traceFields) error {
+	if err := traceInit(p, c, f); err != nil {
+		return err
+	}
+	op := &c.Op
+	if v, ok := f.keyed["gen"]; ok {
+		op.Gen = v.Uint(0)
+	}
+	if v, ok := f.keyed["cfg"]; ok {
+		var err error
+		if op.Cfg, err = traceCfg(v, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tracePInit reads pinit's device, spans and prewarm config.
+func tracePInit(p *traceParser, c *TraceCall, f *traceFields) error {
+	if err := traceInit(p, c, f); err != nil {
+		return err
+	}
+	op := &c.Op
+	if v, ok := f.keyed["prewarm"]; ok && v.Is("raw") {
+		op.Prewarm = true
+		var err error
+		if op.Cfg, err = traceCfg(v, p.t.Revision == "legacy"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tracePrepare reads prepare's image and out.
+func tracePrepare(_ *traceParser, c *TraceCall, f *traceFields) error {
+	return traceImageArg(c, f, false)
+}
+
+// traceRegister reads register's image and id.
+func traceRegister(_ *traceParser, c *TraceCall, f *traceFields) error {
+	if err := traceImageArg(c, f, true); err != nil {
+		return err
+	}
+	c.Op.ID = clampI32(f.num("id"))
+	return nil
+}
+
+// traceImageArg reads prepare's and register's image. A truncated image is
+// not judged, unless a prepare's is over the byte budget (judged by its size
+// alone); a register has no such step.
+func traceImageArg(c *TraceCall, f *traceFields, register bool) error {
+	op := &c.Op
+	if v, ok := f.keyed["img"]; ok {
+		var err error
+		if op.Img, err = traceImage(v); err != nil {
+			return err
+		}
+	} else {
+		op.Img = ImageRecipe{Base: ImgRawTrunc}
+	}
+	if op.Img.Base == ImgRawTrunc && (register || op.Img.Raw <= budgetBytes) {
+		f.skip("the image is over the recording limit (its bytes are not in the trace)")
+	}
+	_, op.OutNull = f.keyed["out"]
+	return nil
+}
+
+// traceLaunch reads launch's id, args and stream.
+func traceLaunch(p *traceParser, c *TraceCall, f *traceFields) error {
+	op := &c.Op
+	op.ID = clampI32(f.num("id"))
+	if v, ok := f.keyed["args"]; ok {
+		var err error
+		if op.Args, c.SpacesHidden, err = traceArgs(v); err != nil {
+			return err
+		}
+		if op.Args.Mode == ArgsExact {
+			// What the runtime read is what the consumer passed.
+			c.Obs.Call.ArgT, c.Obs.Call.ArgS = clampI32(v.Int(0)), clampI32(v.Int(1))
+			c.Obs.Call.ArgHost = op.Args.Host
+		}
+	} else {
+		op.Args = ArgsRecipe{Mode: ArgsMatch} // an entry record: the args are read when the call returns
+	}
+	op.Stream = NullRef
+	if v, ok := f.keyed["stream"]; ok {
+		op.Stream = p.stream(v, f.skip)
+	}
+	return nil
+}
+
+// traceProg reads a program-side entry's fn.
+func traceProg(_ *traceParser, c *TraceCall, f *traceFields) error {
+	var ok bool
+	if c.Op.Fn, ok = progFn(f.e.Fn); !ok {
+		return fmt.Errorf("prog: fn=%s is not a program entry of the op grammar", f.e.Fn)
+	}
+	// What the model judges of a program-side entry does not depend on
+	// its other arguments (E-PROG: IS before any check without a live
+	// program init, NULL from device_malloc_ctx there, S-3 for a NULL
+	// context, anything with one), so the call is judged; it is not
+	// replayed, since the trace does not hold those arguments.
+	c.NoReplay = "the program entry's other arguments are not recorded"
+	return nil
+}
+
+// traceID reads unregister's id.
+func traceID(_ *traceParser, c *TraceCall, f *traceFields) error {
+	c.Op.ID = clampI32(f.num("id"))
+	return nil
+}
+
+// traceRun reads a run-family call: its storage and, for prepare_run and
+// run, the id, args, CallConfig and descriptor (whose accepted_value a
+// later launch_run of the storage publishes).
+func traceRun(p *traceParser, c *TraceCall, f *traceFields) error {
+	op := &c.Op
+	k := op.Kind
+	op.St = 0
+	if v, ok := f.keyed["st"]; ok {
+		if v.Is("null") {
+			// A NULL run storage: the grammar's prog op of the entry (the
+			// call the checker makes with bad arguments), judged the
+			// same way whatever the other arguments are.
+			*op = Op{Kind: KindProg, C: op.C, Fn: runFns[k]}
+			if (k == KindPrepareRun || k == KindRun) && !(f.num("id") == -1 && f.keyed["args"].Is("null") && f.keyed["cfg"].Is("null") && f.keyed["desc"].Is("null")) {
+				c.NoReplay = "a NULL run storage with other arguments than the op grammar's prog " + f.e.Op
 			}
+			return nil
 		}
-		if k == KindKInit {
-			if v, ok := keyed["gen"]; ok {
-				op.Gen = v.Uint(0)
-			}
-			if v, ok := keyed["cfg"]; ok {
-				if op.Cfg, err = traceCfg(v, false); err != nil {
-					return err
-				}
-			}
-		}
-		if v, ok := keyed["prewarm"]; k == KindPInit && ok && v.Is("raw") {
-			op.Prewarm = true
-			if op.Cfg, err = traceCfg(v, p.t.Revision == "legacy"); err != nil {
-				return err
-			}
-		}
-	case KindPrepare, KindRegister:
-		if v, ok := keyed["img"]; ok {
-			if op.Img, err = traceImage(v); err != nil {
-				return err
-			}
-		} else {
-			op.Img = ImageRecipe{Base: ImgRawTrunc}
-		}
-		if op.Img.Base == ImgRawTrunc && (k == KindRegister || op.Img.Raw <= budgetBytes) {
-			// (An image over the byte budget is judged by its size alone.)
-			skip("the image is over the recording limit (its bytes are not in the trace)")
-		}
-		_, op.OutNull = keyed["out"]
-		if k == KindRegister {
-			op.ID = clampI32(num("id"))
-		}
-	case KindLaunch:
-		op.ID = clampI32(num("id"))
-		if v, ok := keyed["args"]; ok {
-			if op.Args, c.SpacesHidden, err = traceArgs(v); err != nil {
+		op.St = p.storage(v, f.skip)
+	}
+	if k == KindPrepareRun || k == KindRun {
+		op.ID = clampI32(f.num("id"))
+		if v, ok := f.keyed["args"]; ok {
+			var err error
+			if op.Args, _, err = traceArgs(v); err != nil {
 				return err
 			}
 			if op.Args.Mode == ArgsExact {
-				// What the runtime read is what the consumer passed.
 				c.Obs.Call.ArgT, c.Obs.Call.ArgS = clampI32(v.Int(0)), clampI32(v.Int(1))
-				c.Obs.Call.ArgHost = op.Args.Host
-			}
-		} else {
-			op.Args = ArgsRecipe{Mode: ArgsMatch} // an entry record: the args are read when the call returns
-		}
-		op.Stream = NullRef
-		if v, ok := keyed["stream"]; ok {
-			op.Stream = p.stream(v, skip)
-		}
-	case KindProg:
-		if op.Fn, ok = progFn(e.Fn); !ok {
-			return fmt.Errorf("prog: fn=%s is not a program entry of the op grammar", e.Fn)
-		}
-		// What the model judges of a program-side entry does not depend on
-		// its other arguments (E-PROG: IS before any check without a live
-		// program init, NULL from device_malloc_ctx there, S-3 for a NULL
-		// context, anything with one), so the call is judged; it is not
-		// replayed, since the trace does not hold those arguments.
-		c.NoReplay = "the program entry's other arguments are not recorded"
-	case KindUnregister:
-		op.ID = clampI32(num("id"))
-	case KindPrepareRun, KindRun, KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun:
-		op.St = 0
-		if v, ok := keyed["st"]; ok {
-			if v.Is("null") {
-				// A NULL run storage: the grammar's prog op of the entry (the
-				// call the checker makes with bad arguments), judged the
-				// same way whatever the other arguments are.
-				op = Op{Kind: KindProg, C: op.C, Fn: runFns[k]}
-				if (k == KindPrepareRun || k == KindRun) && !(num("id") == -1 && keyed["args"].Is("null") && keyed["cfg"].Is("null") && keyed["desc"].Is("null")) {
-					c.NoReplay = "a NULL run storage with other arguments than the op grammar's prog " + e.Op
-				}
-				break
-			}
-			op.St = p.storage(v, skip)
-		}
-		if k == KindPrepareRun || k == KindRun {
-			op.ID = clampI32(num("id"))
-			if v, ok := keyed["args"]; ok {
-				if op.Args, _, err = traceArgs(v); err != nil {
-					return err
-				}
-				if op.Args.Mode == ArgsExact {
-					c.Obs.Call.ArgT, c.Obs.Call.ArgS = clampI32(v.Int(0)), clampI32(v.Int(1))
-				}
-			}
-			op.Cfg.Null = keyed["cfg"].Is("null")
-			d := keyed["desc"]
-			op.OutNull = d.Is("null") // E-PROG.9: refused with IA, judged like a NULL CallConfig
-			delete(p.want, op.St)
-			if d.Is("raw") {
-				if nd, err := abi.DecodeNativeRunDescriptor(hexBytes(d, 0)); err == nil {
-					p.want[op.St] = nd.AcceptedValue
-				}
 			}
 		}
-		if k == KindLaunchRun {
-			c.Want, c.WantKnown = p.want[op.St]
+		op.Cfg.Null = f.keyed["cfg"].Is("null")
+		d := f.keyed["desc"]
+		op.OutNull = d.Is("null") // E-PROG.9: refused with IA, judged like a NULL CallConfig
+		delete(p.want, op.St)
+		if d.Is("raw") {
+			if nd, err := abi.DecodeNativeRunDescriptor(hexBytes(d, 0)); err == nil {
+				p.want[op.St] = nd.AcceptedValue
+			}
 		}
-	case KindDestroy, KindSupported, KindFinalize, KindCommitted:
-	case KindSetDev:
-		op.Dev = -1
-		if len(pos) > 0 && pos[0].Is("n") {
-			op.Dev = clampI32(pos[0].Int(0))
-		}
-	case KindSync:
-		op.Stream = NullRef
-		if len(pos) > 0 {
-			op.Stream = p.stream(pos[0], skip)
-		}
-	case KindInject:
-		op.Site, op.Count, op.Code = clampI32(num("site")), clampI32(num("count")), clampI32(num("code"))
-	case KindContract, KindGetDev:
-	default:
-		return fmt.Errorf("%s is not an op a trace records", e.Op)
 	}
-	c.Op = op
-	return p.result(c, e, l)
+	if k == KindLaunchRun {
+		c.Want, c.WantKnown = p.want[op.St]
+	}
+	return nil
+}
+
+// traceSetDev reads setdev's device (none: -1).
+func traceSetDev(_ *traceParser, c *TraceCall, f *traceFields) error {
+	c.Op.Dev = -1
+	if len(f.pos) > 0 && f.pos[0].Is("n") {
+		c.Op.Dev = clampI32(f.pos[0].Int(0))
+	}
+	return nil
+}
+
+// traceSync reads sync's stream.
+func traceSync(p *traceParser, c *TraceCall, f *traceFields) error {
+	c.Op.Stream = NullRef
+	if len(f.pos) > 0 {
+		c.Op.Stream = p.stream(f.pos[0], f.skip)
+	}
+	return nil
+}
+
+// traceInject reads inject's site, count and code.
+func traceInject(_ *traceParser, c *TraceCall, f *traceFields) error {
+	c.Op.Site, c.Op.Count, c.Op.Code = clampI32(f.num("site")), clampI32(f.num("count")), clampI32(f.num("code"))
+	return nil
 }
 
 // runFns are the prog fn of each run-family entry.
@@ -464,7 +558,7 @@ var runFns = map[Kind]ProgFn{KindPrepareRun: FnPrepareRun, KindRun: FnRun, KindL
 
 // progFn is the prog fn named name.
 func progFn(name string) (ProgFn, bool) {
-	for f := ProgFn(0); f < numFns; f++ {
+	for f := ProgFn(0); f < NumFns; f++ {
 		if fnNames[f] == name {
 			return f, true
 		}
@@ -590,8 +684,6 @@ func (p *traceParser) takeSlot() int8 {
 	return best
 }
 
-// result reads the recorded result, in the entry's result form, into the
-// observation.
 // reset is a simabi_reset that returned 0: every context is gone, so every
 // name is retired and every slot free; the runs of the storages are gone.
 func (p *traceParser) reset(c *TraceCall) {
@@ -604,6 +696,16 @@ func (p *traceParser) reset(c *TraceCall) {
 	p.used, p.destroys = [maxTraceSlots]int{}, 0
 }
 
+// traceAnswer is a recorded result: the entry's result and the fields after
+// it.
+type traceAnswer struct {
+	e      tracevocab.Entry
+	res    tracevocab.Value
+	extras map[string]tracevocab.Value
+}
+
+// result reads the recorded result, in the entry's result form, into the
+// observation: by the kind's answer, else as a status.
 func (p *traceParser) result(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) error {
 	if l.Entered || l.Missing {
 		return nil
@@ -619,69 +721,90 @@ func (p *traceParser) result(c *TraceCall, e tracevocab.Entry, l tracevocab.Line
 		}
 		return nil
 	}
-	switch op.Kind {
-	case KindCreate:
-		slot := p.takeSlot()
-		switch {
-		case slot < 0:
-			op.C = 0
-			c.Skip = "more live contexts than the op grammar's slots"
-		case res.Is("named"):
-			p.slots[res.Source] = slot
-			op.C, o.HandleCreated, o.Call.Value = slot, true, 1
-		case res.Is("null"):
-			op.C, p.used[slot] = slot, 0 // nothing was created: the slot stays free
-		default:
-			op.C = slot
-			c.Skip = "a context the recorder could not name (its later calls are c?)"
-		}
-	case KindDestroy:
-		// The slot may be taken again by a later create, last of all (the
-		// destroy may have been refused, E-DESTROY).
-		if op.C >= 0 && p.used[op.C] < 0 {
-			p.destroys++
-			p.used[op.C] = p.destroys
-		}
-	case KindContract:
-		c.Skip = "the contract's bytes are not recorded"
-	case KindProg:
-		switch e.Result {
-		case tracevocab.Int:
-			if op.Fn.statusEntry() {
-				o.Call.Status = abi.Status(clampI32(res.Int(0)))
-			} else {
-				o.Call.Value = uint64(res.Int(0))
-			}
-		case tracevocab.Uint:
-			o.Call.Value = res.Uint(0)
-		case tracevocab.Ptr:
-			if res.Is("ptr") {
-				o.Call.Value = 1
-			}
-		}
-	case KindSupported, KindGetDev:
-		o.Call.Value = uint64(res.Int(0))
-	case KindCommitted:
-		// The value is judged where M-7 wants it exact (0); its direction
-		// needs the value before the call, which the trace does not hold.
-		o.Call.Value, o.Mem = res.Uint(0), res.Uint(0)
-		o.MemProbed, o.MemPrevUnknown = true, true
-	default:
-		if e.Result != tracevocab.Int {
-			return fmt.Errorf("%s: a %s result where the op grammar wants a status", e.Op, e.Result.Name())
-		}
-		o.Call.Status = abi.Status(clampI32(res.Int(0)))
-		if v, ok := extras["out"]; ok {
-			o.Call.Out = clampI32(v.Int(0))
-		}
-		if v, ok := extras["accepted"]; ok {
-			o.Accepted = clampI32(v.Int(0))
-		}
-		if op.Kind == KindPrepare && op.OutNull {
-			o.Call.Out = outSentinel
-		}
+	if d := defOf(op.Kind); d != nil && d.answer != nil {
+		d.answer(p, c, &traceAnswer{e: e, res: res, extras: extras})
+		return nil
+	}
+	if e.Result != tracevocab.Int {
+		return fmt.Errorf("%s: a %s result where the op grammar wants a status", e.Op, e.Result.Name())
+	}
+	o.Call.Status = abi.Status(clampI32(res.Int(0)))
+	if v, ok := extras["out"]; ok {
+		o.Call.Out = clampI32(v.Int(0))
+	}
+	if v, ok := extras["accepted"]; ok {
+		o.Accepted = clampI32(v.Int(0))
+	}
+	if op.Kind.Prepares() && op.OutNull {
+		o.Call.Out = OutSentinel
 	}
 	return nil
+}
+
+// answerCreate takes the slot of the context create returned.
+func answerCreate(p *traceParser, c *TraceCall, a *traceAnswer) {
+	op, o := &c.Op, &c.Obs
+	slot := p.takeSlot()
+	switch {
+	case slot < 0:
+		op.C = 0
+		c.Skip = "more live contexts than the op grammar's slots"
+	case a.res.Is("named"):
+		p.slots[a.res.Source] = slot
+		op.C, o.HandleCreated, o.Call.Value = slot, true, 1
+	case a.res.Is("null"):
+		op.C, p.used[slot] = slot, 0 // nothing was created: the slot stays free
+	default:
+		op.C = slot
+		c.Skip = "a context the recorder could not name (its later calls are c?)"
+	}
+}
+
+// answerDestroy frees the slot: a later create may take it again, last of
+// all (the destroy may have been refused, E-DESTROY).
+func answerDestroy(p *traceParser, c *TraceCall, _ *traceAnswer) {
+	if op := &c.Op; op.C >= 0 && p.used[op.C] < 0 {
+		p.destroys++
+		p.used[op.C] = p.destroys
+	}
+}
+
+// answerUnrecorded: the contract's bytes are not recorded.
+func answerUnrecorded(_ *traceParser, c *TraceCall, _ *traceAnswer) {
+	c.Skip = "the contract's bytes are not recorded"
+}
+
+// answerProg reads a program-side entry's status or value.
+func answerProg(_ *traceParser, c *TraceCall, a *traceAnswer) {
+	o := &c.Obs
+	switch a.e.Result {
+	case tracevocab.Int:
+		if c.Op.Fn.StatusEntry() {
+			o.Call.Status = abi.Status(clampI32(a.res.Int(0)))
+		} else {
+			o.Call.Value = uint64(a.res.Int(0))
+		}
+	case tracevocab.Uint:
+		o.Call.Value = a.res.Uint(0)
+	case tracevocab.Ptr:
+		if a.res.Is("ptr") {
+			o.Call.Value = 1
+		}
+	}
+}
+
+// answerValue reads a query's value.
+func answerValue(_ *traceParser, c *TraceCall, a *traceAnswer) {
+	c.Obs.Call.Value = uint64(a.res.Int(0))
+}
+
+// answerCommitted reads committed_device_memory_ctx's value: judged where
+// M-7 wants it exact (0); its direction needs the value before the call,
+// which the trace does not hold.
+func answerCommitted(_ *traceParser, c *TraceCall, a *traceAnswer) {
+	o := &c.Obs
+	o.Call.Value, o.Mem = a.res.Uint(0), a.res.Uint(0)
+	o.MemProbed, o.MemPrevUnknown = true, true
 }
 
 // traceSpan reads a SPAN.
@@ -770,7 +893,7 @@ func cfgRecipeOf(b []byte, legacy bool) (CfgRecipe, error) {
 		w, h, d := c.RingTaskWindow[i], c.RingHeap[i], c.RingDepPool[i]
 		if w != 0 || h != 0 || d != 0 {
 			any = true
-			bad = bad || !validation.RingOK(w, h, d)
+			bad = bad || !ringOK(w, h, d)
 		}
 	}
 	switch {
@@ -835,4 +958,20 @@ func truncate(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// ringOK is V-CFG's rule for one ring, restated from docs/contract.md (zero
+// means unset and passes): task window a power of two in [4, 2^30], heap >=
+// 1024, dep pool in [4, 2^31-1].
+func ringOK(taskWindow, heap, depPool uint64) bool {
+	if taskWindow != 0 && (taskWindow < 4 || taskWindow > 1<<30 || taskWindow&(taskWindow-1) != 0) {
+		return false
+	}
+	if heap != 0 && heap < 1024 {
+		return false
+	}
+	if depPool != 0 && (depPool < 4 || depPool > 1<<31-1) {
+		return false
+	}
+	return true
 }

@@ -1,4 +1,4 @@
-package conformance
+package op
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ func Parse(line string) (Op, error) {
 		return Op{}, syntaxf("empty line")
 	}
 	var op Op
-	op.Kind, _ = kindByName(fields[0])
+	op.Kind, _ = KindByName(fields[0])
 	if op.Kind == KindInvalid {
 		return Op{}, syntaxf("unknown op %q", fields[0])
 	}
@@ -192,7 +192,7 @@ func (p *opParser) spans(n int) {
 			continue
 		}
 		found := false
-		for s := SpanRecipe(0); s < numSpans; s++ {
+		for s := SpanRecipe(0); s < NumSpans; s++ {
 			if spanNames[s] == v {
 				p.op.Spans[i], found = s, true
 			}
@@ -214,7 +214,7 @@ func (p *opParser) rep() {
 }
 
 func (p *opParser) parse() {
-	classOf(p.op.Kind).parse(p)
+	defOf(p.op.Kind).parse(p)
 	p.done()
 }
 
@@ -275,7 +275,7 @@ func (p *opParser) cfg(s string) CfgRecipe {
 			c.Swim = int8(n)
 		case k == "ring" && hasV:
 			found := false
-			for r := RingGood; r < numRings; r++ {
+			for r := RingGood; r < NumRings; r++ {
 				if ringNames[r] == v {
 					c.Ring, found = r, true
 				}
@@ -434,7 +434,7 @@ func (p *opParser) image(s string) ImageRecipe {
 		switch name {
 		case "defect":
 			found := false
-			for d := DefSigCount; d < numDefects; d++ {
+			for d := DefSigCount; d < NumDefects; d++ {
 				if len(args) == 1 && defectNames[d] == args[0] {
 					r.Defect, found = d, true
 				}

@@ -1,0 +1,254 @@
+package op
+
+import (
+	"encoding/binary"
+	"strconv"
+	"sync"
+
+	"github.com/simabi/simabi/abi"
+)
+
+var le = binary.LittleEndian
+
+// HugeSize is ImgHuge's size: past the M-5 budget (the runner maps that
+// much never-committed memory for it).
+const HugeSize = budgetBytes + 64
+
+// Sizes of the canonical images, restated from docs/contract.md.
+const (
+	headerSize   = 9376    // sizeof(ChipCallable)
+	budgetBytes  = 2 << 30 // M-5 budget
+	hugeSize     = HugeSize
+	wrapSize     = 2 * headerSize // ImgWrap's size: past the top of the address space
+	funcNameBase = "conformance.nop"
+)
+
+// Field offsets of docs/contract.md's ChipCallable layout, restated.
+const (
+	offSigCount   = 1024
+	offBinarySize = 1028
+	offFuncName   = 1032
+	offFuncLen    = 1096
+	offChildIDs   = 1100
+	offChildOffs  = 5196
+	offChildCount = 9292
+	offCfgName    = 9296
+	offCfgLen     = 9360
+	offScalarCnt  = 9364
+	offCoreSigCnt = 128
+	offCoreBinSz  = 132
+)
+
+// Image is what an image recipe passes to prepare: the bytes and the size
+// of the span, or what stands in for them.
+type Image struct {
+	// Bytes are the image with its defect and poke applied and Long zero
+	// bytes appended (nil for the bases that pass no bytes).
+	Bytes []byte
+	// Size is the size passed: len(Bytes) less Short (0 when Short reaches
+	// past it); headerSize for a NULL callable; the huge and wrapping
+	// spans' sizes; a truncated recording's recorded size.
+	Size    uint64
+	Null    bool // a NULL callable
+	Huge    bool // 2 GiB + 64 bytes of zero memory
+	Wrap    bool // a span whose address plus size wraps (nothing is there)
+	Aligned bool // at a 16-byte boundary
+	// Truncated: a recorded image over the trace's recording limit: only
+	// its size is known.
+	Truncated bool
+}
+
+var imageCache sync.Map // ImageRecipe → *Image
+
+// ImageOf builds (once) and returns what recipe r passes.
+func ImageOf(r ImageRecipe) *Image {
+	if im, ok := imageCache.Load(r); ok {
+		return im.(*Image)
+	}
+	im, _ := imageCache.LoadOrStore(r, buildImage(r))
+	return im.(*Image)
+}
+
+func buildImage(r ImageRecipe) *Image {
+	switch r.Base {
+	case ImgNull:
+		return &Image{Null: true, Size: headerSize, Aligned: true}
+	case ImgHuge:
+		return &Image{Huge: true, Size: hugeSize, Aligned: true}
+	case ImgWrap:
+		return &Image{Wrap: true, Size: wrapSize, Aligned: true}
+	case ImgProgram:
+		// The synthetic program callable; a user's callable replaces it at
+		// the runner.
+		return buildImage(ImageRecipe{})
+	case ImgRaw:
+		b := rawBytes(r)
+		return &Image{Bytes: b, Size: uint64(len(b)), Aligned: r.Mis == 0}
+	case ImgRawTrunc:
+		return &Image{Truncated: true, Size: r.Raw, Aligned: r.Mis == 0}
+	}
+	img := canonicalImage(r)
+	if r.Defect == DefChildGap {
+		img = withChildGap(img)
+	}
+	applyDefect(img, r)
+	switch r.Poke {
+	case PokeByte:
+		if int(r.PokeOff) < len(img) {
+			img[r.PokeOff] = byte(r.PokeVal)
+		}
+	case PokeU32:
+		if int(r.PokeOff)+4 <= len(img) {
+			le.PutUint32(img[r.PokeOff:], r.PokeVal)
+		}
+	}
+	if r.Long != 0 {
+		img = append(img, make([]byte, r.Long)...)
+	}
+	im := &Image{Bytes: img, Size: uint64(len(img)), Aligned: r.Mis == 0}
+	if uint64(r.Short) >= im.Size {
+		im.Size = 0
+	} else {
+		im.Size -= uint64(r.Short)
+	}
+	return im
+}
+
+// childrenFor is the child count the builder uses: the recipe's, raised to
+// what the defect needs.
+func childrenFor(r ImageRecipe) int {
+	c := int(r.C)
+	switch r.Defect {
+	case DefFuncIDRange, DefChildOffset, DefChildSigCount, DefChildBinary, DefFuncIDNeg, DefChildGap, DefChildSigCountNeg:
+		c = max(c, 1)
+	case DefFuncIDDup:
+		c = max(c, 2)
+	case DefChildHeader:
+		c = min(c, 1023)
+	}
+	return c
+}
+
+func canonicalImage(r ImageRecipe) []byte {
+	spec := abi.ChipCallableSpec{FuncName: funcNameBase, ConfigName: "conf", OmitScalarCount: r.NoSC}
+	if r.X != 0 {
+		spec.FuncName += "." + strconv.Itoa(int(r.X))
+	}
+	for i := 0; i < int(r.T); i++ {
+		d := abi.DirIn
+		if r.IO {
+			d = [3]abi.ArgDirection{abi.DirIn, abi.DirOut, abi.DirInOut}[i%3]
+		}
+		spec.Signature = append(spec.Signature, d)
+	}
+	for i := 0; i < int(r.S); i++ {
+		spec.Signature = append(spec.Signature, abi.DirScalar)
+	}
+	spec.Binary = make([]byte, r.B)
+	for i := range spec.Binary {
+		spec.Binary[i] = byte(i*7 + int(r.X))
+	}
+	for i := 0; i < childrenFor(r); i++ {
+		spec.Children = append(spec.Children, abi.ChildKernel{FuncID: int32(i), Signature: []abi.ArgDirection{abi.DirIn},
+			Binary: []byte{byte(i), 0xC0, 0xDE, byte(r.X), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}})
+	}
+	img, err := spec.Build()
+	if err != nil {
+		panic("op: recipe " + r.String() + ": " + err.Error())
+	}
+	// Build's buffer is aligned; the runner copies into its own.
+	return append([]byte(nil), img...)
+}
+
+func applyDefect(img []byte, r ImageRecipe) {
+	u32 := func(off int, v uint32) { le.PutUint32(img[off:], v) }
+	get := func(off int) uint32 { return le.Uint32(img[off:]) }
+	storage := uint32(len(img) - headerSize)
+	switch r.Defect {
+	case DefSigCount:
+		u32(offSigCount, 257)
+	case DefSigValue:
+		if get(offSigCount) == 0 {
+			u32(offSigCount, 1)
+		}
+		u32(0, 4) // the first value past INOUT
+	case DefOrder:
+		u32(offSigCount, 2)
+		u32(0, 0)
+		u32(4, 1)
+		u32(offScalarCnt, 1)
+	case DefScalars:
+		u32(offSigCount, 129)
+		for i := 0; i < 129; i++ {
+			u32(4*i, 0)
+		}
+		u32(offScalarCnt, 129)
+	case DefScalarCount:
+		u32(offScalarCnt, uint32(r.S)+1)
+	case DefFuncNameLen:
+		u32(offFuncLen, 64)
+	case DefFuncNameNUL:
+		img[offFuncName+int(get(offFuncLen))] = 'z'
+	case DefFuncNameEarly:
+		img[offFuncName+1] = 0
+	case DefConfigNameLen:
+		u32(offCfgLen, 64)
+	case DefBinarySize:
+		u32(offBinarySize, storage+1)
+	case DefChildCount:
+		u32(offChildCount, 1025)
+	case DefFuncIDRange:
+		u32(offChildIDs, 1024)
+	case DefFuncIDDup:
+		u32(offChildIDs+4, get(offChildIDs))
+	case DefChildOffset:
+		u32(offChildOffs, get(offChildOffs)+64)
+	case DefChildHeader:
+		n := get(offChildCount)
+		u32(offChildIDs+4*int(n), n)
+		u32(offChildOffs+4*int(n), (storage+63)&^63)
+		u32(offChildCount, n+1)
+	case DefChildSigCount:
+		u32(headerSize+int(get(offChildOffs))+offCoreSigCnt, 33)
+	case DefChildBinary:
+		off := headerSize + int(get(offChildOffs)) + offCoreBinSz
+		u32(off, get(off)+1<<20)
+	case DefSigCountNeg:
+		u32(offSigCount, 0xFFFFFFFF)
+	case DefSigValueNeg:
+		if get(offSigCount) == 0 {
+			u32(offSigCount, 1)
+		}
+		u32(0, 0xFFFFFFFF)
+	case DefConfigNameNUL:
+		img[offCfgName+int(get(offCfgLen))] = 'z'
+	case DefChildCountNeg:
+		u32(offChildCount, 0xFFFFFFFF)
+	case DefFuncIDNeg:
+		u32(offChildIDs, 0xFFFFFFFF)
+	case DefChildSigCountNeg:
+		u32(headerSize+int(get(offChildOffs))+offCoreSigCnt, 0xFFFFFFFF)
+	case DefFuncNameFar:
+		// The byte at func_name_len is the first byte after the span: only
+		// a check of the length before that byte is read keeps it unread.
+		u32(offFuncLen, uint32(len(img)-offFuncName))
+	}
+}
+
+// withChildGap inserts 64 zero bytes before child 0 and moves every child
+// offset past them: the pieces still end where the storage does, and only
+// child 0's offset breaks V-IMG step 5 (it is past align_up(used, 64)).
+func withChildGap(img []byte) []byte {
+	off := int(le.Uint32(img[offChildOffs:]))
+	at := headerSize + off
+	out := make([]byte, 0, len(img)+64)
+	out = append(out, img[:at]...)
+	out = append(out, make([]byte, 64)...)
+	out = append(out, img[at:]...)
+	n := int(le.Uint32(out[offChildCount:]))
+	for i := 0; i < n; i++ {
+		p := offChildOffs + 4*i
+		le.PutUint32(out[p:], le.Uint32(out[p:])+64)
+	}
+	return out
+}
