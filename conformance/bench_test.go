@@ -145,11 +145,11 @@ func BenchmarkModelStep(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				m := NewModel(ModelOptions{DrivenCompletion: caps.Has(CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+				s := NewState(ModelOptions{DrivenCompletion: caps.Has(CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
 				for k := range calls {
 					c := &calls[k]
 					o := c.obs
-					m.Step(c.i, c.rep, c.op, &o)
+					s, _ = Step(s, c.i, c.rep, c.op, &o)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(calls)), "ns/call")

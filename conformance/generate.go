@@ -97,7 +97,8 @@ type GenOptions struct {
 // Generator draws one op at a time.
 type Generator struct {
 	o      GenOptions
-	m      *Model
+	m      *Model // st's model
+	st     State
 	ops    []Op
 	imgs   []ImageRecipe // recipes used so far (for clobber)
 	filled bool
@@ -116,8 +117,9 @@ func NewGenerator(o GenOptions) *Generator {
 	if o.Devices <= 0 {
 		o.Devices = 2
 	}
-	g := &Generator{o: o, m: NewModel(ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
+	g := &Generator{o: o, st: NewState(ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
 		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven)})}
+	g.m = g.st.Model()
 	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
 		g.m.devKnown, g.m.curDev = true, 0
 	}
@@ -146,7 +148,7 @@ func (g *Generator) Model() *Model { return g.m }
 func (g *Generator) Next(c Chooser) Op {
 	op := g.next(c)
 	g.ops = append(g.ops, op)
-	g.m.Advance(op)
+	g.st, _ = Step(g.st, 0, 0, op, nil)
 	if g.m.lost {
 		// The primary path went where the model cannot follow (an unknown
 		// device); restart its view from what is certain.

@@ -214,6 +214,11 @@ type Model struct {
 	checked  int
 	skipped  int
 
+	// shared: the model is a shared State's, which Step copies rather
+	// than changes; gen counts an owned State's steps (model_state.go).
+	shared bool
+	gen    uint64
+
 	// the step in progress
 	e         Expectation
 	co        *CallObs
@@ -256,46 +261,10 @@ func (m *Model) SlotLive(slot int8) bool {
 	return slot >= 0 && int(slot) < MaxSlots && m.ctxs[slot] != nil && m.ctxs[slot].live
 }
 
-// Clone returns an independent copy (for Expect).
-func (m *Model) Clone() *Model {
-	n := *m
-	n.claims = make(map[int32]*mctx, len(m.claims))
-	remap := map[*mctx]*mctx{m.external: m.external}
-	cp := func(c *mctx) *mctx {
-		if c == nil {
-			return nil
-		}
-		if d, ok := remap[c]; ok {
-			return d
-		}
-		d := *c
-		d.ids = append([]idInfo(nil), c.ids...)
-		d.blocks = append([]uint32(nil), c.blocks...)
-		if c.prog != nil {
-			d.prog = make(map[int32]progCallable, len(c.prog))
-			for k, v := range c.prog {
-				d.prog[k] = v
-			}
-		}
-		remap[c] = &d
-		return &d
-	}
-	for i, c := range m.ctxs {
-		n.ctxs[i] = cp(c)
-	}
-	for d, c := range m.claims {
-		n.claims[d] = cp(c)
-	}
-	for i := range m.storages {
-		n.storages[i].ctx = cp(m.storages[i].ctx)
-	}
-	n.findings = append([]Finding(nil), m.findings...)
-	return &n
-}
-
-// Expect returns the model's primary expectation for op without advancing.
+// Expect returns the model's primary expectation for op without advancing
+// (on a copy: see Expect).
 func (m *Model) Expect(op Op) Expectation {
-	c := m.Clone()
+	c := m.copy()
 	c.Advance(op)
 	return c.e
 }

@@ -56,8 +56,9 @@ func ProbeCases(c *Check, p Profile, caps Caps) []ProbeCase {
 		p = ProfileTMR
 	}
 	ops := c.Ops()
-	m := NewModel(ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
+	st := NewState(ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
 		Simulated: caps.Has(CapDriven)})
+	m := st.Model()
 	if !caps.Has(CapClearDevice) && caps.Has(CapSetDevice) {
 		m.devKnown, m.curDev = true, 0
 	}
@@ -66,8 +67,8 @@ func ProbeCases(c *Check, p Profile, caps Caps) []ProbeCase {
 		if need, _, _ := needs(op); !caps.Has(need) || (p == ProfileLegacy && kernelOp(op)) {
 			return out // the check is cut here on this target
 		}
-		e := m.Expect(op)
-		m.Advance(op)
+		e := Expect(st, op)
+		st, _ = Step(st, 0, 0, op, nil)
 		if m.lost {
 			return out
 		}

@@ -181,7 +181,8 @@ type Runner struct {
 
 	slots  [MaxSlots]slotState
 	leaked []slotState
-	m      *Model
+	m      *Model // st's model
+	st     State
 
 	// Program runs: run storage (get_runtime_size bytes at
 	// get_runtime_alignment, zeroed at the start of every run), each with a
@@ -345,7 +346,7 @@ func (r *Runner) finishUnload(ops []Op, res *Result) {
 		if r.unloadErr != nil {
 			o.Call.Status = abi.Internal
 		}
-		r.m.Step(i, 0, ops[i], o)
+		r.st, _ = Step(r.st, i, 0, ops[i], o)
 		res.History.Entries[i].Obs = *o
 		r.collect(res)
 	})
@@ -512,8 +513,8 @@ func (r *Runner) run(ops []Op) *Result {
 			mo.DeviceKnown, mo.Device = true, 0
 		}
 	}
-	m := NewModel(mo)
-	r.m, r.pre = m, pre
+	r.st = NewState(mo)
+	r.m, r.pre = r.st.Model(), pre
 	for i := range ops {
 		if before != nil {
 			before(i)
@@ -633,7 +634,7 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 			}
 			sl.mem = o.Mem
 		}
-		m.Step(i, rep, op, o)
+		r.st, _ = Step(r.st, i, rep, op, o)
 		if rep == 0 {
 			e.Obs = *o
 			if o.MemProbed {
@@ -840,7 +841,7 @@ func (r *Runner) hold(i int, op Op, e *Entry) {
 	o.Mem = uint64(r.rt.CommittedDeviceMemory(h))
 	o.MemProbed, o.MemPrev = true, sl.mem
 	sl.mem = o.Mem
-	m.Step(i, 0, op, o)
+	r.st, _ = Step(r.st, i, 0, op, o)
 	e.Obs = *o
 	e.memDir = memDirOf(o.MemPrev, o.Mem)
 }
@@ -983,7 +984,7 @@ func (r *Runner) race(i int, op Op, e *Entry) {
 	o.Call.Status = r.rt.KernelModeInit(ha, op.Dev, nil, 0, nil, 0, nil, 0, cfg, op.Gen)
 	<-done
 	r.slots[op.C].dev, r.slots[op.C2].dev = op.Dev, op.Dev
-	m.Step(i, 0, op, o)
+	r.st, _ = Step(r.st, i, 0, op, o)
 	e.Obs = *o
 }
 
@@ -996,7 +997,7 @@ func (r *Runner) unload(i int, op Op, e *Entry) {
 		if r.m.SlotLive(s) {
 			o := &r.obs
 			*o = Observation{}
-			r.m.Step(i, 0, op, o)
+			r.st, _ = Step(r.st, i, 0, op, o)
 			e.Skipped = "not run: c" + itoa(int32(s)) + " is still live"
 			return
 		}

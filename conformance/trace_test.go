@@ -215,24 +215,26 @@ func TestCheckTrace_manyOverlappingThreads_X1(t *testing.T) {
 // The linearization search compares the states it reached in different
 // orders: states with gates (a map) compare without a panic, by content.
 func TestEqualTraceStates(t *testing.T) {
-	m := newTraceModel(ProfileTMR, false)
-	a := traceState{m: m, n: 2, gates: map[int8]int{0: 4}}
-	b := traceState{m: m.Clone(), n: 2, gates: map[int8]int{0: 4}}
+	s := newTraceState(ProfileTMR, false)
+	a := traceState{s: s, n: 2, gates: map[int8]int{0: 4}}
+	b := traceState{s: with(s, func(*Model) {}), n: 2, gates: map[int8]int{0: 4}}
+	if a.s == b.s {
+		t.Fatal("a shared state's step did not copy it")
+	}
 	if !equalTraceStates(a, b) {
 		t.Error("equal states compare unequal")
 	}
 	for name, c := range map[string]traceState{
-		"gate held by another call": {m: m, n: 2, gates: map[int8]int{0: 5}},
-		"no gate":                   {m: m, n: 2, gates: map[int8]int{}},
-		"one call more":             {m: m, n: 3, gates: map[int8]int{0: 4}},
+		"gate held by another call": {s: s, n: 2, gates: map[int8]int{0: 5}},
+		"no gate":                   {s: s, n: 2, gates: map[int8]int{}},
+		"one call more":             {s: s, n: 3, gates: map[int8]int{0: 4}},
 	} {
 		if equalTraceStates(a, c) {
 			t.Errorf("%s: compare equal", name)
 		}
 	}
-	m2 := m.Clone()
-	m2.Step(0, 0, Op{Kind: KindCreate, C: 0}, &Observation{})
-	if equalTraceStates(a, traceState{m: m2, n: 2, gates: map[int8]int{0: 4}}) {
+	s2, _ := Step(s, 0, 0, Op{Kind: KindCreate, C: 0}, &Observation{})
+	if equalTraceStates(a, traceState{s: s2, n: 2, gates: map[int8]int{0: 4}}) {
 		t.Error("states with different models compare equal")
 	}
 }

@@ -203,6 +203,11 @@ func newTraceModel(p Profile, driven bool) *Model {
 	return NewModel(ModelOptions{Profile: p, Device: -1, DrivenCompletion: driven})
 }
 
+// newTraceState is newTraceModel's as a shared state, for the search.
+func newTraceState(p Profile, driven bool) State {
+	return NewState(ModelOptions{Profile: p, Device: -1, DrivenCompletion: driven}).Share()
+}
+
 // stepTraceCall judges call k (as op number i of the judged order) on m.
 func stepTraceCall(m *Model, t *Trace, i, k int) {
 	c := &t.Calls[k]
@@ -221,7 +226,7 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		m.Skip(i, c.Op, RuleNone, at+"simabi_reset: the runtime starts again as loaded, and the calls after it are judged so")
 		return
 	}
-	if (c.Unfinished || c.Skip != "") && passesSites(c.Op.Kind) {
+	if (c.Unfinished || c.Skip != "") && c.Op.Kind.PassesSites() {
 		m.unsureSites() // the call may have passed an armed fault site
 	}
 	switch {
@@ -248,7 +253,7 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		// is not simulated (the consumer never drove its streams through
 		// the hooks) their bytes decide whether the init loads them. A
 		// refusal the model does not explain is not judged.
-		probe := m.Clone()
+		probe := m.copy()
 		before := failures(probe)
 		probe.Step(i, 0, c.Op, &c.Obs)
 		if failures(probe) > before {
@@ -280,17 +285,6 @@ func binariesDecide(c *TraceCall) bool {
 		}
 	}
 	return false
-}
-
-// passesSites reports whether a call of kind k may pass a fault site (an
-// entry on a context, or a synchronize); the queries, create, the device
-// hooks and the calls the op grammar does not model pass none.
-func passesSites(k Kind) bool {
-	switch k {
-	case KindInvalid, KindContract, KindSupported, KindCommitted, KindCreate, KindSetDev, KindGetDev, KindInject:
-		return false
-	}
-	return true
 }
 
 // acceptedInModelTerms maps a recorded accepted_state to the model's
@@ -348,7 +342,7 @@ type tracePiece struct {
 // traceState is the sequential specification's state: the model, the
 // calls judged, and which prepare holds each context's gate.
 type traceState struct {
-	m     *Model
+	s     State // shared: the search keeps every state it reached
 	n     int
 	gates map[int8]int
 }
@@ -360,7 +354,7 @@ type traceState struct {
 // costs a revisit.
 func equalTraceStates(a, b interface{}) bool {
 	x, y := a.(traceState), b.(traceState)
-	return x.n == y.n && maps.Equal(x.gates, y.gates) && reflect.DeepEqual(x.m, y.m)
+	return x.n == y.n && maps.Equal(x.gates, y.gates) && reflect.DeepEqual(x.s, y.s)
 }
 
 // holdsGate: a prepare, and a launch that got past the gate, hold their
@@ -397,7 +391,7 @@ func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(m *Model, k in
 			return false, st
 		}
 		gates[c.Op.C] = pc.call
-		return true, traceState{m: st.m, n: st.n, gates: gates}
+		return true, traceState{s: st.s, n: st.n, gates: gates}
 	}
 	if holdsGate(c) {
 		if h, held := gates[c.Op.C]; !held || h != pc.call {
@@ -406,15 +400,16 @@ func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(m *Model, k in
 		delete(gates, c.Op.C)
 	} else if c.Op.Kind == KindLaunch && c.Skip == "" && c.Obs.Call.Status == abi.InvalidState {
 		if h, held := gates[c.Op.C]; held && h != pc.call {
-			m := st.m.Clone()
-			m.pass(RX2)
-			return true, traceState{m: m, n: st.n, gates: gates}
+			return true, traceState{s: with(st.s, func(m *Model) { m.pass(RX2) }), n: st.n, gates: gates}
 		}
 	}
-	m := st.m.Clone()
-	before := failures(m)
-	judge(m, pc.call)
-	return failures(m) == before, traceState{m: m, n: st.n + 1, gates: gates}
+	good := false
+	next := with(st.s, func(m *Model) {
+		before := failures(m)
+		judge(m, pc.call)
+		good = failures(m) == before
+	})
+	return good, traceState{s: next, n: st.n + 1, gates: gates}
 }
 
 // linearizeTrace searches an order of the calls that keeps their intervals
@@ -427,7 +422,7 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 		return func(m *Model, k int) { stepTraceCall(m, t, n, k) }
 	}
 	model := porcupine.Model{
-		Init: func() interface{} { return traceState{m: newTraceModel(p, driven), gates: map[int8]int{}} },
+		Init: func() interface{} { return traceState{s: newTraceState(p, driven), gates: map[int8]int{}} },
 		Step: func(s, in, _ interface{}) (bool, interface{}) {
 			st := s.(traceState)
 			return stepPiece(t, st, in.(tracePiece), judge(st.n))
@@ -490,7 +485,7 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 	}
 	// Judge the pieces in that order, keeping a refusal's X-2 reading and
 	// going on past a failure.
-	st := traceState{m: newTraceModel(p, driven), gates: map[int8]int{}}
+	st := traceState{s: newTraceState(p, driven), gates: map[int8]int{}}
 	res = &Result{History: History{Profile: p}}
 	for _, pc := range best {
 		if !pc.acquire {
@@ -499,17 +494,16 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 			res.History.Entries = append(res.History.Entries, Entry{Op: c.Op, Obs: c.Obs, Skipped: c.Skip})
 		}
 		good, next := stepPiece(t, st, pc, judge(st.n))
-		if !good && next.m == st.m {
+		if !good && next.s == st.s {
 			// Out of gate order: judge the call as it stands.
-			m := st.m.Clone()
 			if !pc.acquire {
-				stepTraceCall(m, t, st.n, pc.call)
-				next = traceState{m: m, n: st.n + 1, gates: st.gates}
+				n := st.n
+				next = traceState{s: with(st.s, func(m *Model) { stepTraceCall(m, t, n, pc.call) }), n: st.n + 1, gates: st.gates}
 			}
 		}
 		st = next
 	}
-	fillResult(res, st.m)
+	fillResult(res, st.s.Model())
 	return res, order, verdict == porcupine.Ok, false
 }
 
