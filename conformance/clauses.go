@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
 	"slices"
 	"strconv"
 	"strings"
@@ -319,13 +320,13 @@ func (c ClauseSpec) Profiles() profileSet {
 		return c.Held
 	}
 	if r := c.Rule(); r != RuleNone {
-		return ruleProfiles[r]
+		return model.RuleProfiles(r)
 	}
 	return 0
 }
 
 // HeldOn reports whether builds of profile p are held to the clause.
-func (c ClauseSpec) HeldOn(p Profile) bool { return c.Profiles()&bitOf(p) != 0 }
+func (c ClauseSpec) HeldOn(p Profile) bool { return c.Profiles()&model.ProfileBit(p) != 0 }
 
 // HeldOnText names the profiles held to the clause ("tmr, refusing").
 func (c ClauseSpec) HeldOnText() string {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/docs"
 	"github.com/simabi/simabi/sim/emit"
 )
@@ -69,7 +70,7 @@ func TestClauseTableIsConsistent(t *testing.T) {
 			t.Errorf("%s: no rule %s", c.ID, c.RuleID())
 			continue
 		}
-		if c.Profiles()&^ruleProfiles[r] != 0 {
+		if c.Profiles()&^model.RuleProfiles(r) != 0 {
 			t.Errorf("%s: held on a profile its rule %s does not apply to", c.ID, r)
 		}
 		for _, name := range c.Checks {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/docs"
 	"github.com/simabi/simabi/sim/emit"
 )
@@ -94,12 +95,12 @@ func TestRuleApplicabilityIsWhatTheCheckerHoldsBuildsTo(t *testing.T) {
 			}
 			for _, rr := range rep.Rules {
 				r, _ := RuleByName(rr.Rule)
-				_, undrivable := notChecked[r]
+				_, undrivable := model.NotChecked(r)
 				switch {
 				case !r.Applies(tc.p) && rr.Passes+rr.Fails+rr.Warns > 0:
 					t.Errorf("%s does not apply to %s builds, but the checker held one to it: %d pass, %d fail, %d warn",
 						rr.Rule, tc.p, rr.Passes, rr.Fails, rr.Warns)
-				case !r.Applies(tc.p) && rr.Detail != "does not apply to a "+tc.p.String()+" build ("+r.Anchor()+")":
+				case !r.Applies(tc.p) && rr.Detail != "does not apply to a "+tc.p.String()+" build ("+ruleAnchor(r)+")":
 					t.Errorf("%s on %s: detail %q, want the does-not-apply reason with the anchor", rr.Rule, tc.p, rr.Detail)
 				case r.Applies(tc.p) && !undrivable && rr.Passes == 0:
 					t.Errorf("%s applies to %s builds, but nothing passed it: %s %q", rr.Rule, tc.p, rr.Verdict, rr.Detail)

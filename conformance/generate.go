@@ -2,6 +2,10 @@ package conformance
 
 import (
 	"math/rand/v2"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // The one generator of op sequences. A Chooser makes every choice, so the
@@ -117,12 +121,13 @@ func NewGenerator(o GenOptions) *Generator {
 	if o.Devices <= 0 {
 		o.Devices = 2
 	}
-	g := &Generator{o: o, st: NewState(ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
-		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven)})}
-	g.m = g.st.Model()
+	mo := ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
+		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven)}
 	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
-		g.m.devKnown, g.m.curDev = true, 0
+		mo.DeviceKnown, mo.Device = true, 0
 	}
+	g := &Generator{o: o, st: NewState(mo)}
+	g.m = g.st.Model()
 	return g
 }
 
@@ -149,11 +154,10 @@ func (g *Generator) Next(c Chooser) Op {
 	op := g.next(c)
 	g.ops = append(g.ops, op)
 	g.st, _ = Step(g.st, 0, 0, op, nil)
-	if g.m.lost {
+	if lost, _ := g.m.Lost(); lost {
 		// The primary path went where the model cannot follow (an unknown
 		// device); restart its view from what is certain.
-		g.m.lost = false
-		g.m.devKnown = false
+		g.m.Resume()
 	}
 	return op
 }
@@ -180,10 +184,10 @@ type candidate struct {
 	f func(c Chooser) Op
 }
 
-func (g *Generator) slotsWhere(f func(c *mctx) bool) []int8 {
+func (g *Generator) slotsWhere(f func(c *model.Context) bool) []int8 {
 	var out []int8
 	for i := 0; i < g.o.Slots; i++ {
-		if c := g.m.ctxs[i]; c != nil && c.live && f(c) {
+		if c, ok := g.m.Context(int8(i)); ok && c.Live && f(&c) {
 			out = append(out, int8(i))
 		}
 	}
@@ -192,27 +196,27 @@ func (g *Generator) slotsWhere(f func(c *mctx) bool) []int8 {
 
 func (g *Generator) next(ch Chooser) Op {
 	m := g.m
-	if !m.devKnown && g.o.Caps.Has(CapSetDevice) {
+	if _, known := m.Device(); !known && g.o.Caps.Has(CapSetDevice) {
 		// A program path left the thread's device unknown: restore it, as a
 		// caller must before the next borrowed-device check (D-2).
 		return Op{Kind: KindSetDev, Dev: g.dev(ch)}
 	}
 	armed := false
-	for _, s := range m.sites {
-		armed = armed || s.count > 0
+	for s := int32(0); s <= abi.LastSite; s++ {
+		armed = armed || m.SiteArmed(s)
 	}
 	s := &genState{
-		live:  g.slotsWhere(func(*mctx) bool { return true }),
-		fresh: g.slotsWhere(func(c *mctx) bool { return c.latch == unlatched }),
+		live:  g.slotsWhere(func(*model.Context) bool { return true }),
+		fresh: g.slotsWhere(func(c *model.Context) bool { return c.Latch == unlatched }),
 		// Dispatch on a quarantined context is outside the rules; keep it
 		// away from armed fault sites, which it might consume.
-		callable: g.slotsWhere(func(c *mctx) bool { return !c.dispatchAny || !armed }),
-		kernel:   g.slotsWhere(func(c *mctx) bool { return c.latch == latchKernel }),
-		dispatch: g.slotsWhere(func(c *mctx) bool { return c.latch == latchKernel && c.phase.dispatch() && !c.dispatchAny }),
-		ready: g.slotsWhere(func(c *mctx) bool {
-			return c.latch == latchKernel && len(c.ids) > 0 && c.phase.dispatch() && !c.dispatchAny
+		callable: g.slotsWhere(func(c *model.Context) bool { return !c.DispatchAny || !armed }),
+		kernel:   g.slotsWhere(func(c *model.Context) bool { return c.Latch == latchKernel }),
+		dispatch: g.slotsWhere(func(c *model.Context) bool { return c.Latch == latchKernel && c.Dispatch && !c.DispatchAny }),
+		ready: g.slotsWhere(func(c *model.Context) bool {
+			return c.Latch == latchKernel && c.IDs > 0 && c.Dispatch && !c.DispatchAny
 		}),
-		program: g.slotsWhere(func(c *mctx) bool { return c.latch == latchProgram && c.attached && !c.unknown }),
+		program: g.slotsWhere(func(c *model.Context) bool { return c.Latch == latchProgram && c.Attached && !c.Unknown }),
 	}
 	for i := 0; i < g.o.Slots; i++ {
 		if !m.SlotLive(int8(i)) {
@@ -329,7 +333,7 @@ var (
 	genShorts    = []uint32{1, 4, 8, 16, 63, 64}
 	genLongs     = []uint32{1, 8, 64, 128}
 	genPokeBytes = []uint32{0, 1, 4, 1024, 1028, 1032, 1033, 1096, 1100, 5196, 9292, 9296, 9360, 9364, 9375}
-	genPokeU32s  = []uint32{offSigCount, offBinarySize, offFuncLen, offChildCount, offCfgLen, offScalarCnt, offChildOffs}
+	genPokeU32s  = []uint32{op.OffSigCount, op.OffBinarySize, op.OffFuncLen, op.OffChildCount, op.OffCfgLen, op.OffScalarCnt, op.OffChildOffs}
 	genPokeVals  = []uint32{0, 1, 2, 3, 7, 64, 128, 255, 257, 1025, 2000, 0xFFFFFFFF}
 )
 
@@ -362,7 +366,7 @@ func (g *Generator) image(ch Chooser) ImageRecipe {
 	case 5:
 		r.Poke, r.PokeOff, r.PokeVal = PokeU32, pickU32(ch, "off", genPokeU32s), pickU32(ch, "val", genPokeVals)
 	case 6:
-		r.Short = headerSize // below sizeof(ChipCallable)
+		r.Short = op.HeaderSize // below sizeof(ChipCallable)
 	}
 	return r
 }
@@ -385,7 +389,8 @@ func (g *Generator) remember(r ImageRecipe) {
 
 // stream is a stream for a launch on slot: mostly the context's last one.
 func (g *Generator) stream(ch Chooser, slot int8) int8 {
-	s := g.m.ctxs[slot].lastStream
+	c, _ := g.m.Context(slot)
+	s := c.LastStream
 	if s < 0 || ch.IntN(5, "newstream") == 4 {
 		s = int8(ch.IntN(3, "stream"))
 	}

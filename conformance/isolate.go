@@ -179,26 +179,6 @@ func ReproPrefix(ops []Op, at int) []Op {
 	return ops
 }
 
-// ParseVerdict reads a verdict name (pass, fail, warn, skip, crash, hang).
-func ParseVerdict(s string) (Verdict, bool) {
-	for i, n := range verdictNames {
-		if n == s {
-			return Verdict(i), true
-		}
-	}
-	return Pass, false
-}
-
-// UnmarshalText reads a verdict name (the inverse of MarshalText).
-func (v *Verdict) UnmarshalText(b []byte) error {
-	x, ok := ParseVerdict(string(b))
-	if !ok {
-		return fmt.Errorf("conformance: unknown verdict %q", b)
-	}
-	*v = x
-	return nil
-}
-
 // ParseProfile reads a profile name (tmr, refusing, legacy).
 func ParseProfile(s string) (Profile, bool) { return abi.ParseProfile(s) }
 

@@ -42,14 +42,6 @@ type opClass struct {
 	run func(r *Runner, i int, op Op, e *Entry)
 	// call makes the op's one call and fills o.
 	call func(r *Runner, op Op, h abi.Ctx, o *Observation)
-	// step is the model's walk of the call on context c (nil for ops on
-	// no context); step2 that of a two-thread op.
-	// step returns what to do once the call is judged (or nil).
-	step  func(m *Model, op Op, c *mctx, obs *Observation) func()
-	step2 func(m *Model, op Op, obs *Observation, call, second *CallObs)
-	// liveness is the op's bookkeeping once the model has lost track: the
-	// slots it fills or empties (nil: none).
-	liveness func(m *Model, op Op)
 	// result renders what the op returned in a history line (nil: the
 	// status name).
 	result func(e *Entry) string
@@ -61,9 +53,6 @@ type opClass struct {
 	// gen offers the generator's candidates of this kind for the state s
 	// (nil: the kind is never generated).
 	gen func(g *Generator, s *genState, add adder)
-	// resync follows an answer st the model did not predict (nil: the
-	// model keeps its state).
-	resync func(m *Model, op Op, c *mctx, st abi.Status)
 }
 
 // memProbe says how the committed memory of an op's context is read.

@@ -20,7 +20,6 @@ func init() {
 		needs:      holdNeeds,
 		rule:       needsRule,
 		run:        func(r *Runner, i int, op Op, e *Entry) { r.hold(i, op, e) },
-		step2:      func(m *Model, op Op, obs *Observation, call, second *CallObs) { m.holdLaunch(op, obs, call, second) },
 		annotation: func(e *Entry) string { return overlapText(&e.Obs) },
 		// A held launch fails at once when it overlaps and runs normally
 		// when it does not: only its prepare is fixed.
@@ -41,7 +40,6 @@ func init() {
 		needs: holdNeeds,
 		rule:  needsRule,
 		run:   func(r *Runner, i int, op Op, e *Entry) { r.hold(i, op, e) },
-		step2: func(m *Model, op Op, obs *Observation, call, second *CallObs) { m.holdPrepare(op, obs, call, second) },
 		annotation: func(e *Entry) string {
 			o := &e.Obs
 			return overlapText(o) + "; img " + outcome(o.Call.Status, o.Call.Out, true) + ", img2 " +
@@ -62,21 +60,20 @@ func init() {
 	})
 	defineOp(KindRaceKInit, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
-			m := g.m
-			if len(s.fresh) >= 2 && g.o.Caps.Has(CapSetDevice) && m.devKnown && m.curDev >= 0 && m.sites[1].count == 0 && m.sites[9].count == 0 {
+			dev, known := g.m.Device()
+			if len(s.fresh) >= 2 && g.o.Caps.Has(CapSetDevice) && known && dev >= 0 && !g.m.SiteArmed(1) && !g.m.SiteArmed(9) {
 				add(5, func(ch Chooser) Op {
 					a := ch.IntN(len(s.fresh), "racer")
 					b := (a + 1 + ch.IntN(len(s.fresh)-1, "racer")) % len(s.fresh)
-					return Op{Kind: KindRaceKInit, C: s.fresh[a], C2: s.fresh[b], Dev: m.curDev, Gen: 1 + uint64(ch.IntN(3, "gen"))}
+					return Op{Kind: KindRaceKInit, C: s.fresh[a], C2: s.fresh[b], Dev: dev, Gen: 1 + uint64(ch.IntN(3, "gen"))}
 				})
 			}
 		},
 		needs: func(Op) (Caps, Rule, string) {
 			return CapSetDevice, RX1, "X-1: the racing thread needs a current device (hook or ACL)"
 		},
-		rule:  needsRule,
-		run:   func(r *Runner, i int, op Op, e *Entry) { r.race(i, op, e) },
-		step2: func(m *Model, op Op, obs *Observation, call, second *CallObs) { m.raceKInit(op, obs, call, second) },
+		rule: needsRule,
+		run:  func(r *Runner, i int, op Op, e *Entry) { r.race(i, op, e) },
 		annotation: func(e *Entry) string {
 			o := &e.Obs
 			return ctxText(e.Op.C) + " " + statusName(o.Call.Status) + ", " + ctxText(e.Op.C2) + " " + statusName(o.Second.Status)
@@ -91,14 +88,14 @@ func init() {
 }
 
 func (g *Generator) hold(ch Chooser, slot int8) Op {
-	mc := g.m.ctxs[slot]
+	mc, _ := g.m.Context(slot)
 	g.holds++
 	if ch.IntN(2, "hold") == 0 {
-		s := mc.lastStream
+		s := mc.LastStream
 		if s < 0 {
 			s = 0
 		}
-		return Op{Kind: KindHoldLaunch, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), ID: int32(ch.IntN(len(mc.ids), "id")), Stream: s}
+		return Op{Kind: KindHoldLaunch, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), ID: int32(ch.IntN(mc.IDs, "id")), Stream: s}
 	}
 	return Op{Kind: KindHoldPrepare, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), Img2: g.image(ch)}
 }

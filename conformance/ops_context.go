@@ -33,24 +33,12 @@ func init() {
 				o.Call.Value = 1
 			}
 		},
-		step: func(m *Model, op Op, _ *mctx, obs *Observation) func() {
-			m.create(op)
-			c := m.ctxs[op.C]
-			if obs != nil && !obs.HandleCreated && obs.Call.Value == 0 {
-				// No context to call: the ops on the slot are not run (L-1
-				// reports the NULL).
-				return func() { c.live = false }
-			}
-			return nil
-		},
 		result: func(e *Entry) string {
 			if e.Obs.HandleCreated {
 				return "ok"
 			}
 			return "null"
 		},
-		liveness: func(m *Model, op Op) { m.ctxs[op.C] = newMctx() },
-		resync:   resyncNothing,
 	})
 	defineOp(KindDestroy, opClass{
 		memProbe: memNone,
@@ -62,14 +50,7 @@ func init() {
 		},
 		rule:   fixedRule(REDestroy),
 		call:   func(r *Runner, _ Op, h abi.Ctx, _ *Observation) { r.rt.DestroyDeviceContext(h) },
-		step:   func(m *Model, _ Op, c *mctx, _ *Observation) func() { m.destroy(c); return nil },
 		result: func(*Entry) string { return "done" },
-		liveness: func(m *Model, op Op) {
-			if c := m.ctx(op.C); c != nil {
-				c.live = false // unknown whether it was freed: never call it again
-			}
-		},
-		resync: resyncNothing,
 	})
 	defineOp(KindSupported, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
@@ -82,9 +63,7 @@ func init() {
 		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) {
 			o.Call.Value = uint64(int64(r.rt.KernelModeSupported(h)))
 		},
-		step:   func(m *Model, _ Op, c *mctx, _ *Observation) func() { m.supported(c); return nil },
 		result: func(e *Entry) string { return strconv.FormatInt(int64(e.Obs.Call.Value), 10) },
-		resync: resyncNothing,
 	})
 	defineOp(KindFinalize, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
@@ -98,23 +77,6 @@ func init() {
 		},
 		rule: fixedRule(REFin),
 		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.FinalizeDevice(h) },
-		step: func(m *Model, _ Op, c *mctx, _ *Observation) func() {
-			if m.opt.Profile == ProfileLegacy {
-				m.finalizeLegacy(c)
-			} else {
-				m.finalize(c)
-			}
-			return nil
-		},
-		resync: func(m *Model, _ Op, c *mctx, _ abi.Status) {
-			if c == nil {
-				return
-			}
-			if c.latch != latchKernel {
-				m.devKnown = false // a program finalize resets the device
-			}
-			m.forget(c)
-		},
 	})
 	defineOp(KindCommitted, opClass{
 		memProbe: memFromCall,
@@ -129,16 +91,11 @@ func init() {
 			v := uint64(r.rt.CommittedDeviceMemory(h))
 			o.Call.Value, o.Mem = v, v
 		},
-		step: func(m *Model, _ Op, c *mctx, _ *Observation) func() { m.committed(c); return nil },
 		result: func(e *Entry) string {
 			if e.Op.C < 0 {
 				return "value=" + strconv.FormatUint(e.Obs.Call.Value, 10)
 			}
 			return ""
 		},
-		resync: resyncNothing,
 	})
 }
-
-// resyncNothing: an unpredicted answer of the op leaves nothing to forget.
-func resyncNothing(*Model, Op, *mctx, abi.Status) {}

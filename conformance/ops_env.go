@@ -1,12 +1,12 @@
 package conformance
 
 import (
-	"slices"
 	"strconv"
 	"sync"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/model"
 )
 
 // The checker's environment and queries on no context: contract, setdev,
@@ -22,14 +22,12 @@ func init() {
 				o.Contract = append([]byte(nil), unsafe.Slice((*byte)(p), 144)...)
 			}
 		},
-		step: func(m *Model, _ Op, _ *mctx, obs *Observation) func() { m.contract(obs); return nil },
 		result: func(e *Entry) string {
-			if checkContract(e.Obs.Contract) != "" {
+			if model.ContractDefect(e.Obs.Contract) != "" {
 				return "inadmissible"
 			}
 			return "admissible"
 		},
-		resync: resyncNothing,
 	})
 	defineOp(KindSetDev, opClass{
 		gen: func(g *Generator, _ *genState, add adder) {
@@ -50,11 +48,6 @@ func init() {
 				o.Call.Status = abi.Status(r.acl.SetDevice(op.Dev))
 			}
 		},
-		step: func(m *Model, op Op, _ *mctx, _ *Observation) func() {
-			m.expect(RHooks, one(abi.OK), "simabi_set_current_device returns 0")
-			m.curDev, m.devKnown, m.devRule = op.Dev, true, RuleNone
-			return nil
-		},
 	})
 	defineOp(KindGetDev, opClass{
 		gen: func(_ *Generator, _ *genState, add adder) { add(3, func(Chooser) Op { return Op{Kind: KindGetDev} }) },
@@ -64,24 +57,6 @@ func init() {
 		rule: needsRule,
 		call: func(r *Runner, _ Op, _ abi.Ctx, o *Observation) {
 			o.Call.Value = uint64(int64(r.hooks.SimCurrentDevice()))
-		},
-		step: func(m *Model, _ Op, _ *mctx, _ *Observation) func() {
-			m.expect(RHooks, anyStatus, "")
-			if m.devKnown {
-				// The rule of the last op that set the device or had to
-				// leave it (a program init, an ACL call, a refusal); else
-				// D-1 where the build has kernel entries, and on a legacy
-				// build only the hooks' own bookkeeping.
-				r := m.devRule
-				if r == RuleNone {
-					r = RD1
-				}
-				if !r.Applies(m.opt.Profile) {
-					r = RHooks
-				}
-				m.value(r, uint64(int64(m.curDev)), "only the caller and program paths change the current device")
-			}
-			return nil
 		},
 		result: func(e *Entry) string { return strconv.FormatInt(int64(e.Obs.Call.Value), 10) },
 	})
@@ -102,14 +77,6 @@ func init() {
 				o.Call.Status = abi.Status(r.acl.SynchronizeStream(r.stream(op.Stream)))
 			}
 		},
-		step: func(m *Model, op Op, _ *mctx, _ *Observation) func() { m.sync(op); return nil },
-		resync: func(m *Model, op Op, _ *mctx, _ abi.Status) {
-			// The stream was synchronized whatever it answered; only an armed
-			// site 8 makes the rest uncertain.
-			if m.sites[8].count > 0 {
-				m.lose("#" + strconv.Itoa(m.curIdx) + " " + op.String() + " answered what the model did not predict while fault site 8 was armed")
-			}
-		},
 	})
 	defineOp(KindInject, opClass{
 		gen: func(g *Generator, _ *genState, add adder) { add(12, g.inject) },
@@ -120,7 +87,6 @@ func init() {
 		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {
 			o.Call.Status = r.hooks.SimInject(op.Site, op.Count, op.Code)
 		},
-		step: func(m *Model, op Op, _ *mctx, _ *Observation) func() { m.inject(op); return nil },
 	})
 	defineOp(KindClobber, opClass{
 		gen: func(g *Generator, _ *genState, add adder) {
@@ -131,14 +97,9 @@ func init() {
 		rule: fixedRule(RM6),
 		call: func(r *Runner, op Op, _ abi.Ctx, _ *Observation) {
 			if b := r.images[op.Img]; b != nil && b.raw != nil {
-				clear(b.raw[op.Img.Mis : int(op.Img.Mis)+len(b.facts.image)])
+				clear(b.raw[op.Img.Mis : int(op.Img.Mis)+len(b.img.Bytes)])
 				b.dirty = true
 			}
-		},
-		step: func(m *Model, _ Op, _ *mctx, _ *Observation) func() {
-			m.clobbers++
-			m.e.Unchecked = true
-			return nil
 		},
 		result: func(*Entry) string { return "done" },
 	})
@@ -146,10 +107,8 @@ func init() {
 		needs: func(Op) (Caps, Rule, string) {
 			return CapUnload, RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"
 		},
-		rule:   needsRule,
-		run:    func(r *Runner, i int, op Op, e *Entry) { r.unload(i, op, e) },
-		step:   func(m *Model, _ Op, _ *mctx, _ *Observation) func() { m.unload(); return nil },
-		resync: resyncNothing,
+		rule: needsRule,
+		run:  func(r *Runner, i int, op Op, e *Entry) { r.unload(i, op, e) },
 	})
 }
 
@@ -214,8 +173,6 @@ func init() {
 			}
 			o.Call.Status = r.rt.HostLogBindState(p)
 		},
-		step:   func(m *Model, op Op, _ *mctx, _ *Observation) func() { m.hostLog(op); return nil },
-		resync: resyncNothing,
 	})
 }
 
@@ -244,28 +201,4 @@ func hostLogBlock(version, size uint32, threshold int32) *[abi.HostLogStateSize]
 	le.PutUint32(b[8:], uint32(threshold))
 	hostLogBlocks.m[k] = b
 	return b
-}
-
-// hostLogLevels are the thresholds S-2 lets the binder accept.
-var hostLogLevels = [...]int32{10, 20, 25, 30, 40, 60}
-
-// hostLog is S-2's binder: 0 for a state with abi_version 1, struct_size
-// >= 16 and one of the six thresholds, -1 for anything else.
-func (m *Model) hostLog(op Op) {
-	refused := abi.HostBindRefused
-	if m.opt.Profile == ProfileLegacy {
-		refused = abi.Internal // the runner reads a legacy -1 as the generic failure
-	}
-	switch {
-	case op.OutNull:
-		m.expect(RS2, one(refused), "a NULL state")
-	case op.Site != 1:
-		m.expect(RS2, one(refused), "abi_version "+strconv.Itoa(int(uint32(op.Site)))+", not 1")
-	case op.Count < 16:
-		m.expect(RS2, one(refused), "struct_size "+strconv.Itoa(int(op.Count))+" < 16")
-	case !slices.Contains(hostLogLevels[:], op.Code):
-		m.expect(RS2, one(refused), "threshold "+strconv.Itoa(int(op.Code))+" is not one of 10, 20, 25, 30, 40, 60")
-	default:
-		m.expect(RS2, one(abi.OK), "threshold "+strconv.Itoa(int(op.Code))+" is a log level")
-	}
 }

@@ -27,17 +27,6 @@ func init() {
 				r.slots[op.C].dev = op.Dev
 			}
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.kinit(op, c); return nil },
-		resync: func(m *Model, op Op, c *mctx, st abi.Status) {
-			if c == nil {
-				return
-			}
-			if st == abi.OK {
-				m.pinKernel(c, op.Dev)
-				return
-			}
-			m.forget(c)
-		},
 	})
 	defineOp(KindPrepare, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
@@ -53,7 +42,6 @@ func init() {
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			o.Call.Status, o.Call.Out = r.prepare(h, op, op.Img, r.out)
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.prepare(op, c, op.Img, false); return nil },
 		reps: func(e *Entry, o *Observation) { e.addRep(o.Call.Status, o.Call.Out) },
 		result: func(e *Entry) string {
 			if len(e.runs) > 0 {
@@ -61,7 +49,6 @@ func init() {
 			}
 			return outcome(e.Obs.Call.Status, e.Obs.Call.Out, !e.Op.OutNull)
 		},
-		resync: forgetContext,
 	})
 	defineOp(KindLaunch, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
@@ -86,7 +73,6 @@ func init() {
 				r.restoreArgs()
 			}
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.launch(op, c, false); return nil },
 		reps: func(e *Entry, o *Observation) { e.addRep(o.Call.Status, -1) },
 		result: func(e *Entry) string {
 			if len(e.runs) > 0 {
@@ -94,19 +80,12 @@ func init() {
 			}
 			return statusName(e.Obs.Call.Status)
 		},
-		resync: forgetContext,
 	})
 }
 
-// forgetContext: after an unpredicted answer the op's context is unknown.
-func forgetContext(m *Model, _ Op, c *mctx, _ abi.Status) {
-	if c != nil {
-		m.forget(c)
-	}
-}
-
 func (g *Generator) kinit(ch Chooser, slot int8) Op {
-	op := Op{Kind: KindKInit, C: slot, Dev: g.m.curDev, Gen: 1 + uint64(ch.IntN(4, "gen"))}
+	dev, _ := g.m.Device()
+	op := Op{Kind: KindKInit, C: slot, Dev: dev, Gen: 1 + uint64(ch.IntN(4, "gen"))}
 	if op.Dev < 0 || ch.IntN(8, "otherdev") == 7 {
 		op.Dev = g.dev(ch)
 	}
@@ -141,19 +120,19 @@ func (g *Generator) prepare(ch Chooser, slot int8) Op {
 		op.Img = ImageRecipe{Base: ImgHuge}
 	}
 	op.Rep = g.rep(ch)
-	if mc := g.m.ctx(slot); !g.o.NoFill && !g.filled && mc != nil && mc.latch == latchKernel && len(mc.ids) < maxIDs &&
+	if mc, ok := g.m.Context(slot); !g.o.NoFill && !g.filled && ok && mc.Latch == latchKernel && mc.IDs < maxIDs &&
 		ch.IntN(300, "fill") == 299 {
 		// Fill the context to the resident limit and one past (M-4).
-		op.Img, op.Rep, g.filled = ImageRecipe{X: uint16(ch.IntN(2, "x"))}, uint32(maxIDs-len(mc.ids)+1), true
+		op.Img, op.Rep, g.filled = ImageRecipe{X: uint16(ch.IntN(2, "x"))}, uint32(maxIDs-mc.IDs+1), true
 	}
 	g.remember(op.Img)
 	return op
 }
 
 func (g *Generator) launch(ch Chooser, slot int8) Op {
-	mc := g.m.ctxs[slot]
+	mc, _ := g.m.Context(slot)
 	op := Op{Kind: KindLaunch, C: slot, Stream: g.stream(ch, slot)}
-	n := len(mc.ids)
+	n := mc.IDs
 	if n > 0 {
 		op.ID = int32(ch.IntN(n, "id"))
 	}

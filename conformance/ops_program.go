@@ -40,7 +40,7 @@ func init() {
 			p3, n3 := r.span(3, op.Spans[3])
 			var pw unsafe.Pointer
 			if op.Prewarm {
-				if b := CfgBytes(op.Cfg, r.m.opt.Profile == ProfileLegacy); b != nil {
+				if b := CfgBytes(op.Cfg, r.m.Profile() == ProfileLegacy); b != nil {
 					pw = unsafe.Pointer(unsafe.SliceData(b))
 				}
 			}
@@ -48,26 +48,6 @@ func init() {
 			if op.C >= 0 && o.Call.Status == abi.OK {
 				r.slots[op.C].dev = op.Dev
 			}
-		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() {
-			if m.opt.Profile == ProfileLegacy {
-				m.pinitLegacy(op, c)
-			} else {
-				m.pinit(op, c)
-			}
-			return nil
-		},
-		resync: func(m *Model, op Op, c *mctx, st abi.Status) {
-			if c == nil {
-				return
-			}
-			if st == abi.OK {
-				m.pinProgram(c, op.Dev)
-				return
-			}
-			// A failing simpler_init may have attached the thread first.
-			m.forget(c)
-			m.devKnown = false
 		},
 	})
 	defineOp(KindACL, opClass{
@@ -80,26 +60,6 @@ func init() {
 		},
 		rule: fixedRule(REACL),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.EnsureACLReady(h, op.Dev) },
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() {
-			if m.opt.Profile == ProfileLegacy {
-				m.aclLegacy(op, c)
-			} else {
-				m.acl(op, c)
-			}
-			return nil
-		},
-		resync: func(m *Model, op Op, c *mctx, st abi.Status) {
-			if c == nil {
-				return
-			}
-			if st == abi.OK && !c.unknown && c.latch != latchKernel {
-				c.latch = latchProgram
-				m.curDev, m.devKnown = op.Dev, true
-				return
-			}
-			m.forget(c)
-			m.devKnown = false
-		},
 	})
 	defineOp(KindProg, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
@@ -117,14 +77,6 @@ func init() {
 		},
 		rule: fixedRule(REProg),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) { r.prog(h, op.Fn, o) },
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() {
-			if m.opt.Profile == ProfileLegacy {
-				m.progLegacy(op, c)
-			} else {
-				m.prog(op, c)
-			}
-			return nil
-		},
 		result: func(e *Entry) string {
 			o, op := &e.Obs, e.Op
 			switch {
@@ -139,13 +91,6 @@ func init() {
 				return "null"
 			}
 			return "value=" + strconv.FormatUint(o.Call.Value, 10)
-		},
-		resync: func(m *Model, _ Op, c *mctx, st abi.Status) {
-			// The entries are called with arguments no entry may act on: a
-			// refusal changes nothing, a success may have.
-			if c != nil && st == abi.OK {
-				m.forget(c)
-			}
 		},
 	})
 }

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"slices"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
@@ -28,7 +27,7 @@ func init() {
 				img, counts = unsafe.Pointer(unsafe.SliceData(r.userImg)), r.userCount
 			} else {
 				b := r.image(op.Img)
-				img, counts = b.ptr, [2]int32{b.facts.t, b.facts.s}
+				img, counts = b.ptr, [2]int32{b.img.Tensors, b.img.Scalars}
 			}
 			o.Call.Status = r.rt.RegisterCallable(h, op.ID, img)
 			if o.Call.Status == abi.OK && op.C >= 0 {
@@ -38,14 +37,12 @@ func init() {
 				r.progIDs[op.C][op.ID] = counts
 			}
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.register(op, c); return nil },
 	})
 	defineOp(KindUnregister, opClass{
 		rule: fixedRule(REFin),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			o.Call.Status = r.rt.UnregisterCallable(h, op.ID)
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.unregister(op, c); return nil },
 	})
 	defineOp(KindPrepareRun, opClass{
 		rule: fixedRule(REProg),
@@ -53,7 +50,6 @@ func init() {
 			args, cfg, desc := r.runCallArgs(op, o)
 			o.Call.Status = r.rt.PrepareRun(h, r.runHandle(op), op.ID, args, cfg, desc)
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.prepareRun(op, c); return nil },
 	})
 	defineOp(KindRun, opClass{
 		rule: fixedRule(REProg),
@@ -61,7 +57,6 @@ func init() {
 			args, cfg, desc := r.runCallArgs(op, o)
 			o.Call.Status = r.rt.Run(h, r.runHandle(op), op.ID, args, cfg, desc)
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.runWhole(op, c); return nil },
 	})
 	defineOp(KindLaunchRun, opClass{
 		rule: fixedRule(REProg),
@@ -74,28 +69,24 @@ func init() {
 			o.Call.Status = r.rt.LaunchRun(h, r.runHandle(op))
 			o.Accepted = r.accepted[op.St]
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.launchRun(op, c); return nil },
 	})
 	defineOp(KindPollRun, opClass{
 		rule: fixedRule(REProg),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			o.Call.Status = r.rt.PollRun(h, r.runHandle(op))
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.pollRun(op, c); return nil },
 	})
 	defineOp(KindWaitRun, opClass{
 		rule: fixedRule(REProg),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			o.Call.Status = r.rt.WaitRun(h, r.runHandle(op))
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.waitRun(op, c); return nil },
 	})
 	defineOp(KindFinalizeRun, opClass{
 		rule: fixedRule(REFin),
 		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
 			o.Call.Status = r.rt.FinalizeRun(h, r.runHandle(op))
 		},
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.finalizeRun(op, c); return nil },
 	})
 }
 
@@ -142,35 +133,30 @@ func nullRunArgs(ch Chooser, op Op) Op {
 // it has a callable, then runs on the four storages, now and then a finalize
 // or destroy while a run is outstanding (E-FIN, E-DESTROY).
 func (g *Generator) runOp(ch Chooser, c int8) Op {
-	mc := g.m.ctxs[c]
+	ids := g.m.Registered(c)
 	id := int32(ch.IntN(3, "id"))
-	if len(mc.prog) == 0 || ch.IntN(12, "register") == 0 {
+	if len(ids) == 0 || ch.IntN(12, "register") == 0 {
 		img := ImageRecipe{T: uint16(ch.IntN(2, "t")), S: uint16(ch.IntN(2, "s")), X: uint16(ch.IntN(3, "x"))}
 		return Op{Kind: KindRegister, C: c, ID: id, Img: img}
 	}
-	ids := make([]int32, 0, len(mc.prog))
-	for r := range mc.prog {
-		ids = append(ids, r)
-	}
-	slices.Sort(ids) // map order is random; the choice must not be
 	if ch.IntN(10, "known-id") < 7 {
 		id = ids[ch.IntN(len(ids), "which-id")]
 	}
 	// A storage of c's, or a free one.
 	st := int8(ch.IntN(MaxStorages, "st"))
-	for i := range g.m.storages {
-		if g.m.storages[i].ctx == mc && ch.IntN(5, "own-st") < 4 {
-			st = int8(i)
+	for i := range int8(MaxStorages) {
+		if _, holder := g.m.Storage(i); holder == c && ch.IntN(5, "own-st") < 4 {
+			st = i
 			break
 		}
 	}
-	sl := g.m.storages[st]
+	state, _ := g.m.Storage(st)
 	switch {
 	case ch.IntN(25, "unregister") == 0:
 		return Op{Kind: KindUnregister, C: c, ID: id}
-	case sl.state == storageFree && ch.IntN(5, "whole") == 0:
+	case state == storageFree && ch.IntN(5, "whole") == 0:
 		return nullRunArgs(ch, Op{Kind: KindRun, C: c, St: st, ID: id})
-	case sl.state == storageFree:
+	case state == storageFree:
 		op := Op{Kind: KindPrepareRun, C: c, St: st, ID: id}
 		if ch.IntN(20, "args") == 0 {
 			op.Args = ArgsRecipe{Mode: ArgsMatch, T: 1}
@@ -179,7 +165,7 @@ func (g *Generator) runOp(ch Chooser, c int8) Op {
 	}
 	kinds := []Kind{KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun, KindPrepareRun, KindDestroy, KindFinalize}
 	weights := []int{30, 20, 20, 20, 5, 3, 4}
-	if sl.state == storagePrepared {
+	if state == storagePrepared {
 		weights[0] = 60
 	}
 	total := 0

@@ -56,12 +56,13 @@ func ProbeCases(c *Check, p Profile, caps Caps) []ProbeCase {
 		p = ProfileTMR
 	}
 	ops := c.Ops()
-	st := NewState(ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
-		Simulated: caps.Has(CapDriven)})
-	m := st.Model()
+	mo := ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
+		Simulated: caps.Has(CapDriven)}
 	if !caps.Has(CapClearDevice) && caps.Has(CapSetDevice) {
-		m.devKnown, m.curDev = true, 0
+		mo.DeviceKnown, mo.Device = true, 0
 	}
+	st := NewState(mo)
+	m := st.Model()
 	var out []ProbeCase
 	for i, op := range ops {
 		if need, _, _ := needs(op); !caps.Has(need) || (p == ProfileLegacy && kernelOp(op)) {
@@ -69,13 +70,13 @@ func ProbeCases(c *Check, p Profile, caps Caps) []ProbeCase {
 		}
 		e := Expect(st, op)
 		st, _ = Step(st, 0, 0, op, nil)
-		if m.lost {
+		if lost, _ := m.Lost(); lost {
 			return out
 		}
 		if !refusedCall(op, e) {
 			continue
 		}
-		probes := m.probesFor(op, p, caps)
+		probes := probesFor(m, op, p, caps)
 		if len(probes) == 0 {
 			continue
 		}
@@ -87,10 +88,10 @@ func ProbeCases(c *Check, p Profile, caps Caps) []ProbeCase {
 
 // probesFor chooses the ops that tell the state of op's context, as the
 // model has it after op, from the states a trace of the refusal would leave.
-func (m *Model) probesFor(op Op, p Profile, caps Caps) []Op {
+func probesFor(m *Model, op Op, p Profile, caps Caps) []Op {
 	slot := op.C
-	c := m.ctx(slot)
-	if c == nil || !c.live || c.unknown || c.dispatchAny {
+	c, ok := m.Context(slot)
+	if !ok || !c.Live || c.Unknown || c.DispatchAny {
 		return nil
 	}
 	out := []Op{{Kind: KindCommitted, C: slot}}
@@ -100,29 +101,29 @@ func (m *Model) probesFor(op Op, p Profile, caps Caps) []Op {
 		}
 	}
 	switch {
-	case c.latch == unlatched && p == ProfileTMR && caps.Has(CapSetDevice) && m.claims[probeDevice] == nil:
+	case c.Latch == unlatched && p == ProfileTMR && caps.Has(CapSetDevice) && !m.DeviceClaimed(probeDevice):
 		// Still unlatched: a kernel init takes it (a latch of either mode
 		// would refuse it), and a finalize closes it again.
 		setdev(probeDevice)
 		out = append(out, Op{Kind: KindKInit, C: slot, Dev: probeDevice, Gen: probeGen}, Op{Kind: KindFinalize, C: slot})
-	case c.latch == unlatched, c.latch == latchProgram && !c.attached:
+	case c.Latch == unlatched, c.Latch == latchProgram && !c.Attached:
 		// A program init attaches it (a kernel latch or an attachment left
 		// behind would refuse it).
 		out = append(out, Op{Kind: KindPInit, C: slot, Dev: probeDevice}, Op{Kind: KindFinalize, C: slot})
-	case c.latch == latchProgram:
+	case c.Latch == latchProgram:
 		// Still attached and live: its registry takes a callable (on a
 		// real build only after an init that gave it the binaries).
-		if _, used := c.prog[probeCallableID]; c.runs == 0 && !used && (c.bins || m.opt.Simulated) {
+		if used := slices.Contains(m.Registered(slot), probeCallableID); c.Runs == 0 && !used && (c.Bins || m.Options().Simulated) {
 			out = append(out, Op{Kind: KindRegister, C: slot, ID: probeCallableID, Img: ImageRecipe{Base: ImgProgram}},
 				Op{Kind: KindUnregister, C: slot, ID: probeCallableID})
 		}
 	case caps.Has(CapSetDevice) && p == ProfileTMR:
 		// A kernel context: the next prepare tells the phase, the next id
 		// and the committed memory; a second context's init tells the claim.
-		setdev(c.dev)
+		setdev(c.Dev)
 		out = append(out, Op{Kind: KindPrepare, C: slot, Img: ImageRecipe{X: 99}})
-		if free := m.freeSlot(); free >= 0 && c.dev >= 0 {
-			out = append(out, Op{Kind: KindCreate, C: free}, Op{Kind: KindKInit, C: free, Dev: c.dev, Gen: probeGen})
+		if free := freeSlot(m); free >= 0 && c.Dev >= 0 {
+			out = append(out, Op{Kind: KindCreate, C: free}, Op{Kind: KindKInit, C: free, Dev: c.Dev, Gen: probeGen})
 		}
 	default:
 		return nil
@@ -130,10 +131,10 @@ func (m *Model) probesFor(op Op, p Profile, caps Caps) []Op {
 	return out
 }
 
-// freeSlot is a slot holding no live context, or -1.
-func (m *Model) freeSlot() int8 {
+// freeSlot is a slot that never held a context, or -1.
+func freeSlot(m *Model) int8 {
 	for i := MaxSlots - 1; i >= 0; i-- {
-		if !m.SlotLive(int8(i)) && m.ctxs[i] == nil {
+		if _, held := m.Context(int8(i)); !held {
 			return int8(i)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/simabi/simabi/conformance/model"
 )
 
 // RuleReport is the verdict of one rule: pass, fail, warn or skip (crash and
@@ -207,7 +209,7 @@ func (r *Report) addFinding(fr FindingReport, repro []Op) {
 	}
 	fr.Count = 1
 	if r, ok := RuleByName(fr.Rule); ok && fr.Anchor == "" {
-		fr.Anchor = r.Anchor()
+		fr.Anchor = ruleAnchor(r)
 	}
 	if repro != nil {
 		fr.Repro = opLines(repro)
@@ -243,7 +245,7 @@ func (r *Report) Finish() {
 			continue
 		}
 		t := r.tally[rule]
-		rr := RuleReport{Rule: rule.String(), Anchor: rule.Anchor(), Passes: t[Pass], Fails: t[Fail] + t[Crash] + t[Hang], Warns: t[Warn], Skips: t[Skip],
+		rr := RuleReport{Rule: rule.String(), Anchor: ruleAnchor(rule), Passes: t[Pass], Fails: t[Fail] + t[Crash] + t[Hang], Warns: t[Warn], Skips: t[Skip],
 			Generic: r.generic[rule]}
 		f := r.first[rule]
 		switch {
@@ -267,8 +269,8 @@ func (r *Report) Finish() {
 		}
 		rr.RunClauses = r.runClauses[rule]
 		if p, known := ParseProfile(r.Profile); known && rr.Verdict == Skip && !rule.Applies(p) {
-			rr.Detail = "does not apply to a " + p.String() + " build (" + rule.Anchor() + ")"
-		} else if why, ok := notChecked[rule]; ok && rr.Verdict == Skip {
+			rr.Detail = "does not apply to a " + p.String() + " build (" + ruleAnchor(rule) + ")"
+		} else if why, ok := model.NotChecked(rule); ok && rr.Verdict == Skip {
 			rr.Detail = why
 		} else if rr.Verdict == Skip && rr.Detail == "" {
 			rr.Detail = "no check exercised this rule on this target"

@@ -9,7 +9,7 @@ func (r *Report) HooksReport() (rr RuleReport, ok bool) {
 	if f == nil || f.Verdict == Pass || f.Verdict == Skip {
 		return RuleReport{}, false
 	}
-	rr = RuleReport{Rule: RHooks.String(), Anchor: RHooks.Anchor(), Verdict: f.Verdict, Detail: f.Detail, Passes: t[Pass],
+	rr = RuleReport{Rule: RHooks.String(), Anchor: ruleAnchor(RHooks), Verdict: f.Verdict, Detail: f.Detail, Passes: t[Pass],
 		Fails: t[Fail] + t[Crash] + t[Hang], Warns: t[Warn], Skips: t[Skip]}
 	if f.Index >= 0 {
 		rr.Detail = "#" + itoa(int32(f.Index)) + " " + f.Op.String() + ": " + f.Detail

@@ -78,3 +78,12 @@ func TestReportRender(t *testing.T) {
 		t.Errorf("JUnit: %d failures, %d errors, %d tests (all: %d failures, %d tests)", suite.Failures, suite.Errors, suite.Tests, suites.Failures, suites.Tests)
 	}
 }
+
+// A rule whose passes all came from a legacy build's generic -1 says so in
+// its detail (they prove less than a kernel build's; E-FIN, E-PINIT, S-3).
+func TestPassDetail_legacyGenericOnly(t *testing.T) {
+	d := passDetail([numVerdicts]uint32{Pass: 2}, 2, 0)
+	if !strings.Contains(d, "passed on the legacy generic -1 only") {
+		t.Errorf("pass detail %q", d)
+	}
+}

@@ -22,55 +22,9 @@ const (
 	ScopeEmitter                   // the emitted fake runtime (sim/emit): checked by its tests
 )
 
-// profileSet is a set of build profiles.
-type profileSet uint8
-
-const (
-	onTMR profileSet = 1 << iota
-	onRefusing
-	onLegacy
-	onKernel = onTMR | onRefusing
-	onAll    = onTMR | onRefusing | onLegacy
-)
-
-// bitOf is profile p's bit.
-func bitOf(p Profile) profileSet {
-	switch p {
-	case ProfileTMR:
-		return onTMR
-	case ProfileRefusing:
-		return onRefusing
-	case ProfileLegacy:
-		return onLegacy
-	}
-	return 0
-}
-
-// ruleProfiles are the profiles held to each runtime rule (contract.md,
-// each rule's Profiles paragraph): a refusing build has no kernel context,
-// so the phase, capacity and claim rules are tmr's (and L-4, whose latch no
-// entry of a refusing build can tell from no latch); a legacy build has no
-// kernel entries and is held to the program-mode rules only.
-var ruleProfiles = [numRules]profileSet{
-	RS1: onKernel, RS2: onAll, RS3: onAll,
-	RVSpan: onKernel, RVInit: onKernel, RVPrep1: onKernel, RVPrep2: onKernel, RVLaunch: onKernel,
-	RVImg: onTMR, RVCfg: onKernel, RVArena: onTMR, RVContract: onAll,
-	RL1: onAll, RL2: onTMR, RL3: onTMR, RL4: onTMR, RL5: onKernel,
-	RK1: onTMR, RK2: onTMR, RK3: onTMR, RK4: onTMR, RK5: onTMR, RK6: onTMR, RK7: onTMR,
-	RESup: onKernel, REKInit: onKernel, REClaim: onTMR, REPrep: onKernel, RELaunch: onKernel,
-	RELaunchAsync: onTMR, REFin: onAll, REDestroy: onAll, REPInit: onAll, REACL: onAll, REProg: onAll,
-	RM1: onTMR, RM2: onTMR, RM3: onTMR, RM4: onTMR, RM5: onTMR, RM6: onTMR, RM7: onAll,
-	RD1: onKernel, RD2: onTMR, RD3: onTMR, RD4: onTMR, RU1: onAll,
-	RX1: onTMR, RX2: onTMR, RX3: onTMR,
-	RHooks: onAll,
-}
-
-// Applies reports whether builds of profile p are held to rule r.
-func (r Rule) Applies(p Profile) bool { return r < numRules && ruleProfiles[r]&bitOf(p) != 0 }
-
-// Anchor is the link to r's section of the contract; the simulation hooks
-// are defined with the emitted runtime (F-1).
-func (r Rule) Anchor() string {
+// ruleAnchor is the link to r's section of the contract; the simulation
+// hooks are defined with the emitted runtime (F-1).
+func ruleAnchor(r Rule) string {
 	if r == RHooks {
 		return docs.Anchor("F-1")
 	}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/internal/osthread"
 )
 
@@ -142,7 +143,7 @@ type slotState struct {
 }
 
 type imgBuf struct {
-	facts *imageFacts
+	img   model.PassedImage
 	raw   []byte
 	ptr   unsafe.Pointer
 	size  uintptr
@@ -384,30 +385,30 @@ func (r *Runner) span(i int, s SpanRecipe) (unsafe.Pointer, uintptr) {
 func (r *Runner) image(rec ImageRecipe) *imgBuf {
 	if b := r.images[rec]; b != nil {
 		if b.dirty {
-			copy(b.raw[rec.Mis:], b.facts.image)
+			copy(b.raw[rec.Mis:], b.img.Bytes)
 			b.dirty = false
 		}
 		return b
 	}
-	f := factsOf(rec)
-	b := &imgBuf{facts: f, size: uintptr(f.size)}
+	f := model.Passed(rec)
+	b := &imgBuf{img: f, size: uintptr(f.Size)}
 	switch {
-	case f.null:
-	case f.huge:
+	case f.Null:
+	case f.Huge:
 		b.ptr = hugeSpan()
-	case f.wrap:
+	case f.Wrap:
 		// Nothing is mapped there: a runtime that reads before it checks
 		// the wrap (V-IMG step 1) faults.
 		addr := ^uintptr(0) &^ 0xFFF
 		b.ptr = *(*unsafe.Pointer)(unsafe.Pointer(&addr))
 	default:
 		if rec.Edge {
-			b.raw = edgeSpan(int(f.size)+int(rec.Mis), b)
+			b.raw = edgeSpan(int(f.Size)+int(rec.Mis), b)
 		}
 		if b.raw == nil {
-			b.raw = abi.AlignedBytes(len(f.image)+16, 16)
+			b.raw = abi.AlignedBytes(len(f.Bytes)+16, 16)
 		}
-		copy(b.raw[rec.Mis:], f.image)
+		copy(b.raw[rec.Mis:], f.Bytes)
 		b.ptr = unsafe.Pointer(&b.raw[rec.Mis])
 	}
 	r.images[rec] = b
@@ -538,16 +539,16 @@ func (r *Runner) run(ops []Op) *Result {
 // collect copies the model's verdicts into res.
 func (r *Runner) collect(res *Result) {
 	m := r.m
-	res.Findings = append(append([]Finding(nil), r.pre...), m.findings...)
-	res.Tally = m.tally
+	res.Findings = append(append([]Finding(nil), r.pre...), m.Findings()...)
+	res.Tally = *m.Tally()
 	for _, f := range r.pre {
 		res.Tally[f.Rule][f.Verdict]++
 	}
-	res.Checked = m.checked
-	res.Lost = m.lostWhy
-	res.Generic = m.generic
-	res.RunClauses = m.runClauses
-	res.Divergences = m.divergences
+	res.Checked = m.Checked()
+	_, res.Lost = m.Lost()
+	res.Generic = m.Generic()
+	res.RunClauses = m.RunClauses()
+	res.Divergences = m.Divergences()
 }
 
 func (r *Runner) counters() (ACLCounts, bool) {
@@ -560,12 +561,12 @@ func (r *Runner) counters() (ACLCounts, bool) {
 func (r *Runner) exec(i int, op Op, e *Entry) {
 	e.Op = op
 	m := r.m
-	if m.lost && !r.opt.ContinueAfterLoss {
+	if lost, _ := m.Lost(); lost && !r.opt.ContinueAfterLoss {
 		e.Skipped = "not run: the model lost track earlier"
 		return
 	}
 	if need, rule, why := needs(op); !r.caps.Has(need) {
-		if m.opt.Profile == ProfileLegacy && rule != RU1 {
+		if m.Profile() == ProfileLegacy && rule != RU1 {
 			// The caller's device, streams and faults drive kernel rules,
 			// which a legacy build has none of.
 			rule = RuleNone
@@ -574,7 +575,7 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 		m.Skip(i, op, rule, why)
 		return
 	}
-	if m.opt.Profile == ProfileLegacy {
+	if m.Profile() == ProfileLegacy {
 		if why := legacyUnavailable(op); why != "" {
 			rule := RuleNone
 			if kernelOp(op) {
@@ -615,7 +616,7 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 			before, probe = r.counters()
 		}
 		r.call(op, o)
-		if m.opt.Profile == ProfileLegacy && entry {
+		if m.Profile() == ProfileLegacy && entry {
 			// Legacy codes: -1 generic, -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE.
 			o.Call.Status = abi.TranslateLegacy(o.Call.Status)
 		}
@@ -674,9 +675,9 @@ func (r *Runner) prepareRaw(h abi.Ctx, outNull bool, b *imgBuf, out *int32) (abi
 	}
 	st := r.rt.KernelModePrepareCallable(h, b.ptr, b.size, outp)
 	written := false
-	if b.raw != nil && len(b.facts.image) <= 1<<16 {
+	if b.raw != nil && len(b.img.Bytes) <= 1<<16 {
 		mis := int(uintptr(b.ptr) - uintptr(unsafe.Pointer(unsafe.SliceData(b.raw))))
-		written = !bytes.Equal(b.raw[mis:mis+len(b.facts.image)], b.facts.image)
+		written = !bytes.Equal(b.raw[mis:mis+len(b.img.Bytes)], b.img.Bytes)
 	}
 	if outp == nil {
 		return st, outSentinel, written
@@ -701,7 +702,7 @@ func (r *Runner) recordID(c int8, st abi.Status, got int32, b *imgBuf) {
 	for len(sl.ids) <= int(got) {
 		sl.ids = append(sl.ids, 0)
 	}
-	sl.ids[got] = uint32(b.facts.t)<<16 | uint32(b.facts.s)&0xFFFF
+	sl.ids[got] = uint32(b.img.Tensors)<<16 | uint32(b.img.Scalars)&0xFFFF
 }
 
 // prog calls a program-side entry with deliberately bad arguments.
@@ -763,8 +764,8 @@ func (r *Runner) prog(h abi.Ctx, fn ProgFn, o *Observation) {
 
 // threadDevice is the device the second thread must set to match this one.
 func (r *Runner) threadDevice() (int32, bool) {
-	if r.m.devKnown {
-		return r.m.curDev, true
+	if dev, known := r.m.Device(); known {
+		return dev, true
 	}
 	if r.hooks != nil {
 		return r.hooks.SimCurrentDevice(), true
@@ -1042,7 +1043,7 @@ func (r *Runner) cleanup() {
 			}
 		}
 	}
-	if r.m.lost {
+	if lost, _ := r.m.Lost(); lost {
 		// The runtime may have freed a handle the model thinks live: calling
 		// it could abort an emitted runtime (F-3). Leave the contexts; the
 		// instance is dirty.
@@ -1054,15 +1055,9 @@ func (r *Runner) cleanup() {
 	}
 	// Runs still outstanding hold their contexts (E-FIN, E-DESTROY): each is
 	// finalized on the storage's context first.
-	for st := range r.m.storages {
-		sl := &r.m.storages[st]
-		if sl.state == storageFree || sl.ctx == nil {
-			continue
-		}
-		for i, c := range r.m.ctxs {
-			if c == sl.ctx && c.live {
-				r.rt.FinalizeRun(r.slots[i].h, abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[st]))))
-			}
+	for st := range int8(MaxStorages) {
+		if state, i := r.m.Storage(st); state != storageFree && i >= 0 && r.m.SlotLive(i) {
+			r.rt.FinalizeRun(r.slots[i].h, abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[st]))))
 		}
 	}
 	type leftover struct {
@@ -1072,8 +1067,9 @@ func (r *Runner) cleanup() {
 	var live []leftover
 	for i := range r.slots {
 		if r.slots[i].used && r.m.SlotLive(int8(i)) {
-			c := r.m.ctxs[i]
-			live = append(live, leftover{r.slots[i], c.claim || r.m.lost})
+			c, _ := r.m.Context(int8(i))
+			lost, _ := r.m.Lost()
+			live = append(live, leftover{r.slots[i], c.Claim || lost})
 		}
 	}
 	for _, s := range r.leaked {

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/model"
 )
 
 // ACL is the part of an ACL library a checker needs on the caller's side
@@ -168,9 +169,4 @@ func CapsOf(t Target) Caps {
 // Has reports whether every capability of need is present.
 func (c Caps) Has(need Caps) bool { return c&need == need }
 
-func siteRuleOf(site int32) Rule {
-	if site >= abi.FirstSite && site <= abi.LastSite {
-		return siteRules[site]
-	}
-	return RHooks
-}
+func siteRuleOf(site int32) Rule { return model.SiteRule(site) }

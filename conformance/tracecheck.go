@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/model"
 )
 
 // Checking a recorded session offline: every call of a trace judged by the
@@ -196,117 +196,15 @@ func overlapping(t *Trace, order []int) bool {
 	return false
 }
 
-// newTraceModel is the model a trace is judged with: the device is what
-// each call recorded; completion is driven when the consumer drove it
-// (drivenTrace).
-func newTraceModel(p Profile, driven bool) *Model {
-	return NewModel(ModelOptions{Profile: p, Device: -1, DrivenCompletion: driven})
-}
-
-// newTraceState is newTraceModel's as a shared state, for the search.
-func newTraceState(p Profile, driven bool) State {
-	return NewState(ModelOptions{Profile: p, Device: -1, DrivenCompletion: driven}).Share()
-}
-
-// stepTraceCall judges call k (as op number i of the judged order) on m.
-func stepTraceCall(m *Model, t *Trace, i, k int) {
-	c := &t.Calls[k]
-	m.curDev, m.devKnown = c.Dev, c.DevKnown
-	slot, _ := c.Op.Slots()
-	if slot >= 0 && !c.Op.Kind.MakesContext() && !m.SlotLive(slot) && c.Skip == "" {
-		// A context this trace never created (a forked child's inherited
-		// one): live, its state unknown.
-		mc := newMctx()
-		mc.unknown, mc.divergedAt = true, i
-		m.ctxs[slot] = mc
-	}
-	at := "@" + strconv.FormatUint(c.B, 10) + " not judged: "
-	if c.Reset {
-		m.resetRuntime()
-		m.Skip(i, c.Op, RuleNone, at+"simabi_reset: the runtime starts again as loaded, and the calls after it are judged so")
-		return
-	}
-	if (c.Unfinished || c.Skip != "") && c.Op.Kind.PassesSites() {
-		m.unsureSites() // the call may have passed an armed fault site
-	}
-	switch {
-	case c.Unfinished:
-		m.Skip(i, c.Op, RuleNone, at+"it never returned")
-		if mc := m.ctx(slot); mc != nil && mc.live {
-			m.forget(mc) // it may have taken effect in part
-		}
-		return
-	case c.Skip != "":
-		m.Skip(i, c.Op, RuleNone, at+c.Skip)
-		if mc := m.ctx(slot); mc != nil && mc.live && c.Op.Kind != KindCommitted && c.Op.Kind != KindSupported {
-			m.forget(mc) // the call may have changed its state
-		}
-		return
-	case c.SpacesHidden && (c.Obs.Call.Status == abi.InvalidArgument || c.Obs.Call.Status == abi.Internal):
-		// A refusal changes nothing (E-LAUNCH): the state is kept.
-		m.Skip(i, c.Op, RuleNone, at+"a version 1 trace records only whether tensor 0's address space is HOST, "+
-			"and the launch may have been refused for the address space of a tensor it does not hold")
-		return
-	}
-	if !m.opt.DrivenCompletion && binariesDecide(c) {
-		// The executor binaries are recorded by size only; on a build that
-		// is not simulated (the consumer never drove its streams through
-		// the hooks) their bytes decide whether the init loads them. A
-		// refusal the model does not explain is not judged.
-		probe := m.copy()
-		before := failures(probe)
-		probe.Step(i, 0, c.Op, &c.Obs)
-		if failures(probe) > before {
-			m.Skip(i, c.Op, RuleNone, at+"the executor binaries are recorded by size only, and on a build that is not simulated "+
-				"their bytes decide whether the init succeeds")
-			if mc := m.ctx(slot); mc != nil && mc.live {
-				m.forget(mc)
-			}
-			m.unsureSites()
-			return
-		}
-	}
-	obs := c.Obs
-	if c.Op.Kind == KindLaunchRun {
-		obs.Accepted = acceptedInModelTerms(c)
-	}
-	m.Step(i, 0, c.Op, &obs)
-}
-
-// binariesDecide reports whether c is a refused init that passed executor
-// binaries (a span of bytes), whose bytes a trace does not hold.
-func binariesDecide(c *TraceCall) bool {
-	if (c.Op.Kind != KindKInit && c.Op.Kind != KindPInit) || c.Obs.Call.Status == abi.OK {
-		return false
-	}
-	for _, s := range c.Op.Spans {
-		if s == SpanBytes {
-			return true
-		}
-	}
-	return false
-}
-
-// acceptedInModelTerms maps a recorded accepted_state to the model's
-// convention: the model wants AcceptedValue(st), the consumer's descriptor
-// names its own value, so a word equal to the descriptor's accepted_value
-// reads as AcceptedValue(st). Without the descriptor the word is not judged.
-func acceptedInModelTerms(c *TraceCall) int32 {
-	if !c.WantKnown || c.Obs.Accepted == c.Want {
-		return AcceptedValue(c.Op.St)
-	}
-	return c.Obs.Accepted
-}
-
 // judgeTrace runs the model over the calls in order.
 func judgeTrace(t *Trace, p Profile, driven bool, order []int) *Result {
-	m := newTraceModel(p, driven)
+	s := model.NewTraceState(p, driven)
 	res := &Result{History: History{Profile: p}}
 	for i, k := range order {
-		stepTraceCall(m, t, i, k)
+		s = model.StepRecorded(s, t, i, k)
 		res.History.Entries = append(res.History.Entries, Entry{Op: t.Calls[k].Op, Obs: t.Calls[k].Obs, Skipped: t.Calls[k].Skip})
 	}
-	fillResult(res, m)
+	fillResult(res, s.Model())
 	return res
 }
 
@@ -315,21 +213,10 @@ func fillResult(res *Result, m *Model) {
 	res.Findings = m.Findings()
 	res.Tally = *m.Tally()
 	res.Checked = m.Checked()
-	res.Generic, res.RunClauses, res.Divergences = m.generic, m.runClauses, m.divergences
-	if m.lost {
-		res.Lost = m.lostWhy
+	res.Generic, res.RunClauses, res.Divergences = m.Generic(), m.RunClauses(), m.Divergences()
+	if lost, why := m.Lost(); lost {
+		res.Lost = why
 	}
-}
-
-// failures counts the model's failures.
-func failures(m *Model) int {
-	n := 0
-	for _, f := range m.findings {
-		if f.Verdict == Fail {
-			n++
-		}
-	}
-	return n
 }
 
 // tracePiece is one step of a concurrent trace's order: a call, or the
@@ -380,7 +267,7 @@ func holdsGate(c *TraceCall) bool {
 // does not allow it there. A launch of another thread refused with
 // INVALID_STATE while the gate is held is X-2's fail-fast refusal, which
 // changes nothing; a second prepare waits for the gate.
-func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(m *Model, k int)) (bool, traceState) {
+func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(s State, k int) State) (bool, traceState) {
 	c := &t.Calls[pc.call]
 	gates := make(map[int8]int, len(st.gates))
 	for k, v := range st.gates {
@@ -400,16 +287,12 @@ func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(m *Model, k in
 		delete(gates, c.Op.C)
 	} else if c.Op.Kind == KindLaunch && c.Skip == "" && c.Obs.Call.Status == abi.InvalidState {
 		if h, held := gates[c.Op.C]; held && h != pc.call {
-			return true, traceState{s: with(st.s, func(m *Model) { m.pass(RX2) }), n: st.n, gates: gates}
+			return true, traceState{s: model.PassRule(st.s, RX2), n: st.n, gates: gates}
 		}
 	}
-	good := false
-	next := with(st.s, func(m *Model) {
-		before := failures(m)
-		judge(m, pc.call)
-		good = failures(m) == before
-	})
-	return good, traceState{s: next, n: st.n + 1, gates: gates}
+	before := st.s.Model().Failures()
+	next := judge(st.s, pc.call)
+	return next.Model().Failures() == before, traceState{s: next, n: st.n + 1, gates: gates}
 }
 
 // linearizeTrace searches an order of the calls that keeps their intervals
@@ -418,11 +301,13 @@ func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(m *Model, k in
 // order found: in full when one satisfies the model, else the longest one
 // found followed by the calls left out, by begin.
 func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (res *Result, order []int, ok, undecided bool) {
-	judge := func(n int) func(m *Model, k int) {
-		return func(m *Model, k int) { stepTraceCall(m, t, n, k) }
+	judge := func(n int) func(s State, k int) State {
+		return func(s State, k int) State { return model.StepRecorded(s, t, n, k) }
 	}
-	model := porcupine.Model{
-		Init: func() interface{} { return traceState{s: newTraceState(p, driven), gates: map[int8]int{}} },
+	spec := porcupine.Model{
+		Init: func() interface{} {
+			return traceState{s: model.NewTraceState(p, driven).Share(), gates: map[int8]int{}}
+		},
 		Step: func(s, in, _ interface{}) (bool, interface{}) {
 			st := s.(traceState)
 			return stepPiece(t, st, in.(tracePiece), judge(st.n))
@@ -443,7 +328,7 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 		}
 		ops = append(ops, op)
 	}
-	verdict, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
+	verdict, info := porcupine.CheckOperationsVerbose(spec, ops, timeout)
 	if verdict == porcupine.Unknown {
 		o := make([]int, len(t.Calls))
 		for i := range o {
@@ -485,7 +370,7 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 	}
 	// Judge the pieces in that order, keeping a refusal's X-2 reading and
 	// going on past a failure.
-	st := traceState{s: newTraceState(p, driven), gates: map[int8]int{}}
+	st := traceState{s: model.NewTraceState(p, driven).Share(), gates: map[int8]int{}}
 	res = &Result{History: History{Profile: p}}
 	for _, pc := range best {
 		if !pc.acquire {
@@ -497,8 +382,7 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 		if !good && next.s == st.s {
 			// Out of gate order: judge the call as it stands.
 			if !pc.acquire {
-				n := st.n
-				next = traceState{s: with(st.s, func(m *Model) { stepTraceCall(m, t, n, pc.call) }), n: st.n + 1, gates: st.gates}
+				next = traceState{s: model.StepRecorded(st.s, t, st.n, pc.call), n: st.n + 1, gates: st.gates}
 			}
 		}
 		st = next

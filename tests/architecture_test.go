@@ -30,7 +30,8 @@ var production = map[string][]string{
 	"onboard":                   {"abi", "validation", "internal/..."},
 	"lifecycle":                 {"abi", "validation", "latch", "internal/..."},
 	"conformance/op":            {"abi", "abi/tracevocab"},
-	"conformance":               {"abi", "abi/tracevocab", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics", "conformance/op"},
+	"conformance/model":         {"abi", "conformance/op"}, // and the standard library: TestModelImportsOnlyTheContract
+	"conformance":               {"abi", "abi/tracevocab", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics", "conformance/op", "conformance/model"},
 	"conformance/isolate":       {"abi", "validation", "conformance", "onboard"},
 	"conformance/session":       {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/isolate", "sim", "sim/emit"},
 	"cmd/abicheck":              {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit"},
@@ -43,7 +44,7 @@ var production = map[string][]string{
 // package's production imports: the backends and fakes a test needs
 // (sim, sim/emit, onboard), never a layer above the package under test
 // (lifecycle's tests may not use the checker; the checker's may).
-var testing_ = map[string][]string{
+var testArrows = map[string][]string{
 	"abi":                  {"validation"},
 	"abi/tracevocab":       nil,
 	"validation":           {"sim/emit", "onboard"},
@@ -56,12 +57,13 @@ var testing_ = map[string][]string{
 	"internal/procmaps":    nil,
 	"docs":                 nil,
 	"conformance/op":       nil,
+	"conformance/model":    {"validation"},
 	"conformance":          {"sim/emit"},
 	"conformance/isolate":  {"sim/emit"},
 	"conformance/session":  nil,
 	"cmd/abicheck":         {"onboard", "sim", "lifecycle"},
 	"cmd/gen-fake-runtime": nil,
-	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/isolate", "conformance/session", "internal/..."},
+	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/isolate", "conformance/session", "internal/..."},
 }
 
 type listed struct {
@@ -94,7 +96,7 @@ func arrowViolations(pkgs []listed) []string {
 				out = append(out, rel+" -> "+r+" (production)")
 			}
 		}
-		test := append(append([]string{rel}, prod...), testing_[rel]...)
+		test := append(append([]string{rel}, prod...), testArrows[rel]...)
 		if allowed(test, "sim/emit") {
 			test = append(test, "sim/emit/emittest") // the one way a test gets a fake
 		}
@@ -162,5 +164,46 @@ func TestImportArrowsCatchAWrongArrow(t *testing.T) {
 		"sim/emit -> sim (production)", "unplaced: a package docs/architecture.md and this test do not place"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("violations\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// modelDepsAllowed is all the model may stand on besides the standard
+// library: the contract's data (abi, whose trace vocabulary the op language
+// reads traces with) and the op language. The model is the independent
+// reading of docs/contract.md: it must not see the code it judges.
+var modelDepsAllowed = []string{"abi", "abi/tracevocab", "conformance/op", "conformance/model"}
+
+// foreignDeps lists the dependencies of the model that are neither the
+// standard library nor allowed.
+func foreignDeps(deps []string) []string {
+	var out []string
+	for _, d := range deps {
+		rel, ours := strings.CutPrefix(d, module+"/")
+		switch {
+		case ours && allowed(modelDepsAllowed, rel):
+		case !ours && d != module && !strings.Contains(strings.Split(d, "/")[0], "."):
+			// the standard library
+		default:
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// The model's whole dependency closure (go list -deps), not only its direct
+// imports, is the standard library, abi and the op language.
+func TestModelImportsOnlyTheContract(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/conformance/model").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := foreignDeps(strings.Fields(string(out))); len(f) > 0 {
+		t.Errorf("conformance/model depends on %v: it may stand only on the standard library, abi and conformance/op", f)
+	}
+	// The rule has teeth.
+	bad := []string{"strings", module + "/abi", module + "/sim", module + "/conformance", "github.com/anishathalye/porcupine"}
+	want := []string{module + "/sim", module + "/conformance", "github.com/anishathalye/porcupine"}
+	if got := foreignDeps(bad); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("foreignDeps(%v) = %v, want %v", bad, got, want)
 	}
 }

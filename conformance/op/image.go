@@ -10,6 +10,19 @@ import (
 
 var le = binary.LittleEndian
 
+// The ChipCallable layout's size and the fields a generated image pokes
+// (docs/contract.md), restated.
+const (
+	HeaderSize    = headerSize
+	OffSigCount   = offSigCount
+	OffBinarySize = offBinarySize
+	OffFuncLen    = offFuncLen
+	OffChildCount = offChildCount
+	OffCfgLen     = offCfgLen
+	OffScalarCnt  = offScalarCnt
+	OffChildOffs  = offChildOffs
+)
+
 // HugeSize is ImgHuge's size: past the M-5 budget (the runner maps that
 // much never-committed memory for it).
 const HugeSize = budgetBytes + 64

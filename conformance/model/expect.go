@@ -1,6 +1,7 @@
-package conformance
+package model
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -231,16 +232,16 @@ const (
 	// Known is a failure, crash or hang a baseline accepts
 	// (Report.ApplyBaseline): listed, but it fails nothing.
 	Known
-	numVerdicts
+	NumVerdicts
 )
 
-var verdictNames = [numVerdicts]string{"pass", "fail", "warn", "skip", "crash", "hang", "known"}
+var verdictNames = [NumVerdicts]string{"pass", "fail", "warn", "skip", "crash", "hang", "known"}
 
 // Bad reports whether v fails a run: fail, crash or hang.
 func (v Verdict) Bad() bool { return v == Fail || v == Crash || v == Hang }
 
 func (v Verdict) String() string {
-	if v < numVerdicts {
+	if v < NumVerdicts {
 		return verdictNames[v]
 	}
 	return "?"
@@ -354,4 +355,24 @@ func (e Expectation) String() string {
 		s += "; value " + strconv.FormatUint(e.Value, 10)
 	}
 	return s
+}
+
+// ParseVerdict reads a verdict name (pass, fail, warn, skip, crash, hang).
+func ParseVerdict(s string) (Verdict, bool) {
+	for i, n := range verdictNames {
+		if n == s {
+			return Verdict(i), true
+		}
+	}
+	return Pass, false
+}
+
+// UnmarshalText reads a verdict name (the inverse of MarshalText).
+func (v *Verdict) UnmarshalText(b []byte) error {
+	x, ok := ParseVerdict(string(b))
+	if !ok {
+		return fmt.Errorf("conformance: unknown verdict %q", b)
+	}
+	*v = x
+	return nil
 }

@@ -1,4 +1,4 @@
-package conformance
+package model
 
 // The model as a function: Step(state, call, answer) → (state, findings),
 // porcupine's model shape. A State is a value to its holder: Step never

@@ -1,4 +1,4 @@
-package conformance
+package model
 
 // Rule is a rule ID of docs/contract.md (plus a few pseudo-rules
 // for the simulation hooks of docs/contract.md). Rules are small integers so that the
@@ -62,10 +62,10 @@ const (
 	RX3
 	// RHooks is the simulation hooks (docs/contract.md, F-1): the hooks' own statuses.
 	RHooks
-	numRules
+	NumRules
 )
 
-var ruleNames = [numRules]string{
+var ruleNames = [NumRules]string{
 	RuleNone: "-", RS1: "S-1", RS2: "S-2", RS3: "S-3",
 	RVSpan: "V-SPAN", RVInit: "V-INIT", RVPrep1: "V-PREP-1", RVPrep2: "V-PREP-2", RVLaunch: "V-LAUNCH",
 	RVImg: "V-IMG", RVCfg: "V-CFG", RVArena: "V-ARENA", RVContract: "V-CONTRACT",
@@ -81,7 +81,7 @@ var ruleNames = [numRules]string{
 }
 
 func (r Rule) String() string {
-	if r < numRules {
+	if r < NumRules {
 		return ruleNames[r]
 	}
 	return "?"
@@ -113,9 +113,64 @@ var ConsumerRules = []string{
 
 // RuntimeRules lists every runtime rule in docs/contract.md order.
 func RuntimeRules() []Rule {
-	rs := make([]Rule, 0, numRules)
-	for r := RS1; r < numRules; r++ {
+	rs := make([]Rule, 0, NumRules)
+	for r := RS1; r < NumRules; r++ {
 		rs = append(rs, r)
 	}
 	return rs
 }
+
+// ProfileSet is a set of build profiles.
+type ProfileSet uint8
+
+// Profile sets.
+const (
+	OnTMR ProfileSet = 1 << iota
+	OnRefusing
+	OnLegacy
+	OnKernel = OnTMR | OnRefusing
+	OnAll    = OnTMR | OnRefusing | OnLegacy
+)
+
+// ProfileBit is profile p's bit.
+func ProfileBit(p Profile) ProfileSet {
+	switch p {
+	case ProfileTMR:
+		return OnTMR
+	case ProfileRefusing:
+		return OnRefusing
+	case ProfileLegacy:
+		return OnLegacy
+	}
+	return 0
+}
+
+// ruleProfiles are the profiles held to each runtime rule (contract.md,
+// each rule's Profiles paragraph): a refusing build has no kernel context,
+// so the phase, capacity and claim rules are tmr's (and L-4, whose latch no
+// entry of a refusing build can tell from no latch); a legacy build has no
+// kernel entries and is held to the program-mode rules only.
+var ruleProfiles = [NumRules]ProfileSet{
+	RS1: OnKernel, RS2: OnAll, RS3: OnAll,
+	RVSpan: OnKernel, RVInit: OnKernel, RVPrep1: OnKernel, RVPrep2: OnKernel, RVLaunch: OnKernel,
+	RVImg: OnTMR, RVCfg: OnKernel, RVArena: OnTMR, RVContract: OnAll,
+	RL1: OnAll, RL2: OnTMR, RL3: OnTMR, RL4: OnTMR, RL5: OnKernel,
+	RK1: OnTMR, RK2: OnTMR, RK3: OnTMR, RK4: OnTMR, RK5: OnTMR, RK6: OnTMR, RK7: OnTMR,
+	RESup: OnKernel, REKInit: OnKernel, REClaim: OnTMR, REPrep: OnKernel, RELaunch: OnKernel,
+	RELaunchAsync: OnTMR, REFin: OnAll, REDestroy: OnAll, REPInit: OnAll, REACL: OnAll, REProg: OnAll,
+	RM1: OnTMR, RM2: OnTMR, RM3: OnTMR, RM4: OnTMR, RM5: OnTMR, RM6: OnTMR, RM7: OnAll,
+	RD1: OnKernel, RD2: OnTMR, RD3: OnTMR, RD4: OnTMR, RU1: OnAll,
+	RX1: OnTMR, RX2: OnTMR, RX3: OnTMR,
+	RHooks: OnAll,
+}
+
+// RuleProfiles are the profiles held to rule r.
+func RuleProfiles(r Rule) ProfileSet {
+	if r < NumRules {
+		return ruleProfiles[r]
+	}
+	return 0
+}
+
+// Applies reports whether builds of profile p are held to rule r.
+func (r Rule) Applies(p Profile) bool { return r < NumRules && ruleProfiles[r]&ProfileBit(p) != 0 }

@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"strconv"
@@ -16,12 +16,14 @@ const (
 	ProfileLegacy   = abi.ProfileLegacy   // no kernel entries: program rules only
 )
 
-type latchMode uint8
+// Latch is a context's execution-mode latch (L-*).
+type Latch uint8
 
+// Latches.
 const (
-	unlatched latchMode = iota
-	latchProgram
-	latchKernel
+	Unlatched    Latch = iota // nothing latched it since create
+	LatchProgram              // a program init latched it
+	LatchKernel               // a kernel init latched it
 )
 
 type phase uint8
@@ -49,7 +51,7 @@ type idInfo struct {
 // mctx is the model of one context.
 type mctx struct {
 	live        bool
-	latch       latchMode
+	latch       Latch
 	attached    bool // program: a live program init
 	bins        bool // program: the attaching init gave both executor binaries
 	phase       phase
@@ -156,7 +158,7 @@ type ModelOptions struct {
 }
 
 // Tally counts verdicts per rule.
-type Tally [numRules][numVerdicts]uint32
+type Tally [NumRules][NumVerdicts]uint32
 
 // Add merges o into t.
 func (t *Tally) Add(o *Tally) {
@@ -204,10 +206,10 @@ type Model struct {
 	// generic counts, per rule, the passes a legacy build earned with its
 	// generic -1 (where the target revision tells IS, IA, NR and INTERNAL
 	// apart, a legacy build answers -1 for all of them).
-	generic [numRules]uint32
+	generic [NumRules]uint32
 	// runClauses counts, per rule, the passes of outstanding-run clauses
 	// (E-FIN, E-DESTROY: a native run was outstanding).
-	runClauses [numRules]uint32
+	runClauses [NumRules]uint32
 
 	tally    Tally
 	findings []Finding
@@ -233,7 +235,7 @@ func NewModel(o ModelOptions) *Model {
 	if o.Profile == "" {
 		o.Profile = ProfileTMR // the zero value names the full kernel lifecycle
 	}
-	m := &Model{opt: o, claims: map[int32]*mctx{}, external: &mctx{latch: latchKernel, claim: true},
+	m := &Model{opt: o, claims: map[int32]*mctx{}, external: &mctx{latch: LatchKernel, claim: true},
 		devKnown: o.DeviceKnown, curDev: o.Device}
 	for _, d := range o.Claimed {
 		m.claims[d] = m.external
@@ -306,7 +308,7 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 	if obs != nil {
 		call, second = &obs.Call, &obs.Second
 	}
-	cls := classOf(op.Kind)
+	cls := stepOf(op.Kind)
 	if op.Kind.TwoThread() {
 		a, b := op.Slots()
 		for _, sl := range [2]int8{a, b} {
@@ -351,7 +353,7 @@ func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
 }
 
 func (m *Model) trackLiveness(op Op) {
-	if c := classOf(op.Kind); c != nil && c.liveness != nil {
+	if c := stepOf(op.Kind); c != nil && c.liveness != nil {
 		c.liveness(m, op)
 	}
 }
@@ -377,11 +379,11 @@ func (m *Model) memState(c *mctx) MemExpect {
 		return MemUnchecked
 	case c.unknown:
 		return MemAny
-	case c.latch == unlatched:
+	case c.latch == Unlatched:
 		return MemZero
-	case c.latch == latchProgram && !c.attached && c.progDone:
+	case c.latch == LatchProgram && !c.attached && c.progDone:
 		return MemZero // a successful program finalize leaves nothing committed (M-7.6)
-	case c.latch == latchProgram, c.dispatchAny:
+	case c.latch == LatchProgram, c.dispatchAny:
 		return MemAny
 	case c.phase == phClosed && c.finalizedOK:
 		return MemZero
@@ -431,9 +433,9 @@ func (m *Model) blame(r Rule, when StatusSet) {
 }
 
 // refusedBeforeLatch records that a kernel init of c was refused before the
-// latch (V-INIT, V-SPAN, V-CFG, capability): c must still be unlatched (L-5).
+// latch (V-INIT, V-SPAN, V-CFG, capability): c must still be Unlatched (L-5).
 func (m *Model) refusedBeforeLatch(c *mctx) {
-	if c != nil && c.latch == unlatched && !c.refusedPre {
+	if c != nil && c.latch == Unlatched && !c.refusedPre {
 		c.refusedPre, c.refusedAt = true, m.curIdx
 	}
 }

@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"strconv"
@@ -127,7 +127,7 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 	again := c.attached && c.legacyDev == op.Dev
 	// Attached first: the thread and the runner are bound to the device
 	// before anything else can fail.
-	c.legacyDev, c.dev, c.latch, c.bindSoft = op.Dev, op.Dev, latchProgram, false
+	c.legacyDev, c.dev, c.latch, c.bindSoft = op.Dev, op.Dev, LatchProgram, false
 	m.curDev, m.devKnown = op.Dev, true
 	if op.Prewarm {
 		if v := checkCfg(CfgRecipe{Ring: op.Cfg.Ring}, false); v.st != abi.OK {
@@ -199,7 +199,7 @@ func (m *Model) aclLegacy(op Op, c *mctx) {
 		return
 	}
 	m.legacyExpect(REACL, one(abi.OK), "", gACL)
-	c.latch = latchProgram
+	c.latch = LatchProgram
 	m.curDev, m.devKnown = op.Dev, true
 }
 

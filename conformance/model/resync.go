@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"strconv"
@@ -21,7 +21,7 @@ import (
 // resync follows the answer st of op, which the model did not predict.
 func (m *Model) resync(op Op, mc *mctx, st abi.Status) {
 	m.retireRefusedDestroys()
-	if c := classOf(op.Kind); c != nil && c.resync != nil {
+	if c := stepOf(op.Kind); c != nil && c.resync != nil {
 		c.resync(m, op, mc, st)
 		return
 	}
@@ -54,14 +54,14 @@ func (m *Model) pinKernel(c *mctx, dev int32) {
 	if h := m.claims[dev]; h != nil && h != c {
 		h.claim = false // the runtime evidently does not count it as the holder
 	}
-	*c = mctx{live: true, latch: latchKernel, phase: phCollecting, dev: dev, claim: true, lastStream: NullRef, legacyDev: -1}
+	*c = mctx{live: true, latch: LatchKernel, phase: phCollecting, dev: dev, claim: true, lastStream: NullRef, legacyDev: -1}
 	m.claims[dev] = c
 }
 
 // pinProgram sets c to what a successful simpler_init leaves: program-latched,
 // attached to dev, which is the calling thread's device now.
 func (m *Model) pinProgram(c *mctx, dev int32) {
-	*c = mctx{live: true, latch: latchProgram, attached: true, dev: dev, lastStream: NullRef, legacyDev: dev}
+	*c = mctx{live: true, latch: LatchProgram, attached: true, dev: dev, lastStream: NullRef, legacyDev: dev}
 	m.curDev, m.devKnown = dev, true
 }
 

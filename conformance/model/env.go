@@ -1,6 +1,7 @@
-package conformance
+package model
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -14,15 +15,15 @@ func (m *Model) contract(obs *Observation) {
 		return
 	}
 	m.e.CheckValue, m.e.Value, m.e.ValueRule = true, 1, RVContract
-	if why := checkContract(obs.Contract); why != "" {
+	if why := ContractDefect(obs.Contract); why != "" {
 		m.e.ValueNote = why
 		m.e.Value = 2 // never equals the 1 the runner reports; judge prints the note
 	}
 }
 
-// checkContract is V-CONTRACT over the 144 bytes get_pipeline_contract
+// ContractDefect is V-CONTRACT over the 144 bytes get_pipeline_contract
 // points at; it explains the first defect or returns "".
-func checkContract(b []byte) string {
+func ContractDefect(b []byte) string {
 	if len(b) < 144 {
 		return "get_pipeline_contract returned NULL"
 	}
@@ -140,5 +141,29 @@ func (m *Model) inject(op Op) {
 	if op.Count > 0 && !m.wasInjected(abi.Status(op.Code)) && m.nInj < len(m.injected) {
 		m.injected[m.nInj] = abi.Status(op.Code)
 		m.nInj++
+	}
+}
+
+// hostLogLevels are the thresholds S-2 lets the binder accept.
+var hostLogLevels = [...]int32{10, 20, 25, 30, 40, 60}
+
+// hostLog is S-2's binder: 0 for a state with abi_version 1, struct_size
+// >= 16 and one of the six thresholds, -1 for anything else.
+func (m *Model) hostLog(op Op) {
+	refused := abi.HostBindRefused
+	if m.opt.Profile == ProfileLegacy {
+		refused = abi.Internal // the runner reads a legacy -1 as the generic failure
+	}
+	switch {
+	case op.OutNull:
+		m.expect(RS2, one(refused), "a NULL state")
+	case op.Site != 1:
+		m.expect(RS2, one(refused), "abi_version "+strconv.Itoa(int(uint32(op.Site)))+", not 1")
+	case op.Count < 16:
+		m.expect(RS2, one(refused), "struct_size "+strconv.Itoa(int(op.Count))+" < 16")
+	case !slices.Contains(hostLogLevels[:], op.Code):
+		m.expect(RS2, one(refused), "threshold "+strconv.Itoa(int(op.Code))+" is not one of 10, 20, 25, 30, 40, 60")
+	default:
+		m.expect(RS2, one(abi.OK), "threshold "+strconv.Itoa(int(op.Code))+" is a log level")
 	}
 }

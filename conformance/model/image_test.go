@@ -1,9 +1,10 @@
-package conformance
+package model
 
 import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/validation"
 	"pgregory.net/rapid"
 )
@@ -20,7 +21,7 @@ func TestImageRecipesV_IMG(t *testing.T) {
 			t.Errorf("%v: charge %d, want %d", r, f.charge, abi.KernelCharge(f.size))
 		}
 	}
-	for d := DefSigCount; d < NumDefects; d++ {
+	for d := op.DefSigCount; d < op.NumDefects; d++ {
 		for _, base := range []ImageRecipe{{}, {T: 1, S: 1, C: 2, B: 33}} {
 			r := base
 			r.Defect = d
@@ -28,7 +29,7 @@ func TestImageRecipesV_IMG(t *testing.T) {
 			if f.valid {
 				t.Errorf("%v: the model's V-IMG accepts it", r)
 			}
-			if got := f.lenient; got != (d == DefScalarCount) {
+			if got := f.lenient; got != (d == op.DefScalarCount) {
 				t.Errorf("%v: lenient (stored scalar_count ignored) = %v", r, got)
 			}
 		}
@@ -51,7 +52,7 @@ func TestCheckImageAgreesWithValidation(t *testing.T) {
 			C: uint16(rapid.IntRange(0, 3).Draw(t, "c")),
 			B: uint32(rapid.IntRange(0, 130).Draw(t, "b")),
 		}
-		img := append([]byte(nil), ImageOf(r).Bytes...)
+		img := append([]byte(nil), op.ImageOf(r).Bytes...)
 		for n := rapid.IntRange(0, 3).Draw(t, "pokes"); n > 0; n-- {
 			switch rapid.IntRange(0, 2).Draw(t, "kind") {
 			case 0:
@@ -82,7 +83,7 @@ func TestCheckCfgAgreesWithValidation(t *testing.T) {
 		c := genCfg(t, "cfg", false)
 		for _, kernel := range []bool{true, false} {
 			mine := checkCfg(c, kernel)
-			_, theirs := validation.CheckCallConfig(CfgBytes(c, false), kernel)
+			_, theirs := validation.CheckCallConfig(op.CfgBytes(c, false), kernel)
 			if mine.st != theirs {
 				t.Fatalf("%v (kernel=%v): model V-CFG %v (%s), validation %v", c, kernel, mine.st, mine.what, theirs)
 			}
@@ -95,14 +96,38 @@ func TestContractCheck(t *testing.T) {
 	if err := abi.SimulatedProgramContract().Encode(b); err != nil {
 		t.Fatal(err)
 	}
-	if why := checkContract(b); why != "" {
+	if why := ContractDefect(b); why != "" {
 		t.Fatalf("the simulated program contract is inadmissible to the model: %s (V-CONTRACT)", why)
 	}
 	le.PutUint32(b[0:], 2)
-	if checkContract(b) == "" {
+	if ContractDefect(b) == "" {
 		t.Fatal("abi_version 2 accepted (V-CONTRACT)")
 	}
-	if checkContract(nil) == "" {
+	if ContractDefect(nil) == "" {
 		t.Fatal("a NULL contract accepted (V-CONTRACT)")
 	}
+}
+
+// genCfg draws a CallConfig recipe over every flag (and NULL when allowed).
+func genCfg(t *rapid.T, label string, allowNull bool) CfgRecipe {
+	if allowNull && rapid.IntRange(0, 9).Draw(t, label+".null") == 0 {
+		return CfgRecipe{Null: true}
+	}
+	c := CfgRecipe{
+		Threads: rapid.Int8().Draw(t, label+".threads"),
+		Swim:    rapid.Int8().Draw(t, label+".swim"),
+		DepGen:  rapid.Bool().Draw(t, label+".depgen"),
+		PMU:     rapid.Bool().Draw(t, label+".pmu"),
+		Dump:    rapid.Bool().Draw(t, label+".dump"),
+		Scope:   rapid.Bool().Draw(t, label+".scope"),
+		Anchors: rapid.Bool().Draw(t, label+".anchors"),
+		Ring:    op.RingRecipe(rapid.IntRange(0, int(op.NumRings)-1).Draw(t, label+".ring")),
+	}
+	switch rapid.IntRange(0, 2).Draw(t, label+".prefix") {
+	case 1:
+		c.Prefix = true
+	case 2:
+		c.Unterm = true
+	}
+	return c
 }

@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"strconv"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 var statusByName = map[string]abi.Status{"OK": abi.OK}
@@ -264,7 +265,7 @@ kinit c0 dev=0 gen=1
 		t.Fatalf("small prepare with a full budget: %v, want OK in an existing tail (M-5)", e)
 	}
 	m2 := runExpectScript(t, hooked, "setdev 0\ncreate c0\nkinit c0 dev=0 gen=1\n")
-	for i := 0; i < maxIDs; i++ {
+	for i := 0; i < MaxIDs; i++ {
 		m2.Advance(small)
 	}
 	if e := m2.Expect(small); !e.Status.Has(abi.CallableCountExceeded) || e.Rule != RM4 {
@@ -295,7 +296,7 @@ func TestModelJudge(t *testing.T) {
 	m := NewModel(hooked)
 	step(m, "setdev 0", Observation{})
 	step(m, "create c0", Observation{Call: CallObs{Value: 1}, MemProbed: true})
-	step(m, "prepare c0 img=valid()", Observation{Call: CallObs{Status: abi.InvalidState, Out: outSentinel}})
+	step(m, "prepare c0 img=valid()", Observation{Call: CallObs{Status: abi.InvalidState, Out: op.OutSentinel}})
 	if f := findingsOf(m, Fail); len(f) != 1 || f[0].Rule != RVPrep1 {
 		t.Fatalf("untouched out: findings %v, want one V-PREP-1 failure", f)
 	}
@@ -510,7 +511,7 @@ func TestModelValueDetail_D1_printsMinusOne(t *testing.T) {
 // (E-KINIT, V-CFG on a refusing build).
 func TestModelFailureDetail_namesOnlyTheExtraTolerance(t *testing.T) {
 	for _, tc := range []struct{ op, want string }{
-		{"kinit c0 dev=0 gen=1", "want UNSUPPORTED (a refusing build refuses kernel init, unlatched), got -1009"},
+		{"kinit c0 dev=0 gen=1", "want UNSUPPORTED (a refusing build refuses kernel init, Unlatched), got -1009"},
 		{"kinit c0 dev=0 gen=1 cfg=threads=9", "want INVALID_ARGUMENT (aicpu_thread_num not 0 or in [2, 4]), tolerated UNSUPPORTED, got -1009"},
 	} {
 		t.Run(tc.op, func(t *testing.T) {

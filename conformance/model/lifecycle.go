@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"github.com/simabi/simabi/abi"
@@ -25,13 +25,13 @@ func (m *Model) destroy(c *mctx) {
 		m.devKnown = false
 		return
 	}
-	if c.latch == latchKernel {
+	if c.latch == LatchKernel {
 		m.e.D1Rule = RD1
 	}
 	if c.runs > 0 {
 		m.e.Rule, m.e.RunClause = REDestroy, true // refused: the calls after it tell
 	}
-	if c.runs > 0 || (c.latch == latchKernel && !c.finalizedOK) {
+	if c.runs > 0 || (c.latch == LatchKernel && !c.finalizedOK) {
 		// E-DESTROY: refused (a native run outstanding, or a kernel context
 		// not finalized); the context behaves as if destroy had not been
 		// called, which the ops after it check.
@@ -70,13 +70,13 @@ func (m *Model) finalize(c *mctx) {
 		return
 	}
 	switch c.latch {
-	case unlatched:
-		m.expect(REFin, one(abi.OK), "an unlatched context: nothing to do")
+	case Unlatched:
+		m.expect(REFin, one(abi.OK), "an Unlatched context: nothing to do")
 		if c.refusedPre {
-			m.also(RL5) // unlatched although a kernel init was refused on it
+			m.also(RL5) // Unlatched although a kernel init was refused on it
 		}
 		return
-	case latchProgram:
+	case LatchProgram:
 		m.expect(REFin, one(abi.OK), "")
 		if c.attached {
 			if code, ok := m.fire(abi.SiteProgramTeardown); ok {
@@ -144,7 +144,7 @@ func (m *Model) committed(c *mctx) {
 		m.value(RM7, 0, "committed_device_memory_ctx(NULL) is 0")
 		return
 	}
-	if c.latch == latchKernel {
+	if c.latch == LatchKernel {
 		m.e.D1Rule = RD1
 	}
 }

@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"encoding/binary"
@@ -15,7 +15,7 @@ var le = binary.LittleEndian
 const (
 	headerSize  = 9376    // sizeof(ChipCallable)
 	childHeader = 192     // a child's code starts 192 bytes into it
-	maxIDs      = 8192    // MAX_REGISTERED_CALLABLE_IDS
+	MaxIDs      = 8192    // MAX_REGISTERED_CALLABLE_IDS: the ids one context may hold (M-4)
 	blockBytes  = 2 << 20 // M-5 shared block
 	budgetBytes = 2 << 30 // M-5 budget
 	chargeAlign = 64      // M-5 charge granularity

@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"strconv"
@@ -51,7 +51,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 		}
 	}
 	if refusing {
-		m.expect(REKInit, one(abi.Unsupported), "a refusing build refuses kernel init, unlatched")
+		m.expect(REKInit, one(abi.Unsupported), "a refusing build refuses kernel init, Unlatched")
 		m.refusedBeforeLatch(c)
 		return
 	}
@@ -61,10 +61,10 @@ func (m *Model) kinit(op Op, c *mctx) {
 		}
 		return
 	}
-	if c.latch != unlatched {
+	if c.latch != Unlatched {
 		r, why := RK2, "already latched"
 		switch {
-		case c.latch == latchProgram:
+		case c.latch == LatchProgram:
 			r, why = RL2, "the context is program-latched"
 		case c.phase == phClosed:
 			r, why = RK6, "the context is Closed"
@@ -75,10 +75,10 @@ func (m *Model) kinit(op Op, c *mctx) {
 		return
 	}
 	// L-5: an earlier init of this context was refused before the latch,
-	// so it must still be unlatched here; a runtime that latched at that
+	// so it must still be Unlatched here; a runtime that latched at that
 	// refusal answers INVALID_STATE (already latched) from now on.
 	l5 := c.refusedPre
-	c.latch, c.dev, c.phase = latchKernel, op.Dev, phNew
+	c.latch, c.dev, c.phase = LatchKernel, op.Dev, phNew
 	m.mem(MemAny)
 	if h := m.claims[op.Dev]; h != nil && h != c {
 		if h.unknown {
@@ -125,7 +125,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 	case l5:
 		m.also(RL5)
 	case c.fresh:
-		m.blame(RL1, one(abi.InvalidState)) // a new context is unlatched: kernel init takes it
+		m.blame(RL1, one(abi.InvalidState)) // a new context is Unlatched: kernel init takes it
 	}
 	m.blame(RVSpan, one(abi.InvalidArgument))                 // its spans are consistent and accepted (V-SPAN.1, V-SPAN.2)
 	m.blame(RVCfg, two(abi.InvalidArgument, abi.Unsupported)) // its config passes V-CFG
@@ -137,9 +137,9 @@ func (m *Model) kinit(op Op, c *mctx) {
 // refusesDispatch sets the IS expectation of prepare/launch on a context
 // that does not accept dispatch; false when it does.
 func (m *Model) refusesDispatch(c *mctx, entry Rule) bool {
-	if c.latch != latchKernel {
+	if c.latch != LatchKernel {
 		r := entry
-		if c.latch == latchProgram {
+		if c.latch == LatchProgram {
 			r = RL4
 		}
 		m.expect(r, one(abi.InvalidState), "not a kernel context")
@@ -165,7 +165,7 @@ func (m *Model) refusesDispatch(c *mctx, entry Rule) bool {
 func (m *Model) takesGate(op Op, c *mctx, img ImageRecipe) bool {
 	f := factsOf(img)
 	return c != nil && !f.null && !op.OutNull && f.size >= headerSize && f.aligned &&
-		m.opt.Profile == ProfileTMR && c.latch == latchKernel && !c.dispatchAny && c.phase.dispatch()
+		m.opt.Profile == ProfileTMR && c.latch == LatchKernel && !c.dispatchAny && c.phase.dispatch()
 }
 
 func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
@@ -178,7 +178,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		}
 		return
 	}
-	if c.latch == latchKernel {
+	if c.latch == LatchKernel {
 		m.e.D1Rule = RD1
 	}
 	if m.opt.Profile == ProfileRefusing {
@@ -188,7 +188,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	if m.unknownState(c) {
 		return
 	}
-	if c.latch == latchKernel && c.dispatchAny {
+	if c.latch == LatchKernel && c.dispatchAny {
 		m.anything("prepare on a quarantined context", 2, 3, 7)
 		return
 	}
@@ -215,7 +215,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		}
 		m.branchTolerated(RVImg, "stored scalar_count ignored (V-IMG tolerated)")
 	}
-	if len(c.ids) >= maxIDs {
+	if len(c.ids) >= MaxIDs {
 		c.failedSince = true
 		m.expect(RM4, one(abi.CallableCountExceeded), "8192 residents")
 		return
@@ -258,7 +258,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	case waited:
 		r = RX2
 		outRule = RX1 // overlapping prepares still mint dense, distinct ids
-	case id == maxIDs-1:
+	case id == MaxIDs-1:
 		r = RM4 // the 8192nd resident still fits
 	case grew && c.allocated == budgetBytes:
 		r = RM5 // exactly filling the budget succeeds
@@ -327,11 +327,11 @@ func (m *Model) launchCounts(op Op, c *mctx) (int32, int32, bool) {
 }
 
 func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
-	if c == nil || op.Args.Mode == ArgsNull || op.Stream < 0 || op.ID < 0 || op.ID >= maxIDs {
+	if c == nil || op.Args.Mode == ArgsNull || op.Stream < 0 || op.ID < 0 || op.ID >= MaxIDs {
 		m.expect(RVLaunch, one(abi.InvalidArgument), "NULL ctx, args or stream, or id outside [0, 8192)")
 		return
 	}
-	if c.latch == latchKernel {
+	if c.latch == LatchKernel {
 		m.e.D1Rule = RD1
 	}
 	if m.opt.Profile == ProfileRefusing {
@@ -341,7 +341,7 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 	if m.unknownState(c) {
 		return
 	}
-	if c.latch == latchKernel && c.dispatchAny {
+	if c.latch == LatchKernel && c.dispatchAny {
 		m.anything("launch on a quarantined context", 4)
 		return
 	}
@@ -410,7 +410,7 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 		r = RELaunchAsync
 	case info.clob != m.clobbers:
 		r = RM6
-	case len(c.ids) >= maxIDs:
+	case len(c.ids) >= MaxIDs:
 		r = RM4 // every earlier id still launches
 	}
 	m.expect(r, one(abi.OK), "")
@@ -426,7 +426,7 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 // mintedElsewhere reports whether another live kernel context minted id.
 func (m *Model) mintedElsewhere(c *mctx, id int32) bool {
 	for _, o := range m.ctxs {
-		if o != nil && o != c && o.live && o.latch == latchKernel && int(id) < len(o.ids) {
+		if o != nil && o != c && o.live && o.latch == LatchKernel && int(id) < len(o.ids) {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"github.com/simabi/simabi/abi"
@@ -45,7 +45,7 @@ func (m *Model) pinit(op Op, c *mctx) {
 		}
 		return
 	}
-	if c.latch == latchKernel {
+	if c.latch == LatchKernel {
 		r, why := RL2, "the context is kernel-latched"
 		switch {
 		case c.phase == phClosed && c.finalizedOK:
@@ -58,7 +58,7 @@ func (m *Model) pinit(op Op, c *mctx) {
 		m.expect(r, one(abi.InvalidState), why)
 		return
 	}
-	c.latch = latchProgram
+	c.latch = LatchProgram
 	if c.attached {
 		m.expect(REPInit, one(abi.InvalidState), "a device is already attached")
 		return
@@ -71,7 +71,7 @@ func (m *Model) pinit(op Op, c *mctx) {
 	}
 	m.expect(r, one(abi.OK), "")
 	if c.fresh && r == REPInit {
-		m.blame(RL1, one(abi.InvalidState)) // a new context is unlatched: simpler_init takes it
+		m.blame(RL1, one(abi.InvalidState)) // a new context is Unlatched: simpler_init takes it
 	}
 	c.fresh = false
 }
@@ -98,7 +98,7 @@ func (m *Model) acl(op Op, c *mctx) {
 		}
 		return
 	}
-	if c.latch == latchKernel {
+	if c.latch == LatchKernel {
 		r := RL2
 		if c.initFailed {
 			r = RL3
@@ -113,10 +113,10 @@ func (m *Model) acl(op Op, c *mctx) {
 	switch {
 	case c.refusedPre:
 		r = RL5
-	case c.latch == latchProgram && RL2.Applies(m.opt.Profile):
+	case c.latch == LatchProgram && RL2.Applies(m.opt.Profile):
 		r = RL2 // latching the held mode again succeeds
 	}
-	c.latch = latchProgram
+	c.latch = LatchProgram
 	c.fresh = false
 	m.curDev, m.devKnown, m.devRule = op.Dev, true, REACL
 	m.expect(r, one(abi.OK), "")
@@ -142,11 +142,11 @@ func (m *Model) prog(op Op, c *mctx) {
 	if m.unknownState(c) {
 		return
 	}
-	if c.latch == latchProgram && c.attached {
+	if c.latch == LatchProgram && c.attached {
 		m.anything("a program entry with a live program init: program run details are not rules")
 		return
 	}
-	if c.latch == latchKernel {
+	if c.latch == LatchKernel {
 		m.e.D1Rule = REProg // a refused program entry on a kernel context makes no ACL device call (E-PROG.3)
 	}
 	m.mem(m.memState(c))

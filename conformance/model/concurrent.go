@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"github.com/simabi/simabi/abi"

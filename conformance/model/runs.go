@@ -1,4 +1,4 @@
-package conformance
+package model
 
 import (
 	"strconv"
@@ -22,21 +22,22 @@ import (
 // an error; a second run on another storage of the same context: upstream
 // allows one run per context), either answer is accepted and followed.
 
-// runState is what the model knows of one run storage.
-type runState uint8
+// RunState is what the model knows of one run storage.
+type RunState uint8
 
+// Run storage states.
 const (
-	storageFree runState = iota
-	storagePrepared
-	storageLaunched
-	storageCompleted
+	StorageFree RunState = iota
+	StoragePrepared
+	StorageLaunched
+	StorageCompleted
 )
 
 var runStateNames = [...]string{"free", "prepared", "launched", "completed"}
 
 // runSlot is one run storage of the runner.
 type runSlot struct {
-	state runState
+	state RunState
 	ctx   *mctx // the context whose run it holds
 }
 
@@ -47,11 +48,11 @@ type progCallable struct{ t, s int32 }
 // liveProgram reports whether c has a live program init; otherwise it sets
 // E-PROG's expectation (IS before anything else, nothing changes).
 func (m *Model) liveProgramRun(c *mctx) bool {
-	if c.latch == latchProgram && c.attached {
+	if c.latch == LatchProgram && c.attached {
 		return true
 	}
 	m.mem(m.memState(c))
-	if m.opt.Profile == ProfileLegacy && c.latch != latchKernel {
+	if m.opt.Profile == ProfileLegacy && c.latch != LatchKernel {
 		// A legacy build has no init gate (docs/contract.md Revisions): the call
 		// does whatever it does without a live init.
 		m.skipClause(REProg, "E-PROG's clauses for a context without a live program init are target-revision decisions: "+gNoInitGate)
@@ -74,7 +75,7 @@ func (m *Model) runEntry(op Op, c *mctx) *mctx {
 	if m.unknownState(c) {
 		return nil
 	}
-	if c.latch == latchKernel {
+	if c.latch == LatchKernel {
 		m.e.D1Rule = REProg // a refused program entry on a kernel context makes no ACL device call (E-PROG.3)
 	}
 	if !m.liveProgramRun(c) {
@@ -215,7 +216,7 @@ func (m *Model) runStart(op Op, c *mctx) (*mctx, *runSlot, progCallable, bool) {
 		return nil, nil, progCallable{}, false
 	}
 	sl := m.slotOf(op)
-	if sl.state != storageFree {
+	if sl.state != StorageFree {
 		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds a "+runStateNames[sl.state]+" run: a second run on it is refused")
 		return nil, nil, progCallable{}, false
 	}
@@ -260,7 +261,7 @@ func (m *Model) prepareRun(op Op, c *mctx) {
 }
 
 func (m *Model) openRun(sl *runSlot, c *mctx) {
-	sl.state, sl.ctx = storagePrepared, c
+	sl.state, sl.ctx = StoragePrepared, c
 	c.runs++
 }
 
@@ -287,7 +288,7 @@ func (m *Model) runOfCtx(op Op, c *mctx, what string) *runSlot {
 		return nil
 	}
 	sl := m.slotOf(op)
-	if sl.state == storageFree || sl.ctx != c {
+	if sl.state == StorageFree || sl.ctx != c {
 		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds no run of this context: "+what+" is refused")
 		return nil
 	}
@@ -302,13 +303,13 @@ func (m *Model) launchRun(op Op, c *mctx) {
 	if sl == nil {
 		return
 	}
-	if sl.state != storagePrepared {
+	if sl.state != StoragePrepared {
 		m.expect(REProg, refused, "the run on st"+strconv.Itoa(int(op.St))+" is "+runStateNames[sl.state]+": only a prepared run launches")
 		return
 	}
 	m.expect(REProg, one(abi.OK), "")
 	m.e.CheckAccepted = true
-	sl.state = storageLaunched
+	sl.state = StorageLaunched
 }
 
 func (m *Model) pollRun(op Op, c *mctx) {
@@ -320,15 +321,15 @@ func (m *Model) pollRun(op Op, c *mctx) {
 		return
 	}
 	switch sl.state {
-	case storagePrepared:
+	case StoragePrepared:
 		// Not launched: the simulated runtimes say 0 (not ready), upstream
 		// reports an error.
 		m.expect(REProg, anyFailure, "a prepared, never-launched run: not ready (0) or an error")
 		m.e.Status.add(abi.PollNotReady)
-	case storageLaunched:
+	case StorageLaunched:
 		m.expect(REProg, two(abi.PollNotReady, abi.PollComplete), "a launched run: 0 while in flight, 1 once complete")
 		if st, seen := m.observed(); seen && st == abi.PollComplete {
-			sl.state = storageCompleted
+			sl.state = StorageCompleted
 		}
 	default:
 		m.expect(REProg, one(abi.PollComplete), "a completed run polls 1")
@@ -343,12 +344,12 @@ func (m *Model) waitRun(op Op, c *mctx) {
 	if sl == nil {
 		return
 	}
-	if sl.state == storagePrepared {
+	if sl.state == StoragePrepared {
 		m.expect(REProg, refused, "a prepared, never-launched run cannot be waited for")
 		return
 	}
 	m.expect(REProg, one(abi.OK), "the run completes (its kernel succeeds)")
-	sl.state = storageCompleted
+	sl.state = StorageCompleted
 }
 
 func (m *Model) finalizeRun(op Op, c *mctx) {
@@ -359,14 +360,14 @@ func (m *Model) finalizeRun(op Op, c *mctx) {
 	if sl == nil {
 		return
 	}
-	if sl.state == storagePrepared {
+	if sl.state == StoragePrepared {
 		// The outstanding run ends whatever finalize_run returns (E-FIN);
 		// what a never-launched run returns is the runtime's.
 		m.expect(REFin, anyStatus, "finalize_run of a never-launched run ends it, whatever it returns")
 	} else {
 		m.expect(REProg, one(abi.OK), "the run completed (or completes now) and is finalized")
 	}
-	sl.state, sl.ctx = storageFree, nil
+	sl.state, sl.ctx = StorageFree, nil
 	c.runs--
 }
 

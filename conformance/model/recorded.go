@@ -1,0 +1,118 @@
+package model
+
+import (
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// NewTraceState is the owned state a trace is judged with: the device is
+// what each call recorded; completion is driven when the consumer drove its
+// streams through the simulation hooks.
+func NewTraceState(p Profile, driven bool) State {
+	return NewState(ModelOptions{Profile: p, Device: -1, DrivenCompletion: driven})
+}
+
+// StepRecorded judges call k of t as op i of the judged order: the call's
+// recorded device, a context the trace never created, a reset, a call that
+// never returned or cannot be judged, and then the call itself.
+func StepRecorded(s State, t *Trace, i, k int) State {
+	return with(s, func(m *Model) { stepTraceCall(m, t, i, k) })
+}
+
+// PassRule records a pass of rule r outside any call's walk: X-2's
+// fail-fast refusal of a launch while another call holds the gate, which
+// changes nothing.
+func PassRule(s State, r Rule) State {
+	return with(s, func(m *Model) { m.pass(r) })
+}
+
+// stepTraceCall judges call k (as op number i of the judged order) on m.
+func stepTraceCall(m *Model, t *Trace, i, k int) {
+	c := &t.Calls[k]
+	m.curDev, m.devKnown = c.Dev, c.DevKnown
+	slot, _ := c.Op.Slots()
+	if slot >= 0 && !c.Op.Kind.MakesContext() && !m.SlotLive(slot) && c.Skip == "" {
+		// A context this trace never created (a forked child's inherited
+		// one): live, its state unknown.
+		mc := newMctx()
+		mc.unknown, mc.divergedAt = true, i
+		m.ctxs[slot] = mc
+	}
+	at := "@" + strconv.FormatUint(c.B, 10) + " not judged: "
+	if c.Reset {
+		m.resetRuntime()
+		m.Skip(i, c.Op, RuleNone, at+"simabi_reset: the runtime starts again as loaded, and the calls after it are judged so")
+		return
+	}
+	if (c.Unfinished || c.Skip != "") && c.Op.Kind.PassesSites() {
+		m.unsureSites() // the call may have passed an armed fault site
+	}
+	switch {
+	case c.Unfinished:
+		m.Skip(i, c.Op, RuleNone, at+"it never returned")
+		if mc := m.ctx(slot); mc != nil && mc.live {
+			m.forget(mc) // it may have taken effect in part
+		}
+		return
+	case c.Skip != "":
+		m.Skip(i, c.Op, RuleNone, at+c.Skip)
+		if mc := m.ctx(slot); mc != nil && mc.live && c.Op.Kind != KindCommitted && c.Op.Kind != KindSupported {
+			m.forget(mc) // the call may have changed its state
+		}
+		return
+	case c.SpacesHidden && (c.Obs.Call.Status == abi.InvalidArgument || c.Obs.Call.Status == abi.Internal):
+		// A refusal changes nothing (E-LAUNCH): the state is kept.
+		m.Skip(i, c.Op, RuleNone, at+"a version 1 trace records only whether tensor 0's address space is HOST, "+
+			"and the launch may have been refused for the address space of a tensor it does not hold")
+		return
+	}
+	if !m.opt.DrivenCompletion && binariesDecide(c) {
+		// The executor binaries are recorded by size only; on a build that
+		// is not simulated (the consumer never drove its streams through
+		// the hooks) their bytes decide whether the init loads them. A
+		// refusal the model does not explain is not judged.
+		probe := m.copy()
+		before := probe.Failures()
+		probe.Step(i, 0, c.Op, &c.Obs)
+		if probe.Failures() > before {
+			m.Skip(i, c.Op, RuleNone, at+"the executor binaries are recorded by size only, and on a build that is not simulated "+
+				"their bytes decide whether the init succeeds")
+			if mc := m.ctx(slot); mc != nil && mc.live {
+				m.forget(mc)
+			}
+			m.unsureSites()
+			return
+		}
+	}
+	obs := c.Obs
+	if c.Op.Kind == KindLaunchRun {
+		obs.Accepted = acceptedInModelTerms(c)
+	}
+	m.Step(i, 0, c.Op, &obs)
+}
+
+// binariesDecide reports whether c is a refused init that passed executor
+// binaries (a span of bytes), whose bytes a trace does not hold.
+func binariesDecide(c *TraceCall) bool {
+	if (c.Op.Kind != KindKInit && c.Op.Kind != KindPInit) || c.Obs.Call.Status == abi.OK {
+		return false
+	}
+	for _, s := range c.Op.Spans {
+		if s == SpanBytes {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptedInModelTerms maps a recorded accepted_state to the model's
+// convention: the model wants AcceptedValue(st), the consumer's descriptor
+// names its own value, so a word equal to the descriptor's accepted_value
+// reads as AcceptedValue(st). Without the descriptor the word is not judged.
+func acceptedInModelTerms(c *TraceCall) int32 {
+	if !c.WantKnown || c.Obs.Accepted == c.Want {
+		return AcceptedValue(c.Op.St)
+	}
+	return c.Obs.Accepted
+}

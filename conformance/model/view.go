@@ -1,0 +1,146 @@
+package model
+
+import (
+	"slices"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// What the model knows, for the engine that drives it: the generator picks
+// ops from it, the runner cleans up by it, the probes choose their ops by
+// it. Everything here is a copy or a reading; a State changes only by Step.
+
+// Context is what the model knows of the context in one slot.
+type Context struct {
+	Live    bool // the runner may call it
+	Unknown bool // an answer the model did not predict left its state unknown
+	Latch   Latch
+	// Attached: a live program init (program mode); Bins: the init that
+	// attached it gave both executor binaries.
+	Attached, Bins bool
+	// Dispatch: its phase takes prepare and launch (Collecting or
+	// ReadyEnqueued); DispatchAny: quarantined, so docs/contract.md does
+	// not say what a dispatch does.
+	Dispatch, DispatchAny bool
+	IDs                   int   // the ids prepare published on it
+	Dev                   int32 // the device it is bound to (-1: none)
+	Claim                 bool  // it holds its device's claim
+	Runs                  int   // native runs outstanding on it
+	LastStream            int8  // the stream of its last launch (NullRef: none)
+}
+
+// Context reports what the model knows of slot's context; false when the
+// slot never held one.
+func (m *Model) Context(slot int8) (Context, bool) {
+	c := m.ctx(slot)
+	if c == nil {
+		return Context{}, false
+	}
+	return Context{Live: c.live, Unknown: c.unknown, Latch: c.latch, Attached: c.attached, Bins: c.bins,
+		Dispatch: c.phase.dispatch(), DispatchAny: c.dispatchAny, IDs: len(c.ids), Dev: c.dev, Claim: c.claim,
+		Runs: c.runs, LastStream: c.lastStream}, true
+}
+
+// Registered lists the ids slot's program context has a callable under,
+// in order.
+func (m *Model) Registered(slot int8) []int32 {
+	c := m.ctx(slot)
+	if c == nil {
+		return nil
+	}
+	ids := make([]int32, 0, len(c.prog))
+	for id := range c.prog {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids) // map order is random; a choice made from it must not be
+	return ids
+}
+
+// DeviceClaimed reports whether a context (or one outside the sequence)
+// holds dev's claim.
+func (m *Model) DeviceClaimed(dev int32) bool { return m.claims[dev] != nil }
+
+// Device is the calling thread's current device as the model has it.
+func (m *Model) Device() (dev int32, known bool) { return m.curDev, m.devKnown }
+
+// SiteArmed reports whether fault site s still has failures to deliver.
+func (m *Model) SiteArmed(s int32) bool {
+	return s >= 0 && s <= abi.LastSite && m.sites[s].count > 0
+}
+
+// Storage is what the model knows of run storage st: its state, and the
+// slot of the context whose run it holds or last held (NullRef: none, or a
+// context no slot holds any more).
+func (m *Model) Storage(st int8) (RunState, int8) {
+	sl := &m.storages[st]
+	if sl.ctx != nil {
+		for i, c := range m.ctxs {
+			if c == sl.ctx {
+				return sl.state, int8(i)
+			}
+		}
+	}
+	return sl.state, NullRef
+}
+
+// Options are the options the model was made with.
+func (m *Model) Options() ModelOptions { return m.opt }
+
+// Generic counts, per rule, the passes a legacy build earned with its
+// generic -1.
+func (m *Model) Generic() [NumRules]uint32 { return m.generic }
+
+// RunClauses counts, per rule, the passes of outstanding-run clauses.
+func (m *Model) RunClauses() [NumRules]uint32 { return m.runClauses }
+
+// Divergences is how many answers the model did not predict and
+// re-synchronised from.
+func (m *Model) Divergences() int { return m.divergences }
+
+// Failures counts the failing findings so far.
+func (m *Model) Failures() int {
+	n := 0
+	for _, f := range m.findings {
+		if f.Verdict == Fail {
+			n++
+		}
+	}
+	return n
+}
+
+// Resume makes a lost model predict again from what is certain, with the
+// calling thread's device unknown: the generator's view after its primary
+// path went where the model cannot follow.
+func (m *Model) Resume() { m.lost, m.devKnown = false, false }
+
+// PassedImage is the model's reading of what an image recipe passes: the
+// bytes and the span's size, what stands in for them, and the counts V-IMG
+// derives from a valid image.
+type PassedImage struct {
+	Bytes            []byte // shared: never written
+	Size             uint64
+	Null, Huge, Wrap bool
+	Tensors, Scalars int32
+}
+
+// Passed is what recipe r passes (built once per recipe).
+func Passed(r ImageRecipe) PassedImage {
+	f := factsOf(r)
+	return PassedImage{Bytes: f.image, Size: f.size, Null: f.null, Huge: f.huge, Wrap: f.wrap, Tensors: f.t, Scalars: f.s}
+}
+
+// SiteRule is the rule fault site s drives (RHooks for a site the contract
+// does not number).
+func SiteRule(s int32) Rule {
+	if s >= abi.FirstSite && s <= abi.LastSite {
+		return siteRules[s]
+	}
+	return RHooks
+}
+
+// NotChecked says why this engine never drives rule r ("", false when it
+// does).
+func NotChecked(r Rule) (string, bool) {
+	why, ok := notChecked[r]
+	return why, ok
+}
