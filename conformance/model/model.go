@@ -536,5 +536,18 @@ func (m *Model) resetRuntime() {
 	m.storages = [MaxStorages]runSlot{}
 }
 
-// siteRules names the rule each fault site drives.
-var siteRules = [abi.LastSite + 1]Rule{RuleNone, RK7, RM3, RK4, RK4, RK5, RD4, RX2, RELaunchAsync, RK7, REFin}
+// siteRules names the rule each fault site drives, keyed by the site: a
+// new site in abi maps to no rule until it is added here, and
+// TestSiteRulesCoverEverySite fails until then.
+var siteRules = map[int32]Rule{
+	abi.SiteInitCreate:        RK7,
+	abi.SitePrepareCopy:       RM3,
+	abi.SitePrepareRegister:   RK4,
+	abi.SiteLaunchEnqueue:     RK4,
+	abi.SiteFinalizeRelease:   RK5,
+	abi.SiteFinalizeFatal:     RD4,
+	abi.SitePrepareHoldGate:   RX2,
+	abi.SiteAsyncDeviceFail:   RELaunchAsync,
+	abi.SiteInitRollbackFails: RK7,
+	abi.SiteProgramTeardown:   REFin,
+}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/simabi/simabi/abi"
 )
 
 // richModel is a model that holds something in every field a copy must
@@ -151,5 +153,28 @@ func TestStateOwnedAndShared(t *testing.T) {
 	again, _ := Step(shared, 1, 0, kinit, nil) // a shared state may be stepped again
 	if !reflect.DeepEqual(again.m, after.m) {
 		t.Error("two steps of one shared state differ")
+	}
+}
+
+// Every fault site of abi drives a rule the model names (a site added to
+// abi without its rule here would be reported under no rule), and no
+// other number does (the fault sites of docs/contract.md).
+func TestSiteRulesCoverEverySite(t *testing.T) {
+	for s := abi.FirstSite; s <= abi.LastSite; s++ {
+		r, ok := siteRules[s]
+		if !ok || r == RuleNone {
+			t.Errorf("fault site %d (%s) drives no rule", s, abi.SiteNames[s])
+		}
+		if SiteRule(s) != r {
+			t.Errorf("SiteRule(%d) = %v, want %v", s, SiteRule(s), r)
+		}
+	}
+	for s := range siteRules {
+		if s < abi.FirstSite || s > abi.LastSite {
+			t.Errorf("site %d is not a fault site of abi", s)
+		}
+	}
+	if r := SiteRule(abi.LastSite + 1); r != RHooks {
+		t.Errorf("SiteRule(%d) = %v, want %v (the hooks' own rule)", abi.LastSite+1, r, RHooks)
 	}
 }

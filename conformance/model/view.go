@@ -132,8 +132,8 @@ func Passed(r ImageRecipe) PassedImage {
 // SiteRule is the rule fault site s drives (RHooks for a site the contract
 // does not number).
 func SiteRule(s int32) Rule {
-	if s >= abi.FirstSite && s <= abi.LastSite {
-		return siteRules[s]
+	if r, ok := siteRules[s]; ok {
+		return r
 	}
 	return RHooks
 }
