@@ -32,8 +32,9 @@ var production = map[string][]string{
 	"conformance/op":            {"abi", "abi/tracevocab"},
 	"conformance/model":         {"abi", "conformance/op"}, // and the standard library: TestModelImportsOnlyTheContract
 	"conformance":               {"abi", "abi/tracevocab", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics", "conformance/op", "conformance/model"},
+	"conformance/trace":         {"abi", "conformance", "conformance/model", "conformance/op"},
 	"conformance/isolate":       {"abi", "validation", "conformance", "onboard"},
-	"conformance/session":       {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/isolate", "sim", "sim/emit"},
+	"conformance/session":       {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/trace", "conformance/isolate", "sim", "sim/emit"},
 	"cmd/abicheck":              {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit"},
 	"cmd/gen-fake-runtime":      {"abi", "sim/emit"},
 	"lanes/upstream/mkcallable": {"abi"},
@@ -59,11 +60,12 @@ var testArrows = map[string][]string{
 	"conformance/op":       nil,
 	"conformance/model":    {"validation"},
 	"conformance":          {"sim/emit"},
+	"conformance/trace":    {"sim/emit", "abi/tracevocab"},
 	"conformance/isolate":  {"sim/emit"},
 	"conformance/session":  nil,
 	"cmd/abicheck":         {"onboard", "sim", "lifecycle"},
 	"cmd/gen-fake-runtime": nil,
-	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/isolate", "conformance/session", "internal/..."},
+	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/trace", "conformance/isolate", "conformance/session", "internal/..."},
 }
 
 type listed struct {

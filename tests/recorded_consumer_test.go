@@ -22,6 +22,7 @@ import (
 	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/session"
+	"github.com/simabi/simabi/conformance/trace"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -180,7 +181,7 @@ func (cr consumerRun) checkTraces(t *testing.T) (int, map[string][]string) {
 		if err != nil {
 			t.Fatalf("%v", err)
 		}
-		rep := conformance.CheckTrace(tr, conformance.TraceOptions{}).Report()
+		rep := trace.Check(tr, trace.Options{}).Report()
 		for _, rr := range rep.Rules {
 			if rr.Verdict == conformance.Fail || rr.Verdict == conformance.Crash || rr.Verdict == conformance.Hang {
 				failed[filepath.Base(f)] = append(failed[filepath.Base(f)], rr.Rule+" "+rr.Verdict.String()+": "+conformance.Abbreviate(rr.Detail))
@@ -368,7 +369,7 @@ func TestRecordedConsumerHangAndCrash_ELAUNCH(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, rr := range conformance.CheckTrace(tr, conformance.TraceOptions{}).Report().Rules {
+				for _, rr := range trace.Check(tr, trace.Options{}).Report().Rules {
 					if rr.Verdict == c.verdict {
 						got = append(got, rr.Rule+": "+rr.Detail)
 					}

@@ -24,6 +24,7 @@ import (
 	"sync"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/trace"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
@@ -116,7 +117,7 @@ type recordedRun struct {
 	ops   []conformance.Op
 	live  *conformance.Result
 	trace *conformance.Trace
-	check *conformance.TraceCheck
+	check *trace.Outcome
 	text  string // the trace file
 }
 
@@ -159,7 +160,7 @@ func runRecorded(e *emittedRuntime, ops []conformance.Op, dir string) (*recorded
 	if err != nil {
 		return &recordedRun{ops: ops, live: live, text: string(text)}, err
 	}
-	return &recordedRun{ops: ops, live: live, trace: tr, check: conformance.CheckTrace(tr, conformance.TraceOptions{}), text: string(text)}, nil
+	return &recordedRun{ops: ops, live: live, trace: tr, check: trace.Check(tr, trace.Options{}), text: string(text)}, nil
 }
 
 // failedRules are the rules a report fails (fail, crash or hang).
@@ -235,14 +236,14 @@ func (rr *recordedRun) replayOnSim() ([]string, error) {
 	if rr.check.Profile == conformance.ProfileRefusing {
 		p = sim.Refusing
 	}
-	ops, calls, left := conformance.TraceOps(rr.trace)
+	ops, calls, left := trace.Ops(rr.trace)
 	out := conformance.FactoryExecutor{Factory: conformance.SimFactory(p)}.Execute(ops, true)
 	if out.Verdict != conformance.Pass {
 		return nil, fmt.Errorf("the replay on sim %s at %s: %s", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
 	}
 	firstOverlap := firstOverlappingCall(rr.trace)
 	var diffs []string
-	for _, r := range conformance.CompareReplay(rr.trace, ops, calls, left, out.History) {
+	for _, r := range trace.CompareReplay(rr.trace, ops, calls, left, out.History) {
 		if r.Differs() && rr.trace.Calls[r.Call].B < firstOverlap {
 			diffs = append(diffs, r.String())
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/trace"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -33,7 +34,7 @@ func privateRecorder(t *testing.T, cfg emit.RecorderConfig) string {
 }
 
 // judgeTraceFile parses the trace at path and checks it as -check-trace does.
-func judgeTraceFile(t *testing.T, path string) (*conformance.Trace, *conformance.TraceCheck) {
+func judgeTraceFile(t *testing.T, path string) (*conformance.Trace, *trace.Outcome) {
 	t.Helper()
 	fh, err := os.Open(path)
 	if err != nil {
@@ -44,5 +45,5 @@ func judgeTraceFile(t *testing.T, path string) (*conformance.Trace, *conformance
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return tr, conformance.CheckTrace(tr, conformance.TraceOptions{})
+	return tr, trace.Check(tr, trace.Options{})
 }

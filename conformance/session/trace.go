@@ -8,6 +8,7 @@ import (
 
 	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/trace"
 )
 
 // IsTrace reports whether text is a recorded session (docs/trace.md).
@@ -21,7 +22,7 @@ func CheckTrace(path string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := conformance.CheckTrace(t, conformance.TraceOptions{})
+	tc := trace.Check(t, trace.Options{})
 	rev := t.Revision
 	if rev == "" {
 		rev = "kernel"
@@ -47,9 +48,9 @@ func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writ
 	if err != nil {
 		return false, err
 	}
-	ops, calls, left := conformance.TraceOps(tr)
+	ops, calls, left := trace.Ops(tr)
 	out := t.Exec.Execute(ops, true)
-	rs := conformance.CompareReplay(tr, ops, calls, left, out.History)
+	rs := trace.CompareReplay(tr, ops, calls, left, out.History)
 	differ, replayed := 0, 0
 	for _, r := range rs {
 		if r.Differs() {
@@ -61,14 +62,14 @@ func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writ
 	}
 	if o.JSON {
 		j := struct {
-			Target   JSONTarget                `json:"target"`
-			File     string                    `json:"file"`
-			Calls    int                       `json:"calls"`
-			Replayed int                       `json:"replayed"`
-			Differ   int                       `json:"differ"`
-			Verdict  string                    `json:"verdict"`
-			Detail   string                    `json:"detail"`
-			Results  []conformance.TraceReplay `json:"results"`
+			Target   JSONTarget     `json:"target"`
+			File     string         `json:"file"`
+			Calls    int            `json:"calls"`
+			Replayed int            `json:"replayed"`
+			Differ   int            `json:"differ"`
+			Verdict  string         `json:"verdict"`
+			Detail   string         `json:"detail"`
+			Results  []trace.Replay `json:"results"`
 		}{Target: JSONTarget{Path: t.Info.Path, Revision: t.Info.Revision, Profile: t.Info.Profile, Supported: t.Info.Supported,
 			Hooks: t.Info.Hooks, ACL: t.Info.ACL, Isolated: t.Isolated}, File: file, Calls: len(tr.Calls), Replayed: replayed,
 			Differ: differ, Verdict: out.Verdict.String(), Detail: out.Detail, Results: rs}

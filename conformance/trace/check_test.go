@@ -1,4 +1,4 @@
-package conformance
+package trace
 
 import (
 	"encoding/hex"
@@ -47,7 +47,7 @@ func kernelSession(t *testing.T, prepareResult, launchResult string) string {
 `, cfgHex(), n, h, prepareResult, launchResult)
 }
 
-func failuresOf(tc *TraceCheck) []string {
+func failuresOf(tc *Outcome) []string {
 	var out []string
 	for _, f := range tc.Result.Findings {
 		if f.Verdict == Fail {
@@ -71,7 +71,7 @@ func TestCheckTrace_judgesRecordedAnswers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := mustTrace(t, kernelSession(t, tc.prepare, tc.launch))
-			c := CheckTrace(tr, TraceOptions{})
+			c := Check(tr, Options{})
 			if c.Concurrent || c.Profile != ProfileTMR {
 				t.Fatalf("concurrent %v profile %v", c.Concurrent, c.Profile)
 			}
@@ -102,7 +102,7 @@ func TestCheckTrace_judgesRecordedAnswers(t *testing.T) {
 func TestCheckTrace_VPREP1(t *testing.T) {
 	h, n := traceImageHex(t)
 	body := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 prepare c0 img=raw(%d,3,%s) -> -1004 out=7\n@5-6 t0 dev=0 destroy c0 -> done\n", n, h)
-	c := CheckTrace(mustTrace(t, body), TraceOptions{})
+	c := Check(mustTrace(t, body), Options{})
 	got := failuresOf(c)
 	if !cmp.Equal(got, []string{"V-PREP-1", "E-PREP"}) {
 		t.Fatalf("failures %v, want V-PREP-1 and E-PREP: %v", got, c.Result.Findings)
@@ -116,13 +116,13 @@ func TestCheckTrace_concurrentCallsLinearized_X2(t *testing.T) {
 	h, n := traceImageHex(t)
 	pre := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) aicpu=none aicore=none disp=none -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
 	overlap := pre + fmt.Sprintf("@7-10 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=1\n@8-9 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n", n, h)
-	c := CheckTrace(mustTrace(t, overlap), TraceOptions{})
+	c := Check(mustTrace(t, overlap), Options{})
 	if !c.Concurrent || !c.Linearizable || len(failuresOf(c)) != 0 {
 		t.Fatalf("concurrent %v linearizable %v failures %v (%s)", c.Concurrent, c.Linearizable, c.Result.Findings, c.Note)
 	}
 	// The same refusal with the prepare long done: no order explains it.
 	after := pre + fmt.Sprintf("@7-8 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=1\n@9-12 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n@10-11 t0 dev=0 supported c0 -> 1\n", n, h)
-	c = CheckTrace(mustTrace(t, after), TraceOptions{})
+	c = Check(mustTrace(t, after), Options{})
 	if !c.Concurrent || c.Linearizable || len(failuresOf(c)) == 0 {
 		t.Fatalf("concurrent %v linearizable %v failures %v", c.Concurrent, c.Linearizable, c.Result.Findings)
 	}
@@ -159,7 +159,7 @@ func TestParseTraceErrorsAndRoundTrip(t *testing.T) {
 // difference from the recording is reported call by call.
 func TestTraceReplayOnSim(t *testing.T) {
 	tr := mustTrace(t, kernelSession(t, "0 out=0", "0"))
-	ops, calls, left := TraceOps(tr)
+	ops, calls, left := Ops(tr)
 	out := FactoryExecutor{Factory: SimFactory("tmr")}.Execute(ops, true)
 	if out.Verdict != Pass {
 		t.Fatalf("replay: %v %s", out.Verdict, out.Detail)
@@ -176,7 +176,7 @@ func TestTraceReplayOnSim(t *testing.T) {
 	}
 	// A recording whose launch was refused differs on sim at that call.
 	tr = mustTrace(t, kernelSession(t, "0 out=0", "-1007"))
-	ops, calls, left = TraceOps(tr)
+	ops, calls, left = Ops(tr)
 	out = FactoryExecutor{Factory: SimFactory("tmr")}.Execute(ops, true)
 	rs = CompareReplay(tr, ops, calls, left, out.History)
 	diffs = nil
@@ -207,7 +207,7 @@ func TestCheckTrace_manyOverlappingThreads_X1(t *testing.T) {
 	for th := 0; th < 3; th++ {
 		fmt.Fprintf(&b, "@%d-%d t%d dev=0 supported null -> 1\n", 31+th, 40-th, th)
 	}
-	c := CheckTrace(mustTrace(t, b.String()), TraceOptions{})
+	c := Check(mustTrace(t, b.String()), Options{})
 	if !c.Concurrent || !c.Linearizable || len(failuresOf(c)) != 0 {
 		t.Fatalf("concurrent %v linearizable %v failures %v (%s)", c.Concurrent, c.Linearizable, c.Result.Findings, c.Note)
 	}
@@ -251,14 +251,14 @@ func TestCheckTrace_runWithNullConfig_EPROG(t *testing.T) {
 @11-12 t0 dev=0 destroy c0 -> done
 `, n, h, desc, nullResult)
 	}
-	c := CheckTrace(mustTrace(t, session("-1004")), TraceOptions{})
+	c := Check(mustTrace(t, session("-1004")), Options{})
 	if got := failuresOf(c); len(got) != 0 {
 		t.Fatalf("a refused NULL-config run is flagged: %v", c.Result.Findings)
 	}
 	if e := c.Result.History.Entries[3]; e.Op.Kind != KindRun || !e.Op.Cfg.Null || e.Skipped != "" {
 		t.Fatalf("the NULL-config run was not judged: %+v", e)
 	}
-	c = CheckTrace(mustTrace(t, session("0")), TraceOptions{})
+	c = Check(mustTrace(t, session("0")), Options{})
 	if got := failuresOf(c); len(got) != 1 || got[0] != "E-PROG" {
 		t.Fatalf("a NULL-config run that ran: failures %v, want [E-PROG] (%v)", got, c.Result.Findings)
 	}
@@ -282,13 +282,13 @@ func TestParseTrace_unreadableStructIsSkipped_VINIT(t *testing.T) {
 			t.Errorf("call %d: skip %q, want %q", i, got, want)
 		}
 	}
-	if c := CheckTrace(tr, TraceOptions{}); len(failuresOf(c)) != 0 {
+	if c := Check(tr, Options{}); len(failuresOf(c)) != 0 {
 		t.Errorf("failures %v", c.Result.Findings)
 	}
 	// A NULL context answered INVALID_STATE is a finding of V-INIT (and S-3), however
 	// unreadable the config.
 	refused := mustTrace(t, "@1-2 t0 dev=none kinit null dev=0 gen=1 cfg=bad aicpu=none aicore=none disp=none -> -1003\n")
-	if got := failuresOf(CheckTrace(refused, TraceOptions{})); !cmp.Equal(got, []string{"V-INIT", "S-3"}) {
+	if got := failuresOf(Check(refused, Options{})); !cmp.Equal(got, []string{"V-INIT", "S-3"}) {
 		t.Errorf("kinit(NULL) answering INVALID_STATE: failures %v, want [V-INIT S-3]", got)
 	}
 }
@@ -300,12 +300,12 @@ func TestCheckTrace_launchRefusedByAnOverlappingLaunch_X2(t *testing.T) {
 	h, n := traceImageHex(t)
 	pre := fmt.Sprintf("@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) aicpu=none aicore=none disp=none -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
 	overlap := pre + "@7-10 t0 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> 0\n@8-9 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n"
-	c := CheckTrace(mustTrace(t, overlap), TraceOptions{})
+	c := Check(mustTrace(t, overlap), Options{})
 	if !c.Concurrent || !c.Linearizable || len(failuresOf(c)) != 0 {
 		t.Fatalf("concurrent %v linearizable %v failures %v (%s)", c.Concurrent, c.Linearizable, c.Result.Findings, c.Note)
 	}
 	apart := pre + "@7-8 t0 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> 0\n@9-12 t1 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n@10-11 t0 dev=0 supported c0 -> 1\n"
-	c = CheckTrace(mustTrace(t, apart), TraceOptions{})
+	c = Check(mustTrace(t, apart), Options{})
 	if len(failuresOf(c)) == 0 {
 		t.Fatalf("a fail-fast refusal with no launch or prepare in flight passed: %v", c.Result.Findings)
 	}

@@ -1,4 +1,4 @@
-package conformance
+package trace
 
 import (
 	"fmt"
@@ -24,8 +24,8 @@ import (
 // for one) satisfies the model; otherwise the longest such order is judged
 // and its first failure reported.
 
-// TraceCheck is the result of checking one trace.
-type TraceCheck struct {
+// Outcome is the result of checking one trace.
+type Outcome struct {
 	Trace   *Trace
 	Profile Profile
 	// Result is the model's verdict on the calls in the order judged
@@ -46,19 +46,19 @@ type TraceCheck struct {
 	// with pending work.
 	Driven bool
 	// Deaths are the calls that never returned, in the order judged.
-	Deaths []TraceDeath
+	Deaths []Death
 }
 
-// TraceDeath is a call the trace ends inside: a hang (the process was
+// Death is a call the trace ends inside: a hang (the process was
 // killed in it, or is still in it), or a crash (a fatal signal hit it).
-type TraceDeath struct {
+type Death struct {
 	At      int // position in Order
 	Verdict Verdict
 	Detail  string
 }
 
-// TraceOptions configure CheckTrace.
-type TraceOptions struct {
+// Options configure CheckTrace.
+type Options struct {
 	// Profile of the recorded runtime; nil: legacy for a legacy trace,
 	// else from the first answer of simpler_kernel_mode_supported (1 tmr,
 	// 0 refusing), tmr when it never asked.
@@ -69,7 +69,7 @@ type TraceOptions struct {
 }
 
 // Ops is the judged sequence (for a repro).
-func (tc *TraceCheck) Ops() []Op {
+func (tc *Outcome) Ops() []Op {
 	out := make([]Op, len(tc.Order))
 	for i, k := range tc.Order {
 		out[i] = tc.Trace.Calls[k].Op
@@ -78,7 +78,7 @@ func (tc *TraceCheck) Ops() []Op {
 }
 
 // traceProfile decides the profile a trace is judged under.
-func traceProfile(t *Trace, o TraceOptions) Profile {
+func traceProfile(t *Trace, o Options) Profile {
 	if o.Profile != nil {
 		return *o.Profile
 	}
@@ -111,8 +111,8 @@ func drivenTrace(t *Trace) bool {
 }
 
 // CheckTrace judges every call of t.
-func CheckTrace(t *Trace, o TraceOptions) *TraceCheck {
-	tc := &TraceCheck{Trace: t, Profile: traceProfile(t, o), Driven: drivenTrace(t)}
+func Check(t *Trace, o Options) *Outcome {
+	tc := &Outcome{Trace: t, Profile: traceProfile(t, o), Driven: drivenTrace(t)}
 	defer tc.deaths()
 	order := make([]int, len(t.Calls))
 	for i := range order {
@@ -145,14 +145,14 @@ func CheckTrace(t *Trace, o TraceOptions) *TraceCheck {
 
 // deaths lists the calls the trace ends inside, and notes a death outside
 // any recorded call.
-func (tc *TraceCheck) deaths() {
+func (tc *Outcome) deaths() {
 	t := tc.Trace
 	for i, k := range tc.Order {
 		c := &t.Calls[k]
 		if !c.Unfinished {
 			continue
 		}
-		d := TraceDeath{At: i, Verdict: Hang}
+		d := Death{At: i, Verdict: Hang}
 		switch {
 		case c.Died:
 			d.Verdict = Crash
@@ -391,8 +391,8 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 	return res, order, verdict == porcupine.Ok, false
 }
 
-// TraceReplay is one recorded call replayed on another runtime.
-type TraceReplay struct {
+// Replay is one recorded call replayed on another runtime.
+type Replay struct {
 	Call     int    `json:"call"`              // index into Trace.Calls
 	Op       string `json:"op,omitempty"`      // the op as replayed
 	Recorded string `json:"recorded"`          // the recorded result, rendered as a history result
@@ -401,14 +401,14 @@ type TraceReplay struct {
 }
 
 // Differs reports whether the replayed answer differs from the recorded one.
-func (r TraceReplay) Differs() bool { return r.Skipped == "" && r.Got != r.Recorded }
+func (r Replay) Differs() bool { return r.Skipped == "" && r.Got != r.Recorded }
 
 // TraceOps is the consumer's side of t as an op script in the order the
 // calls began, for a replay on any runtime: before each call whose thread's
 // device the trace knows, a setdev when it changed; each script op's call
 // index (-1 for an inserted setdev). Calls the grammar cannot rebuild are
 // left out and listed with the reason.
-func TraceOps(t *Trace) (ops []Op, calls []int, left map[int]string) {
+func Ops(t *Trace) (ops []Op, calls []int, left map[int]string) {
 	order := make([]int, len(t.Calls))
 	for i := range order {
 		order[i] = i
@@ -430,10 +430,8 @@ func TraceOps(t *Trace) (ops []Op, calls []int, left map[int]string) {
 			left[k] = c.NoReplay
 			continue
 		}
-		switch c.Op.Kind {
-		case KindSetDev, KindGetDev, KindSync, KindInject:
-			// The consumer's hook calls: replayed as such.
-		default:
+		if c.Op.Kind.Entry() {
+			// (The consumer's hook calls are replayed as such.)
 			if c.DevKnown && (!known || dev != c.Dev) {
 				ops, calls = append(ops, Op{Kind: KindSetDev, Dev: c.Dev}), append(calls, -1)
 				dev, known = c.Dev, true
@@ -457,13 +455,13 @@ func recordedResult(t *Trace, k int) string {
 
 // CompareReplay matches a replay's history lines (History.Lines of the
 // script TraceOps made) with the recorded results.
-func CompareReplay(t *Trace, ops []Op, calls []int, left map[int]string, history []string) []TraceReplay {
-	var out []TraceReplay
+func CompareReplay(t *Trace, ops []Op, calls []int, left map[int]string, history []string) []Replay {
+	var out []Replay
 	for i, k := range calls {
 		if k < 0 {
 			continue
 		}
-		r := TraceReplay{Call: k, Op: ops[i].String(), Recorded: recordedResult(t, k)}
+		r := Replay{Call: k, Op: ops[i].String(), Recorded: recordedResult(t, k)}
 		if i < len(history) {
 			r.Got = replayResult(history[i])
 			if r.Got == "skipped" {
@@ -475,7 +473,7 @@ func CompareReplay(t *Trace, ops []Op, calls []int, left map[int]string, history
 		out = append(out, r)
 	}
 	for k, why := range left {
-		out = append(out, TraceReplay{Call: k, Recorded: t.Calls[k].Result, Skipped: why})
+		out = append(out, Replay{Call: k, Recorded: t.Calls[k].Result, Skipped: why})
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Call < out[b].Call })
 	return out
@@ -501,7 +499,7 @@ func replayResult(line string) string {
 }
 
 // String renders a replayed call for a report.
-func (r TraceReplay) String() string {
+func (r Replay) String() string {
 	switch {
 	case r.Skipped != "":
 		return fmt.Sprintf("#%d not replayed: %s", r.Call, r.Skipped)
@@ -514,9 +512,9 @@ func (r TraceReplay) String() string {
 // Report renders the check as a report: one check named after the trace,
 // every failure with the judged ops up to it as its repro (a script
 // -replay runs on any target).
-func (tc *TraceCheck) Report() *Report {
+func (tc *Outcome) Report() *Report {
 	name := "trace/" + tc.Trace.Path
-	r := NewReport(tc.Trace.Path)
+	r := newReport(tc.Trace.Path)
 	ops := tc.Ops()
 	first := -1
 	for _, f := range tc.Result.Findings {
@@ -532,14 +530,14 @@ func (tc *TraceCheck) Report() *Report {
 	r.AddResult(name, tc.Result, repro)
 	c := CheckReport{Name: name, Verdict: Pass, Detail: fmt.Sprintf("%d calls recorded, %d judged", len(tc.Trace.Calls), tc.Result.Checked)}
 	if first >= 0 {
-		c.Verdict, c.Detail = Fail, OpAt(ops, first)+": "+tc.firstFailure()
+		c.Verdict, c.Detail = Fail, opAt(ops, first)+": "+tc.firstFailure()
 		c.Repro = opLines(repro)
 	}
 	for _, d := range tc.Deaths {
 		op := ops[d.At]
-		detail := OpAt(ops, d.At) + ": " + d.Verdict.String() + ": " + d.Detail
+		detail := opAt(ops, d.At) + ": " + d.Verdict.String() + ": " + d.Detail
 		drepro := tc.repro(d.At)
-		r.AddDeath(name, []Rule{EntryRule(op)}, d.Verdict, d.At, &op, detail, drepro)
+		r.AddDeath(name, []Rule{entryRule(op)}, d.Verdict, d.At, &op, detail, drepro)
 		if c.Verdict == Pass || c.Verdict == Fail {
 			c.Verdict, c.Detail, c.Repro = d.Verdict, detail, opLines(drepro)
 		}
@@ -553,7 +551,7 @@ func (tc *TraceCheck) Report() *Report {
 	return r
 }
 
-func (tc *TraceCheck) firstFailure() string {
+func (tc *Outcome) firstFailure() string {
 	for _, f := range tc.Result.Findings {
 		if f.Verdict == Fail {
 			return f.Rule.String() + ": " + f.Detail
@@ -565,7 +563,7 @@ func (tc *TraceCheck) firstFailure() string {
 // repro is the judged calls up to the one at position last, as a script
 // that reproduces them on any target: calls no op stands for left out, a
 // setdev before each call whose recorded device differs from the last.
-func (tc *TraceCheck) repro(last int) []Op {
+func (tc *Outcome) repro(last int) []Op {
 	var out []Op
 	dev, known := int32(0), false
 	for i, k := range tc.Order {

@@ -1,4 +1,4 @@
-package conformance
+package trace
 
 import (
 	"encoding/binary"
@@ -70,12 +70,12 @@ func TestParseTrace_programEntryResults_EPROG(t *testing.T) {
 	if v := tr.Calls[9].Obs.Mem; v != ^uint64(0) {
 		t.Errorf("committed: %d, want 2^64-1", v)
 	}
-	if c := CheckTrace(tr, TraceOptions{}); len(failuresOf(c)) != 1 || failuresOf(c)[0] != "M-7" {
+	if c := Check(tr, Options{}); len(failuresOf(c)) != 1 || failuresOf(c)[0] != "M-7" {
 		// committed 2^64-1 on a fresh context: M-7 wants 0.
 		t.Errorf("failures %v, want [M-7]: %v", failuresOf(c), c.Result.Findings)
 	}
 	flagged := mustTraceV(t, 2, "@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 prog c0 fn=malloc -> ptr\n@5-6 t0 dev=0 destroy c0 -> done\n")
-	if c := CheckTrace(flagged, TraceOptions{}); !cmp.Equal(failuresOf(c), []string{"E-PROG"}) {
+	if c := Check(flagged, Options{}); !cmp.Equal(failuresOf(c), []string{"E-PROG"}) {
 		t.Errorf("device_malloc_ctx answering a pointer on a context with no program init: failures %v, want [E-PROG]", c.Result.Findings)
 	}
 }
@@ -88,7 +88,7 @@ func TestParseTrace_programEntryResults_EPROG(t *testing.T) {
 // and all DEVICE refused is a finding.
 func TestCheckTrace_launchRefusedForATensorTheTraceHolds_ELAUNCH(t *testing.T) {
 	v1 := mustTrace(t, kernelPrelude(t)+"@7-8 t0 dev=0 launch c0 id=0 args=raw(t=2,s=1,host=0) stream=s0 -> -1004\n")
-	c := CheckTrace(v1, TraceOptions{})
+	c := Check(v1, Options{})
 	if got := failuresOf(c); len(got) != 0 {
 		t.Fatalf("v1, tensor 1 out of sight: failures %v", c.Result.Findings)
 	}
@@ -107,7 +107,7 @@ func TestCheckTrace_launchRefusedForATensorTheTraceHolds_ELAUNCH(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := mustTraceV(t, 2, kernelPrelude(t)+"@7-8 t0 dev=0 launch c0 id=0 args="+tc.args+" stream=s0 -> "+tc.result+"\n")
-			c := CheckTrace(tr, TraceOptions{})
+			c := Check(tr, Options{})
 			if got := failuresOf(c); !cmp.Equal(got, tc.want) {
 				t.Errorf("failures %v, want %v: %v", got, tc.want, c.Result.Findings)
 			}
@@ -131,11 +131,11 @@ func TestCheckTrace_site8CountsSynchronizesWithPendingWork_ELAUNCHASYNC(t *testi
 @19-20 t0 dev=0 destroy c0 -> done
 `
 	}
-	c := CheckTrace(mustTraceV(t, 2, session("-1000")), TraceOptions{})
+	c := Check(mustTraceV(t, 2, session("-1000")), Options{})
 	if got := failuresOf(c); len(got) != 0 {
 		t.Fatalf("the delivered failure is flagged: %v", c.Result.Findings)
 	}
-	c = CheckTrace(mustTraceV(t, 2, session("0")), TraceOptions{})
+	c = Check(mustTraceV(t, 2, session("0")), Options{})
 	if got := failuresOf(c); !cmp.Equal(got, []string{"D-3"}) {
 		t.Fatalf("a synchronize that swallowed the armed failure: failures %v, want [D-3]: %v", got, c.Result.Findings)
 	}
@@ -151,7 +151,7 @@ func TestCheckTrace_traceEndingInsideACallIsAHang_ELAUNCH(t *testing.T) {
 	if n := len(tr.Calls); n != 6 || !tr.Calls[5].Unfinished {
 		t.Fatalf("%d calls, the last unfinished: %v", n, n == 6 && tr.Calls[5].Unfinished)
 	}
-	rep := CheckTrace(tr, TraceOptions{}).Report()
+	rep := Check(tr, Options{}).Report()
 	var hung []string
 	for _, rr := range rep.Rules {
 		if rr.Verdict == Hang {
@@ -236,7 +236,7 @@ func TestReadTraceFile_inflightRecords_ELAUNCH(t *testing.T) {
 			if n := len(tr.Calls); n != 5 || !tr.Calls[4].Unfinished || tr.Calls[4].Died != (c.signal != 0) {
 				t.Fatalf("%d calls: %+v", n, tr.Calls[len(tr.Calls)-1])
 			}
-			tc := CheckTrace(tr, TraceOptions{})
+			tc := Check(tr, Options{})
 			if len(tc.Deaths) != 1 || tc.Deaths[0].Verdict != c.want {
 				t.Fatalf("deaths %+v, want one %v", tc.Deaths, c.want)
 			}
@@ -267,7 +267,7 @@ func TestCheckTrace_initRefusedForBinariesTheTraceDoesNotHold_EPINIT(t *testing.
 			"@5-6 t0 dev=0 pinit c0 dev=0 aicpu=bytes(4096) aicore=bytes(4096) disp=none prewarm=null sdma=none sdmaon=0 -> -1000\n" +
 			"@7-8 t0 dev=0 destroy c0 -> done\n"
 	}
-	c := CheckTrace(mustTraceV(t, 2, session("")), TraceOptions{})
+	c := Check(mustTraceV(t, 2, session("")), Options{})
 	if got := failuresOf(c); len(got) != 0 {
 		t.Errorf("a real build's refusal for its binaries: failures %v", c.Result.Findings)
 	}
@@ -276,7 +276,7 @@ func TestCheckTrace_initRefusedForBinariesTheTraceDoesNotHold_EPINIT(t *testing.
 	}) {
 		t.Errorf("the refused init: %+v, want a skip with the reason", c.Result.Findings)
 	}
-	c = CheckTrace(mustTraceV(t, 2, session("@3-4 t0 dev=0 sync s0 -> 0\n")), TraceOptions{})
+	c = Check(mustTraceV(t, 2, session("@3-4 t0 dev=0 sync s0 -> 0\n")), Options{})
 	if got := failuresOf(c); !cmp.Equal(got, []string{"E-PINIT"}) {
 		t.Errorf("a simulated build's refusal: failures %v, want [E-PINIT]", c.Result.Findings)
 	}
@@ -301,7 +301,7 @@ func TestCheckTrace_resetStartsAFreshRuntime_EClaim(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tr := mustTraceV(t, 2, kernelPrelude(t)+c.between+second)
-			got := failuresOf(CheckTrace(tr, TraceOptions{}))
+			got := failuresOf(Check(tr, Options{}))
 			if !cmp.Equal(got, c.want, cmpopts.EquateEmpty()) {
 				t.Errorf("failures %v, want %v", got, c.want)
 			}

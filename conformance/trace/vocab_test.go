@@ -1,4 +1,4 @@
-package conformance
+package trace
 
 import (
 	"encoding/hex"
@@ -179,7 +179,7 @@ func TestTraceEntryRecordsParse(t *testing.T) {
 				if c := tr.Calls[1]; !c.Unfinished || c.E != ^uint64(0) {
 					t.Errorf("%s: %q: not an unfinished call: %+v", e.Symbol, truncate(op), c)
 				}
-				CheckTrace(tr, TraceOptions{}) // judged without a panic
+				Check(tr, Options{}) // judged without a panic
 			}
 		}
 	}
