@@ -51,7 +51,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 		}
 	}
 	if refusing {
-		m.expect(REKInit, one(abi.Unsupported), "a refusing build refuses kernel init, Unlatched")
+		m.expect(REKInit, one(abi.Unsupported), "a refusing build refuses kernel init, unlatched")
 		m.refusedBeforeLatch(c)
 		return
 	}
@@ -75,31 +75,12 @@ func (m *Model) kinit(op Op, c *mctx) {
 		return
 	}
 	// L-5: an earlier init of this context was refused before the latch,
-	// so it must still be Unlatched here; a runtime that latched at that
+	// so it must still be unlatched here; a runtime that latched at that
 	// refusal answers INVALID_STATE (already latched) from now on.
 	l5 := c.refusedPre
 	c.latch, c.dev, c.phase = LatchKernel, op.Dev, phNew
 	m.mem(MemAny)
-	if h := m.claims[op.Dev]; h != nil && h != c {
-		if h.unknown {
-			// The holder's state is unknown since it diverged: whether it
-			// still holds the claim is too.
-			if m.pinned() {
-				m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown")
-				m.pinKernel(c, op.Dev)
-				return
-			}
-			c.initFailed = true
-			m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown: taken as the claim refusal")
-			return
-		}
-		c.initFailed = true
-		r := REClaim
-		if h.quarantined {
-			r = RD4 // a quarantined context keeps its claim (D-4.4)
-		}
-		m.expect(r, one(abi.InvalidState), "another context holds device "+strconv.Itoa(int(op.Dev)))
-		m.suspectLatch(c, l5)
+	if m.claimHeld(op, c, l5) {
 		return
 	}
 	if !m.d2(c, REKInit) {
@@ -125,7 +106,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 	case l5:
 		m.also(RL5)
 	case c.fresh:
-		m.blame(RL1, one(abi.InvalidState)) // a new context is Unlatched: kernel init takes it
+		m.blame(RL1, one(abi.InvalidState)) // a new context is unlatched: kernel init takes it
 	}
 	m.blame(RVSpan, one(abi.InvalidArgument))                 // its spans are consistent and accepted (V-SPAN.1, V-SPAN.2)
 	m.blame(RVCfg, two(abi.InvalidArgument, abi.Unsupported)) // its config passes V-CFG
@@ -465,4 +446,34 @@ func devText(d int32) string {
 		return "none"
 	}
 	return strconv.Itoa(int(d))
+}
+
+// claimHeld is kernel init's claim step (E-CLAIM): true when another
+// context holds op's device (or may: its holder is unknown), and the walk
+// ends there.
+func (m *Model) claimHeld(op Op, c *mctx, l5 bool) bool {
+	h := m.claims[op.Dev]
+	if h == nil || h == c {
+		return false
+	}
+	if h.unknown {
+		// The holder's state is unknown since it diverged: whether it
+		// still holds the claim is too.
+		if m.pinned() {
+			m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown")
+			m.pinKernel(c, op.Dev)
+			return true
+		}
+		c.initFailed = true
+		m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown: taken as the claim refusal")
+		return true
+	}
+	c.initFailed = true
+	r := REClaim
+	if h.quarantined {
+		r = RD4 // a quarantined context keeps its claim (D-4.4)
+	}
+	m.expect(r, one(abi.InvalidState), "another context holds device "+strconv.Itoa(int(op.Dev)))
+	m.suspectLatch(c, l5)
+	return true
 }

@@ -71,9 +71,9 @@ func (m *Model) finalize(c *mctx) {
 	}
 	switch c.latch {
 	case Unlatched:
-		m.expect(REFin, one(abi.OK), "an Unlatched context: nothing to do")
+		m.expect(REFin, one(abi.OK), "an unlatched context: nothing to do")
 		if c.refusedPre {
-			m.also(RL5) // Unlatched although a kernel init was refused on it
+			m.also(RL5) // unlatched although a kernel init was refused on it
 		}
 		return
 	case LatchProgram:

@@ -433,7 +433,7 @@ func (m *Model) blame(r Rule, when StatusSet) {
 }
 
 // refusedBeforeLatch records that a kernel init of c was refused before the
-// latch (V-INIT, V-SPAN, V-CFG, capability): c must still be Unlatched (L-5).
+// latch (V-INIT, V-SPAN, V-CFG, capability): c must still be unlatched (L-5).
 func (m *Model) refusedBeforeLatch(c *mctx) {
 	if c != nil && c.latch == Unlatched && !c.refusedPre {
 		c.refusedPre, c.refusedAt = true, m.curIdx

@@ -511,7 +511,7 @@ func TestModelValueDetail_D1_printsMinusOne(t *testing.T) {
 // (E-KINIT, V-CFG on a refusing build).
 func TestModelFailureDetail_namesOnlyTheExtraTolerance(t *testing.T) {
 	for _, tc := range []struct{ op, want string }{
-		{"kinit c0 dev=0 gen=1", "want UNSUPPORTED (a refusing build refuses kernel init, Unlatched), got -1009"},
+		{"kinit c0 dev=0 gen=1", "want UNSUPPORTED (a refusing build refuses kernel init, unlatched), got -1009"},
 		{"kinit c0 dev=0 gen=1 cfg=threads=9", "want INVALID_ARGUMENT (aicpu_thread_num not 0 or in [2, 4]), tolerated UNSUPPORTED, got -1009"},
 	} {
 		t.Run(tc.op, func(t *testing.T) {

@@ -71,7 +71,7 @@ func (m *Model) pinit(op Op, c *mctx) {
 	}
 	m.expect(r, one(abi.OK), "")
 	if c.fresh && r == REPInit {
-		m.blame(RL1, one(abi.InvalidState)) // a new context is Unlatched: simpler_init takes it
+		m.blame(RL1, one(abi.InvalidState)) // a new context is unlatched: simpler_init takes it
 	}
 	c.fresh = false
 }

@@ -148,7 +148,7 @@ func TestStateOwnedAndShared(t *testing.T) {
 		t.Error("a shared state's step changed it")
 	}
 	if shared.m.ctxs[0].latch != Unlatched || after.m.ctxs[0].latch != LatchKernel {
-		t.Errorf("latch before %v after %v, want Unlatched then kernel", shared.m.ctxs[0].latch, after.m.ctxs[0].latch)
+		t.Errorf("latch before %v after %v, want unlatched then kernel", shared.m.ctxs[0].latch, after.m.ctxs[0].latch)
 	}
 	again, _ := Step(shared, 1, 0, kinit, nil) // a shared state may be stepped again
 	if !reflect.DeepEqual(again.m, after.m) {
