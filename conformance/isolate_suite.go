@@ -86,6 +86,9 @@ type suiteState struct {
 	shrinkUsed time.Duration
 	hung       map[string]int
 	last       lastCase // the case that ran last (a late death is its)
+	out        *SuiteResult
+	done       int // cases begun (progress)
+	total      int // cases in all: the directed checks and the random sequences
 }
 
 type lastCase struct {
@@ -134,6 +137,33 @@ func (st *suiteState) late(prior *Outcome) {
 // a panic while running a case is that case's crash.
 func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 	t0 := time.Now()
+	s = s.withDefaults()
+	checks := s.Checks
+	if checks == nil {
+		checks = Catalogue()
+	}
+	rep := NewReport(s.Name)
+	rep.Profile = s.Profile.String()
+	for _, bf := range s.BindFindings {
+		if r, ok := RuleByName(bf.Rule); ok {
+			rep.AddBindFinding(r, bf.Detail)
+		}
+	}
+	out := &SuiteResult{Report: rep}
+	st := &suiteState{x: x, s: s, rep: rep, shrinkLeft: s.ShrinkTotal, hung: map[string]int{}, out: out, total: len(checks) + s.Random}
+	if !st.directed(checks) {
+		st.random()
+		if f, ok := x.(Finisher); ok {
+			st.late(f.Finish())
+		}
+	}
+	rep.Finish()
+	out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
+	return out
+}
+
+// withDefaults fills in the suite options left zero.
+func (s SuiteRun) withDefaults() SuiteRun {
 	if s.Profile == "" {
 		s.Profile = ProfileTMR
 	}
@@ -149,37 +179,34 @@ func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 	if s.MaxHangs <= 0 {
 		s.MaxHangs = 2
 	}
-	checks := s.Checks
-	if checks == nil {
-		checks = Catalogue()
+	return s
+}
+
+// progress reports the case about to run.
+func (st *suiteState) progress(name string) {
+	if st.s.Progress != nil {
+		st.s.Progress(st.done, st.total, name)
 	}
-	rep := NewReport(s.Name)
-	rep.Profile = s.Profile.String()
-	for _, bf := range s.BindFindings {
-		if r, ok := RuleByName(bf.Rule); ok {
-			rep.AddBindFinding(r, bf.Detail)
-		}
+	st.done++
+}
+
+// stop records a case's outcome and reports whether the suite stops there.
+func (st *suiteState) stop(co CaseOutcome) bool {
+	out := st.out
+	out.Cases = append(out.Cases, co)
+	if st.s.Stop != nil && st.s.Stop(co) {
+		out.Stopped = true
 	}
-	st := &suiteState{x: x, s: s, rep: rep, shrinkLeft: s.ShrinkTotal, hung: map[string]int{}}
-	out := &SuiteResult{Report: rep}
-	total := len(checks) + s.Random
-	done := 0
-	progress := func(name string) {
-		if s.Progress != nil {
-			s.Progress(done, total, name)
-		}
-		done++
-	}
-	stop := func(co CaseOutcome) bool {
-		out.Cases = append(out.Cases, co)
-		if s.Stop != nil && s.Stop(co) {
-			out.Stopped = true
-		}
-		return out.Stopped
-	}
+	return out.Stopped
+}
+
+// directed runs the directed checks (and their probes); true when a Stop
+// ended the suite.
+func (st *suiteState) directed(checks []Check) bool {
+	s, rep := st.s, st.rep
 	for i := range checks {
 		c := &checks[i]
-		progress(c.Name)
+		st.progress(c.Name)
 		ops := c.ops
 		var perr error
 		if ops == nil {
@@ -217,21 +244,25 @@ func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 			// The check's own outcome, then its probes' first failure: a
 			// Stop sees each (a check that killed a mutant under its rule
 			// group is not hidden by a probe that failed under another).
-			stopped := stop(co)
+			stopped := st.stop(co)
 			if !stopped && s.Probes {
 				if pco, ok := st.probe(c, co.FirstFail); ok {
-					stopped = stop(pco)
+					stopped = st.stop(pco)
 				}
 			}
 			if stopped {
-				rep.Finish()
-				out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
-				return out
+				return true
 			}
 			continue
 		}
 		rep.AddCheck(cr)
 	}
+	return false
+}
+
+// random runs the seeded random sequences, within the suite's duration.
+func (st *suiteState) random() {
+	s, rep, out := st.s, st.rep, st.out
 	deadline := time.Time{}
 	if s.Duration > 0 {
 		deadline = time.Now().Add(s.Duration)
@@ -243,7 +274,7 @@ func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 		}
 		seed := s.Seed + uint64(i)
 		name := fmt.Sprintf("random/seed-%d", seed)
-		progress(name)
+		st.progress(name)
 		ops := Generate(GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs})
 		if why := st.blocked(ops); why != "" {
 			rep.AddCheck(CheckReport{Name: name, Verdict: Skip, Detail: why})
@@ -258,16 +289,10 @@ func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 			}
 			rep.AddCheck(cr)
 		}
-		if stop(co) {
+		if st.stop(co) {
 			break
 		}
 	}
-	if f, ok := x.(Finisher); ok {
-		st.late(f.Finish())
-	}
-	rep.Finish()
-	out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
-	return out
 }
 
 // Finisher is an Executor that can find out, once no more cases will run,
@@ -342,84 +367,104 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 	if out.Verdict == Pass && out.Result == nil {
 		out = Outcome{Verdict: Crash, Detail: "the executor returned no result", At: AtSetup}
 	}
-	if out.Verdict != Pass {
-		at := out.At
-		// The check's rules could not be verified, and the entry that died
-		// is at fault (a random sequence names no rules but that one).
-		entry := RESup
-		if at >= 0 && at < len(ops) {
-			entry = EntryRule(ops[at])
-		} else if at == len(ops) {
-			entry = REFin
-		}
-		rs := append([]Rule(nil), rules...)
-		if !slices.Contains(rs, entry) {
-			rs = append(rs, entry)
-		}
-		sig := opSig(ops, at)
-		repro := ReproPrefix(ops, at)
-		if out.Verdict == Hang {
-			st.hung[sig]++
-		} else if !st.s.NoShrink && st.shown(rs, Crash) {
-			repro = st.shrink(repro, func(o Outcome, cand []Op) bool {
-				return o.Verdict == Crash && opSig(cand, o.At) == sig
-			})
-		}
-		// Name the op by its place in the repro shown (a shrunk crash ends
-		// at the op that died).
-		where := OpAt(ops, at)
-		if at >= 0 && at < len(ops) && len(repro) > 0 {
-			where = OpAt(repro, len(repro)-1)
-		}
-		detail := fmt.Sprintf("%s: %s at %s: %s", name, out.Verdict, where, out.Detail)
-		var atOp *Op
-		if at >= 0 && at < len(ops) {
-			atOp = &ops[at]
-		}
-		st.rep.AddDeath(name, rs, out.Verdict, at, atOp, detail, repro)
-		co.Verdict, co.Broken, co.Detail, co.Repro, co.FirstFail = out.Verdict, rs, detail, repro, at
-		return co
+	switch {
+	case out.Verdict != Pass:
+		return st.died(co, ops, out)
+	case out.Result.Failed():
+		return st.failed(co, ops, out.Result)
 	}
-	res := out.Result
-	if res.Failed() {
-		broken := failingRules(res)
-		want := broken[0]
-		// The ops after the first failure do not make it: cut them (the
-		// cheapest shrink, and all a failure that is not shrunk gets).
-		repro := ops
-		for _, fd := range res.Findings {
-			if fd.Verdict == Fail {
-				if fd.Index >= 0 && fd.Index < len(ops) {
-					repro = ops[:fd.Index+1]
-					co.FirstFail = fd.Index
-				}
-				break
+	return st.passed(co, out.Result)
+}
+
+// died is a case whose library crashed or hung: the check's rules could
+// not be verified, and the entry that died is at fault.
+func (st *suiteState) died(co CaseOutcome, ops []Op, out Outcome) CaseOutcome {
+	name, rules := co.Name, co.Rules
+	at := out.At
+	// The check's rules could not be verified, and the entry that died
+	// is at fault (a random sequence names no rules but that one).
+	entry := RESup
+	if at >= 0 && at < len(ops) {
+		entry = EntryRule(ops[at])
+	} else if at == len(ops) {
+		entry = REFin
+	}
+	rs := append([]Rule(nil), rules...)
+	if !slices.Contains(rs, entry) {
+		rs = append(rs, entry)
+	}
+	sig := opSig(ops, at)
+	repro := ReproPrefix(ops, at)
+	if out.Verdict == Hang {
+		st.hung[sig]++
+	} else if !st.s.NoShrink && st.shown(rs, Crash) {
+		repro = st.shrink(repro, func(o Outcome, cand []Op) bool {
+			return o.Verdict == Crash && opSig(cand, o.At) == sig
+		})
+	}
+	// Name the op by its place in the repro shown (a shrunk crash ends
+	// at the op that died).
+	where := OpAt(ops, at)
+	if at >= 0 && at < len(ops) && len(repro) > 0 {
+		where = OpAt(repro, len(repro)-1)
+	}
+	detail := fmt.Sprintf("%s: %s at %s: %s", name, out.Verdict, where, out.Detail)
+	var atOp *Op
+	if at >= 0 && at < len(ops) {
+		atOp = &ops[at]
+	}
+	st.rep.AddDeath(name, rs, out.Verdict, at, atOp, detail, repro)
+	co.Verdict, co.Broken, co.Detail, co.Repro, co.FirstFail = out.Verdict, rs, detail, repro, at
+	return co
+}
+
+// failed is a case the model found failing: its repro cut after the first
+// failure, and shrunk while it still breaks the first failing rule.
+func (st *suiteState) failed(co CaseOutcome, ops []Op, res *Result) CaseOutcome {
+	name := co.Name
+	broken := failingRules(res)
+	want := broken[0]
+	// The ops after the first failure do not make it: cut them (the
+	// cheapest shrink, and all a failure that is not shrunk gets).
+	repro := ops
+	for _, fd := range res.Findings {
+		if fd.Verdict == Fail {
+			if fd.Index >= 0 && fd.Index < len(ops) {
+				repro = ops[:fd.Index+1]
+				co.FirstFail = fd.Index
 			}
+			break
 		}
-		if !st.s.NoShrink && st.shown(broken, Fail) {
-			repro = st.shrink(repro, func(o Outcome, _ []Op) bool {
-				if o.Verdict != Pass || o.Result == nil {
-					return false
-				}
-				for _, r := range failingRules(o.Result) {
-					if r == want {
-						return true
-					}
-				}
+	}
+	if !st.s.NoShrink && st.shown(broken, Fail) {
+		repro = st.shrink(repro, func(o Outcome, _ []Op) bool {
+			if o.Verdict != Pass || o.Result == nil {
 				return false
-			})
-		}
-		st.rep.AddResult(name, res, repro)
-		co.Verdict, co.Repro = Fail, repro
-		co.Broken = uniqueRules(broken)
-		for _, fd := range res.Findings {
-			if fd.Verdict == Fail {
-				co.Detail = fd.String()
-				break
 			}
-		}
-		return co
+			for _, r := range failingRules(o.Result) {
+				if r == want {
+					return true
+				}
+			}
+			return false
+		})
 	}
+	st.rep.AddResult(name, res, repro)
+	co.Verdict, co.Repro = Fail, repro
+	co.Broken = uniqueRules(broken)
+	for _, fd := range res.Findings {
+		if fd.Verdict == Fail {
+			co.Detail = fd.String()
+			break
+		}
+	}
+	return co
+}
+
+// passed is a case that ran without a failure: skipped when nothing of it
+// was driven, a warning when one was tolerated, else a pass of its rules.
+func (st *suiteState) passed(co CaseOutcome, res *Result) CaseOutcome {
+	name, rules := co.Name, co.Rules
 	st.rep.AddResult(name, res, nil)
 	passed := false
 	for _, row := range res.Tally {

@@ -421,32 +421,7 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 	}
 
 	// Every missing required symbol, with its group.
-	var missing []abi.Symbol
-	for _, s := range abi.Symbols {
-		if probe && !isProbeSymbol(s.Name) {
-			continue
-		}
-		if rev == abi.ProfileLegacy {
-			if !s.Revisions.Has(abi.RevLegacy) || s.Required != abi.Required {
-				continue
-			}
-		} else {
-			if !s.Revisions.Has(abi.RevKernel) {
-				continue
-			}
-			switch s.Required {
-			case abi.Optional:
-				continue
-			case abi.RequiredWhenSupported:
-				if !asked || supported == 0 {
-					continue
-				}
-			}
-		}
-		if !resolved[s.Name] {
-			missing = append(missing, s)
-		}
-	}
+	missing := missingSymbols(resolved, rev, probe, asked, supported)
 	if len(missing) > 0 {
 		return nil, &BindError{Path: path, Profile: rev, Missing: missing}
 	}
@@ -497,6 +472,39 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 	t.simHoldGate, t.simGateState, t.simReset = 0, 0, 0
 	l.t = t // publish
 	return l, nil
+}
+
+// missingSymbols lists the required symbols of revision rev that did not
+// resolve; the entries required only when supported count only when
+// supported was asked and answered 1.
+func missingSymbols(resolved map[string]bool, rev abi.Profile, probe, asked bool, supported int32) []abi.Symbol {
+	var missing []abi.Symbol
+	for _, s := range abi.Symbols {
+		if probe && !isProbeSymbol(s.Name) {
+			continue
+		}
+		if rev == abi.ProfileLegacy {
+			if !s.Revisions.Has(abi.RevLegacy) || s.Required != abi.Required {
+				continue
+			}
+		} else {
+			if !s.Revisions.Has(abi.RevKernel) {
+				continue
+			}
+			switch s.Required {
+			case abi.Optional:
+				continue
+			case abi.RequiredWhenSupported:
+				if !asked || supported == 0 {
+					continue
+				}
+			}
+		}
+		if !resolved[s.Name] {
+			missing = append(missing, s)
+		}
+	}
+	return missing
 }
 
 func isProbeSymbol(name string) bool {

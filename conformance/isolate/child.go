@@ -116,85 +116,108 @@ func ChildMain() int {
 			}
 		}
 	}(os.Getppid())
-	out := os.NewFile(3, "abicheck-results")
-	if out == nil {
+	pipe := os.NewFile(3, "abicheck-results")
+	if pipe == nil {
 		fmt.Fprintln(os.Stderr, "abicheck: child mode needs the parent's result pipe on fd 3")
 		return 2
 	}
-	var mu sync.Mutex
-	send := func(b []byte) {
-		mu.Lock()
-		defer mu.Unlock()
-		b = append(b, '\n')
-		for len(b) > 0 {
-			n, err := out.Write(b)
-			if err != nil {
-				os.Exit(3) // the parent is gone
-			}
-			b = b[n:]
-		}
-	}
-	sendMsg := func(m childMsg) {
-		b, err := json.Marshal(m)
-		if err != nil {
-			b, _ = json.Marshal(childMsg{T: "done", ID: m.ID, Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
-				Detail: "the child could not encode its result: " + err.Error(), At: conformance.AtSetup}})
-		}
-		send(b)
-	}
+	out := &childOut{f: pipe}
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	line, err := in.ReadBytes('\n')
 	if err != nil && len(line) == 0 {
 		return 2
 	}
-	var cfg Config
-	if err := json.Unmarshal(line, &cfg); err != nil {
-		sendMsg(childMsg{T: "error", Err: &loadFailure{Message: "bad child configuration: " + err.Error()}})
-		return 2
-	}
-	bins, err := ReadBinaries(cfg.Binaries)
-	if err != nil {
-		sendMsg(childMsg{T: "error", Err: &loadFailure{Message: "reading a binary: " + err.Error(), Path: cfg.Lib}})
-		return 2
-	}
-	var callable []byte
-	if cfg.Callable != "" {
-		if callable, err = ReadCallable(cfg.Callable); err != nil {
-			sendMsg(childMsg{T: "error", Err: &loadFailure{Message: err.Error(), Path: cfg.Lib}})
-			return 2
-		}
-	}
-	lib, err := conformance.OpenLibrary(cfg.Lib, conformance.LibraryOptions{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
-		TempDir: cfg.TempDir, Binaries: bins, LogLevel: abi.LogLevel(cfg.LogLevel), Callable: callable})
-	if err != nil {
-		sendMsg(childMsg{T: "error", Err: loadFailureOf(cfg.Lib, err)})
+	lib, path, lf := openChildLibrary(line)
+	if lf != nil {
+		out.sendMsg(childMsg{T: "error", Err: lf})
 		return 2
 	}
 	f, opt := lib.Factory(), lib.Options()
 	reuse := lib.Reusable() // nil without the control hooks
 	// Every run uses a fresh copy of the library: make sure one loads.
 	if _, release, err := f(); err != nil {
-		sendMsg(childMsg{T: "error", Err: &loadFailure{Path: cfg.Lib,
+		out.sendMsg(childMsg{T: "error", Err: &loadFailure{Path: path,
 			Message: "cannot load a private copy of the library (each run uses a fresh instance): " + err.Error()}})
 		return 2
 	} else if release != nil {
 		release()
 	}
 	info := lib.Info
-	sendMsg(childMsg{T: "hello", Info: &info})
+	out.sendMsg(childMsg{T: "hello", Info: &info})
+	return serveChild(in, out, f, opt, reuse)
+}
+
+// childOut is the result pipe to the parent: whole lines, one writer at a
+// time.
+type childOut struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// send writes b and a newline.
+func (c *childOut) send(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b = append(b, '\n')
+	for len(b) > 0 {
+		n, err := c.f.Write(b)
+		if err != nil {
+			os.Exit(3) // the parent is gone
+		}
+		b = b[n:]
+	}
+}
+
+// sendMsg writes m as a JSON line.
+func (c *childOut) sendMsg(m childMsg) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		b, _ = json.Marshal(childMsg{T: "done", ID: m.ID, Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
+			Detail: "the child could not encode its result: " + err.Error(), At: conformance.AtSetup}})
+	}
+	c.send(b)
+}
+
+// openChildLibrary opens the library the configuration line names, with
+// its binaries and callable, and returns it with its path as configured.
+func openChildLibrary(line []byte) (*conformance.Library, string, *loadFailure) {
+	var cfg Config
+	if err := json.Unmarshal(line, &cfg); err != nil {
+		return nil, "", &loadFailure{Message: "bad child configuration: " + err.Error()}
+	}
+	bins, err := ReadBinaries(cfg.Binaries)
+	if err != nil {
+		return nil, "", &loadFailure{Message: "reading a binary: " + err.Error(), Path: cfg.Lib}
+	}
+	var callable []byte
+	if cfg.Callable != "" {
+		if callable, err = ReadCallable(cfg.Callable); err != nil {
+			return nil, "", &loadFailure{Message: err.Error(), Path: cfg.Lib}
+		}
+	}
+	lib, err := conformance.OpenLibrary(cfg.Lib, conformance.LibraryOptions{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
+		TempDir: cfg.TempDir, Binaries: bins, LogLevel: abi.LogLevel(cfg.LogLevel), Callable: callable})
+	if err != nil {
+		return nil, "", loadFailureOf(cfg.Lib, err)
+	}
+	return lib, cfg.Lib, nil
+}
+
+// serveChild runs the parent's requests, one a line, until stdin ends.
+func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conformance.Options, reuse conformance.Factory) int {
 	var buf []byte
 	for {
 		line, err := in.ReadBytes('\n')
 		if len(line) > 0 {
 			var req childRequest
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
-				sendMsg(childMsg{T: "done", Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
+				out.sendMsg(childMsg{T: "done", Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
 					Detail: "bad request: " + jerr.Error(), At: conformance.AtSetup}})
 				continue
 			}
 			ops, perr := conformance.ParseOpLines(req.Ops)
 			if perr != nil {
-				sendMsg(childMsg{T: "done", ID: req.ID, Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
+				out.sendMsg(childMsg{T: "done", ID: req.ID, Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
 					Detail: "the ops do not parse: " + perr.Error(), At: conformance.AtSetup}})
 				continue
 			}
@@ -206,12 +229,12 @@ func ChildMain() int {
 				buf = append(buf, `,"i":`...)
 				buf = strconv.AppendInt(buf, int64(i), 10)
 				buf = append(buf, '}')
-				send(buf)
+				out.send(buf)
 			}
 			sent := false
 			done := func(o conformance.Outcome) {
 				rec := o.Record()
-				sendMsg(childMsg{T: "done", ID: req.ID, Rec: &rec})
+				out.sendMsg(childMsg{T: "done", ID: req.ID, Rec: &rec})
 				sent = true
 			}
 			factory := f

@@ -105,36 +105,9 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 	}
 	op := m.curOp
 	entry, null := op.StatusCall(), op.NullCtxCall()
-	// On a legacy build an observed INTERNAL is its generic -1 (the runner
-	// translated it): a pass on it tells less than a pass on a kernel build.
-	generic := m.opt.Profile == ProfileLegacy && st == abi.Internal
 	switch {
 	case e.Status.Has(st):
-		if e.RunClause {
-			m.runClauses[e.Rule]++
-		}
-		if !e.Status.Any {
-			m.passOn(e.Rule, generic)
-			for _, r := range e.Also.All() {
-				if r != e.Rule {
-					m.passOn(r, generic)
-				}
-			}
-			if null && e.Rule != RS3 {
-				m.passOn(RS3, generic)
-			}
-		}
-		if st != abi.OK && !st.IsDeviceLatched() && m.opt.Profile != ProfileLegacy {
-			m.pass(RS1) // legacy builds are exempt from S-1
-		}
-		if e.Status.Any && entry && !m.documented(op, st) {
-			// Where the rules leave the outcome open it must still be a
-			// code docs/contract.md documents.
-			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
-				": not 0, not a host code of docs/contract.md, not a device-band code")
-		} else {
-			m.pass(RS2)
-		}
+		m.judgeAllowed(st, entry, null)
 	case m.tolerated(e, st):
 		r := e.TolRule
 		if r == RuleNone {
@@ -142,101 +115,164 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 		}
 		m.finding(r, Warn, "got "+statusName(st)+" where "+e.Rule.String()+" wants "+e.Status.String()+": "+e.TolNote)
 	default:
-		detail := "want " + e.Status.String()
-		if e.Note != "" {
-			detail += " (" + e.Note + ")"
-		}
-		if tol := e.Tol; !tol.Empty() {
-			// Name only what the tolerance adds beyond what is wanted.
-			if extra := tol.minus(e.Status); !extra.Empty() {
-				detail += ", tolerated " + extra.String()
-			}
-		}
-		if e.Grounds != "" {
-			detail += " [legacy: " + e.Grounds + "]"
-		}
-		detail += ", got " + statusName(st)
-		key := "want " + e.Status.String() + ", got " + statusName(st)
-		m.findingKey(e.Rule, Fail, key, detail)
-		for _, r := range e.Also.All() {
-			if r != e.Rule {
-				m.findingKey(r, Fail, key, detail)
-			}
-		}
-		for _, b := range e.Blame {
-			if b.Rule != e.Rule && !e.Also.Has(b.Rule) && b.When.Has(st) {
-				m.findingKey(b.Rule, Fail, key, detail)
-			}
-		}
-		if null && e.Rule != RS3 && !e.Also.Has(RS3) {
-			m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
-		}
-		if code, ok := e.Status.single(); ok && st != abi.OK && m.wasInjected(code) && m.opt.Profile != ProfileLegacy {
-			// S-1.2: the code a fault site was armed with is forwarded
-			// unchanged; another failure in its place changed it.
-			m.findingKey(RS1, Fail, "forwarded "+statusName(code)+", got "+statusName(st),
-				"the injected failure "+statusName(code)+" came back as "+statusName(st)+": a forwarded code is returned unchanged")
-		}
-		if entry && m.opt.Profile != ProfileLegacy && st.IsDeviceLatched() && e.Status.hostOnly() {
-			// S-1: a host-side refusal in the band of device-latched codes.
-			m.finding(RS1, Fail, "returned "+strconv.Itoa(int(st))+", a code of the device-latched band (-1..-999), where the rules want "+
-				e.Status.String()+": host-side failures lie at or below -1000")
-		}
-		if entry && !m.documented(op, st) {
-			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
-				": not 0, not a host code of docs/contract.md, not a device-band code")
-		}
-		if slot, c := m.suspectContext(op); c != nil && e.Rule != RL5 && !e.Also.Has(RL5) {
-			m.finding(RL5, Fail, "c"+strconv.Itoa(int(slot))+"'s kernel init was refused before the latch (#"+strconv.Itoa(c.refusedAt)+
-				") and a later kernel init answered INVALID_STATE (#"+strconv.Itoa(c.suspectAt)+"), as a runtime that latched at the refusal does; "+detail)
-		}
-		m.diverged = true
-		m.divergences++
+		m.judgeWrong(st, entry, null)
 	}
 	if e.CheckOut {
-		switch {
-		case st != abi.OK && co.Out != -1:
-			m.finding(RVPrep1, Fail, "failed with "+statusName(st)+" and left out="+strconv.Itoa(int(co.Out))+"; V-PREP-1 wants -1")
-			if e.Rule == RVPrep2 {
-				// E-PREP.1: -1 is written before V-PREP-2 refuses.
-				m.finding(REPrep, Fail, "refused by V-PREP-2 and left out="+strconv.Itoa(int(co.Out))+": the -1 of V-PREP-1 comes before V-PREP-2")
-			}
-		case st != abi.OK:
-			m.pass(RVPrep1)
-		case !e.OutKnown:
-		case co.Out == -1:
-			m.finding(REPrep, Fail, "succeeded and left -1 in out: the minted id "+strconv.Itoa(int(e.OutOK))+" was not written")
-		case co.Out != e.OutOK:
-			m.finding(e.OutRule, Fail, "succeeded with id "+strconv.Itoa(int(co.Out))+"; want id "+strconv.Itoa(int(e.OutOK))+
-				" (the k-th success mints k-1, failures mint nothing, identical bytes get new ids)")
-		default:
-			m.pass(e.OutRule)
-		}
+		m.judgeOut(co, st)
 	}
 	if e.CheckValue {
-		if co.Value != e.Value {
-			note := e.ValueNote
-			if e.ValueRule == RVContract {
-				m.finding(RVContract, Fail, note)
-			} else {
-				key := "returned " + valueText(co.Value) + ", want " + valueText(e.Value)
-				detail := key + ": " + note
-				m.findingKey(e.ValueRule, Fail, key, detail)
-				if null && e.ValueRule != RS3 {
-					m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
-				}
-			}
-		} else {
-			m.pass(e.ValueRule)
-			if null && e.ValueRule != RS3 {
-				m.pass(RS3)
-			}
-		}
+		m.judgeValue(co, null)
 	}
 	if withMem && obs.MemProbed {
 		m.judgeMem(obs)
 	}
-	if m.curOp.Kind == KindPrepare || m.curOp.Kind == KindHoldPrepare || m.curOp.Kind == KindHoldLaunch {
+	m.judgeEffects(obs, st)
+}
+
+// judgeAllowed is judge's verdict on a status the rules allow: passes for
+// the rules it speaks for, S-1's band and S-2's documented values.
+func (m *Model) judgeAllowed(st abi.Status, entry, null bool) {
+	e, op := &m.e, m.curOp
+	// On a legacy build an observed INTERNAL is its generic -1 (the runner
+	// translated it): a pass on it tells less than a pass on a kernel build.
+	generic := m.opt.Profile == ProfileLegacy && st == abi.Internal
+	if e.RunClause {
+		m.runClauses[e.Rule]++
+	}
+	if !e.Status.Any {
+		m.passOn(e.Rule, generic)
+		for _, r := range e.Also.All() {
+			if r != e.Rule {
+				m.passOn(r, generic)
+			}
+		}
+		if null && e.Rule != RS3 {
+			m.passOn(RS3, generic)
+		}
+	}
+	if st != abi.OK && !st.IsDeviceLatched() && m.opt.Profile != ProfileLegacy {
+		m.pass(RS1) // legacy builds are exempt from S-1
+	}
+	if e.Status.Any && entry && !m.documented(op, st) {
+		// Where the rules leave the outcome open it must still be a
+		// code docs/contract.md documents.
+		m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
+			": not 0, not a host code of docs/contract.md, not a device-band code")
+	} else {
+		m.pass(RS2)
+	}
+}
+
+// judgeWrong is judge's verdict on a status the rules do not allow: a
+// failure of the expectation's rule and of every rule it speaks for or
+// blames, S-1 and S-2 where the code itself is wrong, L-5's suspicion; the
+// model then re-synchronises (diverged).
+func (m *Model) judgeWrong(st abi.Status, entry, null bool) {
+	e, op := &m.e, m.curOp
+	detail := "want " + e.Status.String()
+	if e.Note != "" {
+		detail += " (" + e.Note + ")"
+	}
+	if tol := e.Tol; !tol.Empty() {
+		// Name only what the tolerance adds beyond what is wanted.
+		if extra := tol.minus(e.Status); !extra.Empty() {
+			detail += ", tolerated " + extra.String()
+		}
+	}
+	if e.Grounds != "" {
+		detail += " [legacy: " + e.Grounds + "]"
+	}
+	detail += ", got " + statusName(st)
+	key := "want " + e.Status.String() + ", got " + statusName(st)
+	m.findingKey(e.Rule, Fail, key, detail)
+	for _, r := range e.Also.All() {
+		if r != e.Rule {
+			m.findingKey(r, Fail, key, detail)
+		}
+	}
+	for _, b := range e.Blame {
+		if b.Rule != e.Rule && !e.Also.Has(b.Rule) && b.When.Has(st) {
+			m.findingKey(b.Rule, Fail, key, detail)
+		}
+	}
+	if null && e.Rule != RS3 && !e.Also.Has(RS3) {
+		m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
+	}
+	if code, ok := e.Status.single(); ok && st != abi.OK && m.wasInjected(code) && m.opt.Profile != ProfileLegacy {
+		// S-1.2: the code a fault site was armed with is forwarded
+		// unchanged; another failure in its place changed it.
+		m.findingKey(RS1, Fail, "forwarded "+statusName(code)+", got "+statusName(st),
+			"the injected failure "+statusName(code)+" came back as "+statusName(st)+": a forwarded code is returned unchanged")
+	}
+	if entry && m.opt.Profile != ProfileLegacy && st.IsDeviceLatched() && e.Status.hostOnly() {
+		// S-1: a host-side refusal in the band of device-latched codes.
+		m.finding(RS1, Fail, "returned "+strconv.Itoa(int(st))+", a code of the device-latched band (-1..-999), where the rules want "+
+			e.Status.String()+": host-side failures lie at or below -1000")
+	}
+	if entry && !m.documented(op, st) {
+		m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
+			": not 0, not a host code of docs/contract.md, not a device-band code")
+	}
+	if slot, c := m.suspectContext(op); c != nil && e.Rule != RL5 && !e.Also.Has(RL5) {
+		m.finding(RL5, Fail, "c"+strconv.Itoa(int(slot))+"'s kernel init was refused before the latch (#"+strconv.Itoa(c.refusedAt)+
+			") and a later kernel init answered INVALID_STATE (#"+strconv.Itoa(c.suspectAt)+"), as a runtime that latched at the refusal does; "+detail)
+	}
+	m.diverged = true
+	m.divergences++
+}
+
+// judgeOut judges the id a prepare left in out (V-PREP-1, E-PREP, M-1).
+func (m *Model) judgeOut(co *CallObs, st abi.Status) {
+	e := &m.e
+	switch {
+	case st != abi.OK && co.Out != -1:
+		m.finding(RVPrep1, Fail, "failed with "+statusName(st)+" and left out="+strconv.Itoa(int(co.Out))+"; V-PREP-1 wants -1")
+		if e.Rule == RVPrep2 {
+			// E-PREP.1: -1 is written before V-PREP-2 refuses.
+			m.finding(REPrep, Fail, "refused by V-PREP-2 and left out="+strconv.Itoa(int(co.Out))+": the -1 of V-PREP-1 comes before V-PREP-2")
+		}
+	case st != abi.OK:
+		m.pass(RVPrep1)
+	case !e.OutKnown:
+	case co.Out == -1:
+		m.finding(REPrep, Fail, "succeeded and left -1 in out: the minted id "+strconv.Itoa(int(e.OutOK))+" was not written")
+	case co.Out != e.OutOK:
+		m.finding(e.OutRule, Fail, "succeeded with id "+strconv.Itoa(int(co.Out))+"; want id "+strconv.Itoa(int(e.OutOK))+
+			" (the k-th success mints k-1, failures mint nothing, identical bytes get new ids)")
+	default:
+		m.pass(e.OutRule)
+	}
+}
+
+// judgeValue judges the value a query returned.
+func (m *Model) judgeValue(co *CallObs, null bool) {
+	e := &m.e
+	if co.Value != e.Value {
+		note := e.ValueNote
+		if e.ValueRule == RVContract {
+			m.finding(RVContract, Fail, note)
+		} else {
+			key := "returned " + valueText(co.Value) + ", want " + valueText(e.Value)
+			detail := key + ": " + note
+			m.findingKey(e.ValueRule, Fail, key, detail)
+			if null && e.ValueRule != RS3 {
+				m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
+			}
+		}
+	} else {
+		m.pass(e.ValueRule)
+		if null && e.ValueRule != RS3 {
+			m.pass(RS3)
+		}
+	}
+}
+
+// judgeEffects judges what the call did besides its answer: the caller's
+// image (M-6), the run's accepted_state (E-PROG), the ACL calls of a kernel
+// path (D-1).
+func (m *Model) judgeEffects(obs *Observation, st abi.Status) {
+	e := &m.e
+	if m.curOp.Kind.Prepares() { // the caller's image stays untouched (M-6)
 		if obs.ImageWritten {
 			m.finding(RM6, Fail, "prepare wrote into the caller's image (child addresses are patched only in the runtime's copy)")
 			obs.ImageWritten = false
