@@ -57,3 +57,6 @@ func forgetContext(m *Model, _ Op, c *mctx, _ abi.Status) {
 		m.forget(c)
 	}
 }
+
+// Judges reports whether the model has its walk of kind k (defineStep).
+func Judges(k Kind) bool { return stepOf(k) != nil }
