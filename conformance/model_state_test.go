@@ -10,7 +10,8 @@ import (
 	"github.com/simabi/simabi/sim"
 )
 
-// Owned and shared states judge alike: a sequence stepped in place and the
+// Owned and shared states judge alike (every rule a generated sequence
+// reaches: the findings of S-*, V-*, L-*, K-*, E-*, M-*, D-* call by call): a sequence stepped in place and the
 // same sequence stepped through shared states (each step a copy) end in
 // equal models and add the same findings call by call.
 func TestStateOwnedAndSharedAgree(t *testing.T) {

@@ -99,7 +99,9 @@ func sharedMemory(a, b reflect.Value, path string, seen map[uintptr]bool, out *[
 }
 
 // A shared state's step copies the model; the copy must share no memory a
-// later step changes with the state it came from, for every field the
+// later step changes with the state it came from (the state holds what
+// M-4's ids, M-5's blocks, E-PROG's registry, E-CLAIM's claims and the
+// findings of every rule depend on), for every field the
 // model has or gains (the hand-written deep Clone this replaces needed
 // every new field to join it by habit).
 func TestModelCopySharesNothing(t *testing.T) {
@@ -121,7 +123,9 @@ func TestModelCopySharesNothing(t *testing.T) {
 }
 
 // An owned state advances in place (no copy on the runner's path) and is
-// consumed: using it again panics. A shared state is never changed.
+// consumed: using it again panics. A shared state is never changed (its
+// context stays unlatched where the step's kinit latched the copy, L-1,
+// E-KINIT).
 func TestStateOwnedAndShared(t *testing.T) {
 	create, kinit := MustParse("create c0"), MustParse("kinit c0 dev=0 gen=1")
 	owned := NewState(ModelOptions{DrivenCompletion: true, DeviceKnown: true, Device: -1, Simulated: true})
@@ -158,7 +162,9 @@ func TestStateOwnedAndShared(t *testing.T) {
 
 // Every fault site of abi drives a rule the model names (a site added to
 // abi without its rule here would be reported under no rule), and no
-// other number does (the fault sites of docs/contract.md).
+// other number does (the fault sites of docs/contract.md): K-7 (sites 1,
+// 9), M-3 (2), K-4 (3, 4), K-5 (5), D-4 (6), X-2 (7), E-LAUNCH-ASYNC (8),
+// E-FIN (10); HOOKS for any other number.
 func TestSiteRulesCoverEverySite(t *testing.T) {
 	for s := abi.FirstSite; s <= abi.LastSite; s++ {
 		r, ok := siteRules[s]
