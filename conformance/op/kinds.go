@@ -3,6 +3,8 @@ package op
 import (
 	"strconv"
 	"strings"
+
+	"github.com/simabi/simabi/abi"
 )
 
 // The op table of the language. Every op kind is defined once, by define
@@ -42,6 +44,10 @@ type kindDef struct {
 	// prepares: the op prepares a callable on the runner's thread, so the
 	// caller's copy of the image must be left untouched (M-6).
 	prepares bool
+	// gate says whether a call of the kind that answered st held its
+	// context's submission gate from some point inside its interval
+	// until it took effect (nil: it never takes the gate).
+	gate func(st abi.Status) bool
 	// polls: the entry answers simpler_poll_run's documented COMPLETE (1).
 	polls func(op Op) bool
 	// quiet: a call of the op passes no fault site (a query, create, the
@@ -181,6 +187,14 @@ func (op Op) StatusCall() bool {
 func (op Op) NullCtxCall() bool {
 	d := defOf(op.Kind)
 	return op.C == NullRef && d != nil && d.nullable
+}
+
+// HoldsGate reports whether a call of op that answered st held its
+// context's submission gate (X-2: a launch overlapping a prepare or another
+// launch fails fast).
+func (op Op) HoldsGate(st abi.Status) bool {
+	d := defOf(op.Kind)
+	return d != nil && d.gate != nil && d.gate(st)
 }
 
 // Polls reports whether op's entry may answer simpler_poll_run's documented

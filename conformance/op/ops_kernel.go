@@ -1,6 +1,10 @@
 package op
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+)
 
 // The kernel-mode entries: kinit, prepare, launch.
 
@@ -54,6 +58,8 @@ func init() {
 			t.rep(op)
 		},
 		trace: tracePrepare,
+		// A prepare takes the gate whatever it answers.
+		gate: func(abi.Status) bool { return true },
 	})
 	define(KindLaunch, kindDef{
 		name: "launch", args: ctxOne, kernel: true, entry: true, status: true, nullable: true,
@@ -69,5 +75,9 @@ func init() {
 			t.rep(op)
 		},
 		trace: traceLaunch,
+		// A launch refused with IA or IS did not take the gate: its
+		// arguments are checked before it, and IS is (among others) the
+		// fail-fast refusal itself.
+		gate: func(st abi.Status) bool { return st != abi.InvalidState && st != abi.InvalidArgument },
 	})
 }

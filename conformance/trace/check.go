@@ -246,21 +246,13 @@ func equalTraceStates(a, b interface{}) bool {
 
 // holdsGate: a prepare, and a launch that got past the gate, hold their
 // context's gate from some point inside their interval until they take
-// effect (X-2: a launch overlapping a prepare or another launch fails fast).
-// A launch refused with IA or IS did not take it: its arguments are checked
-// before the gate, and IS is (among others) the fail-fast refusal itself.
+// effect (X-2: a launch overlapping a prepare or another launch fails
+// fast); the op table says which calls take it (Op.HoldsGate).
 func holdsGate(c *TraceCall) bool {
 	if c.Skip != "" || c.Op.C < 0 {
 		return false
 	}
-	switch c.Op.Kind {
-	case KindPrepare:
-		return true
-	case KindLaunch:
-		st := c.Obs.Call.Status
-		return st != abi.InvalidState && st != abi.InvalidArgument
-	}
-	return false
+	return c.Op.HoldsGate(c.Obs.Call.Status)
 }
 
 // stepPiece applies one piece; ok is false when the model (or the gate)

@@ -30,7 +30,6 @@ const (
 	KindSupported   = op.KindSupported
 	KindSetDev      = op.KindSetDev
 	KindSync        = op.KindSync
-	KindPrepare     = op.KindPrepare
 	KindLaunch      = op.KindLaunch
 	Pass            = model.Pass
 	Fail            = model.Fail
