@@ -102,6 +102,9 @@ type Generator struct {
 	imgs   []ImageRecipe // recipes used so far (for clobber)
 	filled bool
 	holds  int
+	// Scratch of next, kept between draws: a draw allocates no slices.
+	cs []candidate
+	gs genState
 }
 
 // NewGenerator starts an empty sequence.
@@ -178,8 +181,8 @@ type candidate struct {
 	f func(c Chooser) Op
 }
 
-func (g *Generator) slotsWhere(f func(c *mctx) bool) []int8 {
-	var out []int8
+func (g *Generator) slotsWhere(out []int8, f func(c *mctx) bool) []int8 {
+	out = out[:0]
 	for i := 0; i < g.o.Slots; i++ {
 		if c := g.m.ctxs[i]; c != nil && c.live && f(c) {
 			out = append(out, int8(i))
@@ -199,25 +202,26 @@ func (g *Generator) next(ch Chooser) Op {
 	for _, s := range m.sites {
 		armed = armed || s.count > 0
 	}
-	s := &genState{
-		live:  g.slotsWhere(func(*mctx) bool { return true }),
-		fresh: g.slotsWhere(func(c *mctx) bool { return c.latch == unlatched }),
-		// Dispatch on a quarantined context is outside the rules; keep it
-		// away from armed fault sites, which it might consume.
-		callable: g.slotsWhere(func(c *mctx) bool { return !c.dispatchAny || !armed }),
-		kernel:   g.slotsWhere(func(c *mctx) bool { return c.latch == latchKernel }),
-		dispatch: g.slotsWhere(func(c *mctx) bool { return c.latch == latchKernel && c.phase.dispatch() && !c.dispatchAny }),
-		ready: g.slotsWhere(func(c *mctx) bool {
-			return c.latch == latchKernel && len(c.ids) > 0 && c.phase.dispatch() && !c.dispatchAny
-		}),
-		program: g.slotsWhere(func(c *mctx) bool { return c.latch == latchProgram && c.attached && !c.unknown }),
-	}
+	s := &g.gs
+	s.live = g.slotsWhere(s.live, func(*mctx) bool { return true })
+	s.fresh = g.slotsWhere(s.fresh, func(c *mctx) bool { return c.latch == unlatched })
+	// Dispatch on a quarantined context is outside the rules; keep it
+	// away from armed fault sites, which it might consume.
+	s.callable = g.slotsWhere(s.callable, func(c *mctx) bool { return !c.dispatchAny || !armed })
+	s.kernel = g.slotsWhere(s.kernel, func(c *mctx) bool { return c.latch == latchKernel })
+	s.dispatch = g.slotsWhere(s.dispatch, func(c *mctx) bool { return c.latch == latchKernel && c.phase.dispatch() && !c.dispatchAny })
+	s.ready = g.slotsWhere(s.ready, func(c *mctx) bool {
+		return c.latch == latchKernel && len(c.ids) > 0 && c.phase.dispatch() && !c.dispatchAny
+	})
+	s.program = g.slotsWhere(s.program, func(c *mctx) bool { return c.latch == latchProgram && c.attached && !c.unknown })
+	s.free = s.free[:0]
 	for i := 0; i < g.o.Slots; i++ {
 		if !m.SlotLive(int8(i)) {
 			s.free = append(s.free, int8(i))
 		}
 	}
-	var cs []candidate
+	cs := g.cs[:0]
+	defer func() { g.cs = cs[:0] }()
 	add := func(w int, f func(c Chooser) Op) {
 		if w > 0 {
 			cs = append(cs, candidate{w, f})
