@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -336,7 +337,7 @@ func TestReadTraceFile_tornLastLine(t *testing.T) {
 // has thread 2's launch refused by it, and releases the gate; with
 // late, the launch comes after the prepare returned, which no order
 // explains.
-func gatePollTrace(t *testing.T, polls int, late bool) string {
+func gatePollTrace(t testing.TB, polls int, late bool) string {
 	h, n := traceImageHex(t)
 	var b strings.Builder
 	fmt.Fprintf(&b, "@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) aicpu=none aicore=none disp=none -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
@@ -394,6 +395,23 @@ func TestCheckTrace_gatePollsDoNotStallTheSearch_X2(t *testing.T) {
 						t.Fatalf("call %d (@%d) judged after one that began at @%d", k, cl.B, lastPoll)
 					}
 					lastPoll = cl.B
+				}
+			}
+		})
+	}
+}
+
+// The cost of checking a trace in which a consumer polled the gate's state
+// n times while a prepare was parked: linear in n (it was quadratic, each
+// poll judged on a copy of the model holding every earlier verdict: 16,000
+// polls took 19 s). go test ./conformance -run '^$' -bench GatePolls
+func BenchmarkCheckTrace_GatePolls(b *testing.B) {
+	for _, n := range []int{1000, 16000} {
+		tr := mustTrace(b, gatePollTrace(b, n, false))
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				if c := CheckTrace(tr, TraceOptions{}); !c.Linearizable {
+					b.Fatal(c.Note)
 				}
 			}
 		})
