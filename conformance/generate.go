@@ -305,7 +305,7 @@ func (g *Generator) cfg(ch Chooser) CfgRecipe {
 		k := ch.IntN(3, "prefix")
 		return CfgRecipe{DepGen: true, Prefix: k == 1, Unterm: k == 2}
 	case 14:
-		return CfgRecipe{Ring: RingRecipe(ch.IntN(int(numRings), "ring")), Anchors: ch.IntN(5, "anchors") == 0}
+		return CfgRecipe{Ring: RingRecipe(ch.IntN(int(numGenRings), "ring")), Anchors: ch.IntN(5, "anchors") == 0}
 	}
 	return CfgRecipe{Swim: 2, Prefix: true, Threads: int8(2 + ch.IntN(3, "threads")), Ring: RingGood}
 }
