@@ -18,6 +18,10 @@ PLAIN_PKGS := ./abi/... ./validation/...
 LIB_RACE_PKGS := ./sim/emit/... ./onboard/... ./lifecycle/... ./conformance/... ./tests/...
 LIB_PLAIN_PKGS := ./cmd/...
 SHUFFLE ?= on
+# Per test binary. Under the race detector ./tests takes about 4 minutes on
+# an idle 2-core machine; go test's default of 10 minutes left no margin on a
+# loaded one (a fresh clone's make test timed out beside three other jobs).
+TEST_TIMEOUT ?= 30m
 
 .PHONY: all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream clean tools fuzz-libfuzzer fuzz-c-against-go generate
 
@@ -37,11 +41,11 @@ test: build vet cross test-plain test-race test-shuffle test-python
 PLAIN_TESTS := ^(TestBundle|TestPython)
 
 test-plain:
-	$(GO) test -count=1 $(PLAIN_PKGS)
-	$(GO) test -count=1 -run '$(PLAIN_TESTS)' ./sim/emit
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 $(PLAIN_PKGS)
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -run '$(PLAIN_TESTS)' ./sim/emit
 
 test-race:
-	$(GO) test -count=1 -race $(RACE_PKGS)
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race $(RACE_PKGS)
 
 # The Python package's tests (python/tests), from the source tree, with
 # Debian's python3 and its pytest (apt-get install python3-pytest
@@ -61,14 +65,14 @@ generate:
 	$(GO) generate ./...
 
 test-shuffle:
-	$(GO) test -count=1 -shuffle=$(SHUFFLE) $(LIB_PLAIN_PKGS)
-	$(GO) test -count=1 -race -shuffle=$(SHUFFLE) -skip '$(PLAIN_TESTS)' $(LIB_RACE_PKGS)
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) $(LIB_PLAIN_PKGS)
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -shuffle=$(SHUFFLE) -skip '$(PLAIN_TESTS)' $(LIB_RACE_PKGS)
 
 # Every library-loading package's tests twice in one process, shuffled: what
 # the first pass leaves behind must not change the second (not part of make
 # test: it doubles their time).
 test-repeat:
-	$(GO) test -count=2 -shuffle=$(SHUFFLE) $(LIB_PLAIN_PKGS) $(LIB_RACE_PKGS)
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=2 -shuffle=$(SHUFFLE) $(LIB_PLAIN_PKGS) $(LIB_RACE_PKGS)
 
 # The platforms the module builds for, cgo-free: each must build and vet.
 CROSS_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64 darwin/amd64
@@ -94,7 +98,10 @@ lint: $(STATICCHECK)
 fuzz:
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzImage$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzCallConfig$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./tests -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./tests -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./tests -run '^$$' -fuzz '^FuzzOpsSim$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./conformance -run '^$$' -fuzz '^FuzzOpText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./conformance -run '^$$' -fuzz '^FuzzBaseline$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tests -run '^$$' -fuzz '^FuzzImageCAgainstGo$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./tests -run '^$$' -fuzz '^FuzzRecordedTraceAgreesWithLive$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 

@@ -62,10 +62,12 @@
 //
 //	SPAN := none | bytes | halfptr | halfsize      (NULL,0) (p,64) (p,0) (NULL,64)
 //	CFG  := ok | FLAG{+FLAG}   FLAG := null | threads=N | swim=N | depgen | prefix |
-//	        unterm | pmu | dump | scope | anchors | ring=good|badtask|badheap|baddep
+//	        unterm | pmu | dump | scope | anchors | ring=RING
+//	RING := good | badtask | badheap | baddep | badpow2 | bigdep | winonly   (ring 0)
+//	        | badheap3 | badheap1 | baddep2 | good3                          (ring 3, 1, 2, 3)
 //	IMG  := null | huge | prog | valid(t=,s=,c=,b=,x=,nosc){+MOD}
 //	MOD  := defect(NAME) | mis(K) | short(K) | long(K) | byte(OFF,VAL) | u32(OFF,VAL)
-//	ARGS := match | match(dt=,ds=,host,junk) | exact(t=,s=[,host][,junk]) | null
+//	ARGS := match | match(dt=,ds=,host,alien,hostlast,junk) | exact(t=,s=[,host][,alien][,hostlast][,junk]) | null
 //	FN   := register | unregister | run | prepare_run | launch_run | poll_run |
 //	        wait_run | finalize_run | meminfo | copy_to | copy_from | malloc | free |
 //	        aicpu_dlopen | host_dlopen | stream_sets | concurrent_prepare |
@@ -83,8 +85,10 @@
 // never-committed zero memory (E-PREP's size-before-V-IMG step). args=match
 // gives the counts of the callable the id names on that context (as the
 // runner observed it minted), plus deltas; every tensor is DEVICE unless
-// host puts tensor 0 in HOST space; junk passes args 8 bytes past their
-// alignment with garbage in every field launch does not read.
+// host puts tensor 0 in HOST space (hostlast the last of the first
+// tensor_count, alien that one in address space 2); junk passes args 8
+// bytes past their alignment with garbage in every field launch does not
+// read.
 //
 // A history line is "#i op -> result": a status name (or, for a query, its
 // value), "out=N" for prepare, "mem=0|up|same|down" for the committed memory

@@ -107,6 +107,9 @@ type Generator struct {
 	imgs   []ImageRecipe // recipes used so far (for clobber)
 	filled bool
 	holds  int
+	// Scratch of next, kept between draws: a draw allocates no slices.
+	cs []candidate
+	gs genState
 }
 
 // NewGenerator starts an empty sequence.
@@ -184,8 +187,8 @@ type candidate struct {
 	f func(c Chooser) Op
 }
 
-func (g *Generator) slotsWhere(f func(c *model.Context) bool) []int8 {
-	var out []int8
+func (g *Generator) slotsWhere(out []int8, f func(c *model.Context) bool) []int8 {
+	out = out[:0]
 	for i := 0; i < g.o.Slots; i++ {
 		if c, ok := g.m.Context(int8(i)); ok && c.Live && f(&c) {
 			out = append(out, int8(i))
@@ -205,25 +208,26 @@ func (g *Generator) next(ch Chooser) Op {
 	for s := int32(0); s <= abi.LastSite; s++ {
 		armed = armed || m.SiteArmed(s)
 	}
-	s := &genState{
-		live:  g.slotsWhere(func(*model.Context) bool { return true }),
-		fresh: g.slotsWhere(func(c *model.Context) bool { return c.Latch == unlatched }),
-		// Dispatch on a quarantined context is outside the rules; keep it
-		// away from armed fault sites, which it might consume.
-		callable: g.slotsWhere(func(c *model.Context) bool { return !c.DispatchAny || !armed }),
-		kernel:   g.slotsWhere(func(c *model.Context) bool { return c.Latch == latchKernel }),
-		dispatch: g.slotsWhere(func(c *model.Context) bool { return c.Latch == latchKernel && c.Dispatch && !c.DispatchAny }),
-		ready: g.slotsWhere(func(c *model.Context) bool {
-			return c.Latch == latchKernel && c.IDs > 0 && c.Dispatch && !c.DispatchAny
-		}),
-		program: g.slotsWhere(func(c *model.Context) bool { return c.Latch == latchProgram && c.Attached && !c.Unknown }),
-	}
+	s := &g.gs
+	s.live = g.slotsWhere(s.live, func(*model.Context) bool { return true })
+	s.fresh = g.slotsWhere(s.fresh, func(c *model.Context) bool { return c.Latch == unlatched })
+	// Dispatch on a quarantined context is outside the rules; keep it
+	// away from armed fault sites, which it might consume.
+	s.callable = g.slotsWhere(s.callable, func(c *model.Context) bool { return !c.DispatchAny || !armed })
+	s.kernel = g.slotsWhere(s.kernel, func(c *model.Context) bool { return c.Latch == latchKernel })
+	s.dispatch = g.slotsWhere(s.dispatch, func(c *model.Context) bool { return c.Latch == latchKernel && c.Dispatch && !c.DispatchAny })
+	s.ready = g.slotsWhere(s.ready, func(c *model.Context) bool {
+		return c.Latch == latchKernel && c.IDs > 0 && c.Dispatch && !c.DispatchAny
+	})
+	s.program = g.slotsWhere(s.program, func(c *model.Context) bool { return c.Latch == latchProgram && c.Attached && !c.Unknown })
+	s.free = s.free[:0]
 	for i := 0; i < g.o.Slots; i++ {
 		if !m.SlotLive(int8(i)) {
 			s.free = append(s.free, int8(i))
 		}
 	}
-	var cs []candidate
+	cs := g.cs[:0]
+	defer func() { g.cs = cs[:0] }()
 	add := func(w int, f func(c Chooser) Op) {
 		if w > 0 {
 			cs = append(cs, candidate{w, f})
@@ -307,7 +311,7 @@ func (g *Generator) cfg(ch Chooser) CfgRecipe {
 		k := ch.IntN(3, "prefix")
 		return CfgRecipe{DepGen: true, Prefix: k == 1, Unterm: k == 2}
 	case 14:
-		return CfgRecipe{Ring: RingRecipe(ch.IntN(int(NumRings), "ring")), Anchors: ch.IntN(5, "anchors") == 0}
+		return CfgRecipe{Ring: RingRecipe(ch.IntN(int(NumGenRings), "ring")), Anchors: ch.IntN(5, "anchors") == 0}
 	}
 	return CfgRecipe{Swim: 2, Prefix: true, Threads: int8(2 + ch.IntN(3, "threads")), Ring: RingGood}
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/sim"
 )
 
 func genCtx(t *rapid.T, label string) int8 {
@@ -72,6 +75,12 @@ func genArgs(t *rapid.T) ArgsRecipe {
 	a.T = rapid.Int16().Draw(t, "args.t")
 	a.S = rapid.Int16().Draw(t, "args.s")
 	a.Host = rapid.Bool().Draw(t, "args.host")
+	switch rapid.IntRange(0, 2).Draw(t, "args.last") {
+	case 1:
+		a.Alien = true
+	case 2:
+		a.HostLast = true
+	}
 	a.Junk = rapid.Bool().Draw(t, "args.junk")
 	return a
 }
@@ -230,6 +239,11 @@ func TestParseExamples(t *testing.T) {
 		"prog null fn=comm_destroy",
 		"clobber img=valid(t=2,s=1)",
 		"launch c0 id=0 args=exact(t=0,s=0) stream=null",
+		"launch c0 id=0 args=match(hostlast) stream=s0",
+		"launch c0 id=0 args=exact(t=2,s=1,hostlast) stream=s0",
+		"kinit c0 dev=0 gen=1 cfg=threads=4+ring=good3",
+		"kinit c0 dev=0 gen=1 cfg=ring=badheap1",
+		"kinit c0 dev=0 gen=1 cfg=ring=baddep2",
 	} {
 		op, err := Parse(line)
 		if err != nil {
@@ -269,6 +283,8 @@ func TestParseErrors(t *testing.T) {
 		"launch c0 id=0 args=exact(t=1) stream=s0",
 		"launch c0 id=0 args=match(t=1) stream=s0",
 		"launch c0 id=x stream=s0",
+		"launch c0 id=0 args=match(alien,hostlast) stream=s0",
+		"kinit c0 dev=0 gen=1 cfg=ring=good4",
 		"kinit c0 dev=0",
 		"kinit c0 dev=0 gen=1 cfg=threads=0",
 		"kinit c0 dev=0 gen=1 cfg=null+pmu",
@@ -299,5 +315,33 @@ func TestParseScriptNamesLine(t *testing.T) {
 	_, err := ParseScript("create c0 # a comment\n\nsetdev 0\nbogus\n")
 	if err == nil || !strings.Contains(err.Error(), "line 4") {
 		t.Fatalf("ParseScript error %v, want one naming line 4", err)
+	}
+}
+
+// TestArgsHostLastReachesTheRuntime_ELAUNCH: args hostlast puts the last of
+// the first tensor_count tensors in HOST space (not only tensor 0, which
+// host covers), and a launch refuses it: INVALID_ARGUMENT where the same
+// args in DEVICE space launch with 0, and the model predicts both.
+func TestArgsHostLastReachesTheRuntime_ELAUNCH(t *testing.T) {
+	ops := MustParseScript(`setdev 0
+create c0
+kinit c0 dev=0 gen=1
+prepare c0 img=valid(t=2,s=1)
+launch c0 id=0 args=exact(t=2,s=1,hostlast) stream=s0
+launch c0 id=0 args=match(hostlast) stream=s0
+launch c0 id=0 args=exact(t=2,s=1) stream=s0
+`)
+	h, findings := Run(SimTarget(sim.TMR), ops)
+	want := []abi.Status{abi.InvalidArgument, abi.InvalidArgument, abi.OK}
+	for i, st := range want {
+		e := h.Entries[4+i]
+		if e.Obs.Call.Status != st || e.Obs.Call.ArgHost != (st == abi.InvalidArgument) {
+			t.Errorf("%s returned %v (args outside DEVICE: %v), want %v", e.Op, e.Obs.Call.Status, e.Obs.Call.ArgHost, st)
+		}
+	}
+	for _, f := range findings {
+		if f.Verdict == Fail {
+			t.Errorf("finding %v", f)
+		}
 	}
 }

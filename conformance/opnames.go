@@ -127,6 +127,7 @@ const (
 	NumFns              = op.NumFns
 	NumKinds            = op.NumKinds
 	NumRings            = op.NumRings
+	NumGenRings         = op.NumGenRings
 	NumSpans            = op.NumSpans
 	OutSentinel         = op.OutSentinel
 	PokeByte            = op.PokeByte

@@ -157,7 +157,8 @@ const outSentinel int32 = 0x3C3C3C3C
 // one for the concurrency ops). Images, configs and args are built once and
 // reused. Use one Runner per target instance from one goroutine at a time.
 type Runner struct {
-	// alienAt is the tensor a launch put in address space 2 (ArgsRecipe.Alien).
+	// alienAt is the tensor a launch put in address space 2 or HOST
+	// (ArgsRecipe.Alien, HostLast).
 	alienAt int
 	t       Target
 	rt      abi.Runtime
@@ -449,16 +450,20 @@ func (r *Runner) formArgs(op Op, slot *slotState) (unsafe.Pointer, int32, int32,
 		space = byte(abi.HostSpace)
 	}
 	buf[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = space
-	alien := op.Args.Alien && t >= 1 && t <= abi.ChipMaxTensorArgs
+	alien := (op.Args.Alien || op.Args.HostLast) && t >= 1 && t <= abi.ChipMaxTensorArgs
 	if alien {
-		buf[abi.TaskArgsTensorsOff+abi.ChipTensorSize*int(t-1)+abi.TensorAddressSpaceOff] = 2
+		last := byte(2)
+		if op.Args.HostLast {
+			last = byte(abi.HostSpace)
+		}
+		buf[abi.TaskArgsTensorsOff+abi.ChipTensorSize*int(t-1)+abi.TensorAddressSpaceOff] = last
 		r.alienAt = int(t - 1)
 	}
 	return unsafe.Pointer(unsafe.SliceData(buf)), t, s, op.Args.Host || alien
 }
 
-// restoreArgs puts tensor 0 (and an alien tensor) back in DEVICE space
-// after a launch with a tensor outside it.
+// restoreArgs puts tensor 0 (and an alien or hostlast tensor) back in
+// DEVICE space after a launch with a tensor outside it.
 func (r *Runner) restoreArgs() {
 	for _, b := range [2][]byte{r.args, r.junk} {
 		b[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = byte(abi.DeviceSpace)

@@ -2,13 +2,19 @@ package conformance
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/sim"
@@ -16,24 +22,178 @@ import (
 	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
-// The scenarios: a fixed list of hand-written call sequences, each run on
-// two Targets (sim in-process, the emitted .so through onboard); every call
-// is recorded as a step (call, status, out value, committed memory of the
-// context it named) and the two traces must be identical. Steps record what
-// happened, not what a rule expects (the model predicts results elsewhere),
-// so a divergence is a bug in one of the backends or in onboard.
+// The scenarios: fixed call sequences, each run on two Targets (sim in
+// process, the emitted .so through onboard), whose observations must be
+// identical call for call (F-1: the emitted runtime implements the rules as
+// sim does). They record what happened, not what a rule expects (the model
+// predicts results elsewhere), so a divergence is a bug in one of the
+// backends or in onboard.
+//
+// A scenario is a script of the op grammar in testdata/scenarios, one file
+// per scenario (a replayable repro: abicheck -replay FILE), run by the
+// engine's Runner; its "# profiles:" line names the profiles it runs on.
+// The few the op grammar cannot say are Go (goScenarios): a kernel's
+// numbers read back through the caller's ACL memory, ACL counter deltas,
+// the program memory entries with real buffers, and the comm and sizing
+// entries.
 
-// TestScenarios runs the fixed scenario list on sim in-process and on a
-// fresh copy of the emitted runtime through onboard, for the tmr and
-// refusing profiles, and requires identical traces (F-1: the emitted runtime
-// implements the rules call for call as sim does).
+// scenarioDir holds the scripts.
+const scenarioDir = "testdata/scenarios"
+
+// scenarioScript is one script of scenarioDir.
+type scenarioScript struct {
+	name string
+	ops  []Op
+	// profiles are the profiles the script runs on (tmr, refusing).
+	profiles []Profile
+}
+
+// parseScenario reads a script: ops as ParseScript reads them and one
+// "# profiles: P..." line naming where it runs.
+func parseScenario(name, text string) (scenarioScript, error) {
+	sc := scenarioScript{name: name}
+	for i, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(line, "# profiles:")
+		if !ok {
+			continue
+		}
+		if sc.profiles != nil {
+			return sc, fmt.Errorf("%s line %d: a second profiles line", name, i+1)
+		}
+		for _, f := range strings.Fields(rest) {
+			p := Profile(f)
+			if p != ProfileTMR && p != ProfileRefusing {
+				return sc, fmt.Errorf("%s line %d: profile %q (want tmr or refusing: the emitted runtime's profiles)", name, i+1, f)
+			}
+			sc.profiles = append(sc.profiles, p)
+		}
+		if len(sc.profiles) == 0 {
+			return sc, fmt.Errorf("%s line %d: a profiles line naming no profile", name, i+1)
+		}
+	}
+	if sc.profiles == nil {
+		return sc, fmt.Errorf("%s: no \"# profiles:\" line", name)
+	}
+	ops, err := ParseScript(text)
+	if err != nil {
+		return sc, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(ops) == 0 {
+		return sc, fmt.Errorf("%s: no ops", name)
+	}
+	sc.ops = ops
+	return sc, nil
+}
+
+// loadScenarios reads every script of scenarioDir.
+func loadScenarios(tb testing.TB) []scenarioScript {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.ops"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no scenario scripts in %s (%v)", scenarioDir, err)
+	}
+	var out []scenarioScript
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sc, err := parseScenario(strings.TrimSuffix(filepath.Base(f), ".ops"), string(text))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// scriptStep is one op of a script's run: its history line (op, status,
+// out, value, committed-memory direction) and everything the runner saw of
+// the call, the exact committed memory of the op's context (Mem) included.
+type scriptStep struct {
+	Line string
+	Obs  Observation
+}
+
+// scriptOptions: the steps are compared between two targets, whatever the
+// model predicted, so a run goes on after the model lost track.
+var scriptOptions = Options{ContinueAfterLoss: true}
+
+// runScript runs ops with r on its target, reset first to the state of a
+// fresh load (simabi_reset; TestControlReset_indistinguishableFromAFreshLoad
+// is what makes it stand for a fresh copy): one loaded instance serves every
+// script, as in Library.Reusable and the fuzz workers.
+func runScript(r *Runner, ops []Op) ([]scriptStep, *Result, error) {
+	if !r.ResetTarget() {
+		return nil, nil, errors.New("the target has no simabi_reset, or it failed")
+	}
+	res := r.Run(ops)
+	steps := make([]scriptStep, len(res.History.Entries))
+	for i := range res.History.Entries {
+		e := &res.History.Entries[i]
+		steps[i] = scriptStep{Line: e.Line(i), Obs: e.Obs}
+	}
+	return steps, res, nil
+}
+
+// scenarioProfiles are the profiles both backends run.
+var scenarioProfiles = []struct {
+	sim  sim.Profile
+	emit emit.Profile
+	p    Profile
+}{{sim.TMR, emit.ProfileTMR, ProfileTMR}, {sim.Refusing, emit.ProfileRefusing, ProfileRefusing}}
+
+// TestScenarios runs every scenario on sim in-process and on the emitted
+// runtime through onboard, for the tmr and refusing profiles, and requires
+// identical steps (F-1). The scripts share one instance of each backend per
+// profile, reset before each; a Go scenario gets a fresh sim and a fresh
+// copy of the .so. Every op of a script must run on sim (an op the runner
+// skipped would no longer check its call).
 func TestScenarios(t *testing.T) {
-	for _, p := range []struct {
-		sim  sim.Profile
-		emit emit.Profile
-	}{{sim.TMR, emit.ProfileTMR}, {sim.Refusing, emit.ProfileRefusing}} {
+	scripts := loadScenarios(t)
+	for _, p := range scenarioProfiles {
 		f := emittedFactory(t, emittedBuild(t, emit.Config{Profile: p.emit}))
-		for _, sc := range scenarios() {
+		// One instance of each backend per profile, reset before every
+		// script (runScript).
+		et, release, err := f()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr, er := NewRunner(SimTarget(p.sim), scriptOptions), NewRunner(et, scriptOptions)
+		for _, sc := range scripts {
+			if !slices.Contains(sc.profiles, p.p) {
+				continue
+			}
+			t.Run(string(p.sim)+"/"+sc.name, func(t *testing.T) {
+				// The sim run goes alongside the emitted one: each waits
+				// mostly on its runner's thread.
+				var want []scriptStep
+				var res *Result
+				var serr error
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					want, res, serr = runScript(sr, sc.ops)
+				}()
+				got, _, err := runScript(er, sc.ops)
+				<-done
+				if serr != nil || err != nil {
+					t.Fatalf("sim: %v; emitted: %v", serr, err)
+				}
+				for i, e := range res.History.Entries {
+					if e.Skipped != "" {
+						t.Errorf("#%d %s was not run on sim: %s", i, e.Op, e.Skipped)
+					}
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("scenario %s: steps differ (-sim +emitted):\n%s", sc.name, d)
+				}
+			})
+		}
+		er.Close()
+		release()
+		sr.Close()
+		for _, sc := range goScenarios() {
 			if p.sim == sim.Refusing && !sc.refusing {
 				continue
 			}
@@ -56,7 +216,84 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
-// scenarioStep is one recorded call.
+// TestScenariosSeeMutants: a scenario fails when the emitted runtime breaks
+// a rule one of its calls shows: each mutant here changes what one script's
+// op returns (V-SPAN.4, E-CLAIM.1, S-2.4), and TestScenarios' comparison
+// names that op.
+func TestScenariosSeeMutants(t *testing.T) {
+	scripts := map[string]scenarioScript{}
+	for _, sc := range loadScenarios(t) {
+		scripts[sc.name] = sc
+	}
+	for _, c := range []struct {
+		mutant, script, op string
+	}{
+		{"span-half-ok", "v-init", "kinit c1 dev=0 gen=1 aicpu=halfptr"},
+		{"claim-not-released", "claim", "kinit c3 dev=0 gen=1"},
+		{"hostlog-null-ok", "null-ctx-s3", "hostlog null"},
+	} {
+		t.Run(c.mutant, func(t *testing.T) {
+			sc, ok := scripts[c.script]
+			if !ok {
+				t.Fatalf("no script %s", c.script)
+			}
+			et, release, err := emittedFactory(t, emittedBuild(t, emit.Config{Profile: emit.ProfileTMR, Mutant: c.mutant}))()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			sr, er := NewRunner(SimTarget(sim.TMR), scriptOptions), NewRunner(et, scriptOptions)
+			defer sr.Close()
+			defer er.Close()
+			want, _, serr := runScript(sr, sc.ops)
+			got, _, err := runScript(er, sc.ops)
+			if serr != nil || err != nil {
+				t.Fatalf("sim: %v; emitted: %v", serr, err)
+			}
+			d := cmp.Diff(want, got)
+			if d == "" || !strings.Contains(d, c.op+" -> ") {
+				t.Errorf("mutant %s: %s's steps differ in no %q line:\n%s", c.mutant, c.script, c.op, d)
+			}
+		})
+	}
+}
+
+// TestScenarioScriptHeader: a script names the profiles it runs on, once,
+// from those the emitted runtime has; anything else is refused naming the
+// file and line.
+func TestScenarioScriptHeader(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		want       []Profile
+		err        string // a substring of the error; "" for none
+	}{
+		{"ok", "# profiles: tmr refusing\ncreate c0\n", []Profile{ProfileTMR, ProfileRefusing}, ""},
+		{"tmr only", "# a comment\n# profiles: tmr\ncreate c0\n", []Profile{ProfileTMR}, ""},
+		{"missing", "create c0\n", nil, `missing: no "# profiles:" line`},
+		{"empty", "# profiles:\ncreate c0\n", nil, "empty line 1: a profiles line naming no profile"},
+		{"legacy", "# profiles: tmr legacy\ncreate c0\n", nil, `legacy line 1: profile "legacy"`},
+		{"twice", "# profiles: tmr\n# profiles: refusing\ncreate c0\n", nil, "twice line 2: a second profiles line"},
+		{"bad op", "# profiles: tmr\ncreate c99\n", nil, "bad op: line 2:"},
+		{"no ops", "# profiles: tmr\n", nil, "no ops: no ops"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc, err := parseScenario(c.name, c.text)
+			switch {
+			case c.err == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+				t.Fatalf("error %v, want one containing %q", err, c.err)
+			case c.err == "" && !slices.Equal(sc.profiles, c.want):
+				t.Fatalf("profiles %v, want %v", sc.profiles, c.want)
+			}
+			if c.name == "bad op" && !errors.Is(err, ErrSyntax) {
+				t.Errorf("error %v does not wrap ErrSyntax", err)
+			}
+		})
+	}
+}
+
+// scenarioStep is one recorded call of a Go scenario.
 type scenarioStep struct {
 	Call      string
 	Status    string
@@ -169,19 +406,6 @@ func (r *rec) destroy(name string) {
 	r.add("destroy "+name, "", abi.OK, 0)
 }
 
-// destroyRefused calls destroy on a context the scenario expects destroy to
-// refuse (E-DESTROY), so it stays usable. Should a backend free it anyway,
-// the emitted runtime aborts on the next use with an F-3 message naming the
-// handle.
-func (r *rec) destroyRefused(name string) {
-	r.rt.DestroyDeviceContext(r.c(name))
-	r.add("destroy "+name, name, abi.OK, 0)
-}
-
-func (r *rec) supported(name string) {
-	r.add("supported "+name, name, abi.OK, int64(r.rt.KernelModeSupported(r.c(name))))
-}
-
 func (r *rec) kinitWith(name string, dev int32, cfg []byte, gen uint64, spans ...[]byte) {
 	var p [3]unsafe.Pointer
 	var n [3]uintptr
@@ -196,12 +420,6 @@ func (r *rec) kinitWith(name string, dev int32, cfg []byte, gen uint64, spans ..
 	r.add(fmt.Sprintf("kinit %s dev=%d gen=%d cfg=%v", name, dev, gen, cfg != nil), name, st, 0)
 }
 
-// kinitRaw calls kernel init with an explicit (possibly inconsistent) span.
-func (r *rec) kinitRaw(name string, label string, aicpu unsafe.Pointer, aicpuSize uintptr, cfg []byte) {
-	st := r.rt.KernelModeInit(r.c(name), 0, aicpu, aicpuSize, nil, 0, nil, 0, abi.Ptr(cfg), 1)
-	r.add("kinit "+name+" "+label, name, st, 0)
-}
-
 func (r *rec) kinit(name string, dev int32) { r.kinitWith(name, dev, defaultConfig(), 1) }
 
 func (r *rec) prepare(name string, img []byte) {
@@ -209,18 +427,6 @@ func (r *rec) prepare(name string, img []byte) {
 	*id = 12345
 	st := r.rt.KernelModePrepareCallable(r.c(name), abi.Ptr(img), uintptr(len(img)), id)
 	r.add(fmt.Sprintf("prepare %s size=%d", name, len(img)), name, st, int64(*id))
-}
-
-// prepareRaw calls prepare with explicit arguments.
-func (r *rec) prepareRaw(name, label string, p unsafe.Pointer, size uintptr, withOut bool) {
-	id := new(int32)
-	*id = 12345
-	var out *int32
-	if withOut {
-		out = id
-	}
-	st := r.rt.KernelModePrepareCallable(r.c(name), p, size, out)
-	r.add("prepare "+name+" "+label, name, st, int64(*id))
 }
 
 func (r *rec) launch(name string, id int32, args *abi.TaskArgs, s abi.Stream) {
@@ -248,10 +454,6 @@ func (r *rec) sync(s abi.Stream) {
 	r.add(fmt.Sprintf("hook sync_stream %#x", uintptr(s)), "", r.hooks.SimSyncStream(s), 0)
 }
 
-func (r *rec) inject(site, count, code int32) {
-	r.add(fmt.Sprintf("hook inject site=%d count=%d code=%d", site, count, code), "", r.hooks.SimInject(site, count, code), 0)
-}
-
 // status records a status-returning call on a context.
 func (r *rec) status(label, name string, f func(abi.Ctx) abi.Status) {
 	r.add(label+" "+name, name, f(r.c(name)), 0)
@@ -271,11 +473,7 @@ func (r *rec) pinit(name string, dev int32) {
 
 func defaultConfig() []byte { return (&abi.CallConfig{}).Bytes() }
 
-func configWith(f func(c *abi.CallConfig)) []byte {
-	var c abi.CallConfig
-	f(&c)
-	return c.Bytes()
-}
+const streamA abi.Stream = 0x5A00
 
 func checksum(b []byte) int64 {
 	h := fnv.New64a()
@@ -283,14 +481,7 @@ func checksum(b []byte) int64 {
 	return int64(h.Sum64() & math.MaxInt64)
 }
 
-const (
-	streamA abi.Stream = 0x5A00
-	streamB abi.Stream = 0x5B00
-	code1   int32      = -1200
-	code2   int32      = -1300
-)
-
-// scenario is one fixed call sequence.
+// scenario is a Go scenario.
 type scenario struct {
 	name string
 	// refusing marks scenarios that also run on the refusing profile.
@@ -298,255 +489,26 @@ type scenario struct {
 	run      func(r *rec)
 }
 
-// scenarios is the fixed list.
-func scenarios() []scenario {
+// goScenarios are the scenarios the op grammar cannot say: the program
+// memory entries with real buffers and their data, a kernel's numbers read
+// back through the caller's ACL memory, the ACL counters' deltas over whole
+// paths (the runner reads only the D-1-forbidden calls of each op), and the
+// comm and sizing entries, which take no context and have no rule of their
+// own.
+func goScenarios() []scenario {
 	return []scenario{
-		{"supported-null-fresh", true, func(r *rec) {
-			r.supported("NULL")
-			r.create("c1")
-			r.supported("c1")
-			r.destroy("c1")
-		}},
-		{"supported-initialized", true, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			r.supported("c1")
-			img := emittest.Image("noop")
-			r.prepare("c1", img)
-			r.supported("c1")
-			r.finalize("c1")
-			r.supported("c1")
-			r.destroy("c1")
-		}},
-		{"v-init", true, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			cfg := defaultConfig()
-			r.kinitWith("NULL", 0, cfg, 1)
-			r.kinitWith("c1", 0, nil, 1)
-			r.kinitWith("c1", -1, cfg, 1)
-			r.kinitWith("c1", 0, cfg, 0)
-			half := []byte{1, 2, 3}
-			r.kinitRaw("c1", "ptr-without-size", abi.Ptr(half), 0, cfg)
-			r.kinitRaw("c1", "size-without-ptr", nil, 16, cfg)
-			r.keep = append(r.keep, half)
-			// The refusals left the context unlatched (L-5): program init works.
-			r.pinit("c1", 0)
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"v-cfg", true, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			for _, cfg := range [][]byte{
-				configWith(func(c *abi.CallConfig) { c.AicpuThreadNum = 1 }),
-				configWith(func(c *abi.CallConfig) { c.AicpuThreadNum = 5 }),
-				configWith(func(c *abi.CallConfig) { c.EnablePMU = 1 }),
-				configWith(func(c *abi.CallConfig) { c.EnableDumpArgs = 1 }),
-				configWith(func(c *abi.CallConfig) { c.CaptureClockAnchors = 1 }),
-				configWith(func(c *abi.CallConfig) { c.EnableChipSwimlane = 5 }),
-				configWith(func(c *abi.CallConfig) { c.EnableDepGen = 1 }),
-				configWith(func(c *abi.CallConfig) {
-					for i := range c.OutputPrefix {
-						c.OutputPrefix[i] = 'p'
-					}
-				}),
-				configWith(func(c *abi.CallConfig) { c.RingTaskWindow[0] = 3 }),
-				configWith(func(c *abi.CallConfig) { c.RingHeap[1] = 1000 }),
-				configWith(func(c *abi.CallConfig) { c.RingDepPool[2] = 2 }),
-				configWith(func(c *abi.CallConfig) {
-					c.AicpuThreadNum = 4
-					c.RingTaskWindow[3] = 1024
-					c.RingHeap[3] = 4096
-					c.RingDepPool[3] = 64
-				}),
-			} {
-				r.kinitWith("c1", 0, cfg, 1)
-			}
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"v-prep-2", true, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			img := emittest.Image("noop")
-			r.prepareRaw("NULL", "null-ctx", abi.Ptr(img), uintptr(len(img)), true)
-			r.prepareRaw("c1", "null-callable", nil, uintptr(len(img)), true)
-			r.prepareRaw("c1", "null-out", abi.Ptr(img), uintptr(len(img)), false)
-			r.prepareRaw("c1", "short", abi.Ptr(img), abi.ChipCallableSize-1, true)
-			mis := abi.AlignedBytes(len(img)+8, 64)[8:]
-			copy(mis, img)
-			r.prepareRaw("c1", "misaligned", abi.Ptr(mis), uintptr(len(img)), true)
-			r.keep = append(r.keep, mis)
-			// Not a kernel context yet: IS after the structural checks.
-			r.prepare("c1", img)
-			r.destroy("c1")
-		}},
-		{"v-launch", true, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			r.launch("NULL", 0, args, streamA)
-			r.launch("c1", 0, nil, streamA)
-			r.launch("c1", 0, args, 0)
-			r.launch("c1", -1, args, streamA)
-			r.launch("c1", abi.MaxRegisteredCallableIDs, args, streamA)
-			r.launch("c1", abi.MaxRegisteredCallableIDs-1, args, streamA)
-			r.destroy("c1")
-		}},
-		{"kernel-lifecycle", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			r.kinit("c1", 0)
-			img := emittest.Image("noop")
-			r.prepare("c1", img)
-			r.prepare("c1", img)
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			r.launch("c1", 0, args, streamA)
-			r.launch("c1", 1, args, streamA)
-			r.sync(streamA)
-			r.launch("c1", 2, args, streamA)
-			r.finalize("c1")
-			r.finalize("c1")
-			r.prepare("c1", img)
-			r.launch("c1", 0, args, streamA)
-			r.kinit("c1", 0)
-			r.pinit("c1", 0)
-			r.destroy("c1")
-		}},
-		{"launch-refusals", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			img := emittest.Image("noop")
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			r.launch("c1", 0, args, streamA) // not a kernel context
-			r.kinit("c1", 0)
-			r.launch("c1", 0, args, streamA) // no prepare yet
-			r.prepare("c1", img)
-			r.launch("c1", 5, args, streamA) // never published
-			bad := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			bad.SetCounts(1, 1)
-			r.launch("c1", 0, bad, streamA)
-			host := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			host.Bytes()[abi.ChipTensorSize+abi.TensorAddressSpaceOff] = byte(abi.HostSpace)
-			r.launch("c1", 0, host, streamA)
-			r.launch("c1", 0, args, streamA)
-			r.sync(streamA)
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"mode-latch", false, func(r *rec) {
-			r.setDev(0)
-			r.create("k")
-			r.create("p")
-			r.kinit("k", 0)
-			r.pinit("k", 0)
-			r.status("ensure_acl_ready", "k", func(c abi.Ctx) abi.Status { return r.rt.EnsureACLReady(c, 0) })
-			r.pinit("p", 1)
-			r.kinit("p", 1)
-			r.pinit("p", 1)
-			r.finalize("p")
-			r.pinit("p", 1)
-			r.finalize("p")
-			r.destroy("p")
-			r.finalize("k")
-			r.destroy("k")
-		}},
-		{"claim", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.create("c2")
-			r.kinit("c1", 0)
-			r.kinit("c2", 0)
-			r.destroyRefused("c2") // init failed, no finalize yet
-			r.create("c3")
-			r.finalize("c1")
-			r.kinit("c3", 0)
-			r.finalize("c3")
-			r.destroy("c3")
-			r.destroy("c1")
-			r.finalize("c2")
-			r.destroy("c2")
-		}},
-		{"device-d2", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			img := emittest.Image("noop")
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			r.prepare("c1", img)
-			r.setDev(1)
-			r.curDev()
-			r.prepare("c1", img)
-			r.launch("c1", 0, args, streamA)
-			r.finalize("c1")
-			r.setDev(-1)
-			r.curDev()
-			r.launch("c1", 0, args, streamA)
-			r.setDev(0)
-			r.launch("c1", 0, args, streamA)
-			r.prepare("c1", img)
-			r.sync(streamA)
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"no-device-init", false, func(r *rec) {
-			r.setDev(-1)
-			r.create("c1")
-			r.kinit("c1", 0)
-			r.kinit("c1", 0)
-			r.pinit("c1", 0)
-			r.destroyRefused("c1") // kernel-latched, not finalized
-			r.create("c2")
-			r.setDev(2)
-			r.kinit("c2", 2) // the failed init released its claim
-			r.setDev(0)
-			r.finalize("c1")
-			r.destroy("c1")
-			r.setDev(2)
-			r.finalize("c2")
-			r.destroy("c2")
-		}},
-		{"null-ctx-s3", true, func(r *rec) {
+		{"null-ctx-s3-buffers", true, func(r *rec) {
+			// S-3 with real buffers (the op grammar passes the program-side
+			// entries arguments no runtime may act on), then the comm and
+			// sizing entries, which take no context and have no rule of
+			// their own (null-ctx-s3.ops has the rest).
 			rt := r.rt
-			r.status("simpler_init", "NULL", func(c abi.Ctx) abi.Status {
-				return rt.SimplerInit(c, 0, nil, 0, nil, 0, nil, 0, nil, 0, nil, 0)
-			})
-			r.status("finalize_device", "NULL", rt.FinalizeDevice)
-			r.value("device_malloc", "NULL", func(c abi.Ctx) int64 { return int64(rt.DeviceMalloc(c, 64)) })
-			r.value("committed", "NULL", func(c abi.Ctx) int64 { return int64(rt.CommittedDeviceMemory(c)) })
 			info := make([]byte, abi.DeviceMemoryInfoSize)
 			host := make([]byte, 64)
 			r.status("device_memory_info", "NULL", func(c abi.Ctx) abi.Status { return rt.DeviceMemoryInfo(c, abi.Ptr(info)) })
 			r.status("copy_to_device", "NULL", func(c abi.Ctx) abi.Status { return rt.CopyToDevice(c, 0x1000, abi.Ptr(host), 64) })
 			r.status("copy_from_device", "NULL", func(c abi.Ctx) abi.Status { return rt.CopyFromDevice(c, abi.Ptr(host), 0x1000, 64) })
-			img := emittest.Image("noop")
-			r.status("register_callable", "NULL", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 0, abi.Ptr(img)) })
-			r.status("unregister_callable", "NULL", func(c abi.Ctx) abi.Status { return rt.UnregisterCallable(c, 0) })
-			store := abi.AlignedBytes(256, 64)
-			rh := abi.RunHandle(uintptr(abi.Ptr(store)))
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			desc := make([]byte, abi.NativeRunDescSize)
-			r.status("run", "NULL", func(c abi.Ctx) abi.Status { return rt.Run(c, rh, 0, args.Pointer(), nil, abi.Ptr(desc)) })
-			r.status("prepare_run", "NULL", func(c abi.Ctx) abi.Status {
-				return rt.PrepareRun(c, rh, 0, args.Pointer(), nil, abi.Ptr(desc))
-			})
-			r.status("launch_run", "NULL", func(c abi.Ctx) abi.Status { return rt.LaunchRun(c, rh) })
-			r.status("poll_run", "NULL", func(c abi.Ctx) abi.Status { return rt.PollRun(c, rh) })
-			r.status("wait_run", "NULL", func(c abi.Ctx) abi.Status { return rt.WaitRun(c, rh) })
-			r.status("finalize_run", "NULL", func(c abi.Ctx) abi.Status { return rt.FinalizeRun(c, rh) })
-			r.value("aicpu_dlopen_count", "NULL", func(c abi.Ctx) int64 { return int64(rt.AicpuDlopenCount(c)) })
-			r.value("host_dlopen_count", "NULL", func(c abi.Ctx) int64 { return int64(rt.HostDlopenCount(c)) })
-			r.value("run_stream_set_create_count", "NULL", func(c abi.Ctx) int64 { return int64(rt.RunStreamSetCreateCount(c)) })
-			r.value("supports_concurrent_prepare", "NULL", func(c abi.Ctx) int64 { return int64(rt.SupportsConcurrentNativePrepare(c)) })
-			r.value("arena_bank_gm_heap_base", "NULL", func(c abi.Ctx) int64 { return int64(rt.ArenaBankGMHeapBase(c, 0)) })
-			r.value("retained_temp_addr", "NULL", func(c abi.Ctx) int64 { return int64(rt.RetainedTempAddr(c, 0)) })
-			r.status("ensure_acl_ready", "NULL", func(c abi.Ctx) abi.Status { return rt.EnsureACLReady(c, 0) })
-			r.value("create_comm_stream", "NULL", func(c abi.Ctx) int64 { return int64(rt.CreateCommStream(c)) })
 			r.status("destroy_comm_stream", "NULL", func(c abi.Ctx) abi.Status { return rt.DestroyCommStream(c, streamA) })
-			r.destroy("NULL")
 			r.value("runtime_size", "", func(abi.Ctx) int64 { return int64(rt.GetRuntimeSize()) })
 			r.value("runtime_alignment", "", func(abi.Ctx) int64 { return int64(rt.GetRuntimeAlignment()) })
 			r.value("comm_init", "", func(abi.Ctx) int64 { return int64(rt.CommInit(0, 1, streamA, nil)) })
@@ -557,18 +519,7 @@ func scenarios() []scenario {
 			r.status("comm_get_window_size(0)", "", func(abi.Ctx) abi.Status { return rt.CommGetWindowSize(0, &sz) })
 			r.status("comm_barrier(0)", "", func(abi.Ctx) abi.Status { return rt.CommBarrier(0) })
 			r.status("comm_destroy(0)", "", func(abi.Ctx) abi.Status { return rt.CommDestroy(0) })
-			r.status("host_log_bind_state(NULL)", "", func(abi.Ctx) abi.Status { return rt.HostLogBindState(nil) })
-			st := make([]byte, abi.HostLogStateSize)
-			_ = abi.DefaultHostLogState().Encode(st)
-			r.status("host_log_bind_state(default)", "", func(abi.Ctx) abi.Status { return rt.HostLogBindState(abi.Ptr(st)) })
-			r.value("pipeline_contract", "", func(abi.Ctx) int64 {
-				p := rt.GetPipelineContract()
-				if p == nil {
-					return 0
-				}
-				return checksum(unsafe.Slice((*byte)(p), abi.PipelineContractSize))
-			})
-			r.keep = append(r.keep, info, host, img, store, args, desc, st)
+			r.keep = append(r.keep, info, host)
 		}},
 		{"program-memory", true, func(r *rec) {
 			rt := r.rt
@@ -614,272 +565,6 @@ func scenarios() []scenario {
 			r.finalize("c1")
 			r.destroy("c1")
 			r.keep = append(r.keep, src, dst, info)
-		}},
-		{"program-runs", true, func(r *rec) {
-			rt := r.rt
-			r.create("c1")
-			img := emittest.Image("noop")
-			r.status("register_callable(fresh)", "c1", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 3, abi.Ptr(img)) })
-			r.pinit("c1", 0)
-			r.status("register_callable", "c1", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 3, abi.Ptr(img)) })
-			r.status("register_callable(again)", "c1", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 3, abi.Ptr(img)) })
-			r.status("register_callable(8192)", "c1", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 8192, abi.Ptr(img)) })
-			r.value("aicpu_dlopen_count", "c1", func(c abi.Ctx) int64 { return int64(rt.AicpuDlopenCount(c)) })
-			size := rt.GetRuntimeSize()
-			align := rt.GetRuntimeAlignment()
-			store := abi.AlignedBytes(int(size), int(align))
-			rh := abi.RunHandle(uintptr(abi.Ptr(store)))
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			accepted := new(int32)
-			desc := make([]byte, abi.NativeRunDescSize)
-			_ = abi.NativeRunDescriptor{RunID: 1, Generation: 1, AcceptedState: uintptr(unsafe.Pointer(accepted)), AcceptedValue: 77}.Encode(desc)
-			r.status("prepare_run(unregistered)", "c1", func(c abi.Ctx) abi.Status {
-				return rt.PrepareRun(c, rh, 4, args.Pointer(), nil, abi.Ptr(desc))
-			})
-			r.status("poll_run(no run)", "c1", func(c abi.Ctx) abi.Status { return rt.PollRun(c, rh) })
-			r.status("prepare_run", "c1", func(c abi.Ctx) abi.Status { return rt.PrepareRun(c, rh, 3, args.Pointer(), nil, abi.Ptr(desc)) })
-			r.status("prepare_run(busy)", "c1", func(c abi.Ctx) abi.Status { return rt.PrepareRun(c, rh, 3, args.Pointer(), nil, abi.Ptr(desc)) })
-			r.status("poll_run(prepared)", "c1", func(c abi.Ctx) abi.Status { return rt.PollRun(c, rh) })
-			r.status("wait_run(prepared)", "c1", func(c abi.Ctx) abi.Status { return rt.WaitRun(c, rh) })
-			r.status("finalize_device(outstanding)", "c1", rt.FinalizeDevice)
-			r.status("unregister(outstanding)", "c1", func(c abi.Ctx) abi.Status { return rt.UnregisterCallable(c, 3) })
-			r.status("launch_run", "c1", func(c abi.Ctx) abi.Status { return rt.LaunchRun(c, rh) })
-			r.value("accepted_state", "", func(abi.Ctx) int64 { return int64(*accepted) })
-			r.status("launch_run(again)", "c1", func(c abi.Ctx) abi.Status { return rt.LaunchRun(c, rh) })
-			r.status("poll_run", "c1", func(c abi.Ctx) abi.Status { return rt.PollRun(c, rh) })
-			r.status("wait_run", "c1", func(c abi.Ctx) abi.Status { return rt.WaitRun(c, rh) })
-			r.status("finalize_run", "c1", func(c abi.Ctx) abi.Status { return rt.FinalizeRun(c, rh) })
-			r.status("run", "c1", func(c abi.Ctx) abi.Status { return rt.Run(c, rh, 3, args.Pointer(), nil, abi.Ptr(desc)) })
-			bad := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			bad.SetCounts(2, 0)
-			r.status("run(count mismatch)", "c1", func(c abi.Ctx) abi.Status { return rt.Run(c, rh, 3, bad.Pointer(), nil, abi.Ptr(desc)) })
-			r.status("unregister_callable", "c1", func(c abi.Ctx) abi.Status { return rt.UnregisterCallable(c, 3) })
-			r.status("unregister_callable(8192)", "c1", func(c abi.Ctx) abi.Status { return rt.UnregisterCallable(c, 8192) })
-			r.finalize("c1")
-			r.destroy("c1")
-			r.keep = append(r.keep, img, store, args, accepted, desc, bad)
-		}},
-		{"prog-on-kernel-e-prog", false, func(r *rec) {
-			rt := r.rt
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			img := emittest.Image("noop")
-			r.status("register_callable", "c1", func(c abi.Ctx) abi.Status { return rt.RegisterCallable(c, 1, abi.Ptr(img)) })
-			r.value("device_malloc", "c1", func(c abi.Ctx) int64 { return int64(rt.DeviceMalloc(c, 64)) })
-			r.status("device_memory_info", "c1", func(c abi.Ctx) abi.Status { return rt.DeviceMemoryInfo(c, nil) })
-			r.status("copy_to_device", "c1", func(c abi.Ctx) abi.Status { return rt.CopyToDevice(c, 0, nil, 0) })
-			r.finalize("c1")
-			r.destroy("c1")
-			r.keep = append(r.keep, img)
-		}},
-		{"inject-args", true, func(r *rec) {
-			r.inject(0, 1, code1)
-			r.inject(10, 1, code1)
-			r.inject(1, -1, code1)
-			r.inject(2, 1, 0)
-			r.inject(6, 1, 0)
-			r.inject(7, 1, 0)
-			r.inject(2, 0, 0)
-			r.sync(0)
-			r.sync(streamA)
-		}},
-		{"fault-1-init-create", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.inject(abi.SiteInitCreate, 1, code1)
-			r.kinit("c1", 0)
-			r.kinit("c1", 0)
-			r.pinit("c1", 0)
-			r.destroyRefused("c1")
-			r.finalize("c1")
-			r.create("c2")
-			r.kinit("c2", 0)
-			r.finalize("c2")
-			r.destroy("c2")
-			r.destroy("c1")
-		}},
-		{"fault-9-rollback", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.inject(abi.SiteInitCreate, 1, code1)
-			r.inject(abi.SiteInitRollbackFails, 1, code2)
-			r.kinit("c1", 0)
-			r.create("c2")
-			r.kinit("c2", 0) // the claim was released
-			r.finalize("c1")
-			r.finalize("c1")
-			r.destroy("c1")
-			r.finalize("c2")
-			r.destroy("c2")
-		}},
-		{"fault-2-prepare-copy", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			img := emittest.Image("noop")
-			r.inject(abi.SitePrepareCopy, 2, code1)
-			r.prepare("c1", img)
-			r.prepare("c1", img)
-			r.prepare("c1", img)
-			r.prepare("c1", img)
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"fault-3-register-poison", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			img := emittest.Image("noop")
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			r.prepare("c1", img)
-			r.inject(abi.SitePrepareRegister, 1, code1)
-			r.prepare("c1", img)
-			r.prepare("c1", img)
-			r.launch("c1", 0, args, streamA)
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"fault-4-launch-poison", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			img := emittest.Image("noop")
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			r.prepare("c1", img)
-			r.inject(abi.SiteLaunchEnqueue, 1, code1)
-			r.launch("c1", 0, args, streamA)
-			r.launch("c1", 0, args, streamA)
-			r.prepare("c1", img)
-			r.sync(streamA)
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"fault-5-finalize-release", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			img := emittest.Image("noop")
-			r.prepare("c1", img)
-			r.inject(abi.SiteFinalizeRelease, 3, code1)
-			r.finalize("c1")
-			r.launch("c1", 0, emittest.TaskArgs(0x1000, 0x2000, 4, 1), streamA)
-			r.destroyRefused("c1") // Closing
-			r.finalize("c1")
-			r.finalize("c1")
-			r.finalize("c1")
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"fault-6-quarantine", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			r.prepare("c1", emittest.Image("noop"))
-			r.inject(abi.SiteFinalizeFatal, 1, 0)
-			r.finalize("c1")
-			r.finalize("c1")
-			r.create("c2")
-			r.kinit("c2", 0) // the quarantined context keeps the claim
-			r.finalize("c2")
-			r.destroy("c2")
-		}},
-		{"fault-8-async", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			img := emittest.Image("noop")
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			r.prepare("c1", img)
-			r.inject(abi.SiteAsyncDeviceFail, 1, code1)
-			r.sync(streamA) // no pending work: consumes no pass
-			r.launch("c1", 0, args, streamA)
-			r.launch("c1", 0, args, streamA)
-			r.sync(streamA)
-			r.sync(streamA)
-			r.launch("c1", 0, args, streamA)
-			r.sync(streamA)
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"fault-7-hold-gate", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			r.inject(abi.SitePrepareHoldGate, 1, 5)
-			r.prepare("c1", emittest.Image("noop"))
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"stream-switch-pi", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.create("c2")
-			r.kinit("c1", 0)
-			r.setDev(1)
-			r.kinit("c2", 1)
-			r.setDev(0)
-			img := emittest.Image("noop")
-			args := emittest.TaskArgs(0x1000, 0x2000, 4, 1)
-			r.prepare("c1", img)
-			r.launch("c1", 0, args, streamA)
-			r.launch("c1", 0, args, streamB)
-			r.launch("c1", 0, args, streamA)
-			r.sync(streamA)
-			r.launch("c1", 0, args, streamB)
-			r.setDev(1)
-			r.prepare("c2", img)
-			r.launch("c2", 0, args, streamB) // another context on the same stream
-			r.sync(streamB)
-			r.finalize("c2")
-			r.destroy("c2")
-			r.setDev(0)
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"ids-and-committed", false, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.create("c2")
-			r.kinit("c1", 0)
-			r.setDev(1)
-			r.kinit("c2", 1)
-			r.setDev(0)
-			small := emittest.Image("noop")
-			spec := abi.ChipCallableSpec{Signature: []abi.ArgDirection{abi.DirIn}, FuncName: "big", Binary: make([]byte, 3<<20)}
-			big, err := spec.Build()
-			if err != nil {
-				panic(err)
-			}
-			r.keep = append(r.keep, big)
-			for range 3 {
-				r.prepare("c1", small)
-			}
-			r.prepare("c1", big)
-			r.prepare("c1", small)
-			broken := append(abi.AlignedBytes(0, 16), small...)
-			broken = append(broken, 0) // a trailing byte: V-IMG step 6
-			r.keep = append(r.keep, broken)
-			r.prepareRaw("c1", "trailing-byte", abi.Ptr(broken), uintptr(len(broken)), true)
-			r.prepare("c1", small)
-			r.setDev(1)
-			r.prepare("c2", small)
-			r.finalize("c2")
-			r.destroy("c2")
-			r.setDev(0)
-			r.finalize("c1")
-			r.destroy("c1")
-		}},
-		{"refusing-kernel-entries", true, func(r *rec) {
-			r.setDev(0)
-			r.create("c1")
-			r.kinit("c1", 0)
-			r.prepare("c1", emittest.Image("noop"))
-			r.launch("c1", 0, emittest.TaskArgs(0x1000, 0x2000, 4, 1), streamA)
-			r.inject(abi.SiteInitCreate, 1, code1)
-			r.pinit("c1", 0)
-			r.finalize("c1")
-			r.destroy("c1")
 		}},
 		{"numeric-add-scalar", false, func(r *rec) {
 			mem, ok := r.memory()

@@ -8,6 +8,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -432,9 +434,11 @@ func TestSimLaunchRefusals(t *testing.T) {
 	rt.SimSyncStream(7)
 }
 
-// C-GATE over sim: a prepare held inside the runtime (site 7 holds its gate
-// 300 ms) holds the worker's gate; a launch meanwhile fails fast with IS, and
-// a later launch succeeds. (§6.3 TestKernelGate, first case.)
+// C-GATE over sim: a prepare parked inside the runtime (simabi_hold_gate)
+// holds the worker's gate; a launch meanwhile fails fast with IS while the
+// prepare is still parked, and a later launch succeeds. The prepare is
+// released by the test, not by a timer, so a loaded machine cannot let it
+// finish before the launch. (§6.3 TestKernelGate, first case.)
 func TestSimLaunchDuringBlockedPrepare(t *testing.T) {
 	lockThread(t)
 	rt := newSim(t, sim.TMR)
@@ -447,28 +451,59 @@ func TestSimLaunchDuringBlockedPrepare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt.SimInject(abi.SitePrepareHoldGate, 1, 300)
+	if st := rt.SimHoldGate(w.ctx, 1); st != abi.OK {
+		t.Fatalf("SimHoldGate: %v", st)
+	}
 	in, _ := rt.ACL().Malloc(16)
 	out, _ := rt.ACL().Malloc(16)
 	args := testArgs(t, in, out, 4, 1)
-	res := make(chan error, 1)
-	go func() {
-		for !w.gate.held.Load() {
-			time.Sleep(time.Millisecond)
-		}
-		start := time.Now()
-		err := w.Launch(id, args, 9)
-		if time.Since(start) > 100*time.Millisecond {
-			t.Errorf("launch waited %v", time.Since(start))
-		}
-		res <- err
-	}()
-	if _, err := w.PrepareCallable(testImage(t)); err != nil {
-		t.Fatal(err)
+	// The launch comes from another thread while the prepare, on the
+	// worker's thread (C-THREAD), is parked; then that thread releases it.
+	var returned atomic.Bool
+	type launched struct {
+		err      error
+		parked   bool // the prepare was still parked when the launch returned
+		launched bool
 	}
-	err = <-res
+	res := make(chan launched, 1)
+	go func() {
+		for rt.SimGateState(w.ctx)&abi.GateParked == 0 {
+			if returned.Load() {
+				res <- launched{}
+				return
+			}
+			runtime.Gosched()
+		}
+		// A launch that waits on the worker's gate instead of failing fast
+		// would wait for ever: seen waiting, the prepare is released.
+		var done atomic.Bool
+		go func() {
+			for !done.Load() {
+				if w.gate.waiters.Load() > 0 {
+					rt.SimHoldGate(w.ctx, 0)
+					return
+				}
+				runtime.Gosched()
+			}
+		}()
+		err := w.Launch(id, args, 9)
+		done.Store(true)
+		parked := rt.SimGateState(w.ctx)&abi.GateParked != 0
+		rt.SimHoldGate(w.ctx, 0)
+		res <- launched{err, parked, true}
+	}()
+	_, perr := w.PrepareCallable(testImage(t))
+	returned.Store(true)
+	l := <-res
+	if perr != nil || !l.launched {
+		t.Fatalf("the prepare returned (%v) without parking", perr)
+	}
+	err, parked := l.err, l.parked
 	wantCode(t, err, abi.InvalidState)
 	wantContains(t, err, "gate")
+	if !parked {
+		t.Error("the launch returned after the prepare was released: it waited for the gate")
+	}
 	if err := w.Launch(id, args, 9); err != nil {
 		t.Fatalf("later launch: %v", err)
 	}

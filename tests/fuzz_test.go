@@ -111,23 +111,16 @@ func FuzzOps(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{3, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, ops := decodeBytes(data, fuzzMaxOps, holdMs)
-		w, err := fuzzWorker()
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs, err := fresh(w.sim[p], ops)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rs.Failed() {
-			t.Fatalf("%s", failureText("sim:"+string(p), ops, rs))
+		w, p, ops, rs, failure := onSim(data)
+		if failure != "" {
+			t.Fatal(failure)
 		}
 		if w.emitted == nil {
 			return // sim only: no C compiler for the differential half
 		}
 		sops := serialized(ops)
 		if len(sops) != len(ops) { // two-thread ops: sim again, serialized
+			var err error
 			if rs, err = fresh(w.sim[p], sops); err != nil {
 				t.Fatal(err)
 			}
@@ -158,17 +151,26 @@ func FuzzOpsSim(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{3, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, ops := decodeBytes(data, fuzzMaxOps, holdMs)
-		w, err := fuzzWorker()
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs, err := fresh(w.sim[p], ops)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rs.Failed() {
-			t.Fatalf("%s", failureText("sim:"+string(p), ops, rs))
+		if _, _, _, _, failure := onSim(data); failure != "" {
+			t.Fatal(failure)
 		}
 	})
+}
+
+// onSim is both targets' first half: data decoded into an op sequence run
+// on the worker's sim of its profile, every call checked by the model. It
+// returns the worker, the profile, the ops and the result, or what failed.
+func onSim(data []byte) (w *fuzzRunners, p conformance.Profile, ops []conformance.Op, rs *conformance.Result, failure string) {
+	p, ops = decodeBytes(data, fuzzMaxOps, holdMs)
+	w, err := fuzzWorker()
+	if err == nil {
+		rs, err = fresh(w.sim[p], ops)
+	}
+	switch {
+	case err != nil:
+		return nil, p, ops, nil, err.Error()
+	case rs.Failed():
+		return nil, p, ops, nil, failureText("sim:"+string(p), ops, rs)
+	}
+	return w, p, ops, rs, ""
 }

@@ -49,6 +49,12 @@ func CfgBytes(r CfgRecipe, legacy bool) []byte {
 		c.RingHeap[3] = 100
 	case RingWinOnly:
 		c.RingTaskWindow[0] = 16
+	case RingBadHeap1:
+		c.RingHeap[1] = 1000
+	case RingBadDep2:
+		c.RingDepPool[2] = 2
+	case RingGood3:
+		c.RingTaskWindow[3], c.RingHeap[3], c.RingDepPool[3] = 1024, 4096, 64
 	}
 	switch {
 	case r.Prefix:

@@ -120,15 +120,25 @@ const (
 	RingBigDep                     // dep pool 2^31 (> 2^31-1)
 	RingBadHeap3                   // ring 3's heap 100 (ring 0 unset)
 	RingWinOnly                    // ring 0: window 16, heap and dep pool unset (valid)
-	NumRings                       // the number of ring recipes
+	// Rings other than ring 0 (the scenarios': V-CFG holds every ring to
+	// its ranges); never generated (NumGenRings).
+	RingBadHeap1 // ring 1's heap 1000 (< 1024)
+	RingBadDep2  // ring 2's dep pool 2 (< 4)
+	RingGood3    // ring 3: window 1024, heap 4096, dep pool 64 (valid)
+	NumRings     // the number of ring recipes
 )
 
-var ringNames = [NumRings]string{"none", "good", "badtask", "badheap", "baddep", "badpow2", "bigdep", "badheap3", "winonly"}
+// NumGenRings bounds the recipes the generator draws: the rings added
+// after it leave the generated sequences of a seed unchanged.
+const NumGenRings = RingWinOnly + 1
+
+var ringNames = [NumRings]string{"none", "good", "badtask", "badheap", "baddep", "badpow2", "bigdep", "badheap3", "winonly",
+	"badheap1", "baddep2", "good3"}
 
 // Bad reports whether a ring recipe breaks a ring rule (V-CFG.6 to V-CFG.9).
 func (r RingRecipe) Bad() bool {
 	switch r {
-	case RingBadTask, RingBadHeap, RingBadDep, RingBadPow2, RingBigDep, RingBadHeap3:
+	case RingBadTask, RingBadHeap, RingBadDep, RingBadPow2, RingBigDep, RingBadHeap3, RingBadHeap1, RingBadDep2:
 		return true
 	}
 	return false
@@ -380,6 +390,9 @@ type ArgsRecipe struct {
 	// Alien puts the last of the first tensor_count tensors in address
 	// space 2, neither HOST nor DEVICE (E-LAUNCH.6).
 	Alien bool
+	// HostLast puts the last of the first tensor_count tensors in HOST
+	// space (E-LAUNCH checks every tensor, not only the first).
+	HostLast bool
 	// Junk passes args 8 bytes past 64-byte alignment with garbage in every
 	// field launch does not read (E-LAUNCH: it reads only the counts, the
 	// address_space of the first tensor_count tensors and the scalars).
@@ -398,12 +411,15 @@ func (a ArgsRecipe) String() string {
 		if a.Alien {
 			s += ",alien"
 		}
+		if a.HostLast {
+			s += ",hostlast"
+		}
 		if a.Junk {
 			s += ",junk"
 		}
 		return s + ")"
 	}
-	if a.T == 0 && a.S == 0 && !a.Host && !a.Alien && !a.Junk {
+	if a.T == 0 && a.S == 0 && !a.Host && !a.Alien && !a.HostLast && !a.Junk {
 		return "match"
 	}
 	var parts []string
@@ -418,6 +434,9 @@ func (a ArgsRecipe) String() string {
 	}
 	if a.Alien {
 		parts = append(parts, "alien")
+	}
+	if a.HostLast {
+		parts = append(parts, "hostlast")
 	}
 	if a.Junk {
 		parts = append(parts, "junk")

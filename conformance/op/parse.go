@@ -512,6 +512,8 @@ func (p *opParser) args(s string) ArgsRecipe {
 			a.Host = true
 		case k == "alien" && !hasV:
 			a.Alien = true
+		case k == "hostlast" && !hasV:
+			a.HostLast = true
 		case k == "junk" && !hasV:
 			a.Junk = true
 		case (k == "dt" && a.Mode == ArgsMatch) || (k == "t" && a.Mode == ArgsExact):
@@ -521,6 +523,9 @@ func (p *opParser) args(s string) ArgsRecipe {
 		default:
 			p.fail("bad args parameter %q", x)
 		}
+	}
+	if a.Alien && a.HostLast {
+		p.fail("args alien and hostlast name the same tensor")
 	}
 	if a.Mode == ArgsExact && (!seen["t"] || !seen["s"]) {
 		p.fail("exact args need t= and s=")

@@ -307,8 +307,13 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 		Equal: equalTraceStates,
 	}
 	var ops []porcupine.Operation
+	var inert []int
 	for i := range t.Calls {
 		c := &t.Calls[i]
+		if inertCall(c) {
+			inert = append(inert, i)
+			continue
+		}
 		op := porcupine.Operation{ClientId: c.Thread, Input: tracePiece{call: i}, Call: int64(2 * c.B), Return: int64(2*c.E + 1)}
 		if c.Unfinished {
 			op.Return = math.MaxInt64 // it never returned
@@ -351,7 +356,7 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 		// that the first failure is judged.
 		var rest []int
 		for k := range t.Calls {
-			if !in[k] {
+			if !in[k] && !inertCall(&t.Calls[k]) {
 				rest = append(rest, k)
 			}
 		}
@@ -360,15 +365,19 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 			best = append(best, tracePiece{call: k})
 		}
 	}
+	best = mergeInert(t, best, inert)
 	// Judge the pieces in that order, keeping a refusal's X-2 reading and
-	// going on past a failure.
-	st := traceState{s: model.NewTraceState(p, driven).Share(), gates: map[int8]int{}}
+	// going on past a failure. Nothing is searched or undone here, so the
+	// state is owned: each step advances it in place (a shared one would be
+	// copied per call, verdicts and all, which made long traces quadratic).
+	st := traceState{s: model.NewTraceState(p, driven), gates: map[int8]int{}}
 	res = &Result{History: History{Profile: p}}
 	for _, pc := range best {
 		if !pc.acquire {
 			order = append(order, pc.call)
 			c := &t.Calls[pc.call]
 			res.History.Entries = append(res.History.Entries, Entry{Op: c.Op, Obs: c.Obs, Skipped: c.Skip})
+
 		}
 		good, next := stepPiece(t, st, pc, judge(st.n))
 		if !good && next.s == st.s {
@@ -381,6 +390,34 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 	}
 	fillResult(res, st.s.Model())
 	return res, order, verdict == porcupine.Ok, false
+}
+
+// inertCall reports whether c is a call the model does not model and
+// that changes nothing it holds (call NAME, a simabi_reset aside): the
+// search for an order leaves it out, since any place suits it and a
+// consumer polling simabi_gate_state in a loop would otherwise multiply
+// the orders to try past any timeout.
+func inertCall(c *TraceCall) bool { return c.Op.Kind == KindInvalid && !c.Reset }
+
+// mergeInert puts the inert calls (ascending by begin) back into the
+// order found: each before the first ordered call that began after it.
+func mergeInert(t *Trace, order []tracePiece, inert []int) []tracePiece {
+	if len(inert) == 0 {
+		return order
+	}
+	sort.SliceStable(inert, func(a, b int) bool { return t.Calls[inert[a]].B < t.Calls[inert[b]].B })
+	out := make([]tracePiece, 0, len(order)+len(inert))
+	for _, pc := range order {
+		for !pc.acquire && len(inert) > 0 && t.Calls[inert[0]].B < t.Calls[pc.call].B {
+			out = append(out, tracePiece{call: inert[0]})
+			inert = inert[1:]
+		}
+		out = append(out, pc)
+	}
+	for _, k := range inert {
+		out = append(out, tracePiece{call: k})
+	}
+	return out
 }
 
 // Replay is one recorded call replayed on another runtime.

@@ -13,7 +13,7 @@ import (
 
 // traceImageHex is the canonical image with one IN tensor, as a trace
 // records it.
-func traceImageHex(t *testing.T) (string, int) {
+func traceImageHex(t testing.TB) (string, int) {
 	t.Helper()
 	spec := abi.ChipCallableSpec{FuncName: "noop", Signature: []abi.ArgDirection{abi.DirIn}}
 	img, err := spec.Build()
@@ -25,7 +25,7 @@ func traceImageHex(t *testing.T) (string, int) {
 
 func cfgHex() string { return hex.EncodeToString((&abi.CallConfig{}).Bytes()) }
 
-func mustTrace(t *testing.T, body string) *Trace {
+func mustTrace(t testing.TB, body string) *Trace {
 	t.Helper()
 	tr, err := ParseTrace(strings.NewReader("# simabi trace v1\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n"+body), "t.ops")
 	if err != nil {

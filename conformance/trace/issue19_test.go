@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -327,5 +329,91 @@ func TestReadTraceFile_tornLastLine(t *testing.T) {
 	}
 	if len(tr.Calls) != 1 || tr.Calls[0].Op.Kind != KindCreate {
 		t.Fatalf("calls %v, want the create alone", tr.Calls)
+	}
+}
+
+// gatePollTrace is a consumer that holds the gate (simabi_hold_gate),
+// polls simabi_gate_state polls times while thread 3's prepare is parked,
+// has thread 2's launch refused by it, and releases the gate; with
+// late, the launch comes after the prepare returned, which no order
+// explains.
+func gatePollTrace(t testing.TB, polls int, late bool) string {
+	h, n := traceImageHex(t)
+	var b strings.Builder
+	fmt.Fprintf(&b, "@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 kinit c0 dev=0 gen=1 cfg=raw(%s) aicpu=none aicore=none disp=none -> 0\n@5-6 t0 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=0\n", cfgHex(), n, h)
+	fmt.Fprintf(&b, "@7-8 t1 dev=0 call simabi_hold_gate -> 0\n")
+	seq := 10
+	for i := 0; i < polls; i++ {
+		fmt.Fprintf(&b, "@%d-%d t1 dev=0 call simabi_gate_state -> %d\n", seq, seq+1, min(i*2/polls, 1))
+		seq += 2
+	}
+	launch := seq
+	if late {
+		launch = seq + 10
+	}
+	fmt.Fprintf(&b, "@%d-%d t2 dev=0 launch c0 id=0 args=raw(t=1,s=0,host=0) stream=s0 -> -1003\n", launch, launch+1)
+	fmt.Fprintf(&b, "@%d-%d t1 dev=0 call simabi_hold_gate -> 0\n", seq+2, seq+3)
+	fmt.Fprintf(&b, "@9-%d t3 dev=0 prepare c0 img=raw(%d,0,%s) -> 0 out=1\n", seq+5, n, h)
+	return b.String()
+}
+
+// a consumer polling simabi_gate_state in a loop while a prepare is
+// parked leaves hundreds of calls the model does not model overlapping
+// the prepare. The search for an order leaves them out: before, 120 polls
+// took 17 s to linearize, and 200 ran past the timeout, so the calls were
+// judged in begin order and the refused launch failed E-LAUNCH and K-3.
+// Every call is still judged once, the polls in begin order.
+func TestCheckTrace_gatePollsDoNotStallTheSearch_X2(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		late     bool
+		failures []string
+	}{
+		{"refused while parked", false, nil},
+		{"refused after the prepare returned", true, []string{"E-LAUNCH", "K-3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := mustTrace(t, gatePollTrace(t, 200, tc.late))
+			c := Check(tr, Options{Timeout: 5 * time.Second})
+			if c.Undecided || c.Linearizable != (tc.failures == nil) {
+				t.Fatalf("undecided %v linearizable %v: %s", c.Undecided, c.Linearizable, c.Note)
+			}
+			if d := cmp.Diff(tc.failures, failuresOf(c)); d != "" {
+				t.Errorf("failures (-want +got):\n%s", d)
+			}
+			if len(c.Order) != len(tr.Calls) || len(c.Result.History.Entries) != len(tr.Calls) {
+				t.Fatalf("%d calls, %d ordered, %d judged", len(tr.Calls), len(c.Order), len(c.Result.History.Entries))
+			}
+			seen, lastPoll := map[int]bool{}, uint64(0)
+			for _, k := range c.Order {
+				if seen[k] {
+					t.Fatalf("call %d judged twice", k)
+				}
+				seen[k] = true
+				if cl := tr.Calls[k]; cl.Op.Kind == KindInvalid {
+					if cl.B < lastPoll {
+						t.Fatalf("call %d (@%d) judged after one that began at @%d", k, cl.B, lastPoll)
+					}
+					lastPoll = cl.B
+				}
+			}
+		})
+	}
+}
+
+// The cost of checking a trace in which a consumer polled the gate's state
+// n times while a prepare was parked: linear in n (it was quadratic, each
+// poll judged on a copy of the model holding every earlier verdict: 16,000
+// polls took 19 s). go test ./conformance/trace -run '^$' -bench GatePolls
+func BenchmarkCheckTrace_GatePolls(b *testing.B) {
+	for _, n := range []int{1000, 16000} {
+		tr := mustTrace(b, gatePollTrace(b, n, false))
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				if c := Check(tr, Options{}); !c.Linearizable {
+					b.Fatal(c.Note)
+				}
+			}
+		})
 	}
 }

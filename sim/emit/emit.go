@@ -407,11 +407,28 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 	for _, s := range abi.HostStatuses {
 		d.Codes = append(d.Codes, cNamed{"PTO_RUNTIME_ERR_" + s.Name(), fmt.Sprint(int32(s))})
 	}
+	d.Consts = runtimeConsts()
+	for site := abi.FirstSite; site <= abi.LastSite; site++ {
+		d.Sites = append(d.Sites, siteData{cIdent(abi.SiteNames[site]), abi.SiteNames[site], site})
+	}
+	d.FaultCounts, d.FaultCodes = kt.faultArrays()
+
+	d.addLatch()
+	d.ContractResources = d.Contract.Resources[:]
+	for _, n := range ACLCounters {
+		d.ACLCounters = append(d.ACLCounters, counterData{cIdent(strings.TrimPrefix(strings.TrimPrefix(n, "aclrt"), "acl")), n})
+	}
+	return d
+}
+
+// runtimeConsts are the runtime's #defines of the contract's numbers.
+func runtimeConsts() []cConst {
+	var out []cConst
 	c := func(name string, v any, comment string) {
-		d.Consts = append(d.Consts, cConst{name, fmt.Sprint(v), comment})
+		out = append(out, cConst{name, fmt.Sprint(v), comment})
 	}
 	u := func(name string, v uint64, comment string) {
-		d.Consts = append(d.Consts, cConst{name, fmt.Sprintf("%dull", v), comment})
+		out = append(out, cConst{name, fmt.Sprintf("%dull", v), comment})
 	}
 	c("MAX_REGISTERED_CALLABLE_IDS", abi.MaxRegisteredCallableIDs, "kernel ids are in [0, 8192)")
 	c("KERNEL_MAX_FUNC_ID", abi.KernelMaxFuncID, "")
@@ -459,12 +476,12 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 	c("LEGACY_POLL_ERROR", fmt.Sprintf("(%d)", abi.LegacyPollError), "")
 	c("KERNEL_NAME_ADD_SCALAR_F32", fmt.Sprintf("%q", KernelAddScalarF32), "")
 	c("KERNEL_NAME_COPY_BYTES", fmt.Sprintf("%q", KernelCopyBytes), "")
+	return out
+}
 
-	for site := abi.FirstSite; site <= abi.LastSite; site++ {
-		d.Sites = append(d.Sites, siteData{cIdent(abi.SiteNames[site]), abi.SiteNames[site], site})
-	}
-	d.FaultCounts, d.FaultCodes = kt.faultArrays()
-
+// addLatch adds the latch's phases, events, results, effects and its
+// transition table (latch.Table), word for word.
+func (d *templateData) addLatch() {
 	for p := range latch.NumPhases {
 		d.Phases = append(d.Phases, cIdent(p.String()))
 	}
@@ -485,11 +502,6 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 		}
 		d.Table = append(d.Table, row)
 	}
-	d.ContractResources = d.Contract.Resources[:]
-	for _, n := range ACLCounters {
-		d.ACLCounters = append(d.ACLCounters, counterData{cIdent(strings.TrimPrefix(strings.TrimPrefix(n, "aclrt"), "acl")), n})
-	}
-	return d
 }
 
 func largestPow2(n uint64) uint64 {

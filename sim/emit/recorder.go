@@ -22,8 +22,9 @@ import (
 // runtime named by SIMABI_RECORD_TARGET, forwards every call to it unchanged
 // and appends one line per call to a trace. Its exports are generated from
 // abi.Symbols, one forwarding stub per entry of the revision, so it cannot
-// miss an entry; what each stub writes is described per entry in recOps
-// (an entry without a description is recorded as "call NAME").
+// miss an entry; what each stub writes is the entry's line of the trace
+// vocabulary (abi/tracevocab: an entry without a description there is
+// recorded as "call NAME").
 
 // RecorderConfig selects what the recording runtime exports.
 type RecorderConfig struct {
@@ -110,10 +111,10 @@ func RecorderSymbols(cfg RecorderConfig) []abi.Symbol {
 // ---- what each stub records ----
 
 // What a stub records is the entry's line in the trace vocabulary
-// (tracevocab.EntryOf); this file turns it into C. The spellings of the
-// vocabulary's forms become C writer functions (vocabC), which the
-// template's helpers and the stubs call, so no spelling is written by hand
-// in C.
+// (tracevocab.EntryOf); recStubFor turns it into data, and the template's
+// writers of each form turn that into C. The spellings of the vocabulary's
+// forms become C writer functions (vocabC), which the template's helpers
+// and writers call, so no spelling is written by hand in C.
 
 // noneAnswers are what a stub answers when it cannot forward (a symbol the
 // target lacks, no target), where the return type's default (NULL, 0 for an
@@ -176,6 +177,14 @@ func (p cProto) isPointer() bool {
 
 // ---- template data ----
 
+// A stub is data: what it forwards, and what it records as the entry's
+// line of the vocabulary, argument by argument. The C of each form is the
+// template's: it defines "arg FORM" (the argument, before the call), "late
+// FORM" and "late-missing FORM" (an argument written after the call, and
+// when the target lacks the entry), "result FORM" and "extra KEY" (a field
+// after the result). A form the template defines no writer for is one the
+// recorder cannot write: recStubFor refuses it.
+
 type recStub struct {
 	Name     string
 	Proto    string // the C prototype, as exported
@@ -185,9 +194,39 @@ type recStub struct {
 	Void     bool
 	None     string // the answer when the stub cannot forward
 	Unloaded string // the answer when no target is loaded
-	Pre      []string
-	Post     []string
-	Missing  []string // before the result of a symbol the target lacks
+
+	Op string // the op word, a C literal
+	// Lock: the stub holds g_mu over its op text. An op without a payload
+	// (image, CallConfig, descriptor) resolves its names under one hold of
+	// the lock; one with a payload takes the lock per name, so that no hex
+	// is formatted under it.
+	Lock   bool
+	Args   []recArg
+	Fn     string // prog's " fn=NAME", a C literal, or ""
+	Result string // the result's form ("result FORM")
+	Extras []recExtra
+	// RemembersDescriptor: a successful prepare_run remembers its
+	// descriptor's accepted_state for the accepted= of the storage's
+	// launch_run.
+	RemembersDescriptor bool
+}
+
+// recArg is one argument of an op's text.
+type recArg struct {
+	Form   string // its form's name in the template (formName)
+	Key    string // " KEY=", or " " for a positional argument: a C literal
+	Param  string // the C parameter it is read from
+	Size   string // the size parameter of a SPAN or an IMG
+	Entry  string // the entry's name, a C literal (the value of a NAME)
+	Locked bool   // the stub holds g_mu: names are resolved by the _locked writers
+	Late   bool   // written after the call returns
+}
+
+// recExtra is a field after the result.
+type recExtra struct {
+	Kind  string // "extra KIND" writes it: its key
+	Key   string // " KEY=", a C literal
+	Param string
 }
 
 type recTemplateData struct {
@@ -204,44 +243,80 @@ type recTemplateData struct {
 // cLit is s as a C string literal.
 func cLit(s string) string { return strconv.Quote(s) }
 
-func recStubFor(s abi.Symbol, rev abi.Revision) (recStub, error) {
-	protoText := tracevocab.Proto(s, rev)
+// formName is a form's name in the template's writers ("arg ctx").
+func formName(f tracevocab.Form) string { return strings.ToLower(f.GoName()) }
+
+// writers says whether the recorder's template defines a writer: "arg ctx",
+// "result int", "extra out".
+type writers interface {
+	Lookup(name string) *template.Template
+}
+
+func hasWriter(w writers, kind, name string) bool { return w.Lookup(kind+" "+name) != nil }
+
+// recStubFor is the stub of entry e, whose C prototype is protoText.
+func recStubFor(e tracevocab.Entry, protoText string, w writers) (recStub, error) {
 	p, err := parseProto(protoText)
 	if err != nil {
 		return recStub{}, err
 	}
-	if p.Name != s.Name {
-		return recStub{}, fmt.Errorf("emit: prototype of %s names %s", s.Name, p.Name)
+	if p.Name != e.Symbol {
+		return recStub{}, fmt.Errorf("emit: prototype of %s names %s", e.Symbol, p.Name)
 	}
-	e := tracevocab.EntryOf(s, rev)
-	st := recStub{Name: s.Name, Proto: protoText, Ret: p.Ret, Void: p.isVoid()}
-	st.Typedef = "typedef " + regexp.MustCompile(`\b`+s.Name+`\(`).ReplaceAllString(protoText, "(*rec_fn_"+s.Name+")(") + ";"
+	st := recStub{Name: e.Symbol, Proto: protoText, Ret: p.Ret, Void: p.isVoid()}
+	st.Typedef = "typedef " + regexp.MustCompile(`\b`+e.Symbol+`\(`).ReplaceAllString(protoText, "(*rec_fn_"+e.Symbol+")(") + ";"
 	names := make([]string, len(p.Params))
 	for i, q := range p.Params {
 		names[i] = q.Name
 	}
 	st.Call = strings.Join(names, ", ")
+	st.None, st.Unloaded = stubAnswers(e, p)
 
+	st.Op, st.Lock = cLit(e.Op), namesUnderOneLock(e)
+	if st.Args, err = stubArgs(e, p, st.Lock, w); err != nil {
+		return recStub{}, err
+	}
+	if e.Fn != "" {
+		st.Fn = cLit(tracevocab.ArgSep + tracevocab.FnKey + tracevocab.KeySep + e.Fn)
+	}
+	if st.Result, err = stubResult(e, p, w); err != nil {
+		return recStub{}, err
+	}
+	for _, x := range e.Extras {
+		if x.Form != tracevocab.Int || !hasWriter(w, "extra", x.Key) {
+			return recStub{}, fmt.Errorf("emit: recorder: %s: no C writer for the result field %s=", e.Symbol, x.Key)
+		}
+		st.Extras = append(st.Extras, recExtra{Kind: x.Key, Key: cLit(tracevocab.ArgSep + x.Key + tracevocab.KeySep), Param: x.Param})
+	}
+	st.RemembersDescriptor = e.Symbol == abi.SymPrepareRun
+	return st, nil
+}
+
+// stubAnswers are what the stub of e answers when it cannot forward, and
+// when no target is loaded.
+func stubAnswers(e tracevocab.Entry, p cProto) (none, unloaded string) {
 	switch {
 	case p.isVoid():
-		st.None = ""
-	case noneAnswers[s.Name] != "":
-		st.None = noneAnswers[s.Name]
+		none = ""
+	case noneAnswers[e.Symbol] != "":
+		none = noneAnswers[e.Symbol]
 	case p.isPointer():
-		st.None = "NULL"
+		none = "NULL"
 	case e.Result == tracevocab.Uint:
-		st.None = "0"
+		none = "0"
 	default:
-		st.None = "PTO_RUNTIME_ERR_INTERNAL"
+		none = "PTO_RUNTIME_ERR_INTERNAL"
 	}
-	st.Unloaded = st.None
-	if u := unloadedAnswers[s.Name]; u != "" {
-		st.Unloaded = u
+	unloaded = none
+	if u := unloadedAnswers[e.Symbol]; u != "" {
+		unloaded = u
 	}
+	return none, unloaded
+}
 
-	// The op text. An op without a payload (image, CallConfig, descriptor)
-	// resolves its names under one hold of the lock; one with a payload
-	// takes the lock per name, so that no hex is formatted under it.
+// namesUnderOneLock: e's op has names to resolve (contexts, streams,
+// storages) and no payload to format (see recStub.Lock).
+func namesUnderOneLock(e tracevocab.Entry) bool {
 	named, payload := false, false
 	for _, a := range e.Args {
 		switch a.Form {
@@ -251,133 +326,82 @@ func recStubFor(s abi.Symbol, rev abi.Revision) (recStub, error) {
 			payload = true
 		}
 	}
-	locked := ""
-	if named && !payload {
-		locked = "_locked"
-		st.Pre = append(st.Pre, "pthread_mutex_lock(&g_mu);")
-	}
-	st.Pre = append(st.Pre, fmt.Sprintf("rb_lit(&rc.b, %s);", cLit(e.Op)))
+	return named && !payload
+}
+
+// stubArgs are the arguments of e's op text, each with a writer in the
+// template and read from a parameter of p; locked: the stub holds g_mu.
+func stubArgs(e tracevocab.Entry, p cProto, locked bool, w writers) ([]recArg, error) {
+	var out []recArg
 	for _, a := range e.Args {
 		q, ok := p.param(a.Param)
 		if !ok && a.Form != tracevocab.Name {
-			return recStub{}, fmt.Errorf("emit: recorder: %s has no parameter %s", s.Name, a.Param)
+			return nil, fmt.Errorf("emit: recorder: %s has no parameter %s", e.Symbol, a.Param)
 		}
-		size := ""
 		if a.Size != "" {
 			if _, ok := p.param(a.Size); !ok {
-				return recStub{}, fmt.Errorf("emit: recorder: %s has no parameter %s", s.Name, a.Size)
+				return nil, fmt.Errorf("emit: recorder: %s has no parameter %s", e.Symbol, a.Size)
 			}
-			size = a.Size
+		}
+		form := formName(a.Form)
+		if !hasWriter(w, "arg", form) || a.Late && !(hasWriter(w, "late", form) && hasWriter(w, "late-missing", form)) {
+			return nil, fmt.Errorf("emit: recorder: %s: no C writer for an argument of form %s", e.Symbol, a.Form.Name())
+		}
+		if a.Form == tracevocab.NullFlag && !a.WhenNull {
+			return nil, fmt.Errorf("emit: recorder: %s: %s= is a flag written only when NULL", e.Symbol, a.Key)
 		}
 		key := cLit(tracevocab.ArgSep)
 		if a.Key != "" {
 			key = cLit(tracevocab.ArgSep + a.Key + tracevocab.KeySep)
 		}
-		var c string
-		switch a.Form {
-		case tracevocab.Ctx:
-			c = fmt.Sprintf("rb_ctx%s(&rc.b, %s, %s);", locked, key, q.Name)
-		case tracevocab.Int:
-			c = fmt.Sprintf("rb_lit(&rc.b, %s);\n    tv_int_n(&rc.b, (int64_t)%s);", key, q.Name)
-		case tracevocab.Uint:
-			c = fmt.Sprintf("rb_lit(&rc.b, %s);\n    tv_uint_n(&rc.b, (uint64_t)%s);", key, q.Name)
-		case tracevocab.Span:
-			c = fmt.Sprintf("rb_key_span(&rc.b, %s, %s, (uint64_t)%s);", key, q.Name, size)
-		case tracevocab.Cfg:
-			c = fmt.Sprintf("rb_key_cfg(&rc.b, %s, %s);", key, q.Name)
-		case tracevocab.Img:
-			c = fmt.Sprintf("rb_key_img(&rc.b, %s, %s, (uint64_t)%s);", key, q.Name, size)
-		case tracevocab.RegImg:
-			c = fmt.Sprintf("rb_key_regimg(&rc.b, %s, %s);", key, q.Name)
-		case tracevocab.Args:
-			if a.Late {
-				c = "size_t rec_args_at = rc.b.n;"
-				st.Post = append(st.Post, fmt.Sprintf("rb_insert_args(&rc.b, rec_args_at, %s, %s, r == 0);", key, q.Name))
-				st.Missing = append(st.Missing, fmt.Sprintf("rb_insert_args(&rc.b, rec_args_at, %s, %s, 0);", key, q.Name))
-			} else {
-				c = fmt.Sprintf("rb_key_args(&rc.b, %s, %s, 0);", key, q.Name)
-			}
-		case tracevocab.Stream:
-			c = fmt.Sprintf("rb_key_stream%s(&rc.b, %s, %s);", locked, key, q.Name)
-		case tracevocab.Storage:
-			c = fmt.Sprintf("rb_key_st%s(&rc.b, %s, %s);", locked, key, q.Name)
-		case tracevocab.Desc:
-			c = fmt.Sprintf("rb_key_desc(&rc.b, %s, %s);", key, q.Name)
-		case tracevocab.NullFlag:
-			if !a.WhenNull {
-				return recStub{}, fmt.Errorf("emit: recorder: %s: %s= is a flag written only when NULL", s.Name, a.Key)
-			}
-			c = fmt.Sprintf("if (%s == NULL) {\n        rb_lit(&rc.b, %s);\n        tv_nullflag_null(&rc.b);\n    }", q.Name, key)
-		case tracevocab.Device:
-			c = fmt.Sprintf("rb_devpos(&rc.b, %s, (int64_t)%s);", key, q.Name)
-		case tracevocab.Name:
-			c = fmt.Sprintf("rb_lit(&rc.b, %s);\n    tv_name_name(&rc.b, %s);", key, cLit(s.Name))
-		default:
-			return recStub{}, fmt.Errorf("emit: recorder: %s: no C writer for an argument of form %s", s.Name, a.Form.Name())
-		}
-		st.Pre = append(st.Pre, c)
+		out = append(out, recArg{Form: form, Key: key, Param: q.Name, Size: a.Size, Entry: cLit(e.Symbol),
+			Locked: locked, Late: a.Late})
 	}
-	if e.Fn != "" {
-		st.Pre = append(st.Pre, fmt.Sprintf("rb_lit(&rc.b, %s);", cLit(tracevocab.ArgSep+tracevocab.FnKey+tracevocab.KeySep+e.Fn)))
-	}
-	if locked != "" {
-		st.Pre = append(st.Pre, "pthread_mutex_unlock(&g_mu);")
-	}
+	return out, nil
+}
 
-	// The result text.
-	switch e.Result {
-	case tracevocab.Int:
-		if p.isVoid() || p.isPointer() {
-			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, which cannot be recorded as a number", s.Name, p.Ret)
-		}
-		st.Post = append(st.Post, "rec_res_i64(&rc, (int64_t)r);")
-	case tracevocab.Uint:
-		if p.isVoid() || p.isPointer() {
-			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, which cannot be recorded as a number", s.Name, p.Ret)
-		}
-		st.Post = append(st.Post, "rec_res_u64(&rc, (uint64_t)r);")
-	case tracevocab.Ptr:
-		if !p.isPointer() {
-			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, not a pointer", s.Name, p.Ret)
-		}
-		st.Post = append(st.Post, "rec_res_ptr(&rc, (const void *)r);")
-	case tracevocab.Done:
-		if !p.isVoid() {
-			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, not void", s.Name, p.Ret)
-		}
-		st.Post = append(st.Post, "rec_res_done(&rc);")
-	case tracevocab.Ctx:
-		if !p.isPointer() {
-			return recStub{}, fmt.Errorf("emit: recorder: %s returns %s, not a pointer", s.Name, p.Ret)
-		}
-		st.Post = append(st.Post, "rec_res_create(&rc, (const void *)r);")
-	default:
-		return recStub{}, fmt.Errorf("emit: recorder: %s: no C writer for a result of form %s", s.Name, e.Result.Name())
+// resultReturns is what a C function must return for its result to be
+// written in a form.
+var resultReturns = map[tracevocab.Form]string{
+	tracevocab.Int:  "number",
+	tracevocab.Uint: "number",
+	tracevocab.Ptr:  "pointer",
+	tracevocab.Ctx:  "pointer",
+	tracevocab.Done: "void",
+}
+
+// stubResult is the form of e's result, once p's return type can be
+// written in it.
+func stubResult(e tracevocab.Entry, p cProto, w writers) (string, error) {
+	want, ok := resultReturns[e.Result]
+	if !ok || !hasWriter(w, "result", formName(e.Result)) {
+		return "", fmt.Errorf("emit: recorder: %s: no C writer for a result of form %s", e.Symbol, e.Result.Name())
 	}
-	for _, x := range e.Extras {
-		key := cLit(tracevocab.ArgSep + x.Key + tracevocab.KeySep)
-		switch {
-		case x.Key == "out" && x.Form == tracevocab.Int:
-			st.Post = append(st.Post, fmt.Sprintf("if (%s != NULL) {\n        rb_lit(&rc.b, %s);\n        tv_int_n(&rc.b, (int64_t)*%s);\n    }", x.Param, key, x.Param))
-		case x.Key == "accepted" && x.Form == tracevocab.Int:
-			st.Post = append(st.Post, fmt.Sprintf("if (r == 0) {\n        rec_accepted(&rc, %s, %s);\n    }", key, x.Param))
-		default:
-			return recStub{}, fmt.Errorf("emit: recorder: %s: no C writer for the result field %s=", s.Name, x.Key)
-		}
+	switch {
+	case want == "number" && (p.isVoid() || p.isPointer()):
+		return "", fmt.Errorf("emit: recorder: %s returns %s, which cannot be recorded as a number", e.Symbol, p.Ret)
+	case want == "pointer" && !p.isPointer():
+		return "", fmt.Errorf("emit: recorder: %s returns %s, not a pointer", e.Symbol, p.Ret)
+	case want == "void" && !p.isVoid():
+		return "", fmt.Errorf("emit: recorder: %s returns %s, not void", e.Symbol, p.Ret)
 	}
-	if s.Name == abi.SymPrepareRun {
-		// A successful prepare_run remembers its descriptor's accepted_state
-		// for the accepted= of the storage's launch_run.
-		st.Post = append(st.Post, "if (r == 0) {\n        rec_remember_descriptor(runtime, descriptor);\n    }")
-	}
-	return st, nil
+	return formName(e.Result), nil
 }
 
 //go:embed templates/recorder.c.tmpl
 var recorderTemplateText string
 
+// recorderTemplate is the recorder's template. Its "write KIND FORM DATA"
+// executes the writer "KIND FORM" (a stub's argument, result or extra
+// field in its form), which recStubFor has checked the template defines.
 var recorderTemplate = sync.OnceValues(func() (*template.Template, error) {
-	t, err := template.New("recorder.c.tmpl").Option("missingkey=error").Parse(recorderTemplateText)
+	var t *template.Template
+	write := func(kind, form string, data any) (string, error) {
+		var b strings.Builder
+		err := t.ExecuteTemplate(&b, kind+" "+form, data)
+		return b.String(), err
+	}
+	t, err := template.New("recorder.c.tmpl").Funcs(template.FuncMap{"write": write}).Option("missingkey=error").Parse(recorderTemplateText)
 	if err != nil {
 		return nil, fmt.Errorf("emit: templates/recorder.c.tmpl: %w", err)
 	}
@@ -447,9 +471,13 @@ func renderRecorder(cfg RecorderConfig) (src, vocab string, err error) {
 	c("MAX_DERIVED_IMAGE", fmt.Sprintf("%dull", MaxDerivedImage), "bound of an image size derived from a registered header")
 	c("REC_MAX_TENSORS", tracevocab.ArgsMaxSpaces, "ARGS records the address space of this many tensors at most")
 	c("REC_DEFAULT_IMAGE_LIMIT", fmt.Sprintf("%dull", cfg.ImageLimit), "-image-limit")
+	tmpl, err := recorderTemplate()
+	if err != nil {
+		return "", "", err
+	}
 	syms := RecorderSymbols(cfg)
 	for _, s := range syms {
-		st, err := recStubFor(s, cfg.Revision)
+		st, err := recStubFor(tracevocab.EntryOf(s, cfg.Revision), tracevocab.Proto(s, cfg.Revision), tmpl)
 		if err != nil {
 			return "", "", err
 		}
@@ -457,10 +485,6 @@ func renderRecorder(cfg RecorderConfig) (src, vocab string, err error) {
 		d.Resolve = append(d.Resolve, s.Name)
 	}
 	d.Vocab, _ = vocabC()
-	tmpl, err := recorderTemplate()
-	if err != nil {
-		return "", "", err
-	}
 	var b bytes.Buffer
 	if err := tmpl.Execute(&b, d); err != nil {
 		return "", "", fmt.Errorf("emit: recorder.c.tmpl: %w", err)

@@ -20,6 +20,8 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,26 +338,39 @@ static void images(void)
 }
 
 static void *g_shared;
+static atomic_int g_prepare_returned;
 
-static void *launcher(void *arg)
+static void *preparer(void *arg)
 {
     (void)arg;
     p_simabi_set_current_device(10);
-    struct timespec ms = {0, 5 * 1000 * 1000};
-    nanosleep(&ms, NULL);
-    p_simpler_kernel_mode_launch(g_shared, 0, g_args, stream(3)); /* while the prepare holds the gate: refused at once */
+    int32_t id = -1;
+    p_simpler_kernel_mode_prepare_callable(g_shared, g_img_b, g_img_size, &id);
+    atomic_store(&g_prepare_returned, 1);
     return NULL;
 }
 
+/* A prepare of another thread parked holding the gate (simabi_hold_gate),
+ * a launch refused at once while it is (X-2), then the gate released: the
+ * order is driven through the control hooks, not by sleeping, so every run
+ * answers alike. Then a prepare alone that site 7 holds 1 ms longer. */
 static void hold_gate(void)
 {
     g_shared = kernel_ctx(10);
-    int32_t id = -1;
-    p_simabi_inject(7, 1, 40); /* the next prepare holds the gate 40 ms longer */
+    p_simabi_hold_gate(g_shared, 1);
     pthread_t t;
-    pthread_create(&t, NULL, launcher, NULL);
-    p_simpler_kernel_mode_prepare_callable(g_shared, g_img_b, g_img_size, &id);
+    pthread_create(&t, NULL, preparer, NULL);
+    /* 1: a prepare is parked. A runtime that refuses the prepare, or never
+     * parks it, ends the wait when the prepare returns. */
+    while ((p_simabi_gate_state(g_shared) & 1) == 0 && !atomic_load(&g_prepare_returned)) {
+        sched_yield();
+    }
+    p_simpler_kernel_mode_launch(g_shared, 0, g_args, stream(3)); /* refused at once */
+    p_simabi_hold_gate(g_shared, 0);
     pthread_join(t, NULL);
+    int32_t id = -1;
+    p_simabi_inject(7, 1, 1);
+    p_simpler_kernel_mode_prepare_callable(g_shared, g_img, g_img_size, &id);
     p_simabi_sync_stream(stream(3));
     close_ctx(g_shared);
 }
