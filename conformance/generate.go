@@ -187,10 +187,10 @@ type candidate struct {
 	f func(c Chooser) Op
 }
 
-func (g *Generator) slotsWhere(out []int8, f func(c *model.Context) bool) []int8 {
+func (g *Generator) slotsWhere(out []int8, f func(c model.Context) bool) []int8 {
 	out = out[:0]
 	for i := 0; i < g.o.Slots; i++ {
-		if c, ok := g.m.Context(int8(i)); ok && c.Live && f(&c) {
+		if c, ok := g.m.Context(int8(i)); ok && c.Live && f(c) {
 			out = append(out, int8(i))
 		}
 	}
@@ -209,17 +209,17 @@ func (g *Generator) next(ch Chooser) Op {
 		armed = armed || m.SiteArmed(s)
 	}
 	s := &g.gs
-	s.live = g.slotsWhere(s.live, func(*model.Context) bool { return true })
-	s.fresh = g.slotsWhere(s.fresh, func(c *model.Context) bool { return c.Latch == unlatched })
+	s.live = g.slotsWhere(s.live, func(model.Context) bool { return true })
+	s.fresh = g.slotsWhere(s.fresh, func(c model.Context) bool { return c.Latch == unlatched })
 	// Dispatch on a quarantined context is outside the rules; keep it
 	// away from armed fault sites, which it might consume.
-	s.callable = g.slotsWhere(s.callable, func(c *model.Context) bool { return !c.DispatchAny || !armed })
-	s.kernel = g.slotsWhere(s.kernel, func(c *model.Context) bool { return c.Latch == latchKernel })
-	s.dispatch = g.slotsWhere(s.dispatch, func(c *model.Context) bool { return c.Latch == latchKernel && c.Dispatch && !c.DispatchAny })
-	s.ready = g.slotsWhere(s.ready, func(c *model.Context) bool {
+	s.callable = g.slotsWhere(s.callable, func(c model.Context) bool { return !c.DispatchAny || !armed })
+	s.kernel = g.slotsWhere(s.kernel, func(c model.Context) bool { return c.Latch == latchKernel })
+	s.dispatch = g.slotsWhere(s.dispatch, func(c model.Context) bool { return c.Latch == latchKernel && c.Dispatch && !c.DispatchAny })
+	s.ready = g.slotsWhere(s.ready, func(c model.Context) bool {
 		return c.Latch == latchKernel && c.IDs > 0 && c.Dispatch && !c.DispatchAny
 	})
-	s.program = g.slotsWhere(s.program, func(c *model.Context) bool { return c.Latch == latchProgram && c.Attached && !c.Unknown })
+	s.program = g.slotsWhere(s.program, func(c model.Context) bool { return c.Latch == latchProgram && c.Attached && !c.Unknown })
 	s.free = s.free[:0]
 	for i := 0; i < g.o.Slots; i++ {
 		if !m.SlotLive(int8(i)) {
