@@ -12,15 +12,18 @@ RACE_PKGS := ./internal/... ./latch/... ./sim
 PLAIN_PKGS := ./abi/... ./validation/...
 # Packages whose tests load libraries (emitted fakes, the recorder, stubs) in
 # their own process: every make test runs them in a random order (the seed is
-# printed; SHUFFLE=<seed> replays it), under the race detector but for the
-# commands, so a test that depends on what an earlier one loaded or left
-# behind fails. `make test-repeat` runs them twice more in one process.
+# drawn here and printed, since go test shows it only for a failing package;
+# SHUFFLE=<seed> replays it), under the race detector but for the commands,
+# so a test that depends on what an earlier one loaded or left behind fails.
+# `make test-repeat` runs them twice more in one process.
 LIB_RACE_PKGS := ./sim/emit/... ./onboard/... ./lifecycle/... ./conformance/... ./tests/...
 LIB_PLAIN_PKGS := ./cmd/...
-SHUFFLE ?= on
-# Per test binary. Under the race detector ./tests takes about 4 minutes on
-# an idle 2-core machine; go test's default of 10 minutes left no margin on a
-# loaded one (a fresh clone's make test timed out beside three other jobs).
+ifeq ($(origin SHUFFLE),undefined)
+SHUFFLE := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+endif
+# Per test binary. Under the race detector ./tests took 7 minutes in a fresh
+# clone beside other jobs, and go test's default of 10 minutes ran out when
+# three more shared the two cores.
 TEST_TIMEOUT ?= 30m
 
 .PHONY: all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream clean tools fuzz-libfuzzer fuzz-c-against-go generate
@@ -65,6 +68,7 @@ generate:
 	$(GO) generate ./...
 
 test-shuffle:
+	@echo "test-shuffle: seed $(SHUFFLE)"
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) $(LIB_PLAIN_PKGS)
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -shuffle=$(SHUFFLE) -skip '$(PLAIN_TESTS)' $(LIB_RACE_PKGS)
 
