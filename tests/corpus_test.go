@@ -28,6 +28,7 @@ var fuzzCorpora = map[string]string{
 	"FuzzCallConfig":                  "../validation/testdata/fuzz/FuzzCallConfig",
 	"FuzzOpText":                      "../conformance/testdata/fuzz/FuzzOpText",
 	"FuzzBaseline":                    "../conformance/testdata/fuzz/FuzzBaseline",
+	"FuzzTraceText":                   "../conformance/trace/testdata/fuzz/FuzzTraceText",
 }
 
 // TestExportFuzzCorpora converts the seed corpus of every fuzz target into
