@@ -103,8 +103,8 @@ lint: $(STATICCHECK)
 fuzz:
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzImage$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzCallConfig$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./tests -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
-	$(GO) test ./tests -run '^$$' -fuzz '^FuzzOpsSim$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./tests/opdiff -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./tests/opfuzz -run '^$$' -fuzz '^FuzzOpsSim$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./conformance -run '^$$' -fuzz '^FuzzOpText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./conformance -run '^$$' -fuzz '^FuzzBaseline$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./conformance/trace -run '^$$' -fuzz '^FuzzTraceText$$' -fuzztime $(FUZZTIME)

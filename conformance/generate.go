@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/simabi/simabi/abi"
-	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
 
@@ -187,14 +186,40 @@ type candidate struct {
 	f func(c Chooser) Op
 }
 
-func (g *Generator) slotsWhere(out []int8, f func(c model.Context) bool) []int8 {
-	out = out[:0]
+// classify sorts the live slots into the lists the op classes draw from,
+// reading each slot's context once (a draw is the fuzz decoder's inner
+// loop).
+func (s *genState) classify(g *Generator, armed bool) {
+	s.live, s.fresh, s.callable, s.kernel = s.live[:0], s.fresh[:0], s.callable[:0], s.kernel[:0]
+	s.dispatch, s.ready, s.program = s.dispatch[:0], s.ready[:0], s.program[:0]
 	for i := 0; i < g.o.Slots; i++ {
-		if c, ok := g.m.Context(int8(i)); ok && c.Live && f(c) {
-			out = append(out, int8(i))
+		c, ok := g.m.Context(int8(i))
+		if !ok || !c.Live {
+			continue
+		}
+		sl := int8(i)
+		s.live = append(s.live, sl)
+		if c.Latch == unlatched {
+			s.fresh = append(s.fresh, sl)
+		}
+		// Dispatch on a quarantined context is outside the rules; keep it
+		// away from armed fault sites, which it might consume.
+		if !c.DispatchAny || !armed {
+			s.callable = append(s.callable, sl)
+		}
+		if c.Latch == latchKernel {
+			s.kernel = append(s.kernel, sl)
+			if c.Dispatch && !c.DispatchAny {
+				s.dispatch = append(s.dispatch, sl)
+				if c.IDs > 0 {
+					s.ready = append(s.ready, sl)
+				}
+			}
+		}
+		if c.Latch == latchProgram && c.Attached && !c.Unknown {
+			s.program = append(s.program, sl)
 		}
 	}
-	return out
 }
 
 func (g *Generator) next(ch Chooser) Op {
@@ -209,17 +234,7 @@ func (g *Generator) next(ch Chooser) Op {
 		armed = armed || m.SiteArmed(s)
 	}
 	s := &g.gs
-	s.live = g.slotsWhere(s.live, func(model.Context) bool { return true })
-	s.fresh = g.slotsWhere(s.fresh, func(c model.Context) bool { return c.Latch == unlatched })
-	// Dispatch on a quarantined context is outside the rules; keep it
-	// away from armed fault sites, which it might consume.
-	s.callable = g.slotsWhere(s.callable, func(c model.Context) bool { return !c.DispatchAny || !armed })
-	s.kernel = g.slotsWhere(s.kernel, func(c model.Context) bool { return c.Latch == latchKernel })
-	s.dispatch = g.slotsWhere(s.dispatch, func(c model.Context) bool { return c.Latch == latchKernel && c.Dispatch && !c.DispatchAny })
-	s.ready = g.slotsWhere(s.ready, func(c model.Context) bool {
-		return c.Latch == latchKernel && c.IDs > 0 && c.Dispatch && !c.DispatchAny
-	})
-	s.program = g.slotsWhere(s.program, func(c model.Context) bool { return c.Latch == latchProgram && c.Attached && !c.Unknown })
+	s.classify(g, armed)
 	s.free = s.free[:0]
 	for i := 0; i < g.o.Slots; i++ {
 		if !m.SlotLive(int8(i)) {

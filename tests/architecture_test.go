@@ -39,6 +39,11 @@ var production = map[string][]string{
 	"cmd/gen-fake-runtime":      {"abi", "sim/emit"},
 	"lanes/upstream/mkcallable": {"abi"},
 	"tests":                     nil, // test files only
+	// The op-sequence fuzz targets: each links only what it runs, since the
+	// fuzz engines walk the coverage counters of every linked package on
+	// every input (tests/opfuzz/doc.go). FuzzOpsSim never links a loader.
+	"tests/opfuzz": {"conformance", "conformance/model", "conformance/op", "sim"},
+	"tests/opdiff": {"conformance", "conformance/model", "conformance/op", "onboard", "sim/emit", "tests/opfuzz"},
 }
 
 // testing adds, per package, what its tests may import besides the
@@ -65,7 +70,9 @@ var testArrows = map[string][]string{
 	"conformance/session":  nil,
 	"cmd/abicheck":         {"onboard", "sim", "lifecycle"},
 	"cmd/gen-fake-runtime": nil,
-	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/trace", "conformance/isolate", "conformance/session", "internal/..."},
+	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff"},
+	"tests/opfuzz":         nil,
+	"tests/opdiff":         {"sim/emit/emittest"},
 }
 
 type listed struct {

@@ -20,8 +20,8 @@ var exportCorpus = flag.String("fuzzcorpus.export", "",
 // fuzzCorpora are the seed corpora of the module's fuzz targets ("go test
 // fuzz v1" files, one []byte each), by target, relative to this package.
 var fuzzCorpora = map[string]string{
-	"FuzzOps":                         "testdata/fuzz/FuzzOps",
-	"FuzzOpsSim":                      "testdata/fuzz/FuzzOpsSim",
+	"FuzzOps":                         "opdiff/testdata/fuzz/FuzzOps",
+	"FuzzOpsSim":                      "opfuzz/testdata/fuzz/FuzzOpsSim",
 	"FuzzRecordedTraceAgreesWithLive": "testdata/fuzz/FuzzRecordedTraceAgreesWithLive",
 	"FuzzImageCAgainstGo":             "testdata/fuzz/FuzzImageCAgainstGo",
 	"FuzzImage":                       "../validation/testdata/fuzz/FuzzImage",

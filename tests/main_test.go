@@ -1,7 +1,8 @@
 // Package tests is simabi's own cross-package suite: rapid state machines
 // and differential properties over sim and the emitted runtime, replay
-// scripts, the FuzzOps fuzz target, a linearizability check of the
-// consumer's gate, and a mutation sample. See README.md in testdata/ for the
+// scripts, the fuzz targets over the C image decoder and the recorder, a
+// linearizability check of the consumer's gate, and a mutation sample (the
+// op-sequence fuzz targets are in tests/opfuzz and tests/opdiff). See README.md in testdata/ for the
 // replay format and docs/fuzzing.md for the fuzz targets.
 //
 // Knobs (all off by default; the default run stays well under two minutes
@@ -51,9 +52,6 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
-	// The fuzz targets' worker (its runners and libraries) lives as long as
-	// the process; stop it before the checks below.
-	releaseFuzzWorker()
 	// goleak: no test may leave a goroutine behind (the runners' locked
 	// threads, the porcupine workers, the concurrency drivers).
 	if err := goleak.Find(); err != nil && code == 0 {

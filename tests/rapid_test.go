@@ -8,6 +8,7 @@ import (
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/tests/opdiff"
 )
 
 // rapidConfig is the op space of the rapid state machines: four contexts,
@@ -134,7 +135,7 @@ func TestRapidEmitted(t *testing.T) {
 
 // TestRapidDiff: the same random sequences on sim and on the emitted runtime
 // give identical histories (F-1; conformance.RunDiff), and neither breaks
-// the model. The two-thread ops run serialized (see serialized): who wins a
+// the model. The two-thread ops run serialized (see opdiff.Serialized): who wins a
 // race is the scheduler's choice, not the runtime's.
 func TestRapidDiff(t *testing.T) {
 	for _, p := range profiles {
@@ -142,7 +143,7 @@ func TestRapidDiff(t *testing.T) {
 			e := emitted(t, emit.Config{Profile: p.emit})
 			var n counts
 			sim := func() conformance.Target { return conformance.SimTarget(p.sim) }
-			rapidProperty(t, rapidConfig(p.model), serialized, diffCheck("sim|emitted:"+p.name, sim, e.open, &n))
+			rapidProperty(t, rapidConfig(p.model), opdiff.Serialized, diffCheck("sim|emitted:"+p.name, sim, e.open, &n))
 			t.Log(n.String())
 		})
 	}
@@ -153,7 +154,7 @@ func TestRapidDiff(t *testing.T) {
 // injection, no cleared device, completion not driven, so the stream-switch
 // refusal is optional). Sim through its simulated ACL and the emitted
 // runtime through the fake ACL, each model-checked, and their histories
-// diffed (F-1; two-thread ops serialized, see serialized).
+// diffed (F-1; two-thread ops opdiff.Serialized, see opdiff.Serialized).
 func TestRapidACLOnly(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
@@ -162,7 +163,7 @@ func TestRapidACLOnly(t *testing.T) {
 			cfg.ACLOnly = true
 			var n counts
 			sim := func() conformance.Target { return simACLTarget(p.sim) }
-			rapidProperty(t, cfg, serialized, diffCheck("sim-acl|emitted-acl:"+p.name, sim, e.openACLOnly, &n))
+			rapidProperty(t, cfg, opdiff.Serialized, diffCheck("sim-acl|emitted-acl:"+p.name, sim, e.openACLOnly, &n))
 			t.Log(n.String())
 		})
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/tests/opfuzz"
 )
 
 // recordedMaxOps bounds one recorded sequence: every op's calls (and the
@@ -35,7 +36,7 @@ import (
 // judged and replayed.
 const recordedMaxOps = 120
 
-// decodeRecorded is decodeBytes for recorded runs: the same generator and
+// decodeRecorded is opfuzz.Decode for recorded runs: the same generator and
 // op space, but without the fill to 8192 residents (M-4), whose 8192
 // prepares would each write the image's hex into the trace.
 func decodeRecorded(data []byte) (conformance.Profile, []conformance.Op) {
@@ -44,7 +45,7 @@ func decodeRecorded(data []byte) (conformance.Profile, []conformance.Op) {
 	if c.IntN(4, "profile") == 3 {
 		p = conformance.ProfileRefusing
 	}
-	g := newGenerator(decodeConfig{Profile: p, Slots: 4, Devices: 3, HoldMs: holdMs, MaxHolds: 1, MaxOps: recordedMaxOps, NoFill: true})
+	g := opfuzz.NewGenerator(decodeConfig{Profile: p, Slots: 4, Devices: 3, HoldMs: holdMs, MaxHolds: 1, MaxOps: recordedMaxOps, NoFill: true})
 	for !c.Exhausted() && len(g.Ops()) < recordedMaxOps {
 		g.Next(c)
 	}

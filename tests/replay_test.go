@@ -10,6 +10,7 @@ import (
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/tests/opdiff"
 )
 
 // replayScript is one tests/testdata/*.ops file (format: testdata/README.md).
@@ -140,7 +141,7 @@ func TestReplay(t *testing.T) {
 						// hold, is the scheduler's: diff the serialized
 						// script instead (see serialized).
 						et, release := e.mustOpen(t)
-						d, _, _ = conformance.RunDiff(conformance.SimTarget(p.sim), et, serialized(s.ops), conformance.Options{})
+						d, _, _ = conformance.RunDiff(conformance.SimTarget(p.sim), et, opdiff.Serialized(s.ops), conformance.Options{})
 						release()
 					}
 					if d != "" {

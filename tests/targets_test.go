@@ -1,15 +1,15 @@
 package tests
 
-// This file and decode_test.go hold everything FuzzOps needs besides
-// fuzz_test.go, and import no testing package, so that a libFuzzer build
-// (docs/fuzzing.md) can compile them as ordinary files.
+// This file and decode_test.go hold everything FuzzImageCAgainstGo and
+// FuzzRecordedTraceAgreesWithLive need besides their harness files, and
+// import no testing package, so that a libFuzzer build (docs/fuzzing.md)
+// can compile them as ordinary files.
 
 import (
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -18,6 +18,7 @@ import (
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/tests/opfuzz"
 )
 
 // profiles are the two build profiles every property runs against: tmr (the
@@ -176,21 +177,7 @@ func runChecked(open opener, ops []conformance.Op) (*conformance.Result, error) 
 // failureText is what a failing property prints: the finding, the op log
 // (replayable: save it as tests/testdata/NAME.ops) and the history.
 func failureText(target string, ops []conformance.Op, res *conformance.Result) string {
-	var b strings.Builder
-	if f, ok := firstFailure(res); ok {
-		fmt.Fprintf(&b, "%s: %s\n", target, f)
-	}
-	for _, f := range res.Findings {
-		if f.Verdict == conformance.Fail {
-			fmt.Fprintf(&b, "  finding %s\n", f)
-		}
-	}
-	fmt.Fprintf(&b, "op log (%d ops):\n%s", len(ops), conformance.FormatOps(ops))
-	fmt.Fprintf(&b, "history:\n%s", clipLines(res.History.String()))
-	if res.Lost != "" {
-		fmt.Fprintf(&b, "(the model stopped predicting: %s)\n", res.Lost)
-	}
-	return b.String()
+	return opfuzz.FailureText(target, ops, res)
 }
 
 // simACLTarget is a fresh sim instance driven through its simulated ACL only,
@@ -240,15 +227,5 @@ func (e *emittedRuntime) openACLOnly() (conformance.Target, func(), error) {
 	return b, release, nil
 }
 
-// clipLines shortens overlong lines of a report (a repeated op whose
-// repetitions all differ renders as one very long history line).
-func clipLines(s string) string {
-	const limit = 400
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if len(l) > limit {
-			lines[i] = l[:limit] + fmt.Sprintf(" ... (%d more bytes)", len(l)-limit)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
+// clipLines shortens overlong lines of a report.
+func clipLines(s string) string { return opfuzz.ClipLines(s) }

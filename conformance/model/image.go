@@ -3,7 +3,6 @@ package model
 import (
 	"encoding/binary"
 	"strconv"
-	"sync"
 
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -58,17 +57,10 @@ type imageFacts struct {
 // passed is the span the call hands over.
 func (f *imageFacts) passed() []byte { return f.image[:f.size] }
 
-var imageCache sync.Map // ImageRecipe → *imageFacts
+var imageCache op.RecipeMemo[*imageFacts]
 
 // factsOf builds (once) and returns the facts of a recipe.
-func factsOf(r ImageRecipe) *imageFacts {
-	if f, ok := imageCache.Load(r); ok {
-		return f.(*imageFacts)
-	}
-	f := buildFacts(r)
-	actual, _ := imageCache.LoadOrStore(r, f)
-	return actual.(*imageFacts)
-}
+func factsOf(r ImageRecipe) *imageFacts { return imageCache.Get(r, buildFacts) }
 
 // buildFacts is the model's reading of what recipe r passes.
 func buildFacts(r ImageRecipe) *imageFacts {

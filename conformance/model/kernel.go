@@ -138,9 +138,18 @@ func (m *Model) refusesDispatch(c *mctx, entry Rule) bool {
 	case phClosing:
 		r = RK5
 	}
-	m.expect(r, one(abi.InvalidState), "phase "+phaseNames[c.phase]+" does not accept dispatch")
+	m.expect(r, one(abi.InvalidState), noDispatch[c.phase])
 	return true
 }
+
+// noDispatch is refusesDispatch's detail per phase, built once: a fill
+// steps the model 8,193 times.
+var noDispatch = func() (d [len(phaseNames)]string) {
+	for ph, name := range phaseNames {
+		d[ph] = "phase " + name + " does not accept dispatch"
+	}
+	return d
+}()
 
 // takesGate reports whether a prepare would reach the submission gate.
 func (m *Model) takesGate(op Op, c *mctx, img ImageRecipe) bool {

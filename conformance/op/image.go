@@ -71,15 +71,41 @@ type Image struct {
 	Truncated bool
 }
 
-var imageCache sync.Map // ImageRecipe → *Image
+var imageCache RecipeMemo[*Image]
 
 // ImageOf builds (once) and returns what recipe r passes.
-func ImageOf(r ImageRecipe) *Image {
-	if im, ok := imageCache.Load(r); ok {
-		return im.(*Image)
+func ImageOf(r ImageRecipe) *Image { return imageCache.Get(r, buildImage) }
+
+// RecipeMemo is a process-wide memo of what a recipe builds, safe for
+// concurrent use. It is typed rather than a sync.Map: a lookup hashes the
+// recipe with its generated hash, not through an interface's generic one,
+// which was a third of the model's prepare step (docs/performance.md).
+type RecipeMemo[V any] struct {
+	mu sync.RWMutex
+	m  map[ImageRecipe]V
+}
+
+// Get returns the value for r, building it on first sight. Two callers may
+// both build a missing value; the first stored wins, so every caller sees
+// one value per recipe.
+func (c *RecipeMemo[V]) Get(r ImageRecipe, build func(ImageRecipe) V) V {
+	c.mu.RLock()
+	v, ok := c.m[r]
+	c.mu.RUnlock()
+	if ok {
+		return v
 	}
-	im, _ := imageCache.LoadOrStore(r, buildImage(r))
-	return im.(*Image)
+	v = build(r)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[r]; ok {
+		return old
+	}
+	if c.m == nil {
+		c.m = make(map[ImageRecipe]V)
+	}
+	c.m[r] = v
+	return v
 }
 
 func buildImage(r ImageRecipe) *Image {

@@ -1,4 +1,4 @@
-package tests
+package opfuzz
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // TestDecodedOpsReplay: every op the decoder produces has a text form that
@@ -13,7 +14,7 @@ import (
 // replayable op log (conformance.FormatOps → conformance.ParseScript).
 func TestDecodedOpsReplay(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	kinds := map[conformance.Kind]int{}
+	kinds := map[op.Kind]int{}
 	n := 200
 	if testing.Short() {
 		n = 60
@@ -23,12 +24,12 @@ func TestDecodedOpsReplay(t *testing.T) {
 		for j := range data {
 			data[j] = byte(r.Uint32())
 		}
-		_, ops := decodeBytes(data, 400, holdMs)
-		for _, op := range ops {
-			kinds[op.Kind]++
-			back, err := conformance.Parse(op.String())
-			if err != nil || back != op {
-				t.Fatalf("op %q does not round-trip: %v (%+v vs %+v)", op.String(), err, back, op)
+		_, ops := Decode(data, 400, HoldMs)
+		for _, o := range ops {
+			kinds[o.Kind]++
+			back, err := conformance.Parse(o.String())
+			if err != nil || back != o {
+				t.Fatalf("op %q does not round-trip: %v (%+v vs %+v)", o.String(), err, back, o)
 			}
 		}
 		back, err := conformance.ParseScript(conformance.FormatOps(ops))
@@ -38,8 +39,8 @@ func TestDecodedOpsReplay(t *testing.T) {
 	}
 	// The generator reaches every kind of the op space (unload ends a run
 	// and is for directed checks only).
-	for k := conformance.KindCreate; k <= conformance.KindRun; k++ {
-		if k == conformance.KindUnload {
+	for k := op.KindCreate; k <= op.KindRun; k++ {
+		if k == op.KindUnload {
 			continue
 		}
 		if kinds[k] == 0 {
@@ -52,8 +53,8 @@ func TestDecodedOpsReplay(t *testing.T) {
 // degenerate ones, and is deterministic.
 func TestDecodeAnyInput(t *testing.T) {
 	for _, data := range [][]byte{nil, {0}, {0xFF}, make([]byte, 1000), []byte("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff")} {
-		p1, a := decodeBytes(data, 200, holdMs)
-		p2, b := decodeBytes(data, 200, holdMs)
+		p1, a := Decode(data, 200, HoldMs)
+		p2, b := Decode(data, 200, HoldMs)
 		if p1 != p2 || !reflect.DeepEqual(a, b) {
 			t.Fatalf("decoding %x is not deterministic", data)
 		}

@@ -1,4 +1,4 @@
-package tests
+package opfuzz
 
 import (
 	"math/rand/v2"
@@ -21,9 +21,9 @@ func fuzzBenchInputs(n, lo, hi int) [][]byte {
 // The cost of one fuzz input, without the engine: the body of FuzzOpsSim
 // (decode, reset the worker's sim, run and check) and, as its floor in the
 // same run, the decoding alone. docs/fuzzing.md and docs/performance.md
-// quote these (go test ./tests -run '^$' -bench FuzzInput -benchmem).
+// quote these (go test ./tests/opfuzz -run '^$' -bench FuzzInput -benchmem).
 // Inputs of 8 to 64 bytes decode to about 17 ops, of 1 to 4 KiB to the
-// 200 ops an input may hold (fuzzMaxOps): the engine's corpus grows
+// 200 ops an input may hold (MaxOps): the engine's corpus grows
 // towards the latter.
 func BenchmarkFuzzInput(b *testing.B) {
 	for _, size := range []struct {
@@ -33,12 +33,12 @@ func BenchmarkFuzzInput(b *testing.B) {
 		inputs := fuzzBenchInputs(512, size.lo, size.hi)
 		b.Run("decode-only/"+size.name, func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
-				decodeBytes(inputs[i%len(inputs)], fuzzMaxOps, holdMs)
+				Decode(inputs[i%len(inputs)], MaxOps, HoldMs)
 			}
 		})
 		b.Run("FuzzOpsSim/"+size.name, func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
-				if _, _, _, _, failure := onSim(inputs[i%len(inputs)]); failure != "" {
+				if _, _, _, failure := OnSim(inputs[i%len(inputs)]); failure != "" {
 					b.Fatal(failure)
 				}
 			}

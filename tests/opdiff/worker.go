@@ -1,0 +1,100 @@
+package opdiff
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/onboard"
+	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/tests/opfuzz"
+)
+
+// emitProfiles names each model profile's emitted build.
+var emitProfiles = map[model.Profile]emit.Profile{
+	model.ProfileTMR:      emit.ProfileTMR,
+	model.ProfileRefusing: emit.ProfileRefusing,
+}
+
+// emittedWorker is the worker's emitted runtimes: per profile one build
+// (the emit cache makes a warm build a hash and a stat), loaded once for the
+// life of the process and reset between inputs (simabi_reset), with its
+// runner. Nil runners: no C compiler, sim only.
+type emittedWorker struct {
+	runners map[model.Profile]*conformance.Runner
+	libs    []*onboard.Library
+	acl     *onboard.ACL
+}
+
+var (
+	emittedUsed atomic.Bool
+	emitted     = sync.OnceValues(openEmitted)
+)
+
+func openEmitted() (*emittedWorker, error) {
+	emittedUsed.Store(true)
+	w := &emittedWorker{}
+	for _, p := range opfuzz.Profiles {
+		a, err := emit.Build(emit.Config{Profile: emitProfiles[p.Model]}, emit.BuildOptions{})
+		if errors.Is(err, emit.ErrNoCompiler) {
+			return w, nil
+		}
+		if err != nil {
+			return w, fmt.Errorf("building the emitted %s runtime: %w", p.Model, err)
+		}
+		lib, err := onboard.Open(a.RuntimePath, onboard.Options{BindKernelWhenUnsupported: true})
+		if err != nil {
+			return w, fmt.Errorf("loading the emitted %s runtime: %w", p.Model, err)
+		}
+		w.libs = append(w.libs, lib)
+		t := &conformance.Basic{RT: lib}
+		if h, ok := lib.Hooks(); ok {
+			t.SimHooks = h
+		}
+		if c, ok := lib.Control(); ok {
+			t.SimCtl = c
+		}
+		if w.acl == nil {
+			// The fake ACL's counters are process-wide (one ACL per
+			// process, docs/fake-runtime.md): the first build's copy is
+			// the one every build forwards to.
+			if w.acl, err = onboard.OpenACL(a.ACLPath); err != nil {
+				return w, fmt.Errorf("loading the fake ACL: %w", err)
+			}
+		}
+		if w.acl.HasCounters() {
+			acl := w.acl
+			t.CountersF = func() conformance.ACLCounts { c, _ := acl.Counters(); return c }
+		}
+		if w.runners == nil {
+			w.runners = map[model.Profile]*conformance.Runner{}
+		}
+		w.runners[p.Model] = conformance.NewRunner(t, opfuzz.RunnerOptions)
+	}
+	return w, nil
+}
+
+// Release stops the worker's runners and unloads its libraries (TestMain,
+// after the tests: they must leave no thread or library behind).
+func Release() {
+	opfuzz.Release()
+	if !emittedUsed.Load() {
+		return
+	}
+	w, _ := emitted()
+	if w == nil {
+		return
+	}
+	for _, r := range w.runners {
+		r.Close()
+	}
+	for _, l := range w.libs {
+		l.Close()
+	}
+	if w.acl != nil {
+		w.acl.Close()
+	}
+}

@@ -1,0 +1,77 @@
+package opfuzz
+
+import (
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+)
+
+// The op sequences of the fuzz targets, the rapid state machines and the
+// recorded runs come from the one generator of conformance
+// (conformance.Generator), driven by a chooser: the fuzzer's bytes
+// (conformance.ByteChooser) or rapid's draws (package tests). The generator
+// covers the whole op space (conformance/doc.go: every kind, every image,
+// config, span, args and prog recipe family, fault sites with valid and
+// invalid arguments, the two-thread ops, the run family), bounded so that a
+// sequence stays cheap.
+
+// HoldMs is the hold time of the X-2 ops in random sequences: the second
+// call starts 5 ms into the hold, and a launch that takes more than half of
+// it counts as waiting (conformance/doc.go "Concurrency ops"). The runners
+// here hold the gate through the simulation hook instead (no sleep).
+const HoldMs = 20
+
+// MaxOps bounds one fuzz input's op sequence. A 200-op sequence needs about
+// 1,100 input bytes (five per op); the rest of a longer input is not read.
+const MaxOps = 200
+
+// Config bounds what the generator produces.
+type Config struct {
+	Profile model.Profile
+	Slots   int   // contexts c0..c(Slots-1)
+	Devices int   // devices 0..Devices-1
+	HoldMs  int32 // hold time of the X-2 ops; 0 leaves them out
+	// MaxHolds caps the hold ops of one sequence (each costs HoldMs of wall
+	// time on a target without the gate hook); 0 means 3.
+	MaxHolds int
+	MaxOps   int
+	NoFill   bool // leave out the fill to 8192 residents (M-4)
+	// ACLOnly: the target has no simulation hooks, only an ACL (as on
+	// silicon): no fault injection, no hold ops, no clearing or reading the
+	// device, stream completion not driven; the runner starts on device 0.
+	ACLOnly bool
+}
+
+// NewGenerator is the generator for cfg.
+func NewGenerator(cfg Config) *conformance.Generator {
+	if cfg.MaxOps <= 0 {
+		cfg.MaxOps = MaxOps
+	}
+	if cfg.MaxHolds <= 0 {
+		cfg.MaxHolds = 3
+	}
+	caps := conformance.CapSetDevice | conformance.CapClearDevice | conformance.CapGetDevice | conformance.CapSync |
+		conformance.CapInject | conformance.CapDriven | conformance.CapCounters
+	if cfg.ACLOnly {
+		caps = conformance.CapSetDevice | conformance.CapSync | conformance.CapCounters
+	}
+	return conformance.NewGenerator(conformance.GenOptions{Profile: cfg.Profile, Slots: cfg.Slots, Devices: cfg.Devices,
+		Caps: caps, HoldMs: cfg.HoldMs, MaxHolds: cfg.MaxHolds, NoFill: cfg.NoFill})
+}
+
+// Decode is the deterministic decoder of the op-sequence fuzz targets: the
+// first byte picks the profile, the rest are choices until they run out or
+// the sequence has maxOps ops. Any input decodes. At most one hold op per
+// input.
+func Decode(data []byte, maxOps int, holdMs int32) (model.Profile, []op.Op) {
+	c := conformance.NewByteChooser(data)
+	p := model.ProfileTMR
+	if c.IntN(4, "profile") == 3 {
+		p = model.ProfileRefusing
+	}
+	g := NewGenerator(Config{Profile: p, Slots: 4, Devices: 3, HoldMs: holdMs, MaxHolds: 1, MaxOps: maxOps})
+	for !c.Exhausted() && len(g.Ops()) < maxOps {
+		g.Next(c)
+	}
+	return p, g.Ops()
+}
