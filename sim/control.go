@@ -121,7 +121,7 @@ func (r *Runtime) SimReset() abi.Status {
 
 	r.claims = latch.ClaimRegistry{}
 	r.images.mu.Lock()
-	r.images.byHash, r.images.count, r.images.held = nil, 0, 0
+	r.images.byHash, r.images.count, r.images.held, r.images.last = nil, 0, 0, nil
 	r.images.mu.Unlock()
 	r.faults.reset()
 	for _, f := range r.initialFaults {

@@ -633,3 +633,34 @@ func TestRegistrationFailurePoisons(t *testing.T) {
 		t.Fatal("images still interned after finalize")
 	}
 }
+
+// TestSimResetDropsInternedImages is F-1 for the image store: after
+// SimReset, preparing the image the instance held before interns it anew,
+// as on a new instance (one distinct image, held bytes those of one copy),
+// and a finalize releases it to zero. The store's shortcut to the image it
+// interned last must not survive the reset.
+func TestSimResetDropsInternedImages(t *testing.T) {
+	img := noopImage(t, 100)
+	fresh := newTMR(t)
+	setDevice(t, fresh, 0)
+	mustPrepare(t, fresh, kernelCtx(t, fresh, 0), img, 0)
+	want1 := fresh.Images()
+
+	r := newTMR(t)
+	setDevice(t, r, 0)
+	mustPrepare(t, r, kernelCtx(t, r, 0), img, 0)
+	want(t, "SimReset", r.SimReset(), okS)
+	if s := r.Images(); s != (ImageStats{}) {
+		t.Fatalf("after SimReset the store holds %+v, want nothing", s)
+	}
+	setDevice(t, r, 0)
+	ctx := kernelCtx(t, r, 0)
+	mustPrepare(t, r, ctx, img, 0)
+	if s := r.Images(); s != want1 {
+		t.Fatalf("after SimReset a prepare left %+v in the store, a new instance %+v", s, want1)
+	}
+	want(t, "finalize", r.FinalizeDevice(ctx), okS)
+	if s := r.Images(); s != (ImageStats{}) {
+		t.Fatalf("after finalize the store holds %+v, want nothing", s)
+	}
+}
