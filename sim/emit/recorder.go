@@ -545,7 +545,7 @@ func BuildRecorder(cfg RecorderConfig, opt BuildOptions) (*RecorderArtifacts, er
 			if err := os.WriteFile(filepath.Join(tmp, RecorderSrcName), []byte(src), 0o644); err != nil {
 				return err
 			}
-			return runCC(tmp, cc, recorderLinkArgs...)
+			return runCC(tmp, cc, CFlags, recorderLinkArgs...)
 		})
 	if err != nil {
 		return nil, err
