@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -53,7 +54,7 @@ var fuzzWorker = sync.OnceValues(func() (*fuzzRunners, error) {
 	fuzzWorkerUsed.Store(true)
 	w := &fuzzRunners{sim: map[conformance.Profile]*conformance.Runner{}}
 	for _, p := range profiles {
-		w.sim[p.model] = conformance.NewRunner(conformance.SimTarget(p.sim), fuzzRunnerOptions)
+		w.sim[p.model] = conformance.NewRunner(target.SimTarget(p.sim), fuzzRunnerOptions)
 	}
 	for _, p := range profiles {
 		a, err := buildEmitted(emit.Config{Profile: p.emit})
