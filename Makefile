@@ -106,7 +106,7 @@ fuzz:
 	$(GO) test ./tests/opdiff -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./tests/opfuzz -run '^$$' -fuzz '^FuzzOpsSim$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./conformance -run '^$$' -fuzz '^FuzzOpText$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./conformance -run '^$$' -fuzz '^FuzzBaseline$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./conformance/report -run '^$$' -fuzz '^FuzzBaseline$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./conformance/trace -run '^$$' -fuzz '^FuzzTraceText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tests -run '^$$' -fuzz '^FuzzImageCAgainstGo$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./tests -run '^$$' -fuzz '^FuzzRecordedTraceAgreesWithLive$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s

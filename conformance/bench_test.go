@@ -1,31 +1,36 @@
-package conformance
+package conformance_test
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/conformance/target/targettest"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // benchSequences are random sequences generated once for the benchmarks.
-func benchSequences(caps Caps, n, ops int) [][]Op {
-	out := make([][]Op, n)
+func benchSequences(caps conformance.Caps, n, ops int) [][]conformance.Op {
+	out := make([][]conformance.Op, n)
 	for i := range out {
-		out[i] = Generate(GenOptions{Seed: uint64(4242 + i), Ops: ops, Caps: caps, Devices: 3, NoFill: true})
+		out[i] = conformance.Generate(conformance.GenOptions{Seed: uint64(4242 + i), Ops: ops, Caps: caps, Devices: 3, NoFill: true})
 	}
 	return out
 }
 
 // benchRun runs the sequences round robin, a fresh target per sequence, and
 // reports model-checked calls per second.
-func benchRun(b *testing.B, f Factory) {
+func benchRun(b *testing.B, f conformance.Factory) {
 	t0, rel, err := f()
 	if err != nil {
 		b.Fatal(err)
 	}
-	caps := CapsOf(t0)
+	caps := conformance.CapsOf(t0)
 	if rel != nil {
 		rel()
 	}
@@ -39,7 +44,7 @@ func benchRun(b *testing.B, f Factory) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := NewRunner(t, Options{})
+		r := conformance.NewRunner(t, conformance.Options{})
 		start := time.Now()
 		res := r.Run(seqs[i%len(seqs)])
 		busy += time.Since(start)
@@ -57,12 +62,12 @@ func benchRun(b *testing.B, f Factory) {
 
 // BenchmarkSimRandom measures model-checked calls per second against sim
 // (goal: >= 100,000/s).
-func BenchmarkSimRandom(b *testing.B) { benchRun(b, simFactory(sim.TMR, false)) }
+func BenchmarkSimRandom(b *testing.B) { benchRun(b, target.SimFactory(sim.TMR)) }
 
 // BenchmarkEmittedRandom measures model-checked calls per second against the
 // emitted .so through onboard (goal: >= 30,000/s).
 func BenchmarkEmittedRandom(b *testing.B) {
-	benchRun(b, emittedFactory(b, emittedBuild(b, emit.Config{Profile: emit.ProfileTMR})))
+	benchRun(b, targettest.EmittedFactory(b, emittest.Build(b, emit.Config{Profile: emit.ProfileTMR})))
 }
 
 // BenchmarkSimFill measures the checked calls of M-4's fill: n prepares on
@@ -71,12 +76,12 @@ func BenchmarkEmittedRandom(b *testing.B) {
 // every step would be quadratic).
 func BenchmarkSimFill(b *testing.B) {
 	for _, n := range []int{1024, 4096, 8192} {
-		b.Run("n="+itoa(int32(n)), func(b *testing.B) {
-			ops := MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=" + itoa(int32(n)) + "\n")
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			ops := conformance.MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=" + strconv.Itoa(n) + "\n")
 			b.ReportAllocs()
 			var busy time.Duration
 			for b.Loop() {
-				r := NewRunner(SimTarget(sim.TMR), Options{})
+				r := conformance.NewRunner(target.SimTarget(sim.TMR), conformance.Options{})
 				start := time.Now()
 				res := r.Run(ops)
 				busy += time.Since(start)
@@ -94,24 +99,24 @@ func BenchmarkSimFill(b *testing.B) {
 // answer the model expects of it.
 type modelCall struct {
 	i, rep int
-	op     Op
-	obs    Observation
+	op     conformance.Op
+	obs    conformance.Observation
 }
 
 // expectedCalls walks ops on the model of caps and answers each call as the
 // model expects (its first allowed status, the id it mints, the value it
 // wants): a sequence the model judges without surprises. Two-thread ops
 // are left out.
-func expectedCalls(ops []Op, caps Caps) []modelCall {
-	m := NewModel(ModelOptions{DrivenCompletion: caps.Has(CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+func expectedCalls(ops []conformance.Op, caps conformance.Caps) []modelCall {
+	m := conformance.NewModel(conformance.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
 	var out []modelCall
 	for i, op := range ops {
-		if twoThreadOp(op) {
+		if op.Kind.TwoThread() {
 			continue
 		}
 		for rep := 0; rep < op.Reps(); rep++ {
 			e := m.Expect(op)
-			var o Observation
+			var o conformance.Observation
 			switch {
 			case e.Status.N > 0:
 				o.Call.Status = e.Status.V[0]
@@ -134,9 +139,9 @@ func expectedCalls(ops []Op, caps Caps) []modelCall {
 // fill, 8193 prepares on one context) judged call by call against the
 // answers it expects, no runtime in the loop.
 func BenchmarkModelStep(b *testing.B) {
-	caps := CapsOf(SimTarget(sim.TMR))
-	seqs := map[string][]Op{"random": nil,
-		"fill": MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=8193\n")}
+	caps := conformance.CapsOf(target.SimTarget(sim.TMR))
+	seqs := map[string][]conformance.Op{"random": nil,
+		"fill": conformance.MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=8193\n")}
 	for _, s := range benchSequences(caps, 8, 2000) {
 		seqs["random"] = append(seqs["random"], s...)
 	}
@@ -145,11 +150,11 @@ func BenchmarkModelStep(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				s := NewState(ModelOptions{DrivenCompletion: caps.Has(CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+				s := conformance.NewState(conformance.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
 				for k := range calls {
 					c := &calls[k]
 					o := c.obs
-					s, _ = Step(s, c.i, c.rep, c.op, &o)
+					s, _ = conformance.Step(s, c.i, c.rep, c.op, &o)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(calls)), "ns/call")

@@ -5,9 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/docs"
-	"github.com/simabi/simabi/sim/emit"
 )
 
 // The checker's rule catalogue and docs/contract.md name the same rules, in
@@ -61,54 +59,5 @@ func TestParseRulesReportsLayoutErrors(t *testing.T) {
 	}
 	if d := cmp.Diff(want, rs); d != "" {
 		t.Errorf("ParseRules (-want +got):\n%s", d)
-	}
-}
-
-// The catalogue's applicability is what the checker does: on a build of
-// profile p no rule that does not apply to p is passed, failed or warned,
-// every rule that applies is exercised (passes) unless the engine cannot
-// drive it, and a rule that does not apply is reported skip with the
-// contract's anchor.
-func TestRuleApplicabilityIsWhatTheCheckerHoldsBuildsTo(t *testing.T) {
-	legacy := ProfileLegacy
-	cases := []struct {
-		name string
-		p    Profile
-		f    func(t *testing.T) Factory
-		opt  Options
-	}{
-		{"tmr", ProfileTMR, func(t *testing.T) Factory {
-			return emittedFactory(t, emittedBuild(t, emit.Config{Profile: emit.ProfileTMR}))
-		}, Options{}},
-		{"refusing", ProfileRefusing, func(t *testing.T) Factory {
-			return emittedFactory(t, emittedBuild(t, emit.Config{Profile: emit.ProfileRefusing}))
-		}, Options{}},
-		{"legacy", ProfileLegacy, func(t *testing.T) Factory {
-			return emittedFactory(t, emittedBuild(t, emit.Config{Profile: emit.ProfileLegacy}))
-		}, Options{Profile: &legacy}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			rep, err := Conform(tc.f(t), SuiteOptions{Name: tc.name, Options: tc.opt, Random: 4, RandomOps: 150, Seed: 5})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, rr := range rep.Rules {
-				r, _ := RuleByName(rr.Rule)
-				_, undrivable := model.NotChecked(r)
-				switch {
-				case !r.Applies(tc.p) && rr.Passes+rr.Fails+rr.Warns > 0:
-					t.Errorf("%s does not apply to %s builds, but the checker held one to it: %d pass, %d fail, %d warn",
-						rr.Rule, tc.p, rr.Passes, rr.Fails, rr.Warns)
-				case !r.Applies(tc.p) && rr.Detail != "does not apply to a "+tc.p.String()+" build ("+ruleAnchor(r)+")":
-					t.Errorf("%s on %s: detail %q, want the does-not-apply reason with the anchor", rr.Rule, tc.p, rr.Detail)
-				case r.Applies(tc.p) && !undrivable && rr.Passes == 0:
-					t.Errorf("%s applies to %s builds, but nothing passed it: %s %q", rr.Rule, tc.p, rr.Verdict, rr.Detail)
-				}
-				if rr.Anchor != "docs/contract.md#"+strings.ToLower(rr.Rule) {
-					t.Errorf("%s: anchor %q", rr.Rule, rr.Anchor)
-				}
-			}
-		})
 	}
 }

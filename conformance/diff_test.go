@@ -5,47 +5,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
-	"github.com/simabi/simabi/sim"
-	"github.com/simabi/simabi/sim/emit"
 )
-
-// TestDiffSimEmitted runs the same random sequences (and the directed
-// catalogue) on sim and on the emitted runtime and requires identical
-// histories (F-1: the two simulated runtimes behave call for call alike).
-// The two-thread ops stay in: Diff compares their canonical
-// lines, which leave the scheduler's choices out (TestDiffTwoThreadOps).
-func TestDiffSimEmitted(t *testing.T) {
-	a := emittedBuild(t, emit.Config{Profile: emit.ProfileTMR})
-	f := emittedFactory(t, a)
-	var seqs [][]Op
-	n := 20
-	if testing.Short() || raceEnabled {
-		n = 4
-	}
-	for i := 0; i < n; i++ {
-		seqs = append(seqs, Generate(GenOptions{Seed: uint64(900 + i), Ops: 300, Caps: ^Caps(0), HoldMs: 20}))
-	}
-	for _, c := range Catalogue() {
-		// U-1's checks unload the library: sim, Go code, cannot be.
-		if !c.Slow && c.AppliesTo(ProfileTMR) && !c.Needs.Has(CapUnload) {
-			seqs = append(seqs, c.Ops())
-		}
-	}
-	for i, ops := range seqs {
-		et, release, err := f()
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, ra, rb := RunDiff(SimTarget(sim.TMR), et, ops, Options{})
-		release()
-		if d != "" {
-			t.Errorf("sequence %d: sim and the emitted runtime differ:\n%s", i, d)
-		}
-		if ra.Failed() || rb.Failed() {
-			t.Errorf("sequence %d: findings sim %v, emitted %v", i, ra.Findings, rb.Findings)
-		}
-	}
-}
 
 func TestDiffText(t *testing.T) {
 	ops := MustParseScript("create c0\nsupported null\n")

@@ -24,11 +24,15 @@
 //     each tagged with its rules and the mutants of docs/semantics.md §13
 //     it kills.
 //   - Shrink: delta debugging (chunks, single ops, then arguments).
-//   - Report / ConformWith: per-rule verdicts pass, fail, warn, skip, crash,
-//     hang with a detail line and the shrunk op log of a failure; text,
-//     JSON and JUnit renderings. ConformWith runs the suite over any
-//     Executor (a child process, or FactoryExecutor in this process);
-//     Conform is ConformWith over a FactoryExecutor.
+//   - Executor / Outcome: one sequence on a fresh runtime instance, in this
+//     process (FactoryExecutor) or a child's (conformance/isolate).
+//
+// Above the engine: conformance/suite runs the directed checks and random
+// sequences over any Executor (ConformWith; Conform over a
+// FactoryExecutor); conformance/report aggregates the runs per rule
+// (verdicts pass, fail, warn, skip, crash, hang with a detail line and the
+// shrunk op log of a failure; text, JSON and JUnit renderings; baselines);
+// conformance/target adapts the backends (sim, onboard) to Target.
 //
 // # Op text grammar
 //
@@ -121,9 +125,10 @@
 // (simabi_set_current_device, simabi_current_device, simabi_sync_stream,
 // simabi_inject), an ACL (set device, create / synchronize streams) for
 // targets without hooks, and ACL call Counters (D-1). Basic assembles one:
-// for sim, Basic{RT: rt, SimHooks: rt, CountersF: ...rt.ACL().Counters...};
-// for onboard, Basic{RT: lib, SimHooks: hooks-if-any, ACLib or CountersF from
-// onboard.OpenACL}. CapsOf derives the capabilities; an op that needs a
+// conformance/target does, for sim (SimTarget: Basic{RT: rt, SimHooks: rt,
+// CountersF: ...rt.ACL().Counters...}) and for onboard (LibraryTarget:
+// Basic{RT: lib, SimHooks: hooks-if-any, ACLib or CountersF from
+// onboard.OpenACL}). CapsOf derives the capabilities; an op that needs a
 // missing one is not executed and is reported as a skip naming the rule it
 // leaves undriven and why ("D-2: target exports no simabi_set_current_device
 // and no ACL was given"); a directed check that needs one is skipped whole.
@@ -136,8 +141,8 @@
 // (quarantined) keeps its claim; the runner seeds later runs' models with
 // that claim. After the model lost track the runner calls nothing more on
 // the contexts (a handle the runtime freed would abort an emitted runtime,
-// F-3) and the instance is Dirty. Conform takes a Factory and uses a fresh
-// instance per run (sim.New, or a copy of an emitted .so).
+// F-3) and the instance is Dirty. suite.Conform takes a Factory and uses a
+// fresh instance per run (sim.New, or a copy of an emitted .so).
 //
 // # The model
 //

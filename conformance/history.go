@@ -255,3 +255,16 @@ func diffUpTo(a, b History) (string, int) {
 	}
 	return out.String(), n
 }
+
+// RunDiff runs the same ops on two targets and diffs their histories; ""
+// means they behaved identically. Both runs go to the end even after the
+// model lost track.
+func RunDiff(a, b Target, ops []Op, opt Options) (string, *Result, *Result) {
+	opt.ContinueAfterLoss = true
+	ra := NewRunner(a, opt)
+	defer ra.Close()
+	rb := NewRunner(b, opt)
+	defer rb.Close()
+	x, y := ra.Run(ops), rb.Run(ops)
+	return Diff(x.History, y.History), x, y
+}

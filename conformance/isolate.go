@@ -20,7 +20,7 @@ import (
 // FactoryExecutor runs a sequence in this process and calls
 // Options.BeforeOp before each op, which a child uses to stream its progress
 // to the parent; OutcomeRecord is the serialisable form of an Outcome;
-// ConformWith (isolate_suite.go) is the suite over any Executor.
+// suite.ConformWith is the suite over any Executor.
 
 // Positions of Outcome.At besides an op index.
 const (
@@ -315,6 +315,14 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 
 // OpLines renders ops one per line (a repro or a request).
 func OpLines(ops []Op) []string { return opLines(ops) }
+
+func opLines(ops []Op) []string {
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = op.String()
+	}
+	return out
+}
 
 // ParseOpLines parses ops written one per line by OpLines.
 func ParseOpLines(lines []string) ([]Op, error) {

@@ -1,12 +1,13 @@
-package conformance
+package conformance_test
 
 import (
+	"pgregory.net/rapid"
 	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"pgregory.net/rapid"
-
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/sim"
 )
 
@@ -15,13 +16,13 @@ import (
 // same sequence stepped through shared states (each step a copy) end in
 // equal models and add the same findings call by call.
 func TestStateOwnedAndSharedAgree(t *testing.T) {
-	caps := CapsOf(SimTarget(sim.TMR))
+	caps := conformance.CapsOf(target.SimTarget(sim.TMR))
 	rapid.Check(t, func(rt *rapid.T) {
 		seed := rapid.Uint64().Draw(rt, "seed")
-		ops := Generate(GenOptions{Seed: seed, Ops: 60, Caps: caps, Profile: ProfileTMR})
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 60, Caps: caps, Profile: conformance.ProfileTMR})
 		calls := expectedCalls(ops, caps)
-		o := ModelOptions{DrivenCompletion: caps.Has(CapDriven), DeviceKnown: true, Device: -1, Simulated: true}
-		owned, shared := NewState(o), NewState(o).Share()
+		o := conformance.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true}
+		owned, shared := conformance.NewState(o), conformance.NewState(o).Share()
 		for k := range calls {
 			c := &calls[k]
 			// A wrong status now and then, so findings and resyncs occur.
@@ -30,10 +31,10 @@ func TestStateOwnedAndSharedAgree(t *testing.T) {
 				obs.Call.Status = -1
 			}
 			o1, o2 := obs, obs
-			var f1, f2 []Finding
-			owned, f1 = Step(owned, c.i, c.rep, c.op, &o1)
-			shared, f2 = Step(shared, c.i, c.rep, c.op, &o2)
-			if d := cmp.Diff(f1, f2, cmp.Comparer(func(a, b Op) bool { return a == b })); d != "" {
+			var f1, f2 []conformance.Finding
+			owned, f1 = conformance.Step(owned, c.i, c.rep, c.op, &o1)
+			shared, f2 = conformance.Step(shared, c.i, c.rep, c.op, &o2)
+			if d := cmp.Diff(f1, f2, cmp.Comparer(func(a, b conformance.Op) bool { return a == b })); d != "" {
 				rt.Fatalf("call %d (%s): findings differ (-owned +shared):\n%s", k, c.op, d)
 			}
 		}
@@ -45,15 +46,15 @@ func TestStateOwnedAndSharedAgree(t *testing.T) {
 }
 
 // modelView is everything the model shows of itself.
-func modelView(m *Model) []any {
+func modelView(m *conformance.Model) []any {
 	lost, why := m.Lost()
 	dev, known := m.Device()
 	v := []any{m.Findings(), *m.Tally(), m.Checked(), lost, why, dev, known, m.Generic(), m.RunClauses(), m.Divergences()}
-	for s := int8(0); s < MaxSlots; s++ {
+	for s := int8(0); s < conformance.MaxSlots; s++ {
 		c, held := m.Context(s)
 		v = append(v, c, held, m.Registered(s))
 	}
-	for st := int8(0); st < MaxStorages; st++ {
+	for st := int8(0); st < conformance.MaxStorages; st++ {
 		state, slot := m.Storage(st)
 		v = append(v, state, slot)
 	}

@@ -141,93 +141,15 @@ func freeSlot(m *Model) int8 {
 	return -1
 }
 
-// probeRules are the rules a trace of refused op is reported under: the
+// ProbeRules are the rules a trace of refused op is reported under: the
 // entry's, and the latch rule of an init (L-4 for simpler_init and
 // ensure_acl_ready_ctx, which latch PROGRAM only after their argument
 // checks; L-5 for a kernel init, which latches only after V-INIT, V-CFG and
 // the capability decision).
-func probeRules(op Op) []Rule {
+func ProbeRules(op Op) []Rule {
 	rs := []Rule{EntryRule(op)}
 	if c := classOf(op.Kind); c != nil && c.latchRule != RuleNone {
 		rs = append(rs, c.latchRule)
 	}
 	return rs
-}
-
-// probe runs the probe cases of check c (ConformWith with SuiteRun.Probes):
-// only those of refusals before the check's first failure (after it the
-// check itself reported what differed). A probe that answered what the
-// model did not predict is a failure of the refused entry's rules; the case
-// outcome of the first such probe is returned (ok) so a Stop sees the kill.
-func (st *suiteState) probe(c *Check, firstFail int) (CaseOutcome, bool) {
-	var first CaseOutcome
-	found := false
-	for _, pc := range ProbeCases(c, st.s.Profile, st.s.Caps) {
-		if firstFail >= 0 && pc.At >= firstFail {
-			break
-		}
-		if st.blocked(pc.Ops) != "" {
-			continue
-		}
-		out := st.x.Execute(pc.Ops, false)
-		st.late(out.Prior)
-		st.residue(pc.Name, pc.Ops, out.Residue)
-		st.last = lastCase{name: pc.Name, ops: pc.Ops, rules: probeRules(pc.Refused)}
-		rules := probeRules(pc.Refused)
-		where := "the refusal at #" + strconv.Itoa(pc.At) + " " + pc.Refused.String() + " left a trace: "
-		if out.Verdict != Pass || out.Result == nil {
-			if out.Result == nil && out.Verdict == Pass {
-				out.Verdict = Crash
-			}
-			var atOp *Op
-			if out.At >= 0 && out.At < len(pc.Ops) {
-				atOp = &pc.Ops[out.At]
-			}
-			detail := pc.Name + ": " + out.Verdict.String() + " at " + OpAt(pc.Ops, out.At) + ": " + out.Detail
-			st.rep.AddDeath(pc.Name, rules, out.Verdict, out.At, atOp, detail, ReproPrefix(pc.Ops, out.At))
-			st.rep.AddCheck(CheckReport{Name: pc.Name, Rules: ruleNamesOf(rules), Verdict: out.Verdict, Detail: detail,
-				Repro: opLines(ReproPrefix(pc.Ops, out.At))})
-			if !found {
-				first, found = CaseOutcome{Name: pc.Name, Rules: rules, Verdict: out.Verdict, Broken: rules, Detail: detail, FirstFail: out.At}, true
-			}
-			continue
-		}
-		traced, reported := false, false
-		for _, f := range out.Result.Findings {
-			if f.Verdict != Fail || f.Index <= pc.At {
-				continue
-			}
-			traced = true
-			rs := append([]Rule(nil), rules...)
-			if !slices.Contains(rs, f.Rule) {
-				rs = append(rs, f.Rule)
-			}
-			repro := pc.Ops[:min(f.Index+1, len(pc.Ops))]
-			for _, r := range rs {
-				g := f
-				g.Rule, g.Detail = r, where+"#"+strconv.Itoa(f.Index)+" "+f.Op.String()+": "+f.Detail
-				st.rep.addProbeFailure(pc.Name, g, repro)
-			}
-			if !found {
-				first, found = CaseOutcome{Name: pc.Name, Rules: rules, Verdict: Fail, Broken: rs, Detail: where + f.String(), Repro: repro,
-					FirstFail: f.Index}, true
-			}
-			if !reported {
-				st.rep.AddCheck(CheckReport{Name: pc.Name, Rules: ruleNamesOf(rs), Verdict: Fail, Detail: where + f.String(), Repro: opLines(repro)})
-				reported = true
-			}
-		}
-		if !traced {
-			st.rep.tally[rules[0]][Pass]++
-		}
-	}
-	return first, found
-}
-
-func ruleNamesOf(rs []Rule) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.String()
-	}
-	return out
 }

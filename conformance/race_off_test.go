@@ -1,5 +1,5 @@
 //go:build !race
 
-package conformance
+package conformance_test
 
 const raceEnabled = false

@@ -22,9 +22,9 @@ const (
 	ScopeEmitter                   // the emitted fake runtime (sim/emit): checked by its tests
 )
 
-// ruleAnchor is the link to r's section of the contract; the simulation
+// RuleAnchor is the link to r's section of the contract; the simulation
 // hooks are defined with the emitted runtime (F-1).
-func ruleAnchor(r Rule) string {
+func RuleAnchor(r Rule) string {
 	if r == RHooks {
 		return docs.Anchor("F-1")
 	}

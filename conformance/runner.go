@@ -296,6 +296,10 @@ func NewRunner(t Target, opt Options) *Runner {
 // Caps is what the runner can drive on its target.
 func (r *Runner) Caps() Caps { return r.caps }
 
+// Do runs f on the runner's main thread, the OS thread its ops run on
+// (the current device is per thread, D-2).
+func (r *Runner) Do(f func()) { r.main.do(f) }
+
 // Close stops the runner's threads and releases ACL streams it created.
 func (r *Runner) Close() {
 	if r.acl != nil && r.hooks == nil {

@@ -1,4 +1,4 @@
-package conformance
+package conformance_test
 
 import (
 	"encoding/binary"
@@ -15,8 +15,10 @@ import (
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/conformance/target/targettest"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/sim/emit/emittest"
@@ -43,9 +45,9 @@ const scenarioDir = "testdata/scenarios"
 // scenarioScript is one script of scenarioDir.
 type scenarioScript struct {
 	name string
-	ops  []Op
+	ops  []conformance.Op
 	// profiles are the profiles the script runs on (tmr, refusing).
-	profiles []Profile
+	profiles []conformance.Profile
 }
 
 // parseScenario reads a script: ops as ParseScript reads them and one
@@ -61,8 +63,8 @@ func parseScenario(name, text string) (scenarioScript, error) {
 			return sc, fmt.Errorf("%s line %d: a second profiles line", name, i+1)
 		}
 		for _, f := range strings.Fields(rest) {
-			p := Profile(f)
-			if p != ProfileTMR && p != ProfileRefusing {
+			p := conformance.Profile(f)
+			if p != conformance.ProfileTMR && p != conformance.ProfileRefusing {
 				return sc, fmt.Errorf("%s line %d: profile %q (want tmr or refusing: the emitted runtime's profiles)", name, i+1, f)
 			}
 			sc.profiles = append(sc.profiles, p)
@@ -74,7 +76,7 @@ func parseScenario(name, text string) (scenarioScript, error) {
 	if sc.profiles == nil {
 		return sc, fmt.Errorf("%s: no \"# profiles:\" line", name)
 	}
-	ops, err := ParseScript(text)
+	ops, err := conformance.ParseScript(text)
 	if err != nil {
 		return sc, fmt.Errorf("%s: %w", name, err)
 	}
@@ -112,18 +114,18 @@ func loadScenarios(tb testing.TB) []scenarioScript {
 // the call, the exact committed memory of the op's context (Mem) included.
 type scriptStep struct {
 	Line string
-	Obs  Observation
+	Obs  conformance.Observation
 }
 
 // scriptOptions: the steps are compared between two targets, whatever the
 // model predicted, so a run goes on after the model lost track.
-var scriptOptions = Options{ContinueAfterLoss: true}
+var scriptOptions = conformance.Options{ContinueAfterLoss: true}
 
 // runScript runs ops with r on its target, reset first to the state of a
 // fresh load (simabi_reset; TestControlReset_indistinguishableFromAFreshLoad
 // is what makes it stand for a fresh copy): one loaded instance serves every
 // script, as in Library.Reusable and the fuzz workers.
-func runScript(r *Runner, ops []Op) ([]scriptStep, *Result, error) {
+func runScript(r *conformance.Runner, ops []conformance.Op) ([]scriptStep, *conformance.Result, error) {
 	if !r.ResetTarget() {
 		return nil, nil, errors.New("the target has no simabi_reset, or it failed")
 	}
@@ -140,8 +142,8 @@ func runScript(r *Runner, ops []Op) ([]scriptStep, *Result, error) {
 var scenarioProfiles = []struct {
 	sim  sim.Profile
 	emit emit.Profile
-	p    Profile
-}{{sim.TMR, emit.ProfileTMR, ProfileTMR}, {sim.Refusing, emit.ProfileRefusing, ProfileRefusing}}
+	p    conformance.Profile
+}{{sim.TMR, emit.ProfileTMR, conformance.ProfileTMR}, {sim.Refusing, emit.ProfileRefusing, conformance.ProfileRefusing}}
 
 // TestScenarios runs every scenario on sim in-process and on the emitted
 // runtime through onboard, for the tmr and refusing profiles, and requires
@@ -152,14 +154,14 @@ var scenarioProfiles = []struct {
 func TestScenarios(t *testing.T) {
 	scripts := loadScenarios(t)
 	for _, p := range scenarioProfiles {
-		f := emittedFactory(t, emittedBuild(t, emit.Config{Profile: p.emit}))
+		f := targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: p.emit}))
 		// One instance of each backend per profile, reset before every
 		// script (runScript).
 		et, release, err := f()
 		if err != nil {
 			t.Fatal(err)
 		}
-		sr, er := NewRunner(SimTarget(p.sim), scriptOptions), NewRunner(et, scriptOptions)
+		sr, er := conformance.NewRunner(target.SimTarget(p.sim), scriptOptions), conformance.NewRunner(et, scriptOptions)
 		for _, sc := range scripts {
 			if !slices.Contains(sc.profiles, p.p) {
 				continue
@@ -168,7 +170,7 @@ func TestScenarios(t *testing.T) {
 				// The sim run goes alongside the emitted one: each waits
 				// mostly on its runner's thread.
 				var want []scriptStep
-				var res *Result
+				var res *conformance.Result
 				var serr error
 				done := make(chan struct{})
 				go func() {
@@ -198,7 +200,7 @@ func TestScenarios(t *testing.T) {
 				continue
 			}
 			t.Run(string(p.sim)+"/"+sc.name, func(t *testing.T) {
-				want := runScenario(t, "sim:"+string(p.sim), SimTarget(p.sim), sc)
+				want := runScenario(t, "sim:"+string(p.sim), target.SimTarget(p.sim), sc)
 				et, release, err := f()
 				if err != nil {
 					t.Fatal(err)
@@ -237,12 +239,12 @@ func TestScenariosSeeMutants(t *testing.T) {
 			if !ok {
 				t.Fatalf("no script %s", c.script)
 			}
-			et, release, err := emittedFactory(t, emittedBuild(t, emit.Config{Profile: emit.ProfileTMR, Mutant: c.mutant}))()
+			et, release, err := targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: c.mutant}))()
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer release()
-			sr, er := NewRunner(SimTarget(sim.TMR), scriptOptions), NewRunner(et, scriptOptions)
+			sr, er := conformance.NewRunner(target.SimTarget(sim.TMR), scriptOptions), conformance.NewRunner(et, scriptOptions)
 			defer sr.Close()
 			defer er.Close()
 			want, _, serr := runScript(sr, sc.ops)
@@ -264,11 +266,11 @@ func TestScenariosSeeMutants(t *testing.T) {
 func TestScenarioScriptHeader(t *testing.T) {
 	for _, c := range []struct {
 		name, text string
-		want       []Profile
+		want       []conformance.Profile
 		err        string // a substring of the error; "" for none
 	}{
-		{"ok", "# profiles: tmr refusing\ncreate c0\n", []Profile{ProfileTMR, ProfileRefusing}, ""},
-		{"tmr only", "# a comment\n# profiles: tmr\ncreate c0\n", []Profile{ProfileTMR}, ""},
+		{"ok", "# profiles: tmr refusing\ncreate c0\n", []conformance.Profile{conformance.ProfileTMR, conformance.ProfileRefusing}, ""},
+		{"tmr only", "# a comment\n# profiles: tmr\ncreate c0\n", []conformance.Profile{conformance.ProfileTMR}, ""},
 		{"missing", "create c0\n", nil, `missing: no "# profiles:" line`},
 		{"empty", "# profiles:\ncreate c0\n", nil, "empty line 1: a profiles line naming no profile"},
 		{"legacy", "# profiles: tmr legacy\ncreate c0\n", nil, `legacy line 1: profile "legacy"`},
@@ -286,7 +288,7 @@ func TestScenarioScriptHeader(t *testing.T) {
 			case c.err == "" && !slices.Equal(sc.profiles, c.want):
 				t.Fatalf("profiles %v, want %v", sc.profiles, c.want)
 			}
-			if c.name == "bad op" && !errors.Is(err, ErrSyntax) {
+			if c.name == "bad op" && !errors.Is(err, conformance.ErrSyntax) {
 				t.Errorf("error %v does not wrap ErrSyntax", err)
 			}
 		})
@@ -334,7 +336,7 @@ func diffSteps(a, b []scenarioStep) string {
 type rec struct {
 	tb     testing.TB
 	name   string
-	target Target
+	target conformance.Target
 	rt     abi.Runtime
 	hooks  abi.SimHooks
 	ctx    map[string]abi.Ctx
@@ -346,7 +348,7 @@ type rec struct {
 
 // newRec records on t, which must export the simulation hooks: the
 // scenarios set the device, sync streams and inject faults through them.
-func newRec(tb testing.TB, name string, t Target) *rec {
+func newRec(tb testing.TB, name string, t conformance.Target) *rec {
 	tb.Helper()
 	hooks, ok := t.Hooks()
 	if !ok {
@@ -381,8 +383,8 @@ func (r *rec) add(call, ctxName string, st abi.Status, out int64) {
 }
 
 // memory is the target's caller-side device memory, if it has any.
-func (r *rec) memory() (DeviceMemory, bool) {
-	if m, ok := r.target.(MemoryTarget); ok {
+func (r *rec) memory() (conformance.DeviceMemory, bool) {
+	if m, ok := r.target.(conformance.MemoryTarget); ok {
 		return m.Memory()
 	}
 	return nil, false
@@ -661,7 +663,7 @@ func aclStatus(code int32) abi.Status {
 // runScenario runs sc on t in a goroutine locked to a fresh OS thread (the
 // current device is per thread, D-2): the thread ends with the goroutine,
 // taking its device with it.
-func runScenario(tb testing.TB, name string, t Target, sc scenario) []scenarioStep {
+func runScenario(tb testing.TB, name string, t conformance.Target, sc scenario) []scenarioStep {
 	r := newRec(tb, name, t)
 	done := make(chan any)
 	go func() {

@@ -170,3 +170,8 @@ func CapsOf(t Target) Caps {
 func (c Caps) Has(need Caps) bool { return c&need == need }
 
 func siteRuleOf(site int32) Rule { return model.SiteRule(site) }
+
+// Factory opens a target for one run: a fresh runtime instance when the
+// backend can make one (sim), or the one loaded library (onboard), and a
+// function that releases it.
+type Factory func() (Target, func(), error)

@@ -16,32 +16,36 @@ const module = "github.com/simabi/simabi"
 // package not listed may import nothing of the module; a pattern ending in
 // "/..." covers the packages under it.
 var production = map[string][]string{
-	"abi":                       nil,
-	"abi/tracevocab":            {"abi"},
-	"docs":                      nil,
-	"internal/osthread":         nil,
-	"internal/procmaps":         nil,
-	"validation":                {"abi"},
-	"latch":                     {"abi"},
-	"sim/semantics":             nil,
-	"sim":                       {"abi", "validation", "latch", "sim/semantics", "internal/..."},
-	"sim/emit":                  {"abi", "abi/tracevocab", "validation", "latch", "sim/semantics"},
-	"sim/emit/emittest":         {"abi", "sim/emit", "internal/procmaps"},
-	"onboard":                   {"abi", "validation", "internal/..."},
-	"lifecycle":                 {"abi", "validation", "latch", "internal/..."},
-	"conformance/op":            {"abi", "abi/tracevocab"},
-	"conformance/model":         {"abi", "conformance/op"}, // and the standard library: TestModelImportsOnlyTheContract
-	"conformance":               {"abi", "abi/tracevocab", "validation", "latch", "docs", "internal/...", "onboard", "sim", "sim/semantics", "conformance/op", "conformance/model"},
-	"conformance/trace":         {"abi", "conformance", "conformance/model", "conformance/op"},
-	"conformance/isolate":       {"abi", "validation", "conformance", "onboard"},
-	"conformance/session":       {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/trace", "conformance/isolate", "sim", "sim/emit"},
-	"cmd/abicheck":              {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit"},
-	"cmd/gen-fake-runtime":      {"abi", "sim/emit"},
-	"lanes/upstream/mkcallable": {"abi"},
-	"tests":                     nil, // test files only
+	"abi":                           nil,
+	"abi/tracevocab":                {"abi"},
+	"docs":                          nil,
+	"internal/osthread":             nil,
+	"internal/procmaps":             nil,
+	"validation":                    {"abi"},
+	"latch":                         {"abi"},
+	"sim/semantics":                 nil,
+	"sim":                           {"abi", "validation", "latch", "sim/semantics", "internal/..."},
+	"sim/emit":                      {"abi", "abi/tracevocab", "validation", "latch", "sim/semantics"},
+	"sim/emit/emittest":             {"abi", "sim/emit", "internal/procmaps"},
+	"onboard":                       {"abi", "validation", "internal/..."},
+	"lifecycle":                     {"abi", "validation", "latch", "internal/..."},
+	"conformance/op":                {"abi", "abi/tracevocab"},
+	"conformance/model":             {"abi", "conformance/op"},                                                            // and the standard library: TestModelImportsOnlyTheContract
+	"conformance":                   {"abi", "validation", "docs", "internal/...", "conformance/op", "conformance/model"}, // never sim or onboard: TestEngineLinksNoBackend
+	"conformance/report":            {"conformance", "conformance/model"},
+	"conformance/target":            {"abi", "conformance", "sim", "onboard"},
+	"conformance/target/targettest": {"conformance", "conformance/target", "onboard", "sim/emit"},
+	"conformance/suite":             {"conformance", "conformance/report", "onboard"},
+	"conformance/trace":             {"abi", "conformance", "conformance/model", "conformance/op", "conformance/report"},
+	"conformance/isolate":           {"abi", "validation", "conformance", "conformance/target", "onboard"},
+	"conformance/session":           {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/report", "conformance/suite", "conformance/target", "conformance/trace", "conformance/isolate", "sim", "sim/emit"},
+	"cmd/abicheck":                  {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit"},
+	"cmd/gen-fake-runtime":          {"abi", "sim/emit"},
+	"lanes/upstream/mkcallable":     {"abi"},
+	"tests":                         nil, // test files only
 	// The op-sequence fuzz targets: each links only what it runs, since the
 	// fuzz engines walk the coverage counters of every linked package on
-	// every input (tests/opfuzz/doc.go). FuzzOpsSim never links a loader.
+	// every input (tests/opfuzz/doc.go). FuzzOpsSim links no loader.
 	"tests/opfuzz": {"conformance", "conformance/model", "conformance/op", "sim"},
 	"tests/opdiff": {"conformance", "conformance/model", "conformance/op", "onboard", "sim/emit", "tests/opfuzz"},
 }
@@ -51,28 +55,34 @@ var production = map[string][]string{
 // (sim, sim/emit, onboard), never a layer above the package under test
 // (lifecycle's tests may not use the checker; the checker's may).
 var testArrows = map[string][]string{
-	"abi":                  {"validation"},
-	"abi/tracevocab":       nil,
-	"validation":           {"sim/emit", "onboard"},
-	"latch":                nil,
-	"sim":                  {"lifecycle", "onboard", "sim/emit"},
-	"sim/emit":             {"onboard", "sim", "lifecycle", "internal/procmaps"},
-	"onboard":              {"sim", "sim/emit"},
-	"lifecycle":            {"sim", "sim/emit", "onboard"},
-	"internal/osthread":    nil,
-	"internal/procmaps":    nil,
-	"docs":                 nil,
-	"conformance/op":       nil,
-	"conformance/model":    {"validation"},
-	"conformance":          {"sim/emit"},
-	"conformance/trace":    {"sim/emit", "abi/tracevocab"},
-	"conformance/isolate":  {"sim/emit"},
-	"conformance/session":  nil,
-	"cmd/abicheck":         {"onboard", "sim", "lifecycle"},
-	"cmd/gen-fake-runtime": nil,
-	"tests":                {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff"},
-	"tests/opfuzz":         nil,
-	"tests/opdiff":         {"sim/emit/emittest"},
+	"abi":               {"validation"},
+	"abi/tracevocab":    nil,
+	"validation":        {"sim/emit", "onboard"},
+	"latch":             nil,
+	"sim":               {"lifecycle", "onboard", "sim/emit"},
+	"sim/emit":          {"onboard", "sim", "lifecycle", "internal/procmaps"},
+	"onboard":           {"sim", "sim/emit"},
+	"lifecycle":         {"sim", "sim/emit", "onboard"},
+	"internal/osthread": nil,
+	"internal/procmaps": nil,
+	"docs":              nil,
+	"conformance/op":    nil,
+	"conformance/model": {"validation"},
+	// The engine's tests run it on the backends, through their adapters
+	// (conformance/target) and the emitted fake's (targettest).
+	"conformance":                   {"sim", "onboard", "sim/emit", "conformance/target", "conformance/target/targettest"},
+	"conformance/report":            nil,
+	"conformance/target":            {"sim/emit"},
+	"conformance/target/targettest": nil,
+	"conformance/suite":             {"conformance/model", "conformance/target", "conformance/target/targettest", "sim", "sim/emit"},
+	"conformance/trace":             {"sim/emit", "abi/tracevocab", "conformance/target"},
+	"conformance/isolate":           {"sim/emit"},
+	"conformance/session":           nil,
+	"cmd/abicheck":                  {"onboard", "sim", "lifecycle", "conformance/report"},
+	"cmd/gen-fake-runtime":          nil,
+	"tests":                         {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/targettest", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff"},
+	"tests/opfuzz":                  nil,
+	"tests/opdiff":                  {"sim/emit/emittest"},
 }
 
 type listed struct {
@@ -214,5 +224,41 @@ func TestModelImportsOnlyTheContract(t *testing.T) {
 	want := []string{module + "/sim", module + "/conformance", "github.com/anishathalye/porcupine"}
 	if got := foreignDeps(bad); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("foreignDeps(%v) = %v, want %v", bad, got, want)
+	}
+}
+
+// engineForbidden are what the engine and the layers under it (the op
+// language, the model) must not link, directly or through another package:
+// the backends it checks. A target reaches the engine through the Target
+// interface only; the adapters live in conformance/target.
+var engineForbidden = []string{"sim", "onboard"}
+
+// backendDeps lists the deps that engineForbidden names.
+func backendDeps(deps []string) []string {
+	var out []string
+	for _, d := range deps {
+		if rel, ours := strings.CutPrefix(d, module+"/"); ours && allowed(engineForbidden, rel) {
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// The engine's whole dependency closure (go list -deps) holds neither
+// backend: it drives targets through the Target interface.
+func TestEngineLinksNoBackend(t *testing.T) {
+	for _, pkg := range []string{"conformance", "conformance/op", "conformance/model"} {
+		out, err := exec.Command("go", "list", "-deps", module+"/"+pkg).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := backendDeps(strings.Fields(string(out))); len(b) > 0 {
+			t.Errorf("%s links %v: the engine drives a backend only through conformance.Target (conformance/target adapts them)", pkg, b)
+		}
+	}
+	// The rule has teeth.
+	deps := []string{"strings", module + "/abi", module + "/sim", module + "/sim/semantics", module + "/onboard"}
+	if got := backendDeps(deps); strings.Join(got, " ") != "sim onboard" {
+		t.Errorf("backendDeps(%v) = %v, want [sim onboard]", deps, got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/sim/emit/emittest"
 )
@@ -18,7 +19,7 @@ import (
 // emitted runtime through onboard.
 func controlBackends(t *testing.T, p profileSet) map[string]opener {
 	out := map[string]opener{
-		"sim": func() (conformance.Target, func(), error) { return conformance.SimTarget(p.sim), nil, nil },
+		"sim": func() (conformance.Target, func(), error) { return target.SimTarget(p.sim), nil, nil },
 	}
 	a := emittest.Build(t, emit.Config{Profile: p.emit})
 	e, err := newEmittedRuntime(a)

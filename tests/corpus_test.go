@@ -27,7 +27,7 @@ var fuzzCorpora = map[string]string{
 	"FuzzImage":                       "../validation/testdata/fuzz/FuzzImage",
 	"FuzzCallConfig":                  "../validation/testdata/fuzz/FuzzCallConfig",
 	"FuzzOpText":                      "../conformance/testdata/fuzz/FuzzOpText",
-	"FuzzBaseline":                    "../conformance/testdata/fuzz/FuzzBaseline",
+	"FuzzBaseline":                    "../conformance/report/testdata/fuzz/FuzzBaseline",
 	"FuzzTraceText":                   "../conformance/trace/testdata/fuzz/FuzzTraceText",
 }
 

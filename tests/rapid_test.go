@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/tests/opdiff"
 )
@@ -113,7 +114,7 @@ func TestRapidSim(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
 			var n counts
-			open := func() (conformance.Target, func(), error) { return conformance.SimTarget(p.sim), nil, nil }
+			open := func() (conformance.Target, func(), error) { return target.SimTarget(p.sim), nil, nil }
 			rapidProperty(t, rapidConfig(p.model), nil, modelCheck("sim:"+p.name, open, &n))
 			t.Log(n.String())
 		})
@@ -142,7 +143,7 @@ func TestRapidDiff(t *testing.T) {
 		t.Run(p.name, func(t *testing.T) {
 			e := emitted(t, emit.Config{Profile: p.emit})
 			var n counts
-			sim := func() conformance.Target { return conformance.SimTarget(p.sim) }
+			sim := func() conformance.Target { return target.SimTarget(p.sim) }
 			rapidProperty(t, rapidConfig(p.model), opdiff.Serialized, diffCheck("sim|emitted:"+p.name, sim, e.open, &n))
 			t.Log(n.String())
 		})

@@ -24,6 +24,8 @@ import (
 	"sync"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/conformance/trace"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim"
@@ -129,7 +131,7 @@ func runRecorded(e *emittedRuntime, ops []conformance.Op, dir string) (*recorded
 	if err != nil {
 		return nil, err
 	}
-	target, tdir, err := e.instance()
+	tgt, tdir, err := e.instance()
 	if err != nil {
 		return nil, err
 	}
@@ -142,12 +144,12 @@ func runRecorded(e *emittedRuntime, ops []conformance.Op, dir string) (*recorded
 		return nil, err
 	}
 	path := filepath.Join(dir, "trace.ops")
-	lib, err := loadRecorder(rec, target, path)
+	lib, err := loadRecorder(rec, tgt, path)
 	if err != nil {
 		return nil, err
 	}
 	acl, _ := fakeACL(e.a.ACLPath)
-	r := conformance.NewRunner(conformance.LibraryTarget(lib, acl), conformance.Options{})
+	r := conformance.NewRunner(target.LibraryTarget(lib, acl), conformance.Options{})
 	live := r.Run(ops)
 	r.Close()
 	if err := lib.Close(); err != nil {
@@ -165,7 +167,7 @@ func runRecorded(e *emittedRuntime, ops []conformance.Op, dir string) (*recorded
 }
 
 // failedRules are the rules a report fails (fail, crash or hang).
-func failedRules(rep *conformance.Report) []string {
+func failedRules(rep *report.Report) []string {
 	var out []string
 	for _, rr := range rep.Rules {
 		if rr.Verdict == conformance.Fail || rr.Verdict == conformance.Crash || rr.Verdict == conformance.Hang {
@@ -238,7 +240,7 @@ func (rr *recordedRun) replayOnSim() ([]string, error) {
 		p = sim.Refusing
 	}
 	ops, calls, left := trace.Ops(rr.trace)
-	out := conformance.FactoryExecutor{Factory: conformance.SimFactory(p)}.Execute(ops, true)
+	out := conformance.FactoryExecutor{Factory: target.SimFactory(p)}.Execute(ops, true)
 	if out.Verdict != conformance.Pass {
 		return nil, fmt.Errorf("the replay on sim %s at %s: %s", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/tests/opdiff"
 )
@@ -120,7 +121,7 @@ func TestReplay(t *testing.T) {
 				}
 				t.Run(p.name, func(t *testing.T) {
 					e := emitted(t, emit.Config{Profile: p.emit})
-					sim := func() (conformance.Target, func(), error) { return conformance.SimTarget(p.sim), nil, nil }
+					sim := func() (conformance.Target, func(), error) { return target.SimTarget(p.sim), nil, nil }
 					rs, err := runChecked(sim, s.ops)
 					if err != nil {
 						t.Fatal(err)
@@ -141,7 +142,7 @@ func TestReplay(t *testing.T) {
 						// hold, is the scheduler's: diff the serialized
 						// script instead (see serialized).
 						et, release := e.mustOpen(t)
-						d, _, _ = conformance.RunDiff(conformance.SimTarget(p.sim), et, opdiff.Serialized(s.ops), conformance.Options{})
+						d, _, _ = conformance.RunDiff(target.SimTarget(p.sim), et, opdiff.Serialized(s.ops), conformance.Options{})
 						release()
 					}
 					if d != "" {

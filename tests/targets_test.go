@@ -15,6 +15,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
@@ -111,7 +112,7 @@ func (e *emittedRuntime) open() (conformance.Target, func(), error) {
 		t.SimCtl = c
 	}
 	if a, err := fakeACL(e.a.ACLPath); err == nil && a.HasCounters() {
-		t.CountersF = conformance.OnboardCounters(a)
+		t.CountersF = target.OnboardCounters(a)
 	}
 	return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/docs"
 	"github.com/simabi/simabi/sim/emit"
@@ -202,8 +203,8 @@ func TestFindingsCarryTheRuleAnchor(t *testing.T) {
 	}
 	j := runCLI(t, nil, "-json", "-sequences", "2", lib)
 	var rep struct {
-		Results  []session.JSONResult        `json:"results"`
-		Findings []conformance.FindingReport `json:"findings"`
+		Results  []session.JSONResult   `json:"results"`
+		Findings []report.FindingReport `json:"findings"`
 	}
 	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
 		t.Fatal(err)

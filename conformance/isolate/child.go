@@ -15,6 +15,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/validation"
 )
@@ -67,7 +68,7 @@ type childMsg struct {
 	T    string                     `json:"t"`
 	ID   int64                      `json:"id"`
 	I    int                        `json:"i"`
-	Info *conformance.LibraryInfo   `json:"info,omitempty"`
+	Info *target.LibraryInfo        `json:"info,omitempty"`
 	Err  *loadFailure               `json:"err,omitempty"`
 	Rec  *conformance.OutcomeRecord `json:"rec,omitempty"`
 }
@@ -180,7 +181,7 @@ func (c *childOut) sendMsg(m childMsg) {
 
 // openChildLibrary opens the library the configuration line names, with
 // its binaries and callable, and returns it with its path as configured.
-func openChildLibrary(line []byte) (*conformance.Library, string, *loadFailure) {
+func openChildLibrary(line []byte) (*target.Library, string, *loadFailure) {
 	var cfg Config
 	if err := json.Unmarshal(line, &cfg); err != nil {
 		return nil, "", &loadFailure{Message: "bad child configuration: " + err.Error()}
@@ -195,7 +196,7 @@ func openChildLibrary(line []byte) (*conformance.Library, string, *loadFailure) 
 			return nil, "", &loadFailure{Message: err.Error(), Path: cfg.Lib}
 		}
 	}
-	lib, err := conformance.OpenLibrary(cfg.Lib, conformance.LibraryOptions{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
+	lib, err := target.OpenLibrary(cfg.Lib, target.LibraryOptions{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
 		TempDir: cfg.TempDir, Binaries: bins, LogLevel: abi.LogLevel(cfg.LogLevel), Callable: callable})
 	if err != nil {
 		return nil, "", loadFailureOf(cfg.Lib, err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
 )
 
 // maxRequestsPerChild bounds how many runs one child makes before a fresh one
@@ -62,7 +63,7 @@ type Pool struct {
 	verbose io.Writer     // the children's stderr is copied here when set
 	tmp     string
 
-	info   *conformance.LibraryInfo
+	info   *target.LibraryInfo
 	cur    *child
 	nextID int64
 }
@@ -100,7 +101,7 @@ func NewPool(cfg Config, timeout, load time.Duration, verbose io.Writer) (*Pool,
 }
 
 // Info is what the first child found out about the library.
-func (p *Pool) Info() conformance.LibraryInfo { return *p.info }
+func (p *Pool) Info() target.LibraryInfo { return *p.info }
 
 // Close ends the current child and removes the pool's files.
 func (p *Pool) Close() {
@@ -120,7 +121,7 @@ func (p *Pool) startTimeout() time.Duration {
 }
 
 // start launches a child and waits for its hello.
-func (p *Pool) start() (*child, *conformance.LibraryInfo, error) {
+func (p *Pool) start() (*child, *target.LibraryInfo, error) {
 	cmd := exec.Command(p.exe)
 	cmd.Env = append(os.Environ(), ChildEnv+"=1")
 	r, w, err := os.Pipe()
@@ -338,7 +339,7 @@ func firstPrior(prior, o *conformance.Outcome) *conformance.Outcome {
 	return o
 }
 
-// Finish implements conformance.Finisher: it ends the current child and
+// Finish implements suite.Finisher: it ends the current child and
 // reports a death after its last run (a crash at exit), or nil.
 func (p *Pool) Finish() *conformance.Outcome {
 	c := p.cur

@@ -334,16 +334,7 @@ func call(s string) (string, []string, bool) {
 
 func (p *opParser) image(s string) ImageRecipe {
 	if strings.HasPrefix(s, "raw(") {
-		// A recorded image, in the trace's spelling.
-		v, err := tracevocab.Img.Lex(s, tracevocab.Version)
-		var r ImageRecipe
-		if err == nil {
-			r, err = traceImage(v)
-		}
-		if err != nil {
-			p.fail("%v", err)
-		}
-		return r
+		return p.recordedImage(s)
 	}
 	var r ImageRecipe
 	parts := splitTop(s, '+')
@@ -352,26 +343,59 @@ func (p *opParser) image(s string) ImageRecipe {
 		if len(parts) > 1 {
 			p.fail("image %s takes no modifiers", parts[0])
 		}
-		switch parts[0] {
-		case "null":
-			r.Base = ImgNull
-		case "huge":
-			r.Base = ImgHuge
-		case "wrap":
-			r.Base = ImgWrap
-		default:
-			if p.op.Kind != KindRegister {
-				p.fail("img=prog (the target's program callable) is for register only")
-			}
-			r.Base = ImgProgram
-		}
-		return r
+		return p.bareImage(parts[0])
 	}
 	name, args, ok := call(parts[0])
 	if !ok || name != "valid" {
 		p.fail("bad image %q (want valid(...), null, huge or prog)", parts[0])
 		return r
 	}
+	p.imageParams(&r, args)
+	if int(r.T)+int(r.S) > 256 || r.S > 128 || r.C > 1024 || r.B > 1<<30 {
+		p.fail("image %q exceeds t+s <= 256, s <= 128, c <= 1024, b <= 2^30", parts[0])
+	}
+	mods := map[string]bool{}
+	for _, m := range parts[1:] {
+		p.imageModifier(&r, m, mods)
+	}
+	return r
+}
+
+// recordedImage is an image in the trace's spelling, raw(...).
+func (p *opParser) recordedImage(s string) ImageRecipe {
+	v, err := tracevocab.Img.Lex(s, tracevocab.Version)
+	var r ImageRecipe
+	if err == nil {
+		r, err = traceImage(v)
+	}
+	if err != nil {
+		p.fail("%v", err)
+	}
+	return r
+}
+
+// bareImage is an image without parameters or modifiers: null, huge, wrap,
+// or prog (register only).
+func (p *opParser) bareImage(base string) ImageRecipe {
+	var r ImageRecipe
+	switch base {
+	case "null":
+		r.Base = ImgNull
+	case "huge":
+		r.Base = ImgHuge
+	case "wrap":
+		r.Base = ImgWrap
+	default:
+		if p.op.Kind != KindRegister {
+			p.fail("img=prog (the target's program callable) is for register only")
+		}
+		r.Base = ImgProgram
+	}
+	return r
+}
+
+// imageParams reads valid(...)'s parameters into r.
+func (p *opParser) imageParams(r *ImageRecipe, args []string) {
 	seen := map[string]bool{}
 	for _, a := range args {
 		k, v, hasV := strings.Cut(a, "=")
@@ -406,74 +430,71 @@ func (p *opParser) image(s string) ImageRecipe {
 			p.fail("bad image parameter %q", a)
 		}
 	}
-	if int(r.T)+int(r.S) > 256 || r.S > 128 || r.C > 1024 || r.B > 1<<30 {
-		p.fail("image %q exceeds t+s <= 256, s <= 128, c <= 1024, b <= 2^30", parts[0])
+}
+
+// imageModifier applies one +modifier m to r; mods holds the ones seen.
+func (p *opParser) imageModifier(r *ImageRecipe, m string, mods map[string]bool) {
+	if m == "edge" {
+		if r.Edge {
+			p.fail("image modifier edge given twice")
+		}
+		r.Edge = true
+		return
 	}
-	mods := map[string]bool{}
-	for _, m := range parts[1:] {
-		if m == "edge" {
-			if r.Edge {
-				p.fail("image modifier edge given twice")
-			}
-			r.Edge = true
-			continue
-		}
-		name, args, ok := call(m)
-		if !ok || mods[name] || (name == "u32" && mods["byte"]) || (name == "byte" && mods["u32"]) {
-			p.fail("bad or repeated image modifier %q", m)
-			continue
-		}
-		mods[name] = true
-		one := func() uint64 {
-			if len(args) != 1 {
-				p.fail("modifier %s takes one argument", name)
-				return 0
-			}
-			return p.uintv(name, args[0], 32)
-		}
-		switch name {
-		case "defect":
-			found := false
-			for d := DefSigCount; d < NumDefects; d++ {
-				if len(args) == 1 && defectNames[d] == args[0] {
-					r.Defect, found = d, true
-				}
-			}
-			if !found {
-				p.fail("unknown defect %q", m)
-			}
-		case "mis":
-			n := one()
-			if n == 0 || n >= 16 {
-				p.fail("mis(k) needs 1 <= k <= 15")
-			}
-			r.Mis = uint8(n)
-		case "short":
-			if r.Short = uint32(one()); r.Short == 0 {
-				p.fail("short(k) needs k >= 1")
-			}
-		case "long":
-			if r.Long = uint32(one()); r.Long == 0 || r.Long > 1<<20 {
-				p.fail("long(k) needs 1 <= k <= 2^20")
-			}
-		case "byte", "u32":
-			if len(args) != 2 {
-				p.fail("modifier %s takes (offset,value)", name)
-				continue
-			}
-			r.PokeOff = uint32(p.uintv("offset", args[0], 32))
-			if name == "byte" {
-				r.Poke = PokeByte
-				r.PokeVal = uint32(p.uintv("value", args[1], 8))
-			} else {
-				r.Poke = PokeU32
-				r.PokeVal = uint32(p.uintv("value", args[1], 32))
-			}
-		default:
-			p.fail("unknown image modifier %q", m)
-		}
+	name, args, ok := call(m)
+	if !ok || mods[name] || (name == "u32" && mods["byte"]) || (name == "byte" && mods["u32"]) {
+		p.fail("bad or repeated image modifier %q", m)
+		return
 	}
-	return r
+	mods[name] = true
+	one := func() uint64 {
+		if len(args) != 1 {
+			p.fail("modifier %s takes one argument", name)
+			return 0
+		}
+		return p.uintv(name, args[0], 32)
+	}
+	switch name {
+	case "defect":
+		found := false
+		for d := DefSigCount; d < NumDefects; d++ {
+			if len(args) == 1 && defectNames[d] == args[0] {
+				r.Defect, found = d, true
+			}
+		}
+		if !found {
+			p.fail("unknown defect %q", m)
+		}
+	case "mis":
+		n := one()
+		if n == 0 || n >= 16 {
+			p.fail("mis(k) needs 1 <= k <= 15")
+		}
+		r.Mis = uint8(n)
+	case "short":
+		if r.Short = uint32(one()); r.Short == 0 {
+			p.fail("short(k) needs k >= 1")
+		}
+	case "long":
+		if r.Long = uint32(one()); r.Long == 0 || r.Long > 1<<20 {
+			p.fail("long(k) needs 1 <= k <= 2^20")
+		}
+	case "byte", "u32":
+		if len(args) != 2 {
+			p.fail("modifier %s takes (offset,value)", name)
+			return
+		}
+		r.PokeOff = uint32(p.uintv("offset", args[0], 32))
+		if name == "byte" {
+			r.Poke = PokeByte
+			r.PokeVal = uint32(p.uintv("value", args[1], 8))
+		} else {
+			r.Poke = PokeU32
+			r.PokeVal = uint32(p.uintv("value", args[1], 32))
+		}
+	default:
+		p.fail("unknown image modifier %q", m)
+	}
 }
 
 func (p *opParser) args(s string) ArgsRecipe {

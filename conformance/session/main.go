@@ -7,7 +7,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -60,13 +60,13 @@ func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
 
 // run makes the runs (produce) and writes every report o asks for.
 func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check func(...*Target), add func(*Run)) int) int {
-	var base *conformance.Baseline
+	var base *report.Baseline
 	if o.Baseline != "" {
 		f, err := os.Open(o.Baseline)
 		if err != nil {
 			return UsageError(stderr, "-baseline: "+err.Error())
 		}
-		base, err = conformance.ParseBaseline(f)
+		base, err = report.ParseBaseline(f)
 		f.Close()
 		if err != nil {
 			return UsageError(stderr, "-baseline "+o.Baseline+": "+err.Error())
@@ -111,11 +111,11 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 		r.Result.Report.ApplyBaseline(base)
 	}
 	if baseOut != nil {
-		reps := make([]*conformance.Report, len(runs))
+		reps := make([]*report.Report, len(runs))
 		for i, r := range runs {
 			reps[i] = r.Result.Report
 		}
-		if err := conformance.WriteBaseline(baseOut, reps); err != nil {
+		if err := report.WriteBaseline(baseOut, reps); err != nil {
 			fmt.Fprintf(stderr, "abicheck: -write-baseline: %v\n", err)
 			code = ExitUsage
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/conformance/suite"
 	"github.com/simabi/simabi/docs"
 	"github.com/simabi/simabi/sim/emit"
 )
@@ -155,11 +156,11 @@ func runMutant(o *Options, m emit.Mutant, randomOnly bool, out *Printer, verbose
 	if randomOnly {
 		checks = []conformance.Check{}
 	}
-	res := conformance.ConformWith(p, conformance.SuiteRun{Name: "mutant " + m.Name, Profile: profile, Caps: info.Caps, Checks: checks,
+	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.Name, Profile: profile, Caps: info.Caps, Checks: checks,
 		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true,
-		MaxHangs: o.MaxHangs, Stop: conformance.StopAtKill(m.Rule), Progress: out.Progress("mutant " + m.Name), Probes: !randomOnly})
+		MaxHangs: o.MaxHangs, Stop: suite.StopAtKill(m.Rule), Progress: out.Progress("mutant " + m.Name), Probes: !randomOnly})
 	p.Close()
-	k := conformance.KillOf(res.Cases, m.Rule)
+	k := suite.KillOf(res.Cases, m.Rule)
 	row.Killed, row.Check, row.ByRule = k.Killed, k.Case, k.Rule
 	if k.Killed {
 		row.Verdict = k.How.String()

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
 )
 
 // Results are a run's per-rule verdicts: every runtime rule of docs/contract.md,
 // plus HOOKS when the simulation hooks themselves misbehaved.
-func Results(r *Run) []conformance.RuleReport {
+func Results(r *Run) []report.RuleReport {
 	rep := r.Result.Report
-	out := append([]conformance.RuleReport(nil), rep.Rules...)
+	out := append([]report.RuleReport(nil), rep.Rules...)
 	if h, ok := rep.HooksReport(); ok {
 		out = append(out, h)
 	}
@@ -34,7 +35,7 @@ func reproFile(r *Run, rule string) string {
 	return "repro-" + r.Target.FileTag + rule + ".ops"
 }
 
-func reproText(r *Run, rr conformance.RuleReport, file string) string {
+func reproText(r *Run, rr report.RuleReport, file string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# abicheck repro: %s %s\n", rr.Rule, rr.Verdict)
 	if rr.Anchor != "" {
@@ -150,16 +151,16 @@ func (s *JSONSummary) add(v conformance.Verdict) {
 }
 
 type JSONReport struct {
-	Target     JSONTarget                  `json:"target"`
-	Results    []JSONResult                `json:"results"`
-	Summary    JSONSummary                 `json:"summary"`
-	Checks     []JSONCheck                 `json:"checks"`
-	Findings   []conformance.FindingReport `json:"findings"`
-	Seed       uint64                      `json:"seed"`
-	Sequences  int                         `json:"sequences"`
-	MaxOps     int                         `json:"max_ops"`
-	Ops        int                         `json:"ops"`
-	DurationMS int64                       `json:"duration_ms"`
+	Target     JSONTarget             `json:"target"`
+	Results    []JSONResult           `json:"results"`
+	Summary    JSONSummary            `json:"summary"`
+	Checks     []JSONCheck            `json:"checks"`
+	Findings   []report.FindingReport `json:"findings"`
+	Seed       uint64                 `json:"seed"`
+	Sequences  int                    `json:"sequences"`
+	MaxOps     int                    `json:"max_ops"`
+	Ops        int                    `json:"ops"`
+	DurationMS int64                  `json:"duration_ms"`
 }
 
 func ReportJSON(r *Run, o *Options) JSONReport {
@@ -170,7 +171,7 @@ func ReportJSON(r *Run, o *Options) JSONReport {
 		Seed: o.Seed, Sequences: r.Result.Random, MaxOps: o.MaxOps, Ops: rep.Ops, DurationMS: r.Elapsed.Milliseconds(),
 		Results: []JSONResult{}, Checks: []JSONCheck{}, Findings: rep.Findings}
 	if j.Findings == nil {
-		j.Findings = []conformance.FindingReport{}
+		j.Findings = []report.FindingReport{}
 	}
 	for _, rr := range Results(r) {
 		j.Results = append(j.Results, JSONResult{Rule: rr.Rule, Anchor: rr.Anchor, Verdict: rr.Verdict.String(), Detail: rr.Detail,
@@ -215,13 +216,13 @@ func WriteJSONValue(w io.Writer, v any) error {
 // ---- JUnit ----
 
 // WriteJUnit writes one test suite per target and one test case per rule
-// (conformance.RenderJUnit).
+// (report.RenderJUnit).
 func WriteJUnit(path string, runs []*Run) error {
-	suites := make([]conformance.JUnitSuite, 0, len(runs))
+	suites := make([]report.JUnitSuite, 0, len(runs))
 	for _, r := range runs {
-		suites = append(suites, conformance.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Rules: Results(r)})
+		suites = append(suites, report.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Rules: Results(r)})
 	}
-	b, err := conformance.RenderJUnit("abicheck", suites)
+	b, err := report.RenderJUnit("abicheck", suites)
 	if err != nil {
 		return err
 	}
@@ -442,8 +443,8 @@ func (p *Printer) printTarget(r *Run) {
 
 // findingsOf lists the failing findings of rule (known ones only when
 // known is set).
-func findingsOf(rep *conformance.Report, rule string, known bool) []conformance.FindingReport {
-	var out []conformance.FindingReport
+func findingsOf(rep *report.Report, rule string, known bool) []report.FindingReport {
+	var out []report.FindingReport
 	for _, f := range rep.Findings {
 		if f.Rule == rule && f.Verdict.Bad() && f.Known == known {
 			out = append(out, f)
@@ -452,8 +453,8 @@ func findingsOf(rep *conformance.Report, rule string, known bool) []conformance.
 	return out
 }
 
-func knownFindings(rep *conformance.Report) []conformance.FindingReport {
-	var out []conformance.FindingReport
+func knownFindings(rep *report.Report) []report.FindingReport {
+	var out []report.FindingReport
 	for _, f := range rep.Findings {
 		if f.Known {
 			out = append(out, f)
@@ -463,7 +464,7 @@ func knownFindings(rep *conformance.Report) []conformance.FindingReport {
 }
 
 // findingLine is one finding: its check, op, detail and how often it was seen.
-func findingLine(f conformance.FindingReport) string {
+func findingLine(f report.FindingReport) string {
 	s := f.Check
 	if f.Index >= 0 && f.Op != "" {
 		s += fmt.Sprintf(" #%d %s", f.Index, f.Op)
@@ -512,7 +513,7 @@ func alignDetail(detail string, repro []string) string {
 	return detail
 }
 
-func countRandom(cs []conformance.CheckReport) int {
+func countRandom(cs []report.CheckReport) int {
 	n := 0
 	for _, c := range cs {
 		if strings.HasPrefix(c.Name, "random/") {

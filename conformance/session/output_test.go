@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
 )
 
 // TestAlignDetail: a detail's op index follows the op into the shrunk repro.
@@ -42,8 +43,8 @@ func TestScriptTarget(t *testing.T) {
 
 // JUnit classnames keep no '.' or '/', which report viewers split on.
 func TestJUnitClassnamesKeepWhole(t *testing.T) {
-	b, err := conformance.RenderJUnit("abicheck", []conformance.JUnitSuite{{Name: "/tmp/x.y/libhost_runtime.so",
-		Rules: []conformance.RuleReport{{Rule: "E-FIN", Verdict: conformance.Pass}}}})
+	b, err := report.RenderJUnit("abicheck", []report.JUnitSuite{{Name: "/tmp/x.y/libhost_runtime.so",
+		Rules: []report.RuleReport{{Rule: "E-FIN", Verdict: conformance.Pass}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/conformance/suite"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/sim"
 )
 
@@ -133,7 +135,7 @@ func IsSimSpec(s string) bool { return s == "sim:tmr" || s == "sim:refusing" }
 // Target is one runtime under check.
 type Target struct {
 	Label    string // sim:tmr, sim:refusing, or the library path
-	Info     conformance.LibraryInfo
+	Info     target.LibraryInfo
 	Exec     conformance.Executor
 	Isolated bool
 	Close    func()
@@ -151,14 +153,14 @@ func SimTarget(spec string, timeout time.Duration) *Target {
 	if spec == "sim:refusing" {
 		p = sim.Refusing
 	}
-	t := conformance.SimTarget(p)
-	info := conformance.LibraryInfo{Path: spec, Revision: "kernel", Supported: 1, Profile: "tmr", Hooks: true,
+	t := target.SimTarget(p)
+	info := target.LibraryInfo{Path: spec, Revision: "kernel", Supported: 1, Profile: "tmr", Hooks: true,
 		Counters: true, Caps: conformance.CapsOf(t), ProfileModel: "tmr"}
 	if p == sim.Refusing {
 		info.Supported, info.Profile, info.ProfileModel = 0, "refusing", "refusing"
 	}
 	tg := &Target{Label: spec, Info: info, Close: func() {}, FileTag: strings.ReplaceAll(spec, ":", "-"),
-		Exec: conformance.FactoryExecutor{Factory: conformance.SimFactory(p), Timeout: timeout}}
+		Exec: conformance.FactoryExecutor{Factory: target.SimFactory(p), Timeout: timeout}}
 	if spec != "sim:tmr" {
 		tg.ReplayArgs = spec
 	}
@@ -214,7 +216,7 @@ func ShellQuote(s string) string {
 // Run is a checked target.
 type Run struct {
 	Target  *Target
-	Result  *conformance.SuiteResult
+	Result  *suite.Result
 	Elapsed time.Duration
 	Trace   bool // a recorded session judged offline, not a run of the suite
 }
@@ -229,10 +231,10 @@ func FirstLine(s string) string {
 func Check(t *Target, o *Options, out *Printer) *Run {
 	t0 := time.Now()
 	profile, _ := conformance.ParseProfile(t.Info.ProfileModel)
-	s := conformance.SuiteRun{Name: t.Label, Profile: profile, Caps: t.Info.Caps, Checks: conformance.Catalogue(), Random: o.Sequences,
+	s := suite.Run{Name: t.Label, Profile: profile, Caps: t.Info.Caps, Checks: conformance.Catalogue(), Random: o.Sequences,
 		RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: o.NoShrink,
 		MaxHangs: o.MaxHangs, Progress: out.Progress(t.Label), BindFindings: t.Info.BindFindings, Probes: !o.NoProbes}
-	res := conformance.ConformWith(t.Exec, s)
+	res := suite.ConformWith(t.Exec, s)
 	out.ClearProgress()
 	return &Run{Target: t, Result: res, Elapsed: time.Since(t0)}
 }

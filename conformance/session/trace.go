@@ -8,6 +8,8 @@ import (
 
 	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/suite"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/conformance/trace"
 )
 
@@ -27,7 +29,7 @@ func CheckTrace(path string) (*Run, error) {
 	if rev == "" {
 		rev = "kernel"
 	}
-	info := conformance.LibraryInfo{Path: t.Target, Revision: rev, Profile: tc.Profile.String(), ProfileModel: tc.Profile.String()}
+	info := target.LibraryInfo{Path: t.Target, Revision: rev, Profile: tc.Profile.String(), ProfileModel: tc.Profile.String()}
 	if tc.Profile == conformance.ProfileTMR {
 		info.Supported = 1
 	}
@@ -37,7 +39,7 @@ func CheckTrace(path string) (*Run, error) {
 	}
 	tag := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	return &Run{Target: &Target{Label: label, Info: info, Close: func() {}, FileTag: tag},
-		Result: &conformance.SuiteResult{Report: tc.Report()}, Trace: true}, nil
+		Result: &suite.Result{Report: tc.Report()}, Trace: true}, nil
 }
 
 // ReplayTrace drives the consumer's side of a recorded session on t and

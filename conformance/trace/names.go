@@ -4,6 +4,7 @@ import (
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/report"
 )
 
 // The words a trace is judged in: the op language's (a recorded call is an
@@ -21,8 +22,8 @@ type (
 	Result      = conformance.Result
 	History     = conformance.History
 	Entry       = conformance.Entry
-	Report      = conformance.Report
-	CheckReport = conformance.CheckReport
+	Report      = report.Report
+	CheckReport = report.CheckReport
 )
 
 const (
@@ -42,7 +43,7 @@ const (
 )
 
 var (
-	newReport = conformance.NewReport
+	newReport = report.NewReport
 	opAt      = conformance.OpAt
 	opLines   = conformance.OpLines
 	entryRule = conformance.EntryRule

@@ -4,6 +4,7 @@ import (
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/target"
 )
 
 // The words the trace checker's tests write their sessions and runs in.
@@ -27,6 +28,6 @@ var (
 	MustParseScript = op.MustParseScript
 	ParseTrace      = op.ParseTrace
 	ReadTraceFile   = op.ReadTraceFile
-	SimFactory      = conformance.SimFactory
+	SimFactory      = target.SimFactory
 	Step            = model.Step
 )

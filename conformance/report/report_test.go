@@ -1,32 +1,35 @@
-package conformance
+package report
 
 import (
 	"encoding/json"
 	"encoding/xml"
 	"strings"
 	"testing"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
 )
 
 func TestReportRender(t *testing.T) {
 	rep := NewReport("fake")
-	res := &Result{History: History{Profile: ProfileTMR}, Checked: 3}
-	res.Tally[RVPrep1][Pass] = 2
-	res.Tally[RVCfg][Warn] = 1
-	res.Tally[RM1][Fail] = 1
-	res.Findings = []Finding{
-		{Index: 4, Op: MustParse("prepare c0 img=valid()"), Rule: RM1, Verdict: Fail, Detail: "succeeded with id 1; want id 0"},
-		{Index: 2, Op: MustParse("kinit c0 dev=0 gen=1 cfg=threads=1"), Rule: RVCfg, Verdict: Warn, Detail: "INTERNAL (tolerated)"},
+	res := &conformance.Result{History: conformance.History{Profile: conformance.ProfileTMR}, Checked: 3}
+	res.Tally[conformance.RVPrep1][conformance.Pass] = 2
+	res.Tally[conformance.RVCfg][conformance.Warn] = 1
+	res.Tally[conformance.RM1][conformance.Fail] = 1
+	res.Findings = []conformance.Finding{
+		{Index: 4, Op: conformance.MustParse("prepare c0 img=valid()"), Rule: conformance.RM1, Verdict: conformance.Fail, Detail: "succeeded with id 1; want id 0"},
+		{Index: 2, Op: conformance.MustParse("kinit c0 dev=0 gen=1 cfg=threads=1"), Rule: conformance.RVCfg, Verdict: conformance.Warn, Detail: "INTERNAL (tolerated)"},
 	}
-	repro := MustParseScript("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid()\n")
+	repro := conformance.MustParseScript("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid()\n")
 	rep.AddResult("check", res, repro)
-	rep.AddOutcome([]Rule{RD1}, Skip, "d-1: missing ACL counters", nil)
-	rep.AddOutcome([]Rule{RX2}, Hang, "the run did not finish", repro[:1])
+	rep.AddOutcome([]conformance.Rule{conformance.RD1}, conformance.Skip, "d-1: missing ACL counters", nil)
+	rep.AddOutcome([]conformance.Rule{conformance.RX2}, conformance.Hang, "the run did not finish", repro[:1])
 	rep.Finish()
 	byRule := map[string]RuleReport{}
 	for _, rr := range rep.Rules {
 		byRule[rr.Rule] = rr
 	}
-	for rule, want := range map[string]Verdict{"V-PREP-1": Pass, "V-CFG": Warn, "M-1": Fail, "D-1": Skip, "X-2": Hang, "V-ARENA": Skip} {
+	for rule, want := range map[string]conformance.Verdict{"V-PREP-1": conformance.Pass, "V-CFG": conformance.Warn, "M-1": conformance.Fail, "D-1": conformance.Skip, "X-2": conformance.Hang, "V-ARENA": conformance.Skip} {
 		if got := byRule[rule].Verdict; got != want {
 			t.Errorf("%s: verdict %v, want %v", rule, got, want)
 		}
@@ -34,7 +37,7 @@ func TestReportRender(t *testing.T) {
 	if got := byRule["M-1"].Repro; len(got) != 4 || got[3] != "prepare c0 img=valid()" {
 		t.Errorf("M-1 repro %q", got)
 	}
-	if rep.Verdict() != Hang {
+	if rep.Verdict() != conformance.Hang {
 		t.Errorf("worst verdict %v, want hang", rep.Verdict())
 	}
 	text := rep.Text()
@@ -82,7 +85,7 @@ func TestReportRender(t *testing.T) {
 // A rule whose passes all came from a legacy build's generic -1 says so in
 // its detail (they prove less than a kernel build's; E-FIN, E-PINIT, S-3).
 func TestPassDetail_legacyGenericOnly(t *testing.T) {
-	d := passDetail([numVerdicts]uint32{Pass: 2}, 2, 0)
+	d := passDetail([model.NumVerdicts]uint32{model.Pass: 2}, 2, 0)
 	if !strings.Contains(d, "passed on the legacy generic -1 only") {
 		t.Errorf("pass detail %q", d)
 	}

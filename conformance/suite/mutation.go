@@ -1,6 +1,10 @@
-package conformance
+package suite
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/simabi/simabi/conformance"
+)
 
 // Mutation testing (F-4): a mutant breaks exactly one rule, and the checker
 // kills it when it reports a rule of the same group broken. A failure
@@ -19,7 +23,7 @@ type Kill struct {
 	Killed bool
 	Case   string // the first case that reported a rule of the group broken
 	Rule   string // that rule
-	How    Verdict
+	How    conformance.Verdict
 	// Elsewhere lists broken rules outside the group ("K-4 fail"), which do
 	// not count.
 	Elsewhere []string
@@ -32,7 +36,7 @@ func KillOf(cases []CaseOutcome, rule string) Kill {
 	var k Kill
 	seen := map[string]bool{}
 	for _, c := range cases {
-		if c.Verdict != Fail && c.Verdict != Crash && c.Verdict != Hang {
+		if c.Verdict != conformance.Fail && c.Verdict != conformance.Crash && c.Verdict != conformance.Hang {
 			continue
 		}
 		for _, r := range c.Broken {
@@ -54,7 +58,7 @@ func KillOf(cases []CaseOutcome, rule string) Kill {
 	return k
 }
 
-// StopAtKill is a SuiteRun.Stop that ends a run at the first case killing a
+// StopAtKill is a Run.Stop that ends a run at the first case killing a
 // mutant that breaks rule.
 func StopAtKill(rule string) func(CaseOutcome) bool {
 	return func(c CaseOutcome) bool { return KillOf([]CaseOutcome{c}, rule).Killed }

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/simabi/simabi/conformance"
 )
 
 // Baselines: how a runtime team adopts the checker before it has fixed
@@ -60,10 +62,10 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 		if len(f) < 2 {
 			return nil, fmt.Errorf("line %d: want RULE FINGERPRINT, got %q", n, line)
 		}
-		if _, ok := RuleByName(f[0]); !ok {
+		if _, ok := conformance.RuleByName(f[0]); !ok {
 			return nil, fmt.Errorf("line %d: unknown rule %q", n, f[0])
 		}
-		if !isFingerprint(f[1]) {
+		if !IsFingerprint(f[1]) {
 			return nil, fmt.Errorf("line %d: %q is not a fingerprint (16 hex digits)", n, f[1])
 		}
 		b.known[f[0]+" "+f[1]] = true
@@ -74,7 +76,8 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 	return b, nil
 }
 
-func isFingerprint(s string) bool {
+// IsFingerprint reports whether s is a fingerprint: 16 lower-case hex digits.
+func IsFingerprint(s string) bool {
 	if len(s) != 16 {
 		return false
 	}
@@ -139,7 +142,7 @@ func (r *Report) ApplyBaseline(b *Baseline) int {
 			continue
 		}
 		if first, all := r.firstUnknown(func(f *FindingReport) bool { return f.Rule == rr.Rule }); all {
-			rr.Verdict, rr.Detail = Known, "known (baseline): "+rr.Detail
+			rr.Verdict, rr.Detail = conformance.Known, "known (baseline): "+rr.Detail
 		} else if first != nil {
 			rr.Detail = findingText(first)
 			rr.Repro = first.Repro
@@ -151,7 +154,7 @@ func (r *Report) ApplyBaseline(b *Baseline) int {
 			continue
 		}
 		if _, all := r.firstUnknown(func(f *FindingReport) bool { return f.Check == c.Name }); all {
-			c.Verdict, c.Detail = Known, "known (baseline): "+c.Detail
+			c.Verdict, c.Detail = conformance.Known, "known (baseline): "+c.Detail
 		}
 	}
 	return marked

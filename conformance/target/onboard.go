@@ -1,4 +1,7 @@
-package conformance
+// Package target adapts the backends to the engine's Target: a sim instance
+// (SimTarget, SimFactory) and a runtime library loaded by onboard
+// (LibraryTarget, OpenLibrary). The engine itself links neither backend.
+package target
 
 import (
 	"errors"
@@ -9,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/onboard"
 )
 
@@ -61,15 +65,15 @@ func (x onboardACL) CopyFromDevice(dst []byte, src abi.DevicePtr) int32 {
 }
 
 // OnboardACL adapts an ACL library loaded by onboard.OpenACL.
-func OnboardACL(a *onboard.ACL) ACL { return onboardACL{a} }
+func OnboardACL(a *onboard.ACL) conformance.ACL { return onboardACL{a} }
 
 // LibraryTarget assembles a Target from a loaded runtime and, optionally, an
 // ACL library: the runtime's hooks when it exports all four, else the ACL
 // for the device and streams; the ACL's call counters (the emitted fake ACL
 // has them) for D-1; its aclrtMalloc and aclrtMemcpy for the caller's device
 // memory.
-func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *Basic {
-	t := &Basic{RT: lib}
+func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *conformance.Basic {
+	t := &conformance.Basic{RT: lib}
 	if h, ok := lib.Hooks(); ok {
 		t.SimHooks = h
 		if c, ok := lib.Control(); ok {
@@ -89,8 +93,8 @@ func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *Basic {
 
 // OnboardCounters reads the D-1 counters of an ACL library that exports
 // them (the emitted fake's simabi_acl_counters).
-func OnboardCounters(acl *onboard.ACL) func() ACLCounts {
-	return func() ACLCounts {
+func OnboardCounters(acl *onboard.ACL) func() conformance.ACLCounts {
+	return func() conformance.ACLCounts {
 		c, _ := acl.Counters()
 		return c
 	}
@@ -124,14 +128,14 @@ type LibraryOptions struct {
 
 // LibraryInfo is what OpenLibrary found out about a runtime.
 type LibraryInfo struct {
-	Path      string `json:"path"`
-	Revision  string `json:"revision"`  // "kernel" or "legacy"
-	Supported int32  `json:"supported"` // simpler_kernel_mode_supported on a fresh context (0 for legacy)
-	Profile   string `json:"profile"`   // "tmr", "refusing", or "unknown" (legacy, or supported neither 0 nor 1)
-	Hooks     bool   `json:"hooks"`     // all four simulation hooks resolved
-	ACL       string `json:"acl"`       // the ACL library in use, "" for none
-	Counters  bool   `json:"counters"`  // the ACL has call counters (D-1)
-	Caps      Caps   `json:"caps"`
+	Path      string           `json:"path"`
+	Revision  string           `json:"revision"`  // "kernel" or "legacy"
+	Supported int32            `json:"supported"` // simpler_kernel_mode_supported on a fresh context (0 for legacy)
+	Profile   string           `json:"profile"`   // "tmr", "refusing", or "unknown" (legacy, or supported neither 0 nor 1)
+	Hooks     bool             `json:"hooks"`     // all four simulation hooks resolved
+	ACL       string           `json:"acl"`       // the ACL library in use, "" for none
+	Counters  bool             `json:"counters"`  // the ACL has call counters (D-1)
+	Caps      conformance.Caps `json:"caps"`
 	// ProfileModel is the profile the model assumes (tmr, refusing, legacy).
 	ProfileModel string `json:"profile_model"`
 	// BindFindings are rules the library broke while it was bound (a NULL
@@ -149,11 +153,11 @@ type Library struct {
 	acl     *onboard.ACL
 	links   []string // other shared libraries of the runtime's directory
 	n       atomic.Int64
-	profile Profile
+	profile conformance.Profile
 
 	// kept is Reusable's instance: a private copy loaded once and reset
 	// before each run; keptClose unloads it.
-	kept      Target
+	kept      conformance.Target
 	keptClose func()
 }
 
@@ -199,19 +203,19 @@ func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
 	}
 	switch {
 	case lib.Profile() == abi.ProfileLegacy:
-		info.Revision, info.Profile, l.profile = "legacy", "unknown", ProfileLegacy
+		info.Revision, info.Profile, l.profile = "legacy", "unknown", conformance.ProfileLegacy
 	case lib.Supported() == 1:
-		info.Revision, info.Profile, l.profile = "kernel", "tmr", ProfileTMR
+		info.Revision, info.Profile, l.profile = "kernel", "tmr", conformance.ProfileTMR
 	case lib.Supported() == 0:
-		info.Revision, info.Profile, l.profile = "kernel", "refusing", ProfileRefusing
+		info.Revision, info.Profile, l.profile = "kernel", "refusing", conformance.ProfileRefusing
 	default:
 		// A garbage answer: the model assumes tmr and E-SUP reports it.
-		info.Revision, info.Profile, l.profile = "kernel", "unknown", ProfileTMR
+		info.Revision, info.Profile, l.profile = "kernel", "unknown", conformance.ProfileTMR
 	}
 	info.ProfileModel = l.profile.String()
-	info.Caps = CapsOf(LibraryTarget(lib, l.acl))
+	info.Caps = conformance.CapsOf(LibraryTarget(lib, l.acl))
 	if o.TempDir != "" {
-		info.Caps |= CapUnload // every run gets a private copy it may unload
+		info.Caps |= conformance.CapUnload // every run gets a private copy it may unload
 	}
 	l.Info = info
 	if o.TempDir != "" {
@@ -236,14 +240,14 @@ func (l *Library) onboardOptions() onboard.Options {
 }
 
 // Profile is the profile the model assumes for the library.
-func (l *Library) Profile() Profile { return l.profile }
+func (l *Library) Profile() conformance.Profile { return l.profile }
 
 // Options are the runner options the library needs (the legacy profile,
 // the binaries).
-func (l *Library) Options() Options {
-	opt := Options{Binaries: l.opt.Binaries, Callable: l.opt.Callable}
-	if l.profile == ProfileLegacy {
-		p := ProfileLegacy
+func (l *Library) Options() conformance.Options {
+	opt := conformance.Options{Binaries: l.opt.Binaries, Callable: l.opt.Callable}
+	if l.profile == conformance.ProfileLegacy {
+		p := conformance.ProfileLegacy
 		opt.Profile = &p
 	}
 	return opt
@@ -251,8 +255,8 @@ func (l *Library) Options() Options {
 
 // Factory returns targets over the library: fresh copies with
 // LibraryOptions.TempDir, else the one loaded instance.
-func (l *Library) Factory() Factory {
-	return func() (Target, func(), error) {
+func (l *Library) Factory() conformance.Factory {
+	return func() (conformance.Target, func(), error) {
 		if l.opt.TempDir == "" {
 			return LibraryTarget(l.lib, l.acl), nil, nil
 		}
@@ -286,24 +290,24 @@ func (l *Library) Factory() Factory {
 // control hooks or runs do not get private copies (no TempDir). A run that
 // unloads the library (U-1) needs Factory; so does every run after one that
 // did not finish (a hang leaves a thread inside the instance).
-func (l *Library) Reusable() Factory {
+func (l *Library) Reusable() conformance.Factory {
 	if l.opt.TempDir == "" {
 		return nil
 	}
 	if _, ok := l.lib.Control(); !ok {
 		return nil
 	}
-	return func() (Target, func(), error) {
+	return func() (conformance.Target, func(), error) {
 		if l.kept == nil {
 			t, release, err := l.Factory()()
 			if err != nil {
 				return nil, nil, err
 			}
-			b := t.(*Basic)
+			b := t.(*conformance.Basic)
 			b.UnloadF = nil // the instance outlives the run
 			l.kept, l.keptClose = b, release
 		}
-		ctl, _ := l.kept.(ControlTarget).Control()
+		ctl, _ := l.kept.(conformance.ControlTarget).Control()
 		if st := ctl.SimReset(); st != abi.OK {
 			return nil, nil, fmt.Errorf("simabi_reset returned %v", st)
 		}

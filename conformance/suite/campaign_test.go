@@ -1,4 +1,4 @@
-package conformance
+package suite
 
 import (
 	"os"
@@ -7,8 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/conformance/target/targettest"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // TestRandomCampaign is an opt-in long hunt (CONFORMANCE_CAMPAIGN=N runs N
@@ -23,43 +27,43 @@ func TestRandomCampaign(t *testing.T) {
 	}
 	targets := []struct {
 		name string
-		f    Factory
-		p    Profile
+		f    conformance.Factory
+		p    conformance.Profile
 	}{
-		{"sim", simFactory(sim.TMR, false), ProfileTMR},
-		{"sim-refusing", simFactory(sim.Refusing, false), ProfileRefusing},
-		{"emitted", emittedFactory(t, emittedBuild(t, emit.Config{Profile: emit.ProfileTMR})), ProfileTMR},
+		{"sim", simFactory(sim.TMR, false), conformance.ProfileTMR},
+		{"sim-refusing", simFactory(sim.Refusing, false), conformance.ProfileRefusing},
+		{"emitted", targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})), conformance.ProfileTMR},
 	}
 	for _, tg := range targets {
-		caps := CapsOf(SimTarget(sim.TMR))
-		x := FactoryExecutor{Factory: tg.f, Timeout: time.Minute}
+		caps := conformance.CapsOf(target.SimTarget(sim.TMR))
+		x := conformance.FactoryExecutor{Factory: tg.f, Timeout: time.Minute}
 		for _, slots := range []int{2, 4} {
 			bad := 0
 			for i := 0; i < n; i++ {
-				ops := Generate(GenOptions{Seed: uint64(i*7 + slots), Ops: 500, Slots: slots, Devices: 3, Caps: caps, Profile: tg.p, HoldMs: 5})
+				ops := conformance.Generate(conformance.GenOptions{Seed: uint64(i*7 + slots), Ops: 500, Slots: slots, Devices: 3, Caps: caps, Profile: tg.p, HoldMs: 5})
 				o := x.Execute(ops, false)
-				if o.Verdict == Pass && !o.Result.Failed() {
+				if o.Verdict == conformance.Pass && !o.Result.Failed() {
 					continue
 				}
 				if bad++; bad <= 3 {
 					// Shrink to a sequence that fails the same way: the same
 					// first failing rule, or the same crash or hang.
-					var want Rule
-					if o.Verdict == Pass {
+					var want conformance.Rule
+					if o.Verdict == conformance.Pass {
 						want = failingRules(o.Result)[0]
 					}
-					repro := Shrink(ops, func(cand []Op) bool {
+					repro := conformance.Shrink(ops, func(cand []conformance.Op) bool {
 						c := x.Execute(cand, false)
-						if o.Verdict != Pass {
+						if o.Verdict != conformance.Pass {
 							return c.Verdict == o.Verdict
 						}
-						return c.Verdict == Pass && slices.Contains(failingRules(c.Result), want)
+						return c.Verdict == conformance.Pass && slices.Contains(failingRules(c.Result), want)
 					})
 					ro := x.Execute(repro, false)
 					if ro.Result != nil {
 						t.Errorf("%s seed %d: %v %s\n%s\nfindings: %v", tg.name, i, o.Verdict, o.Detail, ro.Result.History.String(), ro.Result.Findings)
 					} else {
-						t.Errorf("%s seed %d: %v %s\n%s", tg.name, i, ro.Verdict, ro.Detail, FormatOps(repro))
+						t.Errorf("%s seed %d: %v %s\n%s", tg.name, i, ro.Verdict, ro.Detail, conformance.FormatOps(repro))
 					}
 				}
 			}

@@ -1,4 +1,4 @@
-package conformance
+package suite
 
 import (
 	"bytes"
@@ -6,22 +6,25 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
+	"github.com/simabi/simabi/conformance/target/targettest"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // stubbedFake is the emitted tmr fake with ensure_acl_ready_ctx and
 // destroy_comm_stream_ctx answering 0 for anything, NULL included: the shape
 // of upstream's simulator stubs (docs/contract.md Revisions, S-3).
 func stubbedFake(t *testing.T) *emit.Artifacts {
-	return emittedBuild(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{
+	return emittest.Build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{
 		"ensure_acl_ready_ctx": 0, "destroy_comm_stream_ctx": 0}}})
 }
 
-func checkNamed(t *testing.T, names ...string) []Check {
-	var out []Check
-	for _, c := range Catalogue() {
+func checkNamed(t *testing.T, names ...string) []conformance.Check {
+	var out []conformance.Check
+	for _, c := range conformance.Catalogue() {
 		for _, n := range names {
 			if c.Name == n {
 				out = append(out, c)
@@ -34,7 +37,7 @@ func checkNamed(t *testing.T, names ...string) []Check {
 	return out
 }
 
-func badFindings(rep *Report) []string {
+func badFindings(rep *report.Report) []string {
 	var out []string
 	for _, f := range rep.Findings {
 		if f.Verdict.Bad() {
@@ -49,8 +52,8 @@ func badFindings(rep *Report) []string {
 // fingerprints.
 func TestReportListsEveryDivergence(t *testing.T) {
 	a := stubbedFake(t)
-	run := func() *Report {
-		rep, err := Conform(emittedFactory(t, a), SuiteOptions{Name: "stubbed", Checks: checkNamed(t, "s-3/null-context"), NoShrink: true})
+	run := func() *report.Report {
+		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "stubbed", Checks: checkNamed(t, "s-3/null-context"), NoShrink: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +69,7 @@ func TestReportListsEveryDivergence(t *testing.T) {
 	}
 	again := run()
 	for i := range rep.Findings {
-		if rep.Findings[i].Fingerprint != again.Findings[i].Fingerprint || !isFingerprint(rep.Findings[i].Fingerprint) {
+		if rep.Findings[i].Fingerprint != again.Findings[i].Fingerprint || !report.IsFingerprint(rep.Findings[i].Fingerprint) {
 			t.Errorf("finding %d: fingerprint %q then %q", i, rep.Findings[i].Fingerprint, again.Findings[i].Fingerprint)
 		}
 	}
@@ -76,8 +79,8 @@ func TestReportListsEveryDivergence(t *testing.T) {
 // turns every failure of that run into known; a new finding still fails.
 func TestBaselineAcceptsOnlyKnownFindings(t *testing.T) {
 	a := stubbedFake(t)
-	run := func(checks ...string) *Report {
-		rep, err := Conform(emittedFactory(t, a), SuiteOptions{Name: "stubbed", Checks: checkNamed(t, checks...), NoShrink: true})
+	run := func(checks ...string) *report.Report {
+		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "stubbed", Checks: checkNamed(t, checks...), NoShrink: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,18 +88,18 @@ func TestBaselineAcceptsOnlyKnownFindings(t *testing.T) {
 	}
 	first := run("s-3/null-context")
 	var buf bytes.Buffer
-	if err := WriteBaseline(&buf, []*Report{first}); err != nil {
+	if err := report.WriteBaseline(&buf, []*report.Report{first}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := ParseBaseline(strings.NewReader(buf.String()))
+	b, err := report.ParseBaseline(strings.NewReader(buf.String()))
 	if err != nil || b.Len() != 3 {
 		t.Fatalf("baseline of %d findings (%v):\n%s", b.Len(), err, buf.String())
 	}
-	if n := first.ApplyBaseline(b); n != 3 || first.Verdict() != Known {
+	if n := first.ApplyBaseline(b); n != 3 || first.Verdict() != conformance.Known {
 		t.Fatalf("marked %d, report verdict %v, want 3 known and nothing failing:\n%s", n, first.Verdict(), first.Text())
 	}
 	for _, rr := range first.Rules {
-		if (rr.Rule == "S-3" || rr.Rule == "E-ACL") && rr.Verdict != Known {
+		if (rr.Rule == "S-3" || rr.Rule == "E-ACL") && rr.Verdict != conformance.Known {
 			t.Errorf("%s: %v, want known", rr.Rule, rr.Verdict)
 		}
 	}
@@ -104,42 +107,8 @@ func TestBaselineAcceptsOnlyKnownFindings(t *testing.T) {
 	// not list (its own check and op): it fails.
 	second := run("s-3/null-context", "e-pinit/arguments")
 	second.ApplyBaseline(b)
-	if second.Verdict() != Fail {
+	if second.Verdict() != conformance.Fail {
 		t.Fatalf("verdict %v with a new finding, want fail:\n%s", second.Verdict(), second.Text())
-	}
-}
-
-// A baseline line that is not RULE FINGERPRINT is an error naming its line.
-func TestParseBaselineErrors(t *testing.T) {
-	for _, tc := range []struct{ text, err string }{
-		{"S-3", `line 1: want RULE FINGERPRINT, got "S-3"`},
-		{"# c\n\nQ-9 0123456789abcdef x", `line 3: unknown rule "Q-9"`},
-		{"S-3 0123", `line 1: "0123" is not a fingerprint (16 hex digits)`},
-		{"S-3 0123456789ABCDEF", `line 1: "0123456789ABCDEF" is not a fingerprint (16 hex digits)`},
-	} {
-		if _, err := ParseBaseline(strings.NewReader(tc.text)); err == nil || err.Error() != tc.err {
-			t.Errorf("%q: %v, want %s", tc.text, err, tc.err)
-		}
-	}
-	b, err := ParseBaseline(strings.NewReader("# known\nU-1 0177b6fa4124a59a  crash u-1/... whatever\n"))
-	if err != nil || !b.Has("U-1", "0177b6fa4124a59a") || b.Has("S-3", "0177b6fa4124a59a") {
-		t.Fatalf("parse: %v %v", b, err)
-	}
-}
-
-// Random sequences find the same bug with other slots and numbers: their
-// fingerprint masks them, so one baseline line covers every seed.
-func TestRandomFingerprintMasksSlots(t *testing.T) {
-	op1, op2 := MustParse("acl c3 dev=1"), MustParse("acl c7 dev=0")
-	f1 := FindingReport{Rule: "E-ACL", Check: "random/seed-4", Index: 9, Detail: "want INVALID_STATE (c3), got OK"}
-	f2 := FindingReport{Rule: "E-ACL", Check: "random/seed-90", Index: 177, Detail: "want INVALID_STATE (c7), got OK"}
-	if findingPrint(f1, op1, "") != findingPrint(f2, op2, "") {
-		t.Error("two random sequences meeting one bug got two fingerprints")
-	}
-	d1, d2 := f1, f2
-	d1.Check, d2.Check = "e-acl/x", "e-acl/x"
-	if findingPrint(d1, op1, "") == findingPrint(d2, op2, "") {
-		t.Error("a directed check's fingerprint ignores its op")
 	}
 }
 
@@ -148,29 +117,29 @@ func TestRandomFingerprintMasksSlots(t *testing.T) {
 // named after that case; bind-time rule breaks are failures of the report
 // (V-CONTRACT, L-1).
 func TestLateDeathAndBindFindings(t *testing.T) {
-	x := &scriptedExecutor{outcomes: []Outcome{
-		{Verdict: Pass, Result: &Result{}},
-		{Verdict: Pass, Result: &Result{}, Prior: &Outcome{Verdict: Crash, Detail: "killed by signal SIGSEGV"}},
+	x := &scriptedExecutor{outcomes: []conformance.Outcome{
+		{Verdict: conformance.Pass, Result: &conformance.Result{}},
+		{Verdict: conformance.Pass, Result: &conformance.Result{}, Prior: &conformance.Outcome{Verdict: conformance.Crash, Detail: "killed by signal SIGSEGV"}},
 	}}
-	res := ConformWith(x, SuiteRun{Name: "t", Profile: ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant"),
+	res := ConformWith(x, Run{Name: "t", Profile: conformance.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant"),
 		BindFindings: []onboard.BindFinding{{Rule: "V-CONTRACT", Detail: "get_pipeline_contract returned NULL"}}})
-	got := map[string]FindingReport{}
+	got := map[string]report.FindingReport{}
 	for _, f := range res.Report.Findings {
 		got[f.Rule+" "+f.Check] = f
 	}
 	first := res.Cases[0].Name
-	if f, ok := got["U-1 late/"+first]; !ok || f.Verdict != Crash || !strings.Contains(f.Detail, "after the case finished") {
+	if f, ok := got["U-1 late/"+first]; !ok || f.Verdict != conformance.Crash || !strings.Contains(f.Detail, "after the case finished") {
 		t.Errorf("late death: %+v, want a U-1 crash named after the first case, %s", got, first)
 	}
 	for _, f := range res.Report.Findings {
-		if f.Verdict == Crash && f.Rule != "U-1" {
+		if f.Verdict == conformance.Crash && f.Rule != "U-1" {
 			t.Errorf("the late death was given to %s too: %+v", f.Rule, f)
 		}
 	}
-	if f, ok := got["V-CONTRACT bind"]; !ok || f.Verdict != Fail {
+	if f, ok := got["V-CONTRACT bind"]; !ok || f.Verdict != conformance.Fail {
 		t.Errorf("bind finding: %+v", got)
 	}
-	if res.Report.Verdict() != Crash {
+	if res.Report.Verdict() != conformance.Crash {
 		t.Errorf("verdict %v, want crash", res.Report.Verdict())
 	}
 }
@@ -179,15 +148,15 @@ func TestLateDeathAndBindFindings(t *testing.T) {
 // cases) is one U-1 finding however many cases it hit, and the case itself
 // is judged on its run in the fresh process.
 func TestResidueIsOneU1Finding(t *testing.T) {
-	residue := &Outcome{Verdict: Crash, At: 0, Detail: "killed by signal SIGSEGV"}
-	x := &scriptedExecutor{outcomes: []Outcome{
-		{Verdict: Pass, Result: &Result{}, Residue: residue},
-		{Verdict: Pass, Result: &Result{}, Residue: residue},
+	residue := &conformance.Outcome{Verdict: conformance.Crash, At: 0, Detail: "killed by signal SIGSEGV"}
+	x := &scriptedExecutor{outcomes: []conformance.Outcome{
+		{Verdict: conformance.Pass, Result: &conformance.Result{}, Residue: residue},
+		{Verdict: conformance.Pass, Result: &conformance.Result{}, Residue: residue},
 	}}
-	res := ConformWith(x, SuiteRun{Name: "t", Profile: ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")})
+	res := ConformWith(x, Run{Name: "t", Profile: conformance.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")})
 	var prints []string
 	for _, f := range res.Report.Findings {
-		if f.Rule != "U-1" || f.Verdict != Crash || !strings.HasPrefix(f.Check, "residue/") {
+		if f.Rule != "U-1" || f.Verdict != conformance.Crash || !strings.HasPrefix(f.Check, "residue/") {
 			t.Errorf("finding %+v, want only U-1 residue crashes", f)
 		}
 		prints = append(prints, f.Fingerprint)
@@ -196,7 +165,7 @@ func TestResidueIsOneU1Finding(t *testing.T) {
 		t.Errorf("findings %+v, want one U-1 residue finding met twice", res.Report.Findings)
 	}
 	for _, c := range res.Cases {
-		if c.Verdict != Pass {
+		if c.Verdict != conformance.Pass {
 			t.Errorf("case %s: %v, want pass (its fresh run passed)", c.Name, c.Verdict)
 		}
 	}
@@ -204,24 +173,24 @@ func TestResidueIsOneU1Finding(t *testing.T) {
 
 // scriptedExecutor returns its outcomes in order (then passes).
 type scriptedExecutor struct {
-	outcomes []Outcome
+	outcomes []conformance.Outcome
 	n        int
 }
 
-func (x *scriptedExecutor) Execute([]Op, bool) Outcome {
+func (x *scriptedExecutor) Execute([]conformance.Op, bool) conformance.Outcome {
 	if x.n < len(x.outcomes) {
 		x.n++
 		return x.outcomes[x.n-1]
 	}
-	return Outcome{Verdict: Pass, Result: &Result{}}
+	return conformance.Outcome{Verdict: conformance.Pass, Result: &conformance.Result{}}
 }
 
 // U-1 on the emitted fake: the library is unloaded after its contexts are
 // destroyed and the calling thread exits afterwards; the process lives and
 // U-1 passes.
 func TestU1EmittedFakeUnloads(t *testing.T) {
-	a := emittedBuild(t, emit.Config{Profile: emit.ProfileTMR})
-	rep, err := Conform(emittedFactory(t, a), SuiteOptions{Name: "u-1",
+	a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})
+	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "u-1",
 		Checks: checkNamed(t, "u-1/program-thread-exits-after-unload", "u-1/kernel-thread-exits-after-unload"), NoShrink: true})
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +198,7 @@ func TestU1EmittedFakeUnloads(t *testing.T) {
 	reportFailures(t, rep)
 	for _, rr := range rep.Rules {
 		// Each check: the unload op judged, and the check's own pass.
-		if rr.Rule == "U-1" && (rr.Verdict != Pass || rr.Passes != 4) {
+		if rr.Rule == "U-1" && (rr.Verdict != conformance.Pass || rr.Passes != 4) {
 			t.Fatalf("U-1: %+v, want 4 passes", rr)
 		}
 	}

@@ -1,4 +1,4 @@
-package conformance
+package report
 
 import (
 	"crypto/sha256"
@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
 )
 
 // Finding fingerprints: a name for "the same finding" that survives a rerun
@@ -32,11 +35,11 @@ func checkKey(check string) string {
 
 // opKey is what of op enters a fingerprint: the op, or its kind (and program
 // entry) in a random sequence.
-func opKey(check string, op Op) string {
+func opKey(check string, op conformance.Op) string {
 	if checkKey(check) != "random" {
 		return op.String()
 	}
-	if op.Kind == KindProg {
+	if op.Kind == conformance.KindProg {
 		return "prog fn=" + op.Fn.String()
 	}
 	return op.Kind.String()
@@ -49,7 +52,7 @@ func maskNumbers(s string) string { return numberRE.ReplaceAllString(s, "#") }
 
 // findingPrint is the fingerprint of a failure of a run: key when the model
 // gave one (Finding.Key), else the detail, names what differed.
-func findingPrint(fr FindingReport, op Op, key string) string {
+func findingPrint(fr FindingReport, op conformance.Op, key string) string {
 	detail := fr.Detail
 	if key != "" {
 		detail = key
@@ -69,21 +72,21 @@ func findingPrint(fr FindingReport, op Op, key string) string {
 
 // passDetail says what a passing rule's passes are worth when some came from
 // a legacy build's generic -1.
-func passDetail(t [numVerdicts]uint32, generic, runClauses uint32) string {
+func passDetail(t [model.NumVerdicts]uint32, generic, runClauses uint32) string {
 	var parts []string
 	if runClauses > 0 {
 		parts = append(parts, strconv.FormatUint(uint64(runClauses), 10)+" checked with a native run outstanding")
 	}
 	if generic > 0 {
-		if generic >= t[Pass] {
+		if generic >= t[conformance.Pass] {
 			parts = append(parts, "passed on the legacy generic -1 only: IS, IA, NR and INTERNAL were not told apart, so this proves less than a pass on a kernel build")
 		} else {
-			parts = append(parts, strconv.FormatUint(uint64(generic), 10)+" of "+strconv.FormatUint(uint64(t[Pass]), 10)+
+			parts = append(parts, strconv.FormatUint(uint64(generic), 10)+" of "+strconv.FormatUint(uint64(t[conformance.Pass]), 10)+
 				" passes saw only the legacy generic -1 (IS, IA, NR and INTERNAL not told apart)")
 		}
 	}
-	if t[Skip] > 0 {
-		parts = append(parts, strconv.FormatUint(uint64(t[Skip]), 10)+" skipped (not applicable to this build or not drivable here)")
+	if t[conformance.Skip] > 0 {
+		parts = append(parts, strconv.FormatUint(uint64(t[conformance.Skip]), 10)+" skipped (not applicable to this build or not drivable here)")
 	}
 	return strings.Join(parts, "; ")
 }

@@ -1,4 +1,9 @@
-package conformance
+// Package suite runs the checker's suite over any conformance.Executor: the
+// directed catalogue (with refusal probes), then random sequences, with
+// crash and hang handling, shrinking within budgets, and a report.Report per
+// rule. Conform runs it in this process over a Factory; cmd/abicheck runs it
+// over a pool of child processes (conformance/isolate).
+package suite
 
 import (
 	"fmt"
@@ -7,22 +12,25 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/onboard"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
 )
 
-// SuiteRun configures ConformWith: the suite over any Executor, with the
+// Run configures ConformWith: the suite over any Executor, with the
 // target's profile and capabilities given (a parent process learns them from
 // its child; Conform asks a target in this process), time budgets, and crash
 // and hang handling.
-type SuiteRun struct {
+type Run struct {
 	Name      string
-	Profile   Profile // the target's build profile (legacy must be given)
-	Caps      Caps    // what the target lets the checker drive
-	Checks    []Check // directed checks (nil: Catalogue())
-	SkipSlow  bool    // leave out checks marked Slow
-	Random    int     // random sequences to run after the directed checks
-	RandomOps int     // ops per random sequence (default 200)
-	Seed      uint64  // sequence i uses Seed+i
-	HoldMs    int32   // X-2 hold ops in random sequences (0: none)
+	Profile   conformance.Profile // the target's build profile (legacy must be given)
+	Caps      conformance.Caps    // what the target lets the checker drive
+	Checks    []conformance.Check // directed checks (nil: Catalogue())
+	SkipSlow  bool                // leave out checks marked Slow
+	Random    int                 // random sequences to run after the directed checks
+	RandomOps int                 // ops per random sequence (default 200)
+	Seed      uint64              // sequence i uses Seed+i
+	HoldMs    int32               // X-2 hold ops in random sequences (0: none)
 	// Duration bounds the random phase (0: no bound): no sequence starts
 	// after it.
 	Duration time.Duration
@@ -55,46 +63,46 @@ type SuiteRun struct {
 // CaseOutcome is one directed check or random sequence of a ConformWith run.
 type CaseOutcome struct {
 	Name    string
-	Rules   []Rule  // the directed check's rules (nil for a random sequence)
-	Verdict Verdict // the case's own verdict
+	Rules   []conformance.Rule  // the directed check's rules (nil for a random sequence)
+	Verdict conformance.Verdict // the case's own verdict
 	// Broken are the rules this case reported failed, crashed or hung.
-	Broken  []Rule
+	Broken  []conformance.Rule
 	Detail  string
-	Repro   []Op // the (shrunk) op log of a failure, crash or hang
+	Repro   []conformance.Op // the (shrunk) op log of a failure, crash or hang
 	Elapsed time.Duration
 	// FirstFail is the index of the first failing op of the run (-1: none;
 	// a crash or hang: the op it died at).
 	FirstFail int
 }
 
-// SuiteResult is what ConformWith produced.
-type SuiteResult struct {
-	Report  *Report
+// Result is what ConformWith produced.
+type Result struct {
+	Report  *report.Report
 	Cases   []CaseOutcome // every case that ran, in order
 	Random  int           // random sequences run
 	Elapsed time.Duration
 	Shrink  time.Duration // time spent shrinking
-	Stopped bool          // SuiteRun.Stop ended the run early
-	Budget  bool          // the random phase ended at SuiteRun.Duration
+	Stopped bool          // Run.Stop ended the run early
+	Budget  bool          // the random phase ended at Run.Duration
 }
 
 type suiteState struct {
-	x          Executor
-	s          SuiteRun
-	rep        *Report
+	x          conformance.Executor
+	s          Run
+	rep        *report.Report
 	shrinkLeft time.Duration
 	shrinkUsed time.Duration
 	hung       map[string]int
 	last       lastCase // the case that ran last (a late death is its)
-	out        *SuiteResult
+	out        *Result
 	done       int // cases begun (progress)
 	total      int // cases in all: the directed checks and the random sequences
 }
 
 type lastCase struct {
 	name  string
-	ops   []Op
-	rules []Rule
+	ops   []conformance.Op
+	rules []conformance.Rule
 }
 
 // late reports a death the executor found after a case had finished (the
@@ -103,21 +111,21 @@ type lastCase struct {
 // last, under its rules and U-1, and is never retried in silence.
 // residue reports a death that earlier, unloaded instances of the library
 // caused in the run of case name (Outcome.Residue): a U-1 finding.
-func (st *suiteState) residue(name string, ops []Op, r *Outcome) {
+func (st *suiteState) residue(name string, ops []conformance.Op, r *conformance.Outcome) {
 	if r == nil {
 		return
 	}
-	var atOp *Op
+	var atOp *conformance.Op
 	if r.At >= 0 && r.At < len(ops) {
 		atOp = &ops[r.At]
 	}
 	detail := fmt.Sprintf("%s: %s at %s in a process that had loaded and unloaded the library for earlier cases, "+
 		"and not when the case ran again in a fresh process: what an unloaded instance left behind (a thread, a "+
-		"thread-exit destructor, a timer) killed it: %s", name, r.Verdict, OpAt(ops, r.At), r.Detail)
-	st.rep.AddResidue("residue/"+name, r.Verdict, r.At, atOp, detail, ReproPrefix(ops, r.At))
+		"thread-exit destructor, a timer) killed it: %s", name, r.Verdict, conformance.OpAt(ops, r.At), r.Detail)
+	st.rep.AddResidue("residue/"+name, r.Verdict, r.At, atOp, detail, conformance.ReproPrefix(ops, r.At))
 }
 
-func (st *suiteState) late(prior *Outcome) {
+func (st *suiteState) late(prior *conformance.Outcome) {
 	if prior == nil || st.last.name == "" {
 		return
 	}
@@ -135,21 +143,21 @@ func (st *suiteState) late(prior *Outcome) {
 // of the entry that died (EntryRule), with the op log up to the op that was
 // executing. ConformWith itself never panics on anything a target returns:
 // a panic while running a case is that case's crash.
-func ConformWith(x Executor, s SuiteRun) *SuiteResult {
+func ConformWith(x conformance.Executor, s Run) *Result {
 	t0 := time.Now()
 	s = s.withDefaults()
 	checks := s.Checks
 	if checks == nil {
-		checks = Catalogue()
+		checks = conformance.Catalogue()
 	}
-	rep := NewReport(s.Name)
+	rep := report.NewReport(s.Name)
 	rep.Profile = s.Profile.String()
 	for _, bf := range s.BindFindings {
-		if r, ok := RuleByName(bf.Rule); ok {
+		if r, ok := conformance.RuleByName(bf.Rule); ok {
 			rep.AddBindFinding(r, bf.Detail)
 		}
 	}
-	out := &SuiteResult{Report: rep}
+	out := &Result{Report: rep}
 	st := &suiteState{x: x, s: s, rep: rep, shrinkLeft: s.ShrinkTotal, hung: map[string]int{}, out: out, total: len(checks) + s.Random}
 	if !st.directed(checks) {
 		st.random()
@@ -163,9 +171,9 @@ func ConformWith(x Executor, s SuiteRun) *SuiteResult {
 }
 
 // withDefaults fills in the suite options left zero.
-func (s SuiteRun) withDefaults() SuiteRun {
+func (s Run) withDefaults() Run {
 	if s.Profile == "" {
-		s.Profile = ProfileTMR
+		s.Profile = conformance.ProfileTMR
 	}
 	if s.RandomOps <= 0 {
 		s.RandomOps = 200
@@ -202,43 +210,43 @@ func (st *suiteState) stop(co CaseOutcome) bool {
 
 // directed runs the directed checks (and their probes); true when a Stop
 // ended the suite.
-func (st *suiteState) directed(checks []Check) bool {
+func (st *suiteState) directed(checks []conformance.Check) bool {
 	s, rep := st.s, st.rep
 	for i := range checks {
 		c := &checks[i]
 		st.progress(c.Name)
-		ops := c.ops
+		ops := c.Ops()
 		var perr error
 		if ops == nil {
-			ops, perr = ParseScript(c.Script)
+			ops, perr = conformance.ParseScript(c.Script)
 		}
-		cr := CheckReport{Name: c.Name}
+		cr := report.CheckReport{Name: c.Name}
 		for _, r := range c.Rules {
 			cr.Rules = append(cr.Rules, r.String())
 		}
 		switch {
 		case perr != nil:
-			cr.Verdict, cr.Detail = Skip, "the check's script does not parse: "+perr.Error()
+			cr.Verdict, cr.Detail = conformance.Skip, "the check's script does not parse: "+perr.Error()
 		case !c.AppliesTo(s.Profile):
-			cr.Verdict, cr.Detail = Skip, "does not apply to a "+s.Profile.String()+" build"
+			cr.Verdict, cr.Detail = conformance.Skip, "does not apply to a "+s.Profile.String()+" build"
 			if why := profileSkip[s.Profile]; why != "" {
-				rep.AddOutcome(c.Rules, Skip, why, nil)
+				rep.AddOutcome(c.Rules, conformance.Skip, why, nil)
 			}
 		case !s.Caps.Has(c.Needs):
-			cr.Verdict, cr.Detail = Skip, "the target cannot drive it: missing "+capsText(c.Needs&^s.Caps)
-			rep.AddOutcome(c.Rules, Skip, c.Name+": "+cr.Detail, nil)
+			cr.Verdict, cr.Detail = conformance.Skip, "the target cannot drive it: missing "+capsText(c.Needs&^s.Caps)
+			rep.AddOutcome(c.Rules, conformance.Skip, c.Name+": "+cr.Detail, nil)
 		case s.SkipSlow && c.Slow:
-			cr.Verdict, cr.Detail = Skip, "slow check left out"
+			cr.Verdict, cr.Detail = conformance.Skip, "slow check left out"
 		default:
 			if why := st.blocked(ops); why != "" {
-				cr.Verdict, cr.Detail = Skip, why
-				rep.AddOutcome(c.Rules, Skip, c.Name+": "+why, nil)
+				cr.Verdict, cr.Detail = conformance.Skip, why
+				rep.AddOutcome(c.Rules, conformance.Skip, c.Name+": "+why, nil)
 				break
 			}
 			co := st.runCase(c.Name, ops, c.Rules)
 			cr.Verdict, cr.Detail, cr.Repro = co.Verdict, co.Detail, nil
-			if co.Verdict == Fail || co.Verdict == Crash || co.Verdict == Hang {
-				cr.Repro = opLines(co.Repro)
+			if co.Verdict == conformance.Fail || co.Verdict == conformance.Crash || co.Verdict == conformance.Hang {
+				cr.Repro = conformance.OpLines(co.Repro)
 			}
 			rep.AddCheck(cr)
 			// The check's own outcome, then its probes' first failure: a
@@ -275,17 +283,17 @@ func (st *suiteState) random() {
 		seed := s.Seed + uint64(i)
 		name := fmt.Sprintf("random/seed-%d", seed)
 		st.progress(name)
-		ops := Generate(GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs})
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs})
 		if why := st.blocked(ops); why != "" {
-			rep.AddCheck(CheckReport{Name: name, Verdict: Skip, Detail: why})
+			rep.AddCheck(report.CheckReport{Name: name, Verdict: conformance.Skip, Detail: why})
 			continue
 		}
 		out.Random++
 		co := st.runCase(name, ops, nil)
-		if co.Verdict != Pass {
-			cr := CheckReport{Name: name, Verdict: co.Verdict, Detail: co.Detail}
-			if co.Verdict == Fail || co.Verdict == Crash || co.Verdict == Hang {
-				cr.Repro = opLines(co.Repro)
+		if co.Verdict != conformance.Pass {
+			cr := report.CheckReport{Name: name, Verdict: co.Verdict, Detail: co.Detail}
+			if co.Verdict == conformance.Fail || co.Verdict == conformance.Crash || co.Verdict == conformance.Hang {
+				cr.Repro = conformance.OpLines(co.Repro)
 			}
 			rep.AddCheck(cr)
 		}
@@ -299,22 +307,22 @@ func (st *suiteState) random() {
 // whether its process died after the last one (Finish returns that death, or
 // nil).
 type Finisher interface {
-	Finish() *Outcome
+	Finish() *conformance.Outcome
 }
 
 // profileSkip is the reason a report gives for the rules of checks that do
 // not apply to a build of the profile.
-var profileSkip = map[Profile]string{
-	ProfileLegacy:   "legacy build: no kernel entries; only the program-mode rules are checked",
-	ProfileRefusing: "refusing build (supported 0): the kernel entries validate, then refuse; the kernel lifecycle this rule governs is never reached",
+var profileSkip = map[conformance.Profile]string{
+	conformance.ProfileLegacy:   "legacy build: no kernel entries; only the program-mode rules are checked",
+	conformance.ProfileRefusing: "refusing build (supported 0): the kernel entries validate, then refuse; the kernel lifecycle this rule governs is never reached",
 }
 
 // opSig names where a run died, for grouping crashes and hangs: the op kind
 // (and program entry) of the op at position at, "cleanup" or "setup".
-func opSig(ops []Op, at int) string {
+func opSig(ops []conformance.Op, at int) string {
 	switch {
 	case at >= 0 && at < len(ops):
-		if ops[at].Kind == KindProg {
+		if ops[at].Kind == conformance.KindProg {
 			return "prog fn=" + ops[at].Fn.String()
 		}
 		return ops[at].Kind.String()
@@ -325,7 +333,7 @@ func opSig(ops []Op, at int) string {
 }
 
 // blocked says why ops must not run: it would call what hung MaxHangs times.
-func (st *suiteState) blocked(ops []Op) string {
+func (st *suiteState) blocked(ops []conformance.Op) string {
 	for sig, n := range st.hung {
 		if n < st.s.MaxHangs {
 			continue
@@ -336,7 +344,7 @@ func (st *suiteState) blocked(ops []Op) string {
 			hit = true
 		case "cleanup":
 			for _, op := range ops {
-				hit = hit || op.Kind == KindCreate
+				hit = hit || op.Kind == conformance.KindCreate
 			}
 		default:
 			for i := range ops {
@@ -356,7 +364,7 @@ func (st *suiteState) blocked(ops []Op) string {
 
 // runCase runs one sequence, shrinks its first failure of a kind and folds
 // the outcome into the report.
-func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutcome) {
+func (st *suiteState) runCase(name string, ops []conformance.Op, rules []conformance.Rule) (co CaseOutcome) {
 	t0 := time.Now()
 	co = CaseOutcome{Name: name, Rules: rules, FirstFail: -1}
 	defer func() { co.Elapsed = time.Since(t0) }()
@@ -364,11 +372,11 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 	st.late(out.Prior)
 	st.residue(name, ops, out.Residue)
 	st.last = lastCase{name: name, ops: ops, rules: rules}
-	if out.Verdict == Pass && out.Result == nil {
-		out = Outcome{Verdict: Crash, Detail: "the executor returned no result", At: AtSetup}
+	if out.Verdict == conformance.Pass && out.Result == nil {
+		out = conformance.Outcome{Verdict: conformance.Crash, Detail: "the executor returned no result", At: conformance.AtSetup}
 	}
 	switch {
-	case out.Verdict != Pass:
+	case out.Verdict != conformance.Pass:
 		return st.died(co, ops, out)
 	case out.Result.Failed():
 		return st.failed(co, ops, out.Result)
@@ -378,38 +386,38 @@ func (st *suiteState) runCase(name string, ops []Op, rules []Rule) (co CaseOutco
 
 // died is a case whose library crashed or hung: the check's rules could
 // not be verified, and the entry that died is at fault.
-func (st *suiteState) died(co CaseOutcome, ops []Op, out Outcome) CaseOutcome {
+func (st *suiteState) died(co CaseOutcome, ops []conformance.Op, out conformance.Outcome) CaseOutcome {
 	name, rules := co.Name, co.Rules
 	at := out.At
 	// The check's rules could not be verified, and the entry that died
 	// is at fault (a random sequence names no rules but that one).
-	entry := RESup
+	entry := conformance.RESup
 	if at >= 0 && at < len(ops) {
-		entry = EntryRule(ops[at])
+		entry = conformance.EntryRule(ops[at])
 	} else if at == len(ops) {
-		entry = REFin
+		entry = conformance.REFin
 	}
-	rs := append([]Rule(nil), rules...)
+	rs := append([]conformance.Rule(nil), rules...)
 	if !slices.Contains(rs, entry) {
 		rs = append(rs, entry)
 	}
 	sig := opSig(ops, at)
-	repro := ReproPrefix(ops, at)
-	if out.Verdict == Hang {
+	repro := conformance.ReproPrefix(ops, at)
+	if out.Verdict == conformance.Hang {
 		st.hung[sig]++
-	} else if !st.s.NoShrink && st.shown(rs, Crash) {
-		repro = st.shrink(repro, func(o Outcome, cand []Op) bool {
-			return o.Verdict == Crash && opSig(cand, o.At) == sig
+	} else if !st.s.NoShrink && st.shown(rs, conformance.Crash) {
+		repro = st.shrink(repro, func(o conformance.Outcome, cand []conformance.Op) bool {
+			return o.Verdict == conformance.Crash && opSig(cand, o.At) == sig
 		})
 	}
 	// Name the op by its place in the repro shown (a shrunk crash ends
 	// at the op that died).
-	where := OpAt(ops, at)
+	where := conformance.OpAt(ops, at)
 	if at >= 0 && at < len(ops) && len(repro) > 0 {
-		where = OpAt(repro, len(repro)-1)
+		where = conformance.OpAt(repro, len(repro)-1)
 	}
 	detail := fmt.Sprintf("%s: %s at %s: %s", name, out.Verdict, where, out.Detail)
-	var atOp *Op
+	var atOp *conformance.Op
 	if at >= 0 && at < len(ops) {
 		atOp = &ops[at]
 	}
@@ -420,7 +428,7 @@ func (st *suiteState) died(co CaseOutcome, ops []Op, out Outcome) CaseOutcome {
 
 // failed is a case the model found failing: its repro cut after the first
 // failure, and shrunk while it still breaks the first failing rule.
-func (st *suiteState) failed(co CaseOutcome, ops []Op, res *Result) CaseOutcome {
+func (st *suiteState) failed(co CaseOutcome, ops []conformance.Op, res *conformance.Result) CaseOutcome {
 	name := co.Name
 	broken := failingRules(res)
 	want := broken[0]
@@ -428,7 +436,7 @@ func (st *suiteState) failed(co CaseOutcome, ops []Op, res *Result) CaseOutcome 
 	// cheapest shrink, and all a failure that is not shrunk gets).
 	repro := ops
 	for _, fd := range res.Findings {
-		if fd.Verdict == Fail {
+		if fd.Verdict == conformance.Fail {
 			if fd.Index >= 0 && fd.Index < len(ops) {
 				repro = ops[:fd.Index+1]
 				co.FirstFail = fd.Index
@@ -436,9 +444,9 @@ func (st *suiteState) failed(co CaseOutcome, ops []Op, res *Result) CaseOutcome 
 			break
 		}
 	}
-	if !st.s.NoShrink && st.shown(broken, Fail) {
-		repro = st.shrink(repro, func(o Outcome, _ []Op) bool {
-			if o.Verdict != Pass || o.Result == nil {
+	if !st.s.NoShrink && st.shown(broken, conformance.Fail) {
+		repro = st.shrink(repro, func(o conformance.Outcome, _ []conformance.Op) bool {
+			if o.Verdict != conformance.Pass || o.Result == nil {
 				return false
 			}
 			for _, r := range failingRules(o.Result) {
@@ -450,10 +458,10 @@ func (st *suiteState) failed(co CaseOutcome, ops []Op, res *Result) CaseOutcome 
 		})
 	}
 	st.rep.AddResult(name, res, repro)
-	co.Verdict, co.Repro = Fail, repro
+	co.Verdict, co.Repro = conformance.Fail, repro
 	co.Broken = uniqueRules(broken)
 	for _, fd := range res.Findings {
-		if fd.Verdict == Fail {
+		if fd.Verdict == conformance.Fail {
 			co.Detail = fd.String()
 			break
 		}
@@ -463,17 +471,17 @@ func (st *suiteState) failed(co CaseOutcome, ops []Op, res *Result) CaseOutcome 
 
 // passed is a case that ran without a failure: skipped when nothing of it
 // was driven, a warning when one was tolerated, else a pass of its rules.
-func (st *suiteState) passed(co CaseOutcome, res *Result) CaseOutcome {
+func (st *suiteState) passed(co CaseOutcome, res *conformance.Result) CaseOutcome {
 	name, rules := co.Name, co.Rules
 	st.rep.AddResult(name, res, nil)
 	passed := false
 	for _, row := range res.Tally {
-		passed = passed || row[Pass] > 0
+		passed = passed || row[conformance.Pass] > 0
 	}
 	for _, fd := range res.Findings {
-		if fd.Verdict == Skip {
+		if fd.Verdict == conformance.Skip {
 			if !passed {
-				co.Verdict, co.Detail = Skip, "not driven: "+fd.String()
+				co.Verdict, co.Detail = conformance.Skip, "not driven: "+fd.String()
 				return co
 			}
 			co.Detail = "partly not checked: " + fd.String()
@@ -482,24 +490,24 @@ func (st *suiteState) passed(co CaseOutcome, res *Result) CaseOutcome {
 	}
 	// The check's own pass counts for its rules, but not for a rule the run
 	// only skipped (a clause that does not apply to this build).
-	var held []Rule
+	var held []conformance.Rule
 	for _, r := range rules {
-		if t := res.Tally[r]; t[Pass] > 0 || t[Skip] == 0 {
+		if t := res.Tally[r]; t[conformance.Pass] > 0 || t[conformance.Skip] == 0 {
 			held = append(held, r)
 		}
 	}
-	st.rep.AddOutcome(held, Pass, "", nil)
+	st.rep.AddOutcome(held, conformance.Pass, "", nil)
 	for _, fd := range res.Findings {
-		if fd.Verdict == Warn {
-			co.Verdict, co.Detail = Warn, fd.String()
+		if fd.Verdict == conformance.Warn {
+			co.Verdict, co.Detail = conformance.Warn, fd.String()
 			return co
 		}
 	}
-	co.Verdict = Pass
+	co.Verdict = conformance.Pass
 	var generic, passes uint32
 	for _, r := range rules {
 		generic += res.Generic[r]
-		passes += res.Tally[r][Pass]
+		passes += res.Tally[r][conformance.Pass]
 	}
 	if generic > 0 && co.Detail == "" {
 		// A legacy build's -1 for every refusal proves less than a pass on
@@ -510,26 +518,20 @@ func (st *suiteState) passed(co CaseOutcome, res *Result) CaseOutcome {
 }
 
 // shown reports whether a v of one of rules would be the one the report
-// shows (so its repro is worth shrinking): the report keeps the first
-// finding of the highest rank per rule.
-func (st *suiteState) shown(rules []Rule, v Verdict) bool {
-	for _, r := range rules {
-		if cur := st.rep.first[r]; cur == nil || rank(v) > rank(cur.Verdict) {
-			return true
-		}
-	}
-	return false
+// shows (so its repro is worth shrinking).
+func (st *suiteState) shown(rules []conformance.Rule, v conformance.Verdict) bool {
+	return st.rep.Shows(rules, v)
 }
 
 // shrink runs Shrink with still as the predicate, within the budgets.
-func (st *suiteState) shrink(ops []Op, still func(Outcome, []Op) bool) []Op {
+func (st *suiteState) shrink(ops []conformance.Op, still func(conformance.Outcome, []conformance.Op) bool) []conformance.Op {
 	budget := min(st.s.ShrinkBudget, st.shrinkLeft)
 	if budget <= 0 || len(ops) < 2 {
 		return ops
 	}
 	t0 := time.Now()
 	deadline := t0.Add(budget)
-	got := Shrink(ops, func(cand []Op) bool {
+	got := conformance.Shrink(ops, func(cand []conformance.Op) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
@@ -541,9 +543,9 @@ func (st *suiteState) shrink(ops []Op, still func(Outcome, []Op) bool) []Op {
 	return got
 }
 
-func uniqueRules(rs []Rule) []Rule {
-	seen := map[Rule]bool{}
-	var out []Rule
+func uniqueRules(rs []conformance.Rule) []conformance.Rule {
+	seen := map[conformance.Rule]bool{}
+	var out []conformance.Rule
 	for _, r := range rs {
 		if !seen[r] {
 			seen[r] = true

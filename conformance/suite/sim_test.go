@@ -1,39 +1,42 @@
-package conformance
+package suite
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/sim"
 )
 
 // simACLTarget drives a fresh sim instance through its ACL only, as a
 // checker does on silicon: no hooks, so no injection and no driven stream
 // completion.
-func simACLTarget(p sim.Profile) *Basic {
+func simACLTarget(p sim.Profile) *conformance.Basic {
 	rt := sim.New(p, sim.Options{})
-	return &Basic{RT: rt, ACLib: rt.ACL()}
+	return &conformance.Basic{RT: rt, ACLib: rt.ACL()}
 }
 
-func simFactory(p sim.Profile, viaACL bool) Factory {
-	return func() (Target, func(), error) {
+func simFactory(p sim.Profile, viaACL bool) conformance.Factory {
+	return func() (conformance.Target, func(), error) {
 		if viaACL {
 			return simACLTarget(p), nil, nil
 		}
-		return SimTarget(p), nil, nil
+		return target.SimTarget(p), nil, nil
 	}
 }
 
-func reportFailures(t *testing.T, rep *Report) {
+func reportFailures(t *testing.T, rep *report.Report) {
 	t.Helper()
 	for _, rr := range rep.Rules {
 		switch rr.Verdict {
-		case Fail, Crash, Hang:
+		case conformance.Fail, conformance.Crash, conformance.Hang:
 			t.Errorf("%s %s: %s\nrepro:\n  %s", rr.Rule, rr.Verdict, rr.Detail, strings.Join(rr.Repro, "\n  "))
 		}
 	}
 	for _, c := range rep.Checks {
-		if c.Verdict == Fail || c.Verdict == Crash || c.Verdict == Hang {
+		if c.Verdict == conformance.Fail || c.Verdict == conformance.Crash || c.Verdict == conformance.Hang {
 			t.Errorf("check %s: %s: %s\nrepro:\n  %s", c.Name, c.Verdict, c.Detail, strings.Join(c.Repro, "\n  "))
 		}
 	}
@@ -51,7 +54,7 @@ func TestSimCatalogue(t *testing.T) {
 			name += "-acl"
 		}
 		t.Run(name, func(t *testing.T) {
-			rep, err := Conform(simFactory(c.p, c.viaACL), SuiteOptions{Name: "sim:" + name, SkipSlow: testing.Short() || raceEnabled})
+			rep, err := Conform(simFactory(c.p, c.viaACL), Options{Name: "sim:" + name, SkipSlow: testing.Short() || raceEnabled})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +82,7 @@ func TestSimRandom(t *testing.T) {
 			name += "-acl"
 		}
 		t.Run(name, func(t *testing.T) {
-			rep, err := Conform(simFactory(c.p, c.viaACL), SuiteOptions{Name: "sim:" + name, Checks: []Check{},
+			rep, err := Conform(simFactory(c.p, c.viaACL), Options{Name: "sim:" + name, Checks: []conformance.Check{},
 				Random: n, RandomOps: 400, Seed: 1000})
 			if err != nil {
 				t.Fatal(err)
