@@ -1,6 +1,9 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"strconv"
 	"testing"
 	"time"
@@ -15,8 +18,8 @@ import (
 )
 
 // benchSequences are random sequences generated once for the benchmarks.
-func benchSequences(caps conformance.Caps, n, ops int) [][]conformance.Op {
-	out := make([][]conformance.Op, n)
+func benchSequences(caps conformance.Caps, n, ops int) [][]op.Op {
+	out := make([][]op.Op, n)
 	for i := range out {
 		out[i] = conformance.Generate(conformance.GenOptions{Seed: uint64(4242 + i), Ops: ops, Caps: caps, Devices: 3, NoFill: true})
 	}
@@ -77,7 +80,7 @@ func BenchmarkEmittedRandom(b *testing.B) {
 func BenchmarkSimFill(b *testing.B) {
 	for _, n := range []int{1024, 4096, 8192} {
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
-			ops := conformance.MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=" + strconv.Itoa(n) + "\n")
+			ops := op.MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=" + strconv.Itoa(n) + "\n")
 			b.ReportAllocs()
 			var busy time.Duration
 			for b.Loop() {
@@ -99,24 +102,24 @@ func BenchmarkSimFill(b *testing.B) {
 // answer the model expects of it.
 type modelCall struct {
 	i, rep int
-	op     conformance.Op
-	obs    conformance.Observation
+	op     op.Op
+	obs    op.Observation
 }
 
 // expectedCalls walks ops on the model of caps and answers each call as the
 // model expects (its first allowed status, the id it mints, the value it
 // wants): a sequence the model judges without surprises. Two-thread ops
 // are left out.
-func expectedCalls(ops []conformance.Op, caps conformance.Caps) []modelCall {
-	m := conformance.NewModel(conformance.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+func expectedCalls(ops []op.Op, caps conformance.Caps) []modelCall {
+	m := model.NewModel(model.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
 	var out []modelCall
-	for i, op := range ops {
-		if op.Kind.TwoThread() {
+	for i, cur := range ops {
+		if cur.Kind.TwoThread() {
 			continue
 		}
-		for rep := 0; rep < op.Reps(); rep++ {
-			e := m.Expect(op)
-			var o conformance.Observation
+		for rep := 0; rep < cur.Reps(); rep++ {
+			e := m.Expect(cur)
+			var o op.Observation
 			switch {
 			case e.Status.N > 0:
 				o.Call.Status = e.Status.V[0]
@@ -128,8 +131,8 @@ func expectedCalls(ops []conformance.Op, caps conformance.Caps) []modelCall {
 				o.Call.Out = e.OutOK
 			}
 			o.Call.Value = e.Value
-			m.Step(i, rep, op, &o)
-			out = append(out, modelCall{i, rep, op, o})
+			m.Step(i, rep, cur, &o)
+			out = append(out, modelCall{i, rep, cur, o})
 		}
 	}
 	return out
@@ -140,8 +143,8 @@ func expectedCalls(ops []conformance.Op, caps conformance.Caps) []modelCall {
 // answers it expects, no runtime in the loop.
 func BenchmarkModelStep(b *testing.B) {
 	caps := conformance.CapsOf(target.SimTarget(sim.TMR))
-	seqs := map[string][]conformance.Op{"random": nil,
-		"fill": conformance.MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=8193\n")}
+	seqs := map[string][]op.Op{"random": nil,
+		"fill": op.MustParseScript("create c0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid() rep=8193\n")}
 	for _, s := range benchSequences(caps, 8, 2000) {
 		seqs["random"] = append(seqs["random"], s...)
 	}
@@ -150,11 +153,11 @@ func BenchmarkModelStep(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				s := conformance.NewState(conformance.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+				s := model.NewState(model.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
 				for k := range calls {
 					c := &calls[k]
 					o := c.obs
-					s, _ = conformance.Step(s, c.i, c.rep, c.op, &o)
+					s, _ = model.Step(s, c.i, c.rep, c.op, &o)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(calls)), "ns/call")

@@ -1,5 +1,9 @@
 package conformance
 
+import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+)
 import "sync"
 
 // Check is a directed rule check: a named op sequence tagged with the rules
@@ -7,24 +11,24 @@ import "sync"
 // the ops.
 type Check struct {
 	Name  string
-	Rules []Rule
+	Rules []model.Rule
 	// Kills are the mutants of docs/semantics.md §13 the check is designed
 	// to kill: those of the clauses the clause table binds it to.
 	Kills    []string
-	Needs    Caps      // capabilities without which the check is skipped
-	Profiles []Profile // profiles it applies to (nil: tmr and refusing)
-	Slow     bool      // takes more than a few milliseconds (M-4, M-5, X-2)
+	Needs    Caps            // capabilities without which the check is skipped
+	Profiles []model.Profile // profiles it applies to (nil: tmr and refusing)
+	Slow     bool            // takes more than a few milliseconds (M-4, M-5, X-2)
 	Script   string
-	ops      []Op
+	ops      []op.Op
 }
 
 // Ops is the check's sequence.
-func (c *Check) Ops() []Op { return c.ops }
+func (c *Check) Ops() []op.Op { return c.ops }
 
 // AppliesTo reports whether the check runs on a build of profile p.
-func (c *Check) AppliesTo(p Profile) bool {
+func (c *Check) AppliesTo(p model.Profile) bool {
 	if c.Profiles == nil {
-		return p == ProfileTMR || p == ProfileRefusing
+		return p == model.ProfileTMR || p == model.ProfileRefusing
 	}
 	for _, q := range c.Profiles {
 		if q == p {
@@ -41,12 +45,12 @@ kinit c0 dev=0 gen=1
 `
 
 var (
-	tmrOnly     = []Profile{ProfileTMR}
-	allProfiles = []Profile{ProfileTMR, ProfileRefusing, ProfileLegacy}
+	tmrOnly     = []model.Profile{model.ProfileTMR}
+	allProfiles = []model.Profile{model.ProfileTMR, model.ProfileRefusing, model.ProfileLegacy}
 )
 
 var catalogue = []Check{
-	{Name: "v-prep-1/out-is-minus-one", Rules: []Rule{RVPrep1}, Script: `
+	{Name: "v-prep-1/out-is-minus-one", Rules: []model.Rule{model.RVPrep1}, Script: `
 create c0
 prepare c0 img=valid()+mis(1)
 prepare c0 img=valid()
@@ -57,7 +61,7 @@ prepare c0 img=valid()+long(64)
 prepare c0 img=valid()+defect(sigcount)
 prepare c0 img=valid()
 `},
-	{Name: "v-prep-2/arguments", Rules: []Rule{RVPrep2}, Script: prelude + `
+	{Name: "v-prep-2/arguments", Rules: []model.Rule{model.RVPrep2}, Script: prelude + `
 prepare c0 img=valid()+mis(8)
 prepare c0 img=valid(t=1)+mis(1)
 prepare c0 img=valid()+short(1)
@@ -66,7 +70,7 @@ prepare c0 img=valid() out=null
 prepare null img=valid()
 prepare c0 img=valid()
 `},
-	{Name: "v-launch/arguments", Rules: []Rule{RVLaunch}, Script: prelude + `
+	{Name: "v-launch/arguments", Rules: []model.Rule{model.RVLaunch}, Script: prelude + `
 prepare c0 img=valid(t=1,s=1)
 launch c0 id=8192 stream=s0
 launch c0 id=-1 stream=s0
@@ -75,7 +79,7 @@ launch c0 id=0 stream=null
 launch null id=0 stream=s0
 launch c0 id=0 stream=s0
 `},
-	{Name: "v-img/defects", Rules: []Rule{RVImg}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "v-img/defects", Rules: []model.Rule{model.RVImg}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(c=2)+long(64)
 prepare c0 img=valid(c=2)+defect(fid-dup)
 prepare c0 img=valid(c=1)+short(8)
@@ -105,7 +109,7 @@ prepare c0 img=valid(c=1)+defect(fid-neg)
 prepare c0 img=valid(c=2)+defect(child-gap)
 prepare c0 img=valid(c=1)+defect(child-sigcount-neg)
 `},
-	{Name: "v-init/arguments", Rules: []Rule{RVInit, RVSpan}, Script: `
+	{Name: "v-init/arguments", Rules: []model.Rule{model.RVInit, model.RVSpan}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=0
@@ -117,7 +121,7 @@ kinit c0 dev=0 gen=1 aicore=halfsize
 kinit c0 dev=0 gen=1 disp=halfptr
 kinit c0 dev=0 gen=1 aicpu=bytes aicore=bytes disp=bytes
 `},
-	{Name: "v-cfg/order", Rules: []Rule{RVCfg}, Script: `
+	{Name: "v-cfg/order", Rules: []model.Rule{model.RVCfg}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=1 cfg=pmu
@@ -136,7 +140,7 @@ kinit c0 dev=0 gen=1 cfg=threads=4+swim=2+prefix+ring=good
 `},
 	// Every ring rule, on rings 0 and 3: a build checks them all (the
 	// decision) or none (the tolerance), which one sequence tells.
-	{Name: "v-cfg/ring", Rules: []Rule{RVCfg}, Script: `
+	{Name: "v-cfg/ring", Rules: []model.Rule{model.RVCfg}, Script: `
 setdev 0
 create c0
 kinit c0 dev=0 gen=1 cfg=ring=badtask
@@ -154,7 +158,7 @@ create c6
 setdev 6
 kinit c6 dev=6 gen=1 cfg=ring=winonly
 `},
-	{Name: "l-3/latch-survives-failed-init", Rules: []Rule{RL3, REKInit}, Profiles: tmrOnly, Script: `
+	{Name: "l-3/latch-survives-failed-init", Rules: []model.Rule{model.RL3, model.REKInit}, Profiles: tmrOnly, Script: `
 create c0
 setdev 1
 kinit c0 dev=0 gen=1
@@ -166,7 +170,7 @@ prepare c0 img=valid()
 finalize c0
 destroy c0
 `},
-	{Name: "l-5/refusal-before-latch", Rules: []Rule{RL5, RL1}, Script: `
+	{Name: "l-5/refusal-before-latch", Rules: []model.Rule{model.RL5, model.RL1}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=1 cfg=pmu
@@ -181,7 +185,7 @@ create c2
 kinit c2 dev=1 gen=2 cfg=pmu
 pinit c2 dev=1
 `},
-	{Name: "l-2/one-mode-per-context", Rules: []Rule{RL2, RL4, REACL, REPInit}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "l-2/one-mode-per-context", Rules: []model.Rule{model.RL2, model.RL4, model.REACL, model.REPInit}, Profiles: tmrOnly, Script: prelude + `
 pinit c0 dev=0
 acl c0 dev=1
 getdev
@@ -197,7 +201,7 @@ kinit c2 dev=1 gen=3
 setdev 0
 prepare c0 img=valid()
 `},
-	{Name: "k-4/registration-poisons", Rules: []Rule{RK4, REClaim}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-4/registration-poisons", Rules: []model.Rule{model.RK4, model.REClaim}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 inject site=3 count=1 code=-1234
 prepare c0 img=valid(x=1)
@@ -210,7 +214,7 @@ finalize c0
 create c1
 kinit c1 dev=0 gen=2
 `},
-	{Name: "k-4/enqueue-poisons", Rules: []Rule{RK4}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-4/enqueue-poisons", Rules: []model.Rule{model.RK4}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 inject site=4 count=1 code=-1300
 launch c0 id=0 stream=s0
@@ -218,7 +222,7 @@ launch c0 id=0 stream=s0
 prepare c0 img=valid()
 finalize c0
 `},
-	{Name: "k-6/closed-is-terminal", Rules: []Rule{RK6, REFin}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-6/closed-is-terminal", Rules: []model.Rule{model.RK6, model.REFin}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(t=1)
 launch c0 id=0 stream=s0
 finalize c0
@@ -228,14 +232,14 @@ pinit c0 dev=0
 finalize c0
 destroy c0
 `},
-	{Name: "k-2/no-reinit-after-close", Rules: []Rule{RK2, RK6}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-2/no-reinit-after-close", Rules: []model.Rule{model.RK2, model.RK6}, Profiles: tmrOnly, Script: prelude + `
 kinit c0 dev=0 gen=1
 finalize c0
 kinit c0 dev=0 gen=2
 create c1
 kinit c1 dev=0 gen=3
 `},
-	{Name: "k-5/close-failure-is-returned", Rules: []Rule{RK5, REClaim}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-5/close-failure-is-returned", Rules: []model.Rule{model.RK5, model.REClaim}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 inject site=5 count=2 code=-1300
 finalize c0
@@ -250,7 +254,7 @@ kinit c1 dev=0 gen=2
 create c2
 kinit c2 dev=0 gen=3
 `},
-	{Name: "k-7/init-rollback", Rules: []Rule{RK7, REClaim, RL5}, Needs: CapInject, Profiles: tmrOnly, Script: `
+	{Name: "k-7/init-rollback", Rules: []model.Rule{model.RK7, model.REClaim, model.RL5}, Needs: CapInject, Profiles: tmrOnly, Script: `
 create c0
 setdev 0
 inject site=1 count=1 code=-1234
@@ -276,7 +280,7 @@ destroy c2
 create c3
 kinit c3 dev=1 gen=4
 `},
-	{Name: "e-launch/before-prepare", Rules: []Rule{RELaunch, RK3}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-launch/before-prepare", Rules: []model.Rule{model.RELaunch, model.RK3}, Profiles: tmrOnly, Script: prelude + `
 launch c0 id=0 stream=s0
 launch c0 id=5 stream=s0
 prepare c0 img=valid(t=1,s=2)
@@ -286,7 +290,7 @@ launch c0 id=0 args=match(ds=-1) stream=s0
 launch c0 id=0 args=match(host) stream=s0
 launch c0 id=0 stream=s0
 `},
-	{Name: "e-launch/reads-only-counts", Rules: []Rule{RELaunch, RELaunchAsync}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-launch/reads-only-counts", Rules: []model.Rule{model.RELaunch, model.RELaunchAsync}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(t=3,s=2)
 launch c0 id=0 args=match(junk) stream=s0
 launch c0 id=0 args=exact(t=3,s=2,junk) stream=s0
@@ -295,7 +299,7 @@ launch c0 id=0 args=match(ds=1,junk) stream=s0
 prepare c0 img=valid()
 launch c0 id=1 args=exact(t=0,s=0,host,junk) stream=s0
 `},
-	{Name: "e-launch/stream-switch", Rules: []Rule{RELaunch, RD3}, Needs: CapDriven, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-launch/stream-switch", Rules: []model.Rule{model.RELaunch, model.RD3}, Needs: CapDriven, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
 launch c0 id=0 stream=s1
@@ -309,7 +313,7 @@ launch c0 id=0 stream=s0
 sync s1
 launch c0 id=0 stream=s0
 `},
-	{Name: "e-launch-async/delivered-once", Rules: []Rule{RELaunchAsync, RD3}, Needs: CapInject | CapDriven, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-launch-async/delivered-once", Rules: []model.Rule{model.RELaunchAsync, model.RD3}, Needs: CapInject | CapDriven, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
 launch c0 id=0 stream=s0
@@ -326,7 +330,7 @@ sync s0
 launch c0 id=0 stream=s1
 sync s1
 `},
-	{Name: "s-3/null-context", Rules: []Rule{RS3, REFin, REPInit, REACL}, Profiles: allProfiles, Script: `
+	{Name: "s-3/null-context", Rules: []model.Rule{model.RS3, model.REFin, model.REPInit, model.REACL}, Profiles: allProfiles, Script: `
 finalize null
 pinit null dev=0
 acl null dev=0
@@ -358,7 +362,7 @@ prog null fn=comm_destroy
 	// code is one docs/contract.md documents (S-2), and NULL contexts follow S-3. The
 	// model checks S-1 and S-2 on every call of every check; these name the
 	// places the S mutants break.
-	{Name: "s-1/host-refusals-below-1000", Rules: []Rule{RS1, RELaunch}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "s-1/host-refusals-below-1000", Rules: []model.Rule{model.RS1, model.RELaunch}, Profiles: tmrOnly, Script: prelude + `
 launch c0 id=0 stream=s0
 prepare c0 img=valid(t=1)
 launch c0 id=1 stream=s0
@@ -371,7 +375,7 @@ pinit c0 dev=0
 launch c0 id=0 stream=s0
 launch c0 id=1 stream=s0
 `},
-	{Name: "s-2/documented-codes", Rules: []Rule{RS2, RVLaunch}, Script: `
+	{Name: "s-2/documented-codes", Rules: []model.Rule{model.RS2, model.RVLaunch}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=0
@@ -385,7 +389,7 @@ launch c0 id=0 stream=null
 launch c0 id=0 stream=s0
 finalize c0
 `},
-	{Name: "s-3/null-context-kernel-entries", Rules: []Rule{RS3, RVPrep2, RVLaunch, RESup}, Script: `
+	{Name: "s-3/null-context-kernel-entries", Rules: []model.Rule{model.RS3, model.RVPrep2, model.RVLaunch, model.RESup}, Script: `
 supported null
 kinit null dev=0 gen=1
 prepare null img=valid()
@@ -398,7 +402,7 @@ prepare null img=valid()
 launch null id=0 stream=s0
 committed null
 `},
-	{Name: "e-destroy/refused-until-finalized", Rules: []Rule{REDestroy, REClaim}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-destroy/refused-until-finalized", Rules: []model.Rule{model.REDestroy, model.REClaim}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 destroy c0
 create c1
@@ -412,7 +416,7 @@ kinit c2 dev=0 gen=3
 finalize c0
 destroy c0
 `},
-	{Name: "e-prog/state-before-arguments", Rules: []Rule{REProg}, Profiles: allProfiles, Script: `
+	{Name: "e-prog/state-before-arguments", Rules: []model.Rule{model.REProg}, Profiles: allProfiles, Script: `
 create c0
 prog c0 fn=register
 prog c0 fn=unregister
@@ -443,7 +447,7 @@ prog c2 fn=prepare_run
 prog c2 fn=copy_from
 prog c2 fn=malloc
 `},
-	{Name: "e-sup/constant", Rules: []Rule{RESup}, Script: `
+	{Name: "e-sup/constant", Rules: []model.Rule{model.RESup}, Script: `
 supported null
 create c0
 supported c0
@@ -459,7 +463,7 @@ pinit c1 dev=1
 supported c1
 supported null
 `},
-	{Name: "e-claim/released-by-failed-init", Rules: []Rule{REClaim}, Profiles: tmrOnly, Script: `
+	{Name: "e-claim/released-by-failed-init", Rules: []model.Rule{model.REClaim}, Profiles: tmrOnly, Script: `
 create c0
 create c1
 setdev 1
@@ -472,7 +476,7 @@ finalize c1
 create c3
 kinit c3 dev=0 gen=4
 `},
-	{Name: "m-1/dense-ids-per-context", Rules: []Rule{RM1}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "m-1/dense-ids-per-context", Rules: []model.Rule{model.RM1}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 prepare c0 img=valid(t=1)
 prepare c0 img=valid(s=1)
@@ -483,27 +487,27 @@ prepare c1 img=valid()
 launch c1 id=1 stream=s0
 launch c1 id=0 stream=s0
 `},
-	{Name: "m-3/failures-mint-nothing", Rules: []Rule{RM3}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "m-3/failures-mint-nothing", Rules: []model.Rule{model.RM3}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 prepare c0 img=valid()+defect(sigcount)
 inject site=2 count=1 code=-1234
 prepare c0 img=valid()
 prepare c0 img=valid()
 `},
-	{Name: "m-2/no-deduplication", Rules: []Rule{RM2}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "m-2/no-deduplication", Rules: []model.Rule{model.RM2}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(t=1,s=1)
 prepare c0 img=valid(t=1,s=1)
 launch c0 id=1 stream=s0
 launch c0 id=0 stream=s0
 `},
-	{Name: "m-4/count", Rules: []Rule{RM4}, Profiles: tmrOnly, Slow: true, Script: prelude + `
+	{Name: "m-4/count", Rules: []model.Rule{model.RM4}, Profiles: tmrOnly, Slow: true, Script: prelude + `
 prepare c0 img=valid() rep=8192
 prepare c0 img=valid() rep=2
 prepare c0 img=valid()+defect(sigcount)
 launch c0 id=0 stream=s0
 launch c0 id=8191 stream=s0
 `},
-	{Name: "m-5/byte-budget", Rules: []Rule{RM5, REPrep}, Profiles: tmrOnly, Slow: true, Script: prelude + `
+	{Name: "m-5/byte-budget", Rules: []model.Rule{model.RM5, model.REPrep}, Profiles: tmrOnly, Slow: true, Script: prelude + `
 prepare c0 img=valid(b=1048576) rep=1024
 prepare c0 img=valid(b=1048576)
 prepare c0 img=valid()
@@ -516,7 +520,7 @@ kinit c1 dev=1 gen=2
 prepare c1 img=huge
 prepare c1 img=valid()
 `},
-	{Name: "m-6/caller-image-not-read-again", Rules: []Rule{RM6}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "m-6/caller-image-not-read-again", Rules: []model.Rule{model.RM6}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(t=2,s=1)
 clobber img=valid(t=2,s=1)
 launch c0 id=0 stream=s0
@@ -524,7 +528,7 @@ launch c0 id=0 args=exact(t=0,s=0) stream=s0
 prepare c0 img=valid(t=2,s=1)
 launch c0 id=1 stream=s0
 `},
-	{Name: "m-7/committed", Rules: []Rule{RM7}, Profiles: tmrOnly, Script: `
+	{Name: "m-7/committed", Rules: []model.Rule{model.RM7}, Profiles: tmrOnly, Script: `
 committed null
 create c0
 committed c0
@@ -538,7 +542,7 @@ prepare c0 img=valid(x=1)
 finalize c0
 committed c0
 `},
-	{Name: "d-2/borrowed-device", Rules: []Rule{RD2}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "d-2/borrowed-device", Rules: []model.Rule{model.RD2}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 setdev 1
 prepare c0 img=valid()
@@ -555,7 +559,7 @@ launch c0 id=0 stream=s0
 prepare c0 img=valid()
 finalize c0
 `},
-	{Name: "d-1/no-device-calls", Rules: []Rule{RD1}, Needs: CapCounters, Profiles: tmrOnly, Script: prelude + `
+	{Name: "d-1/no-device-calls", Rules: []model.Rule{model.RD1}, Needs: CapCounters, Profiles: tmrOnly, Script: prelude + `
 getdev
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
@@ -565,7 +569,7 @@ getdev
 destroy c0
 getdev
 `},
-	{Name: "d-4/quarantine", Rules: []Rule{RD4, REDestroy, REClaim}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "d-4/quarantine", Rules: []model.Rule{model.RD4, model.REDestroy, model.REClaim}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 inject site=6 count=1 code=0
 finalize c0
@@ -575,14 +579,14 @@ finalize c0
 create c1
 kinit c1 dev=0 gen=2
 `},
-	{Name: "x-2/launch-fails-fast", Rules: []Rule{RX2}, Needs: CapInject, Profiles: tmrOnly, Slow: true, Script: prelude + `
+	{Name: "x-2/launch-fails-fast", Rules: []model.Rule{model.RX2}, Needs: CapInject, Profiles: tmrOnly, Slow: true, Script: prelude + `
 prepare c0 img=valid(t=1)
 launch c0 id=0 stream=s0
 holdlaunch c0 ms=150 img=valid() id=0 stream=s0
 holdprepare c0 ms=100 img=valid(x=1) img2=valid(x=2)
 launch c0 id=3 stream=s0
 `},
-	{Name: "x-1/claim-race", Rules: []Rule{RX1, REClaim}, Profiles: tmrOnly, Script: `
+	{Name: "x-1/claim-race", Rules: []model.Rule{model.RX1, model.REClaim}, Profiles: tmrOnly, Script: `
 create c0
 create c1
 setdev 0
@@ -592,7 +596,7 @@ create c3
 setdev 1
 racekinit c2 c3 dev=1 gen=2
 `},
-	{Name: "e-prep/check-order", Rules: []Rule{REPrep, RK1}, Profiles: tmrOnly, Script: `
+	{Name: "e-prep/check-order", Rules: []model.Rule{model.REPrep, model.RK1}, Profiles: tmrOnly, Script: `
 create c0
 prepare c0 img=valid()+defect(sigcount)
 setdev 0
@@ -604,7 +608,7 @@ prepare c0 img=huge
 prepare c0 img=valid()+mis(4)
 prepare c0 img=valid()
 `},
-	{Name: "e-pinit/arguments", Rules: []Rule{REPInit, RVSpan, REACL}, Profiles: allProfiles, Script: `
+	{Name: "e-pinit/arguments", Rules: []model.Rule{model.REPInit, model.RVSpan, model.REACL}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=-1
 pinit c0 dev=0 aicpu=halfptr
@@ -635,7 +639,7 @@ acl c3 dev=-1
 setdev 0
 kinit c3 dev=0 gen=9
 `},
-	{Name: "refusing/validate-then-refuse", Rules: []Rule{REKInit, REPrep, RELaunch}, Profiles: []Profile{ProfileRefusing}, Script: `
+	{Name: "refusing/validate-then-refuse", Rules: []model.Rule{model.REKInit, model.REPrep, model.RELaunch}, Profiles: []model.Profile{model.ProfileRefusing}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=1
@@ -649,7 +653,7 @@ launch c0 id=8192 stream=s0
 finalize c0
 pinit c0 dev=0
 `},
-	{Name: "v-contract/admissible", Rules: []Rule{RVContract}, Profiles: allProfiles, Script: `
+	{Name: "v-contract/admissible", Rules: []model.Rule{model.RVContract}, Profiles: allProfiles, Script: `
 contract
 `},
 	// Program runs with valid arguments: a native run is outstanding from
@@ -657,7 +661,7 @@ contract
 	// or not, completed or not; while it is, finalize_device returns
 	// INTERNAL, destroy is refused (E-DESTROY) and so is unregister. img=prog
 	// is the target's program callable (abicheck -callable on a real build).
-	{Name: "e-fin/outstanding-prepared-run", Rules: []Rule{REFin, REDestroy}, Profiles: allProfiles, Script: `
+	{Name: "e-fin/outstanding-prepared-run", Rules: []model.Rule{model.REFin, model.REDestroy}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
@@ -675,7 +679,7 @@ register c0 id=0 img=prog
 finalize c0
 destroy c0
 `},
-	{Name: "e-fin/outstanding-launched-run", Rules: []Rule{REFin, REDestroy, REProg}, Profiles: allProfiles, Script: `
+	{Name: "e-fin/outstanding-launched-run", Rules: []model.Rule{model.REFin, model.REDestroy, model.REProg}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
@@ -694,7 +698,7 @@ finalize_run c0 st=0
 finalize c0
 destroy c0
 `},
-	{Name: "e-prog/run-storage", Rules: []Rule{REProg, REFin}, Profiles: allProfiles, Script: `
+	{Name: "e-prog/run-storage", Rules: []model.Rule{model.REProg, model.REFin}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
@@ -723,7 +727,7 @@ finalize c1
 	// descriptor is refused with IA and leaves nothing behind: the same run
 	// with valid arguments prepares after the refusals (the refusal probes
 	// show it too).
-	{Name: "e-prog/run-null-arguments", Rules: []Rule{REProg}, Profiles: allProfiles, Script: `
+	{Name: "e-prog/run-null-arguments", Rules: []model.Rule{model.REProg}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
@@ -740,7 +744,7 @@ finalize_run c0 st=0
 finalize c0
 destroy c0
 `},
-	{Name: "e-fin/program-teardown-failure", Rules: []Rule{REFin}, Needs: CapInject, Profiles: tmrOnly, Script: `
+	{Name: "e-fin/program-teardown-failure", Rules: []model.Rule{model.REFin}, Needs: CapInject, Profiles: tmrOnly, Script: `
 create c0
 pinit c0 dev=0
 inject site=10 count=1 code=-1234
@@ -759,7 +763,7 @@ finalize c1
 	// emits a trace span on upstream's builds) exits only after the unload;
 	// the runner waits for it to be gone, so a thread-exit destructor left
 	// behind crashes the process at the unload op, every time.
-	{Name: "u-1/program-thread-exits-after-unload", Rules: []Rule{RU1}, Needs: CapUnload, Profiles: allProfiles, Script: `
+	{Name: "u-1/program-thread-exits-after-unload", Rules: []model.Rule{model.RU1}, Needs: CapUnload, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 prewarm=ok
 finalize c0
@@ -768,7 +772,7 @@ unload
 `},
 	// The same after a program run: simpler_prepare_run opens trace spans
 	// on upstream's builds, whatever the prewarm did.
-	{Name: "u-1/run-thread-exits-after-unload", Rules: []Rule{RU1}, Needs: CapUnload, Profiles: allProfiles, Script: `
+	{Name: "u-1/run-thread-exits-after-unload", Rules: []model.Rule{model.RU1}, Needs: CapUnload, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
@@ -778,7 +782,7 @@ finalize c0
 destroy c0
 unload
 `},
-	{Name: "u-1/kernel-thread-exits-after-unload", Rules: []Rule{RU1}, Needs: CapUnload | CapSync, Profiles: tmrOnly, Script: prelude + `
+	{Name: "u-1/kernel-thread-exits-after-unload", Rules: []model.Rule{model.RU1}, Needs: CapUnload | CapSync, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
 sync s0
@@ -788,7 +792,7 @@ unload
 `},
 	// S-1.2: a code a fault site was armed with comes back unchanged, at
 	// every site that returns one (1, 2, 4, 5 and 10; 3 is k-4's).
-	{Name: "s-1/forwarded-codes", Rules: []Rule{RS1}, Needs: CapInject, Profiles: tmrOnly, Script: `
+	{Name: "s-1/forwarded-codes", Rules: []model.Rule{model.RS1}, Needs: CapInject, Profiles: tmrOnly, Script: `
 create c0
 setdev 0
 inject site=1 count=1 code=-1234
@@ -815,7 +819,7 @@ finalize c3
 	// S-2: the host-log binder takes exactly the six levels, and refuses
 	// every other threshold, a NULL state, another abi_version and a short
 	// struct_size. It ends on the default level.
-	{Name: "s-2/host-log-binder", Rules: []Rule{RS2}, Profiles: allProfiles, Script: `
+	{Name: "s-2/host-log-binder", Rules: []model.Rule{model.RS2}, Profiles: allProfiles, Script: `
 hostlog threshold=10
 hostlog threshold=20
 hostlog threshold=25
@@ -837,7 +841,7 @@ hostlog null
 hostlog threshold=25
 `},
 	// V-SPAN at kernel init: each of the four forms, each span checked.
-	{Name: "v-span/kernel-init", Rules: []Rule{RVSpan, RVInit}, Script: `
+	{Name: "v-span/kernel-init", Rules: []model.Rule{model.RVSpan, model.RVInit}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=1 aicpu=halfsize
@@ -848,7 +852,7 @@ kinit c0 dev=0 gen=1 aicore=bytes
 `},
 	// V-INIT's refusals come first in every state: program-latched,
 	// kernel-initialized, Closed.
-	{Name: "v-init/every-state", Rules: []Rule{RVInit}, Script: `
+	{Name: "v-init/every-state", Rules: []model.Rule{model.RVInit}, Script: `
 create c0
 setdev 0
 pinit c0 dev=0
@@ -865,7 +869,7 @@ kinit c1 dev=0 gen=1 aicpu=halfptr
 `},
 	// V-PREP-2's refusals come first in every state: fresh, program,
 	// Closed, and on a thread with another device.
-	{Name: "v-prep-2/every-state", Rules: []Rule{RVPrep2, REPrep}, Script: `
+	{Name: "v-prep-2/every-state", Rules: []model.Rule{model.RVPrep2, model.REPrep}, Script: `
 create c0
 prepare c0 img=valid()+short(1)
 prepare c0 img=null
@@ -888,7 +892,7 @@ setdev 0
 prepare c2 img=valid()+short(8)
 `},
 	// V-LAUNCH's refusals come first in every state.
-	{Name: "v-launch/every-state", Rules: []Rule{RVLaunch}, Script: `
+	{Name: "v-launch/every-state", Rules: []model.Rule{model.RVLaunch}, Script: `
 create c0
 launch c0 id=0 args=null stream=s0
 launch c0 id=0 stream=null
@@ -908,7 +912,7 @@ launch c1 id=-1 stream=s0
 	// V-IMG reads nothing outside the span: images whose last byte
 	// precedes a page no access is allowed to (+edge), a name length and a
 	// child header that reach past the span, and a span that wraps.
-	{Name: "v-img/edges", Rules: []Rule{RVImg}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "v-img/edges", Rules: []model.Rule{model.RVImg}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()+edge
 prepare c0 img=valid(c=1)+edge
 prepare c0 img=valid()+defect(fname-far)+edge
@@ -917,7 +921,7 @@ prepare c0 img=wrap
 `},
 	// V-IMG step 2's sets, in and out: every direction, 128 scalars, 256
 	// entries; 4 and -1 are no direction.
-	{Name: "v-img/signature-values", Rules: []Rule{RVImg}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "v-img/signature-values", Rules: []model.Rule{model.RVImg}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(t=3,io)
 prepare c0 img=valid(t=6,s=2,io)
 prepare c0 img=valid(s=128)
@@ -929,7 +933,7 @@ launch c0 id=3 stream=s0
 `},
 	// V-IMG inspects nothing else: padding, bytes after a name's NUL, child
 	// signature values and resolved_addr may hold anything.
-	{Name: "v-img/unchecked-fields", Rules: []Rule{RVImg}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "v-img/unchecked-fields", Rules: []model.Rule{model.RVImg}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()+byte(9370,255)
 prepare c0 img=valid()+byte(1052,65)
 prepare c0 img=valid(c=1)+u32(9376,7)
@@ -938,7 +942,7 @@ prepare c0 img=valid(c=1)+u32(9516,4096)
 `},
 	// V-CFG's enumerated rules, in and out: threads 0, 2..4 and not 1, 5
 	// or -1; swimlane 0..4 and not 5 or -1.
-	{Name: "v-cfg/values", Rules: []Rule{RVCfg}, Script: `
+	{Name: "v-cfg/values", Rules: []model.Rule{model.RVCfg}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=1 cfg=threads=-1
@@ -956,7 +960,7 @@ kinit c2 dev=2 gen=3 cfg=threads=3+swim=3+prefix
 `},
 	// L-1: every new context, nine of them live at once, is non-NULL and
 	// unlatched, and commits nothing.
-	{Name: "l-1/fresh-contexts", Rules: []Rule{RL1, RM7}, Profiles: allProfiles, Script: `
+	{Name: "l-1/fresh-contexts", Rules: []model.Rule{model.RL1, model.RM7}, Profiles: allProfiles, Script: `
 create c0
 committed c0
 create c1
@@ -975,7 +979,7 @@ kinit c0 dev=1 gen=1
 finalize c0
 `},
 	// L-3: a poisoned kernel context stays kernel-latched.
-	{Name: "l-3/latch-survives-poison", Rules: []Rule{RL3, RK4}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
+	{Name: "l-3/latch-survives-poison", Rules: []model.Rule{model.RL3, model.RK4}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 inject site=3 count=1 code=-1234
 prepare c0 img=valid(x=1)
@@ -985,7 +989,7 @@ finalize c0
 `},
 	// K-3: the first prepare makes launch admissible, and later ones keep
 	// it so.
-	{Name: "k-3/phases", Rules: []Rule{RK3}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "k-3/phases", Rules: []model.Rule{model.RK3}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
 prepare c0 img=valid(t=1)
@@ -993,7 +997,7 @@ launch c0 id=1 stream=s0
 launch c0 id=0 stream=s0
 `},
 	// E-KINIT's order: V-INIT before V-CFG, V-CFG before the state check.
-	{Name: "e-kinit/order", Rules: []Rule{REKInit, RVInit, RVCfg}, Script: `
+	{Name: "e-kinit/order", Rules: []model.Rule{model.REKInit, model.RVInit, model.RVCfg}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=0 cfg=pmu
@@ -1007,7 +1011,7 @@ kinit c1 dev=0 gen=1
 `},
 	// E-KINIT step 4: an init refused for the context's state takes
 	// nothing, no claim in particular.
-	{Name: "e-kinit/refusals-take-nothing", Rules: []Rule{REKInit, REClaim}, Profiles: tmrOnly, Script: `
+	{Name: "e-kinit/refusals-take-nothing", Rules: []model.Rule{model.REKInit, model.REClaim}, Profiles: tmrOnly, Script: `
 create c0
 pinit c0 dev=3
 setdev 3
@@ -1025,7 +1029,7 @@ kinit c3 dev=5 gen=5
 `},
 	// E-LAUNCH step 2: a context that is not a kernel context refuses
 	// launch with IS.
-	{Name: "e-launch/not-dispatching", Rules: []Rule{RELaunch, RK1}, Profiles: tmrOnly, Script: `
+	{Name: "e-launch/not-dispatching", Rules: []model.Rule{model.RELaunch, model.RK1}, Profiles: tmrOnly, Script: `
 create c0
 launch c0 id=0 stream=s0
 pinit c0 dev=0
@@ -1033,7 +1037,7 @@ launch c0 id=0 stream=s0
 `},
 	// E-LAUNCH step 7: a counted tensor outside DEVICE space, HOST or any
 	// other value, anywhere among the first tensor_count.
-	{Name: "e-launch/address-space", Rules: []Rule{RELaunch}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "e-launch/address-space", Rules: []model.Rule{model.RELaunch}, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid(t=3)
 launch c0 id=0 args=match(alien) stream=s0
 launch c0 id=0 args=match(host) stream=s0
@@ -1041,7 +1045,7 @@ launch c0 id=0 stream=s0
 `},
 	// E-FIN step 3: finalize of a context with nothing to release returns
 	// 0 and changes nothing; committed memory is 0 after it.
-	{Name: "e-fin/nothing-to-release", Rules: []Rule{REFin, RM7}, Profiles: allProfiles, Script: `
+	{Name: "e-fin/nothing-to-release", Rules: []model.Rule{model.REFin, model.RM7}, Profiles: allProfiles, Script: `
 create c0
 finalize c0
 committed c0
@@ -1063,7 +1067,7 @@ finalize c2
 `},
 	// E-DESTROY: a destroy refused for an outstanding run leaves the
 	// program context as it was: its run, its callables, its device.
-	{Name: "e-destroy/refused-leaves-program-context", Rules: []Rule{REDestroy, REFin}, Profiles: allProfiles, Script: `
+	{Name: "e-destroy/refused-leaves-program-context", Rules: []model.Rule{model.REDestroy, model.REFin}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
@@ -1081,7 +1085,7 @@ destroy c0
 	// E-PINIT step 2: the prewarm config held to V-CFG's thread, swimlane,
 	// prefix, NUL and ring rules, each value in and out, and not to its
 	// kernel-only diagnostics rule.
-	{Name: "e-pinit/prewarm", Rules: []Rule{REPInit}, Profiles: allProfiles, Script: `
+	{Name: "e-pinit/prewarm", Rules: []model.Rule{model.REPInit}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 prewarm=threads=5
 pinit c0 dev=0 prewarm=threads=1
@@ -1106,7 +1110,7 @@ finalize c0
 `},
 	// E-ACL and E-PINIT: the call leaves device_id the thread's current
 	// device; a repeat with another device switches it.
-	{Name: "e-acl/current-device", Rules: []Rule{REACL, REPInit}, Profiles: allProfiles, Script: `
+	{Name: "e-acl/current-device", Rules: []model.Rule{model.REACL, model.REPInit}, Profiles: allProfiles, Script: `
 create c0
 setdev 0
 acl c0 dev=2
@@ -1120,7 +1124,7 @@ finalize c1
 `},
 	// E-PROG: the run family with valid arguments, prepare to finalize, as
 	// upstream's code answers it.
-	{Name: "e-prog/run-family", Rules: []Rule{REProg, REFin}, Profiles: allProfiles, Script: `
+	{Name: "e-prog/run-family", Rules: []model.Rule{model.REProg, model.REFin}, Profiles: allProfiles, Script: `
 create c0
 pinit c0 dev=0 aicpu=bytes aicore=bytes
 register c0 id=0 img=prog
@@ -1141,12 +1145,12 @@ finalize c0
 `},
 	// M-5: an image above 2 MiB is charged its own block of exactly
 	// align_up(size, 64), not whole 2 MiB blocks: 520 of them fit.
-	{Name: "m-5/large-blocks", Rules: []Rule{RM5}, Profiles: tmrOnly, Slow: true, Script: prelude + `
+	{Name: "m-5/large-blocks", Rules: []model.Rule{model.RM5}, Profiles: tmrOnly, Slow: true, Script: prelude + `
 prepare c0 img=valid(b=2097152) rep=520
 launch c0 id=519 stream=s0
 `},
 	// D-2 for an init-failed context: its finalize checks the device too.
-	{Name: "d-2/init-failed", Rules: []Rule{RD2}, Profiles: tmrOnly, Script: `
+	{Name: "d-2/init-failed", Rules: []model.Rule{model.RD2}, Profiles: tmrOnly, Script: `
 create c0
 setdev 1
 kinit c0 dev=0 gen=1
@@ -1158,7 +1162,7 @@ destroy c0
 	// What a legacy build is held to (docs/contract.md "Revisions"): re-init on the
 	// attached device, another device refused until finalize, a prewarm
 	// whose ring sizing is refused, and ensure_acl_ready_ctx.
-	{Name: "legacy/program-init", Rules: []Rule{REPInit, REFin}, Profiles: []Profile{ProfileLegacy}, Script: `
+	{Name: "legacy/program-init", Rules: []model.Rule{model.REPInit, model.REFin}, Profiles: []model.Profile{model.ProfileLegacy}, Script: `
 create c0
 pinit c0 dev=0
 pinit c0 dev=0
@@ -1175,7 +1179,7 @@ finalize c1
 destroy c1
 destroy c0
 `},
-	{Name: "legacy/acl", Rules: []Rule{REACL, RS3}, Profiles: []Profile{ProfileLegacy}, Script: `
+	{Name: "legacy/acl", Rules: []model.Rule{model.REACL, model.RS3}, Profiles: []model.Profile{model.ProfileLegacy}, Script: `
 create c0
 acl c0 dev=0
 acl c0 dev=1
@@ -1196,7 +1200,7 @@ func Catalogue() []Check {
 	catalogueOnce.Do(func() {
 		kills := claimedMutants()
 		for i := range catalogue {
-			catalogue[i].ops = MustParseScript(catalogue[i].Script)
+			catalogue[i].ops = op.MustParseScript(catalogue[i].Script)
 			catalogue[i].Kills = kills[catalogue[i].Name]
 		}
 	})
@@ -1207,8 +1211,8 @@ func Catalogue() []Check {
 
 // Mutants maps each mutant of docs/semantics.md §13 (the emitted runtime's,
 // sim/emit) to the rule it breaks, from the clause table.
-var Mutants = func() map[string]Rule {
-	out := map[string]Rule{}
+var Mutants = func() map[string]model.Rule {
+	out := map[string]model.Rule{}
 	for _, c := range clauseTable {
 		for _, m := range c.Mutants {
 			out[m] = c.Rule()

@@ -20,7 +20,7 @@ type ClauseSpec struct {
 	// Held are the build profiles held to the clause; zero means the
 	// rule's (rulecatalogue.go). A clause that is a decision of the target
 	// revision leaves legacy out (docs/contract.md "Revisions").
-	Held profileSet
+	Held model.ProfileSet
 	// Checks are the directed checks (catalogue.go) that judge the clause:
 	// between them they kill each of Mutants.
 	Checks []string
@@ -149,11 +149,11 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-SUP.2", Checks: []string{"e-sup/constant"}, Mutants: []string{"supported-after-init-0"}},
 	{ID: "E-SUP.3", Checks: []string{"d-1/no-device-calls", "e-sup/constant"}, Mutants: []string{"supported-sets-device"}},
 	{ID: "E-KINIT.1", Checks: []string{"e-kinit/order"}, Mutants: []string{"kinit-cfg-before-init-args"}},
-	{ID: "E-KINIT.2", Held: onRefusing, Checks: []string{"refusing/validate-then-refuse"}, Mutants: []string{"refusing-kinit-is"}},
-	{ID: "E-KINIT.3", Held: onTMR, Checks: []string{"e-kinit/refusals-take-nothing"}, Mutants: []string{"state-refusal-takes-claim"}},
-	{ID: "E-KINIT.4", Held: onTMR, Checks: []string{"e-claim/released-by-failed-init"}, Mutants: []string{"claim-unchecked"}},
-	{ID: "E-KINIT.5", Held: onTMR, Checks: []string{"l-3/latch-survives-failed-init", "d-2/borrowed-device"}, Mutants: []string{"kinit-device-unchecked", "kinit-no-device-ok"}},
-	{ID: "E-KINIT.6", Held: onTMR, Checks: []string{"l-3/latch-survives-failed-init"}, Mutants: []string{"failed-init-retry-ok"}},
+	{ID: "E-KINIT.2", Held: model.OnRefusing, Checks: []string{"refusing/validate-then-refuse"}, Mutants: []string{"refusing-kinit-is"}},
+	{ID: "E-KINIT.3", Held: model.OnTMR, Checks: []string{"e-kinit/refusals-take-nothing"}, Mutants: []string{"state-refusal-takes-claim"}},
+	{ID: "E-KINIT.4", Held: model.OnTMR, Checks: []string{"e-claim/released-by-failed-init"}, Mutants: []string{"claim-unchecked"}},
+	{ID: "E-KINIT.5", Held: model.OnTMR, Checks: []string{"l-3/latch-survives-failed-init", "d-2/borrowed-device"}, Mutants: []string{"kinit-device-unchecked", "kinit-no-device-ok"}},
+	{ID: "E-KINIT.6", Held: model.OnTMR, Checks: []string{"l-3/latch-survives-failed-init"}, Mutants: []string{"failed-init-retry-ok"}},
 	{ID: "E-CLAIM.1", Checks: []string{"e-claim/released-by-failed-init"}, Mutants: []string{"claim-not-released"}},
 	{ID: "E-CLAIM.2", Checks: []string{"e-claim/released-by-failed-init"}, Mutants: []string{"claim-kept-on-fail"}},
 	{ID: "E-CLAIM.3", Checks: []string{"k-4/registration-poisons"}, Mutants: []string{"poison-releases-claim"}},
@@ -161,23 +161,23 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-CLAIM.5", Undriven: "two loaded copies of one library in one sequence: the checker's runner loads one private copy per sequence"},
 	{ID: "E-PREP.1", Checks: []string{"v-prep-1/out-is-minus-one"}, Mutants: []string{"prep-minus-one-late"}},
 	{ID: "E-PREP.2", Checks: []string{"v-prep-2/every-state"}, Mutants: []string{"prep-args-after-state"}},
-	{ID: "E-PREP.3", Held: onTMR, Checks: []string{"e-prep/check-order"}, Mutants: []string{"prep-not-kernel-ia"}},
-	{ID: "E-PREP.4", Held: onTMR, Checks: []string{"e-prep/check-order"}, Mutants: []string{"prep-device-after-vimg"}},
-	{ID: "E-PREP.5", Held: onTMR, Checks: []string{"e-prep/check-order"}, Mutants: []string{"prep-huge-vimg-first"}},
-	{ID: "E-PREP.6", Held: onTMR, Checks: []string{"m-3/failures-mint-nothing"}, Mutants: []string{"copy-failure-charges"}},
-	{ID: "E-PREP.7", Held: onTMR, Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"prep-id-not-written"}},
-	{ID: "E-PREP.8", Held: onTMR, Checks: []string{"k-4/registration-poisons"}, Mutants: []string{"registration-at-launch"}},
-	{ID: "E-PREP.9", Held: onRefusing, Checks: []string{"refusing/validate-then-refuse"}, Mutants: []string{"refusing-prepare-unsup"}},
-	{ID: "E-LAUNCH.1", Held: onTMR, Checks: []string{"e-launch/not-dispatching"}, Mutants: []string{"launch-not-kernel-ia"}},
-	{ID: "E-LAUNCH.2", Held: onTMR, Checks: []string{"e-launch/before-prepare"}, Mutants: []string{"launch-before-prepare-nr"}},
-	{ID: "E-LAUNCH.3", Held: onTMR, Checks: []string{"d-2/borrowed-device"}, Mutants: []string{"launch-device-after-nr"}},
-	{ID: "E-LAUNCH.4", Held: onTMR, Checks: []string{"e-launch/before-prepare"}, Mutants: []string{"launch-nr-off-by-one"}},
-	{ID: "E-LAUNCH.5", Held: onTMR, Checks: []string{"e-launch/before-prepare"}, Mutants: []string{"launch-scalar-count-unchecked"}},
-	{ID: "E-LAUNCH.6", Held: onTMR, Checks: []string{"e-launch/address-space"}, Mutants: []string{"launch-alien-space-ok", "launch-first-tensor-only"}},
-	{ID: "E-LAUNCH.7", Held: onTMR, Checks: []string{"e-launch/stream-switch"}, Mutants: []string{"stream-switch-ok"}},
-	{ID: "E-LAUNCH.8", Held: onTMR, Checks: []string{"e-launch/reads-only-counts"}, Mutants: []string{"launch-checks-alignment"}},
-	{ID: "E-LAUNCH.9", Held: onTMR, Checks: []string{"e-launch/stream-switch"}, Mutants: []string{"refused-launch-records-stream"}},
-	{ID: "E-LAUNCH.10", Held: onRefusing, Checks: []string{"refusing/validate-then-refuse"}, Mutants: []string{"refusing-launch-nr"}},
+	{ID: "E-PREP.3", Held: model.OnTMR, Checks: []string{"e-prep/check-order"}, Mutants: []string{"prep-not-kernel-ia"}},
+	{ID: "E-PREP.4", Held: model.OnTMR, Checks: []string{"e-prep/check-order"}, Mutants: []string{"prep-device-after-vimg"}},
+	{ID: "E-PREP.5", Held: model.OnTMR, Checks: []string{"e-prep/check-order"}, Mutants: []string{"prep-huge-vimg-first"}},
+	{ID: "E-PREP.6", Held: model.OnTMR, Checks: []string{"m-3/failures-mint-nothing"}, Mutants: []string{"copy-failure-charges"}},
+	{ID: "E-PREP.7", Held: model.OnTMR, Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"prep-id-not-written"}},
+	{ID: "E-PREP.8", Held: model.OnTMR, Checks: []string{"k-4/registration-poisons"}, Mutants: []string{"registration-at-launch"}},
+	{ID: "E-PREP.9", Held: model.OnRefusing, Checks: []string{"refusing/validate-then-refuse"}, Mutants: []string{"refusing-prepare-unsup"}},
+	{ID: "E-LAUNCH.1", Held: model.OnTMR, Checks: []string{"e-launch/not-dispatching"}, Mutants: []string{"launch-not-kernel-ia"}},
+	{ID: "E-LAUNCH.2", Held: model.OnTMR, Checks: []string{"e-launch/before-prepare"}, Mutants: []string{"launch-before-prepare-nr"}},
+	{ID: "E-LAUNCH.3", Held: model.OnTMR, Checks: []string{"d-2/borrowed-device"}, Mutants: []string{"launch-device-after-nr"}},
+	{ID: "E-LAUNCH.4", Held: model.OnTMR, Checks: []string{"e-launch/before-prepare"}, Mutants: []string{"launch-nr-off-by-one"}},
+	{ID: "E-LAUNCH.5", Held: model.OnTMR, Checks: []string{"e-launch/before-prepare"}, Mutants: []string{"launch-scalar-count-unchecked"}},
+	{ID: "E-LAUNCH.6", Held: model.OnTMR, Checks: []string{"e-launch/address-space"}, Mutants: []string{"launch-alien-space-ok", "launch-first-tensor-only"}},
+	{ID: "E-LAUNCH.7", Held: model.OnTMR, Checks: []string{"e-launch/stream-switch"}, Mutants: []string{"stream-switch-ok"}},
+	{ID: "E-LAUNCH.8", Held: model.OnTMR, Checks: []string{"e-launch/reads-only-counts"}, Mutants: []string{"launch-checks-alignment"}},
+	{ID: "E-LAUNCH.9", Held: model.OnTMR, Checks: []string{"e-launch/stream-switch"}, Mutants: []string{"refused-launch-records-stream"}},
+	{ID: "E-LAUNCH.10", Held: model.OnRefusing, Checks: []string{"refusing/validate-then-refuse"}, Mutants: []string{"refusing-launch-nr"}},
 	{ID: "E-LAUNCH-ASYNC.1", Undriven: "the checker's images are no-op kernels, which read nothing of args when their work runs; a kernel that reads its args needs caller device memory, which the checker does not allocate"},
 	{ID: "E-LAUNCH-ASYNC.2", Checks: []string{"e-launch-async/delivered-once"}, Mutants: []string{"async-reported-twice"}},
 	{ID: "E-LAUNCH-ASYNC.3", Checks: []string{"e-launch-async/delivered-once"}, Mutants: []string{"async-failure-stops-queue"}},
@@ -196,34 +196,34 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-FIN.12", Checks: []string{"e-fin/outstanding-prepared-run"}, Mutants: []string{"unregister-ignores-runs"}},
 	{ID: "E-FIN.13", Checks: []string{"e-fin/outstanding-prepared-run"}, Mutants: []string{"register-ignores-runs"}},
 	{ID: "E-DESTROY.1", Checks: []string{"e-destroy/refused-leaves-program-context"}, Mutants: []string{"destroy-ignores-runs"}},
-	{ID: "E-DESTROY.2", Held: onTMR, Checks: []string{"e-destroy/refused-until-finalized", "k-7/init-rollback"}, Mutants: []string{"destroy-unfinalized", "destroy-init-failed-ok"}},
+	{ID: "E-DESTROY.2", Held: model.OnTMR, Checks: []string{"e-destroy/refused-until-finalized", "k-7/init-rollback"}, Mutants: []string{"destroy-unfinalized", "destroy-init-failed-ok"}},
 	{ID: "E-DESTROY.3", Checks: []string{"e-destroy/refused-leaves-program-context", "e-destroy/refused-until-finalized"}, Mutants: []string{"refused-destroy-drops-callables", "refused-destroy-drops-residents"}},
 	{ID: "E-DESTROY.4", Checks: []string{"e-destroy/refused-until-finalized", "e-destroy/refused-leaves-program-context"}, Mutants: []string{"refused-destroy-deferred"}},
 	{ID: "E-DESTROY.5", Undriven: "a freed handle must not be called again, and what a context holds is private to it or released before destroy, so no call can see that the memory went"},
 	{ID: "E-DESTROY.6", Checks: []string{"s-3/null-context"}, Mutants: []string{"destroy-null-crashes"}},
 	{ID: "E-PINIT.1", Checks: []string{"s-3/null-context"}, Mutants: []string{"pinit-null-ia"}},
 	{ID: "E-PINIT.2", Checks: []string{"e-pinit/arguments"}, Mutants: []string{"pinit-negative-device-ok"}},
-	{ID: "E-PINIT.3", Held: onKernel, Checks: []string{"e-pinit/arguments"}, Mutants: []string{"pinit-dispatcher-span-unchecked"}},
-	{ID: "E-PINIT.4", Held: onKernel, Checks: []string{"e-pinit/arguments"}, Mutants: []string{"pinit-sdma-span-unchecked"}},
-	{ID: "E-PINIT.5", Held: onKernel, Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-threads-5-ok"}},
-	{ID: "E-PINIT.6", Held: onKernel, Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-swimlane-unchecked"}},
-	{ID: "E-PINIT.7", Held: onKernel, Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-depgen-no-prefix-ok"}},
-	{ID: "E-PINIT.8", Held: onKernel, Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-unterminated-ok"}},
+	{ID: "E-PINIT.3", Held: model.OnKernel, Checks: []string{"e-pinit/arguments"}, Mutants: []string{"pinit-dispatcher-span-unchecked"}},
+	{ID: "E-PINIT.4", Held: model.OnKernel, Checks: []string{"e-pinit/arguments"}, Mutants: []string{"pinit-sdma-span-unchecked"}},
+	{ID: "E-PINIT.5", Held: model.OnKernel, Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-threads-5-ok"}},
+	{ID: "E-PINIT.6", Held: model.OnKernel, Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-swimlane-unchecked"}},
+	{ID: "E-PINIT.7", Held: model.OnKernel, Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-depgen-no-prefix-ok"}},
+	{ID: "E-PINIT.8", Held: model.OnKernel, Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-unterminated-ok"}},
 	{ID: "E-PINIT.9", Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-heap-unchecked"}},
 	{ID: "E-PINIT.10", Checks: []string{"e-pinit/prewarm"}, Mutants: []string{"prewarm-pmu-refused"}},
-	{ID: "E-PINIT.11", Held: onKernel, Checks: []string{"e-pinit/arguments"}, Mutants: []string{"pinit-reattach-ok"}},
+	{ID: "E-PINIT.11", Held: model.OnKernel, Checks: []string{"e-pinit/arguments"}, Mutants: []string{"pinit-reattach-ok"}},
 	{ID: "E-PINIT.12", Checks: []string{"e-acl/current-device"}, Mutants: []string{"pinit-no-set-device"}},
 	{ID: "E-PINIT.13", Undriven: "no fault site reaches simpler_init's attach or prewarm, and a build that checks the prewarm before the latch (as E-PINIT orders) has no other failure after it"},
 	{ID: "E-PINIT.14", Checks: []string{"e-fin/program-teardown-failure", "e-pinit/arguments"}, Mutants: []string{"pinit-after-finalize-refused"}},
 	{ID: "E-ACL.1", Checks: []string{"s-3/null-context"}, Mutants: []string{"acl-null-is"}},
-	{ID: "E-ACL.2", Held: onKernel, Checks: []string{"e-pinit/arguments"}, Mutants: []string{"acl-negative-device-ok"}},
-	{ID: "E-ACL.3", Held: onKernel, Checks: []string{"e-acl/current-device"}, Mutants: []string{"acl-no-set-device"}},
-	{ID: "E-ACL.4", Held: onKernel, Checks: []string{"e-acl/current-device"}, Mutants: []string{"acl-repeat-keeps-device"}},
+	{ID: "E-ACL.2", Held: model.OnKernel, Checks: []string{"e-pinit/arguments"}, Mutants: []string{"acl-negative-device-ok"}},
+	{ID: "E-ACL.3", Held: model.OnKernel, Checks: []string{"e-acl/current-device"}, Mutants: []string{"acl-no-set-device"}},
+	{ID: "E-ACL.4", Held: model.OnKernel, Checks: []string{"e-acl/current-device"}, Mutants: []string{"acl-repeat-keeps-device"}},
 	{ID: "E-ACL.5", Checks: []string{"e-pinit/arguments"}, Mutants: []string{"acl-attaches"}},
-	{ID: "E-PROG.1", Held: onKernel, Checks: []string{"e-prog/state-before-arguments"}, Mutants: []string{"prog-args-first"}},
-	{ID: "E-PROG.2", Held: onKernel, Checks: []string{"e-prog/state-before-arguments"}, Mutants: []string{"prog-latches-program"}},
-	{ID: "E-PROG.3", Held: onKernel, Checks: []string{"e-prog/state-before-arguments"}, Mutants: []string{"prog-refusal-sets-device"}},
-	{ID: "E-PROG.4", Held: onKernel, Checks: []string{"e-prog/state-before-arguments"}, Mutants: []string{"malloc-without-init"}},
+	{ID: "E-PROG.1", Held: model.OnKernel, Checks: []string{"e-prog/state-before-arguments"}, Mutants: []string{"prog-args-first"}},
+	{ID: "E-PROG.2", Held: model.OnKernel, Checks: []string{"e-prog/state-before-arguments"}, Mutants: []string{"prog-latches-program"}},
+	{ID: "E-PROG.3", Held: model.OnKernel, Checks: []string{"e-prog/state-before-arguments"}, Mutants: []string{"prog-refusal-sets-device"}},
+	{ID: "E-PROG.4", Held: model.OnKernel, Checks: []string{"e-prog/state-before-arguments"}, Mutants: []string{"malloc-without-init"}},
 	{ID: "E-PROG.5", Undriven: "without a live init the context has no device pointer to free, so no call can show what device_free_ctx did"},
 	{ID: "E-PROG.6", Checks: []string{"e-prog/run-null-arguments"}, Mutants: []string{"run-null-storage-is"}},
 	{ID: "E-PROG.7", Checks: []string{"e-prog/run-null-arguments"}, Mutants: []string{"run-null-args-as-empty"}},
@@ -255,9 +255,9 @@ var clauseTable = []ClauseSpec{
 	{ID: "M-5.6", Checks: []string{"m-5/byte-budget"}, Mutants: []string{"budget-off-by-one"}},
 	{ID: "M-6.1", Checks: []string{"m-6/caller-image-not-read-again"}, Mutants: []string{"launch-reads-caller-image"}},
 	{ID: "M-6.2", Checks: []string{"v-img/defects"}, Mutants: []string{"patches-caller-image"}},
-	{ID: "M-7.1", Held: onTMR, Undriven: "the contract lets a checker assert only which way committed memory moves for a kernel context (C0 may be nonzero, the sizes are the runtime's), so no call tells the sum from another that moves the same way"},
-	{ID: "M-7.2", Held: onTMR, Checks: []string{"m-7/committed"}, Mutants: []string{"vimg-failure-commits"}},
-	{ID: "M-7.3", Held: onTMR, Checks: []string{"m-7/committed"}, Mutants: []string{"launch-commits"}},
+	{ID: "M-7.1", Held: model.OnTMR, Undriven: "the contract lets a checker assert only which way committed memory moves for a kernel context (C0 may be nonzero, the sizes are the runtime's), so no call tells the sum from another that moves the same way"},
+	{ID: "M-7.2", Held: model.OnTMR, Checks: []string{"m-7/committed"}, Mutants: []string{"vimg-failure-commits"}},
+	{ID: "M-7.3", Held: model.OnTMR, Checks: []string{"m-7/committed"}, Mutants: []string{"launch-commits"}},
 	{ID: "M-7.4", Checks: []string{"m-7/committed", "s-3/null-context"}, Mutants: []string{"committed-null-nonzero"}},
 	{ID: "M-7.5", Checks: []string{"m-7/committed", "l-1/fresh-contexts"}, Mutants: []string{"committed-fresh-nonzero"}},
 	{ID: "M-7.6", Checks: []string{"m-7/committed", "e-fin/nothing-to-release"}, Mutants: []string{"committed-after-finalize"}},
@@ -309,24 +309,24 @@ func (c ClauseSpec) N() int {
 }
 
 // Rule is the clause's rule.
-func (c ClauseSpec) Rule() Rule {
-	r, _ := RuleByName(c.RuleID())
+func (c ClauseSpec) Rule() model.Rule {
+	r, _ := model.RuleByName(c.RuleID())
 	return r
 }
 
 // Profiles are the build profiles held to the clause.
-func (c ClauseSpec) Profiles() profileSet {
+func (c ClauseSpec) Profiles() model.ProfileSet {
 	if c.Held != 0 {
 		return c.Held
 	}
-	if r := c.Rule(); r != RuleNone {
+	if r := c.Rule(); r != model.RuleNone {
 		return model.RuleProfiles(r)
 	}
 	return 0
 }
 
 // HeldOn reports whether builds of profile p are held to the clause.
-func (c ClauseSpec) HeldOn(p Profile) bool { return c.Profiles()&model.ProfileBit(p) != 0 }
+func (c ClauseSpec) HeldOn(p model.Profile) bool { return c.Profiles()&model.ProfileBit(p) != 0 }
 
 // HeldOnText names the profiles held to the clause ("tmr, refusing").
 func (c ClauseSpec) HeldOnText() string {
@@ -352,7 +352,7 @@ func (c ClauseSpec) GapProfilesText() string {
 }
 
 // ChecksOn are the clause's checks that run on a build of profile p.
-func (c ClauseSpec) ChecksOn(p Profile) []string {
+func (c ClauseSpec) ChecksOn(p model.Profile) []string {
 	if !c.HeldOn(p) {
 		return nil
 	}
@@ -421,7 +421,7 @@ func ClauseOfMutant(name string) (ClauseSpec, bool) {
 }
 
 // profileOrder is the order profiles are named in.
-var profileOrder = []Profile{ProfileTMR, ProfileRefusing, ProfileLegacy}
+var profileOrder = []model.Profile{model.ProfileTMR, model.ProfileRefusing, model.ProfileLegacy}
 
 // CoverageLine is the *Checked.* paragraph that closes rule id's section
 // in docs/contract.md, generated from the clause table: which clauses a
@@ -445,7 +445,7 @@ func CoverageLine(rule string) string {
 	}
 	var groups []group
 	for _, p := range profileOrder {
-		r, ok := RuleByName(rule)
+		r, ok := model.RuleByName(rule)
 		if !ok || !r.Applies(p) {
 			continue
 		}

@@ -66,7 +66,7 @@ func TestClauseTableIsConsistent(t *testing.T) {
 	owner := map[string]string{}
 	for _, c := range Clauses() {
 		r := c.Rule()
-		if r == RuleNone {
+		if r == model.RuleNone {
 			t.Errorf("%s: no rule %s", c.ID, c.RuleID())
 			continue
 		}
@@ -128,7 +128,7 @@ func TestContractClauseReferencesExist(t *testing.T) {
 	ref := regexp.MustCompile(`\b([A-Z]+(?:-[A-Z0-9]+)+)\.([0-9]+)\b`)
 	for _, m := range ref.FindAllString(docs.Contract(), -1) {
 		if _, ok := ClauseByID(m); !ok {
-			if r, _ := RuleByName(m[:strings.LastIndexByte(m, '.')]); r != RuleNone {
+			if r, _ := model.RuleByName(m[:strings.LastIndexByte(m, '.')]); r != model.RuleNone {
 				t.Errorf("docs/contract.md names clause %s, which does not exist", m)
 			}
 		}

@@ -1,6 +1,9 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
@@ -19,7 +22,7 @@ import (
 func TestDiffSimEmitted(t *testing.T) {
 	a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})
 	f := targettest.EmittedFactory(t, a)
-	var seqs [][]conformance.Op
+	var seqs [][]op.Op
 	n := 20
 	if testing.Short() || raceEnabled {
 		n = 4
@@ -29,7 +32,7 @@ func TestDiffSimEmitted(t *testing.T) {
 	}
 	for _, c := range conformance.Catalogue() {
 		// U-1's checks unload the library: sim, Go code, cannot be.
-		if !c.Slow && c.AppliesTo(conformance.ProfileTMR) && !c.Needs.Has(conformance.CapUnload) {
+		if !c.Slow && c.AppliesTo(model.ProfileTMR) && !c.Needs.Has(conformance.CapUnload) {
 			seqs = append(seqs, c.Ops())
 		}
 	}

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"strings"
 	"testing"
 
@@ -8,9 +10,9 @@ import (
 )
 
 func TestDiffText(t *testing.T) {
-	ops := MustParseScript("create c0\nsupported null\n")
-	a := History{Entries: []Entry{{Op: ops[0], Obs: Observation{HandleCreated: true}}, {Op: ops[1], Obs: Observation{Call: CallObs{Value: 1}}}}}
-	b := History{Entries: []Entry{{Op: ops[0], Obs: Observation{HandleCreated: true}}, {Op: ops[1], Obs: Observation{Call: CallObs{Value: 0}}}}}
+	ops := op.MustParseScript("create c0\nsupported null\n")
+	a := History{Entries: []Entry{{Op: ops[0], Obs: op.Observation{HandleCreated: true}}, {Op: ops[1], Obs: op.Observation{Call: op.CallObs{Value: 1}}}}}
+	b := History{Entries: []Entry{{Op: ops[0], Obs: op.Observation{HandleCreated: true}}, {Op: ops[1], Obs: op.Observation{Call: op.CallObs{Value: 0}}}}}
 	if d := Diff(a, a); d != "" {
 		t.Fatalf("a history differs from itself:\n%s", d)
 	}
@@ -25,7 +27,7 @@ func TestDiffText(t *testing.T) {
 // the same wrong value in out on every one of 8192 failing prepares renders
 // as one run, not 8192.
 func TestRepeatSummary(t *testing.T) {
-	e := Entry{Op: MustParse("prepare c0 img=valid() rep=10")}
+	e := Entry{Op: op.MustParse("prepare c0 img=valid() rep=10")}
 	for _, c := range []struct {
 		st  abi.Status
 		out int32
@@ -47,24 +49,24 @@ func TestRepeatSummary(t *testing.T) {
 // without the branch and the rest is not compared. Same branches are
 // compared in full.
 func TestDiffTwoThreadOps(t *testing.T) {
-	ops := MustParseScript(`racekinit c0 c1 dev=0 gen=1
+	ops := op.MustParseScript(`racekinit c0 c1 dev=0 gen=1
 holdlaunch c0 ms=20 img=valid() id=0 stream=s0
 holdprepare c0 ms=20 img=valid() img2=valid()
 holdprepare c0 ms=20 img=valid() img2=valid(t=1)
 prepare c0 img=valid()
 `)
-	ok := func(out int32) CallObs { return CallObs{Status: abi.OK, Out: out} }
-	is := CallObs{Status: abi.InvalidState, Out: -1}
-	hist := func(race [2]CallObs, hlOverlap bool, hl CallObs, hp1, hp2 [2]CallObs, last CallObs) History {
+	ok := func(out int32) op.CallObs { return op.CallObs{Status: abi.OK, Out: out} }
+	is := op.CallObs{Status: abi.InvalidState, Out: -1}
+	hist := func(race [2]op.CallObs, hlOverlap bool, hl op.CallObs, hp1, hp2 [2]op.CallObs, last op.CallObs) History {
 		return History{Entries: []Entry{
-			{Op: ops[0], Obs: Observation{Call: race[0], Second: race[1]}},
-			{Op: ops[1], Obs: Observation{Call: ok(1), Second: hl, Overlap: hlOverlap}, memDir: "up"},
-			{Op: ops[2], Obs: Observation{Call: hp1[0], Second: hp1[1], Overlap: true}, memDir: "same"},
-			{Op: ops[3], Obs: Observation{Call: hp2[0], Second: hp2[1], Overlap: true}, memDir: "same"},
-			{Op: ops[4], Obs: Observation{Call: last}, memDir: "same"},
+			{Op: ops[0], Obs: op.Observation{Call: race[0], Second: race[1]}},
+			{Op: ops[1], Obs: op.Observation{Call: ok(1), Second: hl, Overlap: hlOverlap}, memDir: "up"},
+			{Op: ops[2], Obs: op.Observation{Call: hp1[0], Second: hp1[1], Overlap: true}, memDir: "same"},
+			{Op: ops[3], Obs: op.Observation{Call: hp2[0], Second: hp2[1], Overlap: true}, memDir: "same"},
+			{Op: ops[4], Obs: op.Observation{Call: last}, memDir: "same"},
 		}}
 	}
-	base := hist([2]CallObs{{Status: abi.OK}, is}, true, is, [2]CallObs{ok(2), ok(3)}, [2]CallObs{ok(4), ok(5)}, ok(6))
+	base := hist([2]op.CallObs{{Status: abi.OK}, is}, true, is, [2]op.CallObs{ok(2), ok(3)}, [2]op.CallObs{ok(4), ok(5)}, ok(6))
 	if l := base.Entries[0].Line(0); l != "#0 racekinit c0 c1 dev=0 gen=1 -> {INVALID_STATE, OK}" {
 		t.Errorf("race line %q", l)
 	}
@@ -77,7 +79,7 @@ prepare c0 img=valid()
 	if l := base.Lines()[0]; !strings.HasSuffix(l, "[c0 OK, c1 INVALID_STATE]") {
 		t.Errorf("race annotated %q", l)
 	}
-	prepFailed := hist([2]CallObs{{Status: abi.OK}, is}, false, ok(0), [2]CallObs{ok(2), ok(3)}, [2]CallObs{ok(4), ok(5)}, ok(6))
+	prepFailed := hist([2]op.CallObs{{Status: abi.OK}, is}, false, ok(0), [2]op.CallObs{ok(2), ok(3)}, [2]op.CallObs{ok(4), ok(5)}, ok(6))
 	prepFailed.Entries[1].Obs.Call = is
 	for _, c := range []struct {
 		name     string
@@ -87,18 +89,18 @@ prepare c0 img=valid()
 	}{
 		{"identical", base, "", 5},
 		{"the other racer won: the rest is not compared",
-			hist([2]CallObs{is, {Status: abi.OK}}, true, ok(9), [2]CallObs{is, is}, [2]CallObs{is, is}, is), "", 1},
+			hist([2]op.CallObs{is, {Status: abi.OK}}, true, ok(9), [2]op.CallObs{is, is}, [2]op.CallObs{is, is}, is), "", 1},
 		{"same race, the held launch ran after the prepare: compared up to its prepare",
-			hist([2]CallObs{{Status: abi.OK}, is}, false, ok(0), [2]CallObs{is, is}, [2]CallObs{is, is}, is), "", 2},
+			hist([2]op.CallObs{{Status: abi.OK}, is}, false, ok(0), [2]op.CallObs{is, is}, [2]op.CallObs{is, is}, is), "", 2},
 		{"the held launch's prepare differs", prepFailed,
 			"+ #1 holdlaunch c0 ms=20 img=valid() id=0 stream=s0 -> INVALID_STATE out=-1 mem=up", 2},
 		{"identical images in the other order: compared on",
-			hist([2]CallObs{{Status: abi.OK}, is}, true, is, [2]CallObs{ok(3), ok(2)}, [2]CallObs{ok(4), ok(5)}, ok(7)),
+			hist([2]op.CallObs{{Status: abi.OK}, is}, true, is, [2]op.CallObs{ok(3), ok(2)}, [2]op.CallObs{ok(4), ok(5)}, ok(7)),
 			"+ #4 prepare c0 img=valid() -> OK out=7", 5},
 		{"different images in the other order: the rest is not compared",
-			hist([2]CallObs{{Status: abi.OK}, is}, true, is, [2]CallObs{ok(2), ok(3)}, [2]CallObs{ok(5), ok(4)}, ok(7)), "", 4},
+			hist([2]op.CallObs{{Status: abi.OK}, is}, true, is, [2]op.CallObs{ok(2), ok(3)}, [2]op.CallObs{ok(5), ok(4)}, ok(7)), "", 4},
 		{"a held launch that overlapped in both runs and differs",
-			hist([2]CallObs{{Status: abi.OK}, is}, true, ok(0), [2]CallObs{ok(2), ok(3)}, [2]CallObs{ok(4), ok(5)}, ok(6)),
+			hist([2]op.CallObs{{Status: abi.OK}, is}, true, ok(0), [2]op.CallObs{ok(2), ok(3)}, [2]op.CallObs{ok(4), ok(5)}, ok(6)),
 			"+ #1 holdlaunch c0 ms=20 img=valid() id=0 stream=s0 -> OK out=1 | OK mem=up", 5},
 	} {
 		d, n := diffUpTo(base, c.h)

@@ -1,6 +1,8 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"fmt"
 
 	"github.com/simabi/simabi/conformance"
@@ -11,7 +13,7 @@ import (
 // against the model (E-KINIT, E-PREP, M-1, M-7, E-LAUNCH, D-2, E-FIN).
 func ExampleRun() {
 	rt := sim.New(sim.TMR, sim.Options{})
-	ops := conformance.MustParseScript(`
+	ops := op.MustParseScript(`
 create c0
 setdev 0
 kinit c0 dev=0 gen=1

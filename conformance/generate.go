@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"math/rand/v2"
 
 	"github.com/simabi/simabi/abi"
@@ -86,7 +88,7 @@ type GenOptions struct {
 	// Caps is what the target can drive: ops needing more are not
 	// generated; without CapClearDevice the runner starts on device 0.
 	Caps    Caps
-	Profile Profile // the build profile the sequence is biased for
+	Profile model.Profile // the build profile the sequence is biased for
 	// HoldMs enables the X-2 hold ops with this hold time (0: none; they
 	// cost HoldMs of wall time each), at most MaxHolds of them (0: no
 	// limit).
@@ -100,10 +102,10 @@ type GenOptions struct {
 // Generator draws one op at a time.
 type Generator struct {
 	o      GenOptions
-	m      *Model // st's model
-	st     State
-	ops    []Op
-	imgs   []ImageRecipe // recipes used so far (for clobber)
+	m      *model.Model // st's model
+	st     model.State
+	ops    []op.Op
+	imgs   []op.ImageRecipe // recipes used so far (for clobber)
 	filled bool
 	holds  int
 	// Scratch of next, kept between draws: a draw allocates no slices.
@@ -114,28 +116,28 @@ type Generator struct {
 // NewGenerator starts an empty sequence.
 func NewGenerator(o GenOptions) *Generator {
 	if o.Profile == "" {
-		o.Profile = ProfileTMR
+		o.Profile = model.ProfileTMR
 	}
 	if o.Slots <= 0 {
 		o.Slots = 3
 	}
-	o.Slots = min(o.Slots, MaxSlots)
+	o.Slots = min(o.Slots, op.MaxSlots)
 	if o.Devices <= 0 {
 		o.Devices = 2
 	}
-	mo := ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
+	mo := model.ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
 		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven)}
 	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
 		mo.DeviceKnown, mo.Device = true, 0
 	}
-	g := &Generator{o: o, st: NewState(mo)}
+	g := &Generator{o: o, st: model.NewState(mo)}
 	g.m = g.st.Model()
 	return g
 }
 
 // Generate is a seeded random sequence of o.Ops ops (abicheck's random
 // phase).
-func Generate(o GenOptions) []Op {
+func Generate(o GenOptions) []op.Op {
 	g := NewGenerator(o)
 	c := NewRandChooser(o.Seed)
 	for len(g.ops) < o.Ops {
@@ -145,17 +147,17 @@ func Generate(o GenOptions) []Op {
 }
 
 // Ops is the sequence so far.
-func (g *Generator) Ops() []Op { return g.ops }
+func (g *Generator) Ops() []op.Op { return g.ops }
 
 // Model is the generator's model of the sequence so far (its primary
 // expectations).
-func (g *Generator) Model() *Model { return g.m }
+func (g *Generator) Model() *model.Model { return g.m }
 
 // Next draws one op the target can run, appends it and steps the model.
-func (g *Generator) Next(c Chooser) Op {
+func (g *Generator) Next(c Chooser) op.Op {
 	op := g.next(c)
 	g.ops = append(g.ops, op)
-	g.st, _ = Step(g.st, 0, 0, op, nil)
+	g.st, _ = model.Step(g.st, 0, 0, op, nil)
 	if lost, _ := g.m.Lost(); lost {
 		// The primary path went where the model cannot follow (an unknown
 		// device); restart its view from what is certain.
@@ -165,11 +167,11 @@ func (g *Generator) Next(c Chooser) Op {
 }
 
 // runnable reports whether the target can run op.
-func (g *Generator) runnable(op Op) bool {
+func (g *Generator) runnable(op op.Op) bool {
 	if need, _, _ := needs(op); !g.o.Caps.Has(need) {
 		return false
 	}
-	return g.o.Profile != ProfileLegacy || legacyUnavailable(op) == ""
+	return g.o.Profile != model.ProfileLegacy || legacyUnavailable(op) == ""
 }
 
 // genState is what the candidates of a draw are chosen from: the slots by
@@ -179,11 +181,11 @@ type genState struct {
 }
 
 // adder offers a candidate op with weight w (tenths).
-type adder func(w int, f func(c Chooser) Op)
+type adder func(w int, f func(c Chooser) op.Op)
 
 type candidate struct {
 	w int
-	f func(c Chooser) Op
+	f func(c Chooser) op.Op
 }
 
 // classify sorts the live slots into the lists the op classes draw from,
@@ -199,7 +201,7 @@ func (s *genState) classify(g *Generator, armed bool) {
 		}
 		sl := int8(i)
 		s.live = append(s.live, sl)
-		if c.Latch == unlatched {
+		if c.Latch == model.Unlatched {
 			s.fresh = append(s.fresh, sl)
 		}
 		// Dispatch on a quarantined context is outside the rules; keep it
@@ -207,7 +209,7 @@ func (s *genState) classify(g *Generator, armed bool) {
 		if !c.DispatchAny || !armed {
 			s.callable = append(s.callable, sl)
 		}
-		if c.Latch == latchKernel {
+		if c.Latch == model.LatchKernel {
 			s.kernel = append(s.kernel, sl)
 			if c.Dispatch && !c.DispatchAny {
 				s.dispatch = append(s.dispatch, sl)
@@ -216,18 +218,18 @@ func (s *genState) classify(g *Generator, armed bool) {
 				}
 			}
 		}
-		if c.Latch == latchProgram && c.Attached && !c.Unknown {
+		if c.Latch == model.LatchProgram && c.Attached && !c.Unknown {
 			s.program = append(s.program, sl)
 		}
 	}
 }
 
-func (g *Generator) next(ch Chooser) Op {
+func (g *Generator) next(ch Chooser) op.Op {
 	m := g.m
 	if _, known := m.Device(); !known && g.o.Caps.Has(CapSetDevice) {
 		// A program path left the thread's device unknown: restore it, as a
 		// caller must before the next borrowed-device check (D-2).
-		return Op{Kind: KindSetDev, Dev: g.dev(ch)}
+		return op.Op{Kind: op.KindSetDev, Dev: g.dev(ch)}
 	}
 	armed := false
 	for s := int32(0); s <= abi.LastSite; s++ {
@@ -243,7 +245,7 @@ func (g *Generator) next(ch Chooser) Op {
 	}
 	cs := g.cs[:0]
 	defer func() { g.cs = cs[:0] }()
-	add := func(w int, f func(c Chooser) Op) {
+	add := func(w int, f func(c Chooser) op.Op) {
 		if w > 0 {
 			cs = append(cs, candidate{w, f})
 		}
@@ -259,7 +261,7 @@ func (g *Generator) next(ch Chooser) Op {
 			total += x.w
 		}
 		if total == 0 {
-			return Op{Kind: KindContract} // runs on every target
+			return op.Op{Kind: op.KindContract} // runs on every target
 		}
 		k := ch.IntN(total, "kind")
 		at := len(cs) - 1
@@ -296,49 +298,49 @@ func (g *Generator) devAny(ch Chooser) int32 {
 }
 
 // cfg is a CallConfig recipe: mostly valid, otherwise one V-CFG family.
-func (g *Generator) cfg(ch Chooser) CfgRecipe {
+func (g *Generator) cfg(ch Chooser) op.CfgRecipe {
 	switch ch.IntN(16, "cfg") {
 	case 0, 1, 2, 3, 4, 5, 6, 7, 8:
-		return CfgRecipe{}
+		return op.CfgRecipe{}
 	case 9:
-		return CfgRecipe{Null: true}
+		return op.CfgRecipe{Null: true}
 	case 10:
 		// One kernel-unsupported diagnostic (each is its own UNSUPPORTED
 		// case of V-CFG), or any mix of them.
 		switch ch.IntN(5, "diag") {
 		case 0:
-			return CfgRecipe{PMU: true}
+			return op.CfgRecipe{PMU: true}
 		case 1:
-			return CfgRecipe{Dump: true}
+			return op.CfgRecipe{Dump: true}
 		case 2:
-			return CfgRecipe{Scope: true}
+			return op.CfgRecipe{Scope: true}
 		case 3:
-			return CfgRecipe{Anchors: true}
+			return op.CfgRecipe{Anchors: true}
 		}
-		return CfgRecipe{PMU: ch.IntN(2, "pmu") == 0, Dump: ch.IntN(2, "dump") == 0,
+		return op.CfgRecipe{PMU: ch.IntN(2, "pmu") == 0, Dump: ch.IntN(2, "dump") == 0,
 			Scope: ch.IntN(2, "scope") == 0, Anchors: ch.IntN(2, "anchors") == 0, Threads: int8(ch.IntN(6, "threads"))}
 	case 11:
-		return CfgRecipe{Threads: int8(ch.IntN(8, "threads") - 1)} // -1..6: both sides of [2, 4]
+		return op.CfgRecipe{Threads: int8(ch.IntN(8, "threads") - 1)} // -1..6: both sides of [2, 4]
 	case 12:
-		return CfgRecipe{Swim: int8(ch.IntN(8, "swim") - 1), Prefix: ch.IntN(2, "prefix") == 0} // -1..6
+		return op.CfgRecipe{Swim: int8(ch.IntN(8, "swim") - 1), Prefix: ch.IntN(2, "prefix") == 0} // -1..6
 	case 13:
 		// prefix and unterm exclude each other (the grammar refuses both).
 		k := ch.IntN(3, "prefix")
-		return CfgRecipe{DepGen: true, Prefix: k == 1, Unterm: k == 2}
+		return op.CfgRecipe{DepGen: true, Prefix: k == 1, Unterm: k == 2}
 	case 14:
-		return CfgRecipe{Ring: RingRecipe(ch.IntN(int(NumGenRings), "ring")), Anchors: ch.IntN(5, "anchors") == 0}
+		return op.CfgRecipe{Ring: op.RingRecipe(ch.IntN(int(op.NumGenRings), "ring")), Anchors: ch.IntN(5, "anchors") == 0}
 	}
-	return CfgRecipe{Swim: 2, Prefix: true, Threads: int8(2 + ch.IntN(3, "threads")), Ring: RingGood}
+	return op.CfgRecipe{Swim: 2, Prefix: true, Threads: int8(2 + ch.IntN(3, "threads")), Ring: op.RingGood}
 }
 
 // spans are n binary spans: mostly all (NULL, 0), else each any recipe.
-func (g *Generator) spans(ch Chooser, n int) [4]SpanRecipe {
-	var s [4]SpanRecipe
+func (g *Generator) spans(ch Chooser, n int) [4]op.SpanRecipe {
+	var s [4]op.SpanRecipe
 	if ch.IntN(5, "spans") != 4 {
 		return s
 	}
 	for i := 0; i < n; i++ {
-		s[i] = SpanRecipe(ch.IntN(int(NumSpans), "span"))
+		s[i] = op.SpanRecipe(ch.IntN(int(op.NumSpans), "span"))
 	}
 	return s
 }
@@ -348,7 +350,7 @@ func (g *Generator) spans(ch Chooser, n int) [4]SpanRecipe {
 // built images kept per recipe).
 var (
 	genBinSizes  = []uint32{0, 16, 100, 1000}
-	genImgBases  = []ImageRecipe{{}, {T: 1, S: 1}, {T: 2, S: 1, C: 2, B: 100}, {C: 1}}
+	genImgBases  = []op.ImageRecipe{{}, {T: 1, S: 1}, {T: 2, S: 1, C: 2, B: 100}, {C: 1}}
 	genShorts    = []uint32{1, 4, 8, 16, 63, 64}
 	genLongs     = []uint32{1, 8, 64, 128}
 	genPokeBytes = []uint32{0, 1, 4, 1024, 1028, 1032, 1033, 1096, 1100, 5196, 9292, 9296, 9360, 9364, 9375}
@@ -358,9 +360,9 @@ var (
 
 func pickU32(ch Chooser, label string, xs []uint32) uint32 { return xs[ch.IntN(len(xs), label)] }
 
-func (g *Generator) image(ch Chooser) ImageRecipe {
+func (g *Generator) image(ch Chooser) op.ImageRecipe {
 	if ch.IntN(5, "deformed") != 4 {
-		r := ImageRecipe{T: uint16(ch.IntN(4, "t")), S: uint16(ch.IntN(3, "s")), X: uint16(ch.IntN(3, "x"))}
+		r := op.ImageRecipe{T: uint16(ch.IntN(4, "t")), S: uint16(ch.IntN(3, "s")), X: uint16(ch.IntN(3, "x"))}
 		if ch.IntN(3, "children") == 2 {
 			r.C = uint16(1 + ch.IntN(2, "c"))
 		}
@@ -379,11 +381,11 @@ func (g *Generator) image(ch Chooser) ImageRecipe {
 	case 2:
 		r.Long = pickU32(ch, "long", genLongs)
 	case 3:
-		r.Defect = ImgDefect(1 + ch.IntN(int(NumDefects)-1, "defect"))
+		r.Defect = op.ImgDefect(1 + ch.IntN(int(op.NumDefects)-1, "defect"))
 	case 4:
-		r.Poke, r.PokeOff, r.PokeVal = PokeByte, pickU32(ch, "off", genPokeBytes), pickU32(ch, "val", genPokeVals)&0xFF
+		r.Poke, r.PokeOff, r.PokeVal = op.PokeByte, pickU32(ch, "off", genPokeBytes), pickU32(ch, "val", genPokeVals)&0xFF
 	case 5:
-		r.Poke, r.PokeOff, r.PokeVal = PokeU32, pickU32(ch, "off", genPokeU32s), pickU32(ch, "val", genPokeVals)
+		r.Poke, r.PokeOff, r.PokeVal = op.PokeU32, pickU32(ch, "off", genPokeU32s), pickU32(ch, "val", genPokeVals)
 	case 6:
 		r.Short = op.HeaderSize // below sizeof(ChipCallable)
 	}
@@ -399,7 +401,7 @@ func (g *Generator) rep(ch Chooser) uint32 {
 }
 
 // remember keeps an image recipe for a later clobber.
-func (g *Generator) remember(r ImageRecipe) {
+func (g *Generator) remember(r op.ImageRecipe) {
 	g.imgs = append(g.imgs, r)
 	if len(g.imgs) > 16 {
 		g.imgs = g.imgs[1:]

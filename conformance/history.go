@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"strconv"
 	"strings"
 
@@ -19,16 +22,16 @@ type repRun struct {
 // left in out, the direction of committed memory, queried values), no raw
 // handles or addresses, so that two targets' histories diff cleanly.
 type Entry struct {
-	Op      Op
-	Skipped string      // why the op was not executed
-	Obs     Observation // the first call (and, for hold and race ops, the second)
+	Op      op.Op
+	Skipped string         // why the op was not executed
+	Obs     op.Observation // the first call (and, for hold and race ops, the second)
 	memDir  string
 	runs    []repRun // repeated ops: run-length of (status, out)
 }
 
 // History is the text history of one run: one entry per op.
 type History struct {
-	Profile Profile
+	Profile model.Profile
 	Entries []Entry
 }
 
@@ -139,7 +142,7 @@ func pair(a, b string) string {
 }
 
 func outcome(st abi.Status, out int32, withOut bool) string {
-	s := statusName(st)
+	s := op.StatusName(st)
 	if withOut {
 		s += " out=" + strconv.Itoa(int(out))
 	}
@@ -155,7 +158,7 @@ func (e *Entry) Result() string {
 	if c := classOf(e.Op.Kind); c != nil && c.result != nil {
 		s = c.result(e)
 	} else {
-		s = statusName(e.Obs.Call.Status)
+		s = op.StatusName(e.Obs.Call.Status)
 	}
 	if e.memDir != "" {
 		if s != "" {
@@ -166,7 +169,7 @@ func (e *Entry) Result() string {
 	return s
 }
 
-func overlapText(o *Observation) string {
+func overlapText(o *op.Observation) string {
 	if o.Overlap {
 		return "overlapped"
 	}
@@ -176,7 +179,7 @@ func overlapText(o *Observation) string {
 func (e *Entry) runText(withOut bool) string {
 	var parts []string
 	for _, r := range e.runs {
-		s := statusName(r.st)
+		s := op.StatusName(r.st)
 		if withOut {
 			s += " out=" + strconv.Itoa(int(r.first))
 			if r.last != r.first {
@@ -259,7 +262,7 @@ func diffUpTo(a, b History) (string, int) {
 // RunDiff runs the same ops on two targets and diffs their histories; ""
 // means they behaved identically. Both runs go to the end even after the
 // model lost track.
-func RunDiff(a, b Target, ops []Op, opt Options) (string, *Result, *Result) {
+func RunDiff(a, b Target, ops []op.Op, opt Options) (string, *Result, *Result) {
 	opt.ContinueAfterLoss = true
 	ra := NewRunner(a, opt)
 	defer ra.Close()

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"sync"
 	"syscall"
 	"unsafe"
@@ -16,7 +18,7 @@ var hugeOnce struct {
 // runtime that reads it reads zeros and commits nothing.
 func hugeSpan() unsafe.Pointer {
 	hugeOnce.Do(func() {
-		b, err := syscall.Mmap(-1, 0, hugeSize+4096, syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+		b, err := syscall.Mmap(-1, 0, op.HugeSize+4096, syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
 		if err == nil {
 			hugeOnce.p = unsafe.Pointer(unsafe.SliceData(b))
 		}

@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"github.com/simabi/simabi/abi"
 
 	"fmt"
@@ -34,7 +37,7 @@ type Outcome struct {
 	// Verdict is Pass when the run went to its end (Result holds what the
 	// model found), Crash when the process or the run died (a signal, an
 	// abnormal exit, a panic) and Hang when it exceeded its time.
-	Verdict Verdict
+	Verdict model.Verdict
 	// Detail says how a crash or hang happened (the signal or exit status
 	// and the runtime's last message).
 	Detail string
@@ -61,7 +64,7 @@ type Outcome struct {
 // Executor runs one sequence on a fresh runtime instance: in this process
 // (FactoryExecutor) or in a child process (cmd/abicheck).
 type Executor interface {
-	Execute(ops []Op, history bool) Outcome
+	Execute(ops []op.Op, history bool) Outcome
 }
 
 // FactoryExecutor runs sequences in this process on targets from Factory. A
@@ -82,16 +85,16 @@ type FactoryExecutor struct {
 // Execute implements Executor: it runs ops on a fresh target from the
 // Factory. Options.BeforeOp, when set, is called before each op as for any
 // run (a child process streams the indices to its parent).
-func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
+func (x FactoryExecutor) Execute(ops []op.Op, history bool) (out Outcome) {
 	out.At = AtSetup
 	defer func() {
 		if p := recover(); p != nil {
-			out = Outcome{Verdict: Crash, Detail: fmt.Sprint("checker panic: ", p), At: out.At}
+			out = Outcome{Verdict: model.Crash, Detail: fmt.Sprint("checker panic: ", p), At: out.At}
 		}
 	}()
 	t, release, err := x.Factory()
 	if err != nil {
-		return Outcome{Verdict: Crash, Detail: "opening the target: " + err.Error(), At: AtSetup}
+		return Outcome{Verdict: model.Crash, Detail: "opening the target: " + err.Error(), At: AtSetup}
 	}
 	var at atomic.Int64
 	at.Store(AtSetup)
@@ -109,7 +112,7 @@ func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
 		var o Outcome
 		defer func() {
 			if p := recover(); p != nil {
-				o = Outcome{Verdict: Crash, Detail: fmt.Sprint("panic: ", p), At: int(at.Load())}
+				o = Outcome{Verdict: model.Crash, Detail: fmt.Sprint("panic: ", p), At: int(at.Load())}
 			}
 			ch <- o
 		}()
@@ -117,7 +120,7 @@ func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
 		r.main.do(func() {
 			defer func() {
 				if p := recover(); p != nil {
-					o = Outcome{Verdict: Crash, Detail: fmt.Sprint("panic: ", p), At: int(at.Load())}
+					o = Outcome{Verdict: model.Crash, Detail: fmt.Sprint("panic: ", p), At: int(at.Load())}
 				}
 			}()
 			res = r.run(ops)
@@ -128,7 +131,7 @@ func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
 		if r.unloadAt >= 0 {
 			r.finishUnload(ops, res)
 		}
-		o = Outcome{Verdict: Pass, Result: res, At: len(ops)}
+		o = Outcome{Verdict: model.Pass, Result: res, At: len(ops)}
 		if history {
 			o.History = res.History.Lines()
 		}
@@ -153,13 +156,13 @@ func (x FactoryExecutor) Execute(ops []Op, history bool) (out Outcome) {
 		}
 		return o
 	case <-expire:
-		return Outcome{Verdict: Hang, Detail: fmt.Sprintf("the run did not finish within %v", x.Timeout), At: int(at.Load())}
+		return Outcome{Verdict: model.Hang, Detail: fmt.Sprintf("the run did not finish within %v", x.Timeout), At: int(at.Load())}
 	}
 }
 
 // OpAt describes position at of ops for a report: "#i op", "cleanup after
 // the last op" or "setup before the first op".
-func OpAt(ops []Op, at int) string {
+func OpAt(ops []op.Op, at int) string {
 	switch {
 	case at >= 0 && at < len(ops):
 		return fmt.Sprintf("#%d %s", at, ops[at])
@@ -172,7 +175,7 @@ func OpAt(ops []Op, at int) string {
 // ReproPrefix is the part of ops a crash or hang at position at needs: up to
 // and including the op that was executing (all of them for the cleanup or
 // an unknown position).
-func ReproPrefix(ops []Op, at int) []Op {
+func ReproPrefix(ops []op.Op, at int) []op.Op {
 	if at >= 0 && at < len(ops) {
 		return ops[:at+1]
 	}
@@ -180,13 +183,13 @@ func ReproPrefix(ops []Op, at int) []Op {
 }
 
 // ParseProfile reads a profile name (tmr, refusing, legacy).
-func ParseProfile(s string) (Profile, bool) { return abi.ParseProfile(s) }
+func ParseProfile(s string) (model.Profile, bool) { return abi.ParseProfile(s) }
 
 // Verdicts lists every verdict in order (pass, fail, warn, skip, crash, hang).
-func Verdicts() []Verdict {
-	out := make([]Verdict, numVerdicts)
+func Verdicts() []model.Verdict {
+	out := make([]model.Verdict, model.NumVerdicts)
 	for i := range out {
-		out[i] = Verdict(i)
+		out[i] = model.Verdict(i)
 	}
 	return out
 }
@@ -194,7 +197,7 @@ func Verdicts() []Verdict {
 // OutcomeRecord is an Outcome in a form that crosses a process boundary
 // (JSON): ops, rules and verdicts as their text.
 type OutcomeRecord struct {
-	Verdict Verdict       `json:"verdict"`
+	Verdict model.Verdict `json:"verdict"`
 	Detail  string        `json:"detail,omitempty"`
 	At      int           `json:"at"`
 	Result  *ResultRecord `json:"result,omitempty"`
@@ -216,13 +219,13 @@ type ResultRecord struct {
 
 // FindingRecord is a Finding with its op and rule as text.
 type FindingRecord struct {
-	Index   int     `json:"index"`
-	Rep     int     `json:"rep,omitempty"`
-	Op      string  `json:"op,omitempty"`
-	Rule    string  `json:"rule"`
-	Verdict Verdict `json:"verdict"`
-	Detail  string  `json:"detail,omitempty"`
-	Key     string  `json:"key,omitempty"`
+	Index   int           `json:"index"`
+	Rep     int           `json:"rep,omitempty"`
+	Op      string        `json:"op,omitempty"`
+	Rule    string        `json:"rule"`
+	Verdict model.Verdict `json:"verdict"`
+	Detail  string        `json:"detail,omitempty"`
+	Key     string        `json:"key,omitempty"`
 }
 
 // Record converts o for transport.
@@ -238,9 +241,9 @@ func (o Outcome) Record() OutcomeRecord {
 			}
 			rr.Findings = append(rr.Findings, fr)
 		}
-		for rule := Rule(0); rule < numRules; rule++ {
+		for rule := model.Rule(0); rule < model.NumRules; rule++ {
 			row := res.Tally[rule]
-			if row != ([numVerdicts]uint32{}) {
+			if row != ([model.NumVerdicts]uint32{}) {
 				rr.Tally[rule.String()] = append([]uint32(nil), row[:]...)
 			}
 			if n := res.Generic[rule]; n > 0 {
@@ -262,11 +265,11 @@ func (o Outcome) Record() OutcomeRecord {
 }
 
 // ruleOrNone reads a rule ID; "-" and unknown IDs are RuleNone.
-func ruleOrNone(s string) Rule {
+func ruleOrNone(s string) model.Rule {
 	if s == "HOOKS" {
-		return RHooks
+		return model.RHooks
 	}
-	r, _ := RuleByName(s)
+	r, _ := model.RuleByName(s)
 	return r
 }
 
@@ -275,7 +278,7 @@ func ruleOrNone(s string) Rule {
 func (rec OutcomeRecord) Outcome() (Outcome, error) {
 	o := Outcome{Verdict: rec.Verdict, Detail: rec.Detail, At: rec.At, History: rec.History}
 	if rec.Result == nil {
-		if o.Verdict == Pass {
+		if o.Verdict == model.Pass {
 			return o, fmt.Errorf("conformance: a passing outcome without a result")
 		}
 		return o, nil
@@ -293,9 +296,9 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 		res.RunClauses[ruleOrNone(name)] = n
 	}
 	for _, fr := range rr.Findings {
-		f := Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key}
+		f := model.Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key}
 		if fr.Op != "" {
-			op, err := Parse(fr.Op)
+			op, err := op.Parse(fr.Op)
 			if err != nil {
 				return o, fmt.Errorf("conformance: finding op %q: %w", fr.Op, err)
 			}
@@ -305,7 +308,7 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 	}
 	for name, row := range rr.Tally {
 		rule := ruleOrNone(name)
-		for v := 0; v < len(row) && v < int(numVerdicts); v++ {
+		for v := 0; v < len(row) && v < int(model.NumVerdicts); v++ {
 			res.Tally[rule][v] += row[v]
 		}
 	}
@@ -314,9 +317,9 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 }
 
 // OpLines renders ops one per line (a repro or a request).
-func OpLines(ops []Op) []string { return opLines(ops) }
+func OpLines(ops []op.Op) []string { return opLines(ops) }
 
-func opLines(ops []Op) []string {
+func opLines(ops []op.Op) []string {
 	out := make([]string, len(ops))
 	for i, op := range ops {
 		out[i] = op.String()
@@ -325,6 +328,6 @@ func opLines(ops []Op) []string {
 }
 
 // ParseOpLines parses ops written one per line by OpLines.
-func ParseOpLines(lines []string) ([]Op, error) {
-	return ParseScript(strings.Join(lines, "\n"))
+func ParseOpLines(lines []string) ([]op.Op, error) {
+	return op.ParseScript(strings.Join(lines, "\n"))
 }

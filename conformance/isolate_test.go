@@ -1,6 +1,9 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -18,9 +21,9 @@ import (
 func TestBeforeOp(t *testing.T) {
 	for _, p := range []sim.Profile{sim.TMR, sim.Refusing} {
 		caps := conformance.CapsOf(target.SimTarget(p))
-		prof := conformance.ProfileTMR
+		prof := model.ProfileTMR
 		if p == sim.Refusing {
-			prof = conformance.ProfileRefusing
+			prof = model.ProfileRefusing
 		}
 		for seed := uint64(1); seed <= 5; seed++ {
 			ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 150, Caps: caps, Profile: prof})
@@ -41,13 +44,13 @@ func TestBeforeOp(t *testing.T) {
 			}
 		}
 	}
-	ops := conformance.MustParseScript("create c0\nsupported c0\ncommitted c0\n")
+	ops := op.MustParseScript("create c0\nsupported c0\ncommitted c0\n")
 	o := conformance.FactoryExecutor{Factory: target.SimFactory(sim.TMR), Options: conformance.Options{BeforeOp: func(i int) {
 		if i == 1 {
 			panic("boom")
 		}
 	}}}.Execute(ops, false)
-	if o.Verdict != conformance.Crash || o.At != 1 || !strings.Contains(o.Detail, "boom") {
+	if o.Verdict != model.Crash || o.At != 1 || !strings.Contains(o.Detail, "boom") {
 		t.Fatalf("a panic before op 1: %+v, want a crash at 1", o)
 	}
 }
@@ -57,9 +60,9 @@ func TestBeforeOp(t *testing.T) {
 // build's fault sites), tally, profile, history.
 func TestOutcomeRecordRoundTrip(t *testing.T) {
 	caps := conformance.CapsOf(target.SimTarget(sim.Refusing))
-	ops := conformance.Generate(conformance.GenOptions{Seed: 3, Ops: 200, Caps: caps, Profile: conformance.ProfileRefusing})
+	ops := conformance.Generate(conformance.GenOptions{Seed: 3, Ops: 200, Caps: caps, Profile: model.ProfileRefusing})
 	o := conformance.FactoryExecutor{Factory: target.SimFactory(sim.Refusing)}.Execute(ops, true)
-	if o.Verdict != conformance.Pass || o.Result == nil || len(o.History) != len(ops) {
+	if o.Verdict != model.Pass || o.Result == nil || len(o.History) != len(ops) {
 		t.Fatalf("outcome %+v", o)
 	}
 	b, err := json.Marshal(o.Record())
@@ -82,7 +85,7 @@ func TestOutcomeRecordRoundTrip(t *testing.T) {
 		t.Fatalf("findings differ:\n%v\n%v", o.Result.Findings, back.Result.Findings)
 	}
 	for _, v := range conformance.Verdicts() {
-		var x conformance.Verdict
+		var x model.Verdict
 		if err := x.UnmarshalText([]byte(v.String())); err != nil || x != v {
 			t.Errorf("verdict %v: %v %v", v, x, err)
 		}

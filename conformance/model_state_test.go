@@ -1,6 +1,9 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"pgregory.net/rapid"
 	"reflect"
 	"testing"
@@ -19,10 +22,10 @@ func TestStateOwnedAndSharedAgree(t *testing.T) {
 	caps := conformance.CapsOf(target.SimTarget(sim.TMR))
 	rapid.Check(t, func(rt *rapid.T) {
 		seed := rapid.Uint64().Draw(rt, "seed")
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 60, Caps: caps, Profile: conformance.ProfileTMR})
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 60, Caps: caps, Profile: model.ProfileTMR})
 		calls := expectedCalls(ops, caps)
-		o := conformance.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true}
-		owned, shared := conformance.NewState(o), conformance.NewState(o).Share()
+		o := model.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true}
+		owned, shared := model.NewState(o), model.NewState(o).Share()
 		for k := range calls {
 			c := &calls[k]
 			// A wrong status now and then, so findings and resyncs occur.
@@ -31,10 +34,10 @@ func TestStateOwnedAndSharedAgree(t *testing.T) {
 				obs.Call.Status = -1
 			}
 			o1, o2 := obs, obs
-			var f1, f2 []conformance.Finding
-			owned, f1 = conformance.Step(owned, c.i, c.rep, c.op, &o1)
-			shared, f2 = conformance.Step(shared, c.i, c.rep, c.op, &o2)
-			if d := cmp.Diff(f1, f2, cmp.Comparer(func(a, b conformance.Op) bool { return a == b })); d != "" {
+			var f1, f2 []model.Finding
+			owned, f1 = model.Step(owned, c.i, c.rep, c.op, &o1)
+			shared, f2 = model.Step(shared, c.i, c.rep, c.op, &o2)
+			if d := cmp.Diff(f1, f2, cmp.Comparer(func(a, b op.Op) bool { return a == b })); d != "" {
 				rt.Fatalf("call %d (%s): findings differ (-owned +shared):\n%s", k, c.op, d)
 			}
 		}
@@ -46,15 +49,15 @@ func TestStateOwnedAndSharedAgree(t *testing.T) {
 }
 
 // modelView is everything the model shows of itself.
-func modelView(m *conformance.Model) []any {
+func modelView(m *model.Model) []any {
 	lost, why := m.Lost()
 	dev, known := m.Device()
 	v := []any{m.Findings(), *m.Tally(), m.Checked(), lost, why, dev, known, m.Generic(), m.RunClauses(), m.Divergences()}
-	for s := int8(0); s < conformance.MaxSlots; s++ {
+	for s := int8(0); s < op.MaxSlots; s++ {
 		c, held := m.Context(s)
 		v = append(v, c, held, m.Registered(s))
 	}
-	for st := int8(0); st < conformance.MaxStorages; st++ {
+	for st := int8(0); st < op.MaxStorages; st++ {
 		state, slot := m.Storage(st)
 		v = append(v, state, slot)
 	}

@@ -1,6 +1,9 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"testing"
 
 	"github.com/simabi/simabi/abi"
@@ -14,7 +17,7 @@ import (
 // host covers), and a launch refuses it: INVALID_ARGUMENT where the same
 // args in DEVICE space launch with 0, and the model predicts both.
 func TestArgsHostLastReachesTheRuntime_ELAUNCH(t *testing.T) {
-	ops := conformance.MustParseScript(`setdev 0
+	ops := op.MustParseScript(`setdev 0
 create c0
 kinit c0 dev=0 gen=1
 prepare c0 img=valid(t=2,s=1)
@@ -31,7 +34,7 @@ launch c0 id=0 args=exact(t=2,s=1) stream=s0
 		}
 	}
 	for _, f := range findings {
-		if f.Verdict == conformance.Fail {
+		if f.Verdict == model.Fail {
 			t.Errorf("finding %v", f)
 		}
 	}

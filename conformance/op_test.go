@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"errors"
 	"strings"
 	"testing"
@@ -9,17 +12,17 @@ import (
 )
 
 func genCtx(t *rapid.T, label string) int8 {
-	return rapid.Int8Range(-1, MaxSlots-1).Draw(t, label)
+	return rapid.Int8Range(-1, op.MaxSlots-1).Draw(t, label)
 }
 
-func genImage(t *rapid.T, label string) ImageRecipe {
+func genImage(t *rapid.T, label string) op.ImageRecipe {
 	switch rapid.IntRange(0, 9).Draw(t, label+".base") {
 	case 0:
-		return ImageRecipe{Base: ImgNull}
+		return op.ImageRecipe{Base: op.ImgNull}
 	case 1:
-		return ImageRecipe{Base: ImgHuge}
+		return op.ImageRecipe{Base: op.ImgHuge}
 	}
-	r := ImageRecipe{
+	r := op.ImageRecipe{
 		T: uint16(rapid.IntRange(0, 128).Draw(t, label+".t")),
 		S: uint16(rapid.IntRange(0, 128).Draw(t, label+".s")),
 		C: uint16(rapid.IntRange(0, 1024).Draw(t, label+".c")),
@@ -27,25 +30,25 @@ func genImage(t *rapid.T, label string) ImageRecipe {
 		X: rapid.Uint16().Draw(t, label+".x"),
 	}
 	r.NoSC = rapid.Bool().Draw(t, label+".nosc")
-	r.Defect = ImgDefect(rapid.IntRange(0, int(NumDefects)-1).Draw(t, label+".defect"))
+	r.Defect = op.ImgDefect(rapid.IntRange(0, int(op.NumDefects)-1).Draw(t, label+".defect"))
 	r.Mis = uint8(rapid.IntRange(0, 15).Draw(t, label+".mis"))
 	r.Short = rapid.Uint32().Draw(t, label+".short")
 	r.Long = rapid.Uint32Range(0, 1<<20).Draw(t, label+".long")
-	if r.Poke = PokeKind(rapid.IntRange(0, 2).Draw(t, label+".poke")); r.Poke != PokeNone {
+	if r.Poke = op.PokeKind(rapid.IntRange(0, 2).Draw(t, label+".poke")); r.Poke != op.PokeNone {
 		r.PokeOff = rapid.Uint32().Draw(t, label+".off")
 		r.PokeVal = rapid.Uint32().Draw(t, label+".val")
-		if r.Poke == PokeByte {
+		if r.Poke == op.PokeByte {
 			r.PokeVal &= 0xFF
 		}
 	}
 	return r
 }
 
-func genCfg(t *rapid.T, label string, allowNull bool) CfgRecipe {
+func genCfg(t *rapid.T, label string, allowNull bool) op.CfgRecipe {
 	if allowNull && rapid.IntRange(0, 9).Draw(t, label+".null") == 0 {
-		return CfgRecipe{Null: true}
+		return op.CfgRecipe{Null: true}
 	}
-	c := CfgRecipe{
+	c := op.CfgRecipe{
 		Threads: rapid.Int8().Draw(t, label+".threads"),
 		Swim:    rapid.Int8().Draw(t, label+".swim"),
 		DepGen:  rapid.Bool().Draw(t, label+".depgen"),
@@ -53,7 +56,7 @@ func genCfg(t *rapid.T, label string, allowNull bool) CfgRecipe {
 		Dump:    rapid.Bool().Draw(t, label+".dump"),
 		Scope:   rapid.Bool().Draw(t, label+".scope"),
 		Anchors: rapid.Bool().Draw(t, label+".anchors"),
-		Ring:    RingRecipe(rapid.IntRange(0, int(NumRings)-1).Draw(t, label+".ring")),
+		Ring:    op.RingRecipe(rapid.IntRange(0, int(op.NumRings)-1).Draw(t, label+".ring")),
 	}
 	switch rapid.IntRange(0, 2).Draw(t, label+".prefix") {
 	case 1:
@@ -64,9 +67,9 @@ func genCfg(t *rapid.T, label string, allowNull bool) CfgRecipe {
 	return c
 }
 
-func genArgs(t *rapid.T) ArgsRecipe {
-	a := ArgsRecipe{Mode: ArgsMode(rapid.IntRange(0, 2).Draw(t, "args.mode"))}
-	if a.Mode == ArgsNull {
+func genArgs(t *rapid.T) op.ArgsRecipe {
+	a := op.ArgsRecipe{Mode: op.ArgsMode(rapid.IntRange(0, 2).Draw(t, "args.mode"))}
+	if a.Mode == op.ArgsNull {
 		return a
 	}
 	a.T = rapid.Int16().Draw(t, "args.t")
@@ -82,112 +85,112 @@ func genArgs(t *rapid.T) ArgsRecipe {
 	return a
 }
 
-func genSpans(t *rapid.T, n int) [4]SpanRecipe {
-	var s [4]SpanRecipe
+func genSpans(t *rapid.T, n int) [4]op.SpanRecipe {
+	var s [4]op.SpanRecipe
 	for i := 0; i < n; i++ {
-		s[i] = SpanRecipe(rapid.IntRange(0, int(NumSpans)-1).Draw(t, SpanKey(i)))
+		s[i] = op.SpanRecipe(rapid.IntRange(0, int(op.NumSpans)-1).Draw(t, op.SpanKey(i)))
 	}
 	return s
 }
 
 // genOp draws a well-formed op: every field its kind does not use is zero.
-func genOp(t *rapid.T) Op {
-	k := Kind(rapid.IntRange(int(KindCreate), int(NumKinds)-1).Draw(t, "kind"))
-	op := Op{Kind: k}
+func genOp(t *rapid.T) op.Op {
+	k := op.Kind(rapid.IntRange(int(op.KindCreate), int(op.NumKinds)-1).Draw(t, "kind"))
+	o := op.Op{Kind: k}
 	rep := func() {
 		if rapid.Bool().Draw(t, "hasrep") {
-			op.Rep = rapid.Uint32Range(1, 1<<20).Draw(t, "rep")
+			o.Rep = rapid.Uint32Range(1, 1<<20).Draw(t, "rep")
 		}
 	}
 	switch k {
-	case KindCreate:
-		op.C = rapid.Int8Range(0, MaxSlots-1).Draw(t, "c")
-	case KindDestroy, KindSupported, KindFinalize, KindCommitted:
-		op.C = genCtx(t, "c")
-	case KindKInit:
-		op.C = genCtx(t, "c")
-		op.Dev = rapid.Int32().Draw(t, "dev")
-		op.Gen = rapid.Uint64().Draw(t, "gen")
-		op.Cfg = genCfg(t, "cfg", true)
-		op.Spans = genSpans(t, 3)
-	case KindPInit:
-		op.C = genCtx(t, "c")
-		op.Dev = rapid.Int32().Draw(t, "dev")
-		op.Spans = genSpans(t, 4)
-		if op.Prewarm = rapid.Bool().Draw(t, "prewarm"); op.Prewarm {
-			op.Cfg = genCfg(t, "cfg", false)
+	case op.KindCreate:
+		o.C = rapid.Int8Range(0, op.MaxSlots-1).Draw(t, "c")
+	case op.KindDestroy, op.KindSupported, op.KindFinalize, op.KindCommitted:
+		o.C = genCtx(t, "c")
+	case op.KindKInit:
+		o.C = genCtx(t, "c")
+		o.Dev = rapid.Int32().Draw(t, "dev")
+		o.Gen = rapid.Uint64().Draw(t, "gen")
+		o.Cfg = genCfg(t, "cfg", true)
+		o.Spans = genSpans(t, 3)
+	case op.KindPInit:
+		o.C = genCtx(t, "c")
+		o.Dev = rapid.Int32().Draw(t, "dev")
+		o.Spans = genSpans(t, 4)
+		if o.Prewarm = rapid.Bool().Draw(t, "prewarm"); o.Prewarm {
+			o.Cfg = genCfg(t, "cfg", false)
 		}
-	case KindACL:
-		op.C = genCtx(t, "c")
-		op.Dev = rapid.Int32().Draw(t, "dev")
-	case KindPrepare:
-		op.C = genCtx(t, "c")
-		op.Img = genImage(t, "img")
-		op.OutNull = rapid.Bool().Draw(t, "outnull")
+	case op.KindACL:
+		o.C = genCtx(t, "c")
+		o.Dev = rapid.Int32().Draw(t, "dev")
+	case op.KindPrepare:
+		o.C = genCtx(t, "c")
+		o.Img = genImage(t, "img")
+		o.OutNull = rapid.Bool().Draw(t, "outnull")
 		rep()
-	case KindLaunch:
-		op.C = genCtx(t, "c")
-		op.ID = rapid.Int32().Draw(t, "id")
-		op.Args = genArgs(t)
-		op.Stream = rapid.Int8Range(-1, MaxStreams-1).Draw(t, "stream")
+	case op.KindLaunch:
+		o.C = genCtx(t, "c")
+		o.ID = rapid.Int32().Draw(t, "id")
+		o.Args = genArgs(t)
+		o.Stream = rapid.Int8Range(-1, op.MaxStreams-1).Draw(t, "stream")
 		rep()
-	case KindProg:
-		op.C = genCtx(t, "c")
-		op.Fn = ProgFn(rapid.IntRange(0, int(NumFns)-1).Draw(t, "fn"))
-	case KindSetDev:
-		op.Dev = rapid.Int32Range(-1, 1<<30).Draw(t, "dev")
-	case KindSync:
-		op.Stream = rapid.Int8Range(-1, MaxStreams-1).Draw(t, "stream")
-	case KindInject:
-		op.Site = rapid.Int32().Draw(t, "site")
-		op.Count = rapid.Int32().Draw(t, "count")
-		op.Code = rapid.Int32().Draw(t, "code")
-	case KindClobber:
-		op.Img = genImage(t, "img")
-	case KindHoldLaunch:
-		op.C = rapid.Int8Range(0, MaxSlots-1).Draw(t, "c")
-		op.Ms = rapid.Int32Range(0, 1000).Draw(t, "ms")
-		op.Img = genImage(t, "img")
-		op.ID = rapid.Int32().Draw(t, "id")
-		op.Args = genArgs(t)
-		op.Stream = rapid.Int8Range(-1, MaxStreams-1).Draw(t, "stream")
-	case KindHoldPrepare:
-		op.C = rapid.Int8Range(0, MaxSlots-1).Draw(t, "c")
-		op.Ms = rapid.Int32Range(0, 1000).Draw(t, "ms")
-		op.Img = genImage(t, "img")
-		op.Img2 = genImage(t, "img2")
-	case KindRaceKInit:
-		op.C = rapid.Int8Range(0, MaxSlots-1).Draw(t, "c")
-		op.C2 = rapid.Int8Range(0, MaxSlots-1).Filter(func(c int8) bool { return c != op.C }).Draw(t, "c2")
-		op.Dev = rapid.Int32().Draw(t, "dev")
-		op.Gen = rapid.Uint64().Draw(t, "gen")
+	case op.KindProg:
+		o.C = genCtx(t, "c")
+		o.Fn = op.ProgFn(rapid.IntRange(0, int(op.NumFns)-1).Draw(t, "fn"))
+	case op.KindSetDev:
+		o.Dev = rapid.Int32Range(-1, 1<<30).Draw(t, "dev")
+	case op.KindSync:
+		o.Stream = rapid.Int8Range(-1, op.MaxStreams-1).Draw(t, "stream")
+	case op.KindInject:
+		o.Site = rapid.Int32().Draw(t, "site")
+		o.Count = rapid.Int32().Draw(t, "count")
+		o.Code = rapid.Int32().Draw(t, "code")
+	case op.KindClobber:
+		o.Img = genImage(t, "img")
+	case op.KindHoldLaunch:
+		o.C = rapid.Int8Range(0, op.MaxSlots-1).Draw(t, "c")
+		o.Ms = rapid.Int32Range(0, 1000).Draw(t, "ms")
+		o.Img = genImage(t, "img")
+		o.ID = rapid.Int32().Draw(t, "id")
+		o.Args = genArgs(t)
+		o.Stream = rapid.Int8Range(-1, op.MaxStreams-1).Draw(t, "stream")
+	case op.KindHoldPrepare:
+		o.C = rapid.Int8Range(0, op.MaxSlots-1).Draw(t, "c")
+		o.Ms = rapid.Int32Range(0, 1000).Draw(t, "ms")
+		o.Img = genImage(t, "img")
+		o.Img2 = genImage(t, "img2")
+	case op.KindRaceKInit:
+		o.C = rapid.Int8Range(0, op.MaxSlots-1).Draw(t, "c")
+		o.C2 = rapid.Int8Range(0, op.MaxSlots-1).Filter(func(c int8) bool { return c != o.C }).Draw(t, "c2")
+		o.Dev = rapid.Int32().Draw(t, "dev")
+		o.Gen = rapid.Uint64().Draw(t, "gen")
 	}
 	// Recipes the parser refuses are not ops: keep the image within its limits.
-	for _, img := range []*ImageRecipe{&op.Img, &op.Img2} {
+	for _, img := range []*op.ImageRecipe{&o.Img, &o.Img2} {
 		if int(img.T)+int(img.S) > 256 {
 			img.T = 256 - img.S
 		}
 	}
-	if op.Args.Mode == ArgsMatch && op.Args == (ArgsRecipe{Mode: ArgsMatch}) {
-		op.Args = ArgsRecipe{}
+	if o.Args.Mode == op.ArgsMatch && o.Args == (op.ArgsRecipe{Mode: op.ArgsMatch}) {
+		o.Args = op.ArgsRecipe{}
 	}
-	return op
+	return o
 }
 
 // TestOpTextRoundTrip checks Parse(op.String()) == op for every op.
 func TestOpTextRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		op := genOp(t)
-		text := op.String()
+		o := genOp(t)
+		text := o.String()
 		if strings.ContainsAny(text, "\n\t") {
 			t.Fatalf("op text %q spans more than one line", text)
 		}
-		got, err := Parse(text)
+		got, err := op.Parse(text)
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", text, err)
 		}
-		if got != op {
-			t.Fatalf("Parse(%q) = %#v, want %#v", text, got, op)
+		if got != o {
+			t.Fatalf("Parse(%q) = %#v, want %#v", text, got, o)
 		}
 	})
 }
@@ -196,8 +199,8 @@ func TestOpTextRoundTrip(t *testing.T) {
 // parses back.
 func TestGeneratedOpsRoundTrip(t *testing.T) {
 	for seed := uint64(0); seed < 30; seed++ {
-		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^Caps(0), HoldMs: 20, Profile: []Profile{ProfileTMR, ProfileRefusing}[seed%2]})
-		back, err := ParseScript(FormatOps(ops))
+		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^Caps(0), HoldMs: 20, Profile: []model.Profile{model.ProfileTMR, model.ProfileRefusing}[seed%2]})
+		back, err := op.ParseScript(op.FormatOps(ops))
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -212,7 +215,7 @@ func TestGeneratedOpsRoundTrip(t *testing.T) {
 func TestGenerateDeterministic(t *testing.T) {
 	a := Generate(GenOptions{Seed: 7, Ops: 200, Caps: ^Caps(0)})
 	b := Generate(GenOptions{Seed: 7, Ops: 200, Caps: ^Caps(0)})
-	if FormatOps(a) != FormatOps(b) {
+	if op.FormatOps(a) != op.FormatOps(b) {
 		t.Fatal("the same seed generated two sequences")
 	}
 	if len(a) != 200 {
@@ -242,7 +245,7 @@ func TestParseExamples(t *testing.T) {
 		"kinit c0 dev=0 gen=1 cfg=ring=badheap1",
 		"kinit c0 dev=0 gen=1 cfg=ring=baddep2",
 	} {
-		op, err := Parse(line)
+		op, err := op.Parse(line)
 		if err != nil {
 			t.Errorf("Parse(%q): %v", line, err)
 			continue
@@ -300,16 +303,16 @@ func TestParseErrors(t *testing.T) {
 		"supported c0 extra=1",
 		"getdev now",
 	} {
-		if _, err := Parse(line); err == nil {
+		if _, err := op.Parse(line); err == nil {
 			t.Errorf("Parse(%q) succeeded, want a syntax error", line)
-		} else if !errors.Is(err, ErrSyntax) {
+		} else if !errors.Is(err, op.ErrSyntax) {
 			t.Errorf("Parse(%q): error %v does not wrap ErrSyntax", line, err)
 		}
 	}
 }
 
 func TestParseScriptNamesLine(t *testing.T) {
-	_, err := ParseScript("create c0 # a comment\n\nsetdev 0\nbogus\n")
+	_, err := op.ParseScript("create c0 # a comment\n\nsetdev 0\nbogus\n")
 	if err == nil || !strings.Contains(err.Error(), "line 4") {
 		t.Fatalf("ParseScript error %v, want one naming line 4", err)
 	}

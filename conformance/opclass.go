@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -23,25 +26,25 @@ type opClass struct {
 	memProbe memProbe
 	// legacySkip says why a legacy build cannot run op ("" when it can);
 	// kernel ops are skipped there without it.
-	legacySkip func(op Op) string
+	legacySkip func(op op.Op) string
 	// reps folds one repetition's answer into a repeated op's entry.
-	reps func(e *Entry, o *Observation)
+	reps func(e *Entry, o *op.Observation)
 	// latchRule is the latch rule a trace of a refusal of this op breaks
 	// besides the entry's (refusal probes): L-4 for the inits that latch
 	// PROGRAM, L-5 for kernel init.
-	latchRule Rule
+	latchRule model.Rule
 
 	// needs is what the op requires of a target and, when missing, the
 	// rule it leaves undriven and why (nil: nothing).
-	needs func(op Op) (Caps, Rule, string)
+	needs func(op op.Op) (Caps, model.Rule, string)
 	// rule is the rule a crash or hang of the op names (EntryRule).
-	rule func(op Op) Rule
+	rule func(op op.Op) model.Rule
 	// run executes the whole op when the generic path (one call per
 	// repetition, judged by the model after each) does not fit: the two
 	// thread ops and unload.
-	run func(r *Runner, i int, op Op, e *Entry)
+	run func(r *Runner, i int, op op.Op, e *Entry)
 	// call makes the op's one call and fills o.
-	call func(r *Runner, op Op, h abi.Ctx, o *Observation)
+	call func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation)
 	// result renders what the op returned in a history line (nil: the
 	// status name).
 	result func(e *Entry) string
@@ -65,10 +68,10 @@ const (
 	memFromZero                 // after the call, from 0 before it (create)
 )
 
-var opClasses [NumKinds]*opClass
+var opClasses [op.NumKinds]*opClass
 
 // defineOp registers the class of kind k; each kind is defined once.
-func defineOp(k Kind, c opClass) {
+func defineOp(k op.Kind, c opClass) {
 	if !k.Defined() || opClasses[k] != nil {
 		panic("conformance: op kind " + strconv.Itoa(int(k)) + " defined twice or not in the op language")
 	}
@@ -79,8 +82,8 @@ func defineOp(k Kind, c opClass) {
 }
 
 // classOf is op kind k's class (nil for an unknown kind).
-func classOf(k Kind) *opClass {
-	if k <= KindInvalid || k >= NumKinds {
+func classOf(k op.Kind) *opClass {
+	if k <= op.KindInvalid || k >= op.NumKinds {
 		return nil
 	}
 	return opClasses[k]
@@ -89,13 +92,13 @@ func classOf(k Kind) *opClass {
 // Predicates over the table, for the places that ask about an op.
 
 // kernelOp reports whether op calls a kernel-mode entry.
-func kernelOp(op Op) bool { return op.Kind.Kernel() }
+func kernelOp(op op.Op) bool { return op.Kind.Kernel() }
 
 // runOp reports whether op is one of the run family with valid arguments.
-func runOp(op Op) bool { return op.Kind.RunFamily() }
+func runOp(op op.Op) bool { return op.Kind.RunFamily() }
 
 // legacyUnavailable says why a legacy build cannot run op, or "".
-func legacyUnavailable(op Op) string {
+func legacyUnavailable(op op.Op) string {
 	c := classOf(op.Kind)
 	switch {
 	case c == nil:
@@ -109,39 +112,39 @@ func legacyUnavailable(op Op) string {
 }
 
 // twoThreadOp reports whether op runs calls on two threads.
-func twoThreadOp(op Op) bool { return op.Kind.TwoThread() }
+func twoThreadOp(op op.Op) bool { return op.Kind.TwoThread() }
 
 // needs says what an op requires and, when missing, which rule it leaves
 // undriven and why.
-func needs(op Op) (Caps, Rule, string) {
+func needs(op op.Op) (Caps, model.Rule, string) {
 	if c := classOf(op.Kind); c != nil && c.needs != nil {
 		return c.needs(op)
 	}
-	return 0, RuleNone, ""
+	return 0, model.RuleNone, ""
 }
 
 // EntryRule is the rule a crash or hang of op is reported under when no
 // directed check names the rules: the rule of the entry the op calls (S-3
 // for a NULL context), or for an environment op the rule it drives.
-func EntryRule(op Op) Rule {
+func EntryRule(op op.Op) model.Rule {
 	c := classOf(op.Kind)
 	if c == nil {
-		return RuleNone
+		return model.RuleNone
 	}
 	if op.NullCtxCall() && !op.Kind.RunFamily() {
-		return RS3
+		return model.RS3
 	}
 	return c.rule(op)
 }
 
 // fixedRule is a rule function for an op kind that always names rule r.
-func fixedRule(r Rule) func(Op) Rule { return func(Op) Rule { return r } }
+func fixedRule(r model.Rule) func(op.Op) model.Rule { return func(op.Op) model.Rule { return r } }
 
 // needsRule is the rule an environment op drives: the one it leaves
 // undriven when the target cannot run it.
-func needsRule(op Op) Rule {
-	if _, r, _ := needs(op); r != RuleNone && r != RHooks {
+func needsRule(op op.Op) model.Rule {
+	if _, r, _ := needs(op); r != model.RuleNone && r != model.RHooks {
 		return r
 	}
-	return RD2
+	return model.RD2
 }

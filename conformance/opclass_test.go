@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"testing"
 
 	"github.com/simabi/simabi/conformance/model"
@@ -12,7 +14,7 @@ import (
 // not define. A kind defined in one table only would parse and then be
 // skipped or judged by no rule.
 func TestEveryKindHasItsThreeTableEntries(t *testing.T) {
-	for k := KindInvalid + 1; k < NumKinds; k++ {
+	for k := op.KindInvalid + 1; k < op.NumKinds; k++ {
 		if !k.Defined() {
 			t.Errorf("kind %d: not defined in the op language (conformance/op)", k)
 			continue
@@ -25,7 +27,7 @@ func TestEveryKindHasItsThreeTableEntries(t *testing.T) {
 		}
 	}
 	for k, c := range opClasses {
-		if c != nil && !Kind(k).Defined() {
+		if c != nil && !op.Kind(k).Defined() {
 			t.Errorf("kind %d: an engine entry for a kind the op language does not define", k)
 		}
 	}

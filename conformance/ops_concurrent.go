@@ -1,5 +1,10 @@
 package conformance
 
+import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+)
+
 // The two-thread ops: holdlaunch and holdprepare (X-2: a call while a
 // prepare holds the gate, site 7) and racekinit (X-1: two kernel inits of
 // one device from a barrier). Each runs its own two threads (run), is
@@ -7,19 +12,19 @@ package conformance
 // scheduler's branch apart from what the rules fix.
 
 func init() {
-	holdNeeds := func(Op) (Caps, Rule, string) {
-		return CapInject | CapSetDevice, RX2, "X-2: holding the gate needs simabi_inject site 7"
+	holdNeeds := func(op.Op) (Caps, model.Rule, string) {
+		return CapInject | CapSetDevice, model.RX2, "X-2: holding the gate needs simabi_inject site 7"
 	}
-	defineOp(KindHoldLaunch, opClass{
+	defineOp(op.KindHoldLaunch, opClass{
 		// The candidates of both hold ops, from here.
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.ready) > 0 && g.o.HoldMs > 0 && (g.o.MaxHolds == 0 || g.holds < g.o.MaxHolds) {
-				add(8, func(ch Chooser) Op { return g.hold(ch, g.pick(ch, "slot", s.ready)) })
+				add(8, func(ch Chooser) op.Op { return g.hold(ch, g.pick(ch, "slot", s.ready)) })
 			}
 		},
 		needs:      holdNeeds,
 		rule:       needsRule,
-		run:        func(r *Runner, i int, op Op, e *Entry) { r.hold(i, op, e) },
+		run:        func(r *Runner, i int, op op.Op, e *Entry) { r.hold(i, op, e) },
 		annotation: func(e *Entry) string { return overlapText(&e.Obs) },
 		// A held launch fails at once when it overlaps and runs normally
 		// when it does not: only its prepare is fixed.
@@ -33,13 +38,13 @@ func init() {
 		},
 		result: func(e *Entry) string {
 			o := &e.Obs
-			return outcome(o.Call.Status, o.Call.Out, true) + " | " + statusName(o.Second.Status)
+			return outcome(o.Call.Status, o.Call.Out, true) + " | " + op.StatusName(o.Second.Status)
 		},
 	})
-	defineOp(KindHoldPrepare, opClass{
+	defineOp(op.KindHoldPrepare, opClass{
 		needs: holdNeeds,
 		rule:  needsRule,
-		run:   func(r *Runner, i int, op Op, e *Entry) { r.hold(i, op, e) },
+		run:   func(r *Runner, i int, op op.Op, e *Entry) { r.hold(i, op, e) },
 		annotation: func(e *Entry) string {
 			o := &e.Obs
 			return overlapText(o) + "; img " + outcome(o.Call.Status, o.Call.Out, true) + ", img2 " +
@@ -58,36 +63,38 @@ func init() {
 			return pair(outcome(o.Call.Status, o.Call.Out, true), outcome(o.Second.Status, o.Second.Out, true))
 		},
 	})
-	defineOp(KindRaceKInit, opClass{
+	defineOp(op.KindRaceKInit, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
 			dev, known := g.m.Device()
 			if len(s.fresh) >= 2 && g.o.Caps.Has(CapSetDevice) && known && dev >= 0 && !g.m.SiteArmed(1) && !g.m.SiteArmed(9) {
-				add(5, func(ch Chooser) Op {
+				add(5, func(ch Chooser) op.Op {
 					a := ch.IntN(len(s.fresh), "racer")
 					b := (a + 1 + ch.IntN(len(s.fresh)-1, "racer")) % len(s.fresh)
-					return Op{Kind: KindRaceKInit, C: s.fresh[a], C2: s.fresh[b], Dev: dev, Gen: 1 + uint64(ch.IntN(3, "gen"))}
+					return op.Op{Kind: op.KindRaceKInit, C: s.fresh[a], C2: s.fresh[b], Dev: dev, Gen: 1 + uint64(ch.IntN(3, "gen"))}
 				})
 			}
 		},
-		needs: func(Op) (Caps, Rule, string) {
-			return CapSetDevice, RX1, "X-1: the racing thread needs a current device (hook or ACL)"
+		needs: func(op.Op) (Caps, model.Rule, string) {
+			return CapSetDevice, model.RX1, "X-1: the racing thread needs a current device (hook or ACL)"
 		},
 		rule: needsRule,
-		run:  func(r *Runner, i int, op Op, e *Entry) { r.race(i, op, e) },
+		run:  func(r *Runner, i int, op op.Op, e *Entry) { r.race(i, op, e) },
 		annotation: func(e *Entry) string {
 			o := &e.Obs
-			return ctxText(e.Op.C) + " " + statusName(o.Call.Status) + ", " + ctxText(e.Op.C2) + " " + statusName(o.Second.Status)
+			return op.CtxText(e.Op.C) + " " + op.StatusName(o.Call.Status) + ", " + op.CtxText(e.Op.C2) + " " + op.StatusName(o.Second.Status)
 		},
 		// The racer that got the claim.
-		branch: func(e *Entry) string { return statusName(e.Obs.Call.Status) + "|" + statusName(e.Obs.Second.Status) },
+		branch: func(e *Entry) string {
+			return op.StatusName(e.Obs.Call.Status) + "|" + op.StatusName(e.Obs.Second.Status)
+		},
 		result: func(e *Entry) string {
 			o := &e.Obs
-			return pair(statusName(o.Call.Status), statusName(o.Second.Status))
+			return pair(op.StatusName(o.Call.Status), op.StatusName(o.Second.Status))
 		},
 	})
 }
 
-func (g *Generator) hold(ch Chooser, slot int8) Op {
+func (g *Generator) hold(ch Chooser, slot int8) op.Op {
 	mc, _ := g.m.Context(slot)
 	g.holds++
 	if ch.IntN(2, "hold") == 0 {
@@ -95,7 +102,7 @@ func (g *Generator) hold(ch Chooser, slot int8) Op {
 		if s < 0 {
 			s = 0
 		}
-		return Op{Kind: KindHoldLaunch, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), ID: int32(ch.IntN(mc.IDs, "id")), Stream: s}
+		return op.Op{Kind: op.KindHoldLaunch, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), ID: int32(ch.IntN(mc.IDs, "id")), Stream: s}
 	}
-	return Op{Kind: KindHoldPrepare, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), Img2: g.image(ch)}
+	return op.Op{Kind: op.KindHoldPrepare, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), Img2: g.image(ch)}
 }

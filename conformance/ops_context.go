@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -10,7 +13,7 @@ import (
 // committed.
 
 func init() {
-	defineOp(KindCreate, opClass{
+	defineOp(op.KindCreate, opClass{
 		memProbe: memFromZero,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.free) > 0 {
@@ -18,11 +21,11 @@ func init() {
 				if len(s.live) == 0 {
 					w = 400
 				}
-				add(w, func(ch Chooser) Op { return Op{Kind: KindCreate, C: g.pick(ch, "slot", s.free)} })
+				add(w, func(ch Chooser) op.Op { return op.Op{Kind: op.KindCreate, C: g.pick(ch, "slot", s.free)} })
 			}
 		},
-		rule: fixedRule(RL1),
-		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {
+		rule: fixedRule(model.RL1),
+		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			if old := r.slots[op.C]; old.used && r.m.SlotLive(op.C) {
 				r.leaked = append(r.leaked, old)
 			}
@@ -40,54 +43,54 @@ func init() {
 			return "null"
 		},
 	})
-	defineOp(KindDestroy, opClass{
+	defineOp(op.KindDestroy, opClass{
 		memProbe: memNone,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
-				add(10, func(ch Chooser) Op { return Op{Kind: KindDestroy, C: g.pick(ch, "slot", s.live)} })
+				add(10, func(ch Chooser) op.Op { return op.Op{Kind: op.KindDestroy, C: g.pick(ch, "slot", s.live)} })
 			}
-			add(1, func(Chooser) Op { return Op{Kind: KindDestroy, C: NullRef} }) // S-3
+			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindDestroy, C: op.NullRef} }) // S-3
 		},
-		rule:   fixedRule(REDestroy),
-		call:   func(r *Runner, _ Op, h abi.Ctx, _ *Observation) { r.rt.DestroyDeviceContext(h) },
+		rule:   fixedRule(model.REDestroy),
+		call:   func(r *Runner, _ op.Op, h abi.Ctx, _ *op.Observation) { r.rt.DestroyDeviceContext(h) },
 		result: func(*Entry) string { return "done" },
 	})
-	defineOp(KindSupported, opClass{
+	defineOp(op.KindSupported, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
-				add(10, func(ch Chooser) Op { return Op{Kind: KindSupported, C: g.pick(ch, "slot", s.live)} })
+				add(10, func(ch Chooser) op.Op { return op.Op{Kind: op.KindSupported, C: g.pick(ch, "slot", s.live)} })
 			}
-			add(2, func(Chooser) Op { return Op{Kind: KindSupported, C: NullRef} }) // S-3
+			add(2, func(Chooser) op.Op { return op.Op{Kind: op.KindSupported, C: op.NullRef} }) // S-3
 		},
-		rule: fixedRule(RESup),
-		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) {
+		rule: fixedRule(model.RESup),
+		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Value = uint64(int64(r.rt.KernelModeSupported(h)))
 		},
 		result: func(e *Entry) string { return strconv.FormatInt(int64(e.Obs.Call.Value), 10) },
 	})
-	defineOp(KindFinalize, opClass{
+	defineOp(op.KindFinalize, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.kernel) > 0 {
-				add(25, func(ch Chooser) Op { return Op{Kind: KindFinalize, C: g.pick(ch, "slot", s.kernel)} })
+				add(25, func(ch Chooser) op.Op { return op.Op{Kind: op.KindFinalize, C: g.pick(ch, "slot", s.kernel)} })
 			}
 			if len(s.program) > 0 {
-				add(10, func(ch Chooser) Op { return Op{Kind: KindFinalize, C: g.pick(ch, "slot", s.program)} })
+				add(10, func(ch Chooser) op.Op { return op.Op{Kind: op.KindFinalize, C: g.pick(ch, "slot", s.program)} })
 			}
-			add(1, func(Chooser) Op { return Op{Kind: KindFinalize, C: NullRef} }) // S-3
+			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindFinalize, C: op.NullRef} }) // S-3
 		},
-		rule: fixedRule(REFin),
-		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.FinalizeDevice(h) },
+		rule: fixedRule(model.REFin),
+		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) { o.Call.Status = r.rt.FinalizeDevice(h) },
 	})
-	defineOp(KindCommitted, opClass{
+	defineOp(op.KindCommitted, opClass{
 		memProbe: memFromCall,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
-				add(5, func(ch Chooser) Op { return Op{Kind: KindCommitted, C: g.pick(ch, "slot", s.live)} })
+				add(5, func(ch Chooser) op.Op { return op.Op{Kind: op.KindCommitted, C: g.pick(ch, "slot", s.live)} })
 			}
-			add(1, func(Chooser) Op { return Op{Kind: KindCommitted, C: NullRef} }) // S-3
+			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindCommitted, C: op.NullRef} }) // S-3
 		},
-		rule: fixedRule(RM7),
-		call: func(r *Runner, _ Op, h abi.Ctx, o *Observation) {
+		rule: fixedRule(model.RM7),
+		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) {
 			v := uint64(r.rt.CommittedDeviceMemory(h))
 			o.Call.Value, o.Mem = v, v
 		},

@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"encoding/binary"
+	"github.com/simabi/simabi/conformance/op"
+
 	"strconv"
 	"sync"
 	"unsafe"
@@ -13,10 +16,12 @@ import (
 // getdev, sync, inject, clobber, unload.
 
 func init() {
-	defineOp(KindContract, opClass{
-		gen:  func(_ *Generator, _ *genState, add adder) { add(1, func(Chooser) Op { return Op{Kind: KindContract} }) },
-		rule: fixedRule(RVContract),
-		call: func(r *Runner, _ Op, _ abi.Ctx, o *Observation) {
+	defineOp(op.KindContract, opClass{
+		gen: func(_ *Generator, _ *genState, add adder) {
+			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindContract} })
+		},
+		rule: fixedRule(model.RVContract),
+		call: func(r *Runner, _ op.Op, _ abi.Ctx, o *op.Observation) {
 			o.Call.Value = 1
 			if p := r.rt.GetPipelineContract(); p != nil {
 				o.Contract = append([]byte(nil), unsafe.Slice((*byte)(p), 144)...)
@@ -29,19 +34,19 @@ func init() {
 			return "admissible"
 		},
 	})
-	defineOp(KindSetDev, opClass{
+	defineOp(op.KindSetDev, opClass{
 		gen: func(g *Generator, _ *genState, add adder) {
-			add(20, func(ch Chooser) Op { return Op{Kind: KindSetDev, Dev: g.dev(ch)} })
-			add(3, func(Chooser) Op { return Op{Kind: KindSetDev, Dev: -1} })
+			add(20, func(ch Chooser) op.Op { return op.Op{Kind: op.KindSetDev, Dev: g.dev(ch)} })
+			add(3, func(Chooser) op.Op { return op.Op{Kind: op.KindSetDev, Dev: -1} })
 		},
-		needs: func(op Op) (Caps, Rule, string) {
+		needs: func(op op.Op) (Caps, model.Rule, string) {
 			if op.Dev < 0 {
-				return CapClearDevice, RD2, "D-2: leaving the thread with no current device needs simabi_set_current_device (ACL cannot unset a device)"
+				return CapClearDevice, model.RD2, "D-2: leaving the thread with no current device needs simabi_set_current_device (ACL cannot unset a device)"
 			}
-			return CapSetDevice, RD2, "D-2: target exports no simabi_set_current_device and no ACL was given"
+			return CapSetDevice, model.RD2, "D-2: target exports no simabi_set_current_device and no ACL was given"
 		},
 		rule: needsRule,
-		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {
+		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			if r.hooks != nil {
 				o.Call.Status = r.hooks.SimSetCurrentDevice(op.Dev)
 			} else {
@@ -49,28 +54,30 @@ func init() {
 			}
 		},
 	})
-	defineOp(KindGetDev, opClass{
-		gen: func(_ *Generator, _ *genState, add adder) { add(3, func(Chooser) Op { return Op{Kind: KindGetDev} }) },
-		needs: func(Op) (Caps, Rule, string) {
-			return CapGetDevice, RD1, "D-1: target exports no simabi_current_device"
+	defineOp(op.KindGetDev, opClass{
+		gen: func(_ *Generator, _ *genState, add adder) {
+			add(3, func(Chooser) op.Op { return op.Op{Kind: op.KindGetDev} })
+		},
+		needs: func(op.Op) (Caps, model.Rule, string) {
+			return CapGetDevice, model.RD1, "D-1: target exports no simabi_current_device"
 		},
 		rule: needsRule,
-		call: func(r *Runner, _ Op, _ abi.Ctx, o *Observation) {
+		call: func(r *Runner, _ op.Op, _ abi.Ctx, o *op.Observation) {
 			o.Call.Value = uint64(int64(r.hooks.SimCurrentDevice()))
 		},
 		result: func(e *Entry) string { return strconv.FormatInt(int64(e.Obs.Call.Value), 10) },
 	})
-	defineOp(KindSync, opClass{
+	defineOp(op.KindSync, opClass{
 		gen: func(_ *Generator, s *genState, add adder) {
 			if len(s.ready) > 0 {
-				add(30, func(ch Chooser) Op { return Op{Kind: KindSync, Stream: int8(ch.IntN(3, "stream"))} })
+				add(30, func(ch Chooser) op.Op { return op.Op{Kind: op.KindSync, Stream: int8(ch.IntN(3, "stream"))} })
 			}
 		},
-		needs: func(Op) (Caps, Rule, string) {
-			return CapSync, RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"
+		needs: func(op.Op) (Caps, model.Rule, string) {
+			return CapSync, model.RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"
 		},
 		rule: needsRule,
-		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {
+		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			if r.hooks != nil {
 				o.Call.Status = r.hooks.SimSyncStream(r.stream(op.Stream))
 			} else {
@@ -78,24 +85,24 @@ func init() {
 			}
 		},
 	})
-	defineOp(KindInject, opClass{
+	defineOp(op.KindInject, opClass{
 		gen: func(g *Generator, _ *genState, add adder) { add(12, g.inject) },
-		needs: func(op Op) (Caps, Rule, string) {
+		needs: func(op op.Op) (Caps, model.Rule, string) {
 			return CapInject, siteRuleOf(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
 		},
 		rule: needsRule,
-		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {
+		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			o.Call.Status = r.hooks.SimInject(op.Site, op.Count, op.Code)
 		},
 	})
-	defineOp(KindClobber, opClass{
+	defineOp(op.KindClobber, opClass{
 		gen: func(g *Generator, _ *genState, add adder) {
 			if len(g.imgs) > 0 {
-				add(3, func(ch Chooser) Op { return Op{Kind: KindClobber, Img: g.imgs[ch.IntN(len(g.imgs), "img")]} })
+				add(3, func(ch Chooser) op.Op { return op.Op{Kind: op.KindClobber, Img: g.imgs[ch.IntN(len(g.imgs), "img")]} })
 			}
 		},
-		rule: fixedRule(RM6),
-		call: func(r *Runner, op Op, _ abi.Ctx, _ *Observation) {
+		rule: fixedRule(model.RM6),
+		call: func(r *Runner, op op.Op, _ abi.Ctx, _ *op.Observation) {
 			if b := r.images[op.Img]; b != nil && b.raw != nil {
 				clear(b.raw[op.Img.Mis : int(op.Img.Mis)+len(b.img.Bytes)])
 				b.dirty = true
@@ -103,12 +110,12 @@ func init() {
 		},
 		result: func(*Entry) string { return "done" },
 	})
-	defineOp(KindUnload, opClass{
-		needs: func(Op) (Caps, Rule, string) {
-			return CapUnload, RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"
+	defineOp(op.KindUnload, opClass{
+		needs: func(op.Op) (Caps, model.Rule, string) {
+			return CapUnload, model.RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"
 		},
 		rule: needsRule,
-		run:  func(r *Runner, i int, op Op, e *Entry) { r.unload(i, op, e) },
+		run:  func(r *Runner, i int, op op.Op, e *Entry) { r.unload(i, op, e) },
 	})
 }
 
@@ -116,8 +123,8 @@ var injectCodes = []int32{-1234, -1300, -2001}
 
 // inject arms a fault site: mostly a valid injection of site 1..10, now and
 // then one the hook must refuse (site 0 or 11, a negative count, code 0).
-func (g *Generator) inject(ch Chooser) Op {
-	op := Op{Kind: KindInject, Site: int32(1 + ch.IntN(10, "site")),
+func (g *Generator) inject(ch Chooser) op.Op {
+	op := op.Op{Kind: op.KindInject, Site: int32(1 + ch.IntN(10, "site")),
 		Count: int32(1 + ch.IntN(2, "count")), Code: injectCodes[ch.IntN(len(injectCodes), "code")]}
 	switch op.Site {
 	case 6:
@@ -146,27 +153,27 @@ func (g *Generator) inject(ch Chooser) Op {
 // op chooses: threshold= (Op.Code), version= (Op.Site, default 1), size=
 // (Op.Count, default 16), or null.
 func init() {
-	defineOp(KindHostLog, opClass{
+	defineOp(op.KindHostLog, opClass{
 		gen: func(_ *Generator, _ *genState, add adder) {
 			// Refusals, and the default threshold: a random sequence does
 			// not move a real build's log level.
-			add(2, func(ch Chooser) Op {
-				op := Op{Kind: KindHostLog, Code: 25, Site: 1, Count: 16}
+			add(2, func(ch Chooser) op.Op {
+				cur := op.Op{Kind: op.KindHostLog, Code: 25, Site: 1, Count: 16}
 				switch ch.IntN(5, "hostlog") {
 				case 3:
-					op = Op{Kind: KindHostLog, OutNull: true}
+					cur = op.Op{Kind: op.KindHostLog, OutNull: true}
 				case 0:
-					op.Code = []int32{0, 9, 11, 15, 26, 50, 61, -1}[ch.IntN(8, "threshold")]
+					cur.Code = []int32{0, 9, 11, 15, 26, 50, 61, -1}[ch.IntN(8, "threshold")]
 				case 1:
-					op.Site = 2
+					cur.Site = 2
 				case 2:
-					op.Count = 15
+					cur.Count = 15
 				}
-				return op
+				return cur
 			})
 		},
-		rule: fixedRule(RS2),
-		call: func(r *Runner, op Op, _ abi.Ctx, o *Observation) {
+		rule: fixedRule(model.RS2),
+		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			var p unsafe.Pointer
 			if !op.OutNull {
 				p = unsafe.Pointer(hostLogBlock(uint32(op.Site), uint32(op.Count), op.Code))
@@ -196,9 +203,9 @@ func hostLogBlock(version, size uint32, threshold int32) *[abi.HostLogStateSize]
 		hostLogBlocks.m = map[[3]int64]*[abi.HostLogStateSize]byte{}
 	}
 	b := new([abi.HostLogStateSize]byte)
-	le.PutUint32(b[0:], version)
-	le.PutUint32(b[4:], size)
-	le.PutUint32(b[8:], uint32(threshold))
+	binary.LittleEndian.PutUint32(b[0:], version)
+	binary.LittleEndian.PutUint32(b[4:], size)
+	binary.LittleEndian.PutUint32(b[8:], uint32(threshold))
 	hostLogBlocks.m[k] = b
 	return b
 }

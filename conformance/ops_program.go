@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"strconv"
 	"unsafe"
 
@@ -12,12 +15,12 @@ import (
 // with deliberately bad arguments).
 
 func init() {
-	defineOp(KindPInit, opClass{
-		latchRule: RL4,
+	defineOp(op.KindPInit, opClass{
+		latchRule: model.RL4,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
-				add(6, func(ch Chooser) Op {
-					op := Op{Kind: KindPInit, C: g.pick(ch, "slot", s.live), Dev: g.devAny(ch)}
+				add(6, func(ch Chooser) op.Op {
+					op := op.Op{Kind: op.KindPInit, C: g.pick(ch, "slot", s.live), Dev: g.devAny(ch)}
 					if ch.IntN(4, "pinit") == 3 {
 						op.Spans = g.spans(ch, 4)
 						if ch.IntN(2, "prewarm") == 0 {
@@ -30,61 +33,65 @@ func init() {
 					return op
 				})
 			}
-			add(1, func(Chooser) Op { return Op{Kind: KindPInit, C: NullRef} }) // S-3
+			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindPInit, C: op.NullRef} }) // S-3
 		},
-		rule: fixedRule(REPInit),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
-			p0, n0 := r.span(0, op.Spans[0])
-			p1, n1 := r.span(1, op.Spans[1])
-			p2, n2 := r.span(2, op.Spans[2])
-			p3, n3 := r.span(3, op.Spans[3])
+		rule: fixedRule(model.REPInit),
+		call: func(r *Runner, cur op.Op, h abi.Ctx, o *op.Observation) {
+			p0, n0 := r.span(0, cur.Spans[0])
+			p1, n1 := r.span(1, cur.Spans[1])
+			p2, n2 := r.span(2, cur.Spans[2])
+			p3, n3 := r.span(3, cur.Spans[3])
 			var pw unsafe.Pointer
-			if op.Prewarm {
-				if b := CfgBytes(op.Cfg, r.m.Profile() == ProfileLegacy); b != nil {
+			if cur.Prewarm {
+				if b := op.CfgBytes(cur.Cfg, r.m.Profile() == model.ProfileLegacy); b != nil {
 					pw = unsafe.Pointer(unsafe.SliceData(b))
 				}
 			}
-			o.Call.Status = r.rt.SimplerInit(h, op.Dev, p0, n0, p1, n1, p2, n2, pw, 0, p3, uint64(n3))
-			if op.C >= 0 && o.Call.Status == abi.OK {
-				r.slots[op.C].dev = op.Dev
+			o.Call.Status = r.rt.SimplerInit(h, cur.Dev, p0, n0, p1, n1, p2, n2, pw, 0, p3, uint64(n3))
+			if cur.C >= 0 && o.Call.Status == abi.OK {
+				r.slots[cur.C].dev = cur.Dev
 			}
 		},
 	})
-	defineOp(KindACL, opClass{
-		latchRule: RL4,
+	defineOp(op.KindACL, opClass{
+		latchRule: model.RL4,
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.live) > 0 {
-				add(6, func(ch Chooser) Op { return Op{Kind: KindACL, C: g.pick(ch, "slot", s.live), Dev: g.devAny(ch)} })
+				add(6, func(ch Chooser) op.Op {
+					return op.Op{Kind: op.KindACL, C: g.pick(ch, "slot", s.live), Dev: g.devAny(ch)}
+				})
 			}
-			add(1, func(Chooser) Op { return Op{Kind: KindACL, C: NullRef} }) // S-3
+			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindACL, C: op.NullRef} }) // S-3
 		},
-		rule: fixedRule(REACL),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) { o.Call.Status = r.rt.EnsureACLReady(h, op.Dev) },
+		rule: fixedRule(model.REACL),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
+			o.Call.Status = r.rt.EnsureACLReady(h, op.Dev)
+		},
 	})
-	defineOp(KindProg, opClass{
+	defineOp(op.KindProg, opClass{
 		gen: func(g *Generator, s *genState, add adder) {
-			fn := func(ch Chooser) ProgFn { return ProgFn(ch.IntN(int(NumFns), "fn")) }
+			fn := func(ch Chooser) op.ProgFn { return op.ProgFn(ch.IntN(int(op.NumFns), "fn")) }
 			if len(s.live) > 0 {
-				add(10, func(ch Chooser) Op { return Op{Kind: KindProg, C: g.pick(ch, "slot", s.live), Fn: fn(ch)} })
+				add(10, func(ch Chooser) op.Op { return op.Op{Kind: op.KindProg, C: g.pick(ch, "slot", s.live), Fn: fn(ch)} })
 			}
-			add(1, func(ch Chooser) Op { return Op{Kind: KindProg, C: NullRef, Fn: fn(ch)} }) // S-3
+			add(1, func(ch Chooser) op.Op { return op.Op{Kind: op.KindProg, C: op.NullRef, Fn: fn(ch)} }) // S-3
 		},
-		legacySkip: func(op Op) string {
-			if op.Fn == FnMemInfo {
+		legacySkip: func(cur op.Op) string {
+			if cur.Fn == op.FnMemInfo {
 				return "legacy build: no device_memory_info_ctx"
 			}
 			return ""
 		},
-		rule: fixedRule(REProg),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) { r.prog(h, op.Fn, o) },
+		rule: fixedRule(model.REProg),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) { r.prog(h, op.Fn, o) },
 		result: func(e *Entry) string {
-			o, op := &e.Obs, e.Op
+			o, cur := &e.Obs, e.Op
 			switch {
-			case op.Fn.StatusEntry():
-				return statusName(o.Call.Status)
-			case op.Fn == FnFree:
+			case cur.Fn.StatusEntry():
+				return op.StatusName(o.Call.Status)
+			case cur.Fn == op.FnFree:
 				return "done"
-			case op.Fn == FnMalloc || op.Fn == FnCommCreate:
+			case cur.Fn == op.FnMalloc || cur.Fn == op.FnCommCreate:
 				if o.Call.Value != 0 {
 					return "nonnull"
 				}

@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
@@ -11,56 +14,56 @@ import (
 // finalize_run, run.
 
 func init() {
-	defineOp(KindRegister, opClass{
-		rule: fixedRule(REProg),
+	defineOp(op.KindRegister, opClass{
+		rule: fixedRule(model.REProg),
 		// The run family's candidates, all from here: register until the
 		// context has a callable, then runs on the four storages.
 		gen: func(g *Generator, s *genState, add adder) {
 			if len(s.program) > 0 {
-				add(60, func(ch Chooser) Op { return g.runOp(ch, g.pick(ch, "slot", s.program)) })
+				add(60, func(ch Chooser) op.Op { return g.runOp(ch, g.pick(ch, "slot", s.program)) })
 			}
 		},
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+		call: func(r *Runner, cur op.Op, h abi.Ctx, o *op.Observation) {
 			var img unsafe.Pointer
 			counts := [2]int32{}
-			if op.Img.Base == ImgProgram && r.userImg != nil {
+			if cur.Img.Base == op.ImgProgram && r.userImg != nil {
 				img, counts = unsafe.Pointer(unsafe.SliceData(r.userImg)), r.userCount
 			} else {
-				b := r.image(op.Img)
+				b := r.image(cur.Img)
 				img, counts = b.ptr, [2]int32{b.img.Tensors, b.img.Scalars}
 			}
-			o.Call.Status = r.rt.RegisterCallable(h, op.ID, img)
-			if o.Call.Status == abi.OK && op.C >= 0 {
-				if r.progIDs[op.C] == nil {
-					r.progIDs[op.C] = map[int32][2]int32{}
+			o.Call.Status = r.rt.RegisterCallable(h, cur.ID, img)
+			if o.Call.Status == abi.OK && cur.C >= 0 {
+				if r.progIDs[cur.C] == nil {
+					r.progIDs[cur.C] = map[int32][2]int32{}
 				}
-				r.progIDs[op.C][op.ID] = counts
+				r.progIDs[cur.C][cur.ID] = counts
 			}
 		},
 	})
-	defineOp(KindUnregister, opClass{
-		rule: fixedRule(REFin),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+	defineOp(op.KindUnregister, opClass{
+		rule: fixedRule(model.REFin),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status = r.rt.UnregisterCallable(h, op.ID)
 		},
 	})
-	defineOp(KindPrepareRun, opClass{
-		rule: fixedRule(REProg),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+	defineOp(op.KindPrepareRun, opClass{
+		rule: fixedRule(model.REProg),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			args, cfg, desc := r.runCallArgs(op, o)
 			o.Call.Status = r.rt.PrepareRun(h, r.runHandle(op), op.ID, args, cfg, desc)
 		},
 	})
-	defineOp(KindRun, opClass{
-		rule: fixedRule(REProg),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+	defineOp(op.KindRun, opClass{
+		rule: fixedRule(model.REProg),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			args, cfg, desc := r.runCallArgs(op, o)
 			o.Call.Status = r.rt.Run(h, r.runHandle(op), op.ID, args, cfg, desc)
 		},
 	})
-	defineOp(KindLaunchRun, opClass{
-		rule: fixedRule(REProg),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+	defineOp(op.KindLaunchRun, opClass{
+		rule: fixedRule(model.REProg),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			if op.St < 0 {
 				o.Call.Status = r.rt.LaunchRun(h, 0)
 				return
@@ -70,28 +73,28 @@ func init() {
 			o.Accepted = r.accepted[op.St]
 		},
 	})
-	defineOp(KindPollRun, opClass{
-		rule: fixedRule(REProg),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+	defineOp(op.KindPollRun, opClass{
+		rule: fixedRule(model.REProg),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status = r.rt.PollRun(h, r.runHandle(op))
 		},
 	})
-	defineOp(KindWaitRun, opClass{
-		rule: fixedRule(REProg),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+	defineOp(op.KindWaitRun, opClass{
+		rule: fixedRule(model.REProg),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status = r.rt.WaitRun(h, r.runHandle(op))
 		},
 	})
-	defineOp(KindFinalizeRun, opClass{
-		rule: fixedRule(REFin),
-		call: func(r *Runner, op Op, h abi.Ctx, o *Observation) {
+	defineOp(op.KindFinalizeRun, opClass{
+		rule: fixedRule(model.REFin),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status = r.rt.FinalizeRun(h, r.runHandle(op))
 		},
 	})
 }
 
 // runHandle is the RuntimeHandle of op's run storage (0 for st=null).
-func (r *Runner) runHandle(op Op) abi.RunHandle {
+func (r *Runner) runHandle(op op.Op) abi.RunHandle {
 	if op.St < 0 {
 		return 0
 	}
@@ -100,7 +103,7 @@ func (r *Runner) runHandle(op Op) abi.RunHandle {
 
 // runCallArgs forms prepare_run's and run's args, CallConfig and descriptor
 // (NULL where the op says so; st=null takes storage 0's descriptor).
-func (r *Runner) runCallArgs(op Op, o *Observation) (args, cfg, desc unsafe.Pointer) {
+func (r *Runner) runCallArgs(op op.Op, o *op.Observation) (args, cfg, desc unsafe.Pointer) {
 	args, t, s := r.formRunArgs(op)
 	o.Call.ArgT, o.Call.ArgS = t, s
 	st := max(op.St, 0)
@@ -115,36 +118,36 @@ func (r *Runner) runCallArgs(op Op, o *Observation) (args, cfg, desc unsafe.Poin
 
 // nullRunArgs now and then makes a run start with one argument NULL
 // (E-PROG: storage, args, CallConfig or descriptor, each refused with IA).
-func nullRunArgs(ch Chooser, op Op) Op {
+func nullRunArgs(ch Chooser, o op.Op) op.Op {
 	switch ch.IntN(24, "null-arg") {
 	case 0:
-		op.St = NullRef
+		o.St = op.NullRef
 	case 1:
-		op.Args = ArgsRecipe{Mode: ArgsNull}
+		o.Args = op.ArgsRecipe{Mode: op.ArgsNull}
 	case 2:
-		op.Cfg.Null = true
+		o.Cfg.Null = true
 	case 3:
-		op.OutNull = true
+		o.OutNull = true
 	}
-	return op
+	return o
 }
 
 // runOp is one op of the run family on program context c: register until
 // it has a callable, then runs on the four storages, now and then a finalize
 // or destroy while a run is outstanding (E-FIN, E-DESTROY).
-func (g *Generator) runOp(ch Chooser, c int8) Op {
+func (g *Generator) runOp(ch Chooser, c int8) op.Op {
 	ids := g.m.Registered(c)
 	id := int32(ch.IntN(3, "id"))
 	if len(ids) == 0 || ch.IntN(12, "register") == 0 {
-		img := ImageRecipe{T: uint16(ch.IntN(2, "t")), S: uint16(ch.IntN(2, "s")), X: uint16(ch.IntN(3, "x"))}
-		return Op{Kind: KindRegister, C: c, ID: id, Img: img}
+		img := op.ImageRecipe{T: uint16(ch.IntN(2, "t")), S: uint16(ch.IntN(2, "s")), X: uint16(ch.IntN(3, "x"))}
+		return op.Op{Kind: op.KindRegister, C: c, ID: id, Img: img}
 	}
 	if ch.IntN(10, "known-id") < 7 {
 		id = ids[ch.IntN(len(ids), "which-id")]
 	}
 	// A storage of c's, or a free one.
-	st := int8(ch.IntN(MaxStorages, "st"))
-	for i := range int8(MaxStorages) {
+	st := int8(ch.IntN(op.MaxStorages, "st"))
+	for i := range int8(op.MaxStorages) {
 		if _, holder := g.m.Storage(i); holder == c && ch.IntN(5, "own-st") < 4 {
 			st = i
 			break
@@ -153,19 +156,19 @@ func (g *Generator) runOp(ch Chooser, c int8) Op {
 	state, _ := g.m.Storage(st)
 	switch {
 	case ch.IntN(25, "unregister") == 0:
-		return Op{Kind: KindUnregister, C: c, ID: id}
-	case state == storageFree && ch.IntN(5, "whole") == 0:
-		return nullRunArgs(ch, Op{Kind: KindRun, C: c, St: st, ID: id})
-	case state == storageFree:
-		op := Op{Kind: KindPrepareRun, C: c, St: st, ID: id}
+		return op.Op{Kind: op.KindUnregister, C: c, ID: id}
+	case state == model.StorageFree && ch.IntN(5, "whole") == 0:
+		return nullRunArgs(ch, op.Op{Kind: op.KindRun, C: c, St: st, ID: id})
+	case state == model.StorageFree:
+		o := op.Op{Kind: op.KindPrepareRun, C: c, St: st, ID: id}
 		if ch.IntN(20, "args") == 0 {
-			op.Args = ArgsRecipe{Mode: ArgsMatch, T: 1}
+			o.Args = op.ArgsRecipe{Mode: op.ArgsMatch, T: 1}
 		}
-		return nullRunArgs(ch, op)
+		return nullRunArgs(ch, o)
 	}
-	kinds := []Kind{KindLaunchRun, KindPollRun, KindWaitRun, KindFinalizeRun, KindPrepareRun, KindDestroy, KindFinalize}
+	kinds := []op.Kind{op.KindLaunchRun, op.KindPollRun, op.KindWaitRun, op.KindFinalizeRun, op.KindPrepareRun, op.KindDestroy, op.KindFinalize}
 	weights := []int{30, 20, 20, 20, 5, 3, 4}
-	if state == storagePrepared {
+	if state == model.StoragePrepared {
 		weights[0] = 60
 	}
 	total := 0
@@ -181,12 +184,12 @@ func (g *Generator) runOp(ch Chooser, c int8) Op {
 		}
 		x -= w
 	}
-	if k == KindDestroy || k == KindFinalize {
-		return Op{Kind: k, C: c}
+	if k == op.KindDestroy || k == op.KindFinalize {
+		return op.Op{Kind: k, C: c}
 	}
-	op := Op{Kind: k, C: c, St: st}
-	if k == KindPrepareRun {
-		op.ID = id
+	o := op.Op{Kind: k, C: c, St: st}
+	if k == op.KindPrepareRun {
+		o.ID = id
 	}
-	return op
+	return o
 }

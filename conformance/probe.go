@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"slices"
 	"strconv"
 
@@ -35,14 +38,14 @@ const probeGen = 97
 // ProbeCase is one probe of a directed check.
 type ProbeCase struct {
 	Name    string
-	Ops     []Op // the check's ops up to the refusal, then the probes
-	At      int  // the refused op's index
-	Refused Op
+	Ops     []op.Op // the check's ops up to the refusal, then the probes
+	At      int     // the refused op's index
+	Refused op.Op
 }
 
 // refusedCall reports whether e, the model's expectation of op, is a
 // refusal of a call on a context: failing statuses only, nothing open.
-func refusedCall(op Op, e Expectation) bool {
+func refusedCall(op op.Op, e model.Expectation) bool {
 	if op.C < 0 || !op.StatusCall() || e.Unchecked || e.Status.Any || e.Status.Has(abi.OK) {
 		return false
 	}
@@ -51,79 +54,79 @@ func refusedCall(op Op, e Expectation) bool {
 
 // ProbeCases are the probe cases of check c on a target of profile p with
 // capabilities caps: one per refused call (by the model's prediction).
-func ProbeCases(c *Check, p Profile, caps Caps) []ProbeCase {
+func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
 	if p == "" {
-		p = ProfileTMR
+		p = model.ProfileTMR
 	}
 	ops := c.Ops()
-	mo := ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
+	mo := model.ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
 		Simulated: caps.Has(CapDriven)}
 	if !caps.Has(CapClearDevice) && caps.Has(CapSetDevice) {
 		mo.DeviceKnown, mo.Device = true, 0
 	}
-	st := NewState(mo)
+	st := model.NewState(mo)
 	m := st.Model()
 	var out []ProbeCase
-	for i, op := range ops {
-		if need, _, _ := needs(op); !caps.Has(need) || (p == ProfileLegacy && kernelOp(op)) {
+	for i, o := range ops {
+		if need, _, _ := needs(o); !caps.Has(need) || (p == model.ProfileLegacy && kernelOp(o)) {
 			return out // the check is cut here on this target
 		}
-		e := Expect(st, op)
-		st, _ = Step(st, 0, 0, op, nil)
+		e := model.Expect(st, o)
+		st, _ = model.Step(st, 0, 0, o, nil)
 		if lost, _ := m.Lost(); lost {
 			return out
 		}
-		if !refusedCall(op, e) {
+		if !refusedCall(o, e) {
 			continue
 		}
-		probes := probesFor(m, op, p, caps)
+		probes := probesFor(m, o, p, caps)
 		if len(probes) == 0 {
 			continue
 		}
-		seq := append(append([]Op(nil), ops[:i+1]...), probes...)
-		out = append(out, ProbeCase{Name: "probe/" + c.Name + "#" + strconv.Itoa(i), Ops: seq, At: i, Refused: op})
+		seq := append(append([]op.Op(nil), ops[:i+1]...), probes...)
+		out = append(out, ProbeCase{Name: "probe/" + c.Name + "#" + strconv.Itoa(i), Ops: seq, At: i, Refused: o})
 	}
 	return out
 }
 
 // probesFor chooses the ops that tell the state of op's context, as the
 // model has it after op, from the states a trace of the refusal would leave.
-func probesFor(m *Model, op Op, p Profile, caps Caps) []Op {
-	slot := op.C
+func probesFor(m *model.Model, o op.Op, p model.Profile, caps Caps) []op.Op {
+	slot := o.C
 	c, ok := m.Context(slot)
 	if !ok || !c.Live || c.Unknown || c.DispatchAny {
 		return nil
 	}
-	out := []Op{{Kind: KindCommitted, C: slot}}
+	out := []op.Op{{Kind: op.KindCommitted, C: slot}}
 	setdev := func(d int32) {
 		if caps.Has(CapSetDevice) {
-			out = append(out, Op{Kind: KindSetDev, Dev: d})
+			out = append(out, op.Op{Kind: op.KindSetDev, Dev: d})
 		}
 	}
 	switch {
-	case c.Latch == unlatched && p == ProfileTMR && caps.Has(CapSetDevice) && !m.DeviceClaimed(probeDevice):
+	case c.Latch == model.Unlatched && p == model.ProfileTMR && caps.Has(CapSetDevice) && !m.DeviceClaimed(probeDevice):
 		// Still unlatched: a kernel init takes it (a latch of either mode
 		// would refuse it), and a finalize closes it again.
 		setdev(probeDevice)
-		out = append(out, Op{Kind: KindKInit, C: slot, Dev: probeDevice, Gen: probeGen}, Op{Kind: KindFinalize, C: slot})
-	case c.Latch == unlatched, c.Latch == latchProgram && !c.Attached:
+		out = append(out, op.Op{Kind: op.KindKInit, C: slot, Dev: probeDevice, Gen: probeGen}, op.Op{Kind: op.KindFinalize, C: slot})
+	case c.Latch == model.Unlatched, c.Latch == model.LatchProgram && !c.Attached:
 		// A program init attaches it (a kernel latch or an attachment left
 		// behind would refuse it).
-		out = append(out, Op{Kind: KindPInit, C: slot, Dev: probeDevice}, Op{Kind: KindFinalize, C: slot})
-	case c.Latch == latchProgram:
+		out = append(out, op.Op{Kind: op.KindPInit, C: slot, Dev: probeDevice}, op.Op{Kind: op.KindFinalize, C: slot})
+	case c.Latch == model.LatchProgram:
 		// Still attached and live: its registry takes a callable (on a
 		// real build only after an init that gave it the binaries).
 		if used := slices.Contains(m.Registered(slot), probeCallableID); c.Runs == 0 && !used && (c.Bins || m.Options().Simulated) {
-			out = append(out, Op{Kind: KindRegister, C: slot, ID: probeCallableID, Img: ImageRecipe{Base: ImgProgram}},
-				Op{Kind: KindUnregister, C: slot, ID: probeCallableID})
+			out = append(out, op.Op{Kind: op.KindRegister, C: slot, ID: probeCallableID, Img: op.ImageRecipe{Base: op.ImgProgram}},
+				op.Op{Kind: op.KindUnregister, C: slot, ID: probeCallableID})
 		}
-	case caps.Has(CapSetDevice) && p == ProfileTMR:
+	case caps.Has(CapSetDevice) && p == model.ProfileTMR:
 		// A kernel context: the next prepare tells the phase, the next id
 		// and the committed memory; a second context's init tells the claim.
 		setdev(c.Dev)
-		out = append(out, Op{Kind: KindPrepare, C: slot, Img: ImageRecipe{X: 99}})
+		out = append(out, op.Op{Kind: op.KindPrepare, C: slot, Img: op.ImageRecipe{X: 99}})
 		if free := freeSlot(m); free >= 0 && c.Dev >= 0 {
-			out = append(out, Op{Kind: KindCreate, C: free}, Op{Kind: KindKInit, C: free, Dev: c.Dev, Gen: probeGen})
+			out = append(out, op.Op{Kind: op.KindCreate, C: free}, op.Op{Kind: op.KindKInit, C: free, Dev: c.Dev, Gen: probeGen})
 		}
 	default:
 		return nil
@@ -132,8 +135,8 @@ func probesFor(m *Model, op Op, p Profile, caps Caps) []Op {
 }
 
 // freeSlot is a slot that never held a context, or -1.
-func freeSlot(m *Model) int8 {
-	for i := MaxSlots - 1; i >= 0; i-- {
+func freeSlot(m *model.Model) int8 {
+	for i := op.MaxSlots - 1; i >= 0; i-- {
 		if _, held := m.Context(int8(i)); !held {
 			return int8(i)
 		}
@@ -146,9 +149,9 @@ func freeSlot(m *Model) int8 {
 // ensure_acl_ready_ctx, which latch PROGRAM only after their argument
 // checks; L-5 for a kernel init, which latches only after V-INIT, V-CFG and
 // the capability decision).
-func ProbeRules(op Op) []Rule {
-	rs := []Rule{EntryRule(op)}
-	if c := classOf(op.Kind); c != nil && c.latchRule != RuleNone {
+func ProbeRules(op op.Op) []model.Rule {
+	rs := []model.Rule{EntryRule(op)}
+	if c := classOf(op.Kind); c != nil && c.latchRule != model.RuleNone {
 		rs = append(rs, c.latchRule)
 	}
 	return rs

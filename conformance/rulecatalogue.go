@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"strings"
 
 	"github.com/simabi/simabi/docs"
@@ -24,8 +26,8 @@ const (
 
 // RuleAnchor is the link to r's section of the contract; the simulation
 // hooks are defined with the emitted runtime (F-1).
-func RuleAnchor(r Rule) string {
-	if r == RHooks {
+func RuleAnchor(r model.Rule) string {
+	if r == model.RHooks {
 		return docs.Anchor("F-1")
 	}
 	return docs.Anchor(r.String())
@@ -37,7 +39,7 @@ func emitterRule(id string) bool { return strings.HasPrefix(id, "F-") }
 // RuleEntry is one rule of the catalogue.
 type RuleEntry struct {
 	ID    string
-	Rule  Rule // RuleNone for consumer and emitter rules
+	Rule  model.Rule // RuleNone for consumer and emitter rules
 	Scope RuleScope
 }
 
@@ -51,7 +53,7 @@ func (e RuleEntry) AppliesTo() string {
 		return "the emitted fake runtime (sim/emit)"
 	}
 	var ps []string
-	for _, p := range []Profile{ProfileTMR, ProfileRefusing, ProfileLegacy} {
+	for _, p := range []model.Profile{model.ProfileTMR, model.ProfileRefusing, model.ProfileLegacy} {
 		if e.Rule.Applies(p) {
 			ps = append(ps, p.String())
 		}
@@ -66,13 +68,13 @@ func (e RuleEntry) Anchor() string { return docs.Anchor(e.ID) }
 // contract order, then the consumer and emitter rules.
 func RuleCatalogue() []RuleEntry {
 	var out []RuleEntry
-	for _, r := range RuntimeRules() {
-		if r == RHooks {
+	for _, r := range model.RuntimeRules() {
+		if r == model.RHooks {
 			continue // the simulation hooks (F-1): not a rule of their own
 		}
 		out = append(out, RuleEntry{ID: r.String(), Rule: r, Scope: ScopeRuntime})
 	}
-	for _, id := range ConsumerRules {
+	for _, id := range model.ConsumerRules {
 		s := ScopeConsumer
 		if emitterRule(id) {
 			s = ScopeEmitter

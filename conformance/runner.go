@@ -1,6 +1,10 @@
 package conformance
 
 import (
+	"encoding/binary"
+	"github.com/simabi/simabi/conformance/op"
+	"strconv"
+
 	"bytes"
 	"os"
 	"runtime"
@@ -21,7 +25,7 @@ type Options struct {
 	Binaries [4][]byte
 	// Profile forces the build profile instead of asking supported(NULL);
 	// the legacy profile must be given this way.
-	Profile *Profile
+	Profile *model.Profile
 	// NoCleanup leaves the contexts a run created alive (the runner then
 	// cannot promise a clean claim registry to the next run).
 	NoCleanup bool
@@ -52,16 +56,16 @@ type Options struct {
 // Result is everything one run produced.
 type Result struct {
 	History  History
-	Findings []Finding
-	Tally    Tally
+	Findings []model.Finding
+	Tally    model.Tally
 	Checked  int    // calls the model checked
 	Lost     string // why the model stopped predicting, "" if it never did
 	// Generic counts, per rule, the passes a legacy build earned with its
 	// generic -1, which tells less than a kernel build's distinct codes.
-	Generic [numRules]uint32
+	Generic [model.NumRules]uint32
 	// RunClauses counts, per rule, the outstanding-run clauses checked
 	// (E-FIN, E-DESTROY).
-	RunClauses [numRules]uint32
+	RunClauses [model.NumRules]uint32
 	// Divergences is how many calls answered what the model did not
 	// predict (each one a failure; the model re-synchronised and went on).
 	Divergences int
@@ -70,7 +74,7 @@ type Result struct {
 // Failed reports whether any finding is a failure.
 func (r *Result) Failed() bool {
 	for _, f := range r.Findings {
-		if f.Verdict == Fail {
+		if f.Verdict == model.Fail {
 			return true
 		}
 	}
@@ -171,36 +175,36 @@ type Runner struct {
 	helper2 *lockedThread // the third thread of a parked hold, on first use
 	ctl     abi.SimControl
 
-	images  map[ImageRecipe]*imgBuf
+	images  map[op.ImageRecipe]*imgBuf
 	args    []byte
 	junk    []byte // args 8 bytes past alignment, garbage in unread fields
 	out     *int32
 	out2    *int32
-	streams [MaxStreams]abi.Stream
+	streams [op.MaxStreams]abi.Stream
 	filler  []byte
-	obs     Observation
+	obs     op.Observation
 	tainted []int32
 
-	slots  [MaxSlots]slotState
+	slots  [op.MaxSlots]slotState
 	leaked []slotState
-	m      *Model // st's model
-	st     State
+	m      *model.Model // st's model
+	st     model.State
 
 	// Program runs: run storage (get_runtime_size bytes at
 	// get_runtime_alignment, zeroed at the start of every run), each with a
 	// NativeRunDescriptor whose accepted_state is the storage's word in
 	// accepted; userImg is Options.Callable at 16-byte alignment.
-	storage   [MaxStorages][]byte
+	storage   [op.MaxStorages][]byte
 	storeErr  string
-	desc      [MaxStorages][]byte
+	desc      [op.MaxStorages][]byte
 	accepted  []int32
 	runArgs   []byte
 	runCfg    []byte
 	userImg   []byte
 	userCount [2]int32
-	progIDs   [MaxSlots]map[int32][2]int32 // per slot: registered id -> counts
+	progIDs   [op.MaxSlots]map[int32][2]int32 // per slot: registered id -> counts
 	dirty     bool
-	pre       []Finding // findings of the run's setup
+	pre       []model.Finding // findings of the run's setup
 
 	// unloadAt is the index of the unload op that ended the run on the main
 	// thread (-1: none); the thread must exit before the op is judged
@@ -230,9 +234,9 @@ func (r *Runner) onMain(f func(), inline bool) {
 
 // Unloads reports whether ops unload the library (U-1): such a run needs an
 // instance and a thread of its own.
-func Unloads(ops []Op) bool {
-	for _, op := range ops {
-		if op.Kind == KindUnload {
+func Unloads(ops []op.Op) bool {
+	for _, o := range ops {
+		if o.Kind == op.KindUnload {
 			return true
 		}
 	}
@@ -260,7 +264,7 @@ func (r *Runner) ResetTarget() bool {
 // NewRunner prepares a runner for t. Close it when done.
 func NewRunner(t Target, opt Options) *Runner {
 	r := &Runner{t: t, rt: t.Runtime(), caps: CapsOf(t), opt: opt, main: newLockedThread(), helper: newLockedThread(),
-		images: map[ImageRecipe]*imgBuf{}, out: new(int32), out2: new(int32), filler: make([]byte, 64), unloadAt: -1}
+		images: map[op.ImageRecipe]*imgBuf{}, out: new(int32), out2: new(int32), filler: make([]byte, 64), unloadAt: -1}
 	r.hooks, _ = t.Hooks()
 	r.acl, _ = t.ACL()
 	if r.caps.Has(CapGate) {
@@ -320,7 +324,7 @@ func (r *Runner) Close() {
 
 // Run executes ops on t with a fresh runner and returns the history and the
 // findings.
-func Run(t Target, ops []Op) (History, []Finding) {
+func Run(t Target, ops []op.Op) (History, []model.Finding) {
 	r := NewRunner(t, Options{})
 	defer r.Close()
 	res := r.Run(ops)
@@ -328,7 +332,7 @@ func Run(t Target, ops []Op) (History, []Finding) {
 }
 
 // Run executes one sequence and checks it.
-func (r *Runner) Run(ops []Op) *Result {
+func (r *Runner) Run(ops []op.Op) *Result {
 	var res *Result
 	r.onMain(func() { res = r.run(ops) }, !Unloads(ops))
 	if r.unloadAt >= 0 {
@@ -341,18 +345,18 @@ func (r *Runner) Run(ops []Op) *Result {
 // called into the library exits now, after the unload, and the unload op is
 // judged on a fresh thread once the old one is gone. A library whose
 // thread-exit code outlives it crashes the process here, at the unload op.
-func (r *Runner) finishUnload(ops []Op, res *Result) {
+func (r *Runner) finishUnload(ops []op.Op, res *Result) {
 	i := r.unloadAt
 	r.unloadAt = -1
 	r.main.exit()
 	r.main = newLockedThread()
 	r.main.do(func() {
 		o := &r.obs
-		*o = Observation{}
+		*o = op.Observation{}
 		if r.unloadErr != nil {
 			o.Call.Status = abi.Internal
 		}
-		r.st, _ = Step(r.st, i, 0, ops[i], o)
+		r.st, _ = model.Step(r.st, i, 0, ops[i], o)
 		res.History.Entries[i].Obs = *o
 		r.collect(res)
 	})
@@ -371,23 +375,23 @@ func (r *Runner) stream(s int8) abi.Stream {
 	return r.streams[s]
 }
 
-func (r *Runner) span(i int, s SpanRecipe) (unsafe.Pointer, uintptr) {
+func (r *Runner) span(i int, s op.SpanRecipe) (unsafe.Pointer, uintptr) {
 	b := r.opt.Binaries[i]
 	if b == nil {
 		b = r.filler
 	}
 	switch s {
-	case SpanBytes:
+	case op.SpanBytes:
 		return unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b))
-	case SpanHalfPtr:
+	case op.SpanHalfPtr:
 		return unsafe.Pointer(unsafe.SliceData(b)), 0
-	case SpanHalfSize:
+	case op.SpanHalfSize:
 		return nil, uintptr(len(b))
 	}
 	return nil, 0
 }
 
-func (r *Runner) image(rec ImageRecipe) *imgBuf {
+func (r *Runner) image(rec op.ImageRecipe) *imgBuf {
 	if b := r.images[rec]; b != nil {
 		if b.dirty {
 			copy(b.raw[rec.Mis:], b.img.Bytes)
@@ -420,50 +424,50 @@ func (r *Runner) image(rec ImageRecipe) *imgBuf {
 	return b
 }
 
-func cfgPtr(r CfgRecipe) unsafe.Pointer {
-	if b := CfgBytes(r, false); b != nil {
+func cfgPtr(r op.CfgRecipe) unsafe.Pointer {
+	if b := op.CfgBytes(r, false); b != nil {
 		return unsafe.Pointer(unsafe.SliceData(b))
 	}
 	return nil
 }
 
 // formArgs writes the counts into the shared args buffer.
-func (r *Runner) formArgs(op Op, slot *slotState) (unsafe.Pointer, int32, int32, bool) {
-	if op.Args.Mode == ArgsNull {
+func (r *Runner) formArgs(o op.Op, slot *slotState) (unsafe.Pointer, int32, int32, bool) {
+	if o.Args.Mode == op.ArgsNull {
 		return nil, 0, 0, false
 	}
 	var t, s int32
-	switch op.Args.Mode {
-	case ArgsExact:
-		t, s = int32(op.Args.T), int32(op.Args.S)
-	case ArgsMatch:
-		if op.ID >= 0 && int(op.ID) < len(slot.ids) {
-			t, s = int32(slot.ids[op.ID]>>16), int32(slot.ids[op.ID]&0xFFFF)
+	switch o.Args.Mode {
+	case op.ArgsExact:
+		t, s = int32(o.Args.T), int32(o.Args.S)
+	case op.ArgsMatch:
+		if o.ID >= 0 && int(o.ID) < len(slot.ids) {
+			t, s = int32(slot.ids[o.ID]>>16), int32(slot.ids[o.ID]&0xFFFF)
 		}
-		t += int32(op.Args.T)
-		s += int32(op.Args.S)
+		t += int32(o.Args.T)
+		s += int32(o.Args.S)
 	}
 	buf := r.args
-	if op.Args.Junk {
+	if o.Args.Junk {
 		buf = r.junk
 	}
-	le.PutUint32(buf[abi.TaskArgsTensorCountOff:], uint32(t))
-	le.PutUint32(buf[abi.TaskArgsScalarCountOff:], uint32(s))
+	binary.LittleEndian.PutUint32(buf[abi.TaskArgsTensorCountOff:], uint32(t))
+	binary.LittleEndian.PutUint32(buf[abi.TaskArgsScalarCountOff:], uint32(s))
 	space := byte(abi.DeviceSpace)
-	if op.Args.Host {
+	if o.Args.Host {
 		space = byte(abi.HostSpace)
 	}
 	buf[abi.TaskArgsTensorsOff+abi.TensorAddressSpaceOff] = space
-	alien := (op.Args.Alien || op.Args.HostLast) && t >= 1 && t <= abi.ChipMaxTensorArgs
+	alien := (o.Args.Alien || o.Args.HostLast) && t >= 1 && t <= abi.ChipMaxTensorArgs
 	if alien {
 		last := byte(2)
-		if op.Args.HostLast {
+		if o.Args.HostLast {
 			last = byte(abi.HostSpace)
 		}
 		buf[abi.TaskArgsTensorsOff+abi.ChipTensorSize*int(t-1)+abi.TensorAddressSpaceOff] = last
 		r.alienAt = int(t - 1)
 	}
-	return unsafe.Pointer(unsafe.SliceData(buf)), t, s, op.Args.Host || alien
+	return unsafe.Pointer(unsafe.SliceData(buf)), t, s, o.Args.Host || alien
 }
 
 // restoreArgs puts tensor 0 (and an alien or hostlast tensor) back in
@@ -483,30 +487,30 @@ func (r *Runner) handle(c int8) abi.Ctx {
 	return r.slots[c].h
 }
 
-func (r *Runner) run(ops []Op) *Result {
+func (r *Runner) run(ops []op.Op) *Result {
 	before := r.opt.BeforeOp
 	if before != nil {
 		before(AtSetup)
 	}
-	r.slots = [MaxSlots]slotState{}
+	r.slots = [op.MaxSlots]slotState{}
 	r.leaked = r.leaked[:0]
 	r.unloadAt, r.unloadErr = -1, nil
 	r.resetStorage()
 	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
-	mo := ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...),
+	mo := model.ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...),
 		Simulated: r.hooks != nil, UserCallable: r.opt.Callable != nil}
-	var pre []Finding
+	var pre []model.Finding
 	if r.opt.Profile != nil {
 		mo.Profile = *r.opt.Profile
 	} else {
 		switch v := r.rt.KernelModeSupported(0); v {
 		case 1:
-			mo.Profile = ProfileTMR
+			mo.Profile = model.ProfileTMR
 		case 0:
-			mo.Profile = ProfileRefusing
+			mo.Profile = model.ProfileRefusing
 		default:
-			mo.Profile = ProfileTMR
-			pre = append(pre, Finding{Index: -1, Rule: RESup, Verdict: Fail,
+			mo.Profile = model.ProfileTMR
+			pre = append(pre, model.Finding{Index: -1, Rule: model.RESup, Verdict: model.Fail,
 				Detail: "simpler_kernel_mode_supported(NULL) returned " + itoa(v) + ", neither 1 (tmr) nor 0 (refusing)"})
 		}
 	}
@@ -523,7 +527,7 @@ func (r *Runner) run(ops []Op) *Result {
 			mo.DeviceKnown, mo.Device = true, 0
 		}
 	}
-	r.st = NewState(mo)
+	r.st = model.NewState(mo)
 	r.m, r.pre = r.st.Model(), pre
 	for i := range ops {
 		if before != nil {
@@ -548,7 +552,7 @@ func (r *Runner) run(ops []Op) *Result {
 // collect copies the model's verdicts into res.
 func (r *Runner) collect(res *Result) {
 	m := r.m
-	res.Findings = append(append([]Finding(nil), r.pre...), m.Findings()...)
+	res.Findings = append(append([]model.Finding(nil), r.pre...), m.Findings()...)
 	res.Tally = *m.Tally()
 	for _, f := range r.pre {
 		res.Tally[f.Rule][f.Verdict]++
@@ -567,65 +571,65 @@ func (r *Runner) counters() (ACLCounts, bool) {
 	return r.t.Counters()
 }
 
-func (r *Runner) exec(i int, op Op, e *Entry) {
-	e.Op = op
+func (r *Runner) exec(i int, cur op.Op, e *Entry) {
+	e.Op = cur
 	m := r.m
 	if lost, _ := m.Lost(); lost && !r.opt.ContinueAfterLoss {
 		e.Skipped = "not run: the model lost track earlier"
 		return
 	}
-	if need, rule, why := needs(op); !r.caps.Has(need) {
-		if m.Profile() == ProfileLegacy && rule != RU1 {
+	if need, rule, why := needs(cur); !r.caps.Has(need) {
+		if m.Profile() == model.ProfileLegacy && rule != model.RU1 {
 			// The caller's device, streams and faults drive kernel rules,
 			// which a legacy build has none of.
-			rule = RuleNone
+			rule = model.RuleNone
 		}
 		e.Skipped = why
-		m.Skip(i, op, rule, why)
+		m.Skip(i, cur, rule, why)
 		return
 	}
-	if m.Profile() == ProfileLegacy {
-		if why := legacyUnavailable(op); why != "" {
-			rule := RuleNone
-			if kernelOp(op) {
-				rule = REKInit
+	if m.Profile() == model.ProfileLegacy {
+		if why := legacyUnavailable(cur); why != "" {
+			rule := model.RuleNone
+			if kernelOp(cur) {
+				rule = model.REKInit
 			}
 			e.Skipped = why
-			m.Skip(i, op, rule, e.Skipped)
+			m.Skip(i, cur, rule, e.Skipped)
 			return
 		}
 	}
-	a, b := op.Slots()
-	if !op.Kind.MakesContext() {
+	a, b := cur.Slots()
+	if !cur.Kind.MakesContext() {
 		for _, s := range [2]int8{a, b} {
 			if s >= 0 && !m.SlotLive(s) {
 				e.Skipped = "c" + itoa(int32(s)) + " holds no live context"
-				m.Skip(i, op, RuleNone, e.Skipped)
+				m.Skip(i, cur, model.RuleNone, e.Skipped)
 				return
 			}
 		}
 	}
-	cls := classOf(op.Kind)
+	cls := classOf(cur.Kind)
 	if cls.run != nil {
-		cls.run(r, i, op, e)
+		cls.run(r, i, cur, e)
 		return
 	}
-	if runOp(op) {
-		if why := r.runReady(op); why != "" {
+	if runOp(cur) {
+		if why := r.runReady(cur); why != "" {
 			e.Skipped = why
-			m.Skip(i, op, RuleNone, why)
+			m.Skip(i, cur, model.RuleNone, why)
 			return
 		}
 	}
-	for rep := 0; rep < op.Reps(); rep++ {
+	for rep := 0; rep < cur.Reps(); rep++ {
 		o := &r.obs
-		*o = Observation{}
-		before, probe, entry := ACLCounts{}, false, op.Kind.Entry()
+		*o = op.Observation{}
+		before, probe, entry := ACLCounts{}, false, cur.Kind.Entry()
 		if entry {
 			before, probe = r.counters()
 		}
-		r.call(op, o)
-		if m.Profile() == ProfileLegacy && entry {
+		r.call(cur, o)
+		if m.Profile() == model.ProfileLegacy && entry {
 			// Legacy codes: -1 generic, -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE.
 			o.Call.Status = abi.TranslateLegacy(o.Call.Status)
 		}
@@ -633,8 +637,8 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 			after, _ := r.t.Counters()
 			o.ACLProbed, o.ACLForbidden = true, forbiddenBetween(before, after)
 		}
-		if op.C >= 0 && cls.memProbe != memNone && a >= 0 {
-			sl := &r.slots[op.C]
+		if cur.C >= 0 && cls.memProbe != memNone && a >= 0 {
+			sl := &r.slots[cur.C]
 			if cls.memProbe != memFromCall {
 				o.Mem = uint64(r.rt.CommittedDeviceMemory(sl.h))
 			}
@@ -644,7 +648,7 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 			}
 			sl.mem = o.Mem
 		}
-		r.st, _ = Step(r.st, i, rep, op, o)
+		r.st, _ = model.Step(r.st, i, rep, cur, o)
 		if rep == 0 {
 			e.Obs = *o
 			if o.MemProbed {
@@ -653,20 +657,20 @@ func (r *Runner) exec(i int, op Op, e *Entry) {
 		} else if o.MemProbed {
 			e.memDir = memDirOf(e.Obs.MemPrev, o.Mem)
 		}
-		if op.Rep > 1 && cls.reps != nil {
+		if cur.Rep > 1 && cls.reps != nil {
 			cls.reps(e, o)
 		}
 	}
 }
 
 // call makes the op's one call and fills o.
-func (r *Runner) call(op Op, o *Observation) {
+func (r *Runner) call(op op.Op, o *op.Observation) {
 	classOf(op.Kind).call(r, op, r.handle(op.C), o)
 }
 
 // prepare calls prepare with a recipe's buffer and records the counts behind
 // a minted id for later args=match launches.
-func (r *Runner) prepare(h abi.Ctx, op Op, rec ImageRecipe, out *int32) (abi.Status, int32) {
+func (r *Runner) prepare(h abi.Ctx, op op.Op, rec op.ImageRecipe, out *int32) (abi.Status, int32) {
 	b := r.image(rec)
 	st, got, written := r.prepareRaw(h, op.OutNull, b, out)
 	r.noteWritten(b, written)
@@ -704,7 +708,7 @@ func (r *Runner) noteWritten(b *imgBuf, written bool) {
 }
 
 func (r *Runner) recordID(c int8, st abi.Status, got int32, b *imgBuf) {
-	if st != abi.OK || c < 0 || got < 0 || got >= maxIDs {
+	if st != abi.OK || c < 0 || got < 0 || got >= model.MaxIDs {
 		return
 	}
 	sl := &r.slots[c]
@@ -715,57 +719,57 @@ func (r *Runner) recordID(c int8, st abi.Status, got int32, b *imgBuf) {
 }
 
 // prog calls a program-side entry with deliberately bad arguments.
-func (r *Runner) prog(h abi.Ctx, fn ProgFn, o *Observation) {
+func (r *Runner) prog(h abi.Ctx, fn op.ProgFn, o *op.Observation) {
 	rt := r.rt
 	var st abi.Status
 	switch fn {
-	case FnRegister:
+	case op.FnRegister:
 		st = rt.RegisterCallable(h, -1, nil)
-	case FnUnregister:
+	case op.FnUnregister:
 		st = rt.UnregisterCallable(h, -1)
-	case FnRun:
+	case op.FnRun:
 		st = rt.Run(h, 0, -1, nil, nil, nil)
-	case FnPrepareRun:
+	case op.FnPrepareRun:
 		st = rt.PrepareRun(h, 0, -1, nil, nil, nil)
-	case FnLaunchRun:
+	case op.FnLaunchRun:
 		st = rt.LaunchRun(h, 0)
-	case FnPollRun:
+	case op.FnPollRun:
 		st = rt.PollRun(h, 0)
-	case FnWaitRun:
+	case op.FnWaitRun:
 		st = rt.WaitRun(h, 0)
-	case FnFinalizeRun:
+	case op.FnFinalizeRun:
 		st = rt.FinalizeRun(h, 0)
-	case FnMemInfo:
+	case op.FnMemInfo:
 		st = rt.DeviceMemoryInfo(h, nil)
-	case FnCopyTo:
+	case op.FnCopyTo:
 		st = rt.CopyToDevice(h, 0, nil, 64)
-	case FnCopyFrom:
+	case op.FnCopyFrom:
 		st = rt.CopyFromDevice(h, nil, 0, 64)
-	case FnMalloc:
+	case op.FnMalloc:
 		if p := rt.DeviceMalloc(h, 64); p != 0 {
 			o.Call.Value = 1
 			rt.DeviceFree(h, p)
 		}
-	case FnFree:
+	case op.FnFree:
 		rt.DeviceFree(h, 0)
-	case FnAicpuDlopen:
+	case op.FnAicpuDlopen:
 		o.Call.Value = uint64(rt.AicpuDlopenCount(h))
-	case FnHostDlopen:
+	case op.FnHostDlopen:
 		o.Call.Value = uint64(rt.HostDlopenCount(h))
-	case FnStreamSets:
+	case op.FnStreamSets:
 		o.Call.Value = uint64(rt.RunStreamSetCreateCount(h))
-	case FnConcurrentPrepare:
+	case op.FnConcurrentPrepare:
 		o.Call.Value = uint64(int64(rt.SupportsConcurrentNativePrepare(h)))
-	case FnArenaBase:
+	case op.FnArenaBase:
 		o.Call.Value = rt.ArenaBankGMHeapBase(h, 0)
-	case FnRetainedTemp:
+	case op.FnRetainedTemp:
 		o.Call.Value = rt.RetainedTempAddr(h, 0)
-	case FnCommCreate:
+	case op.FnCommCreate:
 		if s := rt.CreateCommStream(h); s != 0 {
 			o.Call.Value = 1
 			rt.DestroyCommStream(h, s)
 		}
-	case FnCommDestroy:
+	case op.FnCommDestroy:
 		st = rt.DestroyCommStream(h, 0)
 	}
 	o.Call.Status = st
@@ -799,35 +803,35 @@ func (r *Runner) setThreadDevice(dev int32) {
 // sleeps (parkedPair); without them site 7 makes the prepare hold the gate
 // op.Ms milliseconds and the second call starts a short delay after it
 // (timedPair).
-func (r *Runner) hold(i int, op Op, e *Entry) {
+func (r *Runner) hold(i int, cur op.Op, e *Entry) {
 	m := r.m
 	o := &r.obs
-	*o = Observation{Parked: r.ctl != nil}
+	*o = op.Observation{Parked: r.ctl != nil}
 	if !o.Parked {
-		if st := r.hooks.SimInject(7, 1, op.Ms); st != abi.OK {
-			e.Skipped = "simabi_inject(7) returned " + statusName(st)
-			m.Skip(i, op, RX2, "X-2: the target does not model fault site 7 ("+statusName(st)+")")
+		if st := r.hooks.SimInject(7, 1, cur.Ms); st != abi.OK {
+			e.Skipped = "simabi_inject(7) returned " + op.StatusName(st)
+			m.Skip(i, cur, model.RX2, "X-2: the target does not model fault site 7 ("+op.StatusName(st)+")")
 			return
 		}
 	}
 	dev, ok := r.threadDevice()
 	if !ok {
 		e.Skipped = "the current device is unknown"
-		m.Skip(i, op, RX2, e.Skipped)
+		m.Skip(i, cur, model.RX2, e.Skipped)
 		return
 	}
-	h := r.handle(op.C)
+	h := r.handle(cur.C)
 	// Everything the other threads need is formed here, on this thread.
-	p := pairCalls{h: h, dev: dev, op: op, first: r.image(op.Img), stream: r.stream(op.Stream)}
-	if op.Kind == KindHoldLaunch {
-		p.args, o.Second.ArgT, o.Second.ArgS, o.Second.ArgHost = r.formArgs(op, &r.slots[op.C])
+	p := pairCalls{h: h, dev: dev, op: cur, first: r.image(cur.Img), stream: r.stream(cur.Stream)}
+	if cur.Kind == op.KindHoldLaunch {
+		p.args, o.Second.ArgT, o.Second.ArgS, o.Second.ArgHost = r.formArgs(cur, &r.slots[cur.C])
 	} else {
-		p.second = r.image(op.Img2)
+		p.second = r.image(cur.Img2)
 	}
 	if o.Parked {
 		r.parkedPair(&p)
 	} else {
-		r.timedPair(&p, time.Duration(op.Ms)*time.Millisecond)
+		r.timedPair(&p, time.Duration(cur.Ms)*time.Millisecond)
 	}
 	first, second := p.first, p.second
 	r.noteWritten(first, p.written1)
@@ -836,22 +840,22 @@ func (r *Runner) hold(i int, op Op, e *Entry) {
 	}
 	// Record ids in the order they were minted.
 	if second != nil && o.Second.Status == abi.OK && o.Call.Status == abi.OK && o.Second.Out < o.Call.Out {
-		r.recordID(op.C, o.Second.Status, o.Second.Out, second)
-		r.recordID(op.C, o.Call.Status, o.Call.Out, first)
+		r.recordID(cur.C, o.Second.Status, o.Second.Out, second)
+		r.recordID(cur.C, o.Call.Status, o.Call.Out, first)
 	} else {
-		r.recordID(op.C, o.Call.Status, o.Call.Out, first)
+		r.recordID(cur.C, o.Call.Status, o.Call.Out, first)
 		if second != nil {
-			r.recordID(op.C, o.Second.Status, o.Second.Out, second)
+			r.recordID(cur.C, o.Second.Status, o.Second.Out, second)
 		}
 	}
-	if op.Kind == KindHoldLaunch && o.Second.ArgHost {
+	if cur.Kind == op.KindHoldLaunch && o.Second.ArgHost {
 		r.restoreArgs()
 	}
-	sl := &r.slots[op.C]
+	sl := &r.slots[cur.C]
 	o.Mem = uint64(r.rt.CommittedDeviceMemory(h))
 	o.MemProbed, o.MemPrev = true, sl.mem
 	sl.mem = o.Mem
-	r.st, _ = Step(r.st, i, 0, op, o)
+	r.st, _ = model.Step(r.st, i, 0, cur, o)
 	e.Obs = *o
 	e.memDir = memDirOf(o.MemPrev, o.Mem)
 }
@@ -861,7 +865,7 @@ func (r *Runner) hold(i int, op Op, e *Entry) {
 type pairCalls struct {
 	h                  abi.Ctx
 	dev                int32
-	op                 Op
+	op                 op.Op
 	first, second      *imgBuf
 	args               unsafe.Pointer
 	stream             abi.Stream
@@ -969,32 +973,32 @@ func (r *Runner) timedPair(p *pairCalls, hold time.Duration) {
 
 // race runs X-1: both threads wait at a barrier, then initialize their own
 // context for one device.
-func (r *Runner) race(i int, op Op, e *Entry) {
+func (r *Runner) race(i int, cur op.Op, e *Entry) {
 	m := r.m
 	dev, ok := r.threadDevice()
 	if !ok {
 		e.Skipped = "the current device is unknown"
-		m.Skip(i, op, RX1, e.Skipped)
+		m.Skip(i, cur, model.RX1, e.Skipped)
 		return
 	}
 	o := &r.obs
-	*o = Observation{}
-	cfg := cfgPtr(op.Cfg)
-	ha, hb := r.handle(op.C), r.handle(op.C2)
+	*o = op.Observation{}
+	cfg := cfgPtr(cur.Cfg)
+	ha, hb := r.handle(cur.C), r.handle(cur.C2)
 	ready, start, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	r.helper.async(func() {
 		r.setThreadDevice(dev)
 		close(ready)
 		<-start
-		o.Second.Status = r.rt.KernelModeInit(hb, op.Dev, nil, 0, nil, 0, nil, 0, cfg, op.Gen)
+		o.Second.Status = r.rt.KernelModeInit(hb, cur.Dev, nil, 0, nil, 0, nil, 0, cfg, cur.Gen)
 		close(done)
 	})
 	<-ready
 	close(start)
-	o.Call.Status = r.rt.KernelModeInit(ha, op.Dev, nil, 0, nil, 0, nil, 0, cfg, op.Gen)
+	o.Call.Status = r.rt.KernelModeInit(ha, cur.Dev, nil, 0, nil, 0, nil, 0, cfg, cur.Gen)
 	<-done
-	r.slots[op.C].dev, r.slots[op.C2].dev = op.Dev, op.Dev
-	r.st, _ = Step(r.st, i, 0, op, o)
+	r.slots[cur.C].dev, r.slots[cur.C2].dev = cur.Dev, cur.Dev
+	r.st, _ = model.Step(r.st, i, 0, cur, o)
 	e.Obs = *o
 }
 
@@ -1002,12 +1006,12 @@ func (r *Runner) race(i int, op Op, e *Entry) {
 // and its fault sites disarmed, the library instance is unloaded; the run
 // ends here and finishUnload lets the calling thread exit before the op is
 // judged. With contexts left the op is not run (the model says why).
-func (r *Runner) unload(i int, op Op, e *Entry) {
-	for s := int8(0); s < MaxSlots; s++ {
+func (r *Runner) unload(i int, cur op.Op, e *Entry) {
+	for s := int8(0); s < op.MaxSlots; s++ {
 		if r.m.SlotLive(s) {
 			o := &r.obs
-			*o = Observation{}
-			r.st, _ = Step(r.st, i, 0, op, o)
+			*o = op.Observation{}
+			r.st, _ = model.Step(r.st, i, 0, cur, o)
 			e.Skipped = "not run: c" + itoa(int32(s)) + " is still live"
 			return
 		}
@@ -1029,7 +1033,7 @@ func (r *Runner) unload(i int, op Op, e *Entry) {
 	u, _ := r.t.(Unloader)
 	r.unloadErr = u.Unload()
 	r.unloadAt = i
-	e.Op = op
+	e.Op = cur
 }
 
 // cleanup releases what a run left: faults disarmed, streams drained, every
@@ -1064,8 +1068,8 @@ func (r *Runner) cleanup() {
 	}
 	// Runs still outstanding hold their contexts (E-FIN, E-DESTROY): each is
 	// finalized on the storage's context first.
-	for st := range int8(MaxStorages) {
-		if state, i := r.m.Storage(st); state != storageFree && i >= 0 && r.m.SlotLive(i) {
+	for st := range int8(op.MaxStorages) {
+		if state, i := r.m.Storage(st); state != model.StorageFree && i >= 0 && r.m.SlotLive(i) {
 			r.rt.FinalizeRun(r.slots[i].h, abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[st]))))
 		}
 	}
@@ -1105,3 +1109,5 @@ func (r *Runner) cleanup() {
 		r.hooks.SimSetCurrentDevice(-1)
 	}
 }
+
+func itoa(n int32) string { return strconv.Itoa(int(n)) }

@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"encoding/binary"
+	"github.com/simabi/simabi/conformance/op"
+
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
@@ -15,8 +18,8 @@ const maxRunStorage = 64 << 20
 // runReady prepares what run ops need (storage sized by the runtime, the
 // descriptors, a valid CallConfig, the user's callable) and says why op
 // cannot run, or "".
-func (r *Runner) runReady(op Op) string {
-	if op.Kind == KindRegister && op.Img.Base == ImgProgram && r.opt.Callable != nil && r.userImg == nil {
+func (r *Runner) runReady(o op.Op) string {
+	if o.Kind == op.KindRegister && o.Img.Base == op.ImgProgram && r.opt.Callable != nil && r.userImg == nil {
 		r.userImg = abi.AlignedBytes(len(r.opt.Callable), abi.CallableChildAlign)
 		copy(r.userImg, r.opt.Callable)
 		if validation.Image(r.opt.Callable) != abi.OK {
@@ -25,7 +28,7 @@ func (r *Runner) runReady(op Op) string {
 		t, s := validation.SignatureCounts(r.userImg)
 		r.userCount = [2]int32{t, s}
 	}
-	if op.Kind == KindRegister || op.Kind == KindUnregister {
+	if o.Kind == op.KindRegister || o.Kind == op.KindUnregister {
 		return ""
 	}
 	if r.storeErr != "" {
@@ -38,12 +41,12 @@ func (r *Runner) runReady(op Op) string {
 				" is no run storage the runner can make (docs/contract.md: alignment a power of two >= 8)"
 			return r.storeErr
 		}
-		r.accepted = make([]int32, MaxStorages)
+		r.accepted = make([]int32, op.MaxStorages)
 		for i := range r.storage {
 			r.storage[i] = abi.AlignedBytes(int(size), int(align))
 			r.desc[i] = abi.AlignedBytes(abi.NativeRunDescSize, 8)
 			d := abi.NativeRunDescriptor{RunID: uint64(i + 1), Generation: 1, DispatchID: uint64(i + 1), RunEpoch: 1,
-				AcceptedState: uintptr(unsafe.Pointer(&r.accepted[i])), AcceptedValue: AcceptedValue(int8(i))}
+				AcceptedState: uintptr(unsafe.Pointer(&r.accepted[i])), AcceptedValue: op.AcceptedValue(int8(i))}
 			_ = d.Encode(r.desc[i])
 		}
 		r.runArgs = abi.AlignedBytes(abi.TaskArgsSize, abi.TaskArgsAlign)
@@ -58,7 +61,7 @@ func (r *Runner) resetStorage() {
 	for i := range r.storage {
 		clear(r.storage[i])
 	}
-	r.progIDs = [MaxSlots]map[int32][2]int32{}
+	r.progIDs = [op.MaxSlots]map[int32][2]int32{}
 }
 
 // progCounts are the counts of the callable a context registered as id.
@@ -71,19 +74,19 @@ func (r *Runner) progCounts(c int8, id int32) (int32, int32) {
 }
 
 // formRunArgs writes the counts of op's args into the run args buffer.
-func (r *Runner) formRunArgs(op Op) (unsafe.Pointer, int32, int32) {
-	t, s := r.progCounts(op.C, op.ID)
-	switch op.Args.Mode {
-	case ArgsNull:
+func (r *Runner) formRunArgs(o op.Op) (unsafe.Pointer, int32, int32) {
+	t, s := r.progCounts(o.C, o.ID)
+	switch o.Args.Mode {
+	case op.ArgsNull:
 		return nil, 0, 0
-	case ArgsExact:
-		t, s = int32(op.Args.T), int32(op.Args.S)
+	case op.ArgsExact:
+		t, s = int32(o.Args.T), int32(o.Args.S)
 	default:
-		t += int32(op.Args.T)
-		s += int32(op.Args.S)
+		t += int32(o.Args.T)
+		s += int32(o.Args.S)
 	}
-	le.PutUint32(r.runArgs[abi.TaskArgsTensorCountOff:], uint32(t))
-	le.PutUint32(r.runArgs[abi.TaskArgsScalarCountOff:], uint32(s))
+	binary.LittleEndian.PutUint32(r.runArgs[abi.TaskArgsTensorCountOff:], uint32(t))
+	binary.LittleEndian.PutUint32(r.runArgs[abi.TaskArgsScalarCountOff:], uint32(s))
 	return unsafe.Pointer(unsafe.SliceData(r.runArgs)), t, s
 }
 

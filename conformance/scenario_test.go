@@ -1,6 +1,9 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -45,9 +48,9 @@ const scenarioDir = "testdata/scenarios"
 // scenarioScript is one script of scenarioDir.
 type scenarioScript struct {
 	name string
-	ops  []conformance.Op
+	ops  []op.Op
 	// profiles are the profiles the script runs on (tmr, refusing).
-	profiles []conformance.Profile
+	profiles []model.Profile
 }
 
 // parseScenario reads a script: ops as ParseScript reads them and one
@@ -63,8 +66,8 @@ func parseScenario(name, text string) (scenarioScript, error) {
 			return sc, fmt.Errorf("%s line %d: a second profiles line", name, i+1)
 		}
 		for _, f := range strings.Fields(rest) {
-			p := conformance.Profile(f)
-			if p != conformance.ProfileTMR && p != conformance.ProfileRefusing {
+			p := model.Profile(f)
+			if p != model.ProfileTMR && p != model.ProfileRefusing {
 				return sc, fmt.Errorf("%s line %d: profile %q (want tmr or refusing: the emitted runtime's profiles)", name, i+1, f)
 			}
 			sc.profiles = append(sc.profiles, p)
@@ -76,7 +79,7 @@ func parseScenario(name, text string) (scenarioScript, error) {
 	if sc.profiles == nil {
 		return sc, fmt.Errorf("%s: no \"# profiles:\" line", name)
 	}
-	ops, err := conformance.ParseScript(text)
+	ops, err := op.ParseScript(text)
 	if err != nil {
 		return sc, fmt.Errorf("%s: %w", name, err)
 	}
@@ -114,7 +117,7 @@ func loadScenarios(tb testing.TB) []scenarioScript {
 // the call, the exact committed memory of the op's context (Mem) included.
 type scriptStep struct {
 	Line string
-	Obs  conformance.Observation
+	Obs  op.Observation
 }
 
 // scriptOptions: the steps are compared between two targets, whatever the
@@ -125,7 +128,7 @@ var scriptOptions = conformance.Options{ContinueAfterLoss: true}
 // fresh load (simabi_reset; TestControlReset_indistinguishableFromAFreshLoad
 // is what makes it stand for a fresh copy): one loaded instance serves every
 // script, as in Library.Reusable and the fuzz workers.
-func runScript(r *conformance.Runner, ops []conformance.Op) ([]scriptStep, *conformance.Result, error) {
+func runScript(r *conformance.Runner, ops []op.Op) ([]scriptStep, *conformance.Result, error) {
 	if !r.ResetTarget() {
 		return nil, nil, errors.New("the target has no simabi_reset, or it failed")
 	}
@@ -142,8 +145,8 @@ func runScript(r *conformance.Runner, ops []conformance.Op) ([]scriptStep, *conf
 var scenarioProfiles = []struct {
 	sim  sim.Profile
 	emit emit.Profile
-	p    conformance.Profile
-}{{sim.TMR, emit.ProfileTMR, conformance.ProfileTMR}, {sim.Refusing, emit.ProfileRefusing, conformance.ProfileRefusing}}
+	p    model.Profile
+}{{sim.TMR, emit.ProfileTMR, model.ProfileTMR}, {sim.Refusing, emit.ProfileRefusing, model.ProfileRefusing}}
 
 // TestScenarios runs every scenario on sim in-process and on the emitted
 // runtime through onboard, for the tmr and refusing profiles, and requires
@@ -266,11 +269,11 @@ func TestScenariosSeeMutants(t *testing.T) {
 func TestScenarioScriptHeader(t *testing.T) {
 	for _, c := range []struct {
 		name, text string
-		want       []conformance.Profile
+		want       []model.Profile
 		err        string // a substring of the error; "" for none
 	}{
-		{"ok", "# profiles: tmr refusing\ncreate c0\n", []conformance.Profile{conformance.ProfileTMR, conformance.ProfileRefusing}, ""},
-		{"tmr only", "# a comment\n# profiles: tmr\ncreate c0\n", []conformance.Profile{conformance.ProfileTMR}, ""},
+		{"ok", "# profiles: tmr refusing\ncreate c0\n", []model.Profile{model.ProfileTMR, model.ProfileRefusing}, ""},
+		{"tmr only", "# a comment\n# profiles: tmr\ncreate c0\n", []model.Profile{model.ProfileTMR}, ""},
 		{"missing", "create c0\n", nil, `missing: no "# profiles:" line`},
 		{"empty", "# profiles:\ncreate c0\n", nil, "empty line 1: a profiles line naming no profile"},
 		{"legacy", "# profiles: tmr legacy\ncreate c0\n", nil, `legacy line 1: profile "legacy"`},
@@ -288,7 +291,7 @@ func TestScenarioScriptHeader(t *testing.T) {
 			case c.err == "" && !slices.Equal(sc.profiles, c.want):
 				t.Fatalf("profiles %v, want %v", sc.profiles, c.want)
 			}
-			if c.name == "bad op" && !errors.Is(err, conformance.ErrSyntax) {
+			if c.name == "bad op" && !errors.Is(err, op.ErrSyntax) {
 				t.Errorf("error %v does not wrap ErrSyntax", err)
 			}
 		})

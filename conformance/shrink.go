@@ -1,14 +1,18 @@
 package conformance
 
+import (
+	"github.com/simabi/simabi/conformance/op"
+)
+
 // Shrink reduces a failing sequence by delta debugging: it removes chunks
 // (halving their size while none can go), then single ops, then simplifies
 // the arguments of each remaining op, keeping every change for which
 // stillFails still reports true. stillFails(ops) must be true on entry; the
 // result is a sequence it reports true for, no longer than ops.
-func Shrink(ops []Op, stillFails func([]Op) bool) []Op {
-	cur := append([]Op(nil), ops...)
-	without := func(from, to int) []Op {
-		out := make([]Op, 0, len(cur)-(to-from))
+func Shrink(ops []op.Op, stillFails func([]op.Op) bool) []op.Op {
+	cur := append([]op.Op(nil), ops...)
+	without := func(from, to int) []op.Op {
+		out := make([]op.Op, 0, len(cur)-(to-from))
 		return append(append(out, cur[:from]...), cur[to:]...)
 	}
 	// Chunks.
@@ -45,7 +49,7 @@ func Shrink(ops []Op, stillFails func([]Op) bool) []Op {
 		changed = false
 		for i := range cur {
 			for _, s := range simplifications(cur[i]) {
-				cand := append([]Op(nil), cur...)
+				cand := append([]op.Op(nil), cur...)
 				cand[i] = s
 				if stillFails(cand) {
 					cur, changed = cand, true
@@ -59,29 +63,29 @@ func Shrink(ops []Op, stillFails func([]Op) bool) []Op {
 
 // simplifications lists simpler variants of op, each closer to the zero
 // value in one field.
-func simplifications(op Op) []Op {
-	var out []Op
-	try := func(mut func(*Op)) {
-		c := op
+func simplifications(cur op.Op) []op.Op {
+	var out []op.Op
+	try := func(mut func(*op.Op)) {
+		c := cur
 		mut(&c)
-		if c != op {
+		if c != cur {
 			out = append(out, c)
 		}
 	}
-	if op.Rep > 1 {
-		try(func(o *Op) { o.Rep = 0 })
-		try(func(o *Op) { o.Rep /= 2 })
+	if cur.Rep > 1 {
+		try(func(o *op.Op) { o.Rep = 0 })
+		try(func(o *op.Op) { o.Rep /= 2 })
 	}
-	for _, img := range []*ImageRecipe{&op.Img, &op.Img2} {
-		if img.Base != ImgValid {
+	for _, img := range []*op.ImageRecipe{&cur.Img, &cur.Img2} {
+		if img.Base != op.ImgValid {
 			continue
 		}
-		field := func(f func(*ImageRecipe)) {
+		field := func(f func(*op.ImageRecipe)) {
 			r := *img
 			f(&r)
 			if r != *img {
-				c := op
-				if img == &op.Img {
+				c := cur
+				if img == &cur.Img {
 					c.Img = r
 				} else {
 					c.Img2 = r
@@ -89,40 +93,40 @@ func simplifications(op Op) []Op {
 				out = append(out, c)
 			}
 		}
-		field(func(r *ImageRecipe) { r.X = 0 })
-		field(func(r *ImageRecipe) { r.B = 0 })
-		field(func(r *ImageRecipe) { r.B /= 2 })
-		field(func(r *ImageRecipe) { r.C = 0 })
-		field(func(r *ImageRecipe) { r.C /= 2 })
-		field(func(r *ImageRecipe) { r.T = 0 })
-		field(func(r *ImageRecipe) { r.S = 0 })
-		field(func(r *ImageRecipe) { r.NoSC = false })
-		field(func(r *ImageRecipe) { r.Poke, r.PokeOff, r.PokeVal = PokeNone, 0, 0 })
-		field(func(r *ImageRecipe) { r.Long = 0 })
-		field(func(r *ImageRecipe) { r.Short = 0 })
-		field(func(r *ImageRecipe) { r.Mis = 0 })
-		field(func(r *ImageRecipe) { r.Defect = DefNone })
+		field(func(r *op.ImageRecipe) { r.X = 0 })
+		field(func(r *op.ImageRecipe) { r.B = 0 })
+		field(func(r *op.ImageRecipe) { r.B /= 2 })
+		field(func(r *op.ImageRecipe) { r.C = 0 })
+		field(func(r *op.ImageRecipe) { r.C /= 2 })
+		field(func(r *op.ImageRecipe) { r.T = 0 })
+		field(func(r *op.ImageRecipe) { r.S = 0 })
+		field(func(r *op.ImageRecipe) { r.NoSC = false })
+		field(func(r *op.ImageRecipe) { r.Poke, r.PokeOff, r.PokeVal = op.PokeNone, 0, 0 })
+		field(func(r *op.ImageRecipe) { r.Long = 0 })
+		field(func(r *op.ImageRecipe) { r.Short = 0 })
+		field(func(r *op.ImageRecipe) { r.Mis = 0 })
+		field(func(r *op.ImageRecipe) { r.Defect = op.DefNone })
 	}
-	try(func(o *Op) { o.Args = ArgsRecipe{} })
-	try(func(o *Op) { o.Spans = [4]SpanRecipe{} })
-	try(func(o *Op) { o.Cfg = CfgRecipe{} })
-	if op.Ms > 20 {
-		try(func(o *Op) { o.Ms = max(o.Ms/2, 20) })
+	try(func(o *op.Op) { o.Args = op.ArgsRecipe{} })
+	try(func(o *op.Op) { o.Spans = [4]op.SpanRecipe{} })
+	try(func(o *op.Op) { o.Cfg = op.CfgRecipe{} })
+	if cur.Ms > 20 {
+		try(func(o *op.Op) { o.Ms = max(o.Ms/2, 20) })
 	}
-	if op.ID > 0 {
-		try(func(o *Op) { o.ID = 0 })
+	if cur.ID > 0 {
+		try(func(o *op.Op) { o.ID = 0 })
 	}
-	if op.Dev > 0 {
-		try(func(o *Op) { o.Dev = 0 })
+	if cur.Dev > 0 {
+		try(func(o *op.Op) { o.Dev = 0 })
 	}
-	if op.Gen > 1 {
-		try(func(o *Op) { o.Gen = 1 })
+	if cur.Gen > 1 {
+		try(func(o *op.Op) { o.Gen = 1 })
 	}
-	if op.Stream > 0 {
-		try(func(o *Op) { o.Stream = 0 })
+	if cur.Stream > 0 {
+		try(func(o *op.Op) { o.Stream = 0 })
 	}
-	if op.Count > 1 {
-		try(func(o *Op) { o.Count = 1 })
+	if cur.Count > 1 {
+		try(func(o *op.Op) { o.Count = 1 })
 	}
 	return out
 }

@@ -169,7 +169,7 @@ func CapsOf(t Target) Caps {
 // Has reports whether every capability of need is present.
 func (c Caps) Has(need Caps) bool { return c&need == need }
 
-func siteRuleOf(site int32) Rule { return model.SiteRule(site) }
+func siteRuleOf(site int32) model.Rule { return model.SiteRule(site) }
 
 // Factory opens a target for one run: a fresh runtime instance when the
 // backend can make one (sim), or the one loaded library (onboard), and a

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"strings"
 	"testing"
 )
@@ -29,15 +31,15 @@ func FuzzOpText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		ops, err := ParseScript(text)
+		ops, err := op.ParseScript(text)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "line ") {
 				t.Fatalf("a refusal that names no line: %v", err)
 			}
 			return
 		}
-		printed := FormatOps(ops)
-		again, err := ParseScript(printed)
+		printed := op.FormatOps(ops)
+		again, err := op.ParseScript(printed)
 		if err != nil {
 			t.Fatalf("the printed form does not parse: %v\ninput:\n%s\nprinted:\n%s", err, text, printed)
 		}
@@ -49,8 +51,8 @@ func FuzzOpText(f *testing.F) {
 				t.Fatalf("op %d: %q parses back as %q", i, ops[i].String(), again[i].String())
 			}
 		}
-		if FormatOps(again) != printed {
-			t.Fatalf("printing is not stable:\n%s\nthen:\n%s", printed, FormatOps(again))
+		if op.FormatOps(again) != printed {
+			t.Fatalf("printing is not stable:\n%s\nthen:\n%s", printed, op.FormatOps(again))
 		}
 	})
 }

@@ -32,14 +32,14 @@ var production = map[string][]string{
 	"conformance/op":                {"abi", "abi/tracevocab"},
 	"conformance/model":             {"abi", "conformance/op"},                                                            // and the standard library: TestModelImportsOnlyTheContract
 	"conformance":                   {"abi", "validation", "docs", "internal/...", "conformance/op", "conformance/model"}, // never sim or onboard: TestEngineLinksNoBackend
-	"conformance/report":            {"conformance", "conformance/model"},
-	"conformance/target":            {"abi", "conformance", "sim", "onboard"},
+	"conformance/report":            {"conformance", "conformance/model", "conformance/op"},
+	"conformance/target":            {"abi", "conformance", "sim", "onboard", "conformance/model"},
 	"conformance/target/targettest": {"conformance", "conformance/target", "onboard", "sim/emit"},
-	"conformance/suite":             {"conformance", "conformance/report", "onboard"},
+	"conformance/suite":             {"conformance", "conformance/report", "onboard", "conformance/model", "conformance/op"},
 	"conformance/trace":             {"abi", "conformance", "conformance/model", "conformance/op", "conformance/report"},
-	"conformance/isolate":           {"abi", "validation", "conformance", "conformance/target", "onboard"},
-	"conformance/session":           {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/report", "conformance/suite", "conformance/target", "conformance/trace", "conformance/isolate", "sim", "sim/emit"},
-	"cmd/abicheck":                  {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit"},
+	"conformance/isolate":           {"abi", "validation", "conformance", "conformance/target", "onboard", "conformance/model", "conformance/op"},
+	"conformance/session":           {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/report", "conformance/suite", "conformance/target", "conformance/trace", "conformance/isolate", "sim", "sim/emit", "conformance/model", "conformance/op"},
+	"cmd/abicheck":                  {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit", "conformance/op"},
 	"cmd/gen-fake-runtime":          {"abi", "sim/emit"},
 	"lanes/upstream/mkcallable":     {"abi"},
 	"tests":                         nil, // test files only

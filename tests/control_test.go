@@ -1,6 +1,9 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"fmt"
 	"runtime"
 	"testing"
@@ -184,7 +187,7 @@ func TestControlReset_indistinguishableFromAFreshLoad(t *testing.T) {
 					r.Close()
 					if d := conformance.Diff(fresh.History, reused.History); d != "" {
 						t.Errorf("%s: a reset instance answers otherwise than a fresh one (- fresh, + reset):\n%s\nafter:\n%s",
-							c.Name, d, conformance.FormatOps(dirt))
+							c.Name, d, op.FormatOps(dirt))
 					}
 				}
 				if checks < 10 {
@@ -197,9 +200,9 @@ func TestControlReset_indistinguishableFromAFreshLoad(t *testing.T) {
 }
 
 // appliesTo reports whether check c runs on profile p.
-func appliesTo(c conformance.Check, p conformance.Profile) bool {
+func appliesTo(c conformance.Check, p model.Profile) bool {
 	if c.Profiles == nil {
-		return p == conformance.ProfileTMR || p == conformance.ProfileRefusing
+		return p == model.ProfileTMR || p == model.ProfileRefusing
 	}
 	for _, q := range c.Profiles {
 		if q == p {

@@ -1,9 +1,10 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"pgregory.net/rapid"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/tests/opfuzz"
 )
 
@@ -30,7 +31,7 @@ func (c rapidChooser) IntN(n int, label string) int {
 // drawOps is the rapid state machine's op log: each Repeat action draws one
 // op (rapid's -rapid.steps sets the mean length; the log is capped at
 // cfg.MaxOps).
-func drawOps(t *rapid.T, cfg decodeConfig) []conformance.Op {
+func drawOps(t *rapid.T, cfg decodeConfig) []op.Op {
 	g := opfuzz.NewGenerator(cfg)
 	max := cfg.MaxOps
 	if max <= 0 {
@@ -47,6 +48,6 @@ func drawOps(t *rapid.T, cfg decodeConfig) []conformance.Op {
 }
 
 // opsGen is drawOps as a generator (for Example-driven hunts).
-func opsGen(cfg decodeConfig) *rapid.Generator[[]conformance.Op] {
-	return rapid.Custom(func(t *rapid.T) []conformance.Op { return drawOps(t, cfg) })
+func opsGen(cfg decodeConfig) *rapid.Generator[[]op.Op] {
+	return rapid.Custom(func(t *rapid.T) []op.Op { return drawOps(t, cfg) })
 }

@@ -1,6 +1,9 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,7 +17,6 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/abi/tracevocab"
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/sim/emit/emittest"
@@ -78,7 +80,7 @@ func TestDocs_traceExampleIsWhatTheRecorderWrites(t *testing.T) {
 	gotLines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
 	wantLines := strings.Split(strings.TrimSuffix(example, "\n"), "\n")
 	if len(gotLines) != len(wantLines) {
-		t.Fatalf("the recorder wrote %d lines, the example has %d:\n%s", len(gotLines), len(wantLines), conformance.Abbreviate(string(got)))
+		t.Fatalf("the recorder wrote %d lines, the example has %d:\n%s", len(gotLines), len(wantLines), op.Abbreviate(string(got)))
 	}
 	for i, w := range wantLines {
 		g := gotLines[i]
@@ -93,14 +95,14 @@ func TestDocs_traceExampleIsWhatTheRecorderWrites(t *testing.T) {
 			parts[k] = regexp.QuoteMeta(parts[k])
 		}
 		if !regexp.MustCompile("^" + strings.Join(parts, "[0-9a-f]*") + "$").MatchString(g) {
-			t.Errorf("line %d: the recorder wrote\n  %s\nthe example says\n  %s", i+1, conformance.Abbreviate(g), w)
+			t.Errorf("line %d: the recorder wrote\n  %s\nthe example says\n  %s", i+1, op.Abbreviate(g), w)
 		}
 	}
 
 	_, tc := judgeTraceFile(t, trace)
 	for _, rr := range tc.Report().Rules {
-		if rr.Verdict == conformance.Fail {
-			t.Errorf("the example session is flagged: %s %s", rr.Rule, conformance.Abbreviate(rr.Detail))
+		if rr.Verdict == model.Fail {
+			t.Errorf("the example session is flagged: %s %s", rr.Rule, op.Abbreviate(rr.Detail))
 		}
 	}
 }

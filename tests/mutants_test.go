@@ -1,10 +1,12 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"strings"
 	"testing"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -36,7 +38,7 @@ func mutantBudget() int {
 	return 300
 }
 
-func ruleGroup(r conformance.Rule) string {
+func ruleGroup(r model.Rule) string {
 	g, _, _ := strings.Cut(r.String(), "-")
 	return g
 }
@@ -50,8 +52,8 @@ func ruleGroup(r conformance.Rule) string {
 // show as a later rule's breach: one that skips D-2 and then passes a
 // site-4 fault shows as K-4 when the model accepted the fault's code as
 // D-2's tolerated "query's own code").
-func huntMutant(t *testing.T, e *emittedRuntime, m emit.Mutant, budget int) (n int, kill conformance.Finding, ops []conformance.Op, ok bool, other []conformance.Finding) {
-	gen := opsGen(rapidConfig(conformance.ProfileTMR))
+func huntMutant(t *testing.T, e *emittedRuntime, m emit.Mutant, budget int) (n int, kill model.Finding, ops []op.Op, ok bool, other []model.Finding) {
+	gen := opsGen(rapidConfig(model.ProfileTMR))
 	for i := 0; i < budget; i++ {
 		ops := gen.Example(i)
 		res, err := runChecked(e.open, ops)
@@ -65,7 +67,7 @@ func huntMutant(t *testing.T, e *emittedRuntime, m emit.Mutant, budget int) (n i
 			other = append(other, f)
 		}
 	}
-	return budget, conformance.Finding{}, nil, false, other
+	return budget, model.Finding{}, nil, false, other
 }
 
 // TestMutantSampleRandom: for one mutant of each rule group (V, L, K, E, M,

@@ -1,6 +1,9 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"fmt"
 	"testing"
 
@@ -16,19 +19,19 @@ import (
 // three devices, X-2 hold ops, logs of at most 200 ops. The fill to 8192
 // residents (M-4) is left to FuzzOps and the directed catalogue: one fill
 // is 8193 calls per run, which makes every shrink step slow.
-func rapidConfig(p conformance.Profile) decodeConfig {
+func rapidConfig(p model.Profile) decodeConfig {
 	return decodeConfig{Profile: p, Slots: 4, Devices: 3, HoldMs: holdMs, MaxOps: 200, NoFill: true}
 }
 
 // seqCheck runs one op sequence on fresh instances and says how it failed:
 // "" when it passed, else a report and a key (the first failing rule, or
 // "diff") that a shrunk sequence must reproduce.
-type seqCheck func(ops []conformance.Op) (report, key string, err error)
+type seqCheck func(ops []op.Op) (report, key string, err error)
 
 // modelCheck is the model check of one sequence on one target (Model.Step
 // after every op, by the runner).
 func modelCheck(target string, open opener, n *counts) seqCheck {
-	return func(ops []conformance.Op) (string, string, error) {
+	return func(ops []op.Op) (string, string, error) {
 		res, err := runChecked(open, ops)
 		if err != nil {
 			return "", "", err
@@ -46,7 +49,7 @@ func modelCheck(target string, open opener, n *counts) seqCheck {
 // diffCheck runs one sequence on a and b (conformance.RunDiff): their
 // histories must be identical (F-1) and both must pass the model.
 func diffCheck(name string, a func() conformance.Target, b opener, n *counts) seqCheck {
-	return func(ops []conformance.Op) (string, string, error) {
+	return func(ops []op.Op) (string, string, error) {
 		bt, release, err := b()
 		if err != nil {
 			return "", "", err
@@ -58,7 +61,7 @@ func diffCheck(name string, a func() conformance.Target, b opener, n *counts) se
 		n.calls.Add(int64(ra.Checked + rb.Checked))
 		if d != "" {
 			return fmt.Sprintf("%s: sim and the emitted runtime differ (- sim, + emitted):\n%sop log (%d ops):\n%ssim history:\n%s",
-				name, clipLines(d), len(ops), conformance.FormatOps(ops), clipLines(ra.History.String())), "diff", nil
+				name, clipLines(d), len(ops), op.FormatOps(ops), clipLines(ra.History.String())), "diff", nil
 		}
 		for _, r := range []*conformance.Result{ra, rb} {
 			if f, bad := firstFailure(r); bad {
@@ -76,14 +79,14 @@ func diffCheck(name string, a func() conformance.Target, b opener, n *counts) se
 // shrinks rapid's result once more with conformance.Shrink (delta debugging
 // over the ops themselves, which rapid's choice-level shrinking cannot
 // always reach) and logs that op log too.
-func rapidProperty(t *testing.T, cfg decodeConfig, prep func([]conformance.Op) []conformance.Op, check seqCheck) {
-	var last []conformance.Op
+func rapidProperty(t *testing.T, cfg decodeConfig, prep func([]op.Op) []op.Op, check seqCheck) {
+	var last []op.Op
 	var lastKey string
 	t.Cleanup(func() {
 		if !t.Failed() || last == nil {
 			return
 		}
-		small := conformance.Shrink(last, func(ops []conformance.Op) bool {
+		small := conformance.Shrink(last, func(ops []op.Op) bool {
 			_, key, err := check(ops)
 			return err == nil && key == lastKey
 		})

@@ -1,6 +1,9 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -20,7 +23,6 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/abi/tracevocab"
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/conformance/trace"
 	"github.com/simabi/simabi/sim/emit"
@@ -177,14 +179,14 @@ func (cr consumerRun) checkTraces(t *testing.T) (int, map[string][]string) {
 	}
 	failed := map[string][]string{}
 	for _, f := range cr.traces {
-		tr, err := conformance.ReadTraceFile(f)
+		tr, err := op.ReadTraceFile(f)
 		if err != nil {
 			t.Fatalf("%v", err)
 		}
 		rep := trace.Check(tr, trace.Options{}).Report()
 		for _, rr := range rep.Rules {
-			if rr.Verdict == conformance.Fail || rr.Verdict == conformance.Crash || rr.Verdict == conformance.Hang {
-				failed[filepath.Base(f)] = append(failed[filepath.Base(f)], rr.Rule+" "+rr.Verdict.String()+": "+conformance.Abbreviate(rr.Detail))
+			if rr.Verdict == model.Fail || rr.Verdict == model.Crash || rr.Verdict == model.Hang {
+				failed[filepath.Base(f)] = append(failed[filepath.Base(f)], rr.Rule+" "+rr.Verdict.String()+": "+op.Abbreviate(rr.Detail))
 			}
 		}
 	}
@@ -201,7 +203,7 @@ func TestRecordedConsumerChecksCleanOverTheFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr := recordConsumer(t, es[conformance.ProfileTMR], 20*time.Second)
+	cr := recordConsumer(t, es[model.ProfileTMR], 20*time.Second)
 	if n := strings.Count(cr.stdout, "status=0\n"); n != 24 {
 		t.Errorf("%d of 24 scenarios exited 0:\n%s", n, cr.stdout)
 	}
@@ -240,7 +242,7 @@ func TestRecordedConsumerFlagsEachMutant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := consumerAnswers(t, recordConsumer(t, es[conformance.ProfileTMR], 5*time.Second))
+	plain := consumerAnswers(t, recordConsumer(t, es[model.ProfileTMR], 5*time.Second))
 	unseen := 0
 	for _, mu := range sweepMutants() {
 		if mu.Profile != emit.ProfileTMR {
@@ -340,12 +342,12 @@ func TestRecordedConsumerHangAndCrash_ELAUNCH(t *testing.T) {
 		knobs    emit.Knobs
 		scenario string
 		status   string
-		verdict  conformance.Verdict
+		verdict  model.Verdict
 		detail   string
 	}{
-		{"hang", emit.Knobs{Hang: []string{abi.SymKernelLaunch}}, "hang", "status=killed", conformance.Hang,
+		{"hang", emit.Knobs{Hang: []string{abi.SymKernelLaunch}}, "hang", "status=killed", model.Hang,
 			"#5 launch c0 id=0 stream=s0: hang: the trace ends inside this call (it never returned; the launch's args are recorded when it returns)"},
-		{"crash", emit.Knobs{Crash: []string{abi.SymKernelLaunch}}, "kernel_lifecycle", "status=signal 6", conformance.Crash,
+		{"crash", emit.Knobs{Crash: []string{abi.SymKernelLaunch}}, "kernel_lifecycle", "status=signal 6", model.Crash,
 			"#5 launch c0 id=0 stream=s0: crash: the process died of signal 6 (aborted) inside this call"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -370,7 +372,7 @@ func TestRecordedConsumerHangAndCrash_ELAUNCH(t *testing.T) {
 			}
 			var got []string
 			for _, f := range cr.traces {
-				tr, err := conformance.ReadTraceFile(f)
+				tr, err := op.ReadTraceFile(f)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -14,6 +14,9 @@ package tests
 // tests over it are in recorder_fuzz_test.go.
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"errors"
 	"fmt"
 	"os"
@@ -41,11 +44,11 @@ const recordedMaxOps = 120
 // decodeRecorded is opfuzz.Decode for recorded runs: the same generator and
 // op space, but without the fill to 8192 residents (M-4), whose 8192
 // prepares would each write the image's hex into the trace.
-func decodeRecorded(data []byte) (conformance.Profile, []conformance.Op) {
+func decodeRecorded(data []byte) (model.Profile, []op.Op) {
 	c := conformance.NewByteChooser(data)
-	p := conformance.ProfileTMR
+	p := model.ProfileTMR
 	if c.IntN(4, "profile") == 3 {
-		p = conformance.ProfileRefusing
+		p = model.ProfileRefusing
 	}
 	g := opfuzz.NewGenerator(decodeConfig{Profile: p, Slots: 4, Devices: 3, HoldMs: holdMs, MaxHolds: 1, MaxOps: recordedMaxOps, NoFill: true})
 	for !c.Exhausted() && len(g.Ops()) < recordedMaxOps {
@@ -56,8 +59,8 @@ func decodeRecorded(data []byte) (conformance.Profile, []conformance.Op) {
 
 // recordedFakes are the emitted fakes of both profiles the recorded runs
 // record over, built once per process.
-var recordedFakes = sync.OnceValues(func() (map[conformance.Profile]*emittedRuntime, error) {
-	out := map[conformance.Profile]*emittedRuntime{}
+var recordedFakes = sync.OnceValues(func() (map[model.Profile]*emittedRuntime, error) {
+	out := map[model.Profile]*emittedRuntime{}
 	for _, p := range profiles {
 		a, err := buildEmitted(emit.Config{Profile: p.emit})
 		if err != nil {
@@ -117,16 +120,16 @@ func loadRecorder(rec, target, trace string) (*onboard.Library, error) {
 
 // recordedRun is one sequence run live through the recorder.
 type recordedRun struct {
-	ops   []conformance.Op
+	ops   []op.Op
 	live  *conformance.Result
-	trace *conformance.Trace
+	trace *op.Trace
 	check *trace.Outcome
 	text  string // the trace file
 }
 
 // runRecorded runs ops live through a fresh recorder over a fresh instance
 // of e, the trace going to dir, and reads and judges the trace.
-func runRecorded(e *emittedRuntime, ops []conformance.Op, dir string) (*recordedRun, error) {
+func runRecorded(e *emittedRuntime, ops []op.Op, dir string) (*recordedRun, error) {
 	recLib, err := recorderBytes()
 	if err != nil {
 		return nil, err
@@ -159,7 +162,7 @@ func runRecorded(e *emittedRuntime, ops []conformance.Op, dir string) (*recorded
 	if err != nil {
 		return nil, err
 	}
-	tr, err := conformance.ReadTraceFile(path)
+	tr, err := op.ReadTraceFile(path)
 	if err != nil {
 		return &recordedRun{ops: ops, live: live, text: string(text)}, err
 	}
@@ -170,7 +173,7 @@ func runRecorded(e *emittedRuntime, ops []conformance.Op, dir string) (*recorded
 func failedRules(rep *report.Report) []string {
 	var out []string
 	for _, rr := range rep.Rules {
-		if rr.Verdict == conformance.Fail || rr.Verdict == conformance.Crash || rr.Verdict == conformance.Hang {
+		if rr.Verdict == model.Fail || rr.Verdict == model.Crash || rr.Verdict == model.Hang {
 			out = append(out, rr.Rule)
 		}
 	}
@@ -182,7 +185,7 @@ func failedRules(rep *report.Report) []string {
 func liveFailedRules(res *conformance.Result) []string {
 	var out []string
 	for _, f := range res.Findings {
-		if f.Verdict == conformance.Fail && !slices.Contains(out, f.Rule.String()) {
+		if f.Verdict == model.Fail && !slices.Contains(out, f.Rule.String()) {
 			out = append(out, f.Rule.String())
 		}
 	}
@@ -193,13 +196,13 @@ func liveFailedRules(res *conformance.Result) []string {
 // traceReport renders what a failing check of a recorded run shows.
 func (rr *recordedRun) report() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "op log (%d ops):\n%s", len(rr.ops), conformance.FormatOps(rr.ops))
+	fmt.Fprintf(&b, "op log (%d ops):\n%s", len(rr.ops), op.FormatOps(rr.ops))
 	if rr.live != nil {
 		fmt.Fprintf(&b, "live history:\n%s", clipLines(rr.live.History.String()))
 	}
 	if rr.check != nil {
 		for _, f := range rr.check.Result.Findings {
-			if f.Verdict == conformance.Fail {
+			if f.Verdict == model.Fail {
 				fmt.Fprintf(&b, "trace finding: %s\n", f)
 			}
 		}
@@ -236,12 +239,12 @@ func (rr *recordedRun) agreeOnFake() error {
 // overlapping calls won is the scheduler's.
 func (rr *recordedRun) replayOnSim() ([]string, error) {
 	p := sim.TMR
-	if rr.check.Profile == conformance.ProfileRefusing {
+	if rr.check.Profile == model.ProfileRefusing {
 		p = sim.Refusing
 	}
 	ops, calls, left := trace.Ops(rr.trace)
 	out := conformance.FactoryExecutor{Factory: target.SimFactory(p)}.Execute(ops, true)
-	if out.Verdict != conformance.Pass {
+	if out.Verdict != model.Pass {
 		return nil, fmt.Errorf("the replay on sim %s at %s: %s", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
 	}
 	firstOverlap := firstOverlappingCall(rr.trace)
@@ -256,7 +259,7 @@ func (rr *recordedRun) replayOnSim() ([]string, error) {
 
 // firstOverlappingCall is the B of the first call whose interval overlaps
 // a call of another thread (MaxUint64: none).
-func firstOverlappingCall(t *conformance.Trace) uint64 {
+func firstOverlappingCall(t *op.Trace) uint64 {
 	first := ^uint64(0)
 	for i := range t.Calls {
 		for j := range t.Calls {

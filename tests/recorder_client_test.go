@@ -1,12 +1,13 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"github.com/simabi/simabi/conformance"
 )
 
 // The recorder's C client (sim/emit/testdata/recorder_client.c: forks, five
@@ -41,8 +42,8 @@ func TestRecorder_clientTracesCheckClean(t *testing.T) {
 			}
 		}
 		for _, rr := range tc.Report().Rules {
-			if rr.Verdict == conformance.Fail {
-				t.Errorf("%s: %s fail: %s", filepath.Base(f), rr.Rule, conformance.Abbreviate(rr.Detail))
+			if rr.Verdict == model.Fail {
+				t.Errorf("%s: %s fail: %s", filepath.Base(f), rr.Rule, op.Abbreviate(rr.Detail))
 			}
 		}
 	}

@@ -1,12 +1,13 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/trace"
 	"github.com/simabi/simabi/sim/emit"
 )
@@ -34,14 +35,14 @@ func privateRecorder(t *testing.T, cfg emit.RecorderConfig) string {
 }
 
 // judgeTraceFile parses the trace at path and checks it as -check-trace does.
-func judgeTraceFile(t *testing.T, path string) (*conformance.Trace, *trace.Outcome) {
+func judgeTraceFile(t *testing.T, path string) (*op.Trace, *trace.Outcome) {
 	t.Helper()
 	fh, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	tr, err := conformance.ParseTrace(fh, path)
+	tr, err := op.ParseTrace(fh, path)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -59,7 +60,7 @@ func TestRecorder_lifecycleCatalogueTracesCheck(t *testing.T) {
 		for _, f := range files {
 			_, tc := judgeTraceFile(t, f)
 			for _, rr := range tc.Report().Rules {
-				if rr.Verdict == conformance.Fail {
+				if rr.Verdict == model.Fail {
 					failed[filepath.Base(f)] = append(failed[filepath.Base(f)], rr.Rule+": "+rr.Detail)
 				}
 			}

@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"bytes"
 	"os"
 	"os/exec"
@@ -143,9 +145,9 @@ func recordedMutantRun(t *testing.T, mu emit.Mutant) {
 		t.Skip("V-CONTRACT: a trace does not hold the contract's bytes (`contract -> ptr`), and a consumer refuses to load the runtime (C-BIND-2)")
 	}
 	cat := conformance.Catalogue()
-	profile := conformance.ProfileTMR
+	profile := model.ProfileTMR
 	if mu.Profile == emit.ProfileRefusing {
-		profile = conformance.ProfileRefusing
+		profile = model.ProfileRefusing
 	}
 	a, err := buildEmitted(emit.Config{Profile: mu.Profile, Mutant: mu.Name})
 	if isNoCompiler(err) {

@@ -1,6 +1,9 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +20,7 @@ import (
 // replayScript is one tests/testdata/*.ops file (format: testdata/README.md).
 type replayScript struct {
 	name     string
-	ops      []conformance.Op
+	ops      []op.Op
 	profiles []string // "tmr", "refusing"
 	rules    []string
 	bug      string
@@ -52,7 +55,7 @@ func loadReplay(path string) (*replayScript, error) {
 		case "rules":
 			s.rules = strings.Fields(val)
 			for _, r := range s.rules {
-				if _, ok := conformance.RuleByName(r); !ok && !slices.Contains(conformance.ConsumerRules, r) {
+				if _, ok := model.RuleByName(r); !ok && !slices.Contains(model.ConsumerRules, r) {
 					return nil, fmt.Errorf("%s: rules: %q is not a rule ID of docs/contract.md", path, r)
 				}
 			}
@@ -60,7 +63,7 @@ func loadReplay(path string) (*replayScript, error) {
 			s.bug = val
 		}
 	}
-	s.ops, err = conformance.ParseScript(string(b))
+	s.ops, err = op.ParseScript(string(b))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -75,7 +78,7 @@ func loadReplay(path string) (*replayScript, error) {
 func cleanResult(res *conformance.Result) string {
 	var out []string
 	for _, f := range res.Findings {
-		if f.Verdict == conformance.Fail || f.Verdict == conformance.Skip {
+		if f.Verdict == model.Fail || f.Verdict == model.Skip {
 			out = append(out, f.String())
 		}
 	}
@@ -86,10 +89,10 @@ func cleanResult(res *conformance.Result) string {
 }
 
 // hasTwoThreadOps reports whether a script races or holds.
-func hasTwoThreadOps(ops []conformance.Op) bool {
-	for _, op := range ops {
-		switch op.Kind {
-		case conformance.KindRaceKInit, conformance.KindHoldLaunch, conformance.KindHoldPrepare:
+func hasTwoThreadOps(ops []op.Op) bool {
+	for _, o := range ops {
+		switch o.Kind {
+		case op.KindRaceKInit, op.KindHoldLaunch, op.KindHoldPrepare:
 			return true
 		}
 	}

@@ -6,6 +6,9 @@ package tests
 // can compile them as ordinary files.
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"errors"
 	"fmt"
 	"os"
@@ -25,8 +28,8 @@ import (
 // profiles are the two build profiles every property runs against: tmr (the
 // full kernel lifecycle) and refusing (kernel entries validate, then refuse).
 var profiles = []profileSet{
-	{"tmr", sim.TMR, emit.ProfileTMR, conformance.ProfileTMR},
-	{"refusing", sim.Refusing, emit.ProfileRefusing, conformance.ProfileRefusing},
+	{"tmr", sim.TMR, emit.ProfileTMR, model.ProfileTMR},
+	{"refusing", sim.Refusing, emit.ProfileRefusing, model.ProfileRefusing},
 }
 
 // profileSet names one profile in each package.
@@ -34,7 +37,7 @@ type profileSet struct {
 	name  string
 	sim   sim.Profile
 	emit  emit.Profile
-	model conformance.Profile
+	model model.Profile
 }
 
 // builds caches emitted runtimes per configuration for the process (the
@@ -150,18 +153,18 @@ func (c *counts) String() string {
 }
 
 // firstFailure is the first failing finding of a result.
-func firstFailure(res *conformance.Result) (conformance.Finding, bool) {
+func firstFailure(res *conformance.Result) (model.Finding, bool) {
 	for _, f := range res.Findings {
-		if f.Verdict == conformance.Fail {
+		if f.Verdict == model.Fail {
 			return f, true
 		}
 	}
-	return conformance.Finding{}, false
+	return model.Finding{}, false
 }
 
 // runChecked runs ops on a fresh instance from open; the runner checks every
 // call against the model as it goes (Model.Step after each op).
-func runChecked(open opener, ops []conformance.Op) (*conformance.Result, error) {
+func runChecked(open opener, ops []op.Op) (*conformance.Result, error) {
 	tg, release, err := open()
 	if err != nil {
 		return nil, err
@@ -177,7 +180,7 @@ func runChecked(open opener, ops []conformance.Op) (*conformance.Result, error) 
 
 // failureText is what a failing property prints: the finding, the op log
 // (replayable: save it as tests/testdata/NAME.ops) and the history.
-func failureText(target string, ops []conformance.Op, res *conformance.Result) string {
+func failureText(target string, ops []op.Op, res *conformance.Result) string {
 	return opfuzz.FailureText(target, ops, res)
 }
 

@@ -1,6 +1,9 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/lifecycle"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
@@ -80,12 +82,12 @@ func TestUpstream_recordedLifecycleSession(t *testing.T) {
 	live := liveFindingRules(t, filepath.Join(dir, "abicheck.json"))
 	var flagged []string
 	for _, rr := range tc.Report().Rules {
-		if rr.Verdict != conformance.Fail {
+		if rr.Verdict != model.Fail {
 			continue
 		}
 		flagged = append(flagged, rr.Rule)
 		if !live[rr.Rule] {
-			t.Errorf("%s: %s fail, which the live run of this build does not report: %s", tracePath, rr.Rule, conformance.Abbreviate(rr.Detail))
+			t.Errorf("%s: %s fail, which the live run of this build does not report: %s", tracePath, rr.Rule, op.Abbreviate(rr.Detail))
 		}
 	}
 	t.Logf("%s: %d calls, %d judged; flagged: %v (live run's findings: %v)", tracePath, len(tr.Calls), tc.Result.Checked, flagged, slices.Sorted(maps.Keys(live)))
@@ -120,7 +122,7 @@ func liveFindingRules(t *testing.T, path string) map[string]bool {
 	return rules
 }
 
-func traceHas(tr *conformance.Trace, word string) bool {
+func traceHas(tr *op.Trace, word string) bool {
 	for _, c := range tr.Calls {
 		if strings.Contains(c.Text, " "+word+" ") {
 			return true

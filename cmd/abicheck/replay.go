@@ -1,11 +1,12 @@
 package main
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/session"
 )
 
@@ -20,7 +21,7 @@ func replayMain(o *options, lib string, stdout, stderr io.Writer) int {
 	if session.IsTrace(string(text)) {
 		return replayTraceMain(o, lib, string(text), stdout, stderr)
 	}
-	ops, err := conformance.ParseScript(string(text))
+	ops, err := op.ParseScript(string(text))
 	if err != nil {
 		return usage(stderr, fmt.Sprintf("-replay %s: %v", o.Replay, err))
 	}

@@ -1,6 +1,8 @@
 package isolate
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"bufio"
 	"encoding/json"
 	"errors"
@@ -173,7 +175,7 @@ func (c *childOut) send(b []byte) {
 func (c *childOut) sendMsg(m childMsg) {
 	b, err := json.Marshal(m)
 	if err != nil {
-		b, _ = json.Marshal(childMsg{T: "done", ID: m.ID, Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
+		b, _ = json.Marshal(childMsg{T: "done", ID: m.ID, Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
 			Detail: "the child could not encode its result: " + err.Error(), At: conformance.AtSetup}})
 	}
 	c.send(b)
@@ -212,13 +214,13 @@ func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conf
 		if len(line) > 0 {
 			var req childRequest
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
-				out.sendMsg(childMsg{T: "done", Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
+				out.sendMsg(childMsg{T: "done", Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
 					Detail: "bad request: " + jerr.Error(), At: conformance.AtSetup}})
 				continue
 			}
 			ops, perr := conformance.ParseOpLines(req.Ops)
 			if perr != nil {
-				out.sendMsg(childMsg{T: "done", ID: req.ID, Rec: &conformance.OutcomeRecord{Verdict: conformance.Crash,
+				out.sendMsg(childMsg{T: "done", ID: req.ID, Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
 					Detail: "the ops do not parse: " + perr.Error(), At: conformance.AtSetup}})
 				continue
 			}
@@ -243,7 +245,7 @@ func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conf
 				factory = reuse
 			}
 			o := conformance.FactoryExecutor{Factory: factory, Options: ropt, Finished: done}.Execute(ops, req.History)
-			if o.Verdict == conformance.Hang {
+			if o.Verdict == model.Hang {
 				reuse = nil // a thread may still be inside the kept instance
 			}
 			if !sent {

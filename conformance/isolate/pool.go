@@ -1,6 +1,9 @@
 package isolate
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -233,7 +236,7 @@ func (p *Pool) kill(c *child) {
 // died after its previous run had finished (before this request started) is
 // reported as that run's death (Outcome.Prior), and this request goes to a
 // fresh child.
-func (p *Pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
+func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 	req := childRequest{Ops: conformance.OpLines(ops), History: history}
 	var prior, residue *conformance.Outcome
 	for attempt := 0; ; attempt++ {
@@ -247,7 +250,7 @@ func (p *Pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 		if p.cur == nil {
 			c, _, err := p.start()
 			if err != nil {
-				return conformance.Outcome{Verdict: conformance.Crash, Detail: err.Error(), At: conformance.AtSetup, Prior: prior}
+				return conformance.Outcome{Verdict: model.Crash, Detail: err.Error(), At: conformance.AtSetup, Prior: prior}
 			}
 			p.cur = c
 		}
@@ -260,7 +263,7 @@ func (p *Pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 			continue
 		}
 		o, started := p.await(c, req.ID, len(ops))
-		if !started && o.Verdict == conformance.Crash && attempt == 0 {
+		if !started && o.Verdict == model.Crash && attempt == 0 {
 			// It died before it began this request: the death is the
 			// previous run's, and a fresh child gets the request.
 			prior = firstPrior(prior, &o)
@@ -269,7 +272,7 @@ func (p *Pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 		if at := unloadAt(ops); at >= 0 && p.cur == c {
 			p.afterUnload(c, at, &o)
 		}
-		if o.Verdict == conformance.Crash && started && c.served > 0 && residue == nil {
+		if o.Verdict == model.Crash && started && c.served > 0 && residue == nil {
 			// The child had run earlier cases, each loading and unloading
 			// its own instance: run the case again in a fresh process. If
 			// it does not die there, what killed it was left behind by an
@@ -283,7 +286,7 @@ func (p *Pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 			}
 			continue
 		}
-		if residue != nil && o.Verdict != conformance.Crash {
+		if residue != nil && o.Verdict != model.Crash {
 			o.Residue = residue
 		}
 		o.Prior = prior
@@ -297,9 +300,9 @@ func (p *Pool) Execute(ops []conformance.Op, history bool) conformance.Outcome {
 const unloadLinger = 200 * time.Millisecond
 
 // unloadAt is the index of ops' unload op (U-1), or -1.
-func unloadAt(ops []conformance.Op) int {
-	for i, op := range ops {
-		if op.Kind == conformance.KindUnload {
+func unloadAt(ops []op.Op) int {
+	for i, o := range ops {
+		if o.Kind == op.KindUnload {
 			return i
 		}
 	}
@@ -318,8 +321,8 @@ func (p *Pool) afterUnload(c *child, at int, o *conformance.Outcome) {
 	}
 	p.retire(c)
 	p.cur = nil
-	if c.waitErr != nil && o.Verdict == conformance.Pass {
-		*o = conformance.Outcome{Verdict: conformance.Crash, At: at,
+	if c.waitErr != nil && o.Verdict == model.Pass {
+		*o = conformance.Outcome{Verdict: model.Crash, At: at,
 			Detail: "the process died after the unload, once the run had finished: " + c.death()}
 	}
 }
@@ -329,7 +332,7 @@ func (p *Pool) afterUnload(c *child, at int, o *conformance.Outcome) {
 func (p *Pool) lateDeath(c *child, prior *conformance.Outcome) *conformance.Outcome {
 	p.retire(c)
 	p.cur = nil
-	return firstPrior(prior, &conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: conformance.AtSetup})
+	return firstPrior(prior, &conformance.Outcome{Verdict: model.Crash, Detail: c.death(), At: conformance.AtSetup})
 }
 
 func firstPrior(prior, o *conformance.Outcome) *conformance.Outcome {
@@ -351,7 +354,7 @@ func (p *Pool) Finish() *conformance.Outcome {
 	if c.waitErr == nil {
 		return nil
 	}
-	return &conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: conformance.AtSetup}
+	return &conformance.Outcome{Verdict: model.Crash, Detail: c.death(), At: conformance.AtSetup}
 }
 
 // await follows one request to its end; started reports whether the child
@@ -366,7 +369,7 @@ func (p *Pool) await(c *child, id int64, n int) (out conformance.Outcome, starte
 			if !ok {
 				p.retire(c)
 				p.cur = nil
-				return conformance.Outcome{Verdict: conformance.Crash, Detail: c.death(), At: at}, started
+				return conformance.Outcome{Verdict: model.Crash, Detail: c.death(), At: at}, started
 			}
 			if m.ID != id {
 				continue
@@ -382,11 +385,11 @@ func (p *Pool) await(c *child, id int64, n int) (out conformance.Outcome, starte
 					p.cur = nil
 				}
 				if m.Rec == nil {
-					return conformance.Outcome{Verdict: conformance.Crash, Detail: "the child sent no result", At: at}, true
+					return conformance.Outcome{Verdict: model.Crash, Detail: "the child sent no result", At: at}, true
 				}
 				o, err := m.Rec.Outcome()
 				if err != nil {
-					return conformance.Outcome{Verdict: conformance.Crash, Detail: "garbled result: " + err.Error(), At: at}, true
+					return conformance.Outcome{Verdict: model.Crash, Detail: "garbled result: " + err.Error(), At: at}, true
 				}
 				return o, true
 			}
@@ -397,7 +400,7 @@ func (p *Pool) await(c *child, id int64, n int) (out conformance.Outcome, starte
 			if at == n {
 				where += " (in the cleanup)"
 			}
-			return conformance.Outcome{Verdict: conformance.Hang,
+			return conformance.Outcome{Verdict: model.Hang,
 				Detail: fmt.Sprintf("no result within -case-timeout %v; %s%s", p.timeout, where, c.tail.lastMessage()), At: at}, started
 		}
 	}

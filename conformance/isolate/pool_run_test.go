@@ -1,13 +1,15 @@
 package isolate
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"errors"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/sim/emit/emittest"
@@ -26,9 +28,9 @@ func fake(t *testing.T, cfg emit.Config) string {
 	return emittest.Path(t, cfg)
 }
 
-func ops(t *testing.T, script string) []conformance.Op {
+func ops(t *testing.T, script string) []op.Op {
 	t.Helper()
-	o, err := conformance.ParseScript(script)
+	o, err := op.ParseScript(script)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestPoolVerdicts(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		o := p.Execute(ops(t, kernelSession), false)
-		if o.Verdict != conformance.Pass || o.Result == nil || len(o.Result.Findings) != 0 {
+		if o.Verdict != model.Pass || o.Result == nil || len(o.Result.Findings) != 0 {
 			t.Fatalf("run %d: %+v, want a clean pass", i, o)
 		}
 	}
@@ -72,10 +74,10 @@ func TestPoolVerdicts(t *testing.T) {
 	}
 	defer pc.Close()
 	o := pc.Execute(ops(t, kernelSession), false)
-	if o.Verdict != conformance.Crash || o.At != 4 || !strings.Contains(o.Detail, "SIGABRT") {
+	if o.Verdict != model.Crash || o.At != 4 || !strings.Contains(o.Detail, "SIGABRT") {
 		t.Fatalf("crash knob: %+v, want a crash at #4 (launch) by SIGABRT", o)
 	}
-	if o = pc.Execute(ops(t, "create c0\ndestroy c0\n"), false); o.Verdict != conformance.Pass {
+	if o = pc.Execute(ops(t, "create c0\ndestroy c0\n"), false); o.Verdict != model.Pass {
 		t.Fatalf("after a crash: %+v, want a pass in a fresh child", o)
 	}
 
@@ -85,7 +87,7 @@ func TestPoolVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ph.Close()
-	if o = ph.Execute(ops(t, kernelSession), false); o.Verdict != conformance.Hang || o.At != 4 {
+	if o = ph.Execute(ops(t, kernelSession), false); o.Verdict != model.Hang || o.At != 4 {
 		t.Fatalf("hang knob: %+v, want a hang at #4", o)
 	}
 }
@@ -104,7 +106,7 @@ func TestPoolUnloadLinger_U1(t *testing.T) {
 	// The thread wakes 50 ms after the init: while the runner waits for the
 	// calling thread to be gone, or while the child lingers after the
 	// result; the case's crash at its unload op either way.
-	if o.Verdict != conformance.Crash || o.At != 4 || !strings.Contains(o.Detail, "SIGSEGV") {
+	if o.Verdict != model.Crash || o.At != 4 || !strings.Contains(o.Detail, "SIGSEGV") {
 		t.Fatalf("%+v, want a crash at #4 unload by SIGSEGV", o)
 	}
 }

@@ -1,14 +1,14 @@
 package report
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"bufio"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/simabi/simabi/conformance"
 )
 
 // Baselines: how a runtime team adopts the checker before it has fixed
@@ -62,7 +62,7 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 		if len(f) < 2 {
 			return nil, fmt.Errorf("line %d: want RULE FINGERPRINT, got %q", n, line)
 		}
-		if _, ok := conformance.RuleByName(f[0]); !ok {
+		if _, ok := model.RuleByName(f[0]); !ok {
 			return nil, fmt.Errorf("line %d: unknown rule %q", n, f[0])
 		}
 		if !IsFingerprint(f[1]) {
@@ -142,7 +142,7 @@ func (r *Report) ApplyBaseline(b *Baseline) int {
 			continue
 		}
 		if first, all := r.firstUnknown(func(f *FindingReport) bool { return f.Rule == rr.Rule }); all {
-			rr.Verdict, rr.Detail = conformance.Known, "known (baseline): "+rr.Detail
+			rr.Verdict, rr.Detail = model.Known, "known (baseline): "+rr.Detail
 		} else if first != nil {
 			rr.Detail = findingText(first)
 			rr.Repro = first.Repro
@@ -154,7 +154,7 @@ func (r *Report) ApplyBaseline(b *Baseline) int {
 			continue
 		}
 		if _, all := r.firstUnknown(func(f *FindingReport) bool { return f.Check == c.Name }); all {
-			c.Verdict, c.Detail = conformance.Known, "known (baseline): "+c.Detail
+			c.Verdict, c.Detail = model.Known, "known (baseline): "+c.Detail
 		}
 	}
 	return marked

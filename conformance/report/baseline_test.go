@@ -1,10 +1,10 @@
 package report
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"strings"
 	"testing"
-
-	"github.com/simabi/simabi/conformance"
 )
 
 // A baseline line that is not RULE FINGERPRINT is an error naming its line.
@@ -28,7 +28,7 @@ func TestParseBaselineErrors(t *testing.T) {
 // Random sequences find the same bug with other slots and numbers: their
 // fingerprint masks them, so one baseline line covers every seed.
 func TestRandomFingerprintMasksSlots(t *testing.T) {
-	op1, op2 := conformance.MustParse("acl c3 dev=1"), conformance.MustParse("acl c7 dev=0")
+	op1, op2 := op.MustParse("acl c3 dev=1"), op.MustParse("acl c7 dev=0")
 	f1 := FindingReport{Rule: "E-ACL", Check: "random/seed-4", Index: 9, Detail: "want INVALID_STATE (c3), got OK"}
 	f2 := FindingReport{Rule: "E-ACL", Check: "random/seed-90", Index: 177, Detail: "want INVALID_STATE (c7), got OK"}
 	if findingPrint(f1, op1, "") != findingPrint(f2, op2, "") {

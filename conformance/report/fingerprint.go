@@ -1,13 +1,14 @@
 package report
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/model"
 )
 
@@ -35,14 +36,14 @@ func checkKey(check string) string {
 
 // opKey is what of op enters a fingerprint: the op, or its kind (and program
 // entry) in a random sequence.
-func opKey(check string, op conformance.Op) string {
+func opKey(check string, o op.Op) string {
 	if checkKey(check) != "random" {
-		return op.String()
+		return o.String()
 	}
-	if op.Kind == conformance.KindProg {
-		return "prog fn=" + op.Fn.String()
+	if o.Kind == op.KindProg {
+		return "prog fn=" + o.Fn.String()
 	}
-	return op.Kind.String()
+	return o.Kind.String()
 }
 
 var numberRE = regexp.MustCompile(`\b[cs]?-?[0-9]+\b`)
@@ -52,7 +53,7 @@ func maskNumbers(s string) string { return numberRE.ReplaceAllString(s, "#") }
 
 // findingPrint is the fingerprint of a failure of a run: key when the model
 // gave one (Finding.Key), else the detail, names what differed.
-func findingPrint(fr FindingReport, op conformance.Op, key string) string {
+func findingPrint(fr FindingReport, op op.Op, key string) string {
 	detail := fr.Detail
 	if key != "" {
 		detail = key
@@ -78,15 +79,15 @@ func passDetail(t [model.NumVerdicts]uint32, generic, runClauses uint32) string 
 		parts = append(parts, strconv.FormatUint(uint64(runClauses), 10)+" checked with a native run outstanding")
 	}
 	if generic > 0 {
-		if generic >= t[conformance.Pass] {
+		if generic >= t[model.Pass] {
 			parts = append(parts, "passed on the legacy generic -1 only: IS, IA, NR and INTERNAL were not told apart, so this proves less than a pass on a kernel build")
 		} else {
-			parts = append(parts, strconv.FormatUint(uint64(generic), 10)+" of "+strconv.FormatUint(uint64(t[conformance.Pass]), 10)+
+			parts = append(parts, strconv.FormatUint(uint64(generic), 10)+" of "+strconv.FormatUint(uint64(t[model.Pass]), 10)+
 				" passes saw only the legacy generic -1 (IS, IA, NR and INTERNAL not told apart)")
 		}
 	}
-	if t[conformance.Skip] > 0 {
-		parts = append(parts, strconv.FormatUint(uint64(t[conformance.Skip]), 10)+" skipped (not applicable to this build or not drivable here)")
+	if t[model.Skip] > 0 {
+		parts = append(parts, strconv.FormatUint(uint64(t[model.Skip]), 10)+" skipped (not applicable to this build or not drivable here)")
 	}
 	return strings.Join(parts, "; ")
 }

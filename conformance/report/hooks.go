@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"github.com/simabi/simabi/conformance"
 
 	"strconv"
@@ -10,18 +12,18 @@ import (
 // statuses), which Finish leaves out of Rules: ok is false when nothing
 // notable happened to them (no failure, warning, crash or hang).
 func (r *Report) HooksReport() (rr RuleReport, ok bool) {
-	t := r.tally[conformance.RHooks]
-	f := r.first[conformance.RHooks]
-	if f == nil || f.Verdict == conformance.Pass || f.Verdict == conformance.Skip {
+	t := r.tally[model.RHooks]
+	f := r.first[model.RHooks]
+	if f == nil || f.Verdict == model.Pass || f.Verdict == model.Skip {
 		return RuleReport{}, false
 	}
-	rr = RuleReport{Rule: conformance.RHooks.String(), Anchor: conformance.RuleAnchor(conformance.RHooks), Verdict: f.Verdict, Detail: f.Detail, Passes: t[conformance.Pass],
-		Fails: t[conformance.Fail] + t[conformance.Crash] + t[conformance.Hang], Warns: t[conformance.Warn], Skips: t[conformance.Skip]}
+	rr = RuleReport{Rule: model.RHooks.String(), Anchor: conformance.RuleAnchor(model.RHooks), Verdict: f.Verdict, Detail: f.Detail, Passes: t[model.Pass],
+		Fails: t[model.Fail] + t[model.Crash] + t[model.Hang], Warns: t[model.Warn], Skips: t[model.Skip]}
 	if f.Index >= 0 {
 		rr.Detail = "#" + strconv.Itoa(f.Index) + " " + f.Op.String() + ": " + f.Detail
 	}
-	if f.Verdict != conformance.Warn {
-		rr.Repro = conformance.OpLines(r.repro[conformance.RHooks])
+	if f.Verdict != model.Warn {
+		rr.Repro = conformance.OpLines(r.repro[model.RHooks])
 	}
 	return rr, true
 }

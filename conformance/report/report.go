@@ -6,6 +6,8 @@
 package report
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -24,14 +26,14 @@ import (
 type RuleReport struct {
 	Rule string `json:"rule"`
 	// Anchor is the rule's section of the contract (docs/contract.md#id).
-	Anchor  string              `json:"anchor,omitempty"`
-	Verdict conformance.Verdict `json:"verdict"`
-	Detail  string              `json:"detail,omitempty"`
-	Repro   []string            `json:"repro,omitempty"`
-	Passes  uint32              `json:"passes"`
-	Fails   uint32              `json:"fails"`
-	Warns   uint32              `json:"warns"`
-	Skips   uint32              `json:"skips"`
+	Anchor  string        `json:"anchor,omitempty"`
+	Verdict model.Verdict `json:"verdict"`
+	Detail  string        `json:"detail,omitempty"`
+	Repro   []string      `json:"repro,omitempty"`
+	Passes  uint32        `json:"passes"`
+	Fails   uint32        `json:"fails"`
+	Warns   uint32        `json:"warns"`
+	Skips   uint32        `json:"skips"`
 	// Generic is how many of the passes a legacy build earned with its
 	// generic -1 (they prove less: IS, IA, NR and INTERNAL look alike).
 	Generic uint32 `json:"generic_passes,omitempty"`
@@ -42,11 +44,11 @@ type RuleReport struct {
 
 // CheckReport is the outcome of one directed check or random sequence.
 type CheckReport struct {
-	Name    string              `json:"name"`
-	Rules   []string            `json:"rules,omitempty"`
-	Verdict conformance.Verdict `json:"verdict"`
-	Detail  string              `json:"detail,omitempty"`
-	Repro   []string            `json:"repro,omitempty"`
+	Name    string        `json:"name"`
+	Rules   []string      `json:"rules,omitempty"`
+	Verdict model.Verdict `json:"verdict"`
+	Detail  string        `json:"detail,omitempty"`
+	Repro   []string      `json:"repro,omitempty"`
 }
 
 // FindingReport is one distinct failure, crash or hang of a run: where it
@@ -56,8 +58,8 @@ type CheckReport struct {
 type FindingReport struct {
 	Rule string `json:"rule"`
 	// Anchor is the rule's section of the contract (docs/contract.md#id).
-	Anchor  string              `json:"anchor,omitempty"`
-	Verdict conformance.Verdict `json:"verdict"`
+	Anchor  string        `json:"anchor,omitempty"`
+	Verdict model.Verdict `json:"verdict"`
 	// Check is the directed check, or "random/seed-N" for a random sequence.
 	Check string `json:"check"`
 	// Index is the op's position in the check (-1 when no op: a crash of the
@@ -87,11 +89,11 @@ type Report struct {
 	// Ops is the number of calls the model checked.
 	Ops int `json:"ops"`
 
-	tally      conformance.Tally
+	tally      model.Tally
 	generic    [model.NumRules]uint32
 	runClauses [model.NumRules]uint32
-	first      [model.NumRules]*conformance.Finding // first failure (else warning, else skip) per rule
-	repro      [model.NumRules][]conformance.Op
+	first      [model.NumRules]*model.Finding // first failure (else warning, else skip) per rule
+	repro      [model.NumRules][]op.Op
 	byPrint    map[string]int // fingerprint -> index in Findings
 }
 
@@ -101,7 +103,7 @@ func NewReport(target string) *Report { return &Report{Target: target} }
 // AddResult folds one run of check into the report: its tally, the first
 // notable finding of each rule and every distinct failure. repro is the
 // (shrunk) sequence to show for its failures, nil for none.
-func (r *Report) AddResult(check string, res *conformance.Result, repro []conformance.Op) {
+func (r *Report) AddResult(check string, res *conformance.Result, repro []op.Op) {
 	r.tally.Add(&res.Tally)
 	for i, n := range res.Generic {
 		r.generic[i] += n
@@ -113,8 +115,8 @@ func (r *Report) AddResult(check string, res *conformance.Result, repro []confor
 	r.Profile = res.History.Profile.String()
 	for i := range res.Findings {
 		f := &res.Findings[i]
-		if f.Verdict == conformance.Fail {
-			fr := FindingReport{Rule: f.Rule.String(), Verdict: conformance.Fail, Check: check, Index: f.Index, Detail: f.Detail}
+		if f.Verdict == model.Fail {
+			fr := FindingReport{Rule: f.Rule.String(), Verdict: model.Fail, Check: check, Index: f.Index, Detail: f.Detail}
 			if f.Index >= 0 {
 				fr.Op = f.Op.String()
 			}
@@ -125,7 +127,7 @@ func (r *Report) AddResult(check string, res *conformance.Result, repro []confor
 		if cur == nil || rank(f.Verdict) > rank(cur.Verdict) {
 			ff := *f
 			r.first[f.Rule] = &ff
-			if f.Verdict == conformance.Fail || f.Verdict == conformance.Crash || f.Verdict == conformance.Hang {
+			if f.Verdict == model.Fail || f.Verdict == model.Crash || f.Verdict == model.Hang {
 				r.repro[f.Rule] = repro
 			}
 		}
@@ -134,12 +136,12 @@ func (r *Report) AddResult(check string, res *conformance.Result, repro []confor
 
 // AddOutcome records a verdict for rules outside a run (a crash, a hang, a
 // skipped check).
-func (r *Report) AddOutcome(rules []conformance.Rule, v conformance.Verdict, detail string, repro []conformance.Op) {
+func (r *Report) AddOutcome(rules []model.Rule, v model.Verdict, detail string, repro []op.Op) {
 	for _, rule := range rules {
 		r.tally[rule][v]++
 		cur := r.first[rule]
 		if cur == nil || rank(v) > rank(cur.Verdict) {
-			r.first[rule] = &conformance.Finding{Rule: rule, Verdict: v, Detail: detail, Index: -1}
+			r.first[rule] = &model.Finding{Rule: rule, Verdict: v, Detail: detail, Index: -1}
 			r.repro[rule] = repro
 		}
 	}
@@ -147,7 +149,7 @@ func (r *Report) AddOutcome(rules []conformance.Rule, v conformance.Verdict, det
 
 // AddDeath records a crash or hang of check at op (nil: not at an op) under
 // rules, with its repro.
-func (r *Report) AddDeath(check string, rules []conformance.Rule, v conformance.Verdict, at int, op *conformance.Op, detail string, repro []conformance.Op) {
+func (r *Report) AddDeath(check string, rules []model.Rule, v model.Verdict, at int, op *op.Op, detail string, repro []op.Op) {
 	r.AddOutcome(rules, v, detail, repro)
 	for _, rule := range rules {
 		fr := FindingReport{Rule: rule.String(), Verdict: v, Check: check, Index: at, Detail: detail}
@@ -167,27 +169,27 @@ func (r *Report) AddDeath(check string, rules []conformance.Rule, v conformance.
 // the process caused (U-1). Which case it hits is chance, so its
 // fingerprint names only the rule, "residue" and the verdict: one finding
 // however many cases it hit.
-func (r *Report) AddResidue(check string, v conformance.Verdict, at int, op *conformance.Op, detail string, repro []conformance.Op) {
-	r.AddOutcome([]conformance.Rule{conformance.RU1}, v, detail, repro)
-	fr := FindingReport{Rule: conformance.RU1.String(), Verdict: v, Check: check, Index: at, Detail: detail}
+func (r *Report) AddResidue(check string, v model.Verdict, at int, op *op.Op, detail string, repro []op.Op) {
+	r.AddOutcome([]model.Rule{model.RU1}, v, detail, repro)
+	fr := FindingReport{Rule: model.RU1.String(), Verdict: v, Check: check, Index: at, Detail: detail}
 	if op != nil {
 		fr.Op = op.String()
 	}
-	fr.Fingerprint = printOf(conformance.RU1.String() + "\x00residue\x00" + v.String())
+	fr.Fingerprint = printOf(model.RU1.String() + "\x00residue\x00" + v.String())
 	r.addFinding(fr, repro)
 }
 
 // AddProbeFailure records a failure a refusal probe found (suite/probe.go): f
 // under its rule, with the probe case's ops up to it as repro.
-func (r *Report) AddProbeFailure(check string, f conformance.Finding, repro []conformance.Op) {
-	r.tally[f.Rule][conformance.Fail]++
-	if cur := r.first[f.Rule]; cur == nil || rank(conformance.Fail) > rank(cur.Verdict) {
+func (r *Report) AddProbeFailure(check string, f model.Finding, repro []op.Op) {
+	r.tally[f.Rule][model.Fail]++
+	if cur := r.first[f.Rule]; cur == nil || rank(model.Fail) > rank(cur.Verdict) {
 		ff := f
 		ff.Index = -1 // the detail names the op and the refusal
 		r.first[f.Rule] = &ff
 		r.repro[f.Rule] = repro
 	}
-	fr := FindingReport{Rule: f.Rule.String(), Verdict: conformance.Fail, Check: check, Index: f.Index, Op: f.Op.String(), Detail: f.Detail}
+	fr := FindingReport{Rule: f.Rule.String(), Verdict: model.Fail, Check: check, Index: f.Index, Op: f.Op.String(), Detail: f.Detail}
 	fr.Fingerprint = findingPrint(fr, f.Op, f.Key)
 	r.addFinding(fr, repro)
 }
@@ -195,14 +197,14 @@ func (r *Report) AddProbeFailure(check string, f conformance.Finding, repro []co
 // AddBindFinding records a rule the library breaks at bind time (an
 // inadmissible or NULL pipeline contract, a NULL from create_device_context
 // while it was asked what it supports): a failure outside any run.
-func (r *Report) AddBindFinding(rule conformance.Rule, detail string) {
-	r.AddOutcome([]conformance.Rule{rule}, conformance.Fail, "at bind time: "+detail, nil)
-	fr := FindingReport{Rule: rule.String(), Verdict: conformance.Fail, Check: "bind", Index: -1, Detail: "at bind time: " + detail}
+func (r *Report) AddBindFinding(rule model.Rule, detail string) {
+	r.AddOutcome([]model.Rule{rule}, model.Fail, "at bind time: "+detail, nil)
+	fr := FindingReport{Rule: rule.String(), Verdict: model.Fail, Check: "bind", Index: -1, Detail: "at bind time: " + detail}
 	fr.Fingerprint = printOf(fr.Rule + "\x00bind\x00" + maskNumbers(detail))
 	r.addFinding(fr, nil)
 }
 
-func (r *Report) addFinding(fr FindingReport, repro []conformance.Op) {
+func (r *Report) addFinding(fr FindingReport, repro []op.Op) {
 	if r.byPrint == nil {
 		r.byPrint = map[string]int{}
 	}
@@ -214,7 +216,7 @@ func (r *Report) addFinding(fr FindingReport, repro []conformance.Op) {
 		return
 	}
 	fr.Count = 1
-	if r, ok := conformance.RuleByName(fr.Rule); ok && fr.Anchor == "" {
+	if r, ok := model.RuleByName(fr.Rule); ok && fr.Anchor == "" {
 		fr.Anchor = conformance.RuleAnchor(r)
 	}
 	if repro != nil {
@@ -226,12 +228,12 @@ func (r *Report) addFinding(fr FindingReport, repro []conformance.Op) {
 
 // CountPass counts a pass of rule outside a run (a probe that found no
 // trace of its refusal).
-func (r *Report) CountPass(rule conformance.Rule) { r.tally[rule][conformance.Pass]++ }
+func (r *Report) CountPass(rule model.Rule) { r.tally[rule][model.Pass]++ }
 
 // Shows reports whether a v of one of rules would be the one the report
 // shows (so its repro is worth shrinking): the report keeps the first
 // finding of the highest rank per rule.
-func (r *Report) Shows(rules []conformance.Rule, v conformance.Verdict) bool {
+func (r *Report) Shows(rules []model.Rule, v model.Verdict) bool {
 	for _, rule := range rules {
 		if cur := r.first[rule]; cur == nil || rank(v) > rank(cur.Verdict) {
 			return true
@@ -243,17 +245,17 @@ func (r *Report) Shows(rules []conformance.Rule, v conformance.Verdict) bool {
 // AddCheck records a check's own outcome.
 func (r *Report) AddCheck(c CheckReport) { r.Checks = append(r.Checks, c) }
 
-func rank(v conformance.Verdict) int {
+func rank(v model.Verdict) int {
 	switch v {
-	case conformance.Crash, conformance.Hang:
+	case model.Crash, model.Hang:
 		return 5
-	case conformance.Fail:
+	case model.Fail:
 		return 4
-	case conformance.Warn:
+	case model.Warn:
 		return 3
-	case conformance.Known:
+	case model.Known:
 		return 2
-	case conformance.Skip:
+	case model.Skip:
 		return 1
 	}
 	return 0
@@ -262,43 +264,43 @@ func rank(v conformance.Verdict) int {
 // Finish computes the per-rule verdicts.
 func (r *Report) Finish() {
 	r.Rules = r.Rules[:0]
-	for _, rule := range conformance.RuntimeRules() {
-		if rule == conformance.RHooks {
+	for _, rule := range model.RuntimeRules() {
+		if rule == model.RHooks {
 			continue
 		}
 		t := r.tally[rule]
-		rr := RuleReport{Rule: rule.String(), Anchor: conformance.RuleAnchor(rule), Passes: t[conformance.Pass], Fails: t[conformance.Fail] + t[conformance.Crash] + t[conformance.Hang], Warns: t[conformance.Warn], Skips: t[conformance.Skip],
+		rr := RuleReport{Rule: rule.String(), Anchor: conformance.RuleAnchor(rule), Passes: t[model.Pass], Fails: t[model.Fail] + t[model.Crash] + t[model.Hang], Warns: t[model.Warn], Skips: t[model.Skip],
 			Generic: r.generic[rule]}
 		f := r.first[rule]
 		switch {
-		case f != nil && (f.Verdict == conformance.Fail || f.Verdict == conformance.Crash || f.Verdict == conformance.Hang):
+		case f != nil && (f.Verdict == model.Fail || f.Verdict == model.Crash || f.Verdict == model.Hang):
 			rr.Verdict = f.Verdict
-		case f != nil && f.Verdict == conformance.Warn:
-			rr.Verdict = conformance.Warn
-		case t[conformance.Pass] > 0:
-			rr.Verdict = conformance.Pass
+		case f != nil && f.Verdict == model.Warn:
+			rr.Verdict = model.Warn
+		case t[model.Pass] > 0:
+			rr.Verdict = model.Pass
 		default:
-			rr.Verdict = conformance.Skip
+			rr.Verdict = model.Skip
 		}
-		if f != nil && rr.Verdict != conformance.Pass {
+		if f != nil && rr.Verdict != model.Pass {
 			rr.Detail = f.Detail
 			if f.Index >= 0 {
 				rr.Detail = fmt.Sprintf("#%d %s: %s", f.Index, f.Op, f.Detail)
 			}
 		}
-		if rr.Verdict == conformance.Pass {
+		if rr.Verdict == model.Pass {
 			rr.Detail = passDetail(t, r.generic[rule], r.runClauses[rule])
 		}
 		rr.RunClauses = r.runClauses[rule]
-		if p, known := conformance.ParseProfile(r.Profile); known && rr.Verdict == conformance.Skip && !rule.Applies(p) {
+		if p, known := conformance.ParseProfile(r.Profile); known && rr.Verdict == model.Skip && !rule.Applies(p) {
 			rr.Detail = "does not apply to a " + p.String() + " build (" + conformance.RuleAnchor(rule) + ")"
-		} else if why, ok := model.NotChecked(rule); ok && rr.Verdict == conformance.Skip {
+		} else if why, ok := model.NotChecked(rule); ok && rr.Verdict == model.Skip {
 			rr.Detail = why
-		} else if rr.Verdict == conformance.Skip && rr.Detail == "" {
+		} else if rr.Verdict == model.Skip && rr.Detail == "" {
 			rr.Detail = "no check exercised this rule on this target"
 		}
 		for _, op := range r.repro[rule] {
-			if rr.Verdict == conformance.Fail || rr.Verdict == conformance.Crash || rr.Verdict == conformance.Hang {
+			if rr.Verdict == model.Fail || rr.Verdict == model.Crash || rr.Verdict == model.Hang {
 				rr.Repro = append(rr.Repro, op.String())
 			}
 		}
@@ -309,15 +311,15 @@ func (r *Report) Finish() {
 
 // Verdict is the worst verdict over all rules and checks (a random
 // sequence that crashed or hung names no rule).
-func (r *Report) Verdict() conformance.Verdict {
-	worst := conformance.Pass
+func (r *Report) Verdict() model.Verdict {
+	worst := model.Pass
 	for _, rr := range r.Rules {
 		if rank(rr.Verdict) > rank(worst) {
 			worst = rr.Verdict
 		}
 	}
 	for _, c := range r.Checks {
-		if c.Verdict != conformance.Skip && rank(c.Verdict) > rank(worst) {
+		if c.Verdict != model.Skip && rank(c.Verdict) > rank(worst) {
 			worst = c.Verdict
 		}
 	}
@@ -330,18 +332,18 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "target %s (profile %s): %d model-checked calls\n", r.Target, r.Profile, r.Ops)
 	fmt.Fprintf(&b, "%-16s %-7s %7s %5s %5s %5s  %s\n", "RULE", "VERDICT", "PASS", "FAIL", "WARN", "SKIP", "DETAIL")
 	for _, rr := range r.Rules {
-		fmt.Fprintf(&b, "%-16s %-7s %7d %5d %5d %5d  %s\n", rr.Rule, rr.Verdict, rr.Passes, rr.Fails, rr.Warns, rr.Skips, conformance.Abbreviate(rr.Detail))
+		fmt.Fprintf(&b, "%-16s %-7s %7d %5d %5d %5d  %s\n", rr.Rule, rr.Verdict, rr.Passes, rr.Fails, rr.Warns, rr.Skips, op.Abbreviate(rr.Detail))
 		for _, line := range rr.Repro {
-			fmt.Fprintf(&b, "%-16s   | %s\n", "", conformance.Abbreviate(line))
+			fmt.Fprintf(&b, "%-16s   | %s\n", "", op.Abbreviate(line))
 		}
 	}
-	for _, id := range conformance.ConsumerRules {
+	for _, id := range model.ConsumerRules {
 		fmt.Fprintf(&b, "%-16s %-7s %7s %5s %5s %5s  %s\n", id, "n/a", "", "", "", "", "consumer/emitter rule: not a property of a runtime")
 	}
 	if len(r.Checks) > 0 {
 		b.WriteString("\nCHECKS\n")
 		for _, c := range r.Checks {
-			fmt.Fprintf(&b, "%-44s %-5s %s\n", c.Name, c.Verdict, conformance.Abbreviate(c.Detail))
+			fmt.Fprintf(&b, "%-44s %-5s %s\n", c.Name, c.Verdict, op.Abbreviate(c.Detail))
 		}
 	}
 	return b.String()
@@ -424,18 +426,18 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 				body = "rule: " + rr.Anchor + "\n" + body
 			}
 			switch rr.Verdict {
-			case conformance.Fail:
-				c.Failure = &junitMessage{Message: conformance.Abbreviate(rr.Detail), Type: "fail", Body: body}
+			case model.Fail:
+				c.Failure = &junitMessage{Message: op.Abbreviate(rr.Detail), Type: "fail", Body: body}
 				s.Failures++
-			case conformance.Crash, conformance.Hang:
-				c.Error = &junitMessage{Message: conformance.Abbreviate(rr.Detail), Type: rr.Verdict.String(), Body: body}
+			case model.Crash, model.Hang:
+				c.Error = &junitMessage{Message: op.Abbreviate(rr.Detail), Type: rr.Verdict.String(), Body: body}
 				s.Errors++
-			case conformance.Skip:
+			case model.Skip:
 				c.Skipped = &junitMessage{Message: rr.Detail}
 				s.Skipped++
-			case conformance.Warn:
+			case model.Warn:
 				c.SystemOut = "warning: " + rr.Detail
-			case conformance.Known:
+			case model.Known:
 				c.SystemOut = rr.Detail
 			}
 			s.Cases = append(s.Cases, c)

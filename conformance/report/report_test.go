@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"encoding/json"
 	"encoding/xml"
 	"strings"
@@ -12,24 +14,24 @@ import (
 
 func TestReportRender(t *testing.T) {
 	rep := NewReport("fake")
-	res := &conformance.Result{History: conformance.History{Profile: conformance.ProfileTMR}, Checked: 3}
-	res.Tally[conformance.RVPrep1][conformance.Pass] = 2
-	res.Tally[conformance.RVCfg][conformance.Warn] = 1
-	res.Tally[conformance.RM1][conformance.Fail] = 1
-	res.Findings = []conformance.Finding{
-		{Index: 4, Op: conformance.MustParse("prepare c0 img=valid()"), Rule: conformance.RM1, Verdict: conformance.Fail, Detail: "succeeded with id 1; want id 0"},
-		{Index: 2, Op: conformance.MustParse("kinit c0 dev=0 gen=1 cfg=threads=1"), Rule: conformance.RVCfg, Verdict: conformance.Warn, Detail: "INTERNAL (tolerated)"},
+	res := &conformance.Result{History: conformance.History{Profile: model.ProfileTMR}, Checked: 3}
+	res.Tally[model.RVPrep1][model.Pass] = 2
+	res.Tally[model.RVCfg][model.Warn] = 1
+	res.Tally[model.RM1][model.Fail] = 1
+	res.Findings = []model.Finding{
+		{Index: 4, Op: op.MustParse("prepare c0 img=valid()"), Rule: model.RM1, Verdict: model.Fail, Detail: "succeeded with id 1; want id 0"},
+		{Index: 2, Op: op.MustParse("kinit c0 dev=0 gen=1 cfg=threads=1"), Rule: model.RVCfg, Verdict: model.Warn, Detail: "INTERNAL (tolerated)"},
 	}
-	repro := conformance.MustParseScript("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid()\n")
+	repro := op.MustParseScript("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid()\n")
 	rep.AddResult("check", res, repro)
-	rep.AddOutcome([]conformance.Rule{conformance.RD1}, conformance.Skip, "d-1: missing ACL counters", nil)
-	rep.AddOutcome([]conformance.Rule{conformance.RX2}, conformance.Hang, "the run did not finish", repro[:1])
+	rep.AddOutcome([]model.Rule{model.RD1}, model.Skip, "d-1: missing ACL counters", nil)
+	rep.AddOutcome([]model.Rule{model.RX2}, model.Hang, "the run did not finish", repro[:1])
 	rep.Finish()
 	byRule := map[string]RuleReport{}
 	for _, rr := range rep.Rules {
 		byRule[rr.Rule] = rr
 	}
-	for rule, want := range map[string]conformance.Verdict{"V-PREP-1": conformance.Pass, "V-CFG": conformance.Warn, "M-1": conformance.Fail, "D-1": conformance.Skip, "X-2": conformance.Hang, "V-ARENA": conformance.Skip} {
+	for rule, want := range map[string]model.Verdict{"V-PREP-1": model.Pass, "V-CFG": model.Warn, "M-1": model.Fail, "D-1": model.Skip, "X-2": model.Hang, "V-ARENA": model.Skip} {
 		if got := byRule[rule].Verdict; got != want {
 			t.Errorf("%s: verdict %v, want %v", rule, got, want)
 		}
@@ -37,7 +39,7 @@ func TestReportRender(t *testing.T) {
 	if got := byRule["M-1"].Repro; len(got) != 4 || got[3] != "prepare c0 img=valid()" {
 		t.Errorf("M-1 repro %q", got)
 	}
-	if rep.Verdict() != conformance.Hang {
+	if rep.Verdict() != model.Hang {
 		t.Errorf("worst verdict %v, want hang", rep.Verdict())
 	}
 	text := rep.Text()

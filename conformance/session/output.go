@@ -1,6 +1,9 @@
 package session
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/report"
 )
 
@@ -66,7 +68,7 @@ func replayCommand(r *Run, file string) string {
 	return cmd
 }
 
-func oneLine(s string) string { return conformance.Abbreviate(strings.ReplaceAll(s, "\n", " | ")) }
+func oneLine(s string) string { return op.Abbreviate(strings.ReplaceAll(s, "\n", " | ")) }
 
 // WriteRepros writes every failing rule's op log into dir.
 func WriteRepros(dir string, runs []*Run) error {
@@ -131,21 +133,21 @@ type JSONSummary struct {
 	Known int `json:"known"`
 }
 
-func (s *JSONSummary) add(v conformance.Verdict) {
+func (s *JSONSummary) add(v model.Verdict) {
 	switch v {
-	case conformance.Pass:
+	case model.Pass:
 		s.Pass++
-	case conformance.Fail:
+	case model.Fail:
 		s.Fail++
-	case conformance.Warn:
+	case model.Warn:
 		s.Warn++
-	case conformance.Skip:
+	case model.Skip:
 		s.Skip++
-	case conformance.Crash:
+	case model.Crash:
 		s.Crash++
-	case conformance.Hang:
+	case model.Hang:
 		s.Hang++
-	case conformance.Known:
+	case model.Known:
 		s.Known++
 	}
 }
@@ -289,12 +291,12 @@ func (p *Printer) ClearProgress() {
 	}
 }
 
-var verdictColor = map[conformance.Verdict]string{
-	conformance.Pass: "32", conformance.Fail: "31;1", conformance.Warn: "33", conformance.Skip: "2",
-	conformance.Crash: "35;1", conformance.Hang: "35;1", conformance.Known: "36",
+var verdictColor = map[model.Verdict]string{
+	model.Pass: "32", model.Fail: "31;1", model.Warn: "33", model.Skip: "2",
+	model.Crash: "35;1", model.Hang: "35;1", model.Known: "36",
 }
 
-func (p *Printer) verdict(v conformance.Verdict, width int) string {
+func (p *Printer) verdict(v model.Verdict, width int) string {
 	s := fmt.Sprintf("%-*s", width, v.String())
 	if !p.color {
 		return s
@@ -346,7 +348,7 @@ func (p *Printer) Report(runs []*Run) {
 		fmt.Fprintf(w, "\nabicheck: %d targets: %s — %s\n", len(runs), tot, verdict)
 	}
 	if p.o.Verbose {
-		fmt.Fprintf(w, "\nnot checked here (rules of consumers and of the emitter): %s\n", strings.Join(conformance.ConsumerRules, " "))
+		fmt.Fprintf(w, "\nnot checked here (rules of consumers and of the emitter): %s\n", strings.Join(model.ConsumerRules, " "))
 	}
 }
 
@@ -374,7 +376,7 @@ func (p *Printer) printTarget(r *Run) {
 		fmt.Fprintf(w, "%-15s %-7s %s\n", "RULE", "VERDICT", "DETAIL")
 		for _, rr := range rs {
 			detail := rr.Detail
-			if rr.Verdict == conformance.Pass {
+			if rr.Verdict == model.Pass {
 				detail = plural(int(rr.Passes), "check")
 				if rr.Detail != "" {
 					detail += "; " + rr.Detail
@@ -525,4 +527,4 @@ func countRandom(cs []report.CheckReport) int {
 
 // shortOp shortens an op line for the table: a recorded image's bytes are
 // in the repro file, not on the screen.
-func shortOp(l string) string { return conformance.Abbreviate(l) }
+func shortOp(l string) string { return op.Abbreviate(l) }

@@ -1,10 +1,11 @@
 package session
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"regexp"
 	"testing"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/report"
 )
 
@@ -44,7 +45,7 @@ func TestScriptTarget(t *testing.T) {
 // JUnit classnames keep no '.' or '/', which report viewers split on.
 func TestJUnitClassnamesKeepWhole(t *testing.T) {
 	b, err := report.RenderJUnit("abicheck", []report.JUnitSuite{{Name: "/tmp/x.y/libhost_runtime.so",
-		Rules: []report.RuleReport{{Rule: "E-FIN", Verdict: conformance.Pass}}}})
+		Rules: []report.RuleReport{{Rule: "E-FIN", Verdict: model.Pass}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

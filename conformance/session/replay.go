@@ -1,6 +1,9 @@
 package session
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"bufio"
 	"errors"
 	"fmt"
@@ -95,17 +98,17 @@ type JSONReplay struct {
 // history, or the op log up to a crash or hang; JSON with o.JSON): failed
 // when it fails (a failure finding, a crash or a hang). from says how t was
 // chosen, for the first line.
-func Replay(t *Target, file string, ops []conformance.Op, from string, o *Options, stdout io.Writer) (failed bool, err error) {
+func Replay(t *Target, file string, ops []op.Op, from string, o *Options, stdout io.Writer) (failed bool, err error) {
 	out := t.Exec.Execute(ops, true)
-	failed = out.Verdict != conformance.Pass
-	var findings []conformance.Finding
+	failed = out.Verdict != model.Pass
+	var findings []model.Finding
 	if out.Result != nil {
 		findings = out.Result.Findings
 		failed = failed || out.Result.Failed()
 	}
 	verdict := out.Verdict
-	if out.Verdict == conformance.Pass && failed {
-		verdict = conformance.Fail
+	if out.Verdict == model.Pass && failed {
+		verdict = model.Fail
 	}
 	if o.JSON {
 		i := t.Info
@@ -128,7 +131,7 @@ func Replay(t *Target, file string, ops []conformance.Op, from string, o *Option
 	} else {
 		fmt.Fprintf(stdout, "replay %s on %s%s (revision %s, profile %s): %d ops\n", file, t.Label, from, t.Info.Revision, t.Info.Profile, len(ops))
 		switch out.Verdict {
-		case conformance.Pass:
+		case model.Pass:
 			for _, l := range out.History {
 				fmt.Fprintf(stdout, "  %s\n", shortOp(l))
 			}

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"errors"
 	"fmt"
 	"io"
@@ -252,6 +254,6 @@ func AnyFindings(runs []*Run) bool {
 }
 
 // Bad reports whether v is a finding (fail, crash, hang).
-func Bad(v conformance.Verdict) bool {
-	return v == conformance.Fail || v == conformance.Crash || v == conformance.Hang
+func Bad(v model.Verdict) bool {
+	return v == model.Fail || v == model.Crash || v == model.Hang
 }

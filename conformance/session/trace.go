@@ -1,6 +1,9 @@
 package session
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"fmt"
 	"io"
 	"path/filepath"
@@ -20,7 +23,7 @@ func IsTrace(text string) bool { return strings.HasPrefix(text, tracevocab.Heade
 // Run like a live one, so the table, JSON, JUnit and baselines apply. The
 // in-flight records its processes left beside it are read with it.
 func CheckTrace(path string) (*Run, error) {
-	t, err := conformance.ReadTraceFile(path)
+	t, err := op.ReadTraceFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +33,7 @@ func CheckTrace(path string) (*Run, error) {
 		rev = "kernel"
 	}
 	info := target.LibraryInfo{Path: t.Target, Revision: rev, Profile: tc.Profile.String(), ProfileModel: tc.Profile.String()}
-	if tc.Profile == conformance.ProfileTMR {
+	if tc.Profile == model.ProfileTMR {
 		info.Supported = 1
 	}
 	label := path
@@ -46,7 +49,7 @@ func CheckTrace(path string) (*Run, error) {
 // prints, call by call, where its answers differ from the recording:
 // failed when one does.
 func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writer) (failed bool, err error) {
-	tr, err := conformance.ParseTrace(strings.NewReader(text), file)
+	tr, err := op.ParseTrace(strings.NewReader(text), file)
 	if err != nil {
 		return false, err
 	}
@@ -75,18 +78,18 @@ func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writ
 		}{Target: JSONTarget{Path: t.Info.Path, Revision: t.Info.Revision, Profile: t.Info.Profile, Supported: t.Info.Supported,
 			Hooks: t.Info.Hooks, ACL: t.Info.ACL, Isolated: t.Isolated}, File: file, Calls: len(tr.Calls), Replayed: replayed,
 			Differ: differ, Verdict: out.Verdict.String(), Detail: out.Detail, Results: rs}
-		return differ > 0 || out.Verdict != conformance.Pass, WriteJSONValue(stdout, j)
+		return differ > 0 || out.Verdict != model.Pass, WriteJSONValue(stdout, j)
 	}
 	fmt.Fprintf(stdout, "replay of the recorded session %s (%d calls, recorded on %s) on %s (revision %s, profile %s)\n",
 		file, len(tr.Calls), tr.Target, t.Label, t.Info.Revision, t.Info.Profile)
 	for _, r := range rs {
 		if r.Differs() || r.Skipped != "" || o.Verbose {
-			fmt.Fprintf(stdout, "  %s\n", conformance.Abbreviate(r.String()))
+			fmt.Fprintf(stdout, "  %s\n", op.Abbreviate(r.String()))
 		}
 	}
-	if out.Verdict != conformance.Pass {
+	if out.Verdict != model.Pass {
 		fmt.Fprintf(stdout, "the replay %s at %s: %s\n", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
 	}
 	fmt.Fprintf(stdout, "replay: %d of %d calls replayed, %d answered differently from the recording\n", replayed, len(tr.Calls), differ)
-	return differ > 0 || out.Verdict != conformance.Pass, nil
+	return differ > 0 || out.Verdict != model.Pass, nil
 }

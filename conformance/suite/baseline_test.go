@@ -1,6 +1,9 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"bytes"
 	"strings"
 	"testing"
@@ -95,11 +98,11 @@ func TestBaselineAcceptsOnlyKnownFindings(t *testing.T) {
 	if err != nil || b.Len() != 3 {
 		t.Fatalf("baseline of %d findings (%v):\n%s", b.Len(), err, buf.String())
 	}
-	if n := first.ApplyBaseline(b); n != 3 || first.Verdict() != conformance.Known {
+	if n := first.ApplyBaseline(b); n != 3 || first.Verdict() != model.Known {
 		t.Fatalf("marked %d, report verdict %v, want 3 known and nothing failing:\n%s", n, first.Verdict(), first.Text())
 	}
 	for _, rr := range first.Rules {
-		if (rr.Rule == "S-3" || rr.Rule == "E-ACL") && rr.Verdict != conformance.Known {
+		if (rr.Rule == "S-3" || rr.Rule == "E-ACL") && rr.Verdict != model.Known {
 			t.Errorf("%s: %v, want known", rr.Rule, rr.Verdict)
 		}
 	}
@@ -107,7 +110,7 @@ func TestBaselineAcceptsOnlyKnownFindings(t *testing.T) {
 	// not list (its own check and op): it fails.
 	second := run("s-3/null-context", "e-pinit/arguments")
 	second.ApplyBaseline(b)
-	if second.Verdict() != conformance.Fail {
+	if second.Verdict() != model.Fail {
 		t.Fatalf("verdict %v with a new finding, want fail:\n%s", second.Verdict(), second.Text())
 	}
 }
@@ -118,28 +121,28 @@ func TestBaselineAcceptsOnlyKnownFindings(t *testing.T) {
 // (V-CONTRACT, L-1).
 func TestLateDeathAndBindFindings(t *testing.T) {
 	x := &scriptedExecutor{outcomes: []conformance.Outcome{
-		{Verdict: conformance.Pass, Result: &conformance.Result{}},
-		{Verdict: conformance.Pass, Result: &conformance.Result{}, Prior: &conformance.Outcome{Verdict: conformance.Crash, Detail: "killed by signal SIGSEGV"}},
+		{Verdict: model.Pass, Result: &conformance.Result{}},
+		{Verdict: model.Pass, Result: &conformance.Result{}, Prior: &conformance.Outcome{Verdict: model.Crash, Detail: "killed by signal SIGSEGV"}},
 	}}
-	res := ConformWith(x, Run{Name: "t", Profile: conformance.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant"),
+	res := ConformWith(x, Run{Name: "t", Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant"),
 		BindFindings: []onboard.BindFinding{{Rule: "V-CONTRACT", Detail: "get_pipeline_contract returned NULL"}}})
 	got := map[string]report.FindingReport{}
 	for _, f := range res.Report.Findings {
 		got[f.Rule+" "+f.Check] = f
 	}
 	first := res.Cases[0].Name
-	if f, ok := got["U-1 late/"+first]; !ok || f.Verdict != conformance.Crash || !strings.Contains(f.Detail, "after the case finished") {
+	if f, ok := got["U-1 late/"+first]; !ok || f.Verdict != model.Crash || !strings.Contains(f.Detail, "after the case finished") {
 		t.Errorf("late death: %+v, want a U-1 crash named after the first case, %s", got, first)
 	}
 	for _, f := range res.Report.Findings {
-		if f.Verdict == conformance.Crash && f.Rule != "U-1" {
+		if f.Verdict == model.Crash && f.Rule != "U-1" {
 			t.Errorf("the late death was given to %s too: %+v", f.Rule, f)
 		}
 	}
-	if f, ok := got["V-CONTRACT bind"]; !ok || f.Verdict != conformance.Fail {
+	if f, ok := got["V-CONTRACT bind"]; !ok || f.Verdict != model.Fail {
 		t.Errorf("bind finding: %+v", got)
 	}
-	if res.Report.Verdict() != conformance.Crash {
+	if res.Report.Verdict() != model.Crash {
 		t.Errorf("verdict %v, want crash", res.Report.Verdict())
 	}
 }
@@ -148,15 +151,15 @@ func TestLateDeathAndBindFindings(t *testing.T) {
 // cases) is one U-1 finding however many cases it hit, and the case itself
 // is judged on its run in the fresh process.
 func TestResidueIsOneU1Finding(t *testing.T) {
-	residue := &conformance.Outcome{Verdict: conformance.Crash, At: 0, Detail: "killed by signal SIGSEGV"}
+	residue := &conformance.Outcome{Verdict: model.Crash, At: 0, Detail: "killed by signal SIGSEGV"}
 	x := &scriptedExecutor{outcomes: []conformance.Outcome{
-		{Verdict: conformance.Pass, Result: &conformance.Result{}, Residue: residue},
-		{Verdict: conformance.Pass, Result: &conformance.Result{}, Residue: residue},
+		{Verdict: model.Pass, Result: &conformance.Result{}, Residue: residue},
+		{Verdict: model.Pass, Result: &conformance.Result{}, Residue: residue},
 	}}
-	res := ConformWith(x, Run{Name: "t", Profile: conformance.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")})
+	res := ConformWith(x, Run{Name: "t", Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")})
 	var prints []string
 	for _, f := range res.Report.Findings {
-		if f.Rule != "U-1" || f.Verdict != conformance.Crash || !strings.HasPrefix(f.Check, "residue/") {
+		if f.Rule != "U-1" || f.Verdict != model.Crash || !strings.HasPrefix(f.Check, "residue/") {
 			t.Errorf("finding %+v, want only U-1 residue crashes", f)
 		}
 		prints = append(prints, f.Fingerprint)
@@ -165,7 +168,7 @@ func TestResidueIsOneU1Finding(t *testing.T) {
 		t.Errorf("findings %+v, want one U-1 residue finding met twice", res.Report.Findings)
 	}
 	for _, c := range res.Cases {
-		if c.Verdict != conformance.Pass {
+		if c.Verdict != model.Pass {
 			t.Errorf("case %s: %v, want pass (its fresh run passed)", c.Name, c.Verdict)
 		}
 	}
@@ -177,12 +180,12 @@ type scriptedExecutor struct {
 	n        int
 }
 
-func (x *scriptedExecutor) Execute([]conformance.Op, bool) conformance.Outcome {
+func (x *scriptedExecutor) Execute([]op.Op, bool) conformance.Outcome {
 	if x.n < len(x.outcomes) {
 		x.n++
 		return x.outcomes[x.n-1]
 	}
-	return conformance.Outcome{Verdict: conformance.Pass, Result: &conformance.Result{}}
+	return conformance.Outcome{Verdict: model.Pass, Result: &conformance.Result{}}
 }
 
 // U-1 on the emitted fake: the library is unloaded after its contexts are
@@ -198,7 +201,7 @@ func TestU1EmittedFakeUnloads(t *testing.T) {
 	reportFailures(t, rep)
 	for _, rr := range rep.Rules {
 		// Each check: the unload op judged, and the check's own pass.
-		if rr.Rule == "U-1" && (rr.Verdict != conformance.Pass || rr.Passes != 4) {
+		if rr.Rule == "U-1" && (rr.Verdict != model.Pass || rr.Passes != 4) {
 			t.Fatalf("U-1: %+v, want 4 passes", rr)
 		}
 	}

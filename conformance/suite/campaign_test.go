@@ -1,6 +1,9 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"os"
 	"slices"
 	"strconv"
@@ -28,11 +31,11 @@ func TestRandomCampaign(t *testing.T) {
 	targets := []struct {
 		name string
 		f    conformance.Factory
-		p    conformance.Profile
+		p    model.Profile
 	}{
-		{"sim", simFactory(sim.TMR, false), conformance.ProfileTMR},
-		{"sim-refusing", simFactory(sim.Refusing, false), conformance.ProfileRefusing},
-		{"emitted", targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})), conformance.ProfileTMR},
+		{"sim", simFactory(sim.TMR, false), model.ProfileTMR},
+		{"sim-refusing", simFactory(sim.Refusing, false), model.ProfileRefusing},
+		{"emitted", targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})), model.ProfileTMR},
 	}
 	for _, tg := range targets {
 		caps := conformance.CapsOf(target.SimTarget(sim.TMR))
@@ -42,28 +45,28 @@ func TestRandomCampaign(t *testing.T) {
 			for i := 0; i < n; i++ {
 				ops := conformance.Generate(conformance.GenOptions{Seed: uint64(i*7 + slots), Ops: 500, Slots: slots, Devices: 3, Caps: caps, Profile: tg.p, HoldMs: 5})
 				o := x.Execute(ops, false)
-				if o.Verdict == conformance.Pass && !o.Result.Failed() {
+				if o.Verdict == model.Pass && !o.Result.Failed() {
 					continue
 				}
 				if bad++; bad <= 3 {
 					// Shrink to a sequence that fails the same way: the same
 					// first failing rule, or the same crash or hang.
-					var want conformance.Rule
-					if o.Verdict == conformance.Pass {
+					var want model.Rule
+					if o.Verdict == model.Pass {
 						want = failingRules(o.Result)[0]
 					}
-					repro := conformance.Shrink(ops, func(cand []conformance.Op) bool {
+					repro := conformance.Shrink(ops, func(cand []op.Op) bool {
 						c := x.Execute(cand, false)
-						if o.Verdict != conformance.Pass {
+						if o.Verdict != model.Pass {
 							return c.Verdict == o.Verdict
 						}
-						return c.Verdict == conformance.Pass && slices.Contains(failingRules(c.Result), want)
+						return c.Verdict == model.Pass && slices.Contains(failingRules(c.Result), want)
 					})
 					ro := x.Execute(repro, false)
 					if ro.Result != nil {
 						t.Errorf("%s seed %d: %v %s\n%s\nfindings: %v", tg.name, i, o.Verdict, o.Detail, ro.Result.History.String(), ro.Result.Findings)
 					} else {
-						t.Errorf("%s seed %d: %v %s\n%s", tg.name, i, ro.Verdict, ro.Detail, conformance.FormatOps(repro))
+						t.Errorf("%s seed %d: %v %s\n%s", tg.name, i, ro.Verdict, ro.Detail, op.FormatOps(repro))
 					}
 				}
 			}

@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"strings"
 	"time"
 
@@ -27,13 +29,13 @@ type Options struct {
 }
 
 // failingRules lists the rules of a run's failures, in the order found.
-func failingRules(res *conformance.Result) []conformance.Rule {
+func failingRules(res *conformance.Result) []model.Rule {
 	if res == nil {
 		return nil
 	}
-	var rs []conformance.Rule
+	var rs []model.Rule
 	for _, f := range res.Findings {
-		if f.Verdict == conformance.Fail {
+		if f.Verdict == model.Fail {
 			rs = append(rs, f.Rule)
 		}
 	}
@@ -55,13 +57,13 @@ func Conform(f conformance.Factory, o Options) (*report.Report, error) {
 	}
 	probe := conformance.NewRunner(t, o.Options)
 	caps := probe.Caps()
-	profile := conformance.ProfileTMR
+	profile := model.ProfileTMR
 	if o.Options.Profile != nil {
 		profile = *o.Options.Profile
 	} else {
 		probe.Do(func() {
 			if t.Runtime().KernelModeSupported(0) == 0 {
-				profile = conformance.ProfileRefusing
+				profile = model.ProfileRefusing
 			}
 		})
 	}

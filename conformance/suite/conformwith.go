@@ -6,6 +6,9 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"fmt"
 	"slices"
 	"sort"
@@ -23,7 +26,7 @@ import (
 // and hang handling.
 type Run struct {
 	Name      string
-	Profile   conformance.Profile // the target's build profile (legacy must be given)
+	Profile   model.Profile       // the target's build profile (legacy must be given)
 	Caps      conformance.Caps    // what the target lets the checker drive
 	Checks    []conformance.Check // directed checks (nil: Catalogue())
 	SkipSlow  bool                // leave out checks marked Slow
@@ -63,12 +66,12 @@ type Run struct {
 // CaseOutcome is one directed check or random sequence of a ConformWith run.
 type CaseOutcome struct {
 	Name    string
-	Rules   []conformance.Rule  // the directed check's rules (nil for a random sequence)
-	Verdict conformance.Verdict // the case's own verdict
+	Rules   []model.Rule  // the directed check's rules (nil for a random sequence)
+	Verdict model.Verdict // the case's own verdict
 	// Broken are the rules this case reported failed, crashed or hung.
-	Broken  []conformance.Rule
+	Broken  []model.Rule
 	Detail  string
-	Repro   []conformance.Op // the (shrunk) op log of a failure, crash or hang
+	Repro   []op.Op // the (shrunk) op log of a failure, crash or hang
 	Elapsed time.Duration
 	// FirstFail is the index of the first failing op of the run (-1: none;
 	// a crash or hang: the op it died at).
@@ -101,8 +104,8 @@ type suiteState struct {
 
 type lastCase struct {
 	name  string
-	ops   []conformance.Op
-	rules []conformance.Rule
+	ops   []op.Op
+	rules []model.Rule
 }
 
 // late reports a death the executor found after a case had finished (the
@@ -111,11 +114,11 @@ type lastCase struct {
 // last, under its rules and U-1, and is never retried in silence.
 // residue reports a death that earlier, unloaded instances of the library
 // caused in the run of case name (Outcome.Residue): a U-1 finding.
-func (st *suiteState) residue(name string, ops []conformance.Op, r *conformance.Outcome) {
+func (st *suiteState) residue(name string, ops []op.Op, r *conformance.Outcome) {
 	if r == nil {
 		return
 	}
-	var atOp *conformance.Op
+	var atOp *op.Op
 	if r.At >= 0 && r.At < len(ops) {
 		atOp = &ops[r.At]
 	}
@@ -153,7 +156,7 @@ func ConformWith(x conformance.Executor, s Run) *Result {
 	rep := report.NewReport(s.Name)
 	rep.Profile = s.Profile.String()
 	for _, bf := range s.BindFindings {
-		if r, ok := conformance.RuleByName(bf.Rule); ok {
+		if r, ok := model.RuleByName(bf.Rule); ok {
 			rep.AddBindFinding(r, bf.Detail)
 		}
 	}
@@ -173,7 +176,7 @@ func ConformWith(x conformance.Executor, s Run) *Result {
 // withDefaults fills in the suite options left zero.
 func (s Run) withDefaults() Run {
 	if s.Profile == "" {
-		s.Profile = conformance.ProfileTMR
+		s.Profile = model.ProfileTMR
 	}
 	if s.RandomOps <= 0 {
 		s.RandomOps = 200
@@ -218,7 +221,7 @@ func (st *suiteState) directed(checks []conformance.Check) bool {
 		ops := c.Ops()
 		var perr error
 		if ops == nil {
-			ops, perr = conformance.ParseScript(c.Script)
+			ops, perr = op.ParseScript(c.Script)
 		}
 		cr := report.CheckReport{Name: c.Name}
 		for _, r := range c.Rules {
@@ -226,26 +229,26 @@ func (st *suiteState) directed(checks []conformance.Check) bool {
 		}
 		switch {
 		case perr != nil:
-			cr.Verdict, cr.Detail = conformance.Skip, "the check's script does not parse: "+perr.Error()
+			cr.Verdict, cr.Detail = model.Skip, "the check's script does not parse: "+perr.Error()
 		case !c.AppliesTo(s.Profile):
-			cr.Verdict, cr.Detail = conformance.Skip, "does not apply to a "+s.Profile.String()+" build"
+			cr.Verdict, cr.Detail = model.Skip, "does not apply to a "+s.Profile.String()+" build"
 			if why := profileSkip[s.Profile]; why != "" {
-				rep.AddOutcome(c.Rules, conformance.Skip, why, nil)
+				rep.AddOutcome(c.Rules, model.Skip, why, nil)
 			}
 		case !s.Caps.Has(c.Needs):
-			cr.Verdict, cr.Detail = conformance.Skip, "the target cannot drive it: missing "+capsText(c.Needs&^s.Caps)
-			rep.AddOutcome(c.Rules, conformance.Skip, c.Name+": "+cr.Detail, nil)
+			cr.Verdict, cr.Detail = model.Skip, "the target cannot drive it: missing "+capsText(c.Needs&^s.Caps)
+			rep.AddOutcome(c.Rules, model.Skip, c.Name+": "+cr.Detail, nil)
 		case s.SkipSlow && c.Slow:
-			cr.Verdict, cr.Detail = conformance.Skip, "slow check left out"
+			cr.Verdict, cr.Detail = model.Skip, "slow check left out"
 		default:
 			if why := st.blocked(ops); why != "" {
-				cr.Verdict, cr.Detail = conformance.Skip, why
-				rep.AddOutcome(c.Rules, conformance.Skip, c.Name+": "+why, nil)
+				cr.Verdict, cr.Detail = model.Skip, why
+				rep.AddOutcome(c.Rules, model.Skip, c.Name+": "+why, nil)
 				break
 			}
 			co := st.runCase(c.Name, ops, c.Rules)
 			cr.Verdict, cr.Detail, cr.Repro = co.Verdict, co.Detail, nil
-			if co.Verdict == conformance.Fail || co.Verdict == conformance.Crash || co.Verdict == conformance.Hang {
+			if co.Verdict == model.Fail || co.Verdict == model.Crash || co.Verdict == model.Hang {
 				cr.Repro = conformance.OpLines(co.Repro)
 			}
 			rep.AddCheck(cr)
@@ -285,14 +288,14 @@ func (st *suiteState) random() {
 		st.progress(name)
 		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs})
 		if why := st.blocked(ops); why != "" {
-			rep.AddCheck(report.CheckReport{Name: name, Verdict: conformance.Skip, Detail: why})
+			rep.AddCheck(report.CheckReport{Name: name, Verdict: model.Skip, Detail: why})
 			continue
 		}
 		out.Random++
 		co := st.runCase(name, ops, nil)
-		if co.Verdict != conformance.Pass {
+		if co.Verdict != model.Pass {
 			cr := report.CheckReport{Name: name, Verdict: co.Verdict, Detail: co.Detail}
-			if co.Verdict == conformance.Fail || co.Verdict == conformance.Crash || co.Verdict == conformance.Hang {
+			if co.Verdict == model.Fail || co.Verdict == model.Crash || co.Verdict == model.Hang {
 				cr.Repro = conformance.OpLines(co.Repro)
 			}
 			rep.AddCheck(cr)
@@ -312,17 +315,17 @@ type Finisher interface {
 
 // profileSkip is the reason a report gives for the rules of checks that do
 // not apply to a build of the profile.
-var profileSkip = map[conformance.Profile]string{
-	conformance.ProfileLegacy:   "legacy build: no kernel entries; only the program-mode rules are checked",
-	conformance.ProfileRefusing: "refusing build (supported 0): the kernel entries validate, then refuse; the kernel lifecycle this rule governs is never reached",
+var profileSkip = map[model.Profile]string{
+	model.ProfileLegacy:   "legacy build: no kernel entries; only the program-mode rules are checked",
+	model.ProfileRefusing: "refusing build (supported 0): the kernel entries validate, then refuse; the kernel lifecycle this rule governs is never reached",
 }
 
 // opSig names where a run died, for grouping crashes and hangs: the op kind
 // (and program entry) of the op at position at, "cleanup" or "setup".
-func opSig(ops []conformance.Op, at int) string {
+func opSig(ops []op.Op, at int) string {
 	switch {
 	case at >= 0 && at < len(ops):
-		if ops[at].Kind == conformance.KindProg {
+		if ops[at].Kind == op.KindProg {
 			return "prog fn=" + ops[at].Fn.String()
 		}
 		return ops[at].Kind.String()
@@ -333,7 +336,7 @@ func opSig(ops []conformance.Op, at int) string {
 }
 
 // blocked says why ops must not run: it would call what hung MaxHangs times.
-func (st *suiteState) blocked(ops []conformance.Op) string {
+func (st *suiteState) blocked(ops []op.Op) string {
 	for sig, n := range st.hung {
 		if n < st.s.MaxHangs {
 			continue
@@ -343,8 +346,8 @@ func (st *suiteState) blocked(ops []conformance.Op) string {
 		case "setup":
 			hit = true
 		case "cleanup":
-			for _, op := range ops {
-				hit = hit || op.Kind == conformance.KindCreate
+			for _, o := range ops {
+				hit = hit || o.Kind == op.KindCreate
 			}
 		default:
 			for i := range ops {
@@ -364,7 +367,7 @@ func (st *suiteState) blocked(ops []conformance.Op) string {
 
 // runCase runs one sequence, shrinks its first failure of a kind and folds
 // the outcome into the report.
-func (st *suiteState) runCase(name string, ops []conformance.Op, rules []conformance.Rule) (co CaseOutcome) {
+func (st *suiteState) runCase(name string, ops []op.Op, rules []model.Rule) (co CaseOutcome) {
 	t0 := time.Now()
 	co = CaseOutcome{Name: name, Rules: rules, FirstFail: -1}
 	defer func() { co.Elapsed = time.Since(t0) }()
@@ -372,11 +375,11 @@ func (st *suiteState) runCase(name string, ops []conformance.Op, rules []conform
 	st.late(out.Prior)
 	st.residue(name, ops, out.Residue)
 	st.last = lastCase{name: name, ops: ops, rules: rules}
-	if out.Verdict == conformance.Pass && out.Result == nil {
-		out = conformance.Outcome{Verdict: conformance.Crash, Detail: "the executor returned no result", At: conformance.AtSetup}
+	if out.Verdict == model.Pass && out.Result == nil {
+		out = conformance.Outcome{Verdict: model.Crash, Detail: "the executor returned no result", At: conformance.AtSetup}
 	}
 	switch {
-	case out.Verdict != conformance.Pass:
+	case out.Verdict != model.Pass:
 		return st.died(co, ops, out)
 	case out.Result.Failed():
 		return st.failed(co, ops, out.Result)
@@ -386,28 +389,28 @@ func (st *suiteState) runCase(name string, ops []conformance.Op, rules []conform
 
 // died is a case whose library crashed or hung: the check's rules could
 // not be verified, and the entry that died is at fault.
-func (st *suiteState) died(co CaseOutcome, ops []conformance.Op, out conformance.Outcome) CaseOutcome {
+func (st *suiteState) died(co CaseOutcome, ops []op.Op, out conformance.Outcome) CaseOutcome {
 	name, rules := co.Name, co.Rules
 	at := out.At
 	// The check's rules could not be verified, and the entry that died
 	// is at fault (a random sequence names no rules but that one).
-	entry := conformance.RESup
+	entry := model.RESup
 	if at >= 0 && at < len(ops) {
 		entry = conformance.EntryRule(ops[at])
 	} else if at == len(ops) {
-		entry = conformance.REFin
+		entry = model.REFin
 	}
-	rs := append([]conformance.Rule(nil), rules...)
+	rs := append([]model.Rule(nil), rules...)
 	if !slices.Contains(rs, entry) {
 		rs = append(rs, entry)
 	}
 	sig := opSig(ops, at)
 	repro := conformance.ReproPrefix(ops, at)
-	if out.Verdict == conformance.Hang {
+	if out.Verdict == model.Hang {
 		st.hung[sig]++
-	} else if !st.s.NoShrink && st.shown(rs, conformance.Crash) {
-		repro = st.shrink(repro, func(o conformance.Outcome, cand []conformance.Op) bool {
-			return o.Verdict == conformance.Crash && opSig(cand, o.At) == sig
+	} else if !st.s.NoShrink && st.shown(rs, model.Crash) {
+		repro = st.shrink(repro, func(o conformance.Outcome, cand []op.Op) bool {
+			return o.Verdict == model.Crash && opSig(cand, o.At) == sig
 		})
 	}
 	// Name the op by its place in the repro shown (a shrunk crash ends
@@ -417,7 +420,7 @@ func (st *suiteState) died(co CaseOutcome, ops []conformance.Op, out conformance
 		where = conformance.OpAt(repro, len(repro)-1)
 	}
 	detail := fmt.Sprintf("%s: %s at %s: %s", name, out.Verdict, where, out.Detail)
-	var atOp *conformance.Op
+	var atOp *op.Op
 	if at >= 0 && at < len(ops) {
 		atOp = &ops[at]
 	}
@@ -428,7 +431,7 @@ func (st *suiteState) died(co CaseOutcome, ops []conformance.Op, out conformance
 
 // failed is a case the model found failing: its repro cut after the first
 // failure, and shrunk while it still breaks the first failing rule.
-func (st *suiteState) failed(co CaseOutcome, ops []conformance.Op, res *conformance.Result) CaseOutcome {
+func (st *suiteState) failed(co CaseOutcome, ops []op.Op, res *conformance.Result) CaseOutcome {
 	name := co.Name
 	broken := failingRules(res)
 	want := broken[0]
@@ -436,7 +439,7 @@ func (st *suiteState) failed(co CaseOutcome, ops []conformance.Op, res *conforma
 	// cheapest shrink, and all a failure that is not shrunk gets).
 	repro := ops
 	for _, fd := range res.Findings {
-		if fd.Verdict == conformance.Fail {
+		if fd.Verdict == model.Fail {
 			if fd.Index >= 0 && fd.Index < len(ops) {
 				repro = ops[:fd.Index+1]
 				co.FirstFail = fd.Index
@@ -444,9 +447,9 @@ func (st *suiteState) failed(co CaseOutcome, ops []conformance.Op, res *conforma
 			break
 		}
 	}
-	if !st.s.NoShrink && st.shown(broken, conformance.Fail) {
-		repro = st.shrink(repro, func(o conformance.Outcome, _ []conformance.Op) bool {
-			if o.Verdict != conformance.Pass || o.Result == nil {
+	if !st.s.NoShrink && st.shown(broken, model.Fail) {
+		repro = st.shrink(repro, func(o conformance.Outcome, _ []op.Op) bool {
+			if o.Verdict != model.Pass || o.Result == nil {
 				return false
 			}
 			for _, r := range failingRules(o.Result) {
@@ -458,10 +461,10 @@ func (st *suiteState) failed(co CaseOutcome, ops []conformance.Op, res *conforma
 		})
 	}
 	st.rep.AddResult(name, res, repro)
-	co.Verdict, co.Repro = conformance.Fail, repro
+	co.Verdict, co.Repro = model.Fail, repro
 	co.Broken = uniqueRules(broken)
 	for _, fd := range res.Findings {
-		if fd.Verdict == conformance.Fail {
+		if fd.Verdict == model.Fail {
 			co.Detail = fd.String()
 			break
 		}
@@ -476,12 +479,12 @@ func (st *suiteState) passed(co CaseOutcome, res *conformance.Result) CaseOutcom
 	st.rep.AddResult(name, res, nil)
 	passed := false
 	for _, row := range res.Tally {
-		passed = passed || row[conformance.Pass] > 0
+		passed = passed || row[model.Pass] > 0
 	}
 	for _, fd := range res.Findings {
-		if fd.Verdict == conformance.Skip {
+		if fd.Verdict == model.Skip {
 			if !passed {
-				co.Verdict, co.Detail = conformance.Skip, "not driven: "+fd.String()
+				co.Verdict, co.Detail = model.Skip, "not driven: "+fd.String()
 				return co
 			}
 			co.Detail = "partly not checked: " + fd.String()
@@ -490,24 +493,24 @@ func (st *suiteState) passed(co CaseOutcome, res *conformance.Result) CaseOutcom
 	}
 	// The check's own pass counts for its rules, but not for a rule the run
 	// only skipped (a clause that does not apply to this build).
-	var held []conformance.Rule
+	var held []model.Rule
 	for _, r := range rules {
-		if t := res.Tally[r]; t[conformance.Pass] > 0 || t[conformance.Skip] == 0 {
+		if t := res.Tally[r]; t[model.Pass] > 0 || t[model.Skip] == 0 {
 			held = append(held, r)
 		}
 	}
-	st.rep.AddOutcome(held, conformance.Pass, "", nil)
+	st.rep.AddOutcome(held, model.Pass, "", nil)
 	for _, fd := range res.Findings {
-		if fd.Verdict == conformance.Warn {
-			co.Verdict, co.Detail = conformance.Warn, fd.String()
+		if fd.Verdict == model.Warn {
+			co.Verdict, co.Detail = model.Warn, fd.String()
 			return co
 		}
 	}
-	co.Verdict = conformance.Pass
+	co.Verdict = model.Pass
 	var generic, passes uint32
 	for _, r := range rules {
 		generic += res.Generic[r]
-		passes += res.Tally[r][conformance.Pass]
+		passes += res.Tally[r][model.Pass]
 	}
 	if generic > 0 && co.Detail == "" {
 		// A legacy build's -1 for every refusal proves less than a pass on
@@ -519,19 +522,19 @@ func (st *suiteState) passed(co CaseOutcome, res *conformance.Result) CaseOutcom
 
 // shown reports whether a v of one of rules would be the one the report
 // shows (so its repro is worth shrinking).
-func (st *suiteState) shown(rules []conformance.Rule, v conformance.Verdict) bool {
+func (st *suiteState) shown(rules []model.Rule, v model.Verdict) bool {
 	return st.rep.Shows(rules, v)
 }
 
 // shrink runs Shrink with still as the predicate, within the budgets.
-func (st *suiteState) shrink(ops []conformance.Op, still func(conformance.Outcome, []conformance.Op) bool) []conformance.Op {
+func (st *suiteState) shrink(ops []op.Op, still func(conformance.Outcome, []op.Op) bool) []op.Op {
 	budget := min(st.s.ShrinkBudget, st.shrinkLeft)
 	if budget <= 0 || len(ops) < 2 {
 		return ops
 	}
 	t0 := time.Now()
 	deadline := t0.Add(budget)
-	got := conformance.Shrink(ops, func(cand []conformance.Op) bool {
+	got := conformance.Shrink(ops, func(cand []op.Op) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
@@ -543,9 +546,9 @@ func (st *suiteState) shrink(ops []conformance.Op, still func(conformance.Outcom
 	return got
 }
 
-func uniqueRules(rs []conformance.Rule) []conformance.Rule {
-	seen := map[conformance.Rule]bool{}
-	var out []conformance.Rule
+func uniqueRules(rs []model.Rule) []model.Rule {
+	seen := map[model.Rule]bool{}
+	var out []model.Rule
 	for _, r := range rs {
 		if !seen[r] {
 			seen[r] = true

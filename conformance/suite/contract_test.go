@@ -17,20 +17,20 @@ import (
 // drive it, and a rule that does not apply is reported skip with the
 // contract's anchor.
 func TestRuleApplicabilityIsWhatTheCheckerHoldsBuildsTo(t *testing.T) {
-	legacy := conformance.ProfileLegacy
+	legacy := model.ProfileLegacy
 	cases := []struct {
 		name string
-		p    conformance.Profile
+		p    model.Profile
 		f    func(t *testing.T) conformance.Factory
 		opt  conformance.Options
 	}{
-		{"tmr", conformance.ProfileTMR, func(t *testing.T) conformance.Factory {
+		{"tmr", model.ProfileTMR, func(t *testing.T) conformance.Factory {
 			return targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: emit.ProfileTMR}))
 		}, conformance.Options{}},
-		{"refusing", conformance.ProfileRefusing, func(t *testing.T) conformance.Factory {
+		{"refusing", model.ProfileRefusing, func(t *testing.T) conformance.Factory {
 			return targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: emit.ProfileRefusing}))
 		}, conformance.Options{}},
-		{"legacy", conformance.ProfileLegacy, func(t *testing.T) conformance.Factory {
+		{"legacy", model.ProfileLegacy, func(t *testing.T) conformance.Factory {
 			return targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: emit.ProfileLegacy}))
 		}, conformance.Options{Profile: &legacy}},
 	}
@@ -41,7 +41,7 @@ func TestRuleApplicabilityIsWhatTheCheckerHoldsBuildsTo(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, rr := range rep.Rules {
-				r, _ := conformance.RuleByName(rr.Rule)
+				r, _ := model.RuleByName(rr.Rule)
 				_, undrivable := model.NotChecked(r)
 				switch {
 				case !r.Applies(tc.p) && rr.Passes+rr.Fails+rr.Warns > 0:

@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"testing"
 	"time"
 
@@ -37,7 +39,7 @@ func TestEmittedCatalogue(t *testing.T) {
 // codes: E-PINIT, E-ACL, E-PROG, S-3, V-CONTRACT).
 func TestEmittedLegacy(t *testing.T) {
 	a := emittest.Build(t, emit.Config{Profile: emit.ProfileLegacy})
-	p := conformance.ProfileLegacy
+	p := model.ProfileLegacy
 	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "emitted:legacy", Options: conformance.Options{Profile: &p}, Random: 10, RandomOps: 200, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +47,7 @@ func TestEmittedLegacy(t *testing.T) {
 	reportFailures(t, rep)
 	passed := 0
 	for _, rr := range rep.Rules {
-		if rr.Verdict == conformance.Pass {
+		if rr.Verdict == model.Pass {
 			passed++
 		}
 	}
@@ -75,14 +77,14 @@ func TestEmittedHangIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]conformance.Verdict{}
+	got := map[string]model.Verdict{}
 	for _, c := range rep.Checks {
 		got[c.Name] = c.Verdict
 	}
-	if got["v-launch/arguments"] != conformance.Hang || got["v-prep-2/arguments"] != conformance.Pass {
+	if got["v-launch/arguments"] != model.Hang || got["v-prep-2/arguments"] != model.Pass {
 		t.Fatalf("checks %v, want v-launch hung and v-prep-2 passed", got)
 	}
-	if rep.Verdict() != conformance.Hang {
+	if rep.Verdict() != model.Hang {
 		t.Fatalf("report verdict %v, want hang:\n%s", rep.Verdict(), rep.Text())
 	}
 }

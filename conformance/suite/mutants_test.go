@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"strings"
 	"sync"
 	"testing"
@@ -20,7 +22,7 @@ func checksKilling(name string) []conformance.Check { return conformance.ChecksC
 // shows failed, crashed or hung: a kill of a mutant of that group (F-4).
 func killedInGroup(rep *report.Report, group string) string {
 	for _, rr := range rep.Rules {
-		if (rr.Verdict == conformance.Fail || rr.Verdict == conformance.Crash || rr.Verdict == conformance.Hang) && RuleGroup(rr.Rule) == group {
+		if (rr.Verdict == model.Fail || rr.Verdict == model.Crash || rr.Verdict == model.Hang) && RuleGroup(rr.Rule) == group {
 			return rr.Rule
 		}
 	}
@@ -55,7 +57,7 @@ func TestEmittedMutantsKilled(t *testing.T) {
 			var lines []string
 			for _, c := range rep.Checks {
 				lines = append(lines, c.Name+": "+c.Verdict.String()+" "+c.Detail)
-				if c.Verdict == conformance.Fail || c.Verdict == conformance.Crash || c.Verdict == conformance.Hang {
+				if c.Verdict == model.Fail || c.Verdict == model.Crash || c.Verdict == model.Hang {
 					killed = true
 				}
 			}

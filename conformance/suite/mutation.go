@@ -1,9 +1,9 @@
 package suite
 
 import (
-	"strings"
+	"github.com/simabi/simabi/conformance/model"
 
-	"github.com/simabi/simabi/conformance"
+	"strings"
 )
 
 // Mutation testing (F-4): a mutant breaks exactly one rule, and the checker
@@ -23,7 +23,7 @@ type Kill struct {
 	Killed bool
 	Case   string // the first case that reported a rule of the group broken
 	Rule   string // that rule
-	How    conformance.Verdict
+	How    model.Verdict
 	// Elsewhere lists broken rules outside the group ("K-4 fail"), which do
 	// not count.
 	Elsewhere []string
@@ -36,7 +36,7 @@ func KillOf(cases []CaseOutcome, rule string) Kill {
 	var k Kill
 	seen := map[string]bool{}
 	for _, c := range cases {
-		if c.Verdict != conformance.Fail && c.Verdict != conformance.Crash && c.Verdict != conformance.Hang {
+		if c.Verdict != model.Fail && c.Verdict != model.Crash && c.Verdict != model.Hang {
 			continue
 		}
 		for _, r := range c.Broken {

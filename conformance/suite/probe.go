@@ -1,6 +1,9 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
 	"slices"
 	"strconv"
 
@@ -29,11 +32,11 @@ func (st *suiteState) probe(c *conformance.Check, firstFail int) (CaseOutcome, b
 		st.last = lastCase{name: pc.Name, ops: pc.Ops, rules: conformance.ProbeRules(pc.Refused)}
 		rules := conformance.ProbeRules(pc.Refused)
 		where := "the refusal at #" + strconv.Itoa(pc.At) + " " + pc.Refused.String() + " left a trace: "
-		if out.Verdict != conformance.Pass || out.Result == nil {
-			if out.Result == nil && out.Verdict == conformance.Pass {
-				out.Verdict = conformance.Crash
+		if out.Verdict != model.Pass || out.Result == nil {
+			if out.Result == nil && out.Verdict == model.Pass {
+				out.Verdict = model.Crash
 			}
-			var atOp *conformance.Op
+			var atOp *op.Op
 			if out.At >= 0 && out.At < len(pc.Ops) {
 				atOp = &pc.Ops[out.At]
 			}
@@ -48,11 +51,11 @@ func (st *suiteState) probe(c *conformance.Check, firstFail int) (CaseOutcome, b
 		}
 		traced, reported := false, false
 		for _, f := range out.Result.Findings {
-			if f.Verdict != conformance.Fail || f.Index <= pc.At {
+			if f.Verdict != model.Fail || f.Index <= pc.At {
 				continue
 			}
 			traced = true
-			rs := append([]conformance.Rule(nil), rules...)
+			rs := append([]model.Rule(nil), rules...)
 			if !slices.Contains(rs, f.Rule) {
 				rs = append(rs, f.Rule)
 			}
@@ -63,11 +66,11 @@ func (st *suiteState) probe(c *conformance.Check, firstFail int) (CaseOutcome, b
 				st.rep.AddProbeFailure(pc.Name, g, repro)
 			}
 			if !found {
-				first, found = CaseOutcome{Name: pc.Name, Rules: rules, Verdict: conformance.Fail, Broken: rs, Detail: where + f.String(), Repro: repro,
+				first, found = CaseOutcome{Name: pc.Name, Rules: rules, Verdict: model.Fail, Broken: rs, Detail: where + f.String(), Repro: repro,
 					FirstFail: f.Index}, true
 			}
 			if !reported {
-				st.rep.AddCheck(report.CheckReport{Name: pc.Name, Rules: ruleNamesOf(rs), Verdict: conformance.Fail, Detail: where + f.String(), Repro: conformance.OpLines(repro)})
+				st.rep.AddCheck(report.CheckReport{Name: pc.Name, Rules: ruleNamesOf(rs), Verdict: model.Fail, Detail: where + f.String(), Repro: conformance.OpLines(repro)})
 				reported = true
 			}
 		}
@@ -78,7 +81,7 @@ func (st *suiteState) probe(c *conformance.Check, firstFail int) (CaseOutcome, b
 	return first, found
 }
 
-func ruleNamesOf(rs []conformance.Rule) []string {
+func ruleNamesOf(rs []model.Rule) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = r.String()

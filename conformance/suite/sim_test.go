@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"strings"
 	"testing"
 
@@ -31,12 +33,12 @@ func reportFailures(t *testing.T, rep *report.Report) {
 	t.Helper()
 	for _, rr := range rep.Rules {
 		switch rr.Verdict {
-		case conformance.Fail, conformance.Crash, conformance.Hang:
+		case model.Fail, model.Crash, model.Hang:
 			t.Errorf("%s %s: %s\nrepro:\n  %s", rr.Rule, rr.Verdict, rr.Detail, strings.Join(rr.Repro, "\n  "))
 		}
 	}
 	for _, c := range rep.Checks {
-		if c.Verdict == conformance.Fail || c.Verdict == conformance.Crash || c.Verdict == conformance.Hang {
+		if c.Verdict == model.Fail || c.Verdict == model.Crash || c.Verdict == model.Hang {
 			t.Errorf("check %s: %s: %s\nrepro:\n  %s", c.Name, c.Verdict, c.Detail, strings.Join(c.Repro, "\n  "))
 		}
 	}

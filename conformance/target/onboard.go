@@ -4,6 +4,8 @@
 package target
 
 import (
+	"github.com/simabi/simabi/conformance/model"
+
 	"errors"
 	"fmt"
 	"os"
@@ -153,7 +155,7 @@ type Library struct {
 	acl     *onboard.ACL
 	links   []string // other shared libraries of the runtime's directory
 	n       atomic.Int64
-	profile conformance.Profile
+	profile model.Profile
 
 	// kept is Reusable's instance: a private copy loaded once and reset
 	// before each run; keptClose unloads it.
@@ -203,14 +205,14 @@ func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
 	}
 	switch {
 	case lib.Profile() == abi.ProfileLegacy:
-		info.Revision, info.Profile, l.profile = "legacy", "unknown", conformance.ProfileLegacy
+		info.Revision, info.Profile, l.profile = "legacy", "unknown", model.ProfileLegacy
 	case lib.Supported() == 1:
-		info.Revision, info.Profile, l.profile = "kernel", "tmr", conformance.ProfileTMR
+		info.Revision, info.Profile, l.profile = "kernel", "tmr", model.ProfileTMR
 	case lib.Supported() == 0:
-		info.Revision, info.Profile, l.profile = "kernel", "refusing", conformance.ProfileRefusing
+		info.Revision, info.Profile, l.profile = "kernel", "refusing", model.ProfileRefusing
 	default:
 		// A garbage answer: the model assumes tmr and E-SUP reports it.
-		info.Revision, info.Profile, l.profile = "kernel", "unknown", conformance.ProfileTMR
+		info.Revision, info.Profile, l.profile = "kernel", "unknown", model.ProfileTMR
 	}
 	info.ProfileModel = l.profile.String()
 	info.Caps = conformance.CapsOf(LibraryTarget(lib, l.acl))
@@ -240,14 +242,14 @@ func (l *Library) onboardOptions() onboard.Options {
 }
 
 // Profile is the profile the model assumes for the library.
-func (l *Library) Profile() conformance.Profile { return l.profile }
+func (l *Library) Profile() model.Profile { return l.profile }
 
 // Options are the runner options the library needs (the legacy profile,
 // the binaries).
 func (l *Library) Options() conformance.Options {
 	opt := conformance.Options{Binaries: l.opt.Binaries, Callable: l.opt.Callable}
-	if l.profile == conformance.ProfileLegacy {
-		p := conformance.ProfileLegacy
+	if l.profile == model.ProfileLegacy {
+		p := model.ProfileLegacy
 		opt.Profile = &p
 	}
 	return opt

@@ -1,6 +1,8 @@
 package opdiff
 
 import (
+	"github.com/simabi/simabi/conformance/op"
+
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
@@ -48,7 +50,7 @@ func FuzzOps(f *testing.F) {
 		}
 		if d := conformance.Diff(rs.History, re.History); d != "" {
 			t.Fatalf("sim and the emitted runtime differ (- sim, + emitted):\n%sop log (%d ops):\n%ssim history:\n%s",
-				opfuzz.ClipLines(d), len(sops), conformance.FormatOps(sops), opfuzz.ClipLines(rs.History.String()))
+				opfuzz.ClipLines(d), len(sops), op.FormatOps(sops), opfuzz.ClipLines(rs.History.String()))
 		}
 		for _, r := range []struct {
 			name string

@@ -10,7 +10,7 @@ import (
 // recorded runs come from the one generator of conformance
 // (conformance.Generator), driven by a chooser: the fuzzer's bytes
 // (conformance.ByteChooser) or rapid's draws (package tests). The generator
-// covers the whole op space (conformance/doc.go: every kind, every image,
+// covers the whole op space (conformance/op/doc.go: every kind, every image,
 // config, span, args and prog recipe family, fault sites with valid and
 // invalid arguments, the two-thread ops, the run family), bounded so that a
 // sequence stays cheap.

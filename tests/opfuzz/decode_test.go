@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/op"
 )
 
@@ -27,12 +26,12 @@ func TestDecodedOpsReplay(t *testing.T) {
 		_, ops := Decode(data, 400, HoldMs)
 		for _, o := range ops {
 			kinds[o.Kind]++
-			back, err := conformance.Parse(o.String())
+			back, err := op.Parse(o.String())
 			if err != nil || back != o {
 				t.Fatalf("op %q does not round-trip: %v (%+v vs %+v)", o.String(), err, back, o)
 			}
 		}
-		back, err := conformance.ParseScript(conformance.FormatOps(ops))
+		back, err := op.ParseScript(op.FormatOps(ops))
 		if err != nil || (len(ops) > 0 && !reflect.DeepEqual(back, ops)) {
 			t.Fatalf("op log does not round-trip: %v", err)
 		}

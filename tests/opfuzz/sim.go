@@ -100,7 +100,7 @@ func FailureText(target string, ops []op.Op, res *conformance.Result) string {
 		}
 		fmt.Fprintf(&b, "  finding %s\n", f)
 	}
-	fmt.Fprintf(&b, "op log (%d ops):\n%s", len(ops), conformance.FormatOps(ops))
+	fmt.Fprintf(&b, "op log (%d ops):\n%s", len(ops), op.FormatOps(ops))
 	fmt.Fprintf(&b, "history:\n%s", ClipLines(res.History.String()))
 	if res.Lost != "" {
 		fmt.Fprintf(&b, "(the model stopped predicting: %s)\n", res.Lost)
