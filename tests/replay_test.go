@@ -91,8 +91,7 @@ func cleanResult(res *conformance.Result) string {
 // hasTwoThreadOps reports whether a script races or holds.
 func hasTwoThreadOps(ops []op.Op) bool {
 	for _, o := range ops {
-		switch o.Kind {
-		case op.KindRaceKInit, op.KindHoldLaunch, op.KindHoldPrepare:
+		if o.Kind.TwoThread() {
 			return true
 		}
 	}

@@ -39,6 +39,8 @@ type kindDef struct {
 	nullable bool
 	// twoThread: the op runs calls on two threads.
 	twoThread bool
+	// serial is a two-thread op's calls in one serial order (Op.Serial).
+	serial func(op Op) []Op
 	// runFamily: the run family on real run storage (program mode).
 	runFamily bool
 	// prepares: the op prepares a callable on the runner's thread, so the
@@ -152,6 +154,17 @@ func (k Kind) Kernel() bool { d := defOf(k); return d != nil && d.kernel }
 // Entry reports whether an op of kind k calls an entry of the runtime (not
 // the checker's own hooks and buffers).
 func (k Kind) Entry() bool { d := defOf(k); return d != nil && d.entry }
+
+// Serial is op's calls in one serial order, for comparing two runtimes
+// call by call: which racer of a racekinit wins the claim, and whether the
+// second call of a hold op overlapped the prepare, are the scheduler's
+// choice, not the runtime's. A one-thread op is itself.
+func (o Op) Serial() []Op {
+	if d := defOf(o.Kind); d != nil && d.serial != nil {
+		return d.serial(o)
+	}
+	return []Op{o}
+}
 
 // TwoThread reports whether an op of kind k runs calls on two threads.
 func (k Kind) TwoThread() bool { d := defOf(k); return d != nil && d.twoThread }
