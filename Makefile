@@ -40,14 +40,15 @@ test: build vet cross test-plain test-race test-shuffle test-python
 
 # sim/emit's bundle tests render the templates hundreds of times and share
 # nothing between goroutines; under the race detector they take ~20 times
-# as long, so they run in test-plain. So do two tests of ./tests whose Go
+# as long, so they run in test-plain. So do three tests of ./tests whose Go
 # side runs one sequence at a time against C children and libraries (the
-# recorded consumer over each mutant; reset-against-fresh over the directed
-# catalogue): 85 s under the race detector, 24 s without, on the path of
+# recorded consumer over each mutant; each mutant's checks recorded, in a
+# child test process per mutant; reset-against-fresh over the directed
+# catalogue): 192 s under the race detector, 32 s without, on the path of
 # every make test; the runner, trace-checker and gate concurrency they
 # drive is raced by the other tests of their packages.
 PLAIN_TESTS := ^(TestBundle|TestPython)
-PLAIN_SUITE_TESTS := ^(TestRecordedConsumerFlagsEachMutant|TestControlReset_indistinguishableFromAFreshLoad)$$
+PLAIN_SUITE_TESTS := ^(TestRecordedConsumerFlagsEachMutant|TestRecordedTraceFlagsEachMutant|TestControlReset_indistinguishableFromAFreshLoad)$$
 
 test-plain:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 $(PLAIN_PKGS)
