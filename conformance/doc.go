@@ -46,7 +46,7 @@
 // simabi_inject), an ACL (set device, create / synchronize streams) for
 // targets without hooks, and ACL call Counters (D-1). Basic assembles one:
 // conformance/target does, for sim (SimTarget: Basic{RT: rt, SimHooks: rt,
-// CountersF: ...rt.ACL().Counters...}) and for onboard (LibraryTarget:
+// CountersF: ...rt.ACL().Counters...}) and for onboard (library.Target:
 // Basic{RT: lib, SimHooks: hooks-if-any, ACLib or CountersF from
 // onboard.OpenACL}). CapsOf derives the capabilities; an op that needs a
 // missing one is not executed and is reported as a skip naming the rule it

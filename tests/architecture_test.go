@@ -33,12 +33,13 @@ var production = map[string][]string{
 	"conformance/model":             {"abi", "conformance/op"},                                                            // and the standard library: TestModelImportsOnlyTheContract
 	"conformance":                   {"abi", "validation", "docs", "internal/...", "conformance/op", "conformance/model"}, // never sim or onboard: TestEngineLinksNoBackend
 	"conformance/report":            {"conformance", "conformance/model", "conformance/op"},
-	"conformance/target":            {"abi", "conformance", "sim", "onboard", "conformance/model"},
-	"conformance/target/targettest": {"conformance", "conformance/target", "onboard", "sim/emit"},
+	"conformance/target":            {"conformance", "sim"},
+	"conformance/target/library":    {"abi", "conformance", "onboard", "conformance/model"},
+	"conformance/target/targettest": {"conformance", "conformance/target/library", "onboard", "sim/emit"},
 	"conformance/suite":             {"conformance", "conformance/report", "onboard", "conformance/model", "conformance/op"},
 	"conformance/trace":             {"abi", "conformance", "conformance/model", "conformance/op", "conformance/report"},
-	"conformance/isolate":           {"abi", "validation", "conformance", "conformance/target", "onboard", "conformance/model", "conformance/op"},
-	"conformance/session":           {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/report", "conformance/suite", "conformance/target", "conformance/trace", "conformance/isolate", "sim", "sim/emit", "conformance/model", "conformance/op"},
+	"conformance/isolate":           {"abi", "validation", "conformance", "conformance/target/library", "onboard", "conformance/model", "conformance/op"},
+	"conformance/session":           {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/library", "conformance/trace", "conformance/isolate", "sim", "sim/emit", "conformance/model", "conformance/op"},
 	"cmd/abicheck":                  {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit", "conformance/op"},
 	"cmd/gen-fake-runtime":          {"abi", "sim/emit"},
 	"lanes/upstream/mkcallable":     {"abi"},
@@ -46,8 +47,8 @@ var production = map[string][]string{
 	// The op-sequence fuzz targets: each links only what it runs, since the
 	// fuzz engines walk the coverage counters of every linked package on
 	// every input (tests/opfuzz/doc.go). FuzzOpsSim links no loader.
-	"tests/opfuzz": {"conformance", "conformance/model", "conformance/op", "sim"},
-	"tests/opdiff": {"conformance", "conformance/model", "conformance/op", "onboard", "sim/emit", "tests/opfuzz"},
+	"tests/opfuzz": {"conformance", "conformance/model", "conformance/op", "conformance/target", "sim"},
+	"tests/opdiff": {"conformance", "conformance/model", "conformance/op", "conformance/target/library", "onboard", "sim/emit", "tests/opfuzz"},
 }
 
 // testing adds, per package, what its tests may import besides the
@@ -73,6 +74,7 @@ var testArrows = map[string][]string{
 	"conformance":                   {"sim", "onboard", "sim/emit", "conformance/target", "conformance/target/targettest"},
 	"conformance/report":            nil,
 	"conformance/target":            {"sim/emit"},
+	"conformance/target/library":    nil,
 	"conformance/target/targettest": nil,
 	"conformance/suite":             {"conformance/model", "conformance/target", "conformance/target/targettest", "sim", "sim/emit"},
 	"conformance/trace":             {"sim/emit", "abi/tracevocab", "conformance/target"},
@@ -80,7 +82,7 @@ var testArrows = map[string][]string{
 	"conformance/session":           nil,
 	"cmd/abicheck":                  {"onboard", "sim", "lifecycle", "conformance/report"},
 	"cmd/gen-fake-runtime":          nil,
-	"tests":                         {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/targettest", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff"},
+	"tests":                         {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/library", "conformance/target/targettest", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff"},
 	"tests/opfuzz":                  nil,
 	"tests/opdiff":                  {"sim/emit/emittest"},
 }

@@ -16,6 +16,7 @@ package tests
 import (
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/target/library"
 
 	"errors"
 	"fmt"
@@ -152,7 +153,7 @@ func runRecorded(e *emittedRuntime, ops []op.Op, dir string) (*recordedRun, erro
 		return nil, err
 	}
 	acl, _ := fakeACL(e.a.ACLPath)
-	r := conformance.NewRunner(target.LibraryTarget(lib, acl), conformance.Options{})
+	r := conformance.NewRunner(library.Target(lib, acl), conformance.Options{})
 	live := r.Run(ops)
 	r.Close()
 	if err := lib.Close(); err != nil {

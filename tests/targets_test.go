@@ -8,6 +8,7 @@ package tests
 import (
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/target/library"
 
 	"errors"
 	"fmt"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
-	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
@@ -115,7 +115,7 @@ func (e *emittedRuntime) open() (conformance.Target, func(), error) {
 		t.SimCtl = c
 	}
 	if a, err := fakeACL(e.a.ACLPath); err == nil && a.HasCounters() {
-		t.CountersF = target.OnboardCounters(a)
+		t.CountersF = library.Counters(a)
 	}
 	return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
 }

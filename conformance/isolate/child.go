@@ -2,6 +2,7 @@ package isolate
 
 import (
 	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/target/library"
 
 	"bufio"
 	"encoding/json"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
-	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/validation"
 )
@@ -70,7 +70,7 @@ type childMsg struct {
 	T    string                     `json:"t"`
 	ID   int64                      `json:"id"`
 	I    int                        `json:"i"`
-	Info *target.LibraryInfo        `json:"info,omitempty"`
+	Info *library.Info              `json:"info,omitempty"`
 	Err  *loadFailure               `json:"err,omitempty"`
 	Rec  *conformance.OutcomeRecord `json:"rec,omitempty"`
 }
@@ -183,7 +183,7 @@ func (c *childOut) sendMsg(m childMsg) {
 
 // openChildLibrary opens the library the configuration line names, with
 // its binaries and callable, and returns it with its path as configured.
-func openChildLibrary(line []byte) (*target.Library, string, *loadFailure) {
+func openChildLibrary(line []byte) (*library.Library, string, *loadFailure) {
 	var cfg Config
 	if err := json.Unmarshal(line, &cfg); err != nil {
 		return nil, "", &loadFailure{Message: "bad child configuration: " + err.Error()}
@@ -198,7 +198,7 @@ func openChildLibrary(line []byte) (*target.Library, string, *loadFailure) {
 			return nil, "", &loadFailure{Message: err.Error(), Path: cfg.Lib}
 		}
 	}
-	lib, err := target.OpenLibrary(cfg.Lib, target.LibraryOptions{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
+	lib, err := library.Open(cfg.Lib, library.Options{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
 		TempDir: cfg.TempDir, Binaries: bins, LogLevel: abi.LogLevel(cfg.LogLevel), Callable: callable})
 	if err != nil {
 		return nil, "", loadFailureOf(cfg.Lib, err)

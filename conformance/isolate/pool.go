@@ -3,6 +3,7 @@ package isolate
 import (
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/target/library"
 
 	"bufio"
 	"bytes"
@@ -19,7 +20,6 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
-	"github.com/simabi/simabi/conformance/target"
 )
 
 // maxRequestsPerChild bounds how many runs one child makes before a fresh one
@@ -66,7 +66,7 @@ type Pool struct {
 	verbose io.Writer     // the children's stderr is copied here when set
 	tmp     string
 
-	info   *target.LibraryInfo
+	info   *library.Info
 	cur    *child
 	nextID int64
 }
@@ -104,7 +104,7 @@ func NewPool(cfg Config, timeout, load time.Duration, verbose io.Writer) (*Pool,
 }
 
 // Info is what the first child found out about the library.
-func (p *Pool) Info() target.LibraryInfo { return *p.info }
+func (p *Pool) Info() library.Info { return *p.info }
 
 // Close ends the current child and removes the pool's files.
 func (p *Pool) Close() {
@@ -124,7 +124,7 @@ func (p *Pool) startTimeout() time.Duration {
 }
 
 // start launches a child and waits for its hello.
-func (p *Pool) start() (*child, *target.LibraryInfo, error) {
+func (p *Pool) start() (*child, *library.Info, error) {
 	cmd := exec.Command(p.exe)
 	cmd.Env = append(os.Environ(), ChildEnv+"=1")
 	r, w, err := os.Pipe()

@@ -20,7 +20,9 @@ const (
 	chargeAlign = 64      // M-5 charge granularity
 )
 
-// Field offsets of docs/contract.md's ChipCallable layout, restated.
+// Field offsets of docs/contract.md's ChipCallable layout, restated here
+// rather than taken from conformance/op, which builds the images: the model
+// reads an image on its own, so a wrong offset on one side shows.
 const (
 	offSigCount   = 1024
 	offBinarySize = 1028

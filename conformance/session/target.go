@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/target/library"
 
 	"errors"
 	"fmt"
@@ -137,7 +138,7 @@ func IsSimSpec(s string) bool { return s == "sim:tmr" || s == "sim:refusing" }
 // Target is one runtime under check.
 type Target struct {
 	Label    string // sim:tmr, sim:refusing, or the library path
-	Info     target.LibraryInfo
+	Info     library.Info
 	Exec     conformance.Executor
 	Isolated bool
 	Close    func()
@@ -156,7 +157,7 @@ func SimTarget(spec string, timeout time.Duration) *Target {
 		p = sim.Refusing
 	}
 	t := target.SimTarget(p)
-	info := target.LibraryInfo{Path: spec, Revision: "kernel", Supported: 1, Profile: "tmr", Hooks: true,
+	info := library.Info{Path: spec, Revision: "kernel", Supported: 1, Profile: "tmr", Hooks: true,
 		Counters: true, Caps: conformance.CapsOf(t), ProfileModel: "tmr"}
 	if p == sim.Refusing {
 		info.Supported, info.Profile, info.ProfileModel = 0, "refusing", "refusing"

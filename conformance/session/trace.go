@@ -3,6 +3,7 @@ package session
 import (
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/target/library"
 
 	"fmt"
 	"io"
@@ -12,7 +13,6 @@ import (
 	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/suite"
-	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/conformance/trace"
 )
 
@@ -32,7 +32,7 @@ func CheckTrace(path string) (*Run, error) {
 	if rev == "" {
 		rev = "kernel"
 	}
-	info := target.LibraryInfo{Path: t.Target, Revision: rev, Profile: tc.Profile.String(), ProfileModel: tc.Profile.String()}
+	info := library.Info{Path: t.Target, Revision: rev, Profile: tc.Profile.String(), ProfileModel: tc.Profile.String()}
 	if tc.Profile == model.ProfileTMR {
 		info.Supported = 1
 	}

@@ -56,7 +56,7 @@ type Run struct {
 	// true (the mutants command stops at the first kill).
 	Stop func(CaseOutcome) bool
 	// BindFindings are rules the target broke while it was bound
-	// (LibraryInfo.BindFindings): each is a failure of the report.
+	// (library.Info.BindFindings): each is a failure of the report.
 	BindFindings []onboard.BindFinding
 	// Probes runs, after every refused call of a directed check, a probe
 	// case that checks the refusal left no trace (probe.go).

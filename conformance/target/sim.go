@@ -1,3 +1,6 @@
+// Package target adapts a sim instance to the engine's Target (SimTarget,
+// SimFactory); conformance/target/library adapts a library loaded by
+// onboard. The engine itself links neither backend.
 package target
 
 import (

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/target/library"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/tests/opfuzz"
@@ -50,13 +51,6 @@ func openEmitted() (*emittedWorker, error) {
 			return w, fmt.Errorf("loading the emitted %s runtime: %w", p.Model, err)
 		}
 		w.libs = append(w.libs, lib)
-		t := &conformance.Basic{RT: lib}
-		if h, ok := lib.Hooks(); ok {
-			t.SimHooks = h
-		}
-		if c, ok := lib.Control(); ok {
-			t.SimCtl = c
-		}
 		if w.acl == nil {
 			// The fake ACL's counters are process-wide (one ACL per
 			// process, docs/fake-runtime.md): the first build's copy is
@@ -65,14 +59,10 @@ func openEmitted() (*emittedWorker, error) {
 				return w, fmt.Errorf("loading the fake ACL: %w", err)
 			}
 		}
-		if w.acl.HasCounters() {
-			acl := w.acl
-			t.CountersF = func() conformance.ACLCounts { c, _ := acl.Counters(); return c }
-		}
 		if w.runners == nil {
 			w.runners = map[model.Profile]*conformance.Runner{}
 		}
-		w.runners[p.Model] = conformance.NewRunner(t, opfuzz.RunnerOptions)
+		w.runners[p.Model] = conformance.NewRunner(library.Target(lib, w.acl), opfuzz.RunnerOptions)
 	}
 	return w, nil
 }

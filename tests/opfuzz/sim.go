@@ -10,6 +10,7 @@ import (
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/sim"
 )
 
@@ -32,20 +33,11 @@ var (
 		simUsed.Store(true)
 		rs := map[model.Profile]*conformance.Runner{}
 		for _, p := range Profiles {
-			rs[p.Model] = conformance.NewRunner(simTarget(p.Sim), RunnerOptions)
+			rs[p.Model] = conformance.NewRunner(target.SimTarget(p.Sim), RunnerOptions)
 		}
 		return rs
 	})
 )
-
-// simTarget is target.SimTarget, made here because package
-// conformance/target also holds the library targets and so links onboard,
-// which this package must not (see doc.go).
-func simTarget(p sim.Profile) *conformance.Basic {
-	rt := sim.New(p, sim.Options{CallerLocksThread: true}) // the runner locks its threads
-	acl := rt.ACL()
-	return &conformance.Basic{RT: rt, SimHooks: rt, SimCtl: rt, CountersF: acl.Counters, Mem: acl}
-}
 
 // SimRunner is the worker's sim runner of profile p.
 func SimRunner(p model.Profile) *conformance.Runner { return simRunners()[p] }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
-	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/conformance/target/library"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
 )
@@ -22,7 +22,7 @@ var copies atomic.Int64
 // RTLD_LOCAL instance with its own claims and fault sites) next to a link to
 // the fake ACL (one ACL for all, as in one process on silicon). Hooks come
 // from the library, the D-1 counters and the caller's device memory from the
-// fake ACL (LibraryTarget).
+// fake ACL (library.Target).
 func EmittedFactory(tb testing.TB, a *emit.Artifacts) conformance.Factory {
 	root := tb.TempDir()
 	return func() (conformance.Target, func(), error) {
@@ -50,7 +50,7 @@ func EmittedFactory(tb testing.TB, a *emit.Artifacts) conformance.Factory {
 			lib.Close()
 			return nil, nil, err
 		}
-		t := target.LibraryTarget(lib, acl)
+		t := library.Target(lib, acl)
 		t.UnloadF = lib.Close // U-1: the copy is the only reference to it
 		return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
 	}

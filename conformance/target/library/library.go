@@ -1,11 +1,11 @@
-// Package target adapts the backends to the engine's Target: a sim instance
-// (SimTarget, SimFactory) and a runtime library loaded by onboard
-// (LibraryTarget, OpenLibrary). The engine itself links neither backend.
-package target
+// Package library adapts a runtime library loaded by onboard to the
+// engine's Target (Target, Open): any runtime .so, with its simulation
+// hooks when it exports them, else an ACL library for the device and
+// streams. It is apart from conformance/target (the sim instance) so that
+// a package that runs sim alone links no loader.
+package library
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/onboard"
 )
 
@@ -66,15 +67,15 @@ func (x onboardACL) CopyFromDevice(dst []byte, src abi.DevicePtr) int32 {
 	return aclCode(x.a.CopyFromDevice(dst, src))
 }
 
-// OnboardACL adapts an ACL library loaded by onboard.OpenACL.
-func OnboardACL(a *onboard.ACL) conformance.ACL { return onboardACL{a} }
+// ACL adapts an ACL library loaded by onboard.OpenACL.
+func ACL(a *onboard.ACL) conformance.ACL { return onboardACL{a} }
 
-// LibraryTarget assembles a Target from a loaded runtime and, optionally, an
+// Target assembles a Target from a loaded runtime and, optionally, an
 // ACL library: the runtime's hooks when it exports all four, else the ACL
 // for the device and streams; the ACL's call counters (the emitted fake ACL
 // has them) for D-1; its aclrtMalloc and aclrtMemcpy for the caller's device
 // memory.
-func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *conformance.Basic {
+func Target(lib *onboard.Library, acl *onboard.ACL) *conformance.Basic {
 	t := &conformance.Basic{RT: lib}
 	if h, ok := lib.Hooks(); ok {
 		t.SimHooks = h
@@ -82,10 +83,10 @@ func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *conformance.Basic {
 			t.SimCtl = c
 		}
 	} else if acl != nil {
-		t.ACLib = OnboardACL(acl)
+		t.ACLib = ACL(acl)
 	}
 	if acl != nil && acl.HasCounters() {
-		t.CountersF = OnboardCounters(acl)
+		t.CountersF = Counters(acl)
 	}
 	if acl != nil && acl.HasMemory() {
 		t.Mem = onboardACL{acl}
@@ -93,17 +94,17 @@ func LibraryTarget(lib *onboard.Library, acl *onboard.ACL) *conformance.Basic {
 	return t
 }
 
-// OnboardCounters reads the D-1 counters of an ACL library that exports
+// Counters reads the D-1 counters of an ACL library that exports
 // them (the emitted fake's simabi_acl_counters).
-func OnboardCounters(acl *onboard.ACL) func() conformance.ACLCounts {
+func Counters(acl *onboard.ACL) func() conformance.ACLCounts {
 	return func() conformance.ACLCounts {
 		c, _ := acl.Counters()
 		return c
 	}
 }
 
-// LibraryOptions configure OpenLibrary.
-type LibraryOptions struct {
+// Options configure Open.
+type Options struct {
 	// Preloads are loaded RTLD_GLOBAL before the runtime (onboard.Options).
 	Preloads []string
 	// ACLPath is the ACL library to use; "" looks for libascendcl.so beside
@@ -128,8 +129,8 @@ type LibraryOptions struct {
 	Callable []byte
 }
 
-// LibraryInfo is what OpenLibrary found out about a runtime.
-type LibraryInfo struct {
+// Info is what Open found out about a runtime.
+type Info struct {
 	Path      string           `json:"path"`
 	Revision  string           `json:"revision"`  // "kernel" or "legacy"
 	Supported int32            `json:"supported"` // simpler_kernel_mode_supported on a fresh context (0 for legacy)
@@ -148,9 +149,9 @@ type LibraryInfo struct {
 
 // Library is an opened runtime under test: a Factory of targets over it.
 type Library struct {
-	Info    LibraryInfo
+	Info    Info
 	path    string
-	opt     LibraryOptions
+	opt     Options
 	lib     *onboard.Library
 	acl     *onboard.ACL
 	links   []string // other shared libraries of the runtime's directory
@@ -163,12 +164,12 @@ type Library struct {
 	keptClose func()
 }
 
-// OpenLibrary loads the runtime at path through onboard (binding the kernel
+// Open loads the runtime at path through onboard (binding the kernel
 // trio of a refusing build too, so its structural checks can be driven) and
 // finds the means to drive it. The error is onboard's *BindError or
 // *LoadError for the runtime, or a *LoadError for an ACL library that was
 // asked for and does not load.
-func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
+func Open(path string, o Options) (*Library, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -198,7 +199,7 @@ func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
 			l.acl, _ = onboard.OpenACL("")
 		}
 	}
-	info := LibraryInfo{Path: path, Supported: lib.Supported(), Hooks: lib.HasHooks(), BindFindings: lib.BindFindings()}
+	info := Info{Path: path, Supported: lib.Supported(), Hooks: lib.HasHooks(), BindFindings: lib.BindFindings()}
 	if l.acl != nil {
 		info.ACL = l.acl.Path()
 		info.Counters = l.acl.HasCounters()
@@ -215,7 +216,7 @@ func OpenLibrary(path string, o LibraryOptions) (*Library, error) {
 		info.Revision, info.Profile, l.profile = "kernel", "unknown", model.ProfileTMR
 	}
 	info.ProfileModel = l.profile.String()
-	info.Caps = conformance.CapsOf(LibraryTarget(lib, l.acl))
+	info.Caps = conformance.CapsOf(Target(lib, l.acl))
 	if o.TempDir != "" {
 		info.Caps |= conformance.CapUnload // every run gets a private copy it may unload
 	}
@@ -256,11 +257,11 @@ func (l *Library) Options() conformance.Options {
 }
 
 // Factory returns targets over the library: fresh copies with
-// LibraryOptions.TempDir, else the one loaded instance.
+// Options.TempDir, else the one loaded instance.
 func (l *Library) Factory() conformance.Factory {
 	return func() (conformance.Target, func(), error) {
 		if l.opt.TempDir == "" {
-			return LibraryTarget(l.lib, l.acl), nil, nil
+			return Target(l.lib, l.acl), nil, nil
 		}
 		dir := filepath.Join(l.opt.TempDir, fmt.Sprintf("run-%d-%d", os.Getpid(), l.n.Add(1)))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -279,7 +280,7 @@ func (l *Library) Factory() conformance.Factory {
 			os.RemoveAll(dir)
 			return nil, nil, err
 		}
-		t := LibraryTarget(lib, l.acl)
+		t := Target(lib, l.acl)
 		t.UnloadF = lib.Close // U-1: the private copy is the only reference to it
 		return t, func() { lib.Close(); os.RemoveAll(dir) }, nil
 	}
