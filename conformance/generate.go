@@ -180,12 +180,20 @@ type genState struct {
 	live, free, fresh, kernel, dispatch, ready, program, callable []int8
 }
 
-// adder offers a candidate op with weight w (tenths).
-type adder func(w int, f func(c Chooser) op.Op)
+// draw makes one candidate op. A draw captures nothing (the state it
+// reads is g's), so offering one allocates nothing.
+type draw func(g *Generator, ch Chooser) op.Op
+
+// add offers a candidate op with weight w (tenths) for the current draw.
+func (g *Generator) add(w int, f draw) {
+	if w > 0 {
+		g.cs = append(g.cs, candidate{w, f})
+	}
+}
 
 type candidate struct {
 	w int
-	f func(c Chooser) op.Op
+	f draw
 }
 
 // classify sorts the live slots into the lists the op classes draw from,
@@ -243,18 +251,13 @@ func (g *Generator) next(ch Chooser) op.Op {
 			s.free = append(s.free, int8(i))
 		}
 	}
-	cs := g.cs[:0]
-	defer func() { g.cs = cs[:0] }()
-	add := func(w int, f func(c Chooser) op.Op) {
-		if w > 0 {
-			cs = append(cs, candidate{w, f})
-		}
-	}
+	g.cs = g.cs[:0]
 	for _, cls := range opClasses {
 		if cls != nil && cls.gen != nil {
-			cls.gen(g, s, add)
+			cls.gen(g, s)
 		}
 	}
+	cs := g.cs
 	for {
 		total := 0
 		for _, x := range cs {
@@ -272,7 +275,7 @@ func (g *Generator) next(ch Chooser) op.Op {
 			}
 			k -= x.w
 		}
-		if op := cs[at].f(ch); g.runnable(op) {
+		if op := cs[at].f(g, ch); g.runnable(op) {
 			return op
 		}
 		// The target cannot run it: drop the candidate and draw again.

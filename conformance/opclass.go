@@ -55,7 +55,7 @@ type opClass struct {
 	annotation, branch, fixed func(e *Entry) string
 	// gen offers the generator's candidates of this kind for the state s
 	// (nil: the kind is never generated).
-	gen func(g *Generator, s *genState, add adder)
+	gen func(g *Generator, s *genState)
 }
 
 // memProbe says how the committed memory of an op's context is read.

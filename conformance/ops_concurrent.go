@@ -17,9 +17,9 @@ func init() {
 	}
 	defineOp(op.KindHoldLaunch, opClass{
 		// The candidates of both hold ops, from here.
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.ready) > 0 && g.o.HoldMs > 0 && (g.o.MaxHolds == 0 || g.holds < g.o.MaxHolds) {
-				add(8, func(ch Chooser) op.Op { return g.hold(ch, g.pick(ch, "slot", s.ready)) })
+				g.add(8, func(g *Generator, ch Chooser) op.Op { return g.hold(ch, g.pick(ch, "slot", g.gs.ready)) })
 			}
 		},
 		needs:      holdNeeds,
@@ -64,13 +64,14 @@ func init() {
 		},
 	})
 	defineOp(op.KindRaceKInit, opClass{
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			dev, known := g.m.Device()
 			if len(s.fresh) >= 2 && g.o.Caps.Has(CapSetDevice) && known && dev >= 0 && !g.m.SiteArmed(1) && !g.m.SiteArmed(9) {
-				add(5, func(ch Chooser) op.Op {
-					a := ch.IntN(len(s.fresh), "racer")
-					b := (a + 1 + ch.IntN(len(s.fresh)-1, "racer")) % len(s.fresh)
-					return op.Op{Kind: op.KindRaceKInit, C: s.fresh[a], C2: s.fresh[b], Dev: dev, Gen: 1 + uint64(ch.IntN(3, "gen"))}
+				g.add(5, func(g *Generator, ch Chooser) op.Op {
+					dev, _ := g.m.Device() // the state gen saw: nothing ran in between
+					a := ch.IntN(len(g.gs.fresh), "racer")
+					b := (a + 1 + ch.IntN(len(g.gs.fresh)-1, "racer")) % len(g.gs.fresh)
+					return op.Op{Kind: op.KindRaceKInit, C: g.gs.fresh[a], C2: g.gs.fresh[b], Dev: dev, Gen: 1 + uint64(ch.IntN(3, "gen"))}
 				})
 			}
 		},

@@ -15,13 +15,15 @@ import (
 func init() {
 	defineOp(op.KindCreate, opClass{
 		memProbe: memFromZero,
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.free) > 0 {
 				w := 20
 				if len(s.live) == 0 {
 					w = 400
 				}
-				add(w, func(ch Chooser) op.Op { return op.Op{Kind: op.KindCreate, C: g.pick(ch, "slot", s.free)} })
+				g.add(w, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindCreate, C: g.pick(ch, "slot", g.gs.free)}
+				})
 			}
 		},
 		rule: fixedRule(model.RL1),
@@ -45,22 +47,26 @@ func init() {
 	})
 	defineOp(op.KindDestroy, opClass{
 		memProbe: memNone,
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.live) > 0 {
-				add(10, func(ch Chooser) op.Op { return op.Op{Kind: op.KindDestroy, C: g.pick(ch, "slot", s.live)} })
+				g.add(10, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindDestroy, C: g.pick(ch, "slot", g.gs.live)}
+				})
 			}
-			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindDestroy, C: op.NullRef} }) // S-3
+			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindDestroy, C: op.NullRef} }) // S-3
 		},
 		rule:   fixedRule(model.REDestroy),
 		call:   func(r *Runner, _ op.Op, h abi.Ctx, _ *op.Observation) { r.rt.DestroyDeviceContext(h) },
 		result: func(*Entry) string { return "done" },
 	})
 	defineOp(op.KindSupported, opClass{
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.live) > 0 {
-				add(10, func(ch Chooser) op.Op { return op.Op{Kind: op.KindSupported, C: g.pick(ch, "slot", s.live)} })
+				g.add(10, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindSupported, C: g.pick(ch, "slot", g.gs.live)}
+				})
 			}
-			add(2, func(Chooser) op.Op { return op.Op{Kind: op.KindSupported, C: op.NullRef} }) // S-3
+			g.add(2, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindSupported, C: op.NullRef} }) // S-3
 		},
 		rule: fixedRule(model.RESup),
 		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) {
@@ -69,25 +75,31 @@ func init() {
 		result: func(e *Entry) string { return strconv.FormatInt(int64(e.Obs.Call.Value), 10) },
 	})
 	defineOp(op.KindFinalize, opClass{
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.kernel) > 0 {
-				add(25, func(ch Chooser) op.Op { return op.Op{Kind: op.KindFinalize, C: g.pick(ch, "slot", s.kernel)} })
+				g.add(25, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindFinalize, C: g.pick(ch, "slot", g.gs.kernel)}
+				})
 			}
 			if len(s.program) > 0 {
-				add(10, func(ch Chooser) op.Op { return op.Op{Kind: op.KindFinalize, C: g.pick(ch, "slot", s.program)} })
+				g.add(10, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindFinalize, C: g.pick(ch, "slot", g.gs.program)}
+				})
 			}
-			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindFinalize, C: op.NullRef} }) // S-3
+			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindFinalize, C: op.NullRef} }) // S-3
 		},
 		rule: fixedRule(model.REFin),
 		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) { o.Call.Status = r.rt.FinalizeDevice(h) },
 	})
 	defineOp(op.KindCommitted, opClass{
 		memProbe: memFromCall,
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.live) > 0 {
-				add(5, func(ch Chooser) op.Op { return op.Op{Kind: op.KindCommitted, C: g.pick(ch, "slot", s.live)} })
+				g.add(5, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindCommitted, C: g.pick(ch, "slot", g.gs.live)}
+				})
 			}
-			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindCommitted, C: op.NullRef} }) // S-3
+			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindCommitted, C: op.NullRef} }) // S-3
 		},
 		rule: fixedRule(model.RM7),
 		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) {

@@ -17,8 +17,8 @@ import (
 
 func init() {
 	defineOp(op.KindContract, opClass{
-		gen: func(_ *Generator, _ *genState, add adder) {
-			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindContract} })
+		gen: func(g *Generator, _ *genState) {
+			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindContract} })
 		},
 		rule: fixedRule(model.RVContract),
 		call: func(r *Runner, _ op.Op, _ abi.Ctx, o *op.Observation) {
@@ -35,9 +35,9 @@ func init() {
 		},
 	})
 	defineOp(op.KindSetDev, opClass{
-		gen: func(g *Generator, _ *genState, add adder) {
-			add(20, func(ch Chooser) op.Op { return op.Op{Kind: op.KindSetDev, Dev: g.dev(ch)} })
-			add(3, func(Chooser) op.Op { return op.Op{Kind: op.KindSetDev, Dev: -1} })
+		gen: func(g *Generator, _ *genState) {
+			g.add(20, func(g *Generator, ch Chooser) op.Op { return op.Op{Kind: op.KindSetDev, Dev: g.dev(ch)} })
+			g.add(3, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindSetDev, Dev: -1} })
 		},
 		needs: func(op op.Op) (Caps, model.Rule, string) {
 			if op.Dev < 0 {
@@ -55,8 +55,8 @@ func init() {
 		},
 	})
 	defineOp(op.KindGetDev, opClass{
-		gen: func(_ *Generator, _ *genState, add adder) {
-			add(3, func(Chooser) op.Op { return op.Op{Kind: op.KindGetDev} })
+		gen: func(g *Generator, _ *genState) {
+			g.add(3, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindGetDev} })
 		},
 		needs: func(op.Op) (Caps, model.Rule, string) {
 			return CapGetDevice, model.RD1, "D-1: target exports no simabi_current_device"
@@ -68,9 +68,11 @@ func init() {
 		result: func(e *Entry) string { return strconv.FormatInt(int64(e.Obs.Call.Value), 10) },
 	})
 	defineOp(op.KindSync, opClass{
-		gen: func(_ *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.ready) > 0 {
-				add(30, func(ch Chooser) op.Op { return op.Op{Kind: op.KindSync, Stream: int8(ch.IntN(3, "stream"))} })
+				g.add(30, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindSync, Stream: int8(ch.IntN(3, "stream"))}
+				})
 			}
 		},
 		needs: func(op.Op) (Caps, model.Rule, string) {
@@ -86,7 +88,7 @@ func init() {
 		},
 	})
 	defineOp(op.KindInject, opClass{
-		gen: func(g *Generator, _ *genState, add adder) { add(12, g.inject) },
+		gen: func(g *Generator, _ *genState) { g.add(12, (*Generator).inject) },
 		needs: func(op op.Op) (Caps, model.Rule, string) {
 			return CapInject, siteRuleOf(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
 		},
@@ -96,9 +98,11 @@ func init() {
 		},
 	})
 	defineOp(op.KindClobber, opClass{
-		gen: func(g *Generator, _ *genState, add adder) {
+		gen: func(g *Generator, _ *genState) {
 			if len(g.imgs) > 0 {
-				add(3, func(ch Chooser) op.Op { return op.Op{Kind: op.KindClobber, Img: g.imgs[ch.IntN(len(g.imgs), "img")]} })
+				g.add(3, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindClobber, Img: g.imgs[ch.IntN(len(g.imgs), "img")]}
+				})
 			}
 		},
 		rule: fixedRule(model.RM6),
@@ -154,10 +158,10 @@ func (g *Generator) inject(ch Chooser) op.Op {
 // (Op.Count, default 16), or null.
 func init() {
 	defineOp(op.KindHostLog, opClass{
-		gen: func(_ *Generator, _ *genState, add adder) {
+		gen: func(g *Generator, _ *genState) {
 			// Refusals, and the default threshold: a random sequence does
 			// not move a real build's log level.
-			add(2, func(ch Chooser) op.Op {
+			g.add(2, func(g *Generator, ch Chooser) op.Op {
 				cur := op.Op{Kind: op.KindHostLog, Code: 25, Site: 1, Count: 16}
 				switch ch.IntN(5, "hostlog") {
 				case 3:

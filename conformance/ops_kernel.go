@@ -12,12 +12,12 @@ import (
 func init() {
 	defineOp(op.KindKInit, opClass{
 		latchRule: model.RL5,
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.fresh) > 0 {
-				add(80, func(ch Chooser) op.Op { return g.kinit(ch, g.pick(ch, "slot", s.fresh)) })
+				g.add(80, func(g *Generator, ch Chooser) op.Op { return g.kinit(ch, g.pick(ch, "slot", g.gs.fresh)) })
 			}
 			if len(s.live) > 0 {
-				add(8, func(ch Chooser) op.Op { return g.kinit(ch, g.pick(ch, "slot", s.live)) })
+				g.add(8, func(g *Generator, ch Chooser) op.Op { return g.kinit(ch, g.pick(ch, "slot", g.gs.live)) })
 			}
 		},
 		rule: fixedRule(model.REKInit),
@@ -32,14 +32,14 @@ func init() {
 		},
 	})
 	defineOp(op.KindPrepare, opClass{
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.callable) > 0 {
-				add(5, func(ch Chooser) op.Op { return g.prepare(ch, g.pick(ch, "slot", s.callable)) })
+				g.add(5, func(g *Generator, ch Chooser) op.Op { return g.prepare(ch, g.pick(ch, "slot", g.gs.callable)) })
 			}
 			if len(s.dispatch) > 0 {
-				add(120, func(ch Chooser) op.Op { return g.prepare(ch, g.pick(ch, "slot", s.dispatch)) })
+				g.add(120, func(g *Generator, ch Chooser) op.Op { return g.prepare(ch, g.pick(ch, "slot", g.gs.dispatch)) })
 			}
-			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindPrepare, C: op.NullRef} }) // S-3
+			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindPrepare, C: op.NullRef} }) // S-3
 		},
 		rule: fixedRule(model.REPrep),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
@@ -54,14 +54,14 @@ func init() {
 		},
 	})
 	defineOp(op.KindLaunch, opClass{
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.callable) > 0 {
-				add(5, func(ch Chooser) op.Op { return g.launch(ch, g.pick(ch, "slot", s.callable)) })
+				g.add(5, func(g *Generator, ch Chooser) op.Op { return g.launch(ch, g.pick(ch, "slot", g.gs.callable)) })
 			}
 			if len(s.ready) > 0 {
-				add(140, func(ch Chooser) op.Op { return g.launch(ch, g.pick(ch, "slot", s.ready)) })
+				g.add(140, func(g *Generator, ch Chooser) op.Op { return g.launch(ch, g.pick(ch, "slot", g.gs.ready)) })
 			}
-			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindLaunch, C: op.NullRef} }) // S-3
+			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindLaunch, C: op.NullRef} }) // S-3
 		},
 		rule: fixedRule(model.RELaunch),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {

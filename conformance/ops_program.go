@@ -17,10 +17,10 @@ import (
 func init() {
 	defineOp(op.KindPInit, opClass{
 		latchRule: model.RL4,
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.live) > 0 {
-				add(6, func(ch Chooser) op.Op {
-					op := op.Op{Kind: op.KindPInit, C: g.pick(ch, "slot", s.live), Dev: g.devAny(ch)}
+				g.add(6, func(g *Generator, ch Chooser) op.Op {
+					op := op.Op{Kind: op.KindPInit, C: g.pick(ch, "slot", g.gs.live), Dev: g.devAny(ch)}
 					if ch.IntN(4, "pinit") == 3 {
 						op.Spans = g.spans(ch, 4)
 						if ch.IntN(2, "prewarm") == 0 {
@@ -33,7 +33,7 @@ func init() {
 					return op
 				})
 			}
-			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindPInit, C: op.NullRef} }) // S-3
+			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindPInit, C: op.NullRef} }) // S-3
 		},
 		rule: fixedRule(model.REPInit),
 		call: func(r *Runner, cur op.Op, h abi.Ctx, o *op.Observation) {
@@ -55,13 +55,13 @@ func init() {
 	})
 	defineOp(op.KindACL, opClass{
 		latchRule: model.RL4,
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.live) > 0 {
-				add(6, func(ch Chooser) op.Op {
-					return op.Op{Kind: op.KindACL, C: g.pick(ch, "slot", s.live), Dev: g.devAny(ch)}
+				g.add(6, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindACL, C: g.pick(ch, "slot", g.gs.live), Dev: g.devAny(ch)}
 				})
 			}
-			add(1, func(Chooser) op.Op { return op.Op{Kind: op.KindACL, C: op.NullRef} }) // S-3
+			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindACL, C: op.NullRef} }) // S-3
 		},
 		rule: fixedRule(model.REACL),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
@@ -69,12 +69,14 @@ func init() {
 		},
 	})
 	defineOp(op.KindProg, opClass{
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			fn := func(ch Chooser) op.ProgFn { return op.ProgFn(ch.IntN(int(op.NumFns), "fn")) }
 			if len(s.live) > 0 {
-				add(10, func(ch Chooser) op.Op { return op.Op{Kind: op.KindProg, C: g.pick(ch, "slot", s.live), Fn: fn(ch)} })
+				g.add(10, func(g *Generator, ch Chooser) op.Op {
+					return op.Op{Kind: op.KindProg, C: g.pick(ch, "slot", g.gs.live), Fn: fn(ch)}
+				})
 			}
-			add(1, func(ch Chooser) op.Op { return op.Op{Kind: op.KindProg, C: op.NullRef, Fn: fn(ch)} }) // S-3
+			g.add(1, func(g *Generator, ch Chooser) op.Op { return op.Op{Kind: op.KindProg, C: op.NullRef, Fn: fn(ch)} }) // S-3
 		},
 		legacySkip: func(cur op.Op) string {
 			if cur.Fn == op.FnMemInfo {

@@ -18,9 +18,9 @@ func init() {
 		rule: fixedRule(model.REProg),
 		// The run family's candidates, all from here: register until the
 		// context has a callable, then runs on the four storages.
-		gen: func(g *Generator, s *genState, add adder) {
+		gen: func(g *Generator, s *genState) {
 			if len(s.program) > 0 {
-				add(60, func(ch Chooser) op.Op { return g.runOp(ch, g.pick(ch, "slot", s.program)) })
+				g.add(60, func(g *Generator, ch Chooser) op.Op { return g.runOp(ch, g.pick(ch, "slot", g.gs.program)) })
 			}
 		},
 		call: func(r *Runner, cur op.Op, h abi.Ctx, o *op.Observation) {

@@ -176,6 +176,8 @@ type Runner struct {
 	ctl     abi.SimControl
 
 	images  map[op.ImageRecipe]*imgBuf
+	lastRec op.ImageRecipe // the recipe image() looked up last, and its buffer
+	lastImg *imgBuf
 	args    []byte
 	junk    []byte // args 8 bytes past alignment, garbage in unread fields
 	out     *int32
@@ -392,13 +394,24 @@ func (r *Runner) span(i int, s op.SpanRecipe) (unsafe.Pointer, uintptr) {
 }
 
 func (r *Runner) image(rec op.ImageRecipe) *imgBuf {
-	if b := r.images[rec]; b != nil {
-		if b.dirty {
-			copy(b.raw[rec.Mis:], b.img.Bytes)
-			b.dirty = false
+	b := r.lastImg
+	if b == nil || r.lastRec != rec {
+		// A repeated prepare (a fill: 8193 of one recipe) skips hashing
+		// the recipe for the map.
+		if b = r.images[rec]; b == nil {
+			b = r.newImage(rec)
 		}
-		return b
+		r.lastRec, r.lastImg = rec, b
 	}
+	if b.dirty {
+		copy(b.raw[rec.Mis:], b.img.Bytes)
+		b.dirty = false
+	}
+	return b
+}
+
+// newImage builds rec's buffer and keeps it for the runner's life.
+func (r *Runner) newImage(rec op.ImageRecipe) *imgBuf {
 	f := model.Passed(rec)
 	b := &imgBuf{img: f, size: uintptr(f.Size)}
 	switch {

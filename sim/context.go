@@ -50,6 +50,11 @@ type kernelState struct {
 	regionCommitted bool
 	lastQ           *streamQueue // the stream of the last successful launch
 	lastSerial      uint64       // its serial on that stream
+	// skipBlocks: the blocks before it have room for no image V-PREP-2 lets
+	// through (or are an image's own block). No block is freed while the
+	// context lives, so first fit starts there: a fill to 8192 residents
+	// does not walk every full block on every prepare.
+	skipBlocks int
 }
 
 func (k *kernelState) liveStreams() int {

@@ -115,8 +115,15 @@ func (r *Runtime) SimGateState(ctx abi.Ctx) int32 {
 // of the instance may be in progress. Returns 0.
 func (r *Runtime) SimReset() abi.Status {
 	r.ctxs.mu.Lock()
-	r.ctxs.chunks.Store(nil)
-	r.ctxs.free, r.ctxs.nextSlot, r.ctxs.serial, r.ctxs.live = nil, 0, 0, 0
+	if p := r.ctxs.chunks.Load(); p != nil {
+		// Empty the slots and keep their storage: the handles minted next
+		// are a fresh instance's (serial and slot restart), and a fuzz
+		// worker that resets before every input allocates no table.
+		for s := uint32(0); s < r.ctxs.nextSlot; s++ {
+			(*p)[s>>ctxChunkBits][s&(ctxChunkSize-1)].Store(nil)
+		}
+	}
+	r.ctxs.free, r.ctxs.nextSlot, r.ctxs.serial, r.ctxs.live = r.ctxs.free[:0], 0, 0, 0
 	r.ctxs.mu.Unlock()
 
 	r.claims = latch.ClaimRegistry{}

@@ -88,7 +88,7 @@ func (r *Runtime) finalizeKernel(c *context) abi.Status {
 			r.images.release(c.k.residents[i].img)
 		}
 		c.k.residents = nil
-		c.k.blocks = nil
+		c.k.blocks, c.k.skipBlocks = nil, 0
 		c.k.allocated = 0
 		c.k.regionCommitted = false
 		c.committed.Store(0)

@@ -169,7 +169,18 @@ type placement struct {
 func (k *kernelState) place(size uint64) (placement, bool) {
 	c := abi.KernelCharge(size)
 	if size <= abi.KernelCodeBlockBytes {
-		for i := range k.blocks {
+		minCharge := abi.KernelCharge(abi.ChipCallableSize)
+		for k.skipBlocks < len(k.blocks) {
+			if b := &k.blocks[k.skipBlocks]; b.size == abi.KernelCodeBlockBytes && b.size-b.used >= minCharge {
+				break
+			}
+			k.skipBlocks++
+		}
+		start := 0
+		if c >= minCharge {
+			start = k.skipBlocks
+		}
+		for i := start; i < len(k.blocks); i++ {
 			b := &k.blocks[i]
 			if b.size == abi.KernelCodeBlockBytes && b.size-b.used >= c {
 				return placement{block: i, charge: c}, true

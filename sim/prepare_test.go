@@ -664,3 +664,34 @@ func TestSimResetDropsInternedImages(t *testing.T) {
 		t.Fatalf("after finalize the store holds %+v, want nothing", s)
 	}
 }
+
+// TestSimResetMintsAFreshInstancesHandles (F-1): SimReset keeps the context
+// table's storage but not its contents. After a reset the handles minted
+// are a new instance's, one by one, and a handle of before the reset that
+// was not minted again names no context (INTERNAL, as for any unknown
+// handle). The table is filled past its first chunk of 1024 slots, with a
+// destroyed slot on the free list, before the reset.
+func TestSimResetMintsAFreshInstancesHandles(t *testing.T) {
+	r := newTMR(t)
+	var before []abi.Ctx
+	for i := 0; i < 1100; i++ {
+		before = append(before, r.CreateDeviceContext())
+	}
+	r.DestroyDeviceContext(before[3])
+	want(t, "SimReset", r.SimReset(), okS)
+
+	fresh := newTMR(t)
+	const n = 5
+	for i := 0; i < n; i++ {
+		got, wantH := r.CreateDeviceContext(), fresh.CreateDeviceContext()
+		if got != wantH {
+			t.Fatalf("create #%d after SimReset = %#x, a new instance's = %#x", i, got, wantH)
+		}
+	}
+	for _, h := range before[n:] {
+		if h == before[3] {
+			continue
+		}
+		want(t, "finalize of a handle from before SimReset", r.FinalizeDevice(h), abi.Internal)
+	}
+}

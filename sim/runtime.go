@@ -2,7 +2,6 @@ package sim
 
 import (
 	"hash/maphash"
-	"io"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -100,7 +99,7 @@ var (
 func New(p Profile, o Options) *Runtime {
 	r := &Runtime{profile: p, kernel: p == TMR, log: o.Logger}
 	if r.log == nil {
-		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		r.log = slog.New(slog.DiscardHandler) // formats nothing: a refusal costs no formatting
 	}
 	r.fsbase = o.ThreadIdentity == ThreadIdentityFSBase && FSBaseThreadKey()
 	r.trustLocked = o.CallerLocksThread

@@ -23,8 +23,7 @@ func fuzzBenchInputs(n, lo, hi int) [][]byte {
 // same run, the decoding alone. docs/fuzzing.md and docs/performance.md
 // quote these (go test ./tests/opfuzz -run '^$' -bench FuzzInput -benchmem).
 // Inputs of 8 to 64 bytes decode to about 17 ops, of 1 to 4 KiB to the
-// 200 ops an input may hold (MaxOps): the engine's corpus grows
-// towards the latter.
+// 48 ops an input may hold (MaxOps).
 func BenchmarkFuzzInput(b *testing.B) {
 	for _, size := range []struct {
 		name   string
