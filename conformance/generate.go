@@ -97,6 +97,9 @@ type GenOptions struct {
 	// NoFill leaves out the rare prepare that fills a context to 8192
 	// residents and one past (M-4; thousands of calls in one op).
 	NoFill bool
+	// FillOneIn: a prepare on a kernel context is that fill with
+	// probability 1/FillOneIn (0: 1/300).
+	FillOneIn int
 }
 
 // Generator draws one op at a time.

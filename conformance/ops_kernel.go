@@ -123,8 +123,12 @@ func (g *Generator) prepare(ch Chooser, slot int8) op.Op {
 		cur.Img = op.ImageRecipe{Base: op.ImgHuge}
 	}
 	cur.Rep = g.rep(ch)
+	fillOneIn := g.o.FillOneIn
+	if fillOneIn <= 0 {
+		fillOneIn = 300
+	}
 	if mc, ok := g.m.Context(slot); !g.o.NoFill && !g.filled && ok && mc.Latch == model.LatchKernel && mc.IDs < model.MaxIDs &&
-		ch.IntN(300, "fill") == 299 {
+		ch.IntN(fillOneIn, "fill") == fillOneIn-1 {
 		// Fill the context to the resident limit and one past (M-4).
 		cur.Img, cur.Rep, g.filled = op.ImageRecipe{X: uint16(ch.IntN(2, "x"))}, uint32(model.MaxIDs-mc.IDs+1), true
 	}

@@ -29,6 +29,11 @@ const HoldMs = 20
 // mutants as sequences of 200 (docs/performance.md).
 const MaxOps = 48
 
+// FillOneIn makes the fill to 8192 residents (M-4) a 1-in-1000 choice of a
+// kernel prepare in fuzz inputs (the generator's default is 1 in 300): an
+// input with a fill costs about a hundred without one.
+const FillOneIn = 1000
+
 // Config bounds what the generator produces.
 type Config struct {
 	Profile model.Profile
@@ -40,6 +45,9 @@ type Config struct {
 	MaxHolds int
 	MaxOps   int
 	NoFill   bool // leave out the fill to 8192 residents (M-4)
+	// FillOneIn: a kernel prepare is the fill with probability 1/FillOneIn
+	// (0: the generator's 1/300).
+	FillOneIn int
 	// ACLOnly: the target has no simulation hooks, only an ACL (as on
 	// silicon): no fault injection, no hold ops, no clearing or reading the
 	// device, stream completion not driven; the runner starts on device 0.
@@ -60,7 +68,7 @@ func NewGenerator(cfg Config) *conformance.Generator {
 		caps = conformance.CapSetDevice | conformance.CapSync | conformance.CapCounters
 	}
 	return conformance.NewGenerator(conformance.GenOptions{Profile: cfg.Profile, Slots: cfg.Slots, Devices: cfg.Devices,
-		Caps: caps, HoldMs: cfg.HoldMs, MaxHolds: cfg.MaxHolds, NoFill: cfg.NoFill})
+		Caps: caps, HoldMs: cfg.HoldMs, MaxHolds: cfg.MaxHolds, NoFill: cfg.NoFill, FillOneIn: cfg.FillOneIn})
 }
 
 // Decode is the deterministic decoder of the op-sequence fuzz targets: the
@@ -73,7 +81,7 @@ func Decode(data []byte, maxOps int, holdMs int32) (model.Profile, []op.Op) {
 	if c.IntN(4, "profile") == 3 {
 		p = model.ProfileRefusing
 	}
-	g := NewGenerator(Config{Profile: p, Slots: 4, Devices: 3, HoldMs: holdMs, MaxHolds: 1, MaxOps: maxOps})
+	g := NewGenerator(Config{Profile: p, Slots: 4, Devices: 3, HoldMs: holdMs, MaxHolds: 1, MaxOps: maxOps, FillOneIn: FillOneIn})
 	for !c.Exhausted() && len(g.Ops()) < maxOps {
 		g.Next(c)
 	}

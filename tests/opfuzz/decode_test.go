@@ -59,3 +59,29 @@ func TestDecodeAnyInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeReachesTheFill_M4: the fill to 8192 residents and one past
+// stays reachable from fuzz input, and rarer than the generator's default:
+// among random inputs, some decode to it, fewer than one in 30.
+func TestDecodeReachesTheFill_M4(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	const n = 3000
+	fills := 0
+	for i := 0; i < n; i++ {
+		data := make([]byte, 64+r.IntN(400))
+		for j := range data {
+			data[j] = byte(r.Uint32())
+		}
+		_, ops := Decode(data, MaxOps, HoldMs)
+		for _, o := range ops {
+			if o.Kind == op.KindPrepare && o.Rep > 8000 {
+				fills++
+				break
+			}
+		}
+	}
+	if fills == 0 || fills > n/30 {
+		t.Fatalf("%d of %d random inputs decode to a fill, want 1 to %d", fills, n, n/30)
+	}
+	t.Logf("%d of %d random inputs decode to a fill", fills, n)
+}
