@@ -10,14 +10,12 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/target/library"
 
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 
-	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim"
@@ -191,28 +189,6 @@ func simACLTarget(p sim.Profile) conformance.Target {
 	return &conformance.Basic{RT: rt, ACLib: rt.ACL()}
 }
 
-// aclOf adapts onboard's ACL (errors) to conformance.ACL (ACL status codes).
-type aclOf struct{ a *onboard.ACL }
-
-func aclCode(err error) int32 {
-	var e *onboard.ACLError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &e):
-		return e.Code
-	}
-	return 500000 // ACL_ERROR_INTERNAL_ERROR: the call did not happen
-}
-
-func (a aclOf) SetDevice(dev int32) int32 { return aclCode(a.a.SetDevice(dev)) }
-func (a aclOf) CreateStream() (abi.Stream, int32) {
-	s, err := a.a.CreateStream()
-	return s, aclCode(err)
-}
-func (a aclOf) SynchronizeStream(s abi.Stream) int32 { return aclCode(a.a.SynchronizeStream(s)) }
-func (a aclOf) DestroyStream(s abi.Stream) int32     { return aclCode(a.a.DestroyStream(s)) }
-
 // openACLOnly is open without the library's hooks: the checker drives the
 // device and the streams through the fake ACL, as it would a runtime on
 // silicon.
@@ -227,7 +203,7 @@ func (e *emittedRuntime) openACLOnly() (conformance.Target, func(), error) {
 		return nil, nil, err
 	}
 	b := t.(*conformance.Basic)
-	b.SimHooks, b.ACLib = nil, aclOf{a}
+	b.SimHooks, b.ACLib = nil, library.ACL(a)
 	return b, release, nil
 }
 
