@@ -124,6 +124,37 @@ const (
 	NativeRunDescAlign   = 8
 )
 
+// CommGlobalDomainDescriptor (comm_global_domain_prepare / _import; upstream
+// src/common/platform_comm/comm.h, COMM_GLOBAL_DOMAIN_DESCRIPTOR_BYTES).
+const (
+	CommDescVersionOff     = 0
+	CommDescProfileOff     = 4
+	CommDescDomainRankOff  = 8
+	CommDescRankCountOff   = 12
+	CommDescMappingSizeOff = 16
+	CommDescHandleSizeOff  = 24
+	CommDescReservedOff    = 28
+	CommDescHandleOff      = 32
+	CommDescHandleBytes    = 256 // COMM_GLOBAL_DOMAIN_HANDLE_BYTES
+	CommDescSize           = 288 // COMM_GLOBAL_DOMAIN_DESCRIPTOR_BYTES
+	CommDescAlign          = 8
+)
+
+// CommContext: what a device_ctx_out of the comm family points at
+// (upstream src/common/platform_comm/comm_context.h; sizeof 1056).
+const (
+	CommCtxWorkSpaceOff     = 0
+	CommCtxWorkSpaceSizeOff = 8
+	CommCtxRankIDOff        = 16
+	CommCtxRankNumOff       = 20
+	CommCtxWinSizeOff       = 24
+	CommCtxWindowsInOff     = 32
+	CommCtxWindowsOutOff    = 544
+	CommContextSize         = 1056
+	CommContextAlign        = 8
+	CommMaxRankNum          = 64 // COMM_MAX_RANK_NUM
+)
+
 // SimplerHostLogState.
 const (
 	LogStateABIVersionOff     = 0
@@ -235,6 +266,25 @@ var Layouts = []StructLayout{
 		{Name: "run_epoch", Offset: DescRunEpochOff, CType: "uint64_t", Elem: 8},
 		{Name: "accepted_state", Offset: DescAcceptedStateOff, CType: "int32_t *", Elem: 8},
 		{Name: "accepted_value", Offset: DescAcceptedValueOff, CType: "int32_t", Elem: 4},
+	}},
+	{Name: "CommGlobalDomainDescriptor", Size: CommDescSize, Align: CommDescAlign, Fields: []Field{
+		{Name: "version", Offset: CommDescVersionOff, CType: "uint32_t", Elem: 4},
+		{Name: "profile", Offset: CommDescProfileOff, CType: "uint32_t", Elem: 4},
+		{Name: "domain_rank", Offset: CommDescDomainRankOff, CType: "uint32_t", Elem: 4},
+		{Name: "rank_count", Offset: CommDescRankCountOff, CType: "uint32_t", Elem: 4},
+		{Name: "mapping_size", Offset: CommDescMappingSizeOff, CType: "uint64_t", Elem: 8},
+		{Name: "handle_size", Offset: CommDescHandleSizeOff, CType: "uint32_t", Elem: 4},
+		{Name: "reserved", Offset: CommDescReservedOff, CType: "uint32_t", Elem: 4},
+		{Name: "handle", Offset: CommDescHandleOff, CType: "uint8_t", Elem: 1, Count: CommDescHandleBytes},
+	}},
+	{Name: "CommContext", Size: CommContextSize, Align: CommContextAlign, Fields: []Field{
+		{Name: "workSpace", Offset: CommCtxWorkSpaceOff, CType: "uint64_t", Elem: 8},
+		{Name: "workSpaceSize", Offset: CommCtxWorkSpaceSizeOff, CType: "uint64_t", Elem: 8},
+		{Name: "rankId", Offset: CommCtxRankIDOff, CType: "uint32_t", Elem: 4},
+		{Name: "rankNum", Offset: CommCtxRankNumOff, CType: "uint32_t", Elem: 4},
+		{Name: "winSize", Offset: CommCtxWinSizeOff, CType: "uint64_t", Elem: 8},
+		{Name: "windowsIn", Offset: CommCtxWindowsInOff, CType: "uint64_t", Elem: 8, Count: CommMaxRankNum},
+		{Name: "windowsOut", Offset: CommCtxWindowsOutOff, CType: "uint64_t", Elem: 8, Count: CommMaxRankNum},
 	}},
 	{Name: "SimplerHostLogState", Size: HostLogStateSize, Align: 4, Fields: []Field{
 		{Name: "abi_version", Offset: LogStateABIVersionOff, CType: "uint32_t", Elem: 4},

@@ -116,6 +116,27 @@ var abiMDLayouts = map[string]mdStruct{
 		{"accepted_state", 40, 8, "int32*"},
 		{"accepted_value", 48, 4, "int32"},
 	}},
+	// upstream src/common/platform_comm/comm.h's static_asserts (288 bytes).
+	"CommGlobalDomainDescriptor": {Size: 288, Align: 8, Fields: []mdField{
+		{"version", 0, 4, "uint32"},
+		{"profile", 4, 4, "uint32"},
+		{"domain_rank", 8, 4, "uint32"},
+		{"rank_count", 12, 4, "uint32"},
+		{"mapping_size", 16, 8, "uint64"},
+		{"handle_size", 24, 4, "uint32"},
+		{"reserved", 28, 4, "uint32"},
+		{"handle", 32, 256, "uint8"},
+	}},
+	// upstream src/common/platform_comm/comm_context.h's static_asserts (1056 bytes).
+	"CommContext": {Size: 1056, Align: 8, Fields: []mdField{
+		{"workSpace", 0, 8, "uint64"},
+		{"workSpaceSize", 8, 8, "uint64"},
+		{"rankId", 16, 4, "uint32"},
+		{"rankNum", 20, 4, "uint32"},
+		{"winSize", 24, 8, "uint64"},
+		{"windowsIn", 32, 64 * 8, "uint64"},
+		{"windowsOut", 544, 64 * 8, "uint64"},
+	}},
 	"SimplerHostLogState": {Size: 16, Align: 4, Fields: []mdField{
 		{"abi_version", 0, 4, "uint32"},
 		{"struct_size", 4, 4, "uint32"},

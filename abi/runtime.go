@@ -138,6 +138,15 @@ type Runtime interface {
 	CommGetWindowSize(h CommHandle, sizeOut *uintptr) Status
 	CommBarrier(h CommHandle) Status
 	CommDestroy(h CommHandle) Status
+	// The comm domain entries (upstream's comm.h; ChipWorker resolves them
+	// since 2026-05..08). rankIDs points at rankCount uint32s; descriptors
+	// at CommGlobalDomainDescriptors (288 bytes each).
+	CommDeriveContext(h CommHandle, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowOffset, windowSize uintptr, deviceCtxOut *uint64) Status
+	CommAllocDomainWindows(h CommHandle, allocationID uint64, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowSize uintptr, deviceCtxOut, localWindowBaseOut *uint64) Status
+	CommReleaseDomainWindows(h CommHandle, allocationID uint64, rankCount uintptr, domainRank uint32) Status
+	CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount uint32, windowSize uintptr, profile uint32, descriptorOut unsafe.Pointer, localWindowBaseOut *uint64) Status
+	CommGlobalDomainImport(domainID uint64, descriptors unsafe.Pointer, descriptorCount uintptr, deviceCtxOut *uint64) Status
+	CommGlobalDomainRelease(domainID uint64) Status
 
 	// HostLogBindState binds the process-owned SimplerHostLogState (16 bytes);
 	// nonzero refuses the load.

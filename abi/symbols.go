@@ -143,6 +143,12 @@ const (
 	SymCommGetWindowSize         = "comm_get_window_size"
 	SymCommBarrier               = "comm_barrier"
 	SymCommDestroy               = "comm_destroy"
+	SymCommDeriveContext         = "comm_derive_context"
+	SymCommAllocDomainWindows    = "comm_alloc_domain_windows"
+	SymCommReleaseDomainWindows  = "comm_release_domain_windows"
+	SymCommGlobalDomainPrepare   = "comm_global_domain_prepare"
+	SymCommGlobalDomainImport    = "comm_global_domain_import"
+	SymCommGlobalDomainRelease   = "comm_global_domain_release"
 	SymHostLogBindState          = "simpler_host_log_bind_state"
 	SymSimSetCurrentDevice       = "simabi_set_current_device"
 	SymSimCurrentDevice          = "simabi_current_device"
@@ -198,6 +204,12 @@ var Symbols = []Symbol{
 	{SymCommGetWindowSize, GroupComm, both, Required, "int comm_get_window_size(CommHandle h, size_t *size_out)"},
 	{SymCommBarrier, GroupComm, both, Required, "int comm_barrier(CommHandle h)"},
 	{SymCommDestroy, GroupComm, both, Required, "int comm_destroy(CommHandle h)"},
+	{SymCommDeriveContext, GroupComm, both, Required, "int comm_derive_context(CommHandle h, const uint32_t *rank_ids, size_t rank_count, uint32_t domain_rank, size_t window_offset, size_t window_size, uint64_t *device_ctx_out)"},
+	{SymCommAllocDomainWindows, GroupComm, both, Required, "int comm_alloc_domain_windows(CommHandle h, uint64_t allocation_id, const uint32_t *rank_ids, size_t rank_count, uint32_t domain_rank, size_t window_size, uint64_t *device_ctx_out, uint64_t *local_window_base_out)"},
+	{SymCommReleaseDomainWindows, GroupComm, both, Required, "int comm_release_domain_windows(CommHandle h, uint64_t allocation_id, size_t rank_count, uint32_t domain_rank)"},
+	{SymCommGlobalDomainPrepare, GroupComm, both, Required, "int comm_global_domain_prepare(uint64_t domain_id, uint32_t domain_rank, uint32_t rank_count, size_t window_size, uint32_t profile, CommGlobalDomainDescriptor *descriptor_out, uint64_t *local_window_base_out)"},
+	{SymCommGlobalDomainImport, GroupComm, both, Required, "int comm_global_domain_import(uint64_t domain_id, const CommGlobalDomainDescriptor *descriptors, size_t descriptor_count, uint64_t *device_ctx_out)"},
+	{SymCommGlobalDomainRelease, GroupComm, both, Required, "int comm_global_domain_release(uint64_t domain_id)"},
 	{SymHostLogBindState, GroupHostLog, both, Required, "int simpler_host_log_bind_state(SimplerHostLogState *state)"},
 	{SymSimSetCurrentDevice, GroupSimHooks, both, Optional, "int simabi_set_current_device(int32_t dev)"},
 	{SymSimCurrentDevice, GroupSimHooks, both, Optional, "int32_t simabi_current_device(void)"},

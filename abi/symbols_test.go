@@ -21,7 +21,9 @@ var abiMDEntries = map[string][]string{
 	"kernel mode":      {"simpler_kernel_mode_supported", "simpler_kernel_mode_init", "simpler_kernel_mode_prepare_callable", "simpler_kernel_mode_launch"},
 	"pipeline":         {"get_pipeline_contract", "supports_concurrent_native_prepare_ctx", "get_arena_bank_gm_heap_base_ctx", "get_retained_temp_addr_ctx"},
 	"ACL / stream":     {"ensure_acl_ready_ctx", "create_comm_stream_ctx", "destroy_comm_stream_ctx"},
-	"comm":             {"comm_init", "comm_alloc_windows", "comm_get_local_window_base", "comm_get_window_size", "comm_barrier", "comm_destroy"},
+	"comm": {"comm_init", "comm_alloc_windows", "comm_get_local_window_base", "comm_get_window_size", "comm_barrier", "comm_destroy",
+		"comm_derive_context", "comm_alloc_domain_windows", "comm_release_domain_windows", "comm_global_domain_prepare",
+		"comm_global_domain_import", "comm_global_domain_release"},
 	"host log":         {"simpler_host_log_bind_state"},
 	"simulation hooks": {"simabi_set_current_device", "simabi_current_device", "simabi_sync_stream", "simabi_inject"},
 	// docs/contract.md's addition to abi.md (F-1): the control hooks.

@@ -501,6 +501,24 @@ func (f *scriptRuntime) CommGetWindowSize(h abi.CommHandle, sizeOut *uintptr) ab
 }
 func (f *scriptRuntime) CommBarrier(h abi.CommHandle) abi.Status { return f.simple("comm_barrier", 0) }
 func (f *scriptRuntime) CommDestroy(h abi.CommHandle) abi.Status { return f.simple("comm_destroy", 0) }
+func (f *scriptRuntime) CommDeriveContext(h abi.CommHandle, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowOffset, windowSize uintptr, deviceCtxOut *uint64) abi.Status {
+	return f.simple("comm_derive_context", 0)
+}
+func (f *scriptRuntime) CommAllocDomainWindows(h abi.CommHandle, allocationID uint64, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowSize uintptr, deviceCtxOut, localWindowBaseOut *uint64) abi.Status {
+	return f.simple("comm_alloc_domain_windows", 0)
+}
+func (f *scriptRuntime) CommReleaseDomainWindows(h abi.CommHandle, allocationID uint64, rankCount uintptr, domainRank uint32) abi.Status {
+	return f.simple("comm_release_domain_windows", 0)
+}
+func (f *scriptRuntime) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount uint32, windowSize uintptr, profile uint32, descriptorOut unsafe.Pointer, localWindowBaseOut *uint64) abi.Status {
+	return f.simple("comm_global_domain_prepare", 0)
+}
+func (f *scriptRuntime) CommGlobalDomainImport(domainID uint64, descriptors unsafe.Pointer, descriptorCount uintptr, deviceCtxOut *uint64) abi.Status {
+	return f.simple("comm_global_domain_import", 0)
+}
+func (f *scriptRuntime) CommGlobalDomainRelease(domainID uint64) abi.Status {
+	return f.simple("comm_global_domain_release", 0)
+}
 func (f *scriptRuntime) HostLogBindState(state unsafe.Pointer) abi.Status {
 	return f.simple("simpler_host_log_bind_state", 0)
 }

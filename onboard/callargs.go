@@ -75,6 +75,20 @@ func call6(fn, a1, a2, a3, a4, a5, a6 uintptr) uintptr {
 }
 
 //go:uintptrescapes
+func call7(fn, a1, a2, a3, a4, a5, a6, a7 uintptr) uintptr {
+	a := getBlock()
+	a[0], a[1], a[2], a[3], a[4], a[5], a[6] = a1, a2, a3, a4, a5, a6, a7
+	return syscallBlock(fn, a, 7)
+}
+
+//go:uintptrescapes
+func call8(fn, a1, a2, a3, a4, a5, a6, a7, a8 uintptr) uintptr {
+	a := getBlock()
+	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = a1, a2, a3, a4, a5, a6, a7, a8
+	return syscallBlock(fn, a, 8)
+}
+
+//go:uintptrescapes
 func call9(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9 uintptr) uintptr {
 	a := getBlock()
 	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8] = a1, a2, a3, a4, a5, a6, a7, a8, a9

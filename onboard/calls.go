@@ -443,6 +443,71 @@ func (l *Library) CommDestroy(h abi.CommHandle) abi.Status {
 	return status(r1)
 }
 
+// CommDeriveContext calls comm_derive_context; rankIDs and deviceCtxOut must
+// be Go heap or C memory alive and unmoved during the call.
+func (l *Library) CommDeriveContext(h abi.CommHandle, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowOffset, windowSize uintptr, deviceCtxOut *uint64) abi.Status {
+	fn := l.t.commDerive
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call7(fn, uintptr(h), uintptr(rankIDs), rankCount, uintptr(domainRank), windowOffset, windowSize, uintptr(unsafe.Pointer(deviceCtxOut)))
+	return status(r1)
+}
+
+// CommAllocDomainWindows calls comm_alloc_domain_windows (pointers as above).
+func (l *Library) CommAllocDomainWindows(h abi.CommHandle, allocationID uint64, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowSize uintptr, deviceCtxOut, localWindowBaseOut *uint64) abi.Status {
+	fn := l.t.commDomainAlloc
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call8(fn, uintptr(h), uintptr(allocationID), uintptr(rankIDs), rankCount, uintptr(domainRank), windowSize,
+		uintptr(unsafe.Pointer(deviceCtxOut)), uintptr(unsafe.Pointer(localWindowBaseOut)))
+	return status(r1)
+}
+
+// CommReleaseDomainWindows calls comm_release_domain_windows.
+func (l *Library) CommReleaseDomainWindows(h abi.CommHandle, allocationID uint64, rankCount uintptr, domainRank uint32) abi.Status {
+	fn := l.t.commDomainRelease
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call4(fn, uintptr(h), uintptr(allocationID), rankCount, uintptr(domainRank))
+	return status(r1)
+}
+
+// CommGlobalDomainPrepare calls comm_global_domain_prepare; descriptorOut
+// (288 bytes) and localWindowBaseOut as above.
+func (l *Library) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount uint32, windowSize uintptr, profile uint32, descriptorOut unsafe.Pointer, localWindowBaseOut *uint64) abi.Status {
+	fn := l.t.commGlobalPrepare
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call7(fn, uintptr(domainID), uintptr(domainRank), uintptr(rankCount), windowSize, uintptr(profile),
+		uintptr(descriptorOut), uintptr(unsafe.Pointer(localWindowBaseOut)))
+	return status(r1)
+}
+
+// CommGlobalDomainImport calls comm_global_domain_import; descriptors holds
+// descriptorCount descriptors.
+func (l *Library) CommGlobalDomainImport(domainID uint64, descriptors unsafe.Pointer, descriptorCount uintptr, deviceCtxOut *uint64) abi.Status {
+	fn := l.t.commGlobalImport
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call4(fn, uintptr(domainID), uintptr(descriptors), descriptorCount, uintptr(unsafe.Pointer(deviceCtxOut)))
+	return status(r1)
+}
+
+// CommGlobalDomainRelease calls comm_global_domain_release.
+func (l *Library) CommGlobalDomainRelease(domainID uint64) abi.Status {
+	fn := l.t.commGlobalRelease
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	r1 := call1(fn, uintptr(domainID))
+	return status(r1)
+}
+
 // HostLogBindState calls simpler_host_log_bind_state. Open already bound the
 // process-owned state; a state passed here must stay alive and unmoved for as
 // long as the runtime may read it (for the process, in general).

@@ -96,6 +96,8 @@ type table struct {
 	ensureACL, createComm, destroyComm                       uintptr
 	commInit, commAlloc, commBase, commSize, commBarrier     uintptr
 	commDestroy, hostLog                                     uintptr
+	commDerive, commDomainAlloc, commDomainRelease           uintptr
+	commGlobalPrepare, commGlobalImport, commGlobalRelease   uintptr
 	simSetDevice, simCurrentDevice, simSyncStream, simInject uintptr
 	simHoldGate, simGateState, simReset                      uintptr
 	provision                                                uintptr
@@ -184,6 +186,18 @@ func (t *table) slot(name string) *uintptr {
 		return &t.commBarrier
 	case abi.SymCommDestroy:
 		return &t.commDestroy
+	case abi.SymCommDeriveContext:
+		return &t.commDerive
+	case abi.SymCommAllocDomainWindows:
+		return &t.commDomainAlloc
+	case abi.SymCommReleaseDomainWindows:
+		return &t.commDomainRelease
+	case abi.SymCommGlobalDomainPrepare:
+		return &t.commGlobalPrepare
+	case abi.SymCommGlobalDomainImport:
+		return &t.commGlobalImport
+	case abi.SymCommGlobalDomainRelease:
+		return &t.commGlobalRelease
 	case abi.SymHostLogBindState:
 		return &t.hostLog
 	case abi.SymSimSetCurrentDevice:

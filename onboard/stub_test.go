@@ -47,6 +47,7 @@ typedef struct NativeRunDescriptor NativeRunDescriptor;
 typedef struct DeviceMemoryInfo DeviceMemoryInfo;
 typedef struct SimplerHostLogState SimplerHostLogState;
 typedef struct PipelineContract PipelineContract;
+typedef struct CommGlobalDomainDescriptor CommGlobalDomainDescriptor;
 #define EXPORT __attribute__((visibility("default")))
 static char stub_ctx_storage[64];
 static int stub_host_log_calls;

@@ -104,6 +104,39 @@ func (r *Runtime) CommDestroy(h abi.CommHandle) abi.Status {
 	return abi.Unsupported
 }
 
+// The comm domain entries: not simulated yet; every call fails with -1, the
+// comm backend's failure (upstream's comm.h: nonzero on failure).
+
+// CommDeriveContext is comm_derive_context.
+func (r *Runtime) CommDeriveContext(h abi.CommHandle, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowOffset, windowSize uintptr, deviceCtxOut *uint64) abi.Status {
+	return -1
+}
+
+// CommAllocDomainWindows is comm_alloc_domain_windows.
+func (r *Runtime) CommAllocDomainWindows(h abi.CommHandle, allocationID uint64, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowSize uintptr, deviceCtxOut, localWindowBaseOut *uint64) abi.Status {
+	return -1
+}
+
+// CommReleaseDomainWindows is comm_release_domain_windows.
+func (r *Runtime) CommReleaseDomainWindows(h abi.CommHandle, allocationID uint64, rankCount uintptr, domainRank uint32) abi.Status {
+	return -1
+}
+
+// CommGlobalDomainPrepare is comm_global_domain_prepare.
+func (r *Runtime) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount uint32, windowSize uintptr, profile uint32, descriptorOut unsafe.Pointer, localWindowBaseOut *uint64) abi.Status {
+	return -1
+}
+
+// CommGlobalDomainImport is comm_global_domain_import.
+func (r *Runtime) CommGlobalDomainImport(domainID uint64, descriptors unsafe.Pointer, descriptorCount uintptr, deviceCtxOut *uint64) abi.Status {
+	return -1
+}
+
+// CommGlobalDomainRelease is comm_global_domain_release.
+func (r *Runtime) CommGlobalDomainRelease(domainID uint64) abi.Status {
+	return -1
+}
+
 // HostLogBindState is simpler_host_log_bind_state: NULL, abi_version ≠ 1,
 // struct_size < 16 or a threshold that is not a log level → -1 (docs/contract.md; the
 // binder upstream compiles into every host library refuses exactly these).

@@ -12,12 +12,17 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/ebitengine/purego"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/lifecycle"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // The upstream lane's recorded session (docs/trace.md, docs/upstream.md): a
@@ -56,25 +61,37 @@ func TestUpstream_recordedLifecycleSession(t *testing.T) {
 	t.Setenv("SIMABI_RECORD_PRELOAD", filepath.Join(dir, "libcpu_sim_context.so"))
 	t.Setenv("SIMABI_RECORD_FILE", tracePattern)
 
-	runtime.LockOSThread() // the worker's Init thread stays its thread (C-THREAD)
-	defer runtime.UnlockOSThread()
-	w := lifecycle.New(lifecycle.Config{Mode: lifecycle.Program, DeviceID: 0, Loader: onboard.Loader{Path: recPath}})
-	if err := w.Init(lifecycle.InitConfig{Aicpu: aicpu, Aicore: aicore}); err != nil {
-		t.Fatalf("Init through the recorder: %v", err)
-	}
-	if err := w.RegisterCallable(0, callable); err != nil {
-		t.Fatalf("RegisterCallable: %v", err)
-	}
-	for i := 0; i < 2; i++ {
-		if err := w.Run(0, abi.NewTaskArgs(), nil); err != nil {
-			t.Fatalf("Run %d: %v", i, err)
+	// The session runs on an OS thread of its own that exits when it ends,
+	// and the test holds a reference of its own to upstream's library from
+	// Init until that thread is gone. Upstream's builds leave per-thread
+	// destructors on the thread that runs a callable: tensormap_and_
+	// ringbuffer a pthread key (common/log/include/common/strace.h:80-92,
+	// U-1: it crashes when it runs after the unload), host_build_graph a C++
+	// thread_local (HostGraphState, src/a2a3/runtime/host_build_graph/host/
+	// dep_gen_host_graph.cpp:231-234, first used by runtime_maker.cpp:537),
+	// for which glibc keeps the library mapped through the dlclose that
+	// closes it (dl-close.c skips an object whose l_tls_dtor_count is
+	// nonzero). A session on the test's own thread kept the host_build_graph
+	// builds mapped to the end of the process. With the reference dropped
+	// after the thread exited, both run their destructors on mapped code
+	// and the library must then be gone: nothing of ours may keep it.
+	target := filepath.Join(dir, "libhost_runtime.so")
+	var msg string
+	var hold uintptr
+	tid := onExitingThread(func() { hold, msg = recordSession(recPath, target, aicpu, aicore, callable) })
+	if hold != 0 {
+		if !threadGone(tid) {
+			t.Fatalf("thread %d did not exit within 5 s of its goroutine", tid)
+		}
+		if err := purego.Dlclose(hold); err != nil {
+			t.Fatalf("dlclose %s (the test's reference): %v", target, err)
 		}
 	}
-	if err := w.UnregisterCallable(0); err != nil {
-		t.Fatalf("UnregisterCallable: %v", err)
+	if msg != "" {
+		t.Fatal(msg)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
+	if slices.Contains(emittest.MappedRuntimes(nil), target) {
+		t.Errorf("%s is still mapped after its worker closed, the worker's thread exited and the test dropped its reference: something of ours keeps it", target)
 	}
 
 	tracePath := strings.ReplaceAll(tracePattern, "%p", fmt.Sprint(os.Getpid()))
@@ -96,6 +113,81 @@ func TestUpstream_recordedLifecycleSession(t *testing.T) {
 			t.Errorf("the trace has no %s call", want)
 		}
 	}
+}
+
+// onExitingThread runs fn on an OS thread that exits when fn returns (its
+// goroutine stays locked to it), and returns that thread's id. Go keeps the
+// process's main thread when a goroutine locked to it ends, so a goroutine
+// that finds itself there holds it while another takes a thread that can
+// exit. fn's calls all run on that one thread (C-THREAD).
+func onExitingThread(fn func()) int {
+	tids := make(chan int, 1)
+	elsewhere := make(chan struct{})
+	var run func()
+	run = func() {
+		runtime.LockOSThread()
+		if syscall.Gettid() == syscall.Getpid() {
+			go run()
+			<-elsewhere
+			runtime.UnlockOSThread()
+			return
+		}
+		close(elsewhere)
+		fn()
+		tids <- syscall.Gettid()
+	}
+	go run()
+	return <-tids
+}
+
+// recordSession drives the lane's program-mode lifecycle through the
+// recorder on the calling (locked) thread and returns a reference to the
+// recorded library (target) taken right after Init (0 if none), and "" or
+// what failed.
+func recordSession(recPath, target string, aicpu, aicore, callable []byte) (uintptr, string) {
+	w := lifecycle.New(lifecycle.Config{Mode: lifecycle.Program, DeviceID: 0, Loader: onboard.Loader{Path: recPath}})
+	if err := w.Init(lifecycle.InitConfig{Aicpu: aicpu, Aicore: aicore}); err != nil {
+		return 0, fmt.Sprintf("Init through the recorder: %v", err)
+	}
+	// RTLD_NOLOAD: a reference to the copy the recorder loaded, nothing run.
+	hold, err := purego.Dlopen(target, purego.RTLD_NOW|purego.RTLD_LOCAL|rtldNoLoad)
+	if err != nil {
+		return 0, fmt.Sprintf("%s is not loaded after Init through the recorder: %v", target, err)
+	}
+	msg := func() string {
+		if err := w.RegisterCallable(0, callable); err != nil {
+			return fmt.Sprintf("RegisterCallable: %v", err)
+		}
+		for i := 0; i < 2; i++ {
+			if err := w.Run(0, abi.NewTaskArgs(), nil); err != nil {
+				return fmt.Sprintf("Run %d: %v", i, err)
+			}
+		}
+		if err := w.UnregisterCallable(0); err != nil {
+			return fmt.Sprintf("UnregisterCallable: %v", err)
+		}
+		if err := w.Close(); err != nil {
+			return fmt.Sprintf("Close: %v", err)
+		}
+		return ""
+	}()
+	return hold, msg
+}
+
+// rtldNoLoad is RTLD_NOLOAD of glibc's dlfcn.h.
+const rtldNoLoad = 0x4
+
+// threadGone waits for thread tid to be gone from /proc (its per-thread
+// destructors have run then; a Go thread cannot be joined), at most 5 s.
+func threadGone(tid int) bool {
+	task := fmt.Sprintf("/proc/self/task/%d", tid)
+	for i := 0; i < 1000; i++ {
+		if _, err := os.Stat(task); os.IsNotExist(err) {
+			return true
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return false
 }
 
 // liveFindingRules reads the rules with a fail, crash, hang or known
