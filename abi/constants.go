@@ -3,6 +3,10 @@ package abi
 // Constants of docs/contract.md ("Constants").
 const (
 	MaxRegisteredCallableIDs = 8192 // MAX_REGISTERED_CALLABLE_IDS (kernel ids are in [0, 8192))
+	// LegacyRegisteredCallableIDs is MAX_REGISTERED_CALLABLE_IDS of a legacy
+	// build: simpler_register_callable takes ids in [0, 64) there (E-PROG;
+	// upstream common/task_interface/callable_protocol.h:31 at 6ebaf77).
+	LegacyRegisteredCallableIDs = 64
 	KernelMaxFuncID          = 1024 // KERNEL_MAX_FUNC_ID (child func ids are in [0, 1024))
 	MaxChildren              = 1024 // ChipCallable children
 	ChipMaxTensorArgs        = 256  // CHIP_MAX_TENSOR_ARGS (also the signature capacity)

@@ -33,10 +33,28 @@ type ConsumerRequirement struct {
 	WhenSupported bool
 }
 
-// String names the symbol, its group and what requires it, as a load
-// refusal and the export check print it.
+// String names the symbol, its group and what requires it, as the export
+// check prints it.
 func (c ConsumerRequirement) String() string {
-	return fmt.Sprintf("%s (%s; required by the %s consumer: %s)", c.Name, c.Group, c.Revision, c.Since)
+	return fmt.Sprintf("%s (%s; required by %s: %s)", c.Name, c.Group, ConsumerOf(c.Revision), c.Since)
+}
+
+// Short names the symbol and its group, and for a legacy requirement the
+// upstream change that made ChipWorker resolve it: the form of a list whose
+// consumer is named once (FormatMissing).
+func (c ConsumerRequirement) Short() string {
+	if c.Revision == RevLegacy {
+		return fmt.Sprintf("%s (%s, %s)", c.Name, c.Group, c.Since)
+	}
+	return fmt.Sprintf("%s (%s)", c.Name, c.Group)
+}
+
+// ConsumerOf names the consumer of revision rev whose set ConsumerSet is.
+func ConsumerOf(rev Revision) string {
+	if rev == RevLegacy {
+		return "the legacy consumer, " + LegacyConsumer
+	}
+	return "the kernel revision's consumer (C-BIND-1)"
 }
 
 // legacyConsumerSince is upstream's ChipWorker at 6ebaf77: every symbol it
@@ -147,13 +165,15 @@ func ExportRevision(exports func(name string) bool) Revision {
 	return RevKernel
 }
 
-// FormatMissing renders a list of missing requirements, one a line.
+// FormatMissing renders missing requirements of one revision on one line:
+// each symbol with its group, then the consumer that requires them.
 func FormatMissing(ms []ConsumerRequirement) string {
-	var b strings.Builder
-	for _, m := range ms {
-		b.WriteString("  ")
-		b.WriteString(m.String())
-		b.WriteByte('\n')
+	if len(ms) == 0 {
+		return ""
 	}
-	return b.String()
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.Short()
+	}
+	return strings.Join(parts, ", ") + "; required by " + ConsumerOf(ms[0].Revision)
 }

@@ -101,11 +101,17 @@ func TestMissingExports_CBIND1_namesEachWithGroupAndRevision(t *testing.T) {
 		lines = append(lines, m.String())
 	}
 	want := []string{
-		"comm_derive_context (comm; required by the legacy consumer: ChipWorker since 5fd3f10 (#752, 2026-05-19))",
-		"comm_global_domain_import (comm; required by the legacy consumer: ChipWorker since 60ab6ab (#1456, 2026-08-08))",
+		"comm_derive_context (comm; required by the legacy consumer, upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp): ChipWorker since 5fd3f10 (#752, 2026-05-19))",
+		"comm_global_domain_import (comm; required by the legacy consumer, upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp): ChipWorker since 60ab6ab (#1456, 2026-08-08))",
 	}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("MissingExports(legacy):\n%s", d)
+	}
+	if got, want := abi.FormatMissing(got), "comm_derive_context (comm, ChipWorker since 5fd3f10 (#752, 2026-05-19)), comm_global_domain_import (comm, ChipWorker since 60ab6ab (#1456, 2026-08-08)); required by the legacy consumer, upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp)"; got != want {
+		t.Errorf("FormatMissing(legacy) = %q, want %q", got, want)
+	}
+	if got, want := abi.FormatMissing(abi.MissingExports(abi.RevKernel, exports, true)), "simpler_kernel_mode_launch (kernel mode), comm_derive_context (comm), comm_global_domain_import (comm); required by the kernel revision's consumer (C-BIND-1)"; got != want {
+		t.Errorf("FormatMissing(kernel) = %q, want %q", got, want)
 	}
 	if got := requirementNames(abi.MissingExports(abi.RevKernel, exports, false)); !slices.Equal(got, []string{"comm_derive_context", "comm_global_domain_import"}) {
 		t.Errorf("MissingExports(kernel, unsupported) = %v", got)

@@ -1143,6 +1143,23 @@ finalize_run c0 st=2
 run c0 st=1 id=0
 finalize c0
 `},
+	// E-PROG.21/22: the program registry's id bound, both sides of it on
+	// each revision: 63 and 64 (a legacy build's 64), 8191 and 8192 (the
+	// target's 8192), and -1; an id refused registers nothing (its run is
+	// refused as unregistered, and the last id still registers after it).
+	{Name: "e-prog/register-id-bound", Rules: []model.Rule{model.REProg}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+register c0 id=63 img=prog
+register c0 id=64 img=prog
+register c0 id=8191 img=prog
+register c0 id=8192 img=prog
+register c0 id=-1 img=prog
+run c0 st=0 id=64
+unregister c0 id=63
+register c0 id=63 img=prog
+finalize c0
+`},
 	// M-5: an image above 2 MiB is charged its own block of exactly
 	// align_up(size, 64), not whole 2 MiB blocks: 520 of them fit.
 	{Name: "m-5/large-blocks", Rules: []model.Rule{model.RM5}, Profiles: tmrOnly, Slow: true, Script: prelude + `

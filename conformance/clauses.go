@@ -240,6 +240,8 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-PROG.18", Checks: []string{"e-prog/run-family"}, Mutants: []string{"wait-run-prepared-ok"}},
 	{ID: "E-PROG.19", Checks: []string{"e-prog/run-storage"}, Mutants: []string{"finalize-run-keeps-storage"}},
 	{ID: "E-PROG.20", Checks: []string{"e-prog/run-storage"}, Mutants: []string{"run-unsupported"}},
+	{ID: "E-PROG.21", Held: model.OnKernel, Checks: []string{"e-prog/register-id-bound"}, Mutants: []string{"register-id-8192-ok"}},
+	{ID: "E-PROG.22", Held: model.OnLegacy, Checks: []string{"e-prog/register-id-bound"}, Mutants: []string{"legacy-register-id-64-ok"}},
 	{ID: "M-1.1", Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"ids-from-one"}},
 	{ID: "M-1.2", Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"ids-shared-across-contexts"}},
 	{ID: "M-2.1", Checks: []string{"m-2/no-deduplication"}, Mutants: []string{"dedup"}},

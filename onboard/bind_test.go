@@ -75,7 +75,7 @@ func TestCBind1StubMissingNamesEverySymbol(t *testing.T) {
 	if !errors.As(err, &be) {
 		t.Fatalf("Open: %v, want *BindError", err)
 	}
-	want := "onboard: " + path + ": missing required symbols: simpler_run (program runs), simpler_kernel_mode_launch (kernel mode), comm_barrier (comm)"
+	want := "onboard: " + path + ": missing required symbols: simpler_run (program runs), simpler_kernel_mode_launch (kernel mode), comm_barrier (comm); required by the kernel revision's consumer (C-BIND-1)"
 	if err.Error() != want {
 		t.Fatalf("error\n got %q\nwant %q", err, want)
 	}
@@ -240,7 +240,7 @@ func TestCBind1StubLegacy(t *testing.T) {
 	}
 	// Legacy with a missing legacy symbol names it with its group.
 	path = buildStub(t, stubSpec{Legacy: true, Omit: []string{abi.SymFinalizeRun}})
-	if _, err := Open(path, Options{}); err == nil || !strings.HasSuffix(err.Error(), "missing required symbols: simpler_finalize_run (program runs)") {
+	if _, err := Open(path, Options{}); err == nil || !strings.HasSuffix(err.Error(), "missing required symbols: simpler_finalize_run (program runs, ChipWorker since 87dce62 (#1574, 2026-08-02)); required by the legacy consumer, upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp)") {
 		t.Fatalf("legacy missing: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,11 +121,23 @@ func TestCBind1EmittedOmitOnePerGroup(t *testing.T) {
 			for _, s := range be.Missing {
 				names = append(names, s.Name)
 			}
+			// Without simpler_provision_dma_workspace a legacy build shows the
+			// kernel revision's shape (C-BIND-1).
+			rev := abi.RevKernel
+			if tc.profile == emit.ProfileLegacy && !slices.Contains(omit, abi.SymProvisionDMAWorkspace) {
+				rev = abi.RevLegacy
+			}
 			for _, n := range tc.named {
 				s, _ := abi.LookupSymbol(n)
-				parts = append(parts, fmt.Sprintf("%s (%s)", n, s.Group))
+				part := fmt.Sprintf("%s (%s)", n, s.Group)
+				if rev == abi.RevLegacy {
+					// The legacy consumer's requirement names the upstream change behind it.
+					i := slices.IndexFunc(abi.ConsumerSet(rev), func(r abi.ConsumerRequirement) bool { return r.Name == n })
+					part = fmt.Sprintf("%s (%s, %s)", n, s.Group, abi.ConsumerSet(rev)[i].Since)
+				}
+				parts = append(parts, part)
 			}
-			want := "onboard: " + path + ": missing required symbols: " + strings.Join(parts, ", ")
+			want := "onboard: " + path + ": missing required symbols: " + strings.Join(parts, ", ") + "; required by " + abi.ConsumerOf(rev)
 			if err.Error() != want || strings.Join(names, ",") != strings.Join(tc.named, ",") {
 				t.Fatalf("error\n got %q\nwant %q", err, want)
 			}

@@ -3,7 +3,6 @@ package onboard
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -65,19 +64,13 @@ func (e *NotRuntimeError) Error() string {
 type BindError struct {
 	Path    string
 	Profile abi.Profile // the shape the library was bound as
-	Missing []abi.Symbol
+	// Missing are the consumer set's requirements (abi.ConsumerSet) that did
+	// not resolve, each with its group and what requires it.
+	Missing []abi.ConsumerRequirement
 }
 
 func (e *BindError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "onboard: %s: missing required symbols: ", e.Path)
-	for i, s := range e.Missing {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (%s)", s.Name, s.Group)
-	}
-	return b.String()
+	return "onboard: " + e.Path + ": missing required symbols: " + abi.FormatMissing(e.Missing)
 }
 
 // ErrClosed is returned by Close of a library that was closed already.
@@ -491,32 +484,19 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 // missingSymbols lists the required symbols of revision rev that did not
 // resolve; the entries required only when supported count only when
 // supported was asked and answered 1.
-func missingSymbols(resolved map[string]bool, rev abi.Profile, probe, asked bool, supported int32) []abi.Symbol {
-	var missing []abi.Symbol
-	for _, s := range abi.Symbols {
-		if probe && !isProbeSymbol(s.Name) {
+func missingSymbols(resolved map[string]bool, rev abi.Profile, probe, asked bool, supported int32) []abi.ConsumerRequirement {
+	r := abi.RevKernel
+	if rev == abi.ProfileLegacy {
+		r = abi.RevLegacy
+	}
+	// C-BIND-1's required set is the consumer set of the revision (abi), so
+	// the loader and the export check cannot drift apart.
+	var missing []abi.ConsumerRequirement
+	for _, m := range abi.MissingExports(r, func(name string) bool { return resolved[name] }, asked && supported != 0) {
+		if probe && !isProbeSymbol(m.Name) {
 			continue
 		}
-		if rev == abi.ProfileLegacy {
-			if !s.Revisions.Has(abi.RevLegacy) || s.Required != abi.Required {
-				continue
-			}
-		} else {
-			if !s.Revisions.Has(abi.RevKernel) {
-				continue
-			}
-			switch s.Required {
-			case abi.Optional:
-				continue
-			case abi.RequiredWhenSupported:
-				if !asked || supported == 0 {
-					continue
-				}
-			}
-		}
-		if !resolved[s.Name] {
-			missing = append(missing, s)
-		}
+		missing = append(missing, m)
 	}
 	return missing
 }

@@ -18,9 +18,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -143,8 +146,40 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gen-fake-runtime:", err)
 		return 1
 	}
+	if code := checkExports(art.RuntimePath, cfg.Omit, stderr); code != 0 {
+		return code
+	}
 	for _, p := range []string{art.RuntimePath, art.ACLPath, art.RuntimeSource, art.ACLSource, art.HeaderPath} {
 		fmt.Fprintln(stdout, p)
+	}
+	return 0
+}
+
+// checkExports holds the built library to what the consumer of its revision
+// resolves at load (abi.ConsumerSet, C-BIND-1), read from the file: a
+// symbol the user omitted is said once, as a note (the consumer will refuse
+// this fake, which is what -omit is for); any other missing one is a defect
+// of the generator and fails the build.
+func checkExports(path string, omitted []string, stderr io.Writer) int {
+	rev, missing, err := onboard.MissingForConsumer(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "gen-fake-runtime: checking the exports:", err)
+		return exitBuild
+	}
+	var chosen, defects []abi.ConsumerRequirement
+	for _, m := range missing {
+		if slices.Contains(omitted, m.Name) {
+			chosen = append(chosen, m)
+		} else {
+			defects = append(defects, m)
+		}
+	}
+	if len(chosen) > 0 {
+		fmt.Fprintf(stderr, "gen-fake-runtime: note: %s lacks, as -omit asked: %s\n", path, abi.FormatMissing(chosen))
+	}
+	if len(defects) > 0 {
+		fmt.Fprintf(stderr, "gen-fake-runtime: %s (revision %s) lacks symbols its consumer resolves: %s\n", path, rev, abi.FormatMissing(defects))
+		return exitBuild
 	}
 	return 0
 }
@@ -176,6 +211,9 @@ func runRecorder(revision string, hooks bool, imageLimit uint64, out, cc string,
 	if err != nil {
 		fmt.Fprintln(stderr, "gen-fake-runtime:", err)
 		return exitBuild
+	}
+	if code := checkExports(art.RuntimePath, nil, stderr); code != 0 {
+		return code
 	}
 	fmt.Fprintln(stdout, art.RuntimePath)
 	fmt.Fprintln(stdout, art.SourcePath)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -180,5 +181,34 @@ func TestRecorderBuildPrintsPaths(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// C-BIND-1, F-1: the build holds the fake's exports to its revision's
+// consumer set: an omitted symbol is said with its group and what requires
+// it, and a missing one nobody asked to omit fails the build.
+func TestCBIND1_BuildChecksExports(t *testing.T) {
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Skip("no C compiler")
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"-o", dir, "-profile", "legacy", "-omit", "comm_derive_context"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lib := filepath.Join(dir, emit.RuntimeLibName)
+	want := "gen-fake-runtime: note: " + lib + " lacks, as -omit asked: comm_derive_context (comm, ChipWorker since 5fd3f10 (#752, 2026-05-19)); required by the legacy consumer, upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp)\n"
+	if errb.String() != want {
+		t.Fatalf("stderr\n got %q\nwant %q", errb.String(), want)
+	}
+	// The same library judged as if nothing had been omitted: a defect.
+	errb.Reset()
+	if code := checkExports(lib, nil, &errb); code != exitBuild || !strings.Contains(errb.String(), "(revision legacy) lacks symbols its consumer resolves: comm_derive_context (comm, ") {
+		t.Fatalf("checkExports = %d, %q", code, errb.String())
+	}
+	// A complete build says nothing.
+	errb.Reset()
+	if code := run([]string{"-o", t.TempDir(), "-profile", "tmr"}, &out, &errb); code != 0 || errb.Len() != 0 {
+		t.Fatalf("tmr: exit %d, stderr %q", code, errb.String())
 	}
 }

@@ -61,9 +61,14 @@ type loadFailure struct {
 	Missing []MissingSymbol `json:"missing,omitempty"`
 }
 
+// MissingSymbol is a requirement of the library's consumer set that it
+// lacks (C-BIND-1): the symbol, its group, the revision whose consumer
+// requires it and since when (abi.ConsumerRequirement).
 type MissingSymbol struct {
-	Name  string `json:"name"`
-	Group string `json:"group"`
+	Name     string `json:"name"`
+	Group    string `json:"group"`
+	Revision string `json:"revision,omitempty"`
+	Since    string `json:"since,omitempty"`
 }
 
 type childMsg struct {
@@ -80,7 +85,7 @@ func loadFailureOf(path string, err error) *loadFailure {
 	var be *onboard.BindError
 	if errors.As(err, &be) {
 		for _, s := range be.Missing {
-			lf.Missing = append(lf.Missing, MissingSymbol{Name: s.Name, Group: string(s.Group)})
+			lf.Missing = append(lf.Missing, MissingSymbol{Name: s.Name, Group: string(s.Group), Revision: s.Revision.String(), Since: s.Since})
 		}
 	}
 	return lf

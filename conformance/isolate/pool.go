@@ -36,11 +36,16 @@ type LoadError struct {
 
 func (e *LoadError) Error() string {
 	if len(e.Missing) > 0 {
-		var parts []string
-		for _, m := range e.Missing {
-			parts = append(parts, m.Name+" ("+m.Group+")")
+		// onboard's message lists them with what requires them (C-BIND-1).
+		_, list, ok := strings.Cut(e.Message, ": missing required symbols: ")
+		if !ok {
+			var parts []string
+			for _, m := range e.Missing {
+				parts = append(parts, m.Name+" ("+m.Group+")")
+			}
+			list = strings.Join(parts, ", ")
 		}
-		return fmt.Sprintf("cannot load %s: missing required symbols: %s", e.Path, strings.Join(parts, ", "))
+		return fmt.Sprintf("cannot load %s: missing required symbols: %s", e.Path, list)
 	}
 	msg := strings.TrimPrefix(e.Message, "onboard: ")
 	if e.Path == "" {

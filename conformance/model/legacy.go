@@ -18,8 +18,8 @@ import (
 // of one revision differ, either answer is accepted.
 
 // legacyCallableIDs bounds a legacy build's program callable ids
-// (gCallableIDs); the target revision's program registry has no rule for it.
-const legacyCallableIDs = 64
+// (gCallableIDs; E-PROG.22); the target revision's bound is 8192 (E-PROG.21).
+const legacyCallableIDs = abi.LegacyRegisteredCallableIDs
 
 // Grounds cited by the legacy walks (upstream hw-native-sys/simpler 6ebaf77).
 const (

@@ -106,6 +106,17 @@ func (m *Model) register(op Op, c *mctx) {
 		m.expect(REProg, refused, "a native run is outstanding: the callable registry is not changed (upstream: common/platform/sim/host/c_api_shared.cpp:419-422)")
 		return
 	}
+	// E-PROG.21/22: the program registry's id bound comes before anything
+	// the image could decide; an id outside it registers nothing.
+	if m.opt.Profile == ProfileLegacy && (op.ID < 0 || op.ID >= legacyCallableIDs) {
+		m.legacyExpect(REProg, one(abi.Internal), "callable id "+strconv.Itoa(int(op.ID))+" is outside the legacy registry [0, 64)", gCallableIDs)
+		return
+	}
+	if op.ID < 0 || op.ID >= abi.MaxRegisteredCallableIDs {
+		m.expect(REProg, one(abi.InvalidArgument), "callable id "+strconv.Itoa(int(op.ID))+" is outside the program registry [0, 8192)")
+		m.tolerate(REProg, one(abi.Internal), "INTERNAL for a callable id outside the registry (E-PROG tolerated)")
+		return
+	}
 	f := factsOf(op.Img)
 	if op.Img.Base == ImgProgram && m.opt.UserCallable {
 		f = userCallableFacts
@@ -118,10 +129,6 @@ func (m *Model) register(op Op, c *mctx) {
 	if _, dup := c.prog[op.ID]; dup {
 		m.expect(RuleNone, anyStatus, "the id is registered already: replacing or refusing is the runtime's choice")
 		m.forgetRegistry(c, op.ID)
-		return
-	}
-	if m.opt.Profile == ProfileLegacy && (op.ID < 0 || op.ID >= legacyCallableIDs) {
-		m.legacyExpect(REProg, one(abi.Internal), "callable id "+strconv.Itoa(int(op.ID))+" is outside the legacy registry [0, 64)", gCallableIDs)
 		return
 	}
 	if f.user && !m.opt.Simulated && !c.bins {

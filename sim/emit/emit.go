@@ -129,10 +129,13 @@ func (cfg Config) normalized() (Config, map[string]abi.Symbol, error) {
 		if _, ok := LookupMutant(cfg.Mutant); !ok {
 			return cfg, nil, fmt.Errorf("emit: unknown mutant %q (see -list-mutants)", cfg.Mutant)
 		}
-		if cfg.Profile == ProfileLegacy {
-			return cfg, nil, fmt.Errorf("emit: mutants apply to the tmr and refusing profiles, not legacy")
-		}
-		if m, _ := LookupMutant(cfg.Mutant); m.Profile == ProfileRefusing && cfg.Profile != ProfileRefusing {
+		m, _ := LookupMutant(cfg.Mutant)
+		switch {
+		case m.Profile == ProfileLegacy && cfg.Profile != ProfileLegacy:
+			return cfg, nil, fmt.Errorf("emit: mutant %s breaks %s, which only a legacy build shows: emit it with -profile legacy", m.Name, m.Clause)
+		case m.Profile != ProfileLegacy && cfg.Profile == ProfileLegacy:
+			return cfg, nil, fmt.Errorf("emit: mutant %s applies to the tmr and refusing profiles, not legacy", m.Name)
+		case m.Profile == ProfileRefusing && cfg.Profile != ProfileRefusing:
 			return cfg, nil, fmt.Errorf("emit: mutant %s breaks %s, which only a refusing build shows: emit it with -profile refusing", m.Name, m.Clause)
 		}
 	}
@@ -431,6 +434,7 @@ func runtimeConsts() []cConst {
 		out = append(out, cConst{name, fmt.Sprintf("%dull", v), comment})
 	}
 	c("MAX_REGISTERED_CALLABLE_IDS", abi.MaxRegisteredCallableIDs, "kernel ids are in [0, 8192)")
+	c("LEGACY_REGISTERED_CALLABLE_IDS", abi.LegacyRegisteredCallableIDs, "a legacy build registers program ids in [0, 64)")
 	c("KERNEL_MAX_FUNC_ID", abi.KernelMaxFuncID, "")
 	c("MAX_CHILDREN", abi.MaxChildren, "")
 	c("CHIP_MAX_TENSOR_ARGS", abi.ChipMaxTensorArgs, "")

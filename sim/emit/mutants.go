@@ -15,7 +15,7 @@ type Mutant struct {
 	Name   string // stable: appears in reports and test names
 	Clause string // the clause it breaks, e.g. "V-PREP-1.1"
 	// Profile is the build profile the mutant is emitted for: tmr, or
-	// refusing for a clause only a refusing build shows.
+	// refusing or legacy for a clause only such a build shows.
 	Profile Profile
 	// Isolate: the mutant shows itself only by crashing or aborting the
 	// process (a read outside the caller's span, a freed context called
@@ -227,6 +227,8 @@ var mutants = []Mutant{
 	{Name: "wait-run-prepared-ok", Clause: "E-PROG.18", Description: "wait_run of a never-launched run returns 0"},
 	{Name: "finalize-run-keeps-storage", Clause: "E-PROG.19", Description: "finalize_run does not free its run storage"},
 	{Name: "run-unsupported", Clause: "E-PROG.20", Description: "simpler_run returns UNSUPPORTED"},
+	{Name: "register-id-8192-ok", Clause: "E-PROG.21", Description: "simpler_register_callable takes id 8192, one past the program registry's bound"},
+	{Name: "legacy-register-id-64-ok", Clause: "E-PROG.22", Profile: abi.ProfileLegacy, Description: "a legacy build's simpler_register_callable takes id 64: the target revision's bound of 8192 instead of upstream's legacy 64"},
 	{Name: "ids-from-one", Clause: "M-1.1", Description: "the first id is 1"},
 	{Name: "ids-shared-across-contexts", Clause: "M-1.2", Description: "launch finds an id another context minted"},
 	{Name: "dedup", Clause: "M-2.1", Description: "identical bytes get the id of their first prepare"},
