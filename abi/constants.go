@@ -7,17 +7,17 @@ const (
 	// build: simpler_register_callable takes ids in [0, 64) there (E-PROG;
 	// upstream common/task_interface/callable_protocol.h:31 at 6ebaf77).
 	LegacyRegisteredCallableIDs = 64
-	KernelMaxFuncID          = 1024 // KERNEL_MAX_FUNC_ID (child func ids are in [0, 1024))
-	MaxChildren              = 1024 // ChipCallable children
-	ChipMaxTensorArgs        = 256  // CHIP_MAX_TENSOR_ARGS (also the signature capacity)
-	ChipMaxScalarArgs        = 128  // CHIP_MAX_SCALAR_ARGS
-	CoreMaxTensorArgs        = 32   // CORE_MAX_TENSOR_ARGS (child signature capacity)
-	CallableAlign            = 64   // CALLABLE_ALIGN: child offsets inside an image
-	CallableChildAlign       = 16   // CALLABLE_CHILD_ALIGN: alignment of an image's base address
-	CallableFuncNameMax      = 64   // CALLABLE_FUNC_NAME_MAX (names hold at most 63 bytes + NUL)
-	MaxTensorDims            = 5    // MAX_TENSOR_DIMS
-	RuntimeEnvRingCount      = 4    // RUNTIME_ENV_RING_COUNT
-	OutputPrefixBytes        = 1024 // CallConfig.output_prefix
+	KernelMaxFuncID             = 1024 // KERNEL_MAX_FUNC_ID (child func ids are in [0, 1024))
+	MaxChildren                 = 1024 // ChipCallable children
+	ChipMaxTensorArgs           = 256  // CHIP_MAX_TENSOR_ARGS (also the signature capacity)
+	ChipMaxScalarArgs           = 128  // CHIP_MAX_SCALAR_ARGS
+	CoreMaxTensorArgs           = 32   // CORE_MAX_TENSOR_ARGS (child signature capacity)
+	CallableAlign               = 64   // CALLABLE_ALIGN: child offsets inside an image
+	CallableChildAlign          = 16   // CALLABLE_CHILD_ALIGN: alignment of an image's base address
+	CallableFuncNameMax         = 64   // CALLABLE_FUNC_NAME_MAX (names hold at most 63 bytes + NUL)
+	MaxTensorDims               = 5    // MAX_TENSOR_DIMS
+	RuntimeEnvRingCount         = 4    // RUNTIME_ENV_RING_COUNT
+	OutputPrefixBytes           = 1024 // CallConfig.output_prefix
 
 	PipelineContractABIVersion = 1 // PTO_PIPELINE_CONTRACT_ABI_VERSION
 	PipelineMaxResources       = 8 // PTO_PIPELINE_MAX_RESOURCES
