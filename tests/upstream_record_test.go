@@ -12,13 +12,13 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ebitengine/purego"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/internal/osthread"
 	"github.com/simabi/simabi/lifecycle"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
@@ -68,7 +68,7 @@ func TestUpstream_recordedLifecycleSession(t *testing.T) {
 	// ringbuffer a pthread key (common/log/include/common/strace.h:80-92,
 	// U-1: it crashes when it runs after the unload), host_build_graph a C++
 	// thread_local (HostGraphState, src/a2a3/runtime/host_build_graph/host/
-	// dep_gen_host_graph.cpp:231-234, first used by runtime_maker.cpp:537),
+	// dep_gen_host_graph.cpp:232-235, first used by runtime_maker.cpp:537),
 	// for which glibc keeps the library mapped through the dlclose that
 	// closes it (dl-close.c skips an object whose l_tls_dtor_count is
 	// nonzero). A session on the test's own thread kept the host_build_graph
@@ -80,7 +80,7 @@ func TestUpstream_recordedLifecycleSession(t *testing.T) {
 	var hold uintptr
 	tid := onExitingThread(func() { hold, msg = recordSession(recPath, target, aicpu, aicore, callable) })
 	if hold != 0 {
-		if !threadGone(tid) {
+		if !osthread.WaitGone(tid, 5*time.Second) {
 			t.Fatalf("thread %d did not exit within 5 s of its goroutine", tid)
 		}
 		if err := purego.Dlclose(hold); err != nil {
@@ -126,7 +126,7 @@ func onExitingThread(fn func()) int {
 	var run func()
 	run = func() {
 		runtime.LockOSThread()
-		if syscall.Gettid() == syscall.Getpid() {
+		if osthread.TID() == os.Getpid() {
 			go run()
 			<-elsewhere
 			runtime.UnlockOSThread()
@@ -134,7 +134,7 @@ func onExitingThread(fn func()) int {
 		}
 		close(elsewhere)
 		fn()
-		tids <- syscall.Gettid()
+		tids <- osthread.TID()
 	}
 	go run()
 	return <-tids
@@ -176,19 +176,6 @@ func recordSession(recPath, target string, aicpu, aicore, callable []byte) (uint
 
 // rtldNoLoad is RTLD_NOLOAD of glibc's dlfcn.h.
 const rtldNoLoad = 0x4
-
-// threadGone waits for thread tid to be gone from /proc (its per-thread
-// destructors have run then; a Go thread cannot be joined), at most 5 s.
-func threadGone(tid int) bool {
-	task := fmt.Sprintf("/proc/self/task/%d", tid)
-	for i := 0; i < 1000; i++ {
-		if _, err := os.Stat(task); os.IsNotExist(err) {
-			return true
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return false
-}
 
 // liveFindingRules reads the rules with a fail, crash, hang or known
 // finding from an abicheck -json report.

@@ -23,7 +23,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/simabi/simabi/abi"
-	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -161,7 +160,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // this fake, which is what -omit is for); any other missing one is a defect
 // of the generator and fails the build.
 func checkExports(path string, omitted []string, stderr io.Writer) int {
-	rev, missing, err := onboard.MissingForConsumer(path)
+	rev, missing, err := emit.MissingForConsumer(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "gen-fake-runtime: checking the exports:", err)
 		return exitBuild

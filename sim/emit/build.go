@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/internal/exports"
 	"io"
 	"os"
 	"os/exec"
@@ -398,4 +400,12 @@ func WriteSources(src Sources, dir string) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// MissingForConsumer holds a built library, read from its file, to what the
+// consumer of its revision resolves at load (abi.ConsumerSet, C-BIND-1):
+// the revision its exports show and every requirement they lack.
+// gen-fake-runtime runs it on every fake it builds.
+func MissingForConsumer(path string) (abi.Revision, []abi.ConsumerRequirement, error) {
+	return exports.Missing(path)
 }

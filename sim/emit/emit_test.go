@@ -193,7 +193,7 @@ func TestF4_MutantListCoversEveryRuleGroup(t *testing.T) {
 func TestF4_MutantSourcesDifferOnlyAtTheirRule(t *testing.T) {
 	bases := map[Profile]map[string]bool{}
 	plain := map[Profile]Sources{}
-	for _, p := range []Profile{ProfileTMR, ProfileRefusing} {
+	for _, p := range Profiles {
 		base, err := Source(Config{Profile: p})
 		if err != nil {
 			t.Fatal(err)

@@ -305,8 +305,11 @@ def validate(profile: str, knobs: Knobs, mutant: str, omit: list[str]) -> str:
         mu = next((mu for mu in m["mutants"] if mu["name"] == mutant), None)
         if mu is None:
             raise KnobError(f"unknown mutant {go_quote(mutant)} (see -list-mutants)")
-        if profile == "legacy":
-            raise KnobError("mutants apply to the tmr and refusing profiles, not legacy")
+        if mu["profile"] == "legacy" and profile != "legacy":
+            raise KnobError(f"mutant {mu['name']} breaks {mu['clause']}, which only a legacy build shows: "
+                            "emit it with -profile legacy")
+        if mu["profile"] != "legacy" and profile == "legacy":
+            raise KnobError(f"mutant {mu['name']} applies to the tmr and refusing profiles, not legacy")
         if mu["profile"] == "refusing" and profile != "refusing":
             raise KnobError(f"mutant {mu['name']} breaks {mu['clause']}, which only a refusing build shows: "
                             "emit it with -profile refusing")
