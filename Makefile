@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 # Packages whose tests start goroutines run under the race detector (which
 # needs cgo in the toolchain; our module itself never uses cgo).
 RACE_PKGS := ./internal/... ./latch/... ./sim
-PLAIN_PKGS := ./abi/... ./validation/...
+PLAIN_PKGS := ./abi/... ./validation/... ./lanes/...
 # Packages whose tests load libraries (emitted fakes, the recorder, stubs) in
 # their own process: every make test runs them in a random order (the seed is
 # drawn here and printed, since go test shows it only for a failing package;
@@ -26,7 +26,7 @@ endif
 # three more shared the two cores.
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream clean tools fuzz-libfuzzer fuzz-c-against-go generate
+.PHONY: all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream consumer clean tools fuzz-libfuzzer fuzz-c-against-go generate
 
 all: build vet test
 
@@ -134,6 +134,18 @@ mutants:
 upstream:
 	@test -n "$(SIMPLER_SRC)" || { echo "usage: make upstream SIMPLER_SRC=/path/to/simpler [SIMPLER_COMMIT=6ebaf77]" >&2; exit 2; }
 	lanes/upstream/run $(SIMPLER_SRC)
+
+# The consumer lane (needs a simpler source tree, so not part of `make test`):
+# upstream's ChipWorker, compiled from SIMPLER_SRC with lanes/consumer/driver.cpp,
+# takes every step of a session over the legacy fake (plain, strict, failing
+# init, failing finalize), over upstream's simulator builds (those of
+# build/upstream are reused) and through the recorder over both; then
+# upstream's Python package drives the fake when nanobind is given
+# (NANOBIND_DIR, or NANOBIND_GIT and ROBIN_MAP_GIT). Writes
+# build/consumer/summary.md; docs/upstream.md has the results.
+consumer:
+	@test -n "$(SIMPLER_SRC)" || { echo "usage: make consumer SIMPLER_SRC=/path/to/simpler [NANOBIND_DIR=...]" >&2; exit 2; }
+	lanes/consumer/run $(SIMPLER_SRC)
 
 clean:
 	rm -rf $(BIN) build

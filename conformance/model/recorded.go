@@ -67,6 +67,13 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 			"and the launch may have been refused for the address space of a tensor it does not hold")
 		return
 	}
+	obs := c.Obs
+	if m.opt.Profile == ProfileLegacy && c.Op.Kind.Entry() {
+		// A legacy trace holds the build's own codes; the live runner
+		// translates them the same way (conformance/runner.go): -1 generic,
+		// -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE.
+		obs.Call.Status = abi.TranslateLegacy(obs.Call.Status)
+	}
 	if !m.opt.DrivenCompletion && binariesDecide(c) {
 		// The executor binaries are recorded by size only; on a build that
 		// is not simulated (the consumer never drove its streams through
@@ -74,7 +81,7 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		// refusal the model does not explain is not judged.
 		probe := m.copy()
 		before := probe.Failures()
-		probe.Step(i, 0, c.Op, &c.Obs)
+		probe.Step(i, 0, c.Op, &obs)
 		if probe.Failures() > before {
 			m.Skip(i, c.Op, RuleNone, at+"the executor binaries are recorded by size only, and on a build that is not simulated "+
 				"their bytes decide whether the init succeeds")
@@ -85,7 +92,6 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 			return
 		}
 	}
-	obs := c.Obs
 	if c.Op.Kind == KindLaunchRun {
 		obs.Accepted = acceptedInModelTerms(c)
 	}

@@ -310,3 +310,40 @@ func TestCheckTrace_launchRefusedByAnOverlappingLaunch_X2(t *testing.T) {
 		t.Fatalf("a fail-fast refusal with no launch or prepare in flight passed: %v", c.Result.Findings)
 	}
 }
+
+// A legacy trace holds the build's own codes (-1 for every failure), which
+// are judged as the live runner judges them, translated (abi.TranslateLegacy):
+// upstream's refusal of program id 64 (E-PROG.22) is INTERNAL, not the
+// kernel table's -1. Found by the consumer lane (docs/upstream.md), whose
+// ChipWorker session registers id 64 on upstream's build.
+func TestCheckTrace_legacyCodesTranslated_EPROG(t *testing.T) {
+	h, n := traceImageHex(t)
+	session := func(register64 string) string {
+		return fmt.Sprintf(`@1-2 t0 dev=none create -> c0
+@3-4 t0 dev=none pinit c0 dev=0 aicpu=none aicore=none disp=none prewarm=null -> 0
+@5-6 t0 dev=0 register c0 id=64 img=raw(%d,0,%s) -> %s
+@7-8 t0 dev=0 unregister c0 id=5 -> -1
+@9-10 t0 dev=0 finalize c0 -> 0
+@11-12 t0 dev=0 destroy c0 -> done
+`, n, h, register64)
+	}
+	for _, tc := range []struct {
+		register64 string
+		want       []string
+	}{
+		{"-1", nil},
+		{"0", []string{"E-PROG"}},
+	} {
+		tr, err := ParseTrace(strings.NewReader("# simabi trace v2\n# target: /x/libhost_runtime.so\n# revision: legacy\n# pid: 7\n"+session(tc.register64)), "t.ops")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Check(tr, Options{})
+		if c.Profile != ProfileLegacy {
+			t.Fatalf("profile %v, want legacy", c.Profile)
+		}
+		if got := failuresOf(c); !cmp.Equal(got, tc.want) {
+			t.Errorf("register id=64 -> %s: failures %v, want %v: %v", tc.register64, got, tc.want, c.Result.Findings)
+		}
+	}
+}
