@@ -140,6 +140,13 @@ const (
 	CommDescAlign          = 8
 )
 
+// Values of a CommGlobalDomainDescriptor (upstream comm.h).
+const (
+	CommGlobalDomainVersion = 2 // COMM_GLOBAL_DOMAIN_VERSION
+	CommProfileSimShm       = 1 // COMM_GLOBAL_DOMAIN_PROFILE_SIM_SHM
+	CommProfileA3Fabric     = 2 // COMM_GLOBAL_DOMAIN_PROFILE_A3_FABRIC
+)
+
 // CommContext: what a device_ctx_out of the comm family points at
 // (upstream src/common/platform_comm/comm_context.h; sizeof 1056).
 const (

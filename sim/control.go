@@ -142,6 +142,7 @@ func (r *Runtime) SimReset() abi.Status {
 	r.runStorageMu.Lock()
 	r.runStorage = nil
 	r.runStorageMu.Unlock()
+	r.comm.releaseAll()
 	return abi.OK
 }
 

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
@@ -48,6 +49,12 @@ type Options struct {
 	// most expensive part of a setdev, about 2.5 µs here), and an unlocked
 	// caller sets the device of whichever thread it happens to run on.
 	CallerLocksThread bool
+	// CommTimeout bounds every wait of the comm family for its peers (the
+	// size and publication of a segment, the ready, release and destroy
+	// barriers, comm_barrier); 0 is upstream's 120 s. A test that drives a
+	// missing peer sets a short one instead of waiting (docs/semantics.md
+	// §14).
+	CommTimeout time.Duration
 }
 
 // Runtime is one simulated runtime instance (semantics §1): its contexts,
@@ -73,6 +80,7 @@ type Runtime struct {
 	mem     deviceMemory
 	images  imageStore
 	acl     ACL
+	comm    *commState
 
 	contract [abi.PipelineContractSize / 8]uint64
 
@@ -110,6 +118,9 @@ func New(p Profile, o Options) *Runtime {
 	r.mem.backing = new(deviceBacking)
 	runtime.AddCleanup(r, (*deviceBacking).release, r.mem.backing)
 	r.acl.r = r
+	log := r.log
+	r.comm = newCommState(o.CommTimeout, func(msg string, args ...any) { log.Warn(msg, args...) })
+	keepComm(r, r.comm)
 	c := abi.SimulatedProgramContract()
 	_ = c.Encode(unsafe.Slice((*byte)(unsafe.Pointer(&r.contract[0])), abi.PipelineContractSize))
 	r.initialFaults = o.Faults

@@ -83,7 +83,7 @@ var testArrows = map[string][]string{
 	"conformance/session":           nil,
 	"cmd/abicheck":                  {"onboard", "sim", "lifecycle", "conformance/report"},
 	"cmd/gen-fake-runtime":          nil,
-	"tests":                         {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/library", "conformance/target/targettest", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff"},
+	"tests":                         {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/semantics", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/library", "conformance/target/targettest", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff"},
 	"tests/opfuzz":                  nil,
 	"tests/opdiff":                  {"sim/emit/emittest"},
 }

@@ -49,7 +49,9 @@ var MutantCFlags = func() []string {
 // The arguments after CFlags of each library's link, run in the build
 // directory. The Python package builds with the same (bundle.go).
 var (
-	runtimeLinkArgs  = []string{"-o", RuntimeLibName, RuntimeSrcName, "-L.", "-l:" + ACLLibName, "-Wl,-rpath,$ORIGIN", "-Wl,--no-undefined"}
+	// -lrt: shm_open and shm_unlink (the comm family) live there before
+	// glibc 2.34, and in libc, with an empty librt, since.
+	runtimeLinkArgs  = []string{"-o", RuntimeLibName, RuntimeSrcName, "-L.", "-l:" + ACLLibName, "-Wl,-rpath,$ORIGIN", "-Wl,--no-undefined", "-lrt"}
 	aclLinkArgs      = []string{"-Wl,-soname," + ACLLibName, "-Wl,-z,nodelete", "-o", ACLLibName, ACLSrcName, "-ldl"}
 	recorderLinkArgs = []string{"-o", RuntimeLibName, RecorderSrcName, "-ldl", "-Wl,--no-undefined"}
 )

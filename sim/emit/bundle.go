@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/sim/semantics"
 )
 
 // The bundle is the emitter's output in a form that a program without Go
@@ -44,7 +45,9 @@ import (
 //     names the entry), fixed (the status fragment of a status knob),
 //     fixed-prepare (prepare, prepare_id when the fixed status is 0 and
 //     prepare writes ids, prepare_return), fault-counts and fault-codes
-//     (the values of sites 0..last, joined by ", "), and banner: the line
+//     (the values of sites 0..last, joined by ", "), comm-timeout (the
+//     comm_timeout_ms knob, else the constant COMM_TIMEOUT_MS_DEFAULT),
+//     and banner: the line
 //     holding it is repeated once per banner line (banner_omitted, then
 //     banner_knob for each knob string), or dropped when there is none.
 //
@@ -76,7 +79,8 @@ func (bundleHoles) fixedPrepare() string       { return hole("fixed-prepare", ab
 func (bundleHoles) faultArrays() (string, string) {
 	return hole("fault-counts", ""), hole("fault-codes", "")
 }
-func (bundleHoles) banner() []string { return []string{hole("banner", "")} }
+func (bundleHoles) banner() []string    { return []string{hole("banner", "")} }
+func (bundleHoles) commTimeout() string { return hole("comm-timeout", "") }
 
 // flagKnobs are the knobs a template branches on (not only prints): the
 // bundle carries each as a patch.
@@ -685,6 +689,7 @@ func (m *manifest) tables() error {
 		"POLL_COMPLETE":                int32(abi.PollComplete),
 		"LEGACY_CALL_CONFIG_SIZE":      abi.LegacyCallConfigSize,
 		"DEFAULT_RECORDER_IMAGE_LIMIT": DefaultImageLimit,
+		"COMM_TIMEOUT_MS_DEFAULT":      semantics.CommTimeoutMs,
 	}
 	dtypes := map[string]abi.DataType{"FLOAT32": abi.Float32, "FLOAT16": abi.Float16, "INT32": abi.Int32, "INT16": abi.Int16,
 		"INT8": abi.Int8, "UINT8": abi.Uint8, "BFLOAT16": abi.BFloat16, "INT64": abi.Int64, "UINT64": abi.Uint64,

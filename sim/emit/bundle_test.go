@@ -206,6 +206,8 @@ var knobMatrix = [][]string{
 	{"crash.simpler_init=true", "crash.comm_destroy=1", "crash.comm_destroy=false", "crash.finalize_device=T"},
 	{"hang.finalize_device=true", "hang.create_device_context=True"},
 	{"null.create_device_context=true", "null.get_pipeline_contract=TRUE", "null.create_comm_stream_ctx=t"},
+	{"comm_timeout_ms=250"},
+	{"comm_timeout_ms=0x10", "comm_timeout_ms=1_000", "strict=true", "null.comm_init=true"},
 	{"status.simpler_kernel_mode_prepare_callable=0", "status.simpler_kernel_mode_launch=-1003", "fail.prepare-copy=1:-1000",
 		"prepare_writes_id=false", "fatal_device=true", "strict=true", "must_not_call=comm_barrier,comm_init",
 		"crash.simpler_init=true", "hang.finalize_device=true", "null.create_device_context=true",

@@ -338,6 +338,7 @@ type templateData struct {
 	MutantUndocumentedCode       int32 // S-2 mutant
 	LogLevels                    []int32
 	GateParked, GateWaiter       int32 // simabi_gate_state's parts
+	CommTimeoutMs                string
 }
 
 func b2i(b bool) int {
@@ -415,6 +416,7 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 		d.Sites = append(d.Sites, siteData{cIdent(abi.SiteNames[site]), abi.SiteNames[site], site})
 	}
 	d.FaultCounts, d.FaultCodes = kt.faultArrays()
+	d.CommTimeoutMs = kt.commTimeout()
 
 	d.addLatch()
 	d.ContractResources = d.Contract.Resources[:]
@@ -480,6 +482,24 @@ func runtimeConsts() []cConst {
 	c("LEGACY_POLL_ERROR", fmt.Sprintf("(%d)", abi.LegacyPollError), "")
 	c("KERNEL_NAME_ADD_SCALAR_F32", fmt.Sprintf("%q", KernelAddScalarF32), "")
 	c("KERNEL_NAME_COPY_BYTES", fmt.Sprintf("%q", KernelCopyBytes), "")
+	c("COMM_MAX_RANK_NUM", abi.CommMaxRankNum, "E-COMM")
+	c("COMM_HEADER_BYTES", semantics.CommHeaderBytes, "§14: the session header")
+	c("COMM_ATTACH_POLL_US", semantics.CommAttachPollMicros, "")
+	c("COMM_BARRIER_POLL_US", semantics.CommBarrierPollMicros, "")
+	c("COMM_SHM_NAME_LEN", semantics.CommShmNameLen, "")
+	c("COMM_SHM_PREFIX", fmt.Sprintf("%q", semantics.CommShmPrefix), "")
+	c("COMM_HDR_NRANKS", semantics.CommHdrNRanks, "")
+	c("COMM_HDR_ALLOC_DONE", semantics.CommHdrAllocDone, "")
+	c("COMM_HDR_READY_COUNT", semantics.CommHdrReadyCount, "")
+	c("COMM_HDR_BARRIER_COUNT", semantics.CommHdrBarrierCount, "")
+	c("COMM_HDR_BARRIER_PHASE", semantics.CommHdrBarrierPhase, "")
+	c("COMM_HDR_DESTROY_COUNT", semantics.CommHdrDestroyCount, "")
+	c("COMM_HDR_WIN_SIZE", semantics.CommHdrWinSize, "")
+	u("COMM_FNV_OFFSET", semantics.CommFNVOffset, "FNV-1a, 64-bit")
+	u("COMM_FNV_PRIME", semantics.CommFNVPrime, "")
+	c("COMM_GLOBAL_DOMAIN_VERSION", abi.CommGlobalDomainVersion, "")
+	c("COMM_PROFILE_SIM_SHM", abi.CommProfileSimShm, "")
+	c("COMM_DESC_HANDLE_BYTES", abi.CommDescHandleBytes, "")
 	return out
 }
 

@@ -338,6 +338,20 @@ func TestF3_InvalidHandleAborts(t *testing.T) {
 			t.Errorf("message does not name the entry and the cause:\n%v", r)
 		}
 	})
+	t.Run("comm-never-returned", func(t *testing.T) {
+		r := probe(t, Config{}, "cbogus")
+		wantAbort(t, r, "invalid-comm-handle")
+		if !strings.Contains(r.stderr, "comm_barrier") || !strings.Contains(r.stderr, "comm_init never returned") {
+			t.Errorf("message does not name the entry and the cause:\n%v", r)
+		}
+	})
+	t.Run("comm-destroyed", func(t *testing.T) {
+		r := probe(t, Config{}, "cinit", "calloc", "0", "cdestroy", "0", "cbarrier", "0")
+		wantAbort(t, r, "invalid-comm-handle")
+		if !strings.Contains(r.stdout, "cdestroy 0 -> 0") || !strings.Contains(r.stderr, "comm_destroy freed") {
+			t.Errorf("message does not name the cause:\n%v", r)
+		}
+	})
 	t.Run("null-is-not-invalid", func(t *testing.T) {
 		r := probe(t, Config{}, "fin", "-1", "sup", "-1")
 		if r.exitCode != 0 || !strings.Contains(r.stdout, "fin -1 -> -1000") || !strings.Contains(r.stdout, "sup -1 -> 1") {
@@ -366,8 +380,14 @@ func TestF3_StrictConsumer(t *testing.T) {
 		r := probe(t, strict, "new", "unload")
 		wantAbort(t, r, "context-leak")
 	})
+	t.Run("comm-handle-leak-at-exit", func(t *testing.T) {
+		wantAbort(t, probe(t, strict, "cinit", "calloc", "0"), "comm-handle-leak")
+	})
+	t.Run("comm-handle-leak-at-unload", func(t *testing.T) {
+		wantAbort(t, probe(t, strict, "cinit", "unload"), "comm-handle-leak")
+	})
 	t.Run("clean-exit", func(t *testing.T) {
-		r := probe(t, strict, "new", "kinit", "0", "1", "fin", "0", "destroy", "0", "sup", "-1")
+		r := probe(t, strict, "new", "kinit", "0", "1", "fin", "0", "destroy", "0", "sup", "-1", "cinit", "calloc", "0", "cdestroy", "0")
 		if r.exitCode != 0 || r.signaled {
 			t.Fatalf("a clean scenario aborted:\n%v", r)
 		}
@@ -466,7 +486,7 @@ func TestParseKnob(t *testing.T) {
 	for _, kv := range []string{
 		"status.simpler_kernel_mode_launch=-93", "fail.2=3:-1000", "fail.async-device-failure=1:-7",
 		"prepare_writes_id=false", "fatal_device=true", "strict=true", "must_not_call=simpler_run, simpler_init",
-		"crash.finalize_device=true", "hang.simpler_init=true", "hang.simpler_init=false",
+		"crash.finalize_device=true", "hang.simpler_init=true", "hang.simpler_init=false", "comm_timeout_ms=1500",
 	} {
 		if err := ParseKnob(kv, &k); err != nil {
 			t.Fatalf("ParseKnob(%q): %v", kv, err)
@@ -477,7 +497,7 @@ func TestParseKnob(t *testing.T) {
 		Fail:        map[int32]Fault{2: {3, -1000}, 8: {1, -7}},
 		PrepareNoID: true, FatalDevice: true, Strict: true,
 		MustNotCall: []string{"simpler_run", "simpler_init"},
-		Crash:       []string{"finalize_device"},
+		Crash:       []string{"finalize_device"}, CommTimeoutMs: 1500,
 	}
 	if fmt.Sprint(k.Strings()) != fmt.Sprint(want.Strings()) {
 		t.Errorf("got %v\nwant %v", k.Strings(), want.Strings())
@@ -492,7 +512,8 @@ func TestParseKnob(t *testing.T) {
 	if fmt.Sprint(back.Strings()) != fmt.Sprint(k.Strings()) {
 		t.Errorf("round trip: %v vs %v", back.Strings(), k.Strings())
 	}
-	for _, bad := range []string{"", "strict", "strict=maybe", "fail.11=1:-1", "fail.2=1", "status.x=abc", "nope=1", "fail.nosite=1:-1"} {
+	for _, bad := range []string{"", "strict", "strict=maybe", "fail.11=1:-1", "fail.2=1", "status.x=abc", "nope=1", "fail.nosite=1:-1",
+		"comm_timeout_ms=0", "comm_timeout_ms=-5", "comm_timeout_ms=x", "comm_timeout_ms=4294967296"} {
 		if err := ParseKnob(bad, &Knobs{}); err == nil {
 			t.Errorf("ParseKnob(%q) accepted", bad)
 		}

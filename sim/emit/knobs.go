@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/sim/semantics"
 )
 
 // Fault is the initial state of one simabi_inject site: the first Count passes
@@ -30,6 +31,7 @@ type Fault struct {
 //	crash.<entry>=true           Crash += entry
 //	hang.<entry>=true            Hang += entry
 //	null.<entry>=true            Null += entry
+//	comm_timeout_ms=<ms>         CommTimeoutMs = ms (>= 1)
 type Knobs struct {
 	// Status fixes the status an int-returning entry returns, after the
 	// invalid-handle check. A fixed prepare still writes -1 first and, when the
@@ -60,6 +62,10 @@ type Knobs struct {
 	// result of an entry that returns no status: a NULL context, a NULL
 	// pipeline contract, for testing what a consumer or a checker does).
 	Null []string
+	// CommTimeoutMs bounds every wait of the comm family for its peers
+	// (docs/semantics.md §14), in milliseconds; 0 is upstream's 120 s. A
+	// test that drives a missing peer sets a short one instead of waiting.
+	CommTimeoutMs int32
 }
 
 // ParseKnob parses one key=value knob (the CLI's -knob) into k.
@@ -141,6 +147,12 @@ func ParseKnob(kv string, k *Knobs) error {
 			return err
 		}
 		k.Strict = b
+	case !dotted && key == "comm_timeout_ms":
+		ms, err := strconv.ParseInt(val, 0, 32)
+		if err != nil || ms < 1 {
+			return bad("want a timeout of at least 1 millisecond")
+		}
+		k.CommTimeoutMs = int32(ms)
 	case !dotted && key == "must_not_call":
 		for _, e := range strings.Split(val, ",") {
 			if e = strings.TrimSpace(e); e != "" && !slices.Contains(k.MustNotCall, e) {
@@ -208,6 +220,9 @@ func (k Knobs) Strings() []string {
 	}
 	for _, e := range sortedCopy(k.Null) {
 		out = append(out, "null."+e+"=true")
+	}
+	if k.CommTimeoutMs != 0 {
+		out = append(out, fmt.Sprintf("comm_timeout_ms=%d", k.CommTimeoutMs))
 	}
 	return out
 }
@@ -288,6 +303,7 @@ var KnobForms = []KnobForm{
 	{"crash.<entry>", "true"},
 	{"hang.<entry>", "true"},
 	{"null.<entry>", "true"},
+	{"comm_timeout_ms", "<ms>"},
 }
 
 // knobText writes what the knobs of a build put into the templates (the
@@ -301,7 +317,8 @@ type knobText interface {
 	fixed(sym string) string
 	fixedPrepare() string
 	faultArrays() (counts, codes string)
-	banner() []string // the lines after "Profile: ...", before the mutant's
+	commTimeout() string // the comm family's timeout in milliseconds
+	banner() []string    // the lines after "Profile: ...", before the mutant's
 }
 
 // knobFragments is the C (and banner) text of each knob, with {entry},
@@ -378,6 +395,16 @@ func (v knobValues) faultArrays() (string, string) {
 		counts[i], codes[i] = fmt.Sprint(f.Count), fmt.Sprint(f.Code)
 	}
 	return strings.Join(counts, ", "), strings.Join(codes, ", ")
+}
+
+func (v knobValues) commTimeout() string { return commTimeoutOf(v.cfg.Knobs) }
+
+// commTimeoutOf is the comm timeout knobs k give, in milliseconds.
+func commTimeoutOf(k Knobs) string {
+	if k.CommTimeoutMs > 0 {
+		return fmt.Sprint(k.CommTimeoutMs)
+	}
+	return fmt.Sprint(semantics.CommTimeoutMs)
 }
 
 func (v knobValues) banner() []string {

@@ -25,3 +25,105 @@ const (
 	KernelAddScalarF32 = "simabi.add_scalar_f32"
 	KernelCopyBytes    = "simabi.copy_bytes"
 )
+
+// The simulated comm backend (docs/semantics.md §14): upstream's
+// comm_sim.cpp at 6ebaf77, whose shared-memory segments the Go runtime and
+// the emitted C runtime name and lay out alike, so that ranks of either
+// kind join one communicator.
+const (
+	// CommHeaderBytes is the session header before the windows of a
+	// segment (upstream's HEADER_SIZE).
+	CommHeaderBytes = 4096
+	// CommTimeoutMs is how long a wait for peers lasts by default
+	// (upstream's SIM_COMM_TIMEOUT_SECONDS).
+	CommTimeoutMs = 120000
+	// CommAttachPollMicros and CommBarrierPollMicros are the pauses
+	// between two looks at a segment while waiting: for its size, its
+	// creator's publication and the destroy and release barriers; for the
+	// ready barrier and comm_barrier.
+	CommAttachPollMicros  = 1000
+	CommBarrierPollMicros = 50
+	// CommShmPrefix begins every segment name; the name is the prefix and
+	// two 8-digit lower-case hex fields joined by '_' (26 bytes).
+	CommShmPrefix = "/simpler_"
+	// CommShmNameLen is the length of every segment name.
+	CommShmNameLen = len(CommShmPrefix) + 8 + 1 + 8
+)
+
+// The session header's fields (int32 each, then a 64-bit window size), as
+// upstream lays them out.
+const (
+	CommHdrNRanks       = 0
+	CommHdrAllocDone    = 4
+	CommHdrReadyCount   = 8
+	CommHdrBarrierCount = 12
+	CommHdrBarrierPhase = 16
+	CommHdrDestroyCount = 20
+	CommHdrWinSize      = 24
+)
+
+// FNV-1a (64-bit) parameters of CommNameHash.
+const (
+	CommFNVOffset = 0xcbf29ce484222325
+	CommFNVPrime  = 0x100000001b3
+)
+
+// CommNameHash is the 32-bit hash that names segments: FNV-1a over the
+// bytes of s, folded (h ^ h>>32). Upstream folds std::hash the same way;
+// the simulated runtimes use FNV-1a, which both can compute alike.
+func CommNameHash(s string) uint32 {
+	h := uint64(CommFNVOffset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= CommFNVPrime
+	}
+	return uint32(h ^ h>>32)
+}
+
+// CommShmName is the segment name of a process tree (a pid) and a session
+// hash: "/simpler_%08x_%08x".
+func CommShmName(tree, session uint32) string {
+	const hexdigits = "0123456789abcdef"
+	b := make([]byte, 0, CommShmNameLen)
+	b = append(b, CommShmPrefix...)
+	for _, v := range [2]uint32{tree, session} {
+		for shift := 28; shift >= 0; shift -= 4 {
+			b = append(b, hexdigits[v>>uint(shift)&0xF])
+		}
+		b = append(b, '_')
+	}
+	return string(b[:len(b)-1])
+}
+
+// CommSessionName is the segment of a communicator: every rank a parent
+// launched with one rootinfo path agrees on it (upstream mixes in
+// getppid()).
+func CommSessionName(ppid uint32, rootinfoPath string) string {
+	return CommShmName(ppid, CommNameHash(rootinfoPath))
+}
+
+// CommAllocName is the segment of domain allocation id of the session
+// named base.
+func CommAllocName(ppid uint32, base string, allocationID uint64) string {
+	return CommShmName(ppid, CommNameHash(base+":alloc:"+utoa(allocationID)))
+}
+
+// CommGlobalName is the window of rank domainRank of global domain
+// domainID prepared by process pid.
+func CommGlobalName(pid uint32, domainID uint64, domainRank uint32) string {
+	return CommShmName(pid, CommNameHash(utoa(domainID)+":"+utoa(uint64(domainRank))))
+}
+
+// utoa is the decimal of v (this package imports nothing).
+func utoa(v uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(b[i:])
+		}
+	}
+}

@@ -160,6 +160,7 @@ class Knobs:
     crash: list[str] = dataclasses.field(default_factory=list)
     hang: list[str] = dataclasses.field(default_factory=list)
     null: list[str] = dataclasses.field(default_factory=list)
+    comm_timeout_ms: int = 0
 
     def strings(self) -> list[str]:
         """The -knob arguments that reproduce the knobs, in a stable order."""
@@ -175,6 +176,8 @@ class Knobs:
             out.append("must_not_call=" + ",".join(sorted(set(self.must_not_call))))
         for prefix, names in (("crash", self.crash), ("hang", self.hang), ("null", self.null)):
             out += [f"{prefix}.{e}=true" for e in sorted(set(names))]
+        if self.comm_timeout_ms:
+            out.append(f"comm_timeout_ms={self.comm_timeout_ms}")
         return out
 
 
@@ -236,6 +239,11 @@ def parse_knob(kv: str, k: Knobs) -> None:
         k.fatal_device = boolean()
     elif not dot and key == "strict":
         k.strict = boolean()
+    elif not dot and key == "comm_timeout_ms":
+        ms = go_parse_int32(val)
+        if ms is None or ms < 1:
+            raise bad("want a timeout of at least 1 millisecond")
+        k.comm_timeout_ms = ms
     elif not dot and key == "must_not_call":
         for e in val.split(","):
             e = e.strip()
@@ -412,6 +420,8 @@ def _fill(lines: list[str], knobs: Knobs, omit: list[str]) -> str:
             return ", ".join(str(knobs.fail.get(i, (0, 0))[0]) for i in range(last + 1))
         if kind == "fault-codes":
             return ", ".join(str(knobs.fail.get(i, (0, 0))[1]) for i in range(last + 1))
+        if kind == "comm-timeout":
+            return str(knobs.comm_timeout_ms or m["constants"]["COMM_TIMEOUT_MS_DEFAULT"])
         raise BundleError(f"the bundle has a hole of kind {kind!r} this package does not fill")
 
     text = re.sub(re.escape(prefix) + r"([a-z-]+):([^@\n]*)" + re.escape(suffix), fill, text)
