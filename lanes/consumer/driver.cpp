@@ -513,6 +513,70 @@ int main(int argc, char **argv) {
             w.comm_barrier(comm);
             return "-";
         });
+        // The domain entries ChipWorker resolves since 2026-05..08, each once
+        // as a one-rank round trip and once refused for one bad argument.
+        s.step("comm_derive_context(offset 1024, size 2048)", [&] {
+            need_comm();
+            return "device ctx " + zero_or_nonzero(w.comm_derive_context(comm, {0}, 0, 1024, 2048));
+        });
+        s.step("comm_derive_context.past_the_window", [&] {
+            need_comm();
+            return "device ctx " + zero_or_nonzero(w.comm_derive_context(comm, {0}, 0, 2048, 4096));
+        });
+        s.step("comm_alloc_domain_windows(7)", [&] {
+            need_comm();
+            auto [ctx, base] = w.comm_alloc_domain_windows(comm, 7, {0}, 0, 4096);
+            return "device ctx " + zero_or_nonzero(ctx) + ", base " + zero_or_nonzero(base);
+        });
+        s.step("comm_alloc_domain_windows(7).live_id", [&] {
+            need_comm();
+            auto [ctx, base] = w.comm_alloc_domain_windows(comm, 7, {0}, 0, 4096);
+            return "device ctx " + zero_or_nonzero(ctx) + ", base " + zero_or_nonzero(base);
+        });
+        s.step("comm_release_domain_windows(7)", [&] {
+            need_comm();
+            w.comm_release_domain_windows(comm, 7, 1, 0);
+            return "-";
+        });
+        s.step("comm_release_domain_windows(7).again", [&] {
+            need_comm();
+            w.comm_release_domain_windows(comm, 7, 1, 0);
+            return "-";
+        });
+        std::vector<uint8_t> descriptor;
+        s.step("comm_global_domain_prepare(41)", [&] {
+            need_comm();
+            auto [bytes, base, size] = w.comm_global_domain_prepare(41, 0, 1, 4096, COMM_GLOBAL_DOMAIN_PROFILE_SIM_SHM);
+            descriptor = bytes;
+            return std::to_string(bytes.size()) + "-byte descriptor, base " + zero_or_nonzero(base) + ", size " +
+                   std::to_string(size);
+        });
+        s.step("comm_global_domain_prepare(42).a3_fabric_profile", [&] {
+            need_comm();
+            auto [bytes, base, size] =
+                w.comm_global_domain_prepare(42, 0, 1, 4096, COMM_GLOBAL_DOMAIN_PROFILE_A3_FABRIC);
+            return std::to_string(bytes.size()) + "-byte descriptor, base " + zero_or_nonzero(base);
+        });
+        s.step("comm_global_domain_import(41)", [&] {
+            need_comm();
+            if (descriptor.empty()) throw Session::Skip{"comm_global_domain_prepare(41) gave no descriptor"};
+            return "device ctx " + zero_or_nonzero(w.comm_global_domain_import(41, descriptor));
+        });
+        s.step("comm_global_domain_import(41).again", [&] {
+            need_comm();
+            if (descriptor.empty()) throw Session::Skip{"comm_global_domain_prepare(41) gave no descriptor"};
+            return "device ctx " + zero_or_nonzero(w.comm_global_domain_import(41, descriptor));
+        });
+        s.step("comm_global_domain_release(41)", [&] {
+            need_comm();
+            w.comm_global_domain_release(41);
+            return "-";
+        });
+        s.step("comm_global_domain_release(43).never_prepared", [&] {
+            need_comm();
+            w.comm_global_domain_release(43);
+            return "-";
+        });
         s.step("comm_destroy", [&] {
             need_comm();
             w.comm_destroy(comm);
