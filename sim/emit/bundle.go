@@ -47,6 +47,7 @@ import (
 //     prepare writes ids, prepare_return), fault-counts and fault-codes
 //     (the values of sites 0..last, joined by ", "), comm-timeout (the
 //     comm_timeout_ms knob, else the constant COMM_TIMEOUT_MS_DEFAULT),
+//     poll-pending (the poll_pending knob, else 0),
 //     and banner: the line
 //     holding it is repeated once per banner line (banner_omitted, then
 //     banner_knob for each knob string), or dropped when there is none.
@@ -81,6 +82,7 @@ func (bundleHoles) faultArrays() (string, string) {
 }
 func (bundleHoles) banner() []string    { return []string{hole("banner", "")} }
 func (bundleHoles) commTimeout() string { return hole("comm-timeout", "") }
+func (bundleHoles) pollPending() string { return hole("poll-pending", "") }
 
 // flagKnobs are the knobs a template branches on (not only prints): the
 // bundle carries each as a patch.

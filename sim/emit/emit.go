@@ -339,6 +339,7 @@ type templateData struct {
 	LogLevels                    []int32
 	GateParked, GateWaiter       int32 // simabi_gate_state's parts
 	CommTimeoutMs                string
+	PollPending                  string
 }
 
 func b2i(b bool) int {
@@ -417,6 +418,7 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 	}
 	d.FaultCounts, d.FaultCodes = kt.faultArrays()
 	d.CommTimeoutMs = kt.commTimeout()
+	d.PollPending = kt.pollPending()
 
 	d.addLatch()
 	d.ContractResources = d.Contract.Resources[:]

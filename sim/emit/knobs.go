@@ -32,6 +32,7 @@ type Fault struct {
 //	hang.<entry>=true            Hang += entry
 //	null.<entry>=true            Null += entry
 //	comm_timeout_ms=<ms>         CommTimeoutMs = ms (>= 1)
+//	poll_pending=<n>             PollPending = n (>= 0)
 type Knobs struct {
 	// Status fixes the status an int-returning entry returns, after the
 	// invalid-handle check. A fixed prepare still writes -1 first and, when the
@@ -66,6 +67,12 @@ type Knobs struct {
 	// (docs/semantics.md §14), in milliseconds; 0 is upstream's 120 s. A
 	// test that drives a missing peer sets a short one instead of waiting.
 	CommTimeoutMs int32
+	// PollPending makes simpler_poll_run answer NOT_READY to the first
+	// PollPending polls of each launched run before it completes it, as a
+	// run still in flight on a real build answers (upstream's simulator:
+	// not ready at the first poll after launch); wait_run completes it at
+	// once. A consumer's in-flight path runs over the fake with it.
+	PollPending int32
 }
 
 // ParseKnob parses one key=value knob (the CLI's -knob) into k.
@@ -153,6 +160,12 @@ func ParseKnob(kv string, k *Knobs) error {
 			return bad("want a timeout of at least 1 millisecond")
 		}
 		k.CommTimeoutMs = int32(ms)
+	case !dotted && key == "poll_pending":
+		n, err := strconv.ParseInt(val, 0, 32)
+		if err != nil || n < 0 {
+			return bad("want a count of polls, 0 or more")
+		}
+		k.PollPending = int32(n)
 	case !dotted && key == "must_not_call":
 		for _, e := range strings.Split(val, ",") {
 			if e = strings.TrimSpace(e); e != "" && !slices.Contains(k.MustNotCall, e) {
@@ -223,6 +236,9 @@ func (k Knobs) Strings() []string {
 	}
 	if k.CommTimeoutMs != 0 {
 		out = append(out, fmt.Sprintf("comm_timeout_ms=%d", k.CommTimeoutMs))
+	}
+	if k.PollPending != 0 {
+		out = append(out, fmt.Sprintf("poll_pending=%d", k.PollPending))
 	}
 	return out
 }
@@ -304,6 +320,7 @@ var KnobForms = []KnobForm{
 	{"hang.<entry>", "true"},
 	{"null.<entry>", "true"},
 	{"comm_timeout_ms", "<ms>"},
+	{"poll_pending", "<n>"},
 }
 
 // knobText writes what the knobs of a build put into the templates (the
@@ -318,6 +335,7 @@ type knobText interface {
 	fixedPrepare() string
 	faultArrays() (counts, codes string)
 	commTimeout() string // the comm family's timeout in milliseconds
+	pollPending() string // how many polls of a launched run answer NOT_READY
 	banner() []string    // the lines after "Profile: ...", before the mutant's
 }
 
@@ -398,6 +416,8 @@ func (v knobValues) faultArrays() (string, string) {
 }
 
 func (v knobValues) commTimeout() string { return commTimeoutOf(v.cfg.Knobs) }
+
+func (v knobValues) pollPending() string { return fmt.Sprint(v.cfg.Knobs.PollPending) }
 
 // commTimeoutOf is the comm timeout knobs k give, in milliseconds.
 func commTimeoutOf(k Knobs) string {

@@ -161,6 +161,7 @@ class Knobs:
     hang: list[str] = dataclasses.field(default_factory=list)
     null: list[str] = dataclasses.field(default_factory=list)
     comm_timeout_ms: int = 0
+    poll_pending: int = 0
 
     def strings(self) -> list[str]:
         """The -knob arguments that reproduce the knobs, in a stable order."""
@@ -178,6 +179,8 @@ class Knobs:
             out += [f"{prefix}.{e}=true" for e in sorted(set(names))]
         if self.comm_timeout_ms:
             out.append(f"comm_timeout_ms={self.comm_timeout_ms}")
+        if self.poll_pending:
+            out.append(f"poll_pending={self.poll_pending}")
         return out
 
 
@@ -244,6 +247,11 @@ def parse_knob(kv: str, k: Knobs) -> None:
         if ms is None or ms < 1:
             raise bad("want a timeout of at least 1 millisecond")
         k.comm_timeout_ms = ms
+    elif not dot and key == "poll_pending":
+        n = go_parse_int32(val)
+        if n is None or n < 0:
+            raise bad("want a count of polls, 0 or more")
+        k.poll_pending = n
     elif not dot and key == "must_not_call":
         for e in val.split(","):
             e = e.strip()
@@ -422,6 +430,8 @@ def _fill(lines: list[str], knobs: Knobs, omit: list[str]) -> str:
             return ", ".join(str(knobs.fail.get(i, (0, 0))[1]) for i in range(last + 1))
         if kind == "comm-timeout":
             return str(knobs.comm_timeout_ms or m["constants"]["COMM_TIMEOUT_MS_DEFAULT"])
+        if kind == "poll-pending":
+            return str(knobs.poll_pending)
         raise BundleError(f"the bundle has a hole of kind {kind!r} this package does not fill")
 
     text = re.sub(re.escape(prefix) + r"([a-z-]+):([^@\n]*)" + re.escape(suffix), fill, text)
