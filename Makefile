@@ -113,6 +113,7 @@ fuzz:
 	$(GO) test ./validation -run '^$$' -fuzz '^FuzzCallConfig$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tests/opdiff -run '^$$' -fuzz '^FuzzOps$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./tests/opfuzz -run '^$$' -fuzz '^FuzzOpsSim$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
+	$(GO) test ./tests/commdiff -run '^$$' -fuzz '^FuzzCommOps$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s
 	$(GO) test ./conformance -run '^$$' -fuzz '^FuzzOpText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./conformance/report -run '^$$' -fuzz '^FuzzBaseline$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./conformance/trace -run '^$$' -fuzz '^FuzzTraceText$$' -fuzztime $(FUZZTIME)

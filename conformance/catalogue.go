@@ -1160,6 +1160,251 @@ unregister c0 id=63
 register c0 id=63 img=prog
 finalize c0
 `},
+	// E-COMM: the comm family, each refusal with an input that breaks one
+	// clause, both sides of each bound a single rank reaches. A session of
+	// the checker's has one rank (or several handles of one process): the
+	// waits for peers are the project's own tests' (E-COMM's Profiles).
+	{Name: "e-comm/init", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+cinit h0 rank=0 nranks=1 path=null
+cinit h0 rank=-1 nranks=1 path=p0
+cinit h0 rank=0 nranks=0 path=p0
+cinit h0 rank=1 nranks=1 path=p0
+cinit h0 rank=0 nranks=65 path=p0
+cinit h0 rank=63 nranks=64 path=p0
+cinit h1 rank=0 nranks=1 path=p1 stream=s0
+cinit h2 rank=0 nranks=1 path=p1
+cdestroy h1
+csize h2
+cdestroy h2
+cdestroy h0
+`},
+	{Name: "e-comm/alloc-windows", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+cinit h0 rank=0 nranks=1 path=p0
+csize h0
+cbase h0
+calloc null win=64
+calloc h0 win=64 out=null
+calloc h0 win=64
+cbase null
+cbase h0 out=null
+csize null
+csize h0 out=null
+cbase h0
+csize h0
+calloc h0 win=64
+csize h0
+cinit h1 rank=0 nranks=1 path=p0
+calloc h1 win=32
+csize h1
+cdestroy h1
+cdestroy h0
+`},
+	{Name: "e-comm/shared-windows", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapPeek, Script: `
+cinit h0 rank=0 nranks=1 path=p0
+calloc h0 win=64
+cinit h1 rank=0 nranks=1 path=p0
+calloc h1 win=64
+cmem h0 idx=0 off=8 put=77
+cmem h1 idx=0 off=8
+cmem h1 idx=0 off=56
+cmem h1 idx=0 off=16 put=78
+cmem h0 idx=0 off=16
+cdestroy h0
+cdestroy h1
+`},
+	{Name: "e-comm/derive", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+cinit h0 rank=0 nranks=1 path=p0
+cderive h0 n=1 rank=0 off=0 win=0
+calloc h0 win=64
+cderive null n=1 rank=0 off=0 win=64
+cderive h0 n=1 rank=0 off=0 win=64 ids=null
+cderive h0 n=1 rank=0 off=0 win=64 out=null
+cderive h0 n=0 rank=0 off=0 win=64
+cderive h0 n=65 rank=0 off=0 win=64
+cderive h0 n=4294967297 rank=0 off=0 win=64
+cderive h0 n=64 rank=63 off=0 win=64
+cderive h0 n=2 rank=2 off=0 win=64
+cderive h0 n=2 rank=1 off=0 win=64
+cderive h0 n=1 rank=0 off=1 win=64
+cderive h0 n=1 rank=0 off=0 win=65
+cderive h0 n=1 rank=0 off=32 win=32
+cderive h0 n=1 rank=0 off=18446744073709551615 win=1
+cderive h0 n=2 rank=0 off=0 win=64 ids=fill(0)+at(1,1)
+cderive h0 n=1 rank=0 off=0 win=64 ids=fill(0)+at(1,1)
+cdestroy h0
+`},
+	{Name: "e-comm/derive-windows", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapPeek, Script: `
+cinit h0 rank=0 nranks=1 path=p0
+calloc h0 win=128
+cderive h0 n=3 rank=2 off=64 win=64
+cmem h0 idx=0 off=64 put=5
+cmem h0.d0 idx=2
+cmem h0.d0 idx=1 off=8 put=6
+cmem h0 idx=0 off=72
+cdestroy h0
+`},
+	{Name: "e-comm/barrier", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+cinit h0 rank=0 nranks=1 path=p0
+cbarrier null
+cbarrier h0
+calloc h0 win=0
+cbarrier h0
+cbarrier h0
+cdestroy h0
+`},
+	{Name: "e-comm/domain-windows", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+cinit h0 rank=3 nranks=8 path=p0
+dalloc null a=1 n=1 rank=0 win=64 ids=fill(3)
+dalloc h0 a=1 n=1 rank=0 win=64 ids=null
+dalloc h0 a=1 n=1 rank=0 win=64 ids=fill(3) out=null
+dalloc h0 a=1 n=1 rank=0 win=64 ids=fill(3) base=null
+dalloc h0 a=1 n=0 rank=0 win=64 ids=fill(3)
+dalloc h0 a=1 n=65 rank=0 win=64 ids=fill(3)
+dalloc h0 a=1 n=1 rank=1 win=64 ids=fill(3)
+dalloc h0 a=1 n=1 rank=0 win=0 ids=fill(3)
+dalloc h0 a=1 n=1 rank=0 win=64 ids=fill(2)
+dalloc h0 a=1 n=1 rank=0 win=64 ids=fill(3)
+dalloc h0 a=1 n=1 rank=0 win=64 ids=fill(3)
+dalloc h0 a=2 n=1 rank=0 win=128 ids=fill(2)+at(0,3)
+drelease h0 a=1 n=1 rank=0
+drelease h0 a=2 n=1 rank=0
+cdestroy h0
+`},
+	{Name: "e-comm/domain-zeroes", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapPeek, Script: `
+cinit h0 rank=0 nranks=1 path=p0
+cinit h1 rank=0 nranks=1 path=p0
+dalloc h0 a=1 n=1 rank=0 win=64
+cmem h0.a1 idx=0 put=5
+cmem h0.a1 idx=0 off=56 put=6
+dalloc h1 a=1 n=1 rank=0 win=64
+cmem h0.a1 idx=0
+cmem h0.a1 idx=0 off=56
+cmem h1.a1 idx=0 put=9
+cmem h0.a1 idx=0
+drelease h0 a=1 n=1 rank=0
+drelease h1 a=1 n=1 rank=0
+cdestroy h0
+cdestroy h1
+`},
+	{Name: "e-comm/domain-release", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+cinit h0 rank=0 nranks=1 path=p0
+dalloc h0 a=4 n=1 rank=0 win=64
+drelease null a=4 n=1 rank=0
+drelease h0 a=5 n=1 rank=0
+drelease h0 a=4 n=2 rank=0
+drelease h0 a=4 n=1 rank=1
+drelease h0 a=4 n=1 rank=0
+drelease h0 a=4 n=1 rank=0
+dalloc h0 a=4 n=1 rank=0 win=64
+drelease h0 a=4 n=1 rank=0
+cdestroy h0
+`},
+	{Name: "e-comm/global-prepare", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+gprep d=0 rank=0 n=1 win=64
+gprep d=1 rank=0 n=0 win=64
+gprep d=1 rank=0 n=65 win=64
+gprep d=1 rank=1 n=1 win=64
+gprep d=1 rank=0 n=1 win=0
+gprep d=1 rank=0 n=1 win=64 profile=2
+gprep d=1 rank=0 n=1 win=64 profile=0
+gprep d=1 rank=0 n=1 win=64 out=null
+gprep d=1 rank=0 n=1 win=64 base=null
+gprep d=1 rank=63 n=64 win=64
+gprep d=1 rank=0 n=1 win=64
+gprep d=2 rank=0 n=1 win=1
+grelease d=1
+grelease d=2
+`},
+	{Name: "e-comm/global-import", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+gprep d=1 rank=0 n=2 win=256
+gprep d=2 rank=1 n=2 win=256
+gprep d=3 rank=1 n=2 win=128
+gimport d=9 descs=d1,d2
+gimport d=1 descs=null count=2
+gimport d=1 descs=d1,d2 out=null
+gimport d=1 descs=d1,d2 count=1
+gimport d=1 descs=d1,d2 count=3
+gimport d=1 descs=d1,d2.ver=3
+gimport d=1 descs=d1.prof=2,d2
+gimport d=1 descs=d1,d2.n=3
+gimport d=1 descs=d1,d2.rank=2
+gimport d=1 descs=d1,d3
+gimport d=1 descs=d1,d2.size=257
+gimport d=1 descs=d1.hs=0,d2
+gimport d=1 descs=d1,d2.hs=257
+gimport d=1 descs=d1,d2.rank=0
+gimport d=1 descs=d1,d2.name=bad
+gimport d=1 descs=d1.name=bad,d2.hs=256
+gimport d=1 descs=d1,d2
+gprep d=4 rank=0 n=1 win=8
+gimport d=4 descs=d4
+grelease d=1
+grelease d=2
+grelease d=3
+grelease d=4
+`},
+	{Name: "e-comm/global-windows", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapPeek, Script: `
+gprep d=1 rank=0 n=2 win=64
+gprep d=2 rank=1 n=2 win=64
+cmem d2.local idx=0 off=8 put=11
+grelease d=2
+gimport d=1 descs=d1,d2
+gprep d=2 rank=1 n=2 win=64
+gimport d=1 descs=d2,d1
+cmem d1 idx=1 off=8
+cmem d2.local idx=0 off=8 put=12
+cmem d1 idx=1 off=8
+cmem d1 idx=0 put=3
+cmem d1.local idx=0
+grelease d=1
+grelease d=2
+`},
+	{Name: "e-comm/global-release", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+grelease d=0
+grelease d=5
+gprep d=5 rank=0 n=1 win=64
+grelease d=5
+gimport d=5 descs=d5
+gprep d=5 rank=0 n=1 win=64
+grelease d=5
+`},
+	{Name: "e-comm/destroy", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+cdestroy null
+cinit h0 rank=0 nranks=1 path=p0
+cdestroy h0
+cinit h0 rank=0 nranks=1 path=p0
+calloc h0 win=64
+cderive h0 n=1 rank=0 off=0 win=64
+cdestroy h0
+cinit h0 rank=0 nranks=1 path=p0
+calloc h0 win=128
+cdestroy h0
+`},
+	// A destroy releases the handle's domain allocations locally and the
+	// last rank out unlinks the session: a later handle of the path gets
+	// new, zeroed segments, while a handle of the old ones still reads
+	// them. The allocation is released before the last destroys, so that a
+	// build that keeps the names leaves none behind.
+	{Name: "e-comm/destroy-unlinks", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapPeek, Script: `
+cinit h0 rank=0 nranks=1 path=p0
+cinit h1 rank=0 nranks=1 path=p0
+calloc h0 win=64
+calloc h1 win=64
+cmem h0 idx=0 put=9
+dalloc h0 a=1 n=1 rank=0 win=64
+dalloc h1 a=1 n=1 rank=0 win=64
+cmem h1.a1 idx=0 put=5
+cdestroy h0
+cinit h2 rank=0 nranks=1 path=p0
+calloc h2 win=64
+cmem h2 idx=0
+dalloc h2 a=1 n=1 rank=0 win=64
+cmem h1.a1 idx=0
+cmem h1 idx=0
+drelease h2 a=1 n=1 rank=0
+cdestroy h1
+cdestroy h2
+`},
 	// M-5: an image above 2 MiB is charged its own block of exactly
 	// align_up(size, 64), not whole 2 MiB blocks: 520 of them fit.
 	{Name: "m-5/large-blocks", Rules: []model.Rule{model.RM5}, Profiles: tmrOnly, Slow: true, Script: prelude + `

@@ -40,6 +40,18 @@ type ClauseSpec struct {
 // upstream's builds do not export.
 const gapNoInjection = "the fault site is driven through simabi_inject, which a refusing build answers UNSUPPORTED for every site and upstream's builds do not export"
 
+// The comm family's clauses no single-threaded sequence can drive: each
+// says how the project's own tests drive it instead.
+const (
+	undrivenCommPeers = "the call waits for peers, and a sequence of the checker runs on one thread (the runner does not make a call " +
+		"that would end only at the timeout): the project's tests run ranks as goroutines and as processes, Go, C and mixed " +
+		"(sim/comm_multirank_test.go, tests/comm_multiprocess_test.go)"
+	undrivenCommTimeout = "a timeout needs a peer that never comes and lasts 120 s: the project's tests shorten it " +
+		"(the comm_timeout_ms knob, sim.Options.CommTimeout: sim/comm_test.go, tests/comm_multiprocess_test.go)"
+	undrivenCommUnload = "the runner calls nothing of a library after unloading it: TestComm_ECOMM55_unloadReleasesGlobalDomains " +
+		"(sim/emit) loads a runtime twice in one process"
+)
+
 var clauseTable = []ClauseSpec{
 	{ID: "S-1.1", Checks: []string{"s-1/host-refusals-below-1000", "s-2/documented-codes"}, Mutants: []string{"device-band-code"}},
 	{ID: "S-1.2", Gaps: gapNoInjection, Checks: []string{"s-1/forwarded-codes"}, Mutants: []string{"forwarded-code-changed"}},
@@ -242,6 +254,65 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-PROG.20", Checks: []string{"e-prog/run-storage"}, Mutants: []string{"run-unsupported"}},
 	{ID: "E-PROG.21", Held: model.OnKernel, Checks: []string{"e-prog/register-id-bound"}, Mutants: []string{"register-id-8192-ok"}},
 	{ID: "E-PROG.22", Held: model.OnLegacy, Checks: []string{"e-prog/register-id-bound"}, Mutants: []string{"legacy-register-id-64-ok"}},
+	{ID: "E-COMM.1", Checks: []string{"e-comm/init"}, Mutants: []string{"comm-init-null-path-ok"}},
+	{ID: "E-COMM.2", Checks: []string{"e-comm/init"}, Mutants: []string{"comm-init-rank-unchecked"}},
+	{ID: "E-COMM.3", Checks: []string{"e-comm/init"}, Mutants: []string{"comm-init-64-refused"}},
+	{ID: "E-COMM.4", Checks: []string{"e-comm/init"}, Mutants: []string{"comm-init-null-stream"}},
+	{ID: "E-COMM.5", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-alloc-null-out-ok"}},
+	{ID: "E-COMM.6", Checks: []string{"e-comm/shared-windows", "e-comm/alloc-windows"}, Mutants: []string{"comm-session-private"}},
+	{ID: "E-COMM.7", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-windows-out-unset"}},
+	{ID: "E-COMM.8", Undriven: undrivenCommPeers},
+	{ID: "E-COMM.9", Undriven: undrivenCommTimeout},
+	{ID: "E-COMM.10", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-query-null-out-ok"}},
+	{ID: "E-COMM.11", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-base-before-alloc-nonzero"}},
+	{ID: "E-COMM.12", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-null-ids-ok"}},
+	{ID: "E-COMM.13", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-without-windows"}},
+	{ID: "E-COMM.14", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-count-truncated"}},
+	{ID: "E-COMM.15", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-end-exclusive"}},
+	{ID: "E-COMM.16", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-rank-ids-unchecked"}},
+	{ID: "E-COMM.17", Checks: []string{"e-comm/derive-windows", "e-comm/derive"}, Mutants: []string{"comm-derive-offset-lost"}},
+	{ID: "E-COMM.18", Checks: []string{"e-comm/barrier"}, Mutants: []string{"comm-barrier-without-windows"}},
+	{ID: "E-COMM.19", Checks: []string{"e-comm/barrier"}, Mutants: []string{"comm-barrier-last-fails"}},
+	{ID: "E-COMM.20", Undriven: undrivenCommPeers},
+	{ID: "E-COMM.21", Undriven: undrivenCommTimeout},
+	{ID: "E-COMM.22", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-null-base-ok"}},
+	{ID: "E-COMM.23", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-bad-count-code"}},
+	{ID: "E-COMM.24", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-zero-window-ok"}},
+	{ID: "E-COMM.25", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-live-id-ok"}},
+	{ID: "E-COMM.26", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-rank-ids-unchecked"}},
+	{ID: "E-COMM.27", Checks: []string{"e-comm/domain-zeroes", "e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-no-zero"}},
+	{ID: "E-COMM.28", Checks: []string{"e-comm/domain-windows", "e-comm/domain-zeroes"}, Mutants: []string{"comm-dalloc-base-is-segment"}},
+	{ID: "E-COMM.29", Undriven: undrivenCommTimeout},
+	{ID: "E-COMM.30", Checks: []string{"e-comm/domain-release"}, Mutants: []string{"comm-release-null-ok"}},
+	{ID: "E-COMM.31", Checks: []string{"e-comm/domain-release"}, Mutants: []string{"comm-release-unknown-ok"}},
+	{ID: "E-COMM.32", Checks: []string{"e-comm/domain-release"}, Mutants: []string{"comm-release-mismatch-ok"}},
+	{ID: "E-COMM.33", Checks: []string{"e-comm/domain-release", "e-comm/domain-windows"}, Mutants: []string{"comm-release-fails"}},
+	{ID: "E-COMM.34", Undriven: undrivenCommTimeout},
+	{ID: "E-COMM.35", Checks: []string{"e-comm/global-prepare"}, Mutants: []string{"comm-gprep-domain0-ok"}},
+	{ID: "E-COMM.36", Checks: []string{"e-comm/global-prepare"}, Mutants: []string{"comm-gprep-rank-unchecked"}},
+	{ID: "E-COMM.37", Checks: []string{"e-comm/global-prepare"}, Mutants: []string{"comm-gprep-zero-window-code"}},
+	{ID: "E-COMM.38", Checks: []string{"e-comm/global-prepare"}, Mutants: []string{"comm-gprep-fabric-ok"}},
+	{ID: "E-COMM.39", Checks: []string{"e-comm/global-prepare"}, Mutants: []string{"comm-gprep-null-base-ok"}},
+	{ID: "E-COMM.40", Checks: []string{"e-comm/global-prepare"}, Mutants: []string{"comm-gprep-live-ok"}},
+	{ID: "E-COMM.41", Checks: []string{"e-comm/global-prepare", "e-comm/global-import"}, Mutants: []string{"comm-desc-reserved-set"}},
+	{ID: "E-COMM.42", Checks: []string{"e-comm/global-import", "e-comm/global-release"}, Mutants: []string{"comm-import-null-out-ok"}},
+	{ID: "E-COMM.43", Checks: []string{"e-comm/global-import"}, Mutants: []string{"comm-import-count-code"}},
+	{ID: "E-COMM.44", Checks: []string{"e-comm/global-import"}, Mutants: []string{"comm-import-twice-ok"}},
+	{ID: "E-COMM.45", Checks: []string{"e-comm/global-import"}, Mutants: []string{"comm-import-version-unchecked"}},
+	{ID: "E-COMM.46", Checks: []string{"e-comm/global-import"}, Mutants: []string{"comm-import-count-field-unchecked"}},
+	{ID: "E-COMM.47", Checks: []string{"e-comm/global-import"}, Mutants: []string{"comm-import-size-unchecked"}},
+	{ID: "E-COMM.48", Checks: []string{"e-comm/global-import"}, Mutants: []string{"comm-import-handle-size-0-ok"}},
+	{ID: "E-COMM.49", Checks: []string{"e-comm/global-import"}, Mutants: []string{"comm-import-duplicate-code"}},
+	{ID: "E-COMM.50", Checks: []string{"e-comm/global-import", "e-comm/global-windows"}, Mutants: []string{"comm-import-absent-peer-own"}},
+	{ID: "E-COMM.51", Checks: []string{"e-comm/global-windows", "e-comm/global-import"}, Mutants: []string{"comm-import-own-reopened"}},
+	{ID: "E-COMM.52", Checks: []string{"e-comm/global-import"}, Mutants: []string{"comm-import-refusal-marks-imported"}},
+	{ID: "E-COMM.53", Checks: []string{"e-comm/global-release"}, Mutants: []string{"comm-grelease-unknown-fails"}},
+	{ID: "E-COMM.54", Checks: []string{"e-comm/global-release", "e-comm/global-windows"}, Mutants: []string{"comm-grelease-keeps-domain"}},
+	{ID: "E-COMM.55", Undriven: undrivenCommUnload},
+	{ID: "E-COMM.56", Checks: []string{"e-comm/destroy"}, Mutants: []string{"comm-destroy-null-ok"}},
+	{ID: "E-COMM.57", Checks: []string{"e-comm/destroy-unlinks"}, Mutants: []string{"comm-destroy-keeps-allocation-names"}},
+	{ID: "E-COMM.58", Checks: []string{"e-comm/destroy", "e-comm/destroy-unlinks"}, Mutants: []string{"comm-destroy-fails"}},
+	{ID: "E-COMM.59", Undriven: undrivenCommTimeout},
 	{ID: "M-1.1", Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"ids-from-one"}},
 	{ID: "M-1.2", Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"ids-shared-across-contexts"}},
 	{ID: "M-2.1", Checks: []string{"m-2/no-deduplication"}, Mutants: []string{"dedup"}},

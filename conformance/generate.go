@@ -100,6 +100,10 @@ type GenOptions struct {
 	// FillOneIn: a prepare on a kernel context is that fill with
 	// probability 1/FillOneIn (0: 1/300).
 	FillOneIn int
+	// Comm offers the comm family's ops (E-COMM; off, the sequences of a
+	// seed are what they were before the family had ops); CommOnly offers
+	// nothing else (FuzzCommOps).
+	Comm, CommOnly bool
 }
 
 // Generator draws one op at a time.
@@ -128,6 +132,7 @@ func NewGenerator(o GenOptions) *Generator {
 	if o.Devices <= 0 {
 		o.Devices = 2
 	}
+	o.Comm = o.Comm || o.CommOnly
 	mo := model.ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
 		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven)}
 	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
@@ -181,6 +186,7 @@ func (g *Generator) runnable(op op.Op) bool {
 // what the model says they hold.
 type genState struct {
 	live, free, fresh, kernel, dispatch, ready, program, callable []int8
+	commLive, commFree                                            []int8 // comm handle slots
 }
 
 // draw makes one candidate op. A draw captures nothing (the state it
@@ -255,7 +261,10 @@ func (g *Generator) next(ch Chooser) op.Op {
 		}
 	}
 	g.cs = g.cs[:0]
-	for _, cls := range opClasses {
+	for k, cls := range opClasses {
+		if g.o.CommOnly && !op.Kind(k).CommCodes() {
+			continue
+		}
 		if cls != nil && cls.gen != nil {
 			cls.gen(g, s)
 		}

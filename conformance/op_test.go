@@ -164,6 +164,10 @@ func genOp(t *rapid.T) op.Op {
 		o.C2 = rapid.Int8Range(0, op.MaxSlots-1).Filter(func(c int8) bool { return c != o.C }).Draw(t, "c2")
 		o.Dev = rapid.Int32().Draw(t, "dev")
 		o.Gen = rapid.Uint64().Draw(t, "gen")
+	default:
+		if k.CommCodes() || k == op.KindCommMem {
+			o.Comm = genComm(t, k)
+		}
 	}
 	// Recipes the parser refuses are not ops: keep the image within its limits.
 	for _, img := range []*op.ImageRecipe{&o.Img, &o.Img2} {
@@ -175,6 +179,95 @@ func genOp(t *rapid.T) op.Op {
 		o.Args = op.ArgsRecipe{}
 	}
 	return o
+}
+
+// genComm draws a comm op's arguments: every field its kind does not use
+// is zero.
+func genComm(t *rapid.T, k op.Kind) op.CommRecipe {
+	var c op.CommRecipe
+	h := func(nullable bool) int8 {
+		lo := int8(0)
+		if nullable {
+			lo = -1
+		}
+		return rapid.Int8Range(lo, op.MaxCommHandles-1).Draw(t, "h")
+	}
+	ids := func() op.IDsRecipe {
+		switch rapid.IntRange(0, 2).Draw(t, "ids") {
+		case 1:
+			return op.IDsRecipe{Null: true}
+		case 2:
+			return op.IDsRecipe{Fill: rapid.Uint32().Draw(t, "fill"), AtSet: true, At: rapid.Uint8().Draw(t, "at"), Val: rapid.Uint32().Draw(t, "val")}
+		}
+		return op.IDsRecipe{Fill: rapid.Uint32().Draw(t, "fill")}
+	}
+	u64 := func(label string) uint64 { return rapid.Uint64().Draw(t, label) }
+	switch k {
+	case op.KindCommInit:
+		c.H = h(false)
+		c.Rank = int64(rapid.Int32().Draw(t, "rank"))
+		c.NRanks = rapid.Int32().Draw(t, "nranks")
+		c.Path = rapid.Int8Range(-1, op.MaxCommPaths-1).Draw(t, "path")
+		c.Stream = rapid.Int8Range(-1, op.MaxStreams-1).Draw(t, "stream")
+	case op.KindCommAlloc:
+		c.H, c.Win, c.NullOut = h(true), u64("win"), rapid.Bool().Draw(t, "nullout")
+	case op.KindCommBase, op.KindCommSize:
+		c.H, c.NullOut = h(true), rapid.Bool().Draw(t, "nullout")
+	case op.KindCommBarrier, op.KindCommDestroy:
+		c.H = h(true)
+	case op.KindCommDerive, op.KindCommDomainAlloc:
+		c.H, c.N, c.Rank, c.Win, c.IDs = h(true), u64("n"), int64(rapid.Uint32().Draw(t, "rank")), u64("win"), ids()
+		c.NullOut = rapid.Bool().Draw(t, "nullout")
+		if k == op.KindCommDerive {
+			c.Off = u64("off")
+		} else {
+			c.ID, c.NullBase = rapid.Uint8().Draw(t, "a"), rapid.Bool().Draw(t, "nullbase")
+		}
+	case op.KindCommDomainRelease:
+		c.H, c.ID, c.N, c.Rank = h(true), rapid.Uint8().Draw(t, "a"), u64("n"), int64(rapid.Uint32().Draw(t, "rank"))
+	case op.KindCommGlobalPrepare:
+		c.ID, c.Rank, c.N, c.Win = rapid.Uint8().Draw(t, "d"), int64(rapid.Uint32().Draw(t, "rank")), uint64(rapid.Uint32().Draw(t, "n")), u64("win")
+		c.Profile = rapid.Uint32().Draw(t, "profile")
+		c.NullOut, c.NullBase = rapid.Bool().Draw(t, "nullout"), rapid.Bool().Draw(t, "nullbase")
+	case op.KindCommGlobalImport:
+		c.ID, c.NullOut = rapid.Uint8().Draw(t, "d"), rapid.Bool().Draw(t, "nullout")
+		if rapid.Bool().Draw(t, "descsnull") {
+			c.Descs.Null = true
+		} else {
+			c.Descs.N = uint8(rapid.IntRange(0, op.MaxCommDescs).Draw(t, "ndescs"))
+			for i := range int(c.Descs.N) {
+				d := op.DescRecipe{Src: rapid.Uint8().Draw(t, "src"), Field: op.DescField(rapid.IntRange(0, int(op.DescBadName)).Draw(t, "field"))}
+				switch d.Field {
+				case op.DescAsIs, op.DescBadName:
+				case op.DescSize:
+					d.Val = u64("val")
+				default:
+					d.Val = uint64(rapid.Uint32().Draw(t, "val"))
+				}
+				c.Descs.D[i] = d
+			}
+		}
+		if c.CountSet = rapid.Bool().Draw(t, "countset"); c.CountSet {
+			c.Count = u64("count")
+		}
+	case op.KindCommGlobalRelease:
+		c.ID = rapid.Uint8().Draw(t, "d")
+	case op.KindCommMem:
+		c.Ref = op.MemRefKind(rapid.IntRange(0, int(op.RefLocal)).Draw(t, "ref"))
+		if c.Ref <= op.RefDomain {
+			c.H = h(false)
+		} else {
+			c.ID = rapid.Uint8().Draw(t, "d")
+		}
+		if c.Ref == op.RefDerived || c.Ref == op.RefDomain {
+			c.K = rapid.Uint8().Draw(t, "k")
+		}
+		c.Idx, c.Off = rapid.Uint8().Draw(t, "idx"), u64("off")&^7
+		if c.Put = rapid.Bool().Draw(t, "put"); c.Put {
+			c.Val = u64("val")
+		}
+	}
+	return c
 }
 
 // TestOpTextRoundTrip checks Parse(op.String()) == op for every op.

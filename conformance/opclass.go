@@ -39,6 +39,10 @@ type opClass struct {
 	needs func(op op.Op) (Caps, model.Rule, string)
 	// rule is the rule a crash or hang of the op names (EntryRule).
 	rule func(op op.Op) model.Rule
+	// ready says why the runner does not make the op's call in the
+	// present state ("" when it does; nil: always): a comm call that would
+	// wait for peers that never come.
+	ready func(r *Runner, op op.Op) string
 	// run executes the whole op when the generic path (one call per
 	// repetition, judged by the model after each) does not fit: the two
 	// thread ops and unload.

@@ -189,6 +189,7 @@ type Runner struct {
 
 	slots  [op.MaxSlots]slotState
 	leaked []slotState
+	comm   commRun      // the comm family's handles, paths and ids (ops_comm.go)
 	m      *model.Model // st's model
 	st     model.State
 
@@ -509,6 +510,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 	r.leaked = r.leaked[:0]
 	r.unloadAt, r.unloadErr = -1, nil
 	r.resetStorage()
+	r.comm.reset()
 	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
 	mo := model.ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...),
 		Simulated: r.hooks != nil, UserCallable: r.opt.Callable != nil}
@@ -623,6 +625,13 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 		}
 	}
 	cls := classOf(cur.Kind)
+	if cls.ready != nil {
+		if why := cls.ready(r, cur); why != "" {
+			e.Skipped = why
+			m.Skip(i, cur, model.RuleNone, why)
+			return
+		}
+	}
 	if cls.run != nil {
 		cls.run(r, i, cur, e)
 		return
@@ -642,7 +651,7 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 			before, probe = r.counters()
 		}
 		r.call(cur, o)
-		if m.Profile() == model.ProfileLegacy && entry {
+		if m.Profile() == model.ProfileLegacy && entry && !cur.Kind.CommCodes() {
 			// Legacy codes: -1 generic, -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE.
 			o.Call.Status = abi.TranslateLegacy(o.Call.Status)
 		}
@@ -1055,6 +1064,7 @@ func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 // remembered as claimed for the runs that follow on this instance. After the
 // model lost track nothing is called on the contexts.
 func (r *Runner) cleanup() {
+	r.commCleanup()
 	if r.hooks != nil {
 		for s := abi.FirstSite; s <= abi.LastSite; s++ {
 			r.hooks.SimInject(s, 0, 0)

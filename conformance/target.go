@@ -139,6 +139,14 @@ const (
 	CapUnload                       // the instance can be unloaded (a private copy of a library; U-1)
 	CapGate                         // park a prepare holding its gate and see who waits (control hooks)
 	CapReset                        // return the instance to a fresh load's state (control hooks)
+	// CapComm: the target's comm family is the simulated backend E-COMM
+	// describes: a target with the simulation hooks, or one run without an
+	// ACL (upstream's simulator builds); a build on silicon (no hooks, an
+	// ACL given) links HCCL's.
+	CapComm
+	// CapPeek: what a comm entry's pointer points at may be read (the
+	// simulation hooks: on silicon a CommContext is device memory).
+	CapPeek
 )
 
 // CapsOf derives a target's capabilities.
@@ -147,10 +155,13 @@ func CapsOf(t Target) Caps {
 	_, hooks := t.Hooks()
 	_, acl := t.ACL()
 	_, counters := t.Counters()
-	if hooks {
-		c |= CapSetDevice | CapClearDevice | CapGetDevice | CapSync | CapInject | CapDriven
-	} else if acl {
+	switch {
+	case hooks:
+		c |= CapSetDevice | CapClearDevice | CapGetDevice | CapSync | CapInject | CapDriven | CapComm | CapPeek
+	case acl:
 		c |= CapSetDevice | CapSync
+	default:
+		c |= CapComm
 	}
 	if counters {
 		c |= CapCounters

@@ -663,8 +663,6 @@ func TestComm_ECOMM34_releaseTimesOut(t *testing.T) {
 // descriptor is a 288-byte CommGlobalDomainDescriptor.
 type descriptor [abi.CommDescSize]byte
 
-func (d *descriptor) u32(off int) uint32 { return le.Uint32(d[off:]) }
-
 func (d *descriptor) set32(off int, v uint32) { le.PutUint32(d[off:], v) }
 
 func TestComm_ECOMM35to40_prepareRefusals(t *testing.T) {

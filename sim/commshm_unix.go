@@ -4,7 +4,6 @@ package sim
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -105,13 +104,3 @@ func u64At(b []byte, off int) *uint64 { return (*uint64)(unsafe.Pointer(&b[off])
 
 // shmDir is the directory of the segments, found once per process.
 var shmDir = sync.OnceValues(platformShmDir)
-
-// tempShmDir is the fallback directory: simabi-shm under the temporary
-// directory, created on first use.
-func tempShmDir() (string, error) {
-	dir := filepath.Join(os.TempDir(), "simabi-shm")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	return dir, nil
-}

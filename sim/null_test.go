@@ -173,34 +173,36 @@ func TestHandleFreeEntries(t *testing.T) {
 	if got != abi.SimulatedProgramContract() || validation.Contract(got) != okS {
 		t.Fatalf("contract = %+v, want the simulated program contract (admissible, V-CONTRACT)", got)
 	}
+	// The comm family (E-COMM): a NULL handle, or one comm_init never
+	// returned (treated like NULL, semantics §14), is the comm backend's -1.
 	var u64 uint64
 	var uptr uintptr
 	tests := []struct {
 		name string
 		got  abi.Status
-		want abi.Status
 	}{
-		{"comm_alloc_windows(NULL)", r.CommAllocWindows(0, 64, &u64), iaS},
-		{"comm_alloc_windows(h, NULL)", r.CommAllocWindows(1, 64, nil), iaS},
-		{"comm_alloc_windows(h)", r.CommAllocWindows(1, 64, &u64), unsup},
-		{"comm_get_local_window_base(NULL)", r.CommGetLocalWindowBase(0, &u64), iaS},
-		{"comm_get_local_window_base(h, NULL)", r.CommGetLocalWindowBase(1, nil), iaS},
-		{"comm_get_local_window_base(h)", r.CommGetLocalWindowBase(1, &u64), unsup},
-		{"comm_get_window_size(NULL)", r.CommGetWindowSize(0, &uptr), iaS},
-		{"comm_get_window_size(h, NULL)", r.CommGetWindowSize(1, nil), iaS},
-		{"comm_get_window_size(h)", r.CommGetWindowSize(1, &uptr), unsup},
-		{"comm_barrier(NULL)", r.CommBarrier(0), iaS},
-		{"comm_barrier(h)", r.CommBarrier(1), unsup},
-		{"comm_destroy(NULL)", r.CommDestroy(0), iaS},
-		{"comm_destroy(h)", r.CommDestroy(1), unsup},
+		{"comm_alloc_windows(NULL)", r.CommAllocWindows(0, 64, &u64)},
+		{"comm_alloc_windows(h, NULL)", r.CommAllocWindows(1, 64, nil)},
+		{"comm_alloc_windows(h)", r.CommAllocWindows(1, 64, &u64)},
+		{"comm_get_local_window_base(NULL)", r.CommGetLocalWindowBase(0, &u64)},
+		{"comm_get_local_window_base(h)", r.CommGetLocalWindowBase(1, &u64)},
+		{"comm_get_window_size(NULL)", r.CommGetWindowSize(0, &uptr)},
+		{"comm_get_window_size(h)", r.CommGetWindowSize(1, &uptr)},
+		{"comm_barrier(NULL)", r.CommBarrier(0)},
+		{"comm_barrier(h)", r.CommBarrier(1)},
+		{"comm_destroy(NULL)", r.CommDestroy(0)},
+		{"comm_destroy(h)", r.CommDestroy(1)},
 	}
 	for _, tc := range tests {
-		if tc.got != tc.want {
-			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
+		if tc.got != -1 {
+			t.Errorf("%s = %v, want -1 (E-COMM)", tc.name, tc.got)
 		}
 	}
+	if n := r.CommInvalidHandleCalls(); n != 6 {
+		t.Errorf("CommInvalidHandleCalls = %d, want 6 (the calls with handle 1)", n)
+	}
 	if h := r.CommInit(0, 1, streamA, nil); h != 0 {
-		t.Errorf("comm_init = %#x, want 0", h)
+		t.Errorf("comm_init(NULL path) = %#x, want 0 (E-COMM.1)", h)
 	}
 }
 

@@ -22,6 +22,7 @@ var production = map[string][]string{
 	"internal/osthread":             nil,
 	"internal/procmaps":             nil,
 	"internal/exports":              {"abi"},
+	"internal/safemem":              nil,
 	"validation":                    {"abi"},
 	"latch":                         {"abi"},
 	"sim/semantics":                 nil,
@@ -50,6 +51,8 @@ var production = map[string][]string{
 	// every input (tests/opfuzz/doc.go). FuzzOpsSim links no loader.
 	"tests/opfuzz": {"conformance", "conformance/model", "conformance/op", "conformance/target", "sim"},
 	"tests/opdiff": {"conformance", "conformance/model", "conformance/op", "conformance/target/library", "onboard", "sim/emit", "tests/opfuzz"},
+	// FuzzCommOps: the engine, sim and the emitted runtime, for the comm family alone.
+	"tests/commdiff": {"conformance", "conformance/model", "conformance/op", "conformance/target", "conformance/target/library", "onboard", "sim", "sim/emit", "tests/opdiff"},
 }
 
 // testing adds, per package, what its tests may import besides the
@@ -67,6 +70,7 @@ var testArrows = map[string][]string{
 	"lifecycle":         {"sim", "sim/emit", "onboard"},
 	"internal/osthread": nil,
 	"internal/procmaps": nil,
+	"internal/safemem":  nil,
 	"docs":              nil,
 	"conformance/op":    nil,
 	"conformance/model": {"validation"},
@@ -86,6 +90,7 @@ var testArrows = map[string][]string{
 	"tests":                         {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/semantics", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/library", "conformance/target/targettest", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff"},
 	"tests/opfuzz":                  nil,
 	"tests/opdiff":                  {"sim/emit/emittest"},
+	"tests/commdiff":                {"sim/emit/emittest"},
 }
 
 type listed struct {

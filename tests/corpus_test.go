@@ -22,6 +22,7 @@ var exportCorpus = flag.String("fuzzcorpus.export", "",
 var fuzzCorpora = map[string]string{
 	"FuzzOps":                         "opdiff/testdata/fuzz/FuzzOps",
 	"FuzzOpsSim":                      "opfuzz/testdata/fuzz/FuzzOpsSim",
+	"FuzzCommOps":                     "commdiff/testdata/fuzz/FuzzCommOps",
 	"FuzzRecordedTraceAgreesWithLive": "testdata/fuzz/FuzzRecordedTraceAgreesWithLive",
 	"FuzzImageCAgainstGo":             "testdata/fuzz/FuzzImageCAgainstGo",
 	"FuzzImage":                       "../validation/testdata/fuzz/FuzzImage",

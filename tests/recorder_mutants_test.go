@@ -62,6 +62,22 @@ var recordedMutantReasons = map[string]string{
 	"hostlog-null-ok":           recordedHostLogReason,
 	"hostlog-refuses-debug":     recordedHostLogReason,
 
+	// E-COMM's CommContexts and windows are read through the simulation
+	// hooks, and a global domain's peers are other processes.
+	"comm-windows-out-unset":              recordedCommMemoryReason,
+	"comm-derive-offset-lost":             recordedCommMemoryReason,
+	"comm-dalloc-base-is-segment":         recordedCommMemoryReason,
+	"comm-dalloc-no-zero":                 recordedCommMemoryReason,
+	"comm-session-private":                recordedCommMemoryReason,
+	"comm-destroy-keeps-allocation-names": recordedCommMemoryReason,
+	"comm-base-before-alloc-nonzero":      "the value comm_get_local_window_base writes is not recorded (`cbase h0 -> 0`)",
+	"comm-desc-reserved-set":              "the descriptor comm_global_domain_prepare writes is not recorded (`gprep d=1 ... -> 0`)",
+	"comm-import-refusal-marks-imported":  recordedCommPeerReason,
+	"comm-import-absent-peer-own":         recordedCommPeerReason,
+	"comm-import-own-reopened":            recordedCommPeerReason,
+	"comm-grelease-keeps-domain": "live, the import after the release kills it (the released peer's window still opens), and the " +
+		"sequence ends there; in a trace whether a peer's window opens is the peer's process's to say",
+
 	"mint-racy": "two overlapping prepares minted one id: the trace's linearization judges them one after the other " +
 		"and flags the repeated id under M-1 (the live racing op under X-1)",
 	"prepare-fails-fast": "a prepare that fails at once while another holds the gate: in a trace it is a refused " +
@@ -83,6 +99,10 @@ const (
 		"call's device, but not the consumer's own ACL calls between two calls, so a change between them is no finding there"
 	recordedBudgetReason = "the byte-budget check prepares images over the recording limit, recorded by size only: " +
 		"whether each passed V-IMG, and so what it was charged, is not in the trace"
+	recordedCommMemoryReason = "the defect is in what a CommContext holds or a window reads, which the runner reads through " +
+		"the simulation hooks (cmem, the context after a call); a trace records the calls, not that memory"
+	recordedCommPeerReason = "the defect is which windows an import opens: a trace records a descriptor's fields, not its " +
+		"handle, since the windows it names are other processes', so whether a peer's window opens is not the trace's to judge"
 	recordedHostLogReason = "the host-log state (version, size, threshold) that decides simpler_host_log_bind_state's " +
 		"answer is not recorded (`call simpler_host_log_bind_state -> N`)"
 )

@@ -1,3 +1,8 @@
+//go:build linux
+
+// The upstream lane builds upstream's simulator, which is Linux-only, and
+// this file follows its threads by Linux thread id (gettid, /proc).
+
 package tests
 
 import (

@@ -58,6 +58,12 @@ func spanArg(key, p, n string) Arg {
 }
 func stArg() Arg { return Arg{Key: "st", Form: Storage, Param: "runtime"} }
 
+// commArg is a comm entry's handle, its first (positional) argument.
+func commArg() Arg { return Arg{Form: CommHandle, Param: "h"} }
+
+// outFlag is out=null, written when the out pointer p is NULL.
+func outFlag(p string) Arg { return Arg{Key: "out", Form: NullFlag, Param: p, WhenNull: true} }
+
 func prog(fn string) Entry { return Entry{Op: "prog", Fn: fn, Args: []Arg{ctxArg()}} }
 
 var runArgs = []Arg{ctxArg(), stArg(), intArg("id", "callable_id"),
@@ -110,6 +116,30 @@ var described = map[string]Entry{
 	abi.SymRetainedTempAddr:          prog("retained_temp"),
 	abi.SymCreateCommStream:          prog("comm_create"),
 	abi.SymDestroyCommStream:         prog("comm_destroy"),
+
+	abi.SymCommInit: {Op: "cinit", Args: []Arg{intArg("rank", "rank"), intArg("nranks", "nranks"),
+		{Key: "path", Form: CommPath, Param: "rootinfo_path"}, {Key: "stream", Form: Stream, Param: "stream"}}, Result: CommHandle},
+	abi.SymCommAllocWindows:       {Op: "calloc", Args: []Arg{commArg(), uintArg("win", "win_size"), outFlag("device_ctx_out")}},
+	abi.SymCommGetLocalWindowBase: {Op: "cbase", Args: []Arg{commArg(), outFlag("base_out")}},
+	abi.SymCommGetWindowSize:      {Op: "csize", Args: []Arg{commArg(), outFlag("size_out")}},
+	abi.SymCommDeriveContext: {Op: "cderive", Args: []Arg{commArg(), uintArg("n", "rank_count"), uintArg("rank", "domain_rank"),
+		uintArg("off", "window_offset"), uintArg("win", "window_size"), {Key: "ids", Form: RankIDs, Param: "rank_ids", Size: "rank_count"},
+		outFlag("device_ctx_out")}},
+	abi.SymCommBarrier: {Op: "cbarrier", Args: []Arg{commArg()}},
+	abi.SymCommDestroy: {Op: "cdestroy", Args: []Arg{commArg()}},
+	abi.SymCommAllocDomainWindows: {Op: "dalloc", Args: []Arg{commArg(), {Key: "a", Form: CommAlloc, Param: "allocation_id"},
+		uintArg("n", "rank_count"), uintArg("rank", "domain_rank"), uintArg("win", "window_size"),
+		{Key: "ids", Form: RankIDs, Param: "rank_ids", Size: "rank_count"}, outFlag("device_ctx_out"),
+		{Key: "base", Form: NullFlag, Param: "local_window_base_out", WhenNull: true}}},
+	abi.SymCommReleaseDomainWindows: {Op: "drelease", Args: []Arg{commArg(), {Key: "a", Form: CommAlloc, Param: "allocation_id"},
+		uintArg("n", "rank_count"), uintArg("rank", "domain_rank")}},
+	abi.SymCommGlobalDomainPrepare: {Op: "gprep", Args: []Arg{{Key: "d", Form: CommDomain, Param: "domain_id"},
+		uintArg("rank", "domain_rank"), uintArg("n", "rank_count"), uintArg("win", "window_size"), uintArg("profile", "profile"),
+		outFlag("descriptor_out"), {Key: "base", Form: NullFlag, Param: "local_window_base_out", WhenNull: true}}},
+	abi.SymCommGlobalDomainImport: {Op: "gimport", Args: []Arg{{Key: "d", Form: CommDomain, Param: "domain_id"},
+		{Key: "descs", Form: CommDescs, Param: "descriptors", Size: "descriptor_count"}, uintArg("count", "descriptor_count"),
+		outFlag("device_ctx_out")}},
+	abi.SymCommGlobalDomainRelease: {Op: "grelease", Args: []Arg{{Key: "d", Form: CommDomain, Param: "domain_id"}}},
 
 	abi.SymSimSetCurrentDevice: {Op: "setdev", Args: []Arg{{Form: Device, Param: "dev"}}},
 	abi.SymSimCurrentDevice:    {Op: "getdev"},

@@ -127,6 +127,13 @@ const (
 	Ptr                      // a pointer result
 	Done                     // a void result
 	LineDev                  // the dev= of a line: the calling thread's current device
+	// The comm family (E-COMM).
+	CommHandle // a comm handle: hN, null, h?
+	CommPath   // a rootinfo path, numbered by its text
+	CommAlloc  // an allocation id, numbered by its value
+	CommDomain // a global domain id: d0 is 0, the others numbered by value
+	RankIDs    // a rank_ids array
+	CommDescs  // gimport's descriptors
 	numForms
 )
 
@@ -213,6 +220,35 @@ var forms = [numForms]formDef{
 		{Name: "none", Pieces: []Piece{lit("none")}, Doc: "no current device"},
 		{Name: "unknown", Pieces: []Piece{lit("?")}, Doc: "neither the target's simabi_current_device nor ACL is there to ask"},
 	}},
+	CommHandle: {"COMM", []Variant{
+		{Name: "named", Pieces: []Piece{lit("h"), hole(HoleInt, "N")}, Doc: "the handle the N-th successful comm_init of this process returned"},
+		{Name: "null", Pieces: []Piece{lit(wNull)}, Doc: "NULL"},
+		{Name: "unknown", Pieces: []Piece{lit("h?")}, Doc: "a handle no comm_init of this process returned (or, as comm_init's result, one the recorder could not name)"},
+	}},
+	CommPath: {"PATH", []Variant{
+		{Name: "named", Pieces: []Piece{lit("p"), hole(HoleInt, "N")}, Doc: "rootinfo paths numbered by first appearance of their text (the text is not recorded)"},
+		{Name: "null", Pieces: []Piece{lit(wNull)}, Doc: "NULL"},
+		{Name: "unknown", Pieces: []Piece{lit("p?")}, Doc: "a path the recorder could not read or number"},
+	}},
+	CommAlloc: {"ALLOC", []Variant{
+		{Name: "named", Pieces: []Piece{lit("a"), hole(HoleInt, "N")}, Doc: "allocation ids numbered by first appearance of their value"},
+		{Name: "unknown", Pieces: []Piece{lit("a?")}, Doc: "an id past the recorder's table"},
+	}},
+	CommDomain: {"DOMAIN", []Variant{
+		{Name: "named", Pieces: []Piece{lit("d"), hole(HoleInt, "N")}, Doc: "d0 is domain_id 0; the other ids numbered from 1 by first appearance of their value"},
+		{Name: "unknown", Pieces: []Piece{lit("d?")}, Doc: "an id past the recorder's table"},
+	}},
+	RankIDs: {"IDS", []Variant{
+		{Name: "null", Pieces: []Piece{lit(wNull)}, Doc: "NULL"},
+		{Name: "raw", Pieces: []Piece{lit("raw("), hole(HoleHex, "HEX"), lit(")")}, Doc: "the first min(rank_count, 64) entries (uint32, little-endian)"},
+		{Name: "bad", Pieces: []Piece{lit(wBad)}, Doc: "not NULL, but the entries cannot be read"},
+	}},
+	CommDescs: {"DESCS", []Variant{
+		{Name: "null", Pieces: []Piece{lit(wNull)}, Doc: "NULL"},
+		{Name: "raw", Pieces: []Piece{lit("raw("), hole(HoleHex, "HEX"), lit(")")},
+			Doc: "the fields (the first 32 bytes) of each of the first min(descriptor_count, 64) descriptors; not their handles"},
+		{Name: "bad", Pieces: []Piece{lit(wBad)}, Doc: "not NULL, but the descriptors cannot be read"},
+	}},
 }
 
 // Forms lists every form.
@@ -235,7 +271,8 @@ func (f Form) Name() string {
 // GoName is the form's identifier (the constant's name).
 func (f Form) GoName() string {
 	return [...]string{"", "Ctx", "Int", "Uint", "Span", "Cfg", "Img", "RegImg", "Args", "Stream", "Storage", "Desc",
-		"Device", "NullFlag", "Name", "Ptr", "Done", "LineDev"}[f]
+		"Device", "NullFlag", "Name", "Ptr", "Done", "LineDev", "CommHandle", "CommPath", "CommAlloc", "CommDomain", "RankIDs",
+		"CommDescs"}[f]
 }
 
 // Variants are the form's spellings, the ones older traces used included.

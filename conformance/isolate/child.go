@@ -152,7 +152,7 @@ func ChildMain() int {
 	}
 	info := lib.Info
 	out.sendMsg(childMsg{T: "hello", Info: &info})
-	return serveChild(in, out, f, opt, reuse)
+	return serveChild(in, out, f, opt, reuse, lib.ReleaseKept)
 }
 
 // childOut is the result pipe to the parent: whole lines, one writer at a
@@ -212,7 +212,10 @@ func openChildLibrary(line []byte) (*library.Library, string, *loadFailure) {
 }
 
 // serveChild runs the parent's requests, one a line, until stdin ends.
-func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conformance.Options, reuse conformance.Factory) int {
+// Then it unloads the kept instance (releaseKept), unless a run hung in it:
+// a process exit runs no library destructor, and the last run may have left
+// shared-memory segments that only the instance's unload removes.
+func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conformance.Options, reuse conformance.Factory, releaseKept func()) int {
 	var buf []byte
 	for {
 		line, err := in.ReadBytes('\n')
@@ -258,6 +261,9 @@ func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conf
 			}
 		}
 		if err == io.EOF {
+			if reuse != nil && releaseKept != nil {
+				releaseKept()
+			}
 			return 0
 		}
 		if err != nil {

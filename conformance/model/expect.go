@@ -325,6 +325,10 @@ type Expectation struct {
 	Grounds string
 
 	Unchecked bool // nothing is asserted (the model lost track)
+
+	// CommCodes: the call is an int entry of the comm family, whose codes
+	// are the comm backend's own, 0 and -1 (E-COMM): S-2 holds it to those.
+	CommCodes bool
 }
 
 func (e Expectation) String() string {

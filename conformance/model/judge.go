@@ -117,6 +117,14 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 	default:
 		m.judgeWrong(st, entry, null)
 	}
+	if e.CommCodes {
+		// S-2 for the comm family: its documented codes are 0 and -1.
+		if st == abi.OK || st == commFail {
+			m.pass(RS2)
+		} else {
+			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+": the comm family answers 0 or -1 (E-COMM)")
+		}
+	}
 	if e.CheckOut {
 		m.judgeOut(co, st)
 	}

@@ -196,6 +196,9 @@ type Model struct {
 	// refused (bit 1) and one accepted (bit 2) cannot both happen.
 	ringSeen [2]uint8
 
+	// cm is the comm family's state (comm.go), nil until a comm op.
+	cm *commModel
+
 	lost    bool
 	lostWhy string
 	// diverged is set by judge when the call answered a status the model
@@ -534,6 +537,9 @@ func (m *Model) resetRuntime() {
 	m.sites = [abi.LastSite + 1]siteState{}
 	m.streams = [MaxStreams]streamState{}
 	m.storages = [MaxStorages]runSlot{}
+	if m.cm != nil {
+		m.cm.reset()
+	}
 }
 
 // siteRules names the rule each fault site drives, keyed by the site: a

@@ -39,6 +39,15 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		mc.unknown, mc.divergedAt = true, i
 		m.ctxs[slot] = mc
 	}
+	if k := c.Op.Kind; k.CommCodes() {
+		// A recorded session: the comm family's ranks may be other
+		// processes (E-COMM), and a call not judged leaves its state open.
+		cm := m.comm()
+		cm.shared = true
+		if c.Unfinished || c.Skip != "" {
+			cm.unknown = true
+		}
+	}
 	at := "@" + strconv.FormatUint(c.B, 10) + " not judged: "
 	if c.Reset {
 		m.resetRuntime()

@@ -45,6 +45,7 @@ const (
 	REPInit
 	REACL
 	REProg
+	REComm
 	RM1
 	RM2
 	RM3
@@ -73,7 +74,7 @@ var ruleNames = [NumRules]string{
 	RK1: "K-1", RK2: "K-2", RK3: "K-3", RK4: "K-4", RK5: "K-5", RK6: "K-6", RK7: "K-7",
 	RESup: "E-SUP", REKInit: "E-KINIT", REClaim: "E-CLAIM", REPrep: "E-PREP", RELaunch: "E-LAUNCH",
 	RELaunchAsync: "E-LAUNCH-ASYNC", REFin: "E-FIN", REDestroy: "E-DESTROY", REPInit: "E-PINIT",
-	REACL: "E-ACL", REProg: "E-PROG",
+	REACL: "E-ACL", REProg: "E-PROG", REComm: "E-COMM",
 	RM1: "M-1", RM2: "M-2", RM3: "M-3", RM4: "M-4", RM5: "M-5", RM6: "M-6", RM7: "M-7",
 	RD1: "D-1", RD2: "D-2", RD3: "D-3", RD4: "D-4", RU1: "U-1",
 	RX1: "X-1", RX2: "X-2", RX3: "X-3",
@@ -157,7 +158,7 @@ var ruleProfiles = [NumRules]ProfileSet{
 	RL1: OnAll, RL2: OnTMR, RL3: OnTMR, RL4: OnTMR, RL5: OnKernel,
 	RK1: OnTMR, RK2: OnTMR, RK3: OnTMR, RK4: OnTMR, RK5: OnTMR, RK6: OnTMR, RK7: OnTMR,
 	RESup: OnKernel, REKInit: OnKernel, REClaim: OnTMR, REPrep: OnKernel, RELaunch: OnKernel,
-	RELaunchAsync: OnTMR, REFin: OnAll, REDestroy: OnAll, REPInit: OnAll, REACL: OnAll, REProg: OnAll,
+	RELaunchAsync: OnTMR, REFin: OnAll, REDestroy: OnAll, REPInit: OnAll, REACL: OnAll, REProg: OnAll, REComm: OnAll,
 	RM1: OnTMR, RM2: OnTMR, RM3: OnTMR, RM4: OnTMR, RM5: OnTMR, RM6: OnTMR, RM7: OnAll,
 	RD1: OnKernel, RD2: OnTMR, RD3: OnTMR, RD4: OnTMR, RU1: OnAll,
 	RX1: OnTMR, RX2: OnTMR, RX3: OnTMR,

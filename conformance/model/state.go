@@ -126,6 +126,9 @@ func (m *Model) copy() *Model {
 		n.storages[i].ctx = cp(m.storages[i].ctx)
 	}
 	n.findings = append([]Finding(nil), m.findings...)
+	if m.cm != nil {
+		n.cm = m.cm.copy()
+	}
 	n.gen = 0
 	return &n
 }

@@ -56,6 +56,9 @@ type kindDef struct {
 	// device hooks): one the trace checker cannot judge leaves the armed
 	// sites as they were.
 	quiet bool
+	// commCodes: the entry answers the comm backend's own codes, 0 or -1
+	// (E-COMM), not the status table of S-1 and S-2.
+	commCodes bool
 
 	parse  func(p *opParser)
 	format func(t *opText, op Op)

@@ -40,7 +40,36 @@ type Observation struct {
 	// Accepted is the word at the storage's accepted_state after a
 	// launch_run (the runner sets it to -1 before the call).
 	Accepted int32
+	// Comm is what a comm op left in the caller's memory (nil for other
+	// ops).
+	Comm *CommObs
 }
+
+// CommObs is what a comm op (E-COMM) left in the caller's memory.
+type CommObs struct {
+	// Out is what the context, descriptor-base or value out pointer holds
+	// after the call, Base what local_window_base_out holds: CommUnwritten
+	// where the call wrote nothing.
+	Out, Base uint64
+	// Ctx is the CommContext Out points at after a call that returned 0
+	// (abi.CommContextSize bytes), read through the simulation hooks: nil
+	// without them (on silicon it is device memory) or when nothing
+	// readable is there (Unreadable).
+	Ctx        []byte
+	Unreadable bool
+	// Desc is gprep's descriptor_out after the call (abi.CommDescSize
+	// bytes, CommUnwrittenByte before it).
+	Desc []byte
+	// Word is what a cmem read found.
+	Word uint64
+}
+
+// What the runner leaves in the comm family's out pointers before a call:
+// a value that still holds it was not written.
+const (
+	CommUnwritten     uint64 = 0x3C3C3C3C3C3C3C3C
+	CommUnwrittenByte byte   = 0x3C
+)
 
 // OutSentinel is what out_callable_id holds before a prepare: a call that
 // left it there wrote nothing (a prepare given out=null reads as one).

@@ -47,7 +47,21 @@ const (
 	KindFinalizeRun // simpler_finalize_run
 	KindRun         // simpler_run
 	KindHostLog     // simpler_host_log_bind_state with a chosen state (S-2)
-	NumKinds        // the number of kinds (KindInvalid included)
+	// The comm family (E-COMM, ops_comm.go).
+	KindCommInit          // comm_init into a handle slot
+	KindCommAlloc         // comm_alloc_windows
+	KindCommBase          // comm_get_local_window_base
+	KindCommSize          // comm_get_window_size
+	KindCommDerive        // comm_derive_context
+	KindCommBarrier       // comm_barrier
+	KindCommDestroy       // comm_destroy
+	KindCommDomainAlloc   // comm_alloc_domain_windows
+	KindCommDomainRelease // comm_release_domain_windows
+	KindCommGlobalPrepare // comm_global_domain_prepare
+	KindCommGlobalImport  // comm_global_domain_import
+	KindCommGlobalRelease // comm_global_domain_release
+	KindCommMem           // a word of a comm window, read or written through the simulation hooks
+	NumKinds              // the number of kinds (KindInvalid included)
 )
 
 func (k Kind) String() string {
@@ -519,6 +533,7 @@ type Op struct {
 	Ms      int32 // hold ops: how long the first prepare holds the gate
 	Fn      ProgFn
 	St      int8 // run ops: the run storage (st0..st3)
+	Comm    CommRecipe
 }
 
 // Reps is how many calls the op makes.

@@ -206,6 +206,7 @@ type traceParser struct {
 	retired  map[string]bool
 	streams  map[string]int8
 	storages map[string]int8
+	comm     traceComm // the comm family's names (ops_comm.go)
 }
 
 func (p *traceParser) headerLine(line string) error {
@@ -688,6 +689,7 @@ func (p *traceParser) takeSlot() int8 {
 // name is retired and every slot free; the runs of the storages are gone.
 func (p *traceParser) reset(c *TraceCall) {
 	c.Reset = true
+	p.comm = traceComm{}
 	for name := range p.slots {
 		p.retired[name] = true
 	}

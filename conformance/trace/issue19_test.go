@@ -55,7 +55,7 @@ func TestParseTrace_programEntryResults_EPROG(t *testing.T) {
 @17-18 t0 dev=0 wait_run c0 st=null -> -1003
 @19-20 t0 dev=0 committed c0 -> 18446744073709551615
 @21-22 t0 dev=0 call get_runtime_size -> 4096
-@23-24 t0 dev=0 call comm_init -> null
+@23-24 t0 dev=0 cinit rank=0 nranks=1 path=null stream=null -> null
 `
 	tr := mustTraceV(t, 2, body+"@25-26 t0 dev=0 destroy c0 -> done\n")
 	var got []string

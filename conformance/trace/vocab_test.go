@@ -18,23 +18,30 @@ import (
 func formExamples(t *testing.T) map[tracevocab.Form]map[string]string {
 	img, n := traceImageHex(t)
 	return map[tracevocab.Form]map[string]string{
-		tracevocab.Ctx:      {"named": "c0", "null": "null", "unknown": "c?"},
-		tracevocab.Int:      {"n": "-3"},
-		tracevocab.Uint:     {"n": "18446744073709551615"},
-		tracevocab.Span:     {"none": "none", "halfptr": "halfptr", "halfsize": "halfsize", "bytes": "bytes(64)"},
-		tracevocab.Cfg:      {"null": "null", "raw": "raw(" + cfgHex() + ")", "bad": "bad"},
-		tracevocab.Img:      {"null": "null", "raw": fmt.Sprintf("raw(%d,0,%s)", n, img), "trunc": fmt.Sprintf("raw(%d,8,trunc)", n)},
-		tracevocab.RegImg:   {"null": "null", "raw": fmt.Sprintf("raw(%d,0,%s)", n, img), "trunc": "raw(?,0,trunc)"},
-		tracevocab.Args:     {"null": "null", "raw": "raw(t=2,s=1,as=0100)", "bad": "bad", "host": "raw(t=2,s=1,host=0)"},
-		tracevocab.Stream:   {"named": "s3", "null": "null", "unknown": "s?"},
-		tracevocab.Storage:  {"named": "2", "null": "null", "unknown": "?"},
-		tracevocab.Desc:     {"null": "null", "raw": "raw(" + hex.EncodeToString(make([]byte, abi.NativeRunDescSize)) + ")", "bad": "bad"},
-		tracevocab.Device:   {"n": "2", "none": "none"},
-		tracevocab.NullFlag: {"null": "null"},
-		tracevocab.Name:     {"name": ""}, // the entry's own name
-		tracevocab.Ptr:      {"ptr": "ptr", "null": "null"},
-		tracevocab.Done:     {"done": "done"},
-		tracevocab.LineDev:  {"n": "1", "none": "none", "unknown": "?"},
+		tracevocab.Ctx:        {"named": "c0", "null": "null", "unknown": "c?"},
+		tracevocab.Int:        {"n": "-3"},
+		tracevocab.Uint:       {"n": "18446744073709551615"},
+		tracevocab.Span:       {"none": "none", "halfptr": "halfptr", "halfsize": "halfsize", "bytes": "bytes(64)"},
+		tracevocab.Cfg:        {"null": "null", "raw": "raw(" + cfgHex() + ")", "bad": "bad"},
+		tracevocab.Img:        {"null": "null", "raw": fmt.Sprintf("raw(%d,0,%s)", n, img), "trunc": fmt.Sprintf("raw(%d,8,trunc)", n)},
+		tracevocab.RegImg:     {"null": "null", "raw": fmt.Sprintf("raw(%d,0,%s)", n, img), "trunc": "raw(?,0,trunc)"},
+		tracevocab.Args:       {"null": "null", "raw": "raw(t=2,s=1,as=0100)", "bad": "bad", "host": "raw(t=2,s=1,host=0)"},
+		tracevocab.Stream:     {"named": "s3", "null": "null", "unknown": "s?"},
+		tracevocab.Storage:    {"named": "2", "null": "null", "unknown": "?"},
+		tracevocab.Desc:       {"null": "null", "raw": "raw(" + hex.EncodeToString(make([]byte, abi.NativeRunDescSize)) + ")", "bad": "bad"},
+		tracevocab.Device:     {"n": "2", "none": "none"},
+		tracevocab.NullFlag:   {"null": "null"},
+		tracevocab.Name:       {"name": ""}, // the entry's own name
+		tracevocab.Ptr:        {"ptr": "ptr", "null": "null"},
+		tracevocab.Done:       {"done": "done"},
+		tracevocab.LineDev:    {"n": "1", "none": "none", "unknown": "?"},
+		tracevocab.CommHandle: {"named": "h0", "null": "null", "unknown": "h?"},
+		tracevocab.CommPath:   {"named": "p2", "null": "null", "unknown": "p?"},
+		tracevocab.CommAlloc:  {"named": "a3", "unknown": "a?"},
+		tracevocab.CommDomain: {"named": "d1", "unknown": "d?"},
+		tracevocab.RankIDs:    {"null": "null", "raw": "raw(0000000001000000)", "bad": "bad"},
+		tracevocab.CommDescs: {"null": "null", "bad": "bad",
+			"raw": "raw(" + hex.EncodeToString(make([]byte, 2*abi.CommDescHandleOff)) + ")"},
 	}
 }
 

@@ -315,14 +315,16 @@ func stubAnswers(e tracevocab.Entry, p cProto) (none, unloaded string) {
 }
 
 // namesUnderOneLock: e's op has names to resolve (contexts, streams,
-// storages) and no payload to format (see recStub.Lock).
+// storages, the comm family's handles, paths and ids) and no payload to
+// format (see recStub.Lock).
 func namesUnderOneLock(e tracevocab.Entry) bool {
 	named, payload := false, false
 	for _, a := range e.Args {
 		switch a.Form {
-		case tracevocab.Ctx, tracevocab.Stream, tracevocab.Storage:
+		case tracevocab.Ctx, tracevocab.Stream, tracevocab.Storage, tracevocab.CommHandle, tracevocab.CommPath,
+			tracevocab.CommAlloc, tracevocab.CommDomain:
 			named = true
-		case tracevocab.Cfg, tracevocab.Img, tracevocab.RegImg, tracevocab.Desc:
+		case tracevocab.Cfg, tracevocab.Img, tracevocab.RegImg, tracevocab.Desc, tracevocab.RankIDs, tracevocab.CommDescs:
 			payload = true
 		}
 	}
@@ -363,11 +365,12 @@ func stubArgs(e tracevocab.Entry, p cProto, locked bool, w writers) ([]recArg, e
 // resultReturns is what a C function must return for its result to be
 // written in a form.
 var resultReturns = map[tracevocab.Form]string{
-	tracevocab.Int:  "number",
-	tracevocab.Uint: "number",
-	tracevocab.Ptr:  "pointer",
-	tracevocab.Ctx:  "pointer",
-	tracevocab.Done: "void",
+	tracevocab.CommHandle: "pointer",
+	tracevocab.Int:        "number",
+	tracevocab.Uint:       "number",
+	tracevocab.Ptr:        "pointer",
+	tracevocab.Ctx:        "pointer",
+	tracevocab.Done:       "void",
 }
 
 // stubResult is the form of e's result, once p's return type can be
@@ -471,6 +474,11 @@ func renderRecorder(cfg RecorderConfig) (src, vocab string, err error) {
 	c("MAX_DERIVED_IMAGE", fmt.Sprintf("%dull", MaxDerivedImage), "bound of an image size derived from a registered header")
 	c("REC_MAX_TENSORS", tracevocab.ArgsMaxSpaces, "ARGS records the address space of this many tensors at most")
 	c("REC_DEFAULT_IMAGE_LIMIT", fmt.Sprintf("%dull", cfg.ImageLimit), "-image-limit")
+	c("REC_COMM_MAX_RANKS", abi.CommMaxRankNum, "IDS and DESCS record this many entries at most")
+	c("REC_COMM_DESC_SIZE", abi.CommDescSize, "sizeof(CommGlobalDomainDescriptor)")
+	c("REC_COMM_DESC_FIELDS", abi.CommDescHandleOff, "a descriptor's fields, before its handle")
+	c("REC_COMM_IDS", 255, "allocation and domain ids the recorder numbers")
+	c("REC_COMM_PATH_MAX", 4096, "the longest rootinfo path the recorder reads")
 	tmpl, err := recorderTemplate()
 	if err != nil {
 		return "", "", err

@@ -53,7 +53,7 @@ func TestRecorderEdgeEncodings(t *testing.T) {
 		t.Fatal("image not 64-byte aligned")
 	}
 	want := append(traceHeader(fake, "kernel", DefaultImageLimit), recorded(append(bindTrace,
-		"dev=none call comm_barrier -> missing",
+		"dev=none cbarrier null -> missing",
 		"dev=none inject site=2 count=1 code=-1000 -> missing",
 		"dev=none setdev none -> 0",
 		"dev=none create -> c1",

@@ -164,6 +164,10 @@ func TestRecorderOpWords(t *testing.T) {
 		abi.SymSupportsConcurrentPrepare: `" fn=concurrent_prepare"`, abi.SymArenaBankGMHeapBase: `" fn=arena_base"`,
 		abi.SymRetainedTempAddr: `" fn=retained_temp"`, abi.SymCreateCommStream: `" fn=comm_create"`,
 		abi.SymDestroyCommStream: `" fn=comm_destroy"`,
+		abi.SymCommInit:          `"cinit"`, abi.SymCommAllocWindows: `"calloc"`, abi.SymCommGetLocalWindowBase: `"cbase"`,
+		abi.SymCommGetWindowSize: `"csize"`, abi.SymCommDeriveContext: `"cderive"`, abi.SymCommBarrier: `"cbarrier"`,
+		abi.SymCommDestroy: `"cdestroy"`, abi.SymCommAllocDomainWindows: `"dalloc"`, abi.SymCommReleaseDomainWindows: `"drelease"`,
+		abi.SymCommGlobalDomainPrepare: `"gprep"`, abi.SymCommGlobalDomainImport: `"gimport"`, abi.SymCommGlobalDomainRelease: `"grelease"`,
 	}
 	stub := regexp.MustCompile(`(?s)SIMABI_EXPORT\n[^\n]*?(\w+)\([^\n]*\n\{(.*?)\n\}\n`)
 	seen := 0

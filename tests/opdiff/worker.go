@@ -39,25 +39,16 @@ func openEmitted() (*emittedWorker, error) {
 	emittedUsed.Store(true)
 	w := &emittedWorker{}
 	for _, p := range opfuzz.Profiles {
-		a, err := emit.Build(emit.Config{Profile: emitProfiles[p.Model]}, emit.BuildOptions{})
+		lib, acl, err := LoadEmitted(emitProfiles[p.Model], w.acl)
+		if lib != nil {
+			w.libs = append(w.libs, lib)
+		}
+		w.acl = acl
 		if errors.Is(err, emit.ErrNoCompiler) {
 			return w, nil
 		}
 		if err != nil {
-			return w, fmt.Errorf("building the emitted %s runtime: %w", p.Model, err)
-		}
-		lib, err := onboard.Open(a.RuntimePath, onboard.Options{BindKernelWhenUnsupported: true})
-		if err != nil {
-			return w, fmt.Errorf("loading the emitted %s runtime: %w", p.Model, err)
-		}
-		w.libs = append(w.libs, lib)
-		if w.acl == nil {
-			// The fake ACL's counters are process-wide (one ACL per
-			// process, docs/fake-runtime.md): the first build's copy is
-			// the one every build forwards to.
-			if w.acl, err = onboard.OpenACL(a.ACLPath); err != nil {
-				return w, fmt.Errorf("loading the fake ACL: %w", err)
-			}
+			return w, err
 		}
 		if w.runners == nil {
 			w.runners = map[model.Profile]*conformance.Runner{}
@@ -65,6 +56,33 @@ func openEmitted() (*emittedWorker, error) {
 		w.runners[p.Model] = conformance.NewRunner(library.Target(lib, w.acl), opfuzz.RunnerOptions)
 	}
 	return w, nil
+}
+
+// LoadEmitted builds profile p's emitted runtime (the emit cache makes a
+// warm build a hash and a stat) and loads it through onboard, and the fake
+// ACL when acl is nil: the ACL's counters are process-wide (one ACL per
+// process, docs/fake-runtime.md), so the first build's copy is the one
+// every build forwards to. It returns the ACL in use, the library when it
+// loaded (to be closed even on an error), and emit.ErrNoCompiler without a
+// C compiler.
+func LoadEmitted(p emit.Profile, acl *onboard.ACL) (*onboard.Library, *onboard.ACL, error) {
+	a, err := emit.Build(emit.Config{Profile: p}, emit.BuildOptions{})
+	if errors.Is(err, emit.ErrNoCompiler) {
+		return nil, acl, err
+	}
+	if err != nil {
+		return nil, acl, fmt.Errorf("building the emitted %s runtime: %w", p, err)
+	}
+	lib, err := onboard.Open(a.RuntimePath, onboard.Options{BindKernelWhenUnsupported: true})
+	if err != nil {
+		return nil, acl, fmt.Errorf("loading the emitted %s runtime: %w", p, err)
+	}
+	if acl == nil {
+		if acl, err = onboard.OpenACL(a.ACLPath); err != nil {
+			return lib, nil, fmt.Errorf("loading the fake ACL: %w", err)
+		}
+	}
+	return lib, acl, nil
 }
 
 // Release stops the worker's runners and unloads its libraries (TestMain,

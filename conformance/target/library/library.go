@@ -318,12 +318,26 @@ func (l *Library) Reusable() conformance.Factory {
 	}
 }
 
-// Close unloads the library and its ACL.
-func (l *Library) Close() {
+// ReleaseKept resets and unloads the instance Reusable keeps, if any, as
+// the start of a run would reset it: the reset releases what the last run
+// left in the process and beyond it (the comm family's shared-memory
+// segments outlive a process that exits without unloading the library,
+// E-COMM.55), so the unload meets a fresh instance (a strict runtime's
+// leak check has nothing to find). Reusable loads a new one when called
+// again.
+func (l *Library) ReleaseKept() {
 	if l.keptClose != nil {
+		if ctl, ok := l.kept.(conformance.ControlTarget).Control(); ok {
+			ctl.SimReset()
+		}
 		l.keptClose()
 		l.kept, l.keptClose = nil, nil
 	}
+}
+
+// Close unloads the library and its ACL.
+func (l *Library) Close() {
+	l.ReleaseKept()
 	if l.lib != nil {
 		l.lib.Close()
 	}

@@ -1,0 +1,1103 @@
+package model
+
+import (
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
+)
+
+// The comm family (E-COMM), as docs/contract.md's E-COMM says upstream's
+// simulated comm backend answers: every int entry 0 or -1, comm_init a
+// handle or NULL. The model keeps what a call can tell: the handles and
+// their windows; the shared-memory segments the sequence made, with the
+// counters of their headers, so that it knows which call completes at once
+// and which would wait for peers; the global domains; and the words written
+// into windows (cmem), per segment, so that it knows what a window reads
+// through any context that maps it. A segment the sequence did not make
+// alone (a recorded session, whose other ranks are other processes) has
+// counters the model does not know: a call that may wait for peers there
+// answers 0 or -1.
+
+// commFail is the comm backend's one failure.
+const commFail abi.Status = -1
+
+// commHeader is the size of a session's (and a domain allocation's)
+// header before its windows: E-COMM's 4096 bytes.
+const commHeader = 4096
+
+// commSeg is one segment: a session's or a domain allocation's header and
+// windows, or a global domain's window.
+type commSeg struct {
+	linked                      bool  // its name exists and names this segment
+	shared                      bool  // other processes may use it: its counters are not known
+	nranks                      int32 // the header's
+	size                        uint64
+	ready, barrier, phase, left int32
+	// name is the segment's name: a session's (path, -1), a domain
+	// allocation's (path, allocation id), a global domain's window (-1, -1:
+	// its name is its own, unlinked only by its release).
+	name [2]int16
+}
+
+// commDerived is one derived context of a handle.
+type commDerived struct {
+	seg           int    // the base windows' segment
+	base          uint64 // the base windows' size
+	ids           op.IDsRecipe
+	n, off, win   uint64
+	addr, basein0 uint64 // (hooks) its address, and the base windowsIn[0] it moved
+}
+
+// commDomain is one live domain allocation of a handle.
+type commDomain struct {
+	id           uint8
+	rank, nranks int32
+	seg          int
+	win          uint64
+	addr         uint64 // (hooks) its context
+	in0          uint64
+}
+
+// commHandle is the model of one handle slot.
+type commHandle struct {
+	live         bool
+	rank, nranks int32
+	path         int8
+	seg          int    // the base windows' segment; -1: no windows
+	win          uint64 // the base context's winSize (0 before comm_alloc_windows)
+	ctxAddr, in0 uint64 // (hooks) the base context and its windowsIn[0]
+	derived      []commDerived
+	domains      []commDomain
+}
+
+// commGlobal is one prepared global domain of the loaded copy.
+type commGlobal struct {
+	rank, nranks uint32
+	win          uint64
+	seg          int
+	base         uint64 // the local window, as gprep wrote it
+	imported     bool
+	peers        []int // per rank, the segment its window maps (imported)
+	addr         uint64
+}
+
+type memKey struct {
+	seg int
+	off uint64
+}
+
+// commModel is the model's comm state (nil until the first comm op).
+type commModel struct {
+	h        [op.MaxCommHandles]commHandle
+	segs     []commSeg
+	sessions [op.MaxCommPaths]int // each path's linked session segment, -1 none
+	domSegs  map[[2]int16]int     // (path, allocation id) → linked segment
+	globals  map[uint8]*commGlobal
+	// descs: each domain's descriptor as its last successful gprep wrote
+	// it (the runner passes those): rank and window, and its segment.
+	descs map[uint8]commDesc
+	mem   map[memKey]uint64
+	// shared: a recorded session (StepRecorded): every segment may have
+	// ranks in other processes.
+	shared bool
+	// unknown: a recorded comm call could not be judged (or never
+	// returned), so the comm state after it is not known: the comm calls
+	// after it are not judged, only their handles followed.
+	unknown bool
+}
+
+// commDesc is what the model knows of a descriptor gprep wrote.
+type commDesc struct {
+	rank, nranks uint32
+	win          uint64
+	seg          int
+	// hs and nameLen are its handle_size and the length of the name in its
+	// handle, as observed (the simulated runtimes' 26 until then).
+	hs, nameLen uint32
+}
+
+func newCommModel() *commModel {
+	cm := &commModel{domSegs: map[[2]int16]int{}, globals: map[uint8]*commGlobal{}, descs: map[uint8]commDesc{}, mem: map[memKey]uint64{}}
+	for i := range cm.sessions {
+		cm.sessions[i] = -1
+	}
+	return cm
+}
+
+func (cm *commModel) copy() *commModel {
+	n := *cm
+	for i := range n.h {
+		n.h[i].derived = append([]commDerived(nil), cm.h[i].derived...)
+		n.h[i].domains = append([]commDomain(nil), cm.h[i].domains...)
+	}
+	n.segs = append([]commSeg(nil), cm.segs...)
+	n.domSegs = make(map[[2]int16]int, len(cm.domSegs))
+	for k, v := range cm.domSegs {
+		n.domSegs[k] = v
+	}
+	n.globals = make(map[uint8]*commGlobal, len(cm.globals))
+	for k, g := range cm.globals {
+		c := *g
+		c.peers = append([]int(nil), g.peers...)
+		n.globals[k] = &c
+	}
+	n.descs = make(map[uint8]commDesc, len(cm.descs))
+	for k, v := range cm.descs {
+		n.descs[k] = v
+	}
+	n.mem = make(map[memKey]uint64, len(cm.mem))
+	for k, v := range cm.mem {
+		n.mem[k] = v
+	}
+	return &n
+}
+
+// comm is the model's comm state, made on first use.
+func (m *Model) comm() *commModel {
+	if m.cm == nil {
+		m.cm = newCommModel()
+	}
+	return m.cm
+}
+
+// newSeg is a segment the call just created under name.
+func (cm *commModel) newSeg(size uint64, nranks int32, name [2]int16) int {
+	cm.segs = append(cm.segs, commSeg{linked: true, size: size, nranks: nranks, name: name})
+	return len(cm.segs) - 1
+}
+
+// elsewhere reports whether a wait of a rank of nranks on segment s may
+// depend on other processes: in a recorded session, a segment of more than
+// one rank (a single-rank session's counts are its own).
+func (cm *commModel) elsewhere(s int, nranks int64) bool {
+	return cm.segs[s].shared || (cm.shared && nranks > 1)
+}
+
+// handle is slot h's handle when it is live.
+func (cm *commModel) handle(h int8) *commHandle {
+	if h < 0 || int(h) >= len(cm.h) || !cm.h[h].live {
+		return nil
+	}
+	return &cm.h[h]
+}
+
+// commExpect records an expectation of an int comm entry: the status, and
+// that S-2 holds it to 0 and -1 (E-COMM's codes).
+func (m *Model) commExpect(ss StatusSet, note string) {
+	m.expect(REComm, ss, note)
+	m.e.CommCodes = true
+}
+
+func (m *Model) commRefuse(note string) { m.commExpect(one(commFail), note) }
+
+// outWritten reports whether the call wrote through an out pointer.
+func outWritten(v uint64) bool { return v != op.CommUnwritten }
+
+// commObs is the comm part of obs (nil when the call was not observed).
+func commObs(obs *Observation) *op.CommObs {
+	if obs == nil {
+		return nil
+	}
+	return obs.Comm
+}
+
+// checkUnwritten: a refused call writes nothing through its out pointers.
+func (m *Model) checkUnwritten(obs *Observation, what string) {
+	o := commObs(obs)
+	if o == nil || obs.Call.Status == abi.OK {
+		return
+	}
+	if outWritten(o.Out) || outWritten(o.Base) {
+		m.finding(REComm, Fail, what+" failed and wrote through an out pointer: a refusal writes nothing")
+	}
+}
+
+// succeeded reports whether the call was observed to return 0 (the walks
+// follow the observed branch where the rules allow two).
+func (m *Model) succeeded(obs *Observation) bool { return obs == nil || obs.Call.Status == abi.OK }
+
+// commWait is the outcome of a step that waits for peers: complete
+// (returns at once), or needs peers the model cannot see. In a run of the
+// checker such a call is never made (CommWaits); in a recorded session its
+// peers were other processes, so 0 and -1 are both possible.
+func (m *Model) commWait(done bool, note string) {
+	if done {
+		m.commExpect(one(abi.OK), note)
+		return
+	}
+	m.commExpect(two(abi.OK, commFail), "it waits for peers in other processes: 0 when they came, -1 at the timeout")
+}
+
+// CommWaits says why op would wait for peers that never come in this
+// sequence ("" when it returns at once): the runner does not make such a
+// call, which would end only at the runtime's timeout.
+func (m *Model) CommWaits(o Op) string {
+	if !o.Kind.CommCodes() {
+		return ""
+	}
+	if m.lost {
+		switch o.Kind {
+		case op.KindCommAlloc, op.KindCommBarrier, op.KindCommDestroy, op.KindCommDomainAlloc, op.KindCommDomainRelease:
+			return "the model lost track: the call might wait for peers until the runtime's timeout"
+		}
+		return ""
+	}
+	cm := m.comm()
+	c := o.Comm
+	h := cm.handle(c.H)
+	switch o.Kind {
+	case op.KindCommAlloc:
+		if h == nil || c.NullOut {
+			return ""
+		}
+		total := commHeader + c.Win*uint64(h.nranks)
+		if s := cm.sessions[h.path]; s >= 0 {
+			if cm.segs[s].size < total {
+				return "its session's segment is smaller than its windows: it would wait for a peer to size it"
+			}
+			if cm.segs[s].ready+1 < h.nranks {
+				return "its session has " + strconv.Itoa(int(cm.segs[s].ready)) + " rank(s) ready of " + strconv.Itoa(int(h.nranks)) + ": it would wait for the others"
+			}
+		} else if h.nranks > 1 {
+			return "it would wait for the other ranks of its session"
+		}
+	case op.KindCommBarrier:
+		if h != nil && h.seg >= 0 && cm.segs[h.seg].barrier+1 != h.nranks {
+			return "it would wait for the other ranks at the barrier"
+		}
+	case op.KindCommDestroy:
+		if h != nil && h.seg >= 0 && cm.segs[h.seg].left+1 < h.nranks {
+			return "its destroy barrier would wait for the other ranks"
+		}
+	case op.KindCommDomainAlloc:
+		if h == nil || !domainArgsOK(h, c) || h.domain(c.ID) != nil || c.IDs.Entry(int(c.Rank)) != uint32(h.rank) {
+			return ""
+		}
+		total := commHeader + c.Win*c.N
+		if s, ok := cm.domSegs[[2]int16{int16(h.path), int16(c.ID)}]; ok {
+			if cm.segs[s].size < total {
+				return "the allocation's segment is smaller than its windows: it would wait for a peer to size it"
+			}
+			if cm.segs[s].ready+1 < int32(c.N) {
+				return "it would wait for the other ranks of the subset"
+			}
+		} else if c.N > 1 {
+			return "it would wait for the other ranks of the subset"
+		}
+	case op.KindCommDomainRelease:
+		if h == nil {
+			return ""
+		}
+		if d := h.domain(c.ID); d != nil && uint64(d.nranks) == c.N && uint32(d.rank) == uint32(c.Rank) && cm.segs[d.seg].left+1 < d.nranks {
+			return "its release barrier would wait for the other ranks of the subset"
+		}
+	}
+	return ""
+}
+
+func (h *commHandle) domain(id uint8) *commDomain {
+	for i := range h.domains {
+		if h.domains[i].id == id {
+			return &h.domains[i]
+		}
+	}
+	return nil
+}
+
+func domainArgsOK(h *commHandle, c op.CommRecipe) bool {
+	return !c.IDs.Null && !c.NullOut && !c.NullBase && c.N != 0 && c.N <= abi.CommMaxRankNum && uint64(c.Rank) < c.N && c.Win != 0
+}
+
+// ---- the walks ----
+
+func (m *Model) commInit(o Op) {
+	cm, c := m.comm(), o.Comm
+	ok := c.Path >= 0 && c.Rank >= 0 && c.NRanks > 0 && c.Rank < int64(c.NRanks) && c.NRanks <= abi.CommMaxRankNum
+	m.expect(REComm, anyStatus, "")
+	switch {
+	case c.Path < 0:
+		m.value(REComm, 0, "comm_init with a NULL rootinfo_path returns NULL")
+	case c.Rank < 0 || c.NRanks <= 0 || c.Rank >= int64(c.NRanks):
+		m.value(REComm, 0, "comm_init with rank "+strconv.FormatInt(c.Rank, 10)+" of "+strconv.Itoa(int(c.NRanks))+" returns NULL")
+	case c.NRanks > abi.CommMaxRankNum:
+		m.value(REComm, 0, "comm_init with more than 64 ranks returns NULL")
+	default:
+		m.value(REComm, 1, "comm_init returns a new handle")
+	}
+	cm.h[c.H] = commHandle{live: ok, rank: int32(c.Rank), nranks: c.NRanks, path: c.Path, seg: -1}
+}
+
+// follows reports whether the model follows a call that answered st: one
+// it expected, or (in a recorded session) one of the outcomes it allowed.
+func (m *Model) commAlloc(o Op, obs *Observation) func() {
+	cm, c := m.comm(), o.Comm
+	h := cm.handle(c.H)
+	if h == nil || c.NullOut {
+		m.commRefuse("comm_alloc_windows with a NULL handle or device_ctx_out")
+		return func() { m.checkUnwritten(obs, "comm_alloc_windows") }
+	}
+	total := commHeader + c.Win*uint64(h.nranks)
+	s := cm.sessions[h.path]
+	creator := s < 0
+	if creator {
+		s = cm.newSeg(total, h.nranks, [2]int16{int16(h.path), -1})
+		cm.sessions[h.path] = s
+	}
+	if cm.elsewhere(s, int64(h.nranks)) {
+		cm.segs[s].shared = true
+	}
+	seg := &cm.segs[s]
+	done := !seg.shared && seg.size >= total && seg.ready+1 >= h.nranks
+	m.commWait(done, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once")
+	seg.ready++
+	h.seg, h.win = s, c.Win
+	return func() {
+		co := commObs(obs)
+		if !m.succeeded(obs) || co == nil {
+			return
+		}
+		if !outWritten(co.Out) {
+			m.finding(REComm, Fail, "comm_alloc_windows returned 0 and wrote no context")
+			return
+		}
+		if h.ctxAddr != 0 && co.Out != h.ctxAddr {
+			m.finding(REComm, Fail, "comm_alloc_windows returned another context than its last call: the handle's context is its own, the same on every call")
+		}
+		h.ctxAddr = co.Out
+		if in0, ok := m.commCheckCtx(co, "comm_alloc_windows", uint32(h.rank), uint32(h.nranks), c.Win, true); ok {
+			h.in0 = in0
+		}
+	}
+}
+
+// commCheckCtx judges a returned CommContext (read through the hooks):
+// rankId, rankNum, winSize, workSpace 0, windowsOut equal to windowsIn,
+// consecutive windows of win bytes when consecutive, and nothing past
+// rankNum. It returns windowsIn[0].
+func (m *Model) commCheckCtx(co *op.CommObs, what string, rank, n uint32, win uint64, consecutive bool) (uint64, bool) {
+	if co.Unreadable {
+		m.finding(REComm, Fail, what+" returned a context pointer that points at no readable memory")
+		return 0, false
+	}
+	b := co.Ctx
+	if len(b) < abi.CommContextSize {
+		return 0, false
+	}
+	bad := func(f string) {
+		m.finding(REComm, Fail, what+": the CommContext's "+f)
+	}
+	if v := le.Uint32(b[abi.CommCtxRankIDOff:]); v != rank {
+		bad("rankId is " + strconv.FormatUint(uint64(v), 10) + ", want " + strconv.FormatUint(uint64(rank), 10))
+	}
+	if v := le.Uint32(b[abi.CommCtxRankNumOff:]); v != n {
+		bad("rankNum is " + strconv.FormatUint(uint64(v), 10) + ", want " + strconv.FormatUint(uint64(n), 10))
+	}
+	if v := le.Uint64(b[abi.CommCtxWinSizeOff:]); v != win {
+		bad("winSize is " + strconv.FormatUint(v, 10) + ", want " + strconv.FormatUint(win, 10))
+	}
+	if le.Uint64(b[abi.CommCtxWorkSpaceOff:]) != 0 || le.Uint64(b[abi.CommCtxWorkSpaceSizeOff:]) != 0 {
+		bad("workSpace is set")
+	}
+	in := func(i int) uint64 { return le.Uint64(b[abi.CommCtxWindowsInOff+8*i:]) }
+	out := func(i int) uint64 { return le.Uint64(b[abi.CommCtxWindowsOutOff+8*i:]) }
+	for i := 0; i < abi.CommMaxRankNum; i++ {
+		switch {
+		case uint32(i) >= n && (in(i) != 0 || out(i) != 0):
+			bad("window " + strconv.Itoa(i) + " is set, past rankNum")
+			return in(0), false
+		case uint32(i) >= n:
+		case in(i) != out(i):
+			bad("windowsOut[" + strconv.Itoa(i) + "] is not windowsIn[" + strconv.Itoa(i) + "]")
+			return in(0), false
+		case in(i) == 0:
+			bad("windowsIn[" + strconv.Itoa(i) + "] is NULL")
+			return in(0), false
+		case consecutive && in(i) != in(0)+uint64(i)*win:
+			bad("window " + strconv.Itoa(i) + " is not win_size bytes after the one before")
+			return in(0), false
+		}
+	}
+	return in(0), true
+}
+
+func (m *Model) commQuery(o Op, obs *Observation) func() {
+	cm, c := m.comm(), o.Comm
+	h := cm.handle(c.H)
+	what := "comm_get_local_window_base"
+	if o.Kind == op.KindCommSize {
+		what = "comm_get_window_size"
+	}
+	if h == nil || c.NullOut {
+		m.commRefuse(what + " with a NULL handle or out")
+		return func() { m.checkUnwritten(obs, what) }
+	}
+	m.commExpect(one(abi.OK), "")
+	return func() {
+		co := commObs(obs)
+		if !m.succeeded(obs) || co == nil {
+			return
+		}
+		got := co.Out
+		if o.Kind == op.KindCommSize {
+			if got != h.win {
+				m.finding(REComm, Fail, what+" wrote "+strconv.FormatUint(got, 10)+", want the context's winSize "+strconv.FormatUint(h.win, 10))
+			}
+			return
+		}
+		switch {
+		case h.seg < 0 && got != 0:
+			m.finding(REComm, Fail, what+" before comm_alloc_windows wrote a nonzero base: the handle's context starts zeroed")
+		case h.seg >= 0 && h.in0 != 0 && got != h.in0+uint64(h.rank)*h.win:
+			m.finding(REComm, Fail, what+" wrote another address than the context's windowsIn[rank]")
+		case h.seg >= 0 && got == 0:
+			m.finding(REComm, Fail, what+" wrote 0 for a handle with windows")
+		}
+	}
+}
+
+func (m *Model) commDerive(o Op, obs *Observation) func() {
+	cm, c := m.comm(), o.Comm
+	h := cm.handle(c.H)
+	refused := func(note string) func() {
+		m.commRefuse(note)
+		return func() { m.checkUnwritten(obs, "comm_derive_context") }
+	}
+	switch {
+	case h == nil || c.IDs.Null || c.NullOut:
+		return refused("comm_derive_context with a NULL handle, rank_ids or device_ctx_out")
+	case h.seg < 0:
+		return refused("comm_derive_context of a handle without windows")
+	case c.N == 0 || c.N > abi.CommMaxRankNum || uint64(c.Rank) >= c.N:
+		return refused("comm_derive_context with rank_count " + strconv.FormatUint(c.N, 10) + " and domain_rank " + strconv.FormatInt(c.Rank, 10))
+	case c.Off+c.Win > h.win: // size_t arithmetic
+		return refused("comm_derive_context past the base window: offset + size > winSize")
+	}
+	for i := 0; i < int(c.N); i++ {
+		if c.IDs.Entry(i) >= uint32(h.nranks) {
+			return refused("comm_derive_context with rank_ids[" + strconv.Itoa(i) + "] >= nranks")
+		}
+	}
+	m.commExpect(one(abi.OK), "")
+	d := commDerived{seg: h.seg, base: h.win, ids: c.IDs, n: c.N, off: c.Off, win: c.Win, basein0: h.in0}
+	h.derived = append(h.derived, d)
+	at := len(h.derived) - 1
+	return func() {
+		co := commObs(obs)
+		if !m.succeeded(obs) || co == nil {
+			return
+		}
+		if !outWritten(co.Out) {
+			m.finding(REComm, Fail, "comm_derive_context returned 0 and wrote no context")
+			return
+		}
+		for _, x := range h.derived[:at] {
+			if x.addr == co.Out {
+				m.finding(REComm, Fail, "comm_derive_context returned a context an earlier derive returned: each is new")
+			}
+		}
+		if co.Out == h.ctxAddr {
+			m.finding(REComm, Fail, "comm_derive_context returned the base context")
+		}
+		h.derived[at].addr = co.Out
+		if co.Ctx == nil && !co.Unreadable {
+			return
+		}
+		if _, ok := m.commCheckCtx(co, "comm_derive_context", uint32(c.Rank), uint32(c.N), c.Win, false); !ok || h.in0 == 0 {
+			return
+		}
+		for i := 0; i < int(c.N); i++ {
+			want := h.in0 + uint64(c.IDs.Entry(i))*h.win + c.Off
+			if got := le.Uint64(co.Ctx[abi.CommCtxWindowsInOff+8*i:]); got != want {
+				m.finding(REComm, Fail, "comm_derive_context: window "+strconv.Itoa(i)+" is not the base windowsIn[rank_ids["+strconv.Itoa(i)+"]] + window_offset")
+				return
+			}
+		}
+	}
+}
+
+func (m *Model) commBarrier(o Op) {
+	cm := m.comm()
+	h := cm.handle(o.Comm.H)
+	if h == nil || h.seg < 0 {
+		m.commRefuse("comm_barrier with a NULL handle, or a handle without windows")
+		return
+	}
+	seg := &cm.segs[h.seg]
+	done := !cm.elsewhere(h.seg, int64(h.nranks)) && seg.barrier+1 == h.nranks
+	m.commWait(done, "the barrier's last arrival returns 0 at once")
+	if done {
+		seg.barrier = 0
+		seg.phase++
+	}
+}
+
+func (m *Model) commDestroy(o Op) {
+	cm := m.comm()
+	h := cm.handle(o.Comm.H)
+	if h == nil {
+		m.commRefuse("comm_destroy(NULL)")
+		return
+	}
+	for _, d := range h.domains {
+		cm.unlink(d.seg) // released locally, without the release barrier
+	}
+	done := true
+	if h.seg >= 0 {
+		seg := &cm.segs[h.seg]
+		done = !cm.elsewhere(h.seg, int64(h.nranks)) && seg.left+1 >= h.nranks
+		seg.left++
+		if done {
+			cm.unlink(h.seg)
+		}
+	}
+	m.commWait(done, "comm_destroy returns 0 once the last rank is out")
+	cm.h[o.Comm.H] = commHandle{}
+}
+
+// unlink removes segment s's name (shm_unlink): whatever segment the name
+// names now, which is another one when s's was unlinked and the name made
+// again since.
+func (cm *commModel) unlink(s int) {
+	if s < 0 {
+		return
+	}
+	name := cm.segs[s].name
+	switch {
+	case name[0] < 0:
+		cm.segs[s].linked = false
+	case name[1] < 0:
+		if cur := cm.sessions[name[0]]; cur >= 0 {
+			cm.segs[cur].linked = false
+			cm.sessions[name[0]] = -1
+		}
+	default:
+		if cur, ok := cm.domSegs[name]; ok {
+			cm.segs[cur].linked = false
+			delete(cm.domSegs, name)
+		}
+	}
+}
+
+func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
+	cm, c := m.comm(), o.Comm
+	h := cm.handle(c.H)
+	refused := func(note string) func() {
+		m.commRefuse(note)
+		return func() { m.checkUnwritten(obs, "comm_alloc_domain_windows") }
+	}
+	switch {
+	case h == nil || c.IDs.Null || c.NullOut || c.NullBase:
+		return refused("comm_alloc_domain_windows with a NULL handle, rank_ids or out pointer")
+	case c.N == 0 || c.N > abi.CommMaxRankNum || uint64(c.Rank) >= c.N:
+		return refused("comm_alloc_domain_windows with rank_count " + strconv.FormatUint(c.N, 10) + " and domain_rank " + strconv.FormatInt(c.Rank, 10))
+	case c.Win == 0:
+		return refused("comm_alloc_domain_windows with window_size 0")
+	case h.domain(c.ID) != nil:
+		return refused("comm_alloc_domain_windows of an allocation_id live on the handle")
+	case c.IDs.Entry(int(c.Rank)) != uint32(h.rank):
+		return refused("comm_alloc_domain_windows with rank_ids[domain_rank] other than the handle's rank")
+	}
+	total := commHeader + c.Win*c.N
+	key := [2]int16{int16(h.path), int16(c.ID)}
+	s, ok := cm.domSegs[key]
+	if !ok {
+		s = cm.newSeg(total, int32(c.N), key)
+		cm.domSegs[key] = s
+	}
+	if cm.elsewhere(s, int64(c.N)) {
+		cm.segs[s].shared = true
+	}
+	seg := &cm.segs[s]
+	done := !seg.shared && seg.size >= total && seg.ready+1 >= int32(c.N)
+	m.commWait(done, "comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once")
+	seg.ready++
+	// The rank's own window is zeroed before it counts itself ready.
+	lo := commHeader + uint64(c.Rank)*c.Win
+	cm.zero(s, lo, lo+c.Win)
+	return func() {
+		if !m.succeeded(obs) {
+			m.checkUnwritten(obs, "comm_alloc_domain_windows")
+			return
+		}
+		d := commDomain{id: c.ID, rank: int32(c.Rank), nranks: int32(c.N), seg: s, win: c.Win}
+		if co := commObs(obs); co != nil {
+			if !outWritten(co.Out) || !outWritten(co.Base) {
+				m.finding(REComm, Fail, "comm_alloc_domain_windows returned 0 and left an out pointer unwritten")
+			}
+			d.addr = co.Out
+			if co.Ctx != nil || co.Unreadable {
+				if in0, ok := m.commCheckCtx(co, "comm_alloc_domain_windows", uint32(c.Rank), uint32(c.N), c.Win, true); ok {
+					d.in0 = in0
+					if co.Base != in0+uint64(c.Rank)*c.Win {
+						m.finding(REComm, Fail, "comm_alloc_domain_windows: local_window_base_out is not windowsIn[domain_rank]")
+					}
+				}
+			}
+		}
+		h.domains = append(h.domains, d)
+	}
+}
+
+// zero clears the words of segment s in [lo, hi).
+func (cm *commModel) zero(s int, lo, hi uint64) {
+	for k := range cm.mem {
+		if k.seg == s && k.off+8 > lo && k.off < hi {
+			delete(cm.mem, k)
+		}
+	}
+}
+
+func (m *Model) commDomainRelease(o Op) {
+	cm, c := m.comm(), o.Comm
+	h := cm.handle(c.H)
+	if h == nil {
+		m.commRefuse("comm_release_domain_windows(NULL)")
+		return
+	}
+	d := h.domain(c.ID)
+	switch {
+	case d == nil:
+		m.commRefuse("comm_release_domain_windows of an allocation_id not live on the handle")
+		return
+	case uint64(d.nranks) != c.N || uint32(d.rank) != uint32(c.Rank):
+		m.commRefuse("comm_release_domain_windows with a rank_count or domain_rank other than the allocation's")
+		return
+	}
+	seg := &cm.segs[d.seg]
+	done := !cm.elsewhere(d.seg, int64(d.nranks)) && seg.left+1 >= d.nranks
+	seg.left++
+	if done {
+		cm.unlink(d.seg)
+	}
+	m.commWait(done, "comm_release_domain_windows returns 0 once the last rank of the subset is out")
+	for i := range h.domains {
+		if h.domains[i].id == c.ID {
+			h.domains = append(h.domains[:i], h.domains[i+1:]...)
+			break
+		}
+	}
+}
+
+func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
+	cm, c := m.comm(), o.Comm
+	refused := func(note string) func() {
+		m.commRefuse(note)
+		return func() {
+			co := commObs(obs)
+			if co == nil || obs.Call.Status == abi.OK {
+				return
+			}
+			if outWritten(co.Base) {
+				m.finding(REComm, Fail, "comm_global_domain_prepare failed and wrote local_window_base_out")
+			}
+			for _, b := range co.Desc {
+				if b != op.CommUnwrittenByte {
+					m.finding(REComm, Fail, "comm_global_domain_prepare failed and wrote the descriptor")
+					break
+				}
+			}
+		}
+	}
+	switch {
+	case c.ID == 0:
+		return refused("comm_global_domain_prepare of domain_id 0")
+	case c.N == 0 || c.N > abi.CommMaxRankNum || uint64(c.Rank) >= c.N:
+		return refused("comm_global_domain_prepare with rank_count " + strconv.FormatUint(c.N, 10) + " and domain_rank " + strconv.FormatInt(c.Rank, 10))
+	case c.Win == 0:
+		return refused("comm_global_domain_prepare with window_size 0")
+	case c.GPProfile() != abi.CommProfileSimShm:
+		return refused("comm_global_domain_prepare with profile " + strconv.FormatUint(uint64(c.GPProfile()), 10) + ", not SIM_SHM (1)")
+	case c.NullOut || c.NullBase:
+		return refused("comm_global_domain_prepare with a NULL descriptor_out or local_window_base_out")
+	case cm.globals[c.ID] != nil:
+		return refused("comm_global_domain_prepare of a domain_id prepared and not released")
+	}
+	m.commExpect(one(abi.OK), "")
+	s := cm.newSeg(c.Win, int32(c.N), [2]int16{-1, -1})
+	g := &commGlobal{rank: uint32(c.Rank), nranks: uint32(c.N), win: c.Win, seg: s}
+	cm.globals[c.ID] = g
+	cm.descs[c.ID] = commDesc{rank: uint32(c.Rank), nranks: uint32(c.N), win: c.Win, seg: s, hs: 26, nameLen: 26}
+	return func() {
+		co := commObs(obs)
+		if !m.succeeded(obs) || co == nil {
+			return
+		}
+		if len(co.Desc) >= abi.CommDescSize {
+			d := cm.descs[c.ID]
+			d.hs = le.Uint32(co.Desc[abi.CommDescHandleSizeOff:])
+			d.nameLen = 0
+			for _, b := range co.Desc[abi.CommDescHandleOff:abi.CommDescSize] {
+				if b == 0 {
+					break
+				}
+				d.nameLen++
+			}
+			cm.descs[c.ID] = d
+		}
+		g.base = co.Base
+		if !outWritten(co.Base) || co.Base == 0 {
+			m.finding(REComm, Fail, "comm_global_domain_prepare returned 0 and wrote no local window")
+		}
+		if why := descDefect(co.Desc, uint32(c.Rank), uint32(c.N), c.Win); why != "" {
+			m.finding(REComm, Fail, "comm_global_domain_prepare's descriptor: "+why)
+		}
+	}
+}
+
+// descDefect says what is wrong with a descriptor gprep wrote ("" when
+// nothing): every byte is written, and its fields are E-COMM's.
+func descDefect(d []byte, rank, n uint32, win uint64) string {
+	if len(d) < abi.CommDescSize {
+		return ""
+	}
+	u32 := func(off int) uint32 { return le.Uint32(d[off:]) }
+	switch {
+	case u32(abi.CommDescVersionOff) != abi.CommGlobalDomainVersion:
+		return "version " + strconv.FormatUint(uint64(u32(abi.CommDescVersionOff)), 10) + ", want 2"
+	case u32(abi.CommDescProfileOff) != abi.CommProfileSimShm:
+		return "profile " + strconv.FormatUint(uint64(u32(abi.CommDescProfileOff)), 10) + ", want 1"
+	case u32(abi.CommDescDomainRankOff) != rank:
+		return "domain_rank " + strconv.FormatUint(uint64(u32(abi.CommDescDomainRankOff)), 10) + ", want " + strconv.FormatUint(uint64(rank), 10)
+	case u32(abi.CommDescRankCountOff) != n:
+		return "rank_count " + strconv.FormatUint(uint64(u32(abi.CommDescRankCountOff)), 10) + ", want " + strconv.FormatUint(uint64(n), 10)
+	case le.Uint64(d[abi.CommDescMappingSizeOff:]) != win:
+		return "mapping_size " + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) + ", want the window size " + strconv.FormatUint(win, 10)
+	case u32(abi.CommDescReservedOff) != 0:
+		return "reserved is not 0"
+	}
+	hs := u32(abi.CommDescHandleSizeOff)
+	if hs == 0 || hs > abi.CommDescHandleBytes {
+		return "handle_size " + strconv.FormatUint(uint64(hs), 10) + ", want 1..256"
+	}
+	for i, b := range d[abi.CommDescHandleOff : abi.CommDescHandleOff+abi.CommDescHandleBytes] {
+		switch {
+		case uint32(i) < hs && b == 0:
+			return "the handle has a NUL inside its handle_size bytes"
+		case uint32(i) >= hs && b != 0:
+			return "the handle is not zero after its handle_size bytes"
+		}
+	}
+	return ""
+}
+
+func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
+	cm, c := m.comm(), o.Comm
+	g := cm.globals[c.ID]
+	refused := func(note string) func() {
+		m.commRefuse(note)
+		return func() { m.checkUnwritten(obs, "comm_global_domain_import") }
+	}
+	switch {
+	case g == nil || c.Descs.Null || c.NullOut:
+		return refused("comm_global_domain_import of a domain not prepared, or with NULL descriptors or device_ctx_out")
+	case c.DescCount() != uint64(g.nranks):
+		return refused("comm_global_domain_import with descriptor_count other than the domain's rank_count")
+	case g.imported:
+		return refused("comm_global_domain_import of a domain imported already")
+	}
+	// The descriptors the runner passes: descriptor_count of them, those
+	// past the recipe's all zero, as is the descriptor of a domain no
+	// prepare wrote.
+	type desc struct {
+		ver, prof, rank, n, hs uint32
+		size                   uint64
+		seg                    int // the window its name names (-1: none)
+	}
+	descAt := func(i int) desc {
+		if c.Descs.Raw != 0 {
+			// Recorded fields: the window a peer's handle names is another
+			// process's, which may or may not open (seg -2).
+			b := c.Descs.RawBytes()
+			if 32*i+32 > len(b) {
+				return desc{seg: -1}
+			}
+			d := b[32*i:]
+			return desc{ver: le.Uint32(d[abi.CommDescVersionOff:]), prof: le.Uint32(d[abi.CommDescProfileOff:]),
+				rank: le.Uint32(d[abi.CommDescDomainRankOff:]), n: le.Uint32(d[abi.CommDescRankCountOff:]),
+				size: le.Uint64(d[abi.CommDescMappingSizeOff:]), hs: le.Uint32(d[abi.CommDescHandleSizeOff:]), seg: -2}
+		}
+		if i >= int(c.Descs.N) {
+			return desc{seg: -1}
+		}
+		r := c.Descs.D[i]
+		src, ok := cm.descs[r.Src]
+		if !ok {
+			return desc{seg: -1}
+		}
+		d := desc{ver: abi.CommGlobalDomainVersion, prof: abi.CommProfileSimShm, rank: src.rank, n: src.nranks, size: src.win, hs: src.hs, seg: src.seg}
+		switch r.Field {
+		case op.DescVersion:
+			d.ver = uint32(r.Val)
+		case op.DescProfile:
+			d.prof = uint32(r.Val)
+		case op.DescRank:
+			d.rank = uint32(r.Val)
+		case op.DescCount:
+			d.n = uint32(r.Val)
+		case op.DescSize:
+			d.size = r.Val
+		case op.DescHandle:
+			d.hs = uint32(r.Val)
+			if d.hs < src.nameLen { // the name cut short names no window
+				d.seg = -1
+			}
+		case op.DescBadName:
+			d.seg = -1
+		}
+		return d
+	}
+	seen := make([]bool, g.nranks)
+	for i := 0; i < int(c.DescCount()); i++ {
+		d := descAt(i)
+		switch {
+		case d.ver != abi.CommGlobalDomainVersion || d.prof != abi.CommProfileSimShm:
+			return refused("descriptor " + strconv.Itoa(i) + "'s version or profile")
+		case d.n != g.nranks || d.rank >= g.nranks:
+			return refused("descriptor " + strconv.Itoa(i) + "'s rank_count or domain_rank")
+		case d.size != g.win:
+			return refused("descriptor " + strconv.Itoa(i) + "'s mapping_size")
+		case d.hs == 0 || d.hs > abi.CommDescHandleBytes:
+			return refused("descriptor " + strconv.Itoa(i) + "'s handle_size")
+		case seen[d.rank]:
+			return refused("descriptor " + strconv.Itoa(i) + " names a rank an earlier one named")
+		}
+		seen[d.rank] = true
+	}
+	peers := make([]int, g.nranks)
+	elsewhere := false
+	for i := 0; i < int(c.DescCount()); i++ {
+		d := descAt(i)
+		peers[d.rank] = d.seg
+		switch {
+		case d.rank == g.rank:
+			peers[d.rank] = g.seg
+		case d.seg == -2:
+			elsewhere = true
+		case d.seg < 0 || !cm.segs[d.seg].linked:
+			return refused("comm_global_domain_import: rank " + strconv.FormatUint(uint64(d.rank), 10) + "'s window cannot be opened")
+		}
+	}
+	if elsewhere {
+		// A recorded import: whether the peers' windows opened is the
+		// other processes' to say.
+		m.commExpect(two(abi.OK, commFail), "the peers' windows are other processes': 0 when they opened, -1 when not")
+		if !m.succeeded(obs) {
+			return nil
+		}
+	} else {
+		m.commExpect(one(abi.OK), "")
+	}
+	g.imported, g.peers = true, peers
+	return func() {
+		co := commObs(obs)
+		if !m.succeeded(obs) || co == nil {
+			return
+		}
+		if !outWritten(co.Out) {
+			m.finding(REComm, Fail, "comm_global_domain_import returned 0 and wrote no context")
+			return
+		}
+		g.addr = co.Out
+		if co.Ctx == nil && !co.Unreadable {
+			return
+		}
+		if _, ok := m.commCheckCtx(co, "comm_global_domain_import", g.rank, g.nranks, g.win, false); ok && g.base != 0 {
+			if got := le.Uint64(co.Ctx[abi.CommCtxWindowsInOff+8*int(g.rank):]); got != g.base {
+				m.finding(REComm, Fail, "comm_global_domain_import: the domain's own window is not the local window gprep returned")
+			}
+		}
+	}
+}
+
+func (m *Model) commGlobalRelease(o Op) {
+	cm := m.comm()
+	m.commExpect(one(abi.OK), "comm_global_domain_release returns 0 for every domain_id")
+	if g := cm.globals[o.Comm.ID]; g != nil {
+		cm.unlink(g.seg)
+		delete(cm.globals, o.Comm.ID)
+	}
+}
+
+// commLoc resolves a cmem reference to the segment and offset of its word,
+// or says why no word is there.
+func (m *Model) commLoc(c op.CommRecipe) (memKey, string) {
+	cm := m.comm()
+	const bad = "the reference names no window of a live context"
+	var seg int
+	var base, win, n uint64
+	switch c.Ref {
+	case op.RefBase, op.RefDerived, op.RefDomain:
+		h := cm.handle(c.H)
+		if h == nil {
+			return memKey{}, bad
+		}
+		switch c.Ref {
+		case op.RefBase:
+			if h.seg < 0 {
+				return memKey{}, bad
+			}
+			seg, win, n = h.seg, h.win, uint64(h.nranks)
+			base = commHeader + uint64(c.Idx)*h.win
+		case op.RefDerived:
+			if int(c.K) >= len(h.derived) {
+				return memKey{}, bad
+			}
+			d := h.derived[c.K]
+			seg, win, n = d.seg, d.win, d.n
+			base = commHeader + uint64(d.ids.Entry(int(c.Idx)))*d.base + d.off
+		case op.RefDomain:
+			d := h.domain(c.K)
+			if d == nil {
+				return memKey{}, bad
+			}
+			seg, win, n = d.seg, d.win, uint64(d.nranks)
+			base = commHeader + uint64(c.Idx)*d.win
+		}
+	case op.RefGlobal, op.RefLocal:
+		g := cm.globals[c.ID]
+		if g == nil || (c.Ref == op.RefGlobal && !g.imported) {
+			return memKey{}, bad
+		}
+		win, n, seg = g.win, uint64(g.nranks), g.seg
+		if c.Ref == op.RefLocal {
+			n = 1
+		} else {
+			seg = g.peers[min(int(c.Idx), len(g.peers)-1)]
+		}
+	}
+	if uint64(c.Idx) >= n || c.Off+8 > win || c.Off+8 < c.Off {
+		return memKey{}, "the word lies outside the window"
+	}
+	if (base+c.Off)%8 != 0 {
+		return memKey{}, "the word is not 8-byte aligned in its segment"
+	}
+	return memKey{seg, base + c.Off}, ""
+}
+
+// CommMemReady says why a cmem op cannot be made ("" when it can): its
+// word must lie in a window the model knows.
+func (m *Model) CommMemReady(o Op) string {
+	if m.lost {
+		return "the model lost track"
+	}
+	_, why := m.commLoc(o.Comm)
+	return why
+}
+
+func (m *Model) commMem(o Op, obs *Observation) func() {
+	cm := m.comm()
+	m.expect(REComm, anyStatus, "")
+	k, why := m.commLoc(o.Comm)
+	if why != "" {
+		m.e.Unchecked = true
+		return nil
+	}
+	if o.Comm.Put {
+		cm.mem[k] = o.Comm.Val
+		return nil
+	}
+	want := cm.mem[k]
+	return func() {
+		if co := commObs(obs); co != nil && co.Word != want {
+			m.finding(REComm, Fail, "the window reads "+strconv.FormatUint(co.Word, 10)+", want "+strconv.FormatUint(want, 10)+
+				" (the last word written there through any context that maps it, else 0: a new segment is zeroed)")
+		}
+	}
+}
+
+// CommHandleLive reports whether slot h holds a handle the runner may call.
+func (m *Model) CommHandleLive(h int8) bool { return m.cm != nil && m.cm.handle(h) != nil }
+
+// CommDestroyWaits reports whether comm_destroy of slot h's handle would
+// wait for peers (the runner leaves such a handle at its cleanup).
+func (m *Model) CommDestroyWaits(h int8) bool {
+	return m.CommWaits(Op{Kind: op.KindCommDestroy, Comm: op.CommRecipe{H: h}}) != ""
+}
+
+// CommRanks is slot h's handle's nranks (0 when none).
+func (m *Model) CommRanks(h int8) int32 {
+	if m.cm == nil || h < 0 || int(h) >= len(m.cm.h) {
+		return 0
+	}
+	return m.cm.h[h].nranks
+}
+
+// reset is what simabi_reset leaves (docs/contract.md F-1, semantics §14):
+// every global domain released, and every handle freed as comm_destroy
+// frees it, without waiting for its peers.
+func (cm *commModel) reset() {
+	cm.unknown = false
+	for i := range cm.h {
+		h := &cm.h[i]
+		if !h.live {
+			continue
+		}
+		for _, d := range h.domains {
+			cm.unlink(d.seg)
+		}
+		if h.seg >= 0 {
+			seg := &cm.segs[h.seg]
+			seg.left++
+			if seg.left >= h.nranks {
+				cm.unlink(h.seg)
+			}
+		}
+		cm.h[i] = commHandle{}
+	}
+	for id, g := range cm.globals {
+		cm.unlink(g.seg)
+		delete(cm.globals, id)
+	}
+}
+
+// CommHandleView is what the model knows of a handle slot, for the
+// generator.
+type CommHandleView struct {
+	Live         bool
+	Rank, NRanks int32
+	Windows      bool   // comm_alloc_windows mapped its windows
+	Win          uint64 // its context's winSize
+	Derived      int    // its derived contexts
+	Domains      []uint8
+}
+
+// CommHandleOf is slot h's handle as the model knows it.
+func (m *Model) CommHandleOf(h int8) CommHandleView {
+	if m.cm == nil || h < 0 || int(h) >= len(m.cm.h) {
+		return CommHandleView{}
+	}
+	x := &m.cm.h[h]
+	v := CommHandleView{Live: x.live, Rank: x.rank, NRanks: x.nranks, Windows: x.seg >= 0, Win: x.win, Derived: len(x.derived)}
+	for _, d := range x.domains {
+		v.Domains = append(v.Domains, d.id)
+	}
+	return v
+}
+
+// CommDomainView is what the model knows of a global domain, for the
+// generator.
+type CommDomainView struct {
+	Prepared, Imported bool
+	Described          bool // a gprep of it succeeded: its descriptor is the runner's
+	Rank, N            uint32
+	Win                uint64
+}
+
+// CommDomainOf is global domain d as the model knows it.
+func (m *Model) CommDomainOf(d uint8) CommDomainView {
+	if m.cm == nil {
+		return CommDomainView{}
+	}
+	var v CommDomainView
+	if g := m.cm.globals[d]; g != nil {
+		v.Prepared, v.Imported, v.Rank, v.N, v.Win = true, g.imported, g.rank, g.nranks, g.win
+	}
+	if desc, ok := m.cm.descs[d]; ok {
+		v.Described = true
+		if !v.Prepared {
+			v.Rank, v.N, v.Win = desc.rank, desc.nranks, desc.win
+		}
+	}
+	return v
+}

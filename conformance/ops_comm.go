@@ -1,0 +1,711 @@
+package conformance
+
+import (
+	"encoding/binary"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/internal/safemem"
+)
+
+// The comm family (E-COMM) on the runner. A sequence's rootinfo paths and
+// ids are its own: the children of one abicheck share a parent, which
+// names a session with the path, and a runtime instance keeps its global
+// domains for the process, so every run maps p0..p7, a=N and d=N to values
+// no other run of any process uses (d=0 stays domain_id 0). A CommContext
+// is read only through the simulation hooks (CapPeek): on silicon it is
+// device memory. A call the model says would wait for peers that never
+// come is not made (it would end only at the runtime's timeout).
+
+// commRunSerial numbers the runs of this process.
+var commRunSerial atomic.Uint64
+
+// commRun is the runner's side of the comm family in one run.
+type commRun struct {
+	serial  uint64
+	handles [op.MaxCommHandles]abi.CommHandle
+	nranks  [op.MaxCommHandles]int32
+	windows [op.MaxCommHandles]bool // a comm_alloc_windows was called on the handle
+	ctxs    [op.MaxCommHandles]commCtxs
+	paths   [op.MaxCommPaths][]byte
+	// Per domain (d=N): the descriptor its last successful gprep wrote,
+	// its local window and its imported context.
+	descs    map[uint8][]byte
+	local    map[uint8]uint64
+	imported map[uint8]uint64
+	ids      []uint32 // rank_ids, 256 entries
+}
+
+// commCtxs are the contexts a handle's calls returned.
+type commCtxs struct {
+	base    uint64
+	derived []uint64
+	domains map[uint8]uint64
+}
+
+// reset starts a run: new paths and ids, nothing held.
+func (c *commRun) reset() {
+	*c = commRun{serial: commRunSerial.Add(1), ids: c.ids, descs: map[uint8][]byte{}, local: map[uint8]uint64{}, imported: map[uint8]uint64{}}
+	if c.ids == nil {
+		c.ids = make([]uint32, 256)
+	}
+}
+
+// path is rootinfo path p's C string in this run (a name no other run of
+// any process uses: the simulated backend only hashes it).
+func (c *commRun) path(p int8) unsafe.Pointer {
+	if p < 0 {
+		return nil
+	}
+	if c.paths[p] == nil {
+		c.paths[p] = []byte("/simabi/comm/" + strconv.Itoa(os.Getpid()) + "/" + strconv.FormatUint(c.serial, 10) + "/p" + strconv.Itoa(int(p)) + "\x00")
+	}
+	return unsafe.Pointer(&c.paths[p][0])
+}
+
+// id is allocation id or domain n of the op text in this run; domain 0
+// stays 0 (E-COMM's refusal).
+func (c *commRun) id(n uint8, domain bool) uint64 {
+	if domain && n == 0 {
+		return 0
+	}
+	return uint64(os.Getpid())<<32 | (c.serial&0xFFFFFF)<<8 | uint64(n)
+}
+
+// rankIDs is the recipe's array (nil for NULL).
+func (c *commRun) rankIDs(r op.IDsRecipe) unsafe.Pointer {
+	if r.Null {
+		return nil
+	}
+	for i := range c.ids {
+		c.ids[i] = r.Entry(i)
+	}
+	return unsafe.Pointer(&c.ids[0])
+}
+
+// commAbsentName is what name=bad puts in a descriptor's handle: a name
+// no window has.
+const commAbsentName = "/simabi_absent_window"
+
+// descriptors is gimport's array: descriptor_count entries (at most 64,
+// past which a runtime must refuse the count before it reads), those the
+// recipe names from the domains' last prepares, changed as it says.
+func (c *commRun) descriptors(r op.DescsRecipe, count uint64) unsafe.Pointer {
+	if r.Null {
+		return nil
+	}
+	n := min(max(count, uint64(r.N), 1), abi.CommMaxRankNum)
+	b := abi.AlignedBytes(int(n)*abi.CommDescSize, abi.CommDescAlign)
+	for i := 0; i < int(r.N) && i < int(n); i++ {
+		d := b[i*abi.CommDescSize : (i+1)*abi.CommDescSize]
+		copy(d, c.descs[r.D[i].Src])
+		v := r.D[i].Val
+		le := binary.LittleEndian
+		switch r.D[i].Field {
+		case op.DescVersion:
+			le.PutUint32(d[abi.CommDescVersionOff:], uint32(v))
+		case op.DescProfile:
+			le.PutUint32(d[abi.CommDescProfileOff:], uint32(v))
+		case op.DescRank:
+			le.PutUint32(d[abi.CommDescDomainRankOff:], uint32(v))
+		case op.DescCount:
+			le.PutUint32(d[abi.CommDescRankCountOff:], uint32(v))
+		case op.DescSize:
+			le.PutUint64(d[abi.CommDescMappingSizeOff:], v)
+		case op.DescHandle:
+			le.PutUint32(d[abi.CommDescHandleSizeOff:], uint32(v))
+		case op.DescBadName:
+			clear(d[abi.CommDescHandleOff:])
+			copy(d[abi.CommDescHandleOff:], commAbsentName)
+			le.PutUint32(d[abi.CommDescHandleSizeOff:], uint32(len(commAbsentName)))
+		}
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+// peekCtx reads the CommContext at addr into o (the simulation hooks only:
+// elsewhere it is device memory).
+func (r *Runner) peekCtx(addr uint64, o *op.CommObs) {
+	if !r.caps.Has(CapPeek) {
+		return
+	}
+	b := make([]byte, abi.CommContextSize)
+	if safemem.Read(uintptr(addr), b) != nil {
+		o.Unreadable = true
+		return
+	}
+	o.Ctx = b
+}
+
+func outPtr(v *uint64, null bool) *uint64 {
+	if null {
+		return nil
+	}
+	*v = op.CommUnwritten
+	return v
+}
+
+// commHandle is the op's handle (NULL for null).
+func (r *Runner) commHandle(o op.Op) abi.CommHandle {
+	if o.Comm.H < 0 {
+		return 0
+	}
+	return r.comm.handles[o.Comm.H]
+}
+
+// commReady says why a comm op is not made ("" when it is).
+func commReady(r *Runner, o op.Op) string {
+	if o.Kind == op.KindCommInit && r.comm.handles[o.Comm.H] != 0 {
+		return handleTextOf(o.Comm.H) + " holds a live handle"
+	}
+	if o.Kind == op.KindCommMem {
+		return r.m.CommMemReady(o)
+	}
+	if why := r.m.CommWaits(o); why != "" {
+		return "not run: " + why + " (the runtime's timeout)"
+	}
+	return ""
+}
+
+func handleTextOf(h int8) string { return "h" + strconv.Itoa(int(h)) }
+
+// commResult renders an int comm entry's answer: the comm backend's -1 is
+// no code of the status table.
+func commResult(e *Entry) string {
+	if st := e.Obs.Call.Status; st == -1 {
+		return "-1"
+	}
+	return op.StatusName(e.Obs.Call.Status)
+}
+
+// commClass is what every int comm entry shares.
+func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status) opClass {
+	return opClass{
+		memProbe: memNone,
+		needs:    commNeeds,
+		rule:     fixedRule(model.REComm),
+		ready:    commReady,
+		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
+			cobs := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
+			obs.Comm = cobs
+			obs.Call.Status = call(r, o, cobs)
+		},
+		result: commResult,
+	}
+}
+
+func commNeeds(op.Op) (Caps, model.Rule, string) {
+	return CapComm, model.REComm, "E-COMM describes the simulated comm backend; a build on silicon links HCCL's (no simulation hooks and an ACL given)"
+}
+
+func init() {
+	defineOp(op.KindCommInit, opClass{
+		memProbe: memNone,
+		needs:    commNeeds,
+		rule:     fixedRule(model.REComm),
+		ready:    commReady,
+		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
+			c := o.Comm
+			h := r.rt.CommInit(int32(c.Rank), c.NRanks, r.stream(c.Stream), r.comm.path(c.Path))
+			r.comm.handles[c.H], r.comm.nranks[c.H] = h, c.NRanks
+			r.comm.ctxs[c.H] = commCtxs{}
+			if h != 0 {
+				obs.Call.Value = 1
+			}
+		},
+		result: func(e *Entry) string {
+			if e.Obs.Call.Value != 0 {
+				return "handle"
+			}
+			return "null"
+		},
+		gen: genCommOps,
+	})
+	defineOp(op.KindCommAlloc, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+		st := r.rt.CommAllocWindows(r.commHandle(o), uintptr(o.Comm.Win), outPtr(&co.Out, o.Comm.NullOut))
+		if o.Comm.H >= 0 {
+			// Whatever it returned: a runtime may have mapped them.
+			r.comm.windows[o.Comm.H] = true
+		}
+		if st == abi.OK && o.Comm.H >= 0 {
+			r.comm.ctxs[o.Comm.H].base = co.Out
+			r.peekCtx(co.Out, co)
+		}
+		return st
+	}))
+	base := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+		return r.rt.CommGetLocalWindowBase(r.commHandle(o), outPtr(&co.Out, o.Comm.NullOut))
+	})
+	base.result = func(e *Entry) string {
+		if co := e.Obs.Comm; e.Obs.Call.Status == abi.OK && co != nil {
+			if co.Out == 0 {
+				return "OK base=0"
+			}
+			return "OK base=window"
+		}
+		return commResult(e)
+	}
+	defineOp(op.KindCommBase, base)
+	size := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+		var v uintptr
+		var p *uintptr
+		if !o.Comm.NullOut {
+			v, p = uintptr(op.CommUnwritten), &v
+		}
+		st := r.rt.CommGetWindowSize(r.commHandle(o), p)
+		co.Out = uint64(v)
+		if p == nil {
+			co.Out = op.CommUnwritten
+		}
+		return st
+	})
+	size.result = func(e *Entry) string {
+		if co := e.Obs.Comm; e.Obs.Call.Status == abi.OK && co != nil {
+			return "OK size=" + strconv.FormatUint(co.Out, 10)
+		}
+		return commResult(e)
+	}
+	defineOp(op.KindCommSize, size)
+	defineOp(op.KindCommDerive, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+		c := o.Comm
+		st := r.rt.CommDeriveContext(r.commHandle(o), r.comm.rankIDs(c.IDs), uintptr(c.N), uint32(c.Rank), uintptr(c.Off), uintptr(c.Win), outPtr(&co.Out, c.NullOut))
+		if st == abi.OK && c.H >= 0 {
+			r.comm.ctxs[c.H].derived = append(r.comm.ctxs[c.H].derived, co.Out)
+			r.peekCtx(co.Out, co)
+		}
+		return st
+	}))
+	defineOp(op.KindCommBarrier, commClass(func(r *Runner, o op.Op, _ *op.CommObs) abi.Status {
+		return r.rt.CommBarrier(r.commHandle(o))
+	}))
+	defineOp(op.KindCommDestroy, commClass(func(r *Runner, o op.Op, _ *op.CommObs) abi.Status {
+		st := r.rt.CommDestroy(r.commHandle(o))
+		if o.Comm.H >= 0 {
+			// The handle is invalid after the call, whatever it returned.
+			r.comm.handles[o.Comm.H], r.comm.ctxs[o.Comm.H] = 0, commCtxs{}
+		}
+		return st
+	}))
+	defineOp(op.KindCommDomainAlloc, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+		c := o.Comm
+		st := r.rt.CommAllocDomainWindows(r.commHandle(o), r.comm.id(c.ID, false), r.comm.rankIDs(c.IDs), uintptr(c.N), uint32(c.Rank),
+			uintptr(c.Win), outPtr(&co.Out, c.NullOut), outPtr(&co.Base, c.NullBase))
+		if st == abi.OK && c.H >= 0 {
+			x := &r.comm.ctxs[c.H]
+			if x.domains == nil {
+				x.domains = map[uint8]uint64{}
+			}
+			x.domains[c.ID] = co.Out
+			r.peekCtx(co.Out, co)
+		}
+		return st
+	}))
+	defineOp(op.KindCommDomainRelease, commClass(func(r *Runner, o op.Op, _ *op.CommObs) abi.Status {
+		c := o.Comm
+		st := r.rt.CommReleaseDomainWindows(r.commHandle(o), r.comm.id(c.ID, false), uintptr(c.N), uint32(c.Rank))
+		if st == abi.OK && c.H >= 0 {
+			delete(r.comm.ctxs[c.H].domains, c.ID)
+		}
+		return st
+	}))
+	prepare := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+		c := o.Comm
+		var d unsafe.Pointer
+		if !c.NullOut {
+			co.Desc = abi.AlignedBytes(abi.CommDescSize, abi.CommDescAlign)
+			for i := range co.Desc {
+				co.Desc[i] = op.CommUnwrittenByte
+			}
+			d = unsafe.Pointer(&co.Desc[0])
+		}
+		st := r.rt.CommGlobalDomainPrepare(r.comm.id(c.ID, true), uint32(c.Rank), uint32(c.N), uintptr(c.Win), c.GPProfile(), d, outPtr(&co.Base, c.NullBase))
+		if st == abi.OK {
+			r.comm.descs[c.ID] = append([]byte(nil), co.Desc...)
+			r.comm.local[c.ID] = co.Base
+		}
+		return st
+	})
+	prepare.result = func(e *Entry) string {
+		co := e.Obs.Comm
+		if e.Obs.Call.Status != abi.OK || co == nil || len(co.Desc) < abi.CommDescSize {
+			return commResult(e)
+		}
+		d, le := co.Desc, binary.LittleEndian
+		u := func(off int) string { return strconv.FormatUint(uint64(le.Uint32(d[off:])), 10) }
+		return "OK v=" + u(abi.CommDescVersionOff) + " p=" + u(abi.CommDescProfileOff) + " rank=" + u(abi.CommDescDomainRankOff) +
+			" n=" + u(abi.CommDescRankCountOff) + " size=" + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) +
+			" hs=" + u(abi.CommDescHandleSizeOff)
+	}
+	defineOp(op.KindCommGlobalPrepare, prepare)
+	defineOp(op.KindCommGlobalImport, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+		c := o.Comm
+		st := r.rt.CommGlobalDomainImport(r.comm.id(c.ID, true), r.comm.descriptors(c.Descs, c.DescCount()), uintptr(c.DescCount()), outPtr(&co.Out, c.NullOut))
+		if st == abi.OK {
+			r.comm.imported[c.ID] = co.Out
+			r.peekCtx(co.Out, co)
+		}
+		return st
+	}))
+	defineOp(op.KindCommGlobalRelease, commClass(func(r *Runner, o op.Op, _ *op.CommObs) abi.Status {
+		st := r.rt.CommGlobalDomainRelease(r.comm.id(o.Comm.ID, true))
+		delete(r.comm.local, o.Comm.ID)
+		delete(r.comm.imported, o.Comm.ID)
+		return st
+	}))
+	defineOp(op.KindCommMem, opClass{
+		memProbe: memNone,
+		needs: func(op.Op) (Caps, model.Rule, string) {
+			return CapComm | CapPeek, model.REComm, "a comm window is read through the simulation hooks only (on silicon it is device memory)"
+		},
+		rule:  fixedRule(model.REComm),
+		ready: commReady,
+		call:  (*Runner).commMem,
+		result: func(e *Entry) string {
+			switch co := e.Obs.Comm; {
+			case e.Op.Comm.Put:
+				return "done"
+			case co == nil || co.Unreadable:
+				return "unreadable"
+			default:
+				return strconv.FormatUint(co.Word, 10)
+			}
+		},
+	})
+}
+
+// commMem reads or writes a word of a window through the context the
+// reference names (its windowsIn[idx], read from the context), or of a
+// global domain's local window.
+func (r *Runner) commMem(o op.Op, _ abi.Ctx, obs *op.Observation) {
+	c := o.Comm
+	co := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
+	obs.Comm = co
+	var ctx uint64
+	switch c.Ref {
+	case op.RefBase:
+		ctx = r.comm.ctxs[c.H].base
+	case op.RefDerived:
+		if d := r.comm.ctxs[c.H].derived; int(c.K) < len(d) {
+			ctx = d[c.K]
+		}
+	case op.RefDomain:
+		ctx = r.comm.ctxs[c.H].domains[c.K]
+	case op.RefGlobal:
+		ctx = r.comm.imported[c.ID]
+	}
+	win := r.comm.local[c.ID]
+	if c.Ref != op.RefLocal {
+		var w [8]byte
+		if ctx == 0 || safemem.Read(uintptr(ctx)+abi.CommCtxWindowsInOff+8*uintptr(c.Idx), w[:]) != nil {
+			co.Unreadable = true
+			return
+		}
+		win = binary.LittleEndian.Uint64(w[:])
+	}
+	addr := uintptr(win + c.Off)
+	var w [8]byte
+	if c.Put {
+		binary.LittleEndian.PutUint64(w[:], c.Val)
+		co.Unreadable = safemem.Write(addr, w[:]) != nil
+		return
+	}
+	co.Unreadable = safemem.Read(addr, w[:]) != nil
+	co.Word = binary.LittleEndian.Uint64(w[:])
+}
+
+// commCleanup releases what a run left of the comm family: every handle
+// whose destroy returns at once (one the model says would wait for peers
+// is left, as a rank that dies leaves it; after the model lost track only
+// those of single-rank sessions and those no comm_alloc_windows was called
+// on, which never wait), then every global domain a gprep of the run
+// prepared (a release never waits). What a runtime that broke the contract
+// still holds goes with the instance's reset or unload.
+func (r *Runner) commCleanup() {
+	lost, _ := r.m.Lost()
+	for h, v := range r.comm.handles {
+		if v == 0 {
+			continue
+		}
+		if (!lost && !r.m.CommDestroyWaits(int8(h))) || (lost && (r.comm.nranks[h] == 1 || !r.comm.windows[h])) {
+			r.rt.CommDestroy(v)
+		}
+		r.comm.handles[h] = 0
+	}
+	for id := range r.comm.descs {
+		r.rt.CommGlobalDomainRelease(r.comm.id(id, true))
+	}
+}
+
+// ---- the generator (GenOptions.Comm) ----
+
+// genCommOps offers the comm family's candidates: mostly single-rank
+// sessions (a handle of several ranks never gets windows here), each entry
+// with its refusals now and then, never a call that would wait for peers.
+func genCommOps(g *Generator, s *genState) {
+	if !g.o.Comm {
+		return
+	}
+	s.commLive, s.commFree = s.commLive[:0], s.commFree[:0]
+	for h := int8(0); h < op.MaxCommHandles; h++ {
+		if g.m.CommHandleLive(h) {
+			s.commLive = append(s.commLive, h)
+		} else {
+			s.commFree = append(s.commFree, h)
+		}
+	}
+	if len(s.commFree) > 0 {
+		w := 20
+		if len(s.commLive) == 0 {
+			w = 200
+		}
+		g.add(w, (*Generator).genCommInit)
+	}
+	if len(s.commLive) > 0 {
+		g.add(25, (*Generator).genCommAlloc)
+		g.add(10, (*Generator).genCommQuery)
+		g.add(20, (*Generator).genCommDerive)
+		g.add(8, (*Generator).genCommBarrier)
+		g.add(6, (*Generator).genCommDestroy)
+		g.add(20, (*Generator).genCommDomainAlloc)
+		g.add(10, (*Generator).genCommDomainRelease)
+		if g.o.Caps.Has(CapPeek) {
+			g.add(25, (*Generator).genCommMem)
+		}
+	}
+	g.add(3, (*Generator).genCommNull)
+	g.add(15, (*Generator).genCommPrepare)
+	g.add(12, (*Generator).genCommImport)
+	g.add(6, (*Generator).genCommRelease)
+}
+
+var (
+	genCommWins    = []uint64{0, 8, 64, 256, 4096}
+	genCommOffs    = []uint64{0, 8, 32, 64, 1 << 63}
+	genCommCounts  = []uint64{1, 1, 1, 2, 64, 65, 0, 1<<32 + 1}
+	genCommDomains = []uint8{1, 2, 3, 4, 0}
+)
+
+func pickU64(ch Chooser, label string, xs []uint64) uint64 { return xs[ch.IntN(len(xs), label)] }
+
+// commSafe is o, or, when the model says o would wait for peers, a query
+// of its handle that never waits.
+func (g *Generator) commSafe(o op.Op) op.Op {
+	if g.m.CommWaits(o) != "" {
+		return op.Op{Kind: op.KindCommSize, Comm: op.CommRecipe{H: o.Comm.H}}
+	}
+	return o
+}
+
+func (g *Generator) genCommInit(ch Chooser) op.Op {
+	h := g.pick(ch, "h", g.gs.commFree)
+	c := op.CommRecipe{H: h, Rank: 0, NRanks: 1, Path: h % op.MaxCommPaths, Stream: op.NullRef}
+	switch ch.IntN(12, "cinit") {
+	case 0:
+		c.Path = int8(ch.IntN(2, "shared")) // a session another handle may have
+	case 1:
+		c.Path = op.NullRef
+	case 2:
+		c.Rank, c.NRanks = int64(ch.IntN(3, "rank"))-1, int32(ch.IntN(3, "nranks"))
+	case 3:
+		c.NRanks = int32(64 + ch.IntN(2, "nranks"))
+		c.Rank = int64(c.NRanks) - 1
+	case 4:
+		c.NRanks = int32(2 + ch.IntN(3, "nranks"))
+		c.Rank = int64(ch.IntN(int(c.NRanks), "rank"))
+	case 5:
+		c.Stream = int8(ch.IntN(3, "stream"))
+	}
+	return op.Op{Kind: op.KindCommInit, Comm: c}
+}
+
+func (g *Generator) genCommAlloc(ch Chooser) op.Op {
+	c := op.CommRecipe{H: g.pick(ch, "h", g.gs.commLive), Win: pickU64(ch, "win", genCommWins)}
+	c.NullOut = ch.IntN(16, "nullout") == 0
+	return g.commSafe(op.Op{Kind: op.KindCommAlloc, Comm: c})
+}
+
+func (g *Generator) genCommQuery(ch Chooser) op.Op {
+	k := op.KindCommBase
+	if ch.IntN(2, "query") == 1 {
+		k = op.KindCommSize
+	}
+	return op.Op{Kind: k, Comm: op.CommRecipe{H: g.pick(ch, "h", g.gs.commLive), NullOut: ch.IntN(10, "nullout") == 0}}
+}
+
+func (g *Generator) genCommDerive(ch Chooser) op.Op {
+	h := g.pick(ch, "h", g.gs.commLive)
+	v := g.m.CommHandleOf(h)
+	n := pickU64(ch, "n", genCommCounts)
+	c := op.CommRecipe{H: h, N: n, Win: pickU64(ch, "win", genCommWins), Off: pickU64(ch, "off", genCommOffs)}
+	if n > 0 && n <= 64 {
+		c.Rank = int64(ch.IntN(int(n)+1, "rank")) // rank_count itself now and then
+		if c.Rank > 0 && ch.IntN(2, "lastrank") == 0 {
+			c.Rank = int64(n) - 1
+		}
+	}
+	if v.Win > 0 && ch.IntN(3, "fits") != 0 {
+		c.Off = uint64(ch.IntN(int(min(v.Win, 1<<20)), "off")) &^ 7
+		c.Win = v.Win - c.Off - uint64(ch.IntN(2, "edge"))*min(8, v.Win-c.Off)
+	}
+	switch ch.IntN(10, "ids") {
+	case 0:
+		c.IDs = op.IDsRecipe{Null: true}
+	case 1:
+		c.IDs = op.IDsRecipe{AtSet: true, At: uint8(ch.IntN(3, "at")), Val: uint32(v.NRanks)}
+	}
+	c.NullOut = ch.IntN(16, "nullout") == 0
+	return op.Op{Kind: op.KindCommDerive, Comm: c}
+}
+
+func (g *Generator) genCommBarrier(ch Chooser) op.Op {
+	return g.commSafe(op.Op{Kind: op.KindCommBarrier, Comm: op.CommRecipe{H: g.pick(ch, "h", g.gs.commLive)}})
+}
+
+func (g *Generator) genCommDestroy(ch Chooser) op.Op {
+	return g.commSafe(op.Op{Kind: op.KindCommDestroy, Comm: op.CommRecipe{H: g.pick(ch, "h", g.gs.commLive)}})
+}
+
+// genCommNull calls an entry with a NULL handle.
+func (g *Generator) genCommNull(ch Chooser) op.Op {
+	ks := []op.Kind{op.KindCommAlloc, op.KindCommBase, op.KindCommSize, op.KindCommDerive, op.KindCommBarrier,
+		op.KindCommDestroy, op.KindCommDomainAlloc, op.KindCommDomainRelease}
+	return op.Op{Kind: ks[ch.IntN(len(ks), "nullkind")], Comm: op.CommRecipe{H: op.NullRef, N: 1, Win: 64}}
+}
+
+func (g *Generator) genCommDomainAlloc(ch Chooser) op.Op {
+	h := g.pick(ch, "h", g.gs.commLive)
+	v := g.m.CommHandleOf(h)
+	c := op.CommRecipe{H: h, ID: uint8(ch.IntN(4, "a")), N: 1, Win: pickU64(ch, "win", genCommWins[1:]),
+		IDs: op.IDsRecipe{Fill: uint32(v.Rank)}}
+	switch ch.IntN(14, "dalloc") {
+	case 0:
+		c.N = pickU64(ch, "n", genCommCounts)
+	case 1:
+		c.Rank = 1
+	case 2:
+		c.Win = 0
+	case 3:
+		c.IDs.Fill++
+	case 4:
+		c.IDs = op.IDsRecipe{Null: true}
+	case 5:
+		c.NullBase = true
+	case 6:
+		c.NullOut = true
+	}
+	return g.commSafe(op.Op{Kind: op.KindCommDomainAlloc, Comm: c})
+}
+
+func (g *Generator) genCommDomainRelease(ch Chooser) op.Op {
+	h := g.pick(ch, "h", g.gs.commLive)
+	c := op.CommRecipe{H: h, ID: uint8(ch.IntN(4, "a")), N: 1}
+	if ds := g.m.CommHandleOf(h).Domains; len(ds) > 0 && ch.IntN(4, "known") != 0 {
+		c.ID = ds[ch.IntN(len(ds), "d")]
+	}
+	switch ch.IntN(10, "drelease") {
+	case 0:
+		c.N = 2
+	case 1:
+		c.Rank = 1
+	}
+	return g.commSafe(op.Op{Kind: op.KindCommDomainRelease, Comm: c})
+}
+
+func (g *Generator) genCommPrepare(ch Chooser) op.Op {
+	c := op.CommRecipe{ID: genCommDomains[ch.IntN(len(genCommDomains), "d")], N: 1, Win: pickU64(ch, "win", genCommWins[1:4])}
+	switch ch.IntN(12, "gprep") {
+	case 0, 1, 2, 3:
+		c.N, c.Rank = 2, int64(ch.IntN(2, "rank"))
+	case 4:
+		c.N = pickU64(ch, "n", genCommCounts) & 0xFFFFFFFF
+		if c.N > 0 {
+			c.Rank = int64(c.N) - int64(ch.IntN(2, "past"))
+		}
+	case 5:
+		c.Win = 0
+	case 6:
+		c.Profile = []uint32{1, 0xFFFFFFFF, 5}[ch.IntN(3, "profile")] // profile 2 (A3_FABRIC), 0, 6
+	case 7:
+		c.NullOut = ch.IntN(2, "which") == 0
+		c.NullBase = !c.NullOut
+	}
+	return op.Op{Kind: op.KindCommGlobalPrepare, Comm: c}
+}
+
+func (g *Generator) genCommImport(ch Chooser) op.Op {
+	d := genCommDomains[ch.IntN(len(genCommDomains)-1, "d")]
+	v := g.m.CommDomainOf(d)
+	c := op.CommRecipe{ID: d}
+	// The descriptors of the domains whose rank and window fit, one per
+	// rank, in a random order; now and then one of them changed.
+	n := max(int(v.N), 1)
+	for r := 0; r < n && int(c.Descs.N) < op.MaxCommDescs; r++ {
+		for _, x := range genCommDomains[:4] {
+			if w := g.m.CommDomainOf(x); w.Described && int(w.Rank) == r && w.N == v.N && w.Win == v.Win {
+				c.Descs.D[c.Descs.N] = op.DescRecipe{Src: x}
+				c.Descs.N++
+				break
+			}
+		}
+	}
+	if c.Descs.N > 1 && ch.IntN(2, "swap") == 0 {
+		c.Descs.D[0], c.Descs.D[1] = c.Descs.D[1], c.Descs.D[0]
+	}
+	if c.Descs.N > 0 && ch.IntN(3, "change") == 0 {
+		i := ch.IntN(int(c.Descs.N), "which")
+		f := op.DescField(1 + ch.IntN(int(op.DescBadName), "field"))
+		vals := map[op.DescField][]uint64{op.DescVersion: {1, 3}, op.DescProfile: {0, 2}, op.DescRank: {0, 1, 2},
+			op.DescCount: {1, 3}, op.DescSize: {0, 257}, op.DescHandle: {0, 5, 256, 257}}
+		c.Descs.D[i].Field = f
+		if vs := vals[f]; len(vs) > 0 {
+			c.Descs.D[i].Val = vs[ch.IntN(len(vs), "val")]
+		}
+	}
+	switch ch.IntN(16, "gimport") {
+	case 0:
+		c.Descs = op.DescsRecipe{Null: true}
+	case 1:
+		c.NullOut = true
+	case 2:
+		c.CountSet, c.Count = true, uint64(ch.IntN(4, "count"))
+	}
+	return op.Op{Kind: op.KindCommGlobalImport, Comm: c}
+}
+
+func (g *Generator) genCommRelease(ch Chooser) op.Op {
+	return op.Op{Kind: op.KindCommGlobalRelease, Comm: op.CommRecipe{ID: genCommDomains[ch.IntN(len(genCommDomains), "d")]}}
+}
+
+// genCommMem reads or writes a word of a window the model knows.
+func (g *Generator) genCommMem(ch Chooser) op.Op {
+	c := op.CommRecipe{Idx: uint8(ch.IntN(2, "idx")), Off: uint64(ch.IntN(8, "off")) * 8}
+	switch ch.IntN(4, "ref") {
+	case 0, 1:
+		h := g.pick(ch, "h", g.gs.commLive)
+		v := g.m.CommHandleOf(h)
+		c.H = h
+		switch {
+		case v.Derived > 0 && ch.IntN(3, "derived") == 0:
+			c.Ref, c.K = op.RefDerived, uint8(ch.IntN(v.Derived, "k"))
+		case len(v.Domains) > 0 && ch.IntN(2, "domain") == 0:
+			c.Ref, c.K = op.RefDomain, v.Domains[ch.IntN(len(v.Domains), "a")]
+		}
+	case 2:
+		c.Ref, c.ID = op.RefGlobal, genCommDomains[ch.IntN(4, "d")]
+	case 3:
+		c.Ref, c.ID, c.Idx = op.RefLocal, genCommDomains[ch.IntN(4, "d")], 0
+	}
+	if ch.IntN(2, "put") == 0 {
+		c.Put, c.Val = true, uint64(1+ch.IntN(1000, "val"))
+	}
+	o := op.Op{Kind: op.KindCommMem, Comm: c}
+	if g.m.CommMemReady(o) != "" {
+		return op.Op{Kind: op.KindCommGlobalRelease, Comm: op.CommRecipe{ID: 7}} // a call that does nothing
+	}
+	return o
+}
