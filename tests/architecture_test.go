@@ -45,6 +45,8 @@ var production = map[string][]string{
 	"cmd/abicheck":                  {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "sim/emit", "conformance/op"},
 	"cmd/gen-fake-runtime":          {"abi", "sim/emit"},
 	"lanes/upstream/mkcallable":     {"abi"},
+	"lanes/consumer/mkimage":        {"abi", "sim/semantics"},
+	"lanes/consumer/report":         nil,
 	"tests":                         nil, // test files only
 	// The op-sequence fuzz targets: each links only what it runs, since the
 	// fuzz engines walk the coverage counters of every linked package on
