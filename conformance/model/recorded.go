@@ -77,10 +77,11 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		return
 	}
 	obs := c.Obs
-	if m.opt.Profile == ProfileLegacy && c.Op.Kind.Entry() {
+	if m.opt.Profile == ProfileLegacy && c.Op.Kind.Entry() && !c.Op.Kind.CommCodes() {
 		// A legacy trace holds the build's own codes; the live runner
 		// translates them the same way (conformance/runner.go): -1 generic,
-		// -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE.
+		// -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE. The comm family's -1 is
+		// its own convention in every revision (E-COMM), and stays.
 		obs.Call.Status = abi.TranslateLegacy(obs.Call.Status)
 	}
 	if !m.opt.DrivenCompletion && binariesDecide(c) {

@@ -347,3 +347,34 @@ func TestCheckTrace_legacyCodesTranslated_EPROG(t *testing.T) {
 		}
 	}
 }
+
+// The comm family's -1 is its own convention in every revision (E-COMM):
+// a legacy trace's comm refusal is judged as -1, not translated to INTERNAL
+// as a legacy program entry's is. Found by the consumer lane: upstream's
+// ChipWorker refusing a derived window past the base window, recorded over
+// the legacy fake and over upstream's builds, was flagged E-COMM and S-2.
+func TestCheckTrace_legacyCommCodesStay_ECOMM(t *testing.T) {
+	for _, tc := range []struct {
+		derived string
+		want    []string
+	}{
+		{"-1", nil},
+		{"-1000", []string{"E-COMM", "S-2"}},
+		{"0", []string{"E-COMM"}},
+	} {
+		text := "# simabi trace v2\n# target: /x/libhost_runtime.so\n# revision: legacy\n# pid: 7\n" + `@1-2 t0 dev=none cinit rank=0 nranks=1 path=p0 stream=null -> h0
+@3-4 t0 dev=none calloc h0 win=4096 -> 0
+@5-6 t0 dev=none cderive h0 n=1 rank=0 off=1024 win=2048 ids=raw(00000000) -> 0
+@7-8 t0 dev=none cderive h0 n=1 rank=0 off=2048 win=4096 ids=raw(00000000) -> ` + tc.derived + `
+@9-10 t0 dev=none cdestroy h0 -> 0
+`
+		tr, err := ParseTrace(strings.NewReader(text), "t.ops")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Check(tr, Options{})
+		if got := failuresOf(c); !cmp.Equal(got, tc.want) {
+			t.Errorf("cderive past the window -> %s: failures %v, want %v: %v", tc.derived, got, tc.want, c.Result.Findings)
+		}
+	}
+}
