@@ -38,9 +38,15 @@ const usage = `usage: report trace [-allow RULE,...] REPORT.json
        report table [-o FILE] RUNDIR...
        report steps DRIVER.cpp EXPECT...`
 
+// errUsage is a command line run cannot take: main prints the usage.
+var errUsage = errors.New("wrong arguments")
+
 func main() {
 	code, err := run(os.Args[1:], os.Stdout)
-	if err != nil {
+	switch {
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, usage)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "report:", err)
 	}
 	os.Exit(code)
@@ -48,14 +54,14 @@ func main() {
 
 func run(args []string, stdout io.Writer) (int, error) {
 	if len(args) == 0 {
-		return 2, errors.New(usage)
+		return 2, errUsage
 	}
 	switch args[0] {
 	case "trace":
 		fs := flag.NewFlagSet("report trace", flag.ContinueOnError)
 		allow := fs.String("allow", "", "rules whose findings the target may show, comma-separated")
 		if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
-			return 2, errors.New(usage)
+			return 2, errUsage
 		}
 		b, err := os.ReadFile(fs.Arg(0))
 		if err != nil {
@@ -74,7 +80,7 @@ func run(args []string, stdout io.Writer) (int, error) {
 		fs := flag.NewFlagSet("report table", flag.ContinueOnError)
 		out := fs.String("o", "", "write the table to `FILE` too")
 		if err := fs.Parse(args[1:]); err != nil || fs.NArg() == 0 {
-			return 2, errors.New(usage)
+			return 2, errUsage
 		}
 		var runs []Run
 		for _, dir := range fs.Args() {
@@ -94,7 +100,7 @@ func run(args []string, stdout io.Writer) (int, error) {
 		return 0, nil
 	case "steps":
 		if len(args) < 3 {
-			return 2, errors.New(usage)
+			return 2, errUsage
 		}
 		src, err := os.ReadFile(args[1])
 		if err != nil {
@@ -126,7 +132,7 @@ func run(args []string, stdout io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "%d expectation files name the driver's %d steps in its order\n", len(args)-2, len(steps))
 		return 0, nil
 	}
-	return 2, errors.New(usage)
+	return 2, errUsage
 }
 
 func splitList(s string) []string {
