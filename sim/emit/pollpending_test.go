@@ -1,7 +1,7 @@
 package emit
 
 import (
-	"runtime"
+	"fmt"
 	"strconv"
 	"testing"
 	"unsafe"
@@ -37,48 +37,65 @@ func TestPollPending_F2_firstPollsNotReady(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer l.Close()
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
 			f := newProgramFixture(t)
-			c := l.CreateDeviceContext()
-			defer l.DestroyDeviceContext(c)
-			if st := l.SimplerInit(c, 0, nil, 0, nil, 0, nil, 0, nil, 0, nil, 0); st != 0 {
-				t.Fatalf("simpler_init = %d", st)
+			// A thread of its own: simpler_init binds the calling thread
+			// to device 0, which must not outlive the test (the fake ACL is
+			// one per process).
+			var got, failed []string
+			onFreshThread(func() { got, failed = pollSession(l, f, tc.pending) })
+			for _, m := range failed {
+				t.Error(m)
 			}
-			storage := abi.AlignedBytes(int(l.GetRuntimeSize()), int(l.GetRuntimeAlignment()))
-			rt := abi.RunHandle(uintptr(unsafe.Pointer(unsafe.SliceData(storage))))
-			if st := l.RegisterCallable(c, 0, abi.Ptr(f.img)); st != 0 {
-				t.Fatalf("register = %d", st)
-			}
-			var got []string
-			add := func(what string, st abi.Status) { got = append(got, what+" "+strconv.Itoa(int(st))) }
-			launch := func() {
-				if st := l.PrepareRun(c, rt, 0, f.args.Pointer(), abi.Ptr(f.cfg), abi.Ptr(f.desc)); st != 0 {
-					t.Fatalf("prepare_run = %d", st)
+			if len(failed) == 0 {
+				if d := cmp.Diff(tc.want, got); d != "" {
+					t.Errorf("poll_pending=%d (-want +got):\n%s", tc.pending, d)
 				}
-				if st := l.LaunchRun(c, rt); st != 0 {
-					t.Fatalf("launch_run = %d", st)
-				}
-			}
-			launch()
-			for i := int32(0); i < tc.pending+1; i++ {
-				add("poll", l.PollRun(c, rt))
-			}
-			add("poll", l.PollRun(c, rt))
-			add("finalize", l.FinalizeRun(c, rt))
-			launch()
-			if tc.pending > 0 {
-				add("poll", l.PollRun(c, rt)) // pending again after the next launch
-			}
-			add("wait", l.WaitRun(c, rt))
-			add("poll", l.PollRun(c, rt))
-			add("finalize", l.FinalizeRun(c, rt))
-			if st := l.FinalizeDevice(c); st != 0 {
-				t.Fatalf("finalize_device = %d", st)
-			}
-			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("poll_pending=%d (-want +got):\n%s", tc.pending, d)
 			}
 		})
 	}
+}
+
+// pollSession runs the program session of TestPollPending_F2_firstPollsNotReady
+// on the calling thread: what each poll, wait and finalize_run answered, and
+// what went wrong on the way.
+func pollSession(l *onboard.Library, f *programFixture, pending int32) (got, failed []string) {
+	fail := func(format string, a ...any) { failed = append(failed, fmt.Sprintf(format, a...)) }
+	c := l.CreateDeviceContext()
+	defer l.DestroyDeviceContext(c)
+	if st := l.SimplerInit(c, 0, nil, 0, nil, 0, nil, 0, nil, 0, nil, 0); st != 0 {
+		fail("simpler_init = %d", st)
+		return
+	}
+	storage := abi.AlignedBytes(int(l.GetRuntimeSize()), int(l.GetRuntimeAlignment()))
+	rt := abi.RunHandle(uintptr(unsafe.Pointer(unsafe.SliceData(storage))))
+	if st := l.RegisterCallable(c, 0, abi.Ptr(f.img)); st != 0 {
+		fail("register = %d", st)
+		return
+	}
+	add := func(what string, st abi.Status) { got = append(got, what+" "+strconv.Itoa(int(st))) }
+	launch := func() {
+		if st := l.PrepareRun(c, rt, 0, f.args.Pointer(), abi.Ptr(f.cfg), abi.Ptr(f.desc)); st != 0 {
+			fail("prepare_run = %d", st)
+		}
+		if st := l.LaunchRun(c, rt); st != 0 {
+			fail("launch_run = %d", st)
+		}
+	}
+	launch()
+	for i := int32(0); i < pending+1; i++ {
+		add("poll", l.PollRun(c, rt))
+	}
+	add("poll", l.PollRun(c, rt))
+	add("finalize", l.FinalizeRun(c, rt))
+	launch()
+	if pending > 0 {
+		add("poll", l.PollRun(c, rt)) // pending again after the next launch
+	}
+	add("wait", l.WaitRun(c, rt))
+	add("poll", l.PollRun(c, rt))
+	add("finalize", l.FinalizeRun(c, rt))
+	if st := l.FinalizeDevice(c); st != 0 {
+		fail("finalize_device = %d", st)
+	}
+	return got, failed
 }
