@@ -19,6 +19,7 @@ import (
 // abicheck explain E-FIN prints the contract's outstanding-run clause from
 // the embedded docs/contract.md, and names where it lives.
 func TestExplainPrintsTheRule_EFIN(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, nil, "explain", "E-FIN")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -38,6 +39,7 @@ func TestExplainPrintsTheRule_EFIN(t *testing.T) {
 }
 
 func TestExplainErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -68,6 +70,7 @@ func TestExplainErrors(t *testing.T) {
 // closes the rule's text with the table of its clauses. Both come from the
 // contract's markers and the clause table (docs.Clauses, conformance.Clauses).
 func TestExplainPrintsClauses_EDESTROY(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, nil, "explain", "e-destroy.3")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -106,6 +109,7 @@ func TestExplainPrintsClauses_EDESTROY(t *testing.T) {
 // abicheck rules lists the catalogue: every rule with its applicability and
 // its one line from the contract.
 func TestRulesListsTheCatalogue(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, nil, "rules", "-json")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -144,6 +148,7 @@ func TestRulesListsTheCatalogue(t *testing.T) {
 // Every finding carries its rule's anchor in the contract: in the table,
 // the JSON results and findings, the JUnit cases and the repro files.
 func TestFindingsCarryTheRuleAnchor(t *testing.T) {
+	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "img-trailing-ok"})
 	dir := t.TempDir()
 	xmlPath := filepath.Join(dir, "a.xml")

@@ -178,6 +178,7 @@ func resultOf(r jReport, rule string) jResult {
 // TestDefaultRun: no LIB checks sim (tmr, refusing) and the emitted fake,
 // prints the table and exits 0.
 func TestDefaultRun(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, nil)
 	if r.code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -196,6 +197,7 @@ func TestDefaultRun(t *testing.T) {
 // TestNoCompiler: without a C compiler the default run says so in one line
 // and checks sim alone.
 func TestNoCompiler(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, []string{"CC=/nonexistent/cc", "SIMABI_FAKE_CACHE=" + t.TempDir()}, "-q", "-sequences", "5")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -211,6 +213,7 @@ func TestNoCompiler(t *testing.T) {
 // TestJSONSchema: -json of the default run is an array, one object per
 // target, each valid against the schema.
 func TestJSONSchema(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, nil, "-json", "-sequences", "10")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -243,6 +246,7 @@ func TestJSONSchema(t *testing.T) {
 // (V-IMG: trailing bytes accepted; K-4: a registration failure does not
 // poison), with a shrunk repro.
 func TestMutantIsReported(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ mutant, rule string }{{"img-trailing-ok", "V-IMG"}, {"poison-ignored", "K-4"}} {
 		t.Run(c.mutant, func(t *testing.T) {
 			lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: c.mutant})
@@ -268,6 +272,7 @@ func TestMutantIsReported(t *testing.T) {
 // TestMissingSymbol: a library without a required symbol exits 2 with one
 // line naming the path, the symbol and its group (C-BIND-1).
 func TestMissingSymbol(t *testing.T) {
+	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Omit: []string{"simpler_kernel_mode_launch"}})
 	r := runCLI(t, nil, lib)
 	if r.code != exitUsage {
@@ -288,6 +293,7 @@ func TestMissingSymbol(t *testing.T) {
 // crash.simpler_kernel_mode_launch) gets verdict crash with the op log that
 // caused it, and the run completes with the other rules reported.
 func TestCrashIsAFinding(t *testing.T) {
+	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Crash: []string{"simpler_kernel_mode_launch"}}})
 	r := runCLI(t, nil, "-json", "-sequences", "10", lib)
 	if r.code != exitFindings {
@@ -317,6 +323,7 @@ func TestCrashIsAFinding(t *testing.T) {
 // TestHangIsAFinding: a runtime whose launch never returns (knob
 // hang.simpler_kernel_mode_launch) gets verdict hang within -case-timeout,
 // and the run completes.
+// Not parallel: a 700 ms case timeout must not be spent waiting for a core.
 func TestHangIsAFinding(t *testing.T) {
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Hang: []string{"simpler_kernel_mode_launch"}}})
 	r := runCLI(t, nil, "-json", "-case-timeout", "700ms", "-sequences", "5", lib)
@@ -348,6 +355,7 @@ func TestHangIsAFinding(t *testing.T) {
 // TestReplay: a written repro reproduces the failure on the mutant (exit 1)
 // and passes on a correct runtime (exit 0): V-IMG.
 func TestReplay(t *testing.T) {
+	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "img-trailing-ok"})
 	good := build(t, emit.Config{Profile: emit.ProfileTMR})
 	dir := t.TempDir()
@@ -388,6 +396,7 @@ func TestReplay(t *testing.T) {
 // Without -repro-dir the table's replay hint names a file that exists: the
 // repros go to a fresh directory.
 func TestReplayHintWorksWhenCopied(t *testing.T) {
+	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "img-trailing-ok"})
 	r := runCLI(t, nil, "-q", "-sequences", "0", lib)
 	m := regexp.MustCompile(`replay: abicheck -replay (\S+) `).FindStringSubmatch(r.stdout)
@@ -406,6 +415,7 @@ func TestReplayHintWorksWhenCopied(t *testing.T) {
 // Revisions), skipped with that reason, and its kernel rules (E-KINIT) are
 // skipped with theirs.
 func TestLegacy(t *testing.T) {
+	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileLegacy})
 	r := runCLI(t, nil, "-json", "-sequences", "10", lib)
 	if r.code != exitOK {
@@ -432,6 +442,7 @@ func TestLegacy(t *testing.T) {
 
 // TestJUnit: -junit writes one suite per target, one case per rule.
 func TestJUnit(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "out", "abicheck.xml")
 	r := runCLI(t, nil, "-q", "-sequences", "3", "-junit", file, "sim:tmr")
 	if r.code != exitOK {
@@ -459,6 +470,7 @@ func TestJUnit(t *testing.T) {
 
 // TestUsageErrors exit 2 with one line on stderr.
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"a.so", "b.so"},
 		{"-sequences", "-1"},
@@ -498,6 +510,7 @@ func TestUsageErrors(t *testing.T) {
 // TestMutantsCommand: every mutant of F-4 is killed by a rule of its own
 // group, the table and the score are printed, exit 0.
 func TestMutantsCommand(t *testing.T) {
+	t.Parallel()
 	build(t, emit.Config{Profile: emit.ProfileTMR}) // skips without a compiler
 	r := runCLI(t, nil, "mutants")
 	if r.code != exitOK {
@@ -529,6 +542,7 @@ func TestMutantsCommand(t *testing.T) {
 // with its file and line and exit 2, and every other trace is still judged
 // and reported (one unreadable trace stopped the whole check).
 func TestCheckTraceUnreadableFileDoesNotStopTheOthers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := "# simabi trace v2\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n" +
 		"@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 supported c0 -> 1\n@5-6 t0 dev=0 destroy c0 -> done\n"

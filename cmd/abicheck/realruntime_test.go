@@ -36,6 +36,7 @@ func findingsJSON(t *testing.T, out string) []jFinding {
 // behind (mutant thread-key-leak) crashes at the unload op of the U-1 check
 // in every run, and the plain fake passes U-1.
 func TestU1ReportedEveryRun(t *testing.T) {
+	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "thread-key-leak"})
 	for i := 0; i < 3; i++ {
 		r := runCLI(t, nil, "-json", "-sequences", "0", lib)
@@ -59,6 +60,7 @@ func TestU1ReportedEveryRun(t *testing.T) {
 // the same library exits 0 with them listed as known, another breakage of
 // the same library still exits 1.
 func TestBaselineFlags(t *testing.T) {
+	t.Parallel()
 	stubbed := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{"ensure_acl_ready_ctx": 0}}})
 	dir := t.TempDir()
 	base := filepath.Join(dir, "known.baseline")
@@ -100,6 +102,7 @@ func TestBaselineFlags(t *testing.T) {
 // the rule named in the table, JSON and JUnit), not a load error: a NULL
 // pipeline contract (V-CONTRACT), a NULL context (L-1).
 func TestBindTimeRuleBreaksAreFindings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ knob, rule, text string }{
 		{"get_pipeline_contract", "V-CONTRACT", "at bind time: get_pipeline_contract returned NULL"},
 		{"create_device_context", "L-1", "at bind time: create_device_context returned NULL"},
@@ -128,6 +131,7 @@ func TestBindTimeRuleBreaksAreFindings(t *testing.T) {
 
 // What is not a host runtime at all is a load error (exit 2) in one line.
 func TestNotAHostRuntimeIsALoadError(t *testing.T) {
+	t.Parallel()
 	text := filepath.Join(t.TempDir(), "libnot.so")
 	if err := os.WriteFile(text, []byte(strings.Repeat("not an ELF file\n", 16)), 0o644); err != nil {
 		t.Fatal(err)
@@ -152,6 +156,7 @@ func TestNotAHostRuntimeIsALoadError(t *testing.T) {
 // -log-level sets the threshold bound into the library (a level of docs/contract.md:
 // anything else is a usage error); every valid level loads the fake.
 func TestLogLevelFlag(t *testing.T) {
+	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR})
 	for _, l := range []string{"debug", "warn", "60"} {
 		if r := runCLI(t, nil, "-q", "-sequences", "1", "-log-level", l, lib); r.code != exitOK {
@@ -167,6 +172,7 @@ func TestLogLevelFlag(t *testing.T) {
 // A load error names each path once and says what went wrong where: the
 // library's own dlopen failure, and a preload's (dlerror repeats the path).
 func TestLoadErrorsNameEachPathOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notELF := filepath.Join(dir, "notelf.so")
 	if err := os.WriteFile(notELF, []byte("not a library"), 0o644); err != nil {
@@ -198,6 +204,7 @@ func TestLoadErrorsNameEachPathOnce(t *testing.T) {
 // that had served earlier cases runs again in a fresh one, and when it
 // passes there the death is reported as a U-1 residue (one fingerprint),
 // not under the case's rules.
+// Not parallel: the mutant's thread wakes 50 ms after the unload.
 func TestU1LateThreadIsReportedAsU1(t *testing.T) {
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "late-thread-leak"})
 	r := runCLI(t, nil, "-json", "-sequences", "20", "-max-ops", "100", lib)
