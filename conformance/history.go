@@ -224,47 +224,85 @@ func Diff(a, b History) string {
 
 // diffUpTo is Diff and the number of leading entries it compared.
 func diffUpTo(a, b History) (string, int) {
+	ds, n := CompareSteps(a.Steps(), b.Steps())
 	var out strings.Builder
-	n := max(len(a.Entries), len(b.Entries))
-	for i := 0; i < n; i++ {
-		var la, lb string
-		diverged := false
-		if i < len(a.Entries) && i < len(b.Entries) {
-			ea, eb := &a.Entries[i], &b.Entries[i]
-			if ea.Op == eb.Op && ea.schedBranch() != eb.schedBranch() {
-				diverged = true
-				la, lb = ea.line(i, ea.fixedResult()), eb.line(i, eb.fixedResult())
-			}
+	for _, d := range ds {
+		if d.Old != "" {
+			out.WriteString("- " + d.Old + "\n")
 		}
-		if !diverged {
-			if i < len(a.Entries) && i < len(b.Entries) {
-				// A line is the op's text and its result: equal ops with
-				// equal results need no op text (the differential fuzz
-				// target compares every entry of every input).
-				if ea, eb := &a.Entries[i], &b.Entries[i]; ea.Op == eb.Op && ea.Result() == eb.Result() {
-					continue
-				}
-			}
-			if i < len(a.Entries) {
-				la = a.Entries[i].Line(i)
-			}
-			if i < len(b.Entries) {
-				lb = b.Entries[i].Line(i)
-			}
-		}
-		if la != lb {
-			if la != "" {
-				out.WriteString("- " + la + "\n")
-			}
-			if lb != "" {
-				out.WriteString("+ " + lb + "\n")
-			}
-		}
-		if diverged {
-			return out.String(), i + 1
+		if d.New != "" {
+			out.WriteString("+ " + d.New + "\n")
 		}
 	}
 	return out.String(), n
+}
+
+// Step is one entry of a history in the form two runs of the same ops are
+// compared in, in this process or across one (a child's Outcome carries
+// them): the canonical line, and for a two-thread op the scheduler's branch
+// and the line without it.
+type Step struct {
+	Line   string `json:"l"`
+	Branch string `json:"b,omitempty"`
+	Fixed  string `json:"f,omitempty"` // the line with only the branch-free part of the result
+}
+
+// Steps are the history's entries as Steps.
+func (h History) Steps() []Step {
+	out := make([]Step, len(h.Entries))
+	for i := range h.Entries {
+		e := &h.Entries[i]
+		out[i].Line = e.Line(i)
+		if br := e.schedBranch(); br != "" {
+			out[i].Branch, out[i].Fixed = br, e.line(i, e.fixedResult())
+		}
+	}
+	return out
+}
+
+// StepDiff is one entry where two histories differ: its index and the two
+// lines ("" where a history has no such entry).
+type StepDiff struct {
+	Index    int
+	Old, New string
+}
+
+// CompareSteps compares two histories of the same ops as Diff does and
+// returns the entries that differ and how many leading entries it compared:
+// where the scheduler took different branches of a two-thread op, that
+// op's branch-free lines are compared and nothing after it.
+func CompareSteps(a, b []Step) ([]StepDiff, int) {
+	var out []StepDiff
+	n := max(len(a), len(b))
+	for i := 0; i < n; i++ {
+		var la, lb string
+		diverged := false
+		if i < len(a) && i < len(b) && a[i].Branch != b[i].Branch {
+			diverged = true
+			la, lb = a[i].Fixed, b[i].Fixed
+			if la == "" {
+				la = a[i].Line
+			}
+			if lb == "" {
+				lb = b[i].Line
+			}
+		}
+		if !diverged {
+			if i < len(a) {
+				la = a[i].Line
+			}
+			if i < len(b) {
+				lb = b[i].Line
+			}
+		}
+		if la != lb {
+			out = append(out, StepDiff{Index: i, Old: la, New: lb})
+		}
+		if diverged {
+			return out, i + 1
+		}
+	}
+	return out, n
 }
 
 // RunDiff runs the same ops on two targets and diffs their histories; ""

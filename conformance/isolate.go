@@ -50,6 +50,9 @@ type Outcome struct {
 	// History is the run's history, one line per op, when it was asked for
 	// and the run went to its end.
 	History []string
+	// Steps are the same history in the form two runs are compared in
+	// (CompareSteps), with History.
+	Steps []Step
 	// Prior is a death of the executor's process found before this run
 	// started, after the previous run had finished: it belongs to that run.
 	Prior *Outcome
@@ -134,6 +137,7 @@ func (x FactoryExecutor) Execute(ops []op.Op, history bool) (out Outcome) {
 		o = Outcome{Verdict: model.Pass, Result: res, At: len(ops)}
 		if history {
 			o.History = res.History.Lines()
+			o.Steps = res.History.Steps()
 		}
 	}()
 	var expire <-chan time.Time
@@ -202,6 +206,7 @@ type OutcomeRecord struct {
 	At      int           `json:"at"`
 	Result  *ResultRecord `json:"result,omitempty"`
 	History []string      `json:"history,omitempty"`
+	Steps   []Step        `json:"steps,omitempty"`
 }
 
 // ResultRecord is a Result without its history entries (History lines travel
@@ -230,7 +235,7 @@ type FindingRecord struct {
 
 // Record converts o for transport.
 func (o Outcome) Record() OutcomeRecord {
-	rec := OutcomeRecord{Verdict: o.Verdict, Detail: o.Detail, At: o.At, History: o.History}
+	rec := OutcomeRecord{Verdict: o.Verdict, Detail: o.Detail, At: o.At, History: o.History, Steps: o.Steps}
 	if res := o.Result; res != nil {
 		rr := &ResultRecord{Profile: res.History.Profile.String(), Checked: res.Checked, Lost: res.Lost,
 			Tally: map[string][]uint32{}, Diverged: res.Divergences}
@@ -276,7 +281,7 @@ func ruleOrNone(s string) model.Rule {
 // Outcome converts a record back. An op that does not parse is an error
 // (the two sides disagree on the op grammar).
 func (rec OutcomeRecord) Outcome() (Outcome, error) {
-	o := Outcome{Verdict: rec.Verdict, Detail: rec.Detail, At: rec.At, History: rec.History}
+	o := Outcome{Verdict: rec.Verdict, Detail: rec.Detail, At: rec.At, History: rec.History, Steps: rec.Steps}
 	if rec.Result == nil {
 		if o.Verdict == model.Pass {
 			return o, fmt.Errorf("conformance: a passing outcome without a result")

@@ -86,6 +86,7 @@ const usageText = `usage: abicheck [flags] [LIB]
        abicheck -replay FILE [flags] [LIB]
        abicheck -check-trace [flags] TRACE...
        abicheck mutants [flags]
+       abicheck diff [flags] OLD NEW
        abicheck rules [-json]
        abicheck explain ID...
 
@@ -175,6 +176,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		switch args[0] {
 		case "mutants":
 			return mutantsMain(args[1:], stdout, stderr)
+		case "diff":
+			return diffMain(args[1:], stdout, stderr)
 		case "rules":
 			return rulesMain(args[1:], stdout, stderr)
 		case "explain":

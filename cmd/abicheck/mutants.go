@@ -30,7 +30,7 @@ Flags:
 func mutantsMain(args []string, stdout, stderr io.Writer) int {
 	o := options{LoadTimeout: 30 * time.Second}
 	var filter string
-	var randomOnly bool
+	var randomOnly, diff bool
 	fs := flag.NewFlagSet("abicheck mutants", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&o.Sequences, "sequences", 50, "random sequences per mutant after the directed checks (until the first kill)")
@@ -39,6 +39,7 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.CaseTimeout, "case-timeout", 10*time.Second, "a sequence running longer is a hang")
 	fs.Uint64Var(&o.Seed, "seed", defaultSeed, "seed of the random sequences")
 	fs.BoolVar(&randomOnly, "random-only", false, "leave out the directed catalogue: how far random sequences alone get")
+	fs.BoolVar(&diff, "diff", false, "instead of checking each mutant, diff the plain fake against it (abicheck diff) and report whether the diff names the mutant's clause")
 	fs.StringVar(&filter, "run", "", "check only the mutants whose name matches `REGEXP`")
 	fs.BoolVar(&o.JSON, "json", false, "print the kill table as JSON")
 	fs.BoolVar(&o.Verbose, "v", false, "verbose: the children's stderr")
@@ -76,6 +77,9 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 		return usage(stderr, "mutants: -run "+filter+" matches no mutant")
 	}
 	out := session.NewPrinter(&o, stdout)
+	if diff {
+		return diffMutantsMain(&o, ms, out, stdout, stderr)
+	}
 	run, err := session.RunMutants(&o, ms, randomOnly, out, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "abicheck: "+err.Error())
@@ -89,6 +93,27 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 	case run.Failed:
 		return exitUsage
 	case run.Killed < len(run.Rows):
+		return exitFindings
+	}
+	return exitOK
+}
+
+// diffMutantsMain is abicheck mutants -diff: exit 1 when a diff names the
+// clause of fewer than 95 % of the mutants (issue #30's bar).
+func diffMutantsMain(o *options, ms []emit.Mutant, out *session.Printer, stdout, stderr io.Writer) int {
+	run, err := session.DiffMutants(o, ms, out, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "abicheck: "+err.Error())
+		return exitUsage
+	}
+	if err := session.WriteDiffMutants(stdout, run, o); err != nil {
+		fmt.Fprintf(stderr, "abicheck: %v\n", err)
+		return exitUsage
+	}
+	switch {
+	case run.Failed:
+		return exitUsage
+	case run.Named*100 < 95*len(run.Rows):
 		return exitFindings
 	}
 	return exitOK

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/simabi/simabi/conformance/session"
+)
+
+const diffUsage = `usage: abicheck diff [flags] OLD NEW
+
+Runs the same directed checks (with their refusal probes) and the same seeded
+random sequences on two builds, each in its own child process (sim:PROFILE in
+this process), and compares them call by call: status, values written, the
+direction of committed memory, queried values, the model's findings, crashes
+and hangs. Each change is grouped by the clauses of docs/contract.md whose
+check produced it (the entry's rule for a random sequence), shrunk to the
+shortest op script that shows it on both builds, and printed old → new with
+the two replay commands. Then the hot-path entries are timed on both builds,
+interleaved, against the noise of OLD timed against itself.
+
+OLD and NEW are each a library path or sim:tmr / sim:refusing. Flags that
+describe a build (-preload, -acl, -aicpu, -aicore, -callable) apply to both;
+-old-X and -new-X give one side its own.
+
+Exit status: 0 no change (known changes allowed), 1 changes, 2 usage error or
+a build that does not load.
+
+Flags:
+`
+
+// sideFlags are the flags that describe one build.
+type sideFlags struct {
+	preloads         stringList
+	acl              string
+	aicpu, aicore    string
+	dispatcher, sdma string
+	callable         string
+}
+
+func (s *sideFlags) register(fs *flag.FlagSet, prefix, which string) {
+	fs.Var(&s.preloads, prefix+"preload", "load `PATH` RTLD_GLOBAL before "+which+" (repeatable)")
+	fs.StringVar(&s.acl, prefix+"acl", "", "the ACL library `PATH` of "+which)
+	fs.StringVar(&s.aicpu, prefix+"aicpu", "", "AICPU binary `FILE` for "+which)
+	fs.StringVar(&s.aicore, prefix+"aicore", "", "AICore binary `FILE` for "+which)
+	fs.StringVar(&s.dispatcher, prefix+"dispatcher", "", "dispatcher binary `FILE` for "+which)
+	fs.StringVar(&s.sdma, prefix+"sdma-warmup", "", "SDMA warm-up `FILE` for "+which)
+	fs.StringVar(&s.callable, prefix+"callable", "", "a ChipCallable image `FILE` "+which+" can run")
+}
+
+// apply gives o one side's build flags: the side's own, else the shared.
+func (s *sideFlags) apply(o *options, shared *sideFlags) {
+	pick := func(own, all string) string {
+		if own != "" {
+			return own
+		}
+		return all
+	}
+	o.Preloads = append([]string(nil), shared.preloads...)
+	if len(s.preloads) > 0 {
+		o.Preloads = append([]string(nil), s.preloads...)
+	}
+	o.ACL = pick(s.acl, shared.acl)
+	o.Bins = [4]string{pick(s.aicpu, shared.aicpu), pick(s.aicore, shared.aicore), pick(s.dispatcher, shared.dispatcher), pick(s.sdma, shared.sdma)}
+	o.Callable = pick(s.callable, shared.callable)
+}
+
+func diffMain(args []string, stdout, stderr io.Writer) int {
+	o := options{MaxHangs: 2}
+	var d session.DiffOptions
+	var shared, oldSide, newSide sideFlags
+	fs := flag.NewFlagSet("abicheck diff", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON instead of text")
+	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE` (a test case per group of changes)")
+	fs.Uint64Var(&o.Seed, "seed", defaultSeed, "seed of the random sequences (sequence i uses seed+i)")
+	fs.IntVar(&o.Sequences, "sequences", 100, "random sequences run on both builds after the directed checks")
+	fs.IntVar(&o.MaxOps, "max-ops", 300, "ops per random sequence")
+	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "time budget of the random sequences (0: none)")
+	fs.DurationVar(&o.CaseTimeout, "case-timeout", 10*time.Second, "a sequence running longer is a hang (its child is killed)")
+	fs.DurationVar(&o.LoadTimeout, "load-timeout", 30*time.Second, "loading a build (in its first child) taking longer is a load error")
+	fs.StringVar(&o.ReproDir, "repro-dir", "", "write each change's op script to `DIR`/diff-N.ops (default: a new temporary directory)")
+	fs.StringVar(&o.Baseline, "baseline", "", "accept the changes whose keys `FILE` lists (abicheck diff -write-baseline): listed as known, they fail nothing")
+	fs.StringVar(&o.WriteBaseline, "write-baseline", "", "write every change's key to `FILE` as a baseline")
+	fs.BoolVar(&o.NoShrink, "no-shrink", false, "report each change on its whole case, cut after the op that differs")
+	fs.BoolVar(&o.NoProbes, "no-probes", false, "leave out the refusal probes of the directed checks")
+	fs.BoolVar(&d.NoSpeed, "no-speed", false, "do not time the hot-path entries")
+	fs.DurationVar(&d.SpeedBudget, "speed-budget", 0, "time for the speed comparison (0: its default)")
+	fs.BoolVar(&o.Verbose, "v", false, "verbose: the children's stderr")
+	fs.BoolVar(&o.Quiet, "q", false, "quiet: the changes without their scripts, and the summary")
+	fs.BoolVar(&o.NoColor, "no-color", false, "no colors")
+	fs.Var(logLevelFlag{&o.LogLevel}, "log-level", "host-log threshold bound into both builds: debug, info, timing, warn, error or null")
+	shared.register(fs, "", "both builds")
+	oldSide.register(fs, "old-", "OLD")
+	newSide.register(fs, "new-", "NEW")
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printHelp(fs, diffUsage, stdout)
+			return exitOK
+		}
+		return usage(stderr, "diff: "+err.Error())
+	}
+	rest := fs.Args()
+	if len(rest) != 2 {
+		return usage(stderr, fmt.Sprintf("diff needs OLD and NEW, got %d argument(s)%s", len(rest), argsText(rest)))
+	}
+	for _, a := range rest {
+		if a == "" {
+			return usage(stderr, "diff: OLD and NEW must not be empty (a library path, sim:tmr or sim:refusing)")
+		}
+		if strings.HasPrefix(a, "-") {
+			return usage(stderr, "diff: flags must come before OLD and NEW: "+a)
+		}
+	}
+	if o.JSON && o.Quiet {
+		return usage(stderr, "diff: -json and -q do not go together")
+	}
+	oldOpt, newOpt := o, o
+	oldSide.apply(&oldOpt, &shared)
+	newSide.apply(&newOpt, &shared)
+	for i, side := range []*options{&oldOpt, &newOpt} {
+		if err := side.Validate(rest[i]); err != nil {
+			return usage(stderr, "diff: "+[]string{"OLD", "NEW"}[i]+": "+err.Error())
+		}
+	}
+	if err := o.CheckOutputs(); err != nil {
+		return usage(stderr, "diff: "+err.Error())
+	}
+	old, err := session.DiffTarget(rest[0], &oldOpt, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "abicheck: OLD: %v\n", err)
+		return exitUsage
+	}
+	defer old.Close()
+	nw, err := session.DiffTarget(rest[1], &newOpt, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "abicheck: NEW: %v\n", err)
+		return exitUsage
+	}
+	defer nw.Close()
+	return session.Diff(old, nw, &o, d, speedComparer(&oldOpt, &newOpt), stdout, stderr)
+}
+
+func argsText(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(args, " ")
+}

@@ -1,0 +1,162 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/conformance/suite"
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// DiffMutantRow is one mutant diffed against the plain fake of its profile.
+type DiffMutantRow struct {
+	Name    string   `json:"name"`
+	Clause  string   `json:"clause"`
+	Changes int      `json:"changes"`
+	Named   bool     `json:"named"`  // a change is grouped under the mutant's clause
+	Groups  []string `json:"groups"` // the groups of its changes
+	MS      int64    `json:"ms"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// DiffMutantRun is `abicheck mutants -diff`: how often a diff of the fake
+// against one of its mutants names the clause the mutant breaks.
+type DiffMutantRun struct {
+	Rows    []DiffMutantRow `json:"mutants"`
+	Named   int             `json:"named"`
+	Changed int             `json:"changed"`
+	Failed  bool            `json:"-"`
+	Used    time.Duration   `json:"-"`
+}
+
+// DiffMutants diffs the plain fake of each mutant's profile against the
+// mutant, the way `abicheck diff FAKE MUTANT` does (directed checks with
+// probes, then o.Sequences random sequences, unshrunk), as many mutants at
+// a time as there are cores.
+func DiffMutants(o *Options, ms []emit.Mutant, out *Printer, stderr io.Writer) (*DiffMutantRun, error) {
+	var verbose io.Writer
+	if o.Verbose {
+		verbose = stderr
+	}
+	t0 := time.Now()
+	run := &DiffMutantRun{Rows: make([]DiffMutantRow, len(ms))}
+	var noCC atomic.Bool
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	for i, m := range ms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if noCC.Load() {
+				return
+			}
+			row, err := diffMutant(o, m, verbose)
+			if errors.Is(err, emit.ErrNoCompiler) {
+				noCC.Store(true)
+			}
+			run.Rows[i] = row
+		}()
+	}
+	wg.Wait()
+	out.ClearProgress()
+	if noCC.Load() {
+		return nil, ErrNoCompiler
+	}
+	for _, r := range run.Rows {
+		run.Failed = run.Failed || r.Error != ""
+		if r.Named {
+			run.Named++
+		}
+		if r.Changes > 0 {
+			run.Changed++
+		}
+	}
+	run.Used = time.Since(t0)
+	return run, nil
+}
+
+func diffMutant(o *Options, m emit.Mutant, verbose io.Writer) (DiffMutantRow, error) {
+	row := DiffMutantRow{Name: m.Name, Clause: m.Clause, Groups: []string{}}
+	t0 := time.Now()
+	defer func() { row.MS = time.Since(t0).Milliseconds() }()
+	var paths [2]string
+	for i, cfg := range []emit.Config{{Profile: m.Profile}, {Profile: m.Profile, Mutant: m.Name}} {
+		a, err := emit.Build(cfg, emit.BuildOptions{})
+		if errors.Is(err, emit.ErrNoCompiler) {
+			return row, err
+		}
+		if err != nil {
+			row.Error = "build: " + FirstLine(err.Error())
+			return row, nil
+		}
+		paths[i] = a.RuntimePath
+	}
+	var pools [2]*isolate.Pool
+	for i, p := range paths {
+		pool, err := isolate.NewPool(isolate.Config{Lib: p}, o.CaseTimeout, 0, verbose)
+		if err != nil {
+			row.Error = err.Error()
+			if i == 1 {
+				pools[0].Close()
+			}
+			return row, nil
+		}
+		pools[i] = pool
+	}
+	defer pools[0].Close()
+	defer pools[1].Close()
+	info := pools[0].Info()
+	profile, _ := conformance.ParseProfile(info.ProfileModel)
+	res := suite.DiffWith(pools[0], pools[1], suite.DiffRun{Profile: profile, Caps: info.Caps & pools[1].Info().Caps, Probes: true,
+		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true})
+	row.Changes = len(res.Changes)
+	seen := map[string]bool{}
+	for _, c := range res.Changes {
+		if slices.Contains(c.Clauses, m.Clause) {
+			row.Named = true
+		}
+		if g := c.Group(); !seen[g] {
+			seen[g] = true
+			row.Groups = append(row.Groups, g)
+		}
+	}
+	sort.Strings(row.Groups)
+	return row, nil
+}
+
+// WriteDiffMutants prints the table of DiffMutants and the figure.
+func WriteDiffMutants(w io.Writer, run *DiffMutantRun, o *Options) error {
+	if o.JSON {
+		return WriteJSONValue(w, run)
+	}
+	fmt.Fprintf(w, "%-34s %-16s %-6s %s\n", "MUTANT", "CLAUSE", "NAMED", "CHANGES (groups)")
+	for _, r := range run.Rows {
+		if o.Quiet && r.Named && r.Error == "" {
+			continue
+		}
+		named := "yes"
+		if !r.Named {
+			named = "NO"
+		}
+		detail := fmt.Sprintf("%d (%s)", r.Changes, alsoText(r.Groups))
+		if r.Error != "" {
+			named, detail = "ERROR", r.Error
+		}
+		fmt.Fprintf(w, "%-34s %-16s %-6s %s\n", r.Name, r.Clause, named, detail)
+	}
+	n := len(run.Rows)
+	fmt.Fprintf(w, "diff of the fake against each mutant: %d of %d changed; the mutant's clause named for %d of %d (%.1f%%) in %.1fs\n",
+		run.Changed, n, run.Named, n, 100*float64(run.Named)/float64(max(n, 1)), run.Used.Seconds())
+	return nil
+}

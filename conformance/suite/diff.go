@@ -1,0 +1,456 @@
+package suite
+
+import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/simabi/simabi/conformance"
+)
+
+// A behaviour diff runs the same cases on two builds, each through its own
+// Executor, and compares them call by call: what each call returned and
+// left (the canonical history lines: statuses, ids written, the direction
+// of committed memory, queried values), the model's findings, and crashes
+// and hangs. Where the contract judges nothing, a diff still sees a change.
+
+// DiffRun configures DiffWith. The cases are those a check of Profile with
+// Caps would run: the directed checks that apply (with their refusal probes
+// when Probes is set), then Random seeded sequences.
+type DiffRun struct {
+	Profile   model.Profile
+	Caps      conformance.Caps
+	Checks    []conformance.Check // nil: Catalogue()
+	Probes    bool
+	Random    int
+	RandomOps int // default 200
+	Seed      uint64
+	HoldMs    int32
+	// Duration bounds the random phase (0: none).
+	Duration time.Duration
+	// NoShrink reports each change on the whole case, cut after the op
+	// that differs.
+	NoShrink bool
+	// ShrinkBudget bounds the shrinking of one change (default 10 s),
+	// ShrinkTotal all shrinking (default 60 s).
+	ShrinkBudget, ShrinkTotal time.Duration
+	Progress                  func(done, total int, name string)
+}
+
+// Change is one case whose two runs differ.
+type Change struct {
+	Case string // the directed check, probe or random sequence
+	// Clauses are the clauses of the contract the change is grouped under:
+	// the directed check's (a probe's check's), or for a random sequence
+	// the rule of the call.
+	Clauses []string
+	// Rule is the rule the call concerns: the one the model judged broken
+	// there on one side (Judged), else the entry's.
+	Rule   model.Rule
+	Judged bool
+	// At is the index in Script of the first op that differs; len(Script)
+	// for the runner's cleanup after the last op.
+	At int
+	// Old and New are what each build did there: the call's canonical line,
+	// or how the run died.
+	Old, New string
+	// Script is the shortest op script found that shows the change on both
+	// builds (the case's ops when it was not shrunk).
+	Script []op.Op
+	Shrunk bool
+	// Key names the change across runs and builds (baselines): the clauses,
+	// the op's kind and the two results, without indices.
+	Key string
+	// Also are the other cases that showed a change with the same key
+	// (each change is reported and shrunk once).
+	Also []string
+}
+
+// Group is the heading a change is listed under: its clauses.
+func (c Change) Group() string { return strings.Join(c.Clauses, ", ") }
+
+// DiffResult is what DiffWith found.
+type DiffResult struct {
+	Changes []Change
+	Cases   int // cases run on both builds
+	Random  int // random sequences among them
+	Skipped []string
+	Budget  bool // the random phase ended at DiffRun.Duration
+	Shrink  time.Duration
+	Elapsed time.Duration
+}
+
+type diffState struct {
+	old, new   conformance.Executor
+	s          DiffRun
+	out        *DiffResult
+	byKey      map[string]int // change key -> index in out.Changes
+	shrinkLeft time.Duration
+	done       int
+	total      int
+}
+
+// DiffWith runs the cases of s on both executors and reports every case
+// whose runs differ, shrunk to the shortest script that still differs the
+// same way on both.
+func DiffWith(old, new conformance.Executor, s DiffRun) *DiffResult {
+	t0 := time.Now()
+	if s.Profile == "" {
+		s.Profile = model.ProfileTMR
+	}
+	if s.RandomOps <= 0 {
+		s.RandomOps = 200
+	}
+	if s.ShrinkBudget <= 0 {
+		s.ShrinkBudget = 10 * time.Second
+	}
+	if s.ShrinkTotal <= 0 {
+		s.ShrinkTotal = 60 * time.Second
+	}
+	checks := s.Checks
+	if checks == nil {
+		checks = conformance.Catalogue()
+	}
+	st := &diffState{old: old, new: new, s: s, out: &DiffResult{}, shrinkLeft: s.ShrinkTotal, total: len(checks) + s.Random,
+		byKey: map[string]int{}}
+	for i := range checks {
+		c := &checks[i]
+		st.progress(c.Name)
+		switch {
+		case !c.AppliesTo(s.Profile):
+			continue
+		case !s.Caps.Has(c.Needs):
+			st.out.Skipped = append(st.out.Skipped, c.Name+": the targets cannot drive it (missing "+capsText(c.Needs&^s.Caps)+")")
+			continue
+		}
+		clauses := checkClauses(c.Name, s.Profile)
+		st.runCase(c.Name, c.Ops(), clauses)
+		if !s.Probes {
+			continue
+		}
+		for _, pc := range conformance.ProbeCases(c, s.Profile, s.Caps) {
+			st.runCase(pc.Name, pc.Ops, clauses)
+		}
+	}
+	deadline := time.Time{}
+	if s.Duration > 0 {
+		deadline = time.Now().Add(s.Duration)
+	}
+	for i := 0; i < s.Random; i++ {
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			st.out.Budget = true
+			break
+		}
+		seed := s.Seed + uint64(i)
+		name := fmt.Sprintf("random/seed-%d", seed)
+		st.progress(name)
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs})
+		st.out.Random++
+		st.runCase(name, ops, nil)
+	}
+	st.out.Elapsed = time.Since(t0)
+	return st.out
+}
+
+func (st *diffState) progress(name string) {
+	if st.s.Progress != nil {
+		st.s.Progress(st.done, st.total, name)
+	}
+	st.done++
+}
+
+// checkClauses are the clauses of the contract that name the directed
+// check and bind a build of profile p.
+func checkClauses(check string, p model.Profile) []conformance.ClauseSpec {
+	var out []conformance.ClauseSpec
+	for _, c := range conformance.Clauses() {
+		if c.HeldOn(p) && slices.Contains(c.Checks, check) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runCase runs ops on both builds and records a change if they differ.
+func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.ClauseSpec) {
+	st.out.Cases++
+	a, b := st.both(ops)
+	d, ok := compareOutcomes(ops, a, b)
+	if !ok {
+		return
+	}
+	ch := Change{Case: name, At: d.at, Old: d.old, New: d.new, Script: ops}
+	ch.Rule, ch.Judged = d.rule, d.judged
+	ch.Clauses = groupOf(clauses, d.rule)
+	ch.Key = changeKey(ch.Clauses, ops, d)
+	if i, ok := st.byKey[ch.Key]; ok {
+		st.out.Changes[i].Also = append(st.out.Changes[i].Also, name)
+		return
+	}
+	st.byKey[ch.Key] = len(st.out.Changes)
+	if st.s.NoShrink {
+		ch.Script = cutAfter(ops, d.at)
+	} else {
+		st.shrink(&ch, d)
+	}
+	st.out.Changes = append(st.out.Changes, ch)
+}
+
+// both runs ops on the two builds at once: each has its own runtime
+// instance (its own child process for a library), so the two runs cannot
+// see each other, and the diff takes the time of the slower build.
+func (st *diffState) both(ops []op.Op) (a, b conformance.Outcome) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b = st.new.Execute(ops, true)
+	}()
+	a = st.old.Execute(ops, true)
+	<-done
+	return a, b
+}
+
+// cutAfter keeps ops up to and including at (all of them for the cleanup).
+func cutAfter(ops []op.Op, at int) []op.Op {
+	if at >= 0 && at < len(ops) {
+		return ops[:at+1]
+	}
+	return ops
+}
+
+// shrink looks for the shortest script whose runs still differ at an op of
+// the same kind with the same two results, within the budgets.
+func (st *diffState) shrink(ch *Change, d outcomeDiff) {
+	budget := min(st.s.ShrinkBudget, st.shrinkLeft)
+	ops := cutAfter(ch.Script, d.at)
+	if budget <= 0 || len(ops) < 2 {
+		ch.Script = ops
+		return
+	}
+	t0 := time.Now()
+	deadline := t0.Add(budget)
+	want := d.sig()
+	best := d
+	got := conformance.Shrink(ops, func(cand []op.Op) bool {
+		if time.Now().After(deadline) {
+			return false
+		}
+		a, b := st.both(cand)
+		cd, ok := compareOutcomes(cand, a, b)
+		if !ok || cd.sig() != want {
+			return false
+		}
+		best = cd
+		return true
+	})
+	used := time.Since(t0)
+	st.shrinkLeft -= used
+	st.out.Shrink += used
+	ch.Shrunk = len(got) < len(ch.Script)
+	ch.Script = cutAfter(got, best.at)
+	ch.At, ch.Old, ch.New = best.at, best.old, best.new
+}
+
+// outcomeDiff is the first place where two runs of the same ops differ.
+type outcomeDiff struct {
+	at       int
+	old, new string
+	rule     model.Rule
+	judged   bool   // the model found rule broken there on one side
+	kind     string // the op's kind at `at` ("cleanup", "setup")
+}
+
+// sig is what a shrunk script must still show: the kind of op and the two
+// results, without the op's arguments and index.
+func (d outcomeDiff) sig() string {
+	return d.kind + "\x00" + resultOf(d.old) + "\x00" + resultOf(d.new)
+}
+
+// resultOf is the result part of a history line ("#3 prepare c0 ... ->
+// INVALID_ARGUMENT out=-1" gives "INVALID_ARGUMENT out=-1"), or the whole
+// text of a death.
+func resultOf(line string) string {
+	if i := strings.Index(line, " -> "); i >= 0 && strings.HasPrefix(line, "#") {
+		return line[i+4:]
+	}
+	return line
+}
+
+var indexRE = regexp.MustCompile(`#\d+`)
+
+// changeKey fingerprints a change for baselines: its clauses, the kind of
+// op and the two results, with op indices left out so that the same change
+// found by another case, or shrunk differently, keeps its key.
+func changeKey(clauses []string, ops []op.Op, d outcomeDiff) string {
+	return strings.Join(clauses, ",") + "|" + d.kind + "|" + indexRE.ReplaceAllString(resultOf(d.old), "#") + " -> " +
+		indexRE.ReplaceAllString(resultOf(d.new), "#")
+}
+
+// death describes how a run ended when it did not pass.
+func death(o conformance.Outcome, ops []op.Op) string {
+	return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), firstLine(o.Detail))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func opKindAt(ops []op.Op, at int) string {
+	switch {
+	case at >= 0 && at < len(ops):
+		if ops[at].Kind == op.KindProg {
+			return "prog fn=" + ops[at].Fn.String()
+		}
+		return ops[at].Kind.String()
+	case at == len(ops):
+		return "cleanup"
+	}
+	return "setup"
+}
+
+// ruleAt is the rule a difference at op at concerns: the rule of a model
+// finding there on either side (judged), else the rule of the op's entry.
+func ruleAt(ops []op.Op, at int, outs ...conformance.Outcome) (model.Rule, bool) {
+	for _, o := range outs {
+		if o.Result == nil {
+			continue
+		}
+		for _, f := range o.Result.Findings {
+			if f.Index == at && f.Rule != model.RuleNone {
+				return f.Rule, true
+			}
+		}
+	}
+	switch {
+	case at >= 0 && at < len(ops):
+		return conformance.EntryRule(ops[at]), false
+	case at == len(ops):
+		return model.REDestroy, false // the runner's cleanup finalizes and destroys
+	}
+	return model.RESup, false // setup asks supported(NULL) first
+}
+
+// newDiff is a difference at op at, with the rule it concerns.
+func newDiff(ops []op.Op, at int, old, new string, outs ...conformance.Outcome) outcomeDiff {
+	d := outcomeDiff{at: at, old: old, new: new, kind: opKindAt(ops, at)}
+	d.rule, d.judged = ruleAt(ops, at, outs...)
+	return d
+}
+
+// compareOutcomes finds the first difference between two runs of ops.
+func compareOutcomes(ops []op.Op, a, b conformance.Outcome) (outcomeDiff, bool) {
+	aPass, bPass := a.Verdict == model.Pass && a.Result != nil, b.Verdict == model.Pass && b.Result != nil
+	// The calls both runs made before either died are compared first: a
+	// build that answered differently and then crashed shows the answer.
+	if ds, _ := conformance.CompareSteps(a.Steps, b.Steps); aPass && bPass && len(ds) > 0 {
+		return newDiff(ops, ds[0].Index, ds[0].Old, ds[0].New, a, b), true
+	}
+	switch {
+	case aPass && bPass:
+		fa, fb := findingKeys(a.Result), findingKeys(b.Result)
+		for i := 0; i < max(len(fa), len(fb)); i++ {
+			var x, y findingKey
+			if i < len(fa) {
+				x = fa[i]
+			}
+			if i < len(fb) {
+				y = fb[i]
+			}
+			if x != y {
+				at := min(x.index, y.index)
+				if i >= len(fa) {
+					at = y.index
+				} else if i >= len(fb) {
+					at = x.index
+				}
+				return newDiff(ops, at, x.text(), y.text(), a, b), true
+			}
+		}
+		return outcomeDiff{}, false
+	case !aPass && !bPass:
+		if a.Verdict == b.Verdict && a.At == b.At {
+			return outcomeDiff{}, false
+		}
+	}
+	at := a.At
+	switch {
+	case aPass:
+		at = b.At
+	case !bPass:
+		at = min(a.At, b.At)
+	}
+	if at < 0 {
+		at = conformance.AtSetup
+	}
+	return newDiff(ops, at, describeAt(ops, a, at), describeAt(ops, b, at), a, b), true
+}
+
+// describeAt is what run o did at op at: its line there, or its death.
+func describeAt(ops []op.Op, o conformance.Outcome, at int) string {
+	if o.Verdict != model.Pass || o.Result == nil {
+		if o.Verdict == model.Pass {
+			return "no result"
+		}
+		return death(o, ops)
+	}
+	if at >= 0 && at < len(o.Steps) {
+		return o.Steps[at].Line
+	}
+	if at == len(ops) {
+		return "cleanup finished"
+	}
+	return "set up"
+}
+
+type findingKey struct {
+	index   int
+	rule    model.Rule
+	verdict model.Verdict
+	key     string
+}
+
+func (k findingKey) text() string {
+	if k.rule == model.RuleNone && k.key == "" {
+		return "no finding"
+	}
+	return fmt.Sprintf("model: #%d %s %s %s", k.index, k.rule, k.verdict, k.key)
+}
+
+// findingKeys are a run's findings as what names them, in op order.
+func findingKeys(r *conformance.Result) []findingKey {
+	var out []findingKey
+	for _, f := range r.Findings {
+		k := f.Key
+		if k == "" {
+			k = f.Detail
+		}
+		out = append(out, findingKey{index: f.Index, rule: f.Rule, verdict: f.Verdict, key: k})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].index < out[j].index })
+	return out
+}
+
+// groupOf names the clauses a change is listed under: those of the
+// directed check whose run showed it (the check was written to judge them,
+// and the model's rule at the call is in Change.Rule), or, for a random
+// sequence, the rule of the call: the one the model judged broken there on
+// one side, else the entry's.
+func groupOf(clauses []conformance.ClauseSpec, r model.Rule) []string {
+	if len(clauses) == 0 {
+		return []string{r.String()}
+	}
+	out := make([]string, len(clauses))
+	for i, c := range clauses {
+		out[i] = c.ID
+	}
+	return out
+}

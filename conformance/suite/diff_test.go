@@ -1,0 +1,133 @@
+package suite
+
+import (
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/conformance/target/targettest"
+	"github.com/simabi/simabi/sim"
+	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
+)
+
+func simExec(p sim.Profile) conformance.Executor {
+	return conformance.FactoryExecutor{Factory: target.SimFactory(p)}
+}
+
+func simCaps(t *testing.T) conformance.Caps {
+	t.Helper()
+	return conformance.CapsOf(target.SimTarget(sim.TMR))
+}
+
+// A build against itself: no change, directed checks, probes and random
+// sequences alike (issue #30: self-diff is empty).
+func TestDiff_selfIsEmpty(t *testing.T) {
+	res := DiffWith(simExec(sim.TMR), simExec(sim.TMR), DiffRun{Caps: simCaps(t), Probes: true, Random: 10, RandomOps: 100, Seed: 1, HoldMs: 10})
+	if len(res.Changes) != 0 {
+		t.Fatalf("%d changes of sim:tmr against itself, first: %+v", len(res.Changes), res.Changes[0])
+	}
+	if res.Cases < len(conformance.Catalogue()) || res.Random != 10 {
+		t.Errorf("ran %d cases (%d random), want the catalogue and 10", res.Cases, res.Random)
+	}
+}
+
+// The emitted fake against sim: the Go and the C backends behave alike
+// (F-1), so the diff is empty too: two independent routes to one answer.
+func TestDiff_emittedAgainstSimIsEmpty_F1(t *testing.T) {
+	a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})
+	res := DiffWith(simExec(sim.TMR), conformance.FactoryExecutor{Factory: targettest.EmittedFactory(t, a)},
+		DiffRun{Caps: simCaps(t), Random: 5, RandomOps: 100, Seed: 7, HoldMs: 10})
+	for _, c := range res.Changes {
+		t.Errorf("%s [%s] #%d: %s -> %s", c.Case, c.Group(), c.At, c.Old, c.New)
+	}
+}
+
+// A mutant differs from the fake, and the change is grouped under the
+// clause the mutant breaks; the shrunk script still shows it on both.
+func TestDiff_mutantNamedByItsClause(t *testing.T) {
+	for _, name := range []string{"prep-keeps-out", "launch-id-8192-ok", "finalize-null-ia", "register-id-8192-ok"} {
+		t.Run(name, func(t *testing.T) {
+			cl, ok := conformance.ClauseOfMutant(name)
+			if !ok {
+				t.Fatalf("no clause for %s", name)
+			}
+			a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: name})
+			newX := conformance.FactoryExecutor{Factory: targettest.EmittedFactory(t, a)}
+			res := DiffWith(simExec(sim.TMR), newX, DiffRun{Caps: simCaps(t), Checks: conformance.ChecksClaiming(name), Probes: true})
+			if len(res.Changes) == 0 {
+				t.Fatalf("no change against mutant %s", name)
+			}
+			named := false
+			for _, c := range res.Changes {
+				named = named || slices.Contains(c.Clauses, cl.ID)
+				if c.At < 0 || c.At > len(c.Script) || c.Old == c.New {
+					t.Errorf("%s: at %d of %d, %q -> %q", c.Case, c.At, len(c.Script), c.Old, c.New)
+				}
+				// Replaying the shrunk script shows the same change.
+				d, ok := compareOutcomes(c.Script, simExec(sim.TMR).Execute(c.Script, true), newX.Execute(c.Script, true))
+				if !ok || resultOf(d.old) != resultOf(c.Old) || resultOf(d.new) != resultOf(c.New) {
+					t.Errorf("%s: the script does not show %q -> %q again (%v: %q -> %q)\n%s", c.Case, c.Old, c.New, ok, d.old, d.new,
+						strings.Join(conformance.OpLines(c.Script), "\n"))
+				}
+			}
+			if !named {
+				var groups []string
+				for _, c := range res.Changes {
+					groups = append(groups, c.Case+": "+c.Group())
+				}
+				t.Errorf("no change names %s: %v", cl.ID, groups)
+			}
+		})
+	}
+}
+
+// compareOutcomes: equal runs are no change; a status that differs is the
+// first change; a crash against a pass is a change at the op that died.
+func TestDiff_compareOutcomes(t *testing.T) {
+	ops := op.MustParseScript("create c0\ndestroy c0\n")
+	pass := func(lines ...string) conformance.Outcome {
+		var steps []conformance.Step
+		for _, l := range lines {
+			steps = append(steps, conformance.Step{Line: l})
+		}
+		return conformance.Outcome{Verdict: model.Pass, Result: &conformance.Result{}, Steps: steps, At: len(ops)}
+	}
+	crash := conformance.Outcome{Verdict: model.Crash, Detail: "signal SIGSEGV", At: 1}
+	type want struct {
+		Differs  bool
+		At       int
+		Old, New string
+		Kind     string
+	}
+	for _, tc := range []struct {
+		name string
+		a, b conformance.Outcome
+		want want
+	}{
+		{"same", pass("#0 create c0 -> OK", "#1 destroy c0 -> OK"), pass("#0 create c0 -> OK", "#1 destroy c0 -> OK"), want{}},
+		{"status", pass("#0 create c0 -> OK", "#1 destroy c0 -> OK"), pass("#0 create c0 -> OK", "#1 destroy c0 -> INVALID_STATE"),
+			want{true, 1, "#1 destroy c0 -> OK", "#1 destroy c0 -> INVALID_STATE", "destroy"}},
+		{"crash", pass("#0 create c0 -> OK", "#1 destroy c0 -> OK"), crash,
+			want{true, 1, "#1 destroy c0 -> OK", "crash at #1 destroy c0: signal SIGSEGV", "destroy"}},
+		{"same crash", crash, crash, want{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, ok := compareOutcomes(ops, tc.a, tc.b)
+			got := want{Differs: ok}
+			if ok {
+				got.At, got.Old, got.New, got.Kind = d.at, d.old, d.new, d.kind
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
