@@ -47,6 +47,7 @@ var production = map[string][]string{
 	"lanes/upstream/mkcallable":     {"abi"},
 	"lanes/consumer/mkimage":        {"abi", "sim/semantics"},
 	"lanes/consumer/report":         nil,
+	"lanes/ci":                      nil, // test files only: runs .github/actions/abicheck's steps (docs/ci.md)
 	"tests":                         nil, // test files only
 	// The op-sequence fuzz targets: each links only what it runs, since the
 	// fuzz engines walk the coverage counters of every linked package on

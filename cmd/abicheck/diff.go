@@ -106,15 +106,17 @@ func diffMain(args []string, stdout, stderr io.Writer) int {
 		return usage(stderr, "diff: "+err.Error())
 	}
 	rest := fs.Args()
+	for _, a := range rest {
+		if strings.HasPrefix(a, "-") {
+			return usage(stderr, "diff: flags must come before OLD and NEW: "+a)
+		}
+	}
 	if len(rest) != 2 {
 		return usage(stderr, fmt.Sprintf("diff needs OLD and NEW, got %d argument(s)%s", len(rest), argsText(rest)))
 	}
 	for _, a := range rest {
 		if a == "" {
 			return usage(stderr, "diff: OLD and NEW must not be empty (a library path, sim:tmr or sim:refusing)")
-		}
-		if strings.HasPrefix(a, "-") {
-			return usage(stderr, "diff: flags must come before OLD and NEW: "+a)
 		}
 	}
 	if o.JSON && o.Quiet {

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/session"
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// The diff's tests run it as a user does. Speed is left out (-no-speed)
+// where the test is about behaviour: the timing has tests of its own
+// (conformance/speed) and only adds seconds here.
+
+func parseDiff(t *testing.T, out string) session.DiffReport {
+	t.Helper()
+	var rep session.DiffReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("diff JSON: %v\n%s", err, out)
+	}
+	return rep
+}
+
+// A build against itself, and the emitted fake against sim (F-1: the two
+// backends agree): no change, exit 0, in two runs each (issue #30: the
+// self-diff is empty every run; docs/abicheck.md gives the 10-run figure).
+func TestDiff_noChange(t *testing.T) {
+	t.Parallel()
+	fake := build(t, emit.Config{Profile: emit.ProfileTMR})
+	for _, tc := range []struct{ name, old, new string }{
+		{"fake-self", fake, fake},
+		{"sim-fake", "sim:tmr", fake},
+		{"sim-self", "sim:refusing", "sim:refusing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for run := 0; run < 2; run++ {
+				r := runCLI(t, nil, "diff", "-json", "-no-speed", "-sequences", "20", tc.old, tc.new)
+				if r.code != exitOK {
+					t.Fatalf("run %d: exit %d, want 0\n%s\n%s", run, r.code, r.stdout, r.stderr)
+				}
+				rep := parseDiff(t, r.stdout)
+				if len(rep.Changes) != 0 || rep.Summary.Cases < 100 || rep.Summary.Random != 20 {
+					t.Fatalf("run %d: %d changes over %d cases (%d random): %+v", run, len(rep.Changes), rep.Summary.Cases, rep.Summary.Random, rep.Changes)
+				}
+			}
+		})
+	}
+}
+
+// A mutant against the fake: exit 1, a change grouped under the mutant's
+// clause, old → new with the two replay commands, and a script that
+// replays: -replay FILE on the mutant shows the new result.
+func TestDiff_mutantChangeNamesItsClause(t *testing.T) {
+	t.Parallel()
+	const mutant = "finalize-null-ia" // E-FIN: finalize(NULL) answers another code
+	cl, ok := conformance.ClauseOfMutant(mutant)
+	if !ok {
+		t.Fatal("no clause")
+	}
+	fake := build(t, emit.Config{Profile: emit.ProfileTMR})
+	mut := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: mutant})
+	dir := t.TempDir()
+	junit := filepath.Join(dir, "diff.xml")
+	r := runCLI(t, nil, "diff", "-json", "-no-speed", "-sequences", "5", "-repro-dir", dir, "-junit", junit, fake, mut)
+	if r.code != exitFindings {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	rep := parseDiff(t, r.stdout)
+	var hit *session.JSONChange
+	for i, c := range rep.Changes {
+		if slices.Contains(c.Clauses, cl.ID) && hit == nil {
+			hit = &rep.Changes[i]
+		}
+		if c.Old == c.New || c.Key == "" || len(c.Replay) != 2 || !strings.HasPrefix(c.File, dir) {
+			t.Errorf("change %+v", c)
+		}
+	}
+	if hit == nil {
+		t.Fatalf("no change under %s: %+v", cl.ID, rep.Changes)
+	}
+	if !strings.Contains(hit.Replay[0], fake) || !strings.Contains(hit.Replay[1], mut) {
+		t.Errorf("replays %q", hit.Replay)
+	}
+	text, err := os.ReadFile(hit.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := op.ParseScript(string(text))
+	if err != nil || len(ops) != len(hit.Script) {
+		t.Fatalf("script %s: %v, %d ops, want %d", hit.File, err, len(ops), len(hit.Script))
+	}
+	// The script replays on the mutant with the new result at the op.
+	rr := runCLI(t, nil, "-replay", hit.File, mut)
+	if strings.HasPrefix(hit.New, "#") && !strings.Contains(rr.stdout, hit.New) {
+		t.Errorf("replay on the mutant does not show %q:\n%s", hit.New, rr.stdout)
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x struct {
+		Suites []struct {
+			Failures int `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &x); err != nil || len(x.Suites) != 1 || x.Suites[0].Failures == 0 {
+		t.Fatalf("JUnit %v: %+v\n%s", err, x, b)
+	}
+}
+
+// -write-baseline then -baseline: the same changes are known and the diff
+// exits 0; the text says so.
+func TestDiff_baseline(t *testing.T) {
+	t.Parallel()
+	fake := build(t, emit.Config{Profile: emit.ProfileTMR})
+	mut := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "prep-keeps-out"})
+	base := filepath.Join(t.TempDir(), "diff.baseline")
+	r := runCLI(t, nil, "diff", "-q", "-no-speed", "-sequences", "3", "-no-shrink", "-write-baseline", base, fake, mut)
+	if r.code != exitFindings {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, nil, "diff", "-q", "-no-speed", "-sequences", "3", "-no-shrink", "-baseline", base, fake, mut)
+	if r.code != exitOK || !strings.Contains(r.stdout, "no new change (") {
+		t.Fatalf("with the baseline: exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// What is not a diff: exit 2 with a message naming the side.
+func TestDiff_usageAndLoadErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "sim:tmr"}, "diff needs OLD and NEW, got 1 argument(s): sim:tmr"},
+		{[]string{"diff", "sim:tmr", "/nonexistent/libhost_runtime.so"}, "NEW: "},
+		{[]string{"diff", "sim:nope", "sim:tmr"}, "OLD: unknown built-in target"},
+		{[]string{"diff", "sim:tmr", "sim:tmr", "-json"}, "flags must come before OLD and NEW"},
+		{[]string{"diff", "-json", "-q", "sim:tmr", "sim:tmr"}, "-json and -q do not go together"},
+		{[]string{"diff", "-baseline", "/nonexistent/b", "-no-speed", "-sequences", "0", "sim:tmr", "sim:tmr"}, "-baseline /nonexistent/b"},
+	} {
+		r := runCLI(t, nil, tc.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
