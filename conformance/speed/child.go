@@ -1,0 +1,264 @@
+package speed
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/conformance/target/library"
+	"github.com/simabi/simabi/sim"
+)
+
+// ChildEnv is the environment variable that makes a binary a timing child:
+// its main (or TestMain) must then return ChildMain's status first thing.
+const ChildEnv = "SIMABI_ABICHECK_SPEED_CHILD"
+
+// childConfig is the first line a child reads: the build it loads.
+type childConfig struct {
+	Sim string          `json:"sim,omitempty"` // "sim:tmr" or "sim:refusing"
+	Lib *isolate.Config `json:"lib,omitempty"`
+	// Slow is a test's slowdown factor (Build.slow): the child wraps the
+	// runtime with wrapSlow, which only this package's tests set.
+	Slow float64 `json:"slow,omitempty"`
+}
+
+type request struct {
+	ID    int64  `json:"id"`
+	Entry string `json:"entry"`
+	N     int    `json:"n"`
+}
+
+// childMsg is one line of a child's answers (see the package doc).
+type childMsg struct {
+	T       string            `json:"t"`
+	ID      int64             `json:"id,omitempty"`
+	Entry   string            `json:"entry,omitempty"`
+	Build   string            `json:"build,omitempty"`
+	Skips   map[string]string `json:"skips,omitempty"`
+	Elapsed int64             `json:"elapsed,omitempty"`
+	Ns      []int64           `json:"ns,omitempty"`
+	Err     string            `json:"err,omitempty"`
+}
+
+// wrapSlow, when set (by this package's tests), wraps a child's runtime
+// for childConfig.Slow: a build measurably slower than its own.
+var wrapSlow func(rt abi.Runtime, factor float64) abi.Runtime
+
+// ChildMain is the timing child: it loads the build its parent names on
+// stdin, probes every entry, then times batches until stdin ends. It
+// returns the process's exit status.
+func ChildMain() int {
+	// A runtime's abort() ends the process by SIGABRT itself, not by a Go
+	// traceback.
+	signal.Ignore(syscall.SIGABRT)
+	go func(parent int) {
+		// A child whose parent died (killed while this one hung in the
+		// library) ends itself.
+		for range time.Tick(500 * time.Millisecond) {
+			if os.Getppid() != parent {
+				os.Exit(3)
+			}
+		}
+	}(os.Getppid())
+	out := os.NewFile(3, "speed-results")
+	if out == nil {
+		fmt.Fprintln(os.Stderr, "speed: child mode needs the parent's result pipe on fd 3")
+		return 2
+	}
+	// The current device is per OS thread: every call of the build is made
+	// on this one.
+	runtime.LockOSThread()
+	w := &childOut{f: out}
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
+	line, err := in.ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return 2
+	}
+	var cfg childConfig
+	if err := json.Unmarshal(line, &cfg); err != nil {
+		w.msg(childMsg{T: "error", Err: "bad child configuration: " + err.Error()})
+		return 2
+	}
+	b, desc, closeLib, err := openBuild(cfg)
+	if err != nil {
+		w.msg(childMsg{T: "error", Err: err.Error()})
+		return 2
+	}
+	skips := map[string]string{}
+	ns := make([]int64, 2)
+	for _, name := range Entries {
+		e := entries[name]
+		if e.needs != nil {
+			if why := e.needs(b); why != "" {
+				skips[name] = why
+				continue
+			}
+		}
+		w.msg(childMsg{T: "at", Entry: name})
+		if _, err := b.measure(e, ns); err != nil {
+			skips[name] = "the first calls failed: " + err.Error()
+			continue
+		}
+		skips[name] = ""
+	}
+	w.msg(childMsg{T: "hello", Build: desc, Skips: skips})
+	status := serve(in, w, b)
+	b.close()
+	if closeLib != nil {
+		closeLib()
+	}
+	return status
+}
+
+// openBuild loads what cfg names and describes it.
+func openBuild(cfg childConfig) (*bench, string, func(), error) {
+	var t conformance.Target
+	var kernel bool
+	var desc string
+	var bins [4][]byte
+	var callable []byte
+	var closeLib func()
+	switch {
+	case cfg.Sim != "" && cfg.Lib != nil:
+		return nil, "", nil, errors.New("a build is either the simulator or a library, not both")
+	case cfg.Sim != "":
+		p, err := simProfile(cfg.Sim)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		t, kernel, desc = target.SimTarget(p), p == sim.TMR, "the built-in simulator, profile "+string(p)
+	case cfg.Lib != nil:
+		var err error
+		if bins, err = isolate.ReadBinaries(cfg.Lib.Binaries); err != nil {
+			return nil, "", nil, fmt.Errorf("reading a binary: %v", err)
+		}
+		if cfg.Lib.Callable != "" {
+			if callable, err = isolate.ReadCallable(cfg.Lib.Callable); err != nil {
+				return nil, "", nil, err
+			}
+		}
+		lib, err := library.Open(cfg.Lib.Lib, library.Options{Preloads: cfg.Lib.Preloads, ACLPath: cfg.Lib.ACL,
+			Binaries: bins, LogLevel: abi.LogLevel(cfg.Lib.LogLevel), Callable: callable})
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("cannot load %s: %v", cfg.Lib.Lib, err)
+		}
+		tt, _, err := lib.Factory()()
+		if err != nil {
+			lib.Close()
+			return nil, "", nil, fmt.Errorf("cannot load %s: %v", cfg.Lib.Lib, err)
+		}
+		in := lib.Info
+		t, kernel, closeLib = tt, in.Profile == "tmr", lib.Close
+		desc = in.Revision + " revision, profile " + in.Profile
+		if in.Hooks {
+			desc += ", simulation hooks"
+		} else if in.ACL != "" {
+			desc += ", ACL " + in.ACL
+		}
+	default:
+		return nil, "", nil, errors.New("the configuration names no build")
+	}
+	b := newBench(t, kernel, bins, callable)
+	if cfg.Slow != 0 {
+		if wrapSlow == nil {
+			if closeLib != nil {
+				closeLib()
+			}
+			return nil, "", nil, errors.New("this binary cannot slow a build down (a test's hook)")
+		}
+		b.rt = wrapSlow(b.rt, cfg.Slow)
+		desc += fmt.Sprintf(", slowed down %gx", cfg.Slow)
+	}
+	return b, desc, closeLib, nil
+}
+
+// simProfile is the profile of a built-in simulator's spec.
+func simProfile(spec string) (sim.Profile, error) {
+	switch spec {
+	case "sim:tmr":
+		return sim.TMR, nil
+	case "sim:refusing":
+		return sim.Refusing, nil
+	}
+	return "", fmt.Errorf("unknown built-in build %q (sim:tmr or sim:refusing)", spec)
+}
+
+// serve answers the parent's requests, one a line, until stdin ends.
+func serve(in *bufio.Reader, w *childOut, b *bench) int {
+	var ns []int64
+	var buf []byte
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			var req request
+			if jerr := json.Unmarshal(line, &req); jerr != nil {
+				w.msg(childMsg{T: "fail", Err: "bad request: " + jerr.Error()})
+				continue
+			}
+			e := entries[req.Entry]
+			if e == nil || req.N < 1 || req.N > MaxCalls {
+				w.msg(childMsg{T: "fail", ID: req.ID, Err: fmt.Sprintf("bad request: entry %q, %d calls", req.Entry, req.N)})
+				continue
+			}
+			w.msg(childMsg{T: "at", ID: req.ID, Entry: req.Entry})
+			if cap(ns) < req.N {
+				ns = make([]int64, req.N)
+			}
+			elapsed, merr := b.measure(e, ns[:req.N])
+			if merr != nil {
+				w.msg(childMsg{T: "fail", ID: req.ID, Entry: req.Entry, Err: merr.Error()})
+				continue
+			}
+			// Written by hand: the answer allocates nothing in the child
+			// between its batches.
+			buf = append(buf[:0], `{"t":"done","id":`...)
+			buf = strconv.AppendInt(buf, req.ID, 10)
+			buf = append(buf, `,"elapsed":`...)
+			buf = strconv.AppendInt(buf, elapsed, 10)
+			buf = append(buf, `,"ns":[`...)
+			for i, v := range ns[:req.N] {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				buf = strconv.AppendInt(buf, v, 10)
+			}
+			buf = append(buf, "]}\n"...)
+			w.write(buf)
+		}
+		if err == io.EOF {
+			return 0
+		}
+		if err != nil {
+			return 2
+		}
+	}
+}
+
+// childOut is the result pipe to the parent.
+type childOut struct{ f *os.File }
+
+func (c *childOut) write(b []byte) {
+	if _, err := c.f.Write(b); err != nil {
+		os.Exit(3) // the parent is gone
+	}
+}
+
+func (c *childOut) msg(m childMsg) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		b, _ = json.Marshal(childMsg{T: "fail", ID: m.ID, Err: "the child could not encode its answer: " + err.Error()})
+	}
+	c.write(append(b, '\n'))
+}

@@ -1,0 +1,120 @@
+package speed
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is what Compare measured.
+type Report struct {
+	Old      string `json:"old"`       // OLD's label
+	New      string `json:"new"`       // NEW's label
+	OldBuild string `json:"old_build"` // what OLD's child loaded
+	NewBuild string `json:"new_build"` // what NEW's child loaded
+	// BudgetNs is Options.Budget; ElapsedNs the time the entries took
+	// (loading the builds not counted).
+	BudgetNs  int64         `json:"budget_ns"`
+	ElapsedNs int64         `json:"elapsed_ns"`
+	Entries   []EntryReport `json:"entries"`
+}
+
+// EntryReport is one entry's measurement. The times are of one call (one
+// pair for create+destroy and register+unregister), in nanoseconds; a
+// skipped entry has only its name and verdict.
+type EntryReport struct {
+	Name   string `json:"name"`
+	Rounds int    `json:"rounds"`
+	Calls  int    `json:"calls"` // per side: rounds times the calls of a round
+
+	OldMedianNs   float64 `json:"old_median_ns"`
+	NewMedianNs   float64 `json:"new_median_ns"`
+	NoiseMedianNs float64 `json:"noise_median_ns"` // OLD' (OLD again)
+	OldP99Ns      float64 `json:"old_p99_ns"`
+	NewP99Ns      float64 `json:"new_p99_ns"`
+	NoiseP99Ns    float64 `json:"noise_p99_ns"`
+
+	// Ratio is NEW/OLD: the median over the rounds of the ratio of the
+	// rounds' medians, with its 95 % confidence interval.
+	Ratio   float64 `json:"ratio"`
+	RatioLo float64 `json:"ratio_lo"`
+	RatioHi float64 `json:"ratio_hi"`
+	// Noise is OLD'/OLD the same way: what two processes of one build
+	// differ by.
+	Noise   float64 `json:"noise"`
+	NoiseLo float64 `json:"noise_lo"`
+	NoiseHi float64 `json:"noise_hi"`
+	// BandLo and BandHi are what Ratio must leave to be a difference
+	// (Verdict).
+	BandLo float64 `json:"band_lo"`
+	BandHi float64 `json:"band_hi"`
+
+	// Verdict is Same, Faster, Slower, or "skipped: " and why.
+	Verdict string `json:"verdict"`
+}
+
+// Skipped reports whether the entry was not timed.
+func (e *EntryReport) Skipped() bool { return strings.HasPrefix(e.Verdict, "skipped") }
+
+// Differences are the entries whose verdict is Slower or Faster.
+func (r *Report) Differences() []EntryReport {
+	var out []EntryReport
+	for _, e := range r.Entries {
+		if e.Verdict == Slower || e.Verdict == Faster {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// WriteText prints the report as a table, one line per entry, the skipped
+// entries after it with why.
+func (r *Report) WriteText(w io.Writer) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "speed: OLD %s (%s)\n", r.Old, r.OldBuild)
+	fmt.Fprintf(&b, "       NEW %s (%s)\n", r.New, r.NewBuild)
+	fmt.Fprintf(&b, "       %v of timing (budget %v); times per call; noise: OLD' is OLD again, in a process of its own\n",
+		time.Duration(r.ElapsedNs).Round(time.Millisecond), time.Duration(r.BudgetNs))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "entry\tcalls\told median\tnew median\told p99\tnew p99\tNEW/OLD [95% CI]\tnoise OLD'/OLD [95% CI]\tverdict")
+	var skipped []EntryReport
+	for _, e := range r.Entries {
+		if e.Skipped() {
+			skipped = append(skipped, e)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Calls,
+			nsText(e.OldMedianNs), nsText(e.NewMedianNs), nsText(e.OldP99Ns), nsText(e.NewP99Ns),
+			ciText(e.Ratio, e.RatioLo, e.RatioHi), ciText(e.Noise, e.NoiseLo, e.NoiseHi), verdictText(e))
+	}
+	tw.Flush()
+	for _, e := range skipped {
+		fmt.Fprintf(&b, "%s: %s\n", e.Name, e.Verdict)
+	}
+	io.WriteString(w, b.String())
+}
+
+// verdictText is the verdict with, for a difference, the band it left.
+func verdictText(e EntryReport) string {
+	if e.Verdict == Same {
+		return e.Verdict
+	}
+	return fmt.Sprintf("%s (outside %.2f..%.2f)", e.Verdict, e.BandLo, e.BandHi)
+}
+
+func ciText(x, lo, hi float64) string { return fmt.Sprintf("%.2f [%.2f, %.2f]", x, lo, hi) }
+
+// nsText is a time in nanoseconds with three significant digits.
+func nsText(ns float64) string {
+	switch {
+	case ns < 1e3:
+		return fmt.Sprintf("%.0fns", ns)
+	case ns < 1e6:
+		return fmt.Sprintf("%.3gµs", ns/1e3)
+	case ns < 1e9:
+		return fmt.Sprintf("%.3gms", ns/1e6)
+	}
+	return fmt.Sprintf("%.3gs", ns/1e9)
+}
