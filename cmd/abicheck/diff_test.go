@@ -156,3 +156,51 @@ func TestDiff_usageAndLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// The speed comparison is part of a diff: each hot-path entry timed on
+// both builds with the noise of OLD against itself, in the JSON report.
+// Whether an entry is flagged depends on the machine's load, so the test
+// holds the report's shape and the noise reference, not the verdicts.
+func TestDiff_speedInTheReport(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, nil, "diff", "-json", "-sequences", "0", "-no-probes", "sim:tmr", "sim:tmr")
+	if r.code != exitOK && r.code != exitFindings {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var rep struct {
+		Speed struct {
+			Entries []struct {
+				Name    string  `json:"name"`
+				Verdict string  `json:"verdict"`
+				Noise   float64 `json:"noise"`
+			} `json:"entries"`
+		} `json:"speed"`
+		Summary session.JSONDiffSummary `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	timed := map[string]bool{}
+	flagged := 0
+	for _, e := range rep.Speed.Entries {
+		switch {
+		case e.Verdict == "same":
+		case e.Verdict == "slower" || e.Verdict == "faster":
+			flagged++
+		default:
+			t.Errorf("%s: verdict %q", e.Name, e.Verdict)
+		}
+		if e.Noise <= 0 {
+			t.Errorf("%s: no noise reference (%v)", e.Name, e.Noise)
+		}
+		timed[e.Name] = true
+	}
+	for _, want := range []string{"create+destroy", "kernel_prepare", "kernel_launch", "register+unregister", "run", "poll_run", "wait_run"} {
+		if !timed[want] {
+			t.Errorf("%s not timed: %+v", want, rep.Speed.Entries)
+		}
+	}
+	if flagged != rep.Summary.SpeedChanges || (flagged > 0) != (r.code == exitFindings) {
+		t.Errorf("%d flagged, summary %d, exit %d", flagged, rep.Summary.SpeedChanges, r.code)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/session"
+	"github.com/simabi/simabi/conformance/speed"
 )
 
 // Exit codes.
@@ -42,8 +43,11 @@ const (
 const defaultSeed = 1
 
 func main() {
-	if os.Getenv(isolate.ChildEnv) != "" {
+	switch {
+	case os.Getenv(isolate.ChildEnv) != "":
 		os.Exit(isolate.ChildMain())
+	case os.Getenv(speed.ChildEnv) != "":
+		os.Exit(speed.ChildMain())
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/session"
+	"github.com/simabi/simabi/conformance/speed"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/sim/emit/emittest"
@@ -34,6 +35,8 @@ func TestMain(m *testing.M) {
 	switch {
 	case os.Getenv(isolate.ChildEnv) != "":
 		os.Exit(isolate.ChildMain())
+	case os.Getenv(speed.ChildEnv) != "":
+		os.Exit(speed.ChildMain())
 	case os.Getenv(asCLIEnv) != "":
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
