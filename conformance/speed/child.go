@@ -32,6 +32,9 @@ type childConfig struct {
 	// Slow is a test's slowdown factor (Build.slow): the child wraps the
 	// runtime with wrapSlow, which only this package's tests set.
 	Slow float64 `json:"slow,omitempty"`
+	// DieAfter is a test's build that dies at its DieAfter-th simpler_run
+	// (Build.dieAfter), through wrapDying, which only the tests set.
+	DieAfter int `json:"die_after,omitempty"`
 }
 
 type request struct {
@@ -55,6 +58,10 @@ type childMsg struct {
 // wrapSlow, when set (by this package's tests), wraps a child's runtime
 // for childConfig.Slow: a build measurably slower than its own.
 var wrapSlow func(rt abi.Runtime, factor float64) abi.Runtime
+
+// wrapDying, when set (by this package's tests), wraps a child's runtime
+// for childConfig.DieAfter: a build that dies after a number of runs.
+var wrapDying func(rt abi.Runtime, runs int) abi.Runtime
 
 // ChildMain is the timing child: it loads the build its parent names on
 // stdin, probes every entry, then times batches until stdin ends. It
@@ -180,6 +187,16 @@ func openBuild(cfg childConfig) (*bench, string, func(), error) {
 		}
 		b.rt = wrapSlow(b.rt, cfg.Slow)
 		desc += fmt.Sprintf(", slowed down %gx", cfg.Slow)
+	}
+	if cfg.DieAfter != 0 {
+		if wrapDying == nil {
+			if closeLib != nil {
+				closeLib()
+			}
+			return nil, "", nil, errors.New("this binary cannot make a build die (a test's hook)")
+		}
+		b.rt = wrapDying(b.rt, cfg.DieAfter)
+		desc += fmt.Sprintf(", dying at run %d", cfg.DieAfter)
 	}
 	return b, desc, closeLib, nil
 }

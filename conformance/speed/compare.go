@@ -1,6 +1,7 @@
 package speed
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -25,8 +26,10 @@ type Build struct {
 	// a child times the one instance it loads).
 	Lib isolate.Config
 
-	// slow is a test's slowdown factor (see wrapSlow).
-	slow float64
+	// slow is a test's slowdown factor (see wrapSlow), dieAfter the run
+	// at which a test's build dies (wrapDying).
+	slow     float64
+	dieAfter int
 }
 
 func (b Build) label() string {
@@ -56,11 +59,11 @@ func (b Build) check(side string) error {
 
 func (b Build) config() childConfig {
 	if b.Sim != "" {
-		return childConfig{Sim: b.Sim, Slow: b.slow}
+		return childConfig{Sim: b.Sim, Slow: b.slow, DieAfter: b.dieAfter}
 	}
 	lib := b.Lib
 	lib.TempDir = ""
-	return childConfig{Lib: &lib, Slow: b.slow}
+	return childConfig{Lib: &lib, Slow: b.slow, DieAfter: b.dieAfter}
 }
 
 // Options tune a comparison; the zero value is the default.
@@ -137,6 +140,10 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	return o, nil
 }
+
+// Compare's verdict of an entry during which a child died or hung: the
+// verdict is Crashed, the side and how.
+const Crashed = "crashed"
 
 // orders are the six orders of the three sides, one per round in turn.
 var orders = [6][3]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}}
@@ -223,8 +230,34 @@ func Compare(old, new Build, o Options) (*Report, error) {
 	t0 := time.Now()
 	for i, at := range todo {
 		share := (o.Budget - time.Since(t0)) / time.Duration(len(todo)-i)
-		if err := measure(procs, &rep.Entries[at], share, o); err != nil {
-			return nil, err
+		err := measure(procs, &rep.Entries[at], share, o)
+		var died *Error
+		if !errors.As(err, &died) {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// A build that dies or hangs while an entry is timed (a resource
+		// it leaks per call, a crash after the thousandth run) is the
+		// entry's verdict, and the other entries are still timed: the
+		// child that died is replaced by a fresh one.
+		er := &rep.Entries[at]
+		er.Verdict = Crashed + ": " + died.Error()
+		er.CrashedSide = died.Side
+		for s, p := range procs {
+			if p.side != died.Side {
+				continue
+			}
+			p.kill()
+			np, err := start(sides[s], builds[s].label(), builds[s].config(), cpu, o.Verbose)
+			if err == nil {
+				err = np.hello(o.LoadTimeout)
+			}
+			procs[s] = np
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	rep.ElapsedNs = int64(time.Since(t0))

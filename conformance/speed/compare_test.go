@@ -179,3 +179,44 @@ func TestIssue30Part2_DeadChild(t *testing.T) {
 		})
 	}
 }
+
+// A build that dies while an entry is timed (after the probes) gets the
+// entry's verdict "crashed", with the side, and the other entries are
+// still timed in a fresh child; a death on NEW alone is a difference.
+func TestIssue30Part2_DeathDuringAnEntry(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, new Build
+		side     string
+		differs  bool
+	}{
+		{"NEW dies", Build{Sim: "sim:tmr"}, Build{Label: "sim:tmr dying", Sim: "sim:tmr", dieAfter: 300}, SideNew, true},
+		{"OLD dies", Build{Label: "sim:tmr dying", Sim: "sim:tmr", dieAfter: 300}, Build{Sim: "sim:tmr"}, SideOld, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Compare(tc.old, tc.new, Options{Budget: 500 * time.Millisecond, Entries: []string{EntryRun, EntryWaitRun}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]EntryReport{}
+			for _, e := range r.Entries {
+				got[e.Name] = e
+			}
+			run := got[EntryRun]
+			side := run.CrashedSide
+			if side == SideNoise {
+				side = SideOld // OLD's second process may die first
+			}
+			if !strings.HasPrefix(run.Verdict, Crashed+": ") || side != tc.side || !strings.Contains(run.Verdict, "exit status 3") {
+				t.Errorf("run: verdict %q, side %q; want crashed on %s with exit status 3", run.Verdict, run.CrashedSide, tc.side)
+			}
+			if w := got[EntryWaitRun]; w.Skipped() || strings.HasPrefix(w.Verdict, Crashed) || w.Calls == 0 {
+				t.Errorf("wait_run after the death: %+v, want it timed", w)
+			}
+			diffs := r.Differences()
+			if differs := len(diffs) == 1 && diffs[0].Name == EntryRun; differs != tc.differs && run.CrashedSide != SideNoise {
+				t.Errorf("differences %+v, want the run: %v", diffs, tc.differs)
+			}
+		})
+	}
+}

@@ -18,4 +18,5 @@ func TestMain(m *testing.M) {
 
 func init() {
 	wrapSlow = func(rt abi.Runtime, factor float64) abi.Runtime { return newSlowRuntime(rt, factor) }
+	wrapDying = func(rt abi.Runtime, runs int) abi.Runtime { return &dyingRuntime{Runtime: rt, left: runs} }
 }

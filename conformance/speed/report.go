@@ -53,16 +53,23 @@ type EntryReport struct {
 
 	// Verdict is Same, Faster, Slower, or "skipped: " and why.
 	Verdict string `json:"verdict"`
+	// CrashedSide is the side whose child died or hung while the entry
+	// was timed (Verdict Crashed), "" otherwise.
+	CrashedSide string `json:"crashed_side,omitempty"`
 }
 
 // Skipped reports whether the entry was not timed.
 func (e *EntryReport) Skipped() bool { return strings.HasPrefix(e.Verdict, "skipped") }
 
 // Differences are the entries whose verdict is Slower or Faster.
+// An entry during which NEW's child died or hung, where OLD's and the noise
+// child's did not, is a difference too: what NEW does when an entry is called
+// thousands of times changed. One that OLD died in is not (nothing was
+// compared).
 func (r *Report) Differences() []EntryReport {
 	var out []EntryReport
 	for _, e := range r.Entries {
-		if e.Verdict == Slower || e.Verdict == Faster {
+		if e.Verdict == Slower || e.Verdict == Faster || (e.CrashedSide == SideNew && strings.HasPrefix(e.Verdict, Crashed)) {
 			out = append(out, e)
 		}
 	}
@@ -70,7 +77,7 @@ func (r *Report) Differences() []EntryReport {
 }
 
 // WriteText prints the report as a table, one line per entry, the skipped
-// entries after it with why.
+// and crashed entries after it with why.
 func (r *Report) WriteText(w io.Writer) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "speed: OLD %s (%s)\n", r.Old, r.OldBuild)
@@ -81,7 +88,7 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintln(tw, "entry\tcalls\told median\tnew median\told p99\tnew p99\tNEW/OLD [95% CI]\tnoise OLD'/OLD [95% CI]\tverdict")
 	var skipped []EntryReport
 	for _, e := range r.Entries {
-		if e.Skipped() {
+		if e.Skipped() || strings.HasPrefix(e.Verdict, Crashed) {
 			skipped = append(skipped, e)
 			continue
 		}

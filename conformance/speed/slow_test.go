@@ -1,6 +1,7 @@
 package speed
 
 import (
+	"os"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
@@ -116,4 +117,19 @@ func (s *slowRuntime) WaitRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
 	r := s.Runtime.WaitRun(ctx, rt)
 	s.stretch(t0, now())
 	return r
+}
+
+// dyingRuntime is a build whose process dies at its left-th simpler_run: a
+// resource it leaks per run, as one of upstream's builds does after about
+// two hundred runs of the lane's callable.
+type dyingRuntime struct {
+	abi.Runtime
+	left int
+}
+
+func (d *dyingRuntime) Run(ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
+	if d.left--; d.left <= 0 {
+		os.Exit(3)
+	}
+	return d.Runtime.Run(ctx, rt, callableID, args, config, descriptor)
 }
