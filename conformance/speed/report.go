@@ -62,14 +62,20 @@ type EntryReport struct {
 func (e *EntryReport) Skipped() bool { return strings.HasPrefix(e.Verdict, "skipped") }
 
 // Differences are the entries whose verdict is Slower or Faster.
-// An entry during which NEW's child died or hung, where OLD's and the noise
-// child's did not, is a difference too: what NEW does when an entry is called
-// thousands of times changed. One that OLD died in is not (nothing was
-// compared).
+// An entry during which NEW's child died or hung is a difference too, when
+// no child of OLD died in any entry of the comparison: what NEW does when
+// an entry is called thousands of times changed. When OLD's children die
+// as well (a build that leaks per call dies after so many calls, in
+// whichever entry reaches the count), which side's child dies in which
+// entry is a matter of how many calls each had made, not a change.
 func (r *Report) Differences() []EntryReport {
+	oldDied := false
+	for _, e := range r.Entries {
+		oldDied = oldDied || e.CrashedSide == SideOld || e.CrashedSide == SideNoise
+	}
 	var out []EntryReport
 	for _, e := range r.Entries {
-		if e.Verdict == Slower || e.Verdict == Faster || (e.CrashedSide == SideNew && strings.HasPrefix(e.Verdict, Crashed)) {
+		if e.Verdict == Slower || e.Verdict == Faster || (!oldDied && e.CrashedSide == SideNew && strings.HasPrefix(e.Verdict, Crashed)) {
 			out = append(out, e)
 		}
 	}
