@@ -143,7 +143,9 @@ upstream:
 # init, failing finalize), over upstream's simulator builds (those of
 # build/upstream are reused) and through the recorder over both; then
 # upstream's Python package drives the fake when nanobind is given
-# (NANOBIND_DIR, or NANOBIND_GIT and ROBIN_MAP_GIT). Writes
+# (NANOBIND_DIR, or NANOBIND_GIT and ROBIN_MAP_GIT); and the differential of
+# ChipWorker and lifecycle runs every action of lanes/consumer/chipdiff
+# (CHIPDIFF_UPDATE=1 rewrites its records). Writes
 # build/consumer/summary.md; docs/upstream.md has the results.
 consumer:
 	@test -n "$(SIMPLER_SRC)" || { echo "usage: make consumer SIMPLER_SRC=/path/to/simpler [NANOBIND_DIR=...]" >&2; exit 2; }

@@ -136,13 +136,45 @@
 // RegisterCallable (after a host-side V-IMG, since simpler_register_callable
 // derives the size from the header and has no size argument; misaligned
 // images are copied; the buffer is kept until UnregisterCallable or Close),
-// UnregisterCallable, Run (simpler_run with the storage of Init and a
-// NativeRunDescriptor whose run_epoch comes from a process counter),
-// DeviceMalloc, DeviceFree, CopyToDevice, CopyFromDevice and
+// UnregisterCallable, Run, the native-run phases, DeviceMalloc, DeviceFree
+// (any address, 0 included, is passed on), CopyToDevice, CopyFromDevice and
 // DeviceMemoryInfo. A kernel worker refuses each of them, and a program
 // worker refuses PrepareCallable and Launch, with INVALID_STATE before any
 // native call, whatever the lifecycle state. CommittedDeviceMemory works in
 // both modes.
+//
+// # Runs, as upstream's ChipWorker makes them
+//
+// Init allocates one native-run storage (get_runtime_size bytes at
+// get_runtime_alignment) per pipeline slot of the runtime's
+// PipelineContract, as ChipWorker does. Run makes the native calls
+// ChipWorker's run lane makes for a direct run (never simpler_run):
+// simpler_prepare_run on slot 0 with a NativeRunDescriptor {slot 0, the
+// slot's arena bank, run_id 0, the worker's next direct generation 1, 2,
+// ..., dispatch_id 0, a run_epoch from a process counter} → simpler_launch_run
+// → simpler_poll_run → simpler_wait_run when the run was not complete →
+// simpler_finalize_run. Its CallConfig (nil: the zero config) is checked
+// first as upstream's CallConfig::validate checks it (a diagnostic without
+// an output prefix, a ring sizing override out of range: INVALID_ARGUMENT).
+// A failed launch is finalized (after a poll decides whether it completed);
+// a failed poll is waited for and finalized; the first failing entry's code
+// is returned. A failure after the launch poisons Run: every later Run is
+// refused with INVALID_STATE until Close, as ChipWorker's run lane refuses.
+//
+// PrepareNativeRun(id, args, cfg, NativeRunLease{Slot, Generation}),
+// LaunchNativeRun, PollNativeRun, WaitNativeRun and FinalizeNativeRun are
+// ChipWorker's native-run phases over a NativeRun token, with its checks
+// before any native call: a lease of generation 0 or a slot past the
+// pipeline depth (IA), a generation older than the newest admitted on the
+// slot, a slot or another slot holding an unfinished run, a stale token or
+// one in the wrong phase (IS). A failed launch leaves the token live (it must
+// still be finalized); WaitNativeRun keeps the wait's code for
+// FinalizeNativeRun, which returns finalize_run's code, else the wait's.
+// Close first finishes the runs a caller left (waits for a launched one,
+// finalizes each, whatever the codes), since finalize_device refuses while
+// a native run is outstanding (E-FIN). lanes/consumer/chipdiff holds all of
+// this to ChipWorker's own traces (docs/upstream.md, "ChipWorker and
+// lifecycle, action by action").
 //
 // # Errors (C-ERR)
 //

@@ -58,8 +58,13 @@ type scriptRuntime struct {
 	kinits     []scriptKernelInit
 	prepared   [][]byte // the image spans passed to successful prepares
 	prewarms   [][]byte // the prewarm configs simpler_init got (CallConfigSize bytes each)
-	runConfigs [][]byte // the configs simpler_run got
+	runConfigs [][]byte // the configs simpler_run and simpler_prepare_run got
 	mallocs    abi.DevicePtr
+	// runScript queues the statuses of the run family's entries, by entry
+	// name, each answered once in order; an entry without one answers 0
+	// (simpler_poll_run's 0 is "not ready").
+	runScript map[string][]abi.Status
+	descs     []abi.NativeRunDescriptor // the descriptors simpler_prepare_run got
 }
 
 type scriptCtx struct {
@@ -344,14 +349,34 @@ func (f *scriptRuntime) PrepareRun(ctx abi.Ctx, rt abi.RunHandle, callableID int
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.enter("simpler_prepare_run", ctx, true)
-	return abi.OK
+	if config != nil {
+		f.runConfigs = append(f.runConfigs, slices.Clone(unsafe.Slice((*byte)(config), abi.CallConfigSize)))
+	}
+	if descriptor != nil {
+		d, err := abi.DecodeNativeRunDescriptor(unsafe.Slice((*byte)(descriptor), abi.NativeRunDescSize))
+		if err != nil {
+			f.violate("simpler_prepare_run: descriptor: %v", err)
+		}
+		f.descs = append(f.descs, d)
+	}
+	return f.scripted("simpler_prepare_run")
+}
+
+// scripted is the next queued status of entry name (f.mu held), else 0.
+func (f *scriptRuntime) scripted(name string) abi.Status {
+	q := f.runScript[name]
+	if len(q) == 0 {
+		return abi.OK
+	}
+	f.runScript[name] = q[1:]
+	return q[0]
 }
 
 func (f *scriptRuntime) simple(name string, ctx abi.Ctx) abi.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.enter(name, ctx, true)
-	return abi.OK
+	return f.scripted(name)
 }
 
 func (f *scriptRuntime) LaunchRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {

@@ -89,11 +89,29 @@ func (w *Worker) UnregisterCallable(id int32) error {
 	return nil
 }
 
-// Run runs a registered callable to completion (simpler_run: prepare,
-// launch, wait, finalize) with args and a CallConfig (nil: the zero
-// CallConfig; a NULL config is never passed, as upstream's builds refuse it). The native-run storage (get_runtime_size bytes at
-// get_runtime_alignment) was allocated once by Init; the NativeRunDescriptor
-// carries a run_epoch from a process-wide counter.
+// Run runs a registered callable to completion with args and a CallConfig
+// (nil: the zero CallConfig; a NULL config is never passed, as upstream's
+// builds refuse it), the way upstream's ChipWorker runs one through its run
+// lane (src/common/worker/chip_worker.cpp:567-578, chip_run_lane.cpp:159-189,
+// :229-243, :410-465): on slot 0, with the next direct generation of this
+// worker, simpler_prepare_run → simpler_launch_run → simpler_poll_run, and when the
+// run is not complete yet simpler_wait_run → simpler_finalize_run. It never
+// calls simpler_run, which upstream's consumer never calls either.
+//
+// Refusals before any native call: a kernel worker (IS, C-MODE), nil args
+// (IA), a worker that is not initialized or is closed (IS), a run path
+// poisoned by an earlier failure (IS, below), a CallConfig upstream's
+// CallConfig::validate refuses (IA), a slot that holds an unfinished run of
+// PrepareNativeRun (IS).
+//
+// The error is the first failing entry's status, unchanged. A failed launch
+// is finalized (its poll decided whether it completed anyway); a failed poll
+// is waited for and finalized, and the finalize's failure, if any, is the
+// error. As in ChipWorker's lane, a failure after the launch (a poll, wait
+// or finalize_run that failed, or a failed launch whose finalize failed)
+// poisons the run path: every later Run is refused with INVALID_STATE
+// naming that failure, until Close. The phase methods (PrepareNativeRun ...)
+// are not poisoned.
 func (w *Worker) Run(id int32, args *abi.TaskArgs, cfg *abi.CallConfig) error {
 	const op = "Worker.Run"
 	if w.mode != Program {
@@ -107,22 +125,35 @@ func (w *Worker) Run(id int32, args *abi.TaskArgs, cfg *abi.CallConfig) error {
 	}
 	defer w.gate.unlock()
 	n := w.native
-	epoch := runEpochs.Add(1)
-	d := abi.NativeRunDescriptor{RunID: epoch, DispatchID: epoch, RunEpoch: epoch}
-	_ = d.Encode(n.runDesc)
-	// Never a NULL config: upstream's builds refuse one (-1,
-	// pto_runtime_c_api.h:344, sim c_api_shared.cpp:617), so nil passes the
-	// zero CallConfig, the defaults.
-	if cfg == nil {
-		cfg = &defaultCallConfig
+	if n.poison != nil {
+		return refusal(op, abi.InvalidState, "the run path is poisoned by an earlier run failure ("+n.poison.Error()+"); Close the worker")
 	}
-	packConfig(w.rt, cfg, n.runCfg)
-	cfgPtr := abi.Ptr(n.runCfg)
-	rh := abi.RunHandle(uintptr(abi.Ptr(n.runStorage)))
-	rc := w.rt.Run(w.ctx, rh, id, args.Pointer(), cfgPtr, abi.Ptr(n.runDesc))
-	runtime.KeepAlive(args)
-	if rc != abi.OK {
-		return entryError(opRun, rc)
+	n.directGen++
+	r, err := w.prepareNative(op, id, args, cfg, 0, n.directGen, false)
+	if err != nil {
+		return err
+	}
+	if err := w.launchNative(op, r); err != nil {
+		if ferr := w.finalizeNative(op, r); ferr != nil {
+			n.poison = ferr
+		}
+		return err
+	}
+	ready, perr := w.pollNative(op, r)
+	if perr != nil {
+		err := w.finalizeNative(op, r)
+		if err == nil {
+			err = perr
+		}
+		n.poison = err
+		return err
+	}
+	if !ready {
+		_ = w.waitNative(op, r)
+	}
+	if err := w.finalizeNative(op, r); err != nil {
+		n.poison = err
+		return err
 	}
 	return nil
 }
@@ -148,17 +179,17 @@ func (w *Worker) DeviceMalloc(size uintptr) (abi.DevicePtr, error) {
 	return p, nil
 }
 
-// DeviceFree frees device memory DeviceMalloc returned (device_free_ctx);
-// freeing 0 does nothing.
+// DeviceFree frees device memory DeviceMalloc returned (device_free_ctx).
+// Any address is passed on, 0 included, as upstream's ChipWorker::free does
+// (src/common/worker/chip_worker.cpp:1078-1083): the runtime frees a live
+// allocation of the context and ignores anything else (E-PROG).
 func (w *Worker) DeviceFree(p abi.DevicePtr) error {
 	const op = "Worker.DeviceFree"
 	if err := w.enterProgram(op); err != nil {
 		return err
 	}
 	defer w.gate.unlock()
-	if p != 0 {
-		w.rt.DeviceFree(w.ctx, p)
-	}
+	w.rt.DeviceFree(w.ctx, p)
 	return nil
 }
 

@@ -116,10 +116,19 @@ type native struct {
 	orphans    [][]byte         // buffers passed to prepares that yielded no launchable id
 	registered map[int32][]byte // program: registered id → the buffer passed to register
 
-	runStorage []byte // program: native-run storage (get_runtime_size at get_runtime_alignment)
-	runDesc    []byte // program: NativeRunDescriptor
-	runCfg     []byte // program: CallConfig of the current run
+	runStorage []byte // program: slot 0's native-run storage (get_runtime_size at get_runtime_alignment)
 	memInfo    []byte // program: DeviceMemoryInfo out-buffer
+
+	// Program-mode native runs, as upstream's ChipWorker keeps them: one
+	// storage per pipeline slot of the runtime's PipelineContract, each
+	// slot's run phase, the newest lease generation admitted per slot, the
+	// direct-run generation counter of Run, and the failure that poisoned
+	// Run (native.go).
+	contract  abi.PipelineContract
+	slots     []runSlot
+	newestGen [2]uint64
+	directGen uint64
+	poison    error
 }
 
 // Worker drives one device context of one runtime, in one mode, for one use:
@@ -467,9 +476,19 @@ func (w *Worker) initProgram(cfg InitConfig) error {
 	}
 	n := w.newNative(rt, ctx)
 	n.registered = make(map[int32][]byte)
-	n.runStorage = abi.AlignedBytes(int(size), int(align))
-	n.runDesc = abi.AlignedBytes(abi.NativeRunDescSize, abi.NativeRunDescAlign)
-	n.runCfg = make([]byte, abi.CallConfigSize)
+	// One native-run storage per pipeline slot, as ChipWorker allocates them
+	// (upstream src/common/worker/chip_worker.cpp:272-290).
+	var depth uint32
+	n.contract, depth = pipelineDepth(rt)
+	n.slots = make([]runSlot, depth)
+	for i := range n.slots {
+		n.slots[i] = runSlot{
+			storage: abi.AlignedBytes(int(size), int(align)),
+			desc:    abi.AlignedBytes(abi.NativeRunDescSize, abi.NativeRunDescAlign),
+			cfg:     make([]byte, abi.CallConfigSize),
+		}
+	}
+	n.runStorage = n.slots[0].storage
 	n.memInfo = abi.AlignedBytes(abi.DeviceMemoryInfoSize, 8)
 	var prewarm []byte
 	if cfg.Config != nil {
@@ -545,6 +564,9 @@ func (w *Worker) Close() error {
 			Msg: "an operation still holds the gate after " + w.budget.String() + "; the context is kept, call Close again (C-GATE)"}
 	}
 	defer w.gate.unlock()
+	if n.mode == Program {
+		w.finishRuns() // runs the caller left on their slots, before finalize_device (E-FIN)
+	}
 	if frc := n.rt.FinalizeDevice(n.ctx); frc != abi.OK {
 		if n.mode == Kernel {
 			return &StatusError{Op: opFinalize, Code: frc,

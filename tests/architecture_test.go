@@ -48,6 +48,7 @@ var production = map[string][]string{
 	"lanes/upstream/mkcallable":     {"abi"},
 	"lanes/consumer/mkimage":        {"abi", "sim/semantics"},
 	"lanes/consumer/report":         nil,
+	"lanes/consumer/chipdiff":       {"abi", "abi/tracevocab", "lifecycle", "onboard", "sim/emit", "sim/semantics"},
 	"lanes/ci":                      nil, // test files only: runs .github/actions/abicheck's steps (docs/ci.md)
 	"tests":                         nil, // test files only
 	// The op-sequence fuzz targets: each links only what it runs, since the

@@ -113,7 +113,7 @@ func TestUpstream_recordedLifecycleSession(t *testing.T) {
 		}
 	}
 	t.Logf("%s: %d calls, %d judged; flagged: %v (live run's findings: %v)", tracePath, len(tr.Calls), tc.Result.Checked, flagged, slices.Sorted(maps.Keys(live)))
-	for _, want := range []string{"pinit", "register", "run", "unregister", "finalize"} {
+	for _, want := range []string{"pinit", "register", "prepare_run", "launch_run", "finalize_run", "unregister", "finalize"} {
 		if !traceHas(tr, want) {
 			t.Errorf("the trace has no %s call", want)
 		}

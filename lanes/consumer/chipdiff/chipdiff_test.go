@@ -1,0 +1,268 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/simabi/simabi/sim/emit"
+)
+
+func TestMain(m *testing.M) {
+	if childMain() { // a Go consumer started by goConsumer: never returns
+		return
+	}
+	os.Exit(m.Run())
+}
+
+const recordDir = "testdata/chipworker"
+
+// The differential without upstream's source (issue #31): lifecycle.Worker
+// performs every action of the table, in every variant ChipWorker was
+// recorded in (testdata/chipworker, written by the consumer lane), over the
+// recorder over the same legacy fake, and its transcript must equal
+// ChipWorker's step by step and call by call, or differ only where a
+// verdict decides it: C-ERR, C-SINGLE (committed-uninitialized,
+// prepared-incompatible-code, and the host-side refusals IA allows), and
+// everything the fixes of lifecycle made equal (Run through the phases, the
+// descriptor, CallConfig::validate, the poisoned run path, the native-run
+// phases, E-FIN's runs finished by Close, DeviceFree(0)).
+func TestReplay_ChipWorkerRecords_CERR_CSINGLE_EFIN(t *testing.T) {
+	recs, err := readRecords(recordDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBench(t.TempDir())
+	if errors.Is(err, emit.ErrNoCompiler) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := replay(b, goConsumer(self), recs, actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := summarize(res)
+	for _, d := range s.undecidedDiffs {
+		t.Errorf("undecided: %s", d)
+	}
+	t.Log(strings.TrimSpace(s.text()))
+	if s.actions < 30 {
+		t.Errorf("%d actions, want at least 30", s.actions)
+	}
+}
+
+// The records are complete: one per action, none stale, each holding
+// exactly the variants its plain run calls for (every entry ChipWorker
+// called with a status forced on it, or NULL), with the action's steps.
+func TestRecords_coverEveryActionAndVariant(t *testing.T) {
+	recs, err := readRecords(recordDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range actions {
+		names = append(names, a.name)
+		r, ok := recs[a.name]
+		if !ok {
+			continue
+		}
+		if diff := cmp.Diff(a.steps, r.Steps); diff != "" {
+			t.Errorf("%s: steps (-action +record):\n%s", a.name, diff)
+		}
+		if len(r.Variants) == 0 || r.Variants[0].Variant.Name != "plain" {
+			t.Errorf("%s: the record does not start with its plain variant", a.name)
+			continue
+		}
+		var got []variant
+		for _, v := range r.Variants {
+			got = append(got, v.Variant)
+		}
+		if diff := cmp.Diff(variantsOf(a, callsOf(r.Variants[0].T)), got); diff != "" {
+			t.Errorf("%s: variants (-want +recorded):\n%s", a.name, diff)
+		}
+	}
+	var recorded []string
+	for n := range recs {
+		recorded = append(recorded, n)
+	}
+	slices.Sort(names)
+	slices.Sort(recorded)
+	if diff := cmp.Diff(names, recorded); diff != "" {
+		t.Errorf("actions (-table +records); run the consumer lane with CHIPDIFF_UPDATE=1:\n%s", diff)
+	}
+}
+
+// The action table keeps its own rules, and ../actions.cpp understands
+// exactly the step words steps.go does.
+func TestActions_tableAndStepWords(t *testing.T) {
+	if err := checkActions(actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) < 30 {
+		t.Errorf("%d actions, want at least 30", len(actions))
+	}
+	src, err := os.ReadFile("../actions.cpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cpp []string
+	for _, m := range regexp.MustCompile(`head == "([a-z_0-9]+)"`).FindAllStringSubmatch(string(src), -1) {
+		if !slices.Contains(cpp, m[1]) {
+			cpp = append(cpp, m[1])
+		}
+	}
+	want := slices.Clone(stepHeads)
+	slices.Sort(want)
+	slices.Sort(cpp)
+	if diff := cmp.Diff(want, cpp); diff != "" {
+		t.Errorf("step words (-steps.go +actions.cpp):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		name  string
+		table []action
+		want  string
+	}{
+		{"unknown step", []action{act("a", "init jump finalize")}, "unknown step jump"},
+		{"left initialized", []action{act("a", "init register=0")}, "ends with the worker initialized"},
+		{"new while initialized", []action{act("a", "init new finalize")}, "new while the worker may be initialized"},
+		{"twice", []action{act("a", "finalize"), act("a", "finalize")}, "listed twice"},
+	} {
+		err := checkActions(tc.table)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A recorder trace normalizes to its calls: sequence numbers and thread
+// dropped, a session header one "load", configs as their nonzero bytes, a
+// descriptor as its fields with epochs numbered, an image hashed; and a
+// consumer's step lines take the calls made up to their count.
+func TestParseRun_normalizesAndAssignsCalls(t *testing.T) {
+	trace := `# simabi trace v2
+# target: /x/libhost_runtime.so
+# revision: legacy
+# pid: 7
+# image-limit: 1048576
+@1-2 t0 dev=none call simpler_host_log_bind_state -> 0
+@3-4 t0 dev=none pinit c0 dev=0 aicpu=bytes(3) aicore=none disp=none prewarm=raw(0400000000ff) -> 0
+@5-6 t0 dev=0 register c0 id=0 img=raw(4,0,01020304) -> 0
+@7-8 t0 dev=0 prepare_run c0 st=0 id=0 args=raw(t=1,s=0,as=01) cfg=raw(0000) desc=raw(0000000000000000000000000000000002000000000000000000000000000000290000000000000000000000000000000000000000000000) -> 0
+@9-10 t0 dev=0 finalize c0 -> 0
+`
+	out := `STEP 1 init | ok | - | 2
+STEP 2 register=0 | err | code=-1 | 3 | register_callable failed with code -1
+STEP 3 run=0 | err | host | 3 | refused
+STEP 4 prepare=0 | ok | slot 0 gen 2 | 4
+END 5
+`
+	got, err := parseRun(out, trace, "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := transcript{
+		Steps: []stepResult{
+			{N: 1, Word: "init", Outcome: "ok", Detail: "-", Calls: []string{"load",
+				"dev=none call simpler_host_log_bind_state -> 0",
+				"dev=none pinit c0 dev=0 aicpu=bytes(3) aicore=none disp=none prewarm=bytes(6;@0:04,@5:ff) -> 0"}},
+			{N: 2, Word: "register=0", Outcome: "err", Detail: "code=-1", Msg: "register_callable failed with code -1",
+				Calls: []string{"dev=0 register c0 id=0 img=raw(4,0,#9f64a747) -> 0"}},
+			{N: 3, Word: "run=0", Outcome: "err", Detail: "host", Msg: "refused"},
+			{N: 4, Word: "prepare=0", Outcome: "ok", Detail: "slot 0 gen 2", Calls: []string{
+				"dev=0 prepare_run c0 st=0 id=0 args=raw(t=1,s=0,as=01) cfg=zero(2) desc={slot=0 bank=0 run=0 gen=2 dispatch=0 epoch=e1 accepted=null/0} -> 0"}},
+		},
+		After: []string{"dev=0 finalize c0 -> 0"},
+		Exit:  "0",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("transcript (-want +got):\n%s", diff)
+	}
+	if e := entryOf(got.Steps[3].Calls[0]); e != "simpler_prepare_run" {
+		t.Errorf("entryOf = %q", e)
+	}
+}
+
+// Each verdict decides its own shape and nothing else: the same step with
+// lifecycle making a call, or answering otherwise, stays undecided. C-ERR,
+// C-SINGLE.
+func TestVerdicts_decideOnlyTheirShape_CERR_CSINGLE(t *testing.T) {
+	refused := stepResult{Outcome: "err", Detail: "host"}
+	called := stepResult{Outcome: "err", Detail: "code=-1", Calls: []string{"dev=0 x"}}
+	tests := []struct {
+		name    string
+		word    string
+		variant string
+		cw, gw  stepResult
+		want    string
+	}{
+		{"committed before init", "committed", "plain", stepResult{Outcome: "ok", Detail: "0"}, refused, "committed-uninitialized"},
+		{"committed with a call", "committed", "plain", stepResult{Outcome: "ok", Detail: "0", Calls: []string{"c"}}, refused, ""},
+		{"PI code dropped", "run=0", "status.simpler_prepare_run=-3",
+			stepResult{Outcome: "err", Detail: "host", Calls: []string{"p"}}, stepResult{Outcome: "err", Detail: "code=-3", Calls: []string{"p"}},
+			"prepared-incompatible-code"},
+		{"PI in another variant", "run=0", "status.simpler_prepare_run=-1",
+			stepResult{Outcome: "err", Detail: "host", Calls: []string{"p"}}, stepResult{Outcome: "err", Detail: "code=-3", Calls: []string{"p"}}, ""},
+		{"bad prewarm", "init:badprewarm", "plain", called, refused, "prewarm-validated"},
+		{"bad prewarm, lifecycle calls", "init:badprewarm", "plain", called, called, ""},
+		{"malformed image", "register=0:malformed", "strict", called, refused, "image-validated"},
+		{"a good image refused", "register=0", "plain", stepResult{Outcome: "ok", Detail: "-", Calls: []string{"r"}}, refused, ""},
+		{"malloc 0", "malloc0", "plain", stepResult{Outcome: "err", Detail: "host", Calls: []string{"m"}}, refused, "malloc-zero"},
+		{"copy to 0", "copy_to0", "plain", called, refused, "copy-to-address-0"},
+		{"copy after a NULL malloc", "copy", "null.device_malloc_ctx", called, refused, "copy-to-address-0"},
+		{"a copy refused otherwise", "copy", "plain", called, refused, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.cw.N, tc.gw.N, tc.cw.Word, tc.gw.Word = 1, 1, tc.word, tc.word
+			d := difference{Action: "a", Variant: tc.variant, Step: 1, Word: tc.word, What: "calls"}
+			v := verdictFor(d, transcript{Steps: []stepResult{tc.cw}}, transcript{Steps: []stepResult{tc.gw}})
+			got := ""
+			if v != nil {
+				got = v.ID
+			}
+			if got != tc.want {
+				t.Errorf("verdict %q, want %q", got, tc.want)
+			}
+		})
+	}
+	ids := map[string]bool{}
+	for _, v := range verdicts {
+		if ids[v.ID] || (v.Kind != upstreamBreaks && v.Kind != allowed) || v.Rule == "" || v.Upstream == "" || v.Ours == "" || v.Why == "" {
+			t.Errorf("verdict %q: duplicate, or kind, rule, citations or reason missing", v.ID)
+		}
+		ids[v.ID] = true
+	}
+}
+
+// A record survives writing and reading.
+func TestRecord_roundTrip(t *testing.T) {
+	r := record{Action: "a", Steps: []string{"init", "finalize"}, Variants: []recordedVariant{
+		{Variant: variant{Name: "plain"}, T: transcript{Steps: []stepResult{
+			{N: 1, Word: "init", Outcome: "err", Detail: "code=-1", Msg: "simpler_init failed with code -1", Calls: []string{"load", "dev=none create -> c0"}},
+			{N: 2, Word: "finalize", Outcome: "ok", Detail: "-"}}, After: []string{"x"}, Exit: "0"}},
+		{Variant: variant{Name: "status.simpler_init=-1", Knobs: []string{"poll_pending=1", "status.simpler_init=-1"}},
+			T: transcript{Steps: []stepResult{{N: 1, Word: "init", Outcome: "ok", Detail: "-"}}, Exit: "signal: aborted"}},
+	}}
+	var b strings.Builder
+	if err := writeRecord(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readRecord(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r, got, cmp.AllowUnexported(record{}, recordedVariant{}, variant{}, transcript{}, stepResult{})); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// result is one variant of one action: ChipWorker's transcript, lifecycle's,
+// and their differences, each decided by a verdict or not.
+type result struct {
+	Action    action
+	Variant   variant
+	CW, Go    transcript
+	Decided   []decidedDiff
+	Undecided []difference
+}
+
+type decidedDiff struct {
+	D difference
+	V *verdict
+}
+
+func judge(a action, v variant, cw, gw transcript) result {
+	r := result{Action: a, Variant: v, CW: cw, Go: gw}
+	for _, d := range compare(a, v, cw, gw) {
+		if vd := verdictFor(d, cw, gw); vd != nil {
+			r.Decided = append(r.Decided, decidedDiff{d, vd})
+		} else {
+			r.Undecided = append(r.Undecided, d)
+		}
+	}
+	return r
+}
+
+// parallel runs f for each action on 2*GOMAXPROCS goroutines (a run waits on
+// a child process most of its time) and returns the results in action order.
+func parallel(as []action, f func(action) ([]result, error)) ([]result, error) {
+	out := make([][]result, len(as))
+	errs := make([]error, len(as))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(2*runtime.GOMAXPROCS(0), len(as))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = f(as[i])
+			}
+		}()
+	}
+	for i := range as {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var all []result
+	for i := range as {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("%s: %w", as[i].name, errs[i])
+		}
+		all = append(all, out[i]...)
+	}
+	return all, nil
+}
+
+// lane runs every variant of each action with both consumers: ChipWorker's
+// plain run decides the variants.
+func lane(b *bench, cw, gw consumer, as []action) ([]result, error) {
+	return parallel(as, func(a action) ([]result, error) {
+		plain, err := b.run(cw, a.steps, a.base)
+		if err != nil {
+			return nil, err
+		}
+		var rs []result
+		for _, v := range variantsOf(a, callsOf(plain)) {
+			c := plain
+			if v.Name != "plain" {
+				if c, err = b.run(cw, a.steps, v.Knobs); err != nil {
+					return nil, err
+				}
+			}
+			g, err := b.run(gw, a.steps, v.Knobs)
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, judge(a, v, c, g))
+		}
+		return rs, nil
+	})
+}
+
+// replay runs lifecycle's side of every recorded variant and judges it
+// against ChipWorker's recorded transcript.
+func replay(b *bench, gw consumer, recs map[string]record, as []action) ([]result, error) {
+	return parallel(as, func(a action) ([]result, error) {
+		rec, ok := recs[a.name]
+		if !ok {
+			return nil, fmt.Errorf("no record of ChipWorker (run the consumer lane with CHIPDIFF_UPDATE=1)")
+		}
+		if !slices.Equal(rec.Steps, a.steps) {
+			return nil, fmt.Errorf("the record's steps %q are not the action's %q", rec.Steps, a.steps)
+		}
+		var rs []result
+		for _, rv := range rec.Variants {
+			g, err := b.run(gw, a.steps, rv.Variant.Knobs)
+			if err != nil {
+				return nil, err
+			}
+			rs = append(rs, judge(a, rv.Variant, rv.T, g))
+		}
+		return rs, nil
+	})
+}
+
+func readRecords(dir string) (map[string]record, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]record{}
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		r, err := readRecord(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		out[r.Action] = r
+	}
+	return out, nil
+}
+
+// writeRecords writes ChipWorker's transcripts, one file per action.
+func writeRecords(dir string, rs []result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	byAction := map[string]*record{}
+	var order []string
+	for _, r := range rs {
+		rec := byAction[r.Action.name]
+		if rec == nil {
+			rec = &record{Action: r.Action.name, Steps: r.Action.steps}
+			byAction[r.Action.name] = rec
+			order = append(order, r.Action.name)
+		}
+		rec.Variants = append(rec.Variants, recordedVariant{Variant: r.Variant, T: r.CW})
+	}
+	for _, name := range order {
+		f, err := os.Create(filepath.Join(dir, name+".txt"))
+		if err != nil {
+			return err
+		}
+		err = writeRecord(f, *byAction[name])
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// summary counts the results.
+type summary struct {
+	results                       []result
+	actions, variants             int
+	knobVariants                  int
+	agree, decidedRuns, undecided int
+	byKind                        map[string]int // distinct decided differences by verdict kind
+	verdictsUsed                  map[*verdict]int
+	undecidedDiffs                []difference
+}
+
+func summarize(rs []result) summary {
+	s := summary{results: rs, byKind: map[string]int{}, verdictsUsed: map[*verdict]int{}}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if !seen[r.Action.name] {
+			seen[r.Action.name] = true
+			s.actions++
+		}
+		s.variants++
+		if r.Variant.Name != "plain" {
+			s.knobVariants++
+		}
+		switch {
+		case len(r.Undecided) > 0:
+			s.undecided++
+			s.undecidedDiffs = append(s.undecidedDiffs, r.Undecided...)
+		case len(r.Decided) > 0:
+			s.decidedRuns++
+		default:
+			s.agree++
+		}
+		for _, d := range r.Decided {
+			s.verdictsUsed[d.V]++
+		}
+	}
+	for v := range s.verdictsUsed {
+		s.byKind[v.Kind]++
+	}
+	return s
+}
+
+func (s summary) text() string {
+	var b strings.Builder
+	for _, d := range s.undecidedDiffs {
+		fmt.Fprintf(&b, "UNDECIDED %s\n", d)
+	}
+	kinds := make([]string, 0, len(s.byKind))
+	for k := range s.byKind {
+		kinds = append(kinds, fmt.Sprintf("%d %s", s.byKind[k], k))
+	}
+	sort.Strings(kinds)
+	fmt.Fprintf(&b, "chipdiff: %d actions, %d runs (%d plain, %d knob-forced variants): %d agree, %d differ only where decided (%d verdicts: %s), %d with an undecided difference\n",
+		s.actions, s.variants, s.variants-s.knobVariants, s.knobVariants, s.agree, s.decidedRuns, len(s.verdictsUsed), strings.Join(kinds, ", "), s.undecided)
+	return b.String()
+}
+
+// markdown is the table of actions and verdicts (docs/upstream.md).
+func (s summary) markdown() string {
+	var b strings.Builder
+	type row struct {
+		steps                         string
+		runs, agree, decided, undecid int
+		verdicts                      []string
+	}
+	rows := map[string]*row{}
+	var order []string
+	for _, r := range s.results {
+		x := rows[r.Action.name]
+		if x == nil {
+			x = &row{steps: strings.Join(r.Action.steps, " ")}
+			if len(r.Action.base) > 0 {
+				x.steps += " (" + strings.Join(r.Action.base, " ") + ")"
+			}
+			rows[r.Action.name] = x
+			order = append(order, r.Action.name)
+		}
+		x.runs++
+		switch {
+		case len(r.Undecided) > 0:
+			x.undecid++
+		case len(r.Decided) > 0:
+			x.decided++
+		default:
+			x.agree++
+		}
+		for _, d := range r.Decided {
+			if !slices.Contains(x.verdicts, d.V.ID) {
+				x.verdicts = append(x.verdicts, d.V.ID)
+			}
+		}
+	}
+	fmt.Fprintln(&b, "| action | steps | runs | agree | decided | undecided | verdicts |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|")
+	for _, n := range order {
+		x := rows[n]
+		v := strings.Join(x.verdicts, ", ")
+		if v == "" {
+			v = "-"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %d | %d | %s |\n", n, x.steps, x.runs, x.agree, x.decided, x.undecid, v)
+	}
+	fmt.Fprintln(&b)
+	fmt.Fprint(&b, s.text())
+	return b.String()
+}

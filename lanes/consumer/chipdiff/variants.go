@@ -1,0 +1,103 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/abi/tracevocab"
+)
+
+// A variant is a fake built with the action's base knobs and its own.
+type variant struct {
+	Name  string
+	Knobs []string // the variant's knobs, the action's base included
+}
+
+// failCode is the status forced on an entry: -1, what every failure of a
+// legacy build is (docs/contract.md, "Revisions").
+const failCode = "-1"
+
+// preparedIncompatible is the legacy PREPARED_INCOMPATIBLE (-3), which
+// ChipWorker treats apart from every other prepare failure
+// (src/common/worker/chip_worker.cpp:733-737); simpler_prepare_run is forced
+// to it in a variant of its own.
+const preparedIncompatible = "-3"
+
+// usedEntries are the entries some action of ChipWorker calls; strict
+// variants forbid every other entry of the legacy consumer set
+// (must_not_call), so that a call neither consumer should make aborts the
+// process even where no trace is read.
+var usedEntries = []string{
+	abi.SymHostLogBindState, abi.SymGetPipelineContract, "create_device_context", "destroy_device_context",
+	"get_runtime_size", "get_runtime_alignment", "simpler_init", "finalize_device", abi.SymProvisionDMAWorkspace,
+	"simpler_register_callable", "simpler_unregister_callable", "device_malloc_ctx", "device_free_ctx",
+	"copy_to_device_ctx", "copy_from_device_ctx", "committed_device_memory_ctx", "simpler_prepare_run",
+	"simpler_launch_run", "simpler_poll_run", "simpler_wait_run", "simpler_finalize_run",
+}
+
+// mustNotCall is the strict variant's must_not_call list for an action:
+// every entry of the legacy consumer set no action calls, and
+// simpler_provision_dma_workspace when the action asks for no SDMA.
+func mustNotCall(a action) string {
+	sdma := false
+	for _, s := range a.steps {
+		sdma = sdma || (strings.HasPrefix(s, "init:") && strings.Contains(s, "sdma"))
+	}
+	var out []string
+	for _, r := range abi.ConsumerSet(abi.RevLegacy) {
+		if slices.Contains(usedEntries, r.Name) && (r.Name != abi.SymProvisionDMAWorkspace || sdma) {
+			continue
+		}
+		out = append(out, r.Name)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+// variantsOf lists an action's variants: plain (its base knobs), strict
+// (strict=true and must_not_call), and for each entry ChipWorker called in
+// the plain run (calls, in order of first call) a status forced on it when
+// it returns one (-1; simpler_prepare_run also -3) or NULL when it returns
+// a pointer.
+func variantsOf(a action, calls []string) []variant {
+	with := func(name string, knobs ...string) variant {
+		return variant{Name: name, Knobs: append(slices.Clone(a.base), knobs...)}
+	}
+	vs := []variant{with("plain"), with("strict", "strict=true", "must_not_call="+mustNotCall(a))}
+	seen := map[string]bool{}
+	for _, c := range calls {
+		e := entryOf(c)
+		if e == "" || seen[e] {
+			continue
+		}
+		seen[e] = true
+		s, ok := abi.LookupSymbol(e)
+		if !ok {
+			continue
+		}
+		ret := tracevocab.ReturnType(tracevocab.Proto(s, abi.RevLegacy))
+		switch {
+		case ret == "int":
+			k := "status." + e + "=" + failCode
+			vs = append(vs, with(k, k))
+			if e == "simpler_prepare_run" {
+				k := "status." + e + "=" + preparedIncompatible
+				vs = append(vs, with(k, k))
+			}
+		case strings.Contains(ret, "*") || ret == "DeviceContextHandle":
+			k := "null." + e + "=true"
+			vs = append(vs, with("null."+e, k))
+		}
+	}
+	return vs
+}
+
+// callsOf are the calls of a transcript, in order.
+func callsOf(t transcript) []string {
+	var out []string
+	for _, s := range t.Steps {
+		out = append(out, s.Calls...)
+	}
+	return append(out, t.After...)
+}
