@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,13 +26,25 @@ the mutant's rule group (S, V, L, K, E, M, D or X) failed, crashed or hung; the
 check of a mutant stops at its first kill. Exit status 1 when one survives,
 2 on a usage or build error.
 
+With -mechanical, the mutants are mechanical instead (issue #32): one
+operator (relational operator replaced, comparison constant shifted by one,
+status swapped, guard forced false, side effect deleted, adjacent statements
+swapped) at one site of the emitted runtime's C, -mechanical-count of them
+sampled with -seed (-run matches their IDs). Any rule failed, crashed or
+hung kills one; a survivor is run against sim (the plain build for legacy)
+under the same ops, and reported equivalent when nothing tells them apart,
+else as a gap with the script and the clause it escapes. Exit status 1 when
+the score over the non-equivalent mutants is below 95 %.
+
 Flags:
 `
 
 func mutantsMain(args []string, stdout, stderr io.Writer) int {
 	o := options{LoadTimeout: 30 * time.Second}
 	var filter string
-	var randomOnly, diff bool
+	var randomOnly, diff, mechanical bool
+	mo := session.MechanicalOptions{DiffOps: 200}
+	var mechProfiles string
 	fs := flag.NewFlagSet("abicheck mutants", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&o.Sequences, "sequences", 50, "random sequences per mutant after the directed checks (until the first kill)")
@@ -40,6 +54,11 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&o.Seed, "seed", defaultSeed, "seed of the random sequences")
 	fs.BoolVar(&randomOnly, "random-only", false, "leave out the directed catalogue: how far random sequences alone get")
 	fs.BoolVar(&diff, "diff", false, "instead of checking each mutant, diff the plain fake against it (abicheck diff) and report whether the diff names the mutant's clause")
+	fs.BoolVar(&mechanical, "mechanical", false, "check mechanical mutants of the emitted runtime's C instead of the hand-written ones")
+	fs.IntVar(&mo.Count, "mechanical-count", 1000, "-mechanical: how many mutants to sample with -seed (0: all)")
+	fs.StringVar(&mechProfiles, "mechanical-profiles", "tmr", "-mechanical: the comma-separated `profiles` whose runtime is mutated (tmr, refusing, legacy)")
+	fs.DurationVar(&mo.DiffDuration, "mechanical-diff", 5*time.Second, "-mechanical: the time budget of a survivor's random sequences against its reference")
+	fs.IntVar(&mo.DiffSequences, "mechanical-diff-sequences", 2000, "-mechanical: the most random sequences of a survivor against its reference")
 	fs.StringVar(&filter, "run", "", "check only the mutants whose name matches `REGEXP`")
 	fs.BoolVar(&o.JSON, "json", false, "print the kill table as JSON")
 	fs.BoolVar(&o.Verbose, "v", false, "verbose: the children's stderr")
@@ -66,6 +85,9 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 		if re, err = regexp.Compile(filter); err != nil {
 			return usage(stderr, "mutants: -run: "+err.Error())
 		}
+	}
+	if mechanical {
+		return mechanicalMain(&o, mo, mechProfiles, re, randomOnly || diff, stdout, stderr)
 	}
 	var ms []emit.Mutant
 	for _, m := range emit.Mutants() {
@@ -114,6 +136,57 @@ func diffMutantsMain(o *options, ms []emit.Mutant, out *session.Printer, stdout,
 	case run.Failed:
 		return exitUsage
 	case run.Named*100 < 95*len(run.Rows):
+		return exitFindings
+	}
+	return exitOK
+}
+
+// mechanicalMain is abicheck mutants -mechanical: exit 1 when the score
+// over the non-equivalent mutants is below 95 % (issue #32's bar).
+func mechanicalMain(o *options, mo session.MechanicalOptions, profiles string, re *regexp.Regexp, other bool, stdout, stderr io.Writer) int {
+	switch {
+	case other:
+		return usage(stderr, "mutants: -mechanical does not go with -random-only or -diff")
+	case mo.Count < 0:
+		return usage(stderr, "mutants: -mechanical-count must be >= 0")
+	case mo.DiffDuration < 0:
+		return usage(stderr, "mutants: -mechanical-diff must be >= 0")
+	case mo.DiffSequences < 0:
+		return usage(stderr, "mutants: -mechanical-diff-sequences must be >= 0")
+	}
+	for _, p := range strings.Split(profiles, ",") {
+		p = strings.TrimSpace(p)
+		if !slices.Contains(emit.Profiles, emit.Profile(p)) {
+			return usage(stderr, "mutants: -mechanical-profiles: unknown profile "+strconv.Quote(p)+" (tmr, refusing, legacy)")
+		}
+		if !slices.Contains(mo.Profiles, emit.Profile(p)) {
+			mo.Profiles = append(mo.Profiles, emit.Profile(p))
+		}
+	}
+	mo.Filter = re
+	ms, sites, err := session.SelectMechanical(mo, o.Seed)
+	if err != nil {
+		fmt.Fprintln(stderr, "abicheck: "+err.Error())
+		return exitUsage
+	}
+	if len(ms) == 0 {
+		return usage(stderr, "mutants: -run "+fmt.Sprint(re)+" matches no mechanical mutant")
+	}
+	out := session.NewPrinter(o, stdout)
+	run, err := session.RunMechanical(o, mo, ms, out, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "abicheck: "+err.Error())
+		return exitUsage
+	}
+	run.Sites = sites
+	if err := session.WriteMechanical(stdout, run, o, mo); err != nil {
+		fmt.Fprintf(stderr, "abicheck: %v\n", err)
+		return exitUsage
+	}
+	switch {
+	case run.Errors > 0:
+		return exitUsage
+	case run.Score*100 < 95:
 		return exitFindings
 	}
 	return exitOK

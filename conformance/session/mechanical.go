@@ -1,0 +1,623 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/suite"
+	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/sim"
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// Mechanical mutants (abicheck mutants -mechanical, issue #32): each
+// mutant emit.MechanicalMutants finds is built, checked like a hand-written
+// mutant, and, when it survives, run against a reference under the same
+// ops: sim for a tmr or refusing build, the plain emitted build for a
+// legacy one (sim has no legacy profile). A survivor no op tells apart is
+// reported equivalent; one that differs is a gap of the checker, with the
+// script that shows it and the rule (and, from a directed check, the
+// clauses) of the op that differs.
+
+// MechanicalOptions are -mechanical's own flags.
+type MechanicalOptions struct {
+	Count    int            // mutants to sample (0: all)
+	Profiles []emit.Profile // the builds whose source is mutated
+	Filter   *regexp.Regexp // only IDs that match (before sampling)
+	// DiffDuration and DiffSequences bound the differential's random
+	// sequences per survivor (after the directed checks and their probes);
+	// DiffOps is their length.
+	DiffDuration  time.Duration
+	DiffSequences int
+	DiffOps       int
+}
+
+// The outcomes of a mechanical mutant.
+const (
+	MechKilled       = "killed"
+	MechEquivalent   = "equivalent"
+	MechGap          = "gap"
+	MechNotCompiling = "not compiling"
+	MechError        = "error"
+)
+
+// MechanicalRow is one mechanical mutant's line of the table.
+type MechanicalRow struct {
+	ID       string `json:"id"`
+	Op       string `json:"op"`
+	Profile  string `json:"profile"`
+	Func     string `json:"func"`
+	Line     int    `json:"line"`
+	Change   string `json:"change"`
+	Outcome  string `json:"outcome"`
+	Check    string `json:"check,omitempty"`   // the case that killed it
+	ByRule   string `json:"by_rule,omitempty"` // the rules that case broke
+	Verdict  string `json:"verdict,omitempty"`
+	Compiler string `json:"compiler,omitempty"` // why it does not compile
+	// The differential of a survivor: the directed cases and the random
+	// sequences it ran on both builds.
+	DiffCases  int            `json:"diff_cases,omitempty"`
+	DiffRandom int            `json:"diff_random,omitempty"`
+	Gap        *MechanicalGap `json:"gap,omitempty"`
+	MS         int64          `json:"ms"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// MechanicalGap is what tells a surviving mutant from the reference.
+type MechanicalGap struct {
+	Case    string   `json:"case"`    // the directed check, its probe, or random/seed-N
+	Clauses []string `json:"clauses"` // a directed check's clauses, else the rule
+	Rule    string   `json:"rule"`    // the rule of the op that differs
+	At      int      `json:"at"`
+	Ref     string   `json:"reference"` // what the reference did there
+	Mutant  string   `json:"mutant"`    // what the mutant did there
+	Script  []string `json:"script"`
+	Shrunk  bool     `json:"shrunk"`
+	// Flagged: the model flags the mutant's run of the script, so the
+	// checker would have killed it with this sequence (its random budget
+	// missed it); not flagged, the contract as the model reads it accepts
+	// both answers.
+	Flagged bool `json:"flagged"`
+}
+
+// MechanicalRun is the outcome of RunMechanical.
+type MechanicalRun struct {
+	Rows         []MechanicalRow `json:"mutants"`
+	Sites        int             `json:"sites"` // mutants the operators found, before sampling
+	Total        int             `json:"generated"`
+	NotCompiling int             `json:"not_compiling"`
+	Killed       int             `json:"killed"`
+	Equivalent   int             `json:"equivalent"`
+	Gaps         int             `json:"gaps"`
+	Errors       int             `json:"errors"`
+	Score        float64         `json:"score"` // killed / (compiled - equivalent)
+	Control      []string        `json:"control"`
+	Used         time.Duration   `json:"-"`
+	UsedMS       int64           `json:"used_ms"`
+	Seed         uint64          `json:"seed"`
+}
+
+// ErrControlDiffers: the plain build and its reference differ under the
+// differential, so a difference would say nothing about a mutant.
+var ErrControlDiffers = errors.New("the plain build differs from its reference")
+
+// SelectMechanical enumerates the mutants of mo's profiles, keeps those
+// mo.Filter matches and samples mo.Count of them with seed. It returns the
+// sample and how many there were to pick from.
+func SelectMechanical(mo MechanicalOptions, seed uint64) ([]emit.MechanicalMutant, int, error) {
+	var all []emit.MechanicalMutant
+	for _, p := range mo.Profiles {
+		ms, err := emit.MechanicalMutants(p)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, m := range ms {
+			if mo.Filter == nil || mo.Filter.MatchString(m.ID) {
+				all = append(all, m)
+			}
+		}
+	}
+	return emit.SampleMechanical(all, mo.Count, seed), len(all), nil
+}
+
+// mechanicalRef is a reference a survivor is compared with.
+type mechanicalRef struct {
+	exec  conformance.Executor
+	caps  conformance.Caps
+	close func()
+}
+
+// openRef opens the reference of profile p: sim, or the plain legacy build
+// in child processes.
+func openRef(p emit.Profile, o *Options, verbose io.Writer) (*mechanicalRef, error) {
+	switch p {
+	case emit.ProfileTMR, emit.ProfileRefusing:
+		sp := sim.TMR
+		if p == emit.ProfileRefusing {
+			sp = sim.Refusing
+		}
+		return &mechanicalRef{exec: conformance.FactoryExecutor{Factory: target.SimFactory(sp), Timeout: o.CaseTimeout},
+			caps: conformance.CapsOf(target.SimTarget(sp)), close: func() {}}, nil
+	}
+	a, err := emit.Build(emit.Config{Profile: p}, emit.BuildOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pool, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
+	if err != nil {
+		return nil, err
+	}
+	return &mechanicalRef{exec: pool, caps: pool.Info().Caps, close: pool.Close}, nil
+}
+
+// RunMechanical builds and checks each of ms, as many at a time as there
+// are cores, and runs each survivor against its reference. First, as a
+// control, the plain build of each profile goes through the same
+// differential: it must show no difference (ErrControlDiffers).
+func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant, out *Printer, stderr io.Writer) (*MechanicalRun, error) {
+	var verbose io.Writer
+	if o.Verbose {
+		verbose = stderr
+	}
+	t0 := time.Now()
+	run := &MechanicalRun{Rows: make([]MechanicalRow, len(ms)), Seed: o.Seed, Control: []string{}}
+	profiles := map[emit.Profile]bool{}
+	for _, m := range ms {
+		profiles[m.Profile] = true
+	}
+	for _, p := range mo.Profiles {
+		if !profiles[p] {
+			continue
+		}
+		line, err := mechanicalControl(o, mo, p, verbose)
+		if err != nil {
+			return nil, err
+		}
+		run.Control = append(run.Control, line)
+	}
+	jobs := max(runtime.GOMAXPROCS(0), 1)
+	var noCC atomic.Bool
+	var done atomic.Int64
+	progress := out.Progress("mutants -mechanical")
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, jobs)
+	for i, m := range ms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if noCC.Load() {
+				return
+			}
+			row, err := runMechanicalMutant(o, mo, m, verbose)
+			if errors.Is(err, emit.ErrNoCompiler) {
+				noCC.Store(true)
+			}
+			run.Rows[i] = row
+			if progress != nil {
+				progress(int(done.Add(1)), len(ms), m.ID+" "+row.Outcome)
+			}
+		}()
+	}
+	wg.Wait()
+	out.ClearProgress()
+	if noCC.Load() {
+		return nil, ErrNoCompiler
+	}
+	run.count()
+	run.Used = time.Since(t0)
+	run.UsedMS = run.Used.Milliseconds()
+	return run, nil
+}
+
+// count fills in the figures from the rows.
+func (run *MechanicalRun) count() {
+	run.Total = len(run.Rows)
+	for _, r := range run.Rows {
+		switch r.Outcome {
+		case MechKilled:
+			run.Killed++
+		case MechEquivalent:
+			run.Equivalent++
+		case MechGap:
+			run.Gaps++
+		case MechNotCompiling:
+			run.NotCompiling++
+		default:
+			run.Errors++
+		}
+	}
+	if d := run.Killed + run.Gaps + run.Errors; d > 0 {
+		run.Score = float64(run.Killed) / float64(d)
+	}
+}
+
+// mechanicalControl runs the plain build of p through the differential.
+func mechanicalControl(o *Options, mo MechanicalOptions, p emit.Profile, verbose io.Writer) (string, error) {
+	a, err := emit.Build(emit.Config{Profile: p, Mutant: ""}, emit.BuildOptions{})
+	if errors.Is(err, emit.ErrNoCompiler) {
+		return "", ErrNoCompiler
+	}
+	if err != nil {
+		return "", err
+	}
+	pool, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
+	if err != nil {
+		return "", err
+	}
+	defer pool.Close()
+	ref, err := openRef(p, o, verbose)
+	if err != nil {
+		return "", err
+	}
+	defer ref.close()
+	var row MechanicalRow
+	differential(o, mo, &row, ref, pool)
+	what := fmt.Sprintf("control: the plain %s build against %s: %d directed cases and %d random sequences, ", p, refName(p), row.DiffCases, row.DiffRandom)
+	if row.Gap != nil {
+		return "", fmt.Errorf("%w: %s%s at %s (%s): reference %q, plain build %q", ErrControlDiffers, what, row.Gap.Case, op.Abbreviate(strings.Join(row.Gap.Script, "; ")), row.Gap.Rule, row.Gap.Ref, row.Gap.Mutant)
+	}
+	return what + "no difference", nil
+}
+
+func refName(p emit.Profile) string {
+	if p == emit.ProfileLegacy {
+		return "the plain legacy build"
+	}
+	return "sim:" + string(p)
+}
+
+// runMechanicalMutant builds, checks and (a survivor) diffs one mutant.
+func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMutant, verbose io.Writer) (MechanicalRow, error) {
+	row := MechanicalRow{ID: m.ID, Op: string(m.Op), Profile: string(m.Profile), Func: m.Func, Line: m.Line, Change: m.Describe()}
+	t0 := time.Now()
+	defer func() { row.MS = time.Since(t0).Milliseconds() }()
+	a, err := emit.BuildMechanical(m, emit.BuildOptions{})
+	var ce *emit.CompileError
+	switch {
+	case errors.Is(err, emit.ErrNoCompiler):
+		return row, err
+	case errors.As(err, &ce):
+		row.Outcome, row.Compiler = MechNotCompiling, ce.Out
+		return row, nil
+	case err != nil:
+		row.Outcome, row.Error = MechError, "build: "+FirstLine(err.Error())
+		return row, nil
+	}
+	p, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
+	var le *isolate.LoadError
+	switch {
+	case errors.As(err, &le):
+		// The checker refuses a library that does not load.
+		row.Outcome, row.Check, row.Verdict = MechKilled, "load", strings.ReplaceAll(FirstLine(le.Error()), " "+a.RuntimePath, "")
+		return row, nil
+	case err != nil:
+		row.Outcome, row.Error = MechError, FirstLine(err.Error())
+		return row, nil
+	}
+	defer p.Close()
+	info := p.Info()
+	profile, _ := conformance.ParseProfile(info.ProfileModel)
+	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.ID, Profile: profile, Caps: info.Caps, Checks: conformance.Catalogue(),
+		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true,
+		MaxHangs: o.MaxHangs, Stop: killsAny, Probes: true})
+	for _, c := range res.Cases {
+		if killsAny(c) {
+			var rules []string
+			for _, r := range c.Broken {
+				rules = append(rules, r.String())
+			}
+			row.Outcome, row.Check, row.ByRule, row.Verdict = MechKilled, c.Name, strings.Join(rules, ","), c.Verdict.String()
+			return row, nil
+		}
+	}
+	ref, err := openRef(m.Profile, o, verbose)
+	if err != nil {
+		row.Outcome, row.Error = MechError, "reference: "+FirstLine(err.Error())
+		return row, nil
+	}
+	defer ref.close()
+	differential(o, mo, &row, ref, p)
+	row.Outcome = MechEquivalent
+	if row.Gap != nil {
+		row.Outcome = MechGap
+	}
+	return row, nil
+}
+
+// killsAny: a mechanical mutant has no rule of its own, so any rule the
+// checker reports failed, crashed or hung kills it.
+func killsAny(c suite.CaseOutcome) bool {
+	return c.Verdict == model.Fail || c.Verdict == model.Crash || c.Verdict == model.Hang
+}
+
+// differential runs the directed catalogue with its probes, then random
+// sequences within mo's budget, on ref and on x, and records the first
+// difference in row.Gap (shrunk).
+func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mechanicalRef, x *isolate.Pool) {
+	info := x.Info()
+	profile, _ := conformance.ParseProfile(info.ProfileModel)
+	caps := info.Caps & ref.caps
+	res := suite.DiffWith(ref.exec, x, suite.DiffRun{Profile: profile, Caps: caps, Probes: true, Seed: o.Seed,
+		ShrinkBudget: 10 * time.Second, ShrinkTotal: 10 * time.Second})
+	row.DiffCases = res.Cases
+	if len(res.Changes) > 0 {
+		c := res.Changes[0]
+		g := &MechanicalGap{Case: c.Case, Clauses: c.Clauses, Rule: c.Rule.String(), At: c.At, Ref: c.Old, Mutant: c.New,
+			Script: conformance.OpLines(c.Script), Shrunk: c.Shrunk}
+		g.Flagged = flagged(x, c.Script)
+		row.Gap = g
+		return
+	}
+	deadline := time.Now().Add(mo.DiffDuration)
+	for i := 0; i < mo.DiffSequences && time.Now().Before(deadline); i++ {
+		seed := DiffSeed(o.Seed, i)
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: mo.DiffOps, Caps: caps, Profile: profile, HoldMs: 10, Comm: i%2 == 1})
+		row.DiffRandom++
+		d, ok := diffOf(ref.exec, x, ops)
+		if !ok {
+			continue
+		}
+		script, shrunk := shrinkDifference(ref.exec, x, ops, d)
+		d, _ = diffOf(ref.exec, x, script)
+		row.Gap = &MechanicalGap{Case: fmt.Sprintf("random/seed-%d", seed), Clauses: []string{d.rule.String()}, Rule: d.rule.String(),
+			At: d.at, Ref: d.ref, Mutant: d.mut, Script: conformance.OpLines(script), Shrunk: shrunk, Flagged: flagged(x, script)}
+		return
+	}
+}
+
+// both runs ops on the reference and the mutant at once (each in its own
+// instance, the mutant in its child process; the comm family's names are
+// each run's own).
+func both(ref, x conformance.Executor, ops []op.Op) (a, b conformance.Outcome) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b = x.Execute(ops, true)
+	}()
+	a = ref.Execute(ops, true)
+	<-done
+	return a, b
+}
+
+// diffOf runs ops on both and compares the runs.
+func diffOf(ref, x conformance.Executor, ops []op.Op) (mechDiff, bool) {
+	a, b := both(ref, x, ops)
+	return firstDifference(ops, a, b)
+}
+
+// DiffSeed is the seed of the differential's random sequence i: apart from
+// the checker's (seed+i), so that a survivor meets sequences its check did
+// not run.
+func DiffSeed(seed uint64, i int) uint64 { return seed + 1<<32 + uint64(i) }
+
+// flagged says whether the checker would fail the mutant's run of ops.
+func flagged(x conformance.Executor, ops []op.Op) bool {
+	out := x.Execute(ops, false)
+	return out.Verdict != model.Pass || out.Result == nil || out.Result.Failed()
+}
+
+// mechDiff is the first place two runs of the same ops differ.
+type mechDiff struct {
+	at       int
+	ref, mut string
+	rule     model.Rule
+	kind     string
+}
+
+// sig is what a shrunk script must keep: the op's kind and both results.
+func (d mechDiff) sig() string {
+	return d.kind + "\x00" + resultText(d.ref) + "\x00" + resultText(d.mut)
+}
+
+// resultText is the result part of a history line, or the whole text.
+func resultText(line string) string {
+	if i := strings.Index(line, " -> "); i >= 0 && strings.HasPrefix(line, "#") {
+		return line[i+4:]
+	}
+	return line
+}
+
+// firstDifference compares two runs of ops: the calls both made, then
+// the model's findings, then how each run ended.
+func firstDifference(ops []op.Op, a, b conformance.Outcome) (mechDiff, bool) {
+	aPass, bPass := a.Verdict == model.Pass && a.Result != nil, b.Verdict == model.Pass && b.Result != nil
+	if ds, _ := conformance.CompareSteps(a.Steps, b.Steps); aPass && bPass && len(ds) > 0 {
+		return newMechDiff(ops, ds[0].Index, ds[0].Old, ds[0].New, a, b), true
+	}
+	switch {
+	case aPass && bPass:
+		fa, fb := findingTexts(a.Result), findingTexts(b.Result)
+		for i := 0; i < max(len(fa), len(fb)); i++ {
+			var x, y findingText
+			if i < len(fa) {
+				x = fa[i]
+			}
+			if i < len(fb) {
+				y = fb[i]
+			}
+			if x.text != y.text {
+				at := x.at
+				if i >= len(fa) || i < len(fb) && y.at < at {
+					at = y.at
+				}
+				return newMechDiff(ops, at, x.text, y.text, a, b), true
+			}
+		}
+		return mechDiff{}, false
+	case !aPass && !bPass && a.Verdict == b.Verdict && a.At == b.At:
+		return mechDiff{}, false
+	}
+	at := min(deathAt(a), deathAt(b))
+	if at < 0 {
+		at = conformance.AtSetup
+	}
+	return newMechDiff(ops, at, describeRun(ops, a, at), describeRun(ops, b, at), a, b), true
+}
+
+// deathAt is where a run died, or past every op when it did not.
+func deathAt(o conformance.Outcome) int {
+	if o.Verdict == model.Pass && o.Result != nil {
+		return 1 << 30
+	}
+	return o.At
+}
+
+func describeRun(ops []op.Op, o conformance.Outcome, at int) string {
+	if o.Verdict != model.Pass || o.Result == nil {
+		return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), FirstLine(o.Detail))
+	}
+	if at >= 0 && at < len(o.Steps) {
+		return o.Steps[at].Line
+	}
+	return "passed"
+}
+
+type findingText struct {
+	at   int
+	text string
+}
+
+func findingTexts(r *conformance.Result) []findingText {
+	var out []findingText
+	for _, f := range r.Findings {
+		k := f.Key
+		if k == "" {
+			k = f.Detail
+		}
+		out = append(out, findingText{f.Index, fmt.Sprintf("model: #%d %s %s %s", f.Index, f.Rule, f.Verdict, k)})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].at < out[j].at })
+	return out
+}
+
+func newMechDiff(ops []op.Op, at int, ref, mut string, outs ...conformance.Outcome) mechDiff {
+	d := mechDiff{at: at, ref: ref, mut: mut, kind: "setup"}
+	for _, o := range outs {
+		if o.Result == nil {
+			continue
+		}
+		for _, f := range o.Result.Findings {
+			if f.Index == at && f.Rule != model.RuleNone && d.rule == model.RuleNone {
+				d.rule = f.Rule
+			}
+		}
+	}
+	switch {
+	case at >= 0 && at < len(ops):
+		d.kind = ops[at].Kind.String()
+		if d.rule == model.RuleNone {
+			d.rule = conformance.EntryRule(ops[at])
+		}
+	case at == len(ops):
+		d.kind = "cleanup"
+		if d.rule == model.RuleNone {
+			d.rule = model.REDestroy
+		}
+	default:
+		if d.rule == model.RuleNone {
+			d.rule = model.RESup
+		}
+	}
+	return d
+}
+
+// shrinkDifference looks for a shorter script whose runs differ the same
+// way (the op's kind and both results), for at most 10 s.
+func shrinkDifference(ref, x conformance.Executor, ops []op.Op, d mechDiff) ([]op.Op, bool) {
+	cut := ops
+	if d.at >= 0 && d.at < len(ops) {
+		cut = ops[:d.at+1]
+	}
+	want := d.sig()
+	deadline := time.Now().Add(10 * time.Second)
+	got := conformance.Shrink(cut, func(cand []op.Op) bool {
+		if time.Now().After(deadline) {
+			return false
+		}
+		cd, ok := diffOf(ref, x, cand)
+		return ok && cd.sig() == want
+	})
+	return got, len(got) < len(ops)
+}
+
+// WriteMechanical prints the table of a mechanical run, its figures and
+// every gap with its script (JSON with o.JSON).
+func WriteMechanical(w io.Writer, run *MechanicalRun, o *Options, mo MechanicalOptions) error {
+	if o.JSON {
+		return WriteJSONValue(w, run)
+	}
+	fmt.Fprintf(w, "%-14s %-8s %-13s %-62s %s\n", "MUTANT", "PROFILE", "OUTCOME", "CHANGE", "BY")
+	for _, r := range run.Rows {
+		if o.Quiet && (r.Outcome == MechKilled || r.Outcome == MechNotCompiling) {
+			continue
+		}
+		by := ""
+		switch r.Outcome {
+		case MechKilled:
+			by = r.Check + ": " + r.ByRule + " " + r.Verdict
+		case MechNotCompiling:
+			by = r.Compiler
+		case MechEquivalent:
+			by = fmt.Sprintf("not distinguished in %d directed cases and %d random sequences", r.DiffCases, r.DiffRandom)
+		case MechGap:
+			by = fmt.Sprintf("differs at %s (%s) in %s", op.Abbreviate(gapOp(r.Gap)), strings.Join(r.Gap.Clauses, ", "), r.Gap.Case)
+		default:
+			by = r.Error
+		}
+		fmt.Fprintf(w, "%-14s %-8s %-13s %-62s %s\n", r.ID, r.Profile, r.Outcome, r.Change, by)
+	}
+	for _, r := range run.Rows {
+		if r.Outcome != MechGap {
+			continue
+		}
+		g := r.Gap
+		why := "the model accepts both answers"
+		if g.Flagged {
+			why = "the model flags the mutant on this script: the check's random sequences missed it"
+		}
+		fmt.Fprintf(w, "\ngap %s (%s): %s\n  escapes %s (rule %s): %s\n  %s: %s\n  mutant:    %s\n  script:\n", r.ID, r.Profile, r.Change,
+			strings.Join(g.Clauses, ", "), g.Rule, why, refName(emit.Profile(r.Profile)), g.Ref, g.Mutant)
+		for _, l := range g.Script {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+	for _, c := range run.Control {
+		fmt.Fprintln(w, c)
+	}
+	compiled := run.Total - run.NotCompiling
+	fmt.Fprintf(w, "mechanical mutants: %d of %d sites (seed %d); %d do not compile; of the %d that do: %d killed, %d equivalent, %d gaps",
+		run.Total, run.Sites, run.Seed, run.NotCompiling, compiled, run.Killed, run.Equivalent, run.Gaps)
+	if run.Errors > 0 {
+		fmt.Fprintf(w, ", %d errors", run.Errors)
+	}
+	fmt.Fprintf(w, "\nmechanical score: %d/%d (%.1f%%) over the non-equivalent mutants\n", run.Killed, compiled-run.Equivalent, 100*run.Score)
+	fmt.Fprintf(w, "budget per mutant: the directed catalogue with its probes, then up to %d random sequences × %d ops within %v (case timeout %v); per survivor against its reference: the directed catalogue with its probes, then up to %d random sequences × %d ops within %v\n",
+		o.Sequences, o.MaxOps, o.Duration, o.CaseTimeout, mo.DiffSequences, mo.DiffOps, mo.DiffDuration)
+	fmt.Fprintf(w, "used: %.1fs for %d mutants (builds included)\n", run.Used.Seconds(), run.Total)
+	return nil
+}
+
+// gapOp is the op a gap's scripts differs at.
+func gapOp(g *MechanicalGap) string {
+	if g.At >= 0 && g.At < len(g.Script) {
+		return g.Script[g.At]
+	}
+	if g.At == len(g.Script) {
+		return "cleanup"
+	}
+	return "setup"
+}
