@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 # Packages whose tests start goroutines run under the race detector (which
 # needs cgo in the toolchain; our module itself never uses cgo).
 RACE_PKGS := ./internal/... ./latch/... ./sim
-PLAIN_PKGS := ./abi/... ./validation/... ./lanes/...
+PLAIN_PKGS := ./abi/... ./validation/...
 # Packages whose tests load libraries (emitted fakes, the recorder, stubs) in
 # their own process: every make test runs them in a random order (the seed is
 # drawn here and printed, since go test shows it only for a failing package;
@@ -17,7 +17,11 @@ PLAIN_PKGS := ./abi/... ./validation/... ./lanes/...
 # so a test that depends on what an earlier one loaded or left behind fails.
 # `make test-repeat` runs them twice more in one process.
 LIB_RACE_PKGS := ./sim/emit/... ./onboard/... ./lifecycle/... ./conformance/... ./tests/...
-LIB_PLAIN_PKGS := ./cmd/...
+# The lanes' tests (the CI action's steps, ChipWorker's records replayed
+# against lifecycle) run commands and children, like the commands' own: in
+# one go test with ./cmd/..., whose tests wait on children much of the time,
+# so the two packages share the cores instead of taking turns.
+LIB_PLAIN_PKGS := ./cmd/... ./lanes/...
 ifeq ($(origin SHUFFLE),undefined)
 SHUFFLE := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
