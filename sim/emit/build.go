@@ -77,6 +77,10 @@ type BuildOptions struct {
 	// OutDir, if set, receives a copy of both libraries and both sources; the
 	// Artifacts then name the copies.
 	OutDir string
+	// Unoptimized compiles the runtime with MutantCFlags (-O0): for a fake
+	// that a test builds once to drive a few calls, where -O2's compile
+	// time is most of the cost.
+	Unoptimized bool
 	// runtimeFlags compile the runtime instead of CFlags (Build: a mutant's
 	// MutantCFlags).
 	runtimeFlags []string
@@ -201,6 +205,9 @@ func BuildSources(src Sources, opt BuildOptions) (*Artifacts, error) {
 		return nil, err
 	}
 	flags := CFlags
+	if opt.Unoptimized {
+		flags = MutantCFlags
+	}
 	if opt.runtimeFlags != nil {
 		flags = opt.runtimeFlags
 	}

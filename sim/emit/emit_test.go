@@ -754,3 +754,26 @@ func TestIndependentClientOutstandingRun(t *testing.T) {
 		t.Fatalf("efin_client on the mutant that counts only launched runs:\n%v", r)
 	}
 }
+
+// BuildOptions.Unoptimized compiles the runtime at -O0 into a cache entry
+// of its own: the same sources at -O2 are another build.
+func TestBuild_unoptimizedIsItsOwnEntry_F1(t *testing.T) {
+	needCC(t)
+	dir := t.TempDir()
+	cfg := Config{Profile: ProfileLegacy}
+	opt, err := Build(cfg, BuildOptions{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unopt, err := Build(cfg, BuildOptions{CacheDir: dir, Unoptimized: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.RuntimePath == unopt.RuntimePath || unopt.Cached {
+		t.Fatalf("-O0 build %s (cached %v) is the -O2 build %s", unopt.RuntimePath, unopt.Cached, opt.RuntimePath)
+	}
+	again, err := Build(cfg, BuildOptions{CacheDir: dir, Unoptimized: true})
+	if err != nil || !again.Cached || again.RuntimePath != unopt.RuntimePath {
+		t.Fatalf("second -O0 build: %v, cached %v, %s", err, again != nil && again.Cached, unopt.RuntimePath)
+	}
+}

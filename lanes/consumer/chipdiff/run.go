@@ -104,7 +104,9 @@ func (b *bench) fake(knobs []string) (string, error) {
 			}
 		}
 		var art *emit.Artifacts
-		art, fb.err = emit.Build(emit.Config{Profile: emit.ProfileLegacy, Knobs: k}, emit.BuildOptions{})
+		// -O0: each knob's fake serves a few runs of short actions, and 35
+		// of them are compiled from an empty cache.
+		art, fb.err = emit.Build(emit.Config{Profile: emit.ProfileLegacy, Knobs: k}, emit.BuildOptions{Unoptimized: true})
 		if fb.err == nil {
 			fb.path = art.RuntimePath
 		}
