@@ -68,11 +68,13 @@ type MechanicalRow struct {
 	Compiler string `json:"compiler,omitempty"` // why it does not compile
 	// The differential of a survivor: the directed cases and the random
 	// sequences it ran on both builds.
-	DiffCases  int            `json:"diff_cases,omitempty"`
-	DiffRandom int            `json:"diff_random,omitempty"`
-	Gap        *MechanicalGap `json:"gap,omitempty"`
-	MS         int64          `json:"ms"`
-	Error      string         `json:"error,omitempty"`
+	DiffCases  int `json:"diff_cases,omitempty"`
+	DiffRandom int `json:"diff_random,omitempty"`
+	// DiffFlaky counts differences that two more runs did not show again.
+	DiffFlaky int            `json:"diff_flaky,omitempty"`
+	Gap       *MechanicalGap `json:"gap,omitempty"`
+	MS        int64          `json:"ms"`
+	Error     string         `json:"error,omitempty"`
 }
 
 // MechanicalGap is what tells a surviving mutant from the reference.
@@ -270,6 +272,9 @@ func mechanicalControl(o *Options, mo MechanicalOptions, p emit.Profile, verbose
 	if row.Gap != nil {
 		return "", fmt.Errorf("%w: %s%s at %s (%s): reference %q, plain build %q", ErrControlDiffers, what, row.Gap.Case, op.Abbreviate(strings.Join(row.Gap.Script, "; ")), row.Gap.Rule, row.Gap.Ref, row.Gap.Mutant)
 	}
+	if row.DiffFlaky > 0 {
+		return what + fmt.Sprintf("no difference (%d did not repeat)", row.DiffFlaky), nil
+	}
 	return what + "no difference", nil
 }
 
@@ -346,7 +351,10 @@ func killsAny(c suite.CaseOutcome) bool {
 
 // differential runs the directed catalogue with its probes, then random
 // sequences within mo's budget, on ref and on x, and records the first
-// difference in row.Gap (shrunk).
+// difference in row.Gap (shrunk). A difference counts only when two more
+// runs of its script show it again: one that does not (a race or a hold
+// that a loaded machine decided otherwise, a hang under load) is counted
+// in row.DiffFlaky and passed over.
 func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mechanicalRef, x *isolate.Pool) {
 	info := x.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
@@ -354,8 +362,11 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mec
 	res := suite.DiffWith(ref.exec, x, suite.DiffRun{Profile: profile, Caps: caps, Probes: true, Seed: o.Seed,
 		ShrinkBudget: 10 * time.Second, ShrinkTotal: 10 * time.Second})
 	row.DiffCases = res.Cases
-	if len(res.Changes) > 0 {
-		c := res.Changes[0]
+	for _, c := range res.Changes {
+		if _, ok := confirmed(ref.exec, x, c.Script, ""); !ok {
+			row.DiffFlaky++
+			continue
+		}
 		g := &MechanicalGap{Case: c.Case, Clauses: c.Clauses, Rule: c.Rule.String(), At: c.At, Ref: c.Old, Mutant: c.New,
 			Script: conformance.OpLines(c.Script), Shrunk: c.Shrunk}
 		g.Flagged = flagged(x, c.Script)
@@ -371,12 +382,42 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mec
 		if !ok {
 			continue
 		}
+		if _, ok := confirmed(ref.exec, x, ops, d.sig()); !ok {
+			row.DiffFlaky++
+			continue
+		}
 		script, shrunk := shrinkDifference(ref.exec, x, ops, d)
-		d, _ = diffOf(ref.exec, x, script)
+		if sd, ok := confirmed(ref.exec, x, script, d.sig()); ok {
+			d = sd
+		} else {
+			script, shrunk = cutAfter(ops, d.at), false
+		}
 		row.Gap = &MechanicalGap{Case: fmt.Sprintf("random/seed-%d", seed), Clauses: []string{d.rule.String()}, Rule: d.rule.String(),
 			At: d.at, Ref: d.ref, Mutant: d.mut, Script: conformance.OpLines(script), Shrunk: shrunk, Flagged: flagged(x, script)}
 		return
 	}
+}
+
+// confirmed runs ops twice more on both and says whether each run differs
+// again (with signature sig, when given), with the last difference.
+func confirmed(ref, x conformance.Executor, ops []op.Op, sig string) (mechDiff, bool) {
+	var d mechDiff
+	for range 2 {
+		var ok bool
+		if d, ok = diffOf(ref, x, ops); !ok || sig != "" && d.sig() != sig {
+			return d, false
+		}
+	}
+	return d, true
+}
+
+// cutAfter keeps ops up to and including at (all of them for the
+// cleanup or the setup).
+func cutAfter(ops []op.Op, at int) []op.Op {
+	if at >= 0 && at < len(ops) {
+		return ops[:at+1]
+	}
+	return ops
 }
 
 // both runs ops on the reference and the mutant at once (each in its own
@@ -538,10 +579,7 @@ func newMechDiff(ops []op.Op, at int, ref, mut string, outs ...conformance.Outco
 // shrinkDifference looks for a shorter script whose runs differ the same
 // way (the op's kind and both results), for at most 10 s.
 func shrinkDifference(ref, x conformance.Executor, ops []op.Op, d mechDiff) ([]op.Op, bool) {
-	cut := ops
-	if d.at >= 0 && d.at < len(ops) {
-		cut = ops[:d.at+1]
-	}
+	cut := cutAfter(ops, d.at)
 	want := d.sig()
 	deadline := time.Now().Add(10 * time.Second)
 	got := conformance.Shrink(cut, func(cand []op.Op) bool {
@@ -573,6 +611,9 @@ func WriteMechanical(w io.Writer, run *MechanicalRun, o *Options, mo MechanicalO
 			by = r.Compiler
 		case MechEquivalent:
 			by = fmt.Sprintf("not distinguished in %d directed cases and %d random sequences", r.DiffCases, r.DiffRandom)
+			if r.DiffFlaky > 0 {
+				by += fmt.Sprintf(" (%d differences did not repeat)", r.DiffFlaky)
+			}
 		case MechGap:
 			by = fmt.Sprintf("differs at %s (%s) in %s", op.Abbreviate(gapOp(r.Gap)), strings.Join(r.Gap.Clauses, ", "), r.Gap.Case)
 		default:
