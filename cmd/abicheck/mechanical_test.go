@@ -34,8 +34,11 @@ func TestMechanicalUsage(t *testing.T) {
 }
 
 // TestMutantsMechanicalCommand: five mechanical mutants end to end (built,
-// checked, survivors diffed against sim), the sample the seed picks, and
-// figures that add up.
+// checked, survivors diffed against sim, after the control), the sample the
+// seed picks, and figures that add up. Seed 3674 picks five operators' mutants
+// that the directed checks killed in the full run (docs/abicheck.md), so the
+// test takes the control's time and little more; another template only
+// makes it slower.
 func TestMutantsMechanicalCommand(t *testing.T) {
 	t.Parallel()
 	build(t, emit.Config{Profile: emit.ProfileTMR}) // skips without a compiler
@@ -43,7 +46,7 @@ func TestMutantsMechanicalCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runCLI(t, nil, "mutants", "-mechanical", "-mechanical-count", "5", "-seed", "11", "-sequences", "5", "-duration", "2s",
+	r := runCLI(t, nil, "mutants", "-mechanical", "-mechanical-count", "5", "-seed", "3674", "-sequences", "5", "-duration", "2s",
 		"-mechanical-diff", "300ms", "-json")
 	var run session.MechanicalRun
 	if err := json.Unmarshal([]byte(r.stdout), &run); err != nil {
@@ -56,7 +59,7 @@ func TestMutantsMechanicalCommand(t *testing.T) {
 			t.Errorf("%s: a gap without its script", row.ID)
 		}
 	}
-	for _, m := range emit.SampleMechanical(all, 5, 11) {
+	for _, m := range emit.SampleMechanical(all, 5, 3674) {
 		want = append(want, m.ID)
 	}
 	if !slices.Equal(got, want) {

@@ -286,8 +286,8 @@ func refName(p emit.Profile) string {
 }
 
 // runMechanicalMutant builds, checks and (a survivor) diffs one mutant.
-func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMutant, verbose io.Writer) (MechanicalRow, error) {
-	row := MechanicalRow{ID: m.ID, Op: string(m.Op), Profile: string(m.Profile), Func: m.Func, Line: m.Line, Change: m.Describe()}
+func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMutant, verbose io.Writer) (row MechanicalRow, err error) {
+	row = MechanicalRow{ID: m.ID, Op: string(m.Op), Profile: string(m.Profile), Func: m.Func, Line: m.Line, Change: m.Describe()}
 	t0 := time.Now()
 	defer func() { row.MS = time.Since(t0).Milliseconds() }()
 	a, err := emit.BuildMechanical(m, emit.BuildOptions{})
@@ -459,10 +459,13 @@ type mechDiff struct {
 	kind     string
 }
 
-// sig is what a shrunk script must keep: the op's kind and both results.
+// sig is what a shrunk script must keep: the op's kind and both results,
+// without op indices (a finding or a death names its op's).
 func (d mechDiff) sig() string {
-	return d.kind + "\x00" + resultText(d.ref) + "\x00" + resultText(d.mut)
+	return d.kind + "\x00" + opIndexRE.ReplaceAllString(resultText(d.ref), "#") + "\x00" + opIndexRE.ReplaceAllString(resultText(d.mut), "#")
 }
+
+var opIndexRE = regexp.MustCompile(`#\d+`)
 
 // resultText is the result part of a history line, or the whole text.
 func resultText(line string) string {
@@ -483,7 +486,7 @@ func firstDifference(ops []op.Op, a, b conformance.Outcome) (mechDiff, bool) {
 	case aPass && bPass:
 		fa, fb := findingTexts(a.Result), findingTexts(b.Result)
 		for i := 0; i < max(len(fa), len(fb)); i++ {
-			var x, y findingText
+			x, y := findingText{text: "no finding"}, findingText{text: "no finding"}
 			if i < len(fa) {
 				x = fa[i]
 			}

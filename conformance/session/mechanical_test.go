@@ -39,7 +39,7 @@ func TestFirstDifference(t *testing.T) {
 		{"a call answers otherwise", passed(nil, plain...), passed(nil, other...),
 			&mechDiff{at: 2, ref: plain[2], mut: other[2], rule: model.REKInit, kind: "kinit"}},
 		{"the model flags a call of the mutant", passed(nil, plain...), passed(kinitFinding, plain...),
-			&mechDiff{at: 2, mut: "model: #2 L-5 fail wanted OK", rule: model.RL5, kind: "kinit"}},
+			&mechDiff{at: 2, ref: "no finding", mut: "model: #2 L-5 fail wanted OK", rule: model.RL5, kind: "kinit"}},
 		{"the mutant crashes", passed(nil, plain...), died(model.Crash, 1),
 			&mechDiff{at: 1, ref: plain[1], mut: "crash at #1 setdev 0: signal SIGSEGV", rule: conformance.EntryRule(ops[1]), kind: "setdev"}},
 		{"the mutant hangs in the cleanup", passed(nil, plain...), died(model.Hang, 3),
