@@ -1160,6 +1160,43 @@ unregister c0 id=63
 register c0 id=63 img=prog
 finalize c0
 `},
+	// E-PROG.23-27: with a live program init, each entry with an argument
+	// no entry may act on (one per call: NULL run storage, a NULL pointer,
+	// id -1) is refused with IA and changes nothing; device_malloc_ctx
+	// allocates and device_free_ctx gives the bytes back; the dlopen count
+	// counts registrations and a finalize restarts it; an id registered
+	// already is refused and the first registration kept.
+	{Name: "e-prog/live-init-arguments", Rules: []model.Rule{model.REProg}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+committed c0
+prog c0 fn=unregister
+prog c0 fn=launch_run
+prog c0 fn=poll_run
+prog c0 fn=wait_run
+prog c0 fn=finalize_run
+prog c0 fn=meminfo
+prog c0 fn=copy_to
+prog c0 fn=copy_from
+prog c0 fn=malloc
+prog c0 fn=free
+committed c0
+prog c0 fn=aicpu_dlopen
+register c0 id=1 img=prog
+register c0 id=1 img=prog
+prog c0 fn=aicpu_dlopen
+run c0 st=0 id=1
+register c0 id=2 img=prog
+unregister c0 id=1
+register c0 id=1 img=prog
+prog c0 fn=aicpu_dlopen
+finalize c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+prog c0 fn=aicpu_dlopen
+register c0 id=1 img=prog
+prog c0 fn=aicpu_dlopen
+finalize c0
+`},
 	// E-COMM: the comm family, each refusal with an input that breaks one
 	// clause, both sides of each bound a single rank reaches. A session of
 	// the checker's has one rank (or several handles of one process): the

@@ -144,6 +144,9 @@ func (r *Runtime) finalizeProgram(c *context) abi.Status {
 func (r *Runtime) detachProgramLocked(c *context) {
 	c.p.callables = nil
 	c.p.runs = nil
+	// Upstream's finalize restarts the count with the callable state
+	// (sim/host/device_runner_base.cpp:897 at 6ebaf77; E-PROG.26).
+	c.p.dlopens = 0
 	r.mem.freeOwned(c)
 	c.committed.Store(0)
 	r.acl.count(aclResetDevice)

@@ -290,10 +290,10 @@ func (r *Runtime) UnregisterCallable(ctx abi.Ctx, callableID int32) abi.Status {
 }
 
 // PrepareRun is simpler_prepare_run (semantics §10): NULL → IA → no live
-// program init: IS → rt 0, args or desc NULL, or id outside [0, 8192): IA →
-// config failing ProgramCallConfig: IA → id not registered: NOT_RESIDENT →
-// rt holds a run: IS → counts differ from the callable's: IA → snapshot args
-// and the descriptor → Prepared, 0.
+// program init: IS → rt 0, config or desc NULL, or id outside [0, 8192): IA
+// → config failing ProgramCallConfig: IA → id not registered: NOT_RESIDENT →
+// rt holds a run: IS → args NULL: IA → counts differ from the callable's: IA
+// → snapshot args and the descriptor → Prepared, 0.
 func (r *Runtime) PrepareRun(ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
 	c, st := r.liveProgram(ctx)
 	if st != abi.OK {
@@ -307,10 +307,10 @@ func (r *Runtime) prepareRunLocked(c *context, rt abi.RunHandle, callableID int3
 	// A NULL config is refused like a NULL args or descriptor: upstream
 	// requires all three (common/platform/sim/host/c_api_shared.cpp:617,
 	// onboard :675).
-	if rt == 0 || args == nil || config == nil || descriptor == nil || callableID < 0 || callableID >= abi.MaxRegisteredCallableIDs {
+	if rt == 0 || config == nil || descriptor == nil || callableID < 0 || callableID >= abi.MaxRegisteredCallableIDs {
 		return abi.InvalidArgument
 	}
-	if !callerSpanOK(args, abi.TaskArgsSize) || !callerSpanOK(descriptor, abi.NativeRunDescSize) {
+	if !callerSpanOK(descriptor, abi.NativeRunDescSize) {
 		return abi.InvalidArgument
 	}
 	if cfg, ok := callConfigBytes(config); !ok || validation.ProgramCallConfig(cfg) != abi.OK {
@@ -322,6 +322,12 @@ func (r *Runtime) prepareRunLocked(c *context, rt abi.RunHandle, callableID int3
 	}
 	if r.storageBusy(rt) {
 		return abi.InvalidState
+	}
+	// NULL args are refused after the registry and the storage, where
+	// upstream's bind refuses them (sim/host/c_api_shared.cpp:630, :640,
+	// then runtime_maker.cpp:867-870 at 6ebaf77; E-PROG.7).
+	if args == nil || !callerSpanOK(args, abi.TaskArgsSize) {
+		return abi.InvalidArgument
 	}
 	a := (*[abi.TaskArgsSize]byte)(args)
 	nt := int32(le.Uint32(a[abi.TaskArgsTensorCountOff:]))
@@ -496,7 +502,7 @@ func (r *Runtime) Run(ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, con
 }
 
 // AicpuDlopenCount is get_aicpu_dlopen_count: the context's successful
-// program registrations (0 for NULL).
+// program registrations since its program init attached it (0 for NULL).
 func (r *Runtime) AicpuDlopenCount(ctx abi.Ctx) uintptr {
 	c := r.lookup(ctx)
 	if c == nil {

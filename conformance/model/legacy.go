@@ -88,7 +88,7 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 				if c.attached || c.legacyDev >= 0 {
 					m.devKnown = false
 				}
-				c.attached, c.legacyDev, c.prog = false, -1, nil
+				c.attached, c.legacyDev, c.prog, c.dlopens = false, -1, nil, -1
 			}
 		}
 		return
@@ -220,7 +220,7 @@ func (m *Model) finalizeLegacy(c *mctx) {
 	if c.attached || c.legacyDev >= 0 {
 		m.devKnown = false // the simulator releases the thread's bound device
 	}
-	c.attached, c.legacyDev, c.prog = false, -1, nil
+	c.attached, c.legacyDev, c.prog, c.dlopens = false, -1, nil, 0
 }
 
 func (m *Model) progLegacy(op Op, c *mctx) {

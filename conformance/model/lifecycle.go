@@ -82,7 +82,7 @@ func (m *Model) finalize(c *mctx) {
 			if code, ok := m.fire(abi.SiteProgramTeardown); ok {
 				m.expect(REFin, one(code), "the program teardown fails (site 10): returned, and the context is detached anyway")
 			}
-			c.attached, c.prog, c.progDone = false, nil, true
+			c.attached, c.prog, c.progDone, c.dlopens = false, nil, true, 0
 			m.devKnown = false
 		}
 		return

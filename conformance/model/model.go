@@ -106,6 +106,10 @@ type mctx struct {
 	// native runs are outstanding (E-FIN).
 	prog map[int32]progCallable
 	runs int
+	// dlopens is get_aicpu_dlopen_count: the registrations since the
+	// attaching init (E-PROG.26), or -1 when a registration the model could
+	// not judge may have counted.
+	dlopens int
 	// fresh: nothing has latched it since create (L-1).
 	fresh bool
 	// progDone: a program finalize detached it (committed memory is 0

@@ -203,7 +203,13 @@ kinit c0 dev=0 gen=0              => INVALID_ARGUMENT rule=V-INIT
 pinit c0 dev=1                    => OK rule=L-5
 pinit c0 dev=1                    => INVALID_STATE rule=E-PINIT
 kinit c0 dev=1 gen=1              => INVALID_STATE rule=L-2
-prog c0 fn=register               => any
+prog c0 fn=register               => INVALID_ARGUMENT tol=INTERNAL rule=E-PROG
+prog c0 fn=unregister             => INVALID_ARGUMENT tol=INTERNAL rule=E-PROG
+prog c0 fn=launch_run             => INVALID_ARGUMENT tol=INTERNAL rule=E-PROG
+prog c0 fn=copy_from              => INVALID_ARGUMENT tol=INTERNAL rule=E-PROG
+prog c0 fn=meminfo                => INVALID_ARGUMENT tol=INTERNAL rule=E-PROG
+prog c0 fn=malloc                 => value=1
+prog c0 fn=aicpu_dlopen           => value=0
 finalize c0                       => OK
 setdev 1
 pinit c0 dev=1 prewarm=swim=2     => INVALID_ARGUMENT

@@ -23,6 +23,17 @@ const (
 	FnFree              = op.FnFree
 	FnMalloc            = op.FnMalloc
 	FnPollRun           = op.FnPollRun
+	FnRegister          = op.FnRegister
+	FnUnregister        = op.FnUnregister
+	FnRun               = op.FnRun
+	FnPrepareRun        = op.FnPrepareRun
+	FnLaunchRun         = op.FnLaunchRun
+	FnWaitRun           = op.FnWaitRun
+	FnFinalizeRun       = op.FnFinalizeRun
+	FnMemInfo           = op.FnMemInfo
+	FnCopyTo            = op.FnCopyTo
+	FnCopyFrom          = op.FnCopyFrom
+	FnAicpuDlopen       = op.FnAicpuDlopen
 	ImgProgram          = op.ImgProgram
 	ImgWrap             = op.ImgWrap
 	KindACL             = op.KindACL

@@ -143,7 +143,7 @@ func (m *Model) prog(op Op, c *mctx) {
 		return
 	}
 	if c.latch == LatchProgram && c.attached {
-		m.anything("a program entry with a live program init: program run details are not rules")
+		m.progLive(op, c)
 		return
 	}
 	if c.latch == LatchKernel {
@@ -158,5 +158,76 @@ func (m *Model) prog(op Op, c *mctx) {
 		m.value(REProg, 0, "device_malloc_ctx without a live program init returns NULL")
 	default:
 		m.expect(RuleNone, anyStatus, "")
+	}
+}
+
+// Grounds of progLive on a legacy build (upstream 6ebaf77).
+const (
+	gLegacyRegisterNull   = "common/platform/sim/host/c_api_shared.cpp:417: simpler_register_callable with a NULL callable returns -1"
+	gLegacyUnregister     = "common/platform/sim/host/c_api_shared.cpp:876-890 refuses while native_run_active() (-1) and otherwise returns unregister_callable's answer, 0 for an id it does not hold (device_runner_base.cpp:591-595)"
+	gLegacyRunNull        = "common/platform/sim/host/c_api_shared.cpp:617: simpler_prepare_run (and simpler_run, :848-853) with NULL run storage returns -1"
+	gLegacyRunStorageNull = "common/platform/sim/host/c_api_shared.cpp:559-560: NULL run storage has no native-run context, so launch (:695), poll (:730, POLL_ERROR = -1), wait (:740) and finalize_run (:771) return -1"
+	gLegacyCopyNull       = "common/platform/sim/host/c_api_shared.cpp:318 and :327: a copy with a NULL device or host pointer returns -1"
+	gLegacyMalloc         = "common/platform/sim/host/c_api_shared.cpp:301-308: device_malloc_ctx allocates from the runner's allocator, whose committed bytes device_free_ctx gives back (device_runner_base.h:190)"
+	gLegacyDlopen         = "common/platform/sim/host/device_runner_base.cpp:455-469 counts each callable id committed to the AICPU, and the attached runner's finalize restarts the count (a2a3/platform/sim/host/device_runner.cpp:802, device_runner_base.cpp:897)"
+)
+
+// progLive is a prog op with a live program init. Each entry is called with
+// arguments no entry may act on (conformance.Runner.prog): a NULL pointer,
+// NULL run storage or id -1, except device_malloc_ctx (64 bytes, freed at
+// once) and the queries. The refusal is IA, the code abi.md gives a bad
+// pointer or id (S-2), and changes nothing; a legacy build answers -1.
+// E-PROG.21 and .23-.26.
+func (m *Model) progLive(op Op, c *mctx) {
+	legacy := m.opt.Profile == ProfileLegacy
+	m.mem(MemSame)
+	refuse := func(why, grounds string) {
+		if legacy {
+			m.legacyExpect(REProg, one(abi.Internal), why, grounds)
+			return
+		}
+		m.expect(REProg, one(abi.InvalidArgument), why)
+		m.tolerate(REProg, one(abi.Internal), "INTERNAL for an argument no entry may act on (E-PROG tolerated)")
+	}
+	switch fn := op.Fn; fn {
+	case FnRegister:
+		refuse("simpler_register_callable(id -1, NULL callable) (E-PROG.21)", gLegacyRegisterNull)
+	case FnUnregister:
+		switch {
+		case legacy && c.runs > 0:
+			m.legacyExpect(REFin, one(abi.Internal), "a native run is outstanding: unregister consults it", gLegacyUnregister)
+			m.e.RunClause = true
+		case legacy:
+			m.legacyExpect(REProg, one(abi.OK), "an id the registry does not hold", gLegacyUnregister)
+		default:
+			refuse("simpler_unregister_callable(id -1): outside the registry [0, 8192) (E-PROG.23)", "")
+		}
+	case FnRun, FnPrepareRun:
+		refuse("NULL run storage, args, CallConfig and descriptor (E-PROG.6)", gLegacyRunNull)
+	case FnLaunchRun, FnPollRun, FnWaitRun, FnFinalizeRun:
+		refuse("NULL run storage (E-PROG.23)", gLegacyRunStorageNull)
+	case FnMemInfo:
+		refuse("device_memory_info_ctx(NULL info) (E-PROG.24)", "")
+	case FnCopyTo, FnCopyFrom:
+		refuse("a 64-byte copy between device address 0 and a NULL host pointer (E-PROG.24)", gLegacyCopyNull)
+	case FnMalloc:
+		m.expect(REProg, anyStatus, "")
+		m.value(REProg, 1, "device_malloc_ctx(64) with a live program init returns an allocation, and freeing it gives its bytes back (E-PROG.25)")
+		m.e.Grounds = gLegacyMalloc
+		m.e.MemRule = REProg
+	case FnFree:
+		m.expect(REProg, anyStatus, "device_free_ctx(NULL) does nothing (E-PROG.25)")
+		m.e.MemRule = REProg
+	case FnAicpuDlopen:
+		m.expect(REProg, anyStatus, "")
+		if c.dlopens >= 0 {
+			m.value(REProg, uint64(c.dlopens), "get_aicpu_dlopen_count: the registrations since the program init attached the context (E-PROG.26)")
+			m.e.Grounds = gLegacyDlopen
+		}
+	default:
+		// The other queries and the comm stream are the build's: a real
+		// build's counts and addresses are not rules.
+		m.expect(RuleNone, anyStatus, "")
+		m.mem(MemAny)
 	}
 }

@@ -61,7 +61,7 @@ func (m *Model) pinKernel(c *mctx, dev int32) {
 // pinProgram sets c to what a successful simpler_init leaves: program-latched,
 // attached to dev, which is the calling thread's device now.
 func (m *Model) pinProgram(c *mctx, dev int32) {
-	*c = mctx{live: true, latch: LatchProgram, attached: true, dev: dev, lastStream: NullRef, legacyDev: dev}
+	*c = mctx{live: true, latch: LatchProgram, attached: true, dev: dev, lastStream: NullRef, legacyDev: dev, dlopens: -1}
 	m.curDev, m.devKnown = dev, true
 }
 

@@ -90,9 +90,16 @@ func (m *Model) runEntry(op Op, c *mctx) *mctx {
 // matches.
 var userCallableFacts = &imageFacts{user: true, valid: true, aligned: true, t: -1, s: -1}
 
-// refused is "any refusal" of a run entry where the rules name no code: the
-// model asserts that it failed and changed nothing.
-var refused = anyFailure
+// refusedAs is a run entry's refusal where the rules say only "refused":
+// on the target revision the code abi.md gives the situation (S-2), s (IS
+// for a call that conflicts with the run's or the registry's state); a
+// legacy build answers -1 (read as INT).
+func (m *Model) refusedAs(s abi.Status) StatusSet {
+	if m.opt.Profile == ProfileLegacy {
+		return one(abi.Internal)
+	}
+	return one(s)
+}
 
 // nullRunConfig: a run's NULL CallConfig is refused with IA (E-PROG.8),
 // before any state is looked at.
@@ -103,7 +110,7 @@ func (m *Model) register(op Op, c *mctx) {
 		return
 	}
 	if c.runs > 0 {
-		m.expect(REProg, refused, "a native run is outstanding: the callable registry is not changed (upstream: common/platform/sim/host/c_api_shared.cpp:419-422)")
+		m.expect(REProg, m.refusedAs(abi.InvalidState), "a native run is outstanding: the callable registry is not changed (upstream: common/platform/sim/host/c_api_shared.cpp:419-422)")
 		return
 	}
 	// E-PROG.21/22: the program registry's id bound comes before anything
@@ -127,8 +134,13 @@ func (m *Model) register(op Op, c *mctx) {
 		return
 	}
 	if _, dup := c.prog[op.ID]; dup {
-		m.expect(RuleNone, anyStatus, "the id is registered already: replacing or refusing is the runtime's choice")
-		m.forgetRegistry(c, op.ID)
+		// Upstream refuses an id it holds (common/platform/sim/host/
+		// device_runner_base.cpp:532-535, :574-577), keeping the first
+		// registration (E-PROG.27).
+		m.expect(REProg, m.refusedAs(abi.InvalidState), "the id is registered already: refused, the first registration kept")
+		if m.opt.Profile == ProfileLegacy {
+			m.e.Grounds = "common/platform/sim/host/device_runner_base.cpp:532-535 and :574-577 refuse a callable_id already registered (-1)"
+		}
 		return
 	}
 	if f.user && !m.opt.Simulated && !c.bins {
@@ -161,12 +173,20 @@ func (m *Model) addRegistered(c *mctx, id int32, f *imageFacts) {
 	if f.user {
 		c.prog[id] = progCallable{t: -1, s: -1} // the user's callable: counts from its image
 	}
+	switch {
+	case c.dlopens < 0:
+	case f.user && !m.opt.Simulated:
+		c.dlopens = -1 // a host orchestration counts under host dlopens instead
+	default:
+		c.dlopens++
+	}
 }
 
 // forgetRegistry: whether id is registered is not known after an answer the
 // model cannot judge; a later prepare_run of it accepts either outcome.
 func (m *Model) forgetRegistry(c *mctx, id int32) {
 	if st, seen := m.observed(); seen && st == abi.OK {
+		c.dlopens = -1
 		if c.prog == nil {
 			c.prog = map[int32]progCallable{}
 		}
@@ -179,7 +199,7 @@ func (m *Model) unregister(op Op, c *mctx) {
 		return
 	}
 	if c.runs > 0 {
-		m.expect(REFin, refused, "a native run is outstanding: unregister consults it (E-FIN, Outstanding native run)")
+		m.expect(REFin, m.refusedAs(abi.InvalidState), "a native run is outstanding: unregister consults it (E-FIN, Outstanding native run)")
 		m.e.RunClause = true
 		return
 	}
@@ -222,14 +242,21 @@ func (m *Model) runStart(op Op, c *mctx) (*mctx, *runSlot, progCallable, bool) {
 		m.expect(REProg, one(abi.InvalidArgument), "a NULL descriptor is refused (upstream: common/platform/sim/host/c_api_shared.cpp:617)")
 		return nil, nil, progCallable{}, false
 	}
-	sl := m.slotOf(op)
-	if sl.state != StorageFree {
-		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds a "+runStateNames[sl.state]+" run: a second run on it is refused")
-		return nil, nil, progCallable{}, false
-	}
+	// Upstream asks the registry (c_api_shared.cpp:630) before it looks at
+	// the storage (:640).
 	pc, registered := c.prog[op.ID]
 	if !registered {
-		m.expect(REProg, refused, "callable id "+strconv.Itoa(int(op.ID))+" is not registered")
+		// NOT_RESIDENT ("an id never published") or IA ("a bad id"): both
+		// are abi.md's codes for it.
+		m.expect(REProg, m.refusedAs(abi.CallableNotResident), "callable id "+strconv.Itoa(int(op.ID))+" is not registered")
+		if m.opt.Profile != ProfileLegacy {
+			m.e.Status.add(abi.InvalidArgument)
+		}
+		return nil, nil, progCallable{}, false
+	}
+	sl := m.slotOf(op)
+	if sl.state != StorageFree {
+		m.expect(REProg, m.refusedAs(abi.InvalidState), "run storage st"+strconv.Itoa(int(op.St))+" holds a "+runStateNames[sl.state]+" run: a second run on it is refused")
 		return nil, nil, progCallable{}, false
 	}
 	if op.Args.Mode == ArgsNull {
@@ -291,12 +318,12 @@ func (m *Model) runCounts(op Op, pc progCallable) (int32, int32) {
 // refusal set.
 func (m *Model) runOfCtx(op Op, c *mctx, what string) *runSlot {
 	if op.St < 0 {
-		m.expect(REProg, refused, "NULL run storage: "+what+" is refused")
+		m.expect(REProg, m.refusedAs(abi.InvalidArgument), "NULL run storage: "+what+" is refused")
 		return nil
 	}
 	sl := m.slotOf(op)
 	if sl.state == StorageFree || sl.ctx != c {
-		m.expect(REProg, refused, "run storage st"+strconv.Itoa(int(op.St))+" holds no run of this context: "+what+" is refused")
+		m.expect(REProg, m.refusedAs(abi.InvalidState), "run storage st"+strconv.Itoa(int(op.St))+" holds no run of this context: "+what+" is refused")
 		return nil
 	}
 	return sl
@@ -311,7 +338,7 @@ func (m *Model) launchRun(op Op, c *mctx) {
 		return
 	}
 	if sl.state != StoragePrepared {
-		m.expect(REProg, refused, "the run on st"+strconv.Itoa(int(op.St))+" is "+runStateNames[sl.state]+": only a prepared run launches")
+		m.expect(REProg, m.refusedAs(abi.InvalidState), "the run on st"+strconv.Itoa(int(op.St))+" is "+runStateNames[sl.state]+": only a prepared run launches")
 		return
 	}
 	m.expect(REProg, one(abi.OK), "")
@@ -352,7 +379,7 @@ func (m *Model) waitRun(op Op, c *mctx) {
 		return
 	}
 	if sl.state == StoragePrepared {
-		m.expect(REProg, refused, "a prepared, never-launched run cannot be waited for")
+		m.expect(REProg, m.refusedAs(abi.InvalidState), "a prepared, never-launched run cannot be waited for")
 		return
 	}
 	m.expect(REProg, one(abi.OK), "the run completes (its kernel succeeds)")
