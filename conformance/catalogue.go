@@ -1373,6 +1373,7 @@ gimport d=1 descs=d1,d2.rank=0
 gimport d=1 descs=d1,d2.name=bad
 gimport d=1 descs=d1.name=bad,d2.hs=256
 gimport d=1 descs=d1,d2
+gimport d=2 descs=d1,d2
 gprep d=4 rank=0 n=1 win=8
 gimport d=4 descs=d4
 grelease d=1
@@ -1441,6 +1442,23 @@ cmem h1 idx=0
 drelease h2 a=1 n=1 rank=0
 cdestroy h1
 cdestroy h2
+`},
+	// M-5 at the limit: a prepare that fails after the budget placed it
+	// (fault site 2, the copy) charges nothing, not even the tail of the
+	// block it would have gone into. 1023 images of exactly 2 MiB fill
+	// whole blocks; a 1 MiB image opens the last block of the budget,
+	// leaving a 1 MiB tail. After a failed 1 MiB prepare, the next fills
+	// that tail exactly (a runtime that kept the failed one's place refuses
+	// it with BYTES), and any image after it is refused.
+	{Name: "m-5/failed-prepare-keeps-tail", Rules: []model.Rule{model.RM5, model.RS1}, Needs: CapInject, Profiles: tmrOnly, Slow: true, Script: prelude + `
+prepare c0 img=valid(b=2087776) rep=1023
+prepare c0 img=valid(b=1039200)
+inject site=2 count=1 code=-1300
+prepare c0 img=valid(b=1039200)
+committed c0
+prepare c0 img=valid(b=1039200)
+prepare c0 img=valid()
+launch c0 id=1024 stream=s0
 `},
 	// M-5: an image above 2 MiB is charged its own block of exactly
 	// align_up(size, 64), not whole 2 MiB blocks: 520 of them fit.

@@ -176,7 +176,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-PREP.3", Held: model.OnTMR, Checks: []string{"e-prep/check-order"}, Mutants: []string{"prep-not-kernel-ia"}},
 	{ID: "E-PREP.4", Held: model.OnTMR, Checks: []string{"e-prep/check-order"}, Mutants: []string{"prep-device-after-vimg"}},
 	{ID: "E-PREP.5", Held: model.OnTMR, Checks: []string{"e-prep/check-order"}, Mutants: []string{"prep-huge-vimg-first"}},
-	{ID: "E-PREP.6", Held: model.OnTMR, Checks: []string{"m-3/failures-mint-nothing"}, Mutants: []string{"copy-failure-charges"}},
+	{ID: "E-PREP.6", Held: model.OnTMR, Checks: []string{"m-3/failures-mint-nothing", "m-5/failed-prepare-keeps-tail"}, Mutants: []string{"copy-failure-charges", "failed-copy-keeps-tail"}},
 	{ID: "E-PREP.7", Held: model.OnTMR, Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"prep-id-not-written"}},
 	{ID: "E-PREP.8", Held: model.OnTMR, Checks: []string{"k-4/registration-poisons"}, Mutants: []string{"registration-at-launch"}},
 	{ID: "E-PREP.9", Held: model.OnRefusing, Checks: []string{"refusing/validate-then-refuse"}, Mutants: []string{"refusing-prepare-unsup"}},

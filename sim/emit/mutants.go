@@ -152,6 +152,7 @@ var mutants = []Mutant{
 	{Name: "prep-device-after-vimg", Clause: "E-PREP.4", Description: "prepare checks the current device after V-IMG"},
 	{Name: "prep-huge-vimg-first", Clause: "E-PREP.5", Description: "prepare runs V-IMG before the size check"},
 	{Name: "copy-failure-charges", Clause: "E-PREP.6", Description: "a failing allocate-and-copy (fault site 2) keeps the block it charged"},
+	{Name: "failed-copy-keeps-tail", Clause: "E-PREP.6", Description: "a failing allocate-and-copy (fault site 2) into a block's tail keeps that tail used"},
 	{Name: "prep-id-not-written", Clause: "E-PREP.7", Description: "a successful prepare does not write the id"},
 	{Name: "registration-at-launch", Clause: "E-PREP.8", Description: "device registration (fault site 3) happens at the first launch, not at prepare"},
 	{Name: "refusing-prepare-unsup", Clause: "E-PREP.9", Profile: abi.ProfileRefusing, Description: "a refusing build's prepare returns UNSUPPORTED instead of INVALID_STATE"},
