@@ -170,6 +170,7 @@ func (p *Pool) start() (*child, *library.Info, error) {
 	}()
 	go func() {
 		c.waitErr = cmd.Wait()
+		removeSegments(cmd.Process.Pid) // its global domains: nothing else maps them
 		close(c.done)
 	}()
 	cfg, _ := json.Marshal(p.cfg)

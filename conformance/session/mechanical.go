@@ -215,6 +215,7 @@ func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant,
 		}()
 	}
 	wg.Wait()
+	isolate.RemoveOrphanSegments() // what crashed or broken children left (E-COMM's segments)
 	out.ClearProgress()
 	if noCC.Load() {
 		return nil, ErrNoCompiler

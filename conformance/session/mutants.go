@@ -115,6 +115,7 @@ func RunMutants(o *Options, ms []emit.Mutant, randomOnly bool, out *Printer, std
 		}()
 	}
 	wg.Wait()
+	isolate.RemoveOrphanSegments() // what crashed or broken children left (E-COMM's segments)
 	out.ClearProgress()
 	if noCC.Load() {
 		return nil, ErrNoCompiler
