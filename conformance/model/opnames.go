@@ -23,6 +23,9 @@ const (
 	FnFree              = op.FnFree
 	FnMalloc            = op.FnMalloc
 	FnPollRun           = op.FnPollRun
+	FnPrepareRun        = op.FnPrepareRun
+	FnRegister          = op.FnRegister
+	FnRun               = op.FnRun
 	ImgProgram          = op.ImgProgram
 	ImgWrap             = op.ImgWrap
 	KindACL             = op.KindACL
