@@ -18,8 +18,15 @@ type Check struct {
 	Needs    Caps            // capabilities without which the check is skipped
 	Profiles []model.Profile // profiles it applies to (nil: tmr and refusing)
 	Slow     bool            // takes more than a few milliseconds (M-4, M-5, X-2)
-	Script   string
-	ops      []op.Op
+	// Shared names the calls (by their op text) whose deciding clause
+	// shares its code with the next on purpose, each with why: to show
+	// which of the two comes first, or because no input breaks the
+	// clause alone. No other refused call does (MaskedCalls), and for each
+	// of the two clauses of such a call the catalogue holds a call that
+	// it decides alone.
+	Shared map[string]string
+	Script string
+	ops    []op.Op
 }
 
 // Ops is the check's sequence.
@@ -58,7 +65,7 @@ setdev 0
 kinit c0 dev=0 gen=1
 prepare c0 img=valid()+mis(3)
 prepare c0 img=valid()+long(64)
-prepare c0 img=valid()+defect(sigcount)
+prepare c0 img=valid()+defect(sigcount-neg)
 prepare c0 img=valid()
 `},
 	{Name: "v-prep-2/arguments", Rules: []model.Rule{model.RVPrep2}, Script: prelude + `
@@ -79,7 +86,21 @@ launch c0 id=0 stream=null
 launch null id=0 stream=s0
 launch c0 id=0 stream=s0
 `},
-	{Name: "v-img/defects", Rules: []model.Rule{model.RVImg}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "v-img/defects", Rules: []model.Rule{model.RVImg}, Profiles: tmrOnly, Shared: map[string]string{
+		"prepare c0 img=valid(c=1)+short(8)":             "a child binary past the storage (V-IMG.18) is refused again by step 6: no call can drive V-IMG.18 alone (the clause table)",
+		"prepare c0 img=valid(c=1)+defect(child-binary)": "a child binary past the storage (V-IMG.18) is refused again by step 6: no call can drive V-IMG.18 alone (the clause table)",
+		"prepare c0 img=valid(b=16)+defect(binsize)":     "a binary_size past the storage (V-IMG.11) is refused again by step 6: no call can drive V-IMG.11 alone (the clause table)",
+		"prepare c0 img=valid()+defect(sigcount)": "the upper side of V-IMG.3: signature entry 256 is sig_count itself (257, no direction), so V-IMG.4 refuses it too; " +
+			"sigcount-neg breaks V-IMG.3 alone",
+		"prepare c0 img=valid()+defect(childcount)": "the upper side of V-IMG.12: child_offsets[1024] is child_count itself (1025, past the storage), " +
+			"so V-IMG.16 refuses it too; childcount-neg breaks V-IMG.12 alone",
+		"prepare c0 img=valid()+defect(fname-len)": "the bound of V-IMG.8: the byte at length 64 is func_name_len's own (64, not NUL), so V-IMG.9 refuses it too; " +
+			"fname-long breaks V-IMG.8 alone",
+		"prepare c0 img=valid()+defect(cname-len)": "the bound of V-IMG.8 for config_name: the byte at length 64 is config_name_len's own (64, not NUL), " +
+			"so V-IMG.9 refuses it too; fname-long breaks V-IMG.8 alone",
+		"prepare c0 img=valid(c=2)+defect(child-offset)": "child 0's offset moves and its bytes do not, so its header lands on its code (V-IMG.17, V-IMG.18); " +
+			"child-gap, the same offset with the bytes moved, breaks V-IMG.15 alone",
+	}, Script: prelude + `
 prepare c0 img=valid(c=2)+long(64)
 prepare c0 img=valid(c=2)+defect(fid-dup)
 prepare c0 img=valid(c=1)+short(8)
@@ -108,6 +129,7 @@ prepare c0 img=valid()+defect(childcount-neg)
 prepare c0 img=valid(c=1)+defect(fid-neg)
 prepare c0 img=valid(c=2)+defect(child-gap)
 prepare c0 img=valid(c=1)+defect(child-sigcount-neg)
+prepare c0 img=valid()+defect(fname-long)
 `},
 	{Name: "v-init/arguments", Rules: []model.Rule{model.RVInit, model.RVSpan}, Script: `
 create c0
@@ -130,7 +152,7 @@ kinit c0 dev=0 gen=1 cfg=scope
 kinit c0 dev=0 gen=1 cfg=anchors
 kinit c0 dev=0 gen=1 cfg=threads=1
 kinit c0 dev=0 gen=1 cfg=threads=5+pmu
-kinit c0 dev=0 gen=1 cfg=swim=5
+kinit c0 dev=0 gen=1 cfg=swim=5+prefix
 kinit c0 dev=0 gen=1 cfg=swim=5+pmu
 kinit c0 dev=0 gen=1 cfg=swim=2
 kinit c0 dev=0 gen=1 cfg=depgen
@@ -190,9 +212,9 @@ pinit c0 dev=0
 acl c0 dev=1
 getdev
 create c1
-acl c1 dev=0
-acl c1 dev=0
-kinit c1 dev=0 gen=2
+acl c1 dev=2
+acl c1 dev=2
+kinit c1 dev=2 gen=2
 prepare c1 img=valid()
 create c2
 pinit c2 dev=1
@@ -337,14 +359,14 @@ acl null dev=0
 destroy null
 committed null
 supported null
-prog null fn=register
-prog null fn=unregister
-prog null fn=run
-prog null fn=prepare_run
-prog null fn=launch_run
-prog null fn=poll_run
-prog null fn=wait_run
-prog null fn=finalize_run
+register null id=0 img=prog
+unregister null id=0
+run null st=0 id=0
+prepare_run null st=0 id=0
+launch_run null st=0
+poll_run null st=0
+wait_run null st=0
+finalize_run null st=0
 prog null fn=meminfo
 prog null fn=copy_to
 prog null fn=copy_from
@@ -389,7 +411,10 @@ launch c0 id=0 stream=null
 launch c0 id=0 stream=s0
 finalize c0
 `},
-	{Name: "s-3/null-context-kernel-entries", Rules: []model.Rule{model.RS3, model.RVPrep2, model.RVLaunch, model.RESup}, Script: `
+	{Name: "s-3/null-context-kernel-entries", Rules: []model.Rule{model.RS3, model.RVPrep2, model.RVLaunch, model.RESup}, Shared: map[string]string{
+		"prepare null img=valid() out=null": "a NULL ctx with a NULL out_callable_id: V-PREP-1.1 writes -1 only through a non-NULL out, which this call shows " +
+			"with nothing to write through; V-PREP-2.1 and V-PREP-2.3 each break alone in the calls before it and in v-prep-2/arguments",
+	}, Script: `
 supported null
 kinit null dev=0 gen=1
 prepare null img=valid()
@@ -489,7 +514,7 @@ launch c1 id=0 stream=s0
 `},
 	{Name: "m-3/failures-mint-nothing", Rules: []model.Rule{model.RM3}, Needs: CapInject, Profiles: tmrOnly, Script: prelude + `
 prepare c0 img=valid()
-prepare c0 img=valid()+defect(sigcount)
+prepare c0 img=valid()+defect(sigcount-neg)
 inject site=2 count=1 code=-1234
 prepare c0 img=valid()
 prepare c0 img=valid()
@@ -503,7 +528,7 @@ launch c0 id=0 stream=s0
 	{Name: "m-4/count", Rules: []model.Rule{model.RM4}, Profiles: tmrOnly, Slow: true, Script: prelude + `
 prepare c0 img=valid() rep=8192
 prepare c0 img=valid() rep=2
-prepare c0 img=valid()+defect(sigcount)
+prepare c0 img=valid()+defect(sigcount-neg)
 launch c0 id=0 stream=s0
 launch c0 id=8191 stream=s0
 `},
@@ -534,10 +559,10 @@ create c0
 committed c0
 setdev 0
 kinit c0 dev=0 gen=1
-prepare c0 img=valid()+defect(sigcount)
+prepare c0 img=valid()+defect(sigcount-neg)
 prepare c0 img=valid()
 launch c0 id=0 stream=s0
-prepare c0 img=valid()+defect(sigcount)
+prepare c0 img=valid()+defect(sigcount-neg)
 prepare c0 img=valid(x=1)
 finalize c0
 committed c0
@@ -912,7 +937,10 @@ launch c1 id=-1 stream=s0
 	// V-IMG reads nothing outside the span: images whose last byte
 	// precedes a page no access is allowed to (+edge), a name length and a
 	// child header that reach past the span, and a span that wraps.
-	{Name: "v-img/edges", Rules: []model.Rule{model.RVImg}, Profiles: tmrOnly, Script: prelude + `
+	{Name: "v-img/edges", Rules: []model.Rule{model.RVImg}, Profiles: tmrOnly, Shared: map[string]string{
+		"prepare c0 img=valid()+defect(fname-far)+edge": "a length that reaches the byte after the span shows that V-IMG.8 is checked before that byte is read " +
+			"(a read faults there); the name's own NUL breaks V-IMG.10 too, and fname-long breaks V-IMG.8 alone",
+	}, Script: prelude + `
 prepare c0 img=valid()+edge
 prepare c0 img=valid(c=1)+edge
 prepare c0 img=valid()+defect(fname-far)+edge
@@ -948,7 +976,7 @@ setdev 0
 kinit c0 dev=0 gen=1 cfg=threads=-1
 kinit c0 dev=0 gen=1 cfg=threads=1
 kinit c0 dev=0 gen=1 cfg=threads=5
-kinit c0 dev=0 gen=1 cfg=swim=-1
+kinit c0 dev=0 gen=1 cfg=swim=-1+prefix
 kinit c0 dev=0 gen=1 cfg=swim=5+prefix
 kinit c0 dev=0 gen=1 cfg=swim=4+prefix
 create c1
@@ -997,7 +1025,10 @@ launch c0 id=1 stream=s0
 launch c0 id=0 stream=s0
 `},
 	// E-KINIT's order: V-INIT before V-CFG, V-CFG before the state check.
-	{Name: "e-kinit/order", Rules: []model.Rule{model.REKInit, model.RVInit, model.RVCfg}, Script: `
+	{Name: "e-kinit/order", Rules: []model.Rule{model.REKInit, model.RVInit, model.RVCfg}, Shared: map[string]string{
+		"kinit c0 dev=-1 gen=1 cfg=threads=9": "V-INIT before V-CFG (E-KINIT.1) where both answer IA: the order shows only to a build that answers " +
+			"V-CFG.1's tolerated INTERNAL first; v-init/arguments and v-cfg/values break V-INIT.3 and V-CFG.1 alone",
+	}, Script: `
 create c0
 setdev 0
 kinit c0 dev=0 gen=0 cfg=pmu
@@ -1006,7 +1037,7 @@ kinit c0 dev=0 gen=1 cfg=null
 create c1
 pinit c1 dev=0
 kinit c1 dev=0 gen=1 cfg=pmu
-kinit c1 dev=0 gen=1 cfg=swim=5
+kinit c1 dev=0 gen=1 cfg=swim=5+prefix
 kinit c1 dev=0 gen=1
 `},
 	// E-KINIT step 4: an init refused for the context's state takes
@@ -1022,8 +1053,8 @@ finalize c1
 create c2
 setdev 4
 kinit c2 dev=4 gen=3
-kinit c2 dev=5 gen=4
 setdev 5
+kinit c2 dev=5 gen=4
 create c3
 kinit c3 dev=5 gen=5
 `},
@@ -1091,7 +1122,7 @@ pinit c0 dev=0 prewarm=threads=5
 pinit c0 dev=0 prewarm=threads=1
 pinit c0 dev=0 prewarm=threads=-1
 pinit c0 dev=0 prewarm=swim=5+prefix
-pinit c0 dev=0 prewarm=swim=-1
+pinit c0 dev=0 prewarm=swim=-1+prefix
 pinit c0 dev=0 prewarm=depgen
 pinit c0 dev=0 prewarm=swim=1
 pinit c0 dev=0 prewarm=unterm
@@ -1352,7 +1383,10 @@ gprep d=2 rank=0 n=1 win=1
 grelease d=1
 grelease d=2
 `},
-	{Name: "e-comm/global-import", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+	{Name: "e-comm/global-import", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Shared: map[string]string{
+		"gimport d=1 descs=d1,d2 count=3": "the upper side of E-COMM.43: a third descriptor of a two-rank domain cannot pass the descriptor checks " +
+			"(E-COMM.45 to E-COMM.49: it is all zero, and any rank it named would repeat one); count=1 breaks E-COMM.43 alone",
+	}, Script: `
 gprep d=1 rank=0 n=2 win=256
 gprep d=2 rank=1 n=2 win=256
 gprep d=3 rank=1 n=2 win=128
@@ -1489,9 +1523,9 @@ pinit c0 dev=1
 finalize c0
 finalize c0
 create c1
+pinit c1 dev=-1
 pinit c1 dev=0 prewarm=ring=badtask
 pinit c1 dev=0
-pinit c1 dev=-1
 finalize c1
 destroy c1
 destroy c0

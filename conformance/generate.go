@@ -396,7 +396,7 @@ func (g *Generator) image(ch Chooser) op.ImageRecipe {
 	case 2:
 		r.Long = pickU32(ch, "long", genLongs)
 	case 3:
-		r.Defect = op.ImgDefect(1 + ch.IntN(int(op.NumDefects)-1, "defect"))
+		r.Defect = op.ImgDefect(1 + ch.IntN(int(op.NumGenDefects)-1, "defect"))
 	case 4:
 		r.Poke, r.PokeOff, r.PokeVal = op.PokeByte, pickU32(ch, "off", genPokeBytes), pickU32(ch, "val", genPokeVals)&0xFF
 	case 5:

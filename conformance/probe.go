@@ -59,12 +59,7 @@ func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
 		p = model.ProfileTMR
 	}
 	ops := c.Ops()
-	mo := model.ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
-		Simulated: caps.Has(CapDriven)}
-	if !caps.Has(CapClearDevice) && caps.Has(CapSetDevice) {
-		mo.DeviceKnown, mo.Device = true, 0
-	}
-	st := model.NewState(mo)
+	st := model.NewState(checkModelOptions(p, caps))
 	m := st.Model()
 	var out []ProbeCase
 	for i, o := range ops {

@@ -91,7 +91,6 @@ var recordedMutantReasons = map[string]string{
 	"unregister-keeps-id":  "gap: E-PROG.11 (an unregistered id still runs) is not flagged in the recorded e-prog/run-family",
 	"copy-failure-charges": "gap: E-PREP.6 (a failed allocate-and-copy keeps its charge) is not flagged in the recorded m-3/failures-mint-nothing",
 	"poison-frees-blocks":  "gap: K-4.4 (poison frees the code blocks) is not flagged in the recorded k-4/registration-poisons",
-	"kernel-over-program":  "gap: L-2.3 (a kernel init takes over a program context without a device) is not flagged live through the recorder",
 }
 
 const (

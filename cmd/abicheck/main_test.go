@@ -541,6 +541,31 @@ func TestMutantsCommand(t *testing.T) {
 	t.Logf("mutants: %v", r.elapsed)
 }
 
+// TestMutantsCommandPrintsMasking: after the kill table, abicheck mutants
+// says which refused calls of the catalogue share their refusal between
+// two clauses (issue #32): none, since each was changed to break one
+// clause alone or says why it breaks two (TestMasking_...); -json carries
+// the same list, empty.
+func TestMutantsCommandPrintsMasking(t *testing.T) {
+	t.Parallel()
+	build(t, emit.Config{Profile: emit.ProfileTMR}) // skips without a compiler
+	r := runCLI(t, nil, "mutants", "-run", "^cfg-swimlane-4-refused$", "-sequences", "0", "-no-color")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	table, masking, score := strings.Index(r.stdout, "cfg-swimlane-4-refused"), strings.Index(r.stdout, "\nmasking: none\n"), strings.Index(r.stdout, "mutation score:")
+	if table < 0 || masking < table || score < masking {
+		t.Errorf("want the kill table, then the line \"masking: none\", then the score:\n%s", r.stdout)
+	}
+	r = runCLI(t, nil, "mutants", "-run", "^cfg-swimlane-4-refused$", "-sequences", "0", "-json")
+	var j struct {
+		Masking *[]json.RawMessage `json:"masking"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || j.Masking == nil || len(*j.Masking) != 0 {
+		t.Errorf("-json: want \"masking\": [] (err %v):\n%s", err, r.stdout)
+	}
+}
+
 // -check-trace over several traces: one that cannot be read is reported
 // with its file and line and exit 2, and every other trace is still judged
 // and reported (one unreadable trace stopped the whole check).

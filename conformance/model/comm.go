@@ -796,57 +796,7 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 	case g.imported:
 		return refused("comm_global_domain_import of a domain imported already")
 	}
-	// The descriptors the runner passes: descriptor_count of them, those
-	// past the recipe's all zero, as is the descriptor of a domain no
-	// prepare wrote.
-	type desc struct {
-		ver, prof, rank, n, hs uint32
-		size                   uint64
-		seg                    int // the window its name names (-1: none)
-	}
-	descAt := func(i int) desc {
-		if c.Descs.Raw != 0 {
-			// Recorded fields: the window a peer's handle names is another
-			// process's, which may or may not open (seg -2).
-			b := c.Descs.RawBytes()
-			if 32*i+32 > len(b) {
-				return desc{seg: -1}
-			}
-			d := b[32*i:]
-			return desc{ver: le.Uint32(d[abi.CommDescVersionOff:]), prof: le.Uint32(d[abi.CommDescProfileOff:]),
-				rank: le.Uint32(d[abi.CommDescDomainRankOff:]), n: le.Uint32(d[abi.CommDescRankCountOff:]),
-				size: le.Uint64(d[abi.CommDescMappingSizeOff:]), hs: le.Uint32(d[abi.CommDescHandleSizeOff:]), seg: -2}
-		}
-		if i >= int(c.Descs.N) {
-			return desc{seg: -1}
-		}
-		r := c.Descs.D[i]
-		src, ok := cm.descs[r.Src]
-		if !ok {
-			return desc{seg: -1}
-		}
-		d := desc{ver: abi.CommGlobalDomainVersion, prof: abi.CommProfileSimShm, rank: src.rank, n: src.nranks, size: src.win, hs: src.hs, seg: src.seg}
-		switch r.Field {
-		case op.DescVersion:
-			d.ver = uint32(r.Val)
-		case op.DescProfile:
-			d.prof = uint32(r.Val)
-		case op.DescRank:
-			d.rank = uint32(r.Val)
-		case op.DescCount:
-			d.n = uint32(r.Val)
-		case op.DescSize:
-			d.size = r.Val
-		case op.DescHandle:
-			d.hs = uint32(r.Val)
-			if d.hs < src.nameLen { // the name cut short names no window
-				d.seg = -1
-			}
-		case op.DescBadName:
-			d.seg = -1
-		}
-		return d
-	}
+	descAt := func(i int) importDesc { return cm.importDesc(c, i) }
 	seen := make([]bool, g.nranks)
 	for i := 0; i < int(c.DescCount()); i++ {
 		d := descAt(i)
@@ -908,6 +858,59 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 			}
 		}
 	}
+}
+
+// importDesc is descriptor i of the ones gimport recipe c passes:
+// descriptor_count of them, those past the recipe's all zero, as is the
+// descriptor of a domain no prepare wrote.
+type importDesc struct {
+	ver, prof, rank, n, hs uint32
+	size                   uint64
+	seg                    int // the window its name names (-1: none; -2: another process's, recorded)
+}
+
+func (cm *commModel) importDesc(c op.CommRecipe, i int) importDesc {
+	if c.Descs.Raw != 0 {
+		// Recorded fields: the window a peer's handle names is another
+		// process's, which may or may not open (seg -2).
+		b := c.Descs.RawBytes()
+		if 32*i+32 > len(b) {
+			return importDesc{seg: -1}
+		}
+		d := b[32*i:]
+		return importDesc{ver: le.Uint32(d[abi.CommDescVersionOff:]), prof: le.Uint32(d[abi.CommDescProfileOff:]),
+			rank: le.Uint32(d[abi.CommDescDomainRankOff:]), n: le.Uint32(d[abi.CommDescRankCountOff:]),
+			size: le.Uint64(d[abi.CommDescMappingSizeOff:]), hs: le.Uint32(d[abi.CommDescHandleSizeOff:]), seg: -2}
+	}
+	if i >= int(c.Descs.N) {
+		return importDesc{seg: -1}
+	}
+	r := c.Descs.D[i]
+	src, ok := cm.descs[r.Src]
+	if !ok {
+		return importDesc{seg: -1}
+	}
+	d := importDesc{ver: abi.CommGlobalDomainVersion, prof: abi.CommProfileSimShm, rank: src.rank, n: src.nranks, size: src.win, hs: src.hs, seg: src.seg}
+	switch r.Field {
+	case op.DescVersion:
+		d.ver = uint32(r.Val)
+	case op.DescProfile:
+		d.prof = uint32(r.Val)
+	case op.DescRank:
+		d.rank = uint32(r.Val)
+	case op.DescCount:
+		d.n = uint32(r.Val)
+	case op.DescSize:
+		d.size = r.Val
+	case op.DescHandle:
+		d.hs = uint32(r.Val)
+		if d.hs < src.nameLen { // the name cut short names no window
+			d.seg = -1
+		}
+	case op.DescBadName:
+		d.seg = -1
+	}
+	return d
 }
 
 func (m *Model) commGlobalRelease(o Op) {

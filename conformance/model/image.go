@@ -1,7 +1,9 @@
 package model
 
 import (
+	"cmp"
 	"encoding/binary"
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/conformance/op"
@@ -178,4 +180,228 @@ func checkImage(img []byte, ignoreStoredScalars bool) (ok bool, tensors, scalars
 		return false, 0, 0, "trailing bytes after the last piece"
 	}
 	return true, tensors, scalars, ""
+}
+
+// V-IMG's clauses, each read on its own (Refusers): the text of each
+// clause that refuses an image (V-IMG.2 to V-IMG.19), restated from
+// docs/contract.md.
+var imgClauseText = [20]string{
+	2:  "the address plus the size wraps",
+	3:  "sig_count outside [0, 256]",
+	4:  "a signature value outside 0..3",
+	5:  "a tensor entry after a scalar entry",
+	6:  "more than 128 scalars",
+	7:  "a stored scalar_count other than the scalars",
+	8:  "a name length of 64 or more",
+	9:  "no NUL at a name's length",
+	10: "a NUL inside a name",
+	11: "binary_size past the storage",
+	12: "child_count outside [0, 1024]",
+	13: "a child func_id outside [0, 1024)",
+	14: "a child func_id repeated",
+	15: "a child offset other than align_up(used, 64)",
+	16: "a child header past the storage",
+	17: "a child sig_count outside [0, 32]",
+	18: "a child binary past the storage",
+	19: "bytes after the last piece",
+}
+
+var imgClauseCache op.RecipeMemo[[]int]
+
+// imageClauses are the V-IMG clauses that each, alone, refuse what recipe
+// r passes, in the order V-IMG meets them (nil when none does, or when the
+// model does not know the bytes). A clause alone is V-IMG with every other
+// check left out: it reads what V-IMG reads, as a build with only that
+// check would, and a read that would leave the span (which the checks left
+// out guard) ends it without a refusal. The order is where each clause
+// refuses on its walk: the step, then the signature entry, name or child,
+// then the clause (a child's binary past the storage, V-IMG.18, comes
+// before the next child's offset, V-IMG.15).
+func imageClauses(r ImageRecipe) []int { return imgClauseCache.Get(r, buildImageClauses) }
+
+func buildImageClauses(r ImageRecipe) []int {
+	f := factsOf(r)
+	switch {
+	case f.wrap:
+		return []int{2}
+	case f.null, f.unknown, f.user, f.size < headerSize:
+		return nil
+	}
+	sp := imgSpan{size: f.size}
+	if !f.huge {
+		sp.b = f.passed()
+	} // a huge image is zero memory
+	return sp.clauses()
+}
+
+// clauses are the V-IMG clauses that each alone refuse the span (at least
+// a header long), in the order V-IMG meets them.
+func (sp imgSpan) clauses() []int {
+	type hit struct {
+		k   int
+		pos imgPos
+	}
+	var hits []hit
+	for k := 3; k <= 19; k++ {
+		if pos, ok := sp.refusesAlone(k); ok {
+			hits = append(hits, hit{k, pos})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return a.pos.cmp(b.pos) })
+	out := make([]int, len(hits))
+	for i, h := range hits {
+		out[i] = h.k
+	}
+	return out
+}
+
+// imgPos is where V-IMG's walk is: the step, the entry, name or child of
+// the step's loop (-1 before it, a large value after it), and the clause.
+type imgPos struct{ step, at, k int64 }
+
+func (p imgPos) cmp(o imgPos) int {
+	switch {
+	case p.step != o.step:
+		return cmp.Compare(p.step, o.step)
+	case p.at != o.at:
+		return cmp.Compare(p.at, o.at)
+	}
+	return cmp.Compare(p.k, o.k)
+}
+
+// afterLoop is imgPos.at past a step's loop.
+const afterLoop = 1 << 40
+
+// imgSpan is the span prepare passes: size bytes, b's (nil: all zero).
+type imgSpan struct {
+	b    []byte
+	size uint64
+}
+
+// u32 reads the little-endian word at off, false when it leaves the span.
+func (s imgSpan) u32(off uint64) (uint32, bool) {
+	if off+4 > s.size || off+4 < off {
+		return 0, false
+	}
+	if s.b == nil {
+		return 0, true
+	}
+	return le.Uint32(s.b[off:]), true
+}
+
+// at reads the byte at off, false when it leaves the span.
+func (s imgSpan) at(off uint64) (byte, bool) {
+	if off >= s.size {
+		return 0, false
+	}
+	if s.b == nil {
+		return 0, true
+	}
+	return s.b[off], true
+}
+
+// refusesAlone reports whether V-IMG with only clause k checked refuses
+// the span, and where (V-IMG.3 to V-IMG.19; the span is at least a header
+// long).
+func (s imgSpan) refusesAlone(k int) (imgPos, bool) {
+	kk := int64(k)
+	at := func(step, i int64) (imgPos, bool) { return imgPos{step, i, kk}, true }
+	storage := s.size - headerSize
+	// Step 2: the signature.
+	v, ok := s.u32(offSigCount)
+	if !ok {
+		return imgPos{}, false
+	}
+	n := int64(int32(v))
+	if k == 3 && (n < 0 || n > 256) {
+		return at(2, -1)
+	}
+	var scalars int64
+	for i := int64(0); i < n; i++ {
+		w, ok := s.u32(uint64(4 * i))
+		d := int32(w)
+		switch {
+		case !ok:
+			return imgPos{}, false
+		case k == 4 && (d < 0 || d > 3):
+			return at(2, i)
+		case d == 0:
+			scalars++
+		case scalars > 0 && k == 5:
+			return at(2, i)
+		}
+	}
+	if k == 6 && scalars > 128 {
+		return at(2, afterLoop)
+	}
+	if v, ok = s.u32(offScalarCnt); !ok {
+		return imgPos{}, false
+	}
+	if stored := int64(int32(v)); k == 7 && stored != 0 && stored != scalars {
+		return at(2, afterLoop)
+	}
+	// Step 3: the names.
+	for i, nm := range [2][2]uint64{{offFuncName, offFuncLen}, {offCfgName, offCfgLen}} {
+		l, _ := s.u32(nm[1])
+		if k == 8 && l >= 64 {
+			return at(3, int64(i))
+		}
+		if b, ok := s.at(nm[0] + uint64(l)); k == 9 && ok && b != 0 {
+			return at(3, int64(i))
+		}
+		if k == 10 {
+			for j := uint64(0); j < uint64(l); j++ {
+				c, ok := s.at(nm[0] + j)
+				if !ok {
+					return imgPos{}, false
+				}
+				if c == 0 {
+					return at(3, int64(i))
+				}
+			}
+		}
+	}
+	// Step 4.
+	v, _ = s.u32(offBinarySize)
+	used := uint64(v)
+	if k == 11 && used > storage {
+		return at(4, 0)
+	}
+	v, _ = s.u32(offChildCount)
+	cc := int64(int32(v))
+	if k == 12 && (cc < 0 || cc > 1024) {
+		return at(4, 0)
+	}
+	// Step 5.
+	seen := map[int32]bool{}
+	for i := int64(0); i < cc; i++ {
+		w, ok1 := s.u32(offChildIDs + uint64(4*i))
+		o, ok2 := s.u32(offChildOffs + uint64(4*i))
+		if !ok1 || !ok2 {
+			return imgPos{}, false
+		}
+		fid, off := int32(w), uint64(o)
+		switch {
+		case k == 13 && (fid < 0 || fid >= 1024),
+			k == 14 && seen[fid],
+			k == 15 && off != (used+63)&^63,
+			k == 16 && off+childHeader > storage:
+			return at(5, i)
+		}
+		seen[fid] = true
+		sc, ok1 := s.u32(headerSize + off + offCoreSigCnt)
+		bin, ok2 := s.u32(headerSize + off + offCoreBinSz)
+		if !ok1 || !ok2 {
+			return imgPos{}, false
+		}
+		if k == 17 && (int32(sc) < 0 || int32(sc) > 32) || k == 18 && off+childHeader+uint64(bin) > storage {
+			return at(5, i)
+		}
+		used = off + childHeader + uint64(bin)
+	}
+	// Step 6.
+	if k == 19 && used != storage {
+		return at(6, 0)
+	}
+	return imgPos{}, false
 }

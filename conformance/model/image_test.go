@@ -73,6 +73,15 @@ func TestCheckImageAgreesWithValidation(t *testing.T) {
 		if ok != want {
 			t.Fatalf("model V-IMG says %v (%s), validation says %v (%v)", ok, why, want, validation.CheckImageAt(0, img))
 		}
+		// Each V-IMG clause alone (Refusers): none for a valid image, else
+		// the first in V-IMG's order is in the step validation stops at.
+		ks := imgSpan{b: img, size: uint64(len(img))}.clauses()
+		if ok != (len(ks) == 0) {
+			t.Fatalf("model V-IMG says %v (%s), the clauses alone are %v", ok, why, ks)
+		}
+		if rep := validation.CheckImageAt(0, img); !ok && int(rep.Defect.Step()) != imgClauseStep(ks[0]) {
+			t.Fatalf("validation stops at step %d (%v), the first clause alone is V-IMG.%d (%v)", rep.Defect.Step(), rep, ks[0], ks)
+		}
 	})
 }
 
@@ -130,4 +139,21 @@ func genCfg(t *rapid.T, label string, allowNull bool) CfgRecipe {
 		c.Unterm = true
 	}
 	return c
+}
+
+// imgClauseStep is the V-IMG step of clause k (docs/contract.md).
+func imgClauseStep(k int) int {
+	switch {
+	case k <= 2:
+		return 1
+	case k <= 7:
+		return 2
+	case k <= 10:
+		return 3
+	case k <= 12:
+		return 4
+	case k <= 18:
+		return 5
+	}
+	return 6
 }

@@ -309,11 +309,7 @@ func (m *Model) launchCounts(op Op, c *mctx) (int32, int32, bool) {
 	if m.co != nil {
 		return m.co.ArgT, m.co.ArgS, m.co.ArgHost
 	}
-	var t, s int32
-	if op.Args.Mode == ArgsMatch && op.ID >= 0 && int(op.ID) < len(c.ids) {
-		t, s = c.ids[op.ID].t, c.ids[op.ID].s
-	}
-	return t + int32(op.Args.T), s + int32(op.Args.S), op.Args.Host
+	return launchArgs(op, c)
 }
 
 func (m *Model) launch(op Op, c *mctx, gateHeld bool) {

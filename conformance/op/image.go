@@ -267,6 +267,13 @@ func applyDefect(img []byte, r ImageRecipe) {
 		u32(offChildIDs, 0xFFFFFFFF)
 	case DefChildSigCountNeg:
 		u32(headerSize+int(get(offChildOffs))+offCoreSigCnt, 0xFFFFFFFF)
+	case DefFuncNameLong:
+		// The byte at length 65 is func_name_len's own second byte, 0, and
+		// none before it is NUL: only the length check (V-IMG.8) refuses.
+		for i := 0; i < 64; i++ {
+			img[offFuncName+i] = 'n'
+		}
+		u32(offFuncLen, 65)
 	case DefFuncNameFar:
 		// The byte at func_name_len is the first byte after the span: only
 		// a check of the length before that byte is read keeps it unread.

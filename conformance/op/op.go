@@ -257,13 +257,21 @@ const (
 	DefChildGap                   // 64 bytes before child 0, its offset past align_up(used, 64), the size grown to match
 	DefChildSigCountNeg           // child 0 sig_count = -1
 	DefFuncNameFar                // func_name_len reaches the first byte after the span, every name byte non-NUL
-	NumDefects                    // the number of defects (DefNone included)
+	// Defects after NumGenDefects are the directed checks' only (the
+	// generator draws the ones before it, so a seed's sequences stay
+	// what they were).
+	DefFuncNameLong // func_name_len 65 over 64 non-NUL name bytes: the byte at 65 is the length's own 0 (V-IMG.8 alone)
+	NumDefects      // the number of defects (DefNone included)
 )
+
+// NumGenDefects bounds the defects the generator draws.
+const NumGenDefects = DefFuncNameFar + 1
 
 var defectNames = [NumDefects]string{"none", "sigcount", "sigval", "order", "scalars", "sccount",
 	"fname-len", "fname-nul", "fname-early", "cname-len", "binsize", "childcount", "fid-range",
 	"fid-dup", "child-offset", "child-header", "child-sigcount", "child-binary", "sigcount-neg",
-	"sigval-neg", "cname-nul", "childcount-neg", "fid-neg", "child-gap", "child-sigcount-neg", "fname-far"}
+	"sigval-neg", "cname-nul", "childcount-neg", "fid-neg", "child-gap", "child-sigcount-neg", "fname-far",
+	"fname-long"}
 
 func (d ImgDefect) String() string {
 	if d < NumDefects {

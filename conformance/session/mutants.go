@@ -44,6 +44,9 @@ type MutantsJSON struct {
 		Ratio  float64 `json:"ratio"`
 	} `json:"score"`
 	Clauses ClauseCoverage `json:"clauses"`
+	// Masking are the refused calls of the catalogue whose refusal the
+	// clause that decides shares with the next (conformance.MaskedCalls).
+	Masking []MaskedCallJSON `json:"masking"`
 	Budget  struct {
 		Sequences     int    `json:"sequences"`
 		MaxOps        int    `json:"max_ops"`
@@ -53,6 +56,49 @@ type MutantsJSON struct {
 		UsedMS        int64  `json:"used_ms"`
 		RandomRun     int    `json:"random_run"`
 	} `json:"budget"`
+}
+
+// MaskedCallJSON is one masked call of the catalogue (abicheck mutants
+// -json): its check, profile, op index and text, and each condition that
+// alone refuses it, in the entry's order.
+type MaskedCallJSON struct {
+	Check      string   `json:"check"`
+	Profile    string   `json:"profile"`
+	Index      int      `json:"index"`
+	Op         string   `json:"op"`
+	Conditions []string `json:"conditions"`
+}
+
+// MaskingJSON is masked as JSON.
+func MaskingJSON(masked []conformance.RefusedCall) []MaskedCallJSON {
+	out := make([]MaskedCallJSON, len(masked))
+	for i, r := range masked {
+		cs := make([]string, len(r.Refusers))
+		for j, x := range r.Refusers {
+			cs[j] = x.String()
+		}
+		out[i] = MaskedCallJSON{Check: r.Check, Profile: string(r.Profile), Index: r.Index, Op: r.Op, Conditions: cs}
+	}
+	return out
+}
+
+// PrintMasking writes the masking of the catalogue after the kill table:
+// a call whose refusal the clause that decides shares with the next one
+// passes a runtime that dropped that clause, so no mutant of it can be
+// killed there.
+func PrintMasking(w io.Writer, masked []conformance.RefusedCall) {
+	if len(masked) == 0 {
+		fmt.Fprintln(w, "masking: none")
+		return
+	}
+	if len(masked) == 1 {
+		fmt.Fprintln(w, "masking: 1 refused call shares its refusal between two clauses")
+	} else {
+		fmt.Fprintf(w, "masking: %d refused calls share their refusal between two clauses\n", len(masked))
+	}
+	for _, r := range masked {
+		fmt.Fprintln(w, "  "+r.String())
+	}
 }
 
 // ErrNoCompiler: the mutants are emitted C and need a C compiler.
@@ -215,6 +261,7 @@ func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out 
 		var j MutantsJSON
 		j.Mutants = rows
 		j.Clauses = run.Clauses
+		j.Masking = MaskingJSON(conformance.CatalogueMasking())
 		j.Score.Killed, j.Score.Total = run.Killed, len(rows)
 		if len(rows) > 0 {
 			j.Score.Ratio = float64(run.Killed) / float64(len(rows))
@@ -225,6 +272,7 @@ func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out 
 		return WriteJSONValue(w, j)
 	}
 	PrintKillTable(out, rows, o)
+	PrintMasking(w, conformance.CatalogueMasking())
 	fmt.Fprintf(w, "mutation score: %d/%d (%.0f%%)\n", run.Killed, len(rows), 100*float64(run.Killed)/float64(max(len(rows), 1)))
 	cc := run.Clauses
 	fmt.Fprintf(w, "clauses of %s: %d; %d cannot be driven through the ABI; %d checked by a directed check; mutant killed: %d of the %d whose mutants ran",

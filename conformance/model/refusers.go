@@ -1,0 +1,681 @@
+package model
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+)
+
+// Refusers: which conditions of the contract refuse a call, each on its own.
+//
+// The model predicts a call the way an entry runs: down its precedence
+// chain, where the first condition that refuses decides. That hides every
+// other condition the same input breaks. Refusers lists every condition
+// that alone would refuse the call, each read against the state before it
+// and not behind the ones that come first. Masking says whether the one
+// that decides masks a clause: an input that breaks two clauses with one
+// code cannot tell them apart, and a runtime that forgot the clause that
+// decides still gives the expected answer by the next one (a swimlane of
+// -1 with no output prefix is refused by the swimlane range, V-CFG.3, and
+// by the prefix rule, V-CFG.4, both with IA).
+
+// Refusal is one condition of docs/contract.md that alone refuses a call.
+type Refusal struct {
+	// Clause is the clause of docs/contract.md ("V-CFG.3"), or the rule
+	// where the condition has no clause marker of its own.
+	Clause string
+	// Cond is the condition, in a few words that do not depend on the
+	// call's values.
+	Cond string
+	// Status is the code the condition answers (any failure where the
+	// rules name none).
+	Status StatusSet
+	// Build: the build refuses every call of the entry here (a refusing
+	// build's kernel entries): no input avoids it, and only the code tells
+	// the conditions before it from it.
+	Build bool
+}
+
+func (r Refusal) String() string {
+	s := r.Clause + " " + r.Cond + " (" + r.code() + ")"
+	if r.Build {
+		s += " [the build's own refusal]"
+	}
+	return s
+}
+
+// code renders the refusal's code: comm_init's NULL handle, the comm
+// family's and the host-log binder's -1, else the status names.
+func (r Refusal) code() string {
+	if r.Status.Empty() {
+		return "NULL"
+	}
+	if v, ok := r.Status.single(); ok && v == -1 {
+		return "-1"
+	}
+	return r.Status.String()
+}
+
+// Key is the condition's identity: its clause and its condition.
+func (r Refusal) Key() string { return r.Clause + " " + r.Cond }
+
+// shares reports whether r and o can answer the same code.
+func (r Refusal) shares(o Refusal) bool {
+	if r.Status.Any || o.Status.Any || r.Status.NonZero || o.Status.NonZero || (r.Status.Empty() && o.Status.Empty()) {
+		return true
+	}
+	for i := 0; i < int(r.Status.N); i++ {
+		if o.Status.exact(r.Status.V[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Masking is the masking in rs, a call's conditions in the order its entry
+// checks them: the condition that decides and the next one, when that
+// answers the same code. A runtime that drops the check that decides then
+// still gives the expected answer, by the next one: the call cannot tell
+// the clause that decides from it. nil when the call masks nothing. The
+// build's own refusal is left out: no input avoids it, and where it shares
+// the code of a condition before it (a refusing build's UNSUPPORTED for a
+// kernel-only diagnostic, V-CFG.2) no call can tell the two apart.
+func Masking(rs []Refusal) []Refusal {
+	var first *Refusal
+	for i := range rs {
+		switch r := &rs[i]; {
+		case r.Build:
+		case first == nil:
+			first = r
+		case first.shares(*r):
+			return []Refusal{*first, *r}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// Refusers are the conditions of docs/contract.md that each, alone, refuse
+// op in state s, in the order the entry checks them; none when the model
+// does not predict a refusal. Conditions the model cannot read are left
+// out: a context whose state is unknown keeps only its argument checks,
+// and a fault site armed to fail is a failure the checker injected, not a
+// condition of the call. s is not changed.
+func Refusers(s State, o Op) []Refusal { return s.Model().refusers(o) }
+
+func (m *Model) refusers(o Op) []Refusal {
+	if m.lost || o.Kind <= KindInvalid || o.Kind >= NumKinds || refuserTable[o.Kind] == nil {
+		return nil
+	}
+	slot, _ := o.Slots()
+	c := m.ctx(slot)
+	if !o.Kind.MakesContext() && slot >= 0 && (c == nil || !c.live) {
+		return nil
+	}
+	rs := refusals{m: m}
+	refuserTable[o.Kind](m, o, c, &rs)
+	return rs.out
+}
+
+// refusals collects one call's conditions.
+type refusals struct {
+	m   *Model
+	out []Refusal
+}
+
+// add records a condition of a clause held on profiles held (a clause the
+// build is not held to refuses nothing there). A legacy build answers its
+// generic -1 for every failure, which the runner reads as INTERNAL.
+func (rs *refusals) add(held ProfileSet, clause, cond string, ss StatusSet) {
+	p := rs.m.opt.Profile
+	if held&ProfileBit(p) == 0 {
+		return
+	}
+	if p == ProfileLegacy && !ss.NonZero {
+		ss = one(abi.Internal)
+	}
+	rs.out = append(rs.out, Refusal{Clause: clause, Cond: cond, Status: ss})
+}
+
+// comm records a condition of the comm family, whose -1 is every build's.
+func (rs *refusals) comm(clause, cond string) {
+	rs.out = append(rs.out, Refusal{Clause: clause, Cond: cond, Status: one(commFail)})
+}
+
+// build records the build's own refusal of the entry.
+func (rs *refusals) build(clause, cond string, ss StatusSet) {
+	rs.out = append(rs.out, Refusal{Clause: clause, Cond: cond, Status: ss, Build: true})
+}
+
+type refuserFunc func(m *Model, o Op, c *mctx, rs *refusals)
+
+// refuserTable is each kind's conditions (nil: a kind with no condition
+// of its own, an environment op whose refusals are the hooks', or one of
+// two threads, whose answers the model judges against each other).
+var refuserTable [NumKinds]refuserFunc
+
+func defineRefusers(k Kind, f refuserFunc) {
+	if !k.Defined() || refuserTable[k] != nil {
+		panic("model: refusers of op kind " + strconv.Itoa(int(k)) + " defined twice or not in the op language")
+	}
+	refuserTable[k] = f
+}
+
+var (
+	iaSet    = one(abi.InvalidArgument)
+	isSet    = one(abi.InvalidState)
+	intSet   = one(abi.Internal)
+	refusedS = anyFailure
+)
+
+func init() {
+	defineRefusers(KindKInit, kinitRefusers)
+	defineRefusers(KindPInit, func(m *Model, o Op, c *mctx, rs *refusals) {
+		if m.opt.Profile == ProfileLegacy {
+			pinitLegacyRefusers(m, o, c, rs)
+		} else {
+			pinitRefusers(m, o, c, rs)
+		}
+	})
+	defineRefusers(KindACL, aclRefusers)
+	defineRefusers(KindPrepare, prepareRefusers)
+	defineRefusers(KindLaunch, launchRefusers)
+	defineRefusers(KindFinalize, finalizeRefusers)
+	defineRefusers(KindProg, progRefusers)
+	defineRefusers(KindHostLog, hostLogRefusers)
+	defineRefusers(KindRegister, registerRefusers)
+	defineRefusers(KindUnregister, unregisterRefusers)
+	defineRefusers(KindPrepareRun, runStartRefusers)
+	defineRefusers(KindRun, runStartRefusers)
+	defineRefusers(KindLaunchRun, runStorageRefusers)
+	defineRefusers(KindPollRun, runStorageRefusers)
+	defineRefusers(KindWaitRun, runStorageRefusers)
+	defineRefusers(KindFinalizeRun, runStorageRefusers)
+}
+
+// known reports whether the state conditions of c can be read: a context,
+// and one whose state the model knows.
+func known(c *mctx) bool { return c != nil && !c.unknown }
+
+// d2Refuses is D-2 read on its own: the thread's current device is known
+// and is not dev.
+func (m *Model) d2Refuses(dev int32) bool { return m.devKnown && m.curDev != dev }
+
+func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	if c == nil {
+		rs.add(OnKernel, "V-INIT.1", "ctx NULL", iaSet)
+	}
+	if o.Cfg.Null {
+		rs.add(OnKernel, "V-INIT.2", "config NULL", iaSet)
+	}
+	if o.Dev < 0 {
+		rs.add(OnKernel, "V-INIT.3", "device_id < 0", iaSet)
+	}
+	if o.Gen == 0 {
+		rs.add(OnKernel, "V-INIT.4", "context_generation 0", iaSet)
+	}
+	for i := SpanAicpu; i <= SpanDispatcher; i++ {
+		if !o.Spans[i].Consistent() {
+			rs.add(OnKernel, "V-INIT.5", "an inconsistent "+SpanKey(i)+" span", iaSet)
+		}
+	}
+	if !o.Cfg.Null {
+		for _, cc := range cfgConds(o.Cfg, true) {
+			rs.add(OnKernel, "V-CFG."+strconv.Itoa(cc.n), cc.what, one(cc.st))
+		}
+	}
+	if m.opt.Profile == ProfileRefusing {
+		rs.build("E-KINIT.2", "a refusing build refuses kernel init", one(abi.Unsupported))
+	}
+	if !known(c) {
+		return
+	}
+	if c.latch != Unlatched {
+		cond := "an initialized kernel context"
+		switch {
+		case c.latch == LatchProgram:
+			cond = "a program context"
+		case c.phase == phClosed:
+			cond = "a Closed kernel context"
+		case c.initFailed:
+			cond = "a kernel context whose init failed"
+		}
+		rs.add(OnTMR, "E-KINIT.3", cond, isSet)
+	}
+	if o.Dev < 0 {
+		return
+	}
+	if h := m.claims[o.Dev]; h != nil && h != c && !h.unknown {
+		rs.add(OnTMR, "E-KINIT.4", "another context holds the device's claim", isSet)
+	}
+	if m.d2Refuses(o.Dev) {
+		rs.add(OnTMR, "E-KINIT.5", "the thread's current device is not device_id", isSet)
+	}
+}
+
+// pinitCfgClause is E-PINIT's clause for each V-CFG clause of the
+// prewarm check (V-CFG.2 is not applied: E-PINIT.10).
+var pinitCfgClause = [9]string{1: "E-PINIT.5", 3: "E-PINIT.6", 4: "E-PINIT.7", 5: "E-PINIT.8", 6: "E-PINIT.9", 7: "E-PINIT.9", 8: "E-PINIT.9"}
+
+func pinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	if c == nil {
+		rs.add(OnAll, "E-PINIT.1", "ctx NULL", intSet)
+	}
+	for i := SpanAicpu; i <= SpanSDMA; i++ {
+		if !o.Spans[i].Consistent() {
+			clause := "E-PINIT.3"
+			if i == SpanSDMA {
+				clause = "E-PINIT.4"
+			}
+			rs.add(OnKernel, clause, "an inconsistent "+SpanKey(i)+" span", iaSet)
+		}
+	}
+	if o.Dev < 0 {
+		rs.add(OnAll, "E-PINIT.2", "device_id < 0", iaSet)
+	}
+	if o.Prewarm {
+		for _, cc := range cfgConds(o.Cfg, false) {
+			rs.add(OnKernel, pinitCfgClause[cc.n], "prewarm: "+cc.what, iaSet)
+		}
+	}
+	if !known(c) {
+		return
+	}
+	switch {
+	case c.latch == LatchKernel:
+		clause := "L-2.2"
+		switch {
+		case c.phase == phClosed && c.finalizedOK:
+			clause = "L-3.1"
+		case c.initFailed:
+			clause = "L-3.2"
+		case c.phase == phPoisoned || c.quarantined:
+			clause = "L-3.3"
+		}
+		rs.add(OnTMR, clause, "a kernel context", isSet)
+	case c.latch == LatchProgram && c.attached:
+		rs.add(OnKernel, "E-PINIT.11", "a device is already attached", isSet)
+	}
+}
+
+// pinitLegacyRefusers are what a legacy simpler_init refuses (docs/contract.md
+// "Revisions"; the legacy walk's grounds).
+func pinitLegacyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	if c == nil {
+		rs.add(OnLegacy, "E-PINIT.1", "ctx NULL", intSet)
+		return
+	}
+	if !o.Spans[SpanSDMA].Consistent() || c.unknown {
+		return // the consumer adapter refuses it before any call; or not known
+	}
+	if o.Dev < 0 {
+		rs.add(OnLegacy, "E-PINIT.2", "device_id < 0", intSet)
+	}
+	if c.legacyDev >= 0 && c.legacyDev != o.Dev && !c.bindSoft {
+		rs.add(OnLegacy, "E-PINIT", "legacy: the runner is bound to another device until finalize_device", intSet)
+	}
+	if o.Prewarm && o.Cfg.Ring.Bad() {
+		_, what := ringClause(o.Cfg.Ring)
+		rs.add(OnLegacy, "E-PINIT.9", "prewarm: ring sizing out of range: "+what, intSet)
+	}
+}
+
+func aclRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	if m.opt.Profile == ProfileLegacy {
+		if c == nil {
+			rs.add(OnLegacy, "S-3", "ctx NULL", intSet)
+		}
+		return // a legacy build's negative device: either answer
+	}
+	if c == nil {
+		rs.add(OnKernel, "E-ACL.1", "ctx NULL", iaSet)
+	}
+	if o.Dev < 0 {
+		rs.add(OnKernel, "E-ACL.2", "device_id < 0", iaSet)
+	}
+	if known(c) && c.latch == LatchKernel {
+		clause := "L-2.2"
+		if c.initFailed {
+			clause = "L-3.2"
+		}
+		rs.add(OnTMR, clause, "a kernel context", isSet)
+	}
+}
+
+// dispatchState adds the state conditions E-PREP and E-LAUNCH share: not
+// a kernel context, or one whose phase takes no dispatch (K-1, E-PREP.3,
+// E-LAUNCH.1), launch's no prepare yet (E-LAUNCH.2, collectingClause), and
+// the borrowed-device check (D-2). It reports whether
+// the context's state is read at all (not for a quarantined context, of
+// whose dispatch docs/contract.md says nothing).
+func dispatchState(m *Model, c *mctx, stateClause, collectingClause, d2Clause string, rs *refusals) bool {
+	if !known(c) || (c.latch == LatchKernel && c.dispatchAny) {
+		return false
+	}
+	switch {
+	case c.latch != LatchKernel:
+		rs.add(OnTMR, stateClause, "not a kernel context", isSet)
+	case !c.phase.dispatch():
+		rs.add(OnTMR, stateClause, noDispatch[c.phase], isSet)
+	case c.phase == phCollecting && collectingClause != "":
+		rs.add(OnTMR, collectingClause, "no prepare has succeeded", isSet)
+	}
+	if c.latch == LatchKernel && c.phase != phClosed && !c.quarantined && m.d2Refuses(c.dev) {
+		rs.add(OnTMR, d2Clause, "the thread's current device is not the context's", isSet)
+	}
+	return true
+}
+
+func prepareRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	f := factsOf(o.Img)
+	if c == nil {
+		rs.add(OnKernel, "V-PREP-2.1", "ctx NULL", iaSet)
+	}
+	if f.null {
+		rs.add(OnKernel, "V-PREP-2.2", "callable NULL", iaSet)
+	}
+	if o.OutNull {
+		rs.add(OnKernel, "V-PREP-2.3", "out_callable_id NULL", iaSet)
+	}
+	if !f.null && f.size < headerSize {
+		rs.add(OnKernel, "V-PREP-2.4", "callable_size below 9376", iaSet)
+	}
+	if !f.aligned {
+		rs.add(OnKernel, "V-PREP-2.5", "callable not 16-byte aligned", iaSet)
+	}
+	if m.opt.Profile == ProfileRefusing {
+		rs.build("E-PREP.9", "a refusing build validates, then refuses", isSet)
+	}
+	kernel := dispatchState(m, c, "E-PREP.3", "", "E-PREP.4", rs) && c.latch == LatchKernel
+	if f.huge {
+		rs.add(OnTMR, "E-PREP.5", "callable_size above the 2 GiB budget", one(abi.CallableBytesExceeded))
+	}
+	for _, k := range imageClauses(o.Img) {
+		rs.add(OnTMR, "V-IMG."+strconv.Itoa(k), imgClauseText[k], iaSet)
+	}
+	if !kernel {
+		return
+	}
+	if len(c.ids) >= MaxIDs {
+		rs.add(OnTMR, "M-4.2", "the context holds 8192 residents", one(abi.CallableCountExceeded))
+	}
+	if _, fits := c.fit(f.charge); !fits {
+		rs.add(OnTMR, "M-5.4", "the charge would pass 2 GiB of blocks", one(abi.CallableBytesExceeded))
+	}
+}
+
+// launchArgs are the counts op's args carry for c's id as the runner forms
+// them, and whether a counted tensor is outside DEVICE space (tensor 0 in
+// HOST, or the last counted one elsewhere).
+func launchArgs(o Op, c *mctx) (t, s int32, host bool) {
+	if o.Args.Mode == ArgsMatch && o.ID >= 0 && int(o.ID) < len(c.ids) {
+		t, s = c.ids[o.ID].t, c.ids[o.ID].s
+	}
+	if o.Args.Mode == ArgsExact {
+		t, s = 0, 0
+	}
+	t, s = t+int32(o.Args.T), s+int32(o.Args.S)
+	alien := (o.Args.Alien || o.Args.HostLast) && t >= 1 && t <= abi.ChipMaxTensorArgs
+	return t, s, o.Args.Host || alien
+}
+
+func launchRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	if c == nil {
+		rs.add(OnKernel, "V-LAUNCH.1", "ctx NULL", iaSet)
+	}
+	if o.Args.Mode == ArgsNull {
+		rs.add(OnKernel, "V-LAUNCH.2", "args NULL", iaSet)
+	}
+	if o.Stream < 0 {
+		rs.add(OnKernel, "V-LAUNCH.3", "caller_stream NULL", iaSet)
+	}
+	if o.ID < 0 {
+		rs.add(OnKernel, "V-LAUNCH.4", "callable_id < 0", iaSet)
+	}
+	if o.ID >= MaxIDs {
+		rs.add(OnKernel, "V-LAUNCH.5", "callable_id >= 8192", iaSet)
+	}
+	if m.opt.Profile == ProfileRefusing {
+		rs.build("E-LAUNCH.10", "a refusing build validates, then refuses", isSet)
+	}
+	if !dispatchState(m, c, "E-LAUNCH.1", "E-LAUNCH.2", "E-LAUNCH.3", rs) || c.latch != LatchKernel {
+		return
+	}
+	if o.ID < 0 || int(o.ID) >= len(c.ids) {
+		rs.add(OnTMR, "E-LAUNCH.4", "an id never published on this context", one(abi.CallableNotResident))
+	} else if o.Args.Mode != ArgsNull {
+		info := c.ids[o.ID]
+		t, s, host := launchArgs(o, c)
+		if t != info.t || s != info.s {
+			rs.add(OnTMR, "E-LAUNCH.5", "args counts other than the callable's", iaSet)
+		}
+		if host && t >= 1 {
+			rs.add(OnTMR, "E-LAUNCH.6", "a counted tensor outside DEVICE space", iaSet)
+		}
+	}
+	if c.lastStream >= 0 && o.Stream >= 0 && c.lastStream != o.Stream && m.opt.DrivenCompletion {
+		if st := &m.streams[c.lastStream]; !st.unsure && st.done < c.lastSerial {
+			rs.add(OnTMR, "E-LAUNCH.7", "a stream switch while the last stream has pending work", one(abi.PreparedIncompatible))
+		}
+	}
+}
+
+func finalizeRefusers(m *Model, _ Op, c *mctx, rs *refusals) {
+	if c == nil {
+		rs.add(OnAll, "E-FIN.1", "ctx NULL", intSet)
+		return
+	}
+	if c.unknown {
+		return
+	}
+	if c.runs > 0 {
+		rs.add(OnAll, "E-FIN.2", "a native run is outstanding", intSet)
+	}
+	if m.opt.Profile == ProfileLegacy || c.latch != LatchKernel || c.phase == phClosed {
+		return
+	}
+	if c.quarantined {
+		rs.add(OnTMR, "D-4.2", "a quarantined context", isSet)
+	} else if m.d2Refuses(c.dev) {
+		rs.add(OnTMR, "D-2.1", "the thread's current device is not the context's", isSet)
+	}
+}
+
+func hostLogRefusers(_ *Model, o Op, _ *mctx, rs *refusals) {
+	refused := one(abi.HostBindRefused)
+	if o.OutNull {
+		rs.add(OnAll, "S-2.4", "a NULL state", refused)
+		return // nothing else of it can be read
+	}
+	if o.Site != 1 {
+		rs.add(OnAll, "S-2.5", "an abi_version other than 1", refused)
+	}
+	if o.Count < 16 {
+		rs.add(OnAll, "S-2.6", "a struct_size below 16", refused)
+	}
+	if !slices.Contains(hostLogLevels[:], o.Code) {
+		rs.add(OnAll, "S-2.3", "a threshold that is no log level", refused)
+	}
+}
+
+// The program entries. A clause about an argument (a NULL pointer, an id
+// out of range) is read whatever the context; one about the context's
+// runs or registry only on a context with a live program init, of which
+// it speaks.
+
+// noLiveInit adds S-3 for a NULL context and E-PROG.1 for one without a
+// live program init; it reports whether the context has a live one (the
+// entry's own conditions apply). A legacy build has no init gate: without
+// a live init nothing is refused.
+func noLiveInit(m *Model, c *mctx, rs *refusals) (live, judged bool) {
+	switch {
+	case c == nil:
+		rs.add(OnAll, "S-3", "ctx NULL", iaSet)
+		return false, true
+	case c.unknown:
+		return false, false
+	case c.latch == LatchProgram && c.attached:
+		return true, true
+	case m.opt.Profile == ProfileLegacy && c.latch != LatchKernel:
+		return false, false
+	}
+	rs.add(OnKernel, "E-PROG.1", "no live program init", isSet)
+	return false, true
+}
+
+// registerID adds E-PROG.21 (E-PROG.22 on a legacy build) for an id
+// outside the program registry.
+func registerID(m *Model, id int32, rs *refusals) {
+	if m.opt.Profile == ProfileLegacy {
+		if id < 0 || id >= legacyCallableIDs {
+			rs.add(OnLegacy, "E-PROG.22", "a callable id outside [0, 64)", intSet)
+		}
+		return
+	}
+	if id < 0 || id >= abi.MaxRegisteredCallableIDs {
+		rs.add(OnKernel, "E-PROG.21", "a callable id outside [0, 8192)", iaSet)
+	}
+}
+
+// runArgs adds E-PROG.6 to E-PROG.9: NULL run storage, args, CallConfig or
+// descriptor.
+func runArgs(nullStorage, nullArgs, nullCfg, nullDesc bool, rs *refusals) {
+	for _, a := range [...]struct {
+		null         bool
+		clause, what string
+	}{{nullStorage, "E-PROG.6", "NULL run storage"}, {nullArgs, "E-PROG.7", "NULL args"},
+		{nullCfg, "E-PROG.8", "a NULL CallConfig"}, {nullDesc, "E-PROG.9", "a NULL descriptor"}} {
+		if a.null {
+			rs.add(OnAll, a.clause, a.what, iaSet)
+		}
+	}
+}
+
+// progRefusers: a prog op calls its entry with the bad arguments op.ProgFn
+// names (conformance's runner: register id -1 with a NULL image, run and
+// prepare_run with NULL storage, args, CallConfig and descriptor, a copy
+// between device address 0 and a NULL host pointer, ...). With a live
+// program init each is refused by those arguments (E-PROG.21, .23, .24).
+func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	fn := o.Fn
+	live := false
+	switch {
+	case c == nil && !fn.StatusEntry():
+		return // a query: its 0 is a value, not a refusal
+	case c == nil:
+		rs.add(OnAll, "S-3", "ctx NULL", iaSet)
+	case c.unknown, !fn.ProgOnly():
+		return
+	case c.latch == LatchProgram && c.attached:
+		live = true
+	case m.opt.Profile == ProfileLegacy && c.latch != LatchKernel:
+		return
+	default:
+		rs.add(OnKernel, "E-PROG.1", "no live program init", isSet)
+	}
+	legacy := m.opt.Profile == ProfileLegacy
+	switch fn {
+	case FnRegister:
+		registerID(m, -1, rs)
+		rs.add(OnAll, "E-PROG", "a NULL callable", iaSet)
+	case FnRun, FnPrepareRun:
+		runArgs(true, false, true, true, rs)
+		rs.add(OnAll, "E-PROG.13", "callable id -1, never registered", refusedS)
+		runArgs(false, true, false, false, rs)
+	case FnUnregister:
+		switch {
+		case legacy && live && c.runs > 0:
+			rs.add(OnLegacy, "E-FIN.12", "a native run is outstanding", intSet)
+		case !legacy && (live || c == nil):
+			rs.add(OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
+		}
+	case FnLaunchRun, FnPollRun, FnWaitRun, FnFinalizeRun:
+		rs.add(OnAll, "E-PROG.23", "NULL run storage", iaSet)
+	case FnMemInfo:
+		rs.add(OnKernel, "E-PROG.24", "a NULL info pointer", iaSet)
+	case FnCopyTo, FnCopyFrom:
+		rs.add(OnAll, "E-PROG.24", "device address 0", iaSet)
+		rs.add(OnAll, "E-PROG.24", "a NULL host pointer", iaSet)
+	}
+}
+
+func registerRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	live, judged := noLiveInit(m, c, rs)
+	if judged {
+		registerID(m, o.ID, rs)
+	}
+	if !live {
+		return
+	}
+	if c.runs > 0 {
+		rs.add(OnAll, "E-FIN.13", "a native run is outstanding", isSet)
+	}
+	if _, dup := c.prog[o.ID]; dup {
+		rs.add(OnAll, "E-PROG.27", "an id registered already", isSet)
+	}
+}
+
+func unregisterRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	live, _ := noLiveInit(m, c, rs)
+	if !live {
+		return
+	}
+	if m.opt.Profile != ProfileLegacy && (o.ID < 0 || o.ID >= abi.MaxRegisteredCallableIDs) {
+		rs.add(OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
+	}
+	if c.runs > 0 {
+		rs.add(OnAll, "E-FIN.12", "a native run is outstanding", isSet)
+	}
+}
+
+func runStartRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	live, judged := noLiveInit(m, c, rs)
+	if judged {
+		runArgs(o.St < 0, false, o.Cfg.Null, o.OutNull, rs)
+	}
+	if !live {
+		if judged {
+			runArgs(false, o.Args.Mode == ArgsNull, false, false, rs)
+		}
+		return
+	}
+	// Upstream's order: the registry (c_api_shared.cpp:630), the storage
+	// (:640), then NULL args where it binds the callable.
+	if _, ok := c.prog[o.ID]; !ok {
+		rs.add(OnAll, "E-PROG.13", "a callable id not registered", refusedS)
+	}
+	if o.St >= 0 && m.storages[o.St].state != StorageFree {
+		rs.add(OnAll, "E-PROG.14", "run storage that holds a run", isSet)
+	}
+	runArgs(false, o.Args.Mode == ArgsNull, false, false, rs)
+}
+
+// storageClause is each run-storage entry's clause for storage that holds
+// no run of the context (E-PROG where no clause of its own says it).
+var storageClause = map[Kind]string{KindLaunchRun: "E-PROG.16", KindPollRun: "E-PROG", KindWaitRun: "E-PROG", KindFinalizeRun: "E-PROG.19"}
+
+func runStorageRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	if live, _ := noLiveInit(m, c, rs); !live {
+		return
+	}
+	var sl *runSlot
+	if o.St >= 0 {
+		sl = &m.storages[o.St]
+	}
+	if sl == nil {
+		rs.add(OnAll, "E-PROG.23", "NULL run storage", iaSet)
+		return
+	}
+	if sl.state == StorageFree || sl.ctx != c {
+		rs.add(OnAll, storageClause[o.Kind], "run storage that holds no run of this context", isSet)
+		return
+	}
+	switch {
+	case o.Kind == KindLaunchRun && sl.state != StoragePrepared:
+		rs.add(OnAll, "E-PROG.16", "a run launched already", isSet)
+	case o.Kind == KindWaitRun && sl.state == StoragePrepared:
+		rs.add(OnAll, "E-PROG.18", "a prepared, never-launched run", isSet)
+	}
+}

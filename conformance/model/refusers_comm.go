@@ -1,0 +1,232 @@
+package model
+
+import (
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
+)
+
+// The comm family's conditions (E-COMM), each read on its own. Every
+// refusal of the family is its -1 (comm_init's is a NULL handle), so any
+// two conditions one call breaks share it.
+
+// rankIDsRead is how many rank_ids entries a condition reads at most: the
+// runner's array holds 256.
+const rankIDsRead = 256
+
+func init() {
+	defineRefusers(op.KindCommInit, func(m *Model, o Op, _ *mctx, rs *refusals) {
+		if m.cm != nil && m.cm.unknown {
+			return
+		}
+		c := o.Comm
+		// comm_init refuses with a NULL handle, not a code: the empty set.
+		add := func(clause, cond string) { rs.out = append(rs.out, Refusal{Clause: clause, Cond: cond}) }
+		if c.Path < 0 {
+			add("E-COMM.1", "a NULL rootinfo_path")
+		}
+		if c.Rank < 0 || c.NRanks <= 0 || c.Rank >= int64(c.NRanks) {
+			add("E-COMM.2", "rank outside [0, nranks)")
+		}
+		if c.NRanks > abi.CommMaxRankNum {
+			add("E-COMM.3", "nranks above 64")
+		}
+	})
+	defineRefusers(op.KindCommAlloc, commRefusers(func(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
+		nullHandle(h, "E-COMM.5", rs)
+		if c.NullOut {
+			rs.comm("E-COMM.5", "a NULL device_ctx_out")
+		}
+	}))
+	query := commRefusers(func(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
+		nullHandle(h, "E-COMM.10", rs)
+		if c.NullOut {
+			rs.comm("E-COMM.10", "a NULL out pointer")
+		}
+	})
+	defineRefusers(op.KindCommBase, query)
+	defineRefusers(op.KindCommSize, query)
+	defineRefusers(op.KindCommDerive, commRefusers(deriveRefusers))
+	defineRefusers(op.KindCommBarrier, commRefusers(func(_ *commModel, _ op.CommRecipe, h *commHandle, rs *refusals) {
+		nullHandle(h, "E-COMM.18", rs)
+		if h != nil && h.seg < 0 {
+			rs.comm("E-COMM.18", "a handle without windows")
+		}
+	}))
+	defineRefusers(op.KindCommDestroy, commRefusers(func(_ *commModel, _ op.CommRecipe, h *commHandle, rs *refusals) {
+		nullHandle(h, "E-COMM.56", rs)
+	}))
+	defineRefusers(op.KindCommDomainAlloc, commRefusers(domainAllocRefusers))
+	defineRefusers(op.KindCommDomainRelease, commRefusers(func(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
+		if nullHandle(h, "E-COMM.30", rs) {
+			return
+		}
+		switch d := h.domain(c.ID); {
+		case d == nil:
+			rs.comm("E-COMM.31", "an allocation_id not live on the handle")
+		case uint64(d.nranks) != c.N || uint32(d.rank) != uint32(c.Rank):
+			rs.comm("E-COMM.32", "a rank_count or domain_rank other than the allocation's")
+		}
+	}))
+	defineRefusers(op.KindCommGlobalPrepare, commRefusers(globalPrepareRefusers))
+	defineRefusers(op.KindCommGlobalImport, commRefusers(globalImportRefusers))
+}
+
+// commRefusers wraps a comm kind's conditions: none once the model no
+// longer judges the family (a recorded call it could not judge).
+func commRefusers(f func(cm *commModel, c op.CommRecipe, h *commHandle, rs *refusals)) refuserFunc {
+	return func(m *Model, o Op, _ *mctx, rs *refusals) {
+		cm := m.cm
+		if cm == nil {
+			cm = newCommModel() // read only: the model's own is made by its first comm step
+		}
+		if cm.unknown {
+			return
+		}
+		f(cm, o.Comm, cm.handle(o.Comm.H), rs)
+	}
+}
+
+// nullHandle adds clause's NULL-handle condition; it reports whether the
+// handle is NULL (no condition about it can be read then).
+func nullHandle(h *commHandle, clause string, rs *refusals) bool {
+	if h == nil {
+		rs.comm(clause, "a NULL handle")
+	}
+	return h == nil
+}
+
+// rankCount reports E-COMM's rank_count and domain_rank rule broken:
+// rank_count 0 or above 64, or domain_rank >= rank_count.
+func rankCountBad(c op.CommRecipe) bool {
+	return c.N == 0 || c.N > abi.CommMaxRankNum || uint64(c.Rank) >= c.N
+}
+
+func deriveRefusers(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
+	nullHandle(h, "E-COMM.12", rs)
+	if c.IDs.Null {
+		rs.comm("E-COMM.12", "a NULL rank_ids")
+	}
+	if c.NullOut {
+		rs.comm("E-COMM.12", "a NULL device_ctx_out")
+	}
+	if h != nil && h.seg < 0 {
+		rs.comm("E-COMM.13", "a handle without windows")
+	}
+	if rankCountBad(c) {
+		rs.comm("E-COMM.14", "rank_count 0 or above 64, or domain_rank >= rank_count")
+	}
+	if h == nil {
+		return
+	}
+	if c.Off+c.Win > h.win { // size_t arithmetic
+		rs.comm("E-COMM.15", "window_offset + window_size past winSize")
+	}
+	if !c.IDs.Null {
+		for i := 0; uint64(i) < c.N && i < rankIDsRead; i++ {
+			if c.IDs.Entry(i) >= uint32(h.nranks) {
+				rs.comm("E-COMM.16", "a rank_ids entry >= nranks")
+				break
+			}
+		}
+	}
+}
+
+func domainAllocRefusers(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
+	nullHandle(h, "E-COMM.22", rs)
+	for _, p := range [...]struct {
+		null bool
+		what string
+	}{{c.IDs.Null, "a NULL rank_ids"}, {c.NullOut, "a NULL device_ctx_out"}, {c.NullBase, "a NULL local_window_base_out"}} {
+		if p.null {
+			rs.comm("E-COMM.22", p.what)
+		}
+	}
+	if rankCountBad(c) {
+		rs.comm("E-COMM.23", "rank_count 0 or above 64, or domain_rank >= rank_count")
+	}
+	if c.Win == 0 {
+		rs.comm("E-COMM.24", "window_size 0")
+	}
+	if h == nil {
+		return
+	}
+	if h.domain(c.ID) != nil {
+		rs.comm("E-COMM.25", "an allocation_id live on the handle")
+	}
+	if !c.IDs.Null && c.Rank >= 0 && c.Rank < rankIDsRead && c.IDs.Entry(int(c.Rank)) != uint32(h.rank) {
+		rs.comm("E-COMM.26", "rank_ids[domain_rank] other than the handle's rank")
+	}
+}
+
+func globalPrepareRefusers(cm *commModel, c op.CommRecipe, _ *commHandle, rs *refusals) {
+	if c.ID == 0 {
+		rs.comm("E-COMM.35", "domain_id 0")
+	}
+	if rankCountBad(c) {
+		rs.comm("E-COMM.36", "rank_count 0 or above 64, or domain_rank >= rank_count")
+	}
+	if c.Win == 0 {
+		rs.comm("E-COMM.37", "window_size 0")
+	}
+	if c.GPProfile() != abi.CommProfileSimShm {
+		rs.comm("E-COMM.38", "a profile other than SIM_SHM (1)")
+	}
+	if c.NullOut {
+		rs.comm("E-COMM.39", "a NULL descriptor_out")
+	}
+	if c.NullBase {
+		rs.comm("E-COMM.39", "a NULL local_window_base_out")
+	}
+	if c.ID != 0 && cm.globals[c.ID] != nil {
+		rs.comm("E-COMM.40", "a domain_id prepared and not released")
+	}
+}
+
+func globalImportRefusers(cm *commModel, c op.CommRecipe, _ *commHandle, rs *refusals) {
+	g := cm.globals[c.ID]
+	if g == nil {
+		rs.comm("E-COMM.42", "a domain not prepared")
+	}
+	if c.Descs.Null {
+		rs.comm("E-COMM.42", "NULL descriptors")
+	}
+	if c.NullOut {
+		rs.comm("E-COMM.42", "a NULL device_ctx_out")
+	}
+	if g == nil {
+		return // nothing to hold the descriptors to
+	}
+	if c.DescCount() != uint64(g.nranks) {
+		rs.comm("E-COMM.43", "a descriptor_count other than the domain's rank_count")
+	}
+	if g.imported {
+		rs.comm("E-COMM.44", "a domain imported already")
+	}
+	if c.Descs.Null {
+		return
+	}
+	// Each descriptor condition once, for the first descriptor that
+	// breaks it.
+	var ver, rank, size, hs, dup, open bool
+	seen := map[uint32]bool{}
+	for i := 0; uint64(i) < c.DescCount() && i < rankIDsRead; i++ {
+		d := cm.importDesc(c, i)
+		ver = ver || d.ver != abi.CommGlobalDomainVersion || d.prof != abi.CommProfileSimShm
+		rank = rank || d.n != g.nranks || d.rank >= g.nranks
+		size = size || d.size != g.win
+		hs = hs || d.hs == 0 || d.hs > abi.CommDescHandleBytes
+		dup = dup || seen[d.rank]
+		seen[d.rank] = true
+		open = open || (d.rank != g.rank && d.seg != -2 && (d.seg < 0 || !cm.segs[d.seg].linked))
+	}
+	for _, x := range [...]struct {
+		on           bool
+		clause, what string
+	}{{ver, "E-COMM.45", "a descriptor's version or profile"}, {rank, "E-COMM.46", "a descriptor's rank_count or domain_rank"},
+		{size, "E-COMM.47", "a descriptor's mapping_size"}, {hs, "E-COMM.48", "a descriptor's handle_size"},
+		{dup, "E-COMM.49", "a domain_rank an earlier descriptor named"}, {open, "E-COMM.50", "a peer's window that cannot be opened"}} {
+		if x.on {
+			rs.comm(x.clause, x.what)
+		}
+	}
+}
