@@ -1082,6 +1082,34 @@ finalize_run c0 st=1
 finalize c0
 destroy c0
 `},
+	// E-DESTROY: a destroy refused for an outstanding run leaves the
+	// program context's device memory as it was: both allocations still
+	// hold the patterns written before it, and committed memory reads the
+	// same (E-DESTROY.3). After the run is finalized, finalize frees them
+	// (committed 0) and destroy goes through.
+	{Name: "e-destroy/refused-keeps-device-memory", Rules: []model.Rule{model.REDestroy, model.REProg}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+dev_alloc c0 a=0 size=4096
+dev_alloc c0 a=1 size=100
+dev_write c0 a=0 seed=1
+dev_write c0 a=1 seed=2
+dev_read c0 a=0
+register c0 id=0 img=prog
+prepare_run c0 st=0 id=0
+committed c0
+destroy c0
+committed c0
+dev_read c0 a=0
+dev_read c0 a=1
+dev_write c0 a=1 seed=3
+dev_read c0 a=1
+finalize_run c0 st=0
+dev_free c0 a=1
+finalize c0
+committed c0
+destroy c0
+`},
 	// E-PINIT step 2: the prewarm config held to V-CFG's thread, swimlane,
 	// prefix, NUL and ring rules, each value in and out, and not to its
 	// kernel-only diagnostics rule.

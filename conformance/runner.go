@@ -190,6 +190,7 @@ type Runner struct {
 	slots  [op.MaxSlots]slotState
 	leaked []slotState
 	comm   commRun      // the comm family's handles, paths and ids (ops_comm.go)
+	dev    devRun       // the allocation slots' pointers and buffers (ops_devmem.go)
 	m      *model.Model // st's model
 	st     model.State
 
@@ -511,6 +512,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 	r.unloadAt, r.unloadErr = -1, nil
 	r.resetStorage()
 	r.comm.reset()
+	r.dev.reset()
 	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
 	mo := model.ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...),
 		Simulated: r.hooks != nil, UserCallable: r.opt.Callable != nil}
