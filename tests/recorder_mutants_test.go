@@ -92,6 +92,9 @@ var recordedMutantReasons = map[string]string{
 	"copy-failure-charges": "gap: E-PREP.6 (a failed allocate-and-copy keeps its charge) is not flagged in the recorded m-3/failures-mint-nothing",
 	"poison-frees-blocks":  "gap: K-4.4 (poison frees the code blocks) is not flagged in the recorded k-4/registration-poisons",
 	"kernel-over-program":  "gap: L-2.3 (a kernel init takes over a program context without a device) is not flagged live through the recorder",
+	"refused-destroy-frees-device-memory": "gap: E-DESTROY.3 (a refused destroy frees the context's device memory) is not flagged in the recorded " +
+		"e-destroy/refused-keeps-device-memory: a trace reads device_malloc_ctx and the copies as the prog op (fn=malloc, " +
+		"fn=copy_to, fn=copy_from), judged without their pointers or bytes, and committed_device_memory_ctx without the value before it",
 }
 
 const (
