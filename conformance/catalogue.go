@@ -1113,6 +1113,34 @@ finalize_run c0 st=1
 finalize c0
 destroy c0
 `},
+	// E-DESTROY: a destroy refused for an outstanding run leaves the
+	// program context's device memory as it was: both allocations still
+	// hold the patterns written before it, and committed memory reads the
+	// same (E-DESTROY.3). After the run is finalized, finalize frees them
+	// (committed 0) and destroy goes through.
+	{Name: "e-destroy/refused-keeps-device-memory", Rules: []model.Rule{model.REDestroy, model.REProg}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+dev_alloc c0 a=0 size=4096
+dev_alloc c0 a=1 size=100
+dev_write c0 a=0 seed=1
+dev_write c0 a=1 seed=2
+dev_read c0 a=0
+register c0 id=0 img=prog
+prepare_run c0 st=0 id=0
+committed c0
+destroy c0
+committed c0
+dev_read c0 a=0
+dev_read c0 a=1
+dev_write c0 a=1 seed=3
+dev_read c0 a=1
+finalize_run c0 st=0
+dev_free c0 a=1
+finalize c0
+committed c0
+destroy c0
+`},
 	// E-PINIT step 2: the prewarm config held to V-CFG's thread, swimlane,
 	// prefix, NUL and ring rules, each value in and out, and not to its
 	// kernel-only diagnostics rule.
@@ -1193,7 +1221,8 @@ finalize c0
 `},
 	// E-PROG.23-27: with a live program init, each entry with an argument
 	// no entry may act on (one per call: NULL run storage, a NULL pointer,
-	// id -1) is refused with IA and changes nothing; device_malloc_ctx
+	// device address 0, id -1) is refused with IA and changes nothing (a
+	// copy with a NULL host pointer leaves the allocation as it was); device_malloc_ctx
 	// allocates and device_free_ctx gives the bytes back; the dlopen count
 	// counts registrations and a finalize restarts it; an id registered
 	// already is refused and the first registration kept.
@@ -1212,6 +1241,12 @@ prog c0 fn=copy_from
 prog c0 fn=malloc
 prog c0 fn=free
 committed c0
+dev_alloc c0 a=0 size=64
+dev_write c0 a=0 seed=1
+dev_write c0 a=0 seed=2 host=null
+dev_read c0 a=0 host=null
+dev_read c0 a=0
+dev_free c0 a=0
 prog c0 fn=aicpu_dlopen
 register c0 id=1 img=prog
 register c0 id=1 img=prog

@@ -61,5 +61,9 @@ func modelView(m *model.Model) []any {
 		state, slot := m.Storage(st)
 		v = append(v, state, slot)
 	}
+	for a := int8(0); a < op.MaxAllocs; a++ {
+		al, held := m.Allocation(a)
+		v = append(v, al, held)
+	}
 	return v
 }

@@ -137,6 +137,15 @@ func genOp(t *rapid.T) op.Op {
 	case op.KindProg:
 		o.C = genCtx(t, "c")
 		o.Fn = op.ProgFn(rapid.IntRange(0, int(op.NumFns)-1).Draw(t, "fn"))
+	case op.KindDevAlloc, op.KindDevWrite, op.KindDevRead, op.KindDevFree:
+		o.C = rapid.Int8Range(0, op.MaxSlots-1).Draw(t, "c")
+		o.A = rapid.Int8Range(0, op.MaxAllocs-1).Draw(t, "a")
+		switch k {
+		case op.KindDevAlloc:
+			o.Size = rapid.Uint32Range(1, op.MaxDevSize).Draw(t, "size")
+		case op.KindDevWrite:
+			o.Seed = rapid.Uint8().Draw(t, "seed")
+		}
 	case op.KindSetDev:
 		o.Dev = rapid.Int32Range(-1, 1<<30).Draw(t, "dev")
 	case op.KindSync:
@@ -337,6 +346,10 @@ func TestParseExamples(t *testing.T) {
 		"kinit c0 dev=0 gen=1 cfg=threads=4+ring=good3",
 		"kinit c0 dev=0 gen=1 cfg=ring=badheap1",
 		"kinit c0 dev=0 gen=1 cfg=ring=baddep2",
+		"dev_alloc c0 a=3 size=4096",
+		"dev_write c1 a=0 seed=255",
+		"dev_read c0 a=1",
+		"dev_free c2 a=2",
 	} {
 		op, err := op.Parse(line)
 		if err != nil {
@@ -395,6 +408,16 @@ func TestParseErrors(t *testing.T) {
 		"prog c0 fn=nope",
 		"supported c0 extra=1",
 		"getdev now",
+		"dev_alloc null a=0 size=64",
+		"dev_alloc c0 a=4 size=64",
+		"dev_alloc c0 a=0 size=0",
+		"dev_alloc c0 a=0 size=1048577",
+		"dev_alloc c0 a=0",
+		"dev_write c0 a=0",
+		"dev_write c0 a=0 seed=256",
+		"dev_read c0 a=-1",
+		"dev_read c0",
+		"dev_free c0 a=0 seed=1",
 	} {
 		if _, err := op.Parse(line); err == nil {
 			t.Errorf("Parse(%q) succeeded, want a syntax error", line)

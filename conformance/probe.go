@@ -13,16 +13,19 @@ import (
 // Refusal probes: a refusal leaves no trace.
 //
 // A refused call must change nothing: not the latch, the attachment, the
-// phase, the claim, the next id or committed memory. A directed check sees a
+// phase, the claim, the next id, committed memory, what the context's
+// allocations hold or its outstanding runs. A directed check sees a
 // refusal that did change something only where its script happens to look.
 // So after every refused call of a directed check the suite runs a probe
 // case: the check's ops up to and including the refusal, then probe ops
 // chosen from the state the model says the context is in, whose answers
 // tell that state from the ones a trace would leave (an unlatched context
 // takes a kernel or program init, a dispatching kernel context mints the
-// next id and keeps its claim, ...). A probe that answers otherwise is
-// reported under the refused entry's rule, and under L-4 or L-5 where the
-// refusal was an init's (a latch moved).
+// next id and keeps its claim, an attached program context reads back what
+// was written into each allocation, ...). A destroy returns nothing: one
+// the model takes as refused is probed the same way. A probe that answers
+// otherwise is reported under the refused entry's rule, and under L-4 or
+// L-5 where the refusal was an init's (a latch moved).
 
 // probeDevice is the device probes initialize on: one no op of the
 // catalogue uses, so no claim of the check's stands in the way.
@@ -52,6 +55,13 @@ func refusedCall(op op.Op, e model.Expectation) bool {
 	return !twoThreadOp(op) && !e.Status.Empty()
 }
 
+// refusedDestroy reports whether op is a destroy the model took as
+// refused (the context is still live after it, E-DESTROY): it returns
+// nothing, so only the calls after it tell that it changed nothing.
+func refusedDestroy(m *model.Model, o op.Op) bool {
+	return o.Kind == op.KindDestroy && o.C >= 0 && m.SlotLive(o.C)
+}
+
 // ProbeCases are the probe cases of check c on a target of profile p with
 // capabilities caps: one per refused call (by the model's prediction).
 func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
@@ -71,7 +81,7 @@ func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
 		if lost, _ := m.Lost(); lost {
 			return out
 		}
-		if !refusedCall(o, e) {
+		if !refusedCall(o, e) && !refusedDestroy(m, o) {
 			continue
 		}
 		probes := probesFor(m, o, p, caps)
@@ -109,8 +119,11 @@ func probesFor(m *model.Model, o op.Op, p model.Profile, caps Caps) []op.Op {
 		// behind would refuse it).
 		out = append(out, op.Op{Kind: op.KindPInit, C: slot, Dev: probeDevice}, op.Op{Kind: op.KindFinalize, C: slot})
 	case c.Latch == model.LatchProgram:
-		// Still attached and live: its registry takes a callable (on a
-		// real build only after an init that gave it the binaries).
+		// Still attached and live: every allocation still holds what was
+		// written into it, every outstanding run still runs, and its
+		// registry takes a callable (on a real build only after an init
+		// that gave it the binaries).
+		out = append(out, programProbes(m, slot)...)
 		if used := slices.Contains(m.Registered(slot), probeCallableID); c.Runs == 0 && !used && (c.Bins || m.Options().Simulated) {
 			out = append(out, op.Op{Kind: op.KindRegister, C: slot, ID: probeCallableID, Img: op.ImageRecipe{Base: op.ImgProgram}},
 				op.Op{Kind: op.KindUnregister, C: slot, ID: probeCallableID})
@@ -150,4 +163,37 @@ func ProbeRules(op op.Op) []model.Rule {
 		rs = append(rs, c.latchRule)
 	}
 	return rs
+}
+
+// programProbes tell what a program context with a live init still holds
+// after a refusal: a read of every live allocation (E-DESTROY.3: it holds
+// what the model says was written), then each outstanding run taken one
+// step on, as far as is safe: a prepared run launches, a launched one is
+// waited for, a completed one polls 1. On a build that is not simulated a
+// run's kernel is the user's and may never complete, so there the run is
+// polled instead of waited for (a poll answers at once).
+func programProbes(m *model.Model, slot int8) []op.Op {
+	var out []op.Op
+	for _, a := range m.Allocations(slot) {
+		out = append(out, op.Op{Kind: op.KindDevRead, C: slot, A: a})
+	}
+	settle := op.KindWaitRun
+	if !m.Options().Simulated {
+		settle = op.KindPollRun
+	}
+	for st := range int8(op.MaxStorages) {
+		state, holder := m.Storage(st)
+		if holder != slot {
+			continue
+		}
+		switch state {
+		case model.StoragePrepared:
+			out = append(out, op.Op{Kind: op.KindLaunchRun, C: slot, St: st}, op.Op{Kind: settle, C: slot, St: st})
+		case model.StorageLaunched:
+			out = append(out, op.Op{Kind: settle, C: slot, St: st})
+		case model.StorageCompleted:
+			out = append(out, op.Op{Kind: op.KindPollRun, C: slot, St: st})
+		}
+	}
+	return out
 }

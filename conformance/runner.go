@@ -164,6 +164,9 @@ type Runner struct {
 	// alienAt is the tensor a launch put in address space 2 or HOST
 	// (ArgsRecipe.Alien, HostLast).
 	alienAt int
+	// progBuf is the host memory a prog op's copy or memory info passes
+	// (DeviceMemoryInfoSize and a 64-byte copy both fit).
+	progBuf [128]byte
 	t       Target
 	rt      abi.Runtime
 	hooks   abi.SimHooks
@@ -190,6 +193,7 @@ type Runner struct {
 	slots  [op.MaxSlots]slotState
 	leaked []slotState
 	comm   commRun      // the comm family's handles, paths and ids (ops_comm.go)
+	dev    devRun       // the allocation slots' pointers and buffers (ops_devmem.go)
 	m      *model.Model // st's model
 	st     model.State
 
@@ -511,6 +515,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 	r.unloadAt, r.unloadErr = -1, nil
 	r.resetStorage()
 	r.comm.reset()
+	r.dev.reset()
 	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
 	mo := model.ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...),
 		Simulated: r.hooks != nil, UserCallable: r.opt.Callable != nil}
@@ -762,11 +767,18 @@ func (r *Runner) prog(h abi.Ctx, fn op.ProgFn, o *op.Observation) {
 	case op.FnFinalizeRun:
 		st = rt.FinalizeRun(h, 0)
 	case op.FnMemInfo:
-		st = rt.DeviceMemoryInfo(h, nil)
+		// One bad argument each: on a context, a NULL info pointer or
+		// device address 0 (E-PROG.24); on a NULL context, valid host
+		// memory and an address no conforming runtime reads (S-3 alone).
+		var info unsafe.Pointer
+		if h == 0 {
+			info = unsafe.Pointer(&r.progBuf[0])
+		}
+		st = rt.DeviceMemoryInfo(h, info)
 	case op.FnCopyTo:
-		st = rt.CopyToDevice(h, 0, nil, 64)
+		st = rt.CopyToDevice(h, progDevice(h), unsafe.Pointer(&r.progBuf[0]), 64)
 	case op.FnCopyFrom:
-		st = rt.CopyFromDevice(h, nil, 0, 64)
+		st = rt.CopyFromDevice(h, unsafe.Pointer(&r.progBuf[0]), progDevice(h), 64)
 	case op.FnMalloc:
 		if p := rt.DeviceMalloc(h, 64); p != 0 {
 			o.Call.Value = 1
@@ -795,6 +807,16 @@ func (r *Runner) prog(h abi.Ctx, fn op.ProgFn, o *op.Observation) {
 		st = rt.DestroyCommStream(h, 0)
 	}
 	o.Call.Status = st
+}
+
+// progDevice is the device address a prog op's copy passes: 0 on a
+// context (E-PROG.24), and on a NULL context one that is not 0, which a
+// runtime that checks its context first (S-3) never reads.
+func progDevice(h abi.Ctx) abi.DevicePtr {
+	if h == 0 {
+		return 0x1000
+	}
+	return 0
 }
 
 // threadDevice is the device the second thread must set to match this one.

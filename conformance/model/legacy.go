@@ -221,6 +221,7 @@ func (m *Model) finalizeLegacy(c *mctx) {
 		m.devKnown = false // the simulator releases the thread's bound device
 	}
 	c.attached, c.legacyDev, c.prog, c.dlopens = false, -1, nil, 0
+	m.dropAllocs(c) // upstream: a2a3/platform/sim/host/device_runner.cpp:834 (mem_alloc_.finalize)
 }
 
 func (m *Model) progLegacy(op Op, c *mctx) {

@@ -23,6 +23,7 @@ func (m *Model) destroy(c *mctx) {
 		// Whether the runtime freed it is not known: never call it again.
 		c.live, c.mayLeak = false, true
 		m.devKnown = false
+		m.dropAllocs(c)
 		return
 	}
 	if c.latch == LatchKernel {
@@ -36,10 +37,12 @@ func (m *Model) destroy(c *mctx) {
 		// not finalized); the context behaves as if destroy had not been
 		// called, which the ops after it check.
 		c.destroyRefused = true
+		m.refuseDestroyAllocs(c)
 		return
 	}
 	c.live = false
 	m.freeRuns(c)
+	m.dropAllocs(c)
 	if c.attached {
 		m.devKnown = false
 	}
@@ -84,6 +87,7 @@ func (m *Model) finalize(c *mctx) {
 			}
 			c.attached, c.prog, c.progDone, c.dlopens = false, nil, true, 0
 			m.devKnown = false
+			m.dropAllocs(c) // upstream: device_runner.cpp:834 (mem_alloc_.finalize)
 		}
 		return
 	}
@@ -147,4 +151,5 @@ func (m *Model) committed(c *mctx) {
 	if c.latch == LatchKernel {
 		m.e.D1Rule = RD1
 	}
+	m.heldSince(c)
 }

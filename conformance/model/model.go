@@ -118,6 +118,10 @@ type mctx struct {
 	// d2Refused: the device check refused a dispatch or finalize of it;
 	// the next success shows the refusal changed nothing (D-2.3).
 	d2Refused bool
+	// destroyMem: a destroy of this program context was refused since
+	// its committed memory was last read (the runner reads it after every
+	// other op on it): it must read the same now (E-DESTROY.3).
+	destroyMem bool
 }
 
 func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef, legacyDev: -1, fresh: true} }
@@ -188,6 +192,7 @@ type Model struct {
 	sites    [abi.LastSite + 1]siteState
 	streams  [MaxStreams]streamState
 	storages [MaxStorages]runSlot
+	allocs   [MaxAllocs]allocSlot
 	clobbers uint32
 	injected [8]abi.Status
 	nInj     int
@@ -374,6 +379,11 @@ func (m *Model) begin(co *CallObs) {
 // end fills in the committed-memory expectation a walk left open: what the
 // context's state after the call implies.
 func (m *Model) end(c *mctx) {
+	if c != nil && m.curOp.Kind != KindDestroy {
+		// The runner reads committed memory after this op: a refused
+		// destroy before it is judged by now (memState, committed).
+		c.destroyMem = false
+	}
 	if m.e.memSet || c == nil {
 		return
 	}
@@ -541,6 +551,7 @@ func (m *Model) resetRuntime() {
 	m.sites = [abi.LastSite + 1]siteState{}
 	m.streams = [MaxStreams]streamState{}
 	m.storages = [MaxStorages]runSlot{}
+	m.allocs = [MaxAllocs]allocSlot{}
 	if m.cm != nil {
 		m.cm.reset()
 	}

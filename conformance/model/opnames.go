@@ -41,6 +41,10 @@ const (
 	KindCommitted       = op.KindCommitted
 	KindContract        = op.KindContract
 	KindCreate          = op.KindCreate
+	KindDevAlloc        = op.KindDevAlloc
+	KindDevFree         = op.KindDevFree
+	KindDevRead         = op.KindDevRead
+	KindDevWrite        = op.KindDevWrite
 	KindDestroy         = op.KindDestroy
 	KindFinalize        = op.KindFinalize
 	KindFinalizeRun     = op.KindFinalizeRun
@@ -67,6 +71,7 @@ const (
 	KindUnload          = op.KindUnload
 	KindUnregister      = op.KindUnregister
 	KindWaitRun         = op.KindWaitRun
+	MaxAllocs           = op.MaxAllocs
 	MaxSlots            = op.MaxSlots
 	MaxStorages         = op.MaxStorages
 	MaxStreams          = op.MaxStreams
@@ -82,5 +87,7 @@ const (
 
 var (
 	AcceptedValue = op.AcceptedValue
+	DevHolds      = op.DevHolds
+	DevHoldsText  = op.DevHoldsText
 	SpanKey       = op.SpanKey
 )

@@ -209,7 +209,7 @@ func (m *Model) progLive(op Op, c *mctx) {
 	case FnMemInfo:
 		refuse("device_memory_info_ctx(NULL info) (E-PROG.24)", "")
 	case FnCopyTo, FnCopyFrom:
-		refuse("a 64-byte copy between device address 0 and a NULL host pointer (E-PROG.24)", gLegacyCopyNull)
+		refuse("a 64-byte copy with device address 0 (E-PROG.24)", gLegacyCopyNull)
 	case FnMalloc:
 		m.expect(REProg, anyStatus, "")
 		m.value(REProg, 1, "device_malloc_ctx(64) with a live program init returns an allocation, and freeing it gives its bytes back (E-PROG.25)")

@@ -193,6 +193,8 @@ func init() {
 	defineRefusers(KindPollRun, runStorageRefusers)
 	defineRefusers(KindWaitRun, runStorageRefusers)
 	defineRefusers(KindFinalizeRun, runStorageRefusers)
+	defineRefusers(KindDevWrite, devCopyRefusers)
+	defineRefusers(KindDevRead, devCopyRefusers)
 }
 
 // known reports whether the state conditions of c can be read: a context,
@@ -594,9 +596,28 @@ func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	case FnLaunchRun, FnPollRun, FnWaitRun, FnFinalizeRun:
 		rs.add(OnAll, "E-PROG.23", "NULL run storage", iaSet)
 	case FnMemInfo:
-		rs.add(OnKernel, "E-PROG.24", "a NULL info pointer", iaSet)
+		if c != nil { // a NULL context gets valid memory (conformance's runner)
+			rs.add(OnKernel, "E-PROG.24", "a NULL info pointer", iaSet)
+		}
 	case FnCopyTo, FnCopyFrom:
-		rs.add(OnAll, "E-PROG.24", "device address 0", iaSet)
+		if c != nil { // a NULL context gets an address it never reads
+			rs.add(OnAll, "E-PROG.24", "device address 0", iaSet)
+		}
+	}
+}
+
+// devCopyRefusers: a dev_write or dev_read copies the slot's whole
+// allocation; without a live init the runner passes a NULL device pointer
+// (E-PROG.1 comes first), with one host=null passes a NULL host pointer.
+func devCopyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	live, _ := noLiveInit(m, c, rs)
+	switch {
+	case !live:
+		if len(rs.out) > 0 {
+			rs.add(OnAll, "E-PROG.24", "device address 0", iaSet)
+		}
+	case m.allocs[o.A].ctx != c:
+	case o.OutNull:
 		rs.add(OnAll, "E-PROG.24", "a NULL host pointer", iaSet)
 	}
 }

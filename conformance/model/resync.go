@@ -46,6 +46,9 @@ func (m *Model) forget(c *mctx) {
 	if !c.unknown {
 		c.unknown, c.divergedAt = true, m.curIdx
 	}
+	// Whether its allocations live is not known either: the runner calls
+	// them no more.
+	m.dropAllocs(c)
 }
 
 // pinKernel sets c to what a successful kernel init leaves: kernel-latched,

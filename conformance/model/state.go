@@ -125,6 +125,9 @@ func (m *Model) copy() *Model {
 	for i := range m.storages {
 		n.storages[i].ctx = cp(m.storages[i].ctx)
 	}
+	for i := range m.allocs {
+		n.allocs[i].ctx = cp(m.allocs[i].ctx)
+	}
 	n.findings = append([]Finding(nil), m.findings...)
 	if m.cm != nil {
 		n.cm = m.cm.copy()

@@ -23,6 +23,7 @@ setdev 1
 pinit c1 dev=1 aicpu=bytes aicore=bytes
 register c1 id=7
 prepare_run c1 st=0 id=7
+dev_alloc c1 a=2 size=64
 finalize c9
 `)
 	for i, op := range ops {
@@ -32,9 +33,10 @@ finalize c9
 	}
 	m := s.Model()
 	m.Skip(len(ops), ops[0], RuleNone, "a finding") // at least one finding
-	if len(m.ctxs[0].ids) == 0 || len(m.ctxs[0].blocks) == 0 || m.ctxs[1].prog == nil || len(m.claims) < 2 || m.storages[0].ctx == nil {
-		t.Fatalf("the rich model lacks a field the test needs: ids %d blocks %d prog %v claims %d storage0 %v",
-			len(m.ctxs[0].ids), len(m.ctxs[0].blocks), m.ctxs[1].prog, len(m.claims), m.storages[0].ctx)
+	if len(m.ctxs[0].ids) == 0 || len(m.ctxs[0].blocks) == 0 || m.ctxs[1].prog == nil || len(m.claims) < 2 || m.storages[0].ctx == nil ||
+		m.allocs[2].ctx == nil {
+		t.Fatalf("the rich model lacks a field the test needs: ids %d blocks %d prog %v claims %d storage0 %v alloc2 %v",
+			len(m.ctxs[0].ids), len(m.ctxs[0].blocks), m.ctxs[1].prog, len(m.claims), m.storages[0].ctx, m.allocs[2].ctx)
 	}
 	return m
 }

@@ -35,6 +35,10 @@
 //	prepare_run CTX st=N id=I [args=ARGS]     on run storage N (0..3), a valid CallConfig, storage N's descriptor
 //	launch_run CTX st=N | poll_run CTX st=N | wait_run CTX st=N | finalize_run CTX st=N
 //	run CTX st=N id=I [args=ARGS]             simpler_run
+//	dev_alloc cN a=A size=B                   device_malloc_ctx of B bytes (1..2^20) into allocation slot A (0..3)
+//	dev_write cN a=A seed=S                   copy_to_device_ctx of the pattern of (A, S) into slot A's allocation
+//	dev_read cN a=A                           copy_from_device_ctx of slot A's allocation
+//	dev_free cN a=A                           device_free_ctx of slot A's allocation
 //	cinit hN rank=R nranks=K path=pP|null [stream=S] ... cmem REF idx=I  the comm family (ops_comm.go)
 //
 //	SPAN := none | bytes | halfptr | halfsize      (NULL,0) (p,64) (p,0) (NULL,64)
@@ -91,4 +95,17 @@
 // (as registered). img=prog is the program callable of the target: the
 // ChipCallable a user gave (Options.Callable, abicheck -callable), else the
 // canonical empty image, which only a simulated build registers and runs.
+//
+// Allocation slots: four, a0..a3, each holding what one dev_alloc returned
+// until dev_free, a successful finalize or destroy of its context, or a
+// divergence on that context. A dev_write writes DevPattern(A, S) (byte 0
+// names the seed, byte 1 the slot, the rest a stream of both) over the
+// whole allocation; a dev_read reads it all back and its history result is
+// "same" when the bytes are what the model says the allocation holds,
+// "differs" when they are not, "read" when the model does not know (never
+// written), or the status when it failed. The runner does not call a slot
+// that holds no allocation of the op's context while that context has a
+// live program init, nor dev_alloc into a slot that holds one; without a
+// live init the copies pass a NULL device pointer (E-PROG: IS before any
+// other check).
 package op

@@ -43,6 +43,11 @@ type Observation struct {
 	// Comm is what a comm op left in the caller's memory (nil for other
 	// ops).
 	Comm *CommObs
+	// Holds is, for a dev_read, what the model said the allocation held
+	// when the runner read it (DevHolds of a seed; 0: not known), for the
+	// history's result, which compares it with Call.Value (DevContent of
+	// the bytes read). The model judges from its own state, not from it.
+	Holds uint64
 }
 
 // CommObs is what a comm op (E-COMM) left in the caller's memory.

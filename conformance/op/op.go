@@ -61,7 +61,13 @@ const (
 	KindCommGlobalImport  // comm_global_domain_import
 	KindCommGlobalRelease // comm_global_domain_release
 	KindCommMem           // a word of a comm window, read or written through the simulation hooks
-	NumKinds              // the number of kinds (KindInvalid included)
+	// Device memory of a program context with valid arguments, in
+	// allocation slots the runner owns (ops_devmem.go).
+	KindDevAlloc // device_malloc_ctx into an allocation slot
+	KindDevWrite // copy_to_device_ctx of a pattern into a slot's allocation
+	KindDevRead  // copy_from_device_ctx of a slot's allocation, compared with what it holds
+	KindDevFree  // device_free_ctx of a slot's allocation
+	NumKinds     // the number of kinds (KindInvalid included)
 )
 
 func (k Kind) String() string {
@@ -79,6 +85,7 @@ const (
 	MaxSlots    = 16 // contexts c0..c15
 	MaxStreams  = 8  // streams s0..s7
 	MaxStorages = 4  // run storage st0..st3
+	MaxAllocs   = 4  // device allocation slots a0..a3
 	NullRef     = -1 // a NULL context or stream reference
 )
 
@@ -542,6 +549,11 @@ type Op struct {
 	Fn      ProgFn
 	St      int8 // run ops: the run storage (st0..st3)
 	Comm    CommRecipe
+	// Device memory ops: the allocation slot (a0..a3), dev_alloc's size
+	// in bytes and dev_write's pattern seed.
+	A    int8
+	Size uint32
+	Seed uint8
 }
 
 // Reps is how many calls the op makes.

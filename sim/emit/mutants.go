@@ -189,6 +189,7 @@ var mutants = []Mutant{
 	{Name: "destroy-init-failed-ok", Clause: "E-DESTROY.2", Isolate: true, Description: "destroy frees a kernel context whose init failed and that holds nothing"},
 	{Name: "refused-destroy-drops-callables", Clause: "E-DESTROY.3", Description: "a destroy refused for an outstanding run drops the callables"},
 	{Name: "refused-destroy-drops-residents", Clause: "E-DESTROY.3", Description: "a destroy refused for an unfinalized kernel context drops its residents"},
+	{Name: "refused-destroy-frees-device-memory", Clause: "E-DESTROY.3", Description: "a destroy refused for an outstanding run frees every allocation device_malloc_ctx gave the context"},
 	{Name: "refused-destroy-deferred", Clause: "E-DESTROY.4", Isolate: true, Description: "a refused destroy frees the context at its next successful finalize"},
 	{Name: "destroy-null-crashes", Clause: "E-DESTROY.6", Isolate: true, Description: "destroy_device_context(NULL) aborts the process"},
 	{Name: "pinit-null-ia", Clause: "E-PINIT.1", Description: "simpler_init(NULL) returns INVALID_ARGUMENT"},
