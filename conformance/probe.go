@@ -130,9 +130,14 @@ func probesFor(m *model.Model, o op.Op, p model.Profile, caps Caps) []op.Op {
 		}
 	case caps.Has(CapSetDevice) && p == model.ProfileTMR:
 		// A kernel context: the next prepare tells the phase, the next id
-		// and the committed memory; a second context's init tells the claim.
+		// and the committed memory; a launch of each resident that its
+		// refusal kept (and of the one the probe minted); a second
+		// context's init tells the claim.
 		setdev(c.Dev)
 		out = append(out, op.Op{Kind: op.KindPrepare, C: slot, Img: op.ImageRecipe{X: 99}})
+		for _, id := range probeResidents(c.IDs + 1) {
+			out = append(out, op.Op{Kind: op.KindLaunch, C: slot, ID: id, Stream: 0})
+		}
 		if free := freeSlot(m); free >= 0 && c.Dev >= 0 {
 			out = append(out, op.Op{Kind: op.KindCreate, C: free}, op.Op{Kind: op.KindKInit, C: free, Dev: c.Dev, Gen: probeGen})
 		}
@@ -140,6 +145,27 @@ func probesFor(m *model.Model, o op.Op, p model.Profile, caps Caps) []op.Op {
 		return nil
 	}
 	return out
+}
+
+// probeMaxLaunches bounds a probe's launches: a context with more
+// residents (M-4's 8192) is probed at its first, last and a few between.
+const probeMaxLaunches = 16
+
+// probeResidents are the ids a probe launches of a context that published
+// n: all of them, or probeMaxLaunches spread over them.
+func probeResidents(n int) []int32 {
+	if n <= probeMaxLaunches {
+		ids := make([]int32, n)
+		for i := range ids {
+			ids[i] = int32(i)
+		}
+		return ids
+	}
+	ids := make([]int32, probeMaxLaunches)
+	for i := range ids {
+		ids[i] = int32(i * (n - 1) / (probeMaxLaunches - 1))
+	}
+	return ids
 }
 
 // freeSlot is a slot that never held a context, or -1.
