@@ -1251,7 +1251,6 @@ prog c0 fn=aicpu_dlopen
 register c0 id=1 img=prog
 register c0 id=1 img=prog
 prog c0 fn=aicpu_dlopen
-run c0 st=0 id=1
 register c0 id=2 img=prog
 unregister c0 id=1
 register c0 id=1 img=prog
