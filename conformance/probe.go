@@ -77,7 +77,9 @@ func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
 			return out // the check is cut here on this target
 		}
 		e := model.Expect(st, o)
-		st, _ = model.Step(st, 0, 0, o, nil)
+		for rep := 0; rep < o.Reps(); rep++ { // each call of a repeated op, as the runner steps it
+			st, _ = model.Step(st, i, rep, o, nil)
+		}
 		if lost, _ := m.Lost(); lost {
 			return out
 		}
@@ -129,12 +131,18 @@ func probesFor(m *model.Model, o op.Op, p model.Profile, caps Caps) []op.Op {
 				op.Op{Kind: op.KindUnregister, C: slot, ID: probeCallableID})
 		}
 	case caps.Has(CapSetDevice) && p == model.ProfileTMR:
-		// A kernel context: the next prepare tells the phase, the next id
-		// and the committed memory; a launch of each resident that its
+		// A kernel context: the next prepare tells the phase, the next id,
+		// the committed memory and, near a full budget, its headroom; a launch of each resident that its
 		// refusal kept (and of the one the probe minted); a second
 		// context's init tells the claim.
 		setdev(c.Dev)
-		out = append(out, op.Op{Kind: op.KindPrepare, C: slot, Img: op.ImageRecipe{X: 99}})
+		img := op.ImageRecipe{X: 99}
+		if b, ok := m.ExactFit(slot); ok {
+			// Little budget is left: the probe fills its largest place
+			// exactly, which a refusal that charged anything makes BYTES.
+			img.B = b
+		}
+		out = append(out, op.Op{Kind: op.KindPrepare, C: slot, Img: img})
 		for _, id := range probeResidents(c.IDs + 1) {
 			out = append(out, op.Op{Kind: op.KindLaunch, C: slot, ID: id, Stream: 0})
 		}

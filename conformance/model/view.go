@@ -144,3 +144,33 @@ func NotChecked(r Rule) (string, bool) {
 	why, ok := notChecked[r]
 	return why, ok
 }
+
+// exactFitNear is how little budget a context must have left for a probe
+// to fill it exactly (M-5): less than this, a refusal that charged
+// anything shows as BYTES on a prepare that would have fit.
+const exactFitNear = 4 * blockBytes
+
+// ExactFit is the orchestration binary size of a valid() image whose
+// prepare fills what slot's kernel context has left of its byte budget
+// exactly: its largest block tail, or its one remaining 2 MiB block
+// (false when more than exactFitNear is left, or nothing fits). The image
+// has no children, so its size is the ChipCallable header plus the binary.
+func (m *Model) ExactFit(slot int8) (uint32, bool) {
+	c := m.ctx(slot)
+	if c == nil || c.unknown || c.latch != LatchKernel || c.allocated+exactFitNear < budgetBytes {
+		return 0, false
+	}
+	place := uint64(0)
+	for _, used := range c.blocks {
+		if used != ^uint32(0) {
+			place = max(place, blockBytes-uint64(used))
+		}
+	}
+	if budgetBytes-c.allocated == blockBytes && len(c.blocks) > 0 {
+		place = blockBytes // the last block of the budget: an image charged all of it
+	}
+	if place < abi.ChipCallableSize || place%64 != 0 {
+		return 0, false
+	}
+	return uint32(place - abi.ChipCallableSize), true
+}
