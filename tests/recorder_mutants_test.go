@@ -87,7 +87,6 @@ var recordedMutantReasons = map[string]string{
 	// live model flags the mutant in its claiming check and the trace of
 	// the same calls is not flagged. Each is a checker to mend; the test
 	// fails once one is flagged, so the list stays true.
-	"run-null-storage-is":  "gap: E-PROG.6 (a run with NULL storage answered INVALID_STATE) is not flagged in the recorded e-prog/run-null-arguments",
 	"unregister-keeps-id":  "gap: E-PROG.11 (an unregistered id still runs) is not flagged in the recorded e-prog/run-family",
 	"copy-failure-charges": "gap: E-PREP.6 (a failed allocate-and-copy keeps its charge) is not flagged in the recorded m-3/failures-mint-nothing",
 	"poison-frees-blocks":  "gap: K-4.4 (poison frees the code blocks) is not flagged in the recorded k-4/registration-poisons",

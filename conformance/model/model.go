@@ -183,19 +183,22 @@ func (t *Tally) Add(o *Tally) {
 // an observation contradicts it, it records the finding and stops predicting
 // (Lost) for the rest of the sequence.
 type Model struct {
-	opt      ModelOptions
-	ctxs     [MaxSlots]*mctx
-	claims   map[int32]*mctx
-	external *mctx
-	devKnown bool
-	curDev   int32
-	sites    [abi.LastSite + 1]siteState
-	streams  [MaxStreams]streamState
-	storages [MaxStorages]runSlot
-	allocs   [MaxAllocs]allocSlot
-	clobbers uint32
-	injected [8]abi.Status
-	nInj     int
+	opt ModelOptions
+	// argsUnrecorded: the call being stepped is a recorded program-side
+	// entry whose other arguments the trace does not hold (stepTraceCall).
+	argsUnrecorded bool
+	ctxs           [MaxSlots]*mctx
+	claims         map[int32]*mctx
+	external       *mctx
+	devKnown       bool
+	curDev         int32
+	sites          [abi.LastSite + 1]siteState
+	streams        [MaxStreams]streamState
+	storages       [MaxStorages]runSlot
+	allocs         [MaxAllocs]allocSlot
+	clobbers       uint32
+	injected       [8]abi.Status
+	nInj           int
 	// devRule is the rule a wrong current device (getdev) is reported
 	// under: that of the last op the model says set it or had to leave it
 	// (RuleNone: D-1, a kernel path that moved it).

@@ -179,6 +179,12 @@ const (
 // pointer or id (S-2), and changes nothing; a legacy build answers -1.
 // E-PROG.21 and .23-.26.
 func (m *Model) progLive(op Op, c *mctx) {
+	if m.argsUnrecorded && op.Fn != FnAicpuDlopen {
+		// A recorded call: the consumer's own arguments, which the trace
+		// does not hold; only the dlopen count does not depend on them.
+		m.anything("a recorded program entry with a live program init: its other arguments are not recorded")
+		return
+	}
 	legacy := m.opt.Profile == ProfileLegacy
 	m.mem(MemSame)
 	refuse := func(why, grounds string) {

@@ -105,7 +105,9 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 	if c.Op.Kind == KindLaunchRun {
 		obs.Accepted = acceptedInModelTerms(c)
 	}
+	m.argsUnrecorded = c.ArgsUnrecorded
 	m.Step(i, 0, c.Op, &obs)
+	m.argsUnrecorded = false
 }
 
 // binariesDecide reports whether c is a refused init that passed executor

@@ -74,6 +74,10 @@ type TraceCall struct {
 	// HOST, so a launch refused for its args may have been refused for a
 	// tensor address space the trace does not hold.
 	SpacesHidden bool
+	// ArgsUnrecorded: a program-side entry whose other arguments the
+	// trace does not hold (the model judges only what does not depend on
+	// them).
+	ArgsUnrecorded bool
 	// NoReplay says why a judged call is not replayed ("" when it is): a
 	// program-side entry whose other arguments the trace does not hold.
 	NoReplay string
@@ -473,6 +477,7 @@ func traceProg(_ *traceParser, c *TraceCall, f *traceFields) error {
 	// context, anything with one), so the call is judged; it is not
 	// replayed, since the trace does not hold those arguments.
 	c.NoReplay = "the program entry's other arguments are not recorded"
+	c.ArgsUnrecorded = true
 	return nil
 }
 
