@@ -132,9 +132,10 @@ func probesFor(m *model.Model, o op.Op, p model.Profile, caps Caps) []op.Op {
 		}
 	case caps.Has(CapSetDevice) && p == model.ProfileTMR:
 		// A kernel context: the next prepare tells the phase, the next id,
-		// the committed memory and, near a full budget, its headroom; a launch of each resident that its
-		// refusal kept (and of the one the probe minted); a second
-		// context's init tells the claim.
+		// the committed memory and, near a full budget, its headroom; a
+		// launch of each resident the refusal kept (none on a context
+		// without one: a launch would show nothing the prepare did not); a
+		// second context's init tells the claim.
 		setdev(c.Dev)
 		img := op.ImageRecipe{X: 99}
 		if b, ok := m.ExactFit(slot); ok {
@@ -143,7 +144,7 @@ func probesFor(m *model.Model, o op.Op, p model.Profile, caps Caps) []op.Op {
 			img.B = b
 		}
 		out = append(out, op.Op{Kind: op.KindPrepare, C: slot, Img: img})
-		for _, id := range probeResidents(c.IDs + 1) {
+		for _, id := range probeResidents(c.IDs) {
 			out = append(out, op.Op{Kind: op.KindLaunch, C: slot, ID: id, Stream: 0})
 		}
 		if free := freeSlot(m); free >= 0 && c.Dev >= 0 {
