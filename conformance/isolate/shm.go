@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/simabi/simabi/sim/semantics"
+	"github.com/simabi/simabi/abi"
 )
 
 // The comm family's POSIX shared-memory segments (E-COMM) are named after
@@ -27,8 +27,7 @@ func removeSegments(pid int) int {
 	if runtime.GOOS != "linux" || pid <= 0 {
 		return 0
 	}
-	name := semantics.CommShmName(uint32(pid), 0)
-	prefix := strings.TrimPrefix(name[:len(name)-8], "/")
+	prefix := abi.CommSegmentPrefix(uint32(pid))
 	ents, err := os.ReadDir(shmDir)
 	if err != nil {
 		return 0

@@ -5,11 +5,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/simabi/simabi/sim/semantics"
+	"github.com/simabi/simabi/abi"
 )
 
 // TestRemoveSegments_ECOMM_onlyTheDeadProcesssOwn: the segments named after
@@ -27,9 +27,9 @@ func TestRemoveSegments_ECOMM_onlyTheDeadProcesssOwn(t *testing.T) {
 	other := os.Getpid()
 	var mine, theirs []string
 	for i := uint32(1); i <= 3; i++ {
-		mine = append(mine, strings.TrimPrefix(semantics.CommShmName(uint32(pid), 0xabc000+i), "/"))
+		mine = append(mine, abi.CommSegmentPrefix(uint32(pid))+"00abc00"+strconv.Itoa(int(i)))
 	}
-	theirs = append(theirs, strings.TrimPrefix(semantics.CommShmName(uint32(other), 0xabc001), "/"))
+	theirs = append(theirs, abi.CommSegmentPrefix(uint32(other))+"00abc001")
 	for _, n := range append(append([]string(nil), mine...), theirs...) {
 		p := filepath.Join(shmDir, n)
 		if err := os.WriteFile(p, nil, 0o600); err != nil {
