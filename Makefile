@@ -59,11 +59,14 @@ PLAIN_SUITE_TESTS := ^(TestRecordedConsumerFlagsEachMutant|TestRecordedTraceFlag
 # the suite's concurrency it drives is raced by the package's other tests.
 PLAIN_MUTANT_TESTS := ^TestEmittedMutantsKilled$$
 
+# The ./tests ones run one child at a time, so they run beside the others.
 test-plain:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 $(PLAIN_PKGS)
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -run '$(PLAIN_TESTS)' ./sim/emit
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(PLAIN_SUITE_TESTS)' ./tests
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -run '$(PLAIN_MUTANT_TESTS)' ./conformance/suite
+	@set -e; \
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(PLAIN_SUITE_TESTS)' ./tests & tests=$$!; \
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -run '$(PLAIN_TESTS)' ./sim/emit || { wait $$tests; exit 1; }; \
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -run '$(PLAIN_MUTANT_TESTS)' ./conformance/suite || { wait $$tests; exit 1; }; \
+	wait $$tests
 
 test-race:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race $(RACE_PKGS)
