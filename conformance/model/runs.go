@@ -175,8 +175,11 @@ func (m *Model) addRegistered(c *mctx, id int32, f *imageFacts) {
 	}
 	switch {
 	case c.dlopens < 0:
-	case f.user && !m.opt.Simulated:
-		c.dlopens = -1 // a host orchestration counts under host dlopens instead
+	case !m.opt.Simulated:
+		// A real build's callable may be a host orchestration, which it
+		// counts under host dlopens instead (host_build_graph: upstream's
+		// device_runner_base.cpp:574-589); upstream's own consumer showed it.
+		c.dlopens = -1
 	default:
 		c.dlopens++
 	}
