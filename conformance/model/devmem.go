@@ -195,12 +195,7 @@ func (m *Model) devCopy(op Op, c *mctx, write bool) {
 	if op.OutNull {
 		// E-PROG.24: a NULL host pointer is refused; the allocation keeps
 		// what it holds.
-		if m.opt.Profile == ProfileLegacy {
-			m.legacyExpect(REProg, one(abi.Internal), "a copy with a NULL host pointer", gLegacyCopyNull)
-		} else {
-			m.expect(REProg, one(abi.InvalidArgument), "a copy with a NULL host pointer (E-PROG.24)")
-			m.tolerate(REProg, one(abi.Internal), "INTERNAL for an argument no entry may act on (E-PROG tolerated)")
-		}
+		m.refuseArgument("a copy with a NULL host pointer (E-PROG.24)", gLegacyCopyNull)
 		return
 	}
 	if write {

@@ -172,6 +172,18 @@ const (
 	gLegacyDlopen         = "common/platform/sim/host/device_runner_base.cpp:455-469 counts each callable id committed to the AICPU, and the attached runner's finalize restarts the count (a2a3/platform/sim/host/device_runner.cpp:802, device_runner_base.cpp:897)"
 )
 
+// refuseArgument expects a program entry's refusal of an argument no entry
+// may act on: IA (tolerated: INT) on the target revision, -1 on a legacy
+// build with upstream's grounds.
+func (m *Model) refuseArgument(why, grounds string) {
+	if m.opt.Profile == ProfileLegacy {
+		m.legacyExpect(REProg, one(abi.Internal), why, grounds)
+		return
+	}
+	m.expect(REProg, one(abi.InvalidArgument), why)
+	m.tolerate(REProg, one(abi.Internal), "INTERNAL for an argument no entry may act on (E-PROG tolerated)")
+}
+
 // progLive is a prog op with a live program init. Each entry is called with
 // arguments no entry may act on (conformance.Runner.prog): a NULL pointer,
 // NULL run storage or id -1, except device_malloc_ctx (64 bytes, freed at
@@ -187,14 +199,7 @@ func (m *Model) progLive(op Op, c *mctx) {
 	}
 	legacy := m.opt.Profile == ProfileLegacy
 	m.mem(MemSame)
-	refuse := func(why, grounds string) {
-		if legacy {
-			m.legacyExpect(REProg, one(abi.Internal), why, grounds)
-			return
-		}
-		m.expect(REProg, one(abi.InvalidArgument), why)
-		m.tolerate(REProg, one(abi.Internal), "INTERNAL for an argument no entry may act on (E-PROG tolerated)")
-	}
+	refuse := m.refuseArgument
 	switch fn := op.Fn; fn {
 	case FnRegister:
 		refuse("simpler_register_callable(id -1, NULL callable) (E-PROG.21)", gLegacyRegisterNull)
