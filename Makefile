@@ -30,7 +30,7 @@ endif
 # three more shared the two cores.
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream consumer clean tools fuzz-libfuzzer fuzz-c-against-go generate
+.PHONY: mutant-repros all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream consumer clean tools fuzz-libfuzzer fuzz-c-against-go generate
 
 all: build vet test
 
@@ -140,6 +140,12 @@ bench:
 # conformance checker kills each one; exits 1 if one survives.
 mutants:
 	$(GO) run ./cmd/abicheck mutants
+
+# Every emitted mutant checked with -repro-dir, and every repro file written
+# replayed on it: each must reproduce the finding its header names (make
+# test does three mutants; this, all of them, takes about an hour).
+mutant-repros:
+	ABICHECK_ALL_MUTANT_REPROS=1 $(GO) test -count=1 -timeout 3h -parallel 2 -run '^TestMutantRepros_replayTheirOwnFinding$$' -v ./cmd/abicheck
 
 # The upstream lane (needs a simpler source tree, so not part of `make test`):
 # builds upstream's four simulator runtimes into build/upstream and checks each

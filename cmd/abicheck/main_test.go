@@ -355,8 +355,8 @@ func TestHangIsAFinding(t *testing.T) {
 	}
 }
 
-// TestReplay: a written repro reproduces the failure on the mutant (exit 1)
-// and passes on a correct runtime (exit 0): V-IMG.
+// TestReplay: a written repro reproduces its finding on the mutant (exit 0,
+// "reproduces V-IMG ...") and does not on a correct runtime (exit 1): V-IMG.
 func TestReplay(t *testing.T) {
 	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "img-trailing-ok"})
@@ -374,24 +374,26 @@ func TestReplay(t *testing.T) {
 		t.Fatalf("repro not written: %v", err)
 	}
 	r = runCLI(t, nil, "-replay", file, lib)
-	if r.code != exitFindings || !strings.Contains(r.stdout, "fail V-IMG") {
+	if r.code != exitOK || !strings.Contains(r.stdout, "fail V-IMG") || !strings.Contains(r.stdout, "replay: reproduces V-IMG fail at prepare: ") {
 		t.Errorf("replay on the mutant: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, nil, "-replay", file, good)
-	if r.code != exitOK || !strings.Contains(r.stdout, "INVALID_ARGUMENT") {
+	if r.code != exitFindings || !strings.Contains(r.stdout, "INVALID_ARGUMENT") || !strings.Contains(r.stdout, "replay: does not reproduce V-IMG fail at prepare: ") {
 		t.Errorf("replay on the correct runtime: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	// Without LIB the file's header names the library it came from.
 	r = runCLI(t, nil, "-replay", file)
-	if r.code != exitFindings || !strings.Contains(r.stdout, "on "+lib+" (named by the file's header)") {
-		t.Errorf("replay without LIB: exit %d, want 1 on the mutant the header names\n%s\n%s", r.code, r.stdout, r.stderr)
+	if r.code != exitOK || !strings.Contains(r.stdout, "on "+lib+" (named by the file's header)") {
+		t.Errorf("replay without LIB: exit %d, want 0 on the mutant the header names\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	// A hand-written script names nothing: sim:tmr, and the output says so.
+	// A hand-written script names nothing: sim:tmr, and the output says so;
+	// it names no finding either, so it exits 1 only when it fails.
 	plain := filepath.Join(dir, "plain.ops")
 	if err := os.WriteFile(plain, []byte("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r = runCLI(t, nil, "-replay", plain); r.code != exitOK || !strings.Contains(r.stdout, "on sim:tmr (the default: the file names no target)") {
+	if r = runCLI(t, nil, "-replay", plain); r.code != exitOK || !strings.Contains(r.stdout, "on sim:tmr (the default: the file names no target)") ||
+		lastLine(r.stdout) != "replay: PASS (no failure)" {
 		t.Errorf("replay of a plain script: exit %d\n%s", r.code, r.stdout)
 	}
 }

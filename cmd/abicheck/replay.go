@@ -11,8 +11,10 @@ import (
 )
 
 // replayMain runs an op script once on a target (-replay FILE [LIB]): LIB,
-// else the target the file's header names, else sim:tmr. Exit 1 when it
-// fails (a failure finding, a crash or a hang), 0 otherwise.
+// else the target the file's header names, else sim:tmr. A repro (its
+// "# finding:" header) exits 0 when its finding reproduces, 1 when not; a
+// script without one exits 1 when it fails (a failure finding, a crash or
+// a hang), 0 otherwise.
 func replayMain(o *options, lib string, stdout, stderr io.Writer) int {
 	text, err := os.ReadFile(o.Replay)
 	if err != nil {
@@ -27,6 +29,10 @@ func replayMain(o *options, lib string, stdout, stderr io.Writer) int {
 	}
 	if len(ops) == 0 {
 		return usage(stderr, "-replay "+o.Replay+": no ops in the file")
+	}
+	expect, err := session.ExpectedFinding(string(text))
+	if err != nil {
+		return usage(stderr, fmt.Sprintf("-replay %s: %v", o.Replay, err))
 	}
 	spec, from := lib, ""
 	if spec == "" {
@@ -61,15 +67,12 @@ func replayMain(o *options, lib string, stdout, stderr io.Writer) int {
 		}
 	}
 	defer t.Close()
-	failed, err := session.Replay(t, o.Replay, ops, from, o, stdout)
+	code, err := session.Replay(t, o.Replay, ops, from, expect, o, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "abicheck: %v\n", err)
 		return exitUsage
 	}
-	if failed {
-		return exitFindings
-	}
-	return exitOK
+	return code
 }
 
 // replayTraceMain replays a recorded session on LIB (default sim:tmr).

@@ -40,6 +40,9 @@ type RuleReport struct {
 	// RunClauses is how many outstanding-run clauses (E-FIN, E-DESTROY:
 	// a native run outstanding) were checked.
 	RunClauses uint32 `json:"run_clauses,omitempty"`
+	// Finding names the finding Repro reproduces (FindingID.String), for a
+	// failure, crash or hang with a repro.
+	Finding string `json:"finding,omitempty"`
 }
 
 // CheckReport is the outcome of one directed check or random sequence.
@@ -94,16 +97,18 @@ type Report struct {
 	runClauses [model.NumRules]uint32
 	first      [model.NumRules]*model.Finding // first failure (else warning, else skip) per rule
 	repro      [model.NumRules][]op.Op
-	byPrint    map[string]int // fingerprint -> index in Findings
+	id         [model.NumRules]FindingID // what repro reproduces
+	byPrint    map[string]int            // fingerprint -> index in Findings
 }
 
 // NewReport starts an empty report.
 func NewReport(target string) *Report { return &Report{Target: target} }
 
 // AddResult folds one run of check into the report: its tally, the first
-// notable finding of each rule and every distinct failure. repro is the
-// (shrunk) sequence to show for its failures, nil for none.
-func (r *Report) AddResult(check string, res *conformance.Result, repro []op.Op) {
+// notable finding of each rule and every distinct failure. reproOf gives
+// the (shrunk) sequence that reproduces res.Findings[i], nil for none
+// (reproOf nil: no repros).
+func (r *Report) AddResult(check string, res *conformance.Result, reproOf func(i int) []op.Op) {
 	r.tally.Add(&res.Tally)
 	for i, n := range res.Generic {
 		r.generic[i] += n
@@ -115,6 +120,10 @@ func (r *Report) AddResult(check string, res *conformance.Result, repro []op.Op)
 	r.Profile = res.History.Profile.String()
 	for i := range res.Findings {
 		f := &res.Findings[i]
+		var repro []op.Op
+		if reproOf != nil && f.Verdict == model.Fail {
+			repro = reproOf(i)
+		}
 		if f.Verdict == model.Fail {
 			fr := FindingReport{Rule: f.Rule.String(), Verdict: model.Fail, Check: check, Index: f.Index, Detail: f.Detail}
 			if f.Index >= 0 {
@@ -127,8 +136,8 @@ func (r *Report) AddResult(check string, res *conformance.Result, repro []op.Op)
 		if cur == nil || rank(f.Verdict) > rank(cur.Verdict) {
 			ff := *f
 			r.first[f.Rule] = &ff
-			if f.Verdict == model.Fail || f.Verdict == model.Crash || f.Verdict == model.Hang {
-				r.repro[f.Rule] = repro
+			if f.Verdict == model.Fail {
+				r.repro[f.Rule], r.id[f.Rule] = repro, IDOf(*f)
 			}
 		}
 	}
@@ -142,7 +151,7 @@ func (r *Report) AddOutcome(rules []model.Rule, v model.Verdict, detail string, 
 		cur := r.first[rule]
 		if cur == nil || rank(v) > rank(cur.Verdict) {
 			r.first[rule] = &model.Finding{Rule: rule, Verdict: v, Detail: detail, Index: -1}
-			r.repro[rule] = repro
+			r.repro[rule], r.id[rule] = repro, FindingID{}
 		}
 	}
 }
@@ -150,7 +159,7 @@ func (r *Report) AddOutcome(rules []model.Rule, v model.Verdict, detail string, 
 // AddDeath records a crash or hang of check at op (nil: not at an op) under
 // rules, with its repro.
 func (r *Report) AddDeath(check string, rules []model.Rule, v model.Verdict, at int, op *op.Op, detail string, repro []op.Op) {
-	r.AddOutcome(rules, v, detail, repro)
+	r.addDeathOutcome(rules, v, deathSite(at, op), detail, repro)
 	for _, rule := range rules {
 		fr := FindingReport{Rule: rule.String(), Verdict: v, Check: check, Index: at, Detail: detail}
 		key := fr.Rule + "\x00" + checkKey(check) + "\x00" + v.String()
@@ -165,12 +174,35 @@ func (r *Report) AddDeath(check string, rules []model.Rule, v model.Verdict, at 
 	}
 }
 
+// addDeathOutcome is AddOutcome for a crash or hang at where (deathSite).
+func (r *Report) addDeathOutcome(rules []model.Rule, v model.Verdict, where, detail string, repro []op.Op) {
+	for _, rule := range rules {
+		shown := r.Shows([]model.Rule{rule}, v)
+		r.AddOutcome([]model.Rule{rule}, v, detail, repro)
+		if shown && len(repro) > 0 {
+			r.id[rule] = FindingID{Rule: rule.String(), Verdict: v, Op: where}
+		}
+	}
+}
+
+// deathSite names where a run died as FindingID does: the op's kind, or
+// the runner's setup (at < 0) or cleanup (after the last op).
+func deathSite(at int, o *op.Op) string {
+	switch {
+	case o != nil:
+		return opKey("random", *o)
+	case at < 0:
+		return "setup"
+	}
+	return "cleanup"
+}
+
 // AddResidue records a death that what earlier, unloaded instances left in
 // the process caused (U-1). Which case it hits is chance, so its
 // fingerprint names only the rule, "residue" and the verdict: one finding
 // however many cases it hit.
 func (r *Report) AddResidue(check string, v model.Verdict, at int, op *op.Op, detail string, repro []op.Op) {
-	r.AddOutcome([]model.Rule{model.RU1}, v, detail, repro)
+	r.addDeathOutcome([]model.Rule{model.RU1}, v, deathSite(at, op), detail, repro)
 	fr := FindingReport{Rule: model.RU1.String(), Verdict: v, Check: check, Index: at, Detail: detail}
 	if op != nil {
 		fr.Op = op.String()
@@ -179,15 +211,18 @@ func (r *Report) AddResidue(check string, v model.Verdict, at int, op *op.Op, de
 	r.addFinding(fr, repro)
 }
 
-// AddProbeFailure records a failure a refusal probe found (suite/probe.go): f
-// under its rule, with the probe case's ops up to it as repro.
-func (r *Report) AddProbeFailure(check string, f model.Finding, repro []op.Op) {
+// AddProbeFailure records a failure a refusal probe found (suite/probe.go):
+// shown under its rule (the refused entry's, or the finding's own), with
+// the probe case's ops up to it as repro; cause is the finding as the model
+// made it, which a replay of the repro reproduces.
+func (r *Report) AddProbeFailure(check string, shown, cause model.Finding, repro []op.Op) {
+	f := shown
 	r.tally[f.Rule][model.Fail]++
 	if cur := r.first[f.Rule]; cur == nil || rank(model.Fail) > rank(cur.Verdict) {
 		ff := f
 		ff.Index = -1 // the detail names the op and the refusal
 		r.first[f.Rule] = &ff
-		r.repro[f.Rule] = repro
+		r.repro[f.Rule], r.id[f.Rule] = repro, IDOf(cause)
 	}
 	fr := FindingReport{Rule: f.Rule.String(), Verdict: model.Fail, Check: check, Index: f.Index, Op: f.Op.String(), Detail: f.Detail}
 	fr.Fingerprint = findingPrint(fr, f.Op, f.Key)
@@ -299,9 +334,12 @@ func (r *Report) Finish() {
 		} else if rr.Verdict == model.Skip && rr.Detail == "" {
 			rr.Detail = "no check exercised this rule on this target"
 		}
-		for _, op := range r.repro[rule] {
-			if rr.Verdict == model.Fail || rr.Verdict == model.Crash || rr.Verdict == model.Hang {
+		if rr.Verdict == model.Fail || rr.Verdict == model.Crash || rr.Verdict == model.Hang {
+			for _, op := range r.repro[rule] {
 				rr.Repro = append(rr.Repro, op.String())
+			}
+			if len(rr.Repro) > 0 && r.id[rule].Op != "" {
+				rr.Finding = r.id[rule].String()
 			}
 		}
 		r.Rules = append(r.Rules, rr)

@@ -23,7 +23,7 @@ func TestReportRender(t *testing.T) {
 		{Index: 2, Op: op.MustParse("kinit c0 dev=0 gen=1 cfg=threads=1"), Rule: model.RVCfg, Verdict: model.Warn, Detail: "INTERNAL (tolerated)"},
 	}
 	repro := op.MustParseScript("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\nprepare c0 img=valid()\n")
-	rep.AddResult("check", res, repro)
+	rep.AddResult("check", res, func(int) []op.Op { return repro })
 	rep.AddOutcome([]model.Rule{model.RD1}, model.Skip, "d-1: missing ACL counters", nil)
 	rep.AddOutcome([]model.Rule{model.RX2}, model.Hang, "the run did not finish", repro[:1])
 	rep.Finish()

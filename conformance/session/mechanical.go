@@ -391,7 +391,7 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mec
 		if sd, ok := confirmed(ref.exec, x, script, d.sig()); ok {
 			d = sd
 		} else {
-			script, shrunk = cutAfter(ops, d.at), false
+			script, shrunk = conformance.ReproPrefix(ops, d.at), false
 		}
 		row.Gap = &MechanicalGap{Case: fmt.Sprintf("random/seed-%d", seed), Clauses: []string{d.rule.String()}, Rule: d.rule.String(),
 			At: d.at, Ref: d.ref, Mutant: d.mut, Script: conformance.OpLines(script), Shrunk: shrunk, Flagged: flagged(x, script)}
@@ -410,15 +410,6 @@ func confirmed(ref, x conformance.Executor, ops []op.Op, sig string) (mechDiff, 
 		}
 	}
 	return d, true
-}
-
-// cutAfter keeps ops up to and including at (all of them for the
-// cleanup or the setup).
-func cutAfter(ops []op.Op, at int) []op.Op {
-	if at >= 0 && at < len(ops) {
-		return ops[:at+1]
-	}
-	return ops
 }
 
 // both runs ops on the reference and the mutant at once (each in its own
@@ -583,7 +574,7 @@ func newMechDiff(ops []op.Op, at int, ref, mut string, outs ...conformance.Outco
 // shrinkDifference looks for a shorter script whose runs differ the same
 // way (the op's kind and both results), for at most 10 s.
 func shrinkDifference(ref, x conformance.Executor, ops []op.Op, d mechDiff) ([]op.Op, bool) {
-	cut := cutAfter(ops, d.at)
+	cut := conformance.ReproPrefix(ops, d.at)
 	want := d.sig()
 	deadline := time.Now().Add(10 * time.Second)
 	got := conformance.Shrink(cut, func(cand []op.Op) bool {

@@ -40,6 +40,10 @@ func reproFile(r *Run, rule string) string {
 func reproText(r *Run, rr report.RuleReport, file string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# abicheck repro: %s %s\n", rr.Rule, rr.Verdict)
+	if rr.Finding != "" {
+		// What -replay must see to say the finding reproduces.
+		fmt.Fprintf(&b, "# finding: %s\n", rr.Finding)
+	}
 	if rr.Anchor != "" {
 		fmt.Fprintf(&b, "# rule: %s\n", rr.Anchor)
 	}

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
 )
 
 // ScriptTarget is the built-in target a repro file names in its
@@ -92,15 +94,36 @@ type JSONReplay struct {
 	At       int           `json:"at"`
 	History  []string      `json:"history"`
 	Findings []JSONFinding `json:"findings"`
+	// Expected is the finding the file's "# finding:" header names ("" for
+	// a script without one); Reproduced says whether the replay showed it.
+	Expected   string `json:"expected,omitempty"`
+	Reproduced bool   `json:"reproduced"`
+}
+
+// ExpectedFinding is the finding a repro's "# finding:" header names, nil
+// for a script without one.
+func ExpectedFinding(text string) (*report.FindingID, error) {
+	h := Header(text, "finding")
+	if h == "" {
+		return nil, nil
+	}
+	id, err := report.ParseFindingID(h)
+	if err != nil {
+		return nil, fmt.Errorf("# finding: %v", err)
+	}
+	return &id, nil
 }
 
 // Replay runs an op script once on target t and prints what happened (a
-// history, or the op log up to a crash or hang; JSON with o.JSON): failed
-// when it fails (a failure finding, a crash or a hang). from says how t was
-// chosen, for the first line.
-func Replay(t *Target, file string, ops []op.Op, from string, o *Options, stdout io.Writer) (failed bool, err error) {
+// history, or the op log up to a crash or hang; JSON with o.JSON). With
+// expect (a repro's "# finding:" header) it says whether that finding
+// reproduced and which others the run showed, and exits ExitOK only when it
+// did; without, it exits ExitFindings when the script fails (a failure
+// finding, a crash or a hang). from says how t was chosen, for the first
+// line.
+func Replay(t *Target, file string, ops []op.Op, from string, expect *report.FindingID, o *Options, stdout io.Writer) (int, error) {
 	out := t.Exec.Execute(ops, true)
-	failed = out.Verdict != model.Pass
+	failed := out.Verdict != model.Pass
 	var findings []model.Finding
 	if out.Result != nil {
 		findings = out.Result.Findings
@@ -110,55 +133,105 @@ func Replay(t *Target, file string, ops []op.Op, from string, o *Options, stdout
 	if out.Verdict == model.Pass && failed {
 		verdict = model.Fail
 	}
+	got := report.OutcomeIDs(ops, out)
+	reproduced := expect != nil && slices.ContainsFunc(got, expect.Matches)
+	code := ExitOK
+	switch {
+	case expect != nil && !reproduced:
+		code = ExitFindings
+	case expect == nil && failed:
+		code = ExitFindings
+	}
 	if o.JSON {
-		i := t.Info
-		j := JSONReplay{Target: JSONTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported,
-			Hooks: i.Hooks, ACL: i.ACL, Isolated: t.Isolated}, File: file, Ops: len(ops), Verdict: verdict.String(),
-			Detail: out.Detail, At: out.At, History: out.History, Findings: []JSONFinding{}}
-		if j.History == nil {
-			j.History = []string{}
-		}
-		for _, f := range findings {
-			jf := JSONFinding{Index: f.Index, Rule: f.Rule.String(), Verdict: f.Verdict.String(), Detail: f.Detail}
-			if f.Index >= 0 {
-				jf.Op = f.Op.String()
-			}
-			j.Findings = append(j.Findings, jf)
-		}
-		if err := WriteJSONValue(stdout, j); err != nil {
-			return failed, err
-		}
-	} else {
-		fmt.Fprintf(stdout, "replay %s on %s%s (revision %s, profile %s): %d ops\n", file, t.Label, from, t.Info.Revision, t.Info.Profile, len(ops))
-		switch out.Verdict {
-		case model.Pass:
-			for _, l := range out.History {
-				fmt.Fprintf(stdout, "  %s\n", shortOp(l))
-			}
-			if out.Result.Lost != "" {
-				fmt.Fprintf(stdout, "the model lost track: %s\n", out.Result.Lost)
-			}
-			if len(findings) > 0 {
-				fmt.Fprintln(stdout, "findings:")
-				for _, f := range findings {
-					fmt.Fprintf(stdout, "  %s\n", f)
-				}
-			}
-		default:
-			for i, op := range conformance.ReproPrefix(ops, out.At) {
-				mark := ""
-				if i == out.At {
-					mark = "   <- " + out.Verdict.String()
-				}
-				fmt.Fprintf(stdout, "  #%d %s%s\n", i, shortOp(op.String()), mark)
-			}
-			fmt.Fprintf(stdout, "%s at %s: %s\n", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
-		}
+		return code, writeReplayJSON(t, file, ops, out, verdict, findings, expect, reproduced, stdout)
+	}
+	fmt.Fprintf(stdout, "replay %s on %s%s (revision %s, profile %s): %d ops\n", file, t.Label, from, t.Info.Revision, t.Info.Profile, len(ops))
+	printReplayRun(stdout, ops, out, findings)
+	fmt.Fprintln(stdout, replayVerdictLine(expect, reproduced, got, failed, verdict))
+	return code, nil
+}
+
+// replayVerdictLine is the replay's last line: whether the expected finding
+// reproduced and what else failed, or (without one) whether the script failed.
+func replayVerdictLine(expect *report.FindingID, reproduced bool, got []report.FindingID, failed bool, verdict model.Verdict) string {
+	if expect == nil {
 		if failed {
-			fmt.Fprintf(stdout, "replay: %s (the failure reproduces)\n", strings.ToUpper(verdict.String()))
-		} else {
-			fmt.Fprintln(stdout, "replay: PASS (no failure)")
+			return "replay: " + strings.ToUpper(verdict.String()) + " (the script fails)"
+		}
+		return "replay: PASS (no failure)"
+	}
+	var others []string
+	for _, id := range got {
+		if !expect.Matches(id) {
+			w := id.Rule
+			if id.Death() {
+				w = id.Verdict.String() + " at " + id.Op
+			}
+			if !slices.Contains(others, w) {
+				others = append(others, w)
+			}
 		}
 	}
-	return failed, nil
+	if reproduced {
+		line := "replay: reproduces " + expect.String()
+		if len(others) > 0 {
+			line += " (also fails " + strings.Join(others, ", ") + ")"
+		}
+		return line
+	}
+	line := "replay: does not reproduce " + expect.String() + "; "
+	if len(others) == 0 {
+		return line + "no failure instead"
+	}
+	return line + "fails " + strings.Join(others, ", ") + " instead"
+}
+
+// printReplayRun prints a replay's history and findings, or the ops up to
+// the one that died.
+func printReplayRun(stdout io.Writer, ops []op.Op, out conformance.Outcome, findings []model.Finding) {
+	if out.Verdict != model.Pass {
+		for i, op := range conformance.ReproPrefix(ops, out.At) {
+			mark := ""
+			if i == out.At {
+				mark = "   <- " + out.Verdict.String()
+			}
+			fmt.Fprintf(stdout, "  #%d %s%s\n", i, shortOp(op.String()), mark)
+		}
+		fmt.Fprintf(stdout, "%s at %s: %s\n", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
+		return
+	}
+	for _, l := range out.History {
+		fmt.Fprintf(stdout, "  %s\n", shortOp(l))
+	}
+	if out.Result.Lost != "" {
+		fmt.Fprintf(stdout, "the model lost track: %s\n", out.Result.Lost)
+	}
+	if len(findings) > 0 {
+		fmt.Fprintln(stdout, "findings:")
+		for _, f := range findings {
+			fmt.Fprintf(stdout, "  %s\n", f)
+		}
+	}
+}
+
+func writeReplayJSON(t *Target, file string, ops []op.Op, out conformance.Outcome, verdict model.Verdict, findings []model.Finding,
+	expect *report.FindingID, reproduced bool, stdout io.Writer) error {
+	i := t.Info
+	j := JSONReplay{Target: JSONTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported,
+		Hooks: i.Hooks, ACL: i.ACL, Isolated: t.Isolated}, File: file, Ops: len(ops), Verdict: verdict.String(),
+		Detail: out.Detail, At: out.At, History: out.History, Findings: []JSONFinding{}, Reproduced: reproduced}
+	if expect != nil {
+		j.Expected = expect.String()
+	}
+	if j.History == nil {
+		j.History = []string{}
+	}
+	for _, f := range findings {
+		jf := JSONFinding{Index: f.Index, Rule: f.Rule.String(), Verdict: f.Verdict.String(), Detail: f.Detail}
+		if f.Index >= 0 {
+			jf.Op = f.Op.String()
+		}
+		j.Findings = append(j.Findings, jf)
+	}
+	return WriteJSONValue(stdout, j)
 }

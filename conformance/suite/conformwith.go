@@ -429,47 +429,61 @@ func (st *suiteState) died(co CaseOutcome, ops []op.Op, out conformance.Outcome)
 	return co
 }
 
-// failed is a case the model found failing: its repro cut after the first
-// failure, and shrunk while it still breaks the first failing rule.
+// failed is a case the model found failing. Each rule it broke is shown
+// with a repro of its own first finding: the ops up to that finding, shrunk
+// while the same finding (report.FindingID: rule, verdict, op kind, what
+// differed) still shows, so that a repro replays the finding it is named
+// for, not the case's first failure under another rule.
 func (st *suiteState) failed(co CaseOutcome, ops []op.Op, res *conformance.Result) CaseOutcome {
-	name := co.Name
-	broken := failingRules(res)
-	want := broken[0]
-	// The ops after the first failure do not make it: cut them (the
-	// cheapest shrink, and all a failure that is not shrunk gets).
-	repro := ops
-	for _, fd := range res.Findings {
-		if fd.Verdict == model.Fail {
-			if fd.Index >= 0 && fd.Index < len(ops) {
-				repro = ops[:fd.Index+1]
-				co.FirstFail = fd.Index
-			}
-			break
+	firsts := firstFailures(res)
+	repros := make(map[model.Rule][]op.Op, len(firsts))
+	for _, f := range firsts {
+		repro := conformance.ReproPrefix(ops, f.Index)
+		if !st.s.NoShrink && st.shown([]model.Rule{f.Rule}, model.Fail) {
+			id := report.IDOf(f)
+			repro = st.shrink(repro, func(o conformance.Outcome, _ []op.Op) bool {
+				return o.Verdict == model.Pass && o.Result != nil && hasFinding(o.Result, id)
+			})
 		}
+		repros[f.Rule] = repro
 	}
-	if !st.s.NoShrink && st.shown(broken, model.Fail) {
-		repro = st.shrink(repro, func(o conformance.Outcome, _ []op.Op) bool {
-			if o.Verdict != model.Pass || o.Result == nil {
-				return false
+	st.rep.AddResult(co.Name, res, func(i int) []op.Op {
+		f := res.Findings[i]
+		for _, first := range firsts {
+			if first.Rule == f.Rule && report.IDOf(first).Matches(report.IDOf(f)) {
+				return repros[f.Rule]
 			}
-			for _, r := range failingRules(o.Result) {
-				if r == want {
-					return true
-				}
-			}
-			return false
-		})
-	}
-	st.rep.AddResult(name, res, repro)
-	co.Verdict, co.Repro = model.Fail, repro
-	co.Broken = uniqueRules(broken)
-	for _, fd := range res.Findings {
-		if fd.Verdict == model.Fail {
-			co.Detail = fd.String()
-			break
 		}
-	}
+		return conformance.ReproPrefix(ops, f.Index)
+	})
+	co.Verdict, co.Repro, co.FirstFail = model.Fail, repros[firsts[0].Rule], firsts[0].Index
+	co.Broken = uniqueRules(failingRules(res))
+	co.Detail = firsts[0].String()
 	return co
+}
+
+// firstFailures are the first failure finding of each rule res broke, in
+// the order they happened.
+func firstFailures(res *conformance.Result) []model.Finding {
+	var out []model.Finding
+	seen := map[model.Rule]bool{}
+	for _, f := range res.Findings {
+		if f.Verdict == model.Fail && !seen[f.Rule] {
+			seen[f.Rule] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hasFinding reports whether res shows the finding id names.
+func hasFinding(res *conformance.Result, id report.FindingID) bool {
+	for _, f := range res.Findings {
+		if f.Verdict == model.Fail && id.Matches(report.IDOf(f)) {
+			return true
+		}
+	}
+	return false
 }
 
 // passed is a case that ran without a failure: skipped when nothing of it

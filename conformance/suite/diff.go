@@ -195,7 +195,7 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.Cla
 	}
 	st.byKey[ch.Key] = len(st.out.Changes)
 	if st.s.NoShrink {
-		ch.Script = cutAfter(ops, d.at)
+		ch.Script = conformance.ReproPrefix(ops, d.at)
 	} else {
 		st.shrink(&ch, d)
 	}
@@ -216,19 +216,11 @@ func (st *diffState) both(ops []op.Op) (a, b conformance.Outcome) {
 	return a, b
 }
 
-// cutAfter keeps ops up to and including at (all of them for the cleanup).
-func cutAfter(ops []op.Op, at int) []op.Op {
-	if at >= 0 && at < len(ops) {
-		return ops[:at+1]
-	}
-	return ops
-}
-
 // shrink looks for the shortest script whose runs still differ at an op of
 // the same kind with the same two results, within the budgets.
 func (st *diffState) shrink(ch *Change, d outcomeDiff) {
 	budget := min(st.s.ShrinkBudget, st.shrinkLeft)
-	ops := cutAfter(ch.Script, d.at)
+	ops := conformance.ReproPrefix(ch.Script, d.at)
 	if budget <= 0 || len(ops) < 2 {
 		ch.Script = ops
 		return
@@ -253,7 +245,7 @@ func (st *diffState) shrink(ch *Change, d outcomeDiff) {
 	st.shrinkLeft -= used
 	st.out.Shrink += used
 	ch.Shrunk = len(got) < len(ch.Script)
-	ch.Script = cutAfter(got, best.at)
+	ch.Script = conformance.ReproPrefix(got, best.at)
 	ch.At, ch.Old, ch.New = best.at, best.old, best.new
 }
 

@@ -63,7 +63,7 @@ func (st *suiteState) probe(c *conformance.Check, firstFail int) (CaseOutcome, b
 			for _, r := range rs {
 				g := f
 				g.Rule, g.Detail = r, where+"#"+strconv.Itoa(f.Index)+" "+f.Op.String()+": "+f.Detail
-				st.rep.AddProbeFailure(pc.Name, g, repro)
+				st.rep.AddProbeFailure(pc.Name, g, f, repro)
 			}
 			if !found {
 				first, found = CaseOutcome{Name: pc.Name, Rules: rules, Verdict: model.Fail, Broken: rs, Detail: where + f.String(), Repro: repro,

@@ -556,7 +556,7 @@ func (tc *Outcome) Report() *Report {
 	if first >= 0 {
 		repro = tc.repro(first)
 	}
-	r.AddResult(name, tc.Result, repro)
+	r.AddResult(name, tc.Result, func(i int) []Op { return tc.repro(tc.Result.Findings[i].Index) })
 	c := CheckReport{Name: name, Verdict: Pass, Detail: fmt.Sprintf("%d calls recorded, %d judged", len(tc.Trace.Calls), tc.Result.Checked)}
 	if first >= 0 {
 		c.Verdict, c.Detail = Fail, opAt(ops, first)+": "+tc.firstFailure()

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/simabi/simabi/conformance/session"
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// allMutantReprosEnv runs TestMutantRepros_replayTheirOwnFinding over every
+// emitted mutant (make mutant-repros): about an hour on two cores, most of
+// it shrinking. Without it the test runs reproSample.
+const allMutantReprosEnv = "ABICHECK_ALL_MUTANT_REPROS"
+
+// reproSample are the mutants make test replays every repro of: the one
+// whose repros replayed other rules' failures (undocumented-code: nine
+// rules from one random sequence), one that crashes (a freed handle) and
+// one that shows only in a child process (it reads past an image).
+var reproSample = []string{"undocumented-code", "destroy-unfinalized", "img-reads-past-end"}
+
+// TestMutantRepros_replayTheirOwnFinding checks each mutant as a user does
+// (abicheck -repro-dir DIR LIB), then replays every repro-<RULE>.ops written
+// on the same library: each must say it reproduces the finding its header
+// names, exit 0 — the finding of its own rule, not the case's first failure
+// under another (F-4, and every rule a mutant breaks).
+func TestMutantRepros_replayTheirOwnFinding(t *testing.T) {
+	t.Parallel()
+	names := reproSample
+	if os.Getenv(allMutantReprosEnv) != "" {
+		names = nil
+		for _, m := range emit.Mutants() {
+			names = append(names, m.Name)
+		}
+	}
+	var mu sync.Mutex
+	files, mutants := 0, 0
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			n := mutantReprosReplay(t, name)
+			mu.Lock()
+			files, mutants = files+n, mutants+1
+			mu.Unlock()
+		})
+	}
+	t.Cleanup(func() {
+		t.Logf("%d repro files of %d mutants replayed, each its own finding", files, mutants)
+	})
+}
+
+// mutantReprosReplay checks mutant name, replays every repro it wrote and
+// returns how many there were.
+func mutantReprosReplay(t *testing.T, name string) int {
+	m, ok := emit.LookupMutant(name)
+	if !ok {
+		t.Fatalf("no mutant %s", name)
+	}
+	lib := build(t, emit.Config{Profile: m.Profile, Mutant: m.Name})
+	dir := t.TempDir()
+	r := runCLI(t, nil, "-q", "-sequences", "20", "-repro-dir", dir, lib)
+	if r.code != exitFindings {
+		t.Fatalf("abicheck on mutant %s: exit %d, want 1\n%s\n%s", name, r.code, r.stdout, r.stderr)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "repro-*.ops"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("mutant %s: no repro written (%v)\n%s", name, err, r.stdout)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rule := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "repro-"), ".ops")
+		want := session.Header(string(text), "finding")
+		if !strings.HasPrefix(want, rule+" ") {
+			t.Errorf("%s: header names finding %q, not one of %s", filepath.Base(f), want, rule)
+			continue
+		}
+		rr := runCLI(t, nil, "-replay", f, lib)
+		line := lastLine(rr.stdout)
+		if rr.code != exitOK || line != "replay: reproduces "+want && !strings.HasPrefix(line, "replay: reproduces "+want+" (also fails ") {
+			t.Errorf("%s of mutant %s: exit %d, last line %q; want exit 0 and %q\n%s", filepath.Base(f), name, rr.code, line, "replay: reproduces "+want, text)
+		}
+	}
+	return len(files)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestReplay_doesNotReproduceOnAFixedBuild: a repro of a finding replayed
+// on a build without the defect exits 1 and says what it saw instead
+// (V-LAUNCH's finding on undocumented-code, replayed on the plain fake).
+func TestReplay_doesNotReproduceOnAFixedBuild(t *testing.T) {
+	t.Parallel()
+	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "undocumented-code"})
+	good := build(t, emit.Config{Profile: emit.ProfileTMR})
+	dir := t.TempDir()
+	if r := runCLI(t, nil, "-q", "-sequences", "0", "-repro-dir", dir, lib); r.code != exitFindings {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stdout)
+	}
+	file := filepath.Join(dir, "repro-V-LAUNCH.ops")
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := session.Header(string(text), "finding")
+	r := runCLI(t, nil, "-replay", file, good)
+	if got, line := r.code, lastLine(r.stdout); got != exitFindings || line != "replay: does not reproduce "+want+"; no failure instead" {
+		t.Errorf("replay on the plain fake: exit %d, last line %q; want exit 1 and %q", got, line, "replay: does not reproduce "+want+"; no failure instead")
+	}
+	// A header naming another finding than the one the ops show: exit 1,
+	// naming what failed instead.
+	other := strings.Replace(string(text), "# finding: "+want, "# finding: E-FIN fail at finalize: want OK, got INVALID_STATE", 1)
+	forged := filepath.Join(dir, "forged.ops")
+	if err := os.WriteFile(forged, []byte(other), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, nil, "-replay", forged, lib)
+	if line := lastLine(r.stdout); r.code != exitFindings || !strings.HasPrefix(line, "replay: does not reproduce E-FIN fail at finalize: want OK, got INVALID_STATE; fails V-LAUNCH") {
+		t.Errorf("forged header: exit %d, last line %q", r.code, line)
+	}
+	// A header that does not parse is a usage error naming the file.
+	bad := filepath.Join(dir, "bad.ops")
+	if err := os.WriteFile(bad, []byte("# finding: E-FIN passed nicely\ncreate c0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r = runCLI(t, nil, "-replay", bad, lib); r.code != exitUsage || !strings.Contains(r.stderr, bad+": # finding:") {
+		t.Errorf("bad header: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
