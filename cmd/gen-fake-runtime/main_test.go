@@ -212,3 +212,28 @@ func TestCBIND1_BuildChecksExports(t *testing.T) {
 		t.Fatalf("tmr: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// F-2: -h names every knob form ParseKnob accepts (emit.KnobForms), and
+// the fake-runtime document's knob table has a row for each.
+func TestF2_HelpNamesEveryKnob(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errb); code != 0 {
+		t.Fatalf("-h: exit %d: %s", code, errb.String())
+	}
+	doc, err := os.ReadFile("../../docs/fake-runtime.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(emit.KnobForms) < 10 {
+		t.Fatalf("emit.KnobForms has %d forms", len(emit.KnobForms))
+	}
+	for _, f := range emit.KnobForms {
+		form := f.Key + "=" + f.Value
+		if !strings.Contains(out.String(), form) {
+			t.Errorf("-h does not name the knob %s:\n%s", form, out.String())
+		}
+		if !strings.Contains(string(doc), "\n| `"+form+"` |") {
+			t.Errorf("docs/fake-runtime.md's knob table has no row for %s", form)
+		}
+	}
+}
