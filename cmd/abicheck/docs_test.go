@@ -219,3 +219,32 @@ func TestDocsReproFileIsWhatIsWritten(t *testing.T) {
 		t.Errorf("the example repro file's header lines differ from what abicheck writes (-written +doc):\n%s\nwritten:\n%s", d, written)
 	}
 }
+
+// docs/abicheck.md's synopses of abicheck mutants (the hand-written and the
+// mechanical one) name every flag of abicheck mutants -h between them.
+func TestDocsMutantsSynopsisNamesEveryFlag(t *testing.T) {
+	b, err := os.ReadFile("../../docs/abicheck.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?ms)^```\n(abicheck mutants .*?)^```").FindAllStringSubmatch(string(b), -1) {
+		for _, f := range regexp.MustCompile(`\[-([\w-]+)|^abicheck mutants -([\w-]+)`).FindAllStringSubmatch(m[1], -1) {
+			named[f[1]+f[2]] = true
+		}
+	}
+	var missing []string
+	for name := range helpDefaults(t, "mutants", "-h") {
+		if !named[name] {
+			missing = append(missing, "-"+name)
+		}
+		delete(named, name)
+	}
+	slices.Sort(missing)
+	if len(missing) > 0 {
+		t.Errorf("docs/abicheck.md's abicheck mutants synopses do not name %s", strings.Join(missing, ", "))
+	}
+	for name := range named {
+		t.Errorf("docs/abicheck.md's abicheck mutants synopses name -%s, which abicheck mutants does not have", name)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -235,5 +236,37 @@ func TestF2_HelpNamesEveryKnob(t *testing.T) {
 		if !strings.Contains(string(doc), "\n| `"+form+"` |") {
 			t.Errorf("docs/fake-runtime.md's knob table has no row for %s", form)
 		}
+	}
+}
+
+// Every flag of gen-fake-runtime -h is documented: the fake's in
+// docs/fake-runtime.md's flag table, -recorder's in docs/trace.md.
+func TestDocsNameEveryFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errb); code != 0 {
+		t.Fatalf("-h: exit %d: %s", code, errb.String())
+	}
+	var docs string
+	for _, d := range []string{"../../docs/fake-runtime.md", "../../docs/trace.md"} {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs += string(b)
+	}
+	n := 0
+	for _, l := range strings.Split(out.String(), "\n") {
+		name, ok := strings.CutPrefix(l, "  -")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, " ")
+		n++
+		if !regexp.MustCompile("[` \\[]-" + regexp.QuoteMeta(name) + "[ `=\\]]").MatchString(docs) {
+			t.Errorf("neither docs/fake-runtime.md nor docs/trace.md documents -%s", name)
+		}
+	}
+	if n < 10 {
+		t.Errorf("-h lists %d flags:\n%s", n, out.String())
 	}
 }
