@@ -26,6 +26,10 @@ rule of the mutant's rule group (the letter before the rule's first '-': E
 for E-FIN) failed, crashed or hung; the check of a mutant stops at its first
 kill. Exit status 1 when one survives, 2 on a usage or build error.
 
+With -diff, each mutant is diffed against the plain fake instead (abicheck
+diff) and reported with whether the diff names the clause it
+breaks. Exit status 1 when fewer than 95 % are.
+
 With -mechanical, the mutants are mechanical instead (issue #32): one
 operator (relational operator replaced, comparison constant shifted by one,
 status swapped, guard forced false, side effect deleted, adjacent statements
