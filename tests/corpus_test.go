@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var exportCorpus = flag.String("fuzzcorpus.export", "",
@@ -78,8 +81,30 @@ var (
 // does not exist.
 func TestFuzzTargetsAreAllBuilt(t *testing.T) {
 	root := repoRoot(t)
+	funcs := moduleFuzzTargets(t)
+	corpora := slices.Sorted(maps.Keys(fuzzCorpora))
+	if !slices.Equal(funcs, corpora) {
+		t.Errorf("fuzz targets of the module %v, seed corpora listed in fuzzCorpora %v", funcs, corpora)
+	}
+	script, err := os.ReadFile(filepath.Join(root, "fuzz", "libfuzzer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built []string
+	for _, m := range libfuzzerRE.FindAllSubmatch(script, -1) {
+		built = append(built, string(m[1]))
+	}
+	slices.Sort(built)
+	if !slices.Equal(funcs, built) {
+		t.Errorf("fuzz targets of the module %v, libFuzzer builds in fuzz/libfuzzer %v", funcs, built)
+	}
+}
+
+// moduleFuzzTargets are the names of the module's fuzz functions, sorted.
+func moduleFuzzTargets(t *testing.T) []string {
+	t.Helper()
 	var funcs []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(repoRoot(t), func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -102,22 +127,7 @@ func TestFuzzTargetsAreAllBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(funcs)
-	corpora := slices.Sorted(maps.Keys(fuzzCorpora))
-	if !slices.Equal(funcs, corpora) {
-		t.Errorf("fuzz targets of the module %v, seed corpora listed in fuzzCorpora %v", funcs, corpora)
-	}
-	script, err := os.ReadFile(filepath.Join(root, "fuzz", "libfuzzer"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var built []string
-	for _, m := range libfuzzerRE.FindAllSubmatch(script, -1) {
-		built = append(built, string(m[1]))
-	}
-	slices.Sort(built)
-	if !slices.Equal(funcs, built) {
-		t.Errorf("fuzz targets of the module %v, libFuzzer builds in fuzz/libfuzzer %v", funcs, built)
-	}
+	return funcs
 }
 
 // readSeed reads a one-argument []byte or string seed file of the Go
@@ -144,4 +154,39 @@ func readSeed(path string) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(s), nil
+}
+
+// docs/fuzzing.md's two tables are the module's fuzz targets and
+// fuzz/libfuzzer's table of builds (fuzzer, target, max_len, leak detection).
+func TestDocsFuzzingTablesAreTheTargets(t *testing.T) {
+	root := repoRoot(t)
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "fuzzing.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `(Fuzz\\w+)` \\| `").FindAllSubmatch(doc, -1) {
+		documented = append(documented, string(m[1]))
+	}
+	slices.Sort(documented)
+	if funcs := moduleFuzzTargets(t); !slices.Equal(funcs, documented) {
+		t.Errorf("docs/fuzzing.md's table of targets lists %v; the module's fuzz targets are %v", documented, funcs)
+	}
+	script, err := os.ReadFile(filepath.Join(root, "fuzz", "libfuzzer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built, inDoc []string
+	onOff := map[string]string{"1": "on", "0": "off"}
+	for _, m := range regexp.MustCompile(`(?m)^\s*(fuzz_\w+)\s+\S+\s+(Fuzz\w*)\s+(\d+)\s+([01])\s*$`).FindAllSubmatch(script, -1) {
+		built = append(built, fmt.Sprintf("%s %s %s %s", m[1], m[2], m[3], onOff[string(m[4])]))
+	}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(fuzz_\\w+)` \\| `(Fuzz\\w+)` \\| (\\d+) \\| (on|off) \\|$").FindAllSubmatch(doc, -1) {
+		inDoc = append(inDoc, fmt.Sprintf("%s %s %s %s", m[1], m[2], m[3], m[4]))
+	}
+	slices.Sort(built)
+	slices.Sort(inDoc)
+	if d := cmp.Diff(built, inDoc); d != "" || len(built) == 0 {
+		t.Errorf("docs/fuzzing.md's libFuzzer table differs from fuzz/libfuzzer's (-script +doc):\n%s", d)
+	}
 }

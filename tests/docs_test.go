@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -56,28 +58,54 @@ func markdownFiles(t *testing.T, root string) []string {
 
 var (
 	linkRE    = regexp.MustCompile(`\[[^\]]*\]\(([^)\s]+)\)`)
-	headingRE = regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
+	headingRE = regexp.MustCompile(`(?m)^(#{1,6}) (.+)$`)
 	fenceRE   = regexp.MustCompile("(?ms)^```.*?^```")
 )
 
-// anchors are the GitHub anchors of a Markdown file's headings.
-func anchors(text string) map[string]bool {
-	out := map[string]bool{}
+// heading is a Markdown heading outside the code blocks.
+type heading struct {
+	level  int    // 1 for "# ", 2 for "## ", ...
+	text   string // as written, markup included
+	anchor string // GitHub's link target for it
+}
+
+// headings are text's headings in order, each with GitHub's anchor: its
+// slug, and "-1", "-2", ... after the slug of an earlier heading.
+func headings(text string) []heading {
+	var out []heading
+	seen := map[string]int{}
 	for _, m := range headingRE.FindAllStringSubmatch(fenceRE.ReplaceAllString(text, ""), -1) {
-		out[slug(m[1])] = true
+		h := heading{level: len(m[1]), text: strings.TrimSpace(m[2]), anchor: slug(m[2])}
+		if n := seen[h.anchor]; n > 0 {
+			seen[h.anchor] = n + 1
+			h.anchor = fmt.Sprintf("%s-%d", h.anchor, n)
+		} else {
+			seen[h.anchor] = 1
+		}
+		out = append(out, h)
 	}
 	return out
 }
 
-// slug is GitHub's heading anchor: lower case, spaces to '-', punctuation
-// other than '-' and '_' dropped.
+// anchors are the GitHub anchors of a Markdown file's headings.
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, h := range headings(text) {
+		out[h.anchor] = true
+	}
+	return out
+}
+
+// slug is GitHub's heading anchor: lower case, spaces to '-', everything
+// but letters, marks, digits, '_' and '-' dropped (so "S — status codes"
+// is "s--status-codes").
 func slug(h string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(h)) {
 		switch {
 		case r == ' ':
 			b.WriteByte('-')
-		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
+		case r == '-' || unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.Pc):
 			b.WriteRune(r)
 		}
 	}

@@ -24,8 +24,8 @@ the two replay commands. Then the hot-path entries are timed on both builds,
 interleaved, against the noise of OLD timed against itself.
 
 OLD and NEW are each a library path or sim:tmr / sim:refusing. Flags that
-describe a build (-preload, -acl, -aicpu, -aicore, -callable) apply to both;
--old-X and -new-X give one side its own.
+describe a build (-preload, -acl, -aicpu, -aicore, -dispatcher, -sdma-warmup,
+-callable) apply to both; -old-X and -new-X give one side its own.
 
 Exit status: 0 no change (known changes allowed), 1 changes, 2 usage error or
 a build that does not load.

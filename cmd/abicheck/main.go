@@ -71,7 +71,10 @@ type options = session.Options
 type logLevelFlag struct{ l *abi.LogLevel }
 
 func (f logLevelFlag) String() string {
-	if f.l == nil || *f.l == 0 {
+	if f.l == nil {
+		return "" // the flag package's zero value, so that -h shows the default
+	}
+	if *f.l == 0 {
 		return abi.DefaultLogLevel.String()
 	}
 	return f.l.String()
@@ -126,6 +129,11 @@ Examples:
 Flags:
 `
 
+// replayUsage says where -replay runs FILE: replayMain's choice of target.
+const replayUsage = "run the op script `FILE` once and print its history: on LIB; without LIB, a repro on the target\n" +
+	"its header names (# target: sim:..., or # args: with the flags that loaded its library), else on sim:tmr;\n" +
+	"a recorded trace (docs/trace.md) on sim:tmr"
+
 func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("abicheck", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -138,7 +146,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.IntVar(&o.MaxOps, "max-ops", 300, "ops per random sequence")
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "time budget of the random sequences per target (0: none)")
 	fs.DurationVar(&o.CaseTimeout, "case-timeout", 10*time.Second, "a sequence running longer is a hang (its child is killed)")
-	fs.StringVar(&o.Replay, "replay", "", "run the op script `FILE` (a repro) on LIB (default sim:tmr) and print its history")
+	fs.StringVar(&o.Replay, "replay", "", replayUsage)
 	fs.StringVar(&o.ReproDir, "repro-dir", "", "write each failure's op log to `DIR`/repro-<rule>.ops")
 	fs.BoolVar(&o.Verbose, "v", false, "verbose: every check, the library's stderr, the rules not checked here")
 	fs.BoolVar(&o.Quiet, "q", false, "quiet: only failures and the summary")

@@ -18,13 +18,17 @@ import (
 const mutantsUsage = `usage: abicheck mutants [flags]
 
 Builds every mutant of the emitted fake runtime (sim/emit, F-4: each breaks
-exactly one rule), checks each in child processes with the directed
-catalogue (the checks that claim the mutant first) and then random
-sequences, and prints the kill table and the
-mutation score. A mutant is killed only when the checker reports a rule of
-the mutant's rule group (S, V, L, K, E, M, D or X) failed, crashed or hung; the
-check of a mutant stops at its first kill. Exit status 1 when one survives,
-2 on a usage or build error.
+exactly one clause of the contract), checks each in child processes with the
+directed catalogue (the checks that claim the mutant first) and then random
+sequences, and prints the kill table, the masking line, the mutation score
+and the clause coverage. A mutant is killed only when the checker reports a
+rule of the mutant's rule group (the letter before the rule's first '-': E
+for E-FIN) failed, crashed or hung; the check of a mutant stops at its first
+kill. Exit status 1 when one survives, 2 on a usage or build error.
+
+With -diff, each mutant is diffed against the plain fake instead (abicheck
+diff) and reported with whether the diff names the clause it
+breaks. Exit status 1 when fewer than 95 % are.
 
 With -mechanical, the mutants are mechanical instead (issue #32): one
 operator (relational operator replaced, comparison constant shifted by one,
@@ -39,11 +43,15 @@ the score over the non-equivalent mutants is below 95 %.
 Flags:
 `
 
+// mechanicalDiffOps is the length of a mechanical survivor's random
+// sequences against its reference.
+const mechanicalDiffOps = 200
+
 func mutantsMain(args []string, stdout, stderr io.Writer) int {
 	o := options{LoadTimeout: 30 * time.Second}
 	var filter string
 	var randomOnly, diff, mechanical bool
-	mo := session.MechanicalOptions{DiffOps: 200}
+	mo := session.MechanicalOptions{DiffOps: mechanicalDiffOps}
 	var mechProfiles string
 	fs := flag.NewFlagSet("abicheck mutants", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -62,7 +70,7 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&filter, "run", "", "check only the mutants whose name matches `REGEXP`")
 	fs.BoolVar(&o.JSON, "json", false, "print the kill table as JSON")
 	fs.BoolVar(&o.Verbose, "v", false, "verbose: the children's stderr")
-	fs.BoolVar(&o.Quiet, "q", false, "quiet: only survivors and the score")
+	fs.BoolVar(&o.Quiet, "q", false, "quiet: the kill table's survivors only, then the summary lines")
 	fs.BoolVar(&o.NoColor, "no-color", false, "no colors")
 	fs.IntVar(&o.MaxHangs, "max-hangs", 2, "after this many hangs in one entry, cases that call it are skipped")
 	fs.Usage = func() {}

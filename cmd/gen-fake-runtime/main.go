@@ -33,6 +33,21 @@ func (f knobFlags) Set(v string) error {
 	return emit.ParseKnob(v, f.k)
 }
 
+// knobUsage is -knob's help: every form emit.ParseKnob accepts, three to a
+// line.
+func knobUsage() string {
+	var b strings.Builder
+	b.WriteString("a `key=value` knob, repeatable (docs/fake-runtime.md):")
+	for i, f := range emit.KnobForms {
+		sep := " "
+		if i%3 == 0 {
+			sep = "\n"
+		}
+		b.WriteString(sep + f.Key + "=" + f.Value)
+	}
+	return b.String()
+}
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -65,12 +80,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cc       = fs.String("cc", "", "C compiler `command` (default $CC, then cc)")
 		recorder = fs.Bool("recorder", false, "build the recording runtime of docs/trace.md instead of a fake")
 		revision = fs.String("revision", "kernel", "-recorder: the ABI revision of the runtime to record: kernel or legacy")
-		hooks    = fs.Bool("hooks", true, "-recorder: export the four simulation hooks (-hooks=false for a target without them)")
+		hooks    = fs.Bool("hooks", true, "-recorder: export the simulation hooks of docs/contract.md (-hooks=false for a target without them)")
 		imgLimit = fs.Uint64("image-limit", emit.DefaultImageLimit, "-recorder: the default most `bytes` of one image written to the trace")
 	)
-	fs.Var(knobFlags{&cfg.Knobs}, "knob", "a `key=value` knob, repeatable: status.<entry>=<code>, fail.<site>=<count>:<code>,\n"+
-		"prepare_writes_id=false, fatal_device=true, strict=true, must_not_call=<entry>[,<entry>],\n"+
-		"crash.<entry>=true, hang.<entry>=true, null.<entry>=true")
+	fs.Var(knobFlags{&cfg.Knobs}, "knob", knobUsage())
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -210,5 +211,62 @@ func TestCBIND1_BuildChecksExports(t *testing.T) {
 	errb.Reset()
 	if code := run([]string{"-o", t.TempDir(), "-profile", "tmr"}, &out, &errb); code != 0 || errb.Len() != 0 {
 		t.Fatalf("tmr: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// F-2: -h names every knob form ParseKnob accepts (emit.KnobForms), and
+// the fake-runtime document's knob table has a row for each.
+func TestF2_HelpNamesEveryKnob(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errb); code != 0 {
+		t.Fatalf("-h: exit %d: %s", code, errb.String())
+	}
+	doc, err := os.ReadFile("../../docs/fake-runtime.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(emit.KnobForms) < 10 {
+		t.Fatalf("emit.KnobForms has %d forms", len(emit.KnobForms))
+	}
+	for _, f := range emit.KnobForms {
+		form := f.Key + "=" + f.Value
+		if !strings.Contains(out.String(), form) {
+			t.Errorf("-h does not name the knob %s:\n%s", form, out.String())
+		}
+		if !strings.Contains(string(doc), "\n| `"+form+"` |") {
+			t.Errorf("docs/fake-runtime.md's knob table has no row for %s", form)
+		}
+	}
+}
+
+// Every flag of gen-fake-runtime -h is documented: the fake's in
+// docs/fake-runtime.md's flag table, -recorder's in docs/trace.md.
+func TestDocsNameEveryFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errb); code != 0 {
+		t.Fatalf("-h: exit %d: %s", code, errb.String())
+	}
+	var docs string
+	for _, d := range []string{"../../docs/fake-runtime.md", "../../docs/trace.md"} {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs += string(b)
+	}
+	n := 0
+	for _, l := range strings.Split(out.String(), "\n") {
+		name, ok := strings.CutPrefix(l, "  -")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, " ")
+		n++
+		if !regexp.MustCompile("[` \\[]-" + regexp.QuoteMeta(name) + "[ `=\\]]").MatchString(docs) {
+			t.Errorf("neither docs/fake-runtime.md nor docs/trace.md documents -%s", name)
+		}
+	}
+	if n < 10 {
+		t.Errorf("-h lists %d flags:\n%s", n, out.String())
 	}
 }

@@ -1,7 +1,7 @@
 # test_consumer.py: pytest tests of a consumer's calls against simabi's fake
 # runtime (docs/fake-runtime.md). Install the package once, in a simabi
-# checkout: pip install ./python (it needs a C compiler, not Go). Run:
-#   python3 -m pytest
+# checkout (it needs a C compiler, not Go), as the document says; then run:
+#   .venv/bin/python -m pytest test_consumer.py
 import ctypes
 import struct
 

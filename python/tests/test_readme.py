@@ -1,6 +1,6 @@
 # test_fake.py: pytest tests against simabi's fake runtime, with no Go installed:
-#   pip install ./python   (in a simabi checkout; needs a C compiler)
-#   python3 -m pytest
+#   .venv/bin/pip install --no-build-isolation ./python   (README.md: the venv, in a simabi checkout)
+#   .venv/bin/python -m pytest test_fake.py
 import ctypes
 
 import pytest

@@ -182,7 +182,8 @@ func ParseKnob(kv string, k *Knobs) error {
 	return nil
 }
 
-// parseSite accepts a site number 1..9 or its abi.SiteNames name.
+// parseSite accepts a site number abi.FirstSite..abi.LastSite or its
+// abi.SiteNames name.
 func parseSite(s string) (int32, error) {
 	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
 		if int32(n) < abi.FirstSite || int32(n) > abi.LastSite {
