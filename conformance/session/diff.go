@@ -303,7 +303,7 @@ func printCause(w io.Writer, rep *DiffReport, i int, c DiffCause, o *Options) {
 	case c.Known > 0:
 		tag = fmt.Sprintf(" (%d known)", c.Known)
 	}
-	fmt.Fprintf(w, "\ncause %d: %s%s\n", i+1, c.Title(), tag)
+	fmt.Fprintf(w, "\ncause %d: %s%s\n", i+1, c.Title, tag)
 	fmt.Fprintf(w, "  %s (%s) under %s\n", plural(c.Changes, "change"), plural(c.Cases, "case"), plural(len(c.Groups), "clause group"))
 	if o.Quiet {
 		return
@@ -477,7 +477,7 @@ func writeDiffJUnit(path string, rep *DiffReport) error {
 				}
 			}
 		}
-		jc := junitDiffCase{Name: c.Title(), Classname: "abicheck.diff.behaviour", Time: msText(ms)}
+		jc := junitDiffCase{Name: c.Title, Classname: "abicheck.diff.behaviour", Time: msText(ms)}
 		if c.Known == c.Changes {
 			jc.SystemOut = "known: " + text.String()
 		} else {

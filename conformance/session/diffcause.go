@@ -26,6 +26,10 @@ type DiffCause struct {
 	// entry of the symbol table, or "setup" / "cleanup" for the runner's
 	// own calls before the first op and after the last.
 	Entry string `json:"entry"`
+	// Title is the cause in one line: "ENTRY FIELD: OLD -> NEW", the OLD
+	// values that went to one NEW value listed together, most changes
+	// first ("simpler_kernel_mode_launch status: OK, INVALID_STATE -> -93").
+	Title string `json:"title"`
 	// Field is the part of the result that changed: "status", "out"
 	// (the id written), "mem" (committed memory's direction), another
 	// key of the history line, "result" (a call that returns no status, or
@@ -59,10 +63,8 @@ type DiffCauseGroup struct {
 	Cases   int    `json:"cases"`
 }
 
-// Title is the cause in one line: "ENTRY FIELD: OLD -> NEW", the OLD values
-// that went to one NEW value listed together, most changes first
-// ("simpler_kernel_mode_launch status: OK, INVALID_STATE -> -93").
-func (c DiffCause) Title() string {
+// title is DiffCause.Title of c.
+func (c DiffCause) title() string {
 	var news []string
 	olds := map[string][]string{}
 	for _, t := range c.Transitions {
@@ -108,6 +110,7 @@ func (r *DiffReport) Causes() []DiffCause {
 		slices.SortStableFunc(c.Groups, func(a, b DiffCauseGroup) int {
 			return cmp.Or(cmp.Compare(len(b.Changes), len(a.Changes)), cmp.Compare(a.Group, b.Group))
 		})
+		c.Title = c.title()
 		out = append(out, *c)
 	}
 	slices.SortStableFunc(out, func(a, b DiffCause) int {

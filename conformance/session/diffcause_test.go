@@ -81,9 +81,10 @@ func TestCauses(t *testing.T) {
 	rep.Changes[3].Known = true
 	want := []DiffCause{
 		{Entry: "simpler_kernel_mode_launch", Field: "status", Changes: 3, Cases: 4, Known: 1,
+			Title:       "simpler_kernel_mode_launch status: OK, INVALID_STATE -> -93",
 			Transitions: []DiffTransition{{Old: "OK", New: "-93", Changes: 2}, {Old: "INVALID_STATE", New: "-93", Changes: 1}},
 			Groups:      []DiffCauseGroup{{Group: "E-LAUNCH", Changes: []int{0, 3}, Cases: 3}, {Group: "K-1", Changes: []int{1}, Cases: 1}}},
-		{Entry: "finalize_device", Field: "status", Changes: 1, Cases: 1,
+		{Entry: "finalize_device", Field: "status", Changes: 1, Cases: 1, Title: "finalize_device status: OK -> INVALID_STATE",
 			Transitions: []DiffTransition{{Old: "OK", New: "INVALID_STATE", Changes: 1}},
 			Groups:      []DiffCauseGroup{{Group: "E-FIN.1", Changes: []int{2}, Cases: 1}}},
 	}
@@ -91,14 +92,9 @@ func TestCauses(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("(-want +got):\n%s", d)
 	}
-	for i, title := range []string{"simpler_kernel_mode_launch status: OK, INVALID_STATE -> -93", "finalize_device status: OK -> INVALID_STATE"} {
-		if got[i].Title() != title {
-			t.Errorf("cause %d: %q, want %q", i, got[i].Title(), title)
-		}
-	}
 	two := DiffCause{Entry: "e", Field: "out", Transitions: []DiffTransition{{Old: "1", New: "2"}, {Old: "2", New: "3"}, {Old: "5", New: "2"}}}
-	if want := "e out: 1, 5 -> 2; 2 -> 3"; two.Title() != want {
-		t.Errorf("%q, want %q", two.Title(), want)
+	if want := "e out: 1, 5 -> 2; 2 -> 3"; two.title() != want {
+		t.Errorf("%q, want %q", two.title(), want)
 	}
 }
 
