@@ -192,7 +192,7 @@ func causeText(rep session.DiffReport, c session.DiffCause) string {
 	if len(ch.Also) > 0 {
 		b += fmt.Sprintf("      also in %d other case(s): %s\n", len(ch.Also), alsoText(ch.Also))
 	}
-	b += fmt.Sprintf("      script (%d ops): %s\n      %s\n      %s\n", len(ch.Script), ch.File, ch.Replay[0], ch.Replay[1])
+	b += fmt.Sprintf("      script (%s): %s\n      %s\n      %s\n", count(len(ch.Script), "op"), ch.File, ch.Replay[0], ch.Replay[1])
 	for _, g := range c.Groups {
 		var files []string
 		for _, i := range g.Changes {

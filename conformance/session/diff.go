@@ -336,7 +336,7 @@ func printChange(w io.Writer, c JSONChange, indent string) {
 	if len(c.Also) > 0 {
 		fmt.Fprintf(w, "%s  also in %d other case(s): %s\n", indent, len(c.Also), alsoText(c.Also))
 	}
-	fmt.Fprintf(w, "%s  script (%d ops): %s\n", indent, len(c.Script), c.File)
+	fmt.Fprintf(w, "%s  script (%s): %s\n", indent, plural(len(c.Script), "op"), c.File)
 	for _, r := range c.Replay {
 		fmt.Fprintf(w, "%s  %s\n", indent, r)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -210,5 +211,16 @@ func TestChecksJSONShape(t *testing.T) {
 		if got.Schema != "abicheck/v2" || got.Command != "check" || len(got.Targets) != n || got.Summary != want || got.ElapsedS != 2.5 {
 			t.Errorf("%d targets: %s %s, %d targets, summary %+v, %v s", n, got.Schema, got.Command, len(got.Targets), got.Summary, got.ElapsedS)
 		}
+	}
+}
+
+// docs/abicheck.md names the schema the JSON reports carry.
+func TestDocsNameTheJSONSchema(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "abicheck.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc := strings.Join(strings.Fields(string(b)), " "); !strings.Contains(doc, "an object whose `schema` is `"+JSONSchema+"`") {
+		t.Errorf("docs/abicheck.md does not say that a report's schema is %s", JSONSchema)
 	}
 }
