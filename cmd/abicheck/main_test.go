@@ -730,10 +730,19 @@ func TestMutantsCommandPrintsMasking(t *testing.T) {
 	}
 	r = runCLI(t, nil, "mutants", "-run", "^cfg-swimlane-4-refused$", "-sequences", "0", "-json")
 	var j struct {
-		Masking *[]json.RawMessage `json:"masking"`
+		Schema   string              `json:"schema"`
+		Command  string              `json:"command"`
+		Targets  []session.MutantRow `json:"targets"`
+		ElapsedS float64             `json:"elapsed_s"`
+		Masking  *[]json.RawMessage  `json:"masking"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || j.Masking == nil || len(*j.Masking) != 0 {
 		t.Errorf("-json: want \"masking\": [] (err %v):\n%s", err, r.stdout)
+	}
+	// The envelope of every JSON report (issue #37), a target per mutant.
+	if j.Schema != session.JSONSchema || j.Command != "mutants" || len(j.Targets) != 1 || j.Targets[0].Name != "cfg-swimlane-4-refused" ||
+		!j.Targets[0].Killed || j.ElapsedS <= 0 {
+		t.Errorf("-json: schema %q, command %q, targets %+v, elapsed_s %v", j.Schema, j.Command, j.Targets, j.ElapsedS)
 	}
 }
 
