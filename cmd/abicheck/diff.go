@@ -80,8 +80,8 @@ func diffMain(args []string, stdout, stderr io.Writer) int {
 	var shared, oldSide, newSide sideFlags
 	fs := flag.NewFlagSet("abicheck diff", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON instead of text")
-	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE` (a test case per group of changes)")
+	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON (docs/abicheck.md, schema abicheck/v2) instead of text")
+	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE` (a test case per cause)")
 	fs.Uint64Var(&o.Seed, "seed", defaultSeed, "seed of the random sequences (sequence i uses seed+i)")
 	fs.IntVar(&o.Sequences, "sequences", 100, "random sequences run on both builds after the directed checks")
 	fs.IntVar(&o.MaxOps, "max-ops", 300, "ops per random sequence")
