@@ -271,7 +271,7 @@ func printDiff(w io.Writer, rep *DiffReport, o *Options, speedText string) {
 	for _, t := range rep.TargetChanges {
 		fmt.Fprintf(w, "  the builds differ: %s\n", t)
 	}
-	if dir := scriptDir(rep.Changes); dir != "" && !o.Quiet {
+	if dir := scriptDir(rep.Changes); dir != "" {
 		fmt.Fprintf(w, "  scripts: %s\n", dir)
 	}
 	for i, c := range rep.ByCause {
