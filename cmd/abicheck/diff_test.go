@@ -117,12 +117,22 @@ func TestDiff_mutantChangeNamesItsClause(t *testing.T) {
 			Failures int `xml:"failures,attr"`
 			Cases    []struct {
 				Name    string    `xml:"name,attr"`
+				Time    *string   `xml:"time,attr"`
 				Failure *struct{} `xml:"failure"`
 			} `xml:"testcase"`
 		} `xml:"testsuite"`
 	}
 	if err := xml.Unmarshal(b, &x); err != nil || len(x.Suites) != 1 || x.Suites[0].Failures == 0 {
 		t.Fatalf("JUnit %v: %+v\n%s", err, x, b)
+	}
+	// A case per cause, then the behaviour as a whole; each with its time.
+	for i, c := range x.Suites[0].Cases {
+		if c.Time == nil {
+			t.Errorf("test case %s has no time", c.Name)
+		}
+		if i < len(rep.ByCause) && c.Name != rep.ByCause[i].Title {
+			t.Errorf("test case %d is %q, want the cause %q", i, c.Name, rep.ByCause[i].Title)
+		}
 	}
 }
 
