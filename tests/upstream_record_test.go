@@ -190,18 +190,22 @@ func liveFindingRules(t *testing.T, path string) map[string]bool {
 	if err != nil {
 		t.Fatalf("the live run's report: %v (run the lane's abicheck first)", err)
 	}
-	var r struct {
-		Findings []struct {
-			Rule    string `json:"rule"`
-			Verdict string `json:"verdict"`
-		} `json:"findings"`
+	var r struct { // docs/abicheck.md, "JSON": schema abicheck/v2
+		Targets []struct {
+			Findings []struct {
+				Rule    string `json:"rule"`
+				Verdict string `json:"verdict"`
+			} `json:"findings"`
+		} `json:"targets"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	rules := map[string]bool{}
-	for _, f := range r.Findings {
-		rules[f.Rule] = true
+	for _, tg := range r.Targets {
+		for _, f := range tg.Findings {
+			rules[f.Rule] = true
+		}
 	}
 	return rules
 }

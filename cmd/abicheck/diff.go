@@ -17,11 +17,16 @@ Runs the same directed checks (with their refusal probes) and the same seeded
 random sequences on two builds, each in its own child process (sim:PROFILE in
 this process), and compares them call by call: status, values written, the
 direction of committed memory, queried values, the model's findings, crashes
-and hangs. Each change is grouped by the clauses of docs/contract.md whose
-check produced it (the entry's rule for a random sequence), shrunk to the
-shortest op script that shows it on both builds, and printed old → new with
-the two replay commands. Then the hot-path entries are timed on both builds,
-interleaved, against the noise of OLD timed against itself.
+and hangs. Each change is shrunk to the shortest op script that shows it on
+both builds and written to a script that replays it. The changes are
+printed by cause: the entry whose call changed and what changed in its
+result ("simpler_kernel_mode_launch status: OK -> -93"), with the shortest
+change old → new and its two replay commands, then the clause groups of
+docs/contract.md the cause touched (the clauses of the check that showed
+it; the entry's rule for a random sequence) with their scripts. Then the
+hot-path entries are timed on both builds, interleaved, against the noise
+of OLD timed against itself: the table shows each ratio NEW/OLD, the band
+it must leave to be a change, and the verdict.
 
 OLD and NEW are each a library path or sim:tmr / sim:refusing. Flags that
 describe a build (-preload, -acl, -aicpu, -aicore, -dispatcher, -sdma-warmup,
@@ -75,8 +80,8 @@ func diffMain(args []string, stdout, stderr io.Writer) int {
 	var shared, oldSide, newSide sideFlags
 	fs := flag.NewFlagSet("abicheck diff", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON instead of text")
-	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE` (a test case per group of changes)")
+	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON (docs/abicheck.md, schema abicheck/v2) instead of text")
+	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE` (a test case per cause)")
 	fs.Uint64Var(&o.Seed, "seed", defaultSeed, "seed of the random sequences (sequence i uses seed+i)")
 	fs.IntVar(&o.Sequences, "sequences", 100, "random sequences run on both builds after the directed checks")
 	fs.IntVar(&o.MaxOps, "max-ops", 300, "ops per random sequence")
@@ -90,8 +95,8 @@ func diffMain(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.NoProbes, "no-probes", false, "leave out the refusal probes of the directed checks")
 	fs.BoolVar(&d.NoSpeed, "no-speed", false, "do not time the hot-path entries")
 	fs.DurationVar(&d.SpeedBudget, "speed-budget", 0, "time for the speed comparison (0: its default)")
-	fs.BoolVar(&o.Verbose, "v", false, "verbose: the children's stderr")
-	fs.BoolVar(&o.Quiet, "q", false, "quiet: the changes without their scripts, and the summary")
+	fs.BoolVar(&o.Verbose, "v", false, "verbose: every change in full under its clause group, and the children's stderr")
+	fs.BoolVar(&o.Quiet, "q", false, "quiet: the causes with their counts, and the summary")
 	fs.BoolVar(&o.NoColor, "no-color", false, "no colors")
 	fs.Var(logLevelFlag{&o.LogLevel}, "log-level", "host-log threshold bound into both builds: debug, info, timing, warn, error or null")
 	shared.register(fs, "", "both builds")

@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/op"
@@ -114,6 +117,7 @@ func TestDiff_mutantChangeNamesItsClause(t *testing.T) {
 			Failures int `xml:"failures,attr"`
 			Cases    []struct {
 				Name    string    `xml:"name,attr"`
+				Time    *string   `xml:"time,attr"`
 				Failure *struct{} `xml:"failure"`
 			} `xml:"testcase"`
 		} `xml:"testsuite"`
@@ -121,6 +125,106 @@ func TestDiff_mutantChangeNamesItsClause(t *testing.T) {
 	if err := xml.Unmarshal(b, &x); err != nil || len(x.Suites) != 1 || x.Suites[0].Failures == 0 {
 		t.Fatalf("JUnit %v: %+v\n%s", err, x, b)
 	}
+	// A case per cause, then the behaviour as a whole; each with its time.
+	for i, c := range x.Suites[0].Cases {
+		if c.Time == nil {
+			t.Errorf("test case %s has no time", c.Name)
+		}
+		if i < len(rep.ByCause) && c.Name != rep.ByCause[i].Title {
+			t.Errorf("test case %d is %q, want the cause %q", i, c.Name, rep.ByCause[i].Title)
+		}
+	}
+}
+
+// Issue #37: the fake against the same fake with one knob (launch returns
+// -93) is one cause, shown first: the entry, the statuses OLD answered and
+// NEW's -93, then the clause groups it touched with their scripts; the
+// JSON carries the same cause. Not a terminal: no progress line.
+func TestDiff_oneKnobIsOneCause(t *testing.T) {
+	t.Parallel()
+	plain := build(t, emit.Config{Profile: emit.ProfileTMR})
+	knob := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{"simpler_kernel_mode_launch": -93}}})
+	dir := t.TempDir()
+	args := []string{"-no-speed", "-sequences", "0", "-no-shrink", "-repro-dir", dir, plain, knob}
+	j := runCLI(t, nil, append([]string{"diff", "-json"}, args...)...)
+	if j.code != exitFindings {
+		t.Fatalf("exit %d, want 1\n%s", j.code, j.stderr)
+	}
+	rep := parseDiff(t, j.stdout)
+	if rep.Schema != session.JSONSchema || rep.Command != "diff" || len(rep.Targets) != 2 || rep.Old().Path != plain || rep.New().Path != knob {
+		t.Errorf("envelope: %s %s %+v", rep.Schema, rep.Command, rep.Targets)
+	}
+	if len(rep.ByCause) != 1 || rep.Summary.Causes != 1 {
+		t.Fatalf("%d causes (summary %d), want 1: %+v", len(rep.ByCause), rep.Summary.Causes, rep.ByCause)
+	}
+	c := rep.ByCause[0]
+	var olds []string
+	for _, tr := range c.Transitions {
+		if tr.New != "-93" {
+			t.Errorf("transition %+v: NEW is not -93", tr)
+		}
+		olds = append(olds, tr.Old)
+	}
+	want := []string{"OK", "INVALID_STATE", "INVALID_ARGUMENT", "-1300", "CALLABLE_NOT_RESIDENT", "-2001"}
+	if d := cmp.Diff(want, olds); d != "" || c.Entry != "simpler_kernel_mode_launch" || c.Field != "status" {
+		t.Errorf("cause %s %s, OLD statuses (-want +got):\n%s", c.Entry, c.Field, d)
+	}
+	cases := 0
+	for _, ch := range rep.Changes {
+		cases += 1 + len(ch.Also)
+	}
+	if c.Changes != len(rep.Changes) || c.Cases != cases || len(c.Groups) != rep.Summary.Groups {
+		t.Errorf("cause counts %d changes, %d cases, %d groups; the report %d, %d, %d", c.Changes, c.Cases, len(c.Groups),
+			len(rep.Changes), cases, rep.Summary.Groups)
+	}
+	r := runCLI(t, nil, append([]string{"diff"}, args...)...)
+	blocks := strings.Split(r.stdout, "\n\n")
+	if r.code != exitFindings || len(blocks) != 3 || strings.Contains(r.stdout, "\r") {
+		t.Fatalf("exit %d, %d blocks, want 1, the header, one cause and the summary:\n%q", r.code, len(blocks), r.stdout)
+	}
+	if d := cmp.Diff(causeText(rep, c), blocks[1]); d != "" {
+		t.Errorf("the first change block (-want +got):\n%s", d)
+	}
+}
+
+// causeText is what the text of a diff shows of cause c of rep.
+func causeText(rep session.DiffReport, c session.DiffCause) string {
+	b := fmt.Sprintf("cause 1: simpler_kernel_mode_launch status: OK, INVALID_STATE, INVALID_ARGUMENT, -1300, CALLABLE_NOT_RESIDENT, -2001 -> -93\n"+
+		"  %d changes (%d cases) under %d clause groups\n  the shortest:\n", c.Changes, c.Cases, len(c.Groups))
+	short := 0
+	for i, ch := range rep.Changes {
+		if len(ch.Script) < len(rep.Changes[short].Script) {
+			short = i
+		}
+	}
+	ch := rep.Changes[short]
+	b += fmt.Sprintf("    %s, #%d:\n      old: %s\n      new: %s\n", ch.Case, ch.At, ch.Old, ch.New)
+	if len(ch.Also) > 0 {
+		b += fmt.Sprintf("      also in %d other case(s): %s\n", len(ch.Also), alsoText(ch.Also))
+	}
+	b += fmt.Sprintf("      script (%s): %s\n      %s\n      %s\n", count(len(ch.Script), "op"), ch.File, ch.Replay[0], ch.Replay[1])
+	for _, g := range c.Groups {
+		var files []string
+		for _, i := range g.Changes {
+			files = append(files, filepath.Base(rep.Changes[i].File))
+		}
+		b += fmt.Sprintf("  %s: %s (%s): %s\n", g.Group, count(len(g.Changes), "change"), count(g.Cases, "case"), strings.Join(files, " "))
+	}
+	return strings.TrimSuffix(b, "\n")
+}
+
+func alsoText(cases []string) string {
+	if len(cases) <= 4 {
+		return strings.Join(cases, ", ")
+	}
+	return strings.Join(cases[:4], ", ") + fmt.Sprintf(" and %d more", len(cases)-4)
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // -write-baseline then -baseline: the same changes are known and the diff

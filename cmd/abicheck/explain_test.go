@@ -211,7 +211,7 @@ func TestFindingsCarryTheRuleAnchor(t *testing.T) {
 		Results  []session.JSONResult   `json:"results"`
 		Findings []report.FindingReport `json:"findings"`
 	}
-	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil {
+	if err := json.Unmarshal(onlyTarget(t, j.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range rep.Findings {

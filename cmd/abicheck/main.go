@@ -113,7 +113,7 @@ Exit status: 0 no failures (warnings allowed), 1 findings, 2 usage or load
 error.
 
 Examples:
-  abicheck                                  # sim + emitted fake, table
+  abicheck                                  # sim + emitted fake: failures, skips, a line per target
   abicheck -json build/libhost_runtime.so   # one library, JSON report
   abicheck -preload build/lib/libcpu_sim_context.so \
       build/lib/a2a3/sim/tensormap_and_ringbuffer/libhost_runtime.so
@@ -137,7 +137,7 @@ const replayUsage = "run the op script `FILE` once and print its history: on LIB
 func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("abicheck", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON (docs/abicheck.md) instead of the table")
+	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON (docs/abicheck.md, schema abicheck/v2) instead of the text")
 	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	fs.Var((*stringList)(&o.Preloads), "preload", "load `PATH` RTLD_GLOBAL before LIB (repeatable; e.g. libcpu_sim_context.so)")
 	fs.StringVar(&o.ACL, "acl", "", "the ACL library (`PATH` to libascendcl.so) that sets the device and streams of a LIB without simulation hooks")
@@ -148,9 +148,9 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.DurationVar(&o.CaseTimeout, "case-timeout", 10*time.Second, "a sequence running longer is a hang (its child is killed)")
 	fs.StringVar(&o.Replay, "replay", "", replayUsage)
 	fs.StringVar(&o.ReproDir, "repro-dir", "", "write each failure's op log to `DIR`/repro-<rule>.ops")
-	fs.BoolVar(&o.Verbose, "v", false, "verbose: every check, the library's stderr, the rules not checked here")
+	fs.BoolVar(&o.Verbose, "v", false, "verbose: the table of every rule, every check, the library's stderr, the rules not checked here")
 	fs.BoolVar(&o.Quiet, "q", false, "quiet: only failures and the summary")
-	fs.BoolVar(&o.NoColor, "no-color", false, "no colors in the table")
+	fs.BoolVar(&o.NoColor, "no-color", false, "no colors in the text")
 	fs.BoolVar(&o.NoShrink, "no-shrink", false, "report failing sequences unshrunk")
 	fs.BoolVar(&o.NoProbes, "no-probes", false, "do not probe, after each refused call of a directed check, that the refusal left no trace")
 	fs.IntVar(&o.MaxHangs, "max-hangs", 2, "after this many hangs in one entry, cases that call it are skipped")

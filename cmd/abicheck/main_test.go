@@ -6,10 +6,13 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -159,14 +162,68 @@ func validate(t *testing.T, r jReport) {
 	}
 }
 
-func parseOne(t *testing.T, out string) jReport {
+// checkJSON is the envelope of a check's JSON report (docs/abicheck.md,
+// schema abicheck/v2): the same for one target and for several.
+type checkJSON struct {
+	Schema   *string           `json:"schema"`
+	Command  *string           `json:"command"`
+	Targets  []json.RawMessage `json:"targets"`
+	Summary  map[string]*int   `json:"summary"`
+	ElapsedS *float64          `json:"elapsed_s"`
+}
+
+// parseCheck parses the JSON report of a command ("check", "check-trace")
+// over n targets: the envelope, each target valid against the schema,
+// the totals the targets' sums.
+func parseCheck(t *testing.T, out, command string, n int) []jReport {
 	t.Helper()
-	var r jReport
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
+	var j checkJSON
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
-	validate(t, r)
-	return r
+	if j.Schema == nil || *j.Schema != session.JSONSchema || j.Command == nil || *j.Command != command || j.ElapsedS == nil || *j.ElapsedS < 0 {
+		t.Fatalf("envelope: schema %v, command %v, elapsed_s %v; want %s, %s and a time", j.Schema, j.Command, j.ElapsedS, session.JSONSchema, command)
+	}
+	if len(j.Targets) != n {
+		t.Fatalf("%d targets, want %d", len(j.Targets), n)
+	}
+	var reps []jReport
+	total := map[string]int{}
+	for _, raw := range j.Targets {
+		var r jReport
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatalf("target: %v\n%s", err, raw)
+		}
+		validate(t, r)
+		for _, v := range verdicts {
+			total[v] += *r.Summary[v]
+		}
+		reps = append(reps, r)
+	}
+	for _, v := range verdicts {
+		if n := j.Summary[v]; n == nil || *n != total[v] {
+			t.Errorf("summary.%s = %v, the targets have %d", v, n, total[v])
+		}
+	}
+	return reps
+}
+
+// parseOne parses the JSON report of a check of one target.
+func parseOne(t *testing.T, out string) jReport {
+	t.Helper()
+	return parseCheck(t, out, "check", 1)[0]
+}
+
+// onlyTarget is the one target of a check's JSON report, undecoded.
+func onlyTarget(t *testing.T, out string) []byte {
+	t.Helper()
+	var j checkJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil || len(j.Targets) != 1 {
+		t.Fatalf("JSON: %v, want one target:\n%s", err, out)
+	}
+	return j.Targets[0]
 }
 
 func resultOf(r jReport, rule string) jResult {
@@ -178,23 +235,102 @@ func resultOf(r jReport, rule string) jResult {
 	return jResult{}
 }
 
-// TestDefaultRun: no LIB checks sim (tmr, refusing) and the emitted fake,
-// prints the table and exits 0.
+// TestDefaultRun: no LIB checks sim (tmr, refusing) and the emitted fake
+// and exits 0; when everything passes the text is, per target, its header,
+// its skips one line per reason (their counts adding up to the summary's)
+// and its summary line, then the total with the wall time (issue #37).
 func TestDefaultRun(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil)
 	if r.code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"RULE", "VERDICT", "DETAIL", "== sim:tmr", "== sim:refusing", "E-PREP", "V-IMG", "no failures"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+	labels := []string{"sim:tmr", "sim:refusing", "emitted:tmr"}
+	if strings.Contains(r.stderr, "no C compiler") {
+		labels = labels[:2]
+	}
+	blocks := strings.Split(r.stdout, "\n\n")
+	if len(blocks) != len(labels)+1 {
+		t.Fatalf("%d blocks, want one per target and the total:\n%s", len(blocks), r.stdout)
+	}
+	skipLine := regexp.MustCompile(`^skip \((\d+)\): [^:]+(: [^:]+)*: ([A-Z][A-Z0-9-]*( |$))+$`)
+	for i, label := range labels {
+		lines := strings.Split(strings.TrimSuffix(blocks[i], "\n"), "\n")
+		if !strings.HasPrefix(lines[0], "== "+label+" ") {
+			t.Errorf("block %d opens %q, want the header of %s", i, lines[0], label)
+		}
+		skips := 0
+		for _, l := range lines[1 : len(lines)-1] {
+			m := skipLine.FindStringSubmatch(l)
+			if m == nil {
+				t.Errorf("%s: %q is not a skip line", label, l)
+				continue
+			}
+			n, _ := strconv.Atoi(m[1])
+			if got := len(strings.Fields(l[strings.LastIndex(l, ": ")+2:])); got != n {
+				t.Errorf("%s: %q counts %d rules, lists %d", label, l, n, got)
+			}
+			skips += n
+		}
+		summary := regexp.MustCompile(`^` + regexp.QuoteMeta(label) + `: \d+ pass, 0 fail, 0 warn, ` + strconv.Itoa(skips) +
+			` skip, 0 crash, 0 hang — \d+ checks, 100 random sequences × 300 ops \(seed 1\), \d+ calls checked, \d+\.\ds$`)
+		if last := lines[len(lines)-1]; !summary.MatchString(last) {
+			t.Errorf("%s: summary %q, want %s", label, last, summary)
 		}
 	}
-	if !strings.Contains(r.stdout, "== emitted:tmr") && !strings.Contains(r.stderr, "no C compiler") {
-		t.Errorf("neither the emitted runtime nor the no-compiler line:\n%s\n%s", r.stdout, r.stderr)
+	total := regexp.MustCompile(`^abicheck: ` + strconv.Itoa(len(labels)) + ` targets: \d+ pass, 0 fail, 0 warn, \d+ skip, 0 crash, 0 hang — no failures — \d+\.\ds\n$`)
+	if last := blocks[len(blocks)-1]; !total.MatchString(last) {
+		t.Errorf("total %q, want %s", last, total)
 	}
 	t.Logf("default run: %v", r.elapsed)
+}
+
+// -check-trace of a tiny trace: the rules it does not exercise are one
+// skip line, not a row each (issue #37), and -v gives the table back.
+func TestCheckTraceTinyTraceText(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "s.ops")
+	trace := "# simabi trace v2\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n" +
+		"@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 supported c0 -> 1\n@5-6 t0 dev=0 destroy c0 -> done\n"
+	if err := os.WriteFile(file, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := runCLI(t, nil, "-check-trace", "-json", file)
+	rep := parseCheck(t, j.stdout, "check-trace", 1)[0]
+	groups := map[string][]string{}
+	var order []string
+	for _, res := range rep.Results {
+		if *res.Verdict != "skip" {
+			continue
+		}
+		why := *res.Detail
+		if i := strings.Index(why, ": "); i >= 0 && why[:i] == *res.Rule {
+			why = why[i+2:]
+		}
+		if groups[why] == nil {
+			order = append(order, why)
+		}
+		groups[why] = append(groups[why], *res.Rule)
+	}
+	label := file + " (recorded on /x/libhost_runtime.so)"
+	want := "== " + label + " /x/libhost_runtime.so (revision kernel, profile tmr, supported 1, no hooks, no ACL)\n"
+	for _, why := range order {
+		want += fmt.Sprintf("skip (%d): %s: %s\n", len(groups[why]), why, strings.Join(groups[why], " "))
+	}
+	s := rep.Summary
+	counts := fmt.Sprintf("%d pass, 0 fail, 0 warn, %d skip, 0 crash, 0 hang", *s["pass"], *s["skip"])
+	want += label + ": " + counts + " — a recorded session, 3 calls judged\n\nabicheck: 1 trace: " + counts + " — no failures — "
+	r := runCLI(t, nil, "-check-trace", file)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, want) || !regexp.MustCompile(`— \d+\.\ds\n$`).MatchString(r.stdout) {
+		t.Errorf("exit %d:\n%s\nwant:\n%s<time>s", r.code, r.stdout, want)
+	}
+	if len(order) > 3 || *s["skip"] < 40 {
+		t.Errorf("%d skip reasons over %d skips: the tiny trace should skip most rules for a few reasons", len(order), *s["skip"])
+	}
+	v := runCLI(t, nil, "-check-trace", "-v", file)
+	if rows := strings.Count(v.stdout, " skip    "); rows != *s["skip"] {
+		t.Errorf("-v: %d skip rows, want %d", rows, *s["skip"])
+	}
 }
 
 // TestNoCompiler: without a C compiler the default run says so in one line
@@ -213,24 +349,22 @@ func TestNoCompiler(t *testing.T) {
 	}
 }
 
-// TestJSONSchema: -json of the default run is an array, one object per
-// target, each valid against the schema.
+// TestJSONSchema: -json has one shape whatever the number of targets
+// (issue #37): the envelope of schema abicheck/v2 with a report per target,
+// for the default run (sim:tmr, sim:refusing and the emitted fake when a
+// compiler is there) as for one LIB.
 func TestJSONSchema(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "-json", "-sequences", "10")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	var all []json.RawMessage
-	if err := json.Unmarshal([]byte(r.stdout), &all); err != nil {
-		t.Fatalf("not a JSON array: %v\n%s", err, r.stdout)
-	}
-	if len(all) < 2 {
-		t.Fatalf("%d targets, want sim:tmr, sim:refusing (and the emitted one)", len(all))
+	n := 3
+	if strings.Contains(r.stderr, "no C compiler") {
+		n = 2
 	}
 	paths := map[string]jReport{}
-	for _, raw := range all {
-		rep := parseOne(t, string(raw))
+	for _, rep := range parseCheck(t, r.stdout, "check", n) {
 		paths[*rep.Target.Path] = rep
 	}
 	if p := paths["sim:tmr"]; p.Target == nil || *p.Target.Profile != "tmr" || *p.Target.Supported != 1 {
@@ -243,6 +377,28 @@ func TestJSONSchema(t *testing.T) {
 	if v := resultOf(paths["sim:tmr"], "E-SUP"); v.Verdict == nil || *v.Verdict != "pass" {
 		t.Errorf("sim:tmr E-SUP: %+v", v)
 	}
+	one := runCLI(t, nil, "-json", "-sequences", "10", "sim:refusing")
+	if one.code != exitOK {
+		t.Fatalf("sim:refusing: exit %d\n%s", one.code, one.stderr)
+	}
+	if rep := parseOne(t, one.stdout); *rep.Target.Path != "sim:refusing" {
+		t.Errorf("one LIB: target %s", *rep.Target.Path)
+	}
+	if a, b := jsonKeys(t, r.stdout), jsonKeys(t, one.stdout); !slices.Equal(a, b) {
+		t.Errorf("the default run's keys %v, one LIB's %v", a, b)
+	}
+}
+
+// jsonKeys are the keys of a JSON object, sorted.
+func jsonKeys(t *testing.T, out string) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("not a JSON object: %v\n%s", err, out)
+	}
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
 }
 
 // TestMutantIsReported: a mutant .so exits 1 and names the broken rule
@@ -459,9 +615,11 @@ func TestJUnit(t *testing.T) {
 	}
 	var s struct {
 		Suites []struct {
-			Name  string `xml:"name,attr"`
+			Name  string  `xml:"name,attr"`
+			Time  float64 `xml:"time,attr"`
 			Cases []struct {
-				Name string `xml:"name,attr"`
+				Name string   `xml:"name,attr"`
+				Time *float64 `xml:"time,attr"`
 			} `xml:"testcase"`
 		} `xml:"testsuite"`
 	}
@@ -470,6 +628,19 @@ func TestJUnit(t *testing.T) {
 	}
 	if len(s.Suites) != 1 || len(s.Suites[0].Cases) < 40 {
 		t.Fatalf("suites %+v", s.Suites)
+	}
+	// Every case carries its rule's time (session.RuleTimes), and the
+	// times add up to the suite's, to the rounding of each to 1 ms.
+	var sum float64
+	for _, c := range s.Suites[0].Cases {
+		if c.Time == nil {
+			t.Errorf("test case %s has no time", c.Name)
+			continue
+		}
+		sum += *c.Time
+	}
+	if st := s.Suites[0].Time; st <= 0 || sum < st-0.001*float64(len(s.Suites[0].Cases)) || sum > st+0.001*float64(len(s.Suites[0].Cases)) {
+		t.Errorf("the cases' times add up to %.3f s, the suite took %.3f s", sum, st)
 	}
 }
 
@@ -561,10 +732,19 @@ func TestMutantsCommandPrintsMasking(t *testing.T) {
 	}
 	r = runCLI(t, nil, "mutants", "-run", "^cfg-swimlane-4-refused$", "-sequences", "0", "-json")
 	var j struct {
-		Masking *[]json.RawMessage `json:"masking"`
+		Schema   string              `json:"schema"`
+		Command  string              `json:"command"`
+		Targets  []session.MutantRow `json:"targets"`
+		ElapsedS float64             `json:"elapsed_s"`
+		Masking  *[]json.RawMessage  `json:"masking"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || j.Masking == nil || len(*j.Masking) != 0 {
 		t.Errorf("-json: want \"masking\": [] (err %v):\n%s", err, r.stdout)
+	}
+	// The envelope of every JSON report (issue #37), a target per mutant.
+	if j.Schema != session.JSONSchema || j.Command != "mutants" || len(j.Targets) != 1 || j.Targets[0].Name != "cfg-swimlane-4-refused" ||
+		!j.Targets[0].Killed || j.ElapsedS <= 0 {
+		t.Errorf("-json: schema %q, command %q, targets %+v, elapsed_s %v", j.Schema, j.Command, j.Targets, j.ElapsedS)
 	}
 }
 

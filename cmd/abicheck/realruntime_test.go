@@ -26,7 +26,7 @@ func findingsJSON(t *testing.T, out string) []jFinding {
 	var r struct {
 		Findings []jFinding `json:"findings"`
 	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
+	if err := json.Unmarshal(onlyTarget(t, out), &r); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
 	return r.Findings
@@ -215,7 +215,7 @@ func TestU1LateThreadIsReportedAsU1(t *testing.T) {
 		Results  []session.JSONResult `json:"results"`
 		Findings []jFinding           `json:"findings"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+	if err := json.Unmarshal(onlyTarget(t, r.stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
 	var u1 *session.JSONResult

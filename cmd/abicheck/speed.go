@@ -19,8 +19,8 @@ func speedComparer(oldOpt, newOpt *options) session.SpeedComparer {
 		return speed.Build{Label: t.Label, Lib: isolate.Config{Lib: t.Label, Preloads: o.Preloads, ACL: o.ACL, Binaries: o.Bins,
 			LogLevel: int32(o.LogLevel), Callable: o.Callable}}
 	}
-	return func(old, new *session.Target, budget time.Duration) (any, int, string, error) {
-		so := speed.Options{Budget: budget, Timeout: oldOpt.CaseTimeout, LoadTimeout: oldOpt.LoadTimeout}
+	return func(old, new *session.Target, budget time.Duration, progress func(done, total int, name string)) (any, int, string, error) {
+		so := speed.Options{Budget: budget, Timeout: oldOpt.CaseTimeout, LoadTimeout: oldOpt.LoadTimeout, Progress: progress}
 		rep, err := speed.Compare(build(old, oldOpt), build(new, newOpt), so)
 		if err != nil {
 			return nil, 0, "", err

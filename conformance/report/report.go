@@ -393,8 +393,11 @@ func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ")
 // JUnitSuite is one target's per-rule verdicts for RenderJUnit.
 type JUnitSuite struct {
 	Name    string        // the target, e.g. "sim:tmr" or a library path
-	Elapsed time.Duration // 0: no time attribute
+	Elapsed time.Duration // the suite's time
 	Rules   []RuleReport
+	// Times are the rules' times (a test case's time attribute; a rule
+	// it does not name took 0).
+	Times map[string]time.Duration
 }
 
 type junitSuites struct {
@@ -413,13 +416,14 @@ type junitSuite struct {
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr,omitempty"`
+	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
 	Props     *junitProps   `xml:"properties,omitempty"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
@@ -443,19 +447,17 @@ type junitMessage struct {
 }
 
 // RenderJUnit renders suites as JUnit XML: one <testsuite> per target under
-// a <testsuites> named name, one <testcase> per rule. A failure is
+// a <testsuites> named name, one <testcase> per rule, each with its time in
+// seconds (JUnitSuite.Elapsed, Times). A failure is
 // <failure>, a crash or a hang <error> (its type says which), a skip
 // <skipped>, a warning a passing case with its detail in system-out; the
 // shrunk op log of a failure is the element's body.
 func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 	all := junitSuites{Name: name}
 	for _, in := range suites {
-		s := junitSuite{Name: in.Name}
-		if in.Elapsed > 0 {
-			s.Time = fmt.Sprintf("%.3f", in.Elapsed.Seconds())
-		}
+		s := junitSuite{Name: in.Name, Time: fmt.Sprintf("%.3f", in.Elapsed.Seconds())}
 		for _, rr := range in.Rules {
-			c := junitCase{Name: rr.Rule, ClassName: junitClass(name, in.Name)}
+			c := junitCase{Name: rr.Rule, ClassName: junitClass(name, in.Name), Time: fmt.Sprintf("%.3f", in.Times[rr.Rule].Seconds())}
 			body := strings.Join(rr.Repro, "\n")
 			if rr.Anchor != "" {
 				// Where the rule's text is: a property for viewers that

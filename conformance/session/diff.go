@@ -8,11 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/suite"
 )
@@ -37,19 +37,29 @@ func DiffTarget(spec string, o *Options, stderr io.Writer) (*Target, error) {
 	return LibTarget(spec, o, stderr)
 }
 
-// DiffReport is a diff's result in the form -json prints.
+// DiffReport is a diff's result in the form -json prints: the envelope
+// every JSON report of abicheck shares (JSONSchema; the targets are OLD and
+// NEW), then the diff's own fields.
 type DiffReport struct {
-	Old     JSONTarget       `json:"old"`
-	New     JSONTarget       `json:"new"`
-	Seed    uint64           `json:"seed"`
-	Profile string           `json:"profile"` // the profile whose cases ran
-	Changes []JSONChange     `json:"changes"`
-	Targets []string         `json:"target_changes,omitempty"` // what differs in what the builds are
-	Skipped []string         `json:"skipped,omitempty"`
-	Speed   any              `json:"speed,omitempty"`
-	Summary JSONDiffSummary  `json:"summary"`
-	groups  map[string][]int // group -> indices into Changes
+	Schema   string       `json:"schema"`
+	Command  string       `json:"command"`
+	Targets  []JSONTarget `json:"targets"` // OLD then NEW (role "old", "new")
+	ElapsedS float64      `json:"elapsed_s"`
+	Seed     uint64       `json:"seed"`
+	Profile  string       `json:"profile"` // the profile whose cases ran
+	// Causes group the changes by the entry and the part of its result
+	// that changed (Causes()), the most changes first.
+	ByCause       []DiffCause     `json:"causes"`
+	Changes       []JSONChange    `json:"changes"`
+	TargetChanges []string        `json:"target_changes,omitempty"` // what differs in what the builds are
+	Skipped       []string        `json:"skipped,omitempty"`
+	Speed         any             `json:"speed,omitempty"`
+	Summary       JSONDiffSummary `json:"summary"`
 }
+
+// Old is the report's OLD build, New its NEW.
+func (r *DiffReport) Old() JSONTarget { return r.Targets[0] }
+func (r *DiffReport) New() JSONTarget { return r.Targets[1] }
 
 // JSONChange is one change of a diff.
 type JSONChange struct {
@@ -60,13 +70,23 @@ type JSONChange struct {
 	At      int      `json:"at"`
 	Old     string   `json:"old"`
 	New     string   `json:"new"`
-	Script  []string `json:"script"`
-	Shrunk  bool     `json:"shrunk"`
-	File    string   `json:"file,omitempty"` // the script written for the replays
-	Replay  []string `json:"replay,omitempty"`
-	Key     string   `json:"key"`
-	Known   bool     `json:"known"`
-	Also    []string `json:"also,omitempty"` // other cases that showed the same change
+	// Entry, Field, OldValue and NewValue are the change's cause
+	// (DiffCause): the entry called at At and the part of its result that
+	// differs, with the two values.
+	Entry    string   `json:"entry"`
+	Field    string   `json:"field"`
+	OldValue string   `json:"old_value"`
+	NewValue string   `json:"new_value"`
+	Script   []string `json:"script"`
+	Shrunk   bool     `json:"shrunk"`
+	File     string   `json:"file,omitempty"` // the script written for the replays
+	Replay   []string `json:"replay,omitempty"`
+	Key      string   `json:"key"`
+	Known    bool     `json:"known"`
+	Also     []string `json:"also,omitempty"` // other cases that showed the same change
+	// ElapsedMs is the time its cases took on both builds, shrinking
+	// included.
+	ElapsedMs int64 `json:"elapsed_ms"`
 }
 
 // JSONDiffSummary counts a diff.
@@ -76,22 +96,35 @@ type JSONDiffSummary struct {
 	Changes      int `json:"changes"`
 	Known        int `json:"known"`
 	Groups       int `json:"groups"`
+	Causes       int `json:"causes"`
 	SpeedChanges int `json:"speed_changes"`
-	ElapsedMs    int `json:"elapsed_ms"`
+	// BehaviourMs is the time of the behaviour diff (the cases on both
+	// builds, shrinking), SpeedMs the speed comparison's (children
+	// loading included), ElapsedMs the whole diff's.
+	BehaviourMs int `json:"behaviour_ms"`
+	SpeedMs     int `json:"speed_ms"`
+	ElapsedMs   int `json:"elapsed_ms"`
 }
 
 // New counts the changes a baseline did not list.
 func (s JSONDiffSummary) New() int { return s.Changes - s.Known }
 
 // SpeedComparer times the hot-path entries of two builds (conformance/speed):
-// the report, and how many entries changed beyond the noise.
-type SpeedComparer func(old, new *Target, budget time.Duration) (report any, changed int, text string, err error)
+// the report, and how many entries changed beyond the noise. progress, when
+// not nil, is told each entry as it is timed.
+type SpeedComparer func(old, new *Target, budget time.Duration, progress func(done, total int, name string)) (report any, changed int, text string, err error)
 
 // Diff runs `abicheck diff OLD NEW` once both are open: the behaviour
 // diff, then the speed comparison when compare is given.
 func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, stdout, stderr io.Writer) int {
+	return diffWith(NewPrinter(o, stdout), old, new, o, d, compare, stdout, stderr)
+}
+
+func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, stdout, stderr io.Writer) int {
 	t0 := time.Now()
-	rep := &DiffReport{Old: jsonTarget(old), New: jsonTarget(new), Seed: o.Seed, Changes: []JSONChange{}}
+	ot, nt := jsonTarget(old), jsonTarget(new)
+	ot.Role, nt.Role = "old", "new"
+	rep := &DiffReport{Schema: JSONSchema, Command: "diff", Targets: []JSONTarget{ot, nt}, Seed: o.Seed, Changes: []JSONChange{}}
 	profile, _ := conformance.ParseProfile(old.Info.ProfileModel)
 	rep.Profile = profile.String()
 	for _, f := range []struct{ what, a, b string }{
@@ -100,7 +133,7 @@ func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, st
 		{"simulation hooks", strconv.FormatBool(old.Info.Hooks), strconv.FormatBool(new.Info.Hooks)},
 	} {
 		if f.a != f.b {
-			rep.Targets = append(rep.Targets, fmt.Sprintf("%s: %s → %s", f.what, f.a, f.b))
+			rep.TargetChanges = append(rep.TargetChanges, fmt.Sprintf("%s: %s → %s", f.what, f.a, f.b))
 		}
 	}
 	known, err := readDiffBaseline(o.Baseline)
@@ -108,39 +141,21 @@ func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, st
 		fmt.Fprintf(stderr, "abicheck: %v\n", err)
 		return ExitUsage
 	}
-	out := NewPrinter(o, stdout)
-	progress := out.Progress("diff")
 	res := suite.DiffWith(old.Exec, new.Exec, suite.DiffRun{Profile: profile, Caps: old.Info.Caps & new.Info.Caps, Probes: !o.NoProbes,
-		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: o.NoShrink, Progress: progress})
+		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: o.NoShrink,
+		Progress: out.Progress("diff")})
 	out.ClearProgress()
-	rep.Skipped = res.Skipped
-	dir := o.ReproDir
-	if dir == "" && len(res.Changes) > 0 {
-		if dir, err = os.MkdirTemp("", "abicheck-diff-"); err != nil {
-			fmt.Fprintf(stderr, "abicheck: writing the scripts: %v\n", err)
-			return ExitUsage
-		}
+	rep.Skipped, rep.Summary.BehaviourMs = res.Skipped, int(res.Elapsed.Milliseconds())
+	if err := addChanges(rep, res, old, new, o.ReproDir, known); err != nil {
+		fmt.Fprintf(stderr, "abicheck: %v\n", err)
+		return ExitUsage
 	}
-	rep.groups = map[string][]int{}
-	for i, c := range res.Changes {
-		jc := JSONChange{Group: c.Group(), Clauses: c.Clauses, Rule: c.Rule.String(), Case: c.Case, At: c.At, Old: c.Old, New: c.New,
-			Script: conformance.OpLines(c.Script), Shrunk: c.Shrunk, Key: c.Key, Known: known[c.Key], Also: c.Also}
-		if jc.Known {
-			rep.Summary.Known++
-		}
-		jc.File = filepath.Join(dir, fmt.Sprintf("diff-%d.ops", i+1))
-		jc.Replay = []string{replayLine(old, jc.File), replayLine(new, jc.File)}
-		if err := os.WriteFile(jc.File, []byte(diffScript(old, new, jc)), 0o644); err != nil {
-			fmt.Fprintf(stderr, "abicheck: writing %s: %v\n", jc.File, err)
-			return ExitUsage
-		}
-		rep.groups[jc.Group] = append(rep.groups[jc.Group], len(rep.Changes))
-		rep.Changes = append(rep.Changes, jc)
-	}
-	rep.Summary.Cases, rep.Summary.Random, rep.Summary.Changes, rep.Summary.Groups = res.Cases, res.Random, len(rep.Changes), len(rep.groups)
 	speedText := ""
 	if compare != nil && !d.NoSpeed {
-		sr, changed, text, err := compare(old, new, d.SpeedBudget)
+		ts := time.Now()
+		sr, changed, text, err := compare(old, new, d.SpeedBudget, out.Progress("diff: timing"))
+		out.ClearProgress()
+		rep.Summary.SpeedMs = int(time.Since(ts).Milliseconds())
 		if err != nil {
 			fmt.Fprintf(stderr, "abicheck: timing the builds: %v\n", err)
 			return ExitUsage
@@ -148,6 +163,48 @@ func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, st
 		rep.Speed, rep.Summary.SpeedChanges, speedText = sr, changed, text
 	}
 	rep.Summary.ElapsedMs = int(time.Since(t0).Milliseconds())
+	rep.ElapsedS = seconds(time.Since(t0))
+	return writeDiff(rep, o, speedText, stdout, stderr)
+}
+
+// addChanges adds the diff's changes to rep, each with its cause, and
+// writes their scripts into dir (a new temporary directory when "").
+func addChanges(rep *DiffReport, res *suite.DiffResult, old, new *Target, dir string, known map[string]bool) error {
+	if dir == "" && len(res.Changes) > 0 {
+		var err error
+		if dir, err = os.MkdirTemp("", "abicheck-diff-"); err != nil {
+			return fmt.Errorf("writing the scripts: %v", err)
+		}
+	}
+	rev := abi.RevKernel
+	if old.Info.Revision == "legacy" {
+		rev = abi.RevLegacy
+	}
+	groups := map[string]bool{}
+	for i, c := range res.Changes {
+		jc := JSONChange{Group: c.Group(), Clauses: c.Clauses, Rule: c.Rule.String(), Case: c.Case, At: c.At, Old: c.Old, New: c.New,
+			Script: conformance.OpLines(c.Script), Shrunk: c.Shrunk, Key: c.Key, Known: known[c.Key], Also: c.Also,
+			ElapsedMs: c.Elapsed.Milliseconds()}
+		jc.Entry, jc.Field, jc.OldValue, jc.NewValue = changeCause(c.Script, c.At, rev, c.Old, c.New)
+		if jc.Known {
+			rep.Summary.Known++
+		}
+		jc.File = filepath.Join(dir, fmt.Sprintf("diff-%d.ops", i+1))
+		jc.Replay = []string{replayLine(old, jc.File), replayLine(new, jc.File)}
+		if err := os.WriteFile(jc.File, []byte(diffScript(old, new, jc)), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %v", jc.File, err)
+		}
+		groups[jc.Group] = true
+		rep.Changes = append(rep.Changes, jc)
+	}
+	rep.ByCause = rep.Causes()
+	rep.Summary.Cases, rep.Summary.Random, rep.Summary.Changes = res.Cases, res.Random, len(rep.Changes)
+	rep.Summary.Groups, rep.Summary.Causes = len(groups), len(rep.ByCause)
+	return nil
+}
+
+// writeDiff writes the reports o asks for and returns the exit status.
+func writeDiff(rep *DiffReport, o *Options, speedText string, stdout, stderr io.Writer) int {
 	if o.WriteBaseline != "" {
 		if err := writeDiffBaseline(o.WriteBaseline, rep); err != nil {
 			fmt.Fprintf(stderr, "abicheck: %v\n", err)
@@ -168,7 +225,7 @@ func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, st
 	} else {
 		printDiff(stdout, rep, o, speedText)
 	}
-	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.Targets) > 0 {
+	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.TargetChanges) > 0 {
 		return ExitFindings
 	}
 	return ExitOK
@@ -203,38 +260,22 @@ func diffScript(old, new *Target, c JSONChange) string {
 	return b.String()
 }
 
-// printDiff writes the human report: the changes by group, old → new,
-// with the replay commands, then the speed table and a summary.
+// printDiff writes the human report: the changes by cause (the entry and
+// what changed in its result), each with its shortest change in full and
+// the clause groups it touched (every change of them with -v), then the
+// speed table and a summary.
 func printDiff(w io.Writer, rep *DiffReport, o *Options, speedText string) {
-	fmt.Fprintf(w, "abicheck diff\n  old: %s (%s, %s)\n  new: %s (%s, %s)\n", rep.Old.Path, rep.Old.Revision, rep.Old.Profile,
-		rep.New.Path, rep.New.Revision, rep.New.Profile)
-	for _, t := range rep.Targets {
+	old, nw := rep.Old(), rep.New()
+	fmt.Fprintf(w, "abicheck diff\n  old: %s (%s, %s)\n  new: %s (%s, %s)\n", old.Path, old.Revision, old.Profile,
+		nw.Path, nw.Revision, nw.Profile)
+	for _, t := range rep.TargetChanges {
 		fmt.Fprintf(w, "  the builds differ: %s\n", t)
 	}
-	groups := make([]string, 0, len(rep.groups))
-	for g := range rep.groups {
-		groups = append(groups, g)
+	if dir := scriptDir(rep.Changes); dir != "" {
+		fmt.Fprintf(w, "  scripts: %s\n", dir)
 	}
-	sort.Strings(groups)
-	for _, g := range groups {
-		fmt.Fprintf(w, "\n%s\n", g)
-		for _, i := range rep.groups[g] {
-			c := rep.Changes[i]
-			tag := ""
-			if c.Known {
-				tag = " (known)"
-			}
-			fmt.Fprintf(w, "  %s, #%d%s:\n    old: %s\n    new: %s\n", c.Case, c.At, tag, c.Old, c.New)
-			if len(c.Also) > 0 {
-				fmt.Fprintf(w, "    also in %d other case(s): %s\n", len(c.Also), alsoText(c.Also))
-			}
-			if !o.Quiet {
-				fmt.Fprintf(w, "    script (%d ops): %s\n", len(c.Script), c.File)
-				for _, r := range c.Replay {
-					fmt.Fprintf(w, "    %s\n", r)
-				}
-			}
-		}
+	for i, c := range rep.ByCause {
+		printCause(w, rep, i, c, o)
 	}
 	if speedText != "" {
 		fmt.Fprintf(w, "\n%s", speedText)
@@ -242,12 +283,86 @@ func printDiff(w io.Writer, rep *DiffReport, o *Options, speedText string) {
 	s := rep.Summary
 	verdict := "no change"
 	switch {
-	case s.New() > 0 || s.SpeedChanges > 0 || len(rep.Targets) > 0:
-		verdict = fmt.Sprintf("%d change(s) in %d group(s), %d in speed", s.New(), s.Groups, s.SpeedChanges)
+	case s.New() > 0 || s.SpeedChanges > 0 || len(rep.TargetChanges) > 0:
+		verdict = fmt.Sprintf("%s: %d change(s) in %d group(s), %d in speed", plural(s.Causes, "cause"), s.New(), s.Groups, s.SpeedChanges)
 	case s.Known > 0:
 		verdict = fmt.Sprintf("no new change (%d known)", s.Known)
 	}
-	fmt.Fprintf(w, "\nabicheck diff: %d cases (%d random, seed %d) on both builds, %s profile: %s\n", s.Cases, s.Random, rep.Seed, rep.Profile, verdict)
+	fmt.Fprintf(w, "\nabicheck diff: %d cases (%d random, seed %d) on both builds, %s profile: %s — %.1fs\n", s.Cases, s.Random, rep.Seed,
+		rep.Profile, verdict, rep.ElapsedS)
+}
+
+// printCause writes cause number i: its title, its counts, its shortest
+// change in full and a line per clause group (-q: the title and counts;
+// -v: every change under its group).
+func printCause(w io.Writer, rep *DiffReport, i int, c DiffCause, o *Options) {
+	tag := ""
+	switch {
+	case c.Known == c.Changes:
+		tag = " (known)"
+	case c.Known > 0:
+		tag = fmt.Sprintf(" (%d known)", c.Known)
+	}
+	fmt.Fprintf(w, "\ncause %d: %s%s\n", i+1, c.Title, tag)
+	fmt.Fprintf(w, "  %s (%s) under %s\n", plural(c.Changes, "change"), plural(c.Cases, "case"), plural(len(c.Groups), "clause group"))
+	if o.Quiet {
+		return
+	}
+	if !o.Verbose {
+		fmt.Fprintf(w, "  the shortest:\n")
+		printChange(w, rep.Changes[shortestChange(rep.Changes, c)], "    ")
+	}
+	for _, g := range c.Groups {
+		var files []string
+		for _, ci := range g.Changes {
+			files = append(files, filepath.Base(rep.Changes[ci].File))
+		}
+		fmt.Fprintf(w, "  %s: %s (%s): %s\n", g.Group, plural(len(g.Changes), "change"), plural(g.Cases, "case"), strings.Join(files, " "))
+		if o.Verbose {
+			for _, ci := range g.Changes {
+				printChange(w, rep.Changes[ci], "    ")
+			}
+		}
+	}
+}
+
+// printChange writes one change: its case, old → new, and the replays.
+func printChange(w io.Writer, c JSONChange, indent string) {
+	tag := ""
+	if c.Known {
+		tag = " (known)"
+	}
+	fmt.Fprintf(w, "%s%s, #%d%s:\n%s  old: %s\n%s  new: %s\n", indent, c.Case, c.At, tag, indent, c.Old, indent, c.New)
+	if len(c.Also) > 0 {
+		fmt.Fprintf(w, "%s  also in %d other case(s): %s\n", indent, len(c.Also), alsoText(c.Also))
+	}
+	fmt.Fprintf(w, "%s  script (%s): %s\n", indent, plural(len(c.Script), "op"), c.File)
+	for _, r := range c.Replay {
+		fmt.Fprintf(w, "%s  %s\n", indent, r)
+	}
+}
+
+// shortestChange is the index of the cause's change with the shortest
+// script (the first of them).
+func shortestChange(changes []JSONChange, c DiffCause) int {
+	best := -1
+	for _, g := range c.Groups {
+		for _, ci := range g.Changes {
+			if best < 0 || len(changes[ci].Script) < len(changes[best].Script) ||
+				(len(changes[ci].Script) == len(changes[best].Script) && ci < best) {
+				best = ci
+			}
+		}
+	}
+	return best
+}
+
+// scriptDir is the directory the changes' scripts were written to.
+func scriptDir(changes []JSONChange) string {
+	if len(changes) == 0 || changes[0].File == "" {
+		return ""
+	}
+	return filepath.Dir(changes[0].File)
 }
 
 // alsoText names the first few cases.
@@ -305,6 +420,9 @@ func writeDiffBaseline(path string, rep *DiffReport) error {
 
 // ---- JUnit ----
 
+// msText is milliseconds as JUnit's seconds.
+func msText(ms int64) string { return fmt.Sprintf("%.3f", float64(ms)/1000) }
+
 type junitDiffSuites struct {
 	XMLName xml.Name         `xml:"testsuites"`
 	Name    string           `xml:"name,attr"`
@@ -322,6 +440,7 @@ type junitDiffSuite struct {
 type junitDiffCase struct {
 	Name      string            `xml:"name,attr"`
 	Classname string            `xml:"classname,attr"`
+	Time      string            `xml:"time,attr"`
 	Failure   *junitDiffFailure `xml:"failure,omitempty"`
 	SystemOut string            `xml:"system-out,omitempty"`
 }
@@ -331,11 +450,12 @@ type junitDiffFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-// writeDiffJUnit writes one test case per group of changes (failed unless
-// every change of it is known), one for the behaviour as a whole, and one
-// for the speed comparison.
+// writeDiffJUnit writes one test case per cause (failed unless every
+// change of it is known; its time the time its changes' cases took), one
+// for the behaviour as a whole (the behaviour diff's time), and one for the
+// speed comparison (its time).
 func writeDiffJUnit(path string, rep *DiffReport) error {
-	s := junitDiffSuite{Name: rep.Old.Path + " -> " + rep.New.Path, Time: fmt.Sprintf("%.3f", float64(rep.Summary.ElapsedMs)/1000)}
+	s := junitDiffSuite{Name: rep.Old().Path + " -> " + rep.New().Path, Time: msText(int64(rep.Summary.ElapsedMs))}
 	add := func(c junitDiffCase) {
 		s.Cases = append(s.Cases, c)
 		s.Tests++
@@ -343,38 +463,37 @@ func writeDiffJUnit(path string, rep *DiffReport) error {
 			s.Failures++
 		}
 	}
-	groups := make([]string, 0, len(rep.groups))
-	for g := range rep.groups {
-		groups = append(groups, g)
-	}
-	sort.Strings(groups)
-	for _, g := range groups {
+	for _, c := range rep.ByCause {
 		var text strings.Builder
-		allKnown := true
-		for _, i := range rep.groups[g] {
-			c := rep.Changes[i]
-			allKnown = allKnown && c.Known
-			fmt.Fprintf(&text, "%s #%d\n  old: %s\n  new: %s\n", c.Case, c.At, c.Old, c.New)
-			for _, r := range c.Replay {
-				fmt.Fprintf(&text, "  %s\n", r)
+		var ms int64
+		for _, g := range c.Groups {
+			fmt.Fprintf(&text, "%s:\n", g.Group)
+			for _, i := range g.Changes {
+				ch := rep.Changes[i]
+				ms += ch.ElapsedMs
+				fmt.Fprintf(&text, "  %s #%d\n    old: %s\n    new: %s\n", ch.Case, ch.At, ch.Old, ch.New)
+				for _, r := range ch.Replay {
+					fmt.Fprintf(&text, "    %s\n", r)
+				}
 			}
 		}
-		jc := junitDiffCase{Name: g, Classname: "abicheck.diff.behaviour"}
-		if allKnown {
+		jc := junitDiffCase{Name: c.Title, Classname: "abicheck.diff.behaviour", Time: msText(ms)}
+		if c.Known == c.Changes {
 			jc.SystemOut = "known: " + text.String()
 		} else {
-			jc.Failure = &junitDiffFailure{Message: fmt.Sprintf("%d change(s)", len(rep.groups[g])), Text: text.String()}
+			jc.Failure = &junitDiffFailure{Message: fmt.Sprintf("%d change(s) under %d clause group(s)", c.Changes-c.Known, len(c.Groups)),
+				Text: text.String()}
 		}
 		add(jc)
 	}
-	whole := junitDiffCase{Name: "behaviour", Classname: "abicheck.diff",
+	whole := junitDiffCase{Name: "behaviour", Classname: "abicheck.diff", Time: msText(int64(rep.Summary.BehaviourMs)),
 		SystemOut: fmt.Sprintf("%d cases (%d random), %d changes, %d known", rep.Summary.Cases, rep.Summary.Random, rep.Summary.Changes, rep.Summary.Known)}
-	if len(rep.Targets) > 0 {
-		whole.Failure = &junitDiffFailure{Message: "the builds differ", Text: strings.Join(rep.Targets, "\n")}
+	if len(rep.TargetChanges) > 0 {
+		whole.Failure = &junitDiffFailure{Message: "the builds differ", Text: strings.Join(rep.TargetChanges, "\n")}
 	}
 	add(whole)
 	if rep.Speed != nil {
-		jc := junitDiffCase{Name: "speed", Classname: "abicheck.diff"}
+		jc := junitDiffCase{Name: "speed", Classname: "abicheck.diff", Time: msText(int64(rep.Summary.SpeedMs))}
 		if rep.Summary.SpeedChanges > 0 {
 			jc.Failure = &junitDiffFailure{Message: fmt.Sprintf("%d entries changed speed beyond the noise", rep.Summary.SpeedChanges)}
 		}

@@ -31,11 +31,15 @@ type DiffMutantRow struct {
 // DiffMutantRun is `abicheck mutants -diff`: how often a diff of the fake
 // against one of its mutants names the clause the mutant breaks.
 type DiffMutantRun struct {
-	Rows    []DiffMutantRow `json:"mutants"`
-	Named   int             `json:"named"`
-	Changed int             `json:"changed"`
-	Failed  bool            `json:"-"`
-	Used    time.Duration   `json:"-"`
+	// The envelope of every JSON report (JSONSchema), a target per mutant.
+	Schema   string          `json:"schema"`
+	Command  string          `json:"command"` // "mutants -diff"
+	Rows     []DiffMutantRow `json:"targets"`
+	ElapsedS float64         `json:"elapsed_s"`
+	Named    int             `json:"named"`
+	Changed  int             `json:"changed"`
+	Failed   bool            `json:"-"`
+	Used     time.Duration   `json:"-"`
 }
 
 // DiffMutants diffs the plain fake of each mutant's profile against the
@@ -138,6 +142,7 @@ func diffMutant(o *Options, m emit.Mutant, verbose io.Writer) (DiffMutantRow, er
 // WriteDiffMutants prints the table of DiffMutants and the figure.
 func WriteDiffMutants(w io.Writer, run *DiffMutantRun, o *Options) error {
 	if o.JSON {
+		run.Schema, run.Command, run.ElapsedS = JSONSchema, "mutants -diff", seconds(run.Used)
 		return WriteJSONValue(w, run)
 	}
 	fmt.Fprintf(w, "%-34s %-16s %-6s %s\n", "MUTANT", "CLAUSE", "NAMED", "CHANGES (groups)")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/simabi/simabi/conformance/report"
 	"github.com/simabi/simabi/sim/emit"
@@ -46,12 +47,14 @@ func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
 	return run(o, stdout, stderr, func(_ *Printer, _ func(...*Target), add func(*Run)) int {
 		code := ExitOK
 		for _, f := range files {
+			t0 := time.Now()
 			r, err := CheckTrace(f)
 			if err != nil {
 				fmt.Fprintf(stderr, "abicheck: -check-trace: %v\n", err)
 				code = ExitUsage
 				continue
 			}
+			r.Elapsed = time.Since(t0)
 			add(r)
 		}
 		return code
@@ -60,6 +63,7 @@ func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
 
 // run makes the runs (produce) and writes every report o asks for.
 func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check func(...*Target), add func(*Run)) int) int {
+	t0 := time.Now()
 	var base *report.Baseline
 	if o.Baseline != "" {
 		f, err := os.Open(o.Baseline)
@@ -143,12 +147,12 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 		}
 	}
 	if o.JSON {
-		if err := WriteJSON(stdout, runs, o); err != nil {
+		if err := WriteJSON(stdout, runs, o, time.Since(t0)); err != nil {
 			fmt.Fprintf(stderr, "abicheck: %v\n", err)
 			return ExitUsage
 		}
 	} else {
-		out.Report(runs)
+		out.Report(runs, time.Since(t0))
 	}
 	if o.JUnit != "" {
 		if err := WriteJUnit(o.JUnit, runs); err != nil {

@@ -96,7 +96,11 @@ type MechanicalGap struct {
 
 // MechanicalRun is the outcome of RunMechanical.
 type MechanicalRun struct {
-	Rows         []MechanicalRow `json:"mutants"`
+	// The envelope of every JSON report (JSONSchema), a target per mutant.
+	Schema       string          `json:"schema"`
+	Command      string          `json:"command"` // "mutants -mechanical"
+	Rows         []MechanicalRow `json:"targets"`
+	ElapsedS     float64         `json:"elapsed_s"`
 	Sites        int             `json:"sites"` // mutants the operators found, before sampling
 	Total        int             `json:"generated"`
 	NotCompiling int             `json:"not_compiling"`
@@ -591,6 +595,7 @@ func shrinkDifference(ref, x conformance.Executor, ops []op.Op, d mechDiff) ([]o
 // every gap with its script (JSON with o.JSON).
 func WriteMechanical(w io.Writer, run *MechanicalRun, o *Options, mo MechanicalOptions) error {
 	if o.JSON {
+		run.Schema, run.Command, run.ElapsedS = JSONSchema, "mutants -mechanical", seconds(run.Used)
 		return WriteJSONValue(w, run)
 	}
 	fmt.Fprintf(w, "%-14s %-8s %-13s %-62s %s\n", "MUTANT", "PROFILE", "OUTCOME", "CHANGE", "BY")

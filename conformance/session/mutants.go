@@ -35,10 +35,14 @@ type MutantRow struct {
 	Error     string   `json:"error,omitempty"`
 }
 
-// MutantsJSON is the kill table as JSON (abicheck mutants -json).
+// MutantsJSON is the kill table as JSON (abicheck mutants -json): the
+// envelope of every JSON report (JSONSchema), a target per mutant.
 type MutantsJSON struct {
-	Mutants []MutantRow `json:"mutants"`
-	Score   struct {
+	Schema   string      `json:"schema"`
+	Command  string      `json:"command"` // "mutants"
+	Targets  []MutantRow `json:"targets"`
+	ElapsedS float64     `json:"elapsed_s"`
+	Score    struct {
 		Killed int     `json:"killed"`
 		Total  int     `json:"total"`
 		Ratio  float64 `json:"ratio"`
@@ -258,8 +262,7 @@ func clauseCoverage(rows []MutantRow) ClauseCoverage {
 func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out *Printer) error {
 	rows := run.Rows
 	if o.JSON {
-		var j MutantsJSON
-		j.Mutants = rows
+		j := MutantsJSON{Schema: JSONSchema, Command: "mutants", Targets: rows, ElapsedS: seconds(run.Used)}
 		j.Clauses = run.Clauses
 		j.Masking = MaskingJSON(conformance.CatalogueMasking())
 		j.Score.Killed, j.Score.Total = run.Killed, len(rows)

@@ -95,7 +95,16 @@ func WriteRepros(dir string, runs []*Run) error {
 
 // ---- JSON ----
 
+// JSONSchema names the shape of every JSON report abicheck writes
+// (docs/abicheck.md): one object, whatever the number of targets, with
+// "schema", "command", "targets" (a list) and "elapsed_s", then the
+// command's own fields. v1 (unnamed) was an object for one target and an
+// array for several.
+const JSONSchema = "abicheck/v2"
+
+// JSONTarget is a build a report is about.
 type JSONTarget struct {
+	Role      string `json:"role,omitempty"` // diff: "old" or "new"
 	Path      string `json:"path"`
 	Revision  string `json:"revision"`
 	Profile   string `json:"profile"`
@@ -135,6 +144,17 @@ type JSONSummary struct {
 	Crash int `json:"crash"`
 	Hang  int `json:"hang"`
 	Known int `json:"known"`
+}
+
+// addAll adds the counts of o.
+func (s *JSONSummary) addAll(o JSONSummary) {
+	s.Pass += o.Pass
+	s.Fail += o.Fail
+	s.Warn += o.Warn
+	s.Skip += o.Skip
+	s.Crash += o.Crash
+	s.Hang += o.Hang
+	s.Known += o.Known
 }
 
 func (s *JSONSummary) add(v model.Verdict) {
@@ -196,20 +216,38 @@ func ReportJSON(r *Run, o *Options) JSONReport {
 	return j
 }
 
-// WriteJSON writes one object per target, an array when there are several.
-func WriteJSON(w io.Writer, runs []*Run, o *Options) error {
-	var v any
-	if len(runs) == 1 {
-		v = ReportJSON(runs[0], o)
-	} else {
-		all := []JSONReport{}
-		for _, r := range runs {
-			all = append(all, ReportJSON(r, o))
-		}
-		v = all
-	}
-	return WriteJSONValue(w, v)
+// CheckJSON is the JSON report of a check or of -check-trace: a
+// JSONReport per target (per trace), in the order of the text.
+type CheckJSON struct {
+	Schema  string       `json:"schema"`
+	Command string       `json:"command"` // "check" or "check-trace"
+	Targets []JSONReport `json:"targets"`
+	// Summary adds up the targets' verdicts.
+	Summary  JSONSummary `json:"summary"`
+	ElapsedS float64     `json:"elapsed_s"`
 }
+
+// ChecksJSON is the JSON report of runs that took elapsed in all.
+func ChecksJSON(runs []*Run, o *Options, elapsed time.Duration) CheckJSON {
+	j := CheckJSON{Schema: JSONSchema, Command: "check", Targets: []JSONReport{}, ElapsedS: seconds(elapsed)}
+	if o.CheckTrace {
+		j.Command = "check-trace"
+	}
+	for _, r := range runs {
+		rep := ReportJSON(r, o)
+		j.Targets = append(j.Targets, rep)
+		j.Summary.addAll(rep.Summary)
+	}
+	return j
+}
+
+// WriteJSON writes the JSON report of runs (ChecksJSON).
+func WriteJSON(w io.Writer, runs []*Run, o *Options, elapsed time.Duration) error {
+	return WriteJSONValue(w, ChecksJSON(runs, o, elapsed))
+}
+
+// seconds is d in seconds, to the millisecond (a report's elapsed_s).
+func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
 
 // WriteJSONValue writes v indented, without HTML escaping (op logs hold "->").
 func WriteJSONValue(w io.Writer, v any) error {
@@ -222,11 +260,11 @@ func WriteJSONValue(w io.Writer, v any) error {
 // ---- JUnit ----
 
 // WriteJUnit writes one test suite per target and one test case per rule
-// (report.RenderJUnit).
+// (report.RenderJUnit), with the times of RuleTimes.
 func WriteJUnit(path string, runs []*Run) error {
 	suites := make([]report.JUnitSuite, 0, len(runs))
 	for _, r := range runs {
-		suites = append(suites, report.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Rules: Results(r)})
+		suites = append(suites, report.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Rules: Results(r), Times: RuleTimes(r)})
 	}
 	b, err := report.RenderJUnit("abicheck", suites)
 	if err != nil {
@@ -236,6 +274,42 @@ func WriteJUnit(path string, runs []*Run) error {
 		_ = os.MkdirAll(dir, 0o755)
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// RuleTimes attributes a run's time to its rules (a JUnit test case's
+// time): a directed check's time (its case's, shrinking included) goes to
+// the check's rules in equal shares; the rest of the run (the random
+// sequences, the refusal probes, starting the children, judging a trace)
+// is spread over the rules in proportion to the calls the model judged
+// under each (a rule's checks: the random sequences judge every call under
+// its rules). The times add up to the run's.
+func RuleTimes(r *Run) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	rest := r.Elapsed
+	for _, c := range r.Result.Cases {
+		if len(c.Rules) == 0 {
+			continue
+		}
+		share := c.Elapsed / time.Duration(len(c.Rules))
+		for _, rule := range c.Rules {
+			out[rule.String()] += share
+		}
+		rest -= share * time.Duration(len(c.Rules))
+	}
+	var total uint64
+	rs := Results(r)
+	for _, rr := range rs {
+		total += uint64(rr.Passes + rr.Fails + rr.Warns)
+	}
+	if rest <= 0 || total == 0 {
+		return out
+	}
+	for _, rr := range rs {
+		if n := uint64(rr.Passes + rr.Fails + rr.Warns); n > 0 {
+			out[rr.Rule] += time.Duration(float64(rest) * float64(n) / float64(total))
+		}
+	}
+	return out
 }
 
 // ---- the human table ----
@@ -324,41 +398,69 @@ func (s JSONSummary) String() string {
 	return out
 }
 
-// Report prints every run as a table, then the totals.
-func (p *Printer) Report(runs []*Run) {
+// Report prints every run, then the totals and the wall time the session
+// took: per run its failures, warnings and skips (grouped by reason; -v:
+// the full per-rule table and every check; -q: failures only) and its
+// summary line.
+func (p *Printer) Report(runs []*Run, elapsed time.Duration) {
 	w := p.w
+	var tot JSONSummary
 	for i, r := range runs {
 		if i > 0 && !p.o.Quiet {
 			fmt.Fprintln(w)
 		}
 		p.printTarget(r)
+		tot.addAll(SummaryOf(r))
 	}
-	if len(runs) > 1 {
-		var tot JSONSummary
-		for _, r := range runs {
-			s := SummaryOf(r)
-			tot.Pass += s.Pass
-			tot.Fail += s.Fail
-			tot.Warn += s.Warn
-			tot.Skip += s.Skip
-			tot.Crash += s.Crash
-			tot.Hang += s.Hang
-			tot.Known += s.Known
-		}
-		verdict := "no failures"
-		if tot.Fail+tot.Crash+tot.Hang > 0 {
-			verdict = "FINDINGS"
-		}
-		fmt.Fprintf(w, "\nabicheck: %d targets: %s — %s\n", len(runs), tot, verdict)
+	verdict := "no failures"
+	if tot.Fail+tot.Crash+tot.Hang > 0 {
+		verdict = "FINDINGS"
 	}
+	what := plural(len(runs), "target")
+	if len(runs) > 0 && runs[0].Trace {
+		what = plural(len(runs), "trace")
+	}
+	fmt.Fprintf(w, "\nabicheck: %s: %s — %s — %.1fs\n", what, tot, verdict, elapsed.Seconds())
 	if p.o.Verbose {
 		fmt.Fprintf(w, "\nnot checked here (rules of consumers and of the emitter): %s\n", strings.Join(model.ConsumerRules, " "))
 	}
 }
 
 func (p *Printer) printTarget(r *Run) {
-	w, o, i := p.w, p.o, r.Target.Info
+	w, o := p.w, p.o
 	rep := r.Result.Report
+	fmt.Fprintln(w, targetHeader(r))
+	rs := Results(r)
+	if o.Verbose {
+		p.printRuleTable(rs)
+		fmt.Fprintln(w, "CHECKS")
+		for _, c := range rep.Checks {
+			fmt.Fprintf(w, "  %-42s %s %s\n", c.Name, p.verdict(c.Verdict, 5), oneLine(alignDetail(c.Detail, c.Repro)))
+		}
+	}
+	p.printFailures(r, rs)
+	if known := knownFindings(rep); len(known) > 0 {
+		fmt.Fprintf(w, "KNOWN (%d, accepted by the baseline)\n", len(known))
+		for _, f := range known {
+			fmt.Fprintf(w, "    %s %s %s\n", f.Rule, f.Fingerprint, findingLine(f))
+		}
+	}
+	if !o.Verbose && !o.Quiet {
+		for _, rr := range rs {
+			if rr.Verdict == model.Warn {
+				fmt.Fprintf(w, "%s %s: %s\n", p.verdict(model.Warn, 0), rr.Rule, oneLine(rr.Detail))
+			}
+		}
+		for _, g := range SkipGroups(rs) {
+			fmt.Fprintf(w, "%s (%d): %s: %s\n", p.verdict(model.Skip, 0), len(g.Rules), g.Reason, strings.Join(g.Rules, " "))
+		}
+	}
+	fmt.Fprintln(w, SummaryLine(r, o))
+}
+
+// targetHeader is the line that opens a run's report: what was checked.
+func targetHeader(r *Run) string {
+	i := r.Target.Info
 	hooks := "hooks"
 	switch {
 	case !i.Hooks && i.ACL != "":
@@ -374,77 +476,123 @@ func (p *Printer) printTarget(r *Run) {
 	if i.Path != r.Target.Label {
 		name += " " + i.Path
 	}
-	fmt.Fprintf(w, "== %s (revision %s, profile %s, supported %d, %s%s)\n", name, i.Revision, i.Profile, i.Supported, hooks, iso)
-	rs := Results(r)
-	if !o.Quiet {
-		fmt.Fprintf(w, "%-15s %-7s %s\n", "RULE", "VERDICT", "DETAIL")
-		for _, rr := range rs {
-			detail := rr.Detail
-			if rr.Verdict == model.Pass {
-				detail = plural(int(rr.Passes), "check")
-				if rr.Detail != "" {
-					detail += "; " + rr.Detail
-				}
+	return fmt.Sprintf("== %s (revision %s, profile %s, supported %d, %s%s)", name, i.Revision, i.Profile, i.Supported, hooks, iso)
+}
+
+// SummaryLine is a run's one summary line: its verdict counts and what
+// ran.
+func SummaryLine(r *Run, o *Options) string {
+	s, rep := SummaryOf(r), r.Result.Report
+	if r.Trace {
+		return fmt.Sprintf("%s: %s — a recorded session, %d calls judged", r.Target.Label, s, rep.Ops)
+	}
+	random := fmt.Sprintf("%d random sequences × %d ops", r.Result.Random, o.MaxOps)
+	if r.Result.Budget {
+		random += " (stopped at -duration " + o.Duration.String() + ")"
+	}
+	return fmt.Sprintf("%s: %s — %d checks, %s (seed %d), %d calls checked, %.1fs", r.Target.Label, s,
+		len(rep.Checks)-countRandom(rep.Checks), random, o.Seed, rep.Ops, r.Elapsed.Seconds())
+}
+
+// printRuleTable prints a line per rule (-v).
+func (p *Printer) printRuleTable(rs []report.RuleReport) {
+	fmt.Fprintf(p.w, "%-15s %-7s %s\n", "RULE", "VERDICT", "DETAIL")
+	for _, rr := range rs {
+		detail := rr.Detail
+		if rr.Verdict == model.Pass {
+			detail = plural(int(rr.Passes), "check")
+			if rr.Detail != "" {
+				detail += "; " + rr.Detail
 			}
-			fmt.Fprintf(w, "%-15s %s %s\n", rr.Rule, p.verdict(rr.Verdict, 7), oneLine(detail))
 		}
+		fmt.Fprintf(p.w, "%-15s %s %s\n", rr.Rule, p.verdict(rr.Verdict, 7), oneLine(detail))
 	}
-	if o.Verbose {
-		fmt.Fprintln(w, "CHECKS")
-		for _, c := range rep.Checks {
-			fmt.Fprintf(w, "  %-42s %s %s\n", c.Name, p.verdict(c.Verdict, 5), oneLine(alignDetail(c.Detail, c.Repro)))
-		}
-	}
+}
+
+// printFailures prints every rule that failed, crashed or hung, with its
+// distinct findings, its repro and the command that replays it.
+func (p *Printer) printFailures(r *Run, rs []report.RuleReport) {
+	w, rep := p.w, r.Result.Report
 	nbad := 0
 	for _, rr := range rs {
 		if Bad(rr.Verdict) {
 			nbad++
 		}
 	}
-	if nbad > 0 {
-		fmt.Fprintf(w, "FAILURES (%d)\n", nbad)
-		for _, rr := range rs {
-			if !Bad(rr.Verdict) {
-				continue
-			}
-			fmt.Fprintf(w, "--- %s %s: %s\n", rr.Rule, p.verdict(rr.Verdict, 0), oneLine(rr.Detail))
-			if rr.Anchor != "" {
-				fmt.Fprintf(w, "    rule: %s (abicheck explain %s)\n", rr.Anchor, rr.Rule)
-			}
-			// Every distinct finding of the rule, not only the first.
-			if fs := findingsOf(rep, rr.Rule, false); len(fs) > 1 {
-				fmt.Fprintf(w, "    %d distinct findings:\n", len(fs))
-				for _, f := range fs {
-					fmt.Fprintf(w, "      %s\n", findingLine(f))
-				}
-			}
-			if len(rr.Repro) > 0 {
-				fmt.Fprintf(w, "    repro (%d ops):\n", len(rr.Repro))
-				for _, l := range rr.Repro {
-					fmt.Fprintf(w, "      %s\n", shortOp(l))
-				}
-				file := filepath.Join(o.ReproDir, reproFile(r, rr.Rule))
-				fmt.Fprintf(w, "    replay: %s\n", replayCommand(r, file))
-			}
-		}
-	}
-	if known := knownFindings(rep); len(known) > 0 {
-		fmt.Fprintf(w, "KNOWN (%d, accepted by the baseline)\n", len(known))
-		for _, f := range known {
-			fmt.Fprintf(w, "    %s %s %s\n", f.Rule, f.Fingerprint, findingLine(f))
-		}
-	}
-	s := SummaryOf(r)
-	if r.Trace {
-		fmt.Fprintf(w, "%s: %s — a recorded session, %d calls judged\n", r.Target.Label, s, rep.Ops)
+	if nbad == 0 {
 		return
 	}
-	random := fmt.Sprintf("%d random sequences × %d ops", r.Result.Random, o.MaxOps)
-	if r.Result.Budget {
-		random += " (stopped at -duration " + o.Duration.String() + ")"
+	fmt.Fprintf(w, "FAILURES (%d)\n", nbad)
+	for _, rr := range rs {
+		if !Bad(rr.Verdict) {
+			continue
+		}
+		fmt.Fprintf(w, "--- %s %s: %s\n", rr.Rule, p.verdict(rr.Verdict, 0), oneLine(rr.Detail))
+		if rr.Anchor != "" {
+			fmt.Fprintf(w, "    rule: %s (abicheck explain %s)\n", rr.Anchor, rr.Rule)
+		}
+		// Every distinct finding of the rule, not only the first.
+		if fs := findingsOf(rep, rr.Rule, false); len(fs) > 1 {
+			fmt.Fprintf(w, "    %d distinct findings:\n", len(fs))
+			for _, f := range fs {
+				fmt.Fprintf(w, "      %s\n", findingLine(f))
+			}
+		}
+		if len(rr.Repro) > 0 {
+			fmt.Fprintf(w, "    repro (%d ops):\n", len(rr.Repro))
+			for _, l := range rr.Repro {
+				fmt.Fprintf(w, "      %s\n", shortOp(l))
+			}
+			file := filepath.Join(p.o.ReproDir, reproFile(r, rr.Rule))
+			fmt.Fprintf(w, "    replay: %s\n", replayCommand(r, file))
+		}
 	}
-	fmt.Fprintf(w, "%s: %s — %d checks, %s (seed %d), %d calls checked, %.1fs\n", r.Target.Label, s,
-		len(rep.Checks)-countRandom(rep.Checks), random, o.Seed, rep.Ops, r.Elapsed.Seconds())
+}
+
+// SkipGroup is the rules a run skipped for one reason.
+type SkipGroup struct {
+	Reason string   `json:"reason"`
+	Rules  []string `json:"rules"`
+}
+
+// SkipGroups groups the skipped rules of rs by reason, in the order of
+// their first rule. A reason is the rule's detail without what names the
+// rule (a leading "RULE: " or "CHECK: ", a trailing contract anchor), so
+// that rules skipped for one reason share it.
+func SkipGroups(rs []report.RuleReport) []SkipGroup {
+	var out []SkipGroup
+	at := map[string]int{}
+	for _, rr := range rs {
+		if rr.Verdict != model.Skip {
+			continue
+		}
+		why := skipReason(rr.Rule, rr.Detail)
+		i, ok := at[why]
+		if !ok {
+			i = len(out)
+			at[why] = i
+			out = append(out, SkipGroup{Reason: why})
+		}
+		out[i].Rules = append(out[i].Rules, rr.Rule)
+	}
+	return out
+}
+
+var (
+	anchorTail = regexp.MustCompile(` \(docs/contract\.md#[a-z0-9.-]+\)$`)
+	namingHead = regexp.MustCompile(`^[A-Za-z0-9./#_-]+: `)
+)
+
+// skipReason is a skip's detail without what names its rule.
+func skipReason(rule, detail string) string {
+	why := anchorTail.ReplaceAllString(oneLine(detail), "")
+	if h := namingHead.FindString(why); h != "" && (h == rule+": " || strings.Contains(h, "/")) {
+		why = why[len(h):]
+	}
+	if why == "" {
+		return "no reason given"
+	}
+	return why
 }
 
 // findingsOf lists the failing findings of rule (known ones only when

@@ -95,6 +95,9 @@ type Options struct {
 	// Verbose, when set, receives what the children write on stdout and
 	// stderr.
 	Verbose io.Writer
+	// Progress, when not nil, is called before each entry is timed with
+	// the entries done, the entries to time and the entry's name.
+	Progress func(done, total int, name string)
 }
 
 // The least sample of an entry.
@@ -209,7 +212,7 @@ func Compare(old, new Build, o Options) (*Report, error) {
 		}
 	}
 	rep := &Report{Old: old.label(), New: new.label(), OldBuild: procs[0].build, NewBuild: procs[2].build,
-		BudgetNs: int64(o.Budget)}
+		BudgetNs: int64(o.Budget), MinChange: o.MinChange}
 	names := o.Entries
 	if names == nil {
 		names = Entries
@@ -229,6 +232,9 @@ func Compare(old, new Build, o Options) (*Report, error) {
 	}
 	t0 := time.Now()
 	for i, at := range todo {
+		if o.Progress != nil {
+			o.Progress(i, len(todo), rep.Entries[at].Name)
+		}
 		share := (o.Budget - time.Since(t0)) / time.Duration(len(todo)-i)
 		err := measure(procs, &rep.Entries[at], share, o)
 		var died *Error

@@ -16,8 +16,11 @@ type Report struct {
 	NewBuild string `json:"new_build"` // what NEW's child loaded
 	// BudgetNs is Options.Budget; ElapsedNs the time the entries took
 	// (loading the builds not counted).
-	BudgetNs  int64         `json:"budget_ns"`
-	ElapsedNs int64         `json:"elapsed_ns"`
+	BudgetNs  int64 `json:"budget_ns"`
+	ElapsedNs int64 `json:"elapsed_ns"`
+	// MinChange is Options.MinChange: how far the band (EntryReport's
+	// BandLo, BandHi) reaches beyond the noise and 1.
+	MinChange float64       `json:"min_change"`
 	Entries   []EntryReport `json:"entries"`
 }
 
@@ -82,25 +85,29 @@ func (r *Report) Differences() []EntryReport {
 	return out
 }
 
-// WriteText prints the report as a table, one line per entry, the skipped
-// and crashed entries after it with why.
+// WriteText prints the report as a table, one line per entry with the
+// ratio, the noise, the band that decides and the verdict with why, the
+// skipped and crashed entries after it with why.
 func (r *Report) WriteText(w io.Writer) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "speed: OLD %s (%s)\n", r.Old, r.OldBuild)
 	fmt.Fprintf(&b, "       NEW %s (%s)\n", r.New, r.NewBuild)
 	fmt.Fprintf(&b, "       %v of timing (budget %v); times per call; noise: OLD' is OLD again, in a process of its own\n",
 		time.Duration(r.ElapsedNs).Round(time.Millisecond), time.Duration(r.BudgetNs))
+	fmt.Fprintf(&b, "       band: min(noise, 1) / %.2f to max(noise, 1) × %.2f; NEW/OLD outside it, with its CI clear of 1, is a change\n",
+		1+r.MinChange, 1+r.MinChange)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "entry\tcalls\told median\tnew median\told p99\tnew p99\tNEW/OLD [95% CI]\tnoise OLD'/OLD [95% CI]\tverdict")
+	fmt.Fprintln(tw, "entry\tcalls\told median\tnew median\told p99\tnew p99\tNEW/OLD [95% CI]\tnoise OLD'/OLD [95% CI]\tband\tverdict")
 	var skipped []EntryReport
 	for _, e := range r.Entries {
 		if e.Skipped() || strings.HasPrefix(e.Verdict, Crashed) {
 			skipped = append(skipped, e)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Calls,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Calls,
 			nsText(e.OldMedianNs), nsText(e.NewMedianNs), nsText(e.OldP99Ns), nsText(e.NewP99Ns),
-			ciText(e.Ratio, e.RatioLo, e.RatioHi), ciText(e.Noise, e.NoiseLo, e.NoiseHi), verdictText(e))
+			ciText(e.Ratio, e.RatioLo, e.RatioHi), ciText(e.Noise, e.NoiseLo, e.NoiseHi),
+			fmt.Sprintf("[%.2f, %.2f]", e.BandLo, e.BandHi), e.Verdict+" ("+e.Why()+")")
 	}
 	tw.Flush()
 	for _, e := range skipped {
@@ -109,12 +116,23 @@ func (r *Report) WriteText(w io.Writer) {
 	io.WriteString(w, b.String())
 }
 
-// verdictText is the verdict with, for a difference, the band it left.
-func verdictText(e EntryReport) string {
-	if e.Verdict == Same {
+// Why says how the entry's numbers give its verdict (Verdict's rule):
+// where the ratio lies against the band, and for a ratio outside it where
+// its interval lies against 1.
+func (e EntryReport) Why() string {
+	switch {
+	case e.Verdict == Slower:
+		return fmt.Sprintf("%.2f above the band, CI above 1", e.Ratio)
+	case e.Verdict == Faster:
+		return fmt.Sprintf("%.2f below the band, CI below 1", e.Ratio)
+	case e.Verdict != Same:
 		return e.Verdict
+	case e.Ratio > e.BandHi:
+		return fmt.Sprintf("%.2f above the band, but its CI reaches 1", e.Ratio)
+	case e.Ratio < e.BandLo:
+		return fmt.Sprintf("%.2f below the band, but its CI reaches 1", e.Ratio)
 	}
-	return fmt.Sprintf("%s (outside %.2f..%.2f)", e.Verdict, e.BandLo, e.BandHi)
+	return fmt.Sprintf("%.2f in the band", e.Ratio)
 }
 
 func ciText(x, lo, hi float64) string { return fmt.Sprintf("%.2f [%.2f, %.2f]", x, lo, hi) }

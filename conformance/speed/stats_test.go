@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/simabi/simabi/conformance/isolate"
 )
 
@@ -134,33 +136,46 @@ func TestIssue30Part2_Options(t *testing.T) {
 	}
 }
 
+// The table shows what decides each verdict (issue #37): the ratio with
+// its interval, the noise, the band, and the verdict with where the ratio
+// lies against the band and its interval against 1.
 func TestIssue30Part2_WriteText(t *testing.T) {
 	r := &Report{Old: "sim:tmr", New: "/x/libhost_runtime.so", OldBuild: "the built-in simulator, profile tmr",
 		NewBuild: "kernel revision, profile tmr", BudgetNs: int64(3 * time.Second), ElapsedNs: int64(2500 * time.Millisecond),
+		MinChange: DefaultMinChange,
 		Entries: []EntryReport{
 			{Name: EntryCreateDestroy, Rounds: 20, Calls: 10000, OldMedianNs: 60, NewMedianNs: 1234, OldP99Ns: 4890, NewP99Ns: 2.5e6,
 				Ratio: 20.5, RatioLo: 20.1, RatioHi: 21, Noise: 1, NoiseLo: 0.99, NoiseHi: 1.01, BandLo: 0.8, BandHi: 1.25, Verdict: Slower},
+			{Name: EntryKernelPrepare, Rounds: 20, Calls: 10000, OldMedianNs: 100, NewMedianNs: 113, OldP99Ns: 300, NewP99Ns: 320,
+				Ratio: 1.13, RatioLo: 1.12, RatioHi: 1.14, Noise: 0.94, NoiseLo: 0.9, NoiseHi: 1.0, BandLo: 0.752, BandHi: 1.25, Verdict: Same},
 			{Name: EntryKernelLaunch, Verdict: "skipped: NEW: the build does not run kernel mode (not a tmr build)"},
-			{Name: EntryRun, Rounds: 20, Calls: 10000, OldMedianNs: 140, NewMedianNs: 141, OldP99Ns: 600, NewP99Ns: 610,
-				Ratio: 1, RatioLo: 0.99, RatioHi: 1.02, Noise: 1, NoiseLo: 0.98, NoiseHi: 1.01, BandLo: 0.8, BandHi: 1.25, Verdict: Same},
+			{Name: EntryRegister, Rounds: 20, Calls: 10000, OldMedianNs: 100, NewMedianNs: 160, OldP99Ns: 300, NewP99Ns: 900,
+				Ratio: 1.6, RatioLo: 0.9, RatioHi: 2.5, Noise: 1, NoiseLo: 0.98, NoiseHi: 1.01, BandLo: 0.8, BandHi: 1.25, Verdict: Same},
+			{Name: EntryRun, Rounds: 20, Calls: 10000, OldMedianNs: 140, NewMedianNs: 70, OldP99Ns: 600, NewP99Ns: 310,
+				Ratio: 0.5, RatioLo: 0.48, RatioHi: 0.52, Noise: 1, NoiseLo: 0.98, NoiseHi: 1.01, BandLo: 0.8, BandHi: 1.25, Verdict: Faster},
 		}}
 	var b strings.Builder
 	r.WriteText(&b)
-	out := b.String()
-	for _, want := range []string{
-		"speed: OLD sim:tmr (the built-in simulator, profile tmr)",
-		"NEW /x/libhost_runtime.so (kernel revision, profile tmr)",
-		"2.5s of timing (budget 3s)",
-		"create+destroy  10000  60ns        1.23µs      4.89µs   2.5ms    20.50 [20.10, 21.00]  1.00 [0.99, 1.01]        slower (outside 0.80..1.25)",
-		"run             10000  140ns       141ns       600ns    610ns    1.00 [0.99, 1.02]     1.00 [0.98, 1.01]        same",
-		"kernel_launch: skipped: NEW: the build does not run kernel mode (not a tmr build)",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the text lacks %q:\n%s", want, out)
-		}
+	want := `speed: OLD sim:tmr (the built-in simulator, profile tmr)
+       NEW /x/libhost_runtime.so (kernel revision, profile tmr)
+       2.5s of timing (budget 3s); times per call; noise: OLD' is OLD again, in a process of its own
+       band: min(noise, 1) / 1.25 to max(noise, 1) × 1.25; NEW/OLD outside it, with its CI clear of 1, is a change
+entry                calls  old median  new median  old p99  new p99  NEW/OLD [95% CI]      noise OLD'/OLD [95% CI]  band          verdict
+create+destroy       10000  60ns        1.23µs      4.89µs   2.5ms    20.50 [20.10, 21.00]  1.00 [0.99, 1.01]        [0.80, 1.25]  slower (20.50 above the band, CI above 1)
+kernel_prepare       10000  100ns       113ns       300ns    320ns    1.13 [1.12, 1.14]     0.94 [0.90, 1.00]        [0.75, 1.25]  same (1.13 in the band)
+register+unregister  10000  100ns       160ns       300ns    900ns    1.60 [0.90, 2.50]     1.00 [0.98, 1.01]        [0.80, 1.25]  same (1.60 above the band, but its CI reaches 1)
+run                  10000  140ns       70ns        600ns    310ns    0.50 [0.48, 0.52]     1.00 [0.98, 1.01]        [0.80, 1.25]  faster (0.50 below the band, CI below 1)
+kernel_launch: skipped: NEW: the build does not run kernel mode (not a tmr build)
+`
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("WriteText (-want +got):\n%s", d)
 	}
-	if d := r.Differences(); len(d) != 1 || d[0].Name != EntryCreateDestroy {
-		t.Errorf("Differences = %+v", d)
+	var got []string
+	for _, e := range r.Differences() {
+		got = append(got, e.Name)
+	}
+	if d := cmp.Diff([]string{EntryCreateDestroy, EntryRun}, got); d != "" {
+		t.Errorf("Differences (-want +got):\n%s", d)
 	}
 }
 

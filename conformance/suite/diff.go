@@ -70,6 +70,9 @@ type Change struct {
 	// Also are the other cases that showed a change with the same key
 	// (each change is reported and shrunk once).
 	Also []string
+	// Elapsed is the time its cases took on both builds, shrinking
+	// included (a report's per-change time).
+	Elapsed time.Duration
 }
 
 // Group is the heading a change is listed under: its clauses.
@@ -179,6 +182,7 @@ func checkClauses(check string, p model.Profile) []conformance.ClauseSpec {
 
 // runCase runs ops on both builds and records a change if they differ.
 func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.ClauseSpec) {
+	t0 := time.Now()
 	st.out.Cases++
 	a, b := st.both(ops)
 	d, ok := compareOutcomes(ops, a, b)
@@ -191,6 +195,7 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.Cla
 	ch.Key = changeKey(ch.Clauses, ops, d)
 	if i, ok := st.byKey[ch.Key]; ok {
 		st.out.Changes[i].Also = append(st.out.Changes[i].Also, name)
+		st.out.Changes[i].Elapsed += time.Since(t0)
 		return
 	}
 	st.byKey[ch.Key] = len(st.out.Changes)
@@ -199,6 +204,7 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.Cla
 	} else {
 		st.shrink(&ch, d)
 	}
+	ch.Elapsed = time.Since(t0)
 	st.out.Changes = append(st.out.Changes, ch)
 }
 

@@ -514,10 +514,12 @@ func TestActionRunsItsSteps(t *testing.T) {
 	}{
 		{name: "conforming", base: "base/libhost_runtime.so", checkExit: "0", diffExit: "0",
 			summary:   []string{`\*\*check: passed\*\*`, `\*\*diff: no change\*\* \(`},
-			jqSummary: []string{`\*\*check: passed\*\* — .*: \d+ pass, 0 fail, `, `\*\*diff: no change\*\* .* — 0 in calls \(0 groups\), 0 in speed; \d+ cases`}},
+			jqSummary: []string{`\*\*check: passed\*\* — .*: \d+ pass, 0 fail, `, `\*\*diff: no change\*\* .* — 0 in calls \(0 causes, 0 groups\), 0 in speed; \d+ cases`}},
 		{name: "mutant", mutant: "prep-keeps-out", base: "base/libhost_runtime.so", checkExit: "1", diffExit: "1", failed: true,
-			summary:   []string{`\*\*check: findings\*\* \(exit 1\)`, `\*\*diff: [1-9]\d* changes?\*\* \(exit 1; `},
-			jqSummary: []string{`\| V-PREP-1 \| fail \|`, `\*\*diff: [1-9]\d* changes?\*\* \(exit 1; .*\) — [1-9]\d* in calls \([1-9]\d* groups?\)`, `(?m)^\| V-PREP-1[^|]* \| `}},
+			summary: []string{`\*\*check: findings\*\* \(exit 1\)`, `\*\*diff: [1-9]\d* changes?\*\* \(exit 1; `},
+			jqSummary: []string{`\| V-PREP-1 \| fail \|`, `\*\*diff: [1-9]\d* changes?\*\* \(exit 1; .*\) — [1-9]\d* in calls \([1-9]\d* causes?, [1-9]\d* groups?\)`,
+				// the changes by cause: the mutant keeps prepare's out id
+				`(?m)^\| simpler_kernel_mode_prepare_callable out: -1 -> [^|]+ \| [1-9]\d* \| [1-9]\d* \| [^|]*V-PREP-1[^|]* \|$`}},
 		{name: "no-base", checkExit: "0", diffExit: "",
 			summary: []string{`\*\*check: passed\*\*`, `\*\*diff: none\*\* \(no base-library\)`}},
 		{name: "missing-base", base: "base/missing/libhost_runtime.so", outputDir: "out/abi", checkExit: "0", diffExit: "2", failed: true,

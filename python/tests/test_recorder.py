@@ -28,7 +28,7 @@ def abicheck(tmp_path_factory):
     return exe
 
 
-@pytest.mark.parametrize("mutant,verdict", [("", ", 0 fail, "), ("ids-from-one", "M-1             fail")])
+@pytest.mark.parametrize("mutant,verdict", [("", ", 0 fail, "), ("ids-from-one", "\n--- M-1 fail: ")])
 def test_recorded_session_is_checked(tmp_path, abicheck, mutant, verdict):
     # The target is a copy of a fake: a runtime instance of its own. On the
     # mutant whose first id is 1, the trace shows M-1 broken.

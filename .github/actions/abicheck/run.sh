@@ -174,7 +174,7 @@ md() {
 check_line() {
 	local f=$ABICHECK_OUTPUT_DIR/check.json x
 	if have_jq && [ -s "$f" ]; then
-		jq_ -r 'if type == "array" then .[] else . end
+		jq_ -r '.targets[]
 			| "\(.target.path): \(.summary.pass) pass, \(.summary.fail) fail, \(.summary.warn) warn, \(.summary.skip) skip, \(.summary.crash) crash, \(.summary.hang) hang"
 			+ (if (.summary.known // 0) > 0 then ", \(.summary.known) known" else "" end)
 			+ " — \(.sequences) random sequences × \(.max_ops) ops (seed \(.seed)), \(.ops) calls checked, \(.duration_ms / 100 | floor / 10)s"' "$f" 2>/dev/null && return
@@ -190,7 +190,7 @@ check_failures() {
 	local f=$ABICHECK_OUTPUT_DIR/check.json
 	have_jq && [ -s "$f" ] || return 0
 	# shellcheck disable=SC2016 # $r is jq's
-	jq_ -r '[if type == "array" then .[] else . end | .results[]
+	jq_ -r '[.targets[] | .results[]
 		| select(.verdict == "fail" or .verdict == "crash" or .verdict == "hang")] as $r
 		| if ($r | length) == 0 then empty else
 			"| Rule | Verdict | Detail |", "|---|---|---|",
@@ -208,7 +208,7 @@ diff_counts() {
 	if have_jq && [ -s "$f" ]; then
 		# shellcheck disable=SC2016 # $s and $t are jq's
 		n=$(jq_ -r 'select(.summary.changes != null) | .summary as $s | (.target_changes // [] | length) as $t
-			| "\($s.changes - ($s.known // 0) + ($s.speed_changes // 0) + $t) \($s.changes - ($s.known // 0)) in calls (\($s.groups // 0) groups), \($s.speed_changes // 0) in speed"
+			| "\($s.changes - ($s.known // 0) + ($s.speed_changes // 0) + $t) \($s.changes - ($s.known // 0)) in calls (\($s.causes // 0) causes, \($s.groups // 0) groups), \($s.speed_changes // 0) in speed"
 			+ (if $t > 0 then ", \($t) in what the builds are" else "" end)
 			+ (if ($s.known // 0) > 0 then "; \($s.known) known" else "" end)
 			+ "; \($s.cases) cases (\($s.random) random)"' "$f" 2>/dev/null || true)
@@ -219,15 +219,18 @@ diff_counts() {
 	echo "$n"
 }
 
-# diff_changes: a table row per new change of diff.json.
+# diff_changes: a table row per cause of diff.json with a new change: the
+# entry and what changed in its result, its new changes, the cases that
+# showed them and the clause groups they touched.
 diff_changes() {
 	local f=$ABICHECK_OUTPUT_DIR/diff.json
 	have_jq && [ -s "$f" ] || return 0
 	# shellcheck disable=SC2016 # $c is jq's
-	jq_ -r '[.changes // [] | .[] | select(.known | not)] as $c
+	jq_ -r '[.causes // [] | .[] | select(.changes > (.known // 0))] as $c
 		| if ($c | length) == 0 then empty else
-			"| Group | Case | Old | New |", "|---|---|---|---|",
-			($c[:20][] | "| \(.group) | \(.case) | \(.old | gsub("[\n|]"; " ")) | \(.new | gsub("[\n|]"; " ")) |"),
+			"| Cause | Changes | Cases | Clause groups |", "|---|---|---|---|",
+			($c[:20][] | "| \(.title | gsub("[\n|]"; " ")) | \(.changes - (.known // 0)) | \(.cases) | \([.groups[].group]
+				| if length > 5 then .[:5] + ["and \(length - 5) more"] else . end | join("; ") | gsub("[\n|]"; " ")) |"),
 			(if ($c | length) > 20 then "", "(\($c | length - 20) more in diff.json)" else empty end)
 		end' "$f" 2>/dev/null || true
 }

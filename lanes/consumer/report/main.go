@@ -145,37 +145,54 @@ func splitList(s string) []string {
 	return out
 }
 
-// TraceVerdict judges an abicheck -check-trace -json report: ok is false
-// when a fail, crash or hang finding has a rule outside allow.
+// traceSchema is the JSON schema of abicheck's reports this reads
+// (docs/abicheck.md, "JSON").
+const traceSchema = "abicheck/v2"
+
+// TraceVerdict judges an abicheck -check-trace -json report (its traces
+// together): ok is false when a fail, crash or hang finding has a rule
+// outside allow.
 func TraceVerdict(report []byte, allow []string) (line string, ok bool, err error) {
-	var r struct {
+	var j struct {
+		Schema  string `json:"schema"`
+		Targets []struct {
+			Findings []struct {
+				Rule    string `json:"rule"`
+				Verdict string `json:"verdict"`
+				Op      string `json:"op"`
+				Detail  string `json:"detail"`
+			} `json:"findings"`
+			Ops int `json:"ops"`
+		} `json:"targets"`
 		Summary struct {
 			Pass, Fail, Warn, Skip, Crash, Hang int
 		} `json:"summary"`
-		Findings []struct {
-			Rule    string `json:"rule"`
-			Verdict string `json:"verdict"`
-			Op      string `json:"op"`
-			Detail  string `json:"detail"`
-		} `json:"findings"`
-		Ops int `json:"ops"`
 	}
-	if err := json.Unmarshal(report, &r); err != nil {
+	if err := json.Unmarshal(report, &j); err != nil {
 		return "", false, err
 	}
-	s := r.Summary
+	if j.Schema != traceSchema {
+		return "", false, fmt.Errorf("report of schema %q, want %s", j.Schema, traceSchema)
+	}
+	ops := 0
+	for _, t := range j.Targets {
+		ops += t.Ops
+	}
+	s := j.Summary
 	counts := fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d crash, %d hang; %d calls judged",
-		s.Pass, s.Fail, s.Warn, s.Skip, s.Crash, s.Hang, r.Ops)
+		s.Pass, s.Fail, s.Warn, s.Skip, s.Crash, s.Hang, ops)
 	var explained, unexplained []string
-	for _, f := range r.Findings {
-		if f.Verdict != "fail" && f.Verdict != "crash" && f.Verdict != "hang" {
-			continue
-		}
-		d := f.Rule + " " + f.Verdict + " at " + abbreviate(f.Op, 60) + ": " + abbreviate(f.Detail, 160)
-		if slices.Contains(allow, f.Rule) {
-			explained = append(explained, d)
-		} else {
-			unexplained = append(unexplained, d)
+	for _, t := range j.Targets {
+		for _, f := range t.Findings {
+			if f.Verdict != "fail" && f.Verdict != "crash" && f.Verdict != "hang" {
+				continue
+			}
+			d := f.Rule + " " + f.Verdict + " at " + abbreviate(f.Op, 60) + ": " + abbreviate(f.Detail, 160)
+			if slices.Contains(allow, f.Rule) {
+				explained = append(explained, d)
+			} else {
+				unexplained = append(unexplained, d)
+			}
 		}
 	}
 	switch {

@@ -96,7 +96,8 @@ func TestCompareSteps(t *testing.T) {
 
 func TestTraceVerdict(t *testing.T) {
 	report := func(findings string) []byte {
-		return []byte(`{"summary":{"pass":6,"fail":1,"warn":0,"skip":44,"crash":0,"hang":0},"ops":70,"findings":[` + findings + `]}`)
+		return []byte(`{"schema":"abicheck/v2","command":"check-trace","targets":[{"summary":{"pass":6,"fail":1,"warn":0,"skip":44,"crash":0,"hang":0},` +
+			`"ops":70,"findings":[` + findings + `]}],"summary":{"pass":6,"fail":1,"warn":0,"skip":44,"crash":0,"hang":0},"elapsed_s":0.01}`)
 	}
 	s3 := `{"rule":"S-3","verdict":"fail","op":"acl null dev=-1","detail":"want IA, got OK"}`
 	skip := `{"rule":"K-1","verdict":"skip","op":"","detail":"does not apply"}`
@@ -114,6 +115,12 @@ func TestTraceVerdict(t *testing.T) {
 	}
 	if _, _, err := TraceVerdict([]byte("{"), nil); err == nil {
 		t.Error("a malformed report was accepted")
+	}
+	// A report of abicheck before the envelope (one object per trace, no
+	// schema) is refused with what it is.
+	_, _, err = TraceVerdict([]byte(`{"summary":{"pass":6},"ops":70,"findings":[]}`), nil)
+	if err == nil || err.Error() != `report of schema "", want abicheck/v2` {
+		t.Errorf("a report without the schema: %v", err)
 	}
 }
 

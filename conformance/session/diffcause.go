@@ -1,0 +1,286 @@
+package session
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/abi/tracevocab"
+	"github.com/simabi/simabi/conformance/op"
+)
+
+// A diff's changes are many views of few causes: a build whose launch
+// returns -93 changes every case that launches, under every clause group
+// whose check launches. A cause is an entry of the runtime and the part of
+// its result that changed (its status, the id it wrote, the direction of
+// committed memory, ...); the changes it explains are listed under it by
+// clause group. Causes() is the grouping; the text and the JSON carry it,
+// and other renderers call it.
+
+// DiffCause is one cause of a diff's changes.
+type DiffCause struct {
+	// Entry is the runtime's C entry whose call changed
+	// (simpler_kernel_mode_launch), the op's kind for an op that calls no
+	// entry of the symbol table, or "setup" / "cleanup" for the runner's
+	// own calls before the first op and after the last.
+	Entry string `json:"entry"`
+	// Title is the cause in one line: "ENTRY FIELD: OLD -> NEW", the OLD
+	// values that went to one NEW value listed together, most changes
+	// first ("simpler_kernel_mode_launch status: OK, INVALID_STATE -> -93").
+	Title string `json:"title"`
+	// Field is the part of the result that changed: "status", "out"
+	// (the id written), "mem" (committed memory's direction), another
+	// key of the history line, "result" (a call that returns no status, or
+	// a result whose form changed), "outcome" (one build crashed or hung)
+	// or "finding" (the model judged the two calls differently).
+	Field string `json:"field"`
+	// Transitions are the OLD → NEW values, the most changes first.
+	Transitions []DiffTransition `json:"transitions"`
+	// Groups are the clause groups whose cases showed it, the most
+	// changes first.
+	Groups []DiffCauseGroup `json:"groups"`
+	// Changes counts its changes (each distinct change once), Cases the
+	// cases that showed them, Known the changes a baseline listed.
+	Changes int `json:"changes"`
+	Cases   int `json:"cases"`
+	Known   int `json:"known"`
+}
+
+// DiffTransition is one OLD value → NEW value of a cause.
+type DiffTransition struct {
+	Old     string `json:"old"`
+	New     string `json:"new"`
+	Changes int    `json:"changes"`
+}
+
+// DiffCauseGroup is one clause group a cause touched: the indices of its
+// changes in DiffReport.Changes and the cases that showed them.
+type DiffCauseGroup struct {
+	Group   string `json:"group"`
+	Changes []int  `json:"changes"`
+	Cases   int    `json:"cases"`
+}
+
+// title is DiffCause.Title of c.
+func (c DiffCause) title() string {
+	var news []string
+	olds := map[string][]string{}
+	for _, t := range c.Transitions {
+		if _, ok := olds[t.New]; !ok {
+			news = append(news, t.New)
+		}
+		olds[t.New] = append(olds[t.New], t.Old)
+	}
+	parts := make([]string, len(news))
+	for i, n := range news {
+		parts[i] = strings.Join(olds[n], ", ") + " -> " + n
+	}
+	return c.Entry + " " + c.Field + ": " + strings.Join(parts, "; ")
+}
+
+// Causes groups the report's changes by cause: one per entry and field,
+// the most changes first (then by entry and field).
+func (r *DiffReport) Causes() []DiffCause {
+	type key struct{ entry, field string }
+	var order []key
+	byKey := map[key]*DiffCause{}
+	for i, ch := range r.Changes {
+		k := key{ch.Entry, ch.Field}
+		c := byKey[k]
+		if c == nil {
+			c = &DiffCause{Entry: ch.Entry, Field: ch.Field}
+			byKey[k] = c
+			order = append(order, k)
+		}
+		cases := 1 + len(ch.Also)
+		c.Changes++
+		c.Cases += cases
+		if ch.Known {
+			c.Known++
+		}
+		c.addTransition(ch.OldValue, ch.NewValue)
+		c.addGroup(ch.Group, i, cases)
+	}
+	out := make([]DiffCause, 0, len(order))
+	for _, k := range order {
+		c := byKey[k]
+		slices.SortStableFunc(c.Transitions, func(a, b DiffTransition) int { return cmp.Compare(b.Changes, a.Changes) })
+		slices.SortStableFunc(c.Groups, func(a, b DiffCauseGroup) int {
+			return cmp.Or(cmp.Compare(len(b.Changes), len(a.Changes)), cmp.Compare(a.Group, b.Group))
+		})
+		c.Title = c.title()
+		out = append(out, *c)
+	}
+	slices.SortStableFunc(out, func(a, b DiffCause) int {
+		return cmp.Or(cmp.Compare(b.Changes, a.Changes), cmp.Compare(a.Entry, b.Entry), cmp.Compare(a.Field, b.Field))
+	})
+	return out
+}
+
+func (c *DiffCause) addTransition(old, new string) {
+	for i := range c.Transitions {
+		if t := &c.Transitions[i]; t.Old == old && t.New == new {
+			t.Changes++
+			return
+		}
+	}
+	c.Transitions = append(c.Transitions, DiffTransition{Old: old, New: new, Changes: 1})
+}
+
+func (c *DiffCause) addGroup(group string, change, cases int) {
+	for i := range c.Groups {
+		if g := &c.Groups[i]; g.Group == group {
+			g.Changes = append(g.Changes, change)
+			g.Cases += cases
+			return
+		}
+	}
+	c.Groups = append(c.Groups, DiffCauseGroup{Group: group, Changes: []int{change}, Cases: cases})
+}
+
+// changeCause is what a change says of its cause: the entry called at
+// op at of ops, and the first part of its result that differs between the
+// two builds' lines (a history line "#i OP -> RESULT", or a run's death, or
+// a model finding).
+func changeCause(ops []op.Op, at int, rev abi.Revision, oldLine, newLine string) (entry, field, oldV, newV string) {
+	var cur *op.Op
+	switch {
+	case at >= 0 && at < len(ops):
+		cur = &ops[at]
+		entry = entryOf(*cur, rev)
+	case at == len(ops):
+		entry = "cleanup"
+	default:
+		entry = "setup"
+	}
+	or, oldHist := historyResult(oldLine)
+	nr, newHist := historyResult(newLine)
+	if !oldHist || !newHist {
+		if strings.HasPrefix(oldLine, "model: ") || strings.HasPrefix(newLine, "model: ") ||
+			oldLine == noFinding || newLine == noFinding {
+			return entry, "finding", findingValue(oldLine), findingValue(newLine)
+		}
+		return entry, "outcome", outcomeValue(or, oldHist), outcomeValue(nr, newHist)
+	}
+	oldParts, newParts := strings.Split(or, " | "), strings.Split(nr, " | ")
+	if len(oldParts) != len(newParts) {
+		return entry, "result", or, nr
+	}
+	for i := range oldParts {
+		if oldParts[i] == newParts[i] {
+			continue
+		}
+		if cur != nil && len(oldParts) > 1 {
+			// A two-call op (holdlaunch: prepare | launch): the part's
+			// own entry, its calls matched from the end of the serial
+			// order (which may begin with the checker's own set-up).
+			if s := cur.Serial(); len(s) >= len(oldParts) {
+				p := s[len(s)-len(oldParts)+i]
+				cur, entry = &p, entryOf(p, rev)
+			}
+		}
+		field, oldV, newV = partDiff(oldParts[i], newParts[i], cur != nil && cur.StatusCall())
+		return entry, field, oldV, newV
+	}
+	return entry, "result", or, nr
+}
+
+// noFinding is what a run without a model finding at the op says (suite's
+// findingKey.text).
+const noFinding = "no finding"
+
+// entryOf is the C entry an op calls (the trace vocabulary's table), or
+// the op's kind when the table has none.
+func entryOf(o op.Op, rev abi.Revision) string {
+	words := strings.Fields(o.String())
+	if len(words) == 0 {
+		return o.Kind.String()
+	}
+	for _, r := range []abi.Revision{rev, abi.RevKernel, abi.RevLegacy} {
+		if e, err := tracevocab.Lookup(r, words[0], words[1:]); err == nil && e.Symbol != "" {
+			return e.Symbol
+		}
+	}
+	return words[0]
+}
+
+var indexMark = regexp.MustCompile(`#\d+`)
+
+// historyResult is the result of a history line, with ok; else the line
+// with op indices masked (a death names the op it died at).
+func historyResult(line string) (string, bool) {
+	if i := strings.Index(line, " -> "); i >= 0 && strings.HasPrefix(line, "#") {
+		return line[i+4:], true
+	}
+	return indexMark.ReplaceAllString(line, "#"), false
+}
+
+// outcomeValue is one side of a change where a build died: how it ended
+// ("crash", "hang") or, for the side that lived, its result's first word.
+func outcomeValue(s string, hist bool) string {
+	if w, _, _ := strings.Cut(s, " "); w != "" && (hist || w == "crash" || w == "hang" || w == "fail") {
+		return w
+	}
+	return s
+}
+
+// findingValue is a model finding's rule and verdict ("E-LAUNCH fail"),
+// or "none".
+func findingValue(s string) string {
+	f := strings.Fields(strings.TrimPrefix(s, "model: "))
+	switch {
+	case s == noFinding:
+		return "none"
+	case strings.HasPrefix(s, "model: ") && len(f) >= 3:
+		return f[1] + " " + f[2]
+	}
+	return s
+}
+
+// partDiff is the first field of one call's result that differs: the
+// leading word is the status (or the result of a call that returns no
+// status), KEY=VALUE words are the field KEY, xN the count of a repeated
+// call. Results whose fields do not line up (a run of repeated calls, an
+// unordered pair) differ as a whole.
+func partDiff(a, b string, status bool) (field, oldV, newV string) {
+	fa, fb := resultFields(a, status), resultFields(b, status)
+	if fa == nil || fb == nil || len(fa) != len(fb) {
+		return "result", a, b
+	}
+	for i := range fa {
+		if fa[i][0] != fb[i][0] {
+			return "result", a, b
+		}
+		if fa[i][1] != fb[i][1] {
+			return fa[i][0], fa[i][1], fb[i][1]
+		}
+	}
+	return "result", a, b
+}
+
+// resultFields splits one call's result into (field, value) pairs; nil
+// when it has no such form.
+func resultFields(s string, status bool) [][2]string {
+	if strings.ContainsAny(s, "{;") {
+		return nil
+	}
+	var out [][2]string
+	for i, w := range strings.Fields(s) {
+		k, v, kv := strings.Cut(w, "=")
+		switch {
+		case kv:
+			out = append(out, [2]string{k, v})
+		case i == 0 && status:
+			out = append(out, [2]string{"status", w})
+		case i == 0:
+			out = append(out, [2]string{"result", w})
+		case len(w) > 1 && w[0] == 'x' && strings.Trim(w[1:], "0123456789") == "":
+			out = append(out, [2]string{"count", w[1:]})
+		default:
+			return nil
+		}
+	}
+	return out
+}
