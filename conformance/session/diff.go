@@ -168,6 +168,10 @@ func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, st
 	} else {
 		printDiff(stdout, rep, o, speedText)
 	}
+	if err := writeDiffPage(o, rep, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "abicheck: %v\n", err)
+		return ExitUsage
+	}
 	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.Targets) > 0 {
 		return ExitFindings
 	}
