@@ -29,6 +29,11 @@ func Explain(id string) (string, error) {
 		}
 		return "", fmt.Errorf("%s", msg)
 	}
+	return ExplainRule(s), nil
+}
+
+// ExplainRule is Explain's text of a rule section (docs.Rules parsed).
+func ExplainRule(s docs.RuleSection) string {
 	var b strings.Builder
 	b.WriteString(s.Text)
 	fmt.Fprintf(&b, "\n(%s, under %q)\n", s.Anchor(), s.Group)
@@ -46,7 +51,7 @@ func Explain(id string) (string, error) {
 		}
 		tw.Flush()
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // explainClause renders one clause: its words, where it stands, and what
