@@ -502,6 +502,10 @@ func ClauseOfMutant(name string) (ClauseSpec, bool) {
 // profileOrder is the order profiles are named in.
 var profileOrder = []model.Profile{model.ProfileTMR, model.ProfileRefusing, model.ProfileLegacy}
 
+// ProfileOrder is the build profiles in the order the clause table names
+// them (HeldOnText; the HTML report's clause-coverage matrix).
+func ProfileOrder() []model.Profile { return slices.Clone(profileOrder) }
+
 // CoverageLine is the *Checked.* paragraph that closes rule id's section
 // in docs/contract.md, generated from the clause table: which clauses a
 // directed check drives on which profile, which a held profile cannot

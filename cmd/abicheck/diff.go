@@ -75,13 +75,14 @@ func (s *sideFlags) apply(o *options, shared *sideFlags) {
 }
 
 func diffMain(args []string, stdout, stderr io.Writer) int {
-	o := options{MaxHangs: 2}
+	o := options{MaxHangs: 2, Pages: pages(append([]string{"diff"}, args...))}
 	var d session.DiffOptions
 	var shared, oldSide, newSide sideFlags
 	fs := flag.NewFlagSet("abicheck diff", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON (docs/abicheck.md, schema abicheck/v2) instead of text")
 	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE` (a test case per cause)")
+	fs.StringVar(&o.HTML, "html", "", "also write the report as one self-contained HTML page to `FILE` (the changes by cause with their scripts, the speed plotted)")
 	fs.Uint64Var(&o.Seed, "seed", defaultSeed, "seed of the random sequences (sequence i uses seed+i)")
 	fs.IntVar(&o.Sequences, "sequences", 100, "random sequences run on both builds after the directed checks")
 	fs.IntVar(&o.MaxOps, "max-ops", 300, "ops per random sequence")

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/htmlreport"
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/conformance/speed"
@@ -139,6 +140,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON (docs/abicheck.md, schema abicheck/v2) instead of the text")
 	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
+	fs.StringVar(&o.HTML, "html", "", "also write the report as one self-contained HTML page to `FILE` (verdicts, repros, the contract's text)")
 	fs.Var((*stringList)(&o.Preloads), "preload", "load `PATH` RTLD_GLOBAL before LIB (repeatable; e.g. libcpu_sim_context.so)")
 	fs.StringVar(&o.ACL, "acl", "", "the ACL library (`PATH` to libascendcl.so) that sets the device and streams of a LIB without simulation hooks")
 	fs.Uint64Var(&o.Seed, "seed", defaultSeed, "seed of the random sequences (sequence i uses seed+i)")
@@ -196,7 +198,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			return explainMain(args[1:], stdout, stderr)
 		}
 	}
-	var o options
+	o := options{Pages: pages(args)}
 	fs := newFlagSet(&o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -231,9 +233,21 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return usage(stderr, err.Error())
 	}
 	if o.Replay != "" {
+		if o.HTML != "" {
+			return usage(stderr, "-html goes with a check, -check-trace, diff or mutants, not -replay")
+		}
 		return replayMain(&o, lib, stdout, stderr)
 	}
 	return session.Main(&o, lib, stdout, stderr)
+}
+
+// pages renders the -html report, naming the command line that made it.
+func pages(args []string) htmlreport.Pages {
+	words := []string{"abicheck"}
+	for _, a := range args {
+		words = append(words, session.ShellQuote(a))
+	}
+	return htmlreport.Pages{Command: strings.Join(words, " ")}
 }
 
 func usage(stderr io.Writer, msg string) int {

@@ -69,6 +69,7 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&mo.DiffSequences, "mechanical-diff-sequences", 2000, "-mechanical: the most random sequences of a survivor against its reference")
 	fs.StringVar(&filter, "run", "", "check only the mutants whose name matches `REGEXP`")
 	fs.BoolVar(&o.JSON, "json", false, "print the kill table as JSON")
+	fs.StringVar(&o.HTML, "html", "", "also write the kill table and the clause-coverage matrix as one self-contained HTML page to `FILE`")
 	fs.BoolVar(&o.Verbose, "v", false, "verbose: the children's stderr")
 	fs.BoolVar(&o.Quiet, "q", false, "quiet: the kill table's survivors only, then the summary lines")
 	fs.BoolVar(&o.NoColor, "no-color", false, "no colors")
@@ -94,6 +95,12 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 			return usage(stderr, "mutants: -run: "+err.Error())
 		}
 	}
+	if o.HTML != "" && (mechanical || diff) {
+		return usage(stderr, "mutants: -html goes with the kill table of the hand-written mutants, not -mechanical or -diff")
+	}
+	if err := o.CheckOutputs(); err != nil {
+		return usage(stderr, "mutants: "+err.Error())
+	}
 	if mechanical {
 		return mechanicalMain(&o, mo, mechProfiles, re, randomOnly || diff, stdout, stderr)
 	}
@@ -118,6 +125,15 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 	if err := session.WriteMutants(stdout, run, &o, randomOnly, out); err != nil {
 		fmt.Fprintf(stderr, "abicheck: %v\n", err)
 		return exitUsage
+	}
+	if o.HTML != "" {
+		render := func(w io.Writer) error {
+			return pages(append([]string{"mutants"}, args...)).Mutants(w, run, &o, randomOnly)
+		}
+		if err := session.WritePage(&o, stdout, stderr, render); err != nil {
+			fmt.Fprintf(stderr, "abicheck: %v\n", err)
+			return exitUsage
+		}
 	}
 	switch {
 	case run.Failed:

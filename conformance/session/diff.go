@@ -225,6 +225,10 @@ func writeDiff(rep *DiffReport, o *Options, speedText string, stdout, stderr io.
 	} else {
 		printDiff(stdout, rep, o, speedText)
 	}
+	if err := writeDiffPage(o, rep, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "abicheck: %v\n", err)
+		return ExitUsage
+	}
 	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.TargetChanges) > 0 {
 		return ExitFindings
 	}

@@ -160,6 +160,10 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 			code = max(code, ExitUsage)
 		}
 	}
+	if err := writeCheckPage(o, runs, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "abicheck: %v\n", err)
+		code = max(code, ExitUsage)
+	}
 	if code == ExitOK && AnyFindings(runs) {
 		code = ExitFindings
 	}

@@ -45,7 +45,9 @@ type Options struct {
 	Baseline      string
 	WriteBaseline string
 	Callable      string
-	CheckTrace    bool // the arguments are recorded sessions to judge (docs/trace.md)
+	CheckTrace    bool   // the arguments are recorded sessions to judge (docs/trace.md)
+	HTML          string // -html FILE: also write the report as one HTML page (WritePage)
+	Pages         Pages  // renders HTML (set by the command)
 }
 
 // Validate checks the options for a run on lib ("" for the default targets):
@@ -117,6 +119,11 @@ func (o *Options) CheckOutputs() error {
 			return fmt.Errorf("-junit %s: %v", o.JUnit, errors.Unwrap(err))
 		}
 		f.Close()
+	}
+	if o.HTML != "" {
+		if err := checkPageDir(o.HTML); err != nil {
+			return err
+		}
 	}
 	if o.ReproDir != "" {
 		if err := os.MkdirAll(o.ReproDir, 0o755); err != nil {

@@ -343,6 +343,7 @@ func measure(procs [3]*proc, er *EntryReport, share time.Duration, o Options) er
 		plan.took(calls, time.Since(t0))
 	}
 	er.Rounds, er.Calls = rounds, len(all[0])
+	er.OldRoundNs, er.NoiseRoundNs, er.NewRoundNs = mids[0], mids[1], mids[2]
 	ratios, noise := make([]float64, rounds), make([]float64, rounds)
 	for r := range rounds {
 		ratios[r] = mids[2][r] / mids[0][r]

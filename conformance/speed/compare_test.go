@@ -125,6 +125,9 @@ func TestIssue30Part2_Compare(t *testing.T) {
 						!(e.NoiseLo <= e.Noise && e.Noise <= e.NoiseHi) || e.OldMedianNs <= 0 || e.OldP99Ns < e.OldMedianNs) {
 						t.Errorf("%s: an inconsistent measurement: %+v", e.Name, e)
 					}
+					if !e.Skipped() {
+						roundsAgree(t, e)
+					}
 					c.check(t, e)
 				}
 				if _, err := json.Marshal(r); err != nil {
@@ -132,6 +135,29 @@ func TestIssue30Part2_Compare(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// roundsAgree holds an entry's recorded round times to its ratios: one
+// time per round and side, and the ratio and the noise with their
+// intervals are what the rounds' quotients give (the HTML report plots the
+// rounds, so they must be the samples the verdict was made of).
+func roundsAgree(t *testing.T, e EntryReport) {
+	t.Helper()
+	if len(e.OldRoundNs) != e.Rounds || len(e.NoiseRoundNs) != e.Rounds || len(e.NewRoundNs) != e.Rounds {
+		t.Fatalf("%s: %d rounds, round times OLD %d, OLD' %d, NEW %d", e.Name, e.Rounds, len(e.OldRoundNs), len(e.NoiseRoundNs), len(e.NewRoundNs))
+	}
+	ratios, noise := make([]float64, e.Rounds), make([]float64, e.Rounds)
+	for r := range e.Rounds {
+		ratios[r], noise[r] = e.NewRoundNs[r]/e.OldRoundNs[r], e.NoiseRoundNs[r]/e.OldRoundNs[r]
+	}
+	type ci struct{ Mid, Lo, Hi float64 }
+	var got, want [2]ci
+	got[0].Mid, got[0].Lo, got[0].Hi = medianCI(ratios)
+	got[1].Mid, got[1].Lo, got[1].Hi = medianCI(noise)
+	want[0], want[1] = ci{e.Ratio, e.RatioLo, e.RatioHi}, ci{e.Noise, e.NoiseLo, e.NoiseHi}
+	if got != want {
+		t.Errorf("%s: the round times give ratio and noise %v, the report says %v", e.Name, got, want)
 	}
 }
 

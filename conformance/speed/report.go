@@ -3,6 +3,7 @@ package speed
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,6 +55,15 @@ type EntryReport struct {
 	BandLo float64 `json:"band_lo"`
 	BandHi float64 `json:"band_hi"`
 
+	// The rounds' times per side, in round order: each is the centre of
+	// the side's batch in that round (the mean of the middle half of its
+	// per-call times), the samples Ratio and Noise are made of (round r's
+	// ratio is NewRoundNs[r]/OldRoundNs[r]). RoundMedian derives a side's
+	// median with its interval; the HTML report plots them.
+	OldRoundNs   []float64 `json:"old_round_ns,omitempty"`
+	NoiseRoundNs []float64 `json:"noise_round_ns,omitempty"`
+	NewRoundNs   []float64 `json:"new_round_ns,omitempty"`
+
 	// Verdict is Same, Faster, Slower, or "skipped: " and why.
 	Verdict string `json:"verdict"`
 	// CrashedSide is the side whose child died or hung while the entry
@@ -63,6 +73,22 @@ type EntryReport struct {
 
 // Skipped reports whether the entry was not timed.
 func (e *EntryReport) Skipped() bool { return strings.HasPrefix(e.Verdict, "skipped") }
+
+// RoundMedian is the median of one side's round times (SideOld, SideNoise
+// or SideNew) with its 95 % interval, by the rule of the ratios (medianCI);
+// NaN for an entry not timed or an unknown side.
+func (e *EntryReport) RoundMedian(side string) (mid, lo, hi float64) {
+	var xs []float64
+	switch side {
+	case SideOld:
+		xs = e.OldRoundNs
+	case SideNoise:
+		xs = e.NoiseRoundNs
+	case SideNew:
+		xs = e.NewRoundNs
+	}
+	return medianCI(slices.Clone(xs))
+}
 
 // Differences are the entries whose verdict is Slower or Faster.
 // An entry during which NEW's child died or hung is a difference too, when

@@ -57,6 +57,26 @@ func TestIssue30Part2_MedianCI(t *testing.T) {
 
 // Issue #30 part 2: a round's time is the mean of the middle half of its
 // batch, which the clock's tick does not quantize as it does the median.
+// A side's median over its rounds, with the interval of medianCI, and
+// the recorded rounds left in their order; NaN for a side that is none.
+func TestIssue37_RoundMedian(t *testing.T) {
+	e := EntryReport{OldRoundNs: []float64{5, 1, 4, 2, 3, 9, 8, 7, 6, 10, 11, 12}, NewRoundNs: []float64{3, 1, 2}}
+	type ci struct{ Mid, Lo, Hi float64 }
+	var got [2]ci
+	got[0].Mid, got[0].Lo, got[0].Hi = e.RoundMedian(SideOld)
+	got[1].Mid, got[1].Lo, got[1].Hi = e.RoundMedian(SideNew)
+	// 12 rounds: x(3) and x(10), 96.1 %; 3 rounds: the whole range.
+	if want := [2]ci{{6.5, 3, 10}, {2, 1, 3}}; got != want {
+		t.Errorf("RoundMedian = %v, want %v", got, want)
+	}
+	if e.OldRoundNs[0] != 5 || e.NewRoundNs[0] != 3 {
+		t.Errorf("RoundMedian sorted the recorded rounds: %v, %v", e.OldRoundNs, e.NewRoundNs)
+	}
+	if mid, _, _ := e.RoundMedian("OLD again"); !math.IsNaN(mid) {
+		t.Errorf("RoundMedian of no side = %v, want NaN", mid)
+	}
+}
+
 func TestIssue30Part2_CentreIsNotQuantized(t *testing.T) {
 	ns := make([]int64, 100)
 	for i := range ns {

@@ -1,0 +1,138 @@
+package htmlreport
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/session"
+	"github.com/simabi/simabi/docs"
+)
+
+// mutantsView is a mutants run: the kill table, the score, the masking,
+// and the clause-coverage matrix.
+type mutantsView struct {
+	Kills    []killRow
+	Score    string
+	Coverage string
+	Masking  []string
+	Budget   string
+	Profiles []string // the matrix's profile columns
+	Clauses  []clauseRow
+}
+
+type killRow struct {
+	Name          string
+	Clause        linkView
+	Killed, Class string
+	By            string
+	Time          string
+}
+
+// clauseRow is a clause of the matrix: per profile whether it is held to
+// it and checked there, the checks, each mutant that breaks it with its
+// fate in this run, and the clause's state.
+type clauseRow struct {
+	Clause       linkView
+	Held         []cell
+	Checks       string
+	Mutants      []cell
+	State, Class string
+}
+
+type cell struct{ Text, Class string }
+
+// Mutants renders a mutants run (abicheck mutants; randomOnly:
+// -random-only).
+func (p Pages) Mutants(w io.Writer, run *session.MutantRun, o *session.Options, randomOnly bool) error {
+	rs := newRefs()
+	mv := &mutantsView{}
+	pg := &page{Title: "abicheck mutants", Mutants: mv, Bad: run.Failed || run.Killed < len(run.Rows)}
+	fates := map[string]cell{}
+	for _, r := range run.Rows {
+		k := killOf(r, rs)
+		mv.Kills = append(mv.Kills, k)
+		fates[r.Name] = cell{r.Name, k.Class}
+	}
+	mv.Score = fmt.Sprintf("mutation score: %d/%d (%.0f%%)", run.Killed, len(run.Rows), 100*float64(run.Killed)/float64(max(len(run.Rows), 1)))
+	pg.Headline = mv.Score
+	cc := run.Clauses
+	mv.Coverage = fmt.Sprintf("clauses of %s: %d; %d cannot be driven through the ABI; %d checked by a directed check; mutant killed: %d of the %d whose mutants ran",
+		docs.ContractPath, cc.Clauses, cc.Undriven, cc.Checked, cc.Killed, cc.Run)
+	if len(cc.Survivors) > 0 {
+		mv.Coverage += " (a mutant survived: " + strings.Join(cc.Survivors, ", ") + ")"
+	}
+	for _, m := range conformance.CatalogueMasking() {
+		mv.Masking = append(mv.Masking, m.String())
+	}
+	what := "the directed catalogue, then up to"
+	if randomOnly {
+		what = "no directed checks (-random-only),"
+	}
+	mv.Budget = fmt.Sprintf("budget per mutant: %s %d random sequences × %d ops within %v (case timeout %v, seed %d); a mutant's check stops at its first kill. Used: %.1fs for %d mutants (builds included), %d random sequences in all.",
+		what, o.Sequences, o.MaxOps, o.Duration, o.CaseTimeout, o.Seed, run.Used.Seconds(), len(run.Rows), run.Random)
+	for _, p := range conformance.ProfileOrder() {
+		mv.Profiles = append(mv.Profiles, p.String())
+	}
+	for _, c := range conformance.Clauses() {
+		mv.Clauses = append(mv.Clauses, clauseRowOf(c, fates, rs))
+	}
+	pg.Nav = append(pg.Nav, navLink{"#kills", "Kill table"}, navLink{"#clauses", "Clause coverage"})
+	return p.write(w, pg, rs)
+}
+
+// killOf is a mutant's row of the kill table.
+func killOf(r session.MutantRow, rs *refs) killRow {
+	k := killRow{Name: r.Name, Clause: linkView{r.Clause, rs.clauseHref(r.Clause)}, Killed: "no", Class: "v-fail", By: "survived",
+		Time: fmt.Sprintf("%.2fs", float64(r.MS)/1000)}
+	switch {
+	case r.Error != "":
+		k.Killed, k.By = "error", r.Error
+	case r.Killed:
+		k.Killed, k.Class, k.By = "yes", "v-pass", r.Check+": "+r.ByRule+" "+r.Verdict
+	case len(r.Elsewhere) > 0:
+		k.By = "survived; out of group only: " + strings.Join(r.Elsewhere, ", ")
+	}
+	return k
+}
+
+// clauseRowOf is a clause's row of the matrix; fates are the mutants of
+// this run by name.
+func clauseRowOf(c conformance.ClauseSpec, fates map[string]cell, rs *refs) clauseRow {
+	row := clauseRow{Clause: linkView{c.ID, rs.clauseHref(c.ID)}, Checks: strings.Join(c.Checks, ", ")}
+	for _, p := range conformance.ProfileOrder() {
+		switch {
+		case !c.HeldOn(p):
+			row.Held = append(row.Held, cell{"—", "held-no"})
+		case c.Undriven != "":
+			row.Held = append(row.Held, cell{"undriven", "v-skip"})
+		case len(c.ChecksOn(p)) > 0:
+			row.Held = append(row.Held, cell{"checked", "v-pass"})
+		default:
+			row.Held = append(row.Held, cell{"gap", "v-warn"})
+		}
+	}
+	ran, survived := true, false
+	for _, m := range c.Mutants {
+		f, ok := fates[m]
+		if !ok {
+			f = cell{m, "v-skip"}
+		}
+		ran, survived = ran && ok, survived || ok && f.Class != "v-pass"
+		row.Mutants = append(row.Mutants, f)
+	}
+	switch {
+	case c.Undriven != "":
+		row.State, row.Class = "cannot be driven: "+c.Undriven, "v-skip"
+	case len(c.Mutants) == 0:
+		row.State, row.Class = "no mutant", "v-skip"
+	case survived:
+		row.State, row.Class = "a mutant survived", "v-fail"
+	case !ran:
+		row.State, row.Class = "not run", "v-skip"
+	default:
+		row.State, row.Class = "killed", "v-pass"
+	}
+	return row
+}

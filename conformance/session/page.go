@@ -1,0 +1,117 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/simabi/simabi/conformance/report"
+)
+
+// Pages renders abicheck's -html report (conformance/htmlreport implements
+// it). The command sets Options.Pages: the renderer reads this package's
+// runs and diffs, so this package cannot import it.
+type Pages interface {
+	// Check renders a check's runs (a live check or -check-trace).
+	Check(w io.Writer, runs []*Run, o *Options) error
+	// Diff renders a diff's report.
+	Diff(w io.Writer, rep *DiffReport, o *Options) error
+}
+
+// WritePage writes the -html report, o.HTML, that render produces,
+// atomically (a temporary file beside it, renamed into place: a reader
+// never sees half a report, and a failed render leaves the old one), and
+// names it in abicheck's output: "wrote report FILE" on stdout after the
+// text, on stderr with -json (stdout holds the JSON).
+func WritePage(o *Options, stdout, stderr io.Writer, render func(io.Writer) error) error {
+	dir := filepath.Dir(o.HTML)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(o.HTML)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("-html %s: %v", o.HTML, errors.Unwrap(err))
+	}
+	tmp := f.Name()
+	err = render(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, o.HTML)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("-html %s: %v", o.HTML, err)
+	}
+	w := stdout
+	if o.JSON {
+		w = stderr
+	}
+	fmt.Fprintf(w, "wrote report %s\n", o.HTML)
+	return nil
+}
+
+// writeCheckPage writes a check's -html report when o asks for one.
+func writeCheckPage(o *Options, runs []*Run, stdout, stderr io.Writer) error {
+	if o.HTML == "" {
+		return nil
+	}
+	if o.Pages == nil {
+		return errNoPages
+	}
+	return WritePage(o, stdout, stderr, func(w io.Writer) error { return o.Pages.Check(w, runs, o) })
+}
+
+// writeDiffPage writes a diff's -html report when o asks for one.
+func writeDiffPage(o *Options, rep *DiffReport, stdout, stderr io.Writer) error {
+	if o.HTML == "" {
+		return nil
+	}
+	if o.Pages == nil {
+		return errNoPages
+	}
+	return WritePage(o, stdout, stderr, func(w io.Writer) error { return o.Pages.Diff(w, rep, o) })
+}
+
+// errNoPages: a caller set -html but no renderer (a bug of the caller).
+var errNoPages = errors.New("-html: this build of abicheck has no HTML renderer")
+
+// checkPageDir makes sure, before anything runs, that -html FILE can be
+// written: its directory (made if missing) takes a new file.
+func checkPageDir(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("-html %s: %v", path, errors.Unwrap(err))
+	}
+	probe, err := os.CreateTemp(dir, ".abicheck-write-test-")
+	if err != nil {
+		return fmt.Errorf("-html %s: %v", path, errors.Unwrap(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("-html %s: is a directory", path)
+	}
+	return nil
+}
+
+// ReproScript is a failing rule's repro as WriteRepros writes it into dir:
+// the file's path and its text (the ops, after a header saying what fails
+// and how to replay it).
+func ReproScript(r *Run, rr report.RuleReport, dir string) (file, text string) {
+	file = filepath.Join(dir, reproFile(r, rr.Rule))
+	return file, reproText(r, rr, file)
+}
+
+// FindingsOf are the failing findings of rule in rep, the known ones only
+// when known is set.
+func FindingsOf(rep *report.Report, rule string, known bool) []report.FindingReport {
+	return findingsOf(rep, rule, known)
+}
+
+// FindingLine is one finding in a line: its check, op, detail and how
+// often it was seen.
+func FindingLine(f report.FindingReport) string { return findingLine(f) }
