@@ -70,6 +70,14 @@ type Executor interface {
 	Execute(ops []op.Op, history bool) Outcome
 }
 
+// FreshExecutor is an Executor that can also run a sequence in a process
+// that ran nothing before it: a repro must show its finding there, not only
+// in a process that earlier cases had left state in.
+type FreshExecutor interface {
+	Executor
+	ExecuteFresh(ops []op.Op, history bool) Outcome
+}
+
 // FactoryExecutor runs sequences in this process on targets from Factory. A
 // panic becomes a Crash; a run that exceeds Timeout (when positive) is
 // abandoned as a Hang. It cannot survive a runtime that kills the process:

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/sim/emit"
 )
@@ -54,7 +56,9 @@ func TestMutantRepros_replayTheirOwnFinding(t *testing.T) {
 }
 
 // mutantReprosReplay checks mutant name, replays every repro it wrote and
-// returns how many there were.
+// returns how many there were: one per failing rule the report shows with
+// a repro (a finding at bind time has none: loading the library is its
+// repro).
 func mutantReprosReplay(t *testing.T, name string) int {
 	m, ok := emit.LookupMutant(name)
 	if !ok {
@@ -62,33 +66,55 @@ func mutantReprosReplay(t *testing.T, name string) int {
 	}
 	lib := build(t, emit.Config{Profile: m.Profile, Mutant: m.Name})
 	dir := t.TempDir()
-	r := runCLI(t, nil, "-q", "-sequences", "20", "-repro-dir", dir, lib)
+	r := runCLI(t, nil, "-json", "-sequences", "20", "-repro-dir", dir, lib)
 	if r.code != exitFindings {
-		t.Fatalf("abicheck on mutant %s: exit %d, want 1\n%s\n%s", name, r.code, r.stdout, r.stderr)
+		t.Fatalf("abicheck on mutant %s: exit %d, want 1\n%s", name, r.code, r.stderr)
+	}
+	var want []string
+	for _, res := range parseOne(t, r.stdout).Results {
+		if oneOf(*res.Verdict, "fail", "crash", "hang") && *res.Repro != "" {
+			want = append(want, "repro-"+*res.Rule+".ops")
+		}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "repro-*.ops"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("mutant %s: no repro written (%v)\n%s", name, err, r.stdout)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sort.Strings(files)
+	var got []string
 	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rule := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "repro-"), ".ops")
-		want := session.Header(string(text), "finding")
-		if !strings.HasPrefix(want, rule+" ") {
-			t.Errorf("%s: header names finding %q, not one of %s", filepath.Base(f), want, rule)
-			continue
-		}
-		rr := runCLI(t, nil, "-replay", f, lib)
-		line := lastLine(rr.stdout)
-		if rr.code != exitOK || line != "replay: reproduces "+want && !strings.HasPrefix(line, "replay: reproduces "+want+" (also fails ") {
-			t.Errorf("%s of mutant %s: exit %d, last line %q; want exit 0 and %q\n%s", filepath.Base(f), name, rr.code, line, "replay: reproduces "+want, text)
-		}
+		got = append(got, filepath.Base(f))
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mutant %s: the repro files written are not the failing rules with a repro (-want +got):\n%s", name, diff)
+	}
+	for _, f := range files {
+		replayRepro(t, name, lib, f)
 	}
 	return len(files)
+}
+
+// replayRepro replays repro file f on lib: it must say it reproduces the
+// finding its header names, exit 0. The finding is its rule's own, or for
+// a refusal probe the trace the refused call left (a "# probe:" line says so).
+func replayRepro(t *testing.T, mutant, lib, f string) {
+	t.Helper()
+	text, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "repro-"), ".ops")
+	want := session.Header(string(text), "finding")
+	if !strings.HasPrefix(want, rule+" ") && !strings.HasPrefix(session.Header(string(text), "probe"), "a refused call of "+rule+" ") {
+		t.Errorf("%s: header names finding %q, neither %s's nor a probe's of it", filepath.Base(f), want, rule)
+		return
+	}
+	rr := runCLI(t, nil, "-replay", f, lib)
+	line := lastLine(rr.stdout)
+	if rr.code != exitOK || line != "replay: reproduces "+want && !strings.HasPrefix(line, "replay: reproduces "+want+" (also fails ") {
+		t.Errorf("%s of mutant %s: exit %d, last line %q; want exit 0 and %q\n%s", filepath.Base(f), mutant, rr.code, line, "replay: reproduces "+want, text)
+	}
 }
 
 func lastLine(s string) string {

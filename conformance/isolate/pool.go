@@ -300,6 +300,16 @@ func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 	}
 }
 
+// ExecuteFresh implements conformance.FreshExecutor: Execute in a child
+// that has served no run before (the current one is retired if it has).
+func (p *Pool) ExecuteFresh(ops []op.Op, history bool) conformance.Outcome {
+	if c := p.cur; c != nil && c.served > 0 {
+		p.retire(c)
+		p.cur = nil
+	}
+	return p.Execute(ops, history)
+}
+
 // unloadLinger is how long a child that unloaded the library lives on
 // before it is retired: long enough for a thread the library left behind to
 // run into the unmapped code.

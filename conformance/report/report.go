@@ -43,6 +43,9 @@ type RuleReport struct {
 	// Finding names the finding Repro reproduces (FindingID.String), for a
 	// failure, crash or hang with a repro.
 	Finding string `json:"finding,omitempty"`
+	// ReproNote says what a reader of Repro must know: that it shows the
+	// finding only under conditions the ops do not make.
+	ReproNote string `json:"repro_note,omitempty"`
 }
 
 // CheckReport is the outcome of one directed check or random sequence.
@@ -98,6 +101,7 @@ type Report struct {
 	first      [model.NumRules]*model.Finding // first failure (else warning, else skip) per rule
 	repro      [model.NumRules][]op.Op
 	id         [model.NumRules]FindingID // what repro reproduces
+	reproNote  [model.NumRules]string
 	byPrint    map[string]int            // fingerprint -> index in Findings
 }
 
@@ -142,6 +146,9 @@ func (r *Report) AddResult(check string, res *conformance.Result, reproOf func(i
 		}
 	}
 }
+
+// NoteRepro attaches a note to the repro rule shows (RuleReport.ReproNote).
+func (r *Report) NoteRepro(rule model.Rule, note string) { r.reproNote[rule] = note }
 
 // AddOutcome records a verdict for rules outside a run (a crash, a hang, a
 // skipped check).
@@ -339,7 +346,7 @@ func (r *Report) Finish() {
 				rr.Repro = append(rr.Repro, op.String())
 			}
 			if len(rr.Repro) > 0 && r.id[rule].Op != "" {
-				rr.Finding = r.id[rule].String()
+				rr.Finding, rr.ReproNote = r.id[rule].String(), r.reproNote[rule]
 			}
 		}
 		r.Rules = append(r.Rules, rr)

@@ -43,6 +43,14 @@ func reproText(r *Run, rr report.RuleReport, file string) string {
 	if rr.Finding != "" {
 		// What -replay must see to say the finding reproduces.
 		fmt.Fprintf(&b, "# finding: %s\n", rr.Finding)
+		if !strings.HasPrefix(rr.Finding, rr.Rule+" ") {
+			// A refusal probe's finding: the trace a refused call of
+			// this rule's entry left, which the model judges under its own rule.
+			fmt.Fprintf(&b, "# probe: a refused call of %s left this finding behind (the detail names the refusal)\n", rr.Rule)
+		}
+	}
+	if rr.ReproNote != "" {
+		fmt.Fprintf(&b, "# note: %s\n", rr.ReproNote)
 	}
 	if rr.Anchor != "" {
 		fmt.Fprintf(&b, "# rule: %s\n", rr.Anchor)

@@ -409,7 +409,7 @@ func (st *suiteState) died(co CaseOutcome, ops []op.Op, out conformance.Outcome)
 	if out.Verdict == model.Hang {
 		st.hung[sig]++
 	} else if !st.s.NoShrink && st.shown(rs, model.Crash) {
-		repro = st.shrink(repro, func(o conformance.Outcome, cand []op.Op) bool {
+		repro = st.shrink(repro, st.x.Execute, func(o conformance.Outcome, cand []op.Op) bool {
 			return o.Verdict == model.Crash && opSig(cand, o.At) == sig
 		})
 	}
@@ -437,13 +437,11 @@ func (st *suiteState) died(co CaseOutcome, ops []op.Op, out conformance.Outcome)
 func (st *suiteState) failed(co CaseOutcome, ops []op.Op, res *conformance.Result) CaseOutcome {
 	firsts := firstFailures(res)
 	repros := make(map[model.Rule][]op.Op, len(firsts))
+	notes := map[model.Rule]string{}
 	for _, f := range firsts {
 		repro := conformance.ReproPrefix(ops, f.Index)
-		if !st.s.NoShrink && st.shown([]model.Rule{f.Rule}, model.Fail) {
-			id := report.IDOf(f)
-			repro = st.shrink(repro, func(o conformance.Outcome, _ []op.Op) bool {
-				return o.Verdict == model.Pass && o.Result != nil && hasFinding(o.Result, id)
-			})
+		if st.shown([]model.Rule{f.Rule}, model.Fail) {
+			repro, notes[f.Rule] = st.reproOf(report.IDOf(f), repro)
 		}
 		repros[f.Rule] = repro
 	}
@@ -456,10 +454,43 @@ func (st *suiteState) failed(co CaseOutcome, ops []op.Op, res *conformance.Resul
 		}
 		return conformance.ReproPrefix(ops, f.Index)
 	})
+	for r, n := range notes {
+		st.rep.NoteRepro(r, n)
+	}
 	co.Verdict, co.Repro, co.FirstFail = model.Fail, repros[firsts[0].Rule], firsts[0].Index
 	co.Broken = uniqueRules(failingRules(res))
 	co.Detail = firsts[0].String()
 	return co
+}
+
+// historyNote is a repro's note when its finding showed only in a child
+// process that had run earlier cases, never in a fresh one.
+const historyNote = "the finding showed only in a process that had run earlier cases (state an earlier case left in the library); a fresh process does not reproduce it"
+
+// reproOf is the repro of finding id, cut is the case up to it: shrunk
+// while id still shows, then, where the executor can run in a fresh
+// process, confirmed there (a child that ran earlier cases may hold state
+// they left in the library); a repro that shows id only after earlier
+// cases is shrunk again in fresh processes, or kept whole with a note.
+func (st *suiteState) reproOf(id report.FindingID, cut []op.Op) ([]op.Op, string) {
+	shows := func(o conformance.Outcome) bool {
+		return o.Verdict == model.Pass && o.Result != nil && hasFinding(o.Result, id)
+	}
+	repro := cut
+	if !st.s.NoShrink {
+		repro = st.shrink(cut, st.x.Execute, func(o conformance.Outcome, _ []op.Op) bool { return shows(o) })
+	}
+	fx, ok := st.x.(conformance.FreshExecutor)
+	if !ok || shows(fx.ExecuteFresh(repro, false)) {
+		return repro, ""
+	}
+	if len(repro) == len(cut) || !shows(fx.ExecuteFresh(cut, false)) {
+		return cut, historyNote
+	}
+	if st.s.NoShrink {
+		return cut, ""
+	}
+	return st.shrink(cut, fx.ExecuteFresh, func(o conformance.Outcome, _ []op.Op) bool { return shows(o) }), ""
 }
 
 // firstFailures are the first failure finding of each rule res broke, in
@@ -540,8 +571,9 @@ func (st *suiteState) shown(rules []model.Rule, v model.Verdict) bool {
 	return st.rep.Shows(rules, v)
 }
 
-// shrink runs Shrink with still as the predicate, within the budgets.
-func (st *suiteState) shrink(ops []op.Op, still func(conformance.Outcome, []op.Op) bool) []op.Op {
+// shrink runs Shrink with still as the predicate on exec's runs, within
+// the budgets.
+func (st *suiteState) shrink(ops []op.Op, exec func([]op.Op, bool) conformance.Outcome, still func(conformance.Outcome, []op.Op) bool) []op.Op {
 	budget := min(st.s.ShrinkBudget, st.shrinkLeft)
 	if budget <= 0 || len(ops) < 2 {
 		return ops
@@ -552,7 +584,7 @@ func (st *suiteState) shrink(ops []op.Op, still func(conformance.Outcome, []op.O
 		if time.Now().After(deadline) {
 			return false
 		}
-		return still(st.x.Execute(cand, false), cand)
+		return still(exec(cand, false), cand)
 	})
 	used := time.Since(t0)
 	st.shrinkLeft -= used
