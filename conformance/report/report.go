@@ -261,7 +261,8 @@ func rank(v model.Verdict) int {
 	return 0
 }
 
-// Finish computes the per-rule verdicts.
+// Finish computes the per-rule verdicts: the contract's runtime rules, then
+// TraceRule when a check recorded a fault of its trace.
 func (r *Report) Finish() {
 	r.Rules = r.Rules[:0]
 	for _, rule := range model.RuntimeRules() {
@@ -304,6 +305,9 @@ func (r *Report) Finish() {
 				rr.Repro = append(rr.Repro, op.String())
 			}
 		}
+		r.Rules = append(r.Rules, rr)
+	}
+	if rr, ok := r.traceReport(); ok {
 		r.Rules = append(r.Rules, rr)
 	}
 	sort.SliceStable(r.Checks, func(i, j int) bool { return r.Checks[i].Name < r.Checks[j].Name })

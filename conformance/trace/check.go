@@ -574,6 +574,16 @@ func (tc *Outcome) Report() *Report {
 	if tc.Note != "" {
 		c.Detail += "; " + tc.Note
 	}
+	if torn := tc.Trace.Torn; torn != nil {
+		// The calls before it are judged above; the line itself is a
+		// failure of its own, never dropped.
+		detail := fmt.Sprintf("%s:%d: %s", tc.Trace.Path, torn.Line, torn.Describe("judged"))
+		r.AddTraceFault(name, detail)
+		if c.Verdict == Pass {
+			c.Verdict = Fail
+		}
+		c.Detail += fmt.Sprintf("; line %d is torn", torn.Line)
+	}
 	r.AddCheck(c)
 	r.Profile = tc.Profile.String()
 	r.Finish()
