@@ -57,7 +57,8 @@ func TestReadTraceFile_tornLastLineIsReported(t *testing.T) {
 				`so the call it records is not judged: "@3-9 t1 dev=0 prepare c0 img=raw(9440,0,0100000001"`}
 			if c.hang != "" {
 				want[report.TraceRule] += "; its in-flight record in " + record + " stands for it"
-				want[c.hang] = "hang #1 prepare c0 img=raw(0,0,trunc): hang: the trace ends inside this call (it never returned; its in-flight record holds no img=)"
+				want[c.hang] = "hang #1 prepare c0 img=raw(0,0,trunc): hang: the trace ends inside this call (it never returned; its in-flight record holds no img=); " +
+					"in-flight record: " + record
 			}
 			rep := Check(tr, Options{}).Report()
 			got := map[string]string{}
