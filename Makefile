@@ -130,6 +130,7 @@ fuzz:
 	$(GO) test ./conformance -run '^$$' -fuzz '^FuzzOpText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./conformance/report -run '^$$' -fuzz '^FuzzBaseline$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./conformance/trace -run '^$$' -fuzz '^FuzzTraceText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./conformance/session -run '^$$' -fuzz '^FuzzTraceTruncation$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./tests -run '^$$' -fuzz '^FuzzImageCAgainstGo$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./tests -run '^$$' -fuzz '^FuzzRecordedTraceAgreesWithLive$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 

@@ -33,6 +33,7 @@ var fuzzCorpora = map[string]string{
 	"FuzzOpText":                      "../conformance/testdata/fuzz/FuzzOpText",
 	"FuzzBaseline":                    "../conformance/report/testdata/fuzz/FuzzBaseline",
 	"FuzzTraceText":                   "../conformance/trace/testdata/fuzz/FuzzTraceText",
+	"FuzzTraceTruncation":             "../conformance/session/testdata/fuzz/FuzzTraceTruncation",
 }
 
 // TestExportFuzzCorpora converts the seed corpus of every fuzz target into

@@ -34,11 +34,51 @@ func TestDocs_traceExampleIsWhatTheRecorderWrites(t *testing.T) {
 	}
 	example := codeBlockAfter(t, string(doc), "Example (a kernel-mode session")
 
-	fake := emittest.Path(t, emit.Config{Profile: emit.ProfileTMR})
+	path, fake := recordExampleSession(t)
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotLines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+	wantLines := strings.Split(strings.TrimSuffix(example, "\n"), "\n")
+	if len(gotLines) != len(wantLines) {
+		t.Fatalf("the recorder wrote %d lines, the example has %d:\n%s", len(gotLines), len(wantLines), op.Abbreviate(string(got)))
+	}
+	for i, w := range wantLines {
+		g := gotLines[i]
+		switch {
+		case strings.HasPrefix(w, "# target: "):
+			w = "# target: " + fake
+		case strings.HasPrefix(w, "# pid: "):
+			w = fmt.Sprintf("# pid: %d", os.Getpid())
+		}
+		parts := strings.Split(w, "…")
+		for k := range parts {
+			parts[k] = regexp.QuoteMeta(parts[k])
+		}
+		if !regexp.MustCompile("^" + strings.Join(parts, "[0-9a-f]*") + "$").MatchString(g) {
+			t.Errorf("line %d: the recorder wrote\n  %s\nthe example says\n  %s", i+1, op.Abbreviate(g), w)
+		}
+	}
+
+	_, tc := judgeTraceFile(t, path)
+	for _, rr := range tc.Report().Rules {
+		if rr.Verdict == model.Fail {
+			t.Errorf("the example session is flagged: %s %s", rr.Rule, op.Abbreviate(rr.Detail))
+		}
+	}
+}
+
+// recordExampleSession runs docs/trace.md's example session through the
+// recorder over the emitted fake: the trace's path, and the fake's (the
+// trace's target).
+func recordExampleSession(t *testing.T) (path, fake string) {
+	t.Helper()
+	fake = emittest.Path(t, emit.Config{Profile: emit.ProfileTMR})
 	recPath := privateRecorder(t, emit.RecorderConfig{})
-	trace := filepath.Join(t.TempDir(), "session.ops")
+	path = filepath.Join(t.TempDir(), "session.ops")
 	t.Setenv("SIMABI_RECORD_TARGET", fake)
-	t.Setenv("SIMABI_RECORD_FILE", trace)
+	t.Setenv("SIMABI_RECORD_FILE", path)
 	t.Setenv("SIMABI_RECORD_PRELOAD", "")
 	t.Setenv("SIMABI_RECORD_IMAGE_LIMIT", "")
 
@@ -72,39 +112,7 @@ func TestDocs_traceExampleIsWhatTheRecorderWrites(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-
-	got, err := os.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gotLines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
-	wantLines := strings.Split(strings.TrimSuffix(example, "\n"), "\n")
-	if len(gotLines) != len(wantLines) {
-		t.Fatalf("the recorder wrote %d lines, the example has %d:\n%s", len(gotLines), len(wantLines), op.Abbreviate(string(got)))
-	}
-	for i, w := range wantLines {
-		g := gotLines[i]
-		switch {
-		case strings.HasPrefix(w, "# target: "):
-			w = "# target: " + fake
-		case strings.HasPrefix(w, "# pid: "):
-			w = fmt.Sprintf("# pid: %d", os.Getpid())
-		}
-		parts := strings.Split(w, "…")
-		for k := range parts {
-			parts[k] = regexp.QuoteMeta(parts[k])
-		}
-		if !regexp.MustCompile("^" + strings.Join(parts, "[0-9a-f]*") + "$").MatchString(g) {
-			t.Errorf("line %d: the recorder wrote\n  %s\nthe example says\n  %s", i+1, op.Abbreviate(g), w)
-		}
-	}
-
-	_, tc := judgeTraceFile(t, trace)
-	for _, rr := range tc.Report().Rules {
-		if rr.Verdict == model.Fail {
-			t.Errorf("the example session is flagged: %s %s", rr.Rule, op.Abbreviate(rr.Detail))
-		}
-	}
+	return path, fake
 }
 
 // codeBlockAfter returns the first fenced code block after the line that

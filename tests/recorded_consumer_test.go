@@ -371,6 +371,7 @@ func TestRecordedConsumerHangAndCrash_ELAUNCH(t *testing.T) {
 				t.Errorf("-check-trace exited %d, want 1", code)
 			}
 			var got []string
+			record := ""
 			for _, f := range cr.traces {
 				tr, err := op.ReadTraceFile(f)
 				if err != nil {
@@ -379,10 +380,11 @@ func TestRecordedConsumerHangAndCrash_ELAUNCH(t *testing.T) {
 				for _, rr := range trace.Check(tr, trace.Options{}).Report().Rules {
 					if rr.Verdict == c.verdict {
 						got = append(got, rr.Rule+": "+rr.Detail)
+						record = tracevocab.InflightName(f, tr.PID)
 					}
 				}
 			}
-			if want := []string{"E-LAUNCH: " + c.detail}; !slices.Equal(got, want) {
+			if want := []string{"E-LAUNCH: " + c.detail + "; in-flight record: " + record}; !slices.Equal(got, want) {
 				t.Errorf("%v rules:\n  %s\nwant\n  %s", c.verdict, strings.Join(got, "\n  "), want[0])
 			}
 		})

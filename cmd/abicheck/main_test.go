@@ -748,6 +748,46 @@ func TestMutantsCommandPrintsMasking(t *testing.T) {
 	}
 }
 
+// A trace whose last line is torn (issue #37): -check-trace judges the
+// calls before it and fails with a TRACE finding naming the file and line,
+// exit 1, beside a clean trace it still judges; -replay replays the calls
+// before it, names the line and exits 1 (it exited 2 on the line it could
+// not parse), in text and in -json.
+func TestCheckTraceAndReplayOfATornTrace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := "# simabi trace v2\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n" +
+		"@1-2 t0 dev=0 create -> c0\n@3-4 t0 dev=0 supported c0 -> 1\n"
+	torn, clean := filepath.Join(dir, "torn.ops"), filepath.Join(dir, "clean.ops")
+	for path, body := range map[string]string{torn: good + "@5-6 t0 dev=0 destroy c0 -> do", clean: good} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	line := torn + `:7: the last line is torn (no newline: its write did not finish), so the call it records is not %s: "@5-6 t0 dev=0 destroy c0 -> do"`
+	r := runCLI(t, nil, "-check-trace", "-repro-dir", filepath.Join(dir, "repro"), clean, torn)
+	if r.code != exitFindings {
+		t.Errorf("-check-trace: exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"TRACE", fmt.Sprintf(line, "judged"), "clean.ops"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-check-trace does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runCLI(t, nil, "-replay", torn)
+	if want := "  " + fmt.Sprintf(line, "replayed") + "\nreplay: 2 of 2 calls replayed, 0 answered differently from the recording, line 7 torn\n"; r.code != exitFindings || !strings.HasSuffix(r.stdout, want) {
+		t.Errorf("-replay: exit %d, want 1, ending with %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, "-json", "-replay", torn)
+	var j struct {
+		Replayed int    `json:"replayed"`
+		Torn     string `json:"torn"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil || r.code != exitFindings || j.Replayed != 2 || j.Torn != fmt.Sprintf(line, "replayed") {
+		t.Errorf("-replay -json: exit %d (%v), replayed %d, torn %q:\n%s", r.code, err, j.Replayed, j.Torn, r.stdout)
+	}
+}
+
 // -check-trace over several traces: one that cannot be read is reported
 // with its file and line and exit 2, and every other trace is still judged
 // and reported (one unreadable trace stopped the whole check).

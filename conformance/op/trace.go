@@ -2,13 +2,12 @@ package op
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
 	"os"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,12 +40,16 @@ type Trace struct {
 	Signal   int
 	SignalAt uint64
 	Calls    []TraceCall
+	// Torn is the file's last line when its write did not finish (nil
+	// when the file ends with a newline).
+	Torn *TornLine
 }
 
 // TraceCall is one recorded call.
 type TraceCall struct {
 	Line     int    // its line in the file (after the file's lines: an in-flight record)
 	Text     string // the line as recorded
+	Record   string // for an entry record, the in-flight file it was read from
 	B, E     uint64 // the call's begin and end sequence numbers (E: MaxUint64 when it never returned)
 	Thread   int
 	Dev      int32 // the calling thread's current device before the call (-1: none)
@@ -93,109 +96,229 @@ const maxTraceSlots = MaxSlots
 // ReadTraceFile reads the trace at path with the in-flight records its
 // processes left beside it (tracevocab.InflightName): a call a process
 // was inside when it died or was killed is read as an entry record after
-// the trace's own lines. An error names the file and line.
+// the trace's own lines. An error names the file and line (an in-flight
+// file and the record's call).
 //
-// A last line with no newline is a line whose write(2) a dying process did
-// not finish (a fatal signal on another thread can end the process in the
-// middle of a long line): it is left out, and the call's in-flight record,
-// which is still there, stands for it.
+// A last line with no newline is torn (TornLine): it is not read as a call,
+// and the trace says so (Trace.Torn); when the process died in the call the
+// line records, that call's in-flight record is still there and stands for
+// it.
 func ReadTraceFile(path string) (*Trace, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if i := bytes.LastIndexByte(b, '\n'); i+1 < len(b) {
-		b = b[:i+1] // a torn last line
+	defer f.Close()
+	r := newTraceReader(path)
+	if err := r.lines(f); err != nil {
+		return nil, err
 	}
-	var extra []string
-	seen := map[int]bool{}
-	for _, m := range pidLineRE.FindAllSubmatch(b, -1) {
-		pid, _ := strconv.Atoi(string(m[1]))
-		if seen[pid] {
-			continue // a recorder loaded again in the same process wrote a second header
-		}
-		seen[pid] = true
-		ib, err := os.ReadFile(tracevocab.InflightName(path, pid))
+	for _, pid := range r.pids {
+		name := tracevocab.InflightName(path, pid)
+		ib, err := os.ReadFile(name)
 		if err != nil {
 			continue // none: no process died inside a call (or the file was not kept)
 		}
 		in, err := tracevocab.ReadInflight(ib)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", tracevocab.InflightName(path, pid), err)
+			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		extra = append(extra, in.Lines()...)
-	}
-	if len(extra) > 0 {
-		if len(b) > 0 && b[len(b)-1] != '\n' {
-			b = append(b, '\n')
+		for _, l := range in.Lines() {
+			if err := r.record(l, name); err != nil {
+				return nil, err
+			}
 		}
-		b = append(b, strings.Join(extra, "\n")+"\n"...)
 	}
-	return ParseTrace(bytes.NewReader(b), path)
+	return r.finish(), nil
 }
 
-var pidLineRE = regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(tracevocab.Comment+tracevocab.HeaderPID+tracevocab.HeaderSep) + `(\d+)\s*$`)
-
-// ParseTrace reads a trace; an error names the file and line.
+// ParseTrace reads a trace (without in-flight records); an error names the
+// file and line. A torn last line is Trace.Torn, as in ReadTraceFile.
 func ParseTrace(r io.Reader, path string) (*Trace, error) {
+	tr := newTraceReader(path)
+	if err := tr.lines(r); err != nil {
+		return nil, err
+	}
+	return tr.finish(), nil
+}
+
+// TornLine is a trace's last line when it does not end in a newline. The
+// recorder writes every line with its newline in one write(2), so this is a
+// line whose write did not finish: the process died in it, the disk filled,
+// or a copy was cut short. It is not read as a call: a line cut short may
+// read as another one ("-> 1" of "-> 10").
+type TornLine struct {
+	Line int    // its number in the file
+	Text string // what the file holds of it
+	// Record is the in-flight record that stands for the call the line
+	// records ("" when none does): the process died in that call.
+	Record string
+}
+
+// Describe says what the torn line is and, when it is a call's, that the
+// call is not done ("judged", "replayed").
+func (l *TornLine) Describe(done string) string {
+	s := "the last line is torn (no newline: its write did not finish)"
+	if !strings.HasPrefix(l.Text, "#") {
+		s += ", so the call it records is not " + done
+	}
+	s += fmt.Sprintf(": %q", cut(l.Text, 72))
+	if l.Record != "" {
+		s += "; its in-flight record in " + l.Record + " stands for it"
+	}
+	return s
+}
+
+// traceReader reads a trace line by line: the file's, then the entry
+// records of its in-flight files.
+type traceReader struct {
+	p        traceParser
+	n        int // the last line read
+	header   bool
+	returned map[uint64]bool // the B of every call whose line was written
+	pids     []int           // the processes the headers name, in order
+}
+
+func newTraceReader(path string) *traceReader {
 	t := &Trace{Path: path}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<30)
-	p := traceParser{t: t, slots: map[string]int8{}, retired: map[string]bool{}, streams: map[string]int8{}, storages: map[string]int8{}, want: map[int8]int32{}}
-	n, header := 0, false
-	returned := map[uint64]bool{}
+	return &traceReader{p: traceParser{t: t, slots: map[string]int8{}, retired: map[string]bool{}, streams: map[string]int8{},
+		storages: map[string]int8{}, want: map[int8]int32{}}, returned: map[uint64]bool{}}
+}
+
+// lines reads the file's lines; a last one without a newline is torn.
+func (r *traceReader) lines(in io.Reader) error {
+	t := r.p.t
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<30) // (from 4 KiB up: an image line is long)
+	torn := false
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		torn = atEOF && tok != nil && adv == len(data) && data[len(data)-1] != '\n'
+		return adv, tok, err
+	})
 	for sc.Scan() {
-		n++
+		r.n++
 		line := strings.TrimRight(sc.Text(), "\r")
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if n == 1 {
-			v, ok := tracevocab.ParseMagic(line)
-			if !ok {
-				if strings.HasPrefix(line, tracevocab.HeaderMagic) {
-					return nil, fmt.Errorf("%s:1: trace format version %d: this checker reads versions %d to %d", path, v, tracevocab.OldestVersion, tracevocab.Version)
-				}
-				return nil, fmt.Errorf("%s:1: not a simabi trace (the first line must be %q)", path, tracevocab.Magic(tracevocab.Version))
+		if torn {
+			if r.n == 1 {
+				// What a torn first line holds of the header makes a trace
+				// of no call; anything else is no trace (refused below).
+				head := strings.TrimSpace(line)
+				r.header = strings.HasPrefix(head, tracevocab.HeaderMagic) || strings.HasPrefix(tracevocab.HeaderMagic, head)
 			}
-			t.Version, header = v, true
-			continue
+			t.Torn = &TornLine{Line: r.n, Text: line}
+			break
 		}
-		if strings.HasPrefix(line, "#") {
-			if err := p.headerLine(line); err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", path, n, err)
-			}
-			continue
+		if err := r.line(line); err != nil {
+			return fmt.Errorf("%s:%d: %v", t.Path, r.n, err)
 		}
-		if !header {
-			return nil, fmt.Errorf("%s:%d: not a simabi trace (the first line must be %q)", path, n, tracevocab.Magic(tracevocab.Version))
-		}
-		c, err := p.call(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
-		}
-		c.Line, c.Text = n, line
-		if c.Unfinished && returned[c.B] {
-			continue // killed after the line was written, before the slot was cleared
-		}
-		if !c.Unfinished {
-			returned[c.B] = true
-		}
-		t.Calls = append(t.Calls, c)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return fmt.Errorf("%s: %v", t.Path, err)
 	}
-	if !header {
-		return nil, fmt.Errorf("%s: not a simabi trace (empty, or no %q line)", path, tracevocab.Magic(tracevocab.Version))
+	if !r.header {
+		return fmt.Errorf("%s: not a simabi trace (empty, or no %q line)", t.Path, tracevocab.Magic(tracevocab.Version))
 	}
+	return nil
+}
+
+// line reads one line of the file (r.n is its number).
+func (r *traceReader) line(line string) error {
+	t, p := r.p.t, &r.p
+	if r.n == 1 {
+		v, ok := tracevocab.ParseMagic(line)
+		if !ok {
+			if strings.HasPrefix(line, tracevocab.HeaderMagic) {
+				return fmt.Errorf("trace format version %d: this checker reads versions %d to %d", v, tracevocab.OldestVersion, tracevocab.Version)
+			}
+			return fmt.Errorf("not a simabi trace (the first line must be %q)", tracevocab.Magic(tracevocab.Version))
+		}
+		t.Version, r.header = v, true
+		return nil
+	}
+	if strings.HasPrefix(line, "#") {
+		if err := p.headerLine(line); err != nil {
+			return err
+		}
+		if t.PID != 0 && !slices.Contains(r.pids, t.PID) {
+			r.pids = append(r.pids, t.PID)
+		}
+		return nil
+	}
+	if !r.header {
+		return fmt.Errorf("not a simabi trace (the first line must be %q)", tracevocab.Magic(tracevocab.Version))
+	}
+	return r.call(line, "")
+}
+
+// record reads a line of the in-flight file named name (tracevocab's
+// Inflight.Lines): the died comment, or an entry record.
+func (r *traceReader) record(line, name string) error {
+	r.n++
+	if strings.HasPrefix(line, "#") {
+		if err := r.p.headerLine(line); err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		return nil
+	}
+	if err := r.call(line, name); err != nil {
+		return fmt.Errorf("%s: %q: %v", name, truncate(line), err)
+	}
+	return nil
+}
+
+// call reads a call line, or an entry record of the in-flight file record.
+func (r *traceReader) call(line, record string) error {
+	c, err := r.p.call(line)
+	if err != nil {
+		return err
+	}
+	c.Line, c.Text, c.Record = r.n, line, record
+	if c.Unfinished && r.returned[c.B] {
+		return nil // killed after the line was written, before the slot was cleared
+	}
+	if !c.Unfinished {
+		r.returned[c.B] = true
+	}
+	r.p.t.Calls = append(r.p.t.Calls, c)
+	return nil
+}
+
+// finish marks the call a fatal signal hit, and the in-flight record that
+// stands for the torn line's call.
+func (r *traceReader) finish() *Trace {
+	t := r.p.t
 	for i := range t.Calls {
 		c := &t.Calls[i]
 		if c.Unfinished && t.Signal != 0 && c.B == t.SignalAt {
 			c.Died = true
 		}
+		if b, ok := tornBegin(t.Torn); ok && c.Unfinished && c.B == b {
+			t.Torn.Record = c.Record
+		}
 	}
-	return t, nil
+	return t
+}
+
+// tornBegin is the B a torn line records, when what the file holds of it
+// spells it whole.
+func tornBegin(l *TornLine) (uint64, bool) {
+	if l == nil {
+		return 0, false
+	}
+	rest, ok := strings.CutPrefix(l.Text, tracevocab.LineAt)
+	if !ok {
+		return 0, false
+	}
+	end := strings.IndexAny(rest, tracevocab.LineTo+" ")
+	if end <= 0 {
+		return 0, false
+	}
+	b, err := strconv.ParseUint(rest[:end], 10, 64)
+	return b, err == nil
 }
 
 type traceParser struct {
@@ -960,9 +1083,12 @@ func traceImage(v tracevocab.Value) (ImageRecipe, error) {
 	return ImageRecipe{}, fmt.Errorf("img: %s: a variant this parser does not read", v.Variant)
 }
 
-func truncate(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
+func truncate(s string) string { return cut(s, 40) }
+
+// cut is s, or its first n bytes and "...".
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
 	}
 	return s
 }

@@ -102,7 +102,7 @@ type Report struct {
 	repro      [model.NumRules][]op.Op
 	id         [model.NumRules]FindingID // what repro reproduces
 	reproNote  [model.NumRules]string
-	byPrint    map[string]int            // fingerprint -> index in Findings
+	byPrint    map[string]int // fingerprint -> index in Findings
 }
 
 // NewReport starts an empty report.
@@ -303,7 +303,8 @@ func rank(v model.Verdict) int {
 	return 0
 }
 
-// Finish computes the per-rule verdicts.
+// Finish computes the per-rule verdicts: the contract's runtime rules, then
+// TraceRule when a check recorded a fault of its trace.
 func (r *Report) Finish() {
 	r.Rules = r.Rules[:0]
 	for _, rule := range model.RuntimeRules() {
@@ -349,6 +350,9 @@ func (r *Report) Finish() {
 				rr.Finding, rr.ReproNote = r.id[rule].String(), r.reproNote[rule]
 			}
 		}
+		r.Rules = append(r.Rules, rr)
+	}
+	if rr, ok := r.traceReport(); ok {
 		r.Rules = append(r.Rules, rr)
 	}
 	sort.SliceStable(r.Checks, func(i, j int) bool { return r.Checks[i].Name < r.Checks[j].Name })

@@ -16,8 +16,12 @@ import (
 	"github.com/simabi/simabi/conformance/trace"
 )
 
-// IsTrace reports whether text is a recorded session (docs/trace.md).
-func IsTrace(text string) bool { return strings.HasPrefix(text, tracevocab.HeaderMagic) }
+// IsTrace reports whether text is a recorded session (docs/trace.md): it
+// starts with the header, or is what a torn first line holds of it.
+func IsTrace(text string) bool {
+	return strings.HasPrefix(text, tracevocab.HeaderMagic) ||
+		text != "" && !strings.Contains(text, "\n") && strings.HasPrefix(tracevocab.HeaderMagic, text)
+}
 
 // CheckTrace judges a recorded session offline (abicheck -check-trace): a
 // Run like a live one, so the table, JSON, JUnit and baselines apply. The
@@ -27,7 +31,13 @@ func CheckTrace(path string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := trace.Check(t, trace.Options{})
+	return traceRun(t, trace.Options{}), nil
+}
+
+// traceRun judges a trace read from its file (t.Path).
+func traceRun(t *op.Trace, o trace.Options) *Run {
+	path := t.Path
+	tc := trace.Check(t, o)
 	rev := t.Revision
 	if rev == "" {
 		rev = "kernel"
@@ -42,12 +52,13 @@ func CheckTrace(path string) (*Run, error) {
 	}
 	tag := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	return &Run{Target: &Target{Label: label, Info: info, Close: func() {}, FileTag: tag},
-		Result: &suite.Result{Report: tc.Report()}, Trace: true}, nil
+		Result: &suite.Result{Report: tc.Report()}, Trace: true}
 }
 
 // ReplayTrace drives the consumer's side of a recorded session on t and
 // prints, call by call, where its answers differ from the recording:
-// failed when one does.
+// failed when one does, or when the trace's last line is torn (its calls
+// before it are replayed, as -check-trace judges them).
 func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writer) (failed bool, err error) {
 	tr, err := op.ParseTrace(strings.NewReader(text), file)
 	if err != nil {
@@ -65,6 +76,11 @@ func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writ
 			replayed++
 		}
 	}
+	torn := ""
+	if tr.Torn != nil {
+		torn = fmt.Sprintf("%s:%d: %s", file, tr.Torn.Line, tr.Torn.Describe("replayed"))
+	}
+	failed = differ > 0 || out.Verdict != model.Pass || torn != ""
 	if o.JSON {
 		j := struct {
 			Target   JSONTarget     `json:"target"`
@@ -74,14 +90,19 @@ func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writ
 			Differ   int            `json:"differ"`
 			Verdict  string         `json:"verdict"`
 			Detail   string         `json:"detail"`
+			Torn     string         `json:"torn,omitempty"`
 			Results  []trace.Replay `json:"results"`
 		}{Target: JSONTarget{Path: t.Info.Path, Revision: t.Info.Revision, Profile: t.Info.Profile, Supported: t.Info.Supported,
 			Hooks: t.Info.Hooks, ACL: t.Info.ACL, Isolated: t.Isolated}, File: file, Calls: len(tr.Calls), Replayed: replayed,
-			Differ: differ, Verdict: out.Verdict.String(), Detail: out.Detail, Results: rs}
-		return differ > 0 || out.Verdict != model.Pass, WriteJSONValue(stdout, j)
+			Differ: differ, Verdict: out.Verdict.String(), Detail: out.Detail, Torn: torn, Results: rs}
+		return failed, WriteJSONValue(stdout, j)
 	}
-	fmt.Fprintf(stdout, "replay of the recorded session %s (%d calls, recorded on %s) on %s (revision %s, profile %s)\n",
-		file, len(tr.Calls), tr.Target, t.Label, t.Info.Revision, t.Info.Profile)
+	on := ""
+	if tr.Target != "" {
+		on = ", recorded on " + tr.Target
+	}
+	fmt.Fprintf(stdout, "replay of the recorded session %s (%d calls%s) on %s (revision %s, profile %s)\n",
+		file, len(tr.Calls), on, t.Label, t.Info.Revision, t.Info.Profile)
 	for _, r := range rs {
 		if r.Differs() || r.Skipped != "" || o.Verbose {
 			fmt.Fprintf(stdout, "  %s\n", op.Abbreviate(r.String()))
@@ -90,6 +111,13 @@ func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writ
 	if out.Verdict != model.Pass {
 		fmt.Fprintf(stdout, "the replay %s at %s: %s\n", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
 	}
-	fmt.Fprintf(stdout, "replay: %d of %d calls replayed, %d answered differently from the recording\n", replayed, len(tr.Calls), differ)
-	return differ > 0 || out.Verdict != model.Pass, nil
+	if torn != "" {
+		fmt.Fprintf(stdout, "  %s\n", torn)
+	}
+	fmt.Fprintf(stdout, "replay: %d of %d calls replayed, %d answered differently from the recording", replayed, len(tr.Calls), differ)
+	if torn != "" {
+		fmt.Fprintf(stdout, ", line %d torn", tr.Torn.Line)
+	}
+	fmt.Fprintln(stdout)
+	return failed, nil
 }

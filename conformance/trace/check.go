@@ -143,8 +143,9 @@ func Check(t *Trace, o Options) *Outcome {
 	return tc
 }
 
-// deaths lists the calls the trace ends inside, and notes a death outside
-// any recorded call.
+// deaths lists the calls the trace ends inside (each named by its in-flight
+// record's file when it came from one), and notes a death outside any
+// recorded call.
 func (tc *Outcome) deaths() {
 	t := tc.Trace
 	for i, k := range tc.Order {
@@ -168,6 +169,9 @@ func (tc *Outcome) deaths() {
 				d.Detail += "; its in-flight record holds no " + c.Partial
 			}
 			d.Detail += ")"
+		}
+		if c.Record != "" {
+			d.Detail += "; in-flight record: " + c.Record // where the call is, as the trace has no line of it
 		}
 		tc.Deaths = append(tc.Deaths, d)
 	}
@@ -573,6 +577,16 @@ func (tc *Outcome) Report() *Report {
 	}
 	if tc.Note != "" {
 		c.Detail += "; " + tc.Note
+	}
+	if torn := tc.Trace.Torn; torn != nil {
+		// The calls before it are judged above; the line itself is a
+		// failure of its own, never dropped.
+		detail := fmt.Sprintf("%s:%d: %s", tc.Trace.Path, torn.Line, torn.Describe("judged"))
+		r.AddTraceFault(name, detail)
+		if c.Verdict == Pass {
+			c.Verdict = Fail
+		}
+		c.Detail += fmt.Sprintf("; line %d is torn", torn.Line)
 	}
 	r.AddCheck(c)
 	r.Profile = tc.Profile.String()

@@ -311,27 +311,6 @@ func TestCheckTrace_resetStartsAFreshRuntime_EClaim(t *testing.T) {
 	}
 }
 
-// A process killed while it wrote a long line (a fatal signal on another
-// thread ends it in the middle of a write) leaves a torn last line: it is
-// left out, and the call's in-flight record stands for it, so the trace
-// stays readable and the call is reported as the one the process died in.
-func TestReadTraceFile_tornLastLine(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "session-7.ops")
-	body := "# simabi trace v2\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n# image-limit: 1048576\n" +
-		"@1-2 t0 dev=0 create -> c0\n@3-9 t1 dev=0 prepare c0 img=raw(9440,0,0100000001"
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := ReadTraceFile(path)
-	if err != nil {
-		t.Fatalf("a torn last line: %v", err)
-	}
-	if len(tr.Calls) != 1 || tr.Calls[0].Op.Kind != KindCreate {
-		t.Fatalf("calls %v, want the create alone", tr.Calls)
-	}
-}
-
 // gatePollTrace is a consumer that holds the gate (simabi_hold_gate),
 // polls simabi_gate_state polls times while thread 3's prepare is parked,
 // has thread 2's launch refused by it, and releases the gate; with
