@@ -15,6 +15,7 @@ import (
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/suite"
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // DiffOptions are `abicheck diff`'s own flags, beside the session's.
@@ -114,13 +115,12 @@ func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, st
 		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: o.NoShrink, Progress: progress})
 	out.ClearProgress()
 	rep.Skipped = res.Skipped
-	dir := o.ReproDir
-	if dir == "" && len(res.Changes) > 0 {
-		if dir, err = os.MkdirTemp("", "abicheck-diff-"); err != nil {
-			fmt.Fprintf(stderr, "abicheck: writing the scripts: %v\n", err)
-			return ExitUsage
-		}
+	scripts, err := newDiffScripts(o.ReproDir, len(res.Changes))
+	if err != nil {
+		fmt.Fprintf(stderr, "abicheck: writing the scripts: %v\n", err)
+		return ExitUsage
 	}
+	defer scripts.done(stderr)
 	rep.groups = map[string][]int{}
 	for i, c := range res.Changes {
 		jc := JSONChange{Group: c.Group(), Clauses: c.Clauses, Rule: c.Rule.String(), Case: c.Case, At: c.At, Old: c.Old, New: c.New,
@@ -128,9 +128,9 @@ func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, st
 		if jc.Known {
 			rep.Summary.Known++
 		}
-		jc.File = filepath.Join(dir, fmt.Sprintf("diff-%d.ops", i+1))
+		jc.File = filepath.Join(scripts.dir, fmt.Sprintf("diff-%d.ops", i+1))
 		jc.Replay = []string{replayLine(old, jc.File), replayLine(new, jc.File)}
-		if err := os.WriteFile(jc.File, []byte(diffScript(old, new, jc)), 0o644); err != nil {
+		if err := scripts.write(jc.File, diffScript(old, new, jc)); err != nil {
 			fmt.Fprintf(stderr, "abicheck: writing %s: %v\n", jc.File, err)
 			return ExitUsage
 		}
@@ -149,16 +149,19 @@ func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, st
 	}
 	rep.Summary.ElapsedMs = int(time.Since(t0).Milliseconds())
 	if o.WriteBaseline != "" {
-		if err := writeDiffBaseline(o.WriteBaseline, rep); err != nil {
+		n, err := writeDiffBaseline(o.WriteBaseline, rep)
+		if err != nil {
 			fmt.Fprintf(stderr, "abicheck: %v\n", err)
 			return ExitUsage
 		}
+		defer announce(stderr, "the baseline of %s to %s", plural(n, "change key"), o.WriteBaseline)
 	}
 	if o.JUnit != "" {
 		if err := writeDiffJUnit(o.JUnit, rep); err != nil {
 			fmt.Fprintf(stderr, "abicheck: %v\n", err)
 			return ExitUsage
 		}
+		defer announce(stderr, "the JUnit report to %s", o.JUnit)
 	}
 	if o.JSON {
 		if err := WriteJSONValue(stdout, rep); err != nil {
@@ -168,10 +171,68 @@ func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, st
 	} else {
 		printDiff(stdout, rep, o, speedText)
 	}
+	scripts.reported = true
 	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.Targets) > 0 {
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// diffScripts are a diff's op scripts: in -repro-dir, else in a new
+// temporary directory, which is kept, and named, only once the report that
+// refers to it has been printed (an interrupted or failed diff removes it).
+type diffScripts struct {
+	dir      string
+	temp     bool
+	release  func() // the temporary directory's scratch entry
+	names    []string
+	reported bool
+}
+
+// newDiffScripts is where n scripts go (no directory is made for none).
+func newDiffScripts(reproDir string, n int) (*diffScripts, error) {
+	s := &diffScripts{dir: reproDir}
+	if reproDir == "" && n > 0 {
+		dir, release, err := scratch.MkdirTemp("", "abicheck-diff-")
+		if err != nil {
+			return nil, err
+		}
+		s.dir, s.temp, s.release = dir, true, release
+	}
+	return s, nil
+}
+
+func (s *diffScripts) write(path, text string) error {
+	if err := writeOutput(path, []byte(text)); err != nil {
+		return err
+	}
+	s.names = append(s.names, filepath.Base(path))
+	return nil
+}
+
+// done names the scripts written, or removes the temporary directory
+// whose report was not printed.
+func (s *diffScripts) done(stderr io.Writer) {
+	if s.temp && !s.reported {
+		os.RemoveAll(s.dir)
+		s.release()
+		return
+	}
+	if s.temp {
+		s.release()
+	}
+	if len(s.names) == 0 {
+		return
+	}
+	where := s.dir
+	if s.temp {
+		where += ", a new directory (-repro-dir DIR chooses it)"
+	}
+	list := strings.Join(s.names, ", ")
+	if len(s.names) > 3 {
+		list = s.names[0] + " to " + s.names[len(s.names)-1] // numbered 1 to N
+	}
+	announce(stderr, "%s to %s: %s", plural(len(s.names), "op script"), where, list)
 }
 
 func jsonTarget(t *Target) JSONTarget {
@@ -287,7 +348,8 @@ func readDiffBaseline(path string) (map[string]bool, error) {
 	return known, nil
 }
 
-func writeDiffBaseline(path string, rep *DiffReport) error {
+// writeDiffBaseline writes the keys of rep's changes and returns how many.
+func writeDiffBaseline(path string, rep *DiffReport) (int, error) {
 	var b strings.Builder
 	b.WriteString(diffBaselineHeader + "\n")
 	seen := map[string]bool{}
@@ -297,10 +359,10 @@ func writeDiffBaseline(path string, rep *DiffReport) error {
 			fmt.Fprintf(&b, "# %s: %s\n%s\n", c.Group, c.Case, c.Key)
 		}
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("-write-baseline %s: %v", path, errors.Unwrap(err))
+	if err := writeOutput(path, []byte(b.String())); err != nil {
+		return 0, fmt.Errorf("-write-baseline %s: %v", path, errors.Unwrap(err))
 	}
-	return nil
+	return len(seen), nil
 }
 
 // ---- JUnit ----
@@ -384,7 +446,7 @@ func writeDiffJUnit(path string, rep *DiffReport) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644); err != nil {
+	if err := writeOutput(path, append([]byte(xml.Header), append(b, '\n')...)); err != nil {
 		return fmt.Errorf("-junit %s: %v", path, errors.Unwrap(err))
 	}
 	return nil
