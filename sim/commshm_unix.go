@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // POSIX shared memory as glibc implements it: a segment is a file of the
@@ -53,7 +55,48 @@ func shmOpen(name string, flags int) (int, error) {
 // reports EEXIST.
 func shmCreate(name string) (fd int, exists bool, err error) {
 	fd, err = shmOpen(name, syscall.O_CREAT|syscall.O_EXCL|syscall.O_RDWR)
+	if err == nil {
+		created.add(name)
+	}
 	return fd, err == syscall.EEXIST, err
+}
+
+// created are the files of the segments this process created and has
+// not unlinked. A segment outlives its process: when a run that embeds the
+// simulator ends (abicheck: internal/scratch, also on a signal), the ones
+// still live go.
+var created = createdSegments{paths: map[string]bool{}}
+
+type createdSegments struct {
+	mu    sync.Mutex
+	paths map[string]bool
+	once  sync.Once
+}
+
+func (c *createdSegments) add(name string) {
+	c.once.Do(func() {
+		_, _ = scratch.Hold(nil, c.unlinkAll) // refused once the run is ending: nothing to keep
+	})
+	if path, err := shmFile(name); err == nil {
+		c.mu.Lock()
+		c.paths[path] = true
+		c.mu.Unlock()
+	}
+}
+
+func (c *createdSegments) remove(path string) {
+	c.mu.Lock()
+	delete(c.paths, path)
+	c.mu.Unlock()
+}
+
+func (c *createdSegments) unlinkAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for path := range c.paths {
+		_ = syscall.Unlink(path)
+	}
+	clear(c.paths)
 }
 
 // shmAttach is shm_open(name, O_RDWR, 0600).
@@ -63,6 +106,7 @@ func shmAttach(name string) (int, error) { return shmOpen(name, syscall.O_RDWR) 
 func shmUnlink(name string) {
 	if path, err := shmFile(name); err == nil {
 		_ = syscall.Unlink(path)
+		created.remove(path)
 	}
 }
 

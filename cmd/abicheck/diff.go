@@ -33,7 +33,8 @@ describe a build (-preload, -acl, -aicpu, -aicore, -dispatcher, -sdma-warmup,
 -callable) apply to both; -old-X and -new-X give one side its own.
 
 Exit status: 0 no change (known changes allowed), 1 changes, 2 usage error or
-a build that does not load.
+a build that does not load, 130/143 stopped by SIGINT/SIGTERM. The scripts,
+-junit and -write-baseline files are named on stderr.
 
 Flags:
 `
@@ -89,7 +90,7 @@ func diffMain(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "time budget of the random sequences (0: none)")
 	fs.DurationVar(&o.CaseTimeout, "case-timeout", 10*time.Second, "a sequence running longer is a hang (its child is killed)")
 	fs.DurationVar(&o.LoadTimeout, "load-timeout", 30*time.Second, "loading a build (in its first child) taking longer is a load error")
-	fs.StringVar(&o.ReproDir, "repro-dir", "", "write each change's op script to `DIR`/diff-N.ops (default: a new temporary directory)")
+	fs.StringVar(&o.ReproDir, "repro-dir", "", "write each change's op script to `DIR`/diff-N.ops (default: a new temporary directory, named on stderr)")
 	fs.StringVar(&o.Baseline, "baseline", "", "accept the changes whose keys `FILE` lists (abicheck diff -write-baseline): listed as known, they fail nothing")
 	fs.StringVar(&o.WriteBaseline, "write-baseline", "", "write every change's key to `FILE` as a baseline")
 	fs.BoolVar(&o.NoShrink, "no-shrink", false, "report each change on its whole case, cut after the op that differs")

@@ -126,8 +126,8 @@ func writeReport(t *testing.T, page string, wantCode int, args ...string) {
 	if r.code != wantCode {
 		t.Fatalf("abicheck %s: exit %d, want %d\n%s\n%s", strings.Join(args, " "), r.code, wantCode, r.stdout, r.stderr)
 	}
-	if want := "wrote report " + page + "\n"; !strings.HasSuffix(r.stdout, want) {
-		t.Errorf("abicheck %s: stdout does not end with %q:\n%s", strings.Join(args, " "), want, r.stdout)
+	if want := "abicheck: wrote the HTML report to " + page + "\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("abicheck %s: stderr does not name the report (%q):\n%s", strings.Join(args, " "), want, r.stderr)
 	}
 	t.Logf("abicheck %s: %v", strings.Join(args, " "), r.elapsed.Round(time.Millisecond))
 }

@@ -50,7 +50,7 @@ func main() {
 	case os.Getenv(speed.ChildEnv) != "":
 		os.Exit(speed.ChildMain())
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(abicheck(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 type stringList []string
@@ -111,7 +111,9 @@ processes: a crash or hang is reported (verdict crash / hang) and the run
 goes on.
 
 Exit status: 0 no failures (warnings allowed), 1 findings, 2 usage or load
-error.
+error, 130/143 stopped by SIGINT/SIGTERM (children killed, temporary files
+removed). Every file written (-repro-dir, -junit, -write-baseline) is named
+on stderr; without these flags nothing is written.
 
 Examples:
   abicheck                                  # sim + emitted fake: failures, skips, a line per target
@@ -149,7 +151,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "time budget of the random sequences per target (0: none)")
 	fs.DurationVar(&o.CaseTimeout, "case-timeout", 10*time.Second, "a sequence running longer is a hang (its child is killed)")
 	fs.StringVar(&o.Replay, "replay", "", replayUsage)
-	fs.StringVar(&o.ReproDir, "repro-dir", "", "write each failure's op log to `DIR`/repro-<rule>.ops")
+	fs.StringVar(&o.ReproDir, "repro-dir", "", "write each failure's op log to `DIR`/repro-<rule>.ops (without it nothing is written)")
 	fs.BoolVar(&o.Verbose, "v", false, "verbose: the table of every rule, every check, the library's stderr, the rules not checked here")
 	fs.BoolVar(&o.Quiet, "q", false, "quiet: only failures and the summary")
 	fs.BoolVar(&o.NoColor, "no-color", false, "no colors in the text")

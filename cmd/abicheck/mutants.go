@@ -130,7 +130,7 @@ func mutantsMain(args []string, stdout, stderr io.Writer) int {
 		render := func(w io.Writer) error {
 			return pages(append([]string{"mutants"}, args...)).Mutants(w, run, &o, randomOnly)
 		}
-		if err := session.WritePage(&o, stdout, stderr, render); err != nil {
+		if err := session.WritePage(&o, stderr, render); err != nil {
 			fmt.Fprintf(stderr, "abicheck: %v\n", err)
 			return exitUsage
 		}

@@ -11,7 +11,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,15 +26,21 @@ import (
 
 // The isolation protocol.
 //
-// The parent re-executes its own binary with ChildEnv set. The child reads a
+// The parent re-executes its own binary with ChildEnv set to "PID:DIR", its
+// pid and the absolute path of its directory of library copies
+// (Config.TempDir), or to any other value. A child knows both before it
+// reads anything, so that one whose parent died at once, even before the
+// exec, still finds it gone and removes the directory. The child reads a
 // Config line from stdin, loads the library and answers on fd 3 (a
 // pipe: the library may write anything to stdout and stderr) with one JSON
 // line: {"t":"hello","info":...} or {"t":"error","err":...}. Then it reads
 // one childRequest per stdin line and, for each, runs the ops on a fresh
 // instance of the library, writing {"t":"op","id":N,"i":K} before op K
 // executes (K = len(ops) before the runner's cleanup, -1 before its setup)
-// and {"t":"done","id":N,"rec":...} at the end. It exits 0 at end of stdin.
-// When it dies instead, the parent knows the request and the op that was
+// and {"t":"done","id":N,"rec":...} at the end. It exits 0 after the
+// parent's {"bye":true}; stdin ending without it means the parent died, and
+// the child removes what the parent would have (leave) and exits 3. When
+// the child dies instead, the parent knows the request and the op that was
 // executing.
 const ChildEnv = "SIMABI_ABICHECK_CHILD"
 
@@ -41,7 +49,7 @@ type Config struct {
 	Lib      string    `json:"lib"`
 	Preloads []string  `json:"preloads,omitempty"`
 	ACL      string    `json:"acl,omitempty"`
-	TempDir  string    `json:"tmp,omitempty"`
+	TempDir  string    `json:"-"`        // in ChildEnv
 	Binaries [4]string `json:"binaries"` // files for the aicpu, aicore, dispatcher and sdma spans
 	LogLevel int32     `json:"log_level,omitempty"`
 	Callable string    `json:"callable,omitempty"` // the -callable image file
@@ -51,6 +59,7 @@ type childRequest struct {
 	ID      int64    `json:"id"`
 	Ops     []string `json:"ops"`
 	History bool     `json:"history,omitempty"`
+	Bye     bool     `json:"bye,omitempty"` // the parent ends the child: no more requests
 }
 
 // loadFailure is a library that did not load: onboard's message and, for a
@@ -115,15 +124,16 @@ func ChildMain() int {
 	// A runtime's abort() then ends the process by SIGABRT itself instead of
 	// a Go traceback, so the parent sees the signal.
 	signal.Ignore(syscall.SIGABRT)
+	parent, tempDir = parentOf(os.Getenv(ChildEnv))
 	// A child whose parent died (killed while this child hung in the
 	// library) ends itself: no orphan stays blocked forever.
-	go func(parent int) {
+	go func() {
 		for range time.Tick(500 * time.Millisecond) {
 			if os.Getppid() != parent {
-				os.Exit(3)
+				leave()
 			}
 		}
-	}(os.Getppid())
+	}()
 	pipe := os.NewFile(3, "abicheck-results")
 	if pipe == nil {
 		fmt.Fprintln(os.Stderr, "abicheck: child mode needs the parent's result pipe on fd 3")
@@ -133,7 +143,7 @@ func ChildMain() int {
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	line, err := in.ReadBytes('\n')
 	if err != nil && len(line) == 0 {
-		return 2
+		leave() // the parent died before it said what to load
 	}
 	lib, path, lf := openChildLibrary(line)
 	if lf != nil {
@@ -155,6 +165,46 @@ func ChildMain() int {
 	return serveChild(in, out, f, opt, reuse, lib.ReleaseKept)
 }
 
+// parent is the pid of the process that started this child; tempDir the
+// parent's directory of library copies (Config.TempDir), or "". Both are
+// set before anything else.
+var parent int
+var tempDir string
+
+// childEnv is ChildEnv's value for a child of this process.
+func childEnv(tempDir string) string { return fmt.Sprintf("%d:%s", os.Getpid(), tempDir) }
+
+// parentOf reads ChildEnv's value: the parent's pid (else this process's
+// parent now) and its directory of library copies (else "").
+func parentOf(v string) (int, string) {
+	pid, dir, _ := strings.Cut(v, ":")
+	n, err := strconv.Atoi(pid)
+	if err != nil || !filepath.IsAbs(dir) {
+		return os.Getppid(), ""
+	}
+	return n, dir
+}
+
+// leave ends a child whose parent is gone. What the parent would have
+// removed goes first, since nobody else will: the parent's directory of
+// library copies (this child's and any sibling's, orphans too) and the
+// comm segments named after either process. A dying parent closes its
+// pipes before its children are given to another: the result pipe may
+// break a moment before the parent changes.
+func leave() {
+	for i := 0; i < 20 && os.Getppid() == parent; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if os.Getppid() != parent {
+		if tempDir != "" {
+			os.RemoveAll(tempDir)
+		}
+		removeSegments(os.Getpid())
+		removeSegments(parent)
+	}
+	os.Exit(3)
+}
+
 // childOut is the result pipe to the parent: whole lines, one writer at a
 // time.
 type childOut struct {
@@ -170,7 +220,7 @@ func (c *childOut) send(b []byte) {
 	for len(b) > 0 {
 		n, err := c.f.Write(b)
 		if err != nil {
-			os.Exit(3) // the parent is gone
+			leave() // the parent is gone
 		}
 		b = b[n:]
 	}
@@ -204,17 +254,19 @@ func openChildLibrary(line []byte) (*library.Library, string, *loadFailure) {
 		}
 	}
 	lib, err := library.Open(cfg.Lib, library.Options{Preloads: cfg.Preloads, ACLPath: cfg.ACL,
-		TempDir: cfg.TempDir, Binaries: bins, LogLevel: abi.LogLevel(cfg.LogLevel), Callable: callable})
+		TempDir: tempDir, Binaries: bins, LogLevel: abi.LogLevel(cfg.LogLevel), Callable: callable})
 	if err != nil {
 		return nil, "", loadFailureOf(cfg.Lib, err)
 	}
 	return lib, cfg.Lib, nil
 }
 
-// serveChild runs the parent's requests, one a line, until stdin ends.
-// Then it unloads the kept instance (releaseKept), unless a run hung in it:
-// a process exit runs no library destructor, and the last run may have left
-// shared-memory segments that only the instance's unload removes.
+// serveChild runs the parent's requests, one a line, until the parent says
+// bye or stdin ends. Then it unloads the kept instance (releaseKept), unless
+// a run hung in it: a process exit runs no library destructor, and the last
+// run may have left shared-memory segments that only the instance's unload
+// removes. A stdin that ends without a bye is a parent that died: the
+// child leaves.
 func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conformance.Options, reuse conformance.Factory, releaseKept func()) int {
 	var buf []byte
 	for {
@@ -225,6 +277,12 @@ func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conf
 				out.sendMsg(childMsg{T: "done", Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
 					Detail: "bad request: " + jerr.Error(), At: conformance.AtSetup}})
 				continue
+			}
+			if req.Bye {
+				if reuse != nil && releaseKept != nil {
+					releaseKept()
+				}
+				return 0
 			}
 			ops, perr := conformance.ParseOpLines(req.Ops)
 			if perr != nil {
@@ -264,7 +322,7 @@ func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conf
 			if reuse != nil && releaseKept != nil {
 				releaseKept()
 			}
-			return 0
+			leave()
 		}
 		if err != nil {
 			return 2

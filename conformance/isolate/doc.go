@@ -2,5 +2,5 @@
 // nothing a library under check does (a crash, a hang, an exit) can take the
 // checker down. Pool is a conformance.Executor whose children re-execute the
 // calling binary: that binary must call ChildMain first thing when the
-// environment variable ChildEnv is set (abicheck's main does).
+// environment variable ChildEnv is set, to any value (abicheck's main does).
 package isolate

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // maxRequestsPerChild bounds how many runs one child makes before a fresh one
@@ -69,7 +71,8 @@ type Pool struct {
 	timeout time.Duration // per case
 	load    time.Duration // loading the library in a child
 	verbose io.Writer     // the children's stderr is copied here when set
-	tmp     string
+	tmp     string        // the children's copies of the library, in run-PID-N directories
+	release func()        // forgets tmp in the scratch registry once removed
 
 	info   *library.Info
 	cur    *child
@@ -78,6 +81,7 @@ type Pool struct {
 
 type child struct {
 	cmd     *exec.Cmd
+	release func() // forgets the child in the scratch registry once reaped
 	stdin   io.WriteCloser
 	msgs    chan childMsg
 	tail    *stderrTail
@@ -93,15 +97,23 @@ func NewPool(cfg Config, timeout, load time.Duration, verbose io.Writer) (*Pool,
 	if err != nil {
 		return nil, fmt.Errorf("cannot re-execute myself for isolation: %w", err)
 	}
-	tmp, err := os.MkdirTemp("", "abicheck-")
+	orphanSegmentsAtExit.Do(func() {
+		// Last at exit (the registry undoes the newest first): after every
+		// child was ended, what they left named after this process.
+		_, _ = scratch.Hold(nil, func() { RemoveOrphanSegments() })
+	})
+	tmp, release, err := scratch.MkdirTemp("", "abicheck-")
 	if err != nil {
 		return nil, err
 	}
+	if abs, err := filepath.Abs(tmp); err == nil {
+		tmp = abs // ChildEnv carries an absolute path
+	}
 	cfg.TempDir = tmp
-	p := &Pool{exe: exe, cfg: cfg, timeout: timeout, load: load, verbose: verbose, tmp: tmp}
+	p := &Pool{exe: exe, cfg: cfg, timeout: timeout, load: load, verbose: verbose, tmp: tmp, release: release}
 	c, info, err := p.start()
 	if err != nil {
-		os.RemoveAll(tmp)
+		p.removeTemp()
 		return nil, err
 	}
 	p.cur, p.info = c, info
@@ -111,13 +123,23 @@ func NewPool(cfg Config, timeout, load time.Duration, verbose io.Writer) (*Pool,
 // Info is what the first child found out about the library.
 func (p *Pool) Info() library.Info { return *p.info }
 
+// orphanSegmentsAtExit registers, once per process, the removal of the
+// comm segments named after it at the run's end.
+var orphanSegmentsAtExit sync.Once
+
 // Close ends the current child and removes the pool's files.
 func (p *Pool) Close() {
 	if p.cur != nil {
 		p.retire(p.cur)
 		p.cur = nil
 	}
+	p.removeTemp()
+}
+
+// removeTemp removes the children's directory; no child may be running.
+func (p *Pool) removeTemp() {
 	os.RemoveAll(p.tmp)
+	p.release()
 }
 
 // startTimeout bounds loading the library in a new child (-load-timeout).
@@ -131,7 +153,7 @@ func (p *Pool) startTimeout() time.Duration {
 // start launches a child and waits for its hello.
 func (p *Pool) start() (*child, *library.Info, error) {
 	cmd := exec.Command(p.exe)
-	cmd.Env = append(os.Environ(), ChildEnv+"=1")
+	cmd.Env = append(os.Environ(), ChildEnv+"="+childEnv(p.cfg.TempDir))
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -149,11 +171,18 @@ func (p *Pool) start() (*child, *library.Info, error) {
 		out = io.MultiWriter(c.tail, p.verbose)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
+	// Registered as it starts: an interrupted run kills it (and waits for
+	// it, so that nothing writes into tmp once it is removed).
+	release, err := scratch.Hold(cmd.Start, func() {
+		_ = cmd.Process.Kill()
+		<-c.done
+	})
+	if err != nil {
 		r.Close()
 		w.Close()
 		return nil, nil, fmt.Errorf("cannot start a child process: %w", err)
 	}
+	c.release = release
 	w.Close()
 	go func() {
 		defer close(c.msgs)
@@ -172,6 +201,7 @@ func (p *Pool) start() (*child, *library.Info, error) {
 		c.waitErr = cmd.Wait()
 		removeSegments(cmd.Process.Pid) // its global domains: nothing else maps them
 		close(c.done)
+		c.release()
 	}()
 	cfg, _ := json.Marshal(p.cfg)
 	if _, err := c.stdin.Write(append(cfg, '\n')); err != nil {
@@ -216,10 +246,11 @@ func (c *child) drain() {
 	}()
 }
 
-// retire ends a child: end of input, then a grace period to exit (or to
-// finish dying, when its result pipe closed), then a kill.
+// retire ends a child: bye and end of input, then a grace period to exit
+// (or to finish dying, when its result pipe closed), then a kill.
 func (p *Pool) retire(c *child) {
 	c.drain()
+	_, _ = c.stdin.Write([]byte(`{"bye":true}` + "\n")) // fails harmlessly on a dead child
 	c.stdin.Close()
 	select {
 	case <-c.done:

@@ -15,6 +15,7 @@ import (
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/suite"
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // DiffOptions are `abicheck diff`'s own flags, beside the session's.
@@ -146,7 +147,13 @@ func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare
 		Progress: out.Progress("diff")})
 	out.ClearProgress()
 	rep.Skipped, rep.Summary.BehaviourMs = res.Skipped, int(res.Elapsed.Milliseconds())
-	if err := addChanges(rep, res, old, new, o.ReproDir, known); err != nil {
+	scripts, err := newDiffScripts(o.ReproDir, len(res.Changes))
+	if err != nil {
+		fmt.Fprintf(stderr, "abicheck: writing the scripts: %v\n", err)
+		return ExitUsage
+	}
+	defer scripts.done(stderr)
+	if err := addChanges(rep, res, old, new, scripts, known); err != nil {
 		fmt.Fprintf(stderr, "abicheck: %v\n", err)
 		return ExitUsage
 	}
@@ -164,18 +171,12 @@ func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare
 	}
 	rep.Summary.ElapsedMs = int(time.Since(t0).Milliseconds())
 	rep.ElapsedS = seconds(time.Since(t0))
-	return writeDiff(rep, o, speedText, stdout, stderr)
+	return writeDiff(rep, o, speedText, scripts, stdout, stderr)
 }
 
 // addChanges adds the diff's changes to rep, each with its cause, and
-// writes their scripts into dir (a new temporary directory when "").
-func addChanges(rep *DiffReport, res *suite.DiffResult, old, new *Target, dir string, known map[string]bool) error {
-	if dir == "" && len(res.Changes) > 0 {
-		var err error
-		if dir, err = os.MkdirTemp("", "abicheck-diff-"); err != nil {
-			return fmt.Errorf("writing the scripts: %v", err)
-		}
-	}
+// writes their scripts.
+func addChanges(rep *DiffReport, res *suite.DiffResult, old, new *Target, scripts *diffScripts, known map[string]bool) error {
 	rev := abi.RevKernel
 	if old.Info.Revision == "legacy" {
 		rev = abi.RevLegacy
@@ -189,9 +190,9 @@ func addChanges(rep *DiffReport, res *suite.DiffResult, old, new *Target, dir st
 		if jc.Known {
 			rep.Summary.Known++
 		}
-		jc.File = filepath.Join(dir, fmt.Sprintf("diff-%d.ops", i+1))
+		jc.File = filepath.Join(scripts.dir, fmt.Sprintf("diff-%d.ops", i+1))
 		jc.Replay = []string{replayLine(old, jc.File), replayLine(new, jc.File)}
-		if err := os.WriteFile(jc.File, []byte(diffScript(old, new, jc)), 0o644); err != nil {
+		if err := scripts.write(jc.File, diffScript(old, new, jc)); err != nil {
 			return fmt.Errorf("writing %s: %v", jc.File, err)
 		}
 		groups[jc.Group] = true
@@ -204,18 +205,21 @@ func addChanges(rep *DiffReport, res *suite.DiffResult, old, new *Target, dir st
 }
 
 // writeDiff writes the reports o asks for and returns the exit status.
-func writeDiff(rep *DiffReport, o *Options, speedText string, stdout, stderr io.Writer) int {
+func writeDiff(rep *DiffReport, o *Options, speedText string, scripts *diffScripts, stdout, stderr io.Writer) int {
 	if o.WriteBaseline != "" {
-		if err := writeDiffBaseline(o.WriteBaseline, rep); err != nil {
+		n, err := writeDiffBaseline(o.WriteBaseline, rep)
+		if err != nil {
 			fmt.Fprintf(stderr, "abicheck: %v\n", err)
 			return ExitUsage
 		}
+		defer announce(stderr, "the baseline of %s to %s", plural(n, "change key"), o.WriteBaseline)
 	}
 	if o.JUnit != "" {
 		if err := writeDiffJUnit(o.JUnit, rep); err != nil {
 			fmt.Fprintf(stderr, "abicheck: %v\n", err)
 			return ExitUsage
 		}
+		defer announce(stderr, "the JUnit report to %s", o.JUnit)
 	}
 	if o.JSON {
 		if err := WriteJSONValue(stdout, rep); err != nil {
@@ -225,6 +229,7 @@ func writeDiff(rep *DiffReport, o *Options, speedText string, stdout, stderr io.
 	} else {
 		printDiff(stdout, rep, o, speedText)
 	}
+	scripts.reported = true
 	if err := writeDiffPage(o, rep, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "abicheck: %v\n", err)
 		return ExitUsage
@@ -233,6 +238,63 @@ func writeDiff(rep *DiffReport, o *Options, speedText string, stdout, stderr io.
 		return ExitFindings
 	}
 	return ExitOK
+}
+
+// diffScripts are a diff's op scripts: in -repro-dir, else in a new
+// temporary directory, which is kept, and named, only once the report that
+// refers to it has been printed (an interrupted or failed diff removes it).
+type diffScripts struct {
+	dir      string
+	temp     bool
+	release  func() // the temporary directory's scratch entry
+	names    []string
+	reported bool
+}
+
+// newDiffScripts is where n scripts go (no directory is made for none).
+func newDiffScripts(reproDir string, n int) (*diffScripts, error) {
+	s := &diffScripts{dir: reproDir}
+	if reproDir == "" && n > 0 {
+		dir, release, err := scratch.MkdirTemp("", "abicheck-diff-")
+		if err != nil {
+			return nil, err
+		}
+		s.dir, s.temp, s.release = dir, true, release
+	}
+	return s, nil
+}
+
+func (s *diffScripts) write(path, text string) error {
+	if err := writeOutput(path, []byte(text)); err != nil {
+		return err
+	}
+	s.names = append(s.names, filepath.Base(path))
+	return nil
+}
+
+// done names the scripts written, or removes the temporary directory
+// whose report was not printed.
+func (s *diffScripts) done(stderr io.Writer) {
+	if s.temp && !s.reported {
+		os.RemoveAll(s.dir)
+		s.release()
+		return
+	}
+	if s.temp {
+		s.release()
+	}
+	if len(s.names) == 0 {
+		return
+	}
+	where := s.dir
+	if s.temp {
+		where += ", a new directory (-repro-dir DIR chooses it)"
+	}
+	list := strings.Join(s.names, ", ")
+	if len(s.names) > 3 {
+		list = s.names[0] + " to " + s.names[len(s.names)-1] // numbered 1 to N
+	}
+	announce(stderr, "%s to %s: %s", plural(len(s.names), "op script"), where, list)
 }
 
 func jsonTarget(t *Target) JSONTarget {
@@ -406,7 +468,8 @@ func readDiffBaseline(path string) (map[string]bool, error) {
 	return known, nil
 }
 
-func writeDiffBaseline(path string, rep *DiffReport) error {
+// writeDiffBaseline writes the keys of rep's changes and returns how many.
+func writeDiffBaseline(path string, rep *DiffReport) (int, error) {
 	var b strings.Builder
 	b.WriteString(diffBaselineHeader + "\n")
 	seen := map[string]bool{}
@@ -416,10 +479,10 @@ func writeDiffBaseline(path string, rep *DiffReport) error {
 			fmt.Fprintf(&b, "# %s: %s\n%s\n", c.Group, c.Case, c.Key)
 		}
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("-write-baseline %s: %v", path, errors.Unwrap(err))
+	if err := writeOutput(path, []byte(b.String())); err != nil {
+		return 0, fmt.Errorf("-write-baseline %s: %v", path, errors.Unwrap(err))
 	}
-	return nil
+	return len(seen), nil
 }
 
 // ---- JUnit ----
@@ -507,7 +570,7 @@ func writeDiffJUnit(path string, rep *DiffReport) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644); err != nil {
+	if err := writeOutput(path, append([]byte(xml.Header), append(b, '\n')...)); err != nil {
 		return fmt.Errorf("-junit %s: %v", path, errors.Unwrap(err))
 	}
 	return nil

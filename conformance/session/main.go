@@ -1,10 +1,12 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,15 +81,6 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 	if err := o.CheckOutputs(); err != nil {
 		return UsageError(stderr, err.Error())
 	}
-	var baseOut *os.File
-	if o.WriteBaseline != "" {
-		f, err := os.Create(o.WriteBaseline)
-		if err != nil {
-			return UsageError(stderr, "-write-baseline: "+err.Error())
-		}
-		baseOut = f
-		defer f.Close()
-	}
 	out := NewPrinter(o, stdout)
 	var runs []*Run
 	// check runs the suite on targets at once (each target's runs are its
@@ -114,12 +107,8 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 	for _, r := range runs {
 		r.Result.Report.ApplyBaseline(base)
 	}
-	if baseOut != nil {
-		reps := make([]*report.Report, len(runs))
-		for i, r := range runs {
-			reps[i] = r.Result.Report
-		}
-		if err := report.WriteBaseline(baseOut, reps); err != nil {
+	if o.WriteBaseline != "" {
+		if err := writeBaseline(o.WriteBaseline, runs, stderr); err != nil {
 			fmt.Fprintf(stderr, "abicheck: -write-baseline: %v\n", err)
 			code = ExitUsage
 		}
@@ -133,18 +122,19 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 			r.Target.FileTag = ""
 		}
 	}
-	if o.ReproDir == "" && !o.JSON && AnyFindings(runs) {
-		// The replay hint must work when copied: the repro files go to a
-		// directory of their own, whose paths the table prints.
-		if dir, err := os.MkdirTemp("", "abicheck-repro-"); err == nil {
-			o.ReproDir = dir
-		}
-	}
+	// Without -repro-dir nothing is written: the table prints each repro
+	// and says how to have it written.
 	if o.ReproDir != "" {
-		if err := WriteRepros(o.ReproDir, runs); err != nil {
+		files, err := WriteRepros(o.ReproDir, runs)
+		if err != nil {
 			fmt.Fprintf(stderr, "abicheck: -repro-dir: %v\n", err)
 			code = max(code, ExitUsage)
 		}
+		defer func() {
+			if len(files) > 0 {
+				announce(stderr, "%s to %s: %s", plural(len(files), "repro file"), o.ReproDir, strings.Join(files, ", "))
+			}
+		}()
 	}
 	if o.JSON {
 		if err := WriteJSON(stdout, runs, o, time.Since(t0)); err != nil {
@@ -158,6 +148,8 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 		if err := WriteJUnit(o.JUnit, runs); err != nil {
 			fmt.Fprintf(stderr, "abicheck: -junit: %v\n", err)
 			code = max(code, ExitUsage)
+		} else {
+			announce(stderr, "the JUnit report to %s", o.JUnit)
 		}
 	}
 	if err := writeCheckPage(o, runs, stdout, stderr); err != nil {
@@ -168,6 +160,23 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 		code = ExitFindings
 	}
 	return code
+}
+
+// writeBaseline writes the runs' findings to path as a baseline and says so.
+func writeBaseline(path string, runs []*Run, stderr io.Writer) error {
+	reps := make([]*report.Report, len(runs))
+	for i, r := range runs {
+		reps[i] = r.Result.Report
+	}
+	var b bytes.Buffer
+	if err := report.WriteBaseline(&b, reps); err != nil {
+		return err
+	}
+	if err := writeOutput(path, b.Bytes()); err != nil {
+		return err
+	}
+	announce(stderr, "the baseline of %s to %s", plural(baselineEntries(b.String()), "finding"), path)
+	return nil
 }
 
 // checkTargets checks lib, or the default targets.

@@ -72,6 +72,20 @@ func reproText(r *Run, rr report.RuleReport, file string) string {
 	return b.String()
 }
 
+// hintDir is the directory the replay hint of a run without -repro-dir
+// names: nothing was written, and the hint says how to have it written.
+const hintDir = "out"
+
+// replayHint is the table's replay line for a rule's repro: the command
+// on the file -repro-dir wrote, or without it the command on the file a
+// run with -repro-dir out would write, and that it needs that run.
+func replayHint(r *Run, rule, reproDir string) string {
+	if reproDir != "" {
+		return replayCommand(r, filepath.Join(reproDir, reproFile(r, rule)))
+	}
+	return replayCommand(r, filepath.Join(hintDir, reproFile(r, rule))) + " (once a run with -repro-dir " + hintDir + " has written it)"
+}
+
 func replayCommand(r *Run, file string) string {
 	cmd := "abicheck -replay " + ShellQuote(file)
 	if r.Target.ReplayArgs != "" {
@@ -82,23 +96,24 @@ func replayCommand(r *Run, file string) string {
 
 func oneLine(s string) string { return op.Abbreviate(strings.ReplaceAll(s, "\n", " | ")) }
 
-// WriteRepros writes every failing rule's op log into dir.
-func WriteRepros(dir string, runs []*Run) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+// WriteRepros writes every failing rule's op log into dir (made when
+// there is one) and returns the names of the files it wrote.
+func WriteRepros(dir string, runs []*Run) ([]string, error) {
+	var names []string
 	for _, r := range runs {
 		for _, rr := range Results(r) {
 			if !Bad(rr.Verdict) || len(rr.Repro) == 0 {
 				continue
 			}
-			p := filepath.Join(dir, reproFile(r, rr.Rule))
-			if err := os.WriteFile(p, []byte(reproText(r, rr, p)), 0o644); err != nil {
-				return err
+			name := reproFile(r, rr.Rule)
+			p := filepath.Join(dir, name)
+			if err := writeOutput(p, []byte(reproText(r, rr, p))); err != nil {
+				return names, err
 			}
+			names = append(names, name)
 		}
 	}
-	return nil
+	return names, nil
 }
 
 // ---- JSON ----
@@ -278,10 +293,7 @@ func WriteJUnit(path string, runs []*Run) error {
 	if err != nil {
 		return err
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		_ = os.MkdirAll(dir, 0o755)
-	}
-	return os.WriteFile(path, b, 0o644)
+	return writeOutput(path, b)
 }
 
 // RuleTimes attributes a run's time to its rules (a JUnit test case's
@@ -334,7 +346,7 @@ type Printer struct {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Stat() (os.FileInfo, error) }) // an *os.File, or abicheck's gate in front of one
 	if !ok {
 		return false
 	}
@@ -551,8 +563,7 @@ func (p *Printer) printFailures(r *Run, rs []report.RuleReport) {
 			for _, l := range rr.Repro {
 				fmt.Fprintf(w, "      %s\n", shortOp(l))
 			}
-			file := filepath.Join(p.o.ReproDir, reproFile(r, rr.Rule))
-			fmt.Fprintf(w, "    replay: %s\n", replayCommand(r, file))
+			fmt.Fprintf(w, "    replay: %s\n", replayHint(r, rr.Rule, p.o.ReproDir))
 		}
 	}
 }

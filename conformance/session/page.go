@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/simabi/simabi/conformance/report"
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // Pages renders abicheck's -html report (conformance/htmlreport implements
@@ -21,16 +22,20 @@ type Pages interface {
 }
 
 // WritePage writes the -html report, o.HTML, that render produces,
-// atomically (a temporary file beside it, renamed into place: a reader
-// never sees half a report, and a failed render leaves the old one), and
-// names it in abicheck's output: "wrote report FILE" on stdout after the
-// text, on stderr with -json (stdout holds the JSON).
-func WritePage(o *Options, stdout, stderr io.Writer, render func(io.Writer) error) error {
+// atomically (a temporary file beside it, removed if the run is stopped,
+// renamed into place: a reader never sees half a report, and a failed
+// render leaves the old one), and names it on stderr as every file
+// abicheck writes is named ("abicheck: wrote the HTML report to FILE").
+func WritePage(o *Options, stderr io.Writer, render func(io.Writer) error) error {
 	dir := filepath.Dir(o.HTML)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(o.HTML)+".tmp-")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("-html %s: %v", o.HTML, errors.Unwrap(err))
+	}
+	f, release, err := scratch.CreateTemp(dir, "."+filepath.Base(o.HTML)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("-html %s: %v", o.HTML, errors.Unwrap(err))
 	}
+	defer release()
 	tmp := f.Name()
 	err = render(f)
 	if cerr := f.Close(); err == nil {
@@ -46,11 +51,7 @@ func WritePage(o *Options, stdout, stderr io.Writer, render func(io.Writer) erro
 		os.Remove(tmp)
 		return fmt.Errorf("-html %s: %v", o.HTML, err)
 	}
-	w := stdout
-	if o.JSON {
-		w = stderr
-	}
-	fmt.Fprintf(w, "wrote report %s\n", o.HTML)
+	announce(stderr, "the HTML report to %s", o.HTML)
 	return nil
 }
 
@@ -62,7 +63,7 @@ func writeCheckPage(o *Options, runs []*Run, stdout, stderr io.Writer) error {
 	if o.Pages == nil {
 		return errNoPages
 	}
-	return WritePage(o, stdout, stderr, func(w io.Writer) error { return o.Pages.Check(w, runs, o) })
+	return WritePage(o, stderr, func(w io.Writer) error { return o.Pages.Check(w, runs, o) })
 }
 
 // writeDiffPage writes a diff's -html report when o asks for one.
@@ -73,30 +74,11 @@ func writeDiffPage(o *Options, rep *DiffReport, stdout, stderr io.Writer) error 
 	if o.Pages == nil {
 		return errNoPages
 	}
-	return WritePage(o, stdout, stderr, func(w io.Writer) error { return o.Pages.Diff(w, rep, o) })
+	return WritePage(o, stderr, func(w io.Writer) error { return o.Pages.Diff(w, rep, o) })
 }
 
 // errNoPages: a caller set -html but no renderer (a bug of the caller).
 var errNoPages = errors.New("-html: this build of abicheck has no HTML renderer")
-
-// checkPageDir makes sure, before anything runs, that -html FILE can be
-// written: its directory (made if missing) takes a new file.
-func checkPageDir(path string) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("-html %s: %v", path, errors.Unwrap(err))
-	}
-	probe, err := os.CreateTemp(dir, ".abicheck-write-test-")
-	if err != nil {
-		return fmt.Errorf("-html %s: %v", path, errors.Unwrap(err))
-	}
-	probe.Close()
-	os.Remove(probe.Name())
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("-html %s: is a directory", path)
-	}
-	return nil
-}
 
 // ReproScript is a failing rule's repro as WriteRepros writes it into dir:
 // the file's path and its text (the ops, after a header saying what fails

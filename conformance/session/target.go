@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -100,41 +99,6 @@ func (o *Options) Validate(lib string) error {
 		if _, err := isolate.ReadCallable(o.Callable); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// CheckOutputs makes sure, before anything runs, that every output abicheck
-// will write can be written: a finding found after a long run must not be
-// hidden by a directory that does not exist.
-func (o *Options) CheckOutputs() error {
-	if o.JUnit != "" {
-		if dir := filepath.Dir(o.JUnit); dir != "" {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return fmt.Errorf("-junit %s: %v", o.JUnit, errors.Unwrap(err))
-			}
-		}
-		f, err := os.OpenFile(o.JUnit, os.O_WRONLY|os.O_CREATE, 0o644)
-		if err != nil {
-			return fmt.Errorf("-junit %s: %v", o.JUnit, errors.Unwrap(err))
-		}
-		f.Close()
-	}
-	if o.HTML != "" {
-		if err := checkPageDir(o.HTML); err != nil {
-			return err
-		}
-	}
-	if o.ReproDir != "" {
-		if err := os.MkdirAll(o.ReproDir, 0o755); err != nil {
-			return fmt.Errorf("-repro-dir %s: %v", o.ReproDir, errors.Unwrap(err))
-		}
-		probe, err := os.CreateTemp(o.ReproDir, ".abicheck-write-test-")
-		if err != nil {
-			return fmt.Errorf("-repro-dir %s: %v", o.ReproDir, errors.Unwrap(err))
-		}
-		probe.Close()
-		os.Remove(probe.Name())
 	}
 	return nil
 }

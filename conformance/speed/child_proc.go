@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // The sides of a comparison, as errors and the report name them.
@@ -92,7 +94,12 @@ func start(side, label string, cfg childConfig, cpu int, verbose io.Writer) (*pr
 		w.Close()
 		return nil, fail("%v", err)
 	}
-	if err := startOn(cmd, cpu); err != nil {
+	// Registered as it starts: an interrupted run kills it.
+	release, err := scratch.Hold(func() error { return startOn(cmd, cpu) }, func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
+	if err != nil {
 		r.Close()
 		w.Close()
 		return nil, fail("cannot start a child process: %v", err)
@@ -114,6 +121,7 @@ func start(side, label string, cfg childConfig, cpu int, verbose io.Writer) (*pr
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)
+		release()
 	}()
 	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
 		p.kill()

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/internal/exports"
+	"github.com/simabi/simabi/internal/scratch"
 	"io"
 	"os"
 	"os/exec"
@@ -256,11 +257,11 @@ func publish(cacheDir, final, lockKey, tmpPrefix string, done func() bool, compi
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return false, fmt.Errorf("emit: cache: %w", err)
 	}
-	tmp, err := os.MkdirTemp(cacheDir, tmpPrefix)
+	tmp, release, err := scratch.MkdirTemp(cacheDir, tmpPrefix)
 	if err != nil {
 		return false, fmt.Errorf("emit: cache: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { os.RemoveAll(tmp); release() }()
 	if err := compile(tmp); err != nil {
 		return false, err
 	}
@@ -313,7 +314,23 @@ func runCC(dir string, cc compilerID, flags []string, args ...string) error {
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	// The compiler's own temporary files (gcc's ccXXXX.s) go into dir,
+	// which goes when the build ends, however it ends.
+	if abs, err := filepath.Abs(dir); err == nil {
+		cmd.Env = append(os.Environ(), "TMPDIR="+abs)
+	}
+	stopGently(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	// An interrupted run stops the compiler and waits for it, before
+	// its directory goes.
+	done := make(chan struct{})
+	release, err := scratch.Hold(cmd.Start, func() { cancel(); <-done })
+	if err == nil {
+		err = cmd.Wait()
+		close(done)
+		release()
+	}
+	if err != nil {
 		return fmt.Errorf("emit: %s %s: %v\n%s", cc.argv[0], strings.Join(argv, " "), err, out.String())
 	}
 	return nil
@@ -334,11 +351,11 @@ func aclLibrary(dir, cacheDir string, src Sources, cc compilerID) error {
 	if err := runCC(dir, cc, CFlags, aclLinkArgs...); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(cacheDir, ".acl-")
+	tmp, release, err := scratch.MkdirTemp(cacheDir, ".acl-")
 	if err != nil {
 		return nil // the cache is an optimisation
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { os.RemoveAll(tmp); release() }()
 	if copyFile(dst, filepath.Join(tmp, ACLLibName)) == nil {
 		_ = os.Rename(tmp, entry) // loses harmlessly to a concurrent publisher
 	}
@@ -375,11 +392,11 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".copy-*")
+	tmp, release, err := scratch.CreateTemp(filepath.Dir(dst), ".copy-*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { os.Remove(tmp.Name()); release() }()
 	if _, err := io.Copy(tmp, in); err != nil {
 		tmp.Close()
 		return err

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // CompileError is a mechanical mutant the compiler refused (with emit's
@@ -47,11 +49,11 @@ func BuildMechanical(m MechanicalMutant, opt BuildOptions) (*Artifacts, error) {
 		return a, err
 	}
 	// Did the runtime's compile fail, or something else? Compile it alone.
-	dir, derr := os.MkdirTemp(cacheDir, ".mech-")
+	dir, release, derr := scratch.MkdirTemp(cacheDir, ".mech-")
 	if derr != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { os.RemoveAll(dir); release() }()
 	if werr := os.WriteFile(filepath.Join(dir, RuntimeSrcName), []byte(src.Runtime), 0o644); werr != nil {
 		return nil, err
 	}

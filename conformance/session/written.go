@@ -1,0 +1,127 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// What abicheck writes for the user — repro files, diff scripts, JUnit,
+// baselines — it names on stderr as it writes them, one line each
+// ("abicheck: wrote ..."): stdout carries the report, -json's included.
+// Nothing else is written: temporary files are the scratch registry's
+// (internal/scratch) and go at exit.
+
+// announce names what was written.
+func announce(stderr io.Writer, format string, a ...any) {
+	fmt.Fprintf(stderr, "abicheck: wrote "+format+"\n", a...)
+}
+
+// baselineEntries counts the entries of a baseline's text: its lines but
+// the comments and the blank ones.
+func baselineEntries(text string) int {
+	n := 0
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			n++
+		}
+	}
+	return n
+}
+
+// writeOutput writes a file the user asked for, making its directory.
+func writeOutput(path string, b []byte) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// CheckOutputs makes sure, before anything runs, that every output abicheck
+// will write can be written: a finding found after a long run must not be
+// hidden by a directory that does not exist. It leaves nothing behind: the
+// files and directories it had to create to find out are removed again
+// (they are made when written), so that an interrupted run leaves no empty
+// file or directory.
+func (o *Options) CheckOutputs() error {
+	for _, f := range []struct{ flag, path string }{{"-junit", o.JUnit}, {"-write-baseline", o.WriteBaseline}, {"-html", o.HTML}} {
+		if f.path == "" {
+			continue
+		}
+		if err := probeFile(f.path); err != nil {
+			return fmt.Errorf("%s %s: %v", f.flag, f.path, errors.Unwrap(err))
+		}
+	}
+	if o.ReproDir != "" {
+		if err := probeDir(o.ReproDir); err != nil {
+			return fmt.Errorf("-repro-dir %s: %v", o.ReproDir, errors.Unwrap(err))
+		}
+	}
+	return nil
+}
+
+// probeFile makes sure path can be written, without changing it.
+func probeFile(path string) (err error) {
+	made, err := mkdirs(filepath.Dir(path))
+	defer unmake(made)
+	if err != nil {
+		return err
+	}
+	_, statErr := os.Lstat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if errors.Is(statErr, os.ErrNotExist) {
+		os.Remove(path)
+	}
+	return nil
+}
+
+// probeDir makes sure a file can be created in dir.
+func probeDir(dir string) error {
+	made, err := mkdirs(dir)
+	defer unmake(made)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".abicheck-write-test-")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// mkdirs is os.MkdirAll(dir), returning the directories it created, the
+// outermost first.
+func mkdirs(dir string) ([]string, error) {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		missing = append([]string{d}, missing...)
+	}
+	err := os.MkdirAll(dir, 0o755)
+	made := missing[:0]
+	for _, d := range missing {
+		if st, serr := os.Lstat(d); serr == nil && st.IsDir() {
+			made = append(made, d)
+		}
+	}
+	return made, err
+}
+
+// unmake removes the directories mkdirs made, the innermost first.
+func unmake(made []string) {
+	for i := len(made) - 1; i >= 0; i-- {
+		os.Remove(made[i])
+	}
+}
