@@ -370,8 +370,8 @@ func TestFinishedRun_writesOnlyWhatItNames(t *testing.T) {
 	}
 	// The hint, followed where it was printed.
 	rr := runIn(t, cwd, env, append([]string{"-replay"}, strings.Fields(hint[1])...)...)
-	if rr.code != exitFindings || !strings.Contains(rr.stdout, "fail V-IMG") {
-		t.Errorf("the hint's replay: exit %d, want 1 with fail V-IMG\n%s\n%s", rr.code, rr.stdout, rr.stderr)
+	if rr.code != exitOK || !strings.Contains(rr.stdout, "replay: reproduces V-IMG fail at prepare: ") {
+		t.Errorf("the hint's replay: exit %d, want 0 reproducing V-IMG's finding\n%s\n%s", rr.code, rr.stdout, rr.stderr)
 	}
 	// diff -q names no script on stdout: stderr names the directory.
 	d := runIn(t, cwd, env, "diff", "-q", "-no-speed", "-sequences", "0", fake, lib)
