@@ -81,8 +81,8 @@
 //
 // # Platforms
 //
-// onboard builds without cgo for linux/amd64, linux/arm64, darwin/arm64 and
-// darwin/amd64 (make cross). On darwin a shared library is a .dylib
+// onboard builds without cgo for linux/amd64, linux/arm64 and darwin/arm64
+// (make build, make cross; darwin/amd64 has no file of its own). On darwin a shared library is a .dylib
 // (SharedLibrarySuffix): ACLLibraryName is libascendcl.dylib there, and
 // ACLPathFor looks for that name beside a runtime. The entries with stack
 // arguments keep their layout under darwin/arm64's packed stack arguments
