@@ -112,8 +112,10 @@ goes on.
 
 Exit status: 0 no failures (warnings allowed), 1 findings, 2 usage or load
 error, 130/143 stopped by SIGINT/SIGTERM (children killed, temporary files
-removed). Every file written (-repro-dir, -junit, -write-baseline) is named
-on stderr; without these flags nothing is written.
+removed). -replay of a repro (a file with a "# finding:" line): 0 when that
+finding reproduces, 1 when it does not. Every file written (-repro-dir,
+-junit, -write-baseline, -html) is named on stderr; without these flags
+nothing is written.
 
 Examples:
   abicheck                                  # sim + emitted fake: failures, skips, a line per target
