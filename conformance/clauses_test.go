@@ -198,7 +198,7 @@ func withCoverage(t *testing.T, text string) string {
 			out = out[:len(out)-1]
 		}
 		out = append(out, "")
-		out = append(out, wrap(p, 100)...)
+		out = append(out, wrapWords(p, 100)...)
 		out = append(out, "")
 	}
 	for i := 0; i < len(lines); i++ {
@@ -226,23 +226,3 @@ func withCoverage(t *testing.T, text string) string {
 	return strings.Join(out, "\n")
 }
 
-// wrap breaks a paragraph into lines of at most width columns.
-func wrap(p string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(p) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}

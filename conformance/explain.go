@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/simabi/simabi/docs"
 )
@@ -89,7 +90,7 @@ func wrapWords(text string, width int) []string {
 	var lines []string
 	line := ""
 	for _, w := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(w) > width {
+		if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
 			lines = append(lines, line)
 			line = w
 			continue

@@ -78,12 +78,9 @@ func targetNames(runs []*session.Run) string {
 // targetOf is one run's part of the page.
 func targetOf(r *session.Run, o *session.Options, rs *refs) targetView {
 	i := r.Target.Info
-	hooks := "simulation hooks"
-	switch {
-	case !i.Hooks && i.ACL != "":
-		hooks = "no hooks, ACL " + i.ACL
-	case !i.Hooks:
-		hooks = "no hooks, no ACL"
+	hooks := r.Target.HooksText()
+	if i.Hooks {
+		hooks = "simulation hooks"
 	}
 	tv := targetView{Label: r.Target.Label, Summary: runSummary(r, o),
 		About: fmt.Sprintf("%s — revision %s, profile %s, supported %d, %s", i.Path, i.Revision, i.Profile, i.Supported, hooks)}

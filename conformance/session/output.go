@@ -478,16 +478,22 @@ func (p *Printer) printTarget(r *Run) {
 	fmt.Fprintln(w, SummaryLine(r, o))
 }
 
+// HooksText says how a target's device is driven: through the simulation
+// hooks, or without them through an ACL library or none.
+func (t *Target) HooksText() string {
+	switch i := t.Info; {
+	case i.Hooks:
+		return "hooks"
+	case i.ACL != "":
+		return "no hooks, ACL " + i.ACL
+	}
+	return "no hooks, no ACL"
+}
+
 // targetHeader is the line that opens a run's report: what was checked.
 func targetHeader(r *Run) string {
 	i := r.Target.Info
-	hooks := "hooks"
-	switch {
-	case !i.Hooks && i.ACL != "":
-		hooks = "no hooks, ACL " + i.ACL
-	case !i.Hooks:
-		hooks = "no hooks, no ACL"
-	}
+	hooks := r.Target.HooksText()
 	iso := ""
 	if r.Target.Isolated {
 		iso = ", isolated"
