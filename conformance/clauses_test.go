@@ -225,4 +225,3 @@ func withCoverage(t *testing.T, text string) string {
 	flush()
 	return strings.Join(out, "\n")
 }
-
