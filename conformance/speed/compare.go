@@ -213,23 +213,7 @@ func Compare(old, new Build, o Options) (*Report, error) {
 	}
 	rep := &Report{Old: old.label(), New: new.label(), OldBuild: procs[0].build, NewBuild: procs[2].build,
 		BudgetNs: int64(o.Budget), MinChange: o.MinChange}
-	names := o.Entries
-	if names == nil {
-		names = Entries
-	}
-	var todo []int
-	for _, name := range Entries {
-		if !slices.Contains(names, name) {
-			continue
-		}
-		er := EntryReport{Name: name}
-		if why := skipOf(procs, name); why != "" {
-			er.Verdict = "skipped: " + why
-		} else {
-			todo = append(todo, len(rep.Entries))
-		}
-		rep.Entries = append(rep.Entries, er)
-	}
+	todo := rep.plan(procs, o.Entries)
 	t0 := time.Now()
 	for i, at := range todo {
 		if o.Progress != nil {
@@ -269,6 +253,28 @@ func Compare(old, new Build, o Options) (*Report, error) {
 	rep.ElapsedNs = int64(time.Since(t0))
 	failed = false
 	return rep, nil
+}
+
+// plan lists the entries asked for (nil: every one) in the report, each a
+// child cannot run marked skipped, and returns the positions of those to time.
+func (rep *Report) plan(procs [3]*proc, names []string) []int {
+	if names == nil {
+		names = Entries
+	}
+	var todo []int
+	for _, name := range Entries {
+		if !slices.Contains(names, name) {
+			continue
+		}
+		er := EntryReport{Name: name}
+		if why := skipOf(procs, name); why != "" {
+			er.Verdict = "skipped: " + why
+		} else {
+			todo = append(todo, len(rep.Entries))
+		}
+		rep.Entries = append(rep.Entries, er)
+	}
+	return todo
 }
 
 // skipOf is why an entry is not timed: a side's child cannot run it (OLD',
