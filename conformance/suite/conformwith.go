@@ -445,12 +445,14 @@ func (st *suiteState) failed(co CaseOutcome, ops []op.Op, res *conformance.Resul
 		}
 		repros[f.Rule] = repro
 	}
+	ids := make(map[model.Rule]report.FindingID, len(firsts))
+	for _, f := range firsts {
+		ids[f.Rule] = report.IDOf(f)
+	}
 	st.rep.AddResult(co.Name, res, func(i int) []op.Op {
 		f := res.Findings[i]
-		for _, first := range firsts {
-			if first.Rule == f.Rule && report.IDOf(first).Matches(report.IDOf(f)) {
-				return repros[f.Rule]
-			}
+		if id, ok := ids[f.Rule]; ok && id.Matches(report.IDOf(f)) {
+			return repros[f.Rule]
 		}
 		return conformance.ReproPrefix(ops, f.Index)
 	})
