@@ -37,7 +37,8 @@ type Knobs struct {
 	// Status fixes the status an int-returning entry returns, after the
 	// invalid-handle check. A fixed prepare still writes -1 first and, when the
 	// fixed status is 0 and prepare writes ids, writes the context's next
-	// minted id (0, 1, 2, ... per context).
+	// minted id (0, 1, 2, ... per context). A fixed simpler_finalize_run
+	// still ends the run first (E-FIN.9: whatever finalize_run returns).
 	Status map[string]int32
 	// Fail arms fault sites (docs/contract.md simabi_inject) from the start, as if
 	// simabi_inject(site, count, code) had been called at load. tmr only.
