@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"unsafe"
@@ -169,4 +170,39 @@ func TestCommCopy_EPROG28_issue38GlobalDomainWindowOnLegacy(t *testing.T) {
 		t.Errorf("copy_to_device_ctx into the global domain's window = %d, want 0 (E-PROG.28)", st)
 	}
 	c.ok("comm_global_domain_release", c.lib.CommGlobalDomainRelease(dom))
+}
+
+// Every rank's window of a session's segment, not only the local one, and
+// no span straddling two of them: two handles of one session, ranks 0 and
+// 1, allocate at once.
+func TestCommCopy_EPROG28_everyRanksWindow(t *testing.T) {
+	c := newCommCopyRig(t, ProfileTMR)
+	l := c.lib
+	path := c.path()
+	hs := []abi.CommHandle{l.CommInit(0, 2, 0, path), l.CommInit(1, 2, 0, path)}
+	outs := make([]uint64, 2)
+	sts := make([]abi.Status, 2)
+	var wg sync.WaitGroup
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sts[r] = l.CommAllocWindows(hs[r], 64, &outs[r])
+		}()
+	}
+	wg.Wait()
+	c.ok("comm_alloc_windows rank 0", sts[0])
+	c.ok("comm_alloc_windows rank 1", sts[1])
+	c.roundTrip("rank 1's window through rank 0's mapping", window(outs[0], 1), 64)
+	c.refused("a span straddling rank 0's and rank 1's windows", window(outs[0], 0)+60)
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sts[r] = l.CommDestroy(hs[r])
+		}()
+	}
+	wg.Wait()
+	c.ok("comm_destroy rank 0", sts[0])
+	c.ok("comm_destroy rank 1", sts[1])
 }
