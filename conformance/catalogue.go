@@ -1262,6 +1262,64 @@ register c0 id=1 img=prog
 prog c0 fn=aicpu_dlopen
 finalize c0
 `},
+	// E-PROG.28: the copies reach every comm window the runtime mapped:
+	// a base window (through either handle's mapping of the session), a
+	// derived one and past its end inside the base window, a domain
+	// window, a global domain's own window (issue #38: upstream's Worker
+	// copies into it) and a peer's its import mapped. A span past a
+	// window's end, and each window after its release (the address it last
+	// had), is refused, and the other mapping of its segment still reads
+	// what it held.
+	{Name: "e-prog/copy-comm-windows", Rules: []model.Rule{model.REProg, model.REComm}, Profiles: allProfiles, Needs: CapComm | CapPeek, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+cinit h0 rank=0 nranks=1 path=p0
+cinit h1 rank=0 nranks=1 path=p0
+calloc h0 win=64
+calloc h1 win=64
+ccopy c0 h0 idx=0 off=8 put=77
+ccopy c0 h0 idx=0 off=8
+cmem h1 idx=0 off=8
+ccopy c0 h1 idx=0 off=56 put=5
+ccopy c0 h0 idx=0 off=56
+ccopy c0 h0 idx=0 off=64 put=9
+ccopy c0 h0 idx=0 off=64
+cderive h0 n=1 rank=0 off=32 win=16
+ccopy c0 h0.d0 idx=0 put=6
+ccopy c0 h0 idx=0 off=32
+ccopy c0 h0.d0 idx=0 off=16 put=7
+ccopy c0 h1 idx=0 off=48
+dalloc h0 a=1 n=1 rank=0 win=64
+dalloc h1 a=1 n=1 rank=0 win=64
+ccopy c0 h0.a1 idx=0 put=11
+ccopy c0 h1.a1 idx=0
+drelease h0 a=1 n=1 rank=0
+ccopy c0 h0.a1 idx=0 put=13
+ccopy c0 h0.a1 idx=0
+ccopy c0 h1.a1 idx=0
+gprep d=1 rank=0 n=2 win=64
+gprep d=2 rank=1 n=2 win=64
+ccopy c0 d1.local idx=0 put=21
+cmem d1.local idx=0
+gimport d=1 descs=d1,d2
+ccopy c0 d1 idx=1 off=8 put=22
+ccopy c0 d2.local idx=0 off=8
+ccopy c0 d1 idx=0
+ccopy c0 d2.local idx=0 put=23
+grelease d=2
+ccopy c0 d2.local idx=0 put=24
+ccopy c0 d1 idx=1
+ccopy c0 d1.local idx=0
+grelease d=1
+ccopy c0 d1.local idx=0 put=25
+ccopy c0 h0 idx=0 off=8
+drelease h1 a=1 n=1 rank=0
+cdestroy h0
+ccopy c0 h0 idx=0 off=8 put=30
+ccopy c0 h1 idx=0 off=8
+cdestroy h1
+finalize c0
+`},
 	// E-COMM: the comm family, each refusal with an input that breaks one
 	// clause, both sides of each bound a single rank reaches. A session of
 	// the checker's has one rank (or several handles of one process): the

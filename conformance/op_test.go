@@ -177,6 +177,10 @@ func genOp(t *rapid.T) op.Op {
 		if k.CommCodes() || k == op.KindCommMem {
 			o.Comm = genComm(t, k)
 		}
+		if k == op.KindCommCopy {
+			o.C = rapid.Int8Range(0, op.MaxSlots-1).Draw(t, "c")
+			o.Comm = genComm(t, op.KindCommMem) // a cmem's reference, index, offset and word
+		}
 	}
 	// Recipes the parser refuses are not ops: keep the image within its limits.
 	for _, img := range []*op.ImageRecipe{&o.Img, &o.Img2} {

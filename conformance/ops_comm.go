@@ -39,7 +39,23 @@ type commRun struct {
 	local    map[uint8]uint64
 	imported map[uint8]uint64
 	ids      []uint32 // rank_ids, 256 entries
+	// maps counts the calls that may have mapped memory; last is the
+	// address each ccopy reference last resolved to, with maps then: after
+	// its window went, a ccopy passes that address, unless a mapping since
+	// may have taken it (E-PROG.28).
+	maps uint64
+	last map[copyRef]lastAddr
 }
+
+// copyRef is a ccopy's reference to a word.
+type copyRef struct {
+	ref       op.MemRefKind
+	h         int8
+	k, id, ix uint8
+	off       uint64
+}
+
+type lastAddr struct{ addr, maps uint64 }
 
 // commCtxs are the contexts a handle's calls returned.
 type commCtxs struct {
@@ -50,7 +66,8 @@ type commCtxs struct {
 
 // reset starts a run: new paths and ids, nothing held.
 func (c *commRun) reset() {
-	*c = commRun{serial: commRunSerial.Add(1), ids: c.ids, descs: map[uint8][]byte{}, local: map[uint8]uint64{}, imported: map[uint8]uint64{}}
+	*c = commRun{serial: commRunSerial.Add(1), ids: c.ids, descs: map[uint8][]byte{}, local: map[uint8]uint64{}, imported: map[uint8]uint64{},
+		last: map[copyRef]lastAddr{}}
 	if c.ids == nil {
 		c.ids = make([]uint32, 256)
 	}
@@ -231,6 +248,7 @@ func init() {
 		if o.Comm.H >= 0 {
 			// Whatever it returned: a runtime may have mapped them.
 			r.comm.windows[o.Comm.H] = true
+			r.comm.maps++
 		}
 		if st == abi.OK && o.Comm.H >= 0 {
 			r.comm.ctxs[o.Comm.H].base = co.Out
@@ -295,6 +313,9 @@ func init() {
 		c := o.Comm
 		st := r.rt.CommAllocDomainWindows(r.commHandle(o), r.comm.id(c.ID, false), r.comm.rankIDs(c.IDs), uintptr(c.N), uint32(c.Rank),
 			uintptr(c.Win), outPtr(&co.Out, c.NullOut), outPtr(&co.Base, c.NullBase))
+		if st == abi.OK {
+			r.comm.maps++
+		}
 		if st == abi.OK && c.H >= 0 {
 			x := &r.comm.ctxs[c.H]
 			if x.domains == nil {
@@ -325,6 +346,7 @@ func init() {
 		}
 		st := r.rt.CommGlobalDomainPrepare(r.comm.id(c.ID, true), uint32(c.Rank), uint32(c.N), uintptr(c.Win), c.GPProfile(), d, outPtr(&co.Base, c.NullBase))
 		if st == abi.OK {
+			r.comm.maps++
 			r.comm.descs[c.ID] = append([]byte(nil), co.Desc...)
 			r.comm.local[c.ID] = co.Base
 		}
@@ -346,6 +368,7 @@ func init() {
 		c := o.Comm
 		st := r.rt.CommGlobalDomainImport(r.comm.id(c.ID, true), r.comm.descriptors(c.Descs, c.DescCount()), uintptr(c.DescCount()), outPtr(&co.Out, c.NullOut))
 		if st == abi.OK {
+			r.comm.maps++
 			r.comm.imported[c.ID] = co.Out
 			r.peekCtx(co.Out, co)
 		}
@@ -378,13 +401,102 @@ func init() {
 	})
 }
 
+func init() {
+	defineOp(op.KindCommCopy, opClass{
+		needs: func(op.Op) (Caps, model.Rule, string) {
+			return CapComm | CapPeek, model.REProg, "a comm window's address is read from its CommContext through the simulation hooks (on silicon it is device memory)"
+		},
+		rule:  fixedRule(model.REProg),
+		ready: commCopyReady,
+		call:  (*Runner).commCopy,
+		result: func(e *Entry) string {
+			if e.Op.Comm.Put || e.Obs.Call.Status != abi.OK {
+				return op.StatusName(e.Obs.Call.Status)
+			}
+			return "OK " + strconv.FormatUint(e.Obs.Call.Value, 10)
+		},
+	})
+}
+
+func copyRefOf(c op.CommRecipe) copyRef {
+	return copyRef{ref: c.Ref, h: c.H, k: c.K, id: c.ID, ix: c.Idx, off: c.Off}
+}
+
+// commCopyReady says why a ccopy is not made: the model cannot place its
+// word; a reference whose window went, when the run never saw its address
+// or memory was mapped since (a new mapping may sit there now); a legacy
+// context without a live program init (no init gate: the copy would go
+// through, and the model follows no write of it).
+func commCopyReady(r *Runner, o op.Op) string {
+	if why := r.m.CommCopyReady(o); why != "" {
+		return why
+	}
+	if c, _ := r.m.Context(o.C); r.m.Profile() == model.ProfileLegacy && (c.Latch != model.LatchProgram || !c.Attached) {
+		return "legacy build: no init gate, so a copy without a live program init is not E-PROG's to judge"
+	}
+	if r.m.CommCopyLive(o) {
+		return ""
+	}
+	switch last, ok := r.comm.last[copyRefOf(o.Comm)]; {
+	case !ok:
+		return "the reference names no live window, and the run never copied through it"
+	case last.maps != r.comm.maps:
+		return "the reference's window went, and memory was mapped since: its last address may be another window's now"
+	}
+	return ""
+}
+
+// commCopy copies the word with copy_to_device_ctx (put) or
+// copy_from_device_ctx through the op's context, at the address the
+// reference resolves to, or, after its window went, the one it last had.
+func (r *Runner) commCopy(o op.Op, h abi.Ctx, obs *op.Observation) {
+	key := copyRefOf(o.Comm)
+	addr, ok := uint64(0), false
+	if r.m.CommCopyLive(o) {
+		if addr, ok = r.commWordAddr(o.Comm); ok {
+			r.comm.last[key] = lastAddr{addr, r.comm.maps}
+		}
+	} else {
+		addr = r.comm.last[key].addr
+	}
+	var w [8]byte
+	host := unsafe.Pointer(&w[0])
+	if o.Comm.Put {
+		binary.LittleEndian.PutUint64(w[:], o.Comm.Val)
+		obs.Call.Status = r.rt.CopyToDevice(h, abi.DevicePtr(addr), host, 8)
+		return
+	}
+	obs.Call.Status = r.rt.CopyFromDevice(h, host, abi.DevicePtr(addr), 8)
+	obs.Call.Value = binary.LittleEndian.Uint64(w[:])
+}
+
 // commMem reads or writes a word of a window through the context the
 // reference names (its windowsIn[idx], read from the context), or of a
 // global domain's local window.
 func (r *Runner) commMem(o op.Op, _ abi.Ctx, obs *op.Observation) {
-	c := o.Comm
 	co := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
 	obs.Comm = co
+	a, ok := r.commWordAddr(o.Comm)
+	if !ok {
+		co.Unreadable = true
+		return
+	}
+	addr := uintptr(a)
+	var w [8]byte
+	if o.Comm.Put {
+		binary.LittleEndian.PutUint64(w[:], o.Comm.Val)
+		co.Unreadable = safemem.Write(addr, w[:]) != nil
+		return
+	}
+	co.Unreadable = safemem.Read(addr, w[:]) != nil
+	co.Word = binary.LittleEndian.Uint64(w[:])
+}
+
+// commWordAddr is the address of the word a reference names: its
+// context's windowsIn[idx] (read through the hooks) plus the offset, or
+// the global domain's local window plus it; false when the context cannot
+// be read.
+func (r *Runner) commWordAddr(c op.CommRecipe) (uint64, bool) {
 	var ctx uint64
 	switch c.Ref {
 	case op.RefBase:
@@ -402,20 +514,11 @@ func (r *Runner) commMem(o op.Op, _ abi.Ctx, obs *op.Observation) {
 	if c.Ref != op.RefLocal {
 		var w [8]byte
 		if ctx == 0 || safemem.Read(uintptr(ctx)+abi.CommCtxWindowsInOff+8*uintptr(c.Idx), w[:]) != nil {
-			co.Unreadable = true
-			return
+			return 0, false
 		}
 		win = binary.LittleEndian.Uint64(w[:])
 	}
-	addr := uintptr(win + c.Off)
-	var w [8]byte
-	if c.Put {
-		binary.LittleEndian.PutUint64(w[:], c.Val)
-		co.Unreadable = safemem.Write(addr, w[:]) != nil
-		return
-	}
-	co.Unreadable = safemem.Read(addr, w[:]) != nil
-	co.Word = binary.LittleEndian.Uint64(w[:])
+	return win + c.Off, true
 }
 
 // commCleanup releases what a run left of the comm family: every handle

@@ -103,6 +103,9 @@ type commState struct {
 	timeout time.Duration
 	log     func(msg string, args ...any)
 	invalid atomic.Uint64
+	// windows are the windows mapped now: every unmap goes through it, so
+	// that a copy reaches only live ones (commwindows.go).
+	windows commWindows
 }
 
 // commHandleBase is where the handle values start: any nonzero value no
@@ -251,6 +254,7 @@ func (r *Runtime) CommAllocWindows(hv abi.CommHandle, winSize uintptr, deviceCtx
 		h.older = append(h.older, h.seg)
 	}
 	h.seg = seg
+	s.windows.add(seg.data, semantics.CommHeaderBytes, win, uint64(h.nranks))
 	if creator {
 		publish(seg, h.nranks, win)
 	} else if !s.awaitPublished(seg) {
@@ -384,7 +388,7 @@ func (r *Runtime) CommAllocDomainWindows(hv abi.CommHandle, allocationID uint64,
 		publish(seg, int32(n), win)
 	} else if !s.awaitPublished(seg) {
 		s.log("comm_alloc_domain_windows: the segment's creator never published it (timeout)", "rank", h.rank)
-		shmUnmap(seg.data)
+		s.windows.unmap(seg.data)
 		return commFail
 	}
 	c := new(commCtx)
@@ -398,9 +402,10 @@ func (r *Runtime) CommAllocDomainWindows(hv abi.CommHandle, allocationID uint64,
 	atomic.AddInt32(seg.hdr(semantics.CommHdrReadyCount), 1)
 	if !s.awaitCount(seg, semantics.CommHdrReadyCount, int32(n), barrierPoll) {
 		s.log("comm_alloc_domain_windows: not every rank arrived (timeout)", "rank", h.rank)
-		shmUnmap(seg.data)
+		s.windows.unmap(seg.data)
 		return commFail
 	}
+	s.windows.add(seg.data, semantics.CommHeaderBytes, win, n)
 	*deviceCtxOut = c.addr()
 	*localWindowBaseOut = seg.base() + local
 	if h.domains == nil {
@@ -435,12 +440,12 @@ func (r *Runtime) CommReleaseDomainWindows(hv abi.CommHandle, allocationID uint6
 // unmap. A timeout is -1, with the segment unmapped all the same.
 func (s *commState) leave(seg *shmSegment, nranks int32, who string) abi.Status {
 	if atomic.AddInt32(seg.hdr(semantics.CommHdrDestroyCount), 1) >= nranks {
-		shmUnmap(seg.data)
+		s.windows.unmap(seg.data)
 		shmUnlink(seg.name)
 		return abi.OK
 	}
 	drained := s.awaitCount(seg, semantics.CommHdrDestroyCount, nranks, attachPoll)
-	shmUnmap(seg.data)
+	s.windows.unmap(seg.data)
 	if !drained {
 		s.log(who+": not every rank left (timeout); local teardown done", "segment", seg.name)
 		return commFail
@@ -480,6 +485,7 @@ func (r *Runtime) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount
 	}
 	clear(data)
 	seg := &shmSegment{name: name, data: data}
+	s.windows.add(data, 0, win, 1)
 	d := unsafe.Slice((*byte)(descriptorOut), abi.CommDescSize)
 	clear(d)
 	le.PutUint32(d[abi.CommDescVersionOff:], abi.CommGlobalDomainVersion)
@@ -528,7 +534,7 @@ func (r *Runtime) CommGlobalDomainImport(domainID uint64, descriptors unsafe.Poi
 	var peers [][]byte
 	unmapAll := func() {
 		for _, p := range peers {
-			shmUnmap(p)
+			s.windows.unmap(p)
 		}
 	}
 	for rank := range g.nranks {
@@ -552,6 +558,9 @@ func (r *Runtime) CommGlobalDomainImport(domainID uint64, descriptors unsafe.Poi
 		}
 		c.setWindow(int(rank), base)
 	}
+	for _, p := range peers {
+		s.windows.add(p, 0, g.mappingSize, 1)
+	}
 	g.peers, g.ctx = peers, c
 	*deviceCtxOut = c.addr()
 	return abi.OK
@@ -566,16 +575,17 @@ func (r *Runtime) CommGlobalDomainRelease(domainID uint64) abi.Status {
 	delete(s.global, domainID)
 	s.mu.Unlock()
 	if g != nil {
-		g.release()
+		s.release(g)
 	}
 	return abi.OK
 }
 
-func (g *globalDomain) release() {
-	shmUnmap(g.local.data)
+// release unmaps a global domain's windows and unlinks its own.
+func (s *commState) release(g *globalDomain) {
+	s.windows.unmap(g.local.data)
 	shmUnlink(g.local.name)
 	for _, p := range g.peers {
-		shmUnmap(p)
+		s.windows.unmap(p)
 	}
 }
 
@@ -604,12 +614,12 @@ func (r *Runtime) CommDestroy(hv abi.CommHandle) abi.Status {
 // barrier counts this rank out and does not wait for the others.
 func (s *commState) teardown(h *commHandle, wait bool) abi.Status {
 	for _, a := range h.domains {
-		shmUnmap(a.seg.data)
+		s.windows.unmap(a.seg.data)
 		shmUnlink(a.seg.name)
 	}
 	h.domains, h.derived = nil, nil
 	for _, o := range h.older {
-		shmUnmap(o.data)
+		s.windows.unmap(o.data)
 	}
 	h.older = nil
 	st := abi.OK
@@ -618,10 +628,10 @@ func (s *commState) teardown(h *commHandle, wait bool) abi.Status {
 		if wait {
 			st = s.leave(seg, h.nranks, "comm_destroy")
 		} else if atomic.AddInt32(seg.hdr(semantics.CommHdrDestroyCount), 1) >= h.nranks {
-			shmUnmap(seg.data)
+			s.windows.unmap(seg.data)
 			shmUnlink(seg.name)
 		} else {
-			shmUnmap(seg.data)
+			s.windows.unmap(seg.data)
 		}
 	}
 	return st
@@ -638,7 +648,7 @@ func (s *commState) releaseAll() {
 	s.serial = 0
 	s.mu.Unlock()
 	for _, g := range global {
-		g.release()
+		s.release(g)
 	}
 	for _, h := range handles {
 		s.teardown(h, false)

@@ -157,10 +157,11 @@ func (r *Runtime) DeviceMemoryInfo(ctx abi.Ctx, info unsafe.Pointer) abi.Status 
 }
 
 // CopyToDevice is copy_to_device_ctx: NULL → IA → no live program init: IS
-// → size 0: 0 → dev 0 or host NULL: IA → the range not inside one
-// allocation of this context: IA → copy → 0. The device range is checked
-// before the host memory is viewed, so no size panics; a host span that
-// wraps (no C caller can pass one) is IA too.
+// → size 0: 0 → dev 0 or host NULL: IA → the range inside neither one
+// allocation of this context nor one comm window the instance has mapped
+// (E-PROG.28): IA → copy → 0. The device range is checked before the host
+// memory is viewed, so no size panics; a host span that wraps (no C caller
+// can pass one) is IA too.
 func (r *Runtime) CopyToDevice(ctx abi.Ctx, dev abi.DevicePtr, host unsafe.Pointer, size uintptr) abi.Status {
 	c, st := r.liveProgram(ctx)
 	if st != abi.OK {
@@ -173,7 +174,7 @@ func (r *Runtime) CopyToDevice(ctx abi.Ctx, dev abi.DevicePtr, host unsafe.Point
 	if dev == 0 || host == nil {
 		return abi.InvalidArgument
 	}
-	if !r.mem.copyIn(uint64(dev), host, uint64(size), c, false) {
+	if !r.mem.copyIn(uint64(dev), host, uint64(size), c, false) && !r.comm.windows.copyIn(uint64(dev), host, uint64(size)) {
 		return abi.InvalidArgument
 	}
 	return abi.OK
@@ -192,7 +193,7 @@ func (r *Runtime) CopyFromDevice(ctx abi.Ctx, host unsafe.Pointer, dev abi.Devic
 	if dev == 0 || host == nil {
 		return abi.InvalidArgument
 	}
-	if !r.mem.copyOut(host, uint64(dev), uint64(size), c, false) {
+	if !r.mem.copyOut(host, uint64(dev), uint64(size), c, false) && !r.comm.windows.copyOut(host, uint64(dev), uint64(size)) {
 		return abi.InvalidArgument
 	}
 	return abi.OK

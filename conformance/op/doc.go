@@ -40,6 +40,7 @@
 //	dev_read cN a=A                           copy_from_device_ctx of slot A's allocation
 //	dev_free cN a=A                           device_free_ctx of slot A's allocation
 //	cinit hN rank=R nranks=K path=pP|null [stream=S] ... cmem REF idx=I  the comm family (ops_comm.go)
+//	ccopy cN REF idx=I [off=K] [put=V]        a word of a comm window through cN's copies (ops_comm.go)
 //
 //	SPAN := none | bytes | halfptr | halfsize      (NULL,0) (p,64) (p,0) (NULL,64)
 //	CFG  := ok | FLAG{+FLAG}   FLAG := null | threads=N | swim=N | depgen | prefix |

@@ -67,6 +67,9 @@ const (
 	KindDevWrite // copy_to_device_ctx of a pattern into a slot's allocation
 	KindDevRead  // copy_from_device_ctx of a slot's allocation, compared with what it holds
 	KindDevFree  // device_free_ctx of a slot's allocation
+	// A word of a comm window copied through a program context (E-PROG.28,
+	// ops_comm.go).
+	KindCommCopy // copy_to_device_ctx or copy_from_device_ctx of a word of a comm window
 	NumKinds     // the number of kinds (KindInvalid included)
 )
 

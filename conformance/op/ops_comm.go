@@ -28,6 +28,8 @@ import (
 //	gimport d=D [descs=DESCS] [count=C] [out=null]         comm_global_domain_import
 //	grelease d=D                                           comm_global_domain_release
 //	cmem REF idx=I [off=K] [put=V]                         a word of window I (hooks)
+//	ccopy cN REF idx=I [off=K] [put=V]                     the word copied by cN's copy_to_device_ctx (put) or
+//	                                                       copy_from_device_ctx; after the window went, its last address
 //
 //	H    := hN | null
 //	IDS  := null | fill(V) | fill(V)+at(K,W)   rank_ids: every entry V (entry K: W)
@@ -603,6 +605,36 @@ func init() {
 		format: func(t *opText, op Op) {
 			c := op.Comm
 			t.w(memRefText(c))
+			t.kv("idx", uint64(c.Idx))
+			if c.Off != 0 {
+				t.kv("off", c.Off)
+			}
+			if c.Put {
+				t.kv("put", c.Val)
+			}
+		},
+	})
+}
+
+func init() {
+	define(KindCommCopy, kindDef{name: "ccopy", args: ctxOne, entry: true, status: true, quiet: true,
+		parse: func(p *opParser) {
+			c := &p.op.Comm
+			pos := p.positional(2)
+			p.op.C = p.slot(pos[0])
+			p.memRef(pos[1])
+			c.Idx = p.small("idx", true)
+			c.Off = p.u64("off", false)
+			if v, ok := p.take("put", false); ok {
+				c.Put, c.Val = true, p.uintv("put", v, 64)
+			}
+			if c.Off%8 != 0 {
+				p.fail("ccopy copies whole words: off must be a multiple of 8")
+			}
+		},
+		format: func(t *opText, op Op) {
+			c := op.Comm
+			t.w(ctxText(op.C), memRefText(c))
 			t.kv("idx", uint64(c.Idx))
 			if c.Off != 0 {
 				t.kv("off", c.Off)

@@ -236,6 +236,8 @@ var mutants = []Mutant{
 	{Name: "free-keeps-committed", Clause: "E-PROG.25", Description: "device_free_ctx frees the allocation but keeps its bytes committed"},
 	{Name: "dlopen-count-survives-finalize", Clause: "E-PROG.26", Description: "a program finalize does not restart get_aicpu_dlopen_count"},
 	{Name: "register-duplicate-replaces", Clause: "E-PROG.27", Description: "simpler_register_callable of an id registered already replaces it and returns 0"},
+	{Name: "copy-refuses-comm-window", Clause: "E-PROG.28", Description: "copy_to_device_ctx and copy_from_device_ctx refuse a span inside a mapped comm window (only the context's allocations)"},
+	{Name: "copy-into-released-window", Clause: "E-PROG.28", Isolate: true, Description: "a comm window's span stays reachable by the copies after its mapping went (the copy reaches unmapped memory)"},
 	{Name: "comm-init-null-path-ok", Clause: "E-COMM.1", Description: "comm_init with a NULL rootinfo_path returns a handle"},
 	{Name: "comm-init-rank-unchecked", Clause: "E-COMM.2", Description: "comm_init accepts a rank >= nranks"},
 	{Name: "comm-init-64-refused", Clause: "E-COMM.3", Description: "comm_init refuses 64 ranks"},
