@@ -373,6 +373,17 @@ func TestF3_StrictConsumer(t *testing.T) {
 			t.Errorf("supported on a fresh context should answer 1 first:\n%v", r)
 		}
 	})
+	t.Run("wild-copy", func(t *testing.T) { // E-PROG.28
+		r := probe(t, strict, "new", "pinit", "0", "0", "wild", "0")
+		wantAbort(t, r, "wild-copy")
+		if !strings.Contains(r.stderr, "copy_to_device_ctx of 8 bytes at device address") || strings.Contains(r.stdout, "wild 0 ->") {
+			t.Errorf("the abort does not name the wild copy, or the copy returned:\n%v", r)
+		}
+		plain := probe(t, Config{}, "new", "pinit", "0", "0", "wild", "0")
+		if plain.exitCode != 0 || !strings.Contains(plain.stdout, "wild 0 -> -1004") {
+			t.Errorf("without strict a wild copy is refused with INVALID_ARGUMENT (-1004):\n%v", plain)
+		}
+	})
 	t.Run("context-leak-at-exit", func(t *testing.T) {
 		wantAbort(t, probe(t, strict, "new"), "context-leak")
 	})
