@@ -236,6 +236,7 @@ var mutants = []Mutant{
 	{Name: "free-keeps-committed", Clause: "E-PROG.25", Description: "device_free_ctx frees the allocation but keeps its bytes committed"},
 	{Name: "dlopen-count-survives-finalize", Clause: "E-PROG.26", Description: "a program finalize does not restart get_aicpu_dlopen_count"},
 	{Name: "register-duplicate-replaces", Clause: "E-PROG.27", Description: "simpler_register_callable of an id registered already replaces it and returns 0"},
+	{Name: "one-run-per-context", Clause: "E-PROG.28", Description: "simpler_prepare_run refuses a second run of a context on other run storage while the first is outstanding, as upstream's simulator does"},
 	{Name: "comm-init-null-path-ok", Clause: "E-COMM.1", Description: "comm_init with a NULL rootinfo_path returns a handle"},
 	{Name: "comm-init-rank-unchecked", Clause: "E-COMM.2", Description: "comm_init accepts a rank >= nranks"},
 	{Name: "comm-init-64-refused", Clause: "E-COMM.3", Description: "comm_init refuses 64 ranks"},
