@@ -104,16 +104,6 @@ func DecodePipelineContract(src []byte) (PipelineContract, error) {
 	return c, nil
 }
 
-// SimulatedProgramContract is the program contract simulated runtimes export:
-// depth 1, one AICPU and one AICore stream, both EXEC_HANDLE (it passes
-// V-CONTRACT).
-func SimulatedProgramContract() PipelineContract {
-	c := PipelineContract{ABIVersion: PipelineContractABIVersion, ResourceCount: 2, PipelineDepth: 1}
-	c.Resources[0] = PipelineResource{Kind: ResourceAicpuStream, Class: ClassExecHandle}
-	c.Resources[1] = PipelineResource{Kind: ResourceAicoreStream, Class: ClassExecHandle}
-	return c
-}
-
 // NativeRunDescriptor is the descriptor of the program run family.
 type NativeRunDescriptor struct {
 	PipelineSlot  uint32

@@ -748,6 +748,33 @@ finalize c0
 prepare_run c0 st=1 id=0
 finalize c1
 `},
+	// Two runs of one context on the storages of pipeline slots 0 and 1
+	// (st0 and st1 carry slots 0 and 1), each launched, polled, waited for
+	// and finalized on its own; finalize, destroy and unregister refused
+	// while either is outstanding. A simulated build takes the second run
+	// (E-PROG.29); a real one may refuse it, as upstream's simulator does,
+	// and the model follows whichever it did.
+	{Name: "e-prog/two-slots", Rules: []model.Rule{model.REProg, model.REFin, model.REDestroy}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+register c0 id=0 img=prog
+prepare_run c0 st=0 id=0
+prepare_run c0 st=1 id=0
+launch_run c0 st=1
+finalize c0
+destroy c0
+unregister c0 id=0
+launch_run c0 st=0
+poll_run c0 st=1
+wait_run c0 st=0
+finalize_run c0 st=1
+finalize c0
+destroy c0
+poll_run c0 st=0
+finalize_run c0 st=0
+finalize c0
+destroy c0
+`},
 	// With a live init, a run with NULL storage, args, CallConfig or
 	// descriptor is refused with IA and leaves nothing behind: the same run
 	// with valid arguments prepares after the refusals (the refusal probes

@@ -261,6 +261,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-PROG.26", Checks: []string{"e-prog/live-init-arguments"}, Mutants: []string{"dlopen-count-survives-finalize"}},
 	{ID: "E-PROG.27", Checks: []string{"e-prog/live-init-arguments"}, Mutants: []string{"register-duplicate-replaces"}},
 	{ID: "E-PROG.28", Checks: []string{"e-prog/copy-comm-windows"}, Mutants: []string{"copy-refuses-comm-window", "copy-into-released-window"}},
+	{ID: "E-PROG.29", Checks: []string{"e-prog/two-slots"}, Mutants: []string{"one-run-per-context"}},
 	{ID: "E-COMM.1", Checks: []string{"e-comm/init"}, Mutants: []string{"comm-init-null-path-ok"}},
 	{ID: "E-COMM.2", Checks: []string{"e-comm/init"}, Mutants: []string{"comm-init-rank-unchecked"}},
 	{ID: "E-COMM.3", Checks: []string{"e-comm/init"}, Mutants: []string{"comm-init-64-refused"}},

@@ -45,7 +45,12 @@ func (r *Runner) runReady(o op.Op) string {
 		for i := range r.storage {
 			r.storage[i] = abi.AlignedBytes(int(size), int(align))
 			r.desc[i] = abi.AlignedBytes(abi.NativeRunDescSize, 8)
-			d := abi.NativeRunDescriptor{RunID: uint64(i + 1), Generation: 1, DispatchID: uint64(i + 1), RunEpoch: 1,
+			// st0..st3 carry pipeline slots 0, 1, 0, 1: every slot a
+			// contract may declare (upstream refuses a slot past
+			// PTO_PIPELINE_MAX_DEPTH), so st0 and st1 are the two slots of
+			// a depth-2 consumer (E-PROG.29).
+			d := abi.NativeRunDescriptor{PipelineSlot: uint32(i % abi.PipelineMaxDepth), RunID: uint64(i + 1), Generation: 1,
+				DispatchID: uint64(i + 1), RunEpoch: 1,
 				AcceptedState: uintptr(unsafe.Pointer(&r.accepted[i])), AcceptedValue: op.AcceptedValue(int8(i))}
 			_ = d.Encode(r.desc[i])
 		}

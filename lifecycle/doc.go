@@ -167,7 +167,12 @@
 // before any native call: a lease of generation 0 or a slot past the
 // pipeline depth (IA), a generation older than the newest admitted on the
 // slot, a slot or another slot holding an unfinished run, a stale token or
-// one in the wrong phase (IS). A failed launch leaves the token live (it must
+// one in the wrong phase (IS). Above depth 1 every prepare first asks
+// supports_concurrent_native_prepare_ctx, as ChipWorker does; only when it
+// answers above 0 (upstream's simulator and the fake answer 0) is a
+// successor staged on the other slot beside a launched or reaped run whose
+// prepare was granted the same, neither enabling a diagnostic, and never a
+// third run. A failed launch leaves the token live (it must
 // still be finalized); WaitNativeRun keeps the wait's code for
 // FinalizeNativeRun, which returns finalize_run's code, else the wait's.
 // Close first finishes the runs a caller left (waits for a launched one,

@@ -42,6 +42,8 @@ type scriptRuntime struct {
 	runtimeAlign    uintptr
 	createReturns0  bool
 	committedKernel uintptr
+	pipeline        abi.Pipeline // the contract Contract reports ("": the single slot)
+	concurrent      int32        // what supports_concurrent_native_prepare_ctx answers
 
 	// Observations.
 	next       abi.Ctx
@@ -65,6 +67,7 @@ type scriptRuntime struct {
 	// (simpler_poll_run's 0 is "not ready").
 	runScript map[string][]abi.Status
 	descs     []abi.NativeRunDescriptor // the descriptors simpler_prepare_run got
+	storages  []abi.RunHandle           // the run storage simpler_prepare_run got
 }
 
 type scriptCtx struct {
@@ -359,6 +362,7 @@ func (f *scriptRuntime) PrepareRun(ctx abi.Ctx, rt abi.RunHandle, callableID int
 		}
 		f.descs = append(f.descs, d)
 	}
+	f.storages = append(f.storages, rt)
 	return f.scripted("simpler_prepare_run")
 }
 
@@ -491,7 +495,17 @@ var scriptContract = func() []byte {
 func (f *scriptRuntime) GetPipelineContract() unsafe.Pointer { return abi.Ptr(scriptContract) }
 func (f *scriptRuntime) SupportsConcurrentNativePrepare(ctx abi.Ctx) int32 {
 	f.simple("supports_concurrent_native_prepare_ctx", ctx)
-	return 0
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.concurrent
+}
+
+// Contract is the contract the loader read, as onboard.Library reports it.
+func (f *scriptRuntime) Contract() abi.PipelineContract {
+	if f.pipeline == "" {
+		return abi.SimulatedProgramContract()
+	}
+	return f.pipeline.Spec().Contract
 }
 func (f *scriptRuntime) ArenaBankGMHeapBase(ctx abi.Ctx, bank uint32) uint64 {
 	f.simple("get_arena_bank_gm_heap_base_ctx", ctx)

@@ -43,15 +43,18 @@ const (
 // a failed launch reaped at once) left for finalize, and what the runtime may
 // still read until the run is finalized (its args, config and descriptor).
 type runSlot struct {
-	phase   runPhase
-	epoch   uint64
-	gen     uint64
-	waitRC  abi.Status
-	waitOp  string // the entry that returned waitRC: simpler_wait_run, or simpler_launch_run for a failed launch reaped at once
-	storage []byte
-	cfg     []byte
-	desc    []byte
-	args    *abi.TaskArgs
+	phase  runPhase
+	epoch  uint64
+	gen    uint64
+	waitRC abi.Status
+	waitOp string // the entry that returned waitRC: simpler_wait_run, or simpler_launch_run for a failed launch reaped at once
+	// permitsSuccessor: the run was prepared when a successor could be
+	// staged beside it (ChipWorker's permits_prepared_successor).
+	permitsSuccessor bool
+	storage          []byte
+	cfg              []byte
+	desc             []byte
+	args             *abi.TaskArgs
 }
 
 // Names of the run family's entries, used as StatusError.Op.
@@ -101,11 +104,16 @@ func arenaBank(c abi.PipelineContract, slot uint32) uint32 {
 // enabled without an output prefix, or a ring sizing override outside the
 // ring buffer's constraints, is INVALID_ARGUMENT.
 func checkCallConfig(op string, c *abi.CallConfig) error {
-	diag := c.EnableChipSwimlane != 0 || c.EnableDumpArgs != 0 || c.EnablePMU != 0 || c.EnableDepGen != 0 || c.EnableScopeStats != 0
-	if diag && c.OutputPrefix[0] == 0 {
+	if diagnostics(c) && c.OutputPrefix[0] == 0 {
 		return refusal(op, abi.InvalidArgument, "CallConfig enables a diagnostic without an output prefix")
 	}
 	return checkRings(op, c)
+}
+
+// diagnostics is upstream's CallConfig::diagnostics_any
+// (src/common/task_interface/call_config.h:123-126).
+func diagnostics(c *abi.CallConfig) bool {
+	return c.EnableChipSwimlane != 0 || c.EnableDumpArgs != 0 || c.EnablePMU != 0 || c.EnableDepGen != 0 || c.EnableScopeStats != 0
 }
 
 // tokenSlot returns the slot of r when r is a live token in one of the given
@@ -148,16 +156,13 @@ func (w *Worker) prepareNative(op string, id int32, args *abi.TaskArgs, cfg *abi
 	if int(slot) >= len(n.slots) {
 		return NativeRun{}, refusal(op, abi.InvalidArgument, "native-run slot is outside the runtime PipelineContract")
 	}
+	successor := w.successorAllowed(cfg)
 	s := &n.slots[slot]
 	if s.phase != runEmpty {
 		return NativeRun{}, refusal(op, abi.InvalidState, fmt.Sprintf("slot %d already holds an unfinished native run", slot))
 	}
-	for i := range n.slots {
-		if n.slots[i].phase != runEmpty {
-			// Depth one: no successor is staged beside an active run
-			// (supports_concurrent_native_prepare is never granted).
-			return NativeRun{}, refusal(op, abi.InvalidState, "another slot holds an unfinished native run")
-		}
+	if err := n.successorRefusal(op, successor); err != nil {
+		return NativeRun{}, err
 	}
 	if admit && gen < n.newestGen[slot] {
 		return NativeRun{}, refusal(op, abi.InvalidState, fmt.Sprintf("native-run lease generation %d is stale (slot %d admitted %d)", gen, slot, n.newestGen[slot]))
@@ -175,7 +180,42 @@ func (w *Worker) prepareNative(op string, id int32, args *abi.TaskArgs, cfg *abi
 		n.newestGen[slot] = gen
 	}
 	s.phase, s.epoch, s.gen, s.waitRC, s.args = runPrepared, epoch, gen, abi.OK, args
+	s.permitsSuccessor = successor
 	return NativeRun{Slot: slot, Generation: gen, Epoch: epoch}, nil
+}
+
+// successorAllowed is ChipWorker's allow_prepared_successor
+// (chip_worker.cpp:674, supports_concurrent_native_prepare at :652-655): a
+// run may be staged beside another only above depth 1, when
+// supports_concurrent_native_prepare_ctx answers above 0 (asked on every
+// prepare there, before the slots' phases are looked at) and cfg enables
+// no diagnostic. At depth 1 nothing is asked.
+func (w *Worker) successorAllowed(cfg *abi.CallConfig) bool {
+	if len(w.native.slots) <= 1 {
+		return false
+	}
+	return w.rt.SupportsConcurrentNativePrepare(w.ctx) > 0 && !diagnostics(cfg)
+}
+
+// successorRefusal is ChipWorker's check of the other slots
+// (chip_worker.cpp:683-698): each occupied slot must permit a successor and
+// hold a launched or reaped run, and at most one may be occupied.
+func (n *native) successorRefusal(op string, allowed bool) error {
+	occupied := 0
+	for i := range n.slots {
+		o := &n.slots[i]
+		if o.phase == runEmpty {
+			continue
+		}
+		occupied++
+		if !allowed || !o.permitsSuccessor || (o.phase != runLaunched && o.phase != runReaped) {
+			return refusal(op, abi.InvalidState, "another slot holds an unfinished native run that admits no successor")
+		}
+	}
+	if occupied > 1 {
+		return refusal(op, abi.InvalidState, "a prepared successor is staged already")
+	}
+	return nil
 }
 
 func (n *native) handle(s *runSlot) abi.RunHandle {

@@ -23,10 +23,11 @@ func TestF1EmittedProfilesLoad(t *testing.T) {
 		revision  abi.Profile
 		supported int32
 		bound     bool
+		depth     uint32
 	}{
-		{emit.ProfileTMR, abi.ProfileTMR, 1, true},
-		{emit.ProfileRefusing, abi.ProfileRefusing, 0, false},
-		{emit.ProfileLegacy, abi.ProfileLegacy, 0, false},
+		{emit.ProfileTMR, abi.ProfileTMR, 1, true, 1},
+		{emit.ProfileRefusing, abi.ProfileRefusing, 0, false, 1},
+		{emit.ProfileLegacy, abi.ProfileLegacy, 0, false, 2},
 	} {
 		t.Run(string(tc.profile), func(t *testing.T) {
 			path := emitted(t, emit.Config{Profile: tc.profile})
@@ -34,8 +35,10 @@ func TestF1EmittedProfilesLoad(t *testing.T) {
 			if l.Profile() != tc.revision || l.Supported() != tc.supported || l.KernelBound() != tc.bound || !l.HasHooks() {
 				t.Fatalf("revision %v supported %d bound %v hooks %v", l.Profile(), l.Supported(), l.KernelBound(), l.HasHooks())
 			}
-			if l.Contract() != abi.SimulatedProgramContract() {
-				t.Fatalf("contract %+v", l.Contract())
+			// V-CONTRACT: each profile's default pipeline (legacy:
+			// tensormap_and_ringbuffer's depth-2 contract).
+			if want := tc.revision.DefaultPipeline().Spec().Contract; l.Contract() != want || want.PipelineDepth != tc.depth {
+				t.Fatalf("contract %+v, want %+v", l.Contract(), want)
 			}
 			if got := l.KernelModeSupported(0); got != tc.supported {
 				t.Fatalf("supported(NULL) = %d", got)

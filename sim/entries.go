@@ -1,26 +1,20 @@
 package sim
 
 import (
-	"github.com/simabi/simabi/sim/semantics"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
 )
 
-// Native-run storage of the program run family (semantics §10).
-const (
-	RuntimeSize      = semantics.RuntimeSize
-	RuntimeAlignment = semantics.RuntimeAlignment
-)
+// GetRuntimeSize is get_runtime_size: the run storage of the instance's
+// pipeline (Options.Pipeline; semantics §10).
+func (r *Runtime) GetRuntimeSize() uintptr { return uintptr(r.pipeline.RuntimeSize) }
 
-// GetRuntimeSize is get_runtime_size: 64.
-func (r *Runtime) GetRuntimeSize() uintptr { return RuntimeSize }
-
-// GetRuntimeAlignment is get_runtime_alignment: 64.
-func (r *Runtime) GetRuntimeAlignment() uintptr { return RuntimeAlignment }
+// GetRuntimeAlignment is get_runtime_alignment: the pipeline's, 64.
+func (r *Runtime) GetRuntimeAlignment() uintptr { return uintptr(r.pipeline.RuntimeAlignment) }
 
 // GetPipelineContract is get_pipeline_contract: the address of this
-// instance's immutable abi.SimulatedProgramContract (144 bytes, 8-aligned).
+// instance's immutable contract, its pipeline's (144 bytes, 8-aligned).
 func (r *Runtime) GetPipelineContract() unsafe.Pointer { return unsafe.Pointer(&r.contract[0]) }
 
 // SupportsConcurrentNativePrepare is supports_concurrent_native_prepare_ctx: 0.
@@ -73,3 +67,7 @@ func (r *Runtime) HostLogBindState(state unsafe.Pointer) abi.Status {
 	}
 	return abi.OK
 }
+
+// Contract is the instance's PipelineContract, as a consumer reads it
+// through get_pipeline_contract (onboard.Library.Contract's counterpart).
+func (r *Runtime) Contract() abi.PipelineContract { return r.pipeline.Contract }

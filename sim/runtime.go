@@ -55,6 +55,11 @@ type Options struct {
 	// missing peer sets a short one instead of waiting (docs/semantics.md
 	// §14).
 	CommTimeout time.Duration
+	// Pipeline selects the program pipeline the instance presents: its
+	// PipelineContract and run storage (docs/semantics.md §10); "" is the
+	// profile's default, abi.PipelineSingle for tmr and refusing. An
+	// unknown name is abi.PipelineSingle (ParsePipeline validates names).
+	Pipeline abi.Pipeline
 }
 
 // Runtime is one simulated runtime instance (semantics §1): its contexts,
@@ -83,6 +88,7 @@ type Runtime struct {
 	comm    *commState
 
 	contract [abi.PipelineContractSize / 8]uint64
+	pipeline abi.PipelineSpec // Options.Pipeline's: the contract and the run storage
 
 	invalidHandles  atomic.Uint64
 	refusedDestroys atomic.Uint64
@@ -121,7 +127,11 @@ func New(p Profile, o Options) *Runtime {
 	log := r.log
 	r.comm = newCommState(o.CommTimeout, func(msg string, args ...any) { log.Warn(msg, args...) })
 	keepComm(r, r.comm)
-	c := abi.SimulatedProgramContract()
+	if o.Pipeline == "" {
+		o.Pipeline = p.DefaultPipeline()
+	}
+	r.pipeline = o.Pipeline.Spec()
+	c := r.pipeline.Contract
 	_ = c.Encode(unsafe.Slice((*byte)(unsafe.Pointer(&r.contract[0])), abi.PipelineContractSize))
 	r.initialFaults = o.Faults
 	for _, f := range o.Faults {

@@ -282,19 +282,39 @@ func (m *Model) prepareRun(op Op, c *mctx) {
 		}
 		return
 	}
-	if c.runs > 0 || pc.t == -2 {
-		// Upstream takes one native run per context at a time (another
-		// storage's run refuses this one); the simulated runtimes take
-		// several. And an id whose registration the model could not judge
-		// may be missing. Either answer is followed.
-		m.expect(RuleNone, anyStatus, "another run of this context is outstanding (upstream: one at a time)")
+	if m.secondRunUnjudged(c, pc) {
 		if m.pinned() {
 			m.openRun(sl, c)
 		}
 		return
 	}
-	m.expect(REProg, one(abi.OK), "")
+	if c.runs > 0 {
+		m.expect(REProg, one(abi.OK), secondRunTaken)
+	} else {
+		m.expect(REProg, one(abi.OK), "")
+	}
 	m.openRun(sl, c)
+}
+
+// secondRunTaken: a simulated build takes a second run of a context on
+// other storage (E-PROG.29).
+const secondRunTaken = "another run of this context is outstanding on other storage: a simulated build takes this one too (E-PROG.29)"
+
+// secondRunUnjudged sets the expectation of a run start the model cannot
+// judge and reports whether it did: an id whose registration it could not
+// judge may be missing, and upstream takes one native run per context at a
+// time (another storage's run refuses this one) where the simulated runtimes
+// take several (E-PROG.29), so on a real build either answer is followed.
+func (m *Model) secondRunUnjudged(c *mctx, pc progCallable) bool {
+	switch {
+	case pc.t == -2:
+		m.expect(RuleNone, anyStatus, "an id whose registration the model could not judge")
+	case c.runs > 0 && !m.opt.Simulated:
+		m.expect(RuleNone, anyStatus, "another run of this context is outstanding (upstream: one at a time, E-PROG.29)")
+	default:
+		return false
+	}
+	return true
 }
 
 func (m *Model) openRun(sl *runSlot, c *mctx) {
@@ -413,12 +433,19 @@ func (m *Model) runWhole(op Op, c *mctx) {
 	if !ok {
 		return
 	}
-	if t, s := m.runCounts(op, pc); pc.t == -2 || c.runs > 0 || (pc.t >= 0 && (t != pc.t || s != pc.s)) {
+	if t, s := m.runCounts(op, pc); pc.t >= 0 && (t != pc.t || s != pc.s) {
 		m.expect(RuleNone, anyStatus, "")
 		return
 	}
+	if m.secondRunUnjudged(c, pc) {
+		return
+	}
 	// simpler_run holds a run only while it runs (E-FIN).
-	m.expect(REProg, one(abi.OK), "prepare, launch, wait and finalize in one call")
+	note := "prepare, launch, wait and finalize in one call"
+	if c.runs > 0 {
+		note += "; " + secondRunTaken
+	}
+	m.expect(REProg, one(abi.OK), note)
 }
 
 // freeRuns drops c's runs (its storages become free) when c goes away.

@@ -36,6 +36,29 @@ def test_refused_with_gen_fake_runtimes_words(kwargs, message):
     assert str(e.value) == message
 
 
+@pytest.mark.parametrize("profile,knobs,size,depth", [
+    ("legacy", None, 48512, 2),
+    ("legacy", ["pipeline=host_build_graph"], 48576, 2),
+    ("legacy", ["pipeline=single"], 64, 1),
+    ("tmr", None, 64, 1),
+])
+def test_pipeline_knob_sets_the_contract(simabi_fake, profile, knobs, size, depth):
+    # F-2, V-CONTRACT: pipeline= selects get_pipeline_contract's depth and
+    # get_runtime_size; a legacy build presents tensormap_and_ringbuffer's
+    # by default, tmr the single slot.
+    with simabi_fake(profile=profile, knobs=knobs).load() as rt:
+        assert rt.lib.get_runtime_size() == size
+        assert rt.lib.get_runtime_alignment() == 64
+        contract = ctypes.string_at(rt.lib.get_pipeline_contract(), 12)
+        assert int.from_bytes(contract[8:12], "little") == depth
+
+
+def test_pipeline_knob_refused_with_gen_fake_runtimes_words():
+    with pytest.raises(simabi_fake.KnobError) as e:
+        simabi_fake.build(profile="legacy", knobs=["pipeline=tmr"])
+    assert str(e.value) == 'knob "pipeline=tmr": want tensormap_and_ringbuffer|host_build_graph|single'
+
+
 def test_mutants_are_gen_fake_runtimes():
     names = [m.name for m in simabi_fake.mutants()]
     assert len(names) == len(set(names)) > 30

@@ -47,7 +47,11 @@ import (
 //     prepare writes ids, prepare_return), fault-counts and fault-codes
 //     (the values of sites 0..last, joined by ", "), comm-timeout (the
 //     comm_timeout_ms knob, else the constant COMM_TIMEOUT_MS_DEFAULT),
-//     poll-pending (the poll_pending knob, else 0),
+//     poll-pending (the poll_pending knob, else 0), pipeline:F (field F
+//     of the pipeline knob's entry in "pipelines", else of the profile's
+//     default there: depth, resource-count, runtime-size and
+//     runtime-alignment as decimals, resources as the pipeline_resource
+//     fragment of each declared resource, index from 0),
 //     and banner: the line
 //     holding it is repeated once per banner line (banner_omitted, then
 //     banner_knob for each knob string), or dropped when there is none.
@@ -83,6 +87,12 @@ func (bundleHoles) faultArrays() (string, string) {
 func (bundleHoles) banner() []string    { return []string{hole("banner", "")} }
 func (bundleHoles) commTimeout() string { return hole("comm-timeout", "") }
 func (bundleHoles) pollPending() string { return hole("poll-pending", "") }
+func (bundleHoles) pipeline(field string) (string, error) {
+	if !slices.Contains(pipelineFields, field) {
+		return "", fmt.Errorf("template asks for pipeline field %q (%s)", field, strings.Join(pipelineFields, ", "))
+	}
+	return hole("pipeline", field), nil
+}
 
 // flagKnobs are the knobs a template branches on (not only prints): the
 // bundle carries each as a patch.
@@ -463,6 +473,21 @@ type manifest struct {
 	Layouts   []layout              `json:"layouts"`
 	Constants map[string]any        `json:"constants"`
 	Build     buildTables           `json:"build"`
+	Pipelines pipelineTables        `json:"pipelines"`
+}
+
+// pipelineTables are abi.PipelineSpecs and each profile's default.
+type pipelineTables struct {
+	Specs    []bundlePipeline  `json:"specs"`
+	Defaults map[string]string `json:"defaults"` // profile -> pipeline
+}
+
+type bundlePipeline struct {
+	Name             string      `json:"name"`
+	Depth            uint32      `json:"depth"`
+	Resources        [][3]uint64 `json:"resources"` // kind, class, bytes_per_copy
+	RuntimeSize      uint64      `json:"runtime_size"`
+	RuntimeAlignment uint64      `json:"runtime_alignment"`
 }
 
 type knobTables struct {
@@ -700,6 +725,18 @@ func (m *manifest) tables() error {
 	for name, d := range dtypes {
 		m.Constants["DTYPE_"+name] = uint8(d)
 		m.Constants["DTYPE_BITS_"+name] = d.Bits()
+	}
+	m.Pipelines.Defaults = map[string]string{}
+	for _, p := range Profiles {
+		m.Pipelines.Defaults[string(p)] = string(p.DefaultPipeline())
+	}
+	for _, sp := range abi.PipelineSpecs() {
+		bp := bundlePipeline{Name: string(sp.Name), Depth: sp.Contract.PipelineDepth, Resources: [][3]uint64{},
+			RuntimeSize: sp.RuntimeSize, RuntimeAlignment: sp.RuntimeAlignment}
+		for _, r := range sp.Contract.Resources[:sp.Contract.ResourceCount] {
+			bp.Resources = append(bp.Resources, [3]uint64{uint64(r.Kind), uint64(r.Class), r.BytesPerCopy})
+		}
+		m.Pipelines.Specs = append(m.Pipelines.Specs, bp)
 	}
 	m.Build = buildTables{
 		CFlags: CFlags, RuntimeLink: runtimeLinkArgs, ACLLink: aclLinkArgs, RecorderLink: recorderLinkArgs,

@@ -65,8 +65,6 @@ type Sources struct {
 const (
 	PersistentLaunchRegionBytes uint64 = semantics.PersistentLaunchRegionBytes // §7
 	DeviceMemoryTotal           uint64 = semantics.DeviceMemoryTotal           // §10: simulated HBM
-	RuntimeStorageSize                 = semantics.RuntimeSize                 // §10: get_runtime_size
-	RuntimeStorageAlign                = semantics.RuntimeAlignment            // §10: get_runtime_alignment
 	// MaxDerivedImage bounds the size simpler_register_callable derives from
 	// an image header.
 	MaxDerivedImage uint64 = semantics.MaxDerivedImage
@@ -187,6 +185,7 @@ func render(cfg Config, exported map[string]abi.Symbol, kt knobText) (Sources, e
 		"prologue":     kt.prologue,
 		"fixed":        kt.fixed,
 		"fixedPrepare": kt.fixedPrepare,
+		"pipeline":     kt.pipeline,
 	}
 	parsed, err := parsedTemplates()
 	if err != nil {
@@ -261,6 +260,7 @@ var parsedTemplates = sync.OnceValues(func() (templates, error) {
 		"prologue":     func(string) string { return "" },
 		"fixed":        func(string) string { return "" },
 		"fixedPrepare": func() string { return "" },
+		"pipeline":     func(string) (string, error) { return "", nil },
 	}
 	var t templates
 	for _, f := range []struct {
@@ -324,8 +324,7 @@ type templateData struct {
 	Phases, Events               []string
 	Results, Effects             []string
 	Table                        []rowData
-	Contract                     abi.PipelineContract
-	ContractResources            []abi.PipelineResource
+	ContractABIVersion           uint32
 	ACLInvalidParam              int
 	ACLRepeatInit                int
 	ACLBadAlloc                  int
@@ -384,7 +383,7 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 		KernelFault:        -5, // device-latched INVALID_ARGS, negated
 		FirstSite:          abi.FirstSite,
 		LastSite:           abi.LastSite,
-		Contract:           abi.SimulatedProgramContract(),
+		ContractABIVersion: abi.PipelineContractABIVersion,
 		ACLInvalidParam:    ACLInvalidParam,
 		ACLRepeatInit:      abi.ACLErrorRepeatInitialize,
 		ACLBadAlloc:        ACLBadAlloc,
@@ -412,7 +411,7 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 	for _, s := range abi.HostStatuses {
 		d.Codes = append(d.Codes, cNamed{"PTO_RUNTIME_ERR_" + s.Name(), fmt.Sprint(int32(s))})
 	}
-	d.Consts = runtimeConsts()
+	d.Consts = runtimeConsts(kt)
 	for site := abi.FirstSite; site <= abi.LastSite; site++ {
 		d.Sites = append(d.Sites, siteData{cIdent(abi.SiteNames[site]), abi.SiteNames[site], site})
 	}
@@ -421,7 +420,6 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 	d.PollPending = kt.pollPending()
 
 	d.addLatch()
-	d.ContractResources = d.Contract.Resources[:]
 	for _, n := range ACLCounters {
 		d.ACLCounters = append(d.ACLCounters, counterData{cIdent(strings.TrimPrefix(strings.TrimPrefix(n, "aclrt"), "acl")), n})
 	}
@@ -429,7 +427,7 @@ func newTemplateData(cfg Config, kt knobText) templateData {
 }
 
 // runtimeConsts are the runtime's #defines of the contract's numbers.
-func runtimeConsts() []cConst {
+func runtimeConsts(kt knobText) []cConst {
 	var out []cConst
 	c := func(name string, v any, comment string) {
 		out = append(out, cConst{name, fmt.Sprint(v), comment})
@@ -465,8 +463,10 @@ func runtimeConsts() []cConst {
 	u("PERSISTENT_LAUNCH_REGION_BYTES", PersistentLaunchRegionBytes, "§7")
 	u("DEVICE_MEMORY_TOTAL", DeviceMemoryTotal, "32 GiB of simulated HBM")
 	u("MAX_DERIVED_IMAGE", MaxDerivedImage, "bound of an image size derived from a registered header")
-	c("RUNTIME_STORAGE_SIZE", RuntimeStorageSize, "get_runtime_size")
-	c("RUNTIME_STORAGE_ALIGN", RuntimeStorageAlign, "get_runtime_alignment")
+	size, _ := kt.pipeline("runtime-size") // a field of pipelineFields: no error
+	align, _ := kt.pipeline("runtime-alignment")
+	c("RUNTIME_STORAGE_SIZE", size, "get_runtime_size: the pipeline's run storage")
+	c("RUNTIME_STORAGE_ALIGN", align, "get_runtime_alignment")
 	c("HOST_LOG_STATE_ABI_VERSION", abi.HostLogStateABIVersion, "")
 	c("HOST_LOG_STATE_SIZE", abi.HostLogStateSize, "")
 	c("HOST_BIND_REFUSED", int32(abi.HostBindRefused), "simpler_host_log_bind_state's refusal (docs/contract.md)")

@@ -33,6 +33,7 @@ type Fault struct {
 //	null.<entry>=true            Null += entry
 //	comm_timeout_ms=<ms>         CommTimeoutMs = ms (>= 1)
 //	poll_pending=<n>             PollPending = n (>= 0)
+//	pipeline=<pipeline>          Pipeline = a name of abi.PipelineNames
 type Knobs struct {
 	// Status fixes the status an int-returning entry returns, after the
 	// invalid-handle check. A fixed prepare still writes -1 first and, when the
@@ -74,6 +75,12 @@ type Knobs struct {
 	// not ready at the first poll after launch); wait_run completes it at
 	// once. A consumer's in-flight path runs over the fake with it.
 	PollPending int32
+	// Pipeline selects the program pipeline the runtime presents: its
+	// PipelineContract, get_runtime_size and get_runtime_alignment
+	// (abi.PipelineSpecs). "" is the profile's default
+	// (abi.Profile.DefaultPipeline): upstream's tensormap_and_ringbuffer
+	// simulator build for legacy, the single slot for tmr and refusing.
+	Pipeline abi.Pipeline
 }
 
 // ParseKnob parses one key=value knob (the CLI's -knob) into k.
@@ -167,6 +174,12 @@ func ParseKnob(kv string, k *Knobs) error {
 			return bad("want a count of polls, 0 or more")
 		}
 		k.PollPending = int32(n)
+	case !dotted && key == "pipeline":
+		p, err := abi.ParsePipeline(val)
+		if err != nil {
+			return bad("want %s", abi.PipelineNames())
+		}
+		k.Pipeline = p
 	case !dotted && key == "must_not_call":
 		for _, e := range strings.Split(val, ",") {
 			if e = strings.TrimSpace(e); e != "" && !slices.Contains(k.MustNotCall, e) {
@@ -241,6 +254,9 @@ func (k Knobs) Strings() []string {
 	}
 	if k.PollPending != 0 {
 		out = append(out, fmt.Sprintf("poll_pending=%d", k.PollPending))
+	}
+	if k.Pipeline != "" {
+		out = append(out, "pipeline="+string(k.Pipeline))
 	}
 	return out
 }
@@ -323,6 +339,7 @@ var KnobForms = []KnobForm{
 	{"null.<entry>", "true"},
 	{"comm_timeout_ms", "<ms>"},
 	{"poll_pending", "<n>"},
+	{"pipeline", "<pipeline>"},
 }
 
 // knobText writes what the knobs of a build put into the templates (the
@@ -338,22 +355,25 @@ type knobText interface {
 	faultArrays() (counts, codes string)
 	commTimeout() string // the comm family's timeout in milliseconds
 	pollPending() string // how many polls of a launched run answer NOT_READY
-	banner() []string    // the lines after "Profile: ...", before the mutant's
+	// pipeline is a field of the selected pipeline (pipelineFields).
+	pipeline(field string) (string, error)
+	banner() []string // the lines after "Profile: ...", before the mutant's
 }
 
 // knobFragments is the C (and banner) text of each knob, with {entry},
 // {code}, {entries} and {knob} to fill in.
 var knobFragments = map[string]string{
-	"hang":           "    knob_hang(\"{entry}\"); /* knob hang.{entry} */\n",
-	"crash":          "    knob_crash(\"{entry}\"); /* knob crash.{entry} */\n",
-	"must_not_call":  "    knob_must_not_call(\"{entry}\"); /* knob must_not_call [F-3] */\n",
-	"null":           "    return NULL; /* knob null.{entry} */\n",
-	"status":         "    return {code}; /* knob status.{entry} */\n",
-	"prepare":        "    /* knob status.{entry}={code}: -1 is written; a fixed 0 writes the context's next id */\n",
-	"prepare_id":     "    if (c != NULL && out_callable_id != NULL) {\n        pthread_mutex_lock(&c->gate);\n        *out_callable_id = c->fixed_next_id++;\n        pthread_mutex_unlock(&c->gate);\n    }\n",
-	"prepare_return": "    return {code};\n",
-	"banner_omitted": "Omitted (not exported): {entries}",
-	"banner_knob":    "Knob: {knob}",
+	"hang":              "    knob_hang(\"{entry}\"); /* knob hang.{entry} */\n",
+	"crash":             "    knob_crash(\"{entry}\"); /* knob crash.{entry} */\n",
+	"must_not_call":     "    knob_must_not_call(\"{entry}\"); /* knob must_not_call [F-3] */\n",
+	"null":              "    return NULL; /* knob null.{entry} */\n",
+	"status":            "    return {code}; /* knob status.{entry} */\n",
+	"prepare":           "    /* knob status.{entry}={code}: -1 is written; a fixed 0 writes the context's next id */\n",
+	"prepare_id":        "    if (c != NULL && out_callable_id != NULL) {\n        pthread_mutex_lock(&c->gate);\n        *out_callable_id = c->fixed_next_id++;\n        pthread_mutex_unlock(&c->gate);\n    }\n",
+	"prepare_return":    "    return {code};\n",
+	"banner_omitted":    "Omitted (not exported): {entries}",
+	"banner_knob":       "Knob: {knob}",
+	"pipeline_resource": "        [{index}] = {.kind = {kind}, .resource_class = {class}, .bytes_per_copy = {bytes}},\n",
 }
 
 // prologueKnobs are the knobs an entry's prologue runs, in this order.
@@ -420,6 +440,42 @@ func (v knobValues) faultArrays() (string, string) {
 func (v knobValues) commTimeout() string { return commTimeoutOf(v.cfg.Knobs) }
 
 func (v knobValues) pollPending() string { return fmt.Sprint(v.cfg.Knobs.PollPending) }
+
+func (v knobValues) pipeline(field string) (string, error) {
+	p := v.cfg.Knobs.Pipeline
+	if p == "" {
+		p = v.cfg.Profile.DefaultPipeline()
+	}
+	return pipelineField(p.Spec(), field)
+}
+
+// pipelineFields are what the templates ask of the selected pipeline.
+var pipelineFields = []string{"depth", "resource-count", "resources", "runtime-size", "runtime-alignment"}
+
+// pipelineField is one field of s as the C text the templates put there:
+// a number, or for "resources" the initializer lines of the declared
+// resources (fragment pipeline_resource each).
+func pipelineField(s abi.PipelineSpec, field string) (string, error) {
+	c := s.Contract
+	switch field {
+	case "depth":
+		return fmt.Sprint(c.PipelineDepth), nil
+	case "resource-count":
+		return fmt.Sprint(c.ResourceCount), nil
+	case "runtime-size":
+		return fmt.Sprint(s.RuntimeSize), nil
+	case "runtime-alignment":
+		return fmt.Sprint(s.RuntimeAlignment), nil
+	case "resources":
+		var b strings.Builder
+		for i, r := range c.Resources[:c.ResourceCount] {
+			b.WriteString(fragment("pipeline_resource", "{index}", fmt.Sprint(i), "{kind}", fmt.Sprint(r.Kind),
+				"{class}", fmt.Sprint(r.Class), "{bytes}", fmt.Sprint(r.BytesPerCopy)))
+		}
+		return b.String(), nil
+	}
+	return "", fmt.Errorf("template asks for pipeline field %q (%s)", field, strings.Join(pipelineFields, ", "))
+}
 
 // commTimeoutOf is the comm timeout knobs k give, in milliseconds.
 func commTimeoutOf(k Knobs) string {

@@ -238,6 +238,7 @@ var mutants = []Mutant{
 	{Name: "register-duplicate-replaces", Clause: "E-PROG.27", Description: "simpler_register_callable of an id registered already replaces it and returns 0"},
 	{Name: "copy-refuses-comm-window", Clause: "E-PROG.28", Description: "copy_to_device_ctx and copy_from_device_ctx refuse a span inside a mapped comm window (only the context's allocations)"},
 	{Name: "copy-into-released-window", Clause: "E-PROG.28", Isolate: true, Description: "a comm window's span stays reachable by the copies after its mapping went (the copy reaches unmapped memory)"},
+	{Name: "one-run-per-context", Clause: "E-PROG.29", Description: "simpler_prepare_run refuses a second run of a context on other run storage while the first is outstanding, as upstream's simulator does"},
 	{Name: "comm-init-null-path-ok", Clause: "E-COMM.1", Description: "comm_init with a NULL rootinfo_path returns a handle"},
 	{Name: "comm-init-rank-unchecked", Clause: "E-COMM.2", Description: "comm_init accepts a rank >= nranks"},
 	{Name: "comm-init-64-refused", Clause: "E-COMM.3", Description: "comm_init refuses 64 ranks"},

@@ -205,7 +205,7 @@ func kernelTrace(f *kernelFixture, committed string) []string {
 		"dev=0 finalize c1 -> 0",
 		"dev=0 destroy c1 -> done",
 		"dev=0 finalize null -> -1000",
-		"dev=0 call get_runtime_size -> " + fmt.Sprint(RuntimeStorageSize),
+		"dev=0 call get_runtime_size -> " + fmt.Sprint(abi.PipelineSingle.Spec().RuntimeSize),
 	}
 }
 
@@ -303,8 +303,8 @@ func programTrace(f *programFixture, poll string) []string {
 	return []string{
 		"dev=none create -> c1",
 		"dev=none pinit c1 dev=0 aicpu=none aicore=none disp=none prewarm=null sdma=none sdmaon=0 -> 0",
-		"dev=0 call get_runtime_size -> " + fmt.Sprint(RuntimeStorageSize),
-		"dev=0 call get_runtime_alignment -> " + fmt.Sprint(RuntimeStorageAlign),
+		"dev=0 call get_runtime_size -> " + fmt.Sprint(abi.PipelineSingle.Spec().RuntimeSize),
+		"dev=0 call get_runtime_alignment -> " + fmt.Sprint(abi.PipelineSingle.Spec().RuntimeAlignment),
 		"dev=0 register c1 id=0 img=null -> -1004",
 		"dev=0 register c1 id=0 img=" + img + " -> 0",
 		"dev=0 prog c1 fn=aicpu_dlopen -> 1",

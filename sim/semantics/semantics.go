@@ -11,10 +11,6 @@ const (
 	PersistentLaunchRegionBytes = 65536
 	// DeviceMemoryTotal is the simulated HBM (§10).
 	DeviceMemoryTotal = 32 << 30
-	// RuntimeSize and RuntimeAlignment are what get_runtime_size and
-	// get_runtime_alignment answer (§10).
-	RuntimeSize      = 64
-	RuntimeAlignment = 64
 	// MaxDerivedImage bounds the size simpler_register_callable derives
 	// from an image header (§10).
 	MaxDerivedImage = 1 << 40

@@ -88,6 +88,12 @@ var actions = []action{
 	act("native-prepared-at-finalize", "init register=0 malloc prepare=0 finalize"),
 	act("native-unregistered-id", "init malloc prepare=5 launch finrun free finalize"),
 	act("native-before-init", "prepare=0 launch poll wait finrun finalize"),
+	// Both slots of a depth-2 contract, one run after the other (slot 1 is
+	// past the depth at depth 1), and a second run staged beside a launched
+	// one, which ChipWorker refuses where the runtime grants no concurrent
+	// prepare (the fake answers 0, as upstream's simulator does).
+	act("native-two-slots", "init register=0 malloc prepare=0:slot=1 launch poll wait finrun prepare=0:gen=2 launch poll wait finrun free finalize", inFlight),
+	act("native-successor-refused", "init register=0 malloc prepare=0 launch prepare=0:slot=1 wait finrun free finalize", inFlight),
 }
 
 // checkActions reports an action table that breaks its own rules: a unique

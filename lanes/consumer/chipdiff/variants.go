@@ -34,7 +34,14 @@ var usedEntries = []string{
 	"simpler_register_callable", "simpler_unregister_callable", "device_malloc_ctx", "device_free_ctx",
 	"copy_to_device_ctx", "copy_from_device_ctx", "committed_device_memory_ctx", "simpler_prepare_run",
 	"simpler_launch_run", "simpler_poll_run", "simpler_wait_run", "simpler_finalize_run",
+	// asked by every prepare above pipeline depth 1 (chip_worker.cpp:652-655, :674)
+	"supports_concurrent_native_prepare_ctx",
 }
+
+// depthOne is the knob of the depth-1 variant: the fake presents the single
+// slot instead of its default, upstream's tensormap_and_ringbuffer contract
+// of depth 2 (docs/fake-runtime.md, pipeline=).
+const depthOne = "pipeline=single"
 
 // mustNotCall is the strict variant's must_not_call list for an action:
 // every entry of the legacy consumer set no action calls, and
@@ -55,7 +62,8 @@ func mustNotCall(a action) string {
 	return strings.Join(out, ",")
 }
 
-// variantsOf lists an action's variants: plain (its base knobs), strict
+// variantsOf lists an action's variants: plain (its base knobs, the fake at
+// its default depth 2), the same at depth 1 (pipeline=single), strict
 // (strict=true and must_not_call), and for each entry ChipWorker called in
 // the plain run (calls, in order of first call) a status forced on it when
 // it returns one (-1; simpler_prepare_run also -3) or NULL when it returns
@@ -64,7 +72,7 @@ func variantsOf(a action, calls []string) []variant {
 	with := func(name string, knobs ...string) variant {
 		return variant{Name: name, Knobs: append(slices.Clone(a.base), knobs...)}
 	}
-	vs := []variant{with("plain"), with("strict", "strict=true", "must_not_call="+mustNotCall(a))}
+	vs := []variant{with("plain"), with(depthOne, depthOne), with("strict", "strict=true", "must_not_call="+mustNotCall(a))}
 	seen := map[string]bool{}
 	for _, c := range calls {
 		e := entryOf(c)

@@ -162,6 +162,7 @@ class Knobs:
     null: list[str] = dataclasses.field(default_factory=list)
     comm_timeout_ms: int = 0
     poll_pending: int = 0
+    pipeline: str = ""
 
     def strings(self) -> list[str]:
         """The -knob arguments that reproduce the knobs, in a stable order."""
@@ -181,6 +182,8 @@ class Knobs:
             out.append(f"comm_timeout_ms={self.comm_timeout_ms}")
         if self.poll_pending:
             out.append(f"poll_pending={self.poll_pending}")
+        if self.pipeline:
+            out.append(f"pipeline={self.pipeline}")
         return out
 
 
@@ -252,6 +255,11 @@ def parse_knob(kv: str, k: Knobs) -> None:
         if n is None or n < 0:
             raise bad("want a count of polls, 0 or more")
         k.poll_pending = n
+    elif not dot and key == "pipeline":
+        names = [p["name"] for p in manifest()["pipelines"]["specs"]]
+        if val not in names:
+            raise bad("want " + "|".join(names))
+        k.pipeline = val
     elif not dot and key == "must_not_call":
         for e in val.split(","):
             e = e.strip()
@@ -390,7 +398,26 @@ def _fragment(name: str, **values: str) -> str:
     return re.sub(r"\{(\w+)\}", lambda mo: values.get(mo.group(1), mo.group(0)), text)
 
 
-def _fill(lines: list[str], knobs: Knobs, omit: list[str]) -> str:
+def _pipeline_field(profile: str, knobs: Knobs, field: str) -> str:
+    """A field of the build's pipeline (emit's pipelineField)."""
+    tables = manifest()["pipelines"]
+    name = knobs.pipeline or tables["defaults"][profile]
+    spec = next(p for p in tables["specs"] if p["name"] == name)
+    if field == "depth":
+        return str(spec["depth"])
+    if field == "resource-count":
+        return str(len(spec["resources"]))
+    if field == "runtime-size":
+        return str(spec["runtime_size"])
+    if field == "runtime-alignment":
+        return str(spec["runtime_alignment"])
+    if field == "resources":
+        return "".join(_fragment("pipeline_resource", index=str(i), kind=str(kind), **{"class": str(cls)}, bytes=str(b))
+                       for i, (kind, cls, b) in enumerate(spec["resources"]))
+    raise BundleError(f"the bundle has a pipeline hole {field!r} this package does not fill")
+
+
+def _fill(lines: list[str], knobs: Knobs, omit: list[str], profile: str) -> str:
     m = manifest()
     prefix, suffix = m["hole"]
     banner_hole = f"{prefix}banner:{suffix}"
@@ -432,6 +459,8 @@ def _fill(lines: list[str], knobs: Knobs, omit: list[str]) -> str:
             return str(knobs.comm_timeout_ms or m["constants"]["COMM_TIMEOUT_MS_DEFAULT"])
         if kind == "poll-pending":
             return str(knobs.poll_pending)
+        if kind == "pipeline":
+            return _pipeline_field(profile, knobs, arg)
         raise BundleError(f"the bundle has a hole of kind {kind!r} this package does not fill")
 
     text = re.sub(re.escape(prefix) + r"([a-z-]+):([^@\n]*)" + re.escape(suffix), fill, text)
@@ -465,9 +494,9 @@ def fake_sources(profile: str = "tmr", knobs=None, mutant: str | None = None, om
     files = _patched(m["fake"][profile], flags)
     b = m["build"]["files"]
     return Sources(
-        runtime=_fill(files[b["runtime_src"]], k, omit),
-        acl=_fill(files[b["acl_src"]], k, omit),
-        header=_fill(files[b["header"]], k, omit),
+        runtime=_fill(files[b["runtime_src"]], k, omit, profile),
+        acl=_fill(files[b["acl_src"]], k, omit, profile),
+        header=_fill(files[b["header"]], k, omit, profile),
         profile=profile, knobs=tuple(k.strings()), mutant=mutant, omit=tuple(omit))
 
 
