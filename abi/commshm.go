@@ -15,3 +15,13 @@ func CommSegmentPrefix(pid uint32) string {
 	}
 	return "simpler_" + h + "_"
 }
+
+// CommDeriveRangeRefused says whether comm_derive_context refuses the range
+// [offset, offset+size) of a base window of winSize bytes (E-COMM.15): an end
+// past the window, or one that wraps past 2^64. Upstream's size_t sum lets a
+// wrapping end through (comm_sim.cpp:449); the rule (ruled 2026-12-05) holds
+// the family to its backend, not to that defect.
+func CommDeriveRangeRefused(offset, size, winSize uint64) bool {
+	end := offset + size
+	return end < offset || end > winSize
+}

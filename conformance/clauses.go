@@ -276,7 +276,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-COMM.12", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-null-ids-ok"}},
 	{ID: "E-COMM.13", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-without-windows"}},
 	{ID: "E-COMM.14", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-count-truncated"}},
-	{ID: "E-COMM.15", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-end-exclusive"}},
+	{ID: "E-COMM.15", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-end-exclusive", "comm-derive-end-wraps"}},
 	{ID: "E-COMM.16", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-rank-ids-unchecked"}},
 	{ID: "E-COMM.17", Checks: []string{"e-comm/derive-windows", "e-comm/derive"}, Mutants: []string{"comm-derive-offset-lost"}},
 	{ID: "E-COMM.18", Checks: []string{"e-comm/barrier"}, Mutants: []string{"comm-barrier-without-windows"}},

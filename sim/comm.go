@@ -317,7 +317,7 @@ func (r *Runtime) CommDeriveContext(hv abi.CommHandle, rankIDs unsafe.Pointer, r
 		return commFail
 	case n == 0 || n > abi.CommMaxRankNum || uint64(domainRank) >= n:
 		return commFail
-	case uint64(windowOffset)+uint64(windowSize) > h.ctx[ctxWinSize]: // size_t arithmetic, as upstream's
+	case abi.CommDeriveRangeRefused(uint64(windowOffset), uint64(windowSize), h.ctx[ctxWinSize]):
 		return commFail
 	}
 	c := new(commCtx)

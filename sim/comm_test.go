@@ -422,6 +422,8 @@ func TestComm_ECOMM12to16_deriveRefusals(t *testing.T) {
 		{"E-COMM.14 domain_rank = rank_count", h, zero, 2, 2, 0, 64, &out},
 		{"E-COMM.15 offset+size = winSize+1", h, zero, 1, 0, 1, 64, &out},
 		{"E-COMM.15 size = winSize+1", h, zero, 1, 0, 0, 65, &out},
+		{"E-COMM.15 offset+size wraps past 2^64", h, zero, 1, 0, ^uintptr(0), 1, &out},
+		{"E-COMM.15 size wraps past 2^64", h, zero, 1, 0, 1, ^uintptr(0), &out},
 		{"E-COMM.16 rank_ids[1] = nranks", h, ids(0, 1), 2, 0, 0, 64, &out},
 	} {
 		out = 0
@@ -438,12 +440,12 @@ func TestComm_ECOMM17_deriveMovesTheBaseWindows(t *testing.T) {
 	h, base, _ := c.windows(64)
 	var out uint64
 	// Both sides of each bound: 64 ranks, domain_rank 63, offset + size =
-	// winSize; a sum that wraps past 2^64 passes, as upstream's size_t.
+	// winSize (a sum that wraps past 2^64 is refused: the refusals above).
 	for _, tc := range []struct {
 		n        uintptr
 		rank     uint32
 		off, win uintptr
-	}{{64, 63, 0, 64}, {1, 0, 63, 1}, {1, 0, 64, 0}, {2, 1, ^uintptr(0), 1}} {
+	}{{64, 63, 0, 64}, {1, 0, 63, 1}, {1, 0, 64, 0}, {2, 1, 32, 32}} {
 		if st := c.rt.CommDeriveContext(h, ids(), tc.n, tc.rank, tc.off, tc.win, &out); st != abi.OK {
 			t.Fatalf("derive %+v = %d, want 0", tc, st)
 		}

@@ -40,7 +40,15 @@ type commRankSpec struct {
 	TimeoutMs    int    // the sim rank's comm timeout
 	Missing      bool   // a peer never arrives: every wait must end at the timeout
 	Domain       uint64 // the global domain's id
+	// Session is the name the segment of Path must have in /dev/shm
+	// once comm_alloc_windows returned ("": not looked at).
+	Session string
 }
+
+// upstreamBackend prefixes a backend that is one of upstream's simulator
+// builds (a folder of the upstream lane): its libhost_runtime.so, loaded
+// after its libcpu_sim_context.so (RTLD_GLOBAL), as abicheck -preload does.
+const upstreamBackend = "upstream:"
 
 const commRankEnv = "SIMABI_COMM_RANK"
 
@@ -58,7 +66,7 @@ func TestCommRankProcess(t *testing.T) {
 	if s.Backend == "sim" {
 		rt = sim.New(sim.TMR, sim.Options{CommTimeout: time.Duration(s.TimeoutMs) * time.Millisecond})
 	} else {
-		lib, err := onboard.Open(s.Backend, onboard.Options{})
+		lib, err := openRankLibrary(s.Backend)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +76,17 @@ func TestCommRankProcess(t *testing.T) {
 	if err := commRank(rt, s); err != nil {
 		t.Fatalf("rank %d of %d (%s): %v", s.Rank, s.NRanks, filepath.Base(s.Backend), err)
 	}
+}
+
+// openRankLibrary loads a rank's backend library: an emitted runtime's
+// path, or upstreamBackend and a build folder.
+func openRankLibrary(backend string) (*onboard.Library, error) {
+	dir, ok := strings.CutPrefix(backend, upstreamBackend)
+	if !ok {
+		return onboard.Open(backend, onboard.Options{})
+	}
+	return onboard.Open(filepath.Join(dir, "libhost_runtime.so"),
+		onboard.Options{Preloads: []string{filepath.Join(dir, "libcpu_sim_context.so")}})
 }
 
 // word is the uint64 at an address a comm entry handed out (in this
@@ -123,6 +142,11 @@ func commRank(rt abi.Runtime, s commRankSpec) error {
 	}
 	if st != abi.OK {
 		return fmt.Errorf("comm_alloc_windows = %d", st)
+	}
+	if f := segmentFile(s.Session); s.Session != "" && f != "" {
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("the session's segment is not %s: %v", s.Session, err)
+		}
 	}
 	id, num, size, in := commCtx(ctx)
 	if id != uint32(s.Rank) || num != uint32(n) || size != win || len(in) != n {
@@ -254,7 +278,7 @@ func runRanks(t *testing.T, backends []string, missing bool, timeoutMs int) {
 	errs := make([]error, len(backends))
 	for r, b := range backends {
 		spec, _ := json.Marshal(commRankSpec{Rank: r, NRanks: len(backends), Backend: b, Path: rootinfo, Dir: dir,
-			TimeoutMs: timeoutMs, Missing: missing, Domain: domain})
+			TimeoutMs: timeoutMs, Missing: missing, Domain: domain, Session: session})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -314,5 +338,45 @@ func TestComm_ECOMM9_59_missingPeerInProcesses(t *testing.T) {
 	runRanks(t, []string{"sim", fake}, true, 300)
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("the missing peer took %v: the timeout knob was not honoured", d)
+	}
+}
+
+// E-COMM with upstream's build: one session of two ranks, rank 0 on the
+// emitted legacy fake and rank 1 on upstream's simulator build (a folder of
+// the upstream lane), each a child of this test so that getppid agrees. The
+// ranks join one segment, whose name in /dev/shm is upstream's formula
+// (semantics.CommSessionName), and run commRank's whole program: windows
+// each writes and the other reads, barriers, a derived context, a domain
+// allocation, a global domain imported across the two, comm_destroy. Runs
+// only in the upstream lane:
+//
+//	SIMABI_UPSTREAM_BUILD=build/upstream/a2a3-tensormap_and_ringbuffer \
+//	go test ./tests -run TestUpstream_mixedCommSession
+func TestUpstream_mixedCommSession(t *testing.T) {
+	dir := os.Getenv("SIMABI_UPSTREAM_BUILD")
+	if dir == "" {
+		t.Skip("SIMABI_UPSTREAM_BUILD is not set: the upstream lane (make upstream) sets it")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("upstream's simulator and the fake share /dev/shm on Linux only")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"libhost_runtime.so", "libcpu_sim_context.so"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("SIMABI_UPSTREAM_BUILD=%s is no upstream build: %v", dir, err)
+		}
+	}
+	fake := emittest.Path(t, emit.Config{Profile: emit.ProfileLegacy, Knobs: emit.Knobs{CommTimeoutMs: 60000}})
+	for _, tc := range []struct {
+		name     string
+		backends []string
+	}{
+		{"fake-then-upstream", []string{fake, upstreamBackend + dir}},
+		{"upstream-then-fake", []string{upstreamBackend + dir, fake}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { runRanks(t, tc.backends, false, 60000) })
 	}
 }

@@ -470,8 +470,8 @@ func (m *Model) commDerive(o Op, obs *Observation) func() {
 		return refused("comm_derive_context of a handle without windows")
 	case c.N == 0 || c.N > abi.CommMaxRankNum || uint64(c.Rank) >= c.N:
 		return refused("comm_derive_context with rank_count " + strconv.FormatUint(c.N, 10) + " and domain_rank " + strconv.FormatInt(c.Rank, 10))
-	case c.Off+c.Win > h.win: // size_t arithmetic
-		return refused("comm_derive_context past the base window: offset + size > winSize")
+	case abi.CommDeriveRangeRefused(c.Off, c.Win, h.win):
+		return refused("comm_derive_context past the base window: offset + size > winSize, or wrapping past 2^64")
 	}
 	for i := 0; i < int(c.N); i++ {
 		if c.IDs.Entry(i) >= uint32(h.nranks) {

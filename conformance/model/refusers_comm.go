@@ -118,8 +118,8 @@ func deriveRefusers(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) 
 	if h == nil {
 		return
 	}
-	if c.Off+c.Win > h.win { // size_t arithmetic
-		rs.comm("E-COMM.15", "window_offset + window_size past winSize")
+	if abi.CommDeriveRangeRefused(c.Off, c.Win, h.win) {
+		rs.comm("E-COMM.15", "window_offset + window_size past winSize, or wrapping past 2^64")
 	}
 	if !c.IDs.Null {
 		for i := 0; uint64(i) < c.N && i < rankIDsRead; i++ {

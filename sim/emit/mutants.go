@@ -252,6 +252,7 @@ var mutants = []Mutant{
 	{Name: "comm-derive-without-windows", Clause: "E-COMM.13", Description: "comm_derive_context derives from a handle without windows"},
 	{Name: "comm-derive-count-truncated", Clause: "E-COMM.14", Description: "comm_derive_context reads rank_count as 32 bits"},
 	{Name: "comm-derive-end-exclusive", Clause: "E-COMM.15", Description: "comm_derive_context refuses window_offset + window_size equal to winSize"},
+	{Name: "comm-derive-end-wraps", Clause: "E-COMM.15", Description: "comm_derive_context accepts a window_offset + window_size that wraps past 2^64, as upstream's size_t sum does"},
 	{Name: "comm-derive-rank-ids-unchecked", Clause: "E-COMM.16", Description: "comm_derive_context does not range-check rank_ids"},
 	{Name: "comm-derive-offset-lost", Clause: "E-COMM.17", Description: "a derived context's windows leave out window_offset"},
 	{Name: "comm-barrier-without-windows", Clause: "E-COMM.18", Description: "comm_barrier of a handle without windows returns 0"},

@@ -58,21 +58,48 @@ const (
 	CommHdrWinSize      = 24
 )
 
-// FNV-1a (64-bit) parameters of CommNameHash.
+// The parameters of libstdc++'s std::hash<std::string> where size_t is 64
+// bits: std::_Hash_bytes (libsupc++/hash_bytes.cc, a MurmurHash2-style
+// function) over the string's bytes with seed CommStdHashSeed.
 const (
-	CommFNVOffset = 0xcbf29ce484222325
-	CommFNVPrime  = 0x100000001b3
+	CommStdHashSeed = 0xc70f6907
+	CommStdHashMul  = 0xc6a4a7935bd1e995
 )
 
-// CommNameHash is the 32-bit hash that names segments: FNV-1a over the
-// bytes of s, folded (h ^ h>>32). Upstream folds std::hash the same way;
-// the simulated runtimes use FNV-1a, which both can compute alike.
-func CommNameHash(s string) uint32 {
-	h := uint64(CommFNVOffset)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= CommFNVPrime
+// StdHash is libstdc++'s std::hash<std::string>{}(s) on a 64-bit target:
+// 8-byte words loaded unaligned and little-endian (as an x86-64 or aarch64
+// build loads them), then the 1 to 7 tail bytes as one little-endian
+// number, each mixed in; then a final mix.
+func StdHash(s string) uint64 {
+	const mul = CommStdHashMul
+	shiftMix := func(v uint64) uint64 { return v ^ v>>47 }
+	n := len(s)
+	h := uint64(CommStdHashSeed) ^ uint64(n)*mul
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		var w uint64
+		for j := 7; j >= 0; j-- {
+			w = w<<8 | uint64(s[i+j])
+		}
+		h ^= shiftMix(w*mul) * mul
+		h *= mul
 	}
+	if i < n {
+		var w uint64
+		for j := n - 1; j >= i; j-- {
+			w = w<<8 | uint64(s[j])
+		}
+		h ^= w
+		h *= mul
+	}
+	return shiftMix(shiftMix(h) * mul)
+}
+
+// CommNameHash is the 32-bit hash that names segments, upstream's hash_id:
+// std::hash<std::string> of s folded to 32 bits (h ^ h>>32), so that a
+// simulated rank and a rank of upstream's build name a segment alike.
+func CommNameHash(s string) uint32 {
+	h := StdHash(s)
 	return uint32(h ^ h>>32)
 }
 
