@@ -36,6 +36,10 @@ func newCommCopyRig(t *testing.T, p Profile) *commCopyRig {
 	if runtime.GOOS != "linux" {
 		t.Skip("the comm windows are POSIX shared memory; the emitted runtime is tested on Linux")
 	}
+	// simpler_init binds the calling thread to device 0 in the process's one
+	// fake ACL: the thread must die with this test, not serve the next one
+	// (never unlocked, so it exits with the test's goroutine).
+	runtime.LockOSThread()
 	art := buildFake(t, Config{Profile: p})
 	lib, err := onboard.Open(art.RuntimePath, onboard.Options{})
 	if err != nil {
