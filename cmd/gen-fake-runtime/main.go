@@ -10,6 +10,12 @@
 //	gen-fake-runtime -recorder -o DIR [-revision kernel|legacy] [-hooks=false]
 //	                 [-image-limit N] [-cc CC] [-emit-only]
 //	gen-fake-runtime -list-mutants
+//	gen-fake-runtime install [-knob key=value]... [-cc CC] SIMPLER_ROOT
+//	gen-fake-runtime restore SIMPLER_ROOT
+//
+// install puts the legacy fake where upstream simpler's RuntimeBuilder
+// looks for each simulator runtime of a simpler build, keeping upstream's
+// files aside; restore puts them back.
 package main
 
 import (
@@ -67,6 +73,14 @@ func usageError(stderr io.Writer, msg string) int {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "install":
+			return runInstall(args[1:], stdout, stderr)
+		case "restore":
+			return runRestore(args[1:], stdout, stderr)
+		}
+	}
 	fs := flag.NewFlagSet("gen-fake-runtime", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
@@ -87,7 +101,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "usage: gen-fake-runtime -o DIR [flags]\n       gen-fake-runtime -recorder -o DIR [-revision kernel|legacy] [-hooks=false] [-image-limit N]\n       gen-fake-runtime -list-mutants")
+			fmt.Fprintln(stdout, "usage: gen-fake-runtime -o DIR [flags]\n       gen-fake-runtime -recorder -o DIR [-revision kernel|legacy] [-hooks=false] [-image-limit N]\n       gen-fake-runtime -list-mutants\n       gen-fake-runtime install [-knob key=value]... [-cc CC] SIMPLER_ROOT\n       gen-fake-runtime restore SIMPLER_ROOT")
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return exitOK
