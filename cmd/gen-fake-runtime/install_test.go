@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -254,5 +256,77 @@ func TestInstall_refusesWhatIsNotASimplerBuild(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, treeFiles(t, good)); diff != "" {
 		t.Errorf("a failed build changed the tree (-want +got):\n%s", diff)
+	}
+}
+
+// pythonInstall runs `python3 -m simabi_fake ARGS...` from python/src:
+// its exit status, stdout and stderr.
+func pythonInstall(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	py := ""
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(p); err == nil {
+			py = path
+			break
+		}
+	}
+	if py == "" {
+		t.Skip("skipping: no python3 (the Python package's tests need Debian's python3)")
+	}
+	src, err := filepath.Abs("../../python/src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, append([]string{"-m", "simabi_fake"}, args...)...)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+src, "PYTHONDONTWRITEBYTECODE=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+// The Python package's install and restore (python/src/simabi_fake/
+// _install.py, the same layout declared again) print and write what
+// gen-fake-runtime's do, and each restores the other's install.
+func TestInstall_pythonAgrees(t *testing.T) {
+	t.Setenv("SIMABI_FAKE_CACHE", installCache)
+	goRoot, before := simplerTree(t, a2a3TMR, a2a3HBG, a5TMR)
+	pyRoot, _ := simplerTree(t, a2a3TMR, a2a3HBG, a5TMR)
+	args := []string{"-knob", "poll_pending=1", "-knob", "strict=true"}
+	code, goOut, errs := runCLI(append(append([]string{"install"}, args...), goRoot)...)
+	if code != exitOK {
+		t.Fatalf("gen-fake-runtime install: exit %d: %s", code, errs)
+	}
+	code, pyOut, errs := pythonInstall(t, append(append([]string{"install"}, args...), pyRoot)...)
+	if code != 0 || errs != "" {
+		t.Fatalf("python3 -m simabi_fake install: exit %d: %s", code, errs)
+	}
+	if diff := cmp.Diff(goOut, strings.ReplaceAll(pyOut, pyRoot, goRoot)); diff != "" {
+		t.Errorf("printed (-gen-fake-runtime +python):\n%s", diff)
+	}
+	if diff := cmp.Diff(treeFiles(t, goRoot), treeFiles(t, pyRoot)); diff != "" {
+		t.Errorf("installed trees (-gen-fake-runtime +python):\n%s", diff)
+	}
+	for _, refused := range [][]string{{"install", goRoot}, {"install", t.TempDir()}, {"install", "-knob", "pipeline=single", goRoot}} {
+		code, _, goErr := runCLI(refused...)
+		pyCode, _, pyErr := pythonInstall(t, refused...)
+		goMsg := strings.TrimSuffix(strings.TrimPrefix(goErr, "gen-fake-runtime: install: "), " (gen-fake-runtime -h for help)\n")
+		if pyMsg := strings.TrimPrefix(pyErr, "simabi_fake install: "); code != exitUsage || pyCode != 2 || goMsg+"\n" != pyMsg {
+			t.Errorf("%q refused: gen-fake-runtime exit %d %q, python exit %d %q", refused, code, goErr, pyCode, pyErr)
+		}
+	}
+	code, goOut, _ = pythonInstall(t, "restore", goRoot)
+	pyCode, pyOut, _ := runCLI("restore", pyRoot)
+	if code != 0 || pyCode != exitOK || goOut != strings.ReplaceAll(pyOut, pyRoot, goRoot) || strings.Count(goOut, "\n") != 9 {
+		t.Errorf("restore of the other's install: python exit %d %q, gen-fake-runtime exit %d %q", code, goOut, pyCode, pyOut)
+	}
+	for _, root := range []string{goRoot, pyRoot} {
+		if diff := cmp.Diff(before, treeFiles(t, root)); diff != "" {
+			t.Errorf("%s after restore (-upstream +got):\n%s", root, diff)
+		}
 	}
 }

@@ -12,7 +12,9 @@ system C compiler, into a content-addressed per-user cache shared with
 gen-fake-runtime. Knobs, mutants and profiles are gen-fake-runtime's
 (docs/fake-runtime.md). The pytest plugin (simabi_fake.pytest_plugin, loaded
 by pytest when the package is installed) adds the fixture simabi_fake and
-the marker simabi_forked.
+the marker simabi_forked. install() and restore() (python3 -m simabi_fake
+install|restore SIMPLER_ROOT) put the legacy fake where upstream simpler's
+RuntimeBuilder looks, and upstream's files back.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ import os
 
 from . import abi
 from ._build import BuildError, NoCompilerError, build_fake_files, build_recorder_files, copy_file
+from ._install import InstallError, install, restore
 from ._load import ACL, ACLError, Runtime
 from ._sources import BundleError, KnobError, Sources, fake_sources, manifest, recorder_source
 
-__all__ = ["build", "build_recorder", "sources", "recorder_source", "mutants", "knob_forms", "Fake", "Recorder",
+__all__ = ["build", "build_recorder", "install", "restore", "InstallError", "sources", "recorder_source", "mutants", "knob_forms", "Fake", "Recorder",
            "Mutant", "Runtime", "ACL", "ACLError", "Sources", "KnobError", "BuildError", "NoCompilerError",
            "BundleError", "abi", "PROFILES"]
 
