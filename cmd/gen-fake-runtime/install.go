@@ -23,8 +23,6 @@ import (
 const (
 	simplerLibDir = "build/lib"
 	simVariant    = "sim"
-	// asideSuffix names upstream's file kept beside the fake that replaced it.
-	asideSuffix = ".upstream"
 	// installRecord, in each directory a fake went into, says what install
 	// did there, so that restore undoes exactly that.
 	installRecord = "simabi-fake.installed"
@@ -50,6 +48,11 @@ var simRuntimes = []struct{ name, knob string }{
 // fake runtime and the ACL library it links against (RUNPATH $ORIGIN).
 var installedFiles = []string{emit.RuntimeLibName, emit.ACLLibName}
 
+// aside names upstream's file kept beside the fake that replaced it:
+// hidden, and not libhost_runtime.*, since upstream's
+// tests/ut/py/test_host_runtime_abi.py globs that and wants one file.
+func aside(name string) string { return "." + name + ".upstream" }
+
 // runtimeDir is one build/lib/<arch>/sim/<runtime> directory of a simpler
 // build.
 type runtimeDir struct {
@@ -65,15 +68,10 @@ func simRuntimeDirs(root string) ([]runtimeDir, error) {
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s: no such directory", root)
 	}
-	lib := filepath.Join(root, simplerLibDir)
-	found, _ := filepath.Glob(filepath.Join(lib, "*", simVariant, "*", emit.RuntimeLibName+"*"))
+	found, _ := filepath.Glob(filepath.Join(root, simplerLibDir, "*", simVariant, "*"))
 	var dirs []runtimeDir
-	for _, f := range found {
-		if b := filepath.Base(f); b != emit.RuntimeLibName && b != emit.RuntimeLibName+asideSuffix {
-			continue
-		}
-		d := filepath.Dir(f)
-		if slices.ContainsFunc(dirs, func(r runtimeDir) bool { return r.path == d }) {
+	for _, d := range found {
+		if !exists(filepath.Join(d, emit.RuntimeLibName)) && !exists(filepath.Join(d, aside(emit.RuntimeLibName))) {
 			continue
 		}
 		arch, rt := filepath.Base(filepath.Dir(filepath.Dir(d))), filepath.Base(d)
@@ -91,6 +89,11 @@ func simRuntimeDirs(root string) ([]runtimeDir, error) {
 	return dirs, nil
 }
 
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
 func runtimeNames() string {
 	var n []string
 	for _, r := range simRuntimes {
@@ -102,20 +105,16 @@ func runtimeNames() string {
 // installed says whether a fake (or part of one, from an install that was
 // interrupted) is in d: its record, or an upstream file kept aside.
 func (d runtimeDir) installed() (string, bool) {
-	for _, name := range append([]string{installRecord}, asideNames()...) {
-		if _, err := os.Lstat(filepath.Join(d.path, name)); err == nil {
+	names := []string{installRecord}
+	for _, f := range installedFiles {
+		names = append(names, aside(f))
+	}
+	for _, name := range names {
+		if exists(filepath.Join(d.path, name)) {
 			return filepath.Join(d.path, name), true
 		}
 	}
 	return "", false
-}
-
-func asideNames() []string {
-	var n []string
-	for _, f := range installedFiles {
-		n = append(n, f+asideSuffix)
-	}
-	return n
 }
 
 // runInstall is `gen-fake-runtime install [-knob k=v]... [-cc CC] ROOT`.
@@ -204,10 +203,10 @@ func (d runtimeDir) install(knobs []string, files map[string]string, stdout io.W
 	for _, k := range knobs {
 		fmt.Fprintf(&rec, "knob %s\n", k)
 	}
-	var aside []string
+	var kept []string
 	for _, name := range installedFiles {
-		if _, err := os.Lstat(filepath.Join(d.path, name)); err == nil {
-			aside = append(aside, name)
+		if exists(filepath.Join(d.path, name)) {
+			kept = append(kept, name)
 			fmt.Fprintf(&rec, "aside %s\n", name)
 		} else {
 			fmt.Fprintf(&rec, "new %s\n", name)
@@ -218,12 +217,12 @@ func (d runtimeDir) install(knobs []string, files map[string]string, stdout io.W
 		return err
 	}
 	fmt.Fprintln(stdout, "wrote", recPath)
-	for _, name := range aside {
-		p := filepath.Join(d.path, name)
-		if err := os.Rename(p, p+asideSuffix); err != nil {
+	for _, name := range kept {
+		p, to := filepath.Join(d.path, name), filepath.Join(d.path, aside(name))
+		if err := os.Rename(p, to); err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, "moved", p, "->", p+asideSuffix)
+		fmt.Fprintln(stdout, "moved", p, "->", to)
 	}
 	for _, name := range installedFiles {
 		p := filepath.Join(d.path, name)
@@ -301,12 +300,12 @@ func (d runtimeDir) restore(stdout io.Writer) error {
 		return err
 	}
 	for _, name := range installedFiles {
-		p := filepath.Join(d.path, name)
-		if _, err := os.Lstat(p + asideSuffix); err == nil {
-			if err := os.Rename(p+asideSuffix, p); err != nil {
+		p, from := filepath.Join(d.path, name), filepath.Join(d.path, aside(name))
+		if exists(from) {
+			if err := os.Rename(from, p); err != nil {
 				return err
 			}
-			fmt.Fprintln(stdout, "moved", p+asideSuffix, "->", p)
+			fmt.Fprintln(stdout, "moved", from, "->", p)
 		} else if slices.Contains(newFiles, name) {
 			if err := os.Remove(p); err == nil {
 				fmt.Fprintln(stdout, "removed", p)

@@ -102,7 +102,7 @@ func TestInstall_restoreGivesUpstreamsFilesBack(t *testing.T) {
 	for _, d := range []string{a2a3HBG, a2a3TMR, a5HBG, a5TMR} { // the glob's order
 		p := filepath.Join(root, d)
 		want = append(want, "wrote "+p+"/simabi-fake.installed",
-			"moved "+p+"/libhost_runtime.so -> "+p+"/libhost_runtime.so.upstream",
+			"moved "+p+"/libhost_runtime.so -> "+p+"/.libhost_runtime.so.upstream",
 			"wrote "+p+"/libhost_runtime.so", "wrote "+p+"/libascendcl.so")
 	}
 	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(out), "\n")); diff != "" {
@@ -121,10 +121,10 @@ func TestInstall_restoreGivesUpstreamsFilesBack(t *testing.T) {
 	installed := treeFiles(t, root)
 	for _, d := range []string{a2a3TMR, a2a3HBG, a5TMR, a5HBG} {
 		checks := map[string]string{
-			"libhost_runtime.so":          string(fakeRT),
-			"libascendcl.so":              string(fakeACL),
-			"libhost_runtime.so.upstream": before[d+"/libhost_runtime.so"],
-			"libaicpu_kernel.so":          before[d+"/libaicpu_kernel.so"],
+			"libhost_runtime.so":           string(fakeRT),
+			"libascendcl.so":               string(fakeACL),
+			".libhost_runtime.so.upstream": before[d+"/libhost_runtime.so"],
+			"libaicpu_kernel.so":           before[d+"/libaicpu_kernel.so"],
 			"simabi-fake.installed": "# simabi's fake runtime, installed over upstream's; `gen-fake-runtime restore` or `python3 -m simabi_fake restore` puts upstream's back\n" +
 				"profile legacy\nknob strict=true\n" + pipelineLine(d) + "aside libhost_runtime.so\nnew libascendcl.so\n",
 		}
@@ -132,6 +132,13 @@ func TestInstall_restoreGivesUpstreamsFilesBack(t *testing.T) {
 			if installed[d+"/"+name] != body {
 				t.Errorf("%s/%s after install: %d bytes %.80q, want %d bytes %.80q", d, name, len(installed[d+"/"+name]), installed[d+"/"+name], len(body), body)
 			}
+		}
+	}
+	// Upstream's tests/ut/py/test_host_runtime_abi.py wants one
+	// libhost_runtime.* in each directory: the kept-aside file is not one.
+	for _, d := range []string{a2a3TMR, a2a3HBG, a5TMR, a5HBG} {
+		if m, _ := filepath.Glob(filepath.Join(root, d, "libhost_runtime.*")); len(m) != 1 {
+			t.Errorf("%s holds %q; want libhost_runtime.so alone", d, m)
 		}
 	}
 	if st, err := os.Stat(filepath.Join(root, a5TMR, "libhost_runtime.so")); err != nil || st.Mode().Perm()&0o111 == 0 {
@@ -145,7 +152,7 @@ func TestInstall_restoreGivesUpstreamsFilesBack(t *testing.T) {
 	want = nil
 	for _, d := range []string{a2a3HBG, a2a3TMR, a5HBG, a5TMR} {
 		p := filepath.Join(root, d)
-		want = append(want, "moved "+p+"/libhost_runtime.so.upstream -> "+p+"/libhost_runtime.so",
+		want = append(want, "moved "+p+"/.libhost_runtime.so.upstream -> "+p+"/libhost_runtime.so",
 			"removed "+p+"/libascendcl.so", "removed "+p+"/simabi-fake.installed")
 	}
 	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(out), "\n")); diff != "" {
@@ -192,16 +199,16 @@ func TestInstall_refusesASecondInstall(t *testing.T) {
 	if code, _, errs := runCLI("restore", root); code != exitOK {
 		t.Fatalf("restore: exit %d: %s", code, errs)
 	}
-	p := filepath.Join(d, "libhost_runtime.so")
-	if err := os.Rename(p, p+".upstream"); err != nil {
+	p, kept := filepath.Join(d, "libhost_runtime.so"), filepath.Join(d, ".libhost_runtime.so.upstream")
+	if err := os.Rename(p, kept); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs = runCLI("install", root)
-	if want := "already holds a fake (libhost_runtime.so.upstream)"; code != exitUsage || !strings.Contains(errs, want) {
+	if want := "already holds a fake (.libhost_runtime.so.upstream)"; code != exitUsage || !strings.Contains(errs, want) {
 		t.Errorf("install over a leftover: exit %d, %q; want exit 2 and %q", code, errs, want)
 	}
 	code, out, _ = runCLI("restore", root)
-	if code != exitOK || out != "moved "+p+".upstream -> "+p+"\n" {
+	if code != exitOK || out != "moved "+kept+" -> "+p+"\n" {
 		t.Errorf("restore of a leftover: exit %d, printed %q", code, out)
 	}
 	if diff := cmp.Diff(before, treeFiles(t, root)); diff != "" {

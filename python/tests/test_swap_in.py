@@ -5,6 +5,7 @@
 # for byte, and a second install or a root that is not a simpler build is
 # refused before anything changes (docs/fake-runtime.md, "Swapping the fake
 # into a simpler build").
+import glob
 import os
 import subprocess
 import sys
@@ -55,7 +56,7 @@ def test_install_then_restore_gives_upstreams_bytes_back(tmp_path, cache):
     want = []
     for d in sorted(DIRS):
         p = os.path.join(root, d)
-        want += [f"wrote {p}/simabi-fake.installed", f"moved {p}/libhost_runtime.so -> {p}/libhost_runtime.so.upstream",
+        want += [f"wrote {p}/simabi-fake.installed", f"moved {p}/libhost_runtime.so -> {p}/.libhost_runtime.so.upstream",
                  f"wrote {p}/libhost_runtime.so", f"wrote {p}/libascendcl.so"]
     assert lines == want
     fake = simabi_fake.build("legacy", {"strict": True}, cache_dir=cache)
@@ -65,13 +66,16 @@ def test_install_then_restore_gives_upstreams_bytes_back(tmp_path, cache):
             assert installed[f"{d}/libhost_runtime.so"] == f.read()
         with open(fake.acl_path, "rb") as f:
             assert installed[f"{d}/libascendcl.so"] == f.read()
-        assert installed[f"{d}/libhost_runtime.so.upstream"] == before[f"{d}/libhost_runtime.so"]
+        assert installed[f"{d}/.libhost_runtime.so.upstream"] == before[f"{d}/libhost_runtime.so"]
         assert installed[f"{d}/libaicpu_kernel.so"] == before[f"{d}/libaicpu_kernel.so"]
         pipeline = simabi_fake._install.RUNTIMES[os.path.basename(d)]
         assert installed[f"{d}/simabi-fake.installed"].decode() == (
             RECORD_HEADER + "profile legacy\nknob strict=true\n" + (f"knob {pipeline}\n" if pipeline else "")
             + "aside libhost_runtime.so\nnew libascendcl.so\n")
     assert installed["build/lib/libcpu_sim_context.so"] == before["build/lib/libcpu_sim_context.so"]
+    # Upstream's test_host_runtime_abi.py wants one libhost_runtime.* per directory.
+    for d in DIRS:
+        assert [os.path.basename(p) for p in glob.glob(os.path.join(root, d, "libhost_runtime.*"))] == ["libhost_runtime.so"]
     # The installed fake loads from there (its ACL found beside it) and hands
     # out the fake's handles (a serial under 0x5ab1 in the top bits).
     with simabi_fake.Fake(**{**fake.__dict__, "runtime_path": os.path.join(root, DIRS[0], "libhost_runtime.so"),
@@ -84,7 +88,7 @@ def test_install_then_restore_gives_upstreams_bytes_back(tmp_path, cache):
     want = []
     for d in sorted(DIRS):
         p = os.path.join(root, d)
-        want += [f"moved {p}/libhost_runtime.so.upstream -> {p}/libhost_runtime.so", f"removed {p}/libascendcl.so",
+        want += [f"moved {p}/.libhost_runtime.so.upstream -> {p}/libhost_runtime.so", f"removed {p}/libascendcl.so",
                  f"removed {p}/simabi-fake.installed"]
     assert lines == want
     assert tree(root) == before
@@ -136,7 +140,7 @@ def test_command_line(tmp_path, cache):
     d = os.path.join(root, DIRS[0])
     assert (r.returncode, r.stderr) == (0, "")
     assert r.stdout.splitlines() == [f"wrote {d}/simabi-fake.installed",
-                                     f"moved {d}/libhost_runtime.so -> {d}/libhost_runtime.so.upstream",
+                                     f"moved {d}/libhost_runtime.so -> {d}/.libhost_runtime.so.upstream",
                                      f"wrote {d}/libhost_runtime.so", f"wrote {d}/libascendcl.so"]
     r = subprocess.run(cmd + ["install", root], env=env, capture_output=True, text=True)
     assert (r.returncode, r.stdout, r.stderr) == (

@@ -17,7 +17,6 @@ from ._sources import KnobError, fake_sources, knob_strings, manifest
 # simpler_setup/runtime_builder.py (6ebaf77): build/lib/<arch>/sim/<runtime>/.
 LIB_DIR = "build/lib"
 VARIANT = "sim"
-ASIDE_SUFFIX = ".upstream"
 RECORD = "simabi-fake.installed"
 # The host_build_graph pipeline contract's knob: empty while the legacy
 # profile has none (the fake then has the default contract there);
@@ -34,6 +33,12 @@ class InstallError(ValueError):
     one install cannot take: nothing was changed."""
 
 
+def aside(name: str) -> str:
+    """Upstream's file kept beside the fake that replaced it: hidden, and not
+    libhost_runtime.*, which upstream's test_host_runtime_abi.py globs."""
+    return "." + name + ".upstream"
+
+
 def _files() -> list[str]:
     f = manifest()["build"]["files"]
     return [f["runtime_lib"], f["acl_lib"]]
@@ -45,13 +50,10 @@ def runtime_dirs(root: str) -> list[tuple[str, str]]:
     if not os.path.isdir(root):
         raise InstallError(f"{root}: no such directory")
     rt_lib = _files()[0]
-    found = sorted(glob.glob(os.path.join(glob.escape(root), LIB_DIR, "*", VARIANT, "*", rt_lib + "*")))
+    found = sorted(glob.glob(os.path.join(glob.escape(root), LIB_DIR, "*", VARIANT, "*")))
     dirs: list[tuple[str, str]] = []
-    for f in found:
-        if os.path.basename(f) not in (rt_lib, rt_lib + ASIDE_SUFFIX):
-            continue
-        d = os.path.dirname(f)
-        if any(d == p for p, _ in dirs):
+    for d in found:
+        if not (os.path.lexists(os.path.join(d, rt_lib)) or os.path.lexists(os.path.join(d, aside(rt_lib)))):
             continue
         arch, rt = os.path.basename(os.path.dirname(os.path.dirname(d))), os.path.basename(d)
         if arch not in ARCHES or rt not in RUNTIMES:
@@ -65,7 +67,7 @@ def runtime_dirs(root: str) -> list[tuple[str, str]]:
 
 
 def _installed(d: str) -> str | None:
-    for name in [RECORD] + [f + ASIDE_SUFFIX for f in _files()]:
+    for name in [RECORD] + [aside(f) for f in _files()]:
         if os.path.lexists(os.path.join(d, name)):
             return name
     return None
@@ -119,10 +121,10 @@ def _install_into(d: str, knobs, built_dir: str, done: _Steps) -> None:
     # The record first, as gen-fake-runtime writes it: restore undoes an
     # install interrupted at any point.
     lines = [RECORD_HEADER, "profile legacy\n"] + [f"knob {k}\n" for k in knobs]
-    aside = []
+    kept = []
     for name in _files():
         if os.path.lexists(os.path.join(d, name)):
-            aside.append(name)
+            kept.append(name)
             lines.append(f"aside {name}\n")
         else:
             lines.append(f"new {name}\n")
@@ -130,10 +132,10 @@ def _install_into(d: str, knobs, built_dir: str, done: _Steps) -> None:
     with open(rec, "w", encoding="utf-8") as f:
         f.write("".join(lines))
     done.append(f"wrote {rec}")
-    for name in aside:
-        p = os.path.join(d, name)
-        os.rename(p, p + ASIDE_SUFFIX)
-        done.append(f"moved {p} -> {p}{ASIDE_SUFFIX}")
+    for name in kept:
+        p, to = os.path.join(d, name), os.path.join(d, aside(name))
+        os.rename(p, to)
+        done.append(f"moved {p} -> {to}")
     for name in _files():
         p = os.path.join(d, name)
         copy_file(os.path.join(built_dir, name), p)
@@ -156,10 +158,10 @@ def _restore_dir(d: str, done: _Steps) -> None:
     rec = os.path.join(d, RECORD)
     new = _read_record(rec)
     for name in _files():
-        p = os.path.join(d, name)
-        if os.path.lexists(p + ASIDE_SUFFIX):
-            os.rename(p + ASIDE_SUFFIX, p)
-            done.append(f"moved {p}{ASIDE_SUFFIX} -> {p}")
+        p, kept = os.path.join(d, name), os.path.join(d, aside(name))
+        if os.path.lexists(kept):
+            os.rename(kept, p)
+            done.append(f"moved {kept} -> {p}")
         elif name in new:
             try:
                 os.remove(p)
