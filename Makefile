@@ -32,7 +32,7 @@ endif
 # three more shared the two cores.
 TEST_TIMEOUT ?= 30m
 
-.PHONY: mutant-repros all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream consumer clean tools fuzz-libfuzzer fuzz-c-against-go generate
+.PHONY: mutant-repros all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream consumer upstream-tests clean tools fuzz-libfuzzer fuzz-c-against-go generate
 
 all: build vet test
 
@@ -176,6 +176,17 @@ upstream:
 consumer:
 	@test -n "$(SIMPLER_SRC)" || { echo "usage: make consumer SIMPLER_SRC=/path/to/simpler [NANOBIND_DIR=...]" >&2; exit 2; }
 	lanes/consumer/run $(SIMPLER_SRC)
+
+# The unit-suite lane (needs a simpler source tree and nanobind, so not part
+# of `make test`): upstream's own Python unit suite (tests/ut/py) on a copy of
+# SIMPLER_SRC in build/unitsuite, on upstream's simulator build and then on
+# the legacy fake swapped in by gen-fake-runtime install (plain, strict),
+# upstream's build restored after each; fails on any test that passes on
+# upstream's build and not on a fake. Writes build/unitsuite/summary.md;
+# docs/upstream.md has the results.
+upstream-tests:
+	@test -n "$(SIMPLER_SRC)" || { echo "usage: make upstream-tests SIMPLER_SRC=/path/to/simpler NANOBIND_GIT=/path/to/nanobind.git ROBIN_MAP_GIT=/path/to/robin-map.git (or NANOBIND_DIR=...)" >&2; exit 2; }
+	lanes/unitsuite/run $(SIMPLER_SRC)
 
 clean:
 	rm -rf $(BIN) build
