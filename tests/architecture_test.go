@@ -50,6 +50,7 @@ var production = map[string][]string{
 	"lanes/upstream/mkcallable":     {"abi"},
 	"lanes/consumer/mkimage":        {"abi", "sim/semantics"},
 	"lanes/consumer/report":         nil,
+	"lanes/unitsuite/compare":       nil,
 	"lanes/consumer/chipdiff":       {"abi", "abi/tracevocab", "lifecycle", "onboard", "sim/emit", "sim/semantics"},
 	"lanes/ci":                      nil, // test files only: runs .github/actions/abicheck's steps (docs/ci.md)
 	"tests":                         nil, // test files only
