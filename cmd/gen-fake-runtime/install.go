@@ -26,11 +26,9 @@ const (
 	// installRecord, in each directory a fake went into, says what install
 	// did there, so that restore undoes exactly that.
 	installRecord = "simabi-fake.installed"
-	// hostBuildGraphKnob gives a fake the host_build_graph pipeline contract.
-	// Empty while the legacy profile has no pipeline knob: then the fake in a
-	// host_build_graph directory has the default (tensormap_and_ringbuffer)
-	// contract. Set it to "pipeline=host_build_graph" once the knob exists.
-	hostBuildGraphKnob = ""
+	// hostBuildGraphKnob gives a fake the host_build_graph pipeline contract
+	// (the legacy profile's default is tensormap_and_ringbuffer's).
+	hostBuildGraphKnob = "pipeline=host_build_graph"
 )
 
 // simArches are the architectures whose simulator runtimes upstream builds

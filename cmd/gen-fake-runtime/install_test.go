@@ -108,21 +108,16 @@ func TestInstall_restoreGivesUpstreamsFilesBack(t *testing.T) {
 	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(out), "\n")); diff != "" {
 		t.Errorf("install printed (-want +got):\n%s", diff)
 	}
-	src, err := emit.Source(emit.Config{Profile: emit.ProfileLegacy, Knobs: emit.Knobs{Strict: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	art, err := emit.BuildSources(src, emit.BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fakeRT, _ := os.ReadFile(art.RuntimePath)
-	fakeACL, _ := os.ReadFile(art.ACLPath)
 	installed := treeFiles(t, root)
 	for _, d := range []string{a2a3TMR, a2a3HBG, a5TMR, a5HBG} {
+		knobs := []string{"strict=true"}
+		if strings.HasSuffix(d, "/host_build_graph") {
+			knobs = append(knobs, hostBuildGraphKnob)
+		}
+		fakeRT, fakeACL := builtFake(t, knobs...)
 		checks := map[string]string{
-			"libhost_runtime.so":           string(fakeRT),
-			"libascendcl.so":               string(fakeACL),
+			"libhost_runtime.so":           fakeRT,
+			"libascendcl.so":               fakeACL,
 			".libhost_runtime.so.upstream": before[d+"/libhost_runtime.so"],
 			"libaicpu_kernel.so":           before[d+"/libaicpu_kernel.so"],
 			"simabi-fake.installed": "# simabi's fake runtime, installed over upstream's; `gen-fake-runtime restore` or `python3 -m simabi_fake restore` puts upstream's back\n" +
@@ -133,6 +128,9 @@ func TestInstall_restoreGivesUpstreamsFilesBack(t *testing.T) {
 				t.Errorf("%s/%s after install: %d bytes %.80q, want %d bytes %.80q", d, name, len(installed[d+"/"+name]), installed[d+"/"+name], len(body), body)
 			}
 		}
+	}
+	if installed[a2a3HBG+"/libhost_runtime.so"] == installed[a2a3TMR+"/libhost_runtime.so"] {
+		t.Errorf("the host_build_graph directory got the tensormap_and_ringbuffer fake")
 	}
 	// Upstream's tests/ut/py/test_host_runtime_abi.py wants one
 	// libhost_runtime.* in each directory: the kept-aside file is not one.
@@ -168,10 +166,39 @@ func TestInstall_restoreGivesUpstreamsFilesBack(t *testing.T) {
 
 // pipelineLine is the record's knob line for the pipeline of directory d.
 func pipelineLine(d string) string {
-	if strings.HasSuffix(d, "/host_build_graph") && hostBuildGraphKnob != "" {
-		return "knob " + hostBuildGraphKnob + "\n"
+	if strings.HasSuffix(d, "/host_build_graph") {
+		return "knob pipeline=host_build_graph\n"
 	}
 	return ""
+}
+
+// builtFake builds the legacy fake with knobs, as install must have, and
+// returns its runtime's and its ACL's bytes.
+func builtFake(t *testing.T, knobs ...string) (string, string) {
+	t.Helper()
+	cfg := emit.Config{Profile: emit.ProfileLegacy}
+	for _, k := range knobs {
+		if err := emit.ParseKnob(k, &cfg.Knobs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := emit.Source(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	art, err := emit.BuildSources(src, emit.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := os.ReadFile(art.RuntimePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acl, err := os.ReadFile(art.ACLPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(rt), string(acl)
 }
 
 // A second install over a fake is refused before anything moves (upstream's

@@ -59,16 +59,16 @@ def test_install_then_restore_gives_upstreams_bytes_back(tmp_path, cache):
         want += [f"wrote {p}/simabi-fake.installed", f"moved {p}/libhost_runtime.so -> {p}/.libhost_runtime.so.upstream",
                  f"wrote {p}/libhost_runtime.so", f"wrote {p}/libascendcl.so"]
     assert lines == want
-    fake = simabi_fake.build("legacy", {"strict": True}, cache_dir=cache)
     installed = tree(root)
     for d in DIRS:
+        pipeline = simabi_fake._install.RUNTIMES[os.path.basename(d)]
+        fake = simabi_fake.build("legacy", ["strict=true"] + ([pipeline] if pipeline else []), cache_dir=cache)
         with open(fake.runtime_path, "rb") as f:
             assert installed[f"{d}/libhost_runtime.so"] == f.read()
         with open(fake.acl_path, "rb") as f:
             assert installed[f"{d}/libascendcl.so"] == f.read()
         assert installed[f"{d}/.libhost_runtime.so.upstream"] == before[f"{d}/libhost_runtime.so"]
         assert installed[f"{d}/libaicpu_kernel.so"] == before[f"{d}/libaicpu_kernel.so"]
-        pipeline = simabi_fake._install.RUNTIMES[os.path.basename(d)]
         assert installed[f"{d}/simabi-fake.installed"].decode() == (
             RECORD_HEADER + "profile legacy\nknob strict=true\n" + (f"knob {pipeline}\n" if pipeline else "")
             + "aside libhost_runtime.so\nnew libascendcl.so\n")
@@ -76,13 +76,17 @@ def test_install_then_restore_gives_upstreams_bytes_back(tmp_path, cache):
     # Upstream's test_host_runtime_abi.py wants one libhost_runtime.* per directory.
     for d in DIRS:
         assert [os.path.basename(p) for p in glob.glob(os.path.join(root, d, "libhost_runtime.*"))] == ["libhost_runtime.so"]
-    # The installed fake loads from there (its ACL found beside it) and hands
-    # out the fake's handles (a serial under 0x5ab1 in the top bits).
-    with simabi_fake.Fake(**{**fake.__dict__, "runtime_path": os.path.join(root, DIRS[0], "libhost_runtime.so"),
-                             "acl_path": os.path.join(root, DIRS[0], "libascendcl.so")}).load() as rt:
-        ctx = rt.lib.create_device_context()
-        assert ctx >> 48 == 0x5ab1
-        rt.lib.destroy_device_context(ctx)
+    # The installed fakes load from there (the ACL found beside them), hand
+    # out the fake's handles (a serial under 0x5ab1 in the top bits) and
+    # present their directory's pipeline: run storage of upstream's
+    # tensormap_and_ringbuffer build (48512 bytes) or host_build_graph's (48576).
+    for d, size in ((DIRS[0], 48512), (DIRS[1], 48576)):
+        with simabi_fake.Fake(**{**fake.__dict__, "runtime_path": os.path.join(root, d, "libhost_runtime.so"),
+                                 "acl_path": os.path.join(root, d, "libascendcl.so")}).load() as rt:
+            assert rt.lib.get_runtime_size() == size
+            ctx = rt.lib.create_device_context()
+            assert ctx >> 48 == 0x5ab1
+            rt.lib.destroy_device_context(ctx)
 
     lines = simabi_fake.restore(root)
     want = []

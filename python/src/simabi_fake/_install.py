@@ -18,10 +18,9 @@ from ._sources import KnobError, fake_sources, knob_strings, manifest
 LIB_DIR = "build/lib"
 VARIANT = "sim"
 RECORD = "simabi-fake.installed"
-# The host_build_graph pipeline contract's knob: empty while the legacy
-# profile has none (the fake then has the default contract there);
-# "pipeline=host_build_graph" once it has.
-HOST_BUILD_GRAPH_KNOB = ""
+# The host_build_graph pipeline contract's knob (the legacy profile's default
+# is tensormap_and_ringbuffer's).
+HOST_BUILD_GRAPH_KNOB = "pipeline=host_build_graph"
 ARCHES = ("a2a3", "a5")
 RUNTIMES = {"tensormap_and_ringbuffer": "", "host_build_graph": HOST_BUILD_GRAPH_KNOB}
 RECORD_HEADER = ("# simabi's fake runtime, installed over upstream's; `gen-fake-runtime restore` or "
