@@ -85,33 +85,11 @@ func (w *commWindows) spanLocked(addr, n uint64) []byte {
 // copyIn copies n bytes of the caller's memory at src into the window span
 // at dst; false when dst..dst+n is inside no window or src+n wraps.
 func (w *commWindows) copyIn(dst uint64, src unsafe.Pointer, n uint64) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	d := w.spanLocked(dst, n)
-	if d == nil {
-		return false
-	}
-	s, ok := callerBytes(src, n)
-	if !ok {
-		return false
-	}
-	copy(d, s)
-	return true
+	return callerCopy(&w.mu, func() []byte { return w.spanLocked(dst, n) }, src, n, true)
 }
 
 // copyOut copies n bytes of the window span at src to the caller's memory
 // at dst, with the checks of copyIn.
 func (w *commWindows) copyOut(dst unsafe.Pointer, src, n uint64) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s := w.spanLocked(src, n)
-	if s == nil {
-		return false
-	}
-	d, ok := callerBytes(dst, n)
-	if !ok {
-		return false
-	}
-	copy(d, s)
-	return true
+	return callerCopy(&w.mu, func() []byte { return w.spanLocked(src, n) }, dst, n, false)
 }

@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"github.com/simabi/simabi/sim/semantics"
 	"sync"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/sim/semantics"
 )
 
 // DeviceMemoryTotal is the simulated HBM of one runtime instance (32 GiB):
@@ -187,34 +187,34 @@ func (m *deviceMemory) copyFrom(dst []byte, src uint64, owner *context, anyOwner
 // checked first, so the caller's memory is viewed only for a size that fits
 // an allocation; false when the range is not valid or src+n wraps.
 func (m *deviceMemory) copyIn(dst uint64, src unsafe.Pointer, n uint64, owner *context, anyOwner bool) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	d := m.rangeLocked(dst, n, owner, anyOwner)
-	if d == nil {
-		return false
-	}
-	s, ok := callerBytes(src, n)
-	if !ok {
-		return false
-	}
-	copy(d, s)
-	return true
+	return callerCopy(&m.mu, func() []byte { return m.rangeLocked(dst, n, owner, anyOwner) }, src, n, true)
 }
 
 // copyOut copies n bytes from device address src to the caller's memory at
 // dst, with the checks of copyIn.
 func (m *deviceMemory) copyOut(dst unsafe.Pointer, src, n uint64, owner *context, anyOwner bool) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s := m.rangeLocked(src, n, owner, anyOwner)
-	if s == nil {
+	return callerCopy(&m.mu, func() []byte { return m.rangeLocked(src, n, owner, anyOwner) }, dst, n, false)
+}
+
+// callerCopy copies n bytes between the caller's memory at host and the
+// span span() finds under mu: into the span when in, out of it otherwise.
+// False when span finds none or host+n wraps.
+func callerCopy(mu *sync.Mutex, span func() []byte, host unsafe.Pointer, n uint64, in bool) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	dev := span()
+	if dev == nil {
 		return false
 	}
-	d, ok := callerBytes(dst, n)
+	h, ok := callerBytes(host, n)
 	if !ok {
 		return false
 	}
-	copy(d, s)
+	if in {
+		copy(dev, h)
+	} else {
+		copy(h, dev)
+	}
 	return true
 }
 
