@@ -124,12 +124,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *list {
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "MUTANT\tCLAUSE\tPROFILE\tWHAT IT DOES")
-		for _, m := range emit.Mutants() {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.Name, m.Clause, m.Profile, m.Description)
-		}
-		tw.Flush()
+		listMutants(stdout)
 		return 0
 	}
 	switch {
@@ -143,19 +138,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Profile = emit.Profile(*profile)
 	cfg.Mutant = *mutant
-	for _, s := range strings.Split(*omit, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			cfg.Omit = append(cfg.Omit, s)
+	for _, sym := range strings.Split(*omit, ",") {
+		if sym = strings.TrimSpace(sym); sym != "" {
+			cfg.Omit = append(cfg.Omit, sym)
 		}
 	}
+	return runFake(cfg, *out, *cc, *emitOnly, stdout, stderr)
+}
+
+// listMutants prints every mutant with the clause it breaks (-list-mutants).
+func listMutants(stdout io.Writer) {
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MUTANT\tCLAUSE\tPROFILE\tWHAT IT DOES")
+	for _, m := range emit.Mutants() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.Name, m.Clause, m.Profile, m.Description)
+	}
+	tw.Flush()
+}
+
+// runFake emits the fake of cfg into out and builds it (unless emitOnly),
+// printing every file written.
+func runFake(cfg emit.Config, out, cc string, emitOnly bool, stdout, stderr io.Writer) int {
 	src, err := emit.Source(cfg)
 	if err != nil {
 		// An unknown profile, mutant or symbol, or a knob the profile
 		// cannot take: the arguments are wrong.
 		return usageError(stderr, err.Error())
 	}
-	if *emitOnly {
-		paths, err := emit.WriteSources(src, *out)
+	if emitOnly {
+		paths, err := emit.WriteSources(src, out)
 		if err != nil {
 			fmt.Fprintln(stderr, "gen-fake-runtime:", err)
 			return 1
@@ -165,7 +176,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	art, err := emit.BuildSources(src, emit.BuildOptions{CC: *cc, OutDir: *out})
+	art, err := emit.BuildSources(src, emit.BuildOptions{CC: cc, OutDir: out})
 	if err != nil {
 		// errors.Is(err, emit.ErrNoCompiler) reads "no C compiler found
 		// (set CC or install gcc)": one line.

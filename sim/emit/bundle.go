@@ -646,22 +646,8 @@ func (m *manifest) tables() error {
 	for _, s := range abi.HostStatuses {
 		m.Statuses[s.Name()] = int32(s)
 	}
-	m.Entries = map[string][]entry{}
-	for _, p := range Profiles {
-		for _, s := range ExportedSymbols(p) {
-			proto := s.Proto
-			if p == ProfileLegacy && s.Name == abi.SymSimplerInit {
-				proto = abi.LegacySimplerInitProto
-			}
-			e, err := entryOf(s.Name, string(s.Group), proto)
-			if err != nil {
-				return err
-			}
-			if proto != s.Proto {
-				e.SymbolProto = s.Proto
-			}
-			m.Entries[string(p)] = append(m.Entries[string(p)], e)
-		}
+	if err := m.entryTables(); err != nil {
+		return err
 	}
 	for _, f := range aclFuncs {
 		if !f.Public {
@@ -726,6 +712,19 @@ func (m *manifest) tables() error {
 		m.Constants["DTYPE_"+name] = uint8(d)
 		m.Constants["DTYPE_BITS_"+name] = d.Bits()
 	}
+	m.pipelineTables()
+	m.Build = buildTables{
+		CFlags: CFlags, RuntimeLink: runtimeLinkArgs, ACLLink: aclLinkArgs, RecorderLink: recorderLinkArgs,
+		FakeKeySalt: fakeKeySalt, RecorderKeySalt: recorderKeySalt,
+		Files: map[string]string{"runtime_lib": RuntimeLibName, "acl_lib": ACLLibName, "runtime_src": RuntimeSrcName,
+			"acl_src": ACLSrcName, "header": HeaderName, "recorder_src": RecorderSrcName},
+	}
+	return nil
+}
+
+// pipelineTables are the program pipelines (abi.PipelineSpecs) and each
+// profile's default.
+func (m *manifest) pipelineTables() {
 	m.Pipelines.Defaults = map[string]string{}
 	for _, p := range Profiles {
 		m.Pipelines.Defaults[string(p)] = string(p.DefaultPipeline())
@@ -738,11 +737,26 @@ func (m *manifest) tables() error {
 		}
 		m.Pipelines.Specs = append(m.Pipelines.Specs, bp)
 	}
-	m.Build = buildTables{
-		CFlags: CFlags, RuntimeLink: runtimeLinkArgs, ACLLink: aclLinkArgs, RecorderLink: recorderLinkArgs,
-		FakeKeySalt: fakeKeySalt, RecorderKeySalt: recorderKeySalt,
-		Files: map[string]string{"runtime_lib": RuntimeLibName, "acl_lib": ACLLibName, "runtime_src": RuntimeSrcName,
-			"acl_src": ACLSrcName, "header": HeaderName, "recorder_src": RecorderSrcName},
+}
+
+// entryTables are each profile's exported entries with their prototypes.
+func (m *manifest) entryTables() error {
+	m.Entries = map[string][]entry{}
+	for _, p := range Profiles {
+		for _, s := range ExportedSymbols(p) {
+			proto := s.Proto
+			if p == ProfileLegacy && s.Name == abi.SymSimplerInit {
+				proto = abi.LegacySimplerInitProto
+			}
+			e, err := entryOf(s.Name, string(s.Group), proto)
+			if err != nil {
+				return err
+			}
+			if proto != s.Proto {
+				e.SymbolProto = s.Proto
+			}
+			m.Entries[string(p)] = append(m.Entries[string(p)], e)
+		}
 	}
 	return nil
 }

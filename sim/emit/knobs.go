@@ -144,24 +144,12 @@ func ParseKnob(kv string, k *Knobs) error {
 		if b {
 			*list = append(*list, rest)
 		}
-	case !dotted && key == "prepare_writes_id":
+	case !dotted && boolKnobs(k)[key] != nil:
 		b, err := parseBool()
 		if err != nil {
 			return err
 		}
-		k.PrepareNoID = !b
-	case !dotted && key == "fatal_device":
-		b, err := parseBool()
-		if err != nil {
-			return err
-		}
-		k.FatalDevice = b
-	case !dotted && key == "strict":
-		b, err := parseBool()
-		if err != nil {
-			return err
-		}
-		k.Strict = b
+		boolKnobs(k)[key](b)
 	case !dotted && key == "comm_timeout_ms":
 		ms, err := strconv.ParseInt(val, 0, 32)
 		if err != nil || ms < 1 {
@@ -194,6 +182,15 @@ func ParseKnob(kv string, k *Knobs) error {
 		return bad("unknown knob (%s)", strings.Join(keys, ", "))
 	}
 	return nil
+}
+
+// boolKnobs are the setters of k's true/false knobs, by key.
+func boolKnobs(k *Knobs) map[string]func(bool) {
+	return map[string]func(bool){
+		"prepare_writes_id": func(b bool) { k.PrepareNoID = !b },
+		"fatal_device":      func(b bool) { k.FatalDevice = b },
+		"strict":            func(b bool) { k.Strict = b },
+	}
 }
 
 // parseSite accepts a site number abi.FirstSite..abi.LastSite or its
