@@ -46,7 +46,7 @@ var production = map[string][]string{
 	"conformance/speed":             {"abi", "validation", "conformance", "conformance/op", "conformance/isolate", "conformance/target", "conformance/target/library", "sim", "internal/scratch"},
 	"conformance/htmlreport":        {"docs", "conformance", "conformance/report", "conformance/session", "conformance/speed"}, // the -html page of what session and speed report
 	"cmd/abicheck":                  {"abi", "docs", "conformance", "conformance/isolate", "conformance/session", "conformance/speed", "conformance/htmlreport", "sim/emit", "conformance/op", "internal/scratch"},
-	"cmd/gen-fake-runtime":          {"abi", "sim/emit"},
+	"cmd/gen-fake-runtime":          {"abi", "sim/emit", "internal/scratch"},
 	"lanes/upstream/mkcallable":     {"abi"},
 	"lanes/consumer/mkimage":        {"abi", "sim/semantics"},
 	"lanes/consumer/report":         nil,

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/simabi/simabi/internal/scratch"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -224,43 +225,12 @@ func (d runtimeDir) install(knobs []string, files map[string]string, stdout io.W
 	}
 	for _, name := range installedFiles {
 		p := filepath.Join(d.path, name)
-		if err := copyInto(files[name], p); err != nil {
+		if err := scratch.CopyFile(files[name], p); err != nil {
 			return err
 		}
 		fmt.Fprintln(stdout, "wrote", p)
 	}
 	return nil
-}
-
-// copyInto copies src to dst through a temporary file renamed over dst.
-func copyInto(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".simabi-copy-")
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(tmp, in)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), st.Mode().Perm())
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }
 
 // runRestore is `gen-fake-runtime restore ROOT`.

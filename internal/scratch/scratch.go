@@ -1,4 +1,4 @@
-// Package scratch keeps track of what a run of abicheck makes only for
+// Package scratch keeps track of what a run of abicheck (or gen-fake-runtime) makes only for
 // itself — temporary directories and files, child processes — so that it
 // goes when the run ends, normally or by a signal: every maker registers
 // how to undo what it made, and the command calls Cleanup once at exit
@@ -11,7 +11,9 @@ package scratch
 
 import (
 	"errors"
+	"io"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -125,4 +127,36 @@ func (reg *Registry) Held() int {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	return len(reg.undo)
+}
+
+// CopyFile copies src to dst with src's permissions, through a temporary
+// file beside dst (held in this process's registry while it exists) that is
+// renamed over dst: a reader of dst sees the old file or the whole new one.
+func CopyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	tmp, release, err := CreateTemp(filepath.Dir(dst), ".copy-*")
+	if err != nil {
+		return err
+	}
+	defer func() { os.Remove(tmp.Name()); release() }()
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
 }

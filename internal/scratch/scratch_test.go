@@ -2,6 +2,7 @@ package scratch
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -89,5 +90,36 @@ func TestMkdirTempAndCreateTemp_removedAtCleanup(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{filepath.Base(kept)}, names); diff != "" {
 		t.Errorf("left in %s (-want +got):\n%s", parent, diff)
+	}
+}
+
+// CopyFile replaces dst with src's bytes and permissions and leaves no
+// temporary file beside it; a missing src leaves dst as it was.
+func TestCopyFile_replacesWholeAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	if err := os.WriteFile(src, []byte("new bytes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CopyFile(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(dst)
+	st, _ := os.Stat(dst)
+	if string(got) != "new bytes" || st.Mode().Perm() != 0o755 {
+		t.Errorf("dst = %q mode %v, want %q mode 0755", got, st.Mode().Perm(), "new bytes")
+	}
+	if err := CopyFile(filepath.Join(dir, "missing"), dst); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("copy of a missing file: %v, want ErrNotExist", err)
+	}
+	if got, _ := os.ReadFile(dst); string(got) != "new bytes" {
+		t.Errorf("a failed copy changed dst to %q", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("the directory holds %d entries, want src and dst only: %v", len(entries), entries)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/internal/exports"
 	"github.com/simabi/simabi/internal/scratch"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -344,7 +343,7 @@ func aclLibrary(dir, cacheDir string, src Sources, cc compilerID) error {
 	lib := filepath.Join(entry, ACLLibName)
 	dst := filepath.Join(dir, ACLLibName)
 	if st, err := os.Stat(lib); err == nil && st.Mode().IsRegular() {
-		if os.Link(lib, dst) == nil || copyFile(lib, dst) == nil {
+		if os.Link(lib, dst) == nil || scratch.CopyFile(lib, dst) == nil {
 			return nil
 		}
 	}
@@ -356,7 +355,7 @@ func aclLibrary(dir, cacheDir string, src Sources, cc compilerID) error {
 		return nil // the cache is an optimisation
 	}
 	defer func() { os.RemoveAll(tmp); release() }()
-	if copyFile(dst, filepath.Join(tmp, ACLLibName)) == nil {
+	if scratch.CopyFile(dst, filepath.Join(tmp, ACLLibName)) == nil {
 		_ = os.Rename(tmp, entry) // loses harmlessly to a concurrent publisher
 	}
 	return nil
@@ -374,41 +373,12 @@ func copyArtifacts(a *Artifacts, dir string) (*Artifacts, error) {
 		dst *string
 	}{{a.ACLPath, &out.ACLPath}, {a.RuntimePath, &out.RuntimePath}, {a.RuntimeSource, &out.RuntimeSource}, {a.ACLSource, &out.ACLSource}, {a.HeaderPath, &out.HeaderPath}} {
 		p := filepath.Join(dir, filepath.Base(f.src))
-		if err := copyFile(f.src, p); err != nil {
+		if err := scratch.CopyFile(f.src, p); err != nil {
 			return nil, fmt.Errorf("emit: copying to %s: %w", dir, err)
 		}
 		*f.dst = p
 	}
 	return &out, nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	tmp, release, err := scratch.CreateTemp(filepath.Dir(dst), ".copy-*")
-	if err != nil {
-		return err
-	}
-	defer func() { os.Remove(tmp.Name()); release() }()
-	if _, err := io.Copy(tmp, in); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
 }
 
 // WriteSources writes the sources and the header into dir (the CLI's

@@ -16,6 +16,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/abi/tracevocab"
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // The recording runtime (docs/trace.md): a libhost_runtime.so that loads the
@@ -570,7 +571,7 @@ func BuildRecorder(cfg RecorderConfig, opt BuildOptions) (*RecorderArtifacts, er
 		dst *string
 	}{{art.RuntimePath, &out.RuntimePath}, {art.SourcePath, &out.SourcePath}} {
 		p := filepath.Join(opt.OutDir, filepath.Base(f.src))
-		if err := copyFile(f.src, p); err != nil {
+		if err := scratch.CopyFile(f.src, p); err != nil {
 			return nil, fmt.Errorf("emit: copying to %s: %w", opt.OutDir, err)
 		}
 		*f.dst = p

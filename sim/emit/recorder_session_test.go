@@ -12,6 +12,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/abi/tracevocab"
+	"github.com/simabi/simabi/internal/scratch"
 	"github.com/simabi/simabi/onboard"
 )
 
@@ -31,7 +32,7 @@ func copyInto(t testing.TB, dir string, files ...string) []string {
 	var out []string
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.Base(f))
-		if err := copyFile(f, p); err != nil {
+		if err := scratch.CopyFile(f, p); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, p)
