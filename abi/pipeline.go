@@ -37,6 +37,9 @@ type PipelineSpec struct {
 	// RuntimeSize and RuntimeAlignment are get_runtime_size and
 	// get_runtime_alignment.
 	RuntimeSize, RuntimeAlignment uint64
+	// UpstreamRuntime: upstream builds a simulator runtime of this name
+	// (build/lib/<arch>/sim/<name>/), whose contract this is.
+	UpstreamRuntime bool
 }
 
 // Slots is the number of run storages a consumer makes for the pipeline
@@ -50,14 +53,14 @@ func pipelineContract(depth uint32, res ...PipelineResource) PipelineContract {
 }
 
 var pipelineSpecs = []PipelineSpec{
-	{Name: PipelineTMR, RuntimeSize: 48512, RuntimeAlignment: 64, Contract: pipelineContract(2,
+	{Name: PipelineTMR, RuntimeSize: 48512, RuntimeAlignment: 64, UpstreamRuntime: true, Contract: pipelineContract(2,
 		PipelineResource{Kind: ResourceTaskArgs, Class: ClassHostPerRun},
 		PipelineResource{Kind: ResourceGMHeap, Class: ClassDeviceScratch},
 		PipelineResource{Kind: ResourceGMSM, Class: ClassDeviceScratch},
 		PipelineResource{Kind: ResourceRuntimeImage, Class: ClassDeviceScratch},
 		PipelineResource{Kind: ResourceAicpuStream, Class: ClassExecHandle},
 		PipelineResource{Kind: ResourceAicoreStream, Class: ClassExecHandle})},
-	{Name: PipelineHBG, RuntimeSize: 48576, RuntimeAlignment: 64, Contract: pipelineContract(2,
+	{Name: PipelineHBG, RuntimeSize: 48576, RuntimeAlignment: 64, UpstreamRuntime: true, Contract: pipelineContract(2,
 		PipelineResource{Kind: ResourceGMHeap, Class: ClassHostPerRun},
 		PipelineResource{Kind: ResourceRuntimeImage, Class: ClassHostPerRun},
 		PipelineResource{Kind: ResourceAicpuStream, Class: ClassExecHandle},

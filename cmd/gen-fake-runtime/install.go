@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/internal/scratch"
 	"github.com/simabi/simabi/sim/emit"
 )
@@ -27,21 +28,28 @@ const (
 	// installRecord, in each directory a fake went into, says what install
 	// did there, so that restore undoes exactly that.
 	installRecord = "simabi-fake.installed"
-	// hostBuildGraphKnob gives a fake the host_build_graph pipeline contract
-	// (the legacy profile's default is tensormap_and_ringbuffer's).
-	hostBuildGraphKnob = "pipeline=host_build_graph"
 )
 
 // simArches are the architectures whose simulator runtimes upstream builds
 // (build_runtimes.py --platforms a2a3sim a5sim).
 var simArches = []string{"a2a3", "a5"}
 
-// simRuntimes are the runtimes upstream builds per architecture, each with
-// the knob that gives the fake its pipeline contract ("" for the default).
-var simRuntimes = []struct{ name, knob string }{
-	{"tensormap_and_ringbuffer", ""},
-	{"host_build_graph", hostBuildGraphKnob},
-}
+// simRuntimes are the runtimes upstream builds per architecture (the
+// pipelines abi marks UpstreamRuntime), each with the knob that gives the
+// fake that pipeline's contract ("" for the legacy profile's default).
+var simRuntimes = func() (rts []struct{ name, knob string }) {
+	for _, sp := range abi.PipelineSpecs() {
+		if !sp.UpstreamRuntime {
+			continue
+		}
+		knob := ""
+		if sp.Name != emit.ProfileLegacy.DefaultPipeline() {
+			knob = "pipeline=" + string(sp.Name)
+		}
+		rts = append(rts, struct{ name, knob string }{string(sp.Name), knob})
+	}
+	return rts
+}()
 
 // installedFiles are the files install puts in a runtime directory: the
 // fake runtime and the ACL library it links against (RUNPATH $ORIGIN).

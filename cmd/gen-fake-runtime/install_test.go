@@ -112,7 +112,7 @@ func TestInstall_restoreGivesUpstreamsFilesBack(t *testing.T) {
 	for _, d := range []string{a2a3TMR, a2a3HBG, a5TMR, a5HBG} {
 		knobs := []string{"strict=true"}
 		if strings.HasSuffix(d, "/host_build_graph") {
-			knobs = append(knobs, hostBuildGraphKnob)
+			knobs = append(knobs, "pipeline=host_build_graph")
 		}
 		fakeRT, fakeACL := builtFake(t, knobs...)
 		checks := map[string]string{

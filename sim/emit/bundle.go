@@ -488,6 +488,7 @@ type bundlePipeline struct {
 	Resources        [][3]uint64 `json:"resources"` // kind, class, bytes_per_copy
 	RuntimeSize      uint64      `json:"runtime_size"`
 	RuntimeAlignment uint64      `json:"runtime_alignment"`
+	UpstreamRuntime  bool        `json:"upstream_runtime"`
 }
 
 type knobTables struct {
@@ -731,7 +732,7 @@ func (m *manifest) pipelineTables() {
 	}
 	for _, sp := range abi.PipelineSpecs() {
 		bp := bundlePipeline{Name: string(sp.Name), Depth: sp.Contract.PipelineDepth, Resources: [][3]uint64{},
-			RuntimeSize: sp.RuntimeSize, RuntimeAlignment: sp.RuntimeAlignment}
+			RuntimeSize: sp.RuntimeSize, RuntimeAlignment: sp.RuntimeAlignment, UpstreamRuntime: sp.UpstreamRuntime}
 		for _, r := range sp.Contract.Resources[:sp.Contract.ResourceCount] {
 			bp.Resources = append(bp.Resources, [3]uint64{uint64(r.Kind), uint64(r.Class), r.BytesPerCopy})
 		}

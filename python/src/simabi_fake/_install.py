@@ -18,11 +18,7 @@ from ._sources import KnobError, fake_sources, knob_strings, manifest
 LIB_DIR = "build/lib"
 VARIANT = "sim"
 RECORD = "simabi-fake.installed"
-# The host_build_graph pipeline contract's knob (the legacy profile's default
-# is tensormap_and_ringbuffer's).
-HOST_BUILD_GRAPH_KNOB = "pipeline=host_build_graph"
 ARCHES = ("a2a3", "a5")
-RUNTIMES = {"tensormap_and_ringbuffer": "", "host_build_graph": HOST_BUILD_GRAPH_KNOB}
 RECORD_HEADER = ("# simabi's fake runtime, installed over upstream's; `gen-fake-runtime restore` or "
                  "`python3 -m simabi_fake restore` puts upstream's back\n")
 
@@ -36,6 +32,16 @@ def aside(name: str) -> str:
     """Upstream's file kept beside the fake that replaced it: hidden, and not
     libhost_runtime.*, which upstream's test_host_runtime_abi.py globs."""
     return "." + name + ".upstream"
+
+
+def runtimes() -> dict[str, str]:
+    """The runtimes upstream builds per architecture (the pipelines the bundle
+    marks upstream_runtime), each with the knob that gives the fake that
+    pipeline's contract ("" for the legacy profile's default)."""
+    tables = manifest()["pipelines"]
+    default = tables["defaults"]["legacy"]
+    return {p["name"]: "" if p["name"] == default else "pipeline=" + p["name"]
+            for p in tables["specs"] if p["upstream_runtime"]}
 
 
 def _files() -> list[str]:
@@ -55,10 +61,11 @@ def runtime_dirs(root: str) -> list[tuple[str, str]]:
         if not (os.path.lexists(os.path.join(d, rt_lib)) or os.path.lexists(os.path.join(d, aside(rt_lib)))):
             continue
         arch, rt = os.path.basename(os.path.dirname(os.path.dirname(d))), os.path.basename(d)
-        if arch not in ARCHES or rt not in RUNTIMES:
+        known = runtimes()
+        if arch not in ARCHES or rt not in known:
             raise InstallError(f"{d}: a simulator runtime install does not know "
-                               f"(it knows {', '.join(RUNTIMES)} of {', '.join(ARCHES)})")
-        dirs.append((d, RUNTIMES[rt]))
+                               f"(it knows {', '.join(known)} of {', '.join(ARCHES)})")
+        dirs.append((d, known[rt]))
     if not dirs:
         raise InstallError(f"{root} is not a simpler build: no {LIB_DIR}/<arch>/{VARIANT}/<runtime>/{rt_lib} "
                            "(python3 simpler_setup/build_runtimes.py --platforms a2a3sim a5sim makes them)")
