@@ -118,6 +118,9 @@ type Generator struct {
 	// Scratch of next, kept between draws: a draw allocates no slices.
 	cs []candidate
 	gs genState
+	// due: the calls of a comm session's other ranks a collective owes
+	// (ops_comm.go genCommCollective), drawn among the others.
+	due []op.Op
 }
 
 // NewGenerator starts an empty sequence.
@@ -143,6 +146,11 @@ func NewGenerator(o GenOptions) *Generator {
 	return g
 }
 
+// MixesComm reports whether the random sequence of seed mixes in the comm
+// family's ops (GenOptions.Comm): every second one, so that the others draw
+// as many of the other entries as before the family had ops.
+func MixesComm(seed uint64) bool { return seed%2 == 1 }
+
 // Generate is a seeded random sequence of o.Ops ops (abicheck's random
 // phase).
 func Generate(o GenOptions) []op.Op {
@@ -165,7 +173,16 @@ func (g *Generator) Model() *model.Model { return g.m }
 func (g *Generator) Next(c Chooser) op.Op {
 	op := g.next(c)
 	g.ops = append(g.ops, op)
-	g.st, _ = model.Step(g.st, 0, 0, op, nil)
+	if op.Kind.CommCodes() && g.m.CommWaits(op) != "" {
+		// A rank's call that waits for the others the collective owes: the
+		// runner parks it.
+		g.st = model.Park(g.st, len(g.ops)-1, op, nil)
+	} else {
+		g.st, _ = model.Step(g.st, 0, 0, op, nil)
+	}
+	for _, i := range g.m.TakeReleased() {
+		g.st = model.JoinParked(g.st, i)
+	}
 	if lost, _ := g.m.Lost(); lost {
 		// The primary path went where the model cannot follow (an unknown
 		// device); restart its view from what is certain.
@@ -242,6 +259,9 @@ func (s *genState) classify(g *Generator, armed bool) {
 }
 
 func (g *Generator) next(ch Chooser) op.Op {
+	if o, ok := g.owed(ch); ok {
+		return o
+	}
 	m := g.m
 	if _, known := m.Device(); !known && g.o.Caps.Has(CapSetDevice) {
 		// A program path left the thread's device unknown: restore it, as a

@@ -27,7 +27,14 @@ type Entry struct {
 	Obs     op.Observation // the first call (and, for hold and race ops, the second)
 	memDir  string
 	runs    []repRun // repeated ops: run-length of (status, out)
+	// releasedBy is 1 + the index of the op whose call released this
+	// parked comm call (0: it was not parked).
+	releasedBy int
 }
+
+// ParkedUntil reports the index of the op whose call released e's parked
+// comm call (ops_commpark.go), false when e was not parked.
+func (e *Entry) ParkedUntil() (int, bool) { return e.releasedBy - 1, e.releasedBy > 0 }
 
 // History is the text history of one run: one entry per op.
 type History struct {

@@ -143,6 +143,11 @@ func (x FactoryExecutor) Execute(ops []op.Op, history bool) (out Outcome) {
 			r.finishUnload(ops, res)
 		}
 		o = Outcome{Verdict: model.Pass, Result: res, At: len(ops)}
+		if r.stuckWhy != "" {
+			// A released comm call never returned: its thread is in the
+			// runtime still, so the instance is not used again.
+			o.Verdict, o.Detail, o.At = model.Hang, r.stuckWhy, r.stuckAt
+		}
 		if history {
 			o.History = res.History.Lines()
 			o.Steps = res.History.Steps()

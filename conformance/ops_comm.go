@@ -94,6 +94,19 @@ func (c *commRun) id(n uint8, domain bool) uint64 {
 	return uint64(os.Getpid())<<32 | (c.serial&0xFFFFFF)<<8 | uint64(n)
 }
 
+// ownRankIDs is the recipe's array in memory of its own (nil for NULL):
+// a parked call may read it while later calls fill the runner's.
+func (c *commRun) ownRankIDs(r op.IDsRecipe) unsafe.Pointer {
+	if r.Null {
+		return nil
+	}
+	ids := make([]uint32, len(c.ids))
+	for i := range ids {
+		ids[i] = r.Entry(i)
+	}
+	return unsafe.Pointer(&ids[0])
+}
+
 // rankIDs is the recipe's array (nil for NULL).
 func (c *commRun) rankIDs(r op.IDsRecipe) unsafe.Pointer {
 	if r.Null {
@@ -180,11 +193,14 @@ func commReady(r *Runner, o op.Op) string {
 	if o.Kind == op.KindCommInit && r.comm.handles[o.Comm.H] != 0 {
 		return handleTextOf(o.Comm.H) + " holds a live handle"
 	}
+	if why := r.m.CommBusyWhy(o); why != "" {
+		return why
+	}
 	if o.Kind == op.KindCommMem {
 		return r.m.CommMemReady(o)
 	}
-	if why := r.m.CommWaits(o); why != "" {
-		return "not run: " + why + " (the runtime's timeout)"
+	if why := r.m.CommWaits(o); why != "" && !r.m.CommParkable(r.ops[r.at:]) {
+		return "not run: " + why + ", and no later op of the sequence brings them (the runtime's timeout)"
 	}
 	return ""
 }
@@ -243,18 +259,22 @@ func init() {
 		},
 		gen: genCommOps,
 	})
-	defineOp(op.KindCommAlloc, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
-		st := r.rt.CommAllocWindows(r.commHandle(o), uintptr(o.Comm.Win), outPtr(&co.Out, o.Comm.NullOut))
-		if o.Comm.H >= 0 {
-			// Whatever it returned: a runtime may have mapped them.
-			r.comm.windows[o.Comm.H] = true
-			r.comm.maps++
-		}
-		if st == abi.OK && o.Comm.H >= 0 {
-			r.comm.ctxs[o.Comm.H].base = co.Out
-			r.peekCtx(co.Out, co)
-		}
-		return st
+	defineOp(op.KindCommAlloc, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, co *op.CommObs) func() abi.Status {
+			h, win, out := r.commHandle(o), uintptr(o.Comm.Win), outPtr(&co.Out, o.Comm.NullOut)
+			return func() abi.Status { return r.rt.CommAllocWindows(h, win, out) }
+		},
+		finish: func(r *Runner, o op.Op, co *op.CommObs, st abi.Status) {
+			if o.Comm.H >= 0 {
+				// Whatever it returned: a runtime may have mapped them.
+				r.comm.windows[o.Comm.H] = true
+				r.comm.maps++
+			}
+			if st == abi.OK && o.Comm.H >= 0 {
+				r.comm.ctxs[o.Comm.H].base = co.Out
+				r.peekCtx(co.Out, co)
+			}
+		},
 	}))
 	base := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		return r.rt.CommGetLocalWindowBase(r.commHandle(o), outPtr(&co.Out, o.Comm.NullOut))
@@ -298,41 +318,59 @@ func init() {
 		}
 		return st
 	}))
-	defineOp(op.KindCommBarrier, commClass(func(r *Runner, o op.Op, _ *op.CommObs) abi.Status {
-		return r.rt.CommBarrier(r.commHandle(o))
+	defineOp(op.KindCommBarrier, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, _ *op.CommObs) func() abi.Status {
+			h := r.commHandle(o)
+			return func() abi.Status { return r.rt.CommBarrier(h) }
+		},
 	}))
-	defineOp(op.KindCommDestroy, commClass(func(r *Runner, o op.Op, _ *op.CommObs) abi.Status {
-		st := r.rt.CommDestroy(r.commHandle(o))
-		if o.Comm.H >= 0 {
-			// The handle is invalid after the call, whatever it returned.
-			r.comm.handles[o.Comm.H], r.comm.ctxs[o.Comm.H] = 0, commCtxs{}
-		}
-		return st
-	}))
-	defineOp(op.KindCommDomainAlloc, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
-		c := o.Comm
-		st := r.rt.CommAllocDomainWindows(r.commHandle(o), r.comm.id(c.ID, false), r.comm.rankIDs(c.IDs), uintptr(c.N), uint32(c.Rank),
-			uintptr(c.Win), outPtr(&co.Out, c.NullOut), outPtr(&co.Base, c.NullBase))
-		if st == abi.OK {
-			r.comm.maps++
-		}
-		if st == abi.OK && c.H >= 0 {
-			x := &r.comm.ctxs[c.H]
-			if x.domains == nil {
-				x.domains = map[uint8]uint64{}
+	defineOp(op.KindCommDestroy, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, _ *op.CommObs) func() abi.Status {
+			h := r.commHandle(o)
+			return func() abi.Status { return r.rt.CommDestroy(h) }
+		},
+		finish: func(r *Runner, o op.Op, _ *op.CommObs, _ abi.Status) {
+			if o.Comm.H >= 0 {
+				// The handle is invalid after the call, whatever it returned.
+				r.comm.handles[o.Comm.H], r.comm.ctxs[o.Comm.H] = 0, commCtxs{}
 			}
-			x.domains[c.ID] = co.Out
-			r.peekCtx(co.Out, co)
-		}
-		return st
+		},
 	}))
-	defineOp(op.KindCommDomainRelease, commClass(func(r *Runner, o op.Op, _ *op.CommObs) abi.Status {
-		c := o.Comm
-		st := r.rt.CommReleaseDomainWindows(r.commHandle(o), r.comm.id(c.ID, false), uintptr(c.N), uint32(c.Rank))
-		if st == abi.OK && c.H >= 0 {
-			delete(r.comm.ctxs[c.H].domains, c.ID)
-		}
-		return st
+	defineOp(op.KindCommDomainAlloc, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, co *op.CommObs) func() abi.Status {
+			c := o.Comm
+			h, id, ids := r.commHandle(o), r.comm.id(c.ID, false), r.comm.ownRankIDs(c.IDs)
+			out, base := outPtr(&co.Out, c.NullOut), outPtr(&co.Base, c.NullBase)
+			return func() abi.Status {
+				return r.rt.CommAllocDomainWindows(h, id, ids, uintptr(c.N), uint32(c.Rank), uintptr(c.Win), out, base)
+			}
+		},
+		finish: func(r *Runner, o op.Op, co *op.CommObs, st abi.Status) {
+			c := o.Comm
+			if st == abi.OK {
+				r.comm.maps++
+			}
+			if st == abi.OK && c.H >= 0 {
+				x := &r.comm.ctxs[c.H]
+				if x.domains == nil {
+					x.domains = map[uint8]uint64{}
+				}
+				x.domains[c.ID] = co.Out
+				r.peekCtx(co.Out, co)
+			}
+		},
+	}))
+	defineOp(op.KindCommDomainRelease, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, _ *op.CommObs) func() abi.Status {
+			c := o.Comm
+			h, id := r.commHandle(o), r.comm.id(c.ID, false)
+			return func() abi.Status { return r.rt.CommReleaseDomainWindows(h, id, uintptr(c.N), uint32(c.Rank)) }
+		},
+		finish: func(r *Runner, o op.Op, _ *op.CommObs, st abi.Status) {
+			if st == abi.OK && o.Comm.H >= 0 {
+				delete(r.comm.ctxs[o.Comm.H].domains, o.Comm.ID)
+			}
+		},
 	}))
 	prepare := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		c := o.Comm
@@ -555,11 +593,19 @@ func genCommOps(g *Generator, s *genState) {
 	}
 	s.commLive, s.commFree = s.commLive[:0], s.commFree[:0]
 	for h := int8(0); h < op.MaxCommHandles; h++ {
-		if g.m.CommHandleLive(h) {
+		switch {
+		case g.m.CommBusy(h) || g.owes(h):
+		case g.m.CommHandleLive(h):
 			s.commLive = append(s.commLive, h)
-		} else {
+		default:
 			s.commFree = append(s.commFree, h)
 		}
+	}
+	if len(s.commFree) >= 2 {
+		g.add(8, (*Generator).genCommSession)
+	}
+	if g.sessionOfRanks() >= 0 {
+		g.add(30, (*Generator).genCommCollective)
 	}
 	if len(s.commFree) > 0 {
 		w := 20

@@ -218,13 +218,24 @@ type Runner struct {
 	// (finishUnload). unloadErr is what unloading returned.
 	unloadAt  int
 	unloadErr error
+
+	// The comm family's ranks as threads (ops_commpark.go): ops is the
+	// sequence in progress and at the op being made; parked the calls in
+	// flight on ranks' threads, by op index. stuckWhy says which released
+	// call never returned (its thread is still in the runtime: the
+	// instance must not be used again), at its index.
+	ops      []op.Op
+	at       int
+	parked   map[int]*parkedRun
+	stuckAt  int
+	stuckWhy string
 }
 
 // Dirty reports whether an earlier run left contexts the runner could not
 // clean up safely (the model lost track): later runs on this instance may
 // meet claims the model does not know. Use a fresh instance after a failure,
 // or ResetTarget.
-func (r *Runner) Dirty() bool { return r.dirty }
+func (r *Runner) Dirty() bool { return r.dirty || r.stuckWhy != "" }
 
 // onMain runs f as the runner's main thread: on the runner's own locked
 // thread, or, with OnCallerThread when inline allows it, on the caller's
@@ -516,6 +527,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 	r.resetStorage()
 	r.comm.reset()
 	r.dev.reset()
+	r.ops, r.parked = ops, nil
 	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
 	mo := model.ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...),
 		Simulated: r.hooks != nil, UserCallable: r.opt.Callable != nil}
@@ -562,6 +574,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 	if before != nil {
 		before(len(ops))
 	}
+	r.drainParked()
 	if !r.opt.NoCleanup {
 		r.cleanup()
 	}
@@ -592,7 +605,7 @@ func (r *Runner) counters() (ACLCounts, bool) {
 }
 
 func (r *Runner) exec(i int, cur op.Op, e *Entry) {
-	e.Op = cur
+	e.Op, r.at = cur, i
 	m := r.m
 	if lost, _ := m.Lost(); lost && !r.opt.ContinueAfterLoss {
 		e.Skipped = "not run: the model lost track earlier"
@@ -1051,6 +1064,7 @@ func (r *Runner) race(i int, cur op.Op, e *Entry) {
 // ends here and finishUnload lets the calling thread exit before the op is
 // judged. With contexts left the op is not run (the model says why).
 func (r *Runner) unload(i int, cur op.Op, e *Entry) {
+	r.drainParked() // no rank's thread may be inside the library it unloads
 	for s := int8(0); s < op.MaxSlots; s++ {
 		if r.m.SlotLive(s) {
 			o := &r.obs

@@ -105,6 +105,8 @@ type commModel struct {
 	// returned), so the comm state after it is not known: the comm calls
 	// after it are not judged, only their handles followed.
 	unknown bool
+	// park: the calls of ranks that wait for their peers (commpark.go).
+	park parkState
 }
 
 // commDesc is what the model knows of a descriptor gprep wrote.
@@ -150,6 +152,7 @@ func (cm *commModel) copy() *commModel {
 	for k, v := range cm.mem {
 		n.mem[k] = v
 	}
+	n.park = cm.park.copy()
 	return &n
 }
 
@@ -348,9 +351,14 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 		cm.segs[s].shared = true
 	}
 	seg := &cm.segs[s]
-	done := !seg.shared && seg.size >= total && seg.ready+1 >= h.nranks
-	m.commWait(done, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once")
-	seg.ready++
+	sized := seg.size >= total
+	done := !seg.shared && sized && seg.ready+1 >= h.nranks
+	if sized || seg.shared {
+		m.waitFor(done, waitKey{waitReady, s, 0}, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once")
+		seg.ready++
+	} else {
+		m.commWait(false, "")
+	}
 	h.seg, h.win = s, c.Win
 	return func() {
 		co := commObs(obs)
@@ -524,12 +532,18 @@ func (m *Model) commBarrier(o Op) {
 		return
 	}
 	seg := &cm.segs[h.seg]
-	done := !cm.elsewhere(h.seg, int64(h.nranks)) && seg.barrier+1 == h.nranks
-	m.commWait(done, "the barrier's last arrival returns 0 at once")
+	if cm.elsewhere(h.seg, int64(h.nranks)) {
+		m.commWait(false, "")
+		return
+	}
+	k := waitKey{waitBarrier, h.seg, seg.phase}
+	seg.barrier++
+	done := seg.barrier >= h.nranks
 	if done {
 		seg.barrier = 0
 		seg.phase++
 	}
+	m.waitFor(done, k, "the barrier's last arrival returns 0 at once, and releases the ranks that wait")
 }
 
 func (m *Model) commDestroy(o Op) {
@@ -542,16 +556,16 @@ func (m *Model) commDestroy(o Op) {
 	for _, d := range h.domains {
 		cm.unlink(d.seg) // released locally, without the release barrier
 	}
-	done := true
+	done, k := true, waitKey{}
 	if h.seg >= 0 {
 		seg := &cm.segs[h.seg]
-		done = !cm.elsewhere(h.seg, int64(h.nranks)) && seg.left+1 >= h.nranks
+		done, k = !cm.elsewhere(h.seg, int64(h.nranks)) && seg.left+1 >= h.nranks, waitKey{waitLeft, h.seg, 0}
 		seg.left++
 		if done {
 			cm.unlink(h.seg)
 		}
 	}
-	m.commWait(done, "comm_destroy returns 0 once the last rank is out")
+	m.waitFor(done, k, "comm_destroy returns 0 once the last rank is out, and releases the ranks that wait")
 	cm.h[o.Comm.H] = commHandle{}
 }
 
@@ -609,9 +623,14 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 		cm.segs[s].shared = true
 	}
 	seg := &cm.segs[s]
-	done := !seg.shared && seg.size >= total && seg.ready+1 >= int32(c.N)
-	m.commWait(done, "comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once")
-	seg.ready++
+	sized := seg.size >= total
+	done := !seg.shared && sized && seg.ready+1 >= int32(c.N)
+	if sized || seg.shared {
+		m.waitFor(done, waitKey{waitReady, s, 0}, "comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once")
+		seg.ready++
+	} else {
+		m.commWait(false, "")
+	}
 	// The rank's own window is zeroed before it counts itself ready.
 	lo := commHeader + uint64(c.Rank)*c.Win
 	cm.zero(s, lo, lo+c.Win)
@@ -670,7 +689,7 @@ func (m *Model) commDomainRelease(o Op) {
 	if done {
 		cm.unlink(d.seg)
 	}
-	m.commWait(done, "comm_release_domain_windows returns 0 once the last rank of the subset is out")
+	m.waitFor(done, waitKey{waitLeft, d.seg, 0}, "comm_release_domain_windows returns 0 once the last rank of the subset is out")
 	for i := range h.domains {
 		if h.domains[i].id == c.ID {
 			h.domains = append(h.domains[:i], h.domains[i+1:]...)
@@ -1030,7 +1049,7 @@ func (m *Model) CommRanks(h int8) int32 {
 // every global domain released, and every handle freed as comm_destroy
 // frees it, without waiting for its peers.
 func (cm *commModel) reset() {
-	cm.unknown = false
+	cm.unknown, cm.park = false, parkState{}
 	for i := range cm.h {
 		h := &cm.h[i]
 		if !h.live {
@@ -1059,6 +1078,7 @@ func (cm *commModel) reset() {
 type CommHandleView struct {
 	Live         bool
 	Rank, NRanks int32
+	Path         int8
 	Windows      bool   // comm_alloc_windows mapped its windows
 	Win          uint64 // its context's winSize
 	Derived      int    // its derived contexts
@@ -1071,7 +1091,7 @@ func (m *Model) CommHandleOf(h int8) CommHandleView {
 		return CommHandleView{}
 	}
 	x := &m.cm.h[h]
-	v := CommHandleView{Live: x.live, Rank: x.rank, NRanks: x.nranks, Windows: x.seg >= 0, Win: x.win, Derived: len(x.derived)}
+	v := CommHandleView{Live: x.live, Rank: x.rank, NRanks: x.nranks, Path: x.path, Windows: x.seg >= 0, Win: x.win, Derived: len(x.derived)}
 	for _, d := range x.domains {
 		v.Domains = append(v.Domains, d.id)
 	}

@@ -67,6 +67,9 @@ type CommObs struct {
 	Desc []byte
 	// Word is what a cmem read found.
 	Word uint64
+	// Early: the call was parked (it waits for its peers) and returned
+	// before the call that releases it was made.
+	Early bool
 }
 
 // What the runner leaves in the comm family's out pointers before a call:

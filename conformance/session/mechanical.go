@@ -381,7 +381,7 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mec
 	deadline := time.Now().Add(mo.DiffDuration)
 	for i := 0; i < mo.DiffSequences && time.Now().Before(deadline); i++ {
 		seed := DiffSeed(o.Seed, i)
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: mo.DiffOps, Caps: caps, Profile: profile, HoldMs: 10, Comm: i%2 == 1})
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: mo.DiffOps, Caps: caps, Profile: profile, HoldMs: 10, Comm: conformance.MixesComm(seed)})
 		row.DiffRandom++
 		d, ok := diffOf(ref.exec, x, ops)
 		if !ok {

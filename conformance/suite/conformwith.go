@@ -286,7 +286,7 @@ func (st *suiteState) random() {
 		seed := s.Seed + uint64(i)
 		name := fmt.Sprintf("random/seed-%d", seed)
 		st.progress(name)
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs})
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs, Comm: conformance.MixesComm(seed)})
 		if why := st.blocked(ops); why != "" {
 			rep.AddCheck(report.CheckReport{Name: name, Verdict: model.Skip, Detail: why})
 			continue

@@ -153,7 +153,7 @@ func DiffWith(old, new conformance.Executor, s DiffRun) *DiffResult {
 		seed := s.Seed + uint64(i)
 		name := fmt.Sprintf("random/seed-%d", seed)
 		st.progress(name)
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs})
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs, Comm: conformance.MixesComm(seed)})
 		st.out.Random++
 		st.runCase(name, ops, nil)
 	}

@@ -1,0 +1,250 @@
+package model
+
+import (
+	"strconv"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
+)
+
+// Ranks of one session as threads (E-COMM.8, .19-20, .27, .33, .58): a
+// call that waits for the other ranks of its session is parked — the runner
+// makes it on a thread of its own and goes on — when the ops that follow
+// bring the ranks it waits for (CommParkable). The model steps a parked call
+// when it is made (its arrival counts) and judges it when the call that
+// completes the rendezvous releases it (JoinParked): it returns 0 then, and
+// not before (a parked call that returned before its releaser was made broke
+// the wait).
+
+// waitKey is what a parked call waits for: the last arrival (ready) or
+// departure (left) of a segment's ranks, or the barrier phase of one.
+type waitKey struct {
+	kind  uint8
+	seg   int
+	phase int32
+}
+
+const (
+	waitReady uint8 = iota + 1
+	waitLeft
+	waitBarrier
+)
+
+// parkedCall is one call parked on a handle slot's rank.
+type parkedCall struct {
+	idx      int
+	op       Op
+	h        int8
+	key      waitKey
+	e        Expectation
+	after    func()
+	obs      *Observation
+	released bool
+}
+
+// parkState is the comm model's parking: the calls in flight and those the
+// last step released.
+type parkState struct {
+	parked   []parkedCall
+	released []int // the op indices the last step released
+	// parking: the step in progress is a parked call's (commWait expects
+	// its release); key is what it waits for.
+	parking bool
+	key     waitKey
+}
+
+func (p parkState) copy() parkState {
+	return parkState{parked: append([]parkedCall(nil), p.parked...), released: append([]int(nil), p.released...), parking: p.parking, key: p.key}
+}
+
+// busy reports whether slot h's rank is in a parked call.
+func (cm *commModel) busy(h int8) bool {
+	for _, p := range cm.park.parked {
+		if p.h == h {
+			return true
+		}
+	}
+	return false
+}
+
+// release marks every parked call waiting for k released.
+func (cm *commModel) release(k waitKey) {
+	if k.kind == 0 {
+		return
+	}
+	for i := range cm.park.parked {
+		if p := &cm.park.parked[i]; !p.released && p.key == k {
+			p.released = true
+			cm.park.released = append(cm.park.released, p.idx)
+		}
+	}
+}
+
+// waitFor is what a walk says of a call that may wait: done (it returns at
+// once, and releases the parked calls waiting for k), or it waits for k.
+func (m *Model) waitFor(done bool, k waitKey, note string) {
+	cm := m.comm()
+	switch {
+	case done:
+		m.commExpect(one(abi.OK), note)
+		cm.release(k)
+	case cm.park.parking:
+		cm.park.key = k
+		m.commExpect(one(abi.OK), "it waits for the other ranks of its session, which come later in this sequence, and returns 0 once the last arrives")
+	default:
+		m.commWait(false, note)
+	}
+}
+
+// CommBusy reports whether slot h's rank is in a parked call: the runner
+// makes no other call of it meanwhile.
+func (m *Model) CommBusy(h int8) bool { return m.cm != nil && h >= 0 && m.cm.busy(h) }
+
+// CommBusyWhy says why an op naming a busy rank is not made ("" when it
+// names none).
+func (m *Model) CommBusyWhy(o Op) string {
+	if !o.Kind.CommCodes() && o.Kind != op.KindCommMem && o.Kind != op.KindCommCopy {
+		return ""
+	}
+	if o.Kind == op.KindCommMem || o.Kind == op.KindCommCopy {
+		if o.Comm.Ref == op.RefGlobal || o.Comm.Ref == op.RefLocal {
+			return ""
+		}
+	}
+	if h := o.Comm.H; m.CommBusy(h) {
+		return "h" + strconv.Itoa(int(h)) + "'s rank is waiting in a call for its peers: a rank makes one call at a time"
+	}
+	return ""
+}
+
+// CommParkable reports whether ops[0], a call that waits for peers
+// (CommWaits), is released by the calls of ops[1:] that the runner would
+// make: then the runner parks it rather than leave it out. The look ahead
+// is the model's: a following call on a busy rank is not made, one that
+// waits is parked in turn.
+func (m *Model) CommParkable(ops []Op) bool {
+	if m.lost || len(ops) == 0 || m.cm == nil || m.cm.unknown || m.cm.shared {
+		return false
+	}
+	c := m.copy()
+	c.findings = c.findings[:len(c.findings):len(c.findings)]
+	c.park(0, ops[0], nil)
+	if len(c.cm.park.parked) == 0 || c.cm.park.parked[len(c.cm.park.parked)-1].key == (waitKey{}) {
+		return false // nothing it waits for can be released
+	}
+	const ahead = 4 * op.MaxCommHandles
+	for j := 1; j < len(ops) && j <= ahead; j++ {
+		o := ops[j]
+		if !o.Kind.CommCodes() || c.CommBusyWhy(o) != "" {
+			continue
+		}
+		if c.CommWaits(o) != "" {
+			c.park(j, o, nil)
+		} else {
+			c.Step(j, 0, o, nil)
+		}
+		for _, p := range c.cm.park.parked {
+			if p.idx == 0 {
+				if p.released {
+					return true
+				}
+				break
+			}
+		}
+	}
+	return false
+}
+
+// park steps op as a parked call: its arrival counts now, its answer
+// (obs, filled when the call returns) is judged by JoinParked.
+func (m *Model) park(idx int, o Op, obs *Observation) {
+	m.curOp, m.curIdx, m.curRep = o, idx, 0
+	if m.lost {
+		m.trackLiveness(o)
+		return
+	}
+	cm := m.comm()
+	var call *CallObs
+	if obs != nil {
+		call = &obs.Call
+	}
+	m.begin(call)
+	cm.park.parking, cm.park.key = true, waitKey{}
+	after := stepOf(o.Kind).step(m, o, nil, obs)
+	cm.park.parking = false
+	m.end(nil)
+	cm.park.parked = append(cm.park.parked, parkedCall{idx: idx, op: o, h: o.Comm.H, key: cm.park.key, e: m.e, after: after, obs: obs})
+}
+
+// joinParked judges the parked call of op index idx against its answer.
+func (m *Model) joinParked(idx int) {
+	cm := m.comm()
+	at := -1
+	for i, p := range cm.park.parked {
+		if p.idx == idx {
+			at = i
+		}
+	}
+	if at < 0 {
+		return
+	}
+	p := cm.park.parked[at]
+	cm.park.parked = append(cm.park.parked[:at], cm.park.parked[at+1:]...)
+	if m.lost || p.obs == nil {
+		return
+	}
+	m.curOp, m.curIdx, m.curRep = p.op, p.idx, 0
+	m.e, m.co, m.tolBranch = p.e, &p.obs.Call, false
+	if p.obs.Comm != nil && p.obs.Comm.Early {
+		m.finding(REComm, Fail, p.op.Kind.String()+" of h"+strconv.Itoa(int(p.h))+" returned before the last rank of its session arrived: "+
+			"a rank waits for its peers (E-COMM.8, E-COMM.20, E-COMM.27, E-COMM.33, E-COMM.58)")
+	}
+	if p.after != nil {
+		p.after()
+	}
+	m.judge(&p.obs.Call, p.obs, false)
+	if m.diverged {
+		m.diverged = false
+		commLost(m, p.op, nil, p.obs.Call.Status)
+	}
+}
+
+// Park steps a parked call (the runner made op on a rank's thread; obs is
+// filled when it returns) and returns the state after it.
+func Park(s State, idx int, o Op, obs *Observation) State {
+	m := s.advancing()
+	m.park(idx, o, obs)
+	return State{m: m, gen: m.gen}
+}
+
+// JoinParked judges the parked call of op index idx, which has returned.
+func JoinParked(s State, idx int) State {
+	m := s.advancing()
+	m.joinParked(idx)
+	return State{m: m, gen: m.gen}
+}
+
+// TakeReleased returns the op indices of the parked calls the steps since
+// the last TakeReleased released: the runner waits for each and joins it.
+func (m *Model) TakeReleased() []int {
+	if m.cm == nil || len(m.cm.park.released) == 0 {
+		return nil
+	}
+	r := m.cm.park.released
+	m.cm.park.released = nil
+	return r
+}
+
+// Parked lists the op indices of the calls parked and not released.
+func (m *Model) Parked() []int {
+	if m.cm == nil {
+		return nil
+	}
+	var out []int
+	for _, p := range m.cm.park.parked {
+		if !p.released {
+			out = append(out, p.idx)
+		}
+	}
+	return out
+}
