@@ -1439,6 +1439,75 @@ cbarrier h0
 cbarrier h0
 cdestroy h0
 `},
+	// Ranks as threads: every call that waits for its session's other
+	// ranks is parked on a thread of its own until the last arrives
+	// (E-COMM.8 for the windows, .20 for the barrier, .58 for the destroy
+	// barrier), in an order other than the ranks'.
+	{Name: "e-comm/ranks-barrier", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
+cinit h0 rank=0 nranks=3 path=p0
+cinit h1 rank=1 nranks=3 path=p0
+cinit h2 rank=2 nranks=3 path=p0
+calloc h1 win=64
+calloc h0 win=64
+calloc h2 win=64
+cbarrier h2
+cbarrier h0
+cbarrier h1
+cbarrier h0
+cbarrier h1
+cbarrier h2
+cdestroy h1
+cdestroy h2
+cdestroy h0
+`},
+	// What one rank writes into a window of its session, a domain
+	// allocation or a derived context, the other reads through its own
+	// (E-COMM.6, .17, .27).
+	{Name: "e-comm/ranks-windows", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapPeek, Script: `
+cinit h0 rank=0 nranks=2 path=p0
+cinit h1 rank=1 nranks=2 path=p0
+calloc h0 win=128
+calloc h1 win=128
+cmem h0 idx=1 off=8 put=77
+cmem h1 idx=1 off=8
+cmem h1 idx=0 off=64 put=5
+cmem h0 idx=0 off=64
+cderive h1 n=2 rank=1 off=64 win=64 ids=fill(0)+at(1,1)
+cmem h1.d0 idx=0
+cmem h1.d0 idx=1 off=8 put=9
+cmem h0 idx=1 off=72
+dalloc h1 a=1 n=2 rank=1 win=64 ids=fill(0)+at(1,1)
+dalloc h0 a=1 n=2 rank=0 win=64
+cmem h0.a1 idx=1 put=3
+cmem h1.a1 idx=1
+cmem h1.a1 idx=0 off=8 put=4
+cmem h0.a1 idx=0 off=8
+drelease h0 a=1 n=2 rank=0
+drelease h1 a=1 n=2 rank=1
+cdestroy h0
+cdestroy h1
+`},
+	// Only the last rank out unlinks the session (E-COMM.58): a handle
+	// that joins while a rank is still in its destroy barrier shares the
+	// old windows; once the last is out a new handle gets a new segment.
+	{Name: "e-comm/ranks-last-out", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapPeek, Script: `
+cinit h0 rank=0 nranks=2 path=p0
+cinit h1 rank=1 nranks=2 path=p0
+calloc h0 win=64
+calloc h1 win=64
+cmem h0 idx=0 put=7
+cdestroy h0
+cinit h2 rank=0 nranks=1 path=p0
+calloc h2 win=64
+cmem h2 idx=0
+cdestroy h1
+cmem h2 idx=0
+cdestroy h2
+cinit h3 rank=0 nranks=1 path=p0
+calloc h3 win=64
+cmem h3 idx=0
+cdestroy h3
+`},
 	{Name: "e-comm/domain-windows", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm, Script: `
 cinit h0 rank=3 nranks=8 path=p0
 dalloc null a=1 n=1 rank=0 win=64 ids=fill(3)

@@ -43,9 +43,6 @@ const gapNoInjection = "the fault site is driven through simabi_inject, which a 
 // The comm family's clauses no single-threaded sequence can drive: each
 // says how the project's own tests drive it instead.
 const (
-	undrivenCommPeers = "the call waits for peers, and a sequence of the checker runs on one thread (the runner does not make a call " +
-		"that would end only at the timeout): the project's tests run ranks as goroutines and as processes, Go, C and mixed " +
-		"(sim/comm_multirank_test.go, tests/comm_multiprocess_test.go)"
 	undrivenCommTimeout = "a timeout needs a peer that never comes and lasts 120 s: the project's tests shorten it " +
 		"(the comm_timeout_ms knob, sim.Options.CommTimeout: sim/comm_test.go, tests/comm_multiprocess_test.go)"
 	undrivenCommUnload = "the runner calls nothing of a library after unloading it: TestComm_ECOMM55_unloadReleasesGlobalDomains " +
@@ -267,9 +264,9 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-COMM.3", Checks: []string{"e-comm/init"}, Mutants: []string{"comm-init-64-refused"}},
 	{ID: "E-COMM.4", Checks: []string{"e-comm/init"}, Mutants: []string{"comm-init-null-stream"}},
 	{ID: "E-COMM.5", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-alloc-null-out-ok"}},
-	{ID: "E-COMM.6", Checks: []string{"e-comm/shared-windows", "e-comm/alloc-windows"}, Mutants: []string{"comm-session-private"}},
+	{ID: "E-COMM.6", Checks: []string{"e-comm/shared-windows", "e-comm/alloc-windows", "e-comm/ranks-windows"}, Mutants: []string{"comm-session-private"}},
 	{ID: "E-COMM.7", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-windows-out-unset"}},
-	{ID: "E-COMM.8", Undriven: undrivenCommPeers},
+	{ID: "E-COMM.8", Checks: []string{"e-comm/ranks-barrier"}, Mutants: []string{"comm-alloc-no-wait"}},
 	{ID: "E-COMM.9", Undriven: undrivenCommTimeout},
 	{ID: "E-COMM.10", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-query-null-out-ok"}},
 	{ID: "E-COMM.11", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-base-before-alloc-nonzero"}},
@@ -281,7 +278,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-COMM.17", Checks: []string{"e-comm/derive-windows", "e-comm/derive"}, Mutants: []string{"comm-derive-offset-lost"}},
 	{ID: "E-COMM.18", Checks: []string{"e-comm/barrier"}, Mutants: []string{"comm-barrier-without-windows"}},
 	{ID: "E-COMM.19", Checks: []string{"e-comm/barrier"}, Mutants: []string{"comm-barrier-last-fails"}},
-	{ID: "E-COMM.20", Undriven: undrivenCommPeers},
+	{ID: "E-COMM.20", Checks: []string{"e-comm/ranks-barrier"}, Mutants: []string{"comm-barrier-no-wait"}},
 	{ID: "E-COMM.21", Undriven: undrivenCommTimeout},
 	{ID: "E-COMM.22", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-null-base-ok"}},
 	{ID: "E-COMM.23", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-bad-count-code"}},
@@ -319,7 +316,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-COMM.55", Undriven: undrivenCommUnload},
 	{ID: "E-COMM.56", Checks: []string{"e-comm/destroy"}, Mutants: []string{"comm-destroy-null-ok"}},
 	{ID: "E-COMM.57", Checks: []string{"e-comm/destroy-unlinks"}, Mutants: []string{"comm-destroy-keeps-allocation-names"}},
-	{ID: "E-COMM.58", Checks: []string{"e-comm/destroy", "e-comm/destroy-unlinks"}, Mutants: []string{"comm-destroy-fails"}},
+	{ID: "E-COMM.58", Checks: []string{"e-comm/destroy", "e-comm/destroy-unlinks", "e-comm/ranks-last-out"}, Mutants: []string{"comm-destroy-fails", "comm-first-out-unlinks"}},
 	{ID: "E-COMM.59", Undriven: undrivenCommTimeout},
 	{ID: "M-1.1", Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"ids-from-one"}},
 	{ID: "M-1.2", Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"ids-shared-across-contexts"}},
