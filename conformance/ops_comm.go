@@ -656,6 +656,9 @@ func (g *Generator) genCommInit(ch Chooser) op.Op {
 	switch ch.IntN(12, "cinit") {
 	case 0:
 		c.Path = int8(ch.IntN(2, "shared")) // a session another handle may have
+		if g.pathOfRanks(c.Path) {
+			c.Path = h % op.MaxCommPaths
+		}
 	case 1:
 		c.Path = op.NullRef
 	case 2:

@@ -151,3 +151,14 @@ func shuffle[T any](ch Chooser, label string, xs []T) {
 		xs[i], xs[j] = xs[j], xs[i]
 	}
 }
+
+// pathOfRanks reports whether a live handle of path p is a rank of several
+// (a handle of one rank does not join such a session).
+func (g *Generator) pathOfRanks(p int8) bool {
+	for h := int8(0); h < op.MaxCommHandles; h++ {
+		if v := g.m.CommHandleOf(h); v.Live && v.Path == p && v.NRanks > 1 {
+			return true
+		}
+	}
+	return false
+}

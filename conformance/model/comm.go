@@ -31,6 +31,10 @@ const commHeader = 4096
 type commSeg struct {
 	linked                      bool  // its name exists and names this segment
 	shared                      bool  // other processes may use it: its counters are not known
+	// unsure: its counters are not known for a rank of several: a handle
+	// allocated its windows again (upstream's creator re-initializes the
+	// header, comm_sim.cpp:345-352) or one of another nranks joined it.
+	unsure bool
 	nranks                      int32 // the header's
 	size                        uint64
 	ready, barrier, phase, left int32
@@ -232,6 +236,18 @@ func (m *Model) commWait(done bool, note string) {
 	m.commExpect(two(abi.OK, commFail), "it waits for peers in other processes: 0 when they came, -1 at the timeout")
 }
 
+// repeatAllocWaits is why a second comm_alloc_windows of a rank of
+// several is not made: upstream's handle that created the session
+// re-initializes its header on every call (comm_sim.cpp:345-352, is_creator
+// stays set), zeroing the ready count, and then waits for every rank again,
+// while a rank that did not create it returns at once; which the handle
+// was, the ABI does not tell.
+const repeatAllocWaits = "a second comm_alloc_windows of a rank of several: the session's creator re-initializes its header and waits for every rank again (upstream comm_sim.cpp:345-352)"
+
+// unsureWaits is why a call of a rank of several that may wait is not
+// made on a segment whose counters are not known.
+const unsureWaits = "its session's counters are not known: a handle allocated its windows again (upstream's creator re-initializes the header, comm_sim.cpp:345-352) or a handle of another nranks joined it"
+
 // CommWaits says why op would wait for peers that never come in this
 // sequence ("" when it returns at once): the runner does not make such a
 // call, which would end only at the runtime's timeout.
@@ -254,7 +270,13 @@ func (m *Model) CommWaits(o Op) string {
 		if h == nil || c.NullOut {
 			return ""
 		}
+		if h.seg >= 0 && h.nranks > 1 {
+			return repeatAllocWaits
+		}
 		total := commHeader + c.Win*uint64(h.nranks)
+		if s := cm.sessions[h.path]; s >= 0 && h.nranks > 1 && (cm.segs[s].unsure || cm.segs[s].nranks != h.nranks) {
+			return unsureWaits
+		}
 		if s := cm.sessions[h.path]; s >= 0 {
 			if cm.segs[s].size < total {
 				return "its session's segment is smaller than its windows: it would wait for a peer to size it"
@@ -265,6 +287,12 @@ func (m *Model) CommWaits(o Op) string {
 		} else if h.nranks > 1 {
 			return "it would wait for the other ranks of its session"
 		}
+	case op.KindCommBarrier, op.KindCommDestroy:
+		if h != nil && h.seg >= 0 && h.nranks > 1 && cm.segs[h.seg].unsure {
+			return unsureWaits
+		}
+	}
+	switch o.Kind {
 	case op.KindCommBarrier:
 		if h != nil && h.seg >= 0 && cm.segs[h.seg].barrier+1 != h.nranks {
 			return "it would wait for the other ranks at the barrier"
@@ -340,8 +368,19 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 		m.commRefuse("comm_alloc_windows with a NULL handle or device_ctx_out")
 		return func() { m.checkUnwritten(obs, "comm_alloc_windows") }
 	}
+	if h.seg >= 0 && h.nranks > 1 {
+		m.commWait(false, repeatAllocWaits)
+		return nil
+	}
 	total := commHeader + c.Win*uint64(h.nranks)
 	s := cm.sessions[h.path]
+	if s >= 0 && (h.seg >= 0 || cm.segs[s].nranks != h.nranks) {
+		cm.segs[s].unsure = true
+	}
+	if s >= 0 && h.nranks > 1 && cm.segs[s].unsure {
+		m.commWait(false, unsureWaits)
+		return nil
+	}
 	creator := s < 0
 	if creator {
 		s = cm.newSeg(total, h.nranks, [2]int16{int16(h.path), -1})
@@ -532,7 +571,7 @@ func (m *Model) commBarrier(o Op) {
 		return
 	}
 	seg := &cm.segs[h.seg]
-	if cm.elsewhere(h.seg, int64(h.nranks)) {
+	if cm.elsewhere(h.seg, int64(h.nranks)) || (seg.unsure && h.nranks > 1) {
 		m.commWait(false, "")
 		return
 	}
