@@ -62,6 +62,7 @@ const (
 	ReadsPhase      Survivor = "reads the phase: the next prepare"
 	ReadsNextID     Survivor = "reads the phase and the next id: the next prepare"
 	ReadsResident   Survivor = "reads a published id: its launch"
+	ReadsPhaseByID  Survivor = "reads the phase: a launch of a published id"
 	ReadsSameMode   Survivor = "reads the next init of the same mode"
 	ReadsQuarantine Survivor = "reads the quarantine: finalize answers IS (D-4.2)"
 	ReadsClaim      Survivor = "reads the device claim: a second context's kernel init"
@@ -253,13 +254,13 @@ func kernelProbes(l *probeList, m *model.Model, slot int8, c model.Context) {
 			// exactly, which a refusal that charged anything makes BYTES.
 			img.B = b
 		}
-		reads := ReadsPhase
+		prep, launch := ReadsPhase, ReadsPhaseByID
 		if c.Dispatch {
-			reads = ReadsNextID
+			prep, launch = ReadsNextID, ReadsResident
 		}
-		l.add(reads, op.Op{Kind: op.KindPrepare, C: slot, Img: img})
+		l.add(prep, op.Op{Kind: op.KindPrepare, C: slot, Img: img})
 		for _, id := range probeResidents(c.IDs) {
-			l.add(ReadsResident, op.Op{Kind: op.KindLaunch, C: slot, ID: id, Stream: 0})
+			l.add(launch, op.Op{Kind: op.KindLaunch, C: slot, ID: id, Stream: 0})
 		}
 	}
 	l.add(ReadsSameMode, op.Op{Kind: op.KindKInit, C: slot, Dev: dev, Gen: probeGen})
