@@ -184,7 +184,8 @@ func TestRefusedDestroyProbesReadDeviceMemory_EDESTROY(t *testing.T) {
 		}
 		found = true
 		got := op.FormatOps(pc.Ops[pc.At+1:])
-		want := "committed c0\ndev_read c0 a=0\ndev_read c0 a=1\nlaunch_run c0 st=0\nwait_run c0 st=0\n"
+		want := "committed c0\ndev_read c0 a=0\ndev_read c0 a=1\nlaunch_run c0 st=0\nwait_run c0 st=0\n" +
+			"pinit c0 dev=7\nsetdev 7\nkinit c0 dev=7 gen=97\n" // the attachment, then the latch
 		if got != want {
 			t.Errorf("%s probes:\n%swant\n%s", pc.Name, got, want)
 		}

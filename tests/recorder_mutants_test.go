@@ -31,6 +31,17 @@ var recordedMutantReasons = map[string]string{
 		"no directed check's script makes one, so the live model does not flag it there either",
 	"acl-does-not-latch": "only a refusal probe kills it (a kernel init after ensure_acl_ready_ctx that finds the " +
 		"context unlatched); no directed check's script makes one",
+	// Killed only by the probes after an injected failure (a recorded
+	// check makes no probe): each survivor is read by a probe op no
+	// claiming check's script makes.
+	"rollback-unlatches": "only a probe kills it (a program init after the rolled-back kernel init of k-7/init-rollback, site 1, " +
+		"that finds the context unlatched); no directed check's script makes one",
+	"quarantine-unlatches": "only a probe kills it (a program init after the quarantine of d-4/quarantine, site 6, that " +
+		"finds the context unlatched); no directed check's script makes one",
+	"teardown-fail-clears-latch": "only a probe kills it (a kernel init after the failed program teardown of " +
+		"e-fin/program-teardown-failure, site 10, that finds the context unlatched); no directed check's script makes one",
+	"async-failure-releases-claim": "only a probe kills it (a second context's kernel init on the device after the " +
+		"synchronize that delivers site 8's failure, which finds the claim released); no directed check's script makes one",
 	"launch-reads-caller-image": "M-6 is judged from the runner's own overwrite of the caller's image after the prepare " +
 		"(the clobber op), which is no call of the runtime and so not in a trace; the trace flags the launch's answer (E-LAUNCH)",
 	"patches-caller-image": "M-6: the runtime writes into the caller's image; the runner sees it by reading its own " +

@@ -40,7 +40,7 @@ func (st *suiteState) probe(c *conformance.Check, firstFail int) (CaseOutcome, b
 			if out.At >= 0 && out.At < len(pc.Ops) {
 				atOp = &pc.Ops[out.At]
 			}
-			detail := pc.Name + ": " + out.Verdict.String() + " at " + conformance.OpAt(pc.Ops, out.At) + ": " + out.Detail
+			detail := pc.Name + ": " + out.Verdict.String() + " at " + conformance.OpAt(pc.Ops, out.At) + readText(pc, out.At) + ": " + out.Detail
 			st.rep.AddDeath(pc.Name, rules, out.Verdict, out.At, atOp, detail, conformance.ReproPrefix(pc.Ops, out.At))
 			st.rep.AddCheck(report.CheckReport{Name: pc.Name, Rules: ruleNamesOf(rules), Verdict: out.Verdict, Detail: detail,
 				Repro: conformance.OpLines(conformance.ReproPrefix(pc.Ops, out.At))})
@@ -62,15 +62,16 @@ func (st *suiteState) probe(c *conformance.Check, firstFail int) (CaseOutcome, b
 			repro := pc.Ops[:min(f.Index+1, len(pc.Ops))]
 			for _, r := range rs {
 				g := f
-				g.Rule, g.Detail = r, where+"#"+strconv.Itoa(f.Index)+" "+f.Op.String()+": "+f.Detail
+				g.Rule, g.Detail = r, where+"#"+strconv.Itoa(f.Index)+" "+f.Op.String()+readText(pc, f.Index)+": "+f.Detail
 				st.rep.AddProbeFailure(pc.Name, g, f, repro)
 			}
 			if !found {
-				first, found = CaseOutcome{Name: pc.Name, Rules: rules, Verdict: model.Fail, Broken: rs, Detail: where + f.String(), Repro: repro,
+				first, found = CaseOutcome{Name: pc.Name, Rules: rules, Verdict: model.Fail, Broken: rs, Detail: where + f.String() + readText(pc, f.Index), Repro: repro,
 					FirstFail: f.Index}, true
 			}
 			if !reported {
-				st.rep.AddCheck(report.CheckReport{Name: pc.Name, Rules: ruleNamesOf(rs), Verdict: model.Fail, Detail: where + f.String(), Repro: conformance.OpLines(repro)})
+				st.rep.AddCheck(report.CheckReport{Name: pc.Name, Rules: ruleNamesOf(rs), Verdict: model.Fail, Detail: where + f.String() + readText(pc, f.Index),
+					Repro: conformance.OpLines(repro)})
 				reported = true
 			}
 		}
@@ -79,6 +80,15 @@ func (st *suiteState) probe(c *conformance.Check, firstFail int) (CaseOutcome, b
 		}
 	}
 	return first, found
+}
+
+// readText names, in a report, what op i of probe case pc reads: " (the
+// probe reads the latch: ...)", or "" for an op of the check's own.
+func readText(pc conformance.ProbeCase, i int) string {
+	if s := pc.ReadAt(i); s != "" {
+		return " (the probe " + string(s) + ")"
+	}
+	return ""
 }
 
 func ruleNamesOf(rs []model.Rule) []string {
