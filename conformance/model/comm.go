@@ -29,12 +29,12 @@ const commHeader = 4096
 // commSeg is one segment: a session's or a domain allocation's header and
 // windows, or a global domain's window.
 type commSeg struct {
-	linked                      bool  // its name exists and names this segment
-	shared                      bool  // other processes may use it: its counters are not known
+	linked bool // its name exists and names this segment
+	shared bool // other processes may use it: its counters are not known
 	// unsure: its counters are not known for a rank of several: a handle
 	// allocated its windows again (upstream's creator re-initializes the
 	// header, comm_sim.cpp:345-352) or one of another nranks joined it.
-	unsure bool
+	unsure                      bool
 	nranks                      int32 // the header's
 	size                        uint64
 	ready, barrier, phase, left int32
