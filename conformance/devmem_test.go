@@ -206,8 +206,8 @@ var devArgumentResults = map[string][]string{
 		"IA mem=same", "same mem=same", // off=0 len=65 (E-PROG.30), then a0 as it was
 		"IA mem=same", "same mem=same", // off=56 len=72
 		"IA mem=same", "same mem=same", // a1 off=8 len=huge
-		"IA mem=same",                  // a1 off=100 len=8: from the end
-		"IA mem=same",                  // cross=1
+		"IA mem=same", // a1 off=100 len=8: from the end
+		"IA mem=same", // cross=1
 		"same mem=same", "same mem=same",
 		"IA mem=same", "IA mem=same", "IA mem=same", // the reads past the end
 		"same mem=same", "same mem=same", // inside: ending at the end, the whole by its span
