@@ -5,12 +5,13 @@ import (
 	"strconv"
 )
 
-// Device memory of a program context with valid arguments (E-PROG,
-// E-DESTROY): device_malloc_ctx into an allocation slot the runner owns
-// (a0..a3, like run storage), copy_to_device_ctx of a deterministic pattern
-// into it, copy_from_device_ctx of it compared with what the model says it
-// holds, and device_free_ctx of it. The prog op calls the same entries with
-// deliberately bad arguments; these keep an allocation alive across the
+// Device memory of a program context (E-PROG, E-DESTROY):
+// device_malloc_ctx into an allocation slot the runner owns (a0..a3, like
+// run storage), copy_to_device_ctx of a deterministic pattern into it,
+// copy_from_device_ctx of it compared with what the model says it holds,
+// and device_free_ctx of it; DevArgs are the spans, pointers and sizes
+// beyond a whole allocation (E-PROG.30-34). The prog op calls the same
+// entries with NULL pointers; these keep an allocation alive across the
 // calls that must leave it alone.
 
 // MaxDevSize bounds dev_alloc's size: the runner keeps host buffers of it.
