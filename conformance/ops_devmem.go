@@ -260,27 +260,7 @@ func init() {
 	defineOp(op.KindDevRead, opClass{
 		rule:  fixedRule(model.REProg),
 		ready: devReady,
-		call: func(r *Runner, o op.Op, h abi.Ctx, obs *op.Observation) {
-			p, n, off := r.devSpan(o)
-			al, held := r.m.Allocation(o.A)
-			if held && al.Slot == o.C && n > 0 {
-				obs.Holds = al.Holds
-			}
-			_, back := r.dev.buffers(int(min(n, devHostMax)))
-			clear(back)
-			host := unsafe.Pointer(unsafe.SliceData(back))
-			if o.OutNull {
-				host = nil
-			}
-			obs.Call.Status = r.rt.CopyFromDevice(h, host, p, uintptr(n))
-			switch {
-			case obs.Call.Status != abi.OK || p == 0 || host == nil || n == 0:
-			case o.Mem.Span:
-				obs.Call.Value = op.DevSpanContent(back, o.A, uint32(off), al.Holds)
-			case !o.Mem.Cross:
-				obs.Call.Value = op.DevContent(back, o.A)
-			}
-		},
+		call:  devRead,
 		result: func(e *Entry) string {
 			o := &e.Obs
 			switch {
@@ -302,6 +282,31 @@ func init() {
 		},
 		result: func(*Entry) string { return "done" },
 	})
+}
+
+// devRead is a dev_read's call: the bytes read back name the pattern they
+// are (Call.Value), for the history's comparison with what the model says
+// the allocation holds (Holds).
+func devRead(r *Runner, o op.Op, h abi.Ctx, obs *op.Observation) {
+	p, n, off := r.devSpan(o)
+	al, held := r.m.Allocation(o.A)
+	if held && al.Slot == o.C && n > 0 {
+		obs.Holds = al.Holds
+	}
+	_, back := r.dev.buffers(int(min(n, devHostMax)))
+	clear(back)
+	host := unsafe.Pointer(unsafe.SliceData(back))
+	if o.OutNull {
+		host = nil
+	}
+	obs.Call.Status = r.rt.CopyFromDevice(h, host, p, uintptr(n))
+	switch {
+	case obs.Call.Status != abi.OK || p == 0 || host == nil || n == 0:
+	case o.Mem.Span:
+		obs.Call.Value = op.DevSpanContent(back, o.A, uint32(off), al.Holds)
+	case !o.Mem.Cross:
+		obs.Call.Value = op.DevContent(back, o.A)
+	}
 }
 
 // Allocation sizes the generator draws: a word, a line, one that is no
