@@ -1718,6 +1718,118 @@ finalize c1
 destroy c1
 destroy c0
 `},
+	// E-PROG.30: a copy whose span starts inside an allocation, or at its
+	// end, and runs past it (by 1 byte, by 64, by 2^62, into the next
+	// allocation) is refused and changes nothing: each allocation reads back
+	// what was written before (the refusal probes read every one too), and
+	// committed memory is where it was. Spans inside, and one ending exactly
+	// at the end, copy (E-PROG.28).
+	{Name: "e-prog/copy-past-end", Rules: []model.Rule{model.REProg}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+dev_alloc c0 a=0 size=64
+dev_alloc c0 a=1 size=100
+dev_write c0 a=0 seed=1
+dev_write c0 a=1 seed=2
+committed c0
+dev_write c0 a=0 seed=3 off=0 len=65
+dev_read c0 a=0
+dev_write c0 a=0 seed=3 off=56 len=72
+dev_read c0 a=0
+dev_write c0 a=1 seed=4 off=8 len=huge
+dev_read c0 a=1
+dev_write c0 a=1 seed=4 off=100 len=8
+dev_write c0 a=0 seed=5 cross=1
+dev_read c0 a=0
+dev_read c0 a=1
+dev_read c0 a=0 off=0 len=65
+dev_read c0 a=1 off=92 len=9
+dev_read c0 a=1 cross=0
+dev_read c0 a=0 off=8 len=56
+dev_read c0 a=1 off=0 len=100
+dev_write c0 a=1 seed=2 off=90 len=10
+dev_read c0 a=1
+committed c0
+dev_free c0 a=0
+dev_free c0 a=1
+finalize c0
+destroy c0
+`},
+	// E-PROG.31: copies of 0 bytes, at an allocation's start, end and
+	// inside, return 0 and copy nothing.
+	{Name: "e-prog/copy-zero-bytes", Rules: []model.Rule{model.REProg}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+dev_alloc c0 a=0 size=64
+dev_write c0 a=0 seed=1
+dev_write c0 a=0 seed=2 off=64 len=0
+dev_write c0 a=0 seed=2 off=8 len=0
+dev_read c0 a=0 off=0 len=0
+dev_read c0 a=0 off=64 len=0
+dev_read c0 a=0
+dev_free c0 a=0
+finalize c0
+destroy c0
+`},
+	// E-PROG.32: device_free_ctx of a pointer inside an allocation, of one
+	// no allocation had, of a freed one and of another context's
+	// allocation frees nothing: each allocation reads back what was
+	// written, and committed memory of both contexts is where it was.
+	{Name: "e-prog/free-not-an-allocation", Rules: []model.Rule{model.REProg}, Profiles: allProfiles, Script: `
+create c0
+create c1
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+pinit c1 dev=1 aicpu=bytes aicore=bytes
+dev_alloc c0 a=0 size=64
+dev_alloc c0 a=1 size=100
+dev_alloc c1 a=2 size=64
+dev_write c0 a=0 seed=1
+dev_write c1 a=2 seed=3
+dev_free c0 a=1
+committed c0
+committed c1
+dev_free c0 a=0 at=8
+dev_read c0 a=0
+dev_free c0 a=0 at=63
+dev_free c0 a=0 ptr=unknown
+dev_free c0 a=1 ptr=freed
+dev_free c0 a=2 ptr=foreign
+committed c1
+dev_read c0 a=0
+dev_read c1 a=2
+dev_free c0 a=0
+dev_free c1 a=2
+finalize c0
+finalize c1
+destroy c0
+destroy c1
+`},
+	// E-PROG.33: device_malloc_ctx of 0 bytes returns a pointer and
+	// charges nothing; copies of 0 bytes at it return 0 and its free gives
+	// nothing back.
+	{Name: "e-prog/malloc-zero", Rules: []model.Rule{model.REProg}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+committed c0
+dev_alloc c0 a=0 size=0
+dev_read c0 a=0
+dev_write c0 a=0 seed=1
+dev_free c0 a=0
+finalize c0
+destroy c0
+`},
+	// E-PROG.34: device_malloc_ctx of 2^62 bytes returns NULL and charges
+	// nothing; the next allocation is taken.
+	{Name: "e-prog/malloc-huge", Rules: []model.Rule{model.REProg}, Profiles: allProfiles, Script: `
+create c0
+pinit c0 dev=0 aicpu=bytes aicore=bytes
+committed c0
+dev_alloc c0 a=0 size=huge
+dev_alloc c0 a=0 size=64
+dev_free c0 a=0
+finalize c0
+destroy c0
+`},
 	{Name: "legacy/acl", Rules: []model.Rule{model.REACL, model.RS3}, Profiles: []model.Profile{model.ProfileLegacy}, Script: `
 create c0
 acl c0 dev=0

@@ -198,3 +198,122 @@ func TestRefusedDestroyProbesReadDeviceMemory_EDESTROY(t *testing.T) {
 		t.Errorf("no probe case after the refused destroy of %s", devCheck)
 	}
 }
+
+// The directed checks of E-PROG.30-34 and what each call answers, on sim
+// and on the emitted runtime alike (tmr; legacy answers -1, read as
+// INTERNAL, where tmr answers INVALID_ARGUMENT).
+var devArgumentResults = map[string][]string{
+	"e-prog/copy-past-end": {"ok mem=0", "OK mem=0", "nonnull mem=up", "nonnull mem=up", "OK mem=same", "OK mem=same", "mem=same",
+		"IA mem=same", "same mem=same", // off=0 len=65 (E-PROG.30), then a0 as it was
+		"IA mem=same", "same mem=same", // off=56 len=72
+		"IA mem=same", "same mem=same", // a1 off=8 len=huge
+		"IA mem=same", // a1 off=100 len=8: from the end
+		"IA mem=same", // cross=1
+		"same mem=same", "same mem=same",
+		"IA mem=same", "IA mem=same", "IA mem=same", // the reads past the end
+		"same mem=same", "same mem=same", // inside: ending at the end, the whole by its span
+		"OK mem=same", "same mem=same", // a1's own pattern over [90,100)
+		"mem=same", "done mem=down", "done mem=0", "OK mem=0", "done"},
+	"e-prog/copy-zero-bytes": {"ok mem=0", "OK mem=0", "nonnull mem=up", "OK mem=same",
+		"OK mem=same", "OK mem=same", "read mem=same", "read mem=same", // 0 bytes (E-PROG.31)
+		"same mem=same", "done mem=0", "OK mem=0", "done"},
+	"e-prog/free-not-an-allocation": {"ok mem=0", "ok mem=0", "OK mem=0", "OK mem=0",
+		"nonnull mem=up", "nonnull mem=up", "nonnull mem=up", "OK mem=same", "OK mem=same", "done mem=down", "mem=same", "mem=same",
+		"done mem=same", "same mem=same", // at=8 (E-PROG.32)
+		"done mem=same", "done mem=same", "done mem=same", "done mem=same", // at=63, unknown, freed, foreign
+		"mem=same", "same mem=same", "same mem=same",
+		"done mem=0", "done mem=0", "OK mem=0", "OK mem=0", "done", "done"},
+	"e-prog/malloc-zero": {"ok mem=0", "OK mem=0", "mem=0",
+		"nonnull mem=0", "read mem=0", "OK mem=0", "done mem=0", // E-PROG.33
+		"OK mem=0", "done"},
+	"e-prog/malloc-huge": {"ok mem=0", "OK mem=0", "mem=0",
+		"null mem=0", // E-PROG.34
+		"nonnull mem=up", "done mem=0", "OK mem=0", "done"},
+}
+
+// E-PROG.30-34: sim and the emitted runtimes (tmr, legacy) answer every
+// argument of the device memory entries alike, call for call, and the
+// model finds nothing.
+func TestDeviceMemoryArguments_EPROG(t *testing.T) {
+	type build struct {
+		name string
+		t    func(t *testing.T) (conformance.Target, func())
+		ia   string
+		p    model.Profile
+	}
+	emitted := func(p emit.Profile) func(t *testing.T) (conformance.Target, func()) {
+		return func(t *testing.T) (conformance.Target, func()) {
+			et, release, err := targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: p}))()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return et, release
+		}
+	}
+	builds := []build{{"sim", func(*testing.T) (conformance.Target, func()) { return target.SimTarget(sim.TMR), func() {} }, "INVALID_ARGUMENT", model.ProfileTMR}}
+	if !testing.Short() {
+		builds = append(builds, build{"emitted-tmr", emitted(emit.ProfileTMR), "INVALID_ARGUMENT", model.ProfileTMR},
+			build{"emitted-legacy", emitted(emit.ProfileLegacy), "INTERNAL", model.ProfileLegacy})
+	}
+	for _, b := range builds {
+		t.Run(b.name, func(t *testing.T) {
+			tg, release := b.t(t)
+			defer release()
+			for name, want := range devArgumentResults {
+				want = slices.Clone(want)
+				for i := range want {
+					want[i] = strings.Replace(want[i], "IA ", b.ia+" ", 1)
+				}
+				r := conformance.NewRunner(tg, conformance.Options{Profile: &b.p})
+				res := r.Run(catalogueCheck(t, name).Ops())
+				r.Close()
+				h, fs := res.History, res.Findings
+				wantResults(t, name, h, want)
+				if f := failures(fs); len(f) > 0 {
+					t.Errorf("%s: %v", name, f)
+				}
+			}
+		})
+	}
+}
+
+// E-PROG.30: after each refused span the probes read every allocation of
+// the context back (and the registry takes a callable), so a refusal that
+// wrote part of its span is seen even where the check reads nothing.
+func TestSpanRefusalProbesReadEveryAllocation_EPROG(t *testing.T) {
+	c := catalogueCheck(t, "e-prog/copy-past-end")
+	caps := conformance.CapsOf(target.SimTarget(sim.TMR))
+	var n int
+	for _, pc := range conformance.ProbeCases(c, model.ProfileTMR, caps) {
+		n++
+		got := op.FormatOps(pc.Ops[pc.At+1:])
+		if !strings.HasPrefix(got, "committed c0\ndev_read c0 a=0\ndev_read c0 a=1\n") {
+			t.Errorf("%s (after %s) probes:\n%s", pc.Name, pc.Refused, got)
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d probe cases, want one per refused copy: 8", n)
+	}
+}
+
+// E-PROG.30: the mutant that copies the part of a span inside the
+// allocation before it refuses answers the expected IA; the read after it
+// finds other bytes, under E-PROG.
+func TestCopyPrefixThenRefuseIsSeen_EPROG(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a mutant")
+	}
+	et, release, err := targettest.EmittedFactory(t, emittest.Build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "copy-prefix-then-refuse"}))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	h, fs := conformance.Run(et, catalogueCheck(t, "e-prog/copy-past-end").Ops())
+	if got := results(h); got[7] != "INVALID_ARGUMENT mem=same" || got[8] != "differs mem=same" {
+		t.Errorf("off=0 len=65 then the read: %q, %q; want INVALID_ARGUMENT mem=same, differs mem=same\n%s", got[7], got[8], h)
+	}
+	f := failures(fs)
+	if len(f) == 0 || f[0].Rule != model.REProg || f[0].Op.String() != "dev_read c0 a=0" {
+		t.Errorf("first failure %v, want E-PROG at dev_read c0 a=0", f)
+	}
+}

@@ -414,7 +414,7 @@ func TestParseErrors(t *testing.T) {
 		"getdev now",
 		"dev_alloc null a=0 size=64",
 		"dev_alloc c0 a=4 size=64",
-		"dev_alloc c0 a=0 size=0",
+		"dev_alloc c0 a=0 size=-1",
 		"dev_alloc c0 a=0 size=1048577",
 		"dev_alloc c0 a=0",
 		"dev_write c0 a=0",

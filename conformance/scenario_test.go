@@ -539,7 +539,7 @@ func goScenarios() []scenario {
 				dev = rt.DeviceMalloc(c, 1000)
 				return b2i(dev != 0)
 			})
-			r.value("device_malloc(0)", "c1", func(c abi.Ctx) int64 { return int64(rt.DeviceMalloc(c, 0)) })
+			r.value("device_malloc(0)", "c1", func(c abi.Ctx) int64 { return b2i(rt.DeviceMalloc(c, 0) != 0) })
 			src := make([]byte, 1000)
 			for i := range src {
 				src[i] = byte(i * 7)

@@ -39,12 +39,11 @@ type deviceMemory struct {
 	backing *deviceBacking // set by New
 }
 
-// malloc allocates size bytes for owner; 0 when size is 0 or the 32 GiB are
-// exhausted (or, rarely, the host cannot back them).
+// malloc allocates size bytes for owner; 0 when the 32 GiB are exhausted
+// (or, rarely, the host cannot back them). An allocation of 0 bytes has an
+// address of its own like any other (device_malloc_ctx, E-PROG.33; ACL's
+// Malloc refuses size 0 before it gets here).
 func (m *deviceMemory) malloc(size uint64, owner *context) abi.DevicePtr {
-	if size == 0 {
-		return 0
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if size > DeviceMemoryTotal-m.live {

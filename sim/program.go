@@ -96,8 +96,9 @@ func (r *Runtime) liveProgram(ctx abi.Ctx) (*context, abi.Status) {
 }
 
 // DeviceMalloc is device_malloc_ctx: 0 for NULL or without a live program
-// init (E-PROG) or for size 0; otherwise a 64-byte-aligned allocation, or 0
-// when the 32 GiB are exhausted. Committed memory grows by size.
+// init (E-PROG); otherwise a 64-byte-aligned allocation, of 0 bytes too
+// (E-PROG.33), or 0 when the 32 GiB are exhausted (E-PROG.34). Committed
+// memory grows by size.
 func (r *Runtime) DeviceMalloc(ctx abi.Ctx, size uintptr) abi.DevicePtr {
 	c, st := r.liveProgram(ctx)
 	if st != abi.OK {
@@ -111,8 +112,10 @@ func (r *Runtime) DeviceMalloc(ctx abi.Ctx, size uintptr) abi.DevicePtr {
 	return p
 }
 
-// DeviceFree is device_free_ctx: frees p if it is a live allocation of this
-// context; otherwise (and without a live program init) nothing.
+// DeviceFree is device_free_ctx: frees p if it is the start of a live
+// allocation of this context; otherwise (inside one, freed, another
+// context's, never allocated: E-PROG.32) and without a live program init
+// nothing.
 func (r *Runtime) DeviceFree(ctx abi.Ctx, p abi.DevicePtr) {
 	c, st := r.liveProgram(ctx)
 	if st != abi.OK {

@@ -212,8 +212,8 @@ func TestProgramDeviceMemory(t *testing.T) {
 	r := newTMR(t)
 	ctx := programCtx(t, r, 0)
 	other := programCtx(t, r, 0)
-	if r.DeviceMalloc(ctx, 0) != 0 {
-		t.Fatal("malloc(0) != NULL")
+	if z := r.DeviceMalloc(ctx, 0); z == 0 || r.CommittedDeviceMemory(ctx) != 0 {
+		t.Fatalf("E-PROG.33: malloc(0) = %#x, committed %d; want a pointer and 0", z, r.CommittedDeviceMemory(ctx))
 	}
 	p := r.DeviceMalloc(ctx, 100)
 	q := r.DeviceMalloc(ctx, 28)

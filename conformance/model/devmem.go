@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // Device memory of a program context with valid arguments: dev_alloc,
@@ -138,7 +139,22 @@ func (m *Model) heldSince(c *mctx) {
 const (
 	upMalloc = "upstream: common/platform/sim/host/c_api_shared.cpp:301-308, memory_allocator.cpp:24-35"
 	upCopy   = "upstream: common/platform/sim/host/c_api_shared.cpp:317-333, device_runner_base.cpp:346-354"
+	upFree   = "upstream: common/platform/sim/host/c_api_shared.cpp:310-315 → memory_allocator.cpp:37-52, which looks the pointer up and returns when it holds none"
+	// gLegacySpan grounds a simulated legacy build's -1 for a span past an
+	// allocation's end: the status the legacy revision gives every refused
+	// argument. Upstream's legacy builds memcpy it, and the runner does not
+	// drive them there.
+	gLegacySpan = "common/platform/sim/host/c_api_shared.cpp:317-333: the legacy copies answer -1 for an argument they refuse; upstream's memcpy (device_runner_base.cpp:346-354) copies past the end"
 )
+
+// memKept: the call must leave c's committed memory where it was, unless a
+// run of c is in flight (what its kernel commits is the runtime's).
+func (m *Model) memKept(c *mctx) {
+	if !m.inFlight(c) {
+		m.mem(MemSame)
+		m.e.MemRule = REProg
+	}
+}
 
 // devAlloc is dev_alloc: device_malloc_ctx(ctx, size) into slot op.A.
 func (m *Model) devAlloc(op Op, c *mctx) {
@@ -166,24 +182,50 @@ func (m *Model) devAlloc(op Op, c *mctx) {
 		return
 	}
 	m.expect(REProg, anyStatus, "")
-	m.value(REProg, 1, "device_malloc_ctx of "+strconv.FormatUint(uint64(op.Size), 10)+
-		" bytes with a live program init returns an allocation ("+upMalloc+")")
-	m.mem(MemAny)
+	switch {
+	case op.Mem.Huge:
+		m.value(REProg, 0, "device_malloc_ctx of 2^62 bytes, more than the device has, returns NULL and charges nothing (E-PROG.34; "+upMalloc+": std::malloc fails)")
+		m.memKept(c)
+		return // the slot stays empty whatever came back (the runner frees it)
+	case op.Size == 0:
+		m.value(REProg, 1, "device_malloc_ctx of 0 bytes with a live program init returns a pointer and charges nothing (E-PROG.33; "+upMalloc+": std::malloc(0))")
+		m.memKept(c)
+	default:
+		m.value(REProg, 1, "device_malloc_ctx of "+strconv.FormatUint(uint64(op.Size), 10)+
+			" bytes with a live program init returns an allocation ("+upMalloc+")")
+		m.mem(MemAny)
+	}
 	if co := m.co; co == nil || co.Value != 0 {
 		*sl = allocSlot{ctx: c, size: op.Size}
 	}
 }
 
-// devCopy is dev_write and dev_read: a copy of slot op.A's whole
-// allocation. Without a live program init the runner passes a NULL device
-// pointer (the slot holds no allocation of a context without one), and
-// E-PROG wants IS before anything else.
+// DevCopySpan is the span a dev_write or dev_read of op passes, as an
+// offset and length into the slot's allocation of size bytes, and whether
+// it lies inside it (E-PROG.28). A cross=B span lies in neither
+// allocation; its length is the runner's (it depends on where they lie).
+func DevCopySpan(o Op, size uint32) (off, n uint64, inside bool) {
+	switch {
+	case o.Mem.Cross:
+		return uint64(size) - op.DevCrossEdge, 0, false
+	case o.Mem.Span:
+		off, n = uint64(o.Mem.Off), o.Mem.Len
+		return off, n, off <= uint64(size) && n <= uint64(size)-off
+	}
+	return 0, uint64(size), true
+}
+
+// devCopy is dev_write and dev_read: a copy of a span of slot op.A's
+// allocation (the whole of it unless op says otherwise). Without a live
+// program init the runner passes a NULL device pointer (the slot holds no
+// allocation of a context without one), and E-PROG wants IS before
+// anything else.
 func (m *Model) devCopy(op Op, c *mctx, write bool) {
 	if c = m.runEntry(op, c); c == nil {
 		return
 	}
 	sl := &m.allocs[op.A]
-	if sl.ctx != c {
+	if sl.ctx != c || (op.Mem.Cross && m.allocs[op.Mem.Into].ctx != c) {
 		m.expect(RuleNone, anyStatus, "a"+strconv.Itoa(int(op.A))+" holds no allocation of this context: the runner does not make the call")
 		return
 	}
@@ -191,17 +233,37 @@ func (m *Model) devCopy(op Op, c *mctx, write bool) {
 	if sl.refused {
 		r, note = REDestroy, "it lived through a refused destroy, which leaves the context as it was: E-DESTROY.3"
 	}
+	off, n, inside := DevCopySpan(op, sl.size)
+	if n == 0 || op.OutNull || !inside {
+		m.memKept(c) // nothing is copied
+	}
 	m.heldSince(c)
-	if op.OutNull {
+	switch {
+	case n == 0 && !op.Mem.Cross && op.OutNull:
+		m.expect(RuleNone, anyStatus, "a NULL host pointer with 0 bytes: the contract says nothing (upstream: -1, c_api_shared.cpp:318, :327)")
+		return
+	case n == 0 && !op.Mem.Cross:
+		// E-PROG.31: nothing to copy, wherever the pointer points.
+		m.expect(REProg, one(abi.OK), "a copy of 0 bytes copies nothing and returns 0 (E-PROG.31; "+upCopy+": a memcpy of 0 bytes)")
+		return
+	case op.OutNull:
 		// E-PROG.24: a NULL host pointer is refused; the allocation keeps
 		// what it holds.
 		m.refuseArgument("a copy with a NULL host pointer (E-PROG.24)", gLegacyCopyNull)
+		return
+	case !inside:
+		m.refuseArgument("a copy whose device span "+devSpanText(op)+" runs past the allocation's end: inside no allocation (E-PROG.30)", gLegacySpan)
 		return
 	}
 	if write {
 		m.expect(r, one(abi.OK), "a copy into a live allocation of this context ("+note+")")
 		if st, seen := m.observed(); !seen || st == abi.OK {
-			sl.holds = DevHolds(op.Seed)
+			switch h := DevHolds(op.Seed); {
+			case n == uint64(sl.size):
+				sl.holds = h
+			case sl.holds != h:
+				sl.holds = 0 // two patterns: what it holds is no longer followed
+			}
 		}
 		return
 	}
@@ -211,14 +273,30 @@ func (m *Model) devCopy(op Op, c *mctx, write bool) {
 	}
 	m.e.CheckValue, m.e.Value, m.e.ValueRule = true, sl.holds, r
 	m.e.ValueNote = "the allocation holds " + DevHoldsText(sl.holds) + " (" + note + ")"
+	if op.Mem.Span {
+		m.e.ValueNote = "bytes [" + strconv.FormatUint(off, 10) + ", " + strconv.FormatUint(off+n, 10) + ") of " + m.e.ValueNote
+	}
 	if co := m.co; co != nil && co.Value != sl.holds {
 		// Judged as a difference; what it holds now is what was read.
 		sl.holds = co.Value
+		if op.Mem.Span {
+			sl.holds = 0 // a part of it: the rest is not known
+		}
 	}
 }
 
+// devSpanText renders a copy's span for a note.
+func devSpanText(o Op) string {
+	if o.Mem.Cross {
+		return "from the end of one allocation into the next (cross=" + strconv.Itoa(int(o.Mem.Into)) + ")"
+	}
+	return "[" + strconv.FormatUint(uint64(o.Mem.Off), 10) + ", +" + strconv.FormatUint(o.Mem.Len, 10) + ")"
+}
+
 // devFree is dev_free: device_free_ctx of slot op.A's allocation (a NULL
-// pointer when the slot holds none: without a live init E-PROG.5).
+// pointer when the slot holds none: without a live init E-PROG.5), or of
+// a pointer that is no live allocation's start of the context, which frees
+// nothing (E-PROG.32).
 func (m *Model) devFree(op Op, c *mctx) {
 	if c == nil || m.unknownState(c) {
 		m.expect(RuleNone, anyStatus, "")
@@ -233,9 +311,25 @@ func (m *Model) devFree(op Op, c *mctx) {
 		return
 	}
 	m.mem(MemAny) // program-mode committed memory is the runtime's
-	if sl := &m.allocs[op.A]; sl.ctx == c {
+	sl := &m.allocs[op.A]
+	if op.Mem.Ptr != PtrBase {
+		// Every allocation lives on with what it holds: the model keeps
+		// them, and the next read of each is judged against it.
+		m.expect(REProg, anyStatus, "device_free_ctx of "+devPtrText[op.Mem.Ptr]+" frees nothing (E-PROG.32; "+upFree+")")
+		m.memKept(c)
+		return
+	}
+	if sl.ctx == c {
 		*sl = allocSlot{}
 	}
+}
+
+// devPtrText names dev_free's pointers for notes.
+var devPtrText = [...]string{
+	PtrInterior: "a pointer inside an allocation",
+	PtrUnknown:  "a pointer no allocation had",
+	PtrFreed:    "a pointer freed already",
+	PtrForeign:  "another context's allocation",
 }
 
 func init() {

@@ -113,3 +113,61 @@ dev_read c0 a=1
 		t.Error("a0 is still called after the divergence on c0")
 	}
 }
+
+// E-PROG.30-34: what the model expects of every argument of the device
+// memory entries with a live program init. A span past an allocation's end
+// (by 1 byte, by 2^62, starting at the end, into the next allocation) is
+// refused with IA (a simulated legacy build: -1) and keeps committed
+// memory and both allocations (the reads after it still want seed 1 and
+// 2); a span inside, or ending at the end, copies; 0 bytes copy nothing
+// anywhere; a free of no allocation's start frees nothing; malloc(0) is a
+// pointer charging nothing, malloc(2^62) NULL.
+func TestModelDeviceMemoryArguments_EPROG(t *testing.T) {
+	script := func(refused string) string {
+		return `
+create c0
+create c1
+pinit c0 dev=0
+pinit c1 dev=1
+dev_alloc c0 a=0 size=64              => value=1 rule=E-PROG mem=any
+dev_alloc c0 a=1 size=100             => value=1 rule=E-PROG
+dev_alloc c1 a=2 size=8               => value=1 rule=E-PROG
+dev_write c0 a=0 seed=1               => OK rule=E-PROG
+dev_write c0 a=1 seed=2               => OK rule=E-PROG
+dev_write c0 a=0 seed=3 off=0 len=65  => ` + refused + ` rule=E-PROG mem=same
+dev_read c0 a=1 off=8 len=huge        => ` + refused + ` rule=E-PROG mem=same
+dev_write c0 a=1 seed=4 off=100 len=8 => ` + refused + ` rule=E-PROG mem=same
+dev_write c0 a=0 seed=5 cross=1       => ` + refused + ` rule=E-PROG mem=same
+dev_read c0 a=0                       => OK rule=E-PROG value=2
+dev_read c0 a=1                       => OK rule=E-PROG value=3
+dev_read c0 a=0 off=8 len=56          => OK rule=E-PROG value=2
+dev_write c0 a=0 seed=1 off=8 len=8   => OK rule=E-PROG
+dev_read c0 a=0                       => OK rule=E-PROG value=2
+dev_write c0 a=0 seed=6 off=64 len=0  => OK rule=E-PROG mem=same
+dev_read c0 a=0 off=0 len=0           => OK rule=E-PROG mem=same
+dev_free c0 a=0 at=8                  => any rule=E-PROG mem=same
+dev_free c0 a=2 ptr=foreign           => any rule=E-PROG mem=same
+dev_free c0 a=0 ptr=unknown           => any rule=E-PROG mem=same
+dev_read c0 a=0                       => OK rule=E-PROG value=2
+dev_alloc c0 a=3 size=0               => value=1 rule=E-PROG mem=same
+dev_read c0 a=3                       => OK rule=E-PROG mem=same
+dev_free c0 a=3                       => any mem=any
+dev_alloc c1 a=3 size=huge            => value=0 rule=E-PROG mem=same
+`
+	}
+	for _, tc := range []struct {
+		profile Profile
+		refused string
+	}{{ProfileTMR, "INVALID_ARGUMENT"}, {ProfileLegacy, "INTERNAL"}} {
+		t.Run(string(tc.profile), func(t *testing.T) {
+			opt := simulated
+			opt.Profile = tc.profile
+			m := runExpectScript(t, opt, script(tc.refused))
+			for a, want := range []bool{true, true, true, false} {
+				if _, held := m.Allocation(int8(a)); held != want {
+					t.Errorf("a%d held = %v, want %v", a, held, want)
+				}
+			}
+		})
+	}
+}

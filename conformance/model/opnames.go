@@ -83,6 +83,11 @@ const (
 	SpanDispatcher      = op.SpanDispatcher
 	SpanNone            = op.SpanNone
 	SpanSDMA            = op.SpanSDMA
+	PtrBase             = op.PtrBase
+	PtrInterior         = op.PtrInterior
+	PtrUnknown          = op.PtrUnknown
+	PtrFreed            = op.PtrFreed
+	PtrForeign          = op.PtrForeign
 )
 
 var (

@@ -606,9 +606,11 @@ func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 }
 
-// devCopyRefusers: a dev_write or dev_read copies the slot's whole
+// devCopyRefusers: a dev_write or dev_read copies a span of the slot's
 // allocation; without a live init the runner passes a NULL device pointer
-// (E-PROG.1 comes first), with one host=null passes a NULL host pointer.
+// (E-PROG.1 comes first), with one host=null passes a NULL host pointer
+// and a span may run past the allocation's end. A copy of 0 bytes is
+// refused by neither (E-PROG.31).
 func devCopyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	live, _ := noLiveInit(m, c, rs)
 	switch {
@@ -616,9 +618,19 @@ func devCopyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		if len(rs.out) > 0 {
 			rs.add(OnAll, "E-PROG.24", "device address 0", iaSet)
 		}
+		return
 	case m.allocs[o.A].ctx != c:
-	case o.OutNull:
+		return
+	}
+	_, n, inside := DevCopySpan(o, m.allocs[o.A].size)
+	if n == 0 && !o.Mem.Cross {
+		return
+	}
+	if o.OutNull {
 		rs.add(OnAll, "E-PROG.24", "a NULL host pointer", iaSet)
+	}
+	if !inside {
+		rs.add(OnAll, "E-PROG.30", "a span past the allocation's end", iaSet)
 	}
 }
 

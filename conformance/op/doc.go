@@ -35,10 +35,14 @@
 //	prepare_run CTX st=N id=I [args=ARGS]     on run storage N (0..3), a valid CallConfig, storage N's descriptor
 //	launch_run CTX st=N | poll_run CTX st=N | wait_run CTX st=N | finalize_run CTX st=N
 //	run CTX st=N id=I [args=ARGS]             simpler_run
-//	dev_alloc cN a=A size=B                   device_malloc_ctx of B bytes (1..2^20) into allocation slot A (0..3)
-//	dev_write cN a=A seed=S                   copy_to_device_ctx of the pattern of (A, S) into slot A's allocation
-//	dev_read cN a=A                           copy_from_device_ctx of slot A's allocation
-//	dev_free cN a=A                           device_free_ctx of slot A's allocation
+//	dev_alloc cN a=A size=B|huge              device_malloc_ctx of B bytes (0..2^20, huge: 2^62) into allocation slot A (0..3)
+//	dev_write cN a=A seed=S [SPAN] [host=null] copy_to_device_ctx of the pattern of (A, S) into slot A's allocation
+//	dev_read cN a=A [SPAN] [host=null]        copy_from_device_ctx of slot A's allocation
+//	                                          SPAN: off=K len=N (N or huge) of the allocation, or cross=B
+//	                                          (its last 8 bytes through the first 8 of slot B's, lower first)
+//	dev_free cN a=A [at=K|ptr=unknown|freed|foreign] device_free_ctx of slot A's allocation, or of a pointer
+//	                                          K bytes into it, one no allocation had, the one it had before
+//	                                          it was freed, or another context's
 //	cinit hN rank=R nranks=K path=pP|null [stream=S] ... cmem REF idx=I  the comm family (ops_comm.go)
 //	ccopy cN REF idx=I [off=K] [put=V]        a word of a comm window through cN's copies (ops_comm.go)
 //

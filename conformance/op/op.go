@@ -557,6 +557,9 @@ type Op struct {
 	A    int8
 	Size uint32
 	Seed uint8
+	// Mem is a device memory op's argument beyond the whole allocation:
+	// a copy's span, a free's pointer, dev_alloc's size 0 or huge.
+	Mem DevArgs
 }
 
 // Reps is how many calls the op makes.

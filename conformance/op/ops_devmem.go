@@ -1,13 +1,17 @@
 package op
 
-import "strconv"
+import (
+	"bytes"
+	"strconv"
+)
 
-// Device memory of a program context with valid arguments (E-PROG,
-// E-DESTROY): device_malloc_ctx into an allocation slot the runner owns
-// (a0..a3, like run storage), copy_to_device_ctx of a deterministic pattern
-// into it, copy_from_device_ctx of it compared with what the model says it
-// holds, and device_free_ctx of it. The prog op calls the same entries with
-// deliberately bad arguments; these keep an allocation alive across the
+// Device memory of a program context (E-PROG, E-DESTROY):
+// device_malloc_ctx into an allocation slot the runner owns (a0..a3, like
+// run storage), copy_to_device_ctx of a deterministic pattern into it,
+// copy_from_device_ctx of it compared with what the model says it holds,
+// and device_free_ctx of it; DevArgs are the spans, pointers and sizes
+// beyond a whole allocation (E-PROG.30-34). The prog op calls the same
+// entries with NULL pointers; these keep an allocation alive across the
 // calls that must leave it alone.
 
 // MaxDevSize bounds dev_alloc's size: the runner keeps host buffers of it.
@@ -19,14 +23,22 @@ func init() {
 		parse: func(p *opParser) {
 			parseDevSlot(p)
 			v, _ := p.take("size", true)
+			if v == "huge" {
+				p.op.Mem.Huge = true
+				return
+			}
 			n := p.uintv("size", v, 32)
-			if n == 0 || n > MaxDevSize {
-				p.fail("size=%s: want 1..%d bytes", v, MaxDevSize)
+			if n > MaxDevSize {
+				p.fail("size=%s: want 0..%d bytes, or huge", v, MaxDevSize)
 			}
 			p.op.Size = uint32(n)
 		},
 		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "a="+strconv.Itoa(int(op.A)), "size="+strconv.FormatUint(uint64(op.Size), 10))
+			size := strconv.FormatUint(uint64(op.Size), 10)
+			if op.Mem.Huge {
+				size = "huge"
+			}
+			t.w(ctxText(op.C), "a="+strconv.Itoa(int(op.A)), "size="+size)
 		},
 	}))
 	define(KindDevWrite, devDef(kindDef{
@@ -35,24 +47,147 @@ func init() {
 			parseDevSlot(p)
 			v, _ := p.take("seed", true)
 			p.op.Seed = uint8(p.uintv("seed", v, 8))
+			parseDevSpan(p)
 			p.op.OutNull = p.nullFlag("host")
 		},
 		format: func(t *opText, op Op) {
 			t.w(ctxText(op.C), "a="+strconv.Itoa(int(op.A)), "seed="+strconv.Itoa(int(op.Seed)))
+			formatDevSpan(t, op)
 			hostText(t, op)
 		},
 	}))
 	define(KindDevRead, devDef(kindDef{name: "dev_read", status: true,
 		parse: func(p *opParser) {
 			parseDevSlot(p)
+			parseDevSpan(p)
 			p.op.OutNull = p.nullFlag("host")
 		},
 		format: func(t *opText, op Op) {
 			formatDevSlot(t, op)
+			formatDevSpan(t, op)
 			hostText(t, op)
 		},
 	}))
-	define(KindDevFree, devDef(kindDef{name: "dev_free", parse: parseDevSlot, format: formatDevSlot}))
+	define(KindDevFree, devDef(kindDef{name: "dev_free", parse: parseDevFree, format: formatDevFree}))
+}
+
+// DevArgs are a device memory op's arguments other than a whole live
+// allocation of the op's context (the zero value): a copy's span relative
+// to the slot's allocation, or one crossing into another slot's; the
+// pointer a free passes; a dev_alloc of a huge size.
+type DevArgs struct {
+	// Span: off=K len=N, the copy's device span is [base+Off, base+Off+Len)
+	// of the slot's allocation, whatever its size (past its end too).
+	Span bool
+	// Off is the span's start, or dev_free at=K's offset into the allocation.
+	Off uint32
+	Len uint64
+	// Cross: cross=B, the span from the last 8 bytes of the lower of the two
+	// allocations (slot A's and slot Into's) through the first 8 bytes of the
+	// higher, whatever lies between them.
+	Cross bool
+	Into  int8
+	Ptr   DevPtr // dev_free's pointer
+	Huge  bool   // dev_alloc size=huge: DevHugeSize bytes
+}
+
+// DevPtr is the pointer a dev_free passes.
+type DevPtr uint8
+
+// The pointers of dev_free.
+const (
+	PtrBase     DevPtr = iota // the allocation's base: it frees it
+	PtrInterior               // at=K: K bytes into the allocation
+	PtrUnknown                // ptr=unknown: one no allocation ever had (a host buffer of the runner's)
+	PtrFreed                  // ptr=freed: the one the slot's allocation had before it was freed
+	PtrForeign                // ptr=foreign: the slot's allocation, of another context than the op's
+)
+
+var devPtrNames = [...]string{PtrUnknown: "unknown", PtrFreed: "freed", PtrForeign: "foreign"}
+
+// DevHugeSize is size=huge, and len=huge: no device has it (32 GiB), no
+// host can back it, and base + it wraps no address.
+const DevHugeSize = 1 << 62
+
+// DevCrossEdge is how far a cross=B span reaches into each allocation.
+const DevCrossEdge = 8
+
+func parseDevSpan(p *opParser) {
+	off, hasOff := p.take("off", false)
+	n, hasLen := p.take("len", false)
+	into, cross := p.take("cross", false)
+	switch {
+	case cross && (hasOff || hasLen):
+		p.fail("cross=%s takes no off= or len=: the span is the allocations' edges", into)
+	case cross:
+		b, err := strconv.Atoi(into)
+		if err != nil || b < 0 || b >= MaxAllocs || int8(b) == p.op.A {
+			p.fail("bad cross=%q (another allocation slot 0..%d)", into, MaxAllocs-1)
+			return
+		}
+		p.op.Mem.Cross, p.op.Mem.Into = true, int8(b)
+	case hasOff != hasLen:
+		p.fail("a span takes both off= and len=")
+	case hasOff:
+		k := p.uintv("off", off, 32)
+		if k > MaxDevSize {
+			p.fail("off=%s: want 0..%d", off, MaxDevSize)
+		}
+		p.op.Mem.Span, p.op.Mem.Off = true, uint32(k)
+		if n == "huge" {
+			p.op.Mem.Len = DevHugeSize
+		} else {
+			p.op.Mem.Len = p.uintv("len", n, 64)
+		}
+	}
+}
+
+func formatDevSpan(t *opText, op Op) {
+	switch {
+	case op.Mem.Cross:
+		t.w("cross=" + strconv.Itoa(int(op.Mem.Into)))
+	case op.Mem.Span:
+		n := strconv.FormatUint(op.Mem.Len, 10)
+		if op.Mem.Len == DevHugeSize {
+			n = "huge"
+		}
+		t.w("off="+strconv.FormatUint(uint64(op.Mem.Off), 10), "len="+n)
+	}
+}
+
+func parseDevFree(p *opParser) {
+	parseDevSlot(p)
+	at, hasAt := p.take("at", false)
+	ptr, hasPtr := p.take("ptr", false)
+	switch {
+	case hasAt && hasPtr:
+		p.fail("at= and ptr= name two pointers")
+	case hasAt:
+		k := p.uintv("at", at, 32)
+		if k == 0 || k > MaxDevSize {
+			p.fail("at=%s: want 1..%d bytes into the allocation", at, MaxDevSize)
+		}
+		p.op.Mem.Ptr, p.op.Mem.Off = PtrInterior, uint32(k)
+	case hasPtr:
+		for i, name := range devPtrNames {
+			if name != "" && name == ptr {
+				p.op.Mem.Ptr = DevPtr(i)
+				return
+			}
+		}
+		p.fail("bad ptr=%q (unknown, freed or foreign)", ptr)
+	}
+}
+
+func formatDevFree(t *opText, op Op) {
+	formatDevSlot(t, op)
+	switch op.Mem.Ptr {
+	case PtrBase:
+	case PtrInterior:
+		t.w("at=" + strconv.FormatUint(uint64(op.Mem.Off), 10))
+	default:
+		t.w("ptr=" + devPtrNames[op.Mem.Ptr])
+	}
 }
 
 // devDef completes the definition of a device memory op: an entry on a
@@ -137,6 +272,21 @@ func DevContent(b []byte, a int8) uint64 {
 		}
 	}
 	return DevHolds(seed)
+}
+
+// DevSpanContent names what b, read back from the span at off of slot a's
+// allocation, holds: holds (DevHolds of a seed) when b is exactly that
+// seed's pattern at off, else 0.
+func DevSpanContent(b []byte, a int8, off uint32, holds uint64) uint64 {
+	if holds == 0 || holds > 256 {
+		return 0
+	}
+	want := make([]byte, int(off)+len(b))
+	DevPattern(want, a, uint8(holds-1))
+	if !bytes.Equal(b, want[off:]) {
+		return 0
+	}
+	return holds
 }
 
 // DevHolds is the content code of an allocation that holds the pattern of

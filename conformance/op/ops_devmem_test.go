@@ -2,6 +2,7 @@ package op
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,50 @@ func TestDevPatternNamesItsSeed(t *testing.T) {
 	}
 	if DevHoldsText(0) != "no pattern of this slot" || DevHoldsText(DevHolds(7)) != "the pattern of seed 7" {
 		t.Errorf("DevHoldsText: %q, %q", DevHoldsText(0), DevHoldsText(DevHolds(7)))
+	}
+}
+
+// E-PROG.30-34's op forms: every one parses back to itself, and a
+// malformed one is refused with a reason naming its argument.
+func TestDevOpsRoundTrip(t *testing.T) {
+	for _, line := range []string{
+		"dev_alloc c0 a=0 size=0", "dev_alloc c0 a=3 size=1048576", "dev_alloc c1 a=2 size=huge",
+		"dev_write c0 a=0 seed=1", "dev_write c0 a=0 seed=1 host=null",
+		"dev_write c0 a=1 seed=255 off=56 len=72", "dev_write c0 a=0 seed=2 off=0 len=huge",
+		"dev_write c0 a=0 seed=2 off=64 len=0", "dev_write c0 a=0 seed=5 cross=1 host=null",
+		"dev_read c0 a=0", "dev_read c0 a=1 off=1048576 len=18446744073709551615", "dev_read c0 a=3 cross=0",
+		"dev_free c0 a=0", "dev_free c0 a=0 at=1", "dev_free c0 a=1 ptr=unknown", "dev_free c0 a=1 ptr=freed", "dev_free c1 a=2 ptr=foreign",
+	} {
+		o, err := Parse(line)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", line, err)
+			continue
+		}
+		if got := o.String(); got != line {
+			t.Errorf("Parse(%q).String() = %q", line, got)
+		}
+		if back, err := Parse(o.String()); err != nil || back != o {
+			t.Errorf("%q does not parse back: %v", line, err)
+		}
+	}
+	if o := MustParse("dev_read c0 a=0 off=0 len=4611686018427387904"); o.String() != "dev_read c0 a=0 off=0 len=huge" || o.Mem.Len != DevHugeSize {
+		t.Errorf("len=2^62 reads back as %q (len %d)", o, o.Mem.Len)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{"dev_alloc c0 a=0 size=1048577", "size=1048577: want 0..1048576 bytes, or huge"},
+		{"dev_write c0 a=0 seed=1 off=8", "a span takes both off= and len="},
+		{"dev_read c0 a=0 len=8", "a span takes both off= and len="},
+		{"dev_read c0 a=0 off=1048577 len=1", "off=1048577: want 0..1048576"},
+		{"dev_read c0 a=0 off=0 len=x", `bad len "x"`},
+		{"dev_read c0 a=0 cross=0", `bad cross="0" (another allocation slot 0..3)`},
+		{"dev_read c0 a=0 cross=1 off=0 len=8", "cross=1 takes no off= or len="},
+		{"dev_free c0 a=0 at=0", "at=0: want 1..1048576 bytes into the allocation"},
+		{"dev_free c0 a=0 ptr=stale", `bad ptr="stale" (unknown, freed or foreign)`},
+		{"dev_free c0 a=0 at=8 ptr=unknown", "at= and ptr= name two pointers"},
+	} {
+		_, err := Parse(tc.line)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.line, err, tc.want)
+		}
 	}
 }
