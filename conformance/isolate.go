@@ -168,7 +168,9 @@ func (x FactoryExecutor) Execute(ops []op.Op, history bool) (out Outcome) {
 		if x.Finished != nil {
 			x.Finished(o)
 		}
-		if release != nil {
+		if release != nil && r.stuckWhy == "" {
+			// (A comm call that never returned keeps a thread inside the
+			// library: it is never unloaded then.)
 			release()
 		}
 		return o

@@ -144,6 +144,11 @@ func (r *Runner) join(i int) {
 				" of the call that should have released it (the last rank's arrival releases every rank that waits): its thread is still in the runtime"
 		}
 		delete(r.parked, i)
+		if p.cc.finish != nil {
+			// As a failure: a destroy's handle is invalid all the same,
+			// and nothing of its answer is read.
+			p.cc.finish(r, p.op, &op.CommObs{}, -1)
+		}
 		return
 	}
 	delete(r.parked, i)
