@@ -47,6 +47,10 @@ type opClass struct {
 	// repetition, judged by the model after each) does not fit: the two
 	// thread ops and unload.
 	run func(r *Runner, i int, op op.Op, e *Entry)
+	// park makes the op's call on a thread of its own when the model says
+	// it waits for peers that later ops bring, and reports whether it did
+	// (nil: never; ops_commpark.go); otherwise the generic path makes it.
+	park func(r *Runner, i int, op op.Op, e *Entry) bool
 	// call makes the op's one call and fills o.
 	call func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation)
 	// result renders what the op returned in a history line (nil: the

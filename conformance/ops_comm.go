@@ -97,25 +97,20 @@ func (c *commRun) id(n uint8, domain bool) uint64 {
 // ownRankIDs is the recipe's array in memory of its own (nil for NULL):
 // a parked call may read it while later calls fill the runner's.
 func (c *commRun) ownRankIDs(r op.IDsRecipe) unsafe.Pointer {
+	return fillRankIDs(make([]uint32, len(c.ids)), r)
+}
+
+// rankIDs is the recipe's array in the runner's memory (nil for NULL).
+func (c *commRun) rankIDs(r op.IDsRecipe) unsafe.Pointer { return fillRankIDs(c.ids, r) }
+
+func fillRankIDs(ids []uint32, r op.IDsRecipe) unsafe.Pointer {
 	if r.Null {
 		return nil
 	}
-	ids := make([]uint32, len(c.ids))
 	for i := range ids {
 		ids[i] = r.Entry(i)
 	}
 	return unsafe.Pointer(&ids[0])
-}
-
-// rankIDs is the recipe's array (nil for NULL).
-func (c *commRun) rankIDs(r op.IDsRecipe) unsafe.Pointer {
-	if r.Null {
-		return nil
-	}
-	for i := range c.ids {
-		c.ids[i] = r.Entry(i)
-	}
-	return unsafe.Pointer(&c.ids[0])
 }
 
 // commAbsentName is what name=bad puts in a descriptor's handle: a name

@@ -47,7 +47,7 @@ func blockingClass(cc commCall) opClass {
 		}
 		return st
 	})
-	c.run = func(r *Runner, i int, o op.Op, e *Entry) { r.commExec(i, o, e, cc) }
+	c.park = func(r *Runner, i int, o op.Op, e *Entry) bool { return r.commPark(i, o, e, cc) }
 	c.annotation = func(e *Entry) string {
 		if at, ok := e.ParkedUntil(); ok {
 			return "waited on its rank's thread until #" + strconv.Itoa(at)
@@ -68,20 +68,20 @@ type parkedRun struct {
 	done    chan struct{}
 }
 
-// commExec makes a comm call that may wait: at once when the model says it
-// returns at once (then joins what it released), else parked.
-func (r *Runner) commExec(i int, o op.Op, e *Entry, cc commCall) {
+// releasing marks every parked call: a call that may release it is made
+// now, so a parked call that returns from here on did not return early.
+func (r *Runner) releasing() {
+	for _, p := range r.parked {
+		p.issued.Store(true)
+	}
+}
+
+// commPark parks a comm call the model says waits for peers (the runner's
+// ready hook made sure later ops bring them); a call that returns at once
+// is the generic path's.
+func (r *Runner) commPark(i int, o op.Op, e *Entry, cc commCall) bool {
 	if r.m.CommWaits(o) == "" {
-		for _, p := range r.parked {
-			p.issued.Store(true)
-		}
-		obs := &r.obs
-		*obs = op.Observation{}
-		classOf(o.Kind).call(r, o, 0, obs)
-		r.st, _ = model.Step(r.st, i, 0, o, obs)
-		e.Obs = *obs
-		r.joinReleased()
-		return
+		return false
 	}
 	p := &parkedRun{op: o, e: e, cc: cc, obs: &op.Observation{}, done: make(chan struct{})}
 	co := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
@@ -102,6 +102,7 @@ func (r *Runner) commExec(i int, o op.Op, e *Entry, cc commCall) {
 		close(p.done)
 	}()
 	r.watchEarly(p)
+	return true
 }
 
 // watchEarly gives a parked call parkGrace, once inside the runtime, to
@@ -122,6 +123,9 @@ func (r *Runner) watchEarly(p *parkedRun) {
 // joinReleased waits for every parked call the model says the last step
 // released and has the model judge each.
 func (r *Runner) joinReleased() {
+	if len(r.parked) == 0 {
+		return
+	}
 	for _, i := range r.m.TakeReleased() {
 		r.join(i)
 	}

@@ -654,6 +654,9 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 		cls.run(r, i, cur, e)
 		return
 	}
+	if cls.park != nil && cls.park(r, i, cur, e) {
+		return
+	}
 	if runOp(cur) {
 		if why := r.runReady(cur); why != "" {
 			e.Skipped = why
@@ -668,6 +671,7 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 		if entry {
 			before, probe = r.counters()
 		}
+		r.releasing()
 		r.call(cur, o)
 		if m.Profile() == model.ProfileLegacy && entry && !cur.Kind.CommCodes() {
 			// Legacy codes: -1 generic, -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE.
@@ -701,6 +705,7 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 			cls.reps(e, o)
 		}
 	}
+	r.joinReleased()
 }
 
 // call makes the op's one call and fills o.

@@ -100,19 +100,17 @@ func (m *Model) waitFor(done bool, k waitKey, note string) {
 // makes no other call of it meanwhile.
 func (m *Model) CommBusy(h int8) bool { return m.cm != nil && h >= 0 && m.cm.busy(h) }
 
-// CommBusyWhy says why an op naming a busy rank is not made ("" when it
-// names none).
+// CommBusyWhy says why an op naming a busy rank's handle is not made (""
+// when it names none): a comm entry of a handle, or a word read through
+// one of its contexts.
 func (m *Model) CommBusyWhy(o Op) string {
 	if !o.Kind.CommCodes() && o.Kind != op.KindCommMem && o.Kind != op.KindCommCopy {
 		return ""
 	}
-	if o.Kind == op.KindCommMem || o.Kind == op.KindCommCopy {
-		if o.Comm.Ref == op.RefGlobal || o.Comm.Ref == op.RefLocal {
-			return ""
+	if o.Kind.CommCodes() || (o.Comm.Ref != op.RefGlobal && o.Comm.Ref != op.RefLocal) {
+		if h := o.Comm.H; m.CommBusy(h) {
+			return "h" + strconv.Itoa(int(h)) + "'s rank is waiting in a call for its peers: a rank makes one call at a time"
 		}
-	}
-	if h := o.Comm.H; m.CommBusy(h) {
-		return "h" + strconv.Itoa(int(h)) + "'s rank is waiting in a call for its peers: a rank makes one call at a time"
 	}
 	return ""
 }

@@ -591,57 +591,51 @@ func init() {
 		func(t *opText, op Op) { t.kv("d", uint64(op.Comm.ID)) }))
 	define(KindCommMem, kindDef{name: "cmem", quiet: true,
 		parse: func(p *opParser) {
-			c := &p.op.Comm
 			p.memRef(p.positional(1)[0])
-			c.Idx = p.small("idx", true)
-			c.Off = p.u64("off", false)
-			if v, ok := p.take("put", false); ok {
-				c.Put, c.Val = true, p.uintv("put", v, 64)
-			}
-			if c.Off%8 != 0 {
-				p.fail("cmem reads and writes whole words: off must be a multiple of 8")
-			}
+			p.word("cmem reads and writes whole words")
 		},
 		format: func(t *opText, op Op) {
-			c := op.Comm
-			t.w(memRefText(c))
-			t.kv("idx", uint64(c.Idx))
-			if c.Off != 0 {
-				t.kv("off", c.Off)
-			}
-			if c.Put {
-				t.kv("put", c.Val)
-			}
+			t.w(memRefText(op.Comm))
+			t.word(op.Comm)
 		},
 	})
+}
+
+// word reads the word a cmem or ccopy names after its reference: idx=I
+// [off=K] [put=V], K a multiple of 8 (what says so: whole words).
+func (p *opParser) word(what string) {
+	c := &p.op.Comm
+	c.Idx = p.small("idx", true)
+	c.Off = p.u64("off", false)
+	if v, ok := p.take("put", false); ok {
+		c.Put, c.Val = true, p.uintv("put", v, 64)
+	}
+	if c.Off%8 != 0 {
+		p.fail("%s: off must be a multiple of 8", what)
+	}
+}
+
+func (t *opText) word(c CommRecipe) {
+	t.kv("idx", uint64(c.Idx))
+	if c.Off != 0 {
+		t.kv("off", c.Off)
+	}
+	if c.Put {
+		t.kv("put", c.Val)
+	}
 }
 
 func init() {
 	define(KindCommCopy, kindDef{name: "ccopy", args: ctxOne, entry: true, status: true, quiet: true,
 		parse: func(p *opParser) {
-			c := &p.op.Comm
 			pos := p.positional(2)
 			p.op.C = p.slot(pos[0])
 			p.memRef(pos[1])
-			c.Idx = p.small("idx", true)
-			c.Off = p.u64("off", false)
-			if v, ok := p.take("put", false); ok {
-				c.Put, c.Val = true, p.uintv("put", v, 64)
-			}
-			if c.Off%8 != 0 {
-				p.fail("ccopy copies whole words: off must be a multiple of 8")
-			}
+			p.word("ccopy copies whole words")
 		},
 		format: func(t *opText, op Op) {
-			c := op.Comm
-			t.w(ctxText(op.C), memRefText(c))
-			t.kv("idx", uint64(c.Idx))
-			if c.Off != 0 {
-				t.kv("off", c.Off)
-			}
-			if c.Put {
-				t.kv("put", c.Val)
-			}
+			t.w(ctxText(op.C), memRefText(op.Comm))
+			t.word(op.Comm)
 		},
 	})
 }
