@@ -171,3 +171,78 @@ func (r *Runner) drainParked() {
 		r.join(i)
 	}
 }
+
+// The comm entries that may wait for peers.
+func init() {
+	defineOp(op.KindCommAlloc, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, co *op.CommObs) func() abi.Status {
+			h, win, out := r.commHandle(o), uintptr(o.Comm.Win), outPtr(&co.Out, o.Comm.NullOut)
+			return func() abi.Status { return r.rt.CommAllocWindows(h, win, out) }
+		},
+		finish: func(r *Runner, o op.Op, co *op.CommObs, st abi.Status) {
+			if o.Comm.H >= 0 {
+				// Whatever it returned: a runtime may have mapped them.
+				r.comm.windows[o.Comm.H] = true
+				r.comm.maps++
+			}
+			if st == abi.OK && o.Comm.H >= 0 {
+				r.comm.ctxs[o.Comm.H].base = co.Out
+				r.peekCtx(co.Out, co)
+			}
+		},
+	}))
+	defineOp(op.KindCommBarrier, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, _ *op.CommObs) func() abi.Status {
+			h := r.commHandle(o)
+			return func() abi.Status { return r.rt.CommBarrier(h) }
+		},
+	}))
+	defineOp(op.KindCommDestroy, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, _ *op.CommObs) func() abi.Status {
+			h := r.commHandle(o)
+			return func() abi.Status { return r.rt.CommDestroy(h) }
+		},
+		finish: func(r *Runner, o op.Op, _ *op.CommObs, _ abi.Status) {
+			if o.Comm.H >= 0 {
+				// The handle is invalid after the call, whatever it returned.
+				r.comm.handles[o.Comm.H], r.comm.ctxs[o.Comm.H] = 0, commCtxs{}
+			}
+		},
+	}))
+	defineOp(op.KindCommDomainAlloc, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, co *op.CommObs) func() abi.Status {
+			c := o.Comm
+			h, id, ids := r.commHandle(o), r.comm.id(c.ID, false), r.comm.ownRankIDs(c.IDs)
+			out, base := outPtr(&co.Out, c.NullOut), outPtr(&co.Base, c.NullBase)
+			return func() abi.Status {
+				return r.rt.CommAllocDomainWindows(h, id, ids, uintptr(c.N), uint32(c.Rank), uintptr(c.Win), out, base)
+			}
+		},
+		finish: func(r *Runner, o op.Op, co *op.CommObs, st abi.Status) {
+			c := o.Comm
+			if st == abi.OK {
+				r.comm.maps++
+			}
+			if st == abi.OK && c.H >= 0 {
+				x := &r.comm.ctxs[c.H]
+				if x.domains == nil {
+					x.domains = map[uint8]uint64{}
+				}
+				x.domains[c.ID] = co.Out
+				r.peekCtx(co.Out, co)
+			}
+		},
+	}))
+	defineOp(op.KindCommDomainRelease, blockingClass(commCall{
+		start: func(r *Runner, o op.Op, _ *op.CommObs) func() abi.Status {
+			c := o.Comm
+			h, id := r.commHandle(o), r.comm.id(c.ID, false)
+			return func() abi.Status { return r.rt.CommReleaseDomainWindows(h, id, uintptr(c.N), uint32(c.Rank)) }
+		},
+		finish: func(r *Runner, o op.Op, _ *op.CommObs, st abi.Status) {
+			if st == abi.OK && o.Comm.H >= 0 {
+				delete(r.comm.ctxs[o.Comm.H].domains, o.Comm.ID)
+			}
+		},
+	}))
+}

@@ -611,45 +611,12 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 		e.Skipped = "not run: the model lost track earlier"
 		return
 	}
-	if need, rule, why := needs(cur); !r.caps.Has(need) {
-		if m.Profile() == model.ProfileLegacy && rule != model.RU1 {
-			// The caller's device, streams and faults drive kernel rules,
-			// which a legacy build has none of.
-			rule = model.RuleNone
-		}
+	if rule, why := r.unmade(cur); why != "" {
 		e.Skipped = why
 		m.Skip(i, cur, rule, why)
 		return
 	}
-	if m.Profile() == model.ProfileLegacy {
-		if why := legacyUnavailable(cur); why != "" {
-			rule := model.RuleNone
-			if kernelOp(cur) {
-				rule = model.REKInit
-			}
-			e.Skipped = why
-			m.Skip(i, cur, rule, e.Skipped)
-			return
-		}
-	}
-	a, b := cur.Slots()
-	if !cur.Kind.MakesContext() {
-		for _, s := range [2]int8{a, b} {
-			if s >= 0 && !m.SlotLive(s) {
-				e.Skipped = "c" + itoa(int32(s)) + " holds no live context"
-				m.Skip(i, cur, model.RuleNone, e.Skipped)
-				return
-			}
-		}
-	}
 	cls := classOf(cur.Kind)
-	if cls.ready != nil {
-		if why := cls.ready(r, cur); why != "" {
-			e.Skipped = why
-			m.Skip(i, cur, model.RuleNone, why)
-			return
-		}
-	}
 	if cls.run != nil {
 		cls.run(r, i, cur, e)
 		return
@@ -657,13 +624,7 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 	if cls.park != nil && cls.park(r, i, cur, e) {
 		return
 	}
-	if runOp(cur) {
-		if why := r.runReady(cur); why != "" {
-			e.Skipped = why
-			m.Skip(i, cur, model.RuleNone, why)
-			return
-		}
-	}
+	a, _ := cur.Slots()
 	for rep := 0; rep < cur.Reps(); rep++ {
 		o := &r.obs
 		*o = op.Observation{}
@@ -706,6 +667,49 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 		}
 	}
 	r.joinReleased()
+}
+
+// unmade says why the runner does not make op's call now, and the rule
+// that leaves undriven ("" when it makes it): the target lacks what it
+// needs, a legacy build has no such entry, a slot it names holds no live
+// context, or its class or the run family says the state is not one to
+// call it in.
+func (r *Runner) unmade(cur op.Op) (model.Rule, string) {
+	m := r.m
+	if need, rule, why := needs(cur); !r.caps.Has(need) {
+		if m.Profile() == model.ProfileLegacy && rule != model.RU1 {
+			// The caller's device, streams and faults drive kernel rules,
+			// which a legacy build has none of.
+			rule = model.RuleNone
+		}
+		return rule, why
+	}
+	if m.Profile() == model.ProfileLegacy {
+		if why := legacyUnavailable(cur); why != "" {
+			if kernelOp(cur) {
+				return model.REKInit, why
+			}
+			return model.RuleNone, why
+		}
+	}
+	if !cur.Kind.MakesContext() {
+		a, b := cur.Slots()
+		for _, s := range [2]int8{a, b} {
+			if s >= 0 && !m.SlotLive(s) {
+				return model.RuleNone, "c" + itoa(int32(s)) + " holds no live context"
+			}
+		}
+	}
+	cls := classOf(cur.Kind)
+	if cls.ready != nil {
+		if why := cls.ready(r, cur); why != "" {
+			return model.RuleNone, why
+		}
+	}
+	if runOp(cur) && cls.run == nil {
+		return model.RuleNone, r.runReady(cur)
+	}
+	return model.RuleNone, ""
 }
 
 // call makes the op's one call and fills o.
