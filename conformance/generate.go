@@ -181,7 +181,7 @@ func (g *Generator) Next(c Chooser) op.Op {
 		g.st, _ = model.Step(g.st, 0, 0, op, nil)
 	}
 	for _, i := range g.m.TakeReleased() {
-		g.st = model.JoinParked(g.st, i)
+		g.st = model.JoinParked(g.st, i, len(g.ops)-1)
 	}
 	if lost, _ := g.m.Lost(); lost {
 		// The primary path went where the model cannot follow (an unknown

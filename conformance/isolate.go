@@ -246,6 +246,7 @@ type FindingRecord struct {
 	Verdict model.Verdict `json:"verdict"`
 	Detail  string        `json:"detail,omitempty"`
 	Key     string        `json:"key,omitempty"`
+	Upto    int           `json:"upto,omitempty"`
 }
 
 // Record converts o for transport.
@@ -255,7 +256,7 @@ func (o Outcome) Record() OutcomeRecord {
 		rr := &ResultRecord{Profile: res.History.Profile.String(), Checked: res.Checked, Lost: res.Lost,
 			Tally: map[string][]uint32{}, Diverged: res.Divergences}
 		for _, f := range res.Findings {
-			fr := FindingRecord{Index: f.Index, Rep: f.Rep, Rule: f.Rule.String(), Verdict: f.Verdict, Detail: f.Detail, Key: f.Key}
+			fr := FindingRecord{Index: f.Index, Rep: f.Rep, Rule: f.Rule.String(), Verdict: f.Verdict, Detail: f.Detail, Key: f.Key, Upto: f.Upto}
 			if f.Index >= 0 {
 				fr.Op = f.Op.String()
 			}
@@ -316,7 +317,7 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 		res.RunClauses[ruleOrNone(name)] = n
 	}
 	for _, fr := range rr.Findings {
-		f := model.Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key}
+		f := model.Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key, Upto: fr.Upto}
 		if fr.Op != "" {
 			op, err := op.Parse(fr.Op)
 			if err != nil {

@@ -144,7 +144,9 @@ func (r *Runner) join(i int) {
 	case <-p.done:
 	case <-t.C:
 		if r.stuckWhy == "" {
-			r.stuckAt, r.stuckWhy = i, "h"+itoa(int32(p.op.Comm.H))+"'s "+p.op.Kind.String()+" did not return within "+joinTimeout.String()+
+			// The hang shows at the call that should have released it: a
+			// repro runs through it.
+			r.stuckAt, r.stuckWhy = max(r.at, i), "h"+itoa(int32(p.op.Comm.H))+"'s "+p.op.Kind.String()+" did not return within "+joinTimeout.String()+
 				" of the call that should have released it (the last rank's arrival releases every rank that waits): its thread is still in the runtime"
 		}
 		delete(r.parked, i)
@@ -159,7 +161,7 @@ func (r *Runner) join(i int) {
 	if p.cc.finish != nil {
 		p.cc.finish(r, p.op, p.obs.Comm, p.obs.Call.Status)
 	}
-	r.st = model.JoinParked(r.st, i)
+	r.st = model.JoinParked(r.st, i, r.at)
 	p.e.Obs, p.e.releasedBy = *p.obs, r.at+1
 }
 

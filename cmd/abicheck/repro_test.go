@@ -21,9 +21,11 @@ const allMutantReprosEnv = "ABICHECK_ALL_MUTANT_REPROS"
 
 // reproSample are the mutants make test replays every repro of: the one
 // whose repros replayed other rules' failures (undocumented-code: nine
-// rules from one random sequence), one that crashes (a freed handle) and
-// one that shows only in a child process (it reads past an image).
-var reproSample = []string{"undocumented-code", "destroy-unfinalized", "img-reads-past-end"}
+// rules from one random sequence), one that crashes (a freed handle), one
+// that shows only in a child process (it reads past an image), and a
+// failure and a hang of a parked comm call, which show only once a later
+// call releases it (E-COMM.20, .58: a repro runs through the releaser).
+var reproSample = []string{"undocumented-code", "destroy-unfinalized", "img-reads-past-end", "comm-barrier-no-wait", "comm-first-out-unlinks"}
 
 // TestMutantRepros_replayTheirOwnFinding checks each mutant as a user does
 // (abicheck -repro-dir DIR LIB), then replays every repro-<RULE>.ops written

@@ -174,24 +174,26 @@ func (m *Model) park(idx int, o Op, obs *Observation) {
 	cm.park.parked = append(cm.park.parked, parkedCall{idx: idx, op: o, h: o.Comm.H, key: cm.park.key, e: m.e, after: after, obs: obs})
 }
 
-// joinParked judges the parked call of op index idx against its answer.
-func (m *Model) joinParked(idx int) {
+// joinParked judges the parked call of op index idx against its answer;
+// the call of op index at released it.
+func (m *Model) joinParked(idx, at int) {
 	cm := m.comm()
-	at := -1
+	k := -1
 	for i, p := range cm.park.parked {
 		if p.idx == idx {
-			at = i
+			k = i
 		}
 	}
-	if at < 0 {
+	if k < 0 {
 		return
 	}
-	p := cm.park.parked[at]
-	cm.park.parked = append(cm.park.parked[:at], cm.park.parked[at+1:]...)
+	p := cm.park.parked[k]
+	cm.park.parked = append(cm.park.parked[:k], cm.park.parked[k+1:]...)
 	if m.lost || p.obs == nil {
 		return
 	}
-	m.curOp, m.curIdx, m.curRep = p.op, p.idx, 0
+	m.curOp, m.curIdx, m.curRep, m.upto = p.op, p.idx, 0, at
+	defer func() { m.upto = 0 }()
 	m.e, m.co, m.tolBranch = p.e, &p.obs.Call, false
 	if p.obs.Comm != nil && p.obs.Comm.Early {
 		m.finding(REComm, Fail, p.op.Kind.String()+" of h"+strconv.Itoa(int(p.h))+" returned before the last rank of its session arrived: "+
@@ -215,10 +217,11 @@ func Park(s State, idx int, o Op, obs *Observation) State {
 	return State{m: m, gen: m.gen}
 }
 
-// JoinParked judges the parked call of op index idx, which has returned.
-func JoinParked(s State, idx int) State {
+// JoinParked judges the parked call of op index idx, which has returned
+// once the call of op index at released it.
+func JoinParked(s State, idx, at int) State {
 	m := s.advancing()
-	m.joinParked(idx)
+	m.joinParked(idx, at)
 	return State{m: m, gen: m.gen}
 }
 

@@ -263,7 +263,15 @@ type Finding struct {
 	// it is not the whole detail: the statuses wanted and got, without the
 	// notes that explain them.
 	Key string
+	// Upto is the last op a run makes before the finding shows, when that
+	// is after Index: a parked comm call is judged when a later call
+	// releases it (Through).
+	Upto int
 }
+
+// Through is the index of the last op a run must make for f to show: a
+// repro of f is the sequence up to and including it.
+func (f Finding) Through() int { return max(f.Index, f.Upto) }
 
 func (f Finding) String() string {
 	s := "#" + strconv.Itoa(f.Index)

@@ -71,7 +71,7 @@ func (m *Model) finding(r Rule, v Verdict, detail string) { m.findingKey(r, v, "
 // baseline.
 func (m *Model) findingKey(r Rule, v Verdict, key, detail string) {
 	m.tally[r][v]++
-	m.findings = append(m.findings, Finding{Index: m.curIdx, Rep: m.curRep, Op: m.curOp, Rule: r, Verdict: v, Detail: detail, Key: key})
+	m.findings = append(m.findings, Finding{Index: m.curIdx, Rep: m.curRep, Op: m.curOp, Rule: r, Verdict: v, Detail: detail, Key: key, Upto: m.upto})
 }
 
 func (m *Model) pass(r Rule) {

@@ -243,6 +243,9 @@ type Model struct {
 	curOp     Op
 	curIdx    int
 	curRep    int
+	// upto: the step judges a parked call its releaser at this index
+	// released (Finding.Upto); 0 otherwise.
+	upto int
 }
 
 // NewModel returns the model of a fresh runtime instance.

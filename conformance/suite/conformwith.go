@@ -439,7 +439,7 @@ func (st *suiteState) failed(co CaseOutcome, ops []op.Op, res *conformance.Resul
 	repros := make(map[model.Rule][]op.Op, len(firsts))
 	notes := map[model.Rule]string{}
 	for _, f := range firsts {
-		repro := conformance.ReproPrefix(ops, f.Index)
+		repro := conformance.ReproPrefix(ops, f.Through())
 		if st.shown([]model.Rule{f.Rule}, model.Fail) {
 			repro, notes[f.Rule] = st.reproOf(report.IDOf(f), repro)
 		}
@@ -454,7 +454,7 @@ func (st *suiteState) failed(co CaseOutcome, ops []op.Op, res *conformance.Resul
 		if id, ok := ids[f.Rule]; ok && id.Matches(report.IDOf(f)) {
 			return repros[f.Rule]
 		}
-		return conformance.ReproPrefix(ops, f.Index)
+		return conformance.ReproPrefix(ops, f.Through())
 	})
 	for r, n := range notes {
 		st.rep.NoteRepro(r, n)

@@ -59,7 +59,7 @@ func (st *suiteState) probe(c *conformance.Check, firstFail int) (CaseOutcome, b
 			if !slices.Contains(rs, f.Rule) {
 				rs = append(rs, f.Rule)
 			}
-			repro := pc.Ops[:min(f.Index+1, len(pc.Ops))]
+			repro := conformance.ReproPrefix(pc.Ops, f.Through())
 			for _, r := range rs {
 				g := f
 				g.Rule, g.Detail = r, where+"#"+strconv.Itoa(f.Index)+" "+f.Op.String()+readText(pc, f.Index)+": "+f.Detail
