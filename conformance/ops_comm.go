@@ -3,6 +3,9 @@ package conformance
 import (
 	"encoding/binary"
 	"os"
+	"runtime"
+	"slices"
+	"time"
 	"strconv"
 	"sync/atomic"
 	"unsafe"
@@ -483,26 +486,66 @@ func (r *Runner) commWordAddr(c op.CommRecipe) (uint64, bool) {
 	return win + c.Off, true
 }
 
-// commCleanup releases what a run left of the comm family: every handle
-// whose destroy returns at once (one the model says would wait for peers
-// is left, as a rank that dies leaves it; after the model lost track only
-// those of single-rank sessions and those no comm_alloc_windows was called
-// on, which never wait), then every global domain a gprep of the run
-// prepared (a release never waits). What a runtime that broke the contract
-// still holds goes with the instance's reset or unload.
+// commCleanup releases what a run left of the comm family: the live
+// handles whose destroys, made together (each on a thread of its own: the
+// ranks of a session leave together), all return — a handle whose peers
+// are gone is left, as a rank that dies leaves it; after the model lost
+// track only those of single-rank sessions and those no
+// comm_alloc_windows was called on, which never wait — then every global
+// domain a gprep of the run prepared (a release never waits). What a
+// runtime that broke the contract still holds goes with the instance's
+// reset or unload.
 func (r *Runner) commCleanup() {
 	lost, _ := r.m.Lost()
-	for h, v := range r.comm.handles {
-		if v == 0 {
-			continue
+	var leave []abi.CommHandle
+	for _, h := range r.m.CommLeaveTogether() {
+		if v := r.comm.handles[h]; v != 0 && (!lost || r.comm.nranks[h] == 1 || !r.comm.windows[h]) {
+			leave = append(leave, v)
 		}
-		if (!lost && !r.m.CommDestroyWaits(int8(h))) || (lost && (r.comm.nranks[h] == 1 || !r.comm.windows[h])) {
-			r.rt.CommDestroy(v)
-		}
-		r.comm.handles[h] = 0
 	}
+	if lost {
+		for h, v := range r.comm.handles {
+			if v != 0 && (r.comm.nranks[h] == 1 || !r.comm.windows[h]) && !slices.Contains(leave, v) {
+				leave = append(leave, v)
+			}
+		}
+	}
+	r.destroyTogether(leave)
+	r.comm.handles = [op.MaxCommHandles]abi.CommHandle{}
 	for id := range r.comm.descs {
 		r.rt.CommGlobalDomainRelease(r.comm.id(id, true))
+	}
+}
+
+// destroyTogether destroys hs, each on a thread of its own, and waits for
+// them (joinTimeout: one that does not return leaves its thread in the
+// runtime, and the instance is not used again).
+func (r *Runner) destroyTogether(hs []abi.CommHandle) {
+	if len(hs) == 1 {
+		r.rt.CommDestroy(hs[0])
+		return
+	}
+	done := make(chan struct{}, len(hs))
+	for _, h := range hs {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			r.rt.CommDestroy(h)
+			done <- struct{}{}
+		}()
+	}
+	t := time.NewTimer(joinTimeout)
+	defer t.Stop()
+	for range hs {
+		select {
+		case <-done:
+		case <-t.C:
+			if r.stuckWhy == "" {
+				r.stuckAt, r.stuckWhy = len(r.ops)-1, "a comm_destroy of the run's cleanup did not return within "+joinTimeout.String()+
+					" of its session's other ranks' destroys: its thread is still in the runtime"
+			}
+			return
+		}
 	}
 }
 
@@ -580,9 +623,6 @@ func (g *Generator) genCommInit(ch Chooser) op.Op {
 	switch ch.IntN(12, "cinit") {
 	case 0:
 		c.Path = int8(ch.IntN(2, "shared")) // a session another handle may have
-		if g.pathOfRanks(c.Path) {
-			c.Path = h % op.MaxCommPaths
-		}
 	case 1:
 		c.Path = op.NullRef
 	case 2:
@@ -595,6 +635,14 @@ func (g *Generator) genCommInit(ch Chooser) op.Op {
 		c.Rank = int64(ch.IntN(int(c.NRanks), "rank"))
 	case 5:
 		c.Stream = int8(ch.IntN(3, "stream"))
+	}
+	for p := c.Path; p >= 0 && g.pathOfRanks(c.Path); {
+		// A handle of another nranks does not join a session of ranks
+		// (their counters would not be known: unsureWaits).
+		c.Path = (c.Path + 1) % op.MaxCommPaths
+		if c.Path == p {
+			c.Path = op.NullRef
+		}
 	}
 	return op.Op{Kind: op.KindCommInit, Comm: c}
 }

@@ -1070,12 +1070,6 @@ func (m *Model) commMem(o Op, obs *Observation) func() {
 // CommHandleLive reports whether slot h holds a handle the runner may call.
 func (m *Model) CommHandleLive(h int8) bool { return m.cm != nil && m.cm.handle(h) != nil }
 
-// CommDestroyWaits reports whether comm_destroy of slot h's handle would
-// wait for peers (the runner leaves such a handle at its cleanup).
-func (m *Model) CommDestroyWaits(h int8) bool {
-	return m.CommWaits(Op{Kind: op.KindCommDestroy, Comm: op.CommRecipe{H: h}}) != ""
-}
-
 // CommRanks is slot h's handle's nranks (0 when none).
 func (m *Model) CommRanks(h int8) int32 {
 	if m.cm == nil || h < 0 || int(h) >= len(m.cm.h) {

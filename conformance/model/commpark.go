@@ -249,3 +249,33 @@ func (m *Model) Parked() []int {
 	}
 	return out
 }
+
+// CommLeaveTogether lists the live handle slots whose comm_destroy, made
+// by every live handle at once (the runner's cleanup), returns: the others
+// would wait for ranks that are gone.
+func (m *Model) CommLeaveTogether() []int8 {
+	if m.cm == nil {
+		return nil
+	}
+	c := m.copy()
+	c.findings = c.findings[:len(c.findings):len(c.findings)]
+	var out []int8
+	for h := int8(0); h < op.MaxCommHandles; h++ {
+		if c.cm.handle(h) == nil || c.cm.busy(h) {
+			continue
+		}
+		o := Op{Kind: op.KindCommDestroy, Comm: op.CommRecipe{H: h}}
+		if c.CommWaits(o) != "" {
+			c.park(int(h), o, nil)
+			continue
+		}
+		c.Step(int(h), 0, o, nil)
+		out = append(out, h)
+	}
+	for _, p := range c.cm.park.parked {
+		if p.released && p.op.Kind == op.KindCommDestroy {
+			out = append(out, p.h)
+		}
+	}
+	return out
+}
