@@ -5,9 +5,9 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"time"
 	"strconv"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
