@@ -22,8 +22,9 @@ import (
 // domains for the process, so every run maps p0..p7, a=N and d=N to values
 // no other run of any process uses (d=0 stays domain_id 0). A CommContext
 // is read only through the simulation hooks (CapPeek): on silicon it is
-// device memory. A call the model says would wait for peers that never
-// come is not made (it would end only at the runtime's timeout).
+// device memory. A call the model says would wait for peers is parked on
+// a thread of its own when later ops bring them (ops_commpark.go), and
+// otherwise not made (it would end only at the runtime's timeout).
 
 // commRunSerial numbers the runs of this process.
 var commRunSerial atomic.Uint64
@@ -551,9 +552,10 @@ func (r *Runner) destroyTogether(hs []abi.CommHandle) {
 
 // ---- the generator (GenOptions.Comm) ----
 
-// genCommOps offers the comm family's candidates: mostly single-rank
-// sessions (a handle of several ranks never gets windows here), each entry
-// with its refusals now and then, never a call that would wait for peers.
+// genCommOps offers the comm family's candidates: single-rank sessions,
+// each entry with its refusals now and then, and sessions of several ranks
+// whose collectives are drawn whole (ops_commranks.go); a single-handle
+// draw never waits for peers.
 func genCommOps(g *Generator, s *genState) {
 	if !g.o.Comm {
 		return

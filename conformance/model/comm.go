@@ -226,8 +226,9 @@ func (m *Model) succeeded(obs *Observation) bool { return obs == nil || obs.Call
 
 // commWait is the outcome of a step that waits for peers: complete
 // (returns at once), or needs peers the model cannot see. In a run of the
-// checker such a call is never made (CommWaits); in a recorded session its
-// peers were other processes, so 0 and -1 are both possible.
+// checker such a call is parked when later ops bring its peers (waitFor,
+// commpark.go) and otherwise not made (CommWaits); in a recorded session
+// its peers were other processes, so 0 and -1 are both possible.
 func (m *Model) commWait(done bool, note string) {
 	if done {
 		m.commExpect(one(abi.OK), note)
@@ -248,9 +249,10 @@ const repeatAllocWaits = "a second comm_alloc_windows of a rank of several: the 
 // made on a segment whose counters are not known.
 const unsureWaits = "its session's counters are not known: a handle allocated its windows again (upstream's creator re-initializes the header, comm_sim.cpp:345-352) or a handle of another nranks joined it"
 
-// CommWaits says why op would wait for peers that never come in this
-// sequence ("" when it returns at once): the runner does not make such a
-// call, which would end only at the runtime's timeout.
+// CommWaits says why op would wait for peers ("" when it returns at
+// once): the runner parks such a call when later ops bring them
+// (CommParkable) and otherwise does not make it, since it would end only
+// at the runtime's timeout.
 func (m *Model) CommWaits(o Op) string {
 	if !o.Kind.CommCodes() {
 		return ""
