@@ -45,6 +45,12 @@ type commRun struct {
 	// may have taken it (E-PROG.28).
 	maps uint64
 	last map[copyRef]lastAddr
+	// The comm timeout (ops_commtimeout.go): boundMs the run's last
+	// ctimeout set; boundFound the bound the run found, to restore, once
+	// boundSet.
+	boundMs    int32
+	boundFound int32
+	boundSet   bool
 }
 
 // copyRef is a ccopy's reference to a word.
@@ -199,7 +205,7 @@ func commReady(r *Runner, o op.Op) string {
 	if o.Kind == op.KindCommMem {
 		return r.m.CommMemReady(o)
 	}
-	if why := r.m.CommWaits(o); why != "" && !r.m.CommParkable(r.ops[r.at:]) {
+	if why := r.m.CommWaits(o); why != "" && !r.m.CommTimesOut(o) && !r.m.CommParkable(r.ops[r.at:]) {
 		return "not run: " + why + ", and no later op of the sequence brings them (the runtime's timeout)"
 	}
 	return ""
@@ -270,7 +276,8 @@ func init() {
 				r.comm.windows[o.Comm.H] = true
 				r.comm.maps++
 			}
-			if st == abi.OK && o.Comm.H >= 0 {
+			// A ready wait that timed out wrote the context too (E-COMM.9).
+			if o.Comm.H >= 0 && (st == abi.OK || (st == -1 && co.Out != op.CommUnwritten)) {
 				r.comm.ctxs[o.Comm.H].base = co.Out
 				r.peekCtx(co.Out, co)
 			}
@@ -560,19 +567,22 @@ func (r *Runner) commWordAddr(c op.CommRecipe) (uint64, bool) {
 }
 
 // commCleanup releases what a run left of the comm family: every handle
-// whose destroy returns at once (one the model says would wait for peers
-// is left, as a rank that dies leaves it; after the model lost track only
+// whose destroy returns at once, and with the comm timeout hook every
+// other one too under a 1 ms bound (without it one the model says would
+// wait for peers is left, as a rank that dies leaves it; after the model
+// lost track only
 // those of single-rank sessions and those no comm_alloc_windows was called
 // on, which never wait), then every global domain a gprep of the run
 // prepared (a release never waits). What a runtime that broke the contract
 // still holds goes with the instance's reset or unload.
 func (r *Runner) commCleanup() {
 	lost, _ := r.m.Lost()
+	short := r.shortCleanupBound()
 	for h, v := range r.comm.handles {
 		if v == 0 {
 			continue
 		}
-		if (!lost && !r.m.CommDestroyWaits(int8(h))) || (lost && (r.comm.nranks[h] == 1 || !r.comm.windows[h])) {
+		if (!lost && (short || !r.m.CommDestroyWaits(int8(h)))) || (lost && (r.comm.nranks[h] == 1 || !r.comm.windows[h])) {
 			r.rt.CommDestroy(v)
 		}
 		r.comm.handles[h] = 0
@@ -641,10 +651,11 @@ var (
 
 func pickU64(ch Chooser, label string, xs []uint64) uint64 { return xs[ch.IntN(len(xs), label)] }
 
-// commSafe is o, or, when the model says o would wait for peers, a query
-// of its handle that never waits.
+// commSafe is o, or, when the model says o would wait for peers (and not
+// time out under a short bound, CommTimesOut), a query of its handle that
+// never waits.
 func (g *Generator) commSafe(o op.Op) op.Op {
-	if g.m.CommWaits(o) != "" {
+	if g.m.CommWaits(o) != "" && !g.m.CommTimesOut(o) {
 		return op.Op{Kind: op.KindCommSize, Comm: op.CommRecipe{H: o.Comm.H}}
 	}
 	return o

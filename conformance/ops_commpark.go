@@ -83,6 +83,10 @@ func (r *Runner) commExec(i int, o op.Op, e *Entry, cc commCall) {
 		r.joinReleased()
 		return
 	}
+	if r.m.CommTimesOut(o) {
+		r.commTimedOut(i, o, e, cc)
+		return
+	}
 	p := &parkedRun{op: o, e: e, cc: cc, obs: &op.Observation{}, done: make(chan struct{})}
 	co := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
 	p.obs.Comm = co

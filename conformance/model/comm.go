@@ -111,6 +111,10 @@ type commModel struct {
 	unknown bool
 	// park: the calls of ranks that wait for their peers (commpark.go).
 	park parkState
+	// timeoutMs is the bound of the waits, as the run's last ctimeout set
+	// it (0: the build's, which the model takes as upstream's 120 s;
+	// commtimeout.go).
+	timeoutMs int32
 }
 
 // commDesc is what the model knows of a descriptor gprep wrote.
@@ -392,20 +396,31 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 	seg := &cm.segs[s]
 	sized := seg.size >= total
 	done := !seg.shared && sized && seg.ready+1 >= h.nranks
-	if sized || seg.shared {
+	timedOut := false // its ready wait times out (E-COMM.9): the context is written
+	switch {
+	case sized || seg.shared:
 		m.waitFor(done, waitKey{waitReady, s, 0}, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once")
 		seg.ready++
-	} else {
+		timedOut = !done && !cm.park.parking && cm.timesOut()
+	case cm.timesOut():
+		// It gives up before it maps anything: the handle keeps what it had.
+		m.commTimeout("its session's segment is smaller than its windows and no peer sizes it")
+		return func() { m.checkUnwritten(obs, "comm_alloc_windows") }
+	default:
 		m.commWait(false, "")
 	}
 	h.seg, h.win = s, c.Win
 	return func() {
 		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
+		if co == nil || (!m.succeeded(obs) && !(timedOut && obs.Call.Status == commFail)) {
 			return
 		}
 		if !outWritten(co.Out) {
-			m.finding(REComm, Fail, "comm_alloc_windows returned 0 and wrote no context")
+			if timedOut {
+				m.finding(REComm, Fail, "comm_alloc_windows timed out at its ready wait and wrote no context: the context is written before the wait (E-COMM.9)")
+			} else {
+				m.finding(REComm, Fail, "comm_alloc_windows returned 0 and wrote no context")
+			}
 			return
 		}
 		if h.ctxAddr != 0 && co.Out != h.ctxAddr {
@@ -664,10 +679,15 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 	seg := &cm.segs[s]
 	sized := seg.size >= total
 	done := !seg.shared && sized && seg.ready+1 >= int32(c.N)
-	if sized || seg.shared {
+	switch {
+	case sized || seg.shared:
 		m.waitFor(done, waitKey{waitReady, s, 0}, "comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once")
 		seg.ready++
-	} else {
+	case cm.timesOut():
+		// It gives up before it maps anything: no window is zeroed.
+		m.commTimeout("the allocation's segment is smaller than its windows and no peer sizes it")
+		return func() { m.checkUnwritten(obs, "comm_alloc_domain_windows") }
+	default:
 		m.commWait(false, "")
 	}
 	// The rank's own window is zeroed before it counts itself ready.
@@ -1088,7 +1108,7 @@ func (m *Model) CommRanks(h int8) int32 {
 // every global domain released, and every handle freed as comm_destroy
 // frees it, without waiting for its peers.
 func (cm *commModel) reset() {
-	cm.unknown, cm.park = false, parkState{}
+	cm.unknown, cm.park, cm.timeoutMs = false, parkState{}, 0
 	for i := range cm.h {
 		h := &cm.h[i]
 		if !h.live {
