@@ -75,9 +75,10 @@ func (r *Runner) commTimedOut(i int, o op.Op, e *Entry, cc commCall) {
 
 // shortCleanupBound sets a 1 ms bound for the cleanup's destroys when the
 // target has the hook (a destroy whose peers are gone then ends at once),
-// and reports whether it did.
+// and reports whether it did. Not while a call that never returned is
+// still inside the runtime: its handle must not be freed under it.
 func (r *Runner) shortCleanupBound() bool {
-	if r.bound == nil {
+	if r.bound == nil || r.stuckWhy != "" {
 		return false
 	}
 	prev := r.bound.SimCommTimeoutMs(1)

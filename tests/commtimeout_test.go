@@ -1,0 +1,63 @@
+package tests
+
+import (
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
+)
+
+// simabi_comm_timeout_ms (docs/contract.md F-1), on both backends: it
+// returns the bound in force before it (the build's 120000 ms first), ms <= 0
+// only reads it, a set bound ends a wait for a peer that never comes
+// (E-COMM.21: comm_barrier of a rank of two answers -1) within it and not
+// at 120 s, and simabi_reset gives the build's bound back.
+func TestCommTimeoutHook_setsReadsAndResets(t *testing.T) {
+	for name, open := range controlBackends(t, profiles[0]) {
+		t.Run(name, func(t *testing.T) {
+			tg, release, err := open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if release != nil {
+				defer release()
+			}
+			if !conformance.CapsOf(tg).Has(conformance.CapCommTimeout) {
+				t.Fatal("no CapCommTimeout: the hook did not resolve")
+			}
+			hook, _ := tg.(conformance.CommTimeoutTarget).CommTimeout()
+			ctl, _ := tg.(conformance.ControlTarget).Control()
+			var got []int32
+			got = append(got, hook.SimCommTimeoutMs(0), hook.SimCommTimeoutMs(-5), hook.SimCommTimeoutMs(20), hook.SimCommTimeoutMs(0), hook.SimCommTimeoutMs(7))
+			rt := tg.Runtime()
+			path := []byte("/simabi/tests/commtimeout/" + name + "\x00")
+			h0 := rt.CommInit(0, 2, 0, unsafe.Pointer(&path[0]))
+			h1 := rt.CommInit(1, 2, 0, unsafe.Pointer(&path[0]))
+			var ctx uint64
+			first := rt.CommAllocWindows(h0, 64, &ctx) // its peer has not come: -1 at the bound (E-COMM.9)
+			second := rt.CommAllocWindows(h1, 64, &ctx)
+			start := time.Now()
+			barrier := rt.CommBarrier(h0)
+			took := time.Since(start)
+			rt.CommDestroy(h0)
+			rt.CommDestroy(h1)
+			if st := ctl.SimReset(); st != abi.OK {
+				t.Fatalf("reset = %v", st)
+			}
+			got = append(got, hook.SimCommTimeoutMs(0))
+			if d := cmp.Diff([]int32{120000, 120000, 120000, 20, 20, 120000}, got); d != "" {
+				t.Errorf("the bounds returned (-want +got):\n%s", d)
+			}
+			if first != -1 || second != abi.OK || barrier != -1 {
+				t.Errorf("calloc of rank 0 = %d, of rank 1 = %d, barrier of rank 0 alone = %d; want -1, 0, -1", first, second, barrier)
+			}
+			if took > 5*time.Second {
+				t.Errorf("the barrier gave up after %v under a 7 ms bound", took)
+			}
+		})
+	}
+}
