@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"strconv"
 	"testing"
 	"time"
 	"unsafe"
@@ -9,6 +10,9 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/sim"
 )
 
 // simabi_comm_timeout_ms (docs/contract.md F-1), on both backends: it
@@ -59,5 +63,37 @@ func TestCommTimeoutHook_setsReadsAndResets(t *testing.T) {
 				t.Errorf("the barrier gave up after %v under a 7 ms bound", took)
 			}
 		})
+	}
+}
+
+// The runner gives the runtime its own bound back at the end of every run
+// (docs/abicheck.md, "Timeouts"), with or without its cleanup, so that no
+// later run meets a short one; and a run that sets a short bound holds a
+// lone rank's barrier to E-COMM.21 (-1) with no finding.
+func TestCommTimeout_runnerRestoresTheBound(t *testing.T) {
+	script := "ctimeout ms=3\ncinit h0 rank=0 nranks=2 path=p0\ncinit h1 rank=1 nranks=2 path=p0\ncalloc h0 win=64\ncalloc h1 win=64\ncbarrier h0\n"
+	ops, err := op.ParseScript(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, noCleanup := range []bool{false, true} {
+		tg := target.SimTarget(sim.TMR)
+		r := conformance.NewRunner(tg, conformance.Options{NoCleanup: noCleanup})
+		res := r.Run(ops)
+		r.Close()
+		if res.Failed() {
+			t.Fatalf("NoCleanup=%v: the run failed:\n%s", noCleanup, res.History.String())
+		}
+		var got []string
+		for _, e := range res.History.Entries[3:] {
+			got = append(got, e.Op.String()+" -> "+strconv.Itoa(int(e.Obs.Call.Status)))
+		}
+		want := []string{"calloc h0 win=64 -> -1", "calloc h1 win=64 -> 0", "cbarrier h0 -> -1"}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("NoCleanup=%v: the calls (-want +got):\n%s", noCleanup, d)
+		}
+		if b := tg.SimTimeout.SimCommTimeoutMs(0); b != 120000 {
+			t.Errorf("NoCleanup=%v: after the run the bound is %d ms, want the build's 120000", noCleanup, b)
+		}
 	}
 }
