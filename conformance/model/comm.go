@@ -34,7 +34,11 @@ type commSeg struct {
 	// unsure: its counters are not known for a rank of several: a handle
 	// allocated its windows again (upstream's creator re-initializes the
 	// header, comm_sim.cpp:345-352) or one of another nranks joined it.
-	unsure                      bool
+	unsure bool
+	// multi: a handle of several ranks mapped it, so its counters may be
+	// left nonzero between calls (a parked or timed-out arrival): a
+	// single-rank handle's barrier there is not known either once unsure.
+	multi                       bool
 	nranks                      int32 // the header's
 	size                        uint64
 	ready, barrier, phase, left int32
@@ -292,7 +296,7 @@ func (m *Model) CommWaits(o Op) string {
 			return "it would wait for the other ranks of its session"
 		}
 	case op.KindCommBarrier, op.KindCommDestroy:
-		if h != nil && h.seg >= 0 && h.nranks > 1 && cm.segs[h.seg].unsure {
+		if h != nil && h.seg >= 0 && cm.segs[h.seg].unsure && (h.nranks > 1 || (o.Kind == op.KindCommBarrier && cm.segs[h.seg].multi)) {
 			return unsureWaits
 		}
 	}
@@ -410,6 +414,9 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 		m.commWait(false, "")
 	}
 	h.seg, h.win = s, c.Win
+	if h.nranks > 1 {
+		cm.segs[s].multi = true
+	}
 	return func() {
 		co := commObs(obs)
 		if co == nil || (!m.succeeded(obs) && !(timedOut && obs.Call.Status == commFail)) {
@@ -586,13 +593,15 @@ func (m *Model) commBarrier(o Op) {
 		return
 	}
 	seg := &cm.segs[h.seg]
-	if cm.elsewhere(h.seg, int64(h.nranks)) || (seg.unsure && h.nranks > 1) {
+	if cm.elsewhere(h.seg, int64(h.nranks)) || (seg.unsure && (h.nranks > 1 || seg.multi)) {
 		m.commWait(false, "")
 		return
 	}
+	// Upstream's last arrival is the one that makes the count equal its
+	// handle's nranks (comm_sim.cpp:505-512); an arrival past it waits.
 	k := waitKey{waitBarrier, h.seg, seg.phase}
 	seg.barrier++
-	done := seg.barrier >= h.nranks
+	done := seg.barrier == h.nranks
 	if done {
 		seg.barrier = 0
 		seg.phase++
