@@ -191,6 +191,17 @@ type SimControl interface {
 	SimReset() Status
 }
 
+// SimCommTimeout is the optional simulation hook that bounds the comm
+// family's waits for peers (docs/contract.md F-1, simabi_comm_timeout_ms): a
+// checker shortens it to drive the timeout clauses of E-COMM in
+// milliseconds instead of upstream's 120 s.
+type SimCommTimeout interface {
+	// SimCommTimeoutMs with ms >= 1 sets the bound of every wait of the
+	// comm family that starts later and returns the previous bound; with
+	// ms <= 0 it only returns the bound in force. Milliseconds.
+	SimCommTimeoutMs(ms int32) int32
+}
+
 // SimGateState's parts.
 const (
 	GateParked int32 = 1 // a prepare is parked holding the gate

@@ -157,6 +157,7 @@ const (
 	SymSimHoldGate               = "simabi_hold_gate"
 	SymSimGateState              = "simabi_gate_state"
 	SymSimReset                  = "simabi_reset"
+	SymSimCommTimeout            = "simabi_comm_timeout_ms"
 	SymProvisionDMAWorkspace     = "simpler_provision_dma_workspace"
 )
 
@@ -218,6 +219,7 @@ var Symbols = []Symbol{
 	{SymSimHoldGate, GroupSimControl, both, Optional, "int simabi_hold_gate(DeviceContextHandle ctx, int32_t hold)"},
 	{SymSimGateState, GroupSimControl, both, Optional, "int32_t simabi_gate_state(DeviceContextHandle ctx)"},
 	{SymSimReset, GroupSimControl, both, Optional, "int simabi_reset(void)"},
+	{SymSimCommTimeout, GroupSimControl, both, Optional, "int32_t simabi_comm_timeout_ms(int32_t ms)"},
 	{SymProvisionDMAWorkspace, GroupLegacy, RevLegacy, Required, "int simpler_provision_dma_workspace(DeviceContextHandle ctx, uint32_t required_mask, const void *sdma_warmup, uint64_t size)"},
 }
 

@@ -27,7 +27,7 @@ var abiMDEntries = map[string][]string{
 	"host log":         {"simpler_host_log_bind_state"},
 	"simulation hooks": {"simabi_set_current_device", "simabi_current_device", "simabi_sync_stream", "simabi_inject"},
 	// docs/contract.md's addition to abi.md (F-1): the control hooks.
-	"simulation control": {"simabi_hold_gate", "simabi_gate_state", "simabi_reset"},
+	"simulation control": {"simabi_hold_gate", "simabi_gate_state", "simabi_reset", "simabi_comm_timeout_ms"},
 }
 
 var kernelTrio = []string{"simpler_kernel_mode_init", "simpler_kernel_mode_prepare_callable", "simpler_kernel_mode_launch"}
@@ -110,8 +110,8 @@ func TestSymbolRequirements(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("SymbolsOf(kernel, RequiredWhenSupported):\n%s", d)
 	}
-	if got := names(abi.SymbolsOf(abi.RevKernel, abi.Optional)); len(got) != 7 {
-		t.Errorf("optional symbols %v, want the 4 hooks and the 3 control hooks", got)
+	if got := names(abi.SymbolsOf(abi.RevKernel, abi.Optional)); len(got) != 8 {
+		t.Errorf("optional symbols %v, want the 4 hooks and the 4 control hooks", got)
 	}
 	if s, _ := abi.LookupSymbol("simpler_kernel_mode_supported"); s.Required != abi.Required {
 		t.Error("simpler_kernel_mode_supported is not required")

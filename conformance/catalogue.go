@@ -1665,6 +1665,78 @@ drelease h2 a=1 n=1 rank=0
 cdestroy h1
 cdestroy h2
 `},
+	// The timeouts (E-COMM.9, .21, .29, .34, .59): under a short bound
+	// (ctimeout, the hook simabi_comm_timeout_ms) a call whose peers never
+	// come is made, gives up with -1 and leaves what upstream leaves; a
+	// later peer sees it. ctimeout ms=120000 gives back upstream's bound,
+	// under which the ranks' calls are parked again.
+	{Name: "e-comm/timeout-alloc", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapCommTimeout, Script: `
+ctimeout ms=5
+cinit h0 rank=0 nranks=2 path=p0
+cinit h1 rank=1 nranks=2 path=p0
+calloc h0 win=64
+csize h0
+calloc h1 win=64
+cinit h2 rank=0 nranks=1 path=p1
+calloc h2 win=64
+calloc h2 win=128
+csize h2
+ctimeout ms=120000
+cdestroy h0
+cdestroy h1
+cdestroy h2
+`},
+	{Name: "e-comm/timeout-barrier", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapCommTimeout, Script: `
+cinit h0 rank=0 nranks=2 path=p0
+cinit h1 rank=1 nranks=2 path=p0
+calloc h0 win=64
+calloc h1 win=64
+ctimeout ms=5
+cbarrier h1
+cbarrier h0
+cbarrier h0
+cbarrier h1
+ctimeout ms=120000
+cbarrier h0
+cbarrier h1
+cdestroy h0
+cdestroy h1
+`},
+	{Name: "e-comm/timeout-domain", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapCommTimeout, Script: `
+cinit h0 rank=0 nranks=2 path=p0
+cinit h1 rank=1 nranks=2 path=p0
+ctimeout ms=5
+dalloc h0 a=1 n=2 rank=0 win=64
+dalloc h1 a=1 n=2 rank=1 win=128 ids=fill(0)+at(1,1)
+dalloc h1 a=1 n=2 rank=1 win=64 ids=fill(0)+at(1,1)
+dalloc h0 a=1 n=2 rank=0 win=64
+ctimeout ms=120000
+drelease h0 a=1 n=2 rank=0
+drelease h1 a=1 n=2 rank=1
+cdestroy h0
+cdestroy h1
+`},
+	{Name: "e-comm/timeout-release", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapCommTimeout, Script: `
+cinit h0 rank=0 nranks=2 path=p0
+cinit h1 rank=1 nranks=2 path=p0
+dalloc h0 a=1 n=2 rank=0 win=64
+dalloc h1 a=1 n=2 rank=1 win=64 ids=fill(0)+at(1,1)
+ctimeout ms=5
+drelease h0 a=1 n=2 rank=0
+drelease h0 a=1 n=2 rank=0
+drelease h1 a=1 n=2 rank=1
+cdestroy h0
+cdestroy h1
+`},
+	{Name: "e-comm/timeout-destroy", Rules: []model.Rule{model.REComm}, Profiles: allProfiles, Needs: CapComm | CapCommTimeout, Script: `
+cinit h0 rank=0 nranks=2 path=p0
+cinit h1 rank=1 nranks=2 path=p0
+calloc h0 win=64
+calloc h1 win=64
+ctimeout ms=5
+cdestroy h0
+cdestroy h1
+`},
 	// M-5 at the limit: a prepare that fails after the budget placed it
 	// (fault site 2, the copy) charges nothing, not even the tail of the
 	// block it would have gone into. 1023 images of exactly 2 MiB fill

@@ -40,11 +40,10 @@ type ClauseSpec struct {
 // upstream's builds do not export.
 const gapNoInjection = "the fault site is driven through simabi_inject, which a refusing build answers UNSUPPORTED for every site and upstream's builds do not export"
 
-// The comm family's clauses no single-threaded sequence can drive: each
-// says how the project's own tests drive it instead.
+// The comm family's clause no call can drive: it says how the project's
+// own tests drive it instead. (Its timeouts are driven through the hook
+// simabi_comm_timeout_ms: e-comm/timeout-*.)
 const (
-	undrivenCommTimeout = "a timeout needs a peer that never comes and lasts 120 s: the project's tests shorten it " +
-		"(the comm_timeout_ms knob, sim.Options.CommTimeout: sim/comm_test.go, tests/comm_multiprocess_test.go)"
 	undrivenCommUnload = "the runner calls nothing of a library after unloading it: TestComm_ECOMM55_unloadReleasesGlobalDomains " +
 		"(sim/emit) loads a runtime twice in one process"
 )
@@ -273,7 +272,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-COMM.6", Checks: []string{"e-comm/shared-windows", "e-comm/alloc-windows", "e-comm/ranks-windows"}, Mutants: []string{"comm-session-private"}},
 	{ID: "E-COMM.7", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-windows-out-unset"}},
 	{ID: "E-COMM.8", Checks: []string{"e-comm/ranks-barrier"}, Mutants: []string{"comm-alloc-no-wait"}},
-	{ID: "E-COMM.9", Undriven: undrivenCommTimeout},
+	{ID: "E-COMM.9", Checks: []string{"e-comm/timeout-alloc"}, Mutants: []string{"comm-alloc-timeout-uncounted"}},
 	{ID: "E-COMM.10", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-query-null-out-ok"}},
 	{ID: "E-COMM.11", Checks: []string{"e-comm/alloc-windows"}, Mutants: []string{"comm-base-before-alloc-nonzero"}},
 	{ID: "E-COMM.12", Checks: []string{"e-comm/derive"}, Mutants: []string{"comm-derive-null-ids-ok"}},
@@ -285,7 +284,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-COMM.18", Checks: []string{"e-comm/barrier"}, Mutants: []string{"comm-barrier-without-windows"}},
 	{ID: "E-COMM.19", Checks: []string{"e-comm/barrier"}, Mutants: []string{"comm-barrier-last-fails"}},
 	{ID: "E-COMM.20", Checks: []string{"e-comm/ranks-barrier"}, Mutants: []string{"comm-barrier-no-wait"}},
-	{ID: "E-COMM.21", Undriven: undrivenCommTimeout},
+	{ID: "E-COMM.21", Checks: []string{"e-comm/timeout-barrier"}, Mutants: []string{"comm-barrier-timeout-ok"}},
 	{ID: "E-COMM.22", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-null-base-ok"}},
 	{ID: "E-COMM.23", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-bad-count-code"}},
 	{ID: "E-COMM.24", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-zero-window-ok"}},
@@ -293,12 +292,12 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-COMM.26", Checks: []string{"e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-rank-ids-unchecked"}},
 	{ID: "E-COMM.27", Checks: []string{"e-comm/domain-zeroes", "e-comm/domain-windows"}, Mutants: []string{"comm-dalloc-no-zero"}},
 	{ID: "E-COMM.28", Checks: []string{"e-comm/domain-windows", "e-comm/domain-zeroes"}, Mutants: []string{"comm-dalloc-base-is-segment"}},
-	{ID: "E-COMM.29", Undriven: undrivenCommTimeout},
+	{ID: "E-COMM.29", Checks: []string{"e-comm/timeout-domain"}, Mutants: []string{"comm-dalloc-timeout-writes-out"}},
 	{ID: "E-COMM.30", Checks: []string{"e-comm/domain-release"}, Mutants: []string{"comm-release-null-ok"}},
 	{ID: "E-COMM.31", Checks: []string{"e-comm/domain-release"}, Mutants: []string{"comm-release-unknown-ok"}},
 	{ID: "E-COMM.32", Checks: []string{"e-comm/domain-release"}, Mutants: []string{"comm-release-mismatch-ok"}},
 	{ID: "E-COMM.33", Checks: []string{"e-comm/domain-release", "e-comm/domain-windows"}, Mutants: []string{"comm-release-fails"}},
-	{ID: "E-COMM.34", Undriven: undrivenCommTimeout},
+	{ID: "E-COMM.34", Checks: []string{"e-comm/timeout-release"}, Mutants: []string{"comm-release-timeout-ok"}},
 	{ID: "E-COMM.35", Checks: []string{"e-comm/global-prepare"}, Mutants: []string{"comm-gprep-domain0-ok"}},
 	{ID: "E-COMM.36", Checks: []string{"e-comm/global-prepare"}, Mutants: []string{"comm-gprep-rank-unchecked"}},
 	{ID: "E-COMM.37", Checks: []string{"e-comm/global-prepare"}, Mutants: []string{"comm-gprep-zero-window-code"}},
@@ -323,7 +322,7 @@ var clauseTable = []ClauseSpec{
 	{ID: "E-COMM.56", Checks: []string{"e-comm/destroy"}, Mutants: []string{"comm-destroy-null-ok"}},
 	{ID: "E-COMM.57", Checks: []string{"e-comm/destroy-unlinks"}, Mutants: []string{"comm-destroy-keeps-allocation-names"}},
 	{ID: "E-COMM.58", Checks: []string{"e-comm/destroy", "e-comm/destroy-unlinks", "e-comm/ranks-last-out"}, Mutants: []string{"comm-destroy-fails", "comm-first-out-unlinks"}},
-	{ID: "E-COMM.59", Undriven: undrivenCommTimeout},
+	{ID: "E-COMM.59", Checks: []string{"e-comm/timeout-destroy"}, Mutants: []string{"comm-destroy-timeout-ok"}},
 	{ID: "M-1.1", Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"ids-from-one"}},
 	{ID: "M-1.2", Checks: []string{"m-1/dense-ids-per-context"}, Mutants: []string{"ids-shared-across-contexts"}},
 	{ID: "M-2.1", Checks: []string{"m-2/no-deduplication"}, Mutants: []string{"dedup"}},

@@ -32,11 +32,13 @@ func commSegments() map[string]bool {
 // together (E-COMM.58: the last one out unlinks it), and the generator puts
 // no handle of one rank into a session of ranks. Before, the ranks of a
 // session each waited for the others at cleanup and were left, with their
-// segments.
+// segments. (Without the comm timeout hook: a rank whose wait for peers
+// that never came timed out (E-COMM.9, .59) leaves its session's segment,
+// as upstream's does; abicheck removes those at exit.)
 func TestCommCleanup_ECOMM58_runsLeaveNoSegment(t *testing.T) {
 	for seed := uint64(1); seed <= 120; seed++ {
 		before := commSegments()
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 300, Comm: conformance.MixesComm(seed), Caps: conformance.CapsOf(target.SimTarget(sim.TMR)), Profile: model.ProfileTMR, HoldMs: 10})
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 300, Comm: conformance.MixesComm(seed), Caps: conformance.CapsOf(target.SimTarget(sim.TMR)) &^ conformance.CapCommTimeout, Profile: model.ProfileTMR, HoldMs: 10})
 		res := conformance.NewRunner(target.SimTarget(sim.TMR), conformance.Options{}).Run(ops)
 		for n := range commSegments() {
 			if !before[n] {

@@ -173,6 +173,8 @@ func genOp(t *rapid.T) op.Op {
 		o.C2 = rapid.Int8Range(0, op.MaxSlots-1).Filter(func(c int8) bool { return c != o.C }).Draw(t, "c2")
 		o.Dev = rapid.Int32().Draw(t, "dev")
 		o.Gen = rapid.Uint64().Draw(t, "gen")
+	case op.KindCommTimeout:
+		o.Ms = rapid.Int32Range(1, 1<<31-1).Draw(t, "ms")
 	default:
 		if k.CommCodes() || k == op.KindCommMem {
 			o.Comm = genComm(t, k)

@@ -49,6 +49,12 @@ type commRun struct {
 	// may have taken it (E-PROG.28).
 	maps uint64
 	last map[copyRef]lastAddr
+	// The comm timeout (ops_commtimeout.go): boundMs the run's last
+	// ctimeout set; boundFound the bound the run found, to restore, once
+	// boundSet.
+	boundMs    int32
+	boundFound int32
+	boundSet   bool
 }
 
 // copyRef is a ccopy's reference to a word.
@@ -198,7 +204,7 @@ func commReady(r *Runner, o op.Op) string {
 	if o.Kind == op.KindCommMem {
 		return r.m.CommMemReady(o)
 	}
-	if why := r.m.CommWaits(o); why != "" && !r.m.CommParkable(r.ops[r.at:]) {
+	if why := r.m.CommWaits(o); why != "" && !r.m.CommTimesOut(o) && !r.m.CommParkable(r.ops[r.at:]) {
 		return "not run: " + why + ", and no later op of the sequence brings them (the runtime's timeout)"
 	}
 	return ""
@@ -492,7 +498,8 @@ func (r *Runner) commWordAddr(c op.CommRecipe) (uint64, bool) {
 // ranks of a session leave together), all return — a handle whose peers
 // are gone is left, as a rank that dies leaves it; after the model lost
 // track only those of single-rank sessions and those no
-// comm_alloc_windows was called on, which never wait — then every global
+// comm_alloc_windows was called on, which never wait; with the comm
+// timeout hook the others too, under a 1 ms bound — then every global
 // domain a gprep of the run prepared (a release never waits). What a
 // runtime that broke the contract still holds goes with the instance's
 // reset or unload.
@@ -512,6 +519,16 @@ func (r *Runner) commCleanup() {
 		}
 	}
 	r.destroyTogether(leave)
+	if !lost && r.shortCleanupBound() {
+		// With the timeout hook the handles whose peers are gone leave
+		// too: their destroy barrier gives up within 1 ms, the teardown
+		// done all the same (E-COMM.59).
+		for _, v := range r.comm.handles {
+			if v != 0 && !slices.Contains(leave, v) {
+				r.rt.CommDestroy(v)
+			}
+		}
+	}
 	r.comm.handles = [op.MaxCommHandles]abi.CommHandle{}
 	for id := range r.comm.descs {
 		r.rt.CommGlobalDomainRelease(r.comm.id(id, true))
@@ -610,10 +627,11 @@ var (
 
 func pickU64(ch Chooser, label string, xs []uint64) uint64 { return xs[ch.IntN(len(xs), label)] }
 
-// commSafe is o, or, when the model says o would wait for peers, a query
-// of its handle that never waits.
+// commSafe is o, or, when the model says o would wait for peers (and not
+// time out under a short bound, CommTimesOut), a query of its handle that
+// never waits.
 func (g *Generator) commSafe(o op.Op) op.Op {
-	if g.m.CommWaits(o) != "" {
+	if g.m.CommWaits(o) != "" && !g.m.CommTimesOut(o) {
 		return op.Op{Kind: op.KindCommSize, Comm: op.CommRecipe{H: o.Comm.H}}
 	}
 	return o

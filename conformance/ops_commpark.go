@@ -83,6 +83,10 @@ func (r *Runner) commPark(i int, o op.Op, e *Entry, cc commCall) bool {
 	if r.m.CommWaits(o) == "" {
 		return false
 	}
+	if r.m.CommTimesOut(o) {
+		r.commTimedOut(i, o, e, cc)
+		return true
+	}
 	p := &parkedRun{op: o, e: e, cc: cc, obs: &op.Observation{}, done: make(chan struct{})}
 	co := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
 	p.obs.Comm = co
@@ -187,7 +191,8 @@ func init() {
 				r.comm.windows[o.Comm.H] = true
 				r.comm.maps++
 			}
-			if st == abi.OK && o.Comm.H >= 0 {
+			// A ready wait that timed out wrote the context too (E-COMM.9).
+			if o.Comm.H >= 0 && (st == abi.OK || (st == -1 && co.Out != op.CommUnwritten)) {
 				r.comm.ctxs[o.Comm.H].base = co.Out
 				r.peekCtx(co.Out, co)
 			}

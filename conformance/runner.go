@@ -177,6 +177,7 @@ type Runner struct {
 	helper  *lockedThread
 	helper2 *lockedThread // the third thread of a parked hold, on first use
 	ctl     abi.SimControl
+	bound   abi.SimCommTimeout // simabi_comm_timeout_ms (CapCommTimeout)
 
 	images  map[op.ImageRecipe]*imgBuf
 	lastRec op.ImageRecipe // the recipe image() looked up last, and its buffer
@@ -287,6 +288,9 @@ func NewRunner(t Target, opt Options) *Runner {
 	r.acl, _ = t.ACL()
 	if r.caps.Has(CapGate) {
 		r.ctl, _ = t.(ControlTarget).Control()
+	}
+	if r.caps.Has(CapCommTimeout) {
+		r.bound, _ = t.(CommTimeoutTarget).CommTimeout()
 	}
 	for i := range r.filler {
 		r.filler[i] = byte(0xA0 + i)
@@ -578,6 +582,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 	if !r.opt.NoCleanup {
 		r.cleanup()
 	}
+	r.restoreCommTimeout()
 	r.collect(res)
 	return res
 }

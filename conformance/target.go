@@ -76,13 +76,22 @@ type ControlTarget interface {
 	Control() (abi.SimControl, bool)
 }
 
+// CommTimeoutTarget is a Target whose runtime exports the comm timeout
+// hook (docs/contract.md F-1: simabi_comm_timeout_ms).
+type CommTimeoutTarget interface {
+	CommTimeout() (abi.SimCommTimeout, bool)
+}
+
 // Basic is a Target assembled from parts; nil parts are absent.
 type Basic struct {
-	RT        abi.Runtime
-	SimHooks  abi.SimHooks
-	SimCtl    abi.SimControl
-	ACLib     ACL
-	CountersF func() ACLCounts
+	RT       abi.Runtime
+	SimHooks abi.SimHooks
+	SimCtl   abi.SimControl
+	// SimTimeout is the comm timeout hook, making the target a
+	// CommTimeoutTarget.
+	SimTimeout abi.SimCommTimeout
+	ACLib      ACL
+	CountersF  func() ACLCounts
 	// Mem is caller-side device memory, making the target a MemoryTarget.
 	Mem DeviceMemory
 	// UnloadF unloads the instance (a private copy of a library), making
@@ -121,6 +130,9 @@ func (b *Basic) Counters() (ACLCounts, bool) {
 // Control implements ControlTarget.
 func (b *Basic) Control() (abi.SimControl, bool) { return b.SimCtl, b.SimCtl != nil }
 
+// CommTimeout implements CommTimeoutTarget.
+func (b *Basic) CommTimeout() (abi.SimCommTimeout, bool) { return b.SimTimeout, b.SimTimeout != nil }
+
 // Memory implements MemoryTarget.
 func (b *Basic) Memory() (DeviceMemory, bool) { return b.Mem, b.Mem != nil }
 
@@ -147,6 +159,10 @@ const (
 	// CapPeek: what a comm entry's pointer points at may be read (the
 	// simulation hooks: on silicon a CommContext is device memory).
 	CapPeek
+	// CapCommTimeout: the comm family's timeout can be shortened
+	// (simabi_comm_timeout_ms), so a call whose peers never come is made
+	// and times out in milliseconds (E-COMM.9, .21, .29, .34, .59).
+	CapCommTimeout
 )
 
 // CapsOf derives a target's capabilities.
@@ -168,6 +184,11 @@ func CapsOf(t Target) Caps {
 	}
 	if u, ok := t.(Unloader); ok && u.CanUnload() {
 		c |= CapUnload
+	}
+	if tt, ok := t.(CommTimeoutTarget); ok && c.Has(CapComm) {
+		if _, ok := tt.CommTimeout(); ok {
+			c |= CapCommTimeout
+		}
 	}
 	if ct, ok := t.(ControlTarget); ok && hooks {
 		if _, ok := ct.Control(); ok {

@@ -596,3 +596,19 @@ func (h *simControl) SimReset() abi.Status {
 	}
 	return status(call0(h.reset))
 }
+
+// simCommTimeout is the comm timeout hook of a library (abi.SimCommTimeout).
+type simCommTimeout struct {
+	fn     uintptr
+	closed bool
+}
+
+var _ abi.SimCommTimeout = (*simCommTimeout)(nil)
+
+// SimCommTimeoutMs calls simabi_comm_timeout_ms (0 after Close).
+func (h *simCommTimeout) SimCommTimeoutMs(ms int32) int32 {
+	if h.closed {
+		return 0
+	}
+	return int32(call1(h.fn, uintptr(uint32(ms))))
+}

@@ -93,6 +93,7 @@ type table struct {
 	commGlobalPrepare, commGlobalImport, commGlobalRelease   uintptr
 	simSetDevice, simCurrentDevice, simSyncStream, simInject uintptr
 	simHoldGate, simGateState, simReset                      uintptr
+	simCommTimeout                                           uintptr
 	provision                                                uintptr
 }
 
@@ -207,6 +208,8 @@ func (t *table) slot(name string) *uintptr {
 		return &t.simGateState
 	case abi.SymSimReset:
 		return &t.simReset
+	case abi.SymSimCommTimeout:
+		return &t.simCommTimeout
 	case abi.SymProvisionDMAWorkspace:
 		return &t.provision
 	}
@@ -230,6 +233,7 @@ type Library struct {
 	probe     bool
 	hooks     *simHooks
 	control   *simControl
+	timeout   *simCommTimeout
 	contract  abi.PipelineContract
 	findings  []BindFinding
 
@@ -273,6 +277,15 @@ func (l *Library) Control() (abi.SimControl, bool) {
 		return nil, false
 	}
 	return l.control, true
+}
+
+// CommTimeout returns the comm timeout hook (simabi_comm_timeout_ms) when
+// it resolved.
+func (l *Library) CommTimeout() (abi.SimCommTimeout, bool) {
+	if l.timeout == nil {
+		return nil, false
+	}
+	return l.timeout, true
 }
 
 // HasHooks reports whether all four simulation hooks resolved.
@@ -476,7 +489,10 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 		l.control = &simControl{holdGate: t.simHoldGate, gateState: t.simGateState, reset: t.simReset}
 	}
 	t.simSetDevice, t.simCurrentDevice, t.simSyncStream, t.simInject = 0, 0, 0, 0
-	t.simHoldGate, t.simGateState, t.simReset = 0, 0, 0
+	if !probe && t.simCommTimeout != 0 {
+		l.timeout = &simCommTimeout{fn: t.simCommTimeout}
+	}
+	t.simHoldGate, t.simGateState, t.simReset, t.simCommTimeout = 0, 0, 0, 0
 	l.t = t // publish
 	return l, nil
 }
@@ -523,6 +539,9 @@ func (l *Library) Close() error {
 		}
 		if l.control != nil {
 			l.control.closed = true
+		}
+		if l.timeout != nil {
+			l.timeout.closed = true
 		}
 		l.closed = true
 		err = purego.Dlclose(l.handle)

@@ -100,7 +100,11 @@ type commState struct {
 	handles map[abi.CommHandle]*commHandle
 	serial  uint64
 	global  map[uint64]*globalDomain
-	timeout time.Duration
+	// initial is Options.CommTimeout (or the default); timeout, in
+	// nanoseconds, the bound in force (SimCommTimeoutMs), which a wait
+	// reads when it starts.
+	initial time.Duration
+	timeout atomic.Int64
 	log     func(msg string, args ...any)
 	invalid atomic.Uint64
 	// windows are the windows mapped now: every unmap goes through it, so
@@ -117,7 +121,20 @@ func newCommState(timeout time.Duration, log func(string, ...any)) *commState {
 	if timeout <= 0 {
 		timeout = semantics.CommTimeoutMs * time.Millisecond
 	}
-	return &commState{handles: map[abi.CommHandle]*commHandle{}, global: map[uint64]*globalDomain{}, timeout: timeout, log: log}
+	s := &commState{handles: map[abi.CommHandle]*commHandle{}, global: map[uint64]*globalDomain{}, initial: timeout, log: log}
+	s.timeout.Store(int64(timeout))
+	return s
+}
+
+// SimCommTimeoutMs is simabi_comm_timeout_ms (docs/contract.md F-1): ms >= 1
+// bounds every wait of the comm family that starts later; it returns the
+// bound in force before, in milliseconds (rounded up, at most 2^31-1).
+func (r *Runtime) SimCommTimeoutMs(ms int32) int32 {
+	prev := time.Duration(r.comm.timeout.Load())
+	if ms >= 1 {
+		r.comm.timeout.Store(int64(time.Duration(ms) * time.Millisecond))
+	}
+	return int32(min((prev+time.Millisecond-1)/time.Millisecond, 1<<31-1))
 }
 
 // lookup resolves a handle; one comm_init never returned, or comm_destroy
@@ -139,7 +156,7 @@ func (s *commState) lookup(h abi.CommHandle) *commHandle {
 // passed (false); it looks once more at the deadline, as upstream's loop
 // does, so a timeout of zero looks exactly once.
 func (s *commState) waitUntil(check func() bool, poll time.Duration) bool {
-	deadline := time.Now().Add(s.timeout)
+	deadline := time.Now().Add(time.Duration(s.timeout.Load()))
 	for !check() {
 		if !time.Now().Before(deadline) {
 			return false

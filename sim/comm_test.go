@@ -260,7 +260,7 @@ func TestComm_ECOMM7_theContextDescribesTheWindows(t *testing.T) {
 			t.Errorf("window %d at %#x, want %#x", i, ctx[ctxIn+i], ctx[ctxIn]+uint64(i)*100)
 		}
 	}
-	c.rt.comm.timeout = time.Millisecond
+	c.rt.comm.timeout.Store(int64(time.Millisecond))
 	if st := c.rt.CommDestroy(h); st != fail { // its peers never count out
 		t.Errorf("comm_destroy with peers that never leave = %d, want -1", st)
 	}

@@ -143,6 +143,7 @@ func (r *Runtime) SimReset() abi.Status {
 	r.runStorage = nil
 	r.runStorageMu.Unlock()
 	r.comm.releaseAll()
+	r.comm.timeout.Store(int64(r.comm.initial)) // the bound of a fresh instance
 	return abi.OK
 }
 

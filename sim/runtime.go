@@ -104,8 +104,9 @@ type Runtime struct {
 }
 
 var (
-	_ abi.Runtime  = (*Runtime)(nil)
-	_ abi.SimHooks = (*Runtime)(nil)
+	_ abi.Runtime        = (*Runtime)(nil)
+	_ abi.SimHooks       = (*Runtime)(nil)
+	_ abi.SimCommTimeout = (*Runtime)(nil)
 )
 
 // New returns a runtime instance of profile p. A profile other than TMR

@@ -112,6 +112,9 @@ func (e *emittedRuntime) open() (conformance.Target, func(), error) {
 	if c, ok := lib.Control(); ok {
 		t.SimCtl = c
 	}
+	if b, ok := lib.CommTimeout(); ok {
+		t.SimTimeout = b
+	}
 	if a, err := fakeACL(e.a.ACLPath); err == nil && a.HasCounters() {
 		t.CountersF = library.Counters(a)
 	}

@@ -34,7 +34,11 @@ type commSeg struct {
 	// unsure: its counters are not known for a rank of several: a handle
 	// allocated its windows again (upstream's creator re-initializes the
 	// header, comm_sim.cpp:345-352) or one of another nranks joined it.
-	unsure                      bool
+	unsure bool
+	// multi: a handle of several ranks mapped it, so its counters may be
+	// left nonzero between calls (a parked or timed-out arrival): a
+	// single-rank handle's barrier there is not known either once unsure.
+	multi                       bool
 	nranks                      int32 // the header's
 	size                        uint64
 	ready, barrier, phase, left int32
@@ -111,6 +115,10 @@ type commModel struct {
 	unknown bool
 	// park: the calls of ranks that wait for their peers (commpark.go).
 	park parkState
+	// timeoutMs is the bound of the waits, as the run's last ctimeout set
+	// it (0: the build's, which the model takes as upstream's 120 s;
+	// commtimeout.go).
+	timeoutMs int32
 }
 
 // commDesc is what the model knows of a descriptor gprep wrote.
@@ -290,7 +298,7 @@ func (m *Model) CommWaits(o Op) string {
 			return "it would wait for the other ranks of its session"
 		}
 	case op.KindCommBarrier, op.KindCommDestroy:
-		if h != nil && h.seg >= 0 && h.nranks > 1 && cm.segs[h.seg].unsure {
+		if h != nil && h.seg >= 0 && cm.segs[h.seg].unsure && (h.nranks > 1 || (o.Kind == op.KindCommBarrier && cm.segs[h.seg].multi)) {
 			return unsureWaits
 		}
 	}
@@ -394,20 +402,34 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 	seg := &cm.segs[s]
 	sized := seg.size >= total
 	done := !seg.shared && sized && seg.ready+1 >= h.nranks
-	if sized || seg.shared {
+	timedOut := false // its ready wait times out (E-COMM.9): the context is written
+	switch {
+	case sized || seg.shared:
 		m.waitFor(done, waitKey{waitReady, s, 0}, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once")
 		seg.ready++
-	} else {
+		timedOut = !done && !cm.park.parking && cm.timesOut()
+	case cm.timesOut():
+		// It gives up before it maps anything: the handle keeps what it had.
+		m.commTimeout("its session's segment is smaller than its windows and no peer sizes it")
+		return func() { m.checkUnwritten(obs, "comm_alloc_windows") }
+	default:
 		m.commWait(false, "")
 	}
 	h.seg, h.win = s, c.Win
+	if h.nranks > 1 {
+		cm.segs[s].multi = true
+	}
 	return func() {
 		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
+		if co == nil || (!m.succeeded(obs) && !(timedOut && obs.Call.Status == commFail)) {
 			return
 		}
 		if !outWritten(co.Out) {
-			m.finding(REComm, Fail, "comm_alloc_windows returned 0 and wrote no context")
+			if timedOut {
+				m.finding(REComm, Fail, "comm_alloc_windows timed out at its ready wait and wrote no context: the context is written before the wait (E-COMM.9)")
+			} else {
+				m.finding(REComm, Fail, "comm_alloc_windows returned 0 and wrote no context")
+			}
 			return
 		}
 		if h.ctxAddr != 0 && co.Out != h.ctxAddr {
@@ -573,13 +595,15 @@ func (m *Model) commBarrier(o Op) {
 		return
 	}
 	seg := &cm.segs[h.seg]
-	if cm.elsewhere(h.seg, int64(h.nranks)) || (seg.unsure && h.nranks > 1) {
+	if cm.elsewhere(h.seg, int64(h.nranks)) || (seg.unsure && (h.nranks > 1 || seg.multi)) {
 		m.commWait(false, "")
 		return
 	}
+	// Upstream's last arrival is the one that makes the count equal its
+	// handle's nranks (comm_sim.cpp:505-512); an arrival past it waits.
 	k := waitKey{waitBarrier, h.seg, seg.phase}
 	seg.barrier++
-	done := seg.barrier >= h.nranks
+	done := seg.barrier == h.nranks
 	if done {
 		seg.barrier = 0
 		seg.phase++
@@ -666,10 +690,15 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 	seg := &cm.segs[s]
 	sized := seg.size >= total
 	done := !seg.shared && sized && seg.ready+1 >= int32(c.N)
-	if sized || seg.shared {
+	switch {
+	case sized || seg.shared:
 		m.waitFor(done, waitKey{waitReady, s, 0}, "comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once")
 		seg.ready++
-	} else {
+	case cm.timesOut():
+		// It gives up before it maps anything: no window is zeroed.
+		m.commTimeout("the allocation's segment is smaller than its windows and no peer sizes it")
+		return func() { m.checkUnwritten(obs, "comm_alloc_domain_windows") }
+	default:
 		m.commWait(false, "")
 	}
 	// The rank's own window is zeroed before it counts itself ready.
@@ -1084,7 +1113,7 @@ func (m *Model) CommRanks(h int8) int32 {
 // every global domain released, and every handle freed as comm_destroy
 // frees it, without waiting for its peers.
 func (cm *commModel) reset() {
-	cm.unknown, cm.park = false, parkState{}
+	cm.unknown, cm.park, cm.timeoutMs = false, parkState{}, 0
 	for i := range cm.h {
 		h := &cm.h[i]
 		if !h.live {

@@ -91,6 +91,8 @@ func (m *Model) waitFor(done bool, k waitKey, note string) {
 	case cm.park.parking:
 		cm.park.key = k
 		m.commExpect(one(abi.OK), "it waits for the other ranks of its session, which come later in this sequence, and returns 0 once the last arrives")
+	case cm.timesOut():
+		m.commTimeout("")
 	default:
 		m.commWait(false, note)
 	}
@@ -121,8 +123,8 @@ func (m *Model) CommBusyWhy(o Op) string {
 // is the model's: a following call on a busy rank is not made, one that
 // waits is parked in turn.
 func (m *Model) CommParkable(ops []Op) bool {
-	if m.lost || len(ops) == 0 || m.cm == nil || m.cm.unknown || m.cm.shared {
-		return false
+	if m.lost || len(ops) == 0 || m.cm == nil || m.cm.unknown || m.cm.shared || m.cm.timesOut() {
+		return false // under a short timeout a parked call could give up before its releaser
 	}
 	c := m.copy()
 	c.findings = c.findings[:len(c.findings):len(c.findings)]

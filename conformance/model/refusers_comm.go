@@ -82,7 +82,11 @@ func commRefusers(f func(cm *commModel, c op.CommRecipe, h *commHandle, rs *refu
 		if cm.unknown {
 			return
 		}
+		before := len(rs.out)
 		f(cm, o.Comm, cm.handle(o.Comm.H), rs)
+		if t, ok := commTimeoutOf[o.Kind]; ok && len(rs.out) == before && m.CommTimesOut(o) {
+			rs.comm(t.clause, "no peer it waits for comes before the short comm timeout in force")
+		}
 	}
 }
 

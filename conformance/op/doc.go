@@ -45,6 +45,7 @@
 //	                                          it was freed, or another context's
 //	cinit hN rank=R nranks=K path=pP|null [stream=S] ... cmem REF idx=I  the comm family (ops_comm.go)
 //	ccopy cN REF idx=I [off=K] [put=V]        a word of a comm window through cN's copies (ops_comm.go)
+//	ctimeout ms=M                             simabi_comm_timeout_ms: the comm waits that start later give up after M ms
 //
 //	SPAN := none | bytes | halfptr | halfsize      (NULL,0) (p,64) (p,0) (NULL,64)
 //	CFG  := ok | FLAG{+FLAG}   FLAG := null | threads=N | swim=N | depgen | prefix |

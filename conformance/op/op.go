@@ -70,7 +70,10 @@ const (
 	// A word of a comm window copied through a program context (E-PROG.28,
 	// ops_comm.go).
 	KindCommCopy // copy_to_device_ctx or copy_from_device_ctx of a word of a comm window
-	NumKinds     // the number of kinds (KindInvalid included)
+	// The comm family's timeout (E-COMM.9, .21, .29, .34, .59), set
+	// through the hook simabi_comm_timeout_ms (ops_comm.go).
+	KindCommTimeout // simabi_comm_timeout_ms: the bound of the comm waits that start later
+	NumKinds        // the number of kinds (KindInvalid included)
 )
 
 func (k Kind) String() string {
@@ -548,7 +551,7 @@ type Op struct {
 	Site    int32
 	Count   int32
 	Code    int32
-	Ms      int32 // hold ops: how long the first prepare holds the gate
+	Ms      int32 // hold ops: how long the first prepare holds the gate; ctimeout: the bound
 	Fn      ProgFn
 	St      int8 // run ops: the run storage (st0..st3)
 	Comm    CommRecipe

@@ -30,6 +30,8 @@ import (
 //	cmem REF idx=I [off=K] [put=V]                         a word of window I (hooks)
 //	ccopy cN REF idx=I [off=K] [put=V]                     the word copied by cN's copy_to_device_ctx (put) or
 //	                                                       copy_from_device_ctx; after the window went, its last address
+//	ctimeout ms=M                                          simabi_comm_timeout_ms(M), M >= 1: the bound of the
+//	                                                       comm waits that start later (the runner restores it)
 //
 //	H    := hN | null
 //	IDS  := null | fill(V) | fill(V)+at(K,W)   rank_ids: every entry V (entry K: W)
@@ -637,6 +639,20 @@ func init() {
 			t.w(ctxText(op.C), memRefText(op.Comm))
 			t.word(op.Comm)
 		},
+	})
+}
+
+func init() {
+	define(KindCommTimeout, kindDef{name: "ctimeout", quiet: true,
+		parse: func(p *opParser) {
+			p.positional(0)
+			v, _ := p.take("ms", true)
+			p.op.Ms = p.int32v("ms", v)
+			if p.op.Ms < 1 {
+				p.fail("ctimeout ms=%d: the bound is at least 1 ms", p.op.Ms)
+			}
+		},
+		format: func(t *opText, op Op) { t.w("ms=" + strconv.Itoa(int(op.Ms))) },
 	})
 }
 

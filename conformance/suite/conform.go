@@ -84,7 +84,9 @@ func capsText(c conformance.Caps) string {
 		name string
 	}{{conformance.CapSetDevice, "set-device"}, {conformance.CapClearDevice, "clear-device"}, {conformance.CapGetDevice, "current-device"},
 		{conformance.CapSync, "sync-stream"}, {conformance.CapInject, "simabi_inject"}, {conformance.CapCounters, "ACL counters"},
-		{conformance.CapDriven, "driven stream completion (hooks)"}, {conformance.CapUnload, "unloading a private copy"}} {
+		{conformance.CapDriven, "driven stream completion (hooks)"}, {conformance.CapUnload, "unloading a private copy"},
+		{conformance.CapGate, "simabi_hold_gate"}, {conformance.CapReset, "simabi_reset"}, {conformance.CapComm, "the simulated comm backend"},
+		{conformance.CapPeek, "reading a CommContext (hooks)"}, {conformance.CapCommTimeout, "simabi_comm_timeout_ms"}} {
 		if c&x.c != 0 {
 			parts = append(parts, x.name)
 		}

@@ -16,7 +16,7 @@ func SimTarget(p sim.Profile) *conformance.Basic {
 	// The runner calls from locked OS threads only (lockedThread), so the
 	// simulator need not check it on every setdev.
 	rt := sim.New(p, sim.Options{CallerLocksThread: true})
-	return &conformance.Basic{RT: rt, SimHooks: rt, SimCtl: rt, CountersF: SimCounters(rt), Mem: rt.ACL()}
+	return &conformance.Basic{RT: rt, SimHooks: rt, SimCtl: rt, SimTimeout: rt, CountersF: SimCounters(rt), Mem: rt.ACL()}
 }
 
 var _ conformance.DeviceMemory = (*sim.ACL)(nil)

@@ -110,6 +110,7 @@ var MechanicalExcluded = map[string]string{
 	"simabi_hold_gate":             "a simulation hook: the checker's harness",
 	"simabi_gate_state":            "a simulation hook: the checker's harness",
 	"simabi_reset":                 "a simulation hook: the checker's harness",
+	"simabi_comm_timeout_ms":       "a simulation hook: the checker's harness",
 	"simabi_inject":                "a simulation hook: the checker's harness",
 }
 

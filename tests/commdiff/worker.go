@@ -35,7 +35,7 @@ func Decode(data []byte) (int, []op.Op) {
 	p := c.IntN(len(Profiles), "profile")
 	g := conformance.NewGenerator(conformance.GenOptions{Profile: model.ProfileTMR, CommOnly: true,
 		Caps: conformance.CapComm | conformance.CapPeek | conformance.CapSetDevice | conformance.CapClearDevice |
-			conformance.CapGetDevice | conformance.CapSync | conformance.CapInject | conformance.CapDriven})
+			conformance.CapGetDevice | conformance.CapSync | conformance.CapInject | conformance.CapDriven | conformance.CapCommTimeout})
 	for !c.Exhausted() && len(g.Ops()) < MaxOps {
 		g.Next(c)
 	}

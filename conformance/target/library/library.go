@@ -85,6 +85,9 @@ func Target(lib *onboard.Library, acl *onboard.ACL) *conformance.Basic {
 	} else if acl != nil {
 		t.ACLib = ACL(acl)
 	}
+	if c, ok := lib.CommTimeout(); ok {
+		t.SimTimeout = c
+	}
 	if acl != nil && acl.HasCounters() {
 		t.CountersF = Counters(acl)
 	}
