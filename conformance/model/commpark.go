@@ -88,7 +88,7 @@ func (m *Model) waitFor(done bool, k waitKey, note string) {
 	case done:
 		m.commExpect(one(abi.OK), note)
 		cm.release(k)
-	case cm.park.parking:
+	case cm.park.parking && !cm.segs[k.seg].shared:
 		cm.park.key = k
 		m.commExpect(one(abi.OK), "it waits for the other ranks of its session, which come later in this sequence, and returns 0 once the last arrives")
 	default:
@@ -176,8 +176,9 @@ func (m *Model) park(idx int, o Op, obs *Observation) {
 	cm.park.parked = append(cm.park.parked, parkedCall{idx: idx, op: o, h: o.Comm.H, key: cm.park.key, e: m.e, after: after, obs: obs})
 }
 
-// joinParked judges the parked call of op index idx against its answer.
-func (m *Model) joinParked(idx int) {
+// joinParked judges the parked call of op index idx against its answer;
+// early: it returned before its release.
+func (m *Model) joinParked(idx int, early bool) {
 	cm := m.comm()
 	at := -1
 	for i, p := range cm.park.parked {
@@ -195,7 +196,7 @@ func (m *Model) joinParked(idx int) {
 	}
 	m.curOp, m.curIdx, m.curRep = p.op, p.idx, 0
 	m.e, m.co, m.tolBranch = p.e, &p.obs.Call, false
-	if p.obs.Comm != nil && p.obs.Comm.Early {
+	if early || (p.obs.Comm != nil && p.obs.Comm.Early) {
 		m.finding(REComm, Fail, p.op.Kind.String()+" of h"+strconv.Itoa(int(p.h))+" returned before the last rank of its session arrived: "+
 			"a rank waits for its peers (E-COMM.8, E-COMM.20, E-COMM.27, E-COMM.33, E-COMM.58)")
 	}
@@ -220,7 +221,7 @@ func Park(s State, idx int, o Op, obs *Observation) State {
 // JoinParked judges the parked call of op index idx, which has returned.
 func JoinParked(s State, idx int) State {
 	m := s.advancing()
-	m.joinParked(idx)
+	m.joinParked(idx, false)
 	return State{m: m, gen: m.gen}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // NewTraceState is the owned state a trace is judged with: the device is
@@ -108,6 +109,11 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 	m.argsUnrecorded = c.ArgsUnrecorded
 	m.Step(i, 0, c.Op, &obs)
 	m.argsUnrecorded = false
+	if c.Op.Kind == op.KindCommInit && c.RanksHere {
+		if h := m.comm().handle(c.Op.Comm.H); h != nil {
+			h.here = true // its session's counters are the trace's own
+		}
+	}
 }
 
 // binariesDecide reports whether c is a refused init that passed executor

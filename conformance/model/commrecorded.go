@@ -1,0 +1,94 @@
+package model
+
+import (
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
+)
+
+// Ranks as threads in a recorded session (docs/trace.md). When every rank
+// of a session is a handle of the trace (TraceCall.RanksHere: the ranks
+// are threads of the one process), every arrival at the session's counters
+// is in the trace, and a call that waits for its peers is judged as the
+// live runner judges a parked one (commpark.go): the trace checker steps
+// it in two pieces, its arrival (ArriveRecorded: it counts at the step)
+// and its return (ReturnRecorded), each at a point of the call's recorded
+// interval. The return of a call that waits comes after the call that
+// releases it, so a call that ended before the last rank's call began
+// returned early (E-COMM.8, .20, .27, .33, .58), unless it answered -1:
+// a wait that times out (upstream's 120 s) returns -1, and the trace
+// holds no time, so that -1 is the timeout's.
+
+// CommMayWait reports whether a call of kind k may wait for the other
+// ranks of its session (or domain allocation).
+func CommMayWait(k op.Kind) bool {
+	switch k {
+	case op.KindCommAlloc, op.KindCommBarrier, op.KindCommDestroy, op.KindCommDomainAlloc, op.KindCommDomainRelease:
+		return true
+	}
+	return false
+}
+
+// ArriveRecorded steps call k of t (CommMayWait, RanksHere) as op i of the
+// judged order up to its arrival: its arrival counts, and the calls it
+// completes a rendezvous for are released; ReturnRecorded judges its
+// answer.
+func ArriveRecorded(s State, t *Trace, i, k int) State {
+	return with(s, func(m *Model) {
+		c := &t.Calls[k]
+		m.curDev, m.devKnown = c.Dev, c.DevKnown
+		m.comm().shared = true
+		obs := c.Obs
+		m.park(i, c.Op, &obs)
+		m.cm.park.released = nil // no runner joins them: the return pieces read p.released
+		// The answer is in the trace already: what the walk judges after
+		// the call is judged now, on this model (a search copies the
+		// model between the two pieces, and the walk's closure holds this
+		// one).
+		if n := len(m.cm.park.parked); n > 0 && m.cm.park.parked[n-1].idx == i {
+			p := &m.cm.park.parked[n-1]
+			if p.after != nil {
+				p.after()
+				p.after = nil
+			}
+		}
+	})
+}
+
+// ReturnRecorded judges the answer of call k of t, whose arrival
+// ArriveRecorded stepped as op i: a call that waits returns 0 once
+// released, and before that only -1 at the runtime's timeout.
+func ReturnRecorded(s State, t *Trace, i, k int) State {
+	return with(s, func(m *Model) {
+		cm := m.cm
+		if cm == nil {
+			return
+		}
+		at := -1
+		for j, p := range cm.park.parked {
+			if p.idx == i {
+				at = j
+			}
+		}
+		if at < 0 {
+			return // the model did not park it (it lost track)
+		}
+		p := &cm.park.parked[at]
+		waiting := p.key != (waitKey{}) && !p.released
+		switch {
+		case !waiting:
+			m.joinParked(i, false)
+		case cm.segs[p.key.seg].shared:
+			// A handle whose peers are not all in the trace joined the
+			// segment since: its counters are not known.
+			p.e.Status, p.e.Note = two(abi.OK, commFail), "a rank of its session is not in the trace: 0 when the peers came, -1 at the timeout"
+			m.joinParked(i, false)
+		case t.Calls[k].Obs.Call.Status == commFail:
+			// Its arrival stays counted, as upstream's does
+			// (comm_sim.cpp:398-409, :505-525).
+			p.e.Status, p.e.Note = one(commFail), "it returned before the last rank of its session arrived: -1 is the runtime's timeout"
+			m.joinParked(i, false)
+		default:
+			m.joinParked(i, true)
+		}
+	})
+}
