@@ -22,12 +22,30 @@ type traceHandle struct {
 
 // markRanksHere sets RanksHere on the calls of each handle of a session of
 // several ranks whose every rank is, for the whole of the handle's life, a
-// handle of this trace: for each rank exactly one handle of the session's
-// path and nranks whose life overlaps it, and none of another nranks.
+// handle of this trace, and so is every rank of any other session that
+// shares its path meanwhile (a handle that joins a segment counts at its
+// counters whatever nranks it was made with).
 func markRanksHere(t *Trace) {
 	hs := traceHandles(t)
-	for _, x := range hs {
-		if x.nranks < 2 || !ranksMet(x, hs) {
+	here := make([]bool, len(hs))
+	for i, x := range hs {
+		here[i] = x.nranks >= 2 && ranksMet(x, hs)
+	}
+	// A handle whose life overlaps one of several ranks that is not here
+	// (a rank 1 that came after another rank 1 left, while rank 0 stayed)
+	// shares a segment with it: not here either.
+	for changed := true; changed; {
+		changed = false
+		for i, x := range hs {
+			for j, y := range hs {
+				if here[i] && !here[j] && y.nranks >= 2 && overlaps(x, y) {
+					here[i], changed = false, true
+				}
+			}
+		}
+	}
+	for i, x := range hs {
+		if !here[i] {
 			continue
 		}
 		t.Calls[x.call].RanksHere = true
@@ -40,26 +58,36 @@ func markRanksHere(t *Trace) {
 	}
 }
 
-// ranksMet reports whether every rank of x's session has exactly one
-// handle whose life overlaps x's.
+// ranksMet reports whether, among the handles of x's path whose life
+// overlaps x's, every session of several ranks has exactly one handle of
+// each rank (a single-rank handle is a whole session of its own).
 func ranksMet(x traceHandle, hs []traceHandle) bool {
-	seen := make([]int, x.nranks)
+	seen := map[int32][]int{} // nranks → handles per rank
 	for _, y := range hs {
-		if y.path != x.path || y.lo > x.hi || x.lo > y.hi {
+		if !overlaps(x, y) || y.nranks == 1 {
 			continue
 		}
-		if y.nranks != x.nranks || y.rank < 0 || y.rank >= x.nranks {
+		if y.rank < 0 || y.rank >= y.nranks {
 			return false
 		}
-		seen[y.rank]++
+		if seen[y.nranks] == nil {
+			seen[y.nranks] = make([]int, y.nranks)
+		}
+		seen[y.nranks][y.rank]++
 	}
-	for _, n := range seen {
-		if n != 1 {
-			return false
+	for _, per := range seen {
+		for _, n := range per {
+			if n != 1 {
+				return false
+			}
 		}
 	}
 	return true
 }
+
+// overlaps reports whether x and y are handles of one path whose lives
+// overlap.
+func overlaps(x, y traceHandle) bool { return x.path == y.path && y.lo <= x.hi && x.lo <= y.hi }
 
 // traceHandles lists the handles the trace's comm_init calls made, each
 // with the life its slot gives it: from its comm_init to the end of the

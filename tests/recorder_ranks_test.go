@@ -1,0 +1,108 @@
+package tests
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/session"
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// ranksSessionScript is a session of three ranks as threads of one
+// process: the runner makes each call that waits for its peers on a
+// rank's thread of its own (parked) and the last arrival releases it, so
+// the recorder writes overlapping calls of several threads.
+const ranksSessionScript = `
+cinit h0 rank=0 nranks=3 path=p0
+cinit h1 rank=1 nranks=3 path=p0
+cinit h2 rank=2 nranks=3 path=p0
+calloc h1 win=64
+calloc h0 win=64
+calloc h2 win=64
+cbarrier h2
+cbarrier h0
+cbarrier h1
+cbarrier h0
+cbarrier h1
+cbarrier h2
+cdestroy h1
+cdestroy h2
+cdestroy h0
+`
+
+// E-COMM.8, .20, .58: a session of three ranks as threads, run live
+// through the recording runtime over the emitted fake, is judged by
+// -check-trace call by call, every wait exactly: clean over the fake, and
+// over the mutants that let an earlier rank return before the last one
+// arrives, a failure under E-COMM naming the call that returned early.
+func TestRecordedRanksAsThreads_ECOMM(t *testing.T) {
+	ops, err := op.ParseScript(ranksSessionScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		mutant string
+		fails  []string
+		early  string // the first failure's detail names this call
+	}{
+		{"", nil, ""},
+		{"comm-alloc-no-wait", []string{"E-COMM"}, "calloc of h1 returned before the last rank of its session arrived"},
+		{"comm-barrier-no-wait", []string{"E-COMM"}, "cbarrier of h2 returned before the last rank of its session arrived"},
+	} {
+		t.Run("mutant="+c.mutant, func(t *testing.T) {
+			a, err := buildEmitted(emit.Config{Mutant: c.mutant})
+			if isNoCompiler(err) {
+				t.Skip("no C compiler")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := newEmittedRuntime(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			rr, err := runRecorded(e, ops, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := liveFailedRules(rr.live); !slices.Equal(got, c.fails) {
+				t.Fatalf("live: %v, want %v", got, c.fails)
+			}
+			threads := map[int]bool{}
+			for _, cl := range rr.trace.Calls {
+				if cl.Op.Kind.CommCodes() {
+					threads[cl.Thread] = true
+					if !cl.RanksHere {
+						t.Errorf("%q: every rank of its session is in the trace, and it is not RanksHere", cl.Text)
+					}
+				}
+			}
+			if len(threads) < 3 {
+				t.Fatalf("the comm calls ran on %d threads, want 3 or more (ranks as threads)\n%s", len(threads), rr.text)
+			}
+			run, err := session.CheckTrace(filepath.Join(dir, "trace.ops")) // abicheck -check-trace
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := run.Result.Report
+			if d := cmp.Diff(c.fails, failedRules(rep)); d != "" {
+				t.Fatalf("-check-trace failed rules (-want +got):\n%s\n%s", d, rr.text)
+			}
+			for _, r := range rep.Rules {
+				switch {
+				case r.Rule != model.REComm.String():
+				case c.fails == nil && (r.Verdict != model.Pass || r.Passes != 15):
+					t.Errorf("E-COMM: %v with %d passes (%s), want pass with 15: every call of the session judged", r.Verdict, r.Passes, r.Detail)
+				case c.fails != nil && !strings.Contains(r.Detail, c.early):
+					t.Errorf("E-COMM: %q, want it to name %q\n%s", r.Detail, c.early, rr.text)
+				}
+			}
+		})
+	}
+}
