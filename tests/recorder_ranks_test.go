@@ -7,9 +7,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/session"
+	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -105,4 +108,80 @@ func TestRecordedRanksAsThreads_ECOMM(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The differential for ranks as threads: the generator's comm sequences
+// (GenOptions.CommOnly: sessions of 2-4 ranks, every rank's collective
+// called, the waits parked), run live through the recorder over the
+// emitted fake and over the two mutants that return early, and checked
+// offline: over the fake both verdicts are clean; over a mutant the trace
+// flags E-COMM wherever the live model saw a parked call return early
+// (E-COMM.8, .20). The waits of sessions whose ranks are all in the trace
+// are judged exactly (each sequence's count of such calls is logged), so
+// the agreement is not the tolerance's.
+func TestRecordedRanksAsThreadsAgreeWithLive_ECOMM(t *testing.T) {
+	seeds := uint64(12)
+	if *long {
+		seeds = 100
+	}
+	for _, mutant := range []string{"", "comm-alloc-no-wait", "comm-barrier-no-wait"} {
+		t.Run("mutant="+mutant, func(t *testing.T) {
+			a, err := buildEmitted(emit.Config{Mutant: mutant})
+			if isNoCompiler(err) {
+				t.Skip("no C compiler")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := newEmittedRuntime(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exact, flagged, early := 0, 0, 0
+			for seed := uint64(1); seed <= seeds; seed++ {
+				ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 120, CommOnly: true,
+					Caps: conformance.CapsOf(target.SimTarget(sim.TMR)), Profile: model.ProfileTMR})
+				rr, err := runRecorded(e, ops, t.TempDir())
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				for _, c := range rr.trace.Calls {
+					if c.RanksHere && model.CommMayWait(c.Op.Kind) {
+						exact++
+					}
+				}
+				got := failedRules(rr.check.Report())
+				if mutant == "" {
+					if err := rr.agreeOnFake(); err != nil {
+						t.Fatalf("seed %d: %v\n%s", seed, err, rr.report())
+					}
+					continue
+				}
+				if earlyLive(rr.live) {
+					early++
+				}
+				if earlyLive(rr.live) && !slices.Contains(got, "E-COMM") {
+					t.Errorf("seed %d: the live model saw a parked call return early, -check-trace flagged %v\n%s", seed, got, rr.report())
+				}
+				if slices.Contains(got, "E-COMM") {
+					flagged++
+				}
+			}
+			t.Logf("%d sequences: %d waits judged exactly; %d live runs saw an early return, %d traces flagged E-COMM", seeds, exact, early, flagged)
+			if exact == 0 {
+				t.Error("no call that waits was judged exactly: the property says nothing")
+			}
+			if mutant != "" && flagged == 0 {
+				t.Errorf("no trace over %s flagged E-COMM", mutant)
+			}
+		})
+	}
+}
+
+// earlyLive reports whether the live model flagged a parked call that
+// returned before its release.
+func earlyLive(res *conformance.Result) bool {
+	return slices.ContainsFunc(res.Findings, func(f model.Finding) bool {
+		return f.Verdict == model.Fail && strings.Contains(f.Detail, "returned before the last rank of its session arrived")
+	})
 }

@@ -37,6 +37,7 @@ func ArriveRecorded(s State, t *Trace, i, k int) State {
 		c := &t.Calls[k]
 		m.curDev, m.devKnown = c.Dev, c.DevKnown
 		m.comm().shared = true
+		m.recordedHere(c)
 		obs := c.Obs
 		m.park(i, c.Op, &obs)
 		m.cm.park.released = nil // no runner joins them: the return pieces read p.released
@@ -91,4 +92,32 @@ func ReturnRecorded(s State, t *Trace, i, k int) State {
 			m.joinParked(i, true)
 		}
 	})
+}
+
+// recordedHere notes, before a recorded call that may wait is stepped,
+// whether every rank of its handle's session is in the trace as of the
+// call (TraceCall.RanksHere: it stops being so once a session on the path
+// has a rank the trace does not hold). A handle of several ranks that is
+// not makes its segments' counters unknown to every handle on them: a
+// parked call there is not released by its calls, which the model
+// follows without counting them.
+func (m *Model) recordedHere(c *TraceCall) {
+	if !CommMayWait(c.Op.Kind) {
+		return
+	}
+	cm := m.comm()
+	h := cm.handle(c.Op.Comm.H)
+	if h == nil {
+		return
+	}
+	h.here = c.RanksHere
+	if h.here || h.nranks < 2 {
+		return
+	}
+	if h.seg >= 0 {
+		cm.segs[h.seg].shared = true
+	}
+	for _, d := range h.domains {
+		cm.segs[d.seg].shared = true
+	}
 }

@@ -48,6 +48,7 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		if c.Unfinished || c.Skip != "" {
 			cm.unknown = true
 		}
+		m.recordedHere(c)
 	}
 	at := "@" + strconv.FormatUint(c.B, 10) + " not judged: "
 	if c.Reset {
@@ -109,9 +110,9 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 	m.argsUnrecorded = c.ArgsUnrecorded
 	m.Step(i, 0, c.Op, &obs)
 	m.argsUnrecorded = false
-	if c.Op.Kind == op.KindCommInit && c.RanksHere {
+	if c.Op.Kind == op.KindCommInit {
 		if h := m.comm().handle(c.Op.Comm.H); h != nil {
-			h.here = true // its session's counters are the trace's own
+			h.here = c.RanksHere
 		}
 	}
 }

@@ -9,75 +9,62 @@ import (
 // session on threads of one process leaves every arrival at the session's
 // counters in its trace, so what each call that waits for its peers
 // answers is the trace's to judge (docs/trace.md). Ranks in other
-// processes leave arrivals the trace does not hold.
+// processes leave arrivals the trace does not hold. Which calls are of the
+// first kind is a reading of the trace, not a certainty: a trace that
+// holds every rank of every session on a rootinfo path is taken to be the
+// only user of the path (another process would have to make a rank the
+// trace holds again).
 
 // traceHandle is one handle a trace's comm_init made, over its life.
 type traceHandle struct {
-	call         int // its comm_init
 	h            int8
 	path         int8
 	rank, nranks int32
 	lo, hi       uint64 // its comm_init's begin, its comm_destroy's end
+	calls        []int  // its comm_init and the calls naming it in its life
 }
 
-// markRanksHere sets RanksHere on the calls of each handle of a session of
-// several ranks whose every rank is, for the whole of the handle's life, a
-// handle of this trace, and so is every rank of any other session that
-// shares its path meanwhile (a handle that joins a segment counts at its
-// counters whatever nranks it was made with).
+// markRanksHere sets RanksHere on each call of a handle of a session of
+// several ranks when every session of several ranks on the handle's path
+// has, over the handle's life, a handle of each of its ranks in the trace:
+// its own session, and each other one that had a handle by the call's end
+// (a session of another nranks with a rank elsewhere shares the path's
+// segment, and its arrivals count there from when it comes).
 func markRanksHere(t *Trace) {
 	hs := traceHandles(t)
-	here := make([]bool, len(hs))
-	for i, x := range hs {
-		here[i] = x.nranks >= 2 && ranksMet(x, hs)
-	}
-	// A handle whose life overlaps one of several ranks that is not here
-	// (a rank 1 that came after another rank 1 left, while rank 0 stayed)
-	// shares a segment with it: not here either.
-	for changed := true; changed; {
-		changed = false
-		for i, x := range hs {
-			for j, y := range hs {
-				if here[i] && !here[j] && y.nranks >= 2 && overlaps(x, y) {
-					here[i], changed = false, true
-				}
-			}
-		}
-	}
-	for i, x := range hs {
-		if !here[i] {
+	for _, x := range hs {
+		if x.nranks < 2 {
 			continue
 		}
-		t.Calls[x.call].RanksHere = true
-		for i := range t.Calls {
-			c := &t.Calls[i]
-			if c.Op.Kind.CommCodes() && c.Op.Kind != KindCommInit && c.Op.Comm.H == x.h && c.B > x.lo && c.B < x.hi {
-				c.RanksHere = true
-			}
+		for _, k := range x.calls {
+			t.Calls[k].RanksHere = ranksMet(x, hs, t.Calls[k].E)
 		}
 	}
 }
 
 // ranksMet reports whether, among the handles of x's path whose life
-// overlaps x's, every session of several ranks has exactly one handle of
-// each rank (a single-rank handle is a whole session of its own).
-func ranksMet(x traceHandle, hs []traceHandle) bool {
-	seen := map[int32][]int{} // nranks → handles per rank
+// overlaps x's, x's session and each session of several ranks with a
+// handle made by time at have a handle of each of their ranks. (A
+// single-rank handle is a whole session of its own.)
+func ranksMet(x traceHandle, hs []traceHandle, at uint64) bool {
+	seen := map[int32][]bool{x.nranks: make([]bool, x.nranks)} // nranks → ranks with a handle
+	came := map[int32]bool{x.nranks: true}                      // sessions with a handle by at
 	for _, y := range hs {
-		if !overlaps(x, y) || y.nranks == 1 {
+		if y.path != x.path || y.lo > x.hi || y.hi < x.lo || y.nranks < 2 {
 			continue
 		}
 		if y.rank < 0 || y.rank >= y.nranks {
 			return false
 		}
 		if seen[y.nranks] == nil {
-			seen[y.nranks] = make([]int, y.nranks)
+			seen[y.nranks] = make([]bool, y.nranks)
 		}
-		seen[y.nranks][y.rank]++
+		seen[y.nranks][y.rank] = true
+		came[y.nranks] = came[y.nranks] || y.lo <= at
 	}
-	for _, per := range seen {
-		for _, n := range per {
-			if n != 1 {
+	for n, ranks := range seen {
+		for _, ok := range ranks {
+			if came[n] && !ok {
 				return false
 			}
 		}
@@ -85,13 +72,10 @@ func ranksMet(x traceHandle, hs []traceHandle) bool {
 	return true
 }
 
-// overlaps reports whether x and y are handles of one path whose lives
-// overlap.
-func overlaps(x, y traceHandle) bool { return x.path == y.path && y.lo <= x.hi && x.lo <= y.hi }
-
 // traceHandles lists the handles the trace's comm_init calls made, each
-// with the life its slot gives it: from its comm_init to the end of the
-// next comm_destroy of its slot (or the end of the trace).
+// with the life its slot gives it (from its comm_init to the end of the
+// next comm_destroy of its slot, or the end of the trace) and its calls
+// in the order they began.
 func traceHandles(t *Trace) []traceHandle {
 	order := make([]int, len(t.Calls))
 	for i := range order {
@@ -102,20 +86,36 @@ func traceHandles(t *Trace) []traceHandle {
 	open := map[int8]int{} // slot → its live handle in hs
 	for _, k := range order {
 		c := &t.Calls[k]
-		if c.Skip != "" || c.Unfinished || !c.Op.Kind.CommCodes() {
+		if !c.Op.Kind.CommCodes() {
 			continue
 		}
 		r := c.Op.Comm
-		switch {
-		case c.Op.Kind == KindCommInit && c.Obs.Call.Value != 0 && r.Path >= 0:
-			open[r.H] = len(hs)
-			hs = append(hs, traceHandle{call: k, h: r.H, path: r.Path, rank: int32(r.Rank), nranks: r.NRanks, lo: c.B, hi: math.MaxUint64})
-		case c.Op.Kind == KindCommDestroy && r.H >= 0:
-			if at, ok := open[r.H]; ok {
-				hs[at].hi = c.E
-				delete(open, r.H)
+		if c.Op.Kind == KindCommInit {
+			if c.Skip == "" && !c.Unfinished && c.Obs.Call.Value != 0 && r.Path >= 0 {
+				open[r.H] = len(hs)
+				hs = append(hs, traceHandle{h: r.H, path: r.Path, rank: int32(r.Rank), nranks: r.NRanks, lo: c.B, hi: math.MaxUint64, calls: []int{k}})
 			}
+			continue
+		}
+		at, ok := open[r.H]
+		if !ok || r.H < 0 || !takesHandle(c.Op.Kind) {
+			continue
+		}
+		hs[at].calls = append(hs[at].calls, k)
+		if c.Op.Kind == KindCommDestroy && c.Skip == "" && !c.Unfinished {
+			hs[at].hi = c.E
+			delete(open, r.H)
 		}
 	}
 	return hs
+}
+
+// takesHandle reports whether a comm call of kind k names a handle (its
+// Comm.H), not a global domain alone.
+func takesHandle(k Kind) bool {
+	switch k {
+	case KindCommGlobalPrepare, KindCommGlobalImport, KindCommGlobalRelease:
+		return false
+	}
+	return true
 }
