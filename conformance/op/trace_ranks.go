@@ -48,7 +48,7 @@ func markRanksHere(t *Trace) {
 // single-rank handle is a whole session of its own.)
 func ranksMet(x traceHandle, hs []traceHandle, at uint64) bool {
 	seen := map[int32][]bool{x.nranks: make([]bool, x.nranks)} // nranks → ranks with a handle
-	came := map[int32]bool{x.nranks: true}                      // sessions with a handle by at
+	came := map[int32]bool{x.nranks: true}                     // sessions with a handle by at
 	for _, y := range hs {
 		if y.path != x.path || y.lo > x.hi || y.hi < x.lo || y.nranks < 2 {
 			continue
