@@ -10,13 +10,13 @@ import (
 // are threads of the one process), every arrival at the session's counters
 // is in the trace, and a call that waits for its peers is judged as the
 // live runner judges a parked one (commpark.go): the trace checker steps
-// it in two pieces, its arrival (ArriveRecorded: it counts at the step)
-// and its return (ReturnRecorded), each at a point of the call's recorded
-// interval. The return of a call that waits comes after the call that
-// releases it, so a call that ended before the last rank's call began
-// returned early (E-COMM.8, .20, .27, .33, .58), unless it answered -1:
-// a wait that times out (upstream's 120 s) returns -1, and the trace
-// holds no time, so that -1 is the timeout's.
+// it in two pieces, its arrival at its begin (ArriveRecorded: it counts at
+// the step) and its return at its end (ReturnRecorded). The return of a
+// call that waits comes after the call that releases it, so a call that
+// ended before the last rank's call began returned early (E-COMM.8, .20,
+// .27, .33, .58), unless it answered -1: a wait that times out (upstream's
+// 120 s) returns -1, and the trace holds no time, so that -1 is the
+// timeout's.
 
 // CommMayWait reports whether a call of kind k may wait for the other
 // ranks of its session (or domain allocation).
@@ -91,6 +91,10 @@ func ReturnRecorded(s State, t *Trace, i, k int) State {
 		default:
 			m.joinParked(i, true)
 		}
+		// The returns of the calls one arrival released come in any
+		// order: without the step's scratch, the states they reach are
+		// equal, and the search tries one order of them, not each.
+		m.e, m.co, m.tolBranch, m.curOp, m.curIdx, m.curRep = Expectation{}, nil, false, Op{}, 0, 0
 	})
 }
 
@@ -98,9 +102,9 @@ func ReturnRecorded(s State, t *Trace, i, k int) State {
 // whether every rank of its handle's session is in the trace as of the
 // call (TraceCall.RanksHere: it stops being so once a session on the path
 // has a rank the trace does not hold). A handle of several ranks that is
-// not makes its segments' counters unknown to every handle on them: a
-// parked call there is not released by its calls, which the model
-// follows without counting them.
+// not makes the counters of its segments of several ranks unknown to every
+// handle on them: a parked call there is not released by its calls, which
+// the model follows without counting them.
 func (m *Model) recordedHere(c *TraceCall) {
 	if !CommMayWait(c.Op.Kind) {
 		return
@@ -118,6 +122,8 @@ func (m *Model) recordedHere(c *TraceCall) {
 		cm.segs[h.seg].shared = true
 	}
 	for _, d := range h.domains {
-		cm.segs[d.seg].shared = true
+		if d.nranks > 1 { // a subset of one counts only itself
+			cm.segs[d.seg].shared = true
+		}
 	}
 }

@@ -371,10 +371,13 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 			ops = append(ops, acq)
 		}
 		if waitsForPeers(c) {
-			// It arrives at its begin, and returns at a point of its
-			// interval after that.
+			// It arrives at its begin and returns at its end (pieceAt):
+			// the latest point, so a return any point suits is judged
+			// there, and the returns of the calls one arrival released
+			// are not orders for the search to try.
 			ret := op
 			ret.Input = tracePiece{call: i, ret: true}
+			ret.Call = int64(2 * c.E)
 			op.Return = op.Call + 1
 			ops = append(ops, ret)
 		}

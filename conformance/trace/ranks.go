@@ -9,12 +9,13 @@ import (
 // Ranks as threads (docs/trace.md, "Checking a trace offline"): a comm call
 // that may wait for the other ranks of its session, when every rank of the
 // session is a handle of the trace (TraceCall.RanksHere), is two pieces of
-// the order searched, both inside the call's interval: its arrival, which
-// counts at the session's counters (and releases the calls waiting when it
-// is the last), and its return, which the model allows only once the call
-// is released (or as -1, the runtime's timeout). A call that ended before
-// the releasing call began cannot be ordered so: it returned early. Each
-// such call adds one piece to the search, as a prepare's gate does.
+// the order searched: its arrival at its begin, which counts at the
+// session's counters (and releases the calls waiting when it is the last),
+// and its return at its end, which the model allows only once the call is
+// released (or as -1, the runtime's timeout). A call that ended before the
+// releasing call began cannot be ordered so: it returned early. Both
+// pieces are points, so they add no order for the search to try: a
+// waiting call's own interval is all the search places around them.
 
 // waitsForPeers reports whether c is judged in two pieces.
 func waitsForPeers(c *TraceCall) bool {
