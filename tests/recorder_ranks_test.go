@@ -1,8 +1,11 @@
 package tests
 
 import (
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,8 +15,10 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
+	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
 // ranksSessionScript is a session of three ranks as threads of one
@@ -184,4 +189,51 @@ func earlyLive(res *conformance.Result) bool {
 	return slices.ContainsFunc(res.Findings, func(f model.Finding) bool {
 		return f.Verdict == model.Fail && strings.Contains(f.Detail, "returned before the last rank of its session arrived")
 	})
+}
+
+// openRecordedRank opens the recording runtime over target for a rank
+// process (TestCommRankProcess), its trace written to trace.
+func openRecordedRank(t *testing.T, target, trace string) (*onboard.Library, error) {
+	b, err := recorderBytes()
+	if err != nil {
+		return nil, err
+	}
+	rec := filepath.Join(t.TempDir(), "libhost_runtime.so")
+	if err := os.WriteFile(rec, b, 0o755); err != nil {
+		return nil, err
+	}
+	return loadRecorder(rec, target, trace)
+}
+
+// E-COMM across processes, recorded: each rank of a session of two is a
+// process of its own over the emitted fake (windows, barriers, a derived
+// context, a domain allocation, a global domain imported across the two,
+// comm_destroy), each recorded. A trace holds one rank of the session, so
+// its waits depend on the other process: no call of it is RanksHere, each
+// that may wait is allowed 0 or -1, and each trace checks clean.
+func TestRecordedRanksInProcesses_ECOMM(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the ranks share /dev/shm on Linux only")
+	}
+	fake := emittest.Path(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{CommTimeoutMs: 60000}})
+	dir := t.TempDir()
+	runRanksRecorded(t, []string{fake, fake}, false, 60000, dir)
+	for r := range 2 {
+		tr, o := judgeTraceFile(t, filepath.Join(dir, "rank-"+strconv.Itoa(r)+".ops"))
+		waits := 0
+		for _, c := range tr.Calls {
+			if c.RanksHere {
+				t.Errorf("rank %d: %q is RanksHere, and the other rank is another process's", r, c.Text)
+			}
+			if model.CommMayWait(c.Op.Kind) && c.Skip == "" && c.Op.Comm.H >= 0 {
+				waits++
+			}
+		}
+		if waits < 3 {
+			t.Errorf("rank %d: %d calls that may wait recorded, want comm_alloc_windows, barriers and comm_destroy", r, waits)
+		}
+		if got := failedRules(o.Report()); len(got) != 0 {
+			t.Errorf("rank %d: -check-trace flagged %v (%s)", r, got, o.Note)
+		}
+	}
 }
