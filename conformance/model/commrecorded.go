@@ -78,6 +78,11 @@ func ReturnRecorded(s State, t *Trace, i, k int) State {
 		switch {
 		case !waiting:
 			m.joinParked(i, false)
+		case cm.unknown:
+			// A comm call since was not judged (or never returned): what
+			// it counted is not known, nor the calls after it judged.
+			p.e.Unchecked = true
+			m.joinParked(i, false)
 		case cm.segs[p.key.seg].shared:
 			// A handle whose peers are not all in the trace joined the
 			// segment since: its counters are not known.

@@ -223,3 +223,20 @@ func TestCheckTrace_ranksSearchStaysSmall_ECOMM20(t *testing.T) {
 		}
 	}
 }
+
+// A call that releases a waiting rank but cannot be judged (its handle is
+// not one a comm_init of the trace returned) leaves the comm state
+// unknown: the waiting rank's 0 is not judged an early return, and the
+// comm calls after it are not judged (E-COMM).
+func TestCheckTrace_ranksReleaserNotJudged_ECOMM(t *testing.T) {
+	body := ranksTrace(2, rounds(1), nil, nil)
+	body = strings.Replace(body, "cbarrier h1 -> 0", "cbarrier h? -> 0", 1)
+	tr := mustTrace(t, body)
+	o := Check(tr, Options{})
+	if f := failuresOf(o); len(f) != 0 || !o.Linearizable {
+		t.Fatalf("failures %v linearizable %v: %s", o.Result.Findings, o.Linearizable, o.Note)
+	}
+	if o.Result.Checked != 4 { // two cinit, two calloc
+		t.Errorf("%d calls judged, want 4", o.Result.Checked)
+	}
+}
