@@ -101,8 +101,6 @@ var recordedMutantReasons = map[string]string{
 	"unregister-keeps-id":  "gap: E-PROG.11 (an unregistered id still runs) is not flagged in the recorded e-prog/run-family",
 	"copy-failure-charges": "gap: E-PREP.6 (a failed allocate-and-copy keeps its charge) is not flagged in the recorded m-3/failures-mint-nothing",
 	"poison-frees-blocks":  "gap: K-4.4 (poison frees the code blocks) is not flagged in the recorded k-4/registration-poisons",
-	"copy-refuses-comm-window": "gap: E-PROG.28 (a copy of a span inside a mapped comm window is refused) is not flagged in the recorded " +
-		"e-prog/copy-comm-windows: a trace reads copy_to_device_ctx and copy_from_device_ctx as the prog op, judged without their pointers",
 	"refused-destroy-frees-device-memory": "gap: E-DESTROY.3 (a refused destroy frees the context's device memory) is not flagged in the recorded " +
 		"e-destroy/refused-keeps-device-memory: a trace reads device_malloc_ctx and the copies as the prog op (fn=malloc, " +
 		"fn=copy_to, fn=copy_from), judged without their pointers or bytes, and committed_device_memory_ctx without the value before it",
