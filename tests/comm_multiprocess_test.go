@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,6 +44,9 @@ type commRankSpec struct {
 	// Session is the name the segment of Path must have in /dev/shm
 	// once comm_alloc_windows returned ("": not looked at).
 	Session string
+	// Record: the rank calls Backend through the recording runtime,
+	// which writes its trace there ("": directly).
+	Record string
 }
 
 // upstreamBackend prefixes a backend that is one of upstream's simulator
@@ -63,9 +67,17 @@ func TestCommRankProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rt abi.Runtime
-	if s.Backend == "sim" {
+	switch {
+	case s.Backend == "sim":
 		rt = sim.New(sim.TMR, sim.Options{CommTimeout: time.Duration(s.TimeoutMs) * time.Millisecond})
-	} else {
+	case s.Record != "":
+		lib, err := openRecordedRank(t, s.Backend, s.Record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lib.Close()
+		rt = lib
+	default:
 		lib, err := openRankLibrary(s.Backend)
 		if err != nil {
 			t.Fatal(err)
@@ -255,6 +267,13 @@ func commRank(rt abi.Runtime, s commRankSpec) error {
 // waits for them all.
 func runRanks(t *testing.T, backends []string, missing bool, timeoutMs int) {
 	t.Helper()
+	runRanksRecorded(t, backends, missing, timeoutMs, "")
+}
+
+// runRanksRecorded is runRanks with each rank recorded into record's
+// rank-N.ops ("": none recorded).
+func runRanksRecorded(t *testing.T, backends []string, missing bool, timeoutMs int, record string) {
+	t.Helper()
 	dir := t.TempDir()
 	rootinfo := filepath.Join(dir, "rootinfo")
 	domain := uint64(os.Getpid())<<16 | uint64(time.Now().UnixNano()&0xFFFF)
@@ -273,12 +292,19 @@ func runRanks(t *testing.T, backends []string, missing bool, timeoutMs int) {
 			}
 		}
 	})
+	specs := make([]commRankSpec, len(backends))
+	for r, b := range backends {
+		specs[r] = commRankSpec{Rank: r, NRanks: len(backends), Backend: b, Path: rootinfo, Dir: dir,
+			TimeoutMs: timeoutMs, Missing: missing, Domain: domain, Session: session}
+		if record != "" {
+			specs[r].Record = filepath.Join(record, "rank-"+strconv.Itoa(r)+".ops")
+		}
+	}
 	var wg sync.WaitGroup
 	outs := make([][]byte, len(backends))
 	errs := make([]error, len(backends))
-	for r, b := range backends {
-		spec, _ := json.Marshal(commRankSpec{Rank: r, NRanks: len(backends), Backend: b, Path: rootinfo, Dir: dir,
-			TimeoutMs: timeoutMs, Missing: missing, Domain: domain, Session: session})
+	for r := range backends {
+		spec, _ := json.Marshal(specs[r])
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -155,9 +155,16 @@ func runRecorded(e *emittedRuntime, ops []op.Op, dir string) (*recordedRun, erro
 	acl, _ := fakeACL(e.a.ACLPath)
 	r := conformance.NewRunner(library.Target(lib, acl), conformance.Options{})
 	live := r.Run(ops)
+	stuck := r.Dirty()
 	r.Close()
-	if err := lib.Close(); err != nil {
-		return nil, fmt.Errorf("closing the recorder: %v", err)
+	// A comm call that never returned (a mutant's hang) keeps a thread
+	// inside the recorder: it is not unloaded then (nor after a run the
+	// model lost track of, which Dirty also reports), and the call's
+	// in-flight record stands for it in the trace.
+	if !stuck {
+		if err := lib.Close(); err != nil {
+			return nil, fmt.Errorf("closing the recorder: %v", err)
+		}
 	}
 	text, err := os.ReadFile(path)
 	if err != nil {

@@ -77,6 +77,9 @@ type commHandle struct {
 	ctxAddr, in0 uint64 // (hooks) the base context and its windowsIn[0]
 	derived      []commDerived
 	domains      []commDomain
+	// here: (a recorded session) every rank of its session is a handle of
+	// the trace, so its session's counters are the trace's own.
+	here bool
 }
 
 // commGlobal is one prepared global domain of the loaded copy.
@@ -182,11 +185,12 @@ func (cm *commModel) newSeg(size uint64, nranks int32, name [2]int16) int {
 	return len(cm.segs) - 1
 }
 
-// elsewhere reports whether a wait of a rank of nranks on segment s may
-// depend on other processes: in a recorded session, a segment of more than
-// one rank (a single-rank session's counts are its own).
-func (cm *commModel) elsewhere(s int, nranks int64) bool {
-	return cm.segs[s].shared || (cm.shared && nranks > 1)
+// elsewhere reports whether a wait of handle h, a rank of nranks, on
+// segment s may depend on other processes: in a recorded session, a
+// segment of more than one rank (a single-rank session's counts are its
+// own) unless every rank of h's session is in the trace (h.here).
+func (cm *commModel) elsewhere(s int, h *commHandle, nranks int64) bool {
+	return cm.segs[s].shared || (cm.shared && nranks > 1 && !h.here)
 }
 
 // handle is slot h's handle when it is live.
@@ -266,8 +270,7 @@ func (m *Model) CommWaits(o Op) string {
 		return ""
 	}
 	if m.lost {
-		switch o.Kind {
-		case op.KindCommAlloc, op.KindCommBarrier, op.KindCommDestroy, op.KindCommDomainAlloc, op.KindCommDomainRelease:
+		if CommMayWait(o.Kind) {
 			return "the model lost track: the call might wait for peers until the runtime's timeout"
 		}
 		return ""
@@ -396,7 +399,7 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 		s = cm.newSeg(total, h.nranks, [2]int16{int16(h.path), -1})
 		cm.sessions[h.path] = s
 	}
-	if cm.elsewhere(s, int64(h.nranks)) {
+	if cm.elsewhere(s, h, int64(h.nranks)) {
 		cm.segs[s].shared = true
 	}
 	seg := &cm.segs[s]
@@ -595,7 +598,7 @@ func (m *Model) commBarrier(o Op) {
 		return
 	}
 	seg := &cm.segs[h.seg]
-	if cm.elsewhere(h.seg, int64(h.nranks)) || (seg.unsure && (h.nranks > 1 || seg.multi)) {
+	if cm.elsewhere(h.seg, h, int64(h.nranks)) || (seg.unsure && (h.nranks > 1 || seg.multi)) {
 		m.commWait(false, "")
 		return
 	}
@@ -624,7 +627,7 @@ func (m *Model) commDestroy(o Op) {
 	done, k := true, waitKey{}
 	if h.seg >= 0 {
 		seg := &cm.segs[h.seg]
-		done, k = !cm.elsewhere(h.seg, int64(h.nranks)) && seg.left+1 >= h.nranks, waitKey{waitLeft, h.seg, 0}
+		done, k = !cm.elsewhere(h.seg, h, int64(h.nranks)) && seg.left+1 >= h.nranks, waitKey{waitLeft, h.seg, 0}
 		seg.left++
 		if done {
 			cm.unlink(h.seg)
@@ -684,7 +687,7 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 		s = cm.newSeg(total, int32(c.N), key)
 		cm.domSegs[key] = s
 	}
-	if cm.elsewhere(s, int64(c.N)) {
+	if cm.elsewhere(s, h, int64(c.N)) {
 		cm.segs[s].shared = true
 	}
 	seg := &cm.segs[s]
@@ -754,7 +757,7 @@ func (m *Model) commDomainRelease(o Op) {
 		return
 	}
 	seg := &cm.segs[d.seg]
-	done := !cm.elsewhere(d.seg, int64(d.nranks)) && seg.left+1 >= d.nranks
+	done := !cm.elsewhere(d.seg, h, int64(d.nranks)) && seg.left+1 >= d.nranks
 	seg.left++
 	if done {
 		cm.unlink(d.seg)

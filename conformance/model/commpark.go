@@ -88,7 +88,7 @@ func (m *Model) waitFor(done bool, k waitKey, note string) {
 	case done:
 		m.commExpect(one(abi.OK), note)
 		cm.release(k)
-	case cm.park.parking:
+	case cm.park.parking && !cm.segs[k.seg].shared:
 		cm.park.key = k
 		m.commExpect(one(abi.OK), "it waits for the other ranks of its session, which come later in this sequence, and returns 0 once the last arrives")
 	case cm.timesOut():
@@ -177,8 +177,9 @@ func (m *Model) park(idx int, o Op, obs *Observation) {
 }
 
 // joinParked judges the parked call of op index idx against its answer;
-// the call of op index at released it.
-func (m *Model) joinParked(idx, at int) {
+// the call of op index at released it; early: it returned before its
+// release (a recorded trace's reading).
+func (m *Model) joinParked(idx, at int, early bool) {
 	cm := m.comm()
 	k := -1
 	for i, p := range cm.park.parked {
@@ -197,7 +198,7 @@ func (m *Model) joinParked(idx, at int) {
 	m.curOp, m.curIdx, m.curRep, m.upto = p.op, p.idx, 0, at
 	defer func() { m.upto = 0 }()
 	m.e, m.co, m.tolBranch = p.e, &p.obs.Call, false
-	if p.obs.Comm != nil && p.obs.Comm.Early {
+	if early || (p.obs.Comm != nil && p.obs.Comm.Early) {
 		m.finding(REComm, Fail, p.op.Kind.String()+" of h"+strconv.Itoa(int(p.h))+" returned before the last rank of its session arrived: "+
 			"a rank waits for its peers (E-COMM.8, E-COMM.20, E-COMM.27, E-COMM.33, E-COMM.58)")
 	}
@@ -223,7 +224,7 @@ func Park(s State, idx int, o Op, obs *Observation) State {
 // once the call of op index at released it.
 func JoinParked(s State, idx, at int) State {
 	m := s.advancing()
-	m.joinParked(idx, at)
+	m.joinParked(idx, at, false)
 	return State{m: m, gen: m.gen}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // NewTraceState is the owned state a trace is judged with: the device is
@@ -47,6 +48,7 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		if c.Unfinished || c.Skip != "" {
 			cm.unknown = true
 		}
+		m.recordedHere(c)
 	}
 	at := "@" + strconv.FormatUint(c.B, 10) + " not judged: "
 	if c.Reset {
@@ -108,6 +110,11 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 	m.argsUnrecorded = c.ArgsUnrecorded
 	m.Step(i, 0, c.Op, &obs)
 	m.argsUnrecorded = false
+	if c.Op.Kind == op.KindCommInit {
+		if h := m.comm().handle(c.Op.Comm.H); h != nil {
+			h.here = c.RanksHere
+		}
+	}
 }
 
 // binariesDecide reports whether c is a refused init that passed executor

@@ -87,6 +87,11 @@ type TraceCall struct {
 	// Reset: a simabi_reset that returned 0 (docs/contract.md F-1): the
 	// runtime starts again as loaded, and the calls after it are judged so.
 	Reset bool
+	// RanksHere: a comm call (comm_init included) of a handle of a session
+	// of several ranks whose every rank is a handle of this trace (ranks
+	// as threads of one process), so that the session's counters are the
+	// trace's own (trace_ranks.go).
+	RanksHere bool
 }
 
 // maxTraceSlots bounds the contexts live at once in one trace (the op
@@ -300,6 +305,7 @@ func (r *traceReader) finish() *Trace {
 			t.Torn.Record = c.Record
 		}
 	}
+	markRanksHere(t)
 	return t
 }
 

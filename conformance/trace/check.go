@@ -200,16 +200,36 @@ func overlapping(t *Trace, order []int) bool {
 	return false
 }
 
-// judgeTrace runs the model over the calls in order.
+// judgeTrace runs the model over the calls in order, the two pieces of a
+// call that waits for its peers (waitsForPeers) each at its own time.
 func judgeTrace(t *Trace, p Profile, driven bool, order []int) *Result {
-	s := model.NewTraceState(p, driven)
-	res := &Result{History: History{Profile: p}}
-	for i, k := range order {
-		s = model.StepRecorded(s, t, i, k)
-		res.History.Entries = append(res.History.Entries, Entry{Op: t.Calls[k].Op, Obs: t.Calls[k].Obs, Skipped: t.Calls[k].Skip})
-	}
-	fillResult(res, s.Model())
+	res, _ := judgePieces(t, p, driven, timeOrder(t, order))
 	return res
+}
+
+// judgePieces judges the pieces in the order given, keeping a refusal's X-2
+// reading and going on past a failure, and returns the verdict and the
+// calls' order. Nothing is searched or undone here, so the state is owned:
+// each step advances it in place (a shared one would be copied per call,
+// verdicts and all, which made long traces quadratic).
+func judgePieces(t *Trace, p Profile, driven bool, pieces []tracePiece) (res *Result, order []int) {
+	st := newTraceState(model.NewTraceState(p, driven))
+	res = &Result{History: History{Profile: p}}
+	for _, pc := range pieces {
+		if pc.whole() {
+			order = append(order, pc.call)
+			c := &t.Calls[pc.call]
+			res.History.Entries = append(res.History.Entries, Entry{Op: c.Op, Obs: c.Obs, Skipped: c.Skip})
+		}
+		good, next := stepPiece(t, st, pc)
+		if !good && next.s == st.s && pc.whole() {
+			// Out of gate order: judge the call as it stands.
+			next = traceState{s: model.StepRecorded(st.s, t, st.n, pc.call), n: st.n + 1, gates: st.gates, arrived: st.arrived}
+		}
+		st = next
+	}
+	fillResult(res, st.s.Model())
+	return res, order
 }
 
 // fillResult copies the model's verdict into res.
@@ -223,19 +243,31 @@ func fillResult(res *Result, m *Model) {
 	}
 }
 
-// tracePiece is one step of a concurrent trace's order: a call, or the
-// moment a prepare takes its context's gate.
+// tracePiece is one step of a concurrent trace's order: a call, the
+// moment a prepare takes its context's gate, or the return of a call that
+// waits for its peers (whose arrival is the call's own piece).
 type tracePiece struct {
 	call    int
 	acquire bool
+	ret     bool
 }
 
+// whole reports whether pc is the piece that stands for its call in the
+// judged order (not a gate's acquisition, not a return).
+func (pc tracePiece) whole() bool { return !pc.acquire && !pc.ret }
+
 // traceState is the sequential specification's state: the model, the
-// calls judged, and which prepare holds each context's gate.
+// calls judged, which prepare holds each context's gate, and the calls
+// that arrived and have not returned (each with its op index).
 type traceState struct {
-	s     State // shared: the search keeps every state it reached
-	n     int
-	gates map[int8]int
+	s       State // shared: the search keeps every state it reached
+	n       int
+	gates   map[int8]int
+	arrived map[int]int
+}
+
+func newTraceState(s State) traceState {
+	return traceState{s: s, gates: map[int8]int{}, arrived: map[int]int{}}
 }
 
 // equalTraceStates is the search's state comparison: the state holds a map
@@ -245,7 +277,7 @@ type traceState struct {
 // costs a revisit.
 func equalTraceStates(a, b interface{}) bool {
 	x, y := a.(traceState), b.(traceState)
-	return x.n == y.n && maps.Equal(x.gates, y.gates) && reflect.DeepEqual(x.s, y.s)
+	return x.n == y.n && maps.Equal(x.gates, y.gates) && maps.Equal(x.arrived, y.arrived) && reflect.DeepEqual(x.s, y.s)
 }
 
 // holdsGate: a prepare, and a launch that got past the gate, hold their
@@ -262,19 +294,29 @@ func holdsGate(c *TraceCall) bool {
 // stepPiece applies one piece; ok is false when the model (or the gate)
 // does not allow it there. A launch of another thread refused with
 // INVALID_STATE while the gate is held is X-2's fail-fast refusal, which
-// changes nothing; a second prepare waits for the gate.
-func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(s State, k int) State) (bool, traceState) {
+// changes nothing; a second prepare waits for the gate. A call that waits
+// for its peers arrives with its own piece and is judged at its return.
+func stepPiece(t *Trace, st traceState, pc tracePiece) (bool, traceState) {
 	c := &t.Calls[pc.call]
-	gates := make(map[int8]int, len(st.gates))
-	for k, v := range st.gates {
-		gates[k] = v
-	}
+	gates := maps.Clone(st.gates)
+	arrived := st.arrived
 	if pc.acquire {
 		if _, held := gates[c.Op.C]; held {
 			return false, st
 		}
 		gates[c.Op.C] = pc.call
-		return true, traceState{s: st.s, n: st.n, gates: gates}
+		return true, traceState{s: st.s, n: st.n, gates: gates, arrived: arrived}
+	}
+	before := st.s.Model().Failures()
+	if pc.ret {
+		i, ok := arrived[pc.call]
+		if !ok {
+			return false, st
+		}
+		arrived = maps.Clone(arrived)
+		delete(arrived, pc.call)
+		next := model.ReturnRecorded(st.s, t, i, pc.call)
+		return next.Model().Failures() == before, traceState{s: next, n: st.n, gates: gates, arrived: arrived}
 	}
 	if holdsGate(c) {
 		if h, held := gates[c.Op.C]; !held || h != pc.call {
@@ -283,30 +325,31 @@ func stepPiece(t *Trace, st traceState, pc tracePiece, judge func(s State, k int
 		delete(gates, c.Op.C)
 	} else if c.Op.Kind == KindLaunch && c.Skip == "" && c.Obs.Call.Status == abi.InvalidState {
 		if h, held := gates[c.Op.C]; held && h != pc.call {
-			return true, traceState{s: model.PassRule(st.s, RX2), n: st.n, gates: gates}
+			return true, traceState{s: model.PassRule(st.s, RX2), n: st.n, gates: gates, arrived: arrived}
 		}
 	}
-	before := st.s.Model().Failures()
-	next := judge(st.s, pc.call)
-	return next.Model().Failures() == before, traceState{s: next, n: st.n + 1, gates: gates}
+	var next State
+	if waitsForPeers(c) {
+		arrived = maps.Clone(arrived)
+		arrived[pc.call] = st.n
+		next = model.ArriveRecorded(st.s, t, st.n, pc.call)
+	} else {
+		next = model.StepRecorded(st.s, t, st.n, pc.call)
+	}
+	return next.Model().Failures() == before, traceState{s: next, n: st.n + 1, gates: gates, arrived: arrived}
 }
 
 // linearizeTrace searches an order of the calls that keeps their intervals
 // and satisfies the model (porcupine over the model as a sequential
-// specification, a prepare in two pieces), and judges the calls in the
-// order found: in full when one satisfies the model, else the longest one
-// found followed by the calls left out, by begin.
+// specification, a prepare and a call that waits for its peers in two
+// pieces), and judges the calls in the order found: in full when one
+// satisfies the model, else the longest one found followed by the pieces
+// left out, each at its time (pieceAt).
 func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (res *Result, order []int, ok, undecided bool) {
-	judge := func(n int) func(s State, k int) State {
-		return func(s State, k int) State { return model.StepRecorded(s, t, n, k) }
-	}
 	spec := porcupine.Model{
-		Init: func() interface{} {
-			return traceState{s: model.NewTraceState(p, driven).Share(), gates: map[int8]int{}}
-		},
+		Init: func() interface{} { return newTraceState(model.NewTraceState(p, driven).Share()) },
 		Step: func(s, in, _ interface{}) (bool, interface{}) {
-			st := s.(traceState)
-			return stepPiece(t, st, in.(tracePiece), judge(st.n))
+			return stepPiece(t, s.(traceState), in.(tracePiece))
 		},
 		Equal: equalTraceStates,
 	}
@@ -327,6 +370,17 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 			acq.Input = tracePiece{call: i, acquire: true}
 			ops = append(ops, acq)
 		}
+		if waitsForPeers(c) {
+			// It arrives at its begin and returns at its end (pieceAt):
+			// the latest point, so a return any point suits is judged
+			// there, and the returns of the calls one arrival released
+			// are not orders for the search to try.
+			ret := op
+			ret.Input = tracePiece{call: i, ret: true}
+			ret.Call = int64(2 * c.E)
+			op.Return = op.Call + 1
+			ops = append(ops, ret)
+		}
 		ops = append(ops, op)
 	}
 	verdict, info := porcupine.CheckOperationsVerbose(spec, ops, timeout)
@@ -336,7 +390,8 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 			o[i] = i
 		}
 		sort.SliceStable(o, func(a, b int) bool { return t.Calls[o[a]].B < t.Calls[o[b]].B })
-		return judgeTrace(t, p, driven, o), o, false, true
+		res, o = judgePieces(t, p, driven, timeOrder(t, o))
+		return res, o, false, true
 	}
 	var best []tracePiece
 	for _, part := range info.PartialLinearizations() {
@@ -349,50 +404,24 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 			}
 		}
 	}
-	in := map[int]bool{}
-	for _, pc := range best {
-		if !pc.acquire {
-			in[pc.call] = true
-		}
-	}
 	if verdict != porcupine.Ok {
-		// The calls that could not follow the longest order, by begin, so
-		// that the first failure is judged.
-		var rest []int
-		for k := range t.Calls {
-			if !in[k] && !inertCall(&t.Calls[k]) {
-				rest = append(rest, k)
+		// The pieces that could not follow the longest order, each at its
+		// time, so that the first failure is judged (a return left out
+		// before the arrivals that began after it ended).
+		in := map[tracePiece]bool{}
+		for _, pc := range best {
+			in[pc] = true
+		}
+		var rest []tracePiece
+		for _, o := range ops {
+			if pc := o.Input.(tracePiece); !pc.acquire && !in[pc] {
+				rest = append(rest, pc)
 			}
 		}
-		sort.SliceStable(rest, func(a, b int) bool { return t.Calls[rest[a]].B < t.Calls[rest[b]].B })
-		for _, k := range rest {
-			best = append(best, tracePiece{call: k})
-		}
+		sort.SliceStable(rest, func(a, b int) bool { return pieceAt(t, rest[a]) < pieceAt(t, rest[b]) })
+		best = append(best, rest...)
 	}
-	best = mergeInert(t, best, inert)
-	// Judge the pieces in that order, keeping a refusal's X-2 reading and
-	// going on past a failure. Nothing is searched or undone here, so the
-	// state is owned: each step advances it in place (a shared one would be
-	// copied per call, verdicts and all, which made long traces quadratic).
-	st := traceState{s: model.NewTraceState(p, driven), gates: map[int8]int{}}
-	res = &Result{History: History{Profile: p}}
-	for _, pc := range best {
-		if !pc.acquire {
-			order = append(order, pc.call)
-			c := &t.Calls[pc.call]
-			res.History.Entries = append(res.History.Entries, Entry{Op: c.Op, Obs: c.Obs, Skipped: c.Skip})
-
-		}
-		good, next := stepPiece(t, st, pc, judge(st.n))
-		if !good && next.s == st.s {
-			// Out of gate order: judge the call as it stands.
-			if !pc.acquire {
-				next = traceState{s: model.StepRecorded(st.s, t, st.n, pc.call), n: st.n + 1, gates: st.gates}
-			}
-		}
-		st = next
-	}
-	fillResult(res, st.s.Model())
+	res, order = judgePieces(t, p, driven, mergeInert(t, best, inert))
 	return res, order, verdict == porcupine.Ok, false
 }
 
@@ -412,7 +441,7 @@ func mergeInert(t *Trace, order []tracePiece, inert []int) []tracePiece {
 	sort.SliceStable(inert, func(a, b int) bool { return t.Calls[inert[a]].B < t.Calls[inert[b]].B })
 	out := make([]tracePiece, 0, len(order)+len(inert))
 	for _, pc := range order {
-		for !pc.acquire && len(inert) > 0 && t.Calls[inert[0]].B < t.Calls[pc.call].B {
+		for !pc.acquire && len(inert) > 0 && t.Calls[inert[0]].B < pieceAt(t, pc) {
 			out = append(out, tracePiece{call: inert[0]})
 			inert = inert[1:]
 		}
