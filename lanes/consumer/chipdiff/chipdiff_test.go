@@ -217,7 +217,6 @@ func TestVerdicts_decideOnlyTheirShape_CERR_CSINGLE(t *testing.T) {
 		{"bad prewarm, lifecycle calls", "init:badprewarm", "plain", called, called, ""},
 		{"malformed image", "register=0:malformed", "strict", called, refused, "image-validated"},
 		{"a good image refused", "register=0", "plain", stepResult{Outcome: "ok", Detail: "-", Calls: []string{"r"}}, refused, ""},
-		{"malloc 0", "malloc0", "plain", stepResult{Outcome: "err", Detail: "host", Calls: []string{"m"}}, refused, "malloc-zero"},
 		{"copy to 0", "copy_to0", "plain", called, refused, "copy-to-address-0"},
 		{"copy after a NULL malloc", "copy", "null.device_malloc_ctx", called, refused, "copy-to-address-0"},
 		{"a copy refused otherwise", "copy", "plain", called, refused, ""},

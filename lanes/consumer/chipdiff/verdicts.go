@@ -96,17 +96,6 @@ var verdicts = []verdict{
 			"extra byte). C-ERR: IA for a bad argument.",
 	},
 	{
-		ID: "malloc-zero", Kind: allowed, Rule: "C-ERR",
-		Where: []where{{Word: regexp.MustCompile(`^malloc0$`)}},
-		Holds: func(cw, gw stepResult) bool {
-			return cw.answer() == "err host" && lifecycleRefusesFirst(cw, gw)
-		},
-		Upstream: "src/common/worker/chip_worker.cpp:1067-1076 (malloc calls device_malloc_ctx(ctx, 0), whose NULL is \"malloc failed\")",
-		Ours:     "lifecycle/program.go DeviceMalloc; lifecycle/worker_test.go TestProgramOperations",
-		Why: "Both fail an allocation of 0 bytes: ChipWorker after device_malloc_ctx answered NULL, lifecycle with " +
-			"INVALID_ARGUMENT before the call. C-ERR: IA for a bad argument.",
-	},
-	{
 		ID: "copy-to-address-0", Kind: allowed, Rule: "C-ERR",
 		Where: []where{
 			{Word: regexp.MustCompile(`^copy_to0$`)},
