@@ -59,6 +59,10 @@ var consumerMutantReasons = map[string]string{
 	"launch-commits": "M-7's directions (committed memory rising on a launch) need the value before the call, which a trace does not hold",
 	"pinit-no-set-device": "the defect is the current device simpler_init leaves on the thread; a trace records each call's " +
 		"device, but not the consumer's own ACL calls between two calls",
+	"free-keeps-committed": "the defect is program-mode committed memory after a free (E-PROG.25), which the live model judges " +
+		"from the value before the call; a trace holds no value before it, and a program context's committed memory is the runtime's",
+	"malloc-failure-charges": "the defect is program-mode committed memory after a refused allocation (E-PROG.34), which the " +
+		"live model judges from the value before the call; a trace holds no value before it",
 }
 
 // consumerExe compiles testdata/recorded_consumer.c with a prelude that
