@@ -109,6 +109,12 @@ func (m *Model) register(op Op, c *mctx) {
 	if c = m.runEntry(op, c); c == nil {
 		return
 	}
+	if factsOf(op.Img).null {
+		// A NULL callable is refused before the outstanding-run check, as
+		// the prog op's register is (upstream: c_api_shared.cpp:417).
+		m.refuseArgument("simpler_register_callable with a NULL callable, refused before anything else (upstream: common/platform/sim/host/c_api_shared.cpp:417)", gLegacyRegisterNull)
+		return
+	}
 	if c.runs > 0 {
 		m.expect(REProg, m.refusedAs(abi.InvalidState), "a native run is outstanding: the callable registry is not changed (upstream: common/platform/sim/host/c_api_shared.cpp:419-422)")
 		return
