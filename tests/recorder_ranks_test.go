@@ -21,27 +21,20 @@ import (
 	"github.com/simabi/simabi/sim/emit/emittest"
 )
 
-// ranksSessionScript is a session of three ranks as threads of one
-// process: the runner makes each call that waits for its peers on a
-// rank's thread of its own (parked) and the last arrival releases it, so
-// the recorder writes overlapping calls of several threads.
-const ranksSessionScript = `
-cinit h0 rank=0 nranks=3 path=p0
-cinit h1 rank=1 nranks=3 path=p0
-cinit h2 rank=2 nranks=3 path=p0
-calloc h1 win=64
-calloc h0 win=64
-calloc h2 win=64
-cbarrier h2
-cbarrier h0
-cbarrier h1
-cbarrier h0
-cbarrier h1
-cbarrier h2
-cdestroy h1
-cdestroy h2
-cdestroy h0
-`
+// ranksSession is the directed check e-comm/ranks-barrier's ops: a
+// session of three ranks as threads of one process. The runner makes each
+// call that waits for its peers on a rank's thread of its own (parked) and
+// the last arrival releases it, so the recorder writes overlapping calls
+// of several threads.
+func ranksSession(t *testing.T) []op.Op {
+	for _, c := range conformance.Catalogue() {
+		if c.Name == "e-comm/ranks-barrier" {
+			return c.Ops()
+		}
+	}
+	t.Fatal("no directed check e-comm/ranks-barrier")
+	return nil
+}
 
 // E-COMM.8, .20, .58: a session of three ranks as threads, run live
 // through the recording runtime over the emitted fake, is judged by
@@ -49,10 +42,7 @@ cdestroy h0
 // over the mutants that let an earlier rank return before the last one
 // arrives, a failure under E-COMM naming the call that returned early.
 func TestRecordedRanksAsThreads_ECOMM(t *testing.T) {
-	ops, err := op.ParseScript(ranksSessionScript)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ops := ranksSession(t)
 	for _, c := range []struct {
 		mutant string
 		fails  []string
