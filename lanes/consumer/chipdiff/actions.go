@@ -1,17 +1,35 @@
 package main
 
 import (
+	"context"
+	"embed"
 	"fmt"
+	"io/fs"
+	"os/exec"
+	"path"
+	"slices"
 	"strings"
 )
 
+// A consumer is one side of the differential: its name and its driver (a
+// process that performs steps, run.go). A consumer compared with lifecycle
+// (the other side of every comparison) also has what
+// consumers/KEY/actions declares (its name, its records' header, its
+// action list) and its expectation file, consumers/KEY/verdicts; its
+// records are testdata/KEY.
+type consumer struct {
+	key      string
+	name     string
+	about    []string
+	actions  []action
+	verdicts []verdict
+	start    func(ctx context.Context, f files, steps []string) *exec.Cmd
+}
+
 // An action is one named user scenario: the steps a user takes (steps.go),
-// performed alike by upstream's ChipWorker (../actions.cpp) and by
-// lifecycle.Worker, each over the recording runtime over the same legacy
-// fake. Base are the fake's knobs for every variant of the action
-// (poll_pending=1 makes the first poll of a launched run answer not ready,
-// as upstream's simulator does, so that both consumers take their in-flight
-// path).
+// performed alike by both consumers, each over the recording runtime over
+// the same legacy fake. Base are the fake's knobs for every variant of the
+// action.
 type action struct {
 	name  string
 	steps []string
@@ -22,78 +40,67 @@ func act(name, steps string, base ...string) action {
 	return action{name: name, steps: strings.Fields(steps), base: base}
 }
 
-const inFlight = "poll_pending=1"
+//go:embed consumers
+var declarations embed.FS
 
-// actions are the differential's user actions. Every action ends with
-// finalize (or never initializes), since a ChipWorker destroyed while
-// initialized finalizes itself and a lifecycle.Worker does not (it has no
-// destructor; Close is explicit).
-var actions = []action{
-	// Init, its inputs and its refusals.
-	act("init-finalize", "init finalize"),
-	act("init-no-binaries", "init:nobins finalize"),
-	act("init-dispatcher", "init:disp finalize"),
-	act("init-prewarm", "init:prewarm finalize"),
-	act("init-bad-prewarm", "init:badprewarm finalize"),
-	act("init-sdma", "init:sdma finalize"),
-	act("init-sdma-warmup", "init:sdma,warmup finalize"),
-	act("init-negative-device", "init:dev=-1 finalize"),
-	act("init-twice", "init init finalize"),
-	act("init-retry", "init:prewarm init finalize"),
-	act("finalize-twice", "init finalize finalize"),
-	act("finalize-without-init", "finalize"),
-	act("init-after-finalize", "init finalize init finalize"),
-	act("reinit", "init register=0 finalize new init register=0 malloc run=0 free finalize"),
-	act("ops-before-init", "register=0 unregister=0 malloc run=0 committed finalize"),
-	act("ops-after-finalize", "init finalize register=0 malloc run=0 committed"),
-	act("committed", "init committed malloc committed free finalize"),
-	// Registration.
-	act("register-unregister", "init register=0 unregister=0 finalize"),
-	act("register-then-finalize", "init register=0 register=1 finalize"),
-	act("register-duplicate", "init register=0 register=0 finalize"),
-	act("register-id-63", "init register=63 unregister=63 finalize"),
-	act("register-id-64", "init register=64 finalize"),
-	act("register-negative-id", "init register=-1 finalize"),
-	act("register-malformed-image", "init register=0:malformed finalize"),
-	act("register-trailing-byte", "init register=0:trailing unregister=0 finalize"),
-	act("unregister-never-registered", "init unregister=5 finalize"),
-	// Device memory.
-	act("malloc-copy-free", "init malloc copy free finalize"),
-	act("malloc-zero", "init malloc0 finalize"),
-	act("copy-to-null", "init malloc copy_to0 free finalize"),
-	// Runs.
-	act("register-then-run", "init register=0 malloc copy run=0 free unregister=0 finalize"),
-	act("run-twice", "init register=0 malloc run=0 run=0 free finalize"),
-	act("run-in-flight", "init register=0 malloc run=0 run=0 free finalize", inFlight),
-	act("run-unregistered-id", "init malloc run=5 free finalize"),
-	act("run-after-unregister", "init register=0 unregister=0 malloc run=0 free finalize"),
-	act("run-wrong-tensor-count", "init register=0 malloc run=0:one run=0 free finalize"),
-	act("run-without-args", "init register=0 run=0:nil finalize"),
-	act("run-bad-config", "init register=0 malloc run=0:badcfg run=0 free finalize"),
-	act("run-diagnostics-without-prefix", "init register=0 malloc run=0:diag free finalize"),
-	act("unregister-then-finalize-after-run", "init register=0 malloc run=0 unregister=0 free finalize"),
-	// The native phases.
-	act("native-phases", "init register=0 malloc prepare=0 launch poll wait poll finrun free finalize"),
-	act("native-phases-in-flight", "init register=0 malloc prepare=0 launch poll wait poll finrun free finalize", inFlight),
-	act("native-finalize-launched", "init register=0 malloc prepare=0 launch finrun free finalize", inFlight),
-	act("native-finalize-unlaunched", "init register=0 malloc prepare=0 finrun free finalize"),
-	act("native-stale-token", "init register=0 malloc prepare=0 finrun launch poll wait finrun free finalize"),
-	act("native-launch-twice", "init register=0 malloc prepare=0 launch launch finrun free finalize"),
-	act("native-poll-before-launch", "init register=0 malloc prepare=0 poll wait finrun free finalize"),
-	act("native-prepare-twice", "init register=0 malloc prepare=0 prepare=0:gen=2 finrun free finalize"),
-	act("native-stale-generation", "init register=0 malloc prepare=0:gen=3 finrun prepare=0:gen=2 prepare=0:gen=3 finrun free finalize"),
-	act("native-zero-generation", "init register=0 malloc prepare=0:gen=0 prepare=0:slot=1 free finalize"),
-	act("native-run-while-prepared", "init register=0 malloc prepare=0 run=0 finrun run=0 free finalize"),
-	act("native-outstanding-at-finalize", "init register=0 malloc prepare=0 launch finalize", inFlight),
-	act("native-prepared-at-finalize", "init register=0 malloc prepare=0 finalize"),
-	act("native-unregistered-id", "init malloc prepare=5 launch finrun free finalize"),
-	act("native-before-init", "prepare=0 launch poll wait finrun finalize"),
-	// Both slots of a depth-2 contract, one run after the other (slot 1 is
-	// past the depth at depth 1), and a second run staged beside a launched
-	// one, which ChipWorker refuses where the runtime grants no concurrent
-	// prepare (the fake answers 0, as upstream's simulator does).
-	act("native-two-slots", "init register=0 malloc prepare=0:slot=1 launch poll wait finrun prepare=0:gen=2 launch poll wait finrun free finalize", inFlight),
-	act("native-successor-refused", "init register=0 malloc prepare=0 launch prepare=0:slot=1 wait finrun free finalize", inFlight),
+// consumerKeys lists the consumers declared under consumers/.
+func consumerKeys() []string {
+	dirs, _ := fs.ReadDir(declarations, "consumers")
+	var keys []string
+	for _, d := range dirs {
+		keys = append(keys, d.Name())
+	}
+	return keys
+}
+
+// loadConsumer reads the declarations of consumer key; its driver is the
+// caller's to set.
+func loadConsumer(key string) (consumer, error) {
+	c := consumer{key: key}
+	dir := path.Join("consumers", key)
+	text, err := declarations.ReadFile(path.Join(dir, "actions"))
+	if err != nil {
+		return c, fmt.Errorf("no consumer %q (declared: %s)", key, strings.Join(consumerKeys(), ", "))
+	}
+	if err := c.parseActions(string(text), path.Join(dir, "actions")); err != nil {
+		return c, err
+	}
+	text, err = declarations.ReadFile(path.Join(dir, "verdicts"))
+	if err != nil {
+		return c, err
+	}
+	c.verdicts, err = parseVerdicts(string(text), path.Join(dir, "verdicts"))
+	return c, err
+}
+
+// parseActions reads the name, the about lines and the actions of c.
+func (c *consumer) parseActions(text, name string) error {
+	for n, line := range strings.Split(text, "\n") {
+		key, val, _ := strings.Cut(line, " ")
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case key == "name":
+			c.name = val
+		case key == "about":
+			c.about = append(c.about, val)
+		default:
+			a, rest, ok := strings.Cut(line, ": ")
+			if !ok {
+				return fmt.Errorf("%s:%d: want ACTION: STEP... [| KNOB...], got %q", name, n+1, line)
+			}
+			steps, base, _ := strings.Cut(rest, "|")
+			c.actions = append(c.actions, act(a, steps, strings.Fields(base)...))
+		}
+	}
+	for i := range c.actions {
+		if len(c.actions[i].base) == 0 {
+			c.actions[i].base = nil
+		}
+	}
+	if c.name == "" {
+		return fmt.Errorf("%s: no name line", name)
+	}
+	return checkActions(c.actions)
 }
 
 // checkActions reports an action table that breaks its own rules: a unique
@@ -108,13 +115,8 @@ func checkActions(as []action) error {
 		seen[a.name] = true
 		initialized := false
 		for _, s := range a.steps {
-			head, _, _ := strings.Cut(s, ":")
-			head, _, _ = strings.Cut(head, "=")
-			known := false
-			for _, h := range stepHeads {
-				known = known || h == head
-			}
-			if !known {
+			head := stepHead(s)
+			if _, ok := goSteps[head]; !ok {
 				return fmt.Errorf("action %s: unknown step %s", a.name, s)
 			}
 			switch head {
@@ -135,11 +137,19 @@ func checkActions(as []action) error {
 	return nil
 }
 
-func findAction(name string) (action, bool) {
-	for _, a := range actions {
-		if a.name == name {
-			return a, true
-		}
+// selectActions is the actions of c named in only (comma-separated; all
+// when empty).
+func (c consumer) selectActions(only string) ([]action, error) {
+	if only == "" {
+		return c.actions, nil
 	}
-	return action{}, false
+	var as []action
+	for _, n := range splitList(only) {
+		i := slices.IndexFunc(c.actions, func(a action) bool { return a.name == n })
+		if i < 0 {
+			return nil, fmt.Errorf("no action %q (chipdiff list)", n)
+		}
+		as = append(as, c.actions[i])
+	}
+	return as, nil
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,23 +22,28 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-const recordDir = "testdata/chipworker"
-
-// The differential without upstream's source (issue #31): lifecycle.Worker
-// performs every action of the table, in every variant ChipWorker was
-// recorded in (testdata/chipworker, written by the consumer lane), over the
-// recorder over the same legacy fake, and its transcript must equal
-// ChipWorker's step by step and call by call, or differ only where a
-// verdict decides it: C-ERR, C-SINGLE (committed-uninitialized,
-// prepared-incompatible-code, and the host-side refusals IA allows), and
-// everything the fixes of lifecycle made equal (Run through the phases, the
-// descriptor, CallConfig::validate, the poisoned run path, the native-run
-// phases, E-FIN's runs finished by Close, DeviceFree(0)).
-func TestReplay_ChipWorkerRecords_CERR_CSINGLE_EFIN(t *testing.T) {
-	recs, err := readRecords(recordDir)
+// chipWorker is the consumer the records of testdata/chipworker are of.
+func chipWorker(t *testing.T) consumer {
+	t.Helper()
+	c, err := loadConsumer("chipworker")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// The differential without upstream's source (issue #31): lifecycle.Worker
+// performs every action of each consumer, in every variant the consumer was
+// recorded in (testdata/KEY, written by the consumer lane; ChipWorker's
+// in testdata/chipworker), over the recorder over the same legacy fake,
+// and its transcript must equal the consumer's step by step and call by
+// call, or differ only where a verdict decides it: C-ERR, C-SINGLE
+// (committed-uninitialized, prepared-incompatible-code, and the host-side
+// refusals IA allows), and everything the fixes of lifecycle made equal
+// (Run through the phases, the descriptor, CallConfig::validate, the
+// poisoned run path, the native-run phases, E-FIN's runs finished by Close,
+// DeviceFree(0)).
+func TestReplay_ChipWorkerRecords_CERR_CSINGLE_EFIN(t *testing.T) {
 	b, err := newBench(t.TempDir())
 	if errors.Is(err, emit.ErrNoCompiler) {
 		t.Skip(err)
@@ -48,17 +55,31 @@ func TestReplay_ChipWorkerRecords_CERR_CSINGLE_EFIN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := replay(b, goConsumer(self), recs, actions)
-	if err != nil {
-		t.Fatal(err)
+	keys := consumerKeys()
+	if !slices.Contains(keys, "chipworker") {
+		t.Fatalf("consumers %q, want chipworker among them", keys)
 	}
-	s := summarize(res)
-	for _, d := range s.undecidedDiffs {
-		t.Errorf("undecided: %s", d)
-	}
-	t.Log(strings.TrimSpace(s.text()))
-	if s.actions < 30 {
-		t.Errorf("%d actions, want at least 30", s.actions)
+	for _, key := range keys {
+		c, err := loadConsumer(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := readRecords(filepath.Join("testdata", key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := replay(b, c, lifecycleConsumer(self), recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := summarize(res)
+		for _, d := range s.undecidedDiffs {
+			t.Errorf("%s: undecided: %s", key, d)
+		}
+		t.Log(strings.TrimSpace(s.text()))
+		if key == "chipworker" && s.actions != 56 {
+			t.Errorf("%d actions of ChipWorker, want 56", s.actions)
+		}
 	}
 }
 
@@ -66,12 +87,13 @@ func TestReplay_ChipWorkerRecords_CERR_CSINGLE_EFIN(t *testing.T) {
 // exactly the variants its plain run calls for (every entry ChipWorker
 // called with a status forced on it, or NULL), with the action's steps.
 func TestRecords_coverEveryActionAndVariant(t *testing.T) {
-	recs, err := readRecords(recordDir)
+	c := chipWorker(t)
+	recs, err := readRecords("testdata/chipworker")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, a := range actions {
+	for _, a := range c.actions {
 		names = append(names, a.name)
 		r, ok := recs[a.name]
 		if !ok {
@@ -106,11 +128,8 @@ func TestRecords_coverEveryActionAndVariant(t *testing.T) {
 // The action table keeps its own rules, and ../actions.cpp understands
 // exactly the step words steps.go does.
 func TestActions_tableAndStepWords(t *testing.T) {
-	if err := checkActions(actions); err != nil {
-		t.Fatal(err)
-	}
-	if len(actions) < 30 {
-		t.Errorf("%d actions, want at least 30", len(actions))
+	if n := len(chipWorker(t).actions); n != 56 {
+		t.Errorf("%d actions, want 56", n)
 	}
 	src, err := os.ReadFile("../actions.cpp")
 	if err != nil {
@@ -122,8 +141,7 @@ func TestActions_tableAndStepWords(t *testing.T) {
 			cpp = append(cpp, m[1])
 		}
 	}
-	want := slices.Clone(stepHeads)
-	slices.Sort(want)
+	want := slices.Sorted(maps.Keys(goSteps))
 	slices.Sort(cpp)
 	if diff := cmp.Diff(want, cpp); diff != "" {
 		t.Errorf("step words (-steps.go +actions.cpp):\n%s", diff)
@@ -221,11 +239,12 @@ func TestVerdicts_decideOnlyTheirShape_CERR_CSINGLE(t *testing.T) {
 		{"copy after a NULL malloc", "copy", "null.device_malloc_ctx", called, refused, "copy-to-address-0"},
 		{"a copy refused otherwise", "copy", "plain", called, refused, ""},
 	}
+	vs := chipWorker(t).verdicts
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cw.N, tc.gw.N, tc.cw.Word, tc.gw.Word = 1, 1, tc.word, tc.word
 			d := difference{Action: "a", Variant: tc.variant, Step: 1, Word: tc.word, What: "calls"}
-			v := verdictFor(d, transcript{Steps: []stepResult{tc.cw}}, transcript{Steps: []stepResult{tc.gw}})
+			v := verdictFor(vs, d, transcript{Steps: []stepResult{tc.cw}}, transcript{Steps: []stepResult{tc.gw}})
 			got := ""
 			if v != nil {
 				got = v.ID
@@ -236,7 +255,7 @@ func TestVerdicts_decideOnlyTheirShape_CERR_CSINGLE(t *testing.T) {
 		})
 	}
 	ids := map[string]bool{}
-	for _, v := range verdicts {
+	for _, v := range vs {
 		if ids[v.ID] || (v.Kind != upstreamBreaks && v.Kind != allowed) || v.Rule == "" || v.Upstream == "" || v.Ours == "" || v.Why == "" {
 			t.Errorf("verdict %q: duplicate, or kind, rule, citations or reason missing", v.ID)
 		}
@@ -254,7 +273,7 @@ func TestRecord_roundTrip(t *testing.T) {
 			T: transcript{Steps: []stepResult{{N: 1, Word: "init", Outcome: "ok", Detail: "-"}}, Exit: "signal: aborted"}},
 	}}
 	var b strings.Builder
-	if err := writeRecord(&b, r); err != nil {
+	if err := writeRecord(&b, []string{"about a"}, r); err != nil {
 		t.Fatal(err)
 	}
 	got, err := readRecord(strings.NewReader(b.String()))
@@ -263,5 +282,45 @@ func TestRecord_roundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(r, got, cmp.AllowUnexported(record{}, recordedVariant{}, variant{}, transcript{}, stepResult{})); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// A consumer's declarations that break their syntax are refused with the
+// file, the line and what is wrong.
+func TestDeclarations_refusedWithWhere(t *testing.T) {
+	for _, tc := range []struct{ name, verdicts, want string }{
+		{"before verdict", "kind allowed\n", `v:1: "kind allowed" before the first verdict line`},
+		{"kind", "verdict x\nkind maybe\n", `v:2: kind "maybe" is not upstream-breaks or allowed`},
+		{"unknown", "verdict x\nwhen now\n", `v:2: unknown line "when now"`},
+		{"regexp", "verdict x\nat (\n", "v:2: error parsing regexp: missing closing ): `(`"},
+		{"calls", "verdict x\nlifecycle err host | some calls\n", `v:2: calls "some calls" is not "no call", "the same calls" or "any calls"`},
+		{"missing", "verdict x\nkind allowed\nrule C-ERR\n", "v: verdict x: kind, rule, at, upstream, ours or why missing"},
+	} {
+		if _, err := parseVerdicts(tc.verdicts, "v"); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ name, actions, want string }{
+		{"no colon", "name X\ninit finalize\n", `a:2: want ACTION: STEP... [| KNOB...], got "init finalize"`},
+		{"no name", "a: init finalize\n", "a: no name line"},
+		{"bad step", "name X\na: init jump finalize\n", "action a: unknown step jump"},
+	} {
+		var c consumer
+		if err := c.parseActions(tc.actions, "a"); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
+		}
+	}
+	if _, err := loadConsumer("pyworker"); err == nil || err.Error() != `no consumer "pyworker" (declared: chipworker)` {
+		t.Errorf("an undeclared consumer: %v", err)
+	}
+}
+
+// A difference names both consumers, aligned (the lane's UNDECIDED lines).
+func TestDifference_namesTheConsumers(t *testing.T) {
+	d := difference{Action: "a", Variant: "plain", Step: 2, Word: "run=0", What: "answer", CW: "ok -", Go: "err host",
+		Names: [2]string{"ChipWorker", "lifecycle"}}
+	want := "a [plain] step 2 run=0: answer differ\n    ChipWorker: ok -\n    lifecycle:  err host"
+	if got := d.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// A difference is one place where lifecycle did not do what ChipWorker did
-// in the same run of an action: a step's answer (ok with its detail, or an
+// A difference is one place where lifecycle did not do what the consumer
+// did in the same run of an action: a step's answer (ok with its detail, or an
 // error of the same class), the native calls a step made, the calls at
 // exit, or how the process ended.
 type difference struct {
@@ -16,6 +16,7 @@ type difference struct {
 	Word            string
 	What            string // answer, calls, after, exit, steps
 	CW, Go          string
+	Names           [2]string // the consumer's, lifecycle's
 }
 
 func (d difference) String() string {
@@ -23,15 +24,17 @@ func (d difference) String() string {
 	if d.Step > 0 {
 		where = fmt.Sprintf("step %d %s", d.Step, d.Word)
 	}
-	return fmt.Sprintf("%s [%s] %s: %s differ\n    ChipWorker: %s\n    lifecycle:  %s", d.Action, d.Variant, where, d.What, d.CW, d.Go)
+	w := max(len(d.Names[0]), len(d.Names[1])) + 1
+	return fmt.Sprintf("%s [%s] %s: %s differ\n    %-*s %s\n    %-*s %s", d.Action, d.Variant, where, d.What,
+		w, d.Names[0]+":", d.CW, w, d.Names[1]+":", d.Go)
 }
 
-// compare lists the differences of lifecycle's transcript gw from
-// ChipWorker's cw, for one variant of an action.
-func compare(a action, v variant, cw, gw transcript) []difference {
+// compare lists the differences of lifecycle's transcript gw from the
+// consumer's cw, for one variant of an action; names are theirs.
+func compare(names [2]string, a action, v variant, cw, gw transcript) []difference {
 	var out []difference
 	add := func(step int, word, what, c, g string) {
-		out = append(out, difference{Action: a.name, Variant: v.Name, Step: step, Word: word, What: what, CW: c, Go: g})
+		out = append(out, difference{Action: a.name, Variant: v.Name, Step: step, Word: word, What: what, CW: c, Go: g, Names: names})
 	}
 	if len(cw.Steps) != len(gw.Steps) {
 		add(0, "", "steps", fmt.Sprintf("%d steps", len(cw.Steps)), fmt.Sprintf("%d steps", len(gw.Steps)))

@@ -11,8 +11,8 @@ import (
 	"sync"
 )
 
-// result is one variant of one action: ChipWorker's transcript, lifecycle's,
-// and their differences, each decided by a verdict or not.
+// result is one variant of one action: the consumer's transcript,
+// lifecycle's, and their differences, each decided by a verdict or not.
 type result struct {
 	Action    action
 	Variant   variant
@@ -26,10 +26,11 @@ type decidedDiff struct {
 	V *verdict
 }
 
-func judge(a action, v variant, cw, gw transcript) result {
-	r := result{Action: a, Variant: v, CW: cw, Go: gw}
-	for _, d := range compare(a, v, cw, gw) {
-		if vd := verdictFor(d, cw, gw); vd != nil {
+// judge compares one variant's transcripts of the consumer c and of lifecycle.
+func judge(c, ours consumer, a action, v variant, theirs, mine transcript) result {
+	r := result{Action: a, Variant: v, CW: theirs, Go: mine}
+	for _, d := range compare([2]string{c.name, ours.name}, a, v, theirs, mine) {
+		if vd := verdictFor(c.verdicts, d, theirs, mine); vd != nil {
 			r.Decided = append(r.Decided, decidedDiff{d, vd})
 		} else {
 			r.Undecided = append(r.Undecided, d)
@@ -69,50 +70,50 @@ func parallel(as []action, f func(action) ([]result, error)) ([]result, error) {
 	return all, nil
 }
 
-// lane runs every variant of each action with both consumers: ChipWorker's
-// plain run decides the variants.
-func lane(b *bench, cw, gw consumer, as []action) ([]result, error) {
+// lane runs every variant of each action with both consumers: c's plain
+// run decides the variants.
+func lane(b *bench, c, ours consumer, as []action) ([]result, error) {
 	return parallel(as, func(a action) ([]result, error) {
-		plain, err := b.run(cw, a.steps, a.base)
+		plain, err := b.run(c, a.steps, a.base)
 		if err != nil {
 			return nil, err
 		}
 		var rs []result
 		for _, v := range variantsOf(a, callsOf(plain)) {
-			c := plain
+			t := plain
 			if v.Name != "plain" {
-				if c, err = b.run(cw, a.steps, v.Knobs); err != nil {
+				if t, err = b.run(c, a.steps, v.Knobs); err != nil {
 					return nil, err
 				}
 			}
-			g, err := b.run(gw, a.steps, v.Knobs)
+			g, err := b.run(ours, a.steps, v.Knobs)
 			if err != nil {
 				return nil, err
 			}
-			rs = append(rs, judge(a, v, c, g))
+			rs = append(rs, judge(c, ours, a, v, t, g))
 		}
 		return rs, nil
 	})
 }
 
 // replay runs lifecycle's side of every recorded variant and judges it
-// against ChipWorker's recorded transcript.
-func replay(b *bench, gw consumer, recs map[string]record, as []action) ([]result, error) {
-	return parallel(as, func(a action) ([]result, error) {
+// against the consumer c's recorded transcript.
+func replay(b *bench, c, ours consumer, recs map[string]record) ([]result, error) {
+	return parallel(c.actions, func(a action) ([]result, error) {
 		rec, ok := recs[a.name]
 		if !ok {
-			return nil, fmt.Errorf("no record of ChipWorker (run the consumer lane with CHIPDIFF_UPDATE=1)")
+			return nil, fmt.Errorf("no record of %s (run the consumer lane with CHIPDIFF_UPDATE=1)", c.name)
 		}
 		if !slices.Equal(rec.Steps, a.steps) {
 			return nil, fmt.Errorf("the record's steps %q are not the action's %q", rec.Steps, a.steps)
 		}
 		var rs []result
 		for _, rv := range rec.Variants {
-			g, err := b.run(gw, a.steps, rv.Variant.Knobs)
+			g, err := b.run(ours, a.steps, rv.Variant.Knobs)
 			if err != nil {
 				return nil, err
 			}
-			rs = append(rs, judge(a, rv.Variant, rv.T, g))
+			rs = append(rs, judge(c, ours, a, rv.Variant, rv.T, g))
 		}
 		return rs, nil
 	})
@@ -139,8 +140,8 @@ func readRecords(dir string) (map[string]record, error) {
 	return out, nil
 }
 
-// writeRecords writes ChipWorker's transcripts, one file per action.
-func writeRecords(dir string, rs []result) error {
+// writeRecords writes the consumer c's transcripts, one file per action.
+func writeRecords(dir string, c consumer, rs []result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -160,7 +161,7 @@ func writeRecords(dir string, rs []result) error {
 		if err != nil {
 			return err
 		}
-		err = writeRecord(f, *byAction[name])
+		err = writeRecord(f, c.about, *byAction[name])
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

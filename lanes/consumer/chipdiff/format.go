@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// A record file (testdata/chipworker/ACTION.txt) holds ChipWorker's
-// transcripts of one action, one per variant:
+// A record file (testdata/KEY/ACTION.txt) holds a consumer's transcripts
+// of one action, one per variant:
 //
 //	action NAME
 //	steps STEP...
@@ -20,7 +20,7 @@ import (
 //	  CALL
 //	exit EXIT
 //
-// MESSAGE is what ChipWorker threw, for reading; it is not compared.
+// MESSAGE is what the consumer threw, for reading; it is not compared.
 
 // record is one action's recorded variants.
 type record struct {
@@ -34,17 +34,12 @@ type recordedVariant struct {
 	T       transcript
 }
 
-const recordHeader = `# Upstream simpler's ChipWorker (src/common/worker/chip_worker.cpp, compiled from the lane's
-# SIMPLER_SRC; docs/upstream.md names the commit) performing one action of
-# lanes/consumer/chipdiff over the recording runtime over simabi's legacy fake, once per variant
-# of the fake; written by the consumer lane (make consumer ... CHIPDIFF_UPDATE=1).
-# A trace is data about upstream's behaviour, not its code. Calls are the recorder's lines,
-# normalized (lanes/consumer/chipdiff/transcript.go).
-`
-
-func writeRecord(w io.Writer, r record) error {
+// writeRecord writes r under a header of the consumer's about lines.
+func writeRecord(w io.Writer, about []string, r record) error {
 	b := bufio.NewWriter(w)
-	fmt.Fprint(b, recordHeader)
+	for _, l := range about {
+		fmt.Fprintf(b, "# %s\n", l)
+	}
 	fmt.Fprintf(b, "action %s\nsteps %s\n", r.Action, strings.Join(r.Steps, " "))
 	for _, v := range r.Variants {
 		knobs := strings.Join(v.Variant.Knobs, " ")

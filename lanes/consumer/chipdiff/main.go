@@ -1,23 +1,24 @@
 // Command chipdiff is the consumer lane's differential of consumers
 // (docs/upstream.md, "ChipWorker and lifecycle, action by action"): for each
-// user action (actions.go), upstream's ChipWorker (the lane's action driver,
-// ../actions.cpp, compiled from upstream's sources) and lifecycle.Worker in
-// program mode each perform the action over the recording runtime over the
-// same legacy fake, once per variant of the fake (plain; strict with
-// must_not_call; a status forced on each entry ChipWorker called, or NULL
-// for a pointer entry), and the two traces are compared call by call, with
-// what each consumer answered at each step. Every difference must be one
-// the verdict table decides (verdicts.go); any other fails.
+// user action of a consumer (consumers/KEY/actions; ChipWorker's driver is
+// ../actions.cpp, compiled from upstream's sources), that consumer and
+// lifecycle.Worker in program mode each perform the action over the
+// recording runtime over the same legacy fake, once per variant of the fake
+// (plain; strict with must_not_call; a status forced on each entry the
+// consumer called, or NULL for a pointer entry), and the two traces are
+// compared call by call, with what each consumer answered at each step.
+// Every difference must be one the consumer's expectation file
+// (consumers/KEY/verdicts) decides; any other fails.
 //
 // Usage:
 //
-//	chipdiff lane -driver ACTIONS -out DIR [-update DIR] [-only A,B]
-//	chipdiff list
+//	chipdiff lane -driver PROGRAM -out DIR [-consumer KEY] [-update DIR] [-only A,B]
+//	chipdiff list [-consumer KEY]
 //
-// lane runs the differential; -update writes ChipWorker's transcripts into
-// DIR (testdata/chipworker), which the package's test replays against
-// lifecycle without upstream's source. Exit 0 when every difference is
-// decided, 1 otherwise, 2 for a usage or setup error.
+// lane runs the differential (KEY chipworker by default); -update writes
+// the consumer's transcripts into DIR (testdata/KEY), which the package's
+// test replays against lifecycle without the consumer. Exit 0 when every
+// difference is decided, 1 otherwise, 2 for a usage or setup error.
 package main
 
 import (
@@ -29,8 +30,8 @@ import (
 	"strings"
 )
 
-const usage = `usage: chipdiff lane -driver ACTIONS -out DIR [-update DIR] [-only A,B]
-       chipdiff list`
+const usage = `usage: chipdiff lane -driver PROGRAM -out DIR [-consumer KEY] [-update DIR] [-only A,B]
+       chipdiff list [-consumer KEY]`
 
 func main() {
 	if childMain() {
@@ -44,31 +45,29 @@ func main() {
 }
 
 func run(args []string) (int, error) {
-	if err := checkActions(actions); err != nil {
-		return 2, err
-	}
-	if len(args) == 0 {
+	if len(args) == 0 || (args[0] != "list" && args[0] != "lane") {
 		return 2, errors.New(usage)
 	}
-	switch args[0] {
-	case "list":
-		for _, a := range actions {
+	fs := flag.NewFlagSet("chipdiff "+args[0], flag.ContinueOnError)
+	key := fs.String("consumer", "chipworker", "the consumer (a folder of consumers/)")
+	driver := fs.String("driver", "", "the consumer's driver (for chipworker, ../actions.cpp compiled)")
+	out := fs.String("out", "", "a folder for the runs and the report")
+	update := fs.String("update", "", "write the consumer's transcripts into this folder")
+	only := fs.String("only", "", "comma-separated actions to run (default: all)")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
+		return 2, errors.New(usage)
+	}
+	c, err := loadConsumer(*key)
+	if err != nil {
+		return 2, err
+	}
+	if args[0] == "list" {
+		for _, a := range c.actions {
 			fmt.Printf("%s: %s\n", a.name, strings.Join(a.steps, " "))
 		}
 		return 0, nil
-	case "lane":
-	default:
-		return 2, errors.New(usage)
 	}
-	fs := flag.NewFlagSet("chipdiff lane", flag.ContinueOnError)
-	driver := fs.String("driver", "", "the lane's ChipWorker action driver (actions.cpp, compiled)")
-	out := fs.String("out", "", "a folder for the runs and the report")
-	update := fs.String("update", "", "write ChipWorker's transcripts into this folder")
-	only := fs.String("only", "", "comma-separated actions to run (default: all)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return 2, err
-	}
-	if *driver == "" || *out == "" || fs.NArg() != 0 {
+	if *driver == "" || *out == "" {
 		return 2, errors.New(usage)
 	}
 	self, err := os.Executable()
@@ -83,16 +82,17 @@ func run(args []string) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	as, err := selectActions(*only)
+	as, err := c.selectActions(*only)
 	if err != nil {
 		return 2, err
 	}
-	res, err := lane(b, cppConsumer(*driver), goConsumer(self), as)
+	c.start = driverStart(*driver)
+	res, err := lane(b, c, lifecycleConsumer(self), as)
 	if err != nil {
 		return 2, err
 	}
 	if *update != "" {
-		if err := writeRecords(*update, res); err != nil {
+		if err := writeRecords(*update, c, res); err != nil {
 			return 2, err
 		}
 	}
@@ -105,19 +105,4 @@ func run(args []string) (int, error) {
 		return 1, nil
 	}
 	return 0, nil
-}
-
-func selectActions(only string) ([]action, error) {
-	if only == "" {
-		return actions, nil
-	}
-	var as []action
-	for _, n := range strings.Split(only, ",") {
-		a, ok := findAction(n)
-		if !ok {
-			return nil, fmt.Errorf("no action %q (chipdiff list)", n)
-		}
-		as = append(as, a)
-	}
-	return as, nil
 }

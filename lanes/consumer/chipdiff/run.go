@@ -19,10 +19,6 @@ import (
 	"github.com/simabi/simabi/sim/semantics"
 )
 
-// consumer starts one consumer process performing steps with the inputs in
-// f (f.lib is the recorder).
-type consumer func(ctx context.Context, f files, steps []string) *exec.Cmd
-
 // bench is what every run of the differential shares: the recorder, the
 // inputs, the fakes built so far.
 type bench struct {
@@ -121,7 +117,7 @@ var (
 
 // run performs steps with one consumer over the recorder over the fake of
 // knobs and returns its transcript.
-func (b *bench) run(start consumer, steps, knobs []string) (transcript, error) {
+func (b *bench) run(c consumer, steps, knobs []string) (transcript, error) {
 	fake, err := b.fake(knobs)
 	if err != nil {
 		return transcript{}, err
@@ -136,7 +132,7 @@ func (b *bench) run(start consumer, steps, knobs []string) (transcript, error) {
 	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := start(ctx, b.files, steps)
+	cmd := c.start(ctx, b.files, steps)
 	cmd.Env = append(slices.Clone(cmd.Env), "SIMABI_RECORD_TARGET="+fake, "SIMABI_RECORD_FILE="+filepath.Join(dir, "trace-%p.ops"),
 		"SIMABI_RECORD_PRELOAD=", "SIMABI_RECORD_IMAGE_LIMIT=")
 	var stdout, stderr bytes.Buffer
@@ -168,8 +164,9 @@ func (b *bench) run(start consumer, steps, knobs []string) (transcript, error) {
 	return t, nil
 }
 
-// cppConsumer starts the lane's ChipWorker driver (../actions.cpp).
-func cppConsumer(driver string) consumer {
+// driverStart starts a consumer's driver: the step language's inputs as
+// flags (f.lib is the recorder), then the steps.
+func driverStart(driver string) func(ctx context.Context, f files, steps []string) *exec.Cmd {
 	return func(ctx context.Context, f files, steps []string) *exec.Cmd {
 		args := append([]string{"--lib", f.lib, "--aicpu", f.aicpu, "--aicore", f.aicore, "--dispatcher", f.dispatcher,
 			"--warmup", f.warmup, "--empty", f.empty, "--callable", f.callable, "--"}, steps...)
@@ -179,22 +176,22 @@ func cppConsumer(driver string) consumer {
 	}
 }
 
-// childEnv carries the Go consumer's arguments to a child of this program
+// childEnv carries lifecycle's driver's arguments to a child of this program
 // (or of its test binary): the files and the steps, separated by US (0x1f).
 const childEnv = "SIMABI_CHIPDIFF_CHILD"
 
-// goConsumer starts this executable (the lane's chipdiff, or the test
-// binary) as the lifecycle consumer.
-func goConsumer(self string, args ...string) consumer {
-	return func(ctx context.Context, f files, steps []string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, self, args...)
+// lifecycleConsumer is lifecycle.Worker, whose driver is this executable
+// (the lane's chipdiff, or the test binary) started as a child.
+func lifecycleConsumer(self string) consumer {
+	return consumer{name: "lifecycle", start: func(ctx context.Context, f files, steps []string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, self)
 		fields := append([]string{f.lib, f.aicpu, f.aicore, f.dispatcher, f.warmup, f.empty, f.callable}, steps...)
 		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(fields, "\x1f"))
 		return cmd
-	}
+	}}
 }
 
-// childMain is the Go consumer of a child started by goConsumer: it
+// childMain is lifecycle's driver in a child started by lifecycleConsumer: it
 // reports false when this process is no such child.
 func childMain() bool {
 	v, ok := os.LookupEnv(childEnv)

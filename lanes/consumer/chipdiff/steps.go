@@ -16,36 +16,6 @@ import (
 	"github.com/simabi/simabi/onboard"
 )
 
-// The steps of an action, performed by lifecycle.Worker here and by
-// upstream's ChipWorker in ../actions.cpp, word for word (stepHeads is the
-// list both understand; TestStepWordsMatchActionsCpp holds them equal):
-//
-//	init[:opt,...]    Init (ChipWorker::init); opts: nobins (no executor
-//	                  binaries), disp (a dispatcher binary), prewarm (a
-//	                  prewarm CallConfig), badprewarm (one whose task window
-//	                  is no power of two), sdma (the SDMA workspace), warmup
-//	                  (an SDMA warm-up binary), dev=N (the device)
-//	finalize          Close (ChipWorker::finalize)
-//	new               a fresh worker (after the old one was finalized)
-//	register=ID[:trailing|:malformed]  RegisterCallable of the lane's
-//	                  copy-bytes image, with one byte more than its header
-//	                  describes, or with sig_count 300
-//	unregister=ID     UnregisterCallable
-//	malloc            two DeviceMallocs of 256 bytes (the buffers in, out)
-//	malloc0           DeviceMalloc(0)
-//	free              DeviceFree of in and out
-//	copy              CopyToDevice(in, pattern), CopyFromDevice(in): equal?
-//	copy_to0          CopyToDevice to device address 0
-//	run=ID[:one|:nil|:badcfg|:diag]  Run with [in, out] (one: [in]; nil:
-//	                  no args) and the zero CallConfig (badcfg: task window
-//	                  1000; diag: swimlane without an output prefix)
-//	prepare=ID[:gen=N][:slot=N]  PrepareNativeRun with [in, out] (gen 1,
-//	                  slot 0 by default)
-//	launch, poll, wait, finrun   the phases of the last prepared run
-//	committed         CommittedDeviceMemory
-var stepHeads = []string{"init", "finalize", "new", "register", "unregister", "malloc", "malloc0", "free", "copy",
-	"copy_to0", "run", "prepare", "launch", "poll", "wait", "finrun", "committed"}
-
 // runBytes is the size of each device buffer of an action.
 const runBytes = 256
 
@@ -132,155 +102,215 @@ func nonzero(p abi.DevicePtr) string {
 	return "nonzero"
 }
 
-// step performs one step on the worker and returns its detail.
-func (s *goSession) step(i int, word string) (string, error) {
-	parts := strings.Split(word, ":")
-	head, arg, _ := strings.Cut(parts[0], "=")
-	opts := parts[1:]
-	id := func() int32 { n, _ := strconv.Atoi(arg); return int32(n) }
-	switch head {
-	case "init":
-		var cfg lifecycle.InitConfig
-		cfg.Aicpu, cfg.Aicore = s.bins["aicpu"], s.bins["aicore"]
-		if len(opts) > 0 {
-			for _, o := range strings.Split(opts[0], ",") {
-				switch {
-				case o == "nobins":
-					cfg.Aicpu, cfg.Aicore = nil, nil
-				case o == "disp":
-					cfg.Dispatcher = s.bins["dispatcher"]
-				case o == "prewarm" || o == "badprewarm":
-					c := &abi.CallConfig{AicpuThreadNum: 4}
-					c.RingTaskWindow[0] = 1024
-					if o == "badprewarm" {
-						c.RingTaskWindow[0] = 1000
-					}
-					c.RingHeap[1] = 1 << 20
-					c.RingDepPool[3] = 64
-					cfg.Config = c
-				case o == "sdma":
-					cfg.EnableSDMA = true
-				case o == "warmup":
-					cfg.SDMAWarmup = s.bins["warmup"]
-				case strings.HasPrefix(o, "dev="):
-				default:
-					return "", fmt.Errorf("unknown init option %s", o)
-				}
-			}
-		}
-		return "-", s.worker(i).Init(cfg)
-	case "finalize":
-		return "-", s.worker(i).Close()
-	case "new":
-		s.w = nil
-		s.worker(i + 1)
+// stepCall is one step word taken apart: HEAD[=ARG][:OPT...], for the i-th
+// step of the session.
+type stepCall struct {
+	s    *goSession
+	i    int
+	arg  string
+	opts []string
+}
+
+func (c stepCall) w() *lifecycle.Worker { return c.s.worker(c.i) }
+func (c stepCall) id() int32            { n, _ := strconv.Atoi(c.arg); return int32(n) }
+
+// The steps of an action, the step language every consumer's driver speaks
+// (goSteps performs them with lifecycle.Worker, ../actions.cpp with
+// ChipWorker; TestActions_tableAndStepWords holds their words equal):
+//
+//	init[:opt,...]    Init (ChipWorker::init); opts: nobins (no executor
+//	                  binaries), disp (a dispatcher binary), prewarm (a
+//	                  prewarm CallConfig), badprewarm (one whose task window
+//	                  is no power of two), sdma (the SDMA workspace), warmup
+//	                  (an SDMA warm-up binary), dev=N (the device)
+//	finalize          Close (ChipWorker::finalize)
+//	new               a fresh worker (after the old one was finalized)
+//	register=ID[:trailing|:malformed]  RegisterCallable of the lane's
+//	                  copy-bytes image, with one byte more than its header
+//	                  describes, or with sig_count 300
+//	unregister=ID     UnregisterCallable
+//	malloc            two DeviceMallocs of 256 bytes (the buffers in, out)
+//	malloc0           DeviceMalloc(0)
+//	free              DeviceFree of in and out
+//	copy              CopyToDevice(in, pattern), CopyFromDevice(in): equal?
+//	copy_to0          CopyToDevice to device address 0
+//	run=ID[:one|:nil|:badcfg|:diag]  Run with [in, out] (one: [in]; nil:
+//	                  no args) and the zero CallConfig (badcfg: task window
+//	                  1000; diag: swimlane without an output prefix)
+//	prepare=ID[:gen=N][:slot=N]  PrepareNativeRun with [in, out] (gen 1,
+//	                  slot 0 by default)
+//	launch, poll, wait, finrun   the phases of the last prepared run
+//	committed         CommittedDeviceMemory
+var goSteps = map[string]func(c stepCall) (string, error){
+	"init":     initStep,
+	"finalize": func(c stepCall) (string, error) { return "-", c.w().Close() },
+	"new": func(c stepCall) (string, error) {
+		c.s.w = nil
+		c.s.worker(c.i + 1)
 		return "-", nil
-	case "register":
-		img := append([]byte(nil), s.image...)
-		if len(opts) > 0 && opts[0] == "trailing" {
+	},
+	"register": func(c stepCall) (string, error) {
+		img := append([]byte(nil), c.s.image...)
+		if len(c.opts) > 0 && c.opts[0] == "trailing" {
 			img = append(img, 0xa5)
 		}
-		if len(opts) > 0 && opts[0] == "malformed" {
+		if len(c.opts) > 0 && c.opts[0] == "malformed" {
 			binary.LittleEndian.PutUint32(img[abi.ChipSigCountOff:], 300)
 		}
-		return "-", s.worker(i).RegisterCallable(id(), alignedCopy(img))
-	case "unregister":
-		return "-", s.worker(i).UnregisterCallable(id())
-	case "malloc":
+		return "-", c.w().RegisterCallable(c.id(), alignedCopy(img))
+	},
+	"unregister": func(c stepCall) (string, error) { return "-", c.w().UnregisterCallable(c.id()) },
+	"malloc": func(c stepCall) (string, error) {
 		var err error
-		if s.in, err = s.worker(i).DeviceMalloc(runBytes); err != nil {
+		if c.s.in, err = c.w().DeviceMalloc(runBytes); err != nil {
 			return "", err
 		}
-		if s.out, err = s.worker(i).DeviceMalloc(runBytes); err != nil {
+		if c.s.out, err = c.w().DeviceMalloc(runBytes); err != nil {
 			return "", err
 		}
-		return nonzero(s.in) + "," + nonzero(s.out), nil
-	case "malloc0":
-		p, err := s.worker(i).DeviceMalloc(0)
+		return nonzero(c.s.in) + "," + nonzero(c.s.out), nil
+	},
+	"malloc0": func(c stepCall) (string, error) {
+		p, err := c.w().DeviceMalloc(0)
 		return nonzero(p), err
-	case "free":
-		if err := s.worker(i).DeviceFree(s.in); err != nil {
+	},
+	"free": func(c stepCall) (string, error) {
+		if err := c.w().DeviceFree(c.s.in); err != nil {
 			return "", err
 		}
-		return "-", s.worker(i).DeviceFree(s.out)
-	case "copy":
-		if err := s.worker(i).CopyToDevice(s.in, s.pattern); err != nil {
+		return "-", c.w().DeviceFree(c.s.out)
+	},
+	"copy": func(c stepCall) (string, error) {
+		if err := c.w().CopyToDevice(c.s.in, c.s.pattern); err != nil {
 			return "", err
 		}
 		back := make([]byte, runBytes)
-		if err := s.worker(i).CopyFromDevice(back, s.in); err != nil {
+		if err := c.w().CopyFromDevice(back, c.s.in); err != nil {
 			return "", err
 		}
-		if string(back) == string(s.pattern) {
+		if string(back) == string(c.s.pattern) {
 			return "equal", nil
 		}
 		return "differ", nil
-	case "copy_to0":
-		return "-", s.worker(i).CopyToDevice(0, s.pattern)
-	case "run":
-		cfg := &abi.CallConfig{}
-		a, err := s.args(2)
-		if err != nil {
-			return "", err
-		}
-		for _, o := range opts {
-			switch o {
-			case "one":
-				if a, err = s.args(1); err != nil {
-					return "", err
-				}
-			case "nil":
-				a = nil
-			case "badcfg":
-				cfg.RingTaskWindow[0] = 1000
-			case "diag":
-				cfg.EnableChipSwimlane = 1
-			default:
-				return "", fmt.Errorf("unknown run option %s", o)
-			}
-		}
-		return "-", s.worker(i).Run(id(), a, cfg)
-	case "prepare":
-		lease := lifecycle.NativeRunLease{Generation: 1}
-		for _, o := range opts {
-			switch {
-			case strings.HasPrefix(o, "gen="):
-				lease.Generation, _ = strconv.ParseUint(o[4:], 10, 64)
-			case strings.HasPrefix(o, "slot="):
-				n, _ := strconv.Atoi(o[5:])
-				lease.Slot = uint32(n)
-			default:
-				return "", fmt.Errorf("unknown prepare option %s", o)
-			}
-		}
-		a, err := s.args(2)
-		if err != nil {
-			return "", err
-		}
-		s.kept = append(s.kept, a)
-		r, err := s.worker(i).PrepareNativeRun(id(), a, &abi.CallConfig{}, lease)
-		if err != nil {
-			return "", err
-		}
-		s.token = r
-		return fmt.Sprintf("slot %d gen %d", r.Slot, r.Generation), nil
-	case "launch":
-		return "-", s.worker(i).LaunchNativeRun(s.token)
-	case "poll":
-		ready, err := s.worker(i).PollNativeRun(s.token)
+	},
+	"copy_to0": func(c stepCall) (string, error) { return "-", c.w().CopyToDevice(0, c.s.pattern) },
+	"run":      runStep,
+	"prepare":  prepareStep,
+	"launch":   func(c stepCall) (string, error) { return "-", c.w().LaunchNativeRun(c.s.token) },
+	"poll": func(c stepCall) (string, error) {
+		ready, err := c.w().PollNativeRun(c.s.token)
 		if ready {
 			return "ready", err
 		}
 		return "not ready", err
-	case "wait":
-		return "-", s.worker(i).WaitNativeRun(s.token)
-	case "finrun":
-		return "-", s.worker(i).FinalizeNativeRun(s.token)
-	case "committed":
-		n, err := s.worker(i).CommittedDeviceMemory()
+	},
+	"wait":   func(c stepCall) (string, error) { return "-", c.w().WaitNativeRun(c.s.token) },
+	"finrun": func(c stepCall) (string, error) { return "-", c.w().FinalizeNativeRun(c.s.token) },
+	"committed": func(c stepCall) (string, error) {
+		n, err := c.w().CommittedDeviceMemory()
 		return strconv.FormatUint(n, 10), err
+	},
+}
+
+// stepHead is a step word's head: init of init:nobins, run of run=0:one.
+func stepHead(word string) string {
+	head, _, _ := strings.Cut(word, ":")
+	head, _, _ = strings.Cut(head, "=")
+	return head
+}
+
+// step performs one step on the worker and returns its detail.
+func (s *goSession) step(i int, word string) (string, error) {
+	parts := strings.Split(word, ":")
+	_, arg, _ := strings.Cut(parts[0], "=")
+	f, ok := goSteps[stepHead(word)]
+	if !ok {
+		return "", fmt.Errorf("unknown step %s", word)
 	}
-	return "", fmt.Errorf("unknown step %s", word)
+	return f(stepCall{s: s, i: i, arg: arg, opts: parts[1:]})
+}
+
+func initStep(c stepCall) (string, error) {
+	var cfg lifecycle.InitConfig
+	cfg.Aicpu, cfg.Aicore = c.s.bins["aicpu"], c.s.bins["aicore"]
+	if len(c.opts) > 0 {
+		for _, o := range strings.Split(c.opts[0], ",") {
+			switch {
+			case o == "nobins":
+				cfg.Aicpu, cfg.Aicore = nil, nil
+			case o == "disp":
+				cfg.Dispatcher = c.s.bins["dispatcher"]
+			case o == "prewarm" || o == "badprewarm":
+				p := &abi.CallConfig{AicpuThreadNum: 4}
+				p.RingTaskWindow[0] = 1024
+				if o == "badprewarm" {
+					p.RingTaskWindow[0] = 1000
+				}
+				p.RingHeap[1] = 1 << 20
+				p.RingDepPool[3] = 64
+				cfg.Config = p
+			case o == "sdma":
+				cfg.EnableSDMA = true
+			case o == "warmup":
+				cfg.SDMAWarmup = c.s.bins["warmup"]
+			case strings.HasPrefix(o, "dev="):
+			default:
+				return "", fmt.Errorf("unknown init option %s", o)
+			}
+		}
+	}
+	return "-", c.w().Init(cfg)
+}
+
+func runStep(c stepCall) (string, error) {
+	cfg := &abi.CallConfig{}
+	a, err := c.s.args(2)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range c.opts {
+		switch o {
+		case "one":
+			if a, err = c.s.args(1); err != nil {
+				return "", err
+			}
+		case "nil":
+			a = nil
+		case "badcfg":
+			cfg.RingTaskWindow[0] = 1000
+		case "diag":
+			cfg.EnableChipSwimlane = 1
+		default:
+			return "", fmt.Errorf("unknown run option %s", o)
+		}
+	}
+	return "-", c.w().Run(c.id(), a, cfg)
+}
+
+func prepareStep(c stepCall) (string, error) {
+	lease := lifecycle.NativeRunLease{Generation: 1}
+	for _, o := range c.opts {
+		switch {
+		case strings.HasPrefix(o, "gen="):
+			lease.Generation, _ = strconv.ParseUint(o[4:], 10, 64)
+		case strings.HasPrefix(o, "slot="):
+			n, _ := strconv.Atoi(o[5:])
+			lease.Slot = uint32(n)
+		default:
+			return "", fmt.Errorf("unknown prepare option %s", o)
+		}
+	}
+	a, err := c.s.args(2)
+	if err != nil {
+		return "", err
+	}
+	c.s.kept = append(c.s.kept, a)
+	r, err := c.w().PrepareNativeRun(c.id(), a, &abi.CallConfig{}, lease)
+	if err != nil {
+		return "", err
+	}
+	c.s.token = r
+	return fmt.Sprintf("slot %d gen %d", r.Slot, r.Generation), nil
 }
 
 // errorClass is code=N for a code an entry returned and the worker
