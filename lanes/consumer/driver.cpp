@@ -23,7 +23,9 @@
 //
 // detail "*" matches any detail, a detail ending in "..." matches any detail
 // that starts with what precedes the dots, any other detail must be equal.
-// Every step the driver runs needs a line, and every line a step.
+// Every step the driver runs needs a line, and every line a step, in the
+// order the driver takes them: the driver's steps are declared here only, and
+// the lane's report takes them from its output.
 //
 // The driver only uses ChipWorker's public interface, the way the Python
 // binding (python/bindings/task_interface.cpp) calls it. Every step calls
@@ -229,7 +231,13 @@ private:
             return;
         }
         const Expectation &e = it->second;
-        if (e.outcome == o.outcome && detail_matches(e.detail, o.detail)) {
+        const int previous = last_line_;
+        last_line_ = e.line;
+        if (e.line < previous) {
+            emit("CHECK " + name + " | MISMATCH | the expectation file lists this step (line " + std::to_string(e.line) +
+                 ") before the one the driver took before it (line " + std::to_string(previous) + ")");
+            ++mismatch_;
+        } else if (e.outcome == o.outcome && detail_matches(e.detail, o.detail)) {
             emit("CHECK " + name + " | match");
             ++match_;
         } else if (!e.known.empty()) {
@@ -243,7 +251,7 @@ private:
 
     std::map<std::string, Expectation> expect_;
     std::set<std::string> seen_;
-    int steps_ = 0, match_ = 0, known_ = 0, mismatch_ = 0;
+    int steps_ = 0, match_ = 0, known_ = 0, mismatch_ = 0, last_line_ = 0;
 };
 
 std::vector<uint8_t> read_file(const std::string &path) {

@@ -7,16 +7,16 @@
 //
 //	report trace [-allow RULE,...] REPORT.json
 //	report table [-o FILE] RUNDIR...
-//	report steps DRIVER.cpp EXPECT...
 //
 // trace reads abicheck -check-trace -json output and prints one verdict
 // line: "clean: ..." (no fail, crash or hang), "explained: ..." (only
 // findings of the allowed rules) or "FINDINGS: ..."; it exits 1 for the
 // last. table reads each run folder (label, driver.out, driver.rc and, for
 // a recorded run, trace.verdict) and writes the markdown table: one row per
-// step, one column per set of runs whose steps all came out alike. steps
-// checks that each expectation file names exactly the steps driver.cpp
-// takes, in its order.
+// step, one column per set of runs whose steps all came out alike. The
+// steps are the driver's, as it printed them: the driver alone holds its
+// steps against its expectation file (every step a line, every line a
+// step, in its order).
 package main
 
 import (
@@ -28,15 +28,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 )
 
 const usage = `usage: report trace [-allow RULE,...] REPORT.json
-       report table [-o FILE] RUNDIR...
-       report steps DRIVER.cpp EXPECT...`
+       report table [-o FILE] RUNDIR...`
 
 // errUsage is a command line run cannot take: main prints the usage.
 var errUsage = errors.New("wrong arguments")
@@ -97,39 +94,6 @@ func run(args []string, stdout io.Writer) (int, error) {
 				return 2, err
 			}
 		}
-		return 0, nil
-	case "steps":
-		if len(args) < 3 {
-			return 2, errUsage
-		}
-		src, err := os.ReadFile(args[1])
-		if err != nil {
-			return 2, err
-		}
-		steps := DriverSteps(string(src))
-		if len(steps) == 0 {
-			return 1, fmt.Errorf("%s: no s.step(\"...\") calls found", args[1])
-		}
-		bad := false
-		for _, path := range args[2:] {
-			f, err := os.Open(path)
-			if err != nil {
-				return 2, err
-			}
-			exp, err := ParseExpectations(f, path)
-			f.Close()
-			if err != nil {
-				return 1, err
-			}
-			if msg := CompareSteps(steps, exp); msg != "" {
-				fmt.Fprintf(stdout, "%s: %s\n", path, msg)
-				bad = true
-			}
-		}
-		if bad {
-			return 1, nil
-		}
-		fmt.Fprintf(stdout, "%d expectation files name the driver's %d steps in its order\n", len(args)-2, len(steps))
 		return 0, nil
 	}
 	return 2, errUsage
@@ -422,96 +386,3 @@ func traceCell(v string) string {
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "/") }
-
-// Expectation is one line of a driver expectation file.
-type Expectation struct {
-	Name, Outcome, Detail, Known string
-	Line                         int
-}
-
-// ParseExpectations reads an expectation file as the driver reads it
-// (lanes/consumer/driver.cpp): "NAME | OUTCOME | DETAIL [| known: REASON]"
-// per line, "#" comment lines and blank lines skipped.
-func ParseExpectations(in io.Reader, name string) ([]Expectation, error) {
-	sc := bufio.NewScanner(in)
-	var out []Expectation
-	seen := map[string]int{}
-	n := 0
-	for sc.Scan() {
-		n++
-		t := strings.TrimSpace(sc.Text())
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		fs := strings.Split(t, "|")
-		for i := range fs {
-			fs[i] = strings.TrimSpace(fs[i])
-		}
-		where := name + ":" + strconv.Itoa(n) + ": "
-		if len(fs) < 3 || len(fs) > 4 {
-			return nil, fmt.Errorf("%swant NAME | OUTCOME | DETAIL [| known: REASON], got %d fields", where, len(fs))
-		}
-		if fs[0] == "" {
-			return nil, errors.New(where + "empty step name")
-		}
-		if fs[1] != "ok" && fs[1] != "threw" && fs[1] != "skipped" {
-			return nil, fmt.Errorf("%soutcome %q is not ok, threw or skipped", where, fs[1])
-		}
-		if fs[2] == "" {
-			return nil, errors.New(where + "empty detail (write - for none, * for any)")
-		}
-		e := Expectation{Name: fs[0], Outcome: fs[1], Detail: fs[2], Line: n}
-		if len(fs) == 4 {
-			reason, ok := strings.CutPrefix(fs[3], "known:")
-			if !ok || strings.TrimSpace(reason) == "" {
-				return nil, errors.New(where + `the fourth field must be "known: REASON"`)
-			}
-			e.Known = strings.TrimSpace(reason)
-		}
-		if prev, dup := seen[e.Name]; dup {
-			return nil, fmt.Errorf("%sstep %s is listed twice (first at line %d)", where, e.Name, prev)
-		}
-		seen[e.Name] = n
-		out = append(out, e)
-	}
-	return out, sc.Err()
-}
-
-var stepCall = regexp.MustCompile(`\bs\.step\(\s*"([^"]+)"`)
-
-// DriverSteps lists the step names of driver.cpp in source order, which is
-// the order it runs them.
-func DriverSteps(src string) []string {
-	var out []string
-	for _, m := range stepCall.FindAllStringSubmatch(src, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
-
-// CompareSteps says how exp's names differ from steps ("" when they do not).
-func CompareSteps(steps []string, exp []Expectation) string {
-	var names []string
-	for _, e := range exp {
-		names = append(names, e.Name)
-	}
-	if slices.Equal(steps, names) {
-		return ""
-	}
-	var missing, extra []string
-	for _, s := range steps {
-		if !slices.Contains(names, s) {
-			missing = append(missing, s)
-		}
-	}
-	for _, n := range names {
-		if !slices.Contains(steps, n) {
-			extra = append(extra, n)
-		}
-	}
-	switch {
-	case len(missing) > 0 || len(extra) > 0:
-		return fmt.Sprintf("no line for the driver's steps %q; lines for steps the driver does not take %q", missing, extra)
-	}
-	return "the steps are listed in another order than the driver takes them"
-}
