@@ -499,19 +499,7 @@ func TestActionRunsItsSteps(t *testing.T) {
 	// packages of make test are noise, and cmd/abicheck's tests own it.
 	const quick = "-sequences 10"
 	const quickDiff = quick + " -no-speed"
-	cases := []struct {
-		name      string
-		mutant    string // the PR's build is this mutant
-		base      string // base-library; "" none, "base/..." a conforming build there
-		outputDir string
-		env       []string
-		checkExit string
-		diffExit  string
-		failed    bool
-		summary   []string // regexps the summary matches
-		jqSummary []string // and those it matches when jq reads the JSON
-		diffLog   string   // diff.log contains it
-	}{
+	cases := []actionCase{
 		{name: "conforming", base: "base/libhost_runtime.so", checkExit: "0", diffExit: "0",
 			summary:   []string{`\*\*check: passed\*\*`, `\*\*diff: no change\*\* \(`},
 			jqSummary: []string{`\*\*check: passed\*\* — .*: \d+ pass, 0 fail, `, `\*\*diff: no change\*\* .* — 0 in calls \(0 causes, 0 groups\), 0 in speed; \d+ cases`}},
@@ -561,74 +549,102 @@ func TestActionRunsItsSteps(t *testing.T) {
 			if got := r.action["diff-exit-code"]; got != c.diffExit {
 				t.Errorf("diff-exit-code %q, want %q\n%s", got, c.diffExit, logs)
 			}
-			// Only the last step fails the action, after the summary and the upload.
-			for i, s := range r.steps {
-				if s.skipped && s.step.If != "inputs.setup-go == 'true'" {
-					t.Errorf("step %q skipped", s.step.Name)
-				}
-				if s.exit != 0 && i != len(r.steps)-1 {
-					t.Errorf("step %q exited %d; only the last step fails the action\n%s", s.step.Name, s.exit, logs)
-				}
-			}
 			out := filepath.Join(ws, rn.inputs["output-dir"])
 			if got := r.action["output-dir"]; got != out {
 				t.Errorf("output-dir %q, want %q", got, out)
 			}
-			// What upload-artifact would upload.
-			uploaded := false
-			for _, s := range r.steps {
-				if s.uses && strings.HasPrefix(s.step.Uses, "actions/upload-artifact@") {
-					uploaded = true
-					if p := filepath.Join(ws, s.with["path"]); p != out {
-						t.Errorf("uploads %s, want %s", p, out)
-					}
-					if s.with["name"] != "abicheck-results" {
-						t.Errorf("artifact name %q", s.with["name"])
-					}
-				}
-			}
-			if !uploaded {
-				t.Errorf("nothing uploaded\n%s", logs)
-			}
-			files := []string{"check.json", "check.junit.xml", "check.log", "check.baseline", "summary.md"}
-			if c.diffExit == "0" || c.diffExit == "1" {
-				files = append(files, "diff.json", "diff.junit.xml", "diff.log")
-			}
-			for _, f := range files {
-				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-					t.Errorf("%s/%s: %v\n%s", rn.inputs["output-dir"], f, err, logs)
-				}
-			}
-			for _, f := range []string{"check.json", "check.junit.xml"} {
-				decodeFile(t, filepath.Join(out, f))
-			}
-			if c.diffExit == "0" || c.diffExit == "1" {
-				decodeFile(t, filepath.Join(out, "diff.json"))
-				decodeFile(t, filepath.Join(out, "diff.junit.xml"))
-			} else if _, err := os.Stat(filepath.Join(out, "diff.json")); c.diffExit == "" && err == nil {
-				t.Errorf("diff.json written without a base-library")
-			}
-			res := c.summary
-			if haveJQ {
-				res = append(res, c.jqSummary...)
-			}
-			for _, re := range res {
-				if !regexp.MustCompile(re).MatchString(r.summary) {
-					t.Errorf("the step summary does not match %s:\n%s", re, r.summary)
-				}
-			}
-			if b, err := os.ReadFile(filepath.Join(out, "summary.md")); err != nil || string(b) != r.summary {
-				t.Errorf("summary.md differs from the step summary (%v):\n%s", err, b)
-			}
-			if c.diffLog != "" {
-				b, _ := os.ReadFile(filepath.Join(out, "diff.log"))
-				if !strings.Contains(string(b), c.diffLog) {
-					t.Errorf("diff.log does not name %s:\n%s", c.diffLog, b)
-				}
-				if d := r.step(t, "diff"); !strings.Contains(d.log, "::error title=abicheck diff::base-library "+c.base+": no such file") {
-					t.Errorf("the diff step does not annotate the missing base-library:\n%s", d.log)
-				}
-			}
+			checkStepsAndUpload(t, r, ws, out, logs)
+			checkOutputs(t, c, r, out, logs, haveJQ)
 		})
+	}
+}
+
+// checkStepsAndUpload: only the last step fails the action, after the
+// summary and the upload; upload-artifact uploads the output folder.
+func checkStepsAndUpload(t *testing.T, r *actionRun, ws, out, logs string) {
+	t.Helper()
+	for i, s := range r.steps {
+		if s.skipped && s.step.If != "inputs.setup-go == 'true'" {
+			t.Errorf("step %q skipped", s.step.Name)
+		}
+		if s.exit != 0 && i != len(r.steps)-1 {
+			t.Errorf("step %q exited %d; only the last step fails the action\n%s", s.step.Name, s.exit, logs)
+		}
+	}
+	// What upload-artifact would upload.
+	uploaded := false
+	for _, s := range r.steps {
+		if s.uses && strings.HasPrefix(s.step.Uses, "actions/upload-artifact@") {
+			uploaded = true
+			if p := filepath.Join(ws, s.with["path"]); p != out {
+				t.Errorf("uploads %s, want %s", p, out)
+			}
+			if s.with["name"] != "abicheck-results" {
+				t.Errorf("artifact name %q", s.with["name"])
+			}
+		}
+	}
+	if !uploaded {
+		t.Errorf("nothing uploaded\n%s", logs)
+	}
+}
+
+// actionCase is one run of the action in TestActionRunsItsSteps.
+type actionCase struct {
+	name      string
+	mutant    string // the PR's build is this mutant
+	base      string // base-library; "" none, "base/..." a conforming build there
+	outputDir string
+	env       []string
+	checkExit string
+	diffExit  string
+	failed    bool
+	summary   []string // regexps the summary matches
+	jqSummary []string // and those it matches when jq reads the JSON
+	diffLog   string   // diff.log contains it
+}
+
+// checkOutputs: the reports the action writes, its step summary and its
+// diff log.
+func checkOutputs(t *testing.T, c actionCase, r *actionRun, out, logs string, haveJQ bool) {
+	t.Helper()
+	files := []string{"check.json", "check.junit.xml", "check.log", "check.baseline", "summary.md"}
+	if c.diffExit == "0" || c.diffExit == "1" {
+		files = append(files, "diff.json", "diff.junit.xml", "diff.log")
+	}
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%v\n%s", err, logs)
+		}
+	}
+	for _, f := range []string{"check.json", "check.junit.xml"} {
+		decodeFile(t, filepath.Join(out, f))
+	}
+	if c.diffExit == "0" || c.diffExit == "1" {
+		decodeFile(t, filepath.Join(out, "diff.json"))
+		decodeFile(t, filepath.Join(out, "diff.junit.xml"))
+	} else if _, err := os.Stat(filepath.Join(out, "diff.json")); c.diffExit == "" && err == nil {
+		t.Errorf("diff.json written without a base-library")
+	}
+	res := c.summary
+	if haveJQ {
+		res = append(res, c.jqSummary...)
+	}
+	for _, re := range res {
+		if !regexp.MustCompile(re).MatchString(r.summary) {
+			t.Errorf("the step summary does not match %s:\n%s", re, r.summary)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "summary.md")); err != nil || string(b) != r.summary {
+		t.Errorf("summary.md differs from the step summary (%v):\n%s", err, b)
+	}
+	if c.diffLog != "" {
+		b, _ := os.ReadFile(filepath.Join(out, "diff.log"))
+		if !strings.Contains(string(b), c.diffLog) {
+			t.Errorf("diff.log does not name %s:\n%s", c.diffLog, b)
+		}
+		if d := r.step(t, "diff"); !strings.Contains(d.log, "::error title=abicheck diff::base-library "+c.base+": no such file") {
+			t.Errorf("the diff step does not annotate the missing base-library:\n%s", d.log)
+		}
 	}
 }
