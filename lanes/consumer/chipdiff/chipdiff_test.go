@@ -324,3 +324,31 @@ func TestDifference_namesTheConsumers(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// Every record of ChipWorker writes back byte for byte under the header
+// of its consumer's about lines: a lane run with CHIPDIFF_UPDATE=1 changes
+// a record only where ChipWorker's behaviour changed.
+func TestRecords_writeBackByteForByte(t *testing.T) {
+	c := chipWorker(t)
+	files, err := filepath.Glob("testdata/chipworker/*.txt")
+	if err != nil || len(files) != len(c.actions) {
+		t.Fatalf("%d records (%v), want one per action, %d", len(files), err, len(c.actions))
+	}
+	for _, p := range files {
+		want, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := readRecord(strings.NewReader(string(want)))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		var b strings.Builder
+		if err := writeRecord(&b, c.about, r); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), b.String()); diff != "" {
+			t.Errorf("%s (-file +written):\n%s", p, diff)
+		}
+	}
+}
