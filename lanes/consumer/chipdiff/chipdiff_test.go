@@ -77,8 +77,8 @@ func TestReplay_ChipWorkerRecords_CERR_CSINGLE_EFIN(t *testing.T) {
 			t.Errorf("%s: undecided: %s", key, d)
 		}
 		t.Log(strings.TrimSpace(s.text()))
-		if key == "chipworker" && s.actions != 56 {
-			t.Errorf("%d actions of ChipWorker, want 56", s.actions)
+		if key == "chipworker" && len(s.rows) != 56 {
+			t.Errorf("%d actions of ChipWorker, want 56", len(s.rows))
 		}
 	}
 }

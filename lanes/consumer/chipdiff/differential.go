@@ -172,44 +172,61 @@ func writeRecords(dir string, c consumer, rs []result) error {
 	return nil
 }
 
-// summary counts the results.
+// tally counts runs: those that agree, those that differ only where
+// decided, those with an undecided difference.
+type tally struct{ runs, agree, decided, undecided int }
+
+func (t *tally) add(r result) {
+	t.runs++
+	switch {
+	case len(r.Undecided) > 0:
+		t.undecided++
+	case len(r.Decided) > 0:
+		t.decided++
+	default:
+		t.agree++
+	}
+}
+
+// row is one action's results.
+type row struct {
+	name, steps string
+	tally
+	verdicts []string
+}
+
+// summary counts the results, in all and per action.
 type summary struct {
-	results                       []result
-	actions, variants             int
-	knobVariants                  int
-	agree, decidedRuns, undecided int
-	byKind                        map[string]int // distinct decided differences by verdict kind
-	verdictsUsed                  map[*verdict]int
-	undecidedDiffs                []difference
+	tally
+	knobVariants   int
+	rows           []*row
+	verdictsUsed   map[*verdict]bool
+	undecidedDiffs []difference
 }
 
 func summarize(rs []result) summary {
-	s := summary{results: rs, byKind: map[string]int{}, verdictsUsed: map[*verdict]int{}}
-	seen := map[string]bool{}
+	s := summary{verdictsUsed: map[*verdict]bool{}}
 	for _, r := range rs {
-		if !seen[r.Action.name] {
-			seen[r.Action.name] = true
-			s.actions++
+		if len(s.rows) == 0 || s.rows[len(s.rows)-1].name != r.Action.name {
+			x := &row{name: r.Action.name, steps: strings.Join(r.Action.steps, " ")}
+			if len(r.Action.base) > 0 {
+				x.steps += " (" + strings.Join(r.Action.base, " ") + ")"
+			}
+			s.rows = append(s.rows, x)
 		}
-		s.variants++
+		x := s.rows[len(s.rows)-1]
+		s.add(r)
+		x.add(r)
 		if r.Variant.Name != "plain" {
 			s.knobVariants++
 		}
-		switch {
-		case len(r.Undecided) > 0:
-			s.undecided++
-			s.undecidedDiffs = append(s.undecidedDiffs, r.Undecided...)
-		case len(r.Decided) > 0:
-			s.decidedRuns++
-		default:
-			s.agree++
-		}
+		s.undecidedDiffs = append(s.undecidedDiffs, r.Undecided...)
 		for _, d := range r.Decided {
-			s.verdictsUsed[d.V]++
+			s.verdictsUsed[d.V] = true
+			if !slices.Contains(x.verdicts, d.V.ID) {
+				x.verdicts = append(x.verdicts, d.V.ID)
+			}
 		}
-	}
-	for v := range s.verdictsUsed {
-		s.byKind[v.Kind]++
 	}
 	return s
 }
@@ -219,60 +236,31 @@ func (s summary) text() string {
 	for _, d := range s.undecidedDiffs {
 		fmt.Fprintf(&b, "UNDECIDED %s\n", d)
 	}
-	kinds := make([]string, 0, len(s.byKind))
-	for k := range s.byKind {
-		kinds = append(kinds, fmt.Sprintf("%d %s", s.byKind[k], k))
+	byKind := map[string]int{} // distinct decided differences by verdict kind
+	for v := range s.verdictsUsed {
+		byKind[v.Kind]++
+	}
+	var kinds []string
+	for k, n := range byKind {
+		kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
 	}
 	sort.Strings(kinds)
 	fmt.Fprintf(&b, "chipdiff: %d actions, %d runs (%d plain, %d knob-forced variants): %d agree, %d differ only where decided (%d verdicts: %s), %d with an undecided difference\n",
-		s.actions, s.variants, s.variants-s.knobVariants, s.knobVariants, s.agree, s.decidedRuns, len(s.verdictsUsed), strings.Join(kinds, ", "), s.undecided)
+		len(s.rows), s.runs, s.runs-s.knobVariants, s.knobVariants, s.agree, s.decided, len(s.verdictsUsed), strings.Join(kinds, ", "), s.undecided)
 	return b.String()
 }
 
 // markdown is the table of actions and verdicts (docs/upstream.md).
 func (s summary) markdown() string {
 	var b strings.Builder
-	type row struct {
-		steps                         string
-		runs, agree, decided, undecid int
-		verdicts                      []string
-	}
-	rows := map[string]*row{}
-	var order []string
-	for _, r := range s.results {
-		x := rows[r.Action.name]
-		if x == nil {
-			x = &row{steps: strings.Join(r.Action.steps, " ")}
-			if len(r.Action.base) > 0 {
-				x.steps += " (" + strings.Join(r.Action.base, " ") + ")"
-			}
-			rows[r.Action.name] = x
-			order = append(order, r.Action.name)
-		}
-		x.runs++
-		switch {
-		case len(r.Undecided) > 0:
-			x.undecid++
-		case len(r.Decided) > 0:
-			x.decided++
-		default:
-			x.agree++
-		}
-		for _, d := range r.Decided {
-			if !slices.Contains(x.verdicts, d.V.ID) {
-				x.verdicts = append(x.verdicts, d.V.ID)
-			}
-		}
-	}
 	fmt.Fprintln(&b, "| action | steps | runs | agree | decided | undecided | verdicts |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|")
-	for _, n := range order {
-		x := rows[n]
+	for _, x := range s.rows {
 		v := strings.Join(x.verdicts, ", ")
 		if v == "" {
 			v = "-"
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %d | %d | %s |\n", n, x.steps, x.runs, x.agree, x.decided, x.undecid, v)
+		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %d | %d | %s |\n", x.name, x.steps, x.runs, x.agree, x.decided, x.undecided, v)
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprint(&b, s.text())
