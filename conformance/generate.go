@@ -109,7 +109,6 @@ type GenOptions struct {
 // Generator draws one op at a time.
 type Generator struct {
 	o      GenOptions
-	m      *model.Model // st's model
 	st     model.State
 	ops    []op.Op
 	imgs   []op.ImageRecipe // recipes used so far (for clobber)
@@ -137,12 +136,11 @@ func NewGenerator(o GenOptions) *Generator {
 	}
 	o.Comm = o.Comm || o.CommOnly
 	mo := model.ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
-		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven)}
+		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven), Resumes: true}
 	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
 		mo.DeviceKnown, mo.Device = true, 0
 	}
 	g := &Generator{o: o, st: model.NewState(mo)}
-	g.m = g.st.Model()
 	return g
 }
 
@@ -167,26 +165,21 @@ func (g *Generator) Ops() []op.Op { return g.ops }
 
 // Model is the generator's model of the sequence so far (its primary
 // expectations).
-func (g *Generator) Model() *model.Model { return g.m }
+func (g *Generator) Model() *model.Model { return g.st.Model() }
 
 // Next draws one op the target can run, appends it and steps the model.
 func (g *Generator) Next(c Chooser) op.Op {
 	op := g.next(c)
 	g.ops = append(g.ops, op)
-	if op.Kind.CommCodes() && g.m.CommWaits(op) != "" {
+	if op.Kind.CommCodes() && g.st.Model().CommWaits(op) != "" {
 		// A rank's call that waits for the others the collective owes: the
 		// runner parks it.
 		g.st = model.Park(g.st, len(g.ops)-1, op, nil)
 	} else {
 		g.st, _ = model.Step(g.st, 0, 0, op, nil)
 	}
-	for _, i := range g.m.TakeReleased() {
+	for _, i := range g.st.Model().Released() {
 		g.st = model.JoinParked(g.st, i, len(g.ops)-1)
-	}
-	if lost, _ := g.m.Lost(); lost {
-		// The primary path went where the model cannot follow (an unknown
-		// device); restart its view from what is certain.
-		g.m.Resume()
 	}
 	return op
 }
@@ -229,7 +222,7 @@ func (s *genState) classify(g *Generator, armed bool) {
 	s.live, s.fresh, s.callable, s.kernel = s.live[:0], s.fresh[:0], s.callable[:0], s.kernel[:0]
 	s.dispatch, s.ready, s.program = s.dispatch[:0], s.ready[:0], s.program[:0]
 	for i := 0; i < g.o.Slots; i++ {
-		c, ok := g.m.Context(int8(i))
+		c, ok := g.st.Model().Context(int8(i))
 		if !ok || !c.Live {
 			continue
 		}
@@ -262,7 +255,7 @@ func (g *Generator) next(ch Chooser) op.Op {
 	if o, ok := g.owed(ch); ok {
 		return o
 	}
-	m := g.m
+	m := g.st.Model()
 	if _, known := m.Device(); !known && g.o.Caps.Has(CapSetDevice) {
 		// A program path left the thread's device unknown: restore it, as a
 		// caller must before the next borrowed-device check (D-2).
@@ -445,7 +438,7 @@ func (g *Generator) remember(r op.ImageRecipe) {
 
 // stream is a stream for a launch on slot: mostly the context's last one.
 func (g *Generator) stream(ch Chooser, slot int8) int8 {
-	c, _ := g.m.Context(slot)
+	c, _ := g.st.Model().Context(slot)
 	s := c.LastStream
 	if s < 0 || ch.IntN(5, "newstream") == 4 {
 		s = int8(ch.IntN(3, "stream"))

@@ -198,13 +198,13 @@ func commReady(r *Runner, o op.Op) string {
 	if o.Kind == op.KindCommInit && r.comm.handles[o.Comm.H] != 0 {
 		return handleTextOf(o.Comm.H) + " holds a live handle"
 	}
-	if why := r.m.CommBusyWhy(o); why != "" {
+	if why := r.view().CommBusyWhy(o); why != "" {
 		return why
 	}
 	if o.Kind == op.KindCommMem {
-		return r.m.CommMemReady(o)
+		return r.view().CommMemReady(o)
 	}
-	if why := r.m.CommWaits(o); why != "" && !r.m.CommTimesOut(o) && !r.m.CommParkable(r.ops[r.at:]) {
+	if why := r.view().CommWaits(o); why != "" && !r.view().CommTimesOut(o) && !r.view().CommParkable(r.ops[r.at:]) {
 		return "not run: " + why + ", and no later op of the sequence brings them (the runtime's timeout)"
 	}
 	return ""
@@ -400,13 +400,13 @@ func copyRefOf(c op.CommRecipe) copyRef {
 // context without a live program init (no init gate: the copy would go
 // through, and the model follows no write of it).
 func commCopyReady(r *Runner, o op.Op) string {
-	if why := r.m.CommCopyReady(o); why != "" {
+	if why := r.view().CommCopyReady(o); why != "" {
 		return why
 	}
-	if c, _ := r.m.Context(o.C); r.m.Profile() == model.ProfileLegacy && (c.Latch != model.LatchProgram || !c.Attached) {
+	if c, _ := r.view().Context(o.C); r.view().Profile() == model.ProfileLegacy && (c.Latch != model.LatchProgram || !c.Attached) {
 		return "legacy build: no init gate, so a copy without a live program init is not E-PROG's to judge"
 	}
-	if r.m.CommCopyLive(o) {
+	if r.view().CommCopyLive(o) {
 		return ""
 	}
 	switch last, ok := r.comm.last[copyRefOf(o.Comm)]; {
@@ -424,7 +424,7 @@ func commCopyReady(r *Runner, o op.Op) string {
 func (r *Runner) commCopy(o op.Op, h abi.Ctx, obs *op.Observation) {
 	key := copyRefOf(o.Comm)
 	addr, ok := uint64(0), false
-	if r.m.CommCopyLive(o) {
+	if r.view().CommCopyLive(o) {
 		if addr, ok = r.commWordAddr(o.Comm); ok {
 			r.comm.last[key] = lastAddr{addr, r.comm.maps}
 		}
@@ -504,9 +504,9 @@ func (r *Runner) commWordAddr(c op.CommRecipe) (uint64, bool) {
 // runtime that broke the contract still holds goes with the instance's
 // reset or unload.
 func (r *Runner) commCleanup() {
-	lost, _ := r.m.Lost()
+	lost, _ := r.view().Lost()
 	var leave []abi.CommHandle
-	for _, h := range r.m.CommLeaveTogether() {
+	for _, h := range r.view().CommLeaveTogether() {
 		if v := r.comm.handles[h]; v != 0 && (!lost || r.comm.nranks[h] == 1 || !r.comm.windows[h]) {
 			leave = append(leave, v)
 		}
@@ -580,8 +580,8 @@ func genCommOps(g *Generator, s *genState) {
 	s.commLive, s.commFree = s.commLive[:0], s.commFree[:0]
 	for h := int8(0); h < op.MaxCommHandles; h++ {
 		switch {
-		case g.m.CommBusy(h) || g.owes(h):
-		case g.m.CommHandleLive(h):
+		case g.st.Model().CommBusy(h) || g.owes(h):
+		case g.st.Model().CommHandleLive(h):
 			s.commLive = append(s.commLive, h)
 		default:
 			s.commFree = append(s.commFree, h)
@@ -631,7 +631,7 @@ func pickU64(ch Chooser, label string, xs []uint64) uint64 { return xs[ch.IntN(l
 // time out under a short bound, CommTimesOut), a query of its handle that
 // never waits.
 func (g *Generator) commSafe(o op.Op) op.Op {
-	if g.m.CommWaits(o) != "" && !g.m.CommTimesOut(o) {
+	if g.st.Model().CommWaits(o) != "" && !g.st.Model().CommTimesOut(o) {
 		return op.Op{Kind: op.KindCommSize, Comm: op.CommRecipe{H: o.Comm.H}}
 	}
 	return o
@@ -683,7 +683,7 @@ func (g *Generator) genCommQuery(ch Chooser) op.Op {
 
 func (g *Generator) genCommDerive(ch Chooser) op.Op {
 	h := g.pick(ch, "h", g.gs.commLive)
-	v := g.m.CommHandleOf(h)
+	v := g.st.Model().CommHandleOf(h)
 	n := pickU64(ch, "n", genCommCounts)
 	c := op.CommRecipe{H: h, N: n, Win: pickU64(ch, "win", genCommWins), Off: pickU64(ch, "off", genCommOffs)}
 	if n > 0 && n <= 64 {
@@ -723,7 +723,7 @@ func (g *Generator) genCommNull(ch Chooser) op.Op {
 
 func (g *Generator) genCommDomainAlloc(ch Chooser) op.Op {
 	h := g.pick(ch, "h", g.gs.commLive)
-	v := g.m.CommHandleOf(h)
+	v := g.st.Model().CommHandleOf(h)
 	c := op.CommRecipe{H: h, ID: uint8(ch.IntN(4, "a")), N: 1, Win: pickU64(ch, "win", genCommWins[1:]),
 		IDs: op.IDsRecipe{Fill: uint32(v.Rank)}}
 	switch ch.IntN(14, "dalloc") {
@@ -748,7 +748,7 @@ func (g *Generator) genCommDomainAlloc(ch Chooser) op.Op {
 func (g *Generator) genCommDomainRelease(ch Chooser) op.Op {
 	h := g.pick(ch, "h", g.gs.commLive)
 	c := op.CommRecipe{H: h, ID: uint8(ch.IntN(4, "a")), N: 1}
-	if ds := g.m.CommHandleOf(h).Domains; len(ds) > 0 && ch.IntN(4, "known") != 0 {
+	if ds := g.st.Model().CommHandleOf(h).Domains; len(ds) > 0 && ch.IntN(4, "known") != 0 {
 		c.ID = ds[ch.IntN(len(ds), "d")]
 	}
 	switch ch.IntN(10, "drelease") {
@@ -783,14 +783,14 @@ func (g *Generator) genCommPrepare(ch Chooser) op.Op {
 
 func (g *Generator) genCommImport(ch Chooser) op.Op {
 	d := genCommDomains[ch.IntN(len(genCommDomains)-1, "d")]
-	v := g.m.CommDomainOf(d)
+	v := g.st.Model().CommDomainOf(d)
 	c := op.CommRecipe{ID: d}
 	// The descriptors of the domains whose rank and window fit, one per
 	// rank, in a random order; now and then one of them changed.
 	n := max(int(v.N), 1)
 	for r := 0; r < n && int(c.Descs.N) < op.MaxCommDescs; r++ {
 		for _, x := range genCommDomains[:4] {
-			if w := g.m.CommDomainOf(x); w.Described && int(w.Rank) == r && w.N == v.N && w.Win == v.Win {
+			if w := g.st.Model().CommDomainOf(x); w.Described && int(w.Rank) == r && w.N == v.N && w.Win == v.Win {
 				c.Descs.D[c.Descs.N] = op.DescRecipe{Src: x}
 				c.Descs.N++
 				break
@@ -831,7 +831,7 @@ func (g *Generator) genCommMem(ch Chooser) op.Op {
 	switch ch.IntN(4, "ref") {
 	case 0, 1:
 		h := g.pick(ch, "h", g.gs.commLive)
-		v := g.m.CommHandleOf(h)
+		v := g.st.Model().CommHandleOf(h)
 		c.H = h
 		switch {
 		case v.Derived > 0 && ch.IntN(3, "derived") == 0:
@@ -848,7 +848,7 @@ func (g *Generator) genCommMem(ch Chooser) op.Op {
 		c.Put, c.Val = true, uint64(1+ch.IntN(1000, "val"))
 	}
 	o := op.Op{Kind: op.KindCommMem, Comm: c}
-	if g.m.CommMemReady(o) != "" {
+	if g.st.Model().CommMemReady(o) != "" {
 		return op.Op{Kind: op.KindCommGlobalRelease, Comm: op.CommRecipe{ID: 7}} // a call that does nothing
 	}
 	return o

@@ -28,7 +28,7 @@ func init() {
 		},
 		rule: fixedRule(model.RL1),
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
-			if old := r.slots[op.C]; old.used && r.m.SlotLive(op.C) {
+			if old := r.slots[op.C]; old.used && r.view().SlotLive(op.C) {
 				r.leaked = append(r.leaked, old)
 			}
 			nh := r.rt.CreateDeviceContext()

@@ -87,7 +87,7 @@ func init() {
 }
 
 func (g *Generator) kinit(ch Chooser, slot int8) op.Op {
-	dev, _ := g.m.Device()
+	dev, _ := g.st.Model().Device()
 	o := op.Op{Kind: op.KindKInit, C: slot, Dev: dev, Gen: 1 + uint64(ch.IntN(4, "gen"))}
 	if o.Dev < 0 || ch.IntN(8, "otherdev") == 7 {
 		o.Dev = g.dev(ch)
@@ -127,7 +127,7 @@ func (g *Generator) prepare(ch Chooser, slot int8) op.Op {
 	if fillOneIn <= 0 {
 		fillOneIn = 300
 	}
-	if mc, ok := g.m.Context(slot); !g.o.NoFill && !g.filled && ok && mc.Latch == model.LatchKernel && mc.IDs < model.MaxIDs &&
+	if mc, ok := g.st.Model().Context(slot); !g.o.NoFill && !g.filled && ok && mc.Latch == model.LatchKernel && mc.IDs < model.MaxIDs &&
 		ch.IntN(fillOneIn, "fill") == fillOneIn-1 {
 		// Fill the context to the resident limit and one past (M-4).
 		cur.Img, cur.Rep, g.filled = op.ImageRecipe{X: uint16(ch.IntN(2, "x"))}, uint32(model.MaxIDs-mc.IDs+1), true
@@ -137,7 +137,7 @@ func (g *Generator) prepare(ch Chooser, slot int8) op.Op {
 }
 
 func (g *Generator) launch(ch Chooser, slot int8) op.Op {
-	mc, _ := g.m.Context(slot)
+	mc, _ := g.st.Model().Context(slot)
 	o := op.Op{Kind: op.KindLaunch, C: slot, Stream: g.stream(ch, slot)}
 	n := mc.IDs
 	if n > 0 {

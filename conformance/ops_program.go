@@ -43,7 +43,7 @@ func init() {
 			p3, n3 := r.span(3, cur.Spans[3])
 			var pw unsafe.Pointer
 			if cur.Prewarm {
-				if b := op.CfgBytes(cur.Cfg, r.m.Profile() == model.ProfileLegacy); b != nil {
+				if b := op.CfgBytes(cur.Cfg, r.view().Profile() == model.ProfileLegacy); b != nil {
 					pw = unsafe.Pointer(unsafe.SliceData(b))
 				}
 			}

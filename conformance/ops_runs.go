@@ -136,7 +136,7 @@ func nullRunArgs(ch Chooser, o op.Op) op.Op {
 // it has a callable, then runs on the four storages, now and then a finalize
 // or destroy while a run is outstanding (E-FIN, E-DESTROY).
 func (g *Generator) runOp(ch Chooser, c int8) op.Op {
-	ids := g.m.Registered(c)
+	ids := g.st.Model().Registered(c)
 	id := int32(ch.IntN(3, "id"))
 	if len(ids) == 0 || ch.IntN(12, "register") == 0 {
 		img := op.ImageRecipe{T: uint16(ch.IntN(2, "t")), S: uint16(ch.IntN(2, "s")), X: uint16(ch.IntN(3, "x"))}
@@ -148,12 +148,12 @@ func (g *Generator) runOp(ch Chooser, c int8) op.Op {
 	// A storage of c's, or a free one.
 	st := int8(ch.IntN(op.MaxStorages, "st"))
 	for i := range int8(op.MaxStorages) {
-		if _, holder := g.m.Storage(i); holder == c && ch.IntN(5, "own-st") < 4 {
+		if _, holder := g.st.Model().Storage(i); holder == c && ch.IntN(5, "own-st") < 4 {
 			st = i
 			break
 		}
 	}
-	state, _ := g.m.Storage(st)
+	state, _ := g.st.Model().Storage(st)
 	switch {
 	case ch.IntN(25, "unregister") == 0:
 		return op.Op{Kind: op.KindUnregister, C: c, ID: id}

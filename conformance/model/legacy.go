@@ -49,7 +49,7 @@ func (m *Model) skipClause(r Rule, why string) {
 	if m.co == nil {
 		return
 	}
-	m.Skip(m.curIdx, m.curOp, r, why)
+	m.skip(m.curIdx, m.curOp, r, why)
 }
 
 // legacyExpect is expect with the upstream grounds of the expectation.
@@ -243,7 +243,7 @@ func (m *Model) unload() {
 	m.expect(RU1, one(abi.OK), "the thread that called into the library exited after the unload")
 	for i, c := range m.ctxs {
 		if c != nil && c.live {
-			m.Skip(m.curIdx, m.curOp, RU1, "c"+strconv.Itoa(i)+" is still live at the unload: U-1 speaks of a library whose contexts have all been destroyed")
+			m.skip(m.curIdx, m.curOp, RU1, "c"+strconv.Itoa(i)+" is still live at the unload: U-1 speaks of a library whose contexts have all been destroyed")
 			m.e = Expectation{Unchecked: true}
 			return
 		}
