@@ -193,8 +193,8 @@ type Runner struct {
 
 	slots  [op.MaxSlots]slotState
 	leaked []slotState
-	comm   commRun      // the comm family's handles, paths and ids (ops_comm.go)
-	dev    devRun       // the allocation slots' pointers and buffers (ops_devmem.go)
+	comm   commRun // the comm family's handles, paths and ids (ops_comm.go)
+	dev    devRun  // the allocation slots' pointers and buffers (ops_devmem.go)
 	st     model.State
 
 	// Program runs: run storage (get_runtime_size bytes at
