@@ -206,13 +206,41 @@ type draw func(g *Generator, ch Chooser) op.Op
 // add offers a candidate op with weight w (tenths) for the current draw.
 func (g *Generator) add(w int, f draw) {
 	if w > 0 {
-		g.cs = append(g.cs, candidate{w, f})
+		g.cs = append(g.cs, candidate{w: w, f: f})
 	}
 }
 
+// onSlot offers an op on a slot of set with weight w (none when set is
+// empty): on's, or kind k with no other argument when on is nil.
+func (g *Generator) onSlot(w int, set []int8, k op.Kind, on func(g *Generator, ch Chooser, slot int8) op.Op) {
+	if w > 0 && len(set) > 0 {
+		g.cs = append(g.cs, candidate{w: w, k: k, set: set, on: on})
+	}
+}
+
+// onNull offers kind k on a NULL context with weight w (S-3).
+func (g *Generator) onNull(w int, k op.Kind) { g.cs = append(g.cs, candidate{w: w, k: k}) }
+
+// candidate is an offered op: f's, or onSlot's or onNull's.
 type candidate struct {
-	w int
-	f draw
+	w   int
+	f   draw
+	k   op.Kind
+	set []int8
+	on  func(g *Generator, ch Chooser, slot int8) op.Op
+}
+
+// draw makes the candidate's op.
+func (c *candidate) draw(g *Generator, ch Chooser) op.Op {
+	switch {
+	case c.f != nil:
+		return c.f(g, ch)
+	case c.set == nil:
+		return op.Op{Kind: c.k, C: op.NullRef}
+	case c.on != nil:
+		return c.on(g, ch, g.pick(ch, "slot", c.set))
+	}
+	return op.Op{Kind: c.k, C: g.pick(ch, "slot", c.set)}
 }
 
 // classify sorts the live slots into the lists the op classes draw from,
@@ -300,7 +328,7 @@ func (g *Generator) next(ch Chooser) op.Op {
 			}
 			k -= x.w
 		}
-		if op := cs[at].f(g, ch); g.runnable(op) {
+		if op := cs[at].draw(g, ch); g.runnable(op) {
 			return op
 		}
 		// The target cannot run it: drop the candidate and draw again.

@@ -221,8 +221,12 @@ func commResult(e *Entry) string {
 	return op.StatusName(e.Obs.Call.Status)
 }
 
-// commClass is what every int comm entry shares.
-func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status) opClass {
+// commClass is what every int comm entry shares; result renders its
+// answer (nil: commResult).
+func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status, result func(e *Entry) string) opClass {
+	if result == nil {
+		result = commResult
+	}
 	return opClass{
 		memProbe: memNone,
 		needs:    commNeeds,
@@ -233,7 +237,7 @@ func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status) opCla
 			obs.Comm = cobs
 			obs.Call.Status = call(r, o, cobs)
 		},
-		result: commResult,
+		result: result,
 	}
 }
 
@@ -242,61 +246,23 @@ func commNeeds(op.Op) (Caps, model.Rule, string) {
 }
 
 func init() {
-	defineOp(op.KindCommInit, opClass{
-		memProbe: memNone,
-		needs:    commNeeds,
-		rule:     fixedRule(model.REComm),
-		ready:    commReady,
-		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
-			c := o.Comm
-			h := r.rt.CommInit(int32(c.Rank), c.NRanks, r.stream(c.Stream), r.comm.path(c.Path))
-			r.comm.handles[c.H], r.comm.nranks[c.H] = h, c.NRanks
-			r.comm.ctxs[c.H] = commCtxs{}
-			if h != 0 {
-				obs.Call.Value = 1
-			}
-		},
-		result: func(e *Entry) string {
-			if e.Obs.Call.Value != 0 {
-				return "handle"
-			}
-			return "null"
-		},
-		gen: genCommOps,
+	ini := commClass(nil, func(e *Entry) string {
+		if e.Obs.Call.Value != 0 {
+			return "handle"
+		}
+		return "null"
 	})
-	base := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+	ini.call, ini.gen = (*Runner).commInit, genCommOps
+	defineOp(op.KindCommInit, ini)
+	defineOp(op.KindCommBase, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		return r.rt.CommGetLocalWindowBase(r.commHandle(o), outPtr(&co.Out, o.Comm.NullOut))
-	})
-	base.result = func(e *Entry) string {
-		if co := e.Obs.Comm; e.Obs.Call.Status == abi.OK && co != nil {
-			if co.Out == 0 {
-				return "OK base=0"
-			}
-			return "OK base=window"
-		}
-		return commResult(e)
-	}
-	defineOp(op.KindCommBase, base)
-	size := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
-		var v uintptr
-		var p *uintptr
-		if !o.Comm.NullOut {
-			v, p = uintptr(op.CommUnwritten), &v
-		}
-		st := r.rt.CommGetWindowSize(r.commHandle(o), p)
-		co.Out = uint64(v)
-		if p == nil {
-			co.Out = op.CommUnwritten
-		}
-		return st
-	})
-	size.result = func(e *Entry) string {
+	}, commBaseResult))
+	defineOp(op.KindCommSize, commClass((*Runner).commSize, func(e *Entry) string {
 		if co := e.Obs.Comm; e.Obs.Call.Status == abi.OK && co != nil {
 			return "OK size=" + strconv.FormatUint(co.Out, 10)
 		}
 		return commResult(e)
-	}
-	defineOp(op.KindCommSize, size)
+	}))
 	defineOp(op.KindCommDerive, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		c := o.Comm
 		st := r.rt.CommDeriveContext(r.commHandle(o), r.comm.rankIDs(c.IDs), uintptr(c.N), uint32(c.Rank), uintptr(c.Off), uintptr(c.Win), outPtr(&co.Out, c.NullOut))
@@ -305,37 +271,8 @@ func init() {
 			r.peekCtx(co.Out, co)
 		}
 		return st
-	}))
-	prepare := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
-		c := o.Comm
-		var d unsafe.Pointer
-		if !c.NullOut {
-			co.Desc = abi.AlignedBytes(abi.CommDescSize, abi.CommDescAlign)
-			for i := range co.Desc {
-				co.Desc[i] = op.CommUnwrittenByte
-			}
-			d = unsafe.Pointer(&co.Desc[0])
-		}
-		st := r.rt.CommGlobalDomainPrepare(r.comm.id(c.ID, true), uint32(c.Rank), uint32(c.N), uintptr(c.Win), c.GPProfile(), d, outPtr(&co.Base, c.NullBase))
-		if st == abi.OK {
-			r.comm.maps++
-			r.comm.descs[c.ID] = append([]byte(nil), co.Desc...)
-			r.comm.local[c.ID] = co.Base
-		}
-		return st
-	})
-	prepare.result = func(e *Entry) string {
-		co := e.Obs.Comm
-		if e.Obs.Call.Status != abi.OK || co == nil || len(co.Desc) < abi.CommDescSize {
-			return commResult(e)
-		}
-		d, le := co.Desc, binary.LittleEndian
-		u := func(off int) string { return strconv.FormatUint(uint64(le.Uint32(d[off:])), 10) }
-		return "OK v=" + u(abi.CommDescVersionOff) + " p=" + u(abi.CommDescProfileOff) + " rank=" + u(abi.CommDescDomainRankOff) +
-			" n=" + u(abi.CommDescRankCountOff) + " size=" + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) +
-			" hs=" + u(abi.CommDescHandleSizeOff)
-	}
-	defineOp(op.KindCommGlobalPrepare, prepare)
+	}, nil))
+	defineOp(op.KindCommGlobalPrepare, commClass((*Runner).commGlobalPrepare, commPrepareResult))
 	defineOp(op.KindCommGlobalImport, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		c := o.Comm
 		st := r.rt.CommGlobalDomainImport(r.comm.id(c.ID, true), r.comm.descriptors(c.Descs, c.DescCount()), uintptr(c.DescCount()), outPtr(&co.Out, c.NullOut))
@@ -345,32 +282,98 @@ func init() {
 			r.peekCtx(co.Out, co)
 		}
 		return st
-	}))
+	}, nil))
 	defineOp(op.KindCommGlobalRelease, commClass(func(r *Runner, o op.Op, _ *op.CommObs) abi.Status {
 		st := r.rt.CommGlobalDomainRelease(r.comm.id(o.Comm.ID, true))
 		delete(r.comm.local, o.Comm.ID)
 		delete(r.comm.imported, o.Comm.ID)
 		return st
-	}))
-	defineOp(op.KindCommMem, opClass{
-		memProbe: memNone,
-		needs: func(op.Op) (Caps, model.Rule, string) {
-			return CapComm | CapPeek, model.REComm, "a comm window is read through the simulation hooks only (on silicon it is device memory)"
-		},
-		rule:  fixedRule(model.REComm),
-		ready: commReady,
-		call:  (*Runner).commMem,
-		result: func(e *Entry) string {
-			switch co := e.Obs.Comm; {
-			case e.Op.Comm.Put:
-				return "done"
-			case co == nil || co.Unreadable:
-				return "unreadable"
-			default:
-				return strconv.FormatUint(co.Word, 10)
-			}
-		},
+	}, nil))
+	mem := commClass(nil, func(e *Entry) string {
+		switch co := e.Obs.Comm; {
+		case e.Op.Comm.Put:
+			return "done"
+		case co == nil || co.Unreadable:
+			return "unreadable"
+		default:
+			return strconv.FormatUint(co.Word, 10)
+		}
 	})
+	mem.call = (*Runner).commMem
+	mem.needs = func(op.Op) (Caps, model.Rule, string) {
+		return CapComm | CapPeek, model.REComm, "a comm window is read through the simulation hooks only (on silicon it is device memory)"
+	}
+	defineOp(op.KindCommMem, mem)
+}
+
+// commInit makes comm_init; a handle that came back answers value 1.
+func (r *Runner) commInit(o op.Op, _ abi.Ctx, obs *op.Observation) {
+	c := o.Comm
+	h := r.rt.CommInit(int32(c.Rank), c.NRanks, r.stream(c.Stream), r.comm.path(c.Path))
+	r.comm.handles[c.H], r.comm.nranks[c.H] = h, c.NRanks
+	r.comm.ctxs[c.H] = commCtxs{}
+	if h != 0 {
+		obs.Call.Value = 1
+	}
+}
+
+func commBaseResult(e *Entry) string {
+	if co := e.Obs.Comm; e.Obs.Call.Status == abi.OK && co != nil {
+		if co.Out == 0 {
+			return "OK base=0"
+		}
+		return "OK base=window"
+	}
+	return commResult(e)
+}
+
+// commSize makes comm_get_window_size, whose out is a uintptr.
+func (r *Runner) commSize(o op.Op, co *op.CommObs) abi.Status {
+	var v uintptr
+	var p *uintptr
+	if !o.Comm.NullOut {
+		v, p = uintptr(op.CommUnwritten), &v
+	}
+	st := r.rt.CommGetWindowSize(r.commHandle(o), p)
+	co.Out = uint64(v)
+	if p == nil {
+		co.Out = op.CommUnwritten
+	}
+	return st
+}
+
+// commGlobalPrepare makes gprep with the descriptor filled with
+// CommUnwrittenByte, so that a byte it did not write shows.
+func (r *Runner) commGlobalPrepare(o op.Op, co *op.CommObs) abi.Status {
+	c := o.Comm
+	var d unsafe.Pointer
+	if !c.NullOut {
+		co.Desc = abi.AlignedBytes(abi.CommDescSize, abi.CommDescAlign)
+		for i := range co.Desc {
+			co.Desc[i] = op.CommUnwrittenByte
+		}
+		d = unsafe.Pointer(&co.Desc[0])
+	}
+	st := r.rt.CommGlobalDomainPrepare(r.comm.id(c.ID, true), uint32(c.Rank), uint32(c.N), uintptr(c.Win), c.GPProfile(), d, outPtr(&co.Base, c.NullBase))
+	if st == abi.OK {
+		r.comm.maps++
+		r.comm.descs[c.ID] = append([]byte(nil), co.Desc...)
+		r.comm.local[c.ID] = co.Base
+	}
+	return st
+}
+
+// commPrepareResult renders gprep's descriptor fields.
+func commPrepareResult(e *Entry) string {
+	co := e.Obs.Comm
+	if e.Obs.Call.Status != abi.OK || co == nil || len(co.Desc) < abi.CommDescSize {
+		return commResult(e)
+	}
+	d, le := co.Desc, binary.LittleEndian
+	u := func(off int) string { return strconv.FormatUint(uint64(le.Uint32(d[off:])), 10) }
+	return "OK v=" + u(abi.CommDescVersionOff) + " p=" + u(abi.CommDescProfileOff) + " rank=" + u(abi.CommDescDomainRankOff) +
+		" n=" + u(abi.CommDescRankCountOff) + " size=" + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) +
+		" hs=" + u(abi.CommDescHandleSizeOff)
 }
 
 func init() {

@@ -46,7 +46,7 @@ func blockingClass(cc commCall) opClass {
 			cc.finish(r, o, co, st)
 		}
 		return st
-	})
+	}, nil)
 	c.park = func(r *Runner, i int, o op.Op, e *Entry) bool { return r.commPark(i, o, e, cc) }
 	c.annotation = func(e *Entry) string {
 		if at, ok := e.ParkedUntil(); ok {

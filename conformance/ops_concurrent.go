@@ -19,7 +19,7 @@ func init() {
 		// The candidates of both hold ops, from here.
 		gen: func(g *Generator, s *genState) {
 			if len(s.ready) > 0 && g.o.HoldMs > 0 && (g.o.MaxHolds == 0 || g.holds < g.o.MaxHolds) {
-				g.add(8, func(g *Generator, ch Chooser) op.Op { return g.hold(ch, g.pick(ch, "slot", g.gs.ready)) })
+				g.onSlot(8, s.ready, 0, (*Generator).hold)
 			}
 		},
 		needs:      holdNeeds,

@@ -210,11 +210,9 @@ func init() {
 		// The family's candidates, all from here: on a live program
 		// context mostly, now and then on any other (E-PROG).
 		gen: func(g *Generator, s *genState) {
-			if len(s.program) > 0 {
-				g.add(40, func(g *Generator, ch Chooser) op.Op { return g.devOp(ch, g.pick(ch, "slot", g.gs.program)) })
-			}
+			g.onSlot(40, s.program, 0, (*Generator).devOp)
 			if len(s.live) > len(s.program) && g.o.Profile != model.ProfileLegacy {
-				g.add(2, func(g *Generator, ch Chooser) op.Op { return g.devOp(ch, g.pick(ch, "slot", g.gs.live)) })
+				g.onSlot(2, s.live, 0, (*Generator).devOp)
 			}
 		},
 		call: func(r *Runner, o op.Op, h abi.Ctx, obs *op.Observation) {

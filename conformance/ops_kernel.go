@@ -13,12 +13,8 @@ func init() {
 	defineOp(op.KindKInit, opClass{
 		latchRule: model.RL5,
 		gen: func(g *Generator, s *genState) {
-			if len(s.fresh) > 0 {
-				g.add(80, func(g *Generator, ch Chooser) op.Op { return g.kinit(ch, g.pick(ch, "slot", g.gs.fresh)) })
-			}
-			if len(s.live) > 0 {
-				g.add(8, func(g *Generator, ch Chooser) op.Op { return g.kinit(ch, g.pick(ch, "slot", g.gs.live)) })
-			}
+			g.onSlot(80, s.fresh, 0, (*Generator).kinit)
+			g.onSlot(8, s.live, 0, (*Generator).kinit)
 		},
 		rule: fixedRule(model.REKInit),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
@@ -33,13 +29,9 @@ func init() {
 	})
 	defineOp(op.KindPrepare, opClass{
 		gen: func(g *Generator, s *genState) {
-			if len(s.callable) > 0 {
-				g.add(5, func(g *Generator, ch Chooser) op.Op { return g.prepare(ch, g.pick(ch, "slot", g.gs.callable)) })
-			}
-			if len(s.dispatch) > 0 {
-				g.add(120, func(g *Generator, ch Chooser) op.Op { return g.prepare(ch, g.pick(ch, "slot", g.gs.dispatch)) })
-			}
-			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindPrepare, C: op.NullRef} }) // S-3
+			g.onSlot(5, s.callable, 0, (*Generator).prepare)
+			g.onSlot(120, s.dispatch, 0, (*Generator).prepare)
+			g.onNull(1, op.KindPrepare) // S-3
 		},
 		rule: fixedRule(model.REPrep),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
@@ -55,13 +47,9 @@ func init() {
 	})
 	defineOp(op.KindLaunch, opClass{
 		gen: func(g *Generator, s *genState) {
-			if len(s.callable) > 0 {
-				g.add(5, func(g *Generator, ch Chooser) op.Op { return g.launch(ch, g.pick(ch, "slot", g.gs.callable)) })
-			}
-			if len(s.ready) > 0 {
-				g.add(140, func(g *Generator, ch Chooser) op.Op { return g.launch(ch, g.pick(ch, "slot", g.gs.ready)) })
-			}
-			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindLaunch, C: op.NullRef} }) // S-3
+			g.onSlot(5, s.callable, 0, (*Generator).launch)
+			g.onSlot(140, s.ready, 0, (*Generator).launch)
+			g.onNull(1, op.KindLaunch) // S-3
 		},
 		rule: fixedRule(model.RELaunch),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {

@@ -19,9 +19,7 @@ func init() {
 		// The run family's candidates, all from here: register until the
 		// context has a callable, then runs on the four storages.
 		gen: func(g *Generator, s *genState) {
-			if len(s.program) > 0 {
-				g.add(60, func(g *Generator, ch Chooser) op.Op { return g.runOp(ch, g.pick(ch, "slot", g.gs.program)) })
-			}
+			g.onSlot(60, s.program, 0, (*Generator).runOp)
 		},
 		call: func(r *Runner, cur op.Op, h abi.Ctx, o *op.Observation) {
 			var img unsafe.Pointer
