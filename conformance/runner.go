@@ -553,9 +553,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 	switch {
 	case r.hooks != nil:
 		r.hooks.SimSetCurrentDevice(-1)
-		for s := abi.FirstSite; s <= abi.LastSite; s++ {
-			r.hooks.SimInject(s, 0, 0)
-		}
+		r.disarm()
 		mo.DeviceKnown, mo.Device = true, -1
 	case r.acl != nil:
 		if r.acl.SetDevice(0) == 0 {
@@ -1095,24 +1093,32 @@ func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 			return
 		}
 	}
-	if r.hooks != nil {
-		for s := abi.FirstSite; s <= abi.LastSite; s++ {
-			r.hooks.SimInject(s, 0, 0)
-		}
-	}
-	for _, s := range r.streams {
-		if s != 0 {
-			if r.hooks != nil {
-				r.hooks.SimSyncStream(s)
-			} else if r.acl != nil {
-				r.acl.SynchronizeStream(s)
-			}
-		}
-	}
+	r.quiesce()
 	u, _ := r.t.(Unloader)
 	r.unloadErr = u.Unload()
 	r.unloadAt = i
 	e.Op = cur
+}
+
+// disarm disarms every fault site (the hooks only).
+func (r *Runner) disarm() {
+	for s := abi.FirstSite; r.hooks != nil && s <= abi.LastSite; s++ {
+		r.hooks.SimInject(s, 0, 0)
+	}
+}
+
+// quiesce disarms the fault sites and drains every stream the run used.
+func (r *Runner) quiesce() {
+	r.disarm()
+	for _, s := range r.streams {
+		switch {
+		case s == 0:
+		case r.hooks != nil:
+			r.hooks.SimSyncStream(s)
+		case r.acl != nil:
+			r.acl.SynchronizeStream(s)
+		}
+	}
 }
 
 // cleanup releases what a run left: faults disarmed, streams drained, every
@@ -1122,20 +1128,7 @@ func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 // model lost track nothing is called on the contexts.
 func (r *Runner) cleanup() {
 	r.commCleanup()
-	if r.hooks != nil {
-		for s := abi.FirstSite; s <= abi.LastSite; s++ {
-			r.hooks.SimInject(s, 0, 0)
-		}
-	}
-	for i := range r.streams {
-		if s := r.streams[i]; s != 0 {
-			if r.hooks != nil {
-				r.hooks.SimSyncStream(s)
-			} else if r.acl != nil {
-				r.acl.SynchronizeStream(s)
-			}
-		}
-	}
+	r.quiesce()
 	if lost, _ := r.view().Lost(); lost {
 		// The runtime may have freed a handle the model thinks live: calling
 		// it could abort an emitted runtime (F-3). Leave the contexts; the
