@@ -71,24 +71,18 @@ func init() {
 			o.Accepted = r.accepted[op.St]
 		},
 	})
-	defineOp(op.KindPollRun, opClass{
-		rule: fixedRule(model.REProg),
-		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
-			o.Call.Status = r.rt.PollRun(h, r.runHandle(op))
-		},
-	})
-	defineOp(op.KindWaitRun, opClass{
-		rule: fixedRule(model.REProg),
-		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
-			o.Call.Status = r.rt.WaitRun(h, r.runHandle(op))
-		},
-	})
-	defineOp(op.KindFinalizeRun, opClass{
-		rule: fixedRule(model.REFin),
-		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
-			o.Call.Status = r.rt.FinalizeRun(h, r.runHandle(op))
-		},
-	})
+	defineOp(op.KindPollRun, storageClass(model.REProg, abi.Runtime.PollRun))
+	defineOp(op.KindWaitRun, storageClass(model.REProg, abi.Runtime.WaitRun))
+	defineOp(op.KindFinalizeRun, storageClass(model.REFin, abi.Runtime.FinalizeRun))
+}
+
+// storageClass is the class of an entry that takes only the op's run
+// storage, under rule.
+func storageClass(rule model.Rule, entry func(abi.Runtime, abi.Ctx, abi.RunHandle) abi.Status) opClass {
+	return opClass{
+		rule: fixedRule(rule),
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) { o.Call.Status = entry(r.rt, h, r.runHandle(op)) },
+	}
 }
 
 // runHandle is the RuntimeHandle of op's run storage (0 for st=null).
