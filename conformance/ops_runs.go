@@ -81,7 +81,9 @@ func init() {
 func storageClass(rule model.Rule, entry func(abi.Runtime, abi.Ctx, abi.RunHandle) abi.Status) opClass {
 	return opClass{
 		rule: fixedRule(rule),
-		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) { o.Call.Status = entry(r.rt, h, r.runHandle(op)) },
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
+			o.Call.Status = entry(r.rt, h, r.runHandle(op))
+		},
 	}
 }
 
