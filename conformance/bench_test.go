@@ -111,14 +111,14 @@ type modelCall struct {
 // wants): a sequence the model judges without surprises. Two-thread ops
 // are left out.
 func expectedCalls(ops []op.Op, caps conformance.Caps) []modelCall {
-	m := model.NewModel(model.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+	st := model.NewState(model.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
 	var out []modelCall
 	for i, cur := range ops {
 		if cur.Kind.TwoThread() {
 			continue
 		}
 		for rep := 0; rep < cur.Reps(); rep++ {
-			e := m.Expect(cur)
+			e := model.Expect(st, cur)
 			var o op.Observation
 			switch {
 			case e.Status.N > 0:
@@ -131,7 +131,7 @@ func expectedCalls(ops []op.Op, caps conformance.Caps) []modelCall {
 				o.Call.Out = e.OutOK
 			}
 			o.Call.Value = e.Value
-			m.Step(i, rep, cur, &o)
+			st, _ = model.Step(st, i, rep, cur, &o)
 			out = append(out, modelCall{i, rep, cur, o})
 		}
 	}

@@ -109,7 +109,6 @@ type GenOptions struct {
 // Generator draws one op at a time.
 type Generator struct {
 	o      GenOptions
-	m      *model.Model // st's model
 	st     model.State
 	ops    []op.Op
 	imgs   []op.ImageRecipe // recipes used so far (for clobber)
@@ -137,12 +136,11 @@ func NewGenerator(o GenOptions) *Generator {
 	}
 	o.Comm = o.Comm || o.CommOnly
 	mo := model.ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
-		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven)}
+		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven), Resumes: true}
 	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
 		mo.DeviceKnown, mo.Device = true, 0
 	}
 	g := &Generator{o: o, st: model.NewState(mo)}
-	g.m = g.st.Model()
 	return g
 }
 
@@ -167,26 +165,21 @@ func (g *Generator) Ops() []op.Op { return g.ops }
 
 // Model is the generator's model of the sequence so far (its primary
 // expectations).
-func (g *Generator) Model() *model.Model { return g.m }
+func (g *Generator) Model() *model.Model { return g.st.Model() }
 
 // Next draws one op the target can run, appends it and steps the model.
 func (g *Generator) Next(c Chooser) op.Op {
 	op := g.next(c)
 	g.ops = append(g.ops, op)
-	if op.Kind.CommCodes() && g.m.CommWaits(op) != "" {
+	if op.Kind.CommCodes() && g.st.Model().CommWaits(op) != "" {
 		// A rank's call that waits for the others the collective owes: the
 		// runner parks it.
 		g.st = model.Park(g.st, len(g.ops)-1, op, nil)
 	} else {
 		g.st, _ = model.Step(g.st, 0, 0, op, nil)
 	}
-	for _, i := range g.m.TakeReleased() {
+	for _, i := range g.st.Model().Released() {
 		g.st = model.JoinParked(g.st, i, len(g.ops)-1)
-	}
-	if lost, _ := g.m.Lost(); lost {
-		// The primary path went where the model cannot follow (an unknown
-		// device); restart its view from what is certain.
-		g.m.Resume()
 	}
 	return op
 }
@@ -213,13 +206,41 @@ type draw func(g *Generator, ch Chooser) op.Op
 // add offers a candidate op with weight w (tenths) for the current draw.
 func (g *Generator) add(w int, f draw) {
 	if w > 0 {
-		g.cs = append(g.cs, candidate{w, f})
+		g.cs = append(g.cs, candidate{w: w, f: f})
 	}
 }
 
+// onSlot offers an op on a slot of set with weight w (none when set is
+// empty): on's, or kind k with no other argument when on is nil.
+func (g *Generator) onSlot(w int, set []int8, k op.Kind, on func(g *Generator, ch Chooser, slot int8) op.Op) {
+	if w > 0 && len(set) > 0 {
+		g.cs = append(g.cs, candidate{w: w, k: k, set: set, on: on})
+	}
+}
+
+// onNull offers kind k on a NULL context with weight w (S-3).
+func (g *Generator) onNull(w int, k op.Kind) { g.cs = append(g.cs, candidate{w: w, k: k}) }
+
+// candidate is an offered op: f's, or onSlot's or onNull's.
 type candidate struct {
-	w int
-	f draw
+	w   int
+	f   draw
+	k   op.Kind
+	set []int8
+	on  func(g *Generator, ch Chooser, slot int8) op.Op
+}
+
+// draw makes the candidate's op.
+func (c *candidate) draw(g *Generator, ch Chooser) op.Op {
+	switch {
+	case c.f != nil:
+		return c.f(g, ch)
+	case c.set == nil:
+		return op.Op{Kind: c.k, C: op.NullRef}
+	case c.on != nil:
+		return c.on(g, ch, g.pick(ch, "slot", c.set))
+	}
+	return op.Op{Kind: c.k, C: g.pick(ch, "slot", c.set)}
 }
 
 // classify sorts the live slots into the lists the op classes draw from,
@@ -229,7 +250,7 @@ func (s *genState) classify(g *Generator, armed bool) {
 	s.live, s.fresh, s.callable, s.kernel = s.live[:0], s.fresh[:0], s.callable[:0], s.kernel[:0]
 	s.dispatch, s.ready, s.program = s.dispatch[:0], s.ready[:0], s.program[:0]
 	for i := 0; i < g.o.Slots; i++ {
-		c, ok := g.m.Context(int8(i))
+		c, ok := g.st.Model().Context(int8(i))
 		if !ok || !c.Live {
 			continue
 		}
@@ -262,7 +283,7 @@ func (g *Generator) next(ch Chooser) op.Op {
 	if o, ok := g.owed(ch); ok {
 		return o
 	}
-	m := g.m
+	m := g.st.Model()
 	if _, known := m.Device(); !known && g.o.Caps.Has(CapSetDevice) {
 		// A program path left the thread's device unknown: restore it, as a
 		// caller must before the next borrowed-device check (D-2).
@@ -307,7 +328,7 @@ func (g *Generator) next(ch Chooser) op.Op {
 			}
 			k -= x.w
 		}
-		if op := cs[at].f(g, ch); g.runnable(op) {
+		if op := cs[at].draw(g, ch); g.runnable(op) {
 			return op
 		}
 		// The target cannot run it: drop the candidate and draw again.
@@ -445,7 +466,7 @@ func (g *Generator) remember(r op.ImageRecipe) {
 
 // stream is a stream for a launch on slot: mostly the context's last one.
 func (g *Generator) stream(ch Chooser, slot int8) int8 {
-	c, _ := g.m.Context(slot)
+	c, _ := g.st.Model().Context(slot)
 	s := c.LastStream
 	if s < 0 || ch.IntN(5, "newstream") == 4 {
 		s = int8(ch.IntN(3, "stream"))

@@ -198,13 +198,13 @@ func commReady(r *Runner, o op.Op) string {
 	if o.Kind == op.KindCommInit && r.comm.handles[o.Comm.H] != 0 {
 		return handleTextOf(o.Comm.H) + " holds a live handle"
 	}
-	if why := r.m.CommBusyWhy(o); why != "" {
+	if why := r.view().CommBusyWhy(o); why != "" {
 		return why
 	}
 	if o.Kind == op.KindCommMem {
-		return r.m.CommMemReady(o)
+		return r.view().CommMemReady(o)
 	}
-	if why := r.m.CommWaits(o); why != "" && !r.m.CommTimesOut(o) && !r.m.CommParkable(r.ops[r.at:]) {
+	if why := r.view().CommWaits(o); why != "" && !r.view().CommTimesOut(o) && !r.view().CommParkable(r.ops[r.at:]) {
 		return "not run: " + why + ", and no later op of the sequence brings them (the runtime's timeout)"
 	}
 	return ""
@@ -221,8 +221,12 @@ func commResult(e *Entry) string {
 	return op.StatusName(e.Obs.Call.Status)
 }
 
-// commClass is what every int comm entry shares.
-func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status) opClass {
+// commClass is what every int comm entry shares; result renders its
+// answer (nil: commResult).
+func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status, result func(e *Entry) string) opClass {
+	if result == nil {
+		result = commResult
+	}
 	return opClass{
 		memProbe: memNone,
 		needs:    commNeeds,
@@ -233,7 +237,7 @@ func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status) opCla
 			obs.Comm = cobs
 			obs.Call.Status = call(r, o, cobs)
 		},
-		result: commResult,
+		result: result,
 	}
 }
 
@@ -242,61 +246,23 @@ func commNeeds(op.Op) (Caps, model.Rule, string) {
 }
 
 func init() {
-	defineOp(op.KindCommInit, opClass{
-		memProbe: memNone,
-		needs:    commNeeds,
-		rule:     fixedRule(model.REComm),
-		ready:    commReady,
-		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
-			c := o.Comm
-			h := r.rt.CommInit(int32(c.Rank), c.NRanks, r.stream(c.Stream), r.comm.path(c.Path))
-			r.comm.handles[c.H], r.comm.nranks[c.H] = h, c.NRanks
-			r.comm.ctxs[c.H] = commCtxs{}
-			if h != 0 {
-				obs.Call.Value = 1
-			}
-		},
-		result: func(e *Entry) string {
-			if e.Obs.Call.Value != 0 {
-				return "handle"
-			}
-			return "null"
-		},
-		gen: genCommOps,
+	ini := commClass(nil, func(e *Entry) string {
+		if e.Obs.Call.Value != 0 {
+			return "handle"
+		}
+		return "null"
 	})
-	base := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+	ini.call, ini.gen = (*Runner).commInit, genCommOps
+	defineOp(op.KindCommInit, ini)
+	defineOp(op.KindCommBase, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		return r.rt.CommGetLocalWindowBase(r.commHandle(o), outPtr(&co.Out, o.Comm.NullOut))
-	})
-	base.result = func(e *Entry) string {
-		if co := e.Obs.Comm; e.Obs.Call.Status == abi.OK && co != nil {
-			if co.Out == 0 {
-				return "OK base=0"
-			}
-			return "OK base=window"
-		}
-		return commResult(e)
-	}
-	defineOp(op.KindCommBase, base)
-	size := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
-		var v uintptr
-		var p *uintptr
-		if !o.Comm.NullOut {
-			v, p = uintptr(op.CommUnwritten), &v
-		}
-		st := r.rt.CommGetWindowSize(r.commHandle(o), p)
-		co.Out = uint64(v)
-		if p == nil {
-			co.Out = op.CommUnwritten
-		}
-		return st
-	})
-	size.result = func(e *Entry) string {
+	}, commBaseResult))
+	defineOp(op.KindCommSize, commClass((*Runner).commSize, func(e *Entry) string {
 		if co := e.Obs.Comm; e.Obs.Call.Status == abi.OK && co != nil {
 			return "OK size=" + strconv.FormatUint(co.Out, 10)
 		}
 		return commResult(e)
-	}
-	defineOp(op.KindCommSize, size)
+	}))
 	defineOp(op.KindCommDerive, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		c := o.Comm
 		st := r.rt.CommDeriveContext(r.commHandle(o), r.comm.rankIDs(c.IDs), uintptr(c.N), uint32(c.Rank), uintptr(c.Off), uintptr(c.Win), outPtr(&co.Out, c.NullOut))
@@ -305,37 +271,8 @@ func init() {
 			r.peekCtx(co.Out, co)
 		}
 		return st
-	}))
-	prepare := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
-		c := o.Comm
-		var d unsafe.Pointer
-		if !c.NullOut {
-			co.Desc = abi.AlignedBytes(abi.CommDescSize, abi.CommDescAlign)
-			for i := range co.Desc {
-				co.Desc[i] = op.CommUnwrittenByte
-			}
-			d = unsafe.Pointer(&co.Desc[0])
-		}
-		st := r.rt.CommGlobalDomainPrepare(r.comm.id(c.ID, true), uint32(c.Rank), uint32(c.N), uintptr(c.Win), c.GPProfile(), d, outPtr(&co.Base, c.NullBase))
-		if st == abi.OK {
-			r.comm.maps++
-			r.comm.descs[c.ID] = append([]byte(nil), co.Desc...)
-			r.comm.local[c.ID] = co.Base
-		}
-		return st
-	})
-	prepare.result = func(e *Entry) string {
-		co := e.Obs.Comm
-		if e.Obs.Call.Status != abi.OK || co == nil || len(co.Desc) < abi.CommDescSize {
-			return commResult(e)
-		}
-		d, le := co.Desc, binary.LittleEndian
-		u := func(off int) string { return strconv.FormatUint(uint64(le.Uint32(d[off:])), 10) }
-		return "OK v=" + u(abi.CommDescVersionOff) + " p=" + u(abi.CommDescProfileOff) + " rank=" + u(abi.CommDescDomainRankOff) +
-			" n=" + u(abi.CommDescRankCountOff) + " size=" + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) +
-			" hs=" + u(abi.CommDescHandleSizeOff)
-	}
-	defineOp(op.KindCommGlobalPrepare, prepare)
+	}, nil))
+	defineOp(op.KindCommGlobalPrepare, commClass((*Runner).commGlobalPrepare, commPrepareResult))
 	defineOp(op.KindCommGlobalImport, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		c := o.Comm
 		st := r.rt.CommGlobalDomainImport(r.comm.id(c.ID, true), r.comm.descriptors(c.Descs, c.DescCount()), uintptr(c.DescCount()), outPtr(&co.Out, c.NullOut))
@@ -345,32 +282,98 @@ func init() {
 			r.peekCtx(co.Out, co)
 		}
 		return st
-	}))
+	}, nil))
 	defineOp(op.KindCommGlobalRelease, commClass(func(r *Runner, o op.Op, _ *op.CommObs) abi.Status {
 		st := r.rt.CommGlobalDomainRelease(r.comm.id(o.Comm.ID, true))
 		delete(r.comm.local, o.Comm.ID)
 		delete(r.comm.imported, o.Comm.ID)
 		return st
-	}))
-	defineOp(op.KindCommMem, opClass{
-		memProbe: memNone,
-		needs: func(op.Op) (Caps, model.Rule, string) {
-			return CapComm | CapPeek, model.REComm, "a comm window is read through the simulation hooks only (on silicon it is device memory)"
-		},
-		rule:  fixedRule(model.REComm),
-		ready: commReady,
-		call:  (*Runner).commMem,
-		result: func(e *Entry) string {
-			switch co := e.Obs.Comm; {
-			case e.Op.Comm.Put:
-				return "done"
-			case co == nil || co.Unreadable:
-				return "unreadable"
-			default:
-				return strconv.FormatUint(co.Word, 10)
-			}
-		},
+	}, nil))
+	mem := commClass(nil, func(e *Entry) string {
+		switch co := e.Obs.Comm; {
+		case e.Op.Comm.Put:
+			return "done"
+		case co == nil || co.Unreadable:
+			return "unreadable"
+		default:
+			return strconv.FormatUint(co.Word, 10)
+		}
 	})
+	mem.call = (*Runner).commMem
+	mem.needs = func(op.Op) (Caps, model.Rule, string) {
+		return CapComm | CapPeek, model.REComm, "a comm window is read through the simulation hooks only (on silicon it is device memory)"
+	}
+	defineOp(op.KindCommMem, mem)
+}
+
+// commInit makes comm_init; a handle that came back answers value 1.
+func (r *Runner) commInit(o op.Op, _ abi.Ctx, obs *op.Observation) {
+	c := o.Comm
+	h := r.rt.CommInit(int32(c.Rank), c.NRanks, r.stream(c.Stream), r.comm.path(c.Path))
+	r.comm.handles[c.H], r.comm.nranks[c.H] = h, c.NRanks
+	r.comm.ctxs[c.H] = commCtxs{}
+	if h != 0 {
+		obs.Call.Value = 1
+	}
+}
+
+func commBaseResult(e *Entry) string {
+	if co := e.Obs.Comm; e.Obs.Call.Status == abi.OK && co != nil {
+		if co.Out == 0 {
+			return "OK base=0"
+		}
+		return "OK base=window"
+	}
+	return commResult(e)
+}
+
+// commSize makes comm_get_window_size, whose out is a uintptr.
+func (r *Runner) commSize(o op.Op, co *op.CommObs) abi.Status {
+	var v uintptr
+	var p *uintptr
+	if !o.Comm.NullOut {
+		v, p = uintptr(op.CommUnwritten), &v
+	}
+	st := r.rt.CommGetWindowSize(r.commHandle(o), p)
+	co.Out = uint64(v)
+	if p == nil {
+		co.Out = op.CommUnwritten
+	}
+	return st
+}
+
+// commGlobalPrepare makes gprep with the descriptor filled with
+// CommUnwrittenByte, so that a byte it did not write shows.
+func (r *Runner) commGlobalPrepare(o op.Op, co *op.CommObs) abi.Status {
+	c := o.Comm
+	var d unsafe.Pointer
+	if !c.NullOut {
+		co.Desc = abi.AlignedBytes(abi.CommDescSize, abi.CommDescAlign)
+		for i := range co.Desc {
+			co.Desc[i] = op.CommUnwrittenByte
+		}
+		d = unsafe.Pointer(&co.Desc[0])
+	}
+	st := r.rt.CommGlobalDomainPrepare(r.comm.id(c.ID, true), uint32(c.Rank), uint32(c.N), uintptr(c.Win), c.GPProfile(), d, outPtr(&co.Base, c.NullBase))
+	if st == abi.OK {
+		r.comm.maps++
+		r.comm.descs[c.ID] = append([]byte(nil), co.Desc...)
+		r.comm.local[c.ID] = co.Base
+	}
+	return st
+}
+
+// commPrepareResult renders gprep's descriptor fields.
+func commPrepareResult(e *Entry) string {
+	co := e.Obs.Comm
+	if e.Obs.Call.Status != abi.OK || co == nil || len(co.Desc) < abi.CommDescSize {
+		return commResult(e)
+	}
+	d, le := co.Desc, binary.LittleEndian
+	u := func(off int) string { return strconv.FormatUint(uint64(le.Uint32(d[off:])), 10) }
+	return "OK v=" + u(abi.CommDescVersionOff) + " p=" + u(abi.CommDescProfileOff) + " rank=" + u(abi.CommDescDomainRankOff) +
+		" n=" + u(abi.CommDescRankCountOff) + " size=" + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) +
+		" hs=" + u(abi.CommDescHandleSizeOff)
 }
 
 func init() {
@@ -400,13 +403,13 @@ func copyRefOf(c op.CommRecipe) copyRef {
 // context without a live program init (no init gate: the copy would go
 // through, and the model follows no write of it).
 func commCopyReady(r *Runner, o op.Op) string {
-	if why := r.m.CommCopyReady(o); why != "" {
+	if why := r.view().CommCopyReady(o); why != "" {
 		return why
 	}
-	if c, _ := r.m.Context(o.C); r.m.Profile() == model.ProfileLegacy && (c.Latch != model.LatchProgram || !c.Attached) {
+	if c, _ := r.view().Context(o.C); r.view().Profile() == model.ProfileLegacy && (c.Latch != model.LatchProgram || !c.Attached) {
 		return "legacy build: no init gate, so a copy without a live program init is not E-PROG's to judge"
 	}
-	if r.m.CommCopyLive(o) {
+	if r.view().CommCopyLive(o) {
 		return ""
 	}
 	switch last, ok := r.comm.last[copyRefOf(o.Comm)]; {
@@ -424,7 +427,7 @@ func commCopyReady(r *Runner, o op.Op) string {
 func (r *Runner) commCopy(o op.Op, h abi.Ctx, obs *op.Observation) {
 	key := copyRefOf(o.Comm)
 	addr, ok := uint64(0), false
-	if r.m.CommCopyLive(o) {
+	if r.view().CommCopyLive(o) {
 		if addr, ok = r.commWordAddr(o.Comm); ok {
 			r.comm.last[key] = lastAddr{addr, r.comm.maps}
 		}
@@ -504,9 +507,9 @@ func (r *Runner) commWordAddr(c op.CommRecipe) (uint64, bool) {
 // runtime that broke the contract still holds goes with the instance's
 // reset or unload.
 func (r *Runner) commCleanup() {
-	lost, _ := r.m.Lost()
+	lost, _ := r.view().Lost()
 	var leave []abi.CommHandle
-	for _, h := range r.m.CommLeaveTogether() {
+	for _, h := range r.view().CommLeaveTogether() {
 		if v := r.comm.handles[h]; v != 0 && (!lost || r.comm.nranks[h] == 1 || !r.comm.windows[h]) {
 			leave = append(leave, v)
 		}
@@ -580,8 +583,8 @@ func genCommOps(g *Generator, s *genState) {
 	s.commLive, s.commFree = s.commLive[:0], s.commFree[:0]
 	for h := int8(0); h < op.MaxCommHandles; h++ {
 		switch {
-		case g.m.CommBusy(h) || g.owes(h):
-		case g.m.CommHandleLive(h):
+		case g.st.Model().CommBusy(h) || g.owes(h):
+		case g.st.Model().CommHandleLive(h):
 			s.commLive = append(s.commLive, h)
 		default:
 			s.commFree = append(s.commFree, h)
@@ -631,7 +634,7 @@ func pickU64(ch Chooser, label string, xs []uint64) uint64 { return xs[ch.IntN(l
 // time out under a short bound, CommTimesOut), a query of its handle that
 // never waits.
 func (g *Generator) commSafe(o op.Op) op.Op {
-	if g.m.CommWaits(o) != "" && !g.m.CommTimesOut(o) {
+	if g.st.Model().CommWaits(o) != "" && !g.st.Model().CommTimesOut(o) {
 		return op.Op{Kind: op.KindCommSize, Comm: op.CommRecipe{H: o.Comm.H}}
 	}
 	return o
@@ -683,7 +686,7 @@ func (g *Generator) genCommQuery(ch Chooser) op.Op {
 
 func (g *Generator) genCommDerive(ch Chooser) op.Op {
 	h := g.pick(ch, "h", g.gs.commLive)
-	v := g.m.CommHandleOf(h)
+	v := g.st.Model().CommHandleOf(h)
 	n := pickU64(ch, "n", genCommCounts)
 	c := op.CommRecipe{H: h, N: n, Win: pickU64(ch, "win", genCommWins), Off: pickU64(ch, "off", genCommOffs)}
 	if n > 0 && n <= 64 {
@@ -723,7 +726,7 @@ func (g *Generator) genCommNull(ch Chooser) op.Op {
 
 func (g *Generator) genCommDomainAlloc(ch Chooser) op.Op {
 	h := g.pick(ch, "h", g.gs.commLive)
-	v := g.m.CommHandleOf(h)
+	v := g.st.Model().CommHandleOf(h)
 	c := op.CommRecipe{H: h, ID: uint8(ch.IntN(4, "a")), N: 1, Win: pickU64(ch, "win", genCommWins[1:]),
 		IDs: op.IDsRecipe{Fill: uint32(v.Rank)}}
 	switch ch.IntN(14, "dalloc") {
@@ -748,7 +751,7 @@ func (g *Generator) genCommDomainAlloc(ch Chooser) op.Op {
 func (g *Generator) genCommDomainRelease(ch Chooser) op.Op {
 	h := g.pick(ch, "h", g.gs.commLive)
 	c := op.CommRecipe{H: h, ID: uint8(ch.IntN(4, "a")), N: 1}
-	if ds := g.m.CommHandleOf(h).Domains; len(ds) > 0 && ch.IntN(4, "known") != 0 {
+	if ds := g.st.Model().CommHandleOf(h).Domains; len(ds) > 0 && ch.IntN(4, "known") != 0 {
 		c.ID = ds[ch.IntN(len(ds), "d")]
 	}
 	switch ch.IntN(10, "drelease") {
@@ -783,14 +786,14 @@ func (g *Generator) genCommPrepare(ch Chooser) op.Op {
 
 func (g *Generator) genCommImport(ch Chooser) op.Op {
 	d := genCommDomains[ch.IntN(len(genCommDomains)-1, "d")]
-	v := g.m.CommDomainOf(d)
+	v := g.st.Model().CommDomainOf(d)
 	c := op.CommRecipe{ID: d}
 	// The descriptors of the domains whose rank and window fit, one per
 	// rank, in a random order; now and then one of them changed.
 	n := max(int(v.N), 1)
 	for r := 0; r < n && int(c.Descs.N) < op.MaxCommDescs; r++ {
 		for _, x := range genCommDomains[:4] {
-			if w := g.m.CommDomainOf(x); w.Described && int(w.Rank) == r && w.N == v.N && w.Win == v.Win {
+			if w := g.st.Model().CommDomainOf(x); w.Described && int(w.Rank) == r && w.N == v.N && w.Win == v.Win {
 				c.Descs.D[c.Descs.N] = op.DescRecipe{Src: x}
 				c.Descs.N++
 				break
@@ -831,7 +834,7 @@ func (g *Generator) genCommMem(ch Chooser) op.Op {
 	switch ch.IntN(4, "ref") {
 	case 0, 1:
 		h := g.pick(ch, "h", g.gs.commLive)
-		v := g.m.CommHandleOf(h)
+		v := g.st.Model().CommHandleOf(h)
 		c.H = h
 		switch {
 		case v.Derived > 0 && ch.IntN(3, "derived") == 0:
@@ -848,7 +851,7 @@ func (g *Generator) genCommMem(ch Chooser) op.Op {
 		c.Put, c.Val = true, uint64(1+ch.IntN(1000, "val"))
 	}
 	o := op.Op{Kind: op.KindCommMem, Comm: c}
-	if g.m.CommMemReady(o) != "" {
+	if g.st.Model().CommMemReady(o) != "" {
 		return op.Op{Kind: op.KindCommGlobalRelease, Comm: op.CommRecipe{ID: 7}} // a call that does nothing
 	}
 	return o

@@ -46,7 +46,7 @@ func blockingClass(cc commCall) opClass {
 			cc.finish(r, o, co, st)
 		}
 		return st
-	})
+	}, nil)
 	c.park = func(r *Runner, i int, o op.Op, e *Entry) bool { return r.commPark(i, o, e, cc) }
 	c.annotation = func(e *Entry) string {
 		if at, ok := e.ParkedUntil(); ok {
@@ -80,10 +80,10 @@ func (r *Runner) releasing() {
 // ready hook made sure later ops bring them); a call that returns at once
 // is the generic path's.
 func (r *Runner) commPark(i int, o op.Op, e *Entry, cc commCall) bool {
-	if r.m.CommWaits(o) == "" {
+	if r.view().CommWaits(o) == "" {
 		return false
 	}
-	if r.m.CommTimesOut(o) {
+	if r.view().CommTimesOut(o) {
 		r.commTimedOut(i, o, e, cc)
 		return true
 	}
@@ -130,7 +130,7 @@ func (r *Runner) joinReleased() {
 	if len(r.parked) == 0 {
 		return
 	}
-	for _, i := range r.m.TakeReleased() {
+	for _, i := range r.view().Released() {
 		r.join(i)
 	}
 }

@@ -32,8 +32,8 @@ func (g *Generator) owed(ch Chooser) (op.Op, bool) {
 		i := ch.IntN(len(g.due), "which")
 		o := g.due[i]
 		g.due = append(g.due[:i], g.due[i+1:]...)
-		live := g.m.CommHandleLive(o.Comm.H)
-		if (o.Kind == op.KindCommInit) != live && !g.m.CommBusy(o.Comm.H) {
+		live := g.st.Model().CommHandleLive(o.Comm.H)
+		if (o.Kind == op.KindCommInit) != live && !g.st.Model().CommBusy(o.Comm.H) {
 			return o, true
 		}
 	}
@@ -47,7 +47,7 @@ func (g *Generator) sessionOfRanks() int8 {
 	var n [op.MaxCommPaths]int32
 	bad := [op.MaxCommPaths]bool{}
 	for h := int8(0); h < op.MaxCommHandles; h++ {
-		v := g.m.CommHandleOf(h)
+		v := g.st.Model().CommHandleOf(h)
 		if !v.Live || v.Path < 0 {
 			continue
 		}
@@ -57,7 +57,7 @@ func (g *Generator) sessionOfRanks() int8 {
 			bad[p] = true
 		}
 		n[p] = v.NRanks
-		if g.m.CommBusy(h) || g.owes(h) {
+		if g.st.Model().CommBusy(h) || g.owes(h) {
 			bad[p] = true
 		}
 	}
@@ -76,7 +76,7 @@ func (g *Generator) genCommSession(ch Chooser) op.Op {
 	k := 2 + ch.IntN(min(3, len(free)-1), "ranks")
 	var used [op.MaxCommPaths]bool
 	for h := int8(0); h < op.MaxCommHandles; h++ {
-		if v := g.m.CommHandleOf(h); v.Live && v.Path >= 0 {
+		if v := g.st.Model().CommHandleOf(h); v.Live && v.Path >= 0 {
 			used[v.Path] = true
 		}
 	}
@@ -105,16 +105,16 @@ func (g *Generator) genCommCollective(ch Chooser) op.Op {
 	path := g.sessionOfRanks()
 	var hs []int8
 	for h := int8(0); h < op.MaxCommHandles; h++ {
-		if v := g.m.CommHandleOf(h); v.Live && v.Path == path {
+		if v := g.st.Model().CommHandleOf(h); v.Live && v.Path == path {
 			hs = append(hs, h)
 		}
 	}
-	first := g.m.CommHandleOf(hs[0])
+	first := g.st.Model().CommHandleOf(hs[0])
 	n := uint64(first.NRanks)
 	var ops []op.Op
 	each := func(f func(v model.CommHandleView) op.CommRecipe, k op.Kind) {
 		for _, h := range hs {
-			c := f(g.m.CommHandleOf(h))
+			c := f(g.st.Model().CommHandleOf(h))
 			c.H = h
 			ops = append(ops, op.Op{Kind: k, Comm: c})
 		}
@@ -156,7 +156,7 @@ func shuffle[T any](ch Chooser, label string, xs []T) {
 // (a handle of one rank does not join such a session).
 func (g *Generator) pathOfRanks(p int8) bool {
 	for h := int8(0); h < op.MaxCommHandles; h++ {
-		if v := g.m.CommHandleOf(h); v.Live && v.Path == p && v.NRanks > 1 {
+		if v := g.st.Model().CommHandleOf(h); v.Live && v.Path == p && v.NRanks > 1 {
 			return true
 		}
 	}

@@ -26,12 +26,8 @@ func init() {
 		},
 		rule: fixedRule(model.REComm),
 		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
-			prev := r.bound.SimCommTimeoutMs(o.Ms)
-			if !r.comm.boundSet {
-				r.comm.boundSet, r.comm.boundFound = true, prev
-			}
+			obs.Call.Value = uint64(uint32(r.setCommBound(o.Ms)))
 			r.comm.boundMs = o.Ms
-			obs.Call.Value = uint64(uint32(prev))
 		},
 		result: func(*Entry) string { return "done" },
 		gen:    genCommTimeout,
@@ -81,11 +77,18 @@ func (r *Runner) shortCleanupBound() bool {
 	if r.bound == nil || r.stuckWhy != "" {
 		return false
 	}
-	prev := r.bound.SimCommTimeoutMs(1)
+	r.setCommBound(1)
+	return true
+}
+
+// setCommBound sets the bound of the comm waits and returns the one
+// before; the first the run found is kept to restore.
+func (r *Runner) setCommBound(ms int32) int32 {
+	prev := r.bound.SimCommTimeoutMs(ms)
 	if !r.comm.boundSet {
 		r.comm.boundSet, r.comm.boundFound = true, prev
 	}
-	return true
+	return prev
 }
 
 // restoreCommTimeout gives the runtime back the bound the run found.

@@ -19,7 +19,7 @@ func init() {
 		// The candidates of both hold ops, from here.
 		gen: func(g *Generator, s *genState) {
 			if len(s.ready) > 0 && g.o.HoldMs > 0 && (g.o.MaxHolds == 0 || g.holds < g.o.MaxHolds) {
-				g.add(8, func(g *Generator, ch Chooser) op.Op { return g.hold(ch, g.pick(ch, "slot", g.gs.ready)) })
+				g.onSlot(8, s.ready, 0, (*Generator).hold)
 			}
 		},
 		needs:      holdNeeds,
@@ -65,10 +65,10 @@ func init() {
 	})
 	defineOp(op.KindRaceKInit, opClass{
 		gen: func(g *Generator, s *genState) {
-			dev, known := g.m.Device()
-			if len(s.fresh) >= 2 && g.o.Caps.Has(CapSetDevice) && known && dev >= 0 && !g.m.SiteArmed(1) && !g.m.SiteArmed(9) {
+			dev, known := g.st.Model().Device()
+			if len(s.fresh) >= 2 && g.o.Caps.Has(CapSetDevice) && known && dev >= 0 && !g.st.Model().SiteArmed(1) && !g.st.Model().SiteArmed(9) {
 				g.add(5, func(g *Generator, ch Chooser) op.Op {
-					dev, _ := g.m.Device() // the state gen saw: nothing ran in between
+					dev, _ := g.st.Model().Device() // the state gen saw: nothing ran in between
 					a := ch.IntN(len(g.gs.fresh), "racer")
 					b := (a + 1 + ch.IntN(len(g.gs.fresh)-1, "racer")) % len(g.gs.fresh)
 					return op.Op{Kind: op.KindRaceKInit, C: g.gs.fresh[a], C2: g.gs.fresh[b], Dev: dev, Gen: 1 + uint64(ch.IntN(3, "gen"))}
@@ -96,7 +96,7 @@ func init() {
 }
 
 func (g *Generator) hold(ch Chooser, slot int8) op.Op {
-	mc, _ := g.m.Context(slot)
+	mc, _ := g.st.Model().Context(slot)
 	g.holds++
 	if ch.IntN(2, "hold") == 0 {
 		s := mc.LastStream

@@ -16,19 +16,15 @@ func init() {
 	defineOp(op.KindCreate, opClass{
 		memProbe: memFromZero,
 		gen: func(g *Generator, s *genState) {
-			if len(s.free) > 0 {
-				w := 20
-				if len(s.live) == 0 {
-					w = 400
-				}
-				g.add(w, func(g *Generator, ch Chooser) op.Op {
-					return op.Op{Kind: op.KindCreate, C: g.pick(ch, "slot", g.gs.free)}
-				})
+			w := 20
+			if len(s.live) == 0 {
+				w = 400
 			}
+			g.onSlot(w, s.free, op.KindCreate, nil)
 		},
 		rule: fixedRule(model.RL1),
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
-			if old := r.slots[op.C]; old.used && r.m.SlotLive(op.C) {
+			if old := r.slots[op.C]; old.used && r.view().SlotLive(op.C) {
 				r.leaked = append(r.leaked, old)
 			}
 			nh := r.rt.CreateDeviceContext()
@@ -48,12 +44,8 @@ func init() {
 	defineOp(op.KindDestroy, opClass{
 		memProbe: memNone,
 		gen: func(g *Generator, s *genState) {
-			if len(s.live) > 0 {
-				g.add(10, func(g *Generator, ch Chooser) op.Op {
-					return op.Op{Kind: op.KindDestroy, C: g.pick(ch, "slot", g.gs.live)}
-				})
-			}
-			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindDestroy, C: op.NullRef} }) // S-3
+			g.onSlot(10, s.live, op.KindDestroy, nil)
+			g.onNull(1, op.KindDestroy) // S-3
 		},
 		rule:   fixedRule(model.REDestroy),
 		call:   func(r *Runner, _ op.Op, h abi.Ctx, _ *op.Observation) { r.rt.DestroyDeviceContext(h) },
@@ -61,12 +53,8 @@ func init() {
 	})
 	defineOp(op.KindSupported, opClass{
 		gen: func(g *Generator, s *genState) {
-			if len(s.live) > 0 {
-				g.add(10, func(g *Generator, ch Chooser) op.Op {
-					return op.Op{Kind: op.KindSupported, C: g.pick(ch, "slot", g.gs.live)}
-				})
-			}
-			g.add(2, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindSupported, C: op.NullRef} }) // S-3
+			g.onSlot(10, s.live, op.KindSupported, nil)
+			g.onNull(2, op.KindSupported) // S-3
 		},
 		rule: fixedRule(model.RESup),
 		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) {
@@ -76,17 +64,9 @@ func init() {
 	})
 	defineOp(op.KindFinalize, opClass{
 		gen: func(g *Generator, s *genState) {
-			if len(s.kernel) > 0 {
-				g.add(25, func(g *Generator, ch Chooser) op.Op {
-					return op.Op{Kind: op.KindFinalize, C: g.pick(ch, "slot", g.gs.kernel)}
-				})
-			}
-			if len(s.program) > 0 {
-				g.add(10, func(g *Generator, ch Chooser) op.Op {
-					return op.Op{Kind: op.KindFinalize, C: g.pick(ch, "slot", g.gs.program)}
-				})
-			}
-			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindFinalize, C: op.NullRef} }) // S-3
+			g.onSlot(25, s.kernel, op.KindFinalize, nil)
+			g.onSlot(10, s.program, op.KindFinalize, nil)
+			g.onNull(1, op.KindFinalize) // S-3
 		},
 		rule: fixedRule(model.REFin),
 		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) { o.Call.Status = r.rt.FinalizeDevice(h) },
@@ -94,12 +74,8 @@ func init() {
 	defineOp(op.KindCommitted, opClass{
 		memProbe: memFromCall,
 		gen: func(g *Generator, s *genState) {
-			if len(s.live) > 0 {
-				g.add(5, func(g *Generator, ch Chooser) op.Op {
-					return op.Op{Kind: op.KindCommitted, C: g.pick(ch, "slot", g.gs.live)}
-				})
-			}
-			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindCommitted, C: op.NullRef} }) // S-3
+			g.onSlot(5, s.live, op.KindCommitted, nil)
+			g.onNull(1, op.KindCommitted) // S-3
 		},
 		rule: fixedRule(model.RM7),
 		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) {

@@ -55,7 +55,7 @@ func (d *devRun) buffers(n int) ([]byte, []byte) {
 // else NULL (the runner calls that only on a context without a live program
 // init: devReady).
 func (r *Runner) devSpan(o op.Op) (abi.DevicePtr, uint64, uint64) {
-	al, held := r.m.Allocation(o.A)
+	al, held := r.view().Allocation(o.A)
 	if !held || al.Slot != o.C {
 		return 0, devNullSize, 0
 	}
@@ -98,9 +98,9 @@ const devCrossMax = 1 << 22
 // another context's allocation, or none on a context with a live init,
 // and the arguments devArgsReady refuses.
 func devReady(r *Runner, o op.Op) string {
-	c, _ := r.m.Context(o.C)
+	c, _ := r.view().Context(o.C)
 	slot := "a" + strconv.Itoa(int(o.A))
-	if lost, _ := r.m.Lost(); lost {
+	if lost, _ := r.view().Lost(); lost {
 		// Past a loss the model no longer follows what freed an
 		// allocation: a pointer it holds may be a freed one.
 		return "the model lost track: whether the allocations live is not known"
@@ -109,13 +109,13 @@ func devReady(r *Runner, o op.Op) string {
 		return "c" + itoa(int32(o.C)) + "'s state is unknown since a divergence: its allocations are not called"
 	}
 	live := c.Latch == model.LatchProgram && c.Attached
-	if !live && r.m.Profile() == model.ProfileLegacy && c.Latch != model.LatchKernel {
+	if !live && r.view().Profile() == model.ProfileLegacy && c.Latch != model.LatchKernel {
 		return "legacy build: no init gate (device_malloc_ctx allocates without an init); E-PROG's clauses for a context without a live program init are target-revision decisions"
 	}
 	if o.Mem != (op.DevArgs{}) && !live && o.Kind != op.KindDevAlloc {
 		return "a span or pointer of " + slot + " is passed only on a context with a live program init"
 	}
-	al, held := r.m.Allocation(o.A)
+	al, held := r.view().Allocation(o.A)
 	switch {
 	case o.Kind == op.KindDevAlloc && held:
 		return slot + " holds an allocation already"
@@ -143,15 +143,15 @@ func devReady(r *Runner, o op.Op) string {
 // addresses for a run's buffers).
 func (r *Runner) devFreedReady(o op.Op) string {
 	slot := "a" + strconv.Itoa(int(o.A))
-	if _, held := r.m.Allocation(o.A); held || r.dev.p[o.A] == 0 {
+	if _, held := r.view().Allocation(o.A); held || r.dev.p[o.A] == 0 {
 		return slot + " holds no freed allocation"
 	}
 	for a := range int8(op.MaxAllocs) {
-		if _, held := r.m.Allocation(a); held && r.dev.p[a] == r.dev.p[o.A] {
+		if _, held := r.view().Allocation(a); held && r.dev.p[a] == r.dev.p[o.A] {
 			return "the address " + slot + " had is a live allocation's again"
 		}
 	}
-	if !r.m.Options().Simulated {
+	if !r.view().Options().Simulated {
 		return "a real build's allocator may have handed the freed address out again, to buffers the runner cannot see"
 	}
 	return ""
@@ -173,7 +173,7 @@ func (r *Runner) devArgsReady(o op.Op, al model.Alloc) string {
 			return "at=" + strconv.FormatUint(uint64(o.Mem.Off), 10) + " is not inside " + slot + "'s " + strconv.FormatUint(uint64(al.Size), 10) + " bytes"
 		}
 	case o.Mem.Cross:
-		b, held := r.m.Allocation(o.Mem.Into)
+		b, held := r.view().Allocation(o.Mem.Into)
 		if !held || b.Slot != o.C {
 			return "a" + strconv.Itoa(int(o.Mem.Into)) + " holds no allocation of this context"
 		}
@@ -197,7 +197,7 @@ func (r *Runner) devArgsReady(o op.Op, al model.Alloc) string {
 	if wild && o.OutNull {
 		return ""
 	}
-	if wild && r.m.Profile() == model.ProfileLegacy && !r.m.Options().Simulated {
+	if wild && r.view().Profile() == model.ProfileLegacy && !r.view().Options().Simulated {
 		return "a legacy build that is not simulated memcpys a span past an allocation's end (upstream device_runner_base.cpp:346-354): the checker does not write into its heap (E-PROG.30)"
 	}
 	return ""
@@ -210,11 +210,9 @@ func init() {
 		// The family's candidates, all from here: on a live program
 		// context mostly, now and then on any other (E-PROG).
 		gen: func(g *Generator, s *genState) {
-			if len(s.program) > 0 {
-				g.add(40, func(g *Generator, ch Chooser) op.Op { return g.devOp(ch, g.pick(ch, "slot", g.gs.program)) })
-			}
+			g.onSlot(40, s.program, 0, (*Generator).devOp)
 			if len(s.live) > len(s.program) && g.o.Profile != model.ProfileLegacy {
-				g.add(2, func(g *Generator, ch Chooser) op.Op { return g.devOp(ch, g.pick(ch, "slot", g.gs.live)) })
+				g.onSlot(2, s.live, 0, (*Generator).devOp)
 			}
 		},
 		call: func(r *Runner, o op.Op, h abi.Ctx, obs *op.Observation) {
@@ -289,7 +287,7 @@ func init() {
 // the allocation holds (Holds).
 func devRead(r *Runner, o op.Op, h abi.Ctx, obs *op.Observation) {
 	p, n, off := r.devSpan(o)
-	al, held := r.m.Allocation(o.A)
+	al, held := r.view().Allocation(o.A)
 	if held && al.Slot == o.C && n > 0 {
 		obs.Holds = al.Holds
 	}
@@ -321,7 +319,7 @@ func (g *Generator) devOp(ch Chooser, c int8) op.Op {
 	var mine, empty [op.MaxAllocs]int8
 	nm, ne := 0, 0
 	for a := range int8(op.MaxAllocs) {
-		al, held := g.m.Allocation(a)
+		al, held := g.st.Model().Allocation(a)
 		switch {
 		case !held:
 			empty[ne], ne = a, ne+1
@@ -329,7 +327,7 @@ func (g *Generator) devOp(ch Chooser, c int8) op.Op {
 			mine[nm], nm = a, nm+1
 		}
 	}
-	ctx, _ := g.m.Context(c)
+	ctx, _ := g.st.Model().Context(c)
 	if ctx.Latch != model.LatchProgram || !ctx.Attached {
 		if ne == 0 {
 			return op.Op{Kind: op.KindCommitted, C: c}
@@ -387,7 +385,7 @@ func (g *Generator) devAlloc(ch Chooser, c, a int8) op.Op {
 // none). The copies pass a host pointer (a NULL one would decide first,
 // E-PROG.24).
 func (g *Generator) devOddOp(ch Chooser, c, a, into, freed int8) op.Op {
-	al, _ := g.m.Allocation(a)
+	al, _ := g.st.Model().Allocation(a)
 	size := uint64(al.Size)
 	o := op.Op{Kind: op.KindDevRead, C: c, A: a}
 	if ch.IntN(2, "dev-odd-write") == 0 {
@@ -431,7 +429,7 @@ func (g *Generator) devOddOp(ch Chooser, c, a, into, freed int8) op.Op {
 // else a (the runner skips the free then).
 func (g *Generator) foreignAlloc(c, a int8) int8 {
 	for b := range int8(op.MaxAllocs) {
-		if al, held := g.m.Allocation(b); held && al.Slot != c {
+		if al, held := g.st.Model().Allocation(b); held && al.Slot != c {
 			return b
 		}
 	}

@@ -114,6 +114,10 @@ func init() {
 		},
 		result: func(*Entry) string { return "done" },
 	})
+}
+
+// U-1's op: the runner unloads the library (Runner.unload).
+func init() {
 	defineOp(op.KindUnload, opClass{
 		needs: func(op.Op) (Caps, model.Rule, string) {
 			return CapUnload, model.RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"

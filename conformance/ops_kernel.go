@@ -13,12 +13,8 @@ func init() {
 	defineOp(op.KindKInit, opClass{
 		latchRule: model.RL5,
 		gen: func(g *Generator, s *genState) {
-			if len(s.fresh) > 0 {
-				g.add(80, func(g *Generator, ch Chooser) op.Op { return g.kinit(ch, g.pick(ch, "slot", g.gs.fresh)) })
-			}
-			if len(s.live) > 0 {
-				g.add(8, func(g *Generator, ch Chooser) op.Op { return g.kinit(ch, g.pick(ch, "slot", g.gs.live)) })
-			}
+			g.onSlot(80, s.fresh, 0, (*Generator).kinit)
+			g.onSlot(8, s.live, 0, (*Generator).kinit)
 		},
 		rule: fixedRule(model.REKInit),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
@@ -33,13 +29,9 @@ func init() {
 	})
 	defineOp(op.KindPrepare, opClass{
 		gen: func(g *Generator, s *genState) {
-			if len(s.callable) > 0 {
-				g.add(5, func(g *Generator, ch Chooser) op.Op { return g.prepare(ch, g.pick(ch, "slot", g.gs.callable)) })
-			}
-			if len(s.dispatch) > 0 {
-				g.add(120, func(g *Generator, ch Chooser) op.Op { return g.prepare(ch, g.pick(ch, "slot", g.gs.dispatch)) })
-			}
-			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindPrepare, C: op.NullRef} }) // S-3
+			g.onSlot(5, s.callable, 0, (*Generator).prepare)
+			g.onSlot(120, s.dispatch, 0, (*Generator).prepare)
+			g.onNull(1, op.KindPrepare) // S-3
 		},
 		rule: fixedRule(model.REPrep),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
@@ -55,13 +47,9 @@ func init() {
 	})
 	defineOp(op.KindLaunch, opClass{
 		gen: func(g *Generator, s *genState) {
-			if len(s.callable) > 0 {
-				g.add(5, func(g *Generator, ch Chooser) op.Op { return g.launch(ch, g.pick(ch, "slot", g.gs.callable)) })
-			}
-			if len(s.ready) > 0 {
-				g.add(140, func(g *Generator, ch Chooser) op.Op { return g.launch(ch, g.pick(ch, "slot", g.gs.ready)) })
-			}
-			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindLaunch, C: op.NullRef} }) // S-3
+			g.onSlot(5, s.callable, 0, (*Generator).launch)
+			g.onSlot(140, s.ready, 0, (*Generator).launch)
+			g.onNull(1, op.KindLaunch) // S-3
 		},
 		rule: fixedRule(model.RELaunch),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
@@ -87,7 +75,7 @@ func init() {
 }
 
 func (g *Generator) kinit(ch Chooser, slot int8) op.Op {
-	dev, _ := g.m.Device()
+	dev, _ := g.st.Model().Device()
 	o := op.Op{Kind: op.KindKInit, C: slot, Dev: dev, Gen: 1 + uint64(ch.IntN(4, "gen"))}
 	if o.Dev < 0 || ch.IntN(8, "otherdev") == 7 {
 		o.Dev = g.dev(ch)
@@ -127,7 +115,7 @@ func (g *Generator) prepare(ch Chooser, slot int8) op.Op {
 	if fillOneIn <= 0 {
 		fillOneIn = 300
 	}
-	if mc, ok := g.m.Context(slot); !g.o.NoFill && !g.filled && ok && mc.Latch == model.LatchKernel && mc.IDs < model.MaxIDs &&
+	if mc, ok := g.st.Model().Context(slot); !g.o.NoFill && !g.filled && ok && mc.Latch == model.LatchKernel && mc.IDs < model.MaxIDs &&
 		ch.IntN(fillOneIn, "fill") == fillOneIn-1 {
 		// Fill the context to the resident limit and one past (M-4).
 		cur.Img, cur.Rep, g.filled = op.ImageRecipe{X: uint16(ch.IntN(2, "x"))}, uint32(model.MaxIDs-mc.IDs+1), true
@@ -137,7 +125,7 @@ func (g *Generator) prepare(ch Chooser, slot int8) op.Op {
 }
 
 func (g *Generator) launch(ch Chooser, slot int8) op.Op {
-	mc, _ := g.m.Context(slot)
+	mc, _ := g.st.Model().Context(slot)
 	o := op.Op{Kind: op.KindLaunch, C: slot, Stream: g.stream(ch, slot)}
 	n := mc.IDs
 	if n > 0 {

@@ -18,22 +18,20 @@ func init() {
 	defineOp(op.KindPInit, opClass{
 		latchRule: model.RL4,
 		gen: func(g *Generator, s *genState) {
-			if len(s.live) > 0 {
-				g.add(6, func(g *Generator, ch Chooser) op.Op {
-					op := op.Op{Kind: op.KindPInit, C: g.pick(ch, "slot", g.gs.live), Dev: g.devAny(ch)}
-					if ch.IntN(4, "pinit") == 3 {
-						op.Spans = g.spans(ch, 4)
-						if ch.IntN(2, "prewarm") == 0 {
-							// prewarm=null is the absent prewarm config (the grammar folds it).
-							if cfg := g.cfg(ch); !cfg.Null {
-								op.Prewarm, op.Cfg = true, cfg
-							}
+			g.onSlot(6, s.live, 0, func(g *Generator, ch Chooser, c int8) op.Op {
+				op := op.Op{Kind: op.KindPInit, C: c, Dev: g.devAny(ch)}
+				if ch.IntN(4, "pinit") == 3 {
+					op.Spans = g.spans(ch, 4)
+					if ch.IntN(2, "prewarm") == 0 {
+						// prewarm=null is the absent prewarm config (the grammar folds it).
+						if cfg := g.cfg(ch); !cfg.Null {
+							op.Prewarm, op.Cfg = true, cfg
 						}
 					}
-					return op
-				})
-			}
-			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindPInit, C: op.NullRef} }) // S-3
+				}
+				return op
+			})
+			g.onNull(1, op.KindPInit) // S-3
 		},
 		rule: fixedRule(model.REPInit),
 		call: func(r *Runner, cur op.Op, h abi.Ctx, o *op.Observation) {
@@ -43,7 +41,7 @@ func init() {
 			p3, n3 := r.span(3, cur.Spans[3])
 			var pw unsafe.Pointer
 			if cur.Prewarm {
-				if b := op.CfgBytes(cur.Cfg, r.m.Profile() == model.ProfileLegacy); b != nil {
+				if b := op.CfgBytes(cur.Cfg, r.view().Profile() == model.ProfileLegacy); b != nil {
 					pw = unsafe.Pointer(unsafe.SliceData(b))
 				}
 			}
@@ -56,12 +54,10 @@ func init() {
 	defineOp(op.KindACL, opClass{
 		latchRule: model.RL4,
 		gen: func(g *Generator, s *genState) {
-			if len(s.live) > 0 {
-				g.add(6, func(g *Generator, ch Chooser) op.Op {
-					return op.Op{Kind: op.KindACL, C: g.pick(ch, "slot", g.gs.live), Dev: g.devAny(ch)}
-				})
-			}
-			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindACL, C: op.NullRef} }) // S-3
+			g.onSlot(6, s.live, 0, func(g *Generator, ch Chooser, c int8) op.Op {
+				return op.Op{Kind: op.KindACL, C: c, Dev: g.devAny(ch)}
+			})
+			g.onNull(1, op.KindACL) // S-3
 		},
 		rule: fixedRule(model.REACL),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
@@ -71,11 +67,7 @@ func init() {
 	defineOp(op.KindProg, opClass{
 		gen: func(g *Generator, s *genState) {
 			fn := func(ch Chooser) op.ProgFn { return op.ProgFn(ch.IntN(int(op.NumFns), "fn")) }
-			if len(s.live) > 0 {
-				g.add(10, func(g *Generator, ch Chooser) op.Op {
-					return op.Op{Kind: op.KindProg, C: g.pick(ch, "slot", g.gs.live), Fn: fn(ch)}
-				})
-			}
+			g.onSlot(10, s.live, 0, func(_ *Generator, ch Chooser, c int8) op.Op { return op.Op{Kind: op.KindProg, C: c, Fn: fn(ch)} })
 			g.add(1, func(g *Generator, ch Chooser) op.Op { return op.Op{Kind: op.KindProg, C: op.NullRef, Fn: fn(ch)} }) // S-3
 		},
 		legacySkip: func(cur op.Op) string {

@@ -19,9 +19,7 @@ func init() {
 		// The run family's candidates, all from here: register until the
 		// context has a callable, then runs on the four storages.
 		gen: func(g *Generator, s *genState) {
-			if len(s.program) > 0 {
-				g.add(60, func(g *Generator, ch Chooser) op.Op { return g.runOp(ch, g.pick(ch, "slot", g.gs.program)) })
-			}
+			g.onSlot(60, s.program, 0, (*Generator).runOp)
 		},
 		call: func(r *Runner, cur op.Op, h abi.Ctx, o *op.Observation) {
 			var img unsafe.Pointer
@@ -73,24 +71,20 @@ func init() {
 			o.Accepted = r.accepted[op.St]
 		},
 	})
-	defineOp(op.KindPollRun, opClass{
-		rule: fixedRule(model.REProg),
+	defineOp(op.KindPollRun, storageClass(model.REProg, abi.Runtime.PollRun))
+	defineOp(op.KindWaitRun, storageClass(model.REProg, abi.Runtime.WaitRun))
+	defineOp(op.KindFinalizeRun, storageClass(model.REFin, abi.Runtime.FinalizeRun))
+}
+
+// storageClass is the class of an entry that takes only the op's run
+// storage, under rule.
+func storageClass(rule model.Rule, entry func(abi.Runtime, abi.Ctx, abi.RunHandle) abi.Status) opClass {
+	return opClass{
+		rule: fixedRule(rule),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
-			o.Call.Status = r.rt.PollRun(h, r.runHandle(op))
+			o.Call.Status = entry(r.rt, h, r.runHandle(op))
 		},
-	})
-	defineOp(op.KindWaitRun, opClass{
-		rule: fixedRule(model.REProg),
-		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
-			o.Call.Status = r.rt.WaitRun(h, r.runHandle(op))
-		},
-	})
-	defineOp(op.KindFinalizeRun, opClass{
-		rule: fixedRule(model.REFin),
-		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
-			o.Call.Status = r.rt.FinalizeRun(h, r.runHandle(op))
-		},
-	})
+	}
 }
 
 // runHandle is the RuntimeHandle of op's run storage (0 for st=null).
@@ -136,7 +130,7 @@ func nullRunArgs(ch Chooser, o op.Op) op.Op {
 // it has a callable, then runs on the four storages, now and then a finalize
 // or destroy while a run is outstanding (E-FIN, E-DESTROY).
 func (g *Generator) runOp(ch Chooser, c int8) op.Op {
-	ids := g.m.Registered(c)
+	ids := g.st.Model().Registered(c)
 	id := int32(ch.IntN(3, "id"))
 	if len(ids) == 0 || ch.IntN(12, "register") == 0 {
 		img := op.ImageRecipe{T: uint16(ch.IntN(2, "t")), S: uint16(ch.IntN(2, "s")), X: uint16(ch.IntN(3, "x"))}
@@ -148,12 +142,12 @@ func (g *Generator) runOp(ch Chooser, c int8) op.Op {
 	// A storage of c's, or a free one.
 	st := int8(ch.IntN(op.MaxStorages, "st"))
 	for i := range int8(op.MaxStorages) {
-		if _, holder := g.m.Storage(i); holder == c && ch.IntN(5, "own-st") < 4 {
+		if _, holder := g.st.Model().Storage(i); holder == c && ch.IntN(5, "own-st") < 4 {
 			st = i
 			break
 		}
 	}
-	state, _ := g.m.Storage(st)
+	state, _ := g.st.Model().Storage(st)
 	switch {
 	case ch.IntN(25, "unregister") == 0:
 		return op.Op{Kind: op.KindUnregister, C: c, ID: id}

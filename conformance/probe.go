@@ -103,6 +103,13 @@ func (l *probeList) add(s Survivor, o op.Op) {
 	l.reads = append(l.reads, s)
 }
 
+// kinit adds a kernel init of slot on probeDevice, made current first,
+// that reads s.
+func (l *probeList) kinit(s Survivor, slot int8) {
+	l.add(SetsDevice, op.Op{Kind: op.KindSetDev, Dev: probeDevice})
+	l.add(s, op.Op{Kind: op.KindKInit, C: slot, Dev: probeDevice, Gen: probeGen})
+}
+
 // refusedCall reports whether e, the model's expectation of op, is a
 // refusal of a call on a context: failing statuses only, nothing open.
 func refusedCall(op op.Op, e model.Expectation) bool {
@@ -134,7 +141,6 @@ func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
 	}
 	ops := c.Ops()
 	st := model.NewState(checkModelOptions(p, caps))
-	m := st.Model()
 	var out []ProbeCase
 	for i, o := range ops {
 		if need, _, _ := needs(o); !caps.Has(need) || (p == model.ProfileLegacy && kernelOp(o)) {
@@ -144,6 +150,7 @@ func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
 		for rep := 0; rep < o.Reps(); rep++ { // each call of a repeated op, as the runner steps it
 			st, _ = model.Step(st, i, rep, o, nil)
 		}
+		m := st.Model()
 		if lost, _ := m.Lost(); lost {
 			return out
 		}
@@ -196,8 +203,7 @@ func probesFor(l *probeList, m *model.Model, slot int8, p model.Profile, caps Ca
 	case c.Latch == model.Unlatched && kinitReadsLatch:
 		// Still unlatched: a kernel init takes it (a latch of either mode
 		// would refuse it), and a finalize closes it again.
-		l.add(SetsDevice, op.Op{Kind: op.KindSetDev, Dev: probeDevice})
-		l.add(ReadsFreeLatch, op.Op{Kind: op.KindKInit, C: slot, Dev: probeDevice, Gen: probeGen})
+		l.kinit(ReadsFreeLatch, slot)
 		l.add(ClosesProbe, op.Op{Kind: op.KindFinalize, C: slot})
 	case c.Latch == model.Unlatched:
 		l.add(ReadsFreeLatch, op.Op{Kind: op.KindPInit, C: slot, Dev: probeDevice})
@@ -207,8 +213,7 @@ func probesFor(l *probeList, m *model.Model, slot int8, p model.Profile, caps Ca
 		// leaves this): a kernel init answers IS (L-2.3), a program init
 		// attaches it (E-FIN.7, E-PINIT.14).
 		if kinitReadsLatch {
-			l.add(SetsDevice, op.Op{Kind: op.KindSetDev, Dev: probeDevice})
-			l.add(ReadsOtherMode, op.Op{Kind: op.KindKInit, C: slot, Dev: probeDevice, Gen: probeGen})
+			l.kinit(ReadsOtherMode, slot)
 		}
 		l.add(ReadsAttachment, op.Op{Kind: op.KindPInit, C: slot, Dev: probeDevice})
 		l.add(ClosesProbe, op.Op{Kind: op.KindFinalize, C: slot})
@@ -220,8 +225,7 @@ func probesFor(l *probeList, m *model.Model, slot int8, p model.Profile, caps Ca
 			l.add(ReadsAttached, op.Op{Kind: op.KindPInit, C: slot, Dev: probeDevice})
 		}
 		if kinitReadsLatch {
-			l.add(SetsDevice, op.Op{Kind: op.KindSetDev, Dev: probeDevice})
-			l.add(ReadsOtherMode, op.Op{Kind: op.KindKInit, C: slot, Dev: probeDevice, Gen: probeGen})
+			l.kinit(ReadsOtherMode, slot)
 		}
 	case caps.Has(CapSetDevice) && p == model.ProfileTMR:
 		kernelProbes(l, m, slot, c)

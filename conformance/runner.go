@@ -193,9 +193,8 @@ type Runner struct {
 
 	slots  [op.MaxSlots]slotState
 	leaked []slotState
-	comm   commRun      // the comm family's handles, paths and ids (ops_comm.go)
-	dev    devRun       // the allocation slots' pointers and buffers (ops_devmem.go)
-	m      *model.Model // st's model
+	comm   commRun // the comm family's handles, paths and ids (ops_comm.go)
+	dev    devRun  // the allocation slots' pointers and buffers (ops_devmem.go)
 	st     model.State
 
 	// Program runs: run storage (get_runtime_size bytes at
@@ -554,9 +553,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 	switch {
 	case r.hooks != nil:
 		r.hooks.SimSetCurrentDevice(-1)
-		for s := abi.FirstSite; s <= abi.LastSite; s++ {
-			r.hooks.SimInject(s, 0, 0)
-		}
+		r.disarm()
 		mo.DeviceKnown, mo.Device = true, -1
 	case r.acl != nil:
 		if r.acl.SetDevice(0) == 0 {
@@ -564,7 +561,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 		}
 	}
 	r.st = model.NewState(mo)
-	r.m, r.pre = r.st.Model(), pre
+	r.pre = pre
 	for i := range ops {
 		if before != nil {
 			before(i)
@@ -587,9 +584,19 @@ func (r *Runner) run(ops []op.Op) *Result {
 	return res
 }
 
+// view is the model of the run so far, for its read-only queries (the
+// model changes only through model.Step and the State functions).
+func (r *Runner) view() *model.Model { return r.st.Model() }
+
+// unmadeStep tells the model the runner did not make cur's call, and why:
+// it records the skip under rule.
+func (r *Runner) unmadeStep(i int, cur op.Op, rule model.Rule, why string) {
+	r.st, _ = model.Step(r.st, i, 0, cur, &op.Observation{Unmade: why, UnmadeRule: uint8(rule)})
+}
+
 // collect copies the model's verdicts into res.
 func (r *Runner) collect(res *Result) {
-	m := r.m
+	m := r.view()
 	res.Findings = append(append([]model.Finding(nil), r.pre...), m.Findings()...)
 	res.Tally = *m.Tally()
 	for _, f := range r.pre {
@@ -611,14 +618,14 @@ func (r *Runner) counters() (ACLCounts, bool) {
 
 func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 	e.Op, r.at = cur, i
-	m := r.m
+	m := r.view()
 	if lost, _ := m.Lost(); lost && !r.opt.ContinueAfterLoss {
 		e.Skipped = "not run: the model lost track earlier"
 		return
 	}
 	if rule, why := r.unmade(cur); why != "" {
 		e.Skipped = why
-		m.Skip(i, cur, rule, why)
+		r.unmadeStep(i, cur, rule, why)
 		return
 	}
 	cls := classOf(cur.Kind)
@@ -680,7 +687,7 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 // context, or its class or the run family says the state is not one to
 // call it in.
 func (r *Runner) unmade(cur op.Op) (model.Rule, string) {
-	m := r.m
+	m := r.view()
 	if need, rule, why := needs(cur); !r.caps.Has(need) {
 		if m.Profile() == model.ProfileLegacy && rule != model.RU1 {
 			// The caller's device, streams and faults drive kernel rules,
@@ -848,7 +855,7 @@ func progDevice(h abi.Ctx) abi.DevicePtr {
 
 // threadDevice is the device the second thread must set to match this one.
 func (r *Runner) threadDevice() (int32, bool) {
-	if dev, known := r.m.Device(); known {
+	if dev, known := r.view().Device(); known {
 		return dev, true
 	}
 	if r.hooks != nil {
@@ -875,20 +882,19 @@ func (r *Runner) setThreadDevice(dev int32) {
 // op.Ms milliseconds and the second call starts a short delay after it
 // (timedPair).
 func (r *Runner) hold(i int, cur op.Op, e *Entry) {
-	m := r.m
 	o := &r.obs
 	*o = op.Observation{Parked: r.ctl != nil}
 	if !o.Parked {
 		if st := r.hooks.SimInject(7, 1, cur.Ms); st != abi.OK {
 			e.Skipped = "simabi_inject(7) returned " + op.StatusName(st)
-			m.Skip(i, cur, model.RX2, "X-2: the target does not model fault site 7 ("+op.StatusName(st)+")")
+			r.unmadeStep(i, cur, model.RX2, "X-2: the target does not model fault site 7 ("+op.StatusName(st)+")")
 			return
 		}
 	}
 	dev, ok := r.threadDevice()
 	if !ok {
 		e.Skipped = "the current device is unknown"
-		m.Skip(i, cur, model.RX2, e.Skipped)
+		r.unmadeStep(i, cur, model.RX2, e.Skipped)
 		return
 	}
 	h := r.handle(cur.C)
@@ -1045,11 +1051,10 @@ func (r *Runner) timedPair(p *pairCalls, hold time.Duration) {
 // race runs X-1: both threads wait at a barrier, then initialize their own
 // context for one device.
 func (r *Runner) race(i int, cur op.Op, e *Entry) {
-	m := r.m
 	dev, ok := r.threadDevice()
 	if !ok {
 		e.Skipped = "the current device is unknown"
-		m.Skip(i, cur, model.RX1, e.Skipped)
+		r.unmadeStep(i, cur, model.RX1, e.Skipped)
 		return
 	}
 	o := &r.obs
@@ -1080,7 +1085,7 @@ func (r *Runner) race(i int, cur op.Op, e *Entry) {
 func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 	r.drainParked() // no rank's thread may be inside the library it unloads
 	for s := int8(0); s < op.MaxSlots; s++ {
-		if r.m.SlotLive(s) {
+		if r.view().SlotLive(s) {
 			o := &r.obs
 			*o = op.Observation{}
 			r.st, _ = model.Step(r.st, i, 0, cur, o)
@@ -1088,24 +1093,32 @@ func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 			return
 		}
 	}
-	if r.hooks != nil {
-		for s := abi.FirstSite; s <= abi.LastSite; s++ {
-			r.hooks.SimInject(s, 0, 0)
-		}
-	}
-	for _, s := range r.streams {
-		if s != 0 {
-			if r.hooks != nil {
-				r.hooks.SimSyncStream(s)
-			} else if r.acl != nil {
-				r.acl.SynchronizeStream(s)
-			}
-		}
-	}
+	r.quiesce()
 	u, _ := r.t.(Unloader)
 	r.unloadErr = u.Unload()
 	r.unloadAt = i
 	e.Op = cur
+}
+
+// disarm disarms every fault site (the hooks only).
+func (r *Runner) disarm() {
+	for s := abi.FirstSite; r.hooks != nil && s <= abi.LastSite; s++ {
+		r.hooks.SimInject(s, 0, 0)
+	}
+}
+
+// quiesce disarms the fault sites and drains every stream the run used.
+func (r *Runner) quiesce() {
+	r.disarm()
+	for _, s := range r.streams {
+		switch {
+		case s == 0:
+		case r.hooks != nil:
+			r.hooks.SimSyncStream(s)
+		case r.acl != nil:
+			r.acl.SynchronizeStream(s)
+		}
+	}
 }
 
 // cleanup releases what a run left: faults disarmed, streams drained, every
@@ -1115,21 +1128,8 @@ func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 // model lost track nothing is called on the contexts.
 func (r *Runner) cleanup() {
 	r.commCleanup()
-	if r.hooks != nil {
-		for s := abi.FirstSite; s <= abi.LastSite; s++ {
-			r.hooks.SimInject(s, 0, 0)
-		}
-	}
-	for i := range r.streams {
-		if s := r.streams[i]; s != 0 {
-			if r.hooks != nil {
-				r.hooks.SimSyncStream(s)
-			} else if r.acl != nil {
-				r.acl.SynchronizeStream(s)
-			}
-		}
-	}
-	if lost, _ := r.m.Lost(); lost {
+	r.quiesce()
+	if lost, _ := r.view().Lost(); lost {
 		// The runtime may have freed a handle the model thinks live: calling
 		// it could abort an emitted runtime (F-3). Leave the contexts; the
 		// instance is dirty.
@@ -1142,7 +1142,7 @@ func (r *Runner) cleanup() {
 	// Runs still outstanding hold their contexts (E-FIN, E-DESTROY): each is
 	// finalized on the storage's context first.
 	for st := range int8(op.MaxStorages) {
-		if state, i := r.m.Storage(st); state != model.StorageFree && i >= 0 && r.m.SlotLive(i) {
+		if state, i := r.view().Storage(st); state != model.StorageFree && i >= 0 && r.view().SlotLive(i) {
 			r.rt.FinalizeRun(r.slots[i].h, abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[st]))))
 		}
 	}
@@ -1152,9 +1152,9 @@ func (r *Runner) cleanup() {
 	}
 	var live []leftover
 	for i := range r.slots {
-		if r.slots[i].used && r.m.SlotLive(int8(i)) {
-			c, _ := r.m.Context(int8(i))
-			lost, _ := r.m.Lost()
+		if r.slots[i].used && r.view().SlotLive(int8(i)) {
+			c, _ := r.view().Context(int8(i))
+			lost, _ := r.view().Lost()
 			live = append(live, leftover{r.slots[i], c.Claim || lost})
 		}
 	}

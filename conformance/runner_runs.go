@@ -2,9 +2,10 @@ package conformance
 
 import (
 	"encoding/binary"
-	"github.com/simabi/simabi/conformance/op"
-
+	"strconv"
 	"unsafe"
+
+	"github.com/simabi/simabi/conformance/op"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/validation"
@@ -37,7 +38,7 @@ func (r *Runner) runReady(o op.Op) string {
 	if r.storage[0] == nil {
 		size, align := r.rt.GetRuntimeSize(), r.rt.GetRuntimeAlignment()
 		if size == 0 || size > maxRunStorage || align < 8 || align > 4096 || align&(align-1) != 0 {
-			r.storeErr = "get_runtime_size " + utoa(uint64(size)) + " / get_runtime_alignment " + utoa(uint64(align)) +
+			r.storeErr = "get_runtime_size " + strconv.FormatUint(uint64(size), 10) + " / get_runtime_alignment " + strconv.FormatUint(uint64(align), 10) +
 				" is no run storage the runner can make (docs/contract.md: alignment a power of two >= 8)"
 			return r.storeErr
 		}
@@ -93,19 +94,4 @@ func (r *Runner) formRunArgs(o op.Op) (unsafe.Pointer, int32, int32) {
 	binary.LittleEndian.PutUint32(r.runArgs[abi.TaskArgsTensorCountOff:], uint32(t))
 	binary.LittleEndian.PutUint32(r.runArgs[abi.TaskArgsScalarCountOff:], uint32(s))
 	return unsafe.Pointer(unsafe.SliceData(r.runArgs)), t, s
-}
-
-func utoa(n uint64) string {
-	const digits = "0123456789"
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = digits[n%10]
-		n /= 10
-	}
-	return string(b[i:])
 }

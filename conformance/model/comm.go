@@ -210,6 +210,13 @@ func (m *Model) commExpect(ss StatusSet, note string) {
 
 func (m *Model) commRefuse(note string) { m.commExpect(one(commFail), note) }
 
+// commRefused refuses a call of entry what, which then must have written
+// nothing through its out pointers (the check it returns).
+func (m *Model) commRefused(obs *Observation, what, note string) func() {
+	m.commRefuse(note)
+	return m.unwritten(obs, what)
+}
+
 // outWritten reports whether the call wrote through an out pointer.
 func outWritten(v uint64) bool { return v != op.CommUnwritten }
 
@@ -221,14 +228,13 @@ func commObs(obs *Observation) *op.CommObs {
 	return obs.Comm
 }
 
-// checkUnwritten: a refused call writes nothing through its out pointers.
-func (m *Model) checkUnwritten(obs *Observation, what string) {
-	o := commObs(obs)
-	if o == nil || obs.Call.Status == abi.OK {
-		return
-	}
-	if outWritten(o.Out) || outWritten(o.Base) {
-		m.finding(REComm, Fail, what+" failed and wrote through an out pointer: a refusal writes nothing")
+// unwritten is the check that a call of entry what that failed wrote
+// nothing through its out pointers.
+func (m *Model) unwritten(obs *Observation, what string) func() {
+	return func() {
+		if o := commObs(obs); o != nil && obs.Call.Status != abi.OK && (outWritten(o.Out) || outWritten(o.Base)) {
+			m.finding(REComm, Fail, what+" failed and wrote through an out pointer: a refusal writes nothing")
+		}
 	}
 }
 
@@ -378,8 +384,7 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 	cm, c := m.comm(), o.Comm
 	h := cm.handle(c.H)
 	if h == nil || c.NullOut {
-		m.commRefuse("comm_alloc_windows with a NULL handle or device_ctx_out")
-		return func() { m.checkUnwritten(obs, "comm_alloc_windows") }
+		return m.commRefused(obs, "comm_alloc_windows", "comm_alloc_windows with a NULL handle or device_ctx_out")
 	}
 	if h.seg >= 0 && h.nranks > 1 {
 		m.commWait(false, repeatAllocWaits)
@@ -414,7 +419,7 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 	case cm.timesOut():
 		// It gives up before it maps anything: the handle keeps what it had.
 		m.commTimeout("its session's segment is smaller than its windows and no peer sizes it")
-		return func() { m.checkUnwritten(obs, "comm_alloc_windows") }
+		return m.unwritten(obs, "comm_alloc_windows")
 	default:
 		m.commWait(false, "")
 	}
@@ -503,8 +508,7 @@ func (m *Model) commQuery(o Op, obs *Observation) func() {
 		what = "comm_get_window_size"
 	}
 	if h == nil || c.NullOut {
-		m.commRefuse(what + " with a NULL handle or out")
-		return func() { m.checkUnwritten(obs, what) }
+		return m.commRefused(obs, what, what+" with a NULL handle or out")
 	}
 	m.commExpect(one(abi.OK), "")
 	return func() {
@@ -533,10 +537,7 @@ func (m *Model) commQuery(o Op, obs *Observation) func() {
 func (m *Model) commDerive(o Op, obs *Observation) func() {
 	cm, c := m.comm(), o.Comm
 	h := cm.handle(c.H)
-	refused := func(note string) func() {
-		m.commRefuse(note)
-		return func() { m.checkUnwritten(obs, "comm_derive_context") }
-	}
+	refused := func(note string) func() { return m.commRefused(obs, "comm_derive_context", note) }
 	switch {
 	case h == nil || c.IDs.Null || c.NullOut:
 		return refused("comm_derive_context with a NULL handle, rank_ids or device_ctx_out")
@@ -664,10 +665,7 @@ func (cm *commModel) unlink(s int) {
 func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 	cm, c := m.comm(), o.Comm
 	h := cm.handle(c.H)
-	refused := func(note string) func() {
-		m.commRefuse(note)
-		return func() { m.checkUnwritten(obs, "comm_alloc_domain_windows") }
-	}
+	refused := func(note string) func() { return m.commRefused(obs, "comm_alloc_domain_windows", note) }
 	switch {
 	case h == nil || c.IDs.Null || c.NullOut || c.NullBase:
 		return refused("comm_alloc_domain_windows with a NULL handle, rank_ids or out pointer")
@@ -700,7 +698,7 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 	case cm.timesOut():
 		// It gives up before it maps anything: no window is zeroed.
 		m.commTimeout("the allocation's segment is smaller than its windows and no peer sizes it")
-		return func() { m.checkUnwritten(obs, "comm_alloc_domain_windows") }
+		return m.unwritten(obs, "comm_alloc_domain_windows")
 	default:
 		m.commWait(false, "")
 	}
@@ -709,7 +707,7 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 	cm.zero(s, lo, lo+c.Win)
 	return func() {
 		if !m.succeeded(obs) {
-			m.checkUnwritten(obs, "comm_alloc_domain_windows")
+			m.unwritten(obs, "comm_alloc_domain_windows")()
 			return
 		}
 		d := commDomain{id: c.ID, rank: int32(c.Rank), nranks: int32(c.N), seg: s, win: c.Win}
@@ -876,10 +874,7 @@ func descDefect(d []byte, rank, n uint32, win uint64) string {
 func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 	cm, c := m.comm(), o.Comm
 	g := cm.globals[c.ID]
-	refused := func(note string) func() {
-		m.commRefuse(note)
-		return func() { m.checkUnwritten(obs, "comm_global_domain_import") }
-	}
+	refused := func(note string) func() { return m.commRefused(obs, "comm_global_domain_import", note) }
 	switch {
 	case g == nil || c.Descs.Null || c.NullOut:
 		return refused("comm_global_domain_import of a domain not prepared, or with NULL descriptors or device_ctx_out")
@@ -1103,14 +1098,6 @@ func (m *Model) commMem(o Op, obs *Observation) func() {
 
 // CommHandleLive reports whether slot h holds a handle the runner may call.
 func (m *Model) CommHandleLive(h int8) bool { return m.cm != nil && m.cm.handle(h) != nil }
-
-// CommRanks is slot h's handle's nranks (0 when none).
-func (m *Model) CommRanks(h int8) int32 {
-	if m.cm == nil || h < 0 || int(h) >= len(m.cm.h) {
-		return 0
-	}
-	return m.cm.h[h].nranks
-}
 
 // reset is what simabi_reset leaves (docs/contract.md F-1, semantics §14):
 // every global domain released, and every handle freed as comm_destroy

@@ -97,7 +97,7 @@ ccopy c0 d1.local idx=0 put=22
 		{"copy-refuses-comm-window", 3, abi.InvalidArgument, "E-PROG #3 want OK"},
 		{"copy-into-released-window", 5, abi.OK, "E-PROG #5 want INVALID_ARGUMENT"},
 	} {
-		m := NewModel(simulated)
+		m := newModel(simulated)
 		for i, o := range ops {
 			obs := &Observation{}
 			switch i {
@@ -109,7 +109,7 @@ ccopy c0 d1.local idx=0 put=22
 			if i == tc.at {
 				obs.Call.Status = tc.st
 			}
-			m.Step(i, 0, o, obs)
+			m.step(i, 0, o, obs)
 		}
 		var got []string
 		for _, f := range m.Findings() {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -42,11 +43,11 @@ type parkedCall struct {
 	released bool
 }
 
-// parkState is the comm model's parking: the calls in flight and those the
-// last step released.
+// parkState is the comm model's parking: the calls in flight and those
+// released and not yet joined.
 type parkState struct {
 	parked   []parkedCall
-	released []int // the op indices the last step released
+	released []int // the op indices released and not joined
 	// parking: the step in progress is a parked call's (commWait expects
 	// its release); key is what it waits for.
 	parking bool
@@ -141,7 +142,7 @@ func (m *Model) CommParkable(ops []Op) bool {
 		if c.CommWaits(o) != "" {
 			c.park(j, o, nil)
 		} else {
-			c.Step(j, 0, o, nil)
+			c.step(j, 0, o, nil)
 		}
 		for _, p := range c.cm.park.parked {
 			if p.idx == 0 {
@@ -181,6 +182,9 @@ func (m *Model) park(idx int, o Op, obs *Observation) {
 // release (a recorded trace's reading).
 func (m *Model) joinParked(idx, at int, early bool) {
 	cm := m.comm()
+	if i := slices.Index(cm.park.released, idx); i >= 0 {
+		cm.park.released = slices.Delete(cm.park.released, i, i+1)
+	}
 	k := -1
 	for i, p := range cm.park.parked {
 		if p.idx == idx {
@@ -217,7 +221,7 @@ func (m *Model) joinParked(idx, at int, early bool) {
 func Park(s State, idx int, o Op, obs *Observation) State {
 	m := s.advancing()
 	m.park(idx, o, obs)
-	return State{m: m, gen: m.gen}
+	return m.state()
 }
 
 // JoinParked judges the parked call of op index idx, which has returned
@@ -225,18 +229,16 @@ func Park(s State, idx int, o Op, obs *Observation) State {
 func JoinParked(s State, idx, at int) State {
 	m := s.advancing()
 	m.joinParked(idx, at, false)
-	return State{m: m, gen: m.gen}
+	return m.state()
 }
 
-// TakeReleased returns the op indices of the parked calls the steps since
-// the last TakeReleased released: the runner waits for each and joins it.
-func (m *Model) TakeReleased() []int {
-	if m.cm == nil || len(m.cm.park.released) == 0 {
+// Released returns the op indices of the parked calls steps released and
+// JoinParked has not judged: the runner waits for each and joins it.
+func (m *Model) Released() []int {
+	if m.cm == nil {
 		return nil
 	}
-	r := m.cm.park.released
-	m.cm.park.released = nil
-	return r
+	return slices.Clone(m.cm.park.released)
 }
 
 // Parked lists the op indices of the calls parked and not released.
@@ -272,7 +274,7 @@ func (m *Model) CommLeaveTogether() []int8 {
 			c.park(int(h), o, nil)
 			continue
 		}
-		c.Step(int(h), 0, o, nil)
+		c.step(int(h), 0, o, nil)
 		out = append(out, h)
 	}
 	for _, p := range c.cm.park.parked {

@@ -67,7 +67,7 @@ committed c0
 dev_read c0 a=0
 dev_read c0 a=1
 `)
-	m := NewModel(simulated)
+	m := newModel(simulated)
 	mem := uint64(0)
 	for i, o := range ops {
 		obs := &Observation{}
@@ -88,7 +88,7 @@ dev_read c0 a=1
 			}
 			mem = obs.Mem
 		}
-		m.Step(i, 0, o, obs)
+		m.step(i, 0, o, obs)
 	}
 	var got []string
 	for _, f := range m.Findings() {

@@ -4,8 +4,12 @@
 // place: the live runner's path copies nothing) or shared (copied by Step,
 // never changed: a linearization search keeps every state it reached). The
 // model stands on the standard library, abi and conformance/op alone, so it
-// cannot see the code it judges; the engine (conformance) drives it and
-// reads it through Context, Storage, Device and the like.
+// cannot see the code it judges. The engine (conformance) changes a state
+// only through Step (a call it did not make is an Observation with Unmade
+// set, which Step records as a skip) and Park and JoinParked (a comm call
+// in flight on a rank's thread); it reads a state through State.Model's
+// queries (Context, Storage, Device, Released and the like), which change
+// nothing: a Model exports no way to change it.
 //
 // # The model
 //

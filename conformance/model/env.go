@@ -133,7 +133,7 @@ func (m *Model) inject(op Op) {
 	m.expect(RHooks, two(abi.OK, abi.Unsupported), "")
 	if got, seen := m.observed(); seen && got == abi.Unsupported {
 		if op.Count > 0 {
-			m.Skip(m.curIdx, op, siteRules[op.Site], "the target does not model fault site "+strconv.Itoa(int(op.Site)))
+			m.skip(m.curIdx, op, siteRules[op.Site], "the target does not model fault site "+strconv.Itoa(int(op.Site)))
 		}
 		return
 	}

@@ -300,6 +300,30 @@ func (s imgSpan) at(off uint64) (byte, bool) {
 	return s.b[off], true
 }
 
+// namesAlone is refusesAlone of V-IMG.8 to V-IMG.10, step 3: the names
+// (no clause past step 2 refuses a span whose clauses 3 to 10 pass).
+func (s imgSpan) namesAlone(k int) (imgPos, bool) {
+	for i, nm := range [2][2]uint64{{offFuncName, offFuncLen}, {offCfgName, offCfgLen}} {
+		l, _ := s.u32(nm[1])
+		if k == 8 && l >= 64 {
+			return imgPos{3, int64(i), int64(k)}, true
+		}
+		if b, ok := s.at(nm[0] + uint64(l)); k == 9 && ok && b != 0 {
+			return imgPos{3, int64(i), int64(k)}, true
+		}
+		for j := uint64(0); k == 10 && j < uint64(l); j++ {
+			c, ok := s.at(nm[0] + j)
+			if !ok {
+				return imgPos{}, false
+			}
+			if c == 0 {
+				return imgPos{3, int64(i), int64(k)}, true
+			}
+		}
+	}
+	return imgPos{}, false
+}
+
 // refusesAlone reports whether V-IMG with only clause k checked refuses
 // the span, and where (V-IMG.3 to V-IMG.19; the span is at least a header
 // long).
@@ -340,26 +364,8 @@ func (s imgSpan) refusesAlone(k int) (imgPos, bool) {
 	if stored := int64(int32(v)); k == 7 && stored != 0 && stored != scalars {
 		return at(2, afterLoop)
 	}
-	// Step 3: the names.
-	for i, nm := range [2][2]uint64{{offFuncName, offFuncLen}, {offCfgName, offCfgLen}} {
-		l, _ := s.u32(nm[1])
-		if k == 8 && l >= 64 {
-			return at(3, int64(i))
-		}
-		if b, ok := s.at(nm[0] + uint64(l)); k == 9 && ok && b != 0 {
-			return at(3, int64(i))
-		}
-		if k == 10 {
-			for j := uint64(0); j < uint64(l); j++ {
-				c, ok := s.at(nm[0] + j)
-				if !ok {
-					return imgPos{}, false
-				}
-				if c == 0 {
-					return at(3, int64(i))
-				}
-			}
-		}
+	if k <= 10 {
+		return s.namesAlone(k)
 	}
 	// Step 4.
 	v, _ = s.u32(offBinarySize)

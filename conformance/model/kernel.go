@@ -8,6 +8,37 @@ import (
 
 // Kernel mode: init, prepare, launch (E-KINIT, E-CLAIM, E-PREP, E-LAUNCH, K, M-1..M-6, D-2).
 
+// kinitCfgRefused expects V-CFG of a kernel init's config; it reports
+// whether that refuses the call (a ring sizing a runtime did not check
+// goes on).
+func (m *Model) kinitCfgRefused(op Op, c *mctx) bool {
+	v := checkCfg(op.Cfg, true)
+	if v.st == abi.OK {
+		return false
+	}
+	st, seen := m.observed()
+	switch {
+	case m.opt.Profile == ProfileRefusing:
+		m.expect(RVCfg, one(v.st), v.what)
+		m.tolerate(REKInit, one(abi.Unsupported), "a refusing build answering UNSUPPORTED before V-CFG (tolerated)")
+	case v.ringOnly && seen && st != abi.InvalidArgument:
+		m.expect(RVCfg, one(v.st), v.what)
+		m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
+		m.ringObserved(0, true, RVCfg)
+		return false
+	default:
+		if v.ringOnly && seen && st == abi.InvalidArgument {
+			m.ringObserved(0, false, RVCfg)
+		}
+		m.expect(RVCfg, one(v.st), v.what)
+		if v.tolINT {
+			m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
+		}
+	}
+	m.refusedBeforeLatch(c)
+	return true
+}
+
 func (m *Model) kinit(op Op, c *mctx) {
 	m.e.D1Rule = RD1
 	spansOK := op.Spans[SpanAicpu].Consistent() && op.Spans[SpanAicore].Consistent() && op.Spans[SpanDispatcher].Consistent()
@@ -24,33 +55,10 @@ func (m *Model) kinit(op Op, c *mctx) {
 		m.refusedBeforeLatch(c)
 		return
 	}
-	v := checkCfg(op.Cfg, true)
-	refusing := m.opt.Profile == ProfileRefusing
-	if v.st != abi.OK {
-		st, seen := m.observed()
-		switch {
-		case refusing:
-			m.expect(RVCfg, one(v.st), v.what)
-			m.tolerate(REKInit, one(abi.Unsupported), "a refusing build answering UNSUPPORTED before V-CFG (tolerated)")
-			m.refusedBeforeLatch(c)
-			return
-		case v.ringOnly && seen && st != abi.InvalidArgument:
-			m.expect(RVCfg, one(v.st), v.what)
-			m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
-			m.ringObserved(0, true, RVCfg)
-		default:
-			if v.ringOnly && seen && st == abi.InvalidArgument {
-				m.ringObserved(0, false, RVCfg)
-			}
-			m.expect(RVCfg, one(v.st), v.what)
-			if v.tolINT {
-				m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
-			}
-			m.refusedBeforeLatch(c)
-			return
-		}
+	if m.kinitCfgRefused(op, c) {
+		return
 	}
-	if refusing {
+	if m.opt.Profile == ProfileRefusing {
 		m.expect(REKInit, one(abi.Unsupported), "a refusing build refuses kernel init, unlatched")
 		m.refusedBeforeLatch(c)
 		return
@@ -234,6 +242,11 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		m.e.MemRule = RK4 // poison keeps what was committed (K-4.4)
 		return
 	}
+	m.publish(c, img, f, grew, waited)
+}
+
+// publish is a prepare that succeeds: it mints the next id of c.
+func (m *Model) publish(c *mctx, img ImageRecipe, f *imageFacts, grew, waited bool) {
 	id := int32(len(c.ids))
 	c.ids = append(c.ids, idInfo{t: f.t, s: f.s, clob: m.clobbers})
 	c.phase = phReady

@@ -49,7 +49,7 @@ func (m *Model) skipClause(r Rule, why string) {
 	if m.co == nil {
 		return
 	}
-	m.Skip(m.curIdx, m.curOp, r, why)
+	m.skip(m.curIdx, m.curOp, r, why)
 }
 
 // legacyExpect is expect with the upstream grounds of the expectation.
@@ -58,39 +58,45 @@ func (m *Model) legacyExpect(r Rule, ss StatusSet, note, grounds string) {
 	m.e.Grounds = grounds
 }
 
+// pinitLegacySDMA is a legacy simpler_init with an SDMA warm-up span,
+// which the consumer adapter provisions itself.
+func (m *Model) pinitLegacySDMA(op Op, c *mctx) {
+	m.skipClause(REPInit, "the SDMA warm-up span of E-PINIT does not apply: "+gNoSDMASpan)
+	if !op.Spans[SpanSDMA].Consistent() {
+		// The consumer adapter (onboard.Library.SimplerInit) refuses
+		// an inconsistent warm-up span before any call: nothing changes.
+		m.anything("a legacy simpler_init with an inconsistent SDMA warm-up span")
+		if m.pinned() {
+			m.pinProgram(c, op.Dev)
+		}
+		return
+	}
+	// The adapter makes the 9-parameter init, judged as without the
+	// span, then provisions the warm-up; when that fails it finalizes
+	// the context and answers the failure. Upstream's simulator
+	// provisions any warm-up with mask 0 (:925-935), the emitted
+	// fake too; an onboard build may refuse the bytes.
+	plain := op
+	plain.Spans[SpanSDMA] = SpanNone
+	m.pinitLegacy(plain, c)
+	if m.e.Status.Has(abi.OK) && !m.e.Status.Has(abi.Internal) {
+		m.e.Status.add(abi.Internal)
+		if st, seen := m.observed(); seen && st == abi.Internal {
+			if c.attached || c.legacyDev >= 0 {
+				m.devKnown = false
+			}
+			c.attached, c.legacyDev, c.prog, c.dlopens = false, -1, nil, -1
+		}
+	}
+}
+
 func (m *Model) pinitLegacy(op Op, c *mctx) {
 	if c == nil {
 		m.legacyExpect(REPInit, one(abi.Internal), "simpler_init(NULL) (S-3)", gSimInitNull)
 		return
 	}
-	if sdma := op.Spans[SpanSDMA]; sdma != SpanNone {
-		m.skipClause(REPInit, "the SDMA warm-up span of E-PINIT does not apply: "+gNoSDMASpan)
-		if !sdma.Consistent() {
-			// The consumer adapter (onboard.Library.SimplerInit) refuses
-			// an inconsistent warm-up span before any call: nothing changes.
-			m.anything("a legacy simpler_init with an inconsistent SDMA warm-up span")
-			if m.pinned() {
-				m.pinProgram(c, op.Dev)
-			}
-			return
-		}
-		// The adapter makes the 9-parameter init, judged as without the
-		// span, then provisions the warm-up; when that fails it finalizes
-		// the context and answers the failure. Upstream's simulator
-		// provisions any warm-up with mask 0 (:925-935), the emitted
-		// fake too; an onboard build may refuse the bytes.
-		plain := op
-		plain.Spans[SpanSDMA] = SpanNone
-		m.pinitLegacy(plain, c)
-		if m.e.Status.Has(abi.OK) && !m.e.Status.Has(abi.Internal) {
-			m.e.Status.add(abi.Internal)
-			if st, seen := m.observed(); seen && st == abi.Internal {
-				if c.attached || c.legacyDev >= 0 {
-					m.devKnown = false
-				}
-				c.attached, c.legacyDev, c.prog, c.dlopens = false, -1, nil, -1
-			}
-		}
+	if op.Spans[SpanSDMA] != SpanNone {
+		m.pinitLegacySDMA(op, c)
 		return
 	}
 	if m.unknownState(c) {
@@ -243,7 +249,7 @@ func (m *Model) unload() {
 	m.expect(RU1, one(abi.OK), "the thread that called into the library exited after the unload")
 	for i, c := range m.ctxs {
 		if c != nil && c.live {
-			m.Skip(m.curIdx, m.curOp, RU1, "c"+strconv.Itoa(i)+" is still live at the unload: U-1 speaks of a library whose contexts have all been destroyed")
+			m.skip(m.curIdx, m.curOp, RU1, "c"+strconv.Itoa(i)+" is still live at the unload: U-1 speaks of a library whose contexts have all been destroyed")
 			m.e = Expectation{Unchecked: true}
 			return
 		}

@@ -163,6 +163,10 @@ type ModelOptions struct {
 	// UserCallable: register img=prog passes a program callable the user
 	// gave for this build (Options.Callable), which registers and runs.
 	UserCallable bool
+	// Resumes: a model that lost track predicts again from what is
+	// certain, with the calling thread's device unknown (the generator's
+	// view: its primary path went where the model cannot follow).
+	Resumes bool
 }
 
 // Tally counts verdicts per rule.
@@ -248,8 +252,8 @@ type Model struct {
 	upto int
 }
 
-// NewModel returns the model of a fresh runtime instance.
-func NewModel(o ModelOptions) *Model {
+// newModel returns the model of a fresh runtime instance.
+func newModel(o ModelOptions) *Model {
 	if o.Profile == "" {
 		o.Profile = ProfileTMR // the zero value names the full kernel lifecycle
 	}
@@ -285,16 +289,16 @@ func (m *Model) SlotLive(slot int8) bool {
 // (on a copy: see Expect).
 func (m *Model) Expect(op Op) Expectation {
 	c := m.copy()
-	c.Advance(op)
+	c.advance(op)
 	return c.e
 }
 
-// Advance steps the model as if op had the primary expected outcome (the
+// advance steps the model as if op had the primary expected outcome (the
 // generator's view).
-func (m *Model) Advance(op Op) { m.Step(0, 0, op, nil) }
+func (m *Model) advance(op Op) { m.step(0, 0, op, nil) }
 
-// Skip records that op was not executed.
-func (m *Model) Skip(idx int, op Op, rule Rule, reason string) {
+// skip records that op was not executed.
+func (m *Model) skip(idx int, op Op, rule Rule, reason string) {
 	m.skipped++
 	m.tally[rule][Skip]++
 	m.findings = append(m.findings, Finding{Index: idx, Op: op, Rule: rule, Verdict: Skip, Detail: reason})
@@ -313,10 +317,10 @@ func (m *Model) ctx(slot int8) *mctx {
 	return m.ctxs[slot]
 }
 
-// Step checks one call (one repetition, rep, of op at index idx) against obs
+// step checks one call (one repetition, rep, of op at index idx) against obs
 // and advances the model. obs nil advances along the primary expectation
 // without checking.
-func (m *Model) Step(idx, rep int, op Op, obs *Observation) {
+func (m *Model) step(idx, rep int, op Op, obs *Observation) {
 	m.curOp, m.curIdx, m.curRep = op, idx, rep
 	if m.lost {
 		m.trackLiveness(op)

@@ -22,7 +22,7 @@ func init() {
 // ("-" leaves the status unchecked).
 func runExpectScript(t *testing.T, o ModelOptions, script string) *Model {
 	t.Helper()
-	m := NewModel(o)
+	m := newModel(o)
 	for n, line := range strings.Split(script, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -82,7 +82,7 @@ func runExpectScript(t *testing.T, o ModelOptions, script string) *Model {
 				}
 			}
 		}
-		m.Advance(op)
+		m.advance(op)
 		if m.lost {
 			t.Fatalf("line %d %q: model lost: %s", n+1, opText, m.lostWhy)
 		}
@@ -261,7 +261,7 @@ kinit c0 dev=0 gen=1
 		if e := m.Expect(big); !e.Status.Has(abi.OK) || e.Mem != MemUp || e.OutOK != int32(i) {
 			t.Fatalf("big prepare %d: %v (M-5: each opens its own 2 MiB block)", i, e)
 		}
-		m.Advance(big)
+		m.advance(big)
 	}
 	if e := m.Expect(big); !e.Status.Has(abi.CallableBytesExceeded) || e.Rule != RM5 {
 		t.Fatalf("prepare past 2 GiB: %v, want BYTES (M-5)", e)
@@ -272,7 +272,7 @@ kinit c0 dev=0 gen=1
 	}
 	m2 := runExpectScript(t, hooked, "setdev 0\ncreate c0\nkinit c0 dev=0 gen=1\n")
 	for i := 0; i < MaxIDs; i++ {
-		m2.Advance(small)
+		m2.advance(small)
 	}
 	if e := m2.Expect(small); !e.Status.Has(abi.CallableCountExceeded) || e.Rule != RM4 {
 		t.Fatalf("prepare at 8192 residents: %v, want COUNT (M-4)", e)
@@ -281,7 +281,7 @@ kinit c0 dev=0 gen=1
 
 // step feeds one observation to the model.
 func step(m *Model, line string, obs Observation) {
-	m.Step(0, 0, MustParse(line), &obs)
+	m.step(0, 0, MustParse(line), &obs)
 }
 
 func findingsOf(m *Model, v Verdict) []Finding {
@@ -299,7 +299,7 @@ func findingsOf(m *Model, v Verdict) []Finding {
 // tolerated ring branch, M-1 wrong ids, S-2 undocumented values, D-1
 // counters and losing track after a surprise.
 func TestModelJudge(t *testing.T) {
-	m := NewModel(hooked)
+	m := newModel(hooked)
 	step(m, "setdev 0", Observation{})
 	step(m, "create c0", Observation{Call: CallObs{Value: 1}, MemProbed: true})
 	step(m, "prepare c0 img=valid()", Observation{Call: CallObs{Status: abi.InvalidState, Out: op.OutSentinel}})
@@ -346,7 +346,7 @@ func TestModelJudge(t *testing.T) {
 	if len(fails) != 6 || fails[4].Rule != RVLaunch || fails[5].Rule != RM1 || m.claims[0] != m.ctxs[1] {
 		t.Fatalf("after the divergence: failures %v, want V-LAUNCH on c0 and M-1 on c1 (its first id is 0), c1 holding device 0", fails)
 	}
-	m = NewModel(hooked)
+	m = newModel(hooked)
 	step(m, "finalize null", Observation{Call: CallObs{Status: 12345}})
 	if f := findingsOf(m, Fail); len(f) != 3 || f[0].Rule != REFin || f[1].Rule != RS3 || f[2].Rule != RS2 ||
 		!strings.Contains(f[2].Detail, "12345") {
@@ -356,7 +356,7 @@ func TestModelJudge(t *testing.T) {
 
 // TestModelRaceAndHold checks the two-thread ops' bookkeeping.
 func TestModelRaceAndHold(t *testing.T) {
-	m := NewModel(hooked)
+	m := newModel(hooked)
 	for _, l := range []string{"setdev 0", "create c0", "create c1"} {
 		step(m, l, Observation{Call: CallObs{Value: 1}})
 	}
@@ -394,7 +394,7 @@ func rulesOf(m *Model, v Verdict) []string {
 // kernelModel returns a model with c0 kernel-initialized on device 0 and,
 // when prepared, one id published.
 func kernelModel(prepared bool) *Model {
-	m := NewModel(hooked)
+	m := newModel(hooked)
 	step(m, "setdev 0", Observation{})
 	step(m, "create c0", Observation{Call: CallObs{Value: 1}})
 	step(m, "kinit c0 dev=0 gen=1", Observation{})
@@ -459,7 +459,7 @@ func TestModelAttribution(t *testing.T) {
 	} {
 		m := kernelModel(c.prep)
 		for _, l := range c.pre {
-			m.Step(0, 0, MustParse(l), nil)
+			m.step(0, 0, MustParse(l), nil)
 		}
 		step(m, c.op, c.obs)
 		if got := strings.Join(rulesOf(m, Fail), " "); got != c.fails {
@@ -476,7 +476,7 @@ func TestModelAttribution(t *testing.T) {
 // runtime that latched at the refusal answers too; a later failure on that
 // context also names L-5.
 func TestModelLatchSuspect(t *testing.T) {
-	m := NewModel(hooked)
+	m := newModel(hooked)
 	step(m, "create c0", Observation{Call: CallObs{Value: 1}})
 	step(m, "kinit c0 dev=0 gen=1 cfg=pmu", Observation{Call: CallObs{Status: abi.Unsupported}})
 	step(m, "kinit c0 dev=0 gen=1", Observation{Call: CallObs{Status: abi.InvalidState}})
@@ -493,7 +493,7 @@ func TestModelLatchSuspect(t *testing.T) {
 // D-1: a queried value is printed signed, so a thread with no current
 // device reads as -1 in a finding, not as 18446744073709551615.
 func TestModelValueDetail_D1_printsMinusOne(t *testing.T) {
-	m := NewModel(hooked)
+	m := newModel(hooked)
 	step(m, "setdev none", Observation{})
 	step(m, "getdev", Observation{Call: CallObs{Value: 3}})
 	f := findingsOf(m, Fail)
@@ -504,7 +504,7 @@ func TestModelValueDetail_D1_printsMinusOne(t *testing.T) {
 	if f[0].Detail != want {
 		t.Errorf("detail %q, want %q", f[0].Detail, want)
 	}
-	m = NewModel(hooked)
+	m = newModel(hooked)
 	step(m, "setdev 2", Observation{})
 	step(m, "getdev", Observation{Call: CallObs{Value: ^uint64(0)}})
 	if f := findingsOf(m, Fail); len(f) != 1 || !strings.HasPrefix(f[0].Detail, "returned -1, want 2: ") {
@@ -521,7 +521,7 @@ func TestModelFailureDetail_namesOnlyTheExtraTolerance(t *testing.T) {
 		{"kinit c0 dev=0 gen=1 cfg=threads=9", "want INVALID_ARGUMENT (aicpu_thread_num not 0 or in [2, 4]), tolerated UNSUPPORTED, got -1009"},
 	} {
 		t.Run(tc.op, func(t *testing.T) {
-			m := NewModel(ModelOptions{Profile: ProfileRefusing, DrivenCompletion: true, DeviceKnown: true, Device: -1, Simulated: true})
+			m := newModel(ModelOptions{Profile: ProfileRefusing, DrivenCompletion: true, DeviceKnown: true, Device: -1, Simulated: true})
 			step(m, "create c0", Observation{Call: CallObs{Value: 1}, MemProbed: true})
 			step(m, tc.op, Observation{Call: CallObs{Status: -1009}})
 			f := findingsOf(m, Fail)

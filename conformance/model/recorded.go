@@ -53,7 +53,7 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 	at := "@" + strconv.FormatUint(c.B, 10) + " not judged: "
 	if c.Reset {
 		m.resetRuntime()
-		m.Skip(i, c.Op, RuleNone, at+"simabi_reset: the runtime starts again as loaded, and the calls after it are judged so")
+		m.skip(i, c.Op, RuleNone, at+"simabi_reset: the runtime starts again as loaded, and the calls after it are judged so")
 		return
 	}
 	if (c.Unfinished || c.Skip != "") && c.Op.Kind.PassesSites() {
@@ -61,20 +61,20 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 	}
 	switch {
 	case c.Unfinished:
-		m.Skip(i, c.Op, RuleNone, at+"it never returned")
+		m.skip(i, c.Op, RuleNone, at+"it never returned")
 		if mc := m.ctx(slot); mc != nil && mc.live {
 			m.forget(mc) // it may have taken effect in part
 		}
 		return
 	case c.Skip != "":
-		m.Skip(i, c.Op, RuleNone, at+c.Skip)
+		m.skip(i, c.Op, RuleNone, at+c.Skip)
 		if mc := m.ctx(slot); mc != nil && mc.live && c.Op.Kind != KindCommitted && c.Op.Kind != KindSupported {
 			m.forget(mc) // the call may have changed its state
 		}
 		return
 	case c.SpacesHidden && (c.Obs.Call.Status == abi.InvalidArgument || c.Obs.Call.Status == abi.Internal):
 		// A refusal changes nothing (E-LAUNCH): the state is kept.
-		m.Skip(i, c.Op, RuleNone, at+"a version 1 trace records only whether tensor 0's address space is HOST, "+
+		m.skip(i, c.Op, RuleNone, at+"a version 1 trace records only whether tensor 0's address space is HOST, "+
 			"and the launch may have been refused for the address space of a tensor it does not hold")
 		return
 	}
@@ -93,9 +93,9 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		// refusal the model does not explain is not judged.
 		probe := m.copy()
 		before := probe.Failures()
-		probe.Step(i, 0, c.Op, &obs)
+		probe.step(i, 0, c.Op, &obs)
 		if probe.Failures() > before {
-			m.Skip(i, c.Op, RuleNone, at+"the executor binaries are recorded by size only, and on a build that is not simulated "+
+			m.skip(i, c.Op, RuleNone, at+"the executor binaries are recorded by size only, and on a build that is not simulated "+
 				"their bytes decide whether the init succeeds")
 			if mc := m.ctx(slot); mc != nil && mc.live {
 				m.forget(mc)
@@ -108,7 +108,7 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 		obs.Accepted = acceptedInModelTerms(c)
 	}
 	m.argsUnrecorded = c.ArgsUnrecorded
-	m.Step(i, 0, c.Op, &obs)
+	m.step(i, 0, c.Op, &obs)
 	m.argsUnrecorded = false
 	if c.Op.Kind == op.KindCommInit {
 		if h := m.comm().handle(c.Op.Comm.H); h != nil {

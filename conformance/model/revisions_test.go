@@ -162,7 +162,7 @@ func TestLegacyModelHoldsUpstreamLegacyCode(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := NewModel(legacyModel)
+			m := newModel(legacyModel)
 			for i, s := range tc.steps {
 				n := len(m.Findings())
 				o := obsStatus(s.st)
@@ -172,7 +172,7 @@ func TestLegacyModelHoldsUpstreamLegacyCode(t *testing.T) {
 				if strings.HasPrefix(s.op, "create") {
 					o = Observation{Call: CallObs{Value: 1}, HandleCreated: true, MemProbed: true}
 				}
-				m.Step(i, 0, MustParse(s.op), &o)
+				m.step(i, 0, MustParse(s.op), &o)
 				if d := cmp.Diff(s.want, verdictsOf(m, n)); d != "" {
 					t.Fatalf("#%d %s -> %v: findings (-want +got):\n%s\n%v", i, s.op, s.st, d, m.Findings()[n:])
 				}
@@ -184,15 +184,15 @@ func TestLegacyModelHoldsUpstreamLegacyCode(t *testing.T) {
 // A failure on a legacy build names its grounds, and the passes it earned
 // with the generic -1 are counted apart (they prove less).
 func TestLegacyGroundsAndGenericPasses(t *testing.T) {
-	m := NewModel(legacyModel)
+	m := newModel(legacyModel)
 	o := obsStatus(abi.Internal)
-	m.Step(0, 0, MustParse("finalize null"), &o)
-	m.Step(1, 0, MustParse("pinit null dev=0"), &o)
+	m.step(0, 0, MustParse("finalize null"), &o)
+	m.step(1, 0, MustParse("pinit null dev=0"), &o)
 	if m.generic[REFin] != 1 || m.generic[REPInit] != 1 || m.generic[RS3] != 2 {
 		t.Fatalf("generic passes E-FIN %d E-PINIT %d S-3 %d, want 1 1 2", m.generic[REFin], m.generic[REPInit], m.generic[RS3])
 	}
 	ok := obsStatus(abi.OK)
-	m.Step(2, 0, MustParse("acl null dev=0"), &ok)
+	m.step(2, 0, MustParse("acl null dev=0"), &ok)
 	f := m.Findings()
 	if len(f) != 1 || f[0].Rule != RS3 || !strings.Contains(f[0].Detail, "[legacy: onboard PLATFORM/platform/onboard/host/pto_runtime_c_api.cpp:36") ||
 		f[0].Key != "want INTERNAL, got OK" {
@@ -205,7 +205,7 @@ func TestLegacyGroundsAndGenericPasses(t *testing.T) {
 // later call (docs/contract.md: every independent expectation of a directed check is
 // judged). Against sim with two stubbed entries, the S-3 check reports both.
 func TestDivergenceHidesNoOtherExpectation(t *testing.T) {
-	m := NewModel(hooked)
+	m := newModel(hooked)
 	ok := obsStatus(abi.OK)
 	steps := []struct {
 		op string
@@ -217,7 +217,7 @@ func TestDivergenceHidesNoOtherExpectation(t *testing.T) {
 		{"prog null fn=register", obsStatus(abi.Internal)}, // tolerated
 	}
 	for i, s := range steps {
-		m.Step(i, 0, MustParse(s.op), &s.o)
+		m.step(i, 0, MustParse(s.op), &s.o)
 	}
 	got := verdictsOf(m, 0)
 	want := []string{"fail E-ACL", "fail S-3", "fail S-3", "warn S-3"}
@@ -233,7 +233,7 @@ func TestDivergenceHidesNoOtherExpectation(t *testing.T) {
 // context, and a context whose destroy the model took as refused is retired
 // at the first divergence (calling a freed handle would abort a runtime).
 func TestResyncFromObservation(t *testing.T) {
-	m := NewModel(hooked)
+	m := newModel(hooked)
 	created := Observation{Call: CallObs{Value: 1}, HandleCreated: true, MemProbed: true}
 	for i, s := range []struct {
 		op string
@@ -251,7 +251,7 @@ func TestResyncFromObservation(t *testing.T) {
 		{"kinit c1 dev=1 gen=0", obsStatus(abi.InvalidArgument)}, // V-INIT: state-independent, judged
 		{"prepare c1 img=valid()", obsStatus(abi.InvalidState)},  // state unknown: not judged
 	} {
-		m.Step(i, 0, MustParse(s.op), &s.o)
+		m.step(i, 0, MustParse(s.op), &s.o)
 	}
 	if m.ctxs[0].live {
 		t.Error("c0, whose destroy the model took as refused, is still called after a divergence")

@@ -149,26 +149,23 @@ func (m *Model) register(op Op, c *mctx) {
 		}
 		return
 	}
-	if f.user && !m.opt.Simulated && !c.bins {
+	sure := false // the registration succeeds (else only an OK answer pins it)
+	switch {
+	case f.user && !m.opt.Simulated && !c.bins:
 		// A device orchestration is registered with the AICPU executor,
 		// which a real build loads from the binaries its init was given.
 		m.expect(RuleNone, anyStatus, "the init gave no executor binaries: a real build may refuse to register a device orchestration ("+gRegisterNeedsBins+")")
-		if m.pinned() {
-			m.addRegistered(c, op.ID, f)
-		}
-		return
-	}
-	if !f.user && !m.opt.Simulated {
+	case !f.user && !m.opt.Simulated:
 		// A real build loads the orchestration binary of the image: a
 		// synthetic one registers only on a simulated build.
 		m.expect(RuleNone, anyStatus, "a synthetic image on a real build")
-		if m.pinned() {
-			m.addRegistered(c, op.ID, f)
-		}
-		return
+	default:
+		m.expect(REProg, one(abi.OK), "")
+		sure = true
 	}
-	m.expect(REProg, one(abi.OK), "")
-	m.addRegistered(c, op.ID, f)
+	if sure || m.pinned() {
+		m.addRegistered(c, op.ID, f)
+	}
 }
 
 func (m *Model) addRegistered(c *mctx, id int32, f *imageFacts) {

@@ -28,7 +28,7 @@ type State struct {
 
 // NewState returns the owned state of a fresh runtime instance.
 func NewState(o ModelOptions) State {
-	m := NewModel(o)
+	m := newModel(o)
 	return State{m: m, gen: m.gen}
 }
 
@@ -46,12 +46,26 @@ func (s State) Shared() bool { return s.m.shared }
 // Step judges one call (repetition rep of op, the idx-th op of the
 // sequence) against its answer obs and returns the state after it and the
 // findings the call added (obs nil: the call is assumed to answer the
-// model's primary expectation, and nothing is judged).
+// model's primary expectation, and nothing is judged; obs.Unmade: the
+// runner did not make the call, and Step records the skip).
 func Step(s State, idx, rep int, op Op, obs *Observation) (State, []Finding) {
 	m := s.advancing()
 	before := len(m.findings)
-	m.Step(idx, rep, op, obs)
-	return State{m: m, gen: m.gen}, m.findings[before:len(m.findings):len(m.findings)]
+	if obs != nil && obs.Unmade != "" {
+		m.skip(idx, op, Rule(obs.UnmadeRule), obs.Unmade)
+	} else {
+		m.step(idx, rep, op, obs)
+	}
+	return m.state(), m.findings[before:len(m.findings):len(m.findings)]
+}
+
+// state is the State of m after a step: a model that follows its primary
+// path (ModelOptions.Resumes) predicts again once it lost track.
+func (m *Model) state() State {
+	if m.lost && m.opt.Resumes {
+		m.resume()
+	}
+	return State{m: m, gen: m.gen}
 }
 
 // Expect is the model's primary expectation for op in state s; s is not
@@ -59,7 +73,7 @@ func Step(s State, idx, rep int, op Op, obs *Observation) (State, []Finding) {
 func Expect(s State, op Op) Expectation {
 	s.m.checkOwned(s.gen)
 	c := s.m.copy()
-	c.Advance(op)
+	c.advance(op)
 	return c.e
 }
 
@@ -142,5 +156,5 @@ func (m *Model) copy() *Model {
 func with(s State, f func(m *Model)) State {
 	m := s.advancing()
 	f(m)
-	return State{m: m, gen: m.gen}
+	return m.state()
 }

@@ -32,7 +32,7 @@ finalize c9
 		}
 	}
 	m := s.Model()
-	m.Skip(len(ops), ops[0], RuleNone, "a finding") // at least one finding
+	m.skip(len(ops), ops[0], RuleNone, "a finding") // at least one finding
 	if len(m.ctxs[0].ids) == 0 || len(m.ctxs[0].blocks) == 0 || m.ctxs[1].prog == nil || len(m.claims) < 2 || m.storages[0].ctx == nil ||
 		m.allocs[2].ctx == nil {
 		t.Fatalf("the rich model lacks a field the test needs: ids %d blocks %d prog %v claims %d storage0 %v alloc2 %v",

@@ -108,10 +108,10 @@ func (m *Model) Failures() int {
 	return n
 }
 
-// Resume makes a lost model predict again from what is certain, with the
+// resume makes a lost model predict again from what is certain, with the
 // calling thread's device unknown: the generator's view after its primary
 // path went where the model cannot follow.
-func (m *Model) Resume() { m.lost, m.devKnown = false, false }
+func (m *Model) resume() { m.lost, m.devKnown = false, false }
 
 // PassedImage is the model's reading of what an image recipe passes: the
 // bytes and the span's size, what stands in for them, and the counts V-IMG

@@ -48,6 +48,10 @@ type Observation struct {
 	// history's result, which compares it with Call.Value (DevContent of
 	// the bytes read). The model judges from its own state, not from it.
 	Holds uint64
+	// Unmade says why the runner did not make the call ("": it made it);
+	// the model records a skip of UnmadeRule (a model.Rule) for it.
+	Unmade     string
+	UnmadeRule uint8
 }
 
 // CommObs is what a comm op (E-COMM) left in the caller's memory.
