@@ -142,9 +142,7 @@ func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare
 		fmt.Fprintf(stderr, "abicheck: %v\n", err)
 		return ExitUsage
 	}
-	res := suite.DiffWith(old.Exec, new.Exec, suite.DiffRun{Profile: profile, Caps: old.Info.Caps & new.Info.Caps, Probes: !o.NoProbes,
-		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: o.NoShrink,
-		Progress: out.Progress("diff")})
+	res := suite.DiffWith(old.Exec, new.Exec, suite.DiffRun{Cases: o.cases(profile, old.Info.Caps&new.Info.Caps, !o.NoProbes, o.NoShrink, out.Progress("diff"))})
 	out.ClearProgress()
 	rep.Skipped, rep.Summary.BehaviourMs = res.Skipped, int(res.Elapsed.Milliseconds())
 	scripts, err := newDiffScripts(o.ReproDir, len(res.Changes))

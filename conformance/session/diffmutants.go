@@ -122,8 +122,7 @@ func diffMutant(o *Options, m emit.Mutant, verbose io.Writer) (DiffMutantRow, er
 	defer pools[1].Close()
 	info := pools[0].Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
-	res := suite.DiffWith(pools[0], pools[1], suite.DiffRun{Profile: profile, Caps: info.Caps & pools[1].Info().Caps, Probes: true,
-		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true})
+	res := suite.DiffWith(pools[0], pools[1], suite.DiffRun{Cases: o.cases(profile, info.Caps&pools[1].Info().Caps, true, true, nil)})
 	row.Changes = len(res.Changes)
 	seen := map[string]bool{}
 	for _, c := range res.Changes {

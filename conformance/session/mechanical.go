@@ -321,9 +321,8 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 	defer p.Close()
 	info := p.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
-	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.ID, Profile: profile, Caps: info.Caps, Checks: conformance.Catalogue(),
-		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true,
-		MaxHangs: o.MaxHangs, Stop: killsAny, Probes: true})
+	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.ID, MaxHangs: o.MaxHangs, Stop: killsAny,
+		Cases: o.cases(profile, info.Caps, true, true, nil)})
 	for _, c := range res.Cases {
 		if killsAny(c) {
 			var rules []string
@@ -364,8 +363,8 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mec
 	info := x.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
 	caps := info.Caps & ref.caps
-	res := suite.DiffWith(ref.exec, x, suite.DiffRun{Profile: profile, Caps: caps, Probes: true, Seed: o.Seed,
-		ShrinkBudget: 10 * time.Second, ShrinkTotal: 10 * time.Second})
+	res := suite.DiffWith(ref.exec, x, suite.DiffRun{Cases: suite.Cases{Profile: profile, Caps: caps, Probes: true, Seed: o.Seed,
+		ShrinkBudget: 10 * time.Second, ShrinkTotal: 10 * time.Second}})
 	row.DiffCases = res.Cases
 	for _, c := range res.Changes {
 		if _, ok := confirmed(ref.exec, x, c.Script, ""); !ok {
@@ -381,7 +380,7 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mec
 	deadline := time.Now().Add(mo.DiffDuration)
 	for i := 0; i < mo.DiffSequences && time.Now().Before(deadline); i++ {
 		seed := DiffSeed(o.Seed, i)
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: mo.DiffOps, Caps: caps, Profile: profile, HoldMs: 10, Comm: conformance.MixesComm(seed)})
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: mo.DiffOps, Caps: caps, Profile: profile, HoldMs: holdMs, Comm: conformance.MixesComm(seed)})
 		row.DiffRandom++
 		d, ok := diffOf(ref.exec, x, ops)
 		if !ok {

@@ -207,9 +207,10 @@ func runMutant(o *Options, m emit.Mutant, randomOnly bool, out *Printer, verbose
 	if randomOnly {
 		checks = []conformance.Check{}
 	}
-	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.Name, Profile: profile, Caps: info.Caps, Checks: checks,
-		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true,
-		MaxHangs: o.MaxHangs, Stop: suite.StopAtKill(m.Rule), Progress: out.Progress("mutant " + m.Name), Probes: !randomOnly})
+	s := suite.Run{Name: "mutant " + m.Name, MaxHangs: o.MaxHangs, Stop: suite.StopAtKill(m.Rule),
+		Cases: o.cases(profile, info.Caps, !randomOnly, true, out.Progress("mutant "+m.Name))}
+	s.Checks = checks
+	res := suite.ConformWith(p, s)
 	p.Close()
 	k := suite.KillOf(res.Cases, m.Rule)
 	row.Killed, row.Check, row.ByRule = k.Killed, k.Case, k.Rule

@@ -49,6 +49,16 @@ type Options struct {
 	Pages         Pages  // renders HTML (set by the command)
 }
 
+// holdMs is the X-2 hold of the session's random sequences.
+const holdMs = 10
+
+// cases are the suite's cases of a session on a target of profile and caps:
+// the catalogue, then o's random sequences.
+func (o *Options) cases(profile model.Profile, caps conformance.Caps, probes, noShrink bool, progress func(done, total int, name string)) suite.Cases {
+	return suite.Cases{Profile: profile, Caps: caps, Probes: probes, Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed,
+		HoldMs: holdMs, Duration: o.Duration, NoShrink: noShrink, Progress: progress}
+}
+
 // Validate checks the options for a run on lib ("" for the default targets):
 // each error is a usage error.
 func (o *Options) Validate(lib string) error {
@@ -205,9 +215,8 @@ func FirstLine(s string) string {
 func Check(t *Target, o *Options, out *Printer) *Run {
 	t0 := time.Now()
 	profile, _ := conformance.ParseProfile(t.Info.ProfileModel)
-	s := suite.Run{Name: t.Label, Profile: profile, Caps: t.Info.Caps, Checks: conformance.Catalogue(), Random: o.Sequences,
-		RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: o.NoShrink,
-		MaxHangs: o.MaxHangs, Progress: out.Progress(t.Label), BindFindings: t.Info.BindFindings, Probes: !o.NoProbes}
+	s := suite.Run{Name: t.Label, MaxHangs: o.MaxHangs, BindFindings: t.Info.BindFindings,
+		Cases: o.cases(profile, t.Info.Caps, !o.NoProbes, o.NoShrink, out.Progress(t.Label))}
 	res := suite.ConformWith(t.Exec, s)
 	out.ClearProgress()
 	return &Run{Target: t, Result: res, Elapsed: time.Since(t0)}

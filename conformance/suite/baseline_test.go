@@ -124,7 +124,7 @@ func TestLateDeathAndBindFindings(t *testing.T) {
 		{Verdict: model.Pass, Result: &conformance.Result{}},
 		{Verdict: model.Pass, Result: &conformance.Result{}, Prior: &conformance.Outcome{Verdict: model.Crash, Detail: "killed by signal SIGSEGV"}},
 	}}
-	res := ConformWith(x, Run{Name: "t", Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant"),
+	res := ConformWith(x, Run{Name: "t", Cases: Cases{Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")},
 		BindFindings: []onboard.BindFinding{{Rule: "V-CONTRACT", Detail: "get_pipeline_contract returned NULL"}}})
 	got := map[string]report.FindingReport{}
 	for _, f := range res.Report.Findings {
@@ -156,7 +156,7 @@ func TestResidueIsOneU1Finding(t *testing.T) {
 		{Verdict: model.Pass, Result: &conformance.Result{}, Residue: residue},
 		{Verdict: model.Pass, Result: &conformance.Result{}, Residue: residue},
 	}}
-	res := ConformWith(x, Run{Name: "t", Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")})
+	res := ConformWith(x, Run{Name: "t", Cases: Cases{Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")}})
 	var prints []string
 	for _, f := range res.Report.Findings {
 		if f.Rule != "U-1" || f.Verdict != model.Crash || !strings.HasPrefix(f.Check, "residue/") {

@@ -72,8 +72,8 @@ func Conform(f conformance.Factory, o Options) (*report.Report, error) {
 		release()
 	}
 	res := ConformWith(conformance.FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, Run{
-		Name: o.Name, Profile: profile, Caps: caps, Checks: o.Checks, SkipSlow: o.SkipSlow, Random: o.Random,
-		RandomOps: o.RandomOps, Seed: o.Seed, HoldMs: o.HoldMs, NoShrink: o.NoShrink, Probes: o.Probes, Stop: o.Stop})
+		Name: o.Name, SkipSlow: o.SkipSlow, Stop: o.Stop, Cases: Cases{Profile: profile, Caps: caps, Checks: o.Checks, Random: o.Random,
+			RandomOps: o.RandomOps, Seed: o.Seed, HoldMs: o.HoldMs, NoShrink: o.NoShrink, Probes: o.Probes}})
 	return res.Report, nil
 }
 
