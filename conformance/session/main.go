@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/simabi/simabi/conformance/report"
@@ -88,16 +87,11 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 	// and keeps their order for the reports.
 	check := func(targets ...*Target) {
 		done := make([]*Run, len(targets))
-		var wg sync.WaitGroup
-		for i, t := range targets {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer t.Close()
-				done[i] = Check(t, o, out)
-			}()
-		}
-		wg.Wait()
+		_ = inParallel(len(targets), 0, func(i int) error {
+			defer targets[i].Close()
+			done[i] = Check(targets[i], o, out)
+			return nil
+		})
 		runs = append(runs, done...)
 	}
 	code := produce(out, check, func(r *Run) { runs = append(runs, r) })

@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
@@ -138,37 +135,13 @@ type ClauseCoverage struct {
 // rule of the mutant's group. Mutants run concurrently, jobs at a time:
 // each in its own child processes, so they share nothing.
 func RunMutants(o *Options, ms []emit.Mutant, randomOnly bool, out *Printer, stderr io.Writer) (*MutantRun, error) {
-	var verbose io.Writer
-	if o.Verbose {
-		verbose = stderr
-	}
-	jobs := max(runtime.GOMAXPROCS(0), 1)
 	t0 := time.Now()
 	run := &MutantRun{Rows: make([]MutantRow, len(ms))}
-	var noCC atomic.Bool
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, jobs)
-	for i, m := range ms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if noCC.Load() {
-				return
-			}
-			row, err := runMutant(o, m, randomOnly, out, verbose)
-			if errors.Is(err, emit.ErrNoCompiler) {
-				noCC.Store(true)
-			}
-			run.Rows[i] = row
-		}()
-	}
-	wg.Wait()
-	isolate.RemoveOrphanSegments() // what crashed or broken children left (E-COMM's segments)
-	out.ClearProgress()
-	if noCC.Load() {
-		return nil, ErrNoCompiler
+	if err := eachMutant(len(ms), out, func(i int) (err error) {
+		run.Rows[i], err = runMutant(o, ms[i], randomOnly, out, o.verboseTo(stderr))
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	for _, row := range run.Rows {
 		if row.Error != "" {

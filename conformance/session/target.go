@@ -154,12 +154,8 @@ func SimTarget(spec string, timeout time.Duration) *Target {
 // LibTarget opens an external library in isolation (its first child loads
 // it and says what it is).
 func LibTarget(path string, o *Options, stderr io.Writer) (*Target, error) {
-	var verbose io.Writer
-	if o.Verbose {
-		verbose = stderr
-	}
 	p, err := isolate.NewPool(isolate.Config{Lib: path, Preloads: o.Preloads, ACL: o.ACL, Binaries: o.Bins, LogLevel: int32(o.LogLevel), Callable: o.Callable},
-		o.CaseTimeout, o.LoadTimeout, verbose)
+		o.CaseTimeout, o.LoadTimeout, o.verboseTo(stderr))
 	if err != nil {
 		return nil, err
 	}
