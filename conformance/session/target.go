@@ -49,6 +49,11 @@ type Options struct {
 	Pages         Pages  // renders HTML (set by the command)
 }
 
+// libConfig is what a child process loads for the library at path.
+func (o *Options) libConfig(path string) isolate.Config {
+	return isolate.Config{Lib: path, Preloads: o.Preloads, ACL: o.ACL, Binaries: o.Bins, LogLevel: int32(o.LogLevel), Callable: o.Callable}
+}
+
 // holdMs is the X-2 hold of the session's random sequences.
 const holdMs = 10
 
@@ -154,8 +159,7 @@ func SimTarget(spec string, timeout time.Duration) *Target {
 // LibTarget opens an external library in isolation (its first child loads
 // it and says what it is).
 func LibTarget(path string, o *Options, stderr io.Writer) (*Target, error) {
-	p, err := isolate.NewPool(isolate.Config{Lib: path, Preloads: o.Preloads, ACL: o.ACL, Binaries: o.Bins, LogLevel: int32(o.LogLevel), Callable: o.Callable},
-		o.CaseTimeout, o.LoadTimeout, o.verboseTo(stderr))
+	p, err := isolate.NewPool(o.libConfig(path), o.CaseTimeout, o.LoadTimeout, o.verboseTo(stderr))
 	if err != nil {
 		return nil, err
 	}
