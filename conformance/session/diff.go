@@ -207,8 +207,7 @@ func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare
 	}
 	known, err := readDiffBaseline(o.Baseline)
 	if err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		return ExitUsage
+		return Failed(stderr, err)
 	}
 	res := suite.DiffWith(old.Exec, new.Exec, suite.DiffRun{Cases: o.cases(profile, old.Info.Caps&new.Info.Caps, !o.NoProbes, o.NoShrink, out.Progress("diff"))})
 	out.ClearProgress()
@@ -220,8 +219,7 @@ func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare
 	}
 	defer scripts.done(stderr)
 	if err := addChanges(rep, res, old, new, scripts, known); err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		return ExitUsage
+		return Failed(stderr, err)
 	}
 	speedText := ""
 	if compare != nil && !d.NoSpeed {
@@ -275,30 +273,26 @@ func writeDiff(rep *DiffReport, o *Options, speedText string, scripts *diffScrip
 	if o.WriteBaseline != "" {
 		n, err := writeDiffBaseline(o.WriteBaseline, rep)
 		if err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 		defer announce(stderr, "the baseline of %s to %s", plural(n, "change key"), o.WriteBaseline)
 	}
 	if o.JUnit != "" {
 		if err := writeDiffJUnit(o.JUnit, rep); err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 		defer announce(stderr, "the JUnit report to %s", o.JUnit)
 	}
 	if o.JSON {
 		if err := WriteJSONValue(stdout, rep); err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 	} else {
 		printDiff(stdout, rep, o, speedText)
 	}
 	scripts.reported = true
 	if err := writeDiffPage(o, rep, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		return ExitUsage
+		return Failed(stderr, err)
 	}
 	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.TargetChanges) > 0 {
 		return ExitFindings

@@ -29,6 +29,13 @@ func UsageError(stderr io.Writer, msg string) int {
 	return ExitUsage
 }
 
+// Failed writes err as abicheck's one line on stderr and returns
+// ExitUsage: a target that does not load, a file that cannot be written.
+func Failed(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "abicheck: %v\n", err)
+	return ExitUsage
+}
+
 // Main checks the targets of a run (lib: a library, sim:tmr, sim:refusing,
 // or "" for the default ones: both simulator profiles and a freshly emitted
 // fake) and writes the reports o asks for; it returns abicheck's exit
@@ -132,8 +139,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 	}
 	if o.JSON {
 		if err := WriteJSON(stdout, runs, o, time.Since(t0)); err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 	} else {
 		out.Report(runs, time.Since(t0))
@@ -192,8 +198,7 @@ func checkTargets(o *Options, lib string, out *Printer, check func(...*Target), 
 	default:
 		t, err := LibTarget(lib, o, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 		check(t)
 	}

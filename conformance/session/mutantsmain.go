@@ -79,8 +79,7 @@ func MutantsMain(o *Options, mo MutantsOptions, stdout, stderr io.Writer) int {
 func mutantsExit(stderr io.Writer, err error, failed, short bool) int {
 	switch {
 	case err != nil:
-		fmt.Fprintln(stderr, "abicheck: "+err.Error())
-		return ExitUsage
+		return Failed(stderr, err)
 	case failed:
 		return ExitUsage
 	case short:

@@ -67,14 +67,12 @@ func ReplayMain(o *Options, lib string, argsLib func(words []string) (string, er
 	}
 	t, err := OpenTarget(spec, o, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		return ExitUsage
+		return Failed(stderr, err)
 	}
 	defer t.Close()
 	code, err := Replay(t, o.Replay, ops, from, expect, o, stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		return ExitUsage
+		return Failed(stderr, err)
 	}
 	return code
 }
@@ -83,8 +81,7 @@ func ReplayMain(o *Options, lib string, argsLib func(words []string) (string, er
 func replayTraceMain(o *Options, spec, text string, stdout, stderr io.Writer) int {
 	t, err := OpenTarget(spec, o, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		return ExitUsage
+		return Failed(stderr, err)
 	}
 	defer t.Close()
 	differ, err := ReplayTrace(t, o.Replay, text, o, stdout)
