@@ -56,7 +56,7 @@ func badFindings(rep *report.Report) []string {
 func TestReportListsEveryDivergence(t *testing.T) {
 	a := stubbedFake(t)
 	run := func() *report.Report {
-		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "stubbed", Checks: checkNamed(t, "s-3/null-context"), NoShrink: true})
+		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "stubbed", Cases: Cases{Checks: checkNamed(t, "s-3/null-context"), NoShrink: true}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestReportListsEveryDivergence(t *testing.T) {
 func TestBaselineAcceptsOnlyKnownFindings(t *testing.T) {
 	a := stubbedFake(t)
 	run := func(checks ...string) *report.Report {
-		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "stubbed", Checks: checkNamed(t, checks...), NoShrink: true})
+		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "stubbed", Cases: Cases{Checks: checkNamed(t, checks...), NoShrink: true}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,8 +193,7 @@ func (x *scriptedExecutor) Execute([]op.Op, bool) conformance.Outcome {
 // U-1 passes.
 func TestU1EmittedFakeUnloads(t *testing.T) {
 	a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})
-	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "u-1",
-		Checks: checkNamed(t, "u-1/program-thread-exits-after-unload", "u-1/kernel-thread-exits-after-unload"), NoShrink: true})
+	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "u-1", Cases: Cases{Checks: checkNamed(t, "u-1/program-thread-exits-after-unload", "u-1/kernel-thread-exits-after-unload"), NoShrink: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
