@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/simabi/simabi/conformance/session"
@@ -41,7 +38,7 @@ Flags:
 
 // sideFlags are the flags that describe one build.
 type sideFlags struct {
-	preloads         stringList
+	preloads         []string
 	acl              string
 	aicpu, aicore    string
 	dispatcher, sdma string
@@ -49,7 +46,7 @@ type sideFlags struct {
 }
 
 func (s *sideFlags) register(fs *flag.FlagSet, prefix, which string) {
-	fs.Var(&s.preloads, prefix+"preload", "load `PATH` RTLD_GLOBAL before "+which+" (repeatable)")
+	fs.Func(prefix+"preload", "load `PATH` RTLD_GLOBAL before "+which+" (repeatable)", pathList(&s.preloads))
 	fs.StringVar(&s.acl, prefix+"acl", "", "the ACL library `PATH` of "+which)
 	fs.StringVar(&s.aicpu, prefix+"aicpu", "", "AICPU binary `FILE` for "+which)
 	fs.StringVar(&s.aicore, prefix+"aicore", "", "AICore binary `FILE` for "+which)
@@ -79,8 +76,7 @@ func diffMain(args []string, stdout, stderr io.Writer) int {
 	o := options{MaxHangs: 2, Pages: pages(append([]string{"diff"}, args...))}
 	var d session.DiffOptions
 	var shared, oldSide, newSide sideFlags
-	fs := flag.NewFlagSet("abicheck diff", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("abicheck diff")
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON (docs/abicheck.md, schema abicheck/v2) instead of text")
 	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE` (a test case per cause)")
 	fs.StringVar(&o.HTML, "html", "", "also write the report as one self-contained HTML page to `FILE` (the changes by cause with their scripts, the speed plotted)")
@@ -104,60 +100,11 @@ func diffMain(args []string, stdout, stderr io.Writer) int {
 	shared.register(fs, "", "both builds")
 	oldSide.register(fs, "old-", "OLD")
 	newSide.register(fs, "new-", "NEW")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printHelp(fs, diffUsage, stdout)
-			return exitOK
-		}
-		return usage(stderr, "diff: "+err.Error())
-	}
-	rest := fs.Args()
-	for _, a := range rest {
-		if strings.HasPrefix(a, "-") {
-			return usage(stderr, "diff: flags must come before OLD and NEW: "+a)
-		}
-	}
-	if len(rest) != 2 {
-		return usage(stderr, fmt.Sprintf("diff needs OLD and NEW, got %d argument(s)%s", len(rest), argsText(rest)))
-	}
-	for _, a := range rest {
-		if a == "" {
-			return usage(stderr, "diff: OLD and NEW must not be empty (a library path, sim:tmr or sim:refusing)")
-		}
-	}
-	if o.JSON && o.Quiet {
-		return usage(stderr, "diff: -json and -q do not go together")
+	if code, ok := parse(fs, args, diffUsage, "diff: ", stdout, stderr); !ok {
+		return code
 	}
 	oldOpt, newOpt := o, o
 	oldSide.apply(&oldOpt, &shared)
 	newSide.apply(&newOpt, &shared)
-	for i, side := range []*options{&oldOpt, &newOpt} {
-		if err := side.Validate(rest[i]); err != nil {
-			return usage(stderr, "diff: "+[]string{"OLD", "NEW"}[i]+": "+err.Error())
-		}
-	}
-	if err := o.CheckOutputs(); err != nil {
-		return usage(stderr, "diff: "+err.Error())
-	}
-	old, err := session.DiffTarget(rest[0], &oldOpt, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "abicheck: OLD: %v\n", err)
-		return exitUsage
-	}
-	defer old.Close()
-	nw, err := session.DiffTarget(rest[1], &newOpt, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "abicheck: NEW: %v\n", err)
-		return exitUsage
-	}
-	defer nw.Close()
-	return session.Diff(old, nw, &o, d, speedComparer(&oldOpt, &newOpt), stdout, stderr)
-}
-
-func argsText(args []string) string {
-	if len(args) == 0 {
-		return ""
-	}
-	return ": " + strings.Join(args, " ")
+	return session.DiffMain(&o, [2]*options{&oldOpt, &newOpt}, d, fs.Args(), stdout, stderr)
 }

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/childproc"
 	"github.com/simabi/simabi/conformance/htmlreport"
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/session"
@@ -53,16 +54,21 @@ func main() {
 	os.Exit(abicheck(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-type stringList []string
+// abicheck is run with the cleanup of its children and temporary files at
+// exit and on SIGINT and SIGTERM (exit status 130, 143).
+func abicheck(args []string, stdout, stderr *os.File) int {
+	return childproc.Main("abicheck", stdout, stderr, func(stdout, stderr io.Writer) int { return run(args, stdout, stderr) })
+}
 
-func (s *stringList) String() string { return strings.Join(*s, ",") }
-
-func (s *stringList) Set(v string) error {
-	if v == "" {
-		return errors.New("empty path")
+// pathList appends each value of a repeatable path flag to *l.
+func pathList(l *[]string) func(string) error {
+	return func(v string) error {
+		if v == "" {
+			return errors.New("empty path")
+		}
+		*l = append(*l, v)
+		return nil
 	}
-	*s = append(*s, v)
-	return nil
 }
 
 // options are abicheck's flags: a session's options.
@@ -139,13 +145,38 @@ const replayUsage = "run the op script `FILE` once and print its history: on LIB
 	"its header names (# target: sim:..., or # args: with the flags that loaded its library), else on sim:tmr;\n" +
 	"a recorded trace (docs/trace.md) on sim:tmr"
 
-func newFlagSet(o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet("abicheck", flag.ContinueOnError)
+// newFlags is an empty flag set of the command name: its errors are
+// returned, not printed (parse prints them).
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parse parses args into fs; -h prints text and the flags on stdout. When
+// the command ends there, ok is false and code is its exit status.
+func parse(fs *flag.FlagSet, args []string, text, prefix string, stdout, stderr io.Writer) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, text)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		return exitOK, false
+	case err != nil:
+		return usage(stderr, prefix+err.Error()), false
+	}
+	return 0, true
+}
+
+func newFlagSet(o *options) *flag.FlagSet {
+	fs := newFlags("abicheck")
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON (docs/abicheck.md, schema abicheck/v2) instead of the text")
 	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to `FILE`")
 	fs.StringVar(&o.HTML, "html", "", "also write the report as one self-contained HTML page to `FILE` (verdicts, repros, the contract's text)")
-	fs.Var((*stringList)(&o.Preloads), "preload", "load `PATH` RTLD_GLOBAL before LIB (repeatable; e.g. libcpu_sim_context.so)")
+	fs.Func("preload", "load `PATH` RTLD_GLOBAL before LIB (repeatable; e.g. libcpu_sim_context.so)", pathList(&o.Preloads))
 	fs.StringVar(&o.ACL, "acl", "", "the ACL library (`PATH` to libascendcl.so) that sets the device and streams of a LIB without simulation hooks")
 	fs.Uint64Var(&o.Seed, "seed", defaultSeed, "seed of the random sequences (sequence i uses seed+i)")
 	fs.IntVar(&o.Sequences, "sequences", 100, "random sequences per target after the directed checks")
@@ -170,16 +201,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.WriteBaseline, "write-baseline", "", "write the run's findings to `FILE` as a baseline")
 	fs.BoolVar(&o.CheckTrace, "check-trace", false, "judge the recorded sessions given as arguments (docs/trace.md) offline instead of checking a LIB")
 	fs.StringVar(&o.Callable, "callable", "", "a ChipCallable image `FILE` the build can run: the run family's checks register it (img=prog)")
-	fs.Usage = func() {}
 	return fs
-}
-
-// printHelp prints the usage text and the flags (-h goes to stdout).
-func printHelp(fs *flag.FlagSet, text string, w io.Writer) {
-	fmt.Fprint(w, text)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
 }
 
 // run is main without the exit: it returns the exit status.
@@ -204,12 +226,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	o := options{Pages: pages(args)}
 	fs := newFlagSet(&o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printHelp(fs, usageText, stdout)
-			return exitOK
-		}
-		return usage(stderr, err.Error())
+	if code, ok := parse(fs, args, usageText, "", stdout, stderr); !ok {
+		return code
 	}
 	rest := fs.Args()
 	if o.CheckTrace {
@@ -240,7 +258,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		if o.HTML != "" {
 			return usage(stderr, "-html goes with a check, -check-trace, diff or mutants, not -replay")
 		}
-		return replayMain(&o, lib, stdout, stderr)
+		return session.ReplayMain(&o, lib, func(words []string) (string, error) {
+			fs := newFlagSet(&o)
+			if err := fs.Parse(words); err != nil || fs.NArg() != 1 {
+				return "", errors.New("is not [flags] LIB")
+			}
+			return fs.Arg(0), nil
+		}, stdout, stderr)
 	}
 	return session.Main(&o, lib, stdout, stderr)
 }
@@ -254,7 +278,4 @@ func pages(args []string) htmlreport.Pages {
 	return htmlreport.Pages{Command: strings.Join(words, " ")}
 }
 
-func usage(stderr io.Writer, msg string) int {
-	fmt.Fprintf(stderr, "abicheck: %s (abicheck -h for help)\n", msg)
-	return exitUsage
-}
+func usage(stderr io.Writer, msg string) int { return session.UsageError(stderr, msg) }

@@ -10,16 +10,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/childproc"
 	"github.com/simabi/simabi/onboard"
 	"github.com/simabi/simabi/validation"
 )
@@ -121,25 +119,12 @@ func ReadBinaries(paths [4]string) ([4][]byte, error) {
 
 // ChildMain is the child process. It never returns to main's flag parsing.
 func ChildMain() int {
-	// A runtime's abort() then ends the process by SIGABRT itself instead of
-	// a Go traceback, so the parent sees the signal.
-	signal.Ignore(syscall.SIGABRT)
 	parent, tempDir = parentOf(os.Getenv(ChildEnv))
-	// A child whose parent died (killed while this child hung in the
-	// library) ends itself: no orphan stays blocked forever.
-	go func() {
-		for range time.Tick(500 * time.Millisecond) {
-			if os.Getppid() != parent {
-				leave()
-			}
-		}
-	}()
-	pipe := os.NewFile(3, "abicheck-results")
-	if pipe == nil {
-		fmt.Fprintln(os.Stderr, "abicheck: child mode needs the parent's result pipe on fd 3")
+	out, err := childproc.Begin(parent, leave)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "abicheck: "+err.Error())
 		return 2
 	}
-	out := &childOut{f: pipe}
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	line, err := in.ReadBytes('\n')
 	if err != nil && len(line) == 0 {
@@ -147,21 +132,21 @@ func ChildMain() int {
 	}
 	lib, path, lf := openChildLibrary(line)
 	if lf != nil {
-		out.sendMsg(childMsg{T: "error", Err: lf})
+		sendMsg(out, childMsg{T: "error", Err: lf})
 		return 2
 	}
 	f, opt := lib.Factory(), lib.Options()
 	reuse := lib.Reusable() // nil without the control hooks
 	// Every run uses a fresh copy of the library: make sure one loads.
 	if _, release, err := f(); err != nil {
-		out.sendMsg(childMsg{T: "error", Err: &loadFailure{Path: path,
+		sendMsg(out, childMsg{T: "error", Err: &loadFailure{Path: path,
 			Message: "cannot load a private copy of the library (each run uses a fresh instance): " + err.Error()}})
 		return 2
 	} else if release != nil {
 		release()
 	}
 	info := lib.Info
-	out.sendMsg(childMsg{T: "hello", Info: &info})
+	sendMsg(out, childMsg{T: "hello", Info: &info})
 	return serveChild(in, out, f, opt, reuse, lib.ReleaseKept)
 }
 
@@ -205,35 +190,12 @@ func leave() {
 	os.Exit(3)
 }
 
-// childOut is the result pipe to the parent: whole lines, one writer at a
-// time.
-type childOut struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
-// send writes b and a newline.
-func (c *childOut) send(b []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b = append(b, '\n')
-	for len(b) > 0 {
-		n, err := c.f.Write(b)
-		if err != nil {
-			leave() // the parent is gone
-		}
-		b = b[n:]
-	}
-}
-
 // sendMsg writes m as a JSON line.
-func (c *childOut) sendMsg(m childMsg) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		b, _ = json.Marshal(childMsg{T: "done", ID: m.ID, Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
-			Detail: "the child could not encode its result: " + err.Error(), At: conformance.AtSetup}})
-	}
-	c.send(b)
+func sendMsg(out *childproc.Out, m childMsg) {
+	out.SendJSON(m, func(err error) any {
+		return childMsg{T: "done", ID: m.ID, Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
+			Detail: "the child could not encode its result: " + err.Error(), At: conformance.AtSetup}}
+	})
 }
 
 // openChildLibrary opens the library the configuration line names, with
@@ -267,14 +229,14 @@ func openChildLibrary(line []byte) (*library.Library, string, *loadFailure) {
 // run may have left shared-memory segments that only the instance's unload
 // removes. A stdin that ends without a bye is a parent that died: the
 // child leaves.
-func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conformance.Options, reuse conformance.Factory, releaseKept func()) int {
+func serveChild(in *bufio.Reader, out *childproc.Out, f conformance.Factory, opt conformance.Options, reuse conformance.Factory, releaseKept func()) int {
 	var buf []byte
 	for {
 		line, err := in.ReadBytes('\n')
 		if len(line) > 0 {
 			var req childRequest
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
-				out.sendMsg(childMsg{T: "done", Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
+				sendMsg(out, childMsg{T: "done", Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
 					Detail: "bad request: " + jerr.Error(), At: conformance.AtSetup}})
 				continue
 			}
@@ -286,7 +248,7 @@ func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conf
 			}
 			ops, perr := conformance.ParseOpLines(req.Ops)
 			if perr != nil {
-				out.sendMsg(childMsg{T: "done", ID: req.ID, Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
+				sendMsg(out, childMsg{T: "done", ID: req.ID, Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
 					Detail: "the ops do not parse: " + perr.Error(), At: conformance.AtSetup}})
 				continue
 			}
@@ -298,12 +260,12 @@ func serveChild(in *bufio.Reader, out *childOut, f conformance.Factory, opt conf
 				buf = append(buf, `,"i":`...)
 				buf = strconv.AppendInt(buf, int64(i), 10)
 				buf = append(buf, '}')
-				out.send(buf)
+				out.Send(buf)
 			}
 			sent := false
 			done := func(o conformance.Outcome) {
 				rec := o.Record()
-				out.sendMsg(childMsg{T: "done", ID: req.ID, Rec: &rec})
+				sendMsg(out, childMsg{T: "done", ID: req.ID, Rec: &rec})
 				sent = true
 			}
 			factory := f

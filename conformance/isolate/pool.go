@@ -5,22 +5,16 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/target/library"
 
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/childproc"
 	"github.com/simabi/simabi/internal/scratch"
 )
 
@@ -66,7 +60,6 @@ func (e *LoadError) Error() string {
 // hangs (it is killed) or has served maxRequestsPerChild; the next request
 // starts a fresh one.
 type Pool struct {
-	exe     string
 	cfg     Config
 	timeout time.Duration // per case
 	load    time.Duration // loading the library in a child
@@ -80,23 +73,13 @@ type Pool struct {
 }
 
 type child struct {
-	cmd     *exec.Cmd
-	release func() // forgets the child in the scratch registry once reaped
-	stdin   io.WriteCloser
-	msgs    chan childMsg
-	tail    *stderrTail
-	done    chan struct{}
-	waitErr error
-	served  int
+	*childproc.Child[childMsg]
+	served int
 }
 
 // NewPool prepares a pool for the library at path and starts its first
 // child, which reports what the library is (or why it does not load).
 func NewPool(cfg Config, timeout, load time.Duration, verbose io.Writer) (*Pool, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("cannot re-execute myself for isolation: %w", err)
-	}
 	orphanSegmentsAtExit.Do(func() {
 		// Last at exit (the registry undoes the newest first): after every
 		// child was ended, what they left named after this process.
@@ -110,7 +93,7 @@ func NewPool(cfg Config, timeout, load time.Duration, verbose io.Writer) (*Pool,
 		tmp = abs // ChildEnv carries an absolute path
 	}
 	cfg.TempDir = tmp
-	p := &Pool{exe: exe, cfg: cfg, timeout: timeout, load: load, verbose: verbose, tmp: tmp, release: release}
+	p := &Pool{cfg: cfg, timeout: timeout, load: load, verbose: verbose, tmp: tmp, release: release}
 	c, info, err := p.start()
 	if err != nil {
 		p.removeTemp()
@@ -130,7 +113,7 @@ var orphanSegmentsAtExit sync.Once
 // Close ends the current child and removes the pool's files.
 func (p *Pool) Close() {
 	if p.cur != nil {
-		p.retire(p.cur)
+		p.cur.Close(bye)
 		p.cur = nil
 	}
 	p.removeTemp()
@@ -150,72 +133,31 @@ func (p *Pool) startTimeout() time.Duration {
 	return 30 * time.Second
 }
 
+// bye ends a child's input (the isolation protocol).
+var bye = []byte(`{"bye":true}`)
+
 // start launches a child and waits for its hello.
 func (p *Pool) start() (*child, *library.Info, error) {
-	cmd := exec.Command(p.exe)
-	cmd.Env = append(os.Environ(), ChildEnv+"="+childEnv(p.cfg.TempDir))
-	r, w, err := os.Pipe()
+	cp, err := childproc.Start(childproc.Spec{Env: ChildEnv + "=" + childEnv(p.cfg.TempDir), Verbose: p.verbose,
+		Exited:   func(pid int) { removeSegments(pid) }, // its global domains: nothing else maps them
+		ExitZero: "the child process exited with status 0 in the middle of a run (the library called exit?)"},
+		func(error) childMsg { return childMsg{T: "garbled"} })
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd.ExtraFiles = []*os.File{w}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		r.Close()
-		w.Close()
-		return nil, nil, err
-	}
-	c := &child{cmd: cmd, stdin: stdin, msgs: make(chan childMsg, 64), tail: &stderrTail{}, done: make(chan struct{})}
-	var out io.Writer = c.tail
-	if p.verbose != nil {
-		out = io.MultiWriter(c.tail, p.verbose)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	// Registered as it starts: an interrupted run kills it (and waits for
-	// it, so that nothing writes into tmp once it is removed).
-	release, err := scratch.Hold(cmd.Start, func() {
-		_ = cmd.Process.Kill()
-		<-c.done
-	})
-	if err != nil {
-		r.Close()
-		w.Close()
-		return nil, nil, fmt.Errorf("cannot start a child process: %w", err)
-	}
-	c.release = release
-	w.Close()
-	go func() {
-		defer close(c.msgs)
-		defer r.Close()
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 1<<16), 256<<20)
-		for sc.Scan() {
-			var m childMsg
-			if json.Unmarshal(sc.Bytes(), &m) != nil {
-				m = childMsg{T: "garbled"}
-			}
-			c.msgs <- m
-		}
-	}()
-	go func() {
-		c.waitErr = cmd.Wait()
-		removeSegments(cmd.Process.Pid) // its global domains: nothing else maps them
-		close(c.done)
-		c.release()
-	}()
-	cfg, _ := json.Marshal(p.cfg)
-	if _, err := c.stdin.Write(append(cfg, '\n')); err != nil {
-		p.kill(c)
-		return nil, nil, &LoadError{Path: p.cfg.Lib, Message: "the child process died at start: " + c.death()}
+	c := &child{Child: cp}
+	if err := c.SendJSON(p.cfg); err != nil {
+		c.Kill()
+		return nil, nil, &LoadError{Path: p.cfg.Lib, Message: "the child process died at start: " + c.Death()}
 	}
 	timer := time.NewTimer(p.startTimeout())
 	defer timer.Stop()
 	for {
 		select {
-		case m, ok := <-c.msgs:
+		case m, ok := <-c.Msgs:
 			if !ok {
-				p.retire(c)
-				return nil, nil, &LoadError{Path: p.cfg.Lib, Message: "loading the library killed the checker's child process: " + c.death()}
+				c.Close(bye)
+				return nil, nil, &LoadError{Path: p.cfg.Lib, Message: "loading the library killed the checker's child process: " + c.Death()}
 			}
 			switch m.T {
 			case "hello":
@@ -224,49 +166,17 @@ func (p *Pool) start() (*child, *library.Info, error) {
 				}
 				return c, m.Info, nil
 			case "error":
-				p.retire(c)
+				c.Close(bye)
 				if m.Err == nil {
 					return nil, nil, &LoadError{Path: p.cfg.Lib, Message: "unknown load error"}
 				}
 				return nil, nil, &LoadError{Path: m.Err.Path, Message: m.Err.Message, Missing: m.Err.Missing}
 			}
 		case <-timer.C:
-			p.kill(c)
+			c.Kill()
 			return nil, nil, &LoadError{Path: p.cfg.Lib, Message: fmt.Sprintf("loading the library did not finish within %v", p.startTimeout())}
 		}
 	}
-}
-
-// drain discards what an abandoned child still sends, so that its reader
-// goroutine ends.
-func (c *child) drain() {
-	go func() {
-		for range c.msgs {
-		}
-	}()
-}
-
-// retire ends a child: bye and end of input, then a grace period to exit
-// (or to finish dying, when its result pipe closed), then a kill.
-func (p *Pool) retire(c *child) {
-	c.drain()
-	_, _ = c.stdin.Write([]byte(`{"bye":true}` + "\n")) // fails harmlessly on a dead child
-	c.stdin.Close()
-	select {
-	case <-c.done:
-	case <-time.After(5 * time.Second):
-		p.kill(c)
-	}
-}
-
-// kill ends a child by its pid and waits for it.
-func (p *Pool) kill(c *child) {
-	if c.cmd.Process != nil {
-		_ = c.cmd.Process.Kill()
-	}
-	c.drain()
-	c.stdin.Close()
-	<-c.done
 }
 
 // Execute implements conformance.Executor: one run in a child. A child that
@@ -279,7 +189,7 @@ func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 	for attempt := 0; ; attempt++ {
 		if c := p.cur; c != nil {
 			select {
-			case <-c.done:
+			case <-c.Done:
 				prior = p.lateDeath(c, prior)
 			default:
 			}
@@ -294,8 +204,7 @@ func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 		c := p.cur
 		p.nextID++
 		req.ID = p.nextID
-		b, _ := json.Marshal(req)
-		if _, err := c.stdin.Write(append(b, '\n')); err != nil {
+		if err := c.SendJSON(req); err != nil {
 			prior = p.lateDeath(c, prior)
 			continue
 		}
@@ -318,7 +227,7 @@ func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 			first.Detail += fmt.Sprintf(" (the process had run %d earlier cases)", c.served)
 			residue = &first
 			if p.cur == c {
-				p.retire(c)
+				c.Close(bye)
 				p.cur = nil
 			}
 			continue
@@ -335,7 +244,7 @@ func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 // that has served no run before (the current one is retired if it has).
 func (p *Pool) ExecuteFresh(ops []op.Op, history bool) conformance.Outcome {
 	if c := p.cur; c != nil && c.served > 0 {
-		p.retire(c)
+		c.Close(bye)
 		p.cur = nil
 	}
 	return p.Execute(ops, history)
@@ -363,23 +272,23 @@ func unloadAt(ops []op.Op) int {
 // its unload op.
 func (p *Pool) afterUnload(c *child, at int, o *conformance.Outcome) {
 	select {
-	case <-c.done:
+	case <-c.Done:
 	case <-time.After(unloadLinger):
 	}
-	p.retire(c)
+	c.Close(bye)
 	p.cur = nil
-	if c.waitErr != nil && o.Verdict == model.Pass {
+	if c.WaitErr != nil && o.Verdict == model.Pass {
 		*o = conformance.Outcome{Verdict: model.Crash, At: at,
-			Detail: "the process died after the unload, once the run had finished: " + c.death()}
+			Detail: "the process died after the unload, once the run had finished: " + c.Death()}
 	}
 }
 
 // lateDeath retires a child that died between requests and returns the
 // death to report for the run before (the first one found wins).
 func (p *Pool) lateDeath(c *child, prior *conformance.Outcome) *conformance.Outcome {
-	p.retire(c)
+	c.Close(bye)
 	p.cur = nil
-	return firstPrior(prior, &conformance.Outcome{Verdict: model.Crash, Detail: c.death(), At: conformance.AtSetup})
+	return firstPrior(prior, &conformance.Outcome{Verdict: model.Crash, Detail: c.Death(), At: conformance.AtSetup})
 }
 
 func firstPrior(prior, o *conformance.Outcome) *conformance.Outcome {
@@ -397,11 +306,11 @@ func (p *Pool) Finish() *conformance.Outcome {
 		return nil
 	}
 	p.cur = nil
-	p.retire(c)
-	if c.waitErr == nil {
+	c.Close(bye)
+	if c.WaitErr == nil {
 		return nil
 	}
-	return &conformance.Outcome{Verdict: model.Crash, Detail: c.death(), At: conformance.AtSetup}
+	return &conformance.Outcome{Verdict: model.Crash, Detail: c.Death(), At: conformance.AtSetup}
 }
 
 // await follows one request to its end; started reports whether the child
@@ -412,11 +321,11 @@ func (p *Pool) await(c *child, id int64, n int) (out conformance.Outcome, starte
 	defer timer.Stop()
 	for {
 		select {
-		case m, ok := <-c.msgs:
+		case m, ok := <-c.Msgs:
 			if !ok {
-				p.retire(c)
+				c.Close(bye)
 				p.cur = nil
-				return conformance.Outcome{Verdict: model.Crash, Detail: c.death(), At: at}, started
+				return conformance.Outcome{Verdict: model.Crash, Detail: c.Death(), At: at}, started
 			}
 			if m.ID != id {
 				continue
@@ -428,7 +337,7 @@ func (p *Pool) await(c *child, id int64, n int) (out conformance.Outcome, starte
 			case "done":
 				c.served++
 				if c.served >= maxRequestsPerChild {
-					p.retire(c)
+					c.Close(bye)
 					p.cur = nil
 				}
 				if m.Rec == nil {
@@ -441,153 +350,14 @@ func (p *Pool) await(c *child, id int64, n int) (out conformance.Outcome, starte
 				return o, true
 			}
 		case <-timer.C:
-			p.kill(c)
+			c.Kill()
 			p.cur = nil
 			where := "killed the child process"
 			if at == n {
 				where += " (in the cleanup)"
 			}
 			return conformance.Outcome{Verdict: model.Hang,
-				Detail: fmt.Sprintf("no result within -case-timeout %v; %s%s", p.timeout, where, c.tail.lastMessage()), At: at}, started
+				Detail: fmt.Sprintf("no result within -case-timeout %v; %s%s", p.timeout, where, c.LastMessage()), At: at}, started
 		}
 	}
-}
-
-// death describes how a child ended: its signal or exit status and the last
-// message it wrote before dying.
-func (c *child) death() string {
-	<-c.done
-	var how string
-	var ee *exec.ExitError
-	switch {
-	case c.waitErr == nil:
-		how = "the child process exited with status 0 in the middle of a run (the library called exit?)"
-	case errors.As(c.waitErr, &ee):
-		ws, ok := ee.Sys().(syscall.WaitStatus)
-		switch {
-		case ok && ws.Signaled():
-			how = "killed by signal " + signalName(ws.Signal())
-		case ok:
-			how = fmt.Sprintf("exit status %d", ws.ExitStatus())
-			if sig := c.tail.goSignal(); sig != "" {
-				how = "signal " + sig + " (the Go runtime reported it and exited with status " + fmt.Sprint(ws.ExitStatus()) + ")"
-			} else if pm := c.tail.goPanic(); pm != "" {
-				how = "the checker's child panicked: " + pm
-			}
-		default:
-			how = c.waitErr.Error()
-		}
-	default:
-		how = c.waitErr.Error()
-	}
-	return how + c.tail.lastMessage()
-}
-
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGABRT: "SIGABRT", syscall.SIGSEGV: "SIGSEGV", syscall.SIGBUS: "SIGBUS", syscall.SIGILL: "SIGILL",
-	syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGTRAP: "SIGTRAP",
-	syscall.SIGPIPE: "SIGPIPE", syscall.SIGSYS: "SIGSYS", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
-}
-
-func signalName(s syscall.Signal) string {
-	if n, ok := signalNames[s]; ok {
-		return n + " (" + s.String() + ")"
-	}
-	return s.String()
-}
-
-// stderrTail keeps what a child wrote: the last lines, until a Go runtime
-// dump starts (then the dump's first line, and nothing after it, so that the
-// library's own last message survives a long traceback).
-type stderrTail struct {
-	mu      sync.Mutex
-	partial []byte
-	lines   []string
-	dump    string   // the first line of a Go runtime dump
-	dumpTop []string // its first few lines
-}
-
-var dumpStart = regexp.MustCompile(`^(SIG[A-Z]+: |fatal error: |panic: |\[signal SIG|goroutine \d+ |runtime: |unexpected fault address)`)
-var sigRE = regexp.MustCompile(`SIG[A-Z]+`)
-
-func (t *stderrTail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := len(b)
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			t.partial = append(t.partial, b...)
-			if len(t.partial) > 4096 {
-				t.partial = t.partial[len(t.partial)-4096:]
-			}
-			break
-		}
-		line := string(append(t.partial, b[:i]...))
-		t.partial = t.partial[:0]
-		b = b[i+1:]
-		t.line(line)
-	}
-	return n, nil
-}
-
-func (t *stderrTail) line(l string) {
-	if t.dump != "" {
-		if len(t.dumpTop) < 4 {
-			t.dumpTop = append(t.dumpTop, l)
-		}
-		return
-	}
-	if dumpStart.MatchString(l) {
-		t.dump = l
-		t.dumpTop = append(t.dumpTop, l)
-		return
-	}
-	if strings.TrimSpace(l) == "" {
-		return
-	}
-	t.lines = append(t.lines, l)
-	if len(t.lines) > 16 {
-		t.lines = t.lines[1:]
-	}
-}
-
-// lastMessage is "; last message: ..." for the last line before any dump, or
-// "".
-func (t *stderrTail) lastMessage() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	last := ""
-	if len(t.partial) > 0 && t.dump == "" {
-		last = string(t.partial)
-	} else if len(t.lines) > 0 {
-		last = t.lines[len(t.lines)-1]
-	}
-	if last == "" {
-		return ""
-	}
-	if len(last) > 300 {
-		last = last[:300] + "..."
-	}
-	return "; last message: " + last
-}
-
-// goSignal is the signal a Go runtime dump names, or "".
-func (t *stderrTail) goSignal() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if strings.HasPrefix(t.dump, "panic: ") {
-		return ""
-	}
-	return sigRE.FindString(strings.Join(t.dumpTop, "\n"))
-}
-
-// goPanic is the message of a Go panic dump, or "".
-func (t *stderrTail) goPanic() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if strings.HasPrefix(t.dump, "panic: ") || strings.HasPrefix(t.dump, "fatal error: ") {
-		return t.dump
-	}
-	return ""
 }

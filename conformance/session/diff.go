@@ -2,18 +2,21 @@ package session
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/speed"
 	"github.com/simabi/simabi/conformance/suite"
 	"github.com/simabi/simabi/internal/scratch"
 )
@@ -26,9 +29,74 @@ type DiffOptions struct {
 	SpeedBudget time.Duration
 }
 
-// DiffTarget is one side of a diff, opened: sim:PROFILE in this process,
-// a library in child processes.
-func DiffTarget(spec string, o *Options, stderr io.Writer) (*Target, error) {
+// DiffMain is `abicheck diff` once its flags are parsed: args are OLD and
+// NEW, sides their options (o's with each side's build flags), and it
+// returns the exit status.
+func DiffMain(o *Options, sides [2]*Options, d DiffOptions, args []string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return UsageError(stderr, "diff: flags must come before OLD and NEW: "+a)
+		}
+	}
+	if len(args) != 2 {
+		list := ""
+		if len(args) > 0 {
+			list = ": " + strings.Join(args, " ")
+		}
+		return UsageError(stderr, fmt.Sprintf("diff needs OLD and NEW, got %d argument(s)%s", len(args), list))
+	}
+	if slices.Contains(args, "") {
+		return UsageError(stderr, "diff: OLD and NEW must not be empty (a library path, sim:tmr or sim:refusing)")
+	}
+	if o.JSON && o.Quiet {
+		return UsageError(stderr, "diff: -json and -q do not go together")
+	}
+	names := [2]string{"OLD", "NEW"}
+	for i, side := range sides {
+		if err := side.Validate(args[i]); err != nil {
+			return UsageError(stderr, "diff: "+names[i]+": "+err.Error())
+		}
+	}
+	if err := o.CheckOutputs(); err != nil {
+		return UsageError(stderr, "diff: "+err.Error())
+	}
+	var ts [2]*Target
+	for i, side := range sides {
+		t, err := OpenTarget(args[i], side, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "abicheck: %s: %v\n", names[i], err)
+			return ExitUsage
+		}
+		defer t.Close()
+		ts[i] = t
+	}
+	return Diff(ts[0], ts[1], o, d, speedComparer(sides), stdout, stderr)
+}
+
+// speedComparer times the hot-path entries of both builds, interleaved, and
+// OLD against itself for the noise (conformance/speed).
+func speedComparer(sides [2]*Options) SpeedComparer {
+	build := func(t *Target, o *Options) speed.Build {
+		if IsSimSpec(t.Label) {
+			return speed.Build{Label: t.Label, Sim: t.Label}
+		}
+		return speed.Build{Label: t.Label, Lib: o.libConfig(t.Label)}
+	}
+	return func(old, new *Target, budget time.Duration, progress func(done, total int, name string)) (any, int, string, error) {
+		so := speed.Options{Budget: budget, Timeout: sides[0].CaseTimeout, LoadTimeout: sides[0].LoadTimeout, Progress: progress}
+		rep, err := speed.Compare(build(old, sides[0]), build(new, sides[1]), so)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		return rep, len(rep.Differences()), b.String(), nil
+	}
+}
+
+// OpenTarget opens a target: sim:PROFILE in this process, a library in
+// child processes.
+func OpenTarget(spec string, o *Options, stderr io.Writer) (*Target, error) {
 	if IsSimSpec(spec) {
 		return SimTarget(spec, o.CaseTimeout), nil
 	}
@@ -139,12 +207,9 @@ func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare
 	}
 	known, err := readDiffBaseline(o.Baseline)
 	if err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		return ExitUsage
+		return Failed(stderr, err)
 	}
-	res := suite.DiffWith(old.Exec, new.Exec, suite.DiffRun{Profile: profile, Caps: old.Info.Caps & new.Info.Caps, Probes: !o.NoProbes,
-		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: o.NoShrink,
-		Progress: out.Progress("diff")})
+	res := suite.DiffWith(old.Exec, new.Exec, suite.DiffRun{Cases: o.cases(profile, old.Info.Caps&new.Info.Caps, !o.NoProbes, o.NoShrink, out.Progress("diff"))})
 	out.ClearProgress()
 	rep.Skipped, rep.Summary.BehaviourMs = res.Skipped, int(res.Elapsed.Milliseconds())
 	scripts, err := newDiffScripts(o.ReproDir, len(res.Changes))
@@ -154,8 +219,7 @@ func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare
 	}
 	defer scripts.done(stderr)
 	if err := addChanges(rep, res, old, new, scripts, known); err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		return ExitUsage
+		return Failed(stderr, err)
 	}
 	speedText := ""
 	if compare != nil && !d.NoSpeed {
@@ -209,30 +273,26 @@ func writeDiff(rep *DiffReport, o *Options, speedText string, scripts *diffScrip
 	if o.WriteBaseline != "" {
 		n, err := writeDiffBaseline(o.WriteBaseline, rep)
 		if err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 		defer announce(stderr, "the baseline of %s to %s", plural(n, "change key"), o.WriteBaseline)
 	}
 	if o.JUnit != "" {
 		if err := writeDiffJUnit(o.JUnit, rep); err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 		defer announce(stderr, "the JUnit report to %s", o.JUnit)
 	}
 	if o.JSON {
 		if err := WriteJSONValue(stdout, rep); err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 	} else {
 		printDiff(stdout, rep, o, speedText)
 	}
 	scripts.reported = true
 	if err := writeDiffPage(o, rep, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		return ExitUsage
+		return Failed(stderr, err)
 	}
 	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.TargetChanges) > 0 {
 		return ExitFindings

@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
@@ -47,35 +44,13 @@ type DiffMutantRun struct {
 // probes, then o.Sequences random sequences, unshrunk), as many mutants at
 // a time as there are cores.
 func DiffMutants(o *Options, ms []emit.Mutant, out *Printer, stderr io.Writer) (*DiffMutantRun, error) {
-	var verbose io.Writer
-	if o.Verbose {
-		verbose = stderr
-	}
 	t0 := time.Now()
 	run := &DiffMutantRun{Rows: make([]DiffMutantRow, len(ms))}
-	var noCC atomic.Bool
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
-	for i, m := range ms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if noCC.Load() {
-				return
-			}
-			row, err := diffMutant(o, m, verbose)
-			if errors.Is(err, emit.ErrNoCompiler) {
-				noCC.Store(true)
-			}
-			run.Rows[i] = row
-		}()
-	}
-	wg.Wait()
-	out.ClearProgress()
-	if noCC.Load() {
-		return nil, ErrNoCompiler
+	if err := eachMutant(len(ms), out, func(i int) (err error) {
+		run.Rows[i], err = diffMutant(o, ms[i], o.verboseTo(stderr))
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	for _, r := range run.Rows {
 		run.Failed = run.Failed || r.Error != ""
@@ -122,8 +97,7 @@ func diffMutant(o *Options, m emit.Mutant, verbose io.Writer) (DiffMutantRow, er
 	defer pools[1].Close()
 	info := pools[0].Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
-	res := suite.DiffWith(pools[0], pools[1], suite.DiffRun{Profile: profile, Caps: info.Caps & pools[1].Info().Caps, Probes: true,
-		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true})
+	res := suite.DiffWith(pools[0], pools[1], suite.DiffRun{Cases: o.cases(profile, info.Caps&pools[1].Info().Caps, true, true, nil)})
 	row.Changes = len(res.Changes)
 	seen := map[string]bool{}
 	for _, c := range res.Changes {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/simabi/simabi/conformance/report"
@@ -27,6 +26,13 @@ const NoCompilerLine = "abicheck: no C compiler found (set CC or install gcc); c
 // UsageError writes a usage error's one line and returns ExitUsage.
 func UsageError(stderr io.Writer, msg string) int {
 	fmt.Fprintf(stderr, "abicheck: %s (abicheck -h for help)\n", msg)
+	return ExitUsage
+}
+
+// Failed writes err as abicheck's one line on stderr and returns
+// ExitUsage: a target that does not load, a file that cannot be written.
+func Failed(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "abicheck: %v\n", err)
 	return ExitUsage
 }
 
@@ -88,16 +94,11 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 	// and keeps their order for the reports.
 	check := func(targets ...*Target) {
 		done := make([]*Run, len(targets))
-		var wg sync.WaitGroup
-		for i, t := range targets {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer t.Close()
-				done[i] = Check(t, o, out)
-			}()
-		}
-		wg.Wait()
+		_ = inParallel(len(targets), 0, func(i int) error {
+			defer targets[i].Close()
+			done[i] = Check(targets[i], o, out)
+			return nil
+		})
 		runs = append(runs, done...)
 	}
 	code := produce(out, check, func(r *Run) { runs = append(runs, r) })
@@ -138,8 +139,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 	}
 	if o.JSON {
 		if err := WriteJSON(stdout, runs, o, time.Since(t0)); err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 	} else {
 		out.Report(runs, time.Since(t0))
@@ -198,8 +198,7 @@ func checkTargets(o *Options, lib string, out *Printer, check func(...*Target), 
 	default:
 		t, err := LibTarget(lib, o, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "abicheck: %v\n", err)
-			return ExitUsage
+			return Failed(stderr, err)
 		}
 		check(t)
 	}

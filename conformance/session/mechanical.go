@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -173,10 +171,7 @@ func openRef(p emit.Profile, o *Options, verbose io.Writer) (*mechanicalRef, err
 // control, the plain build of each profile goes through the same
 // differential: it must show no difference (ErrControlDiffers).
 func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant, out *Printer, stderr io.Writer) (*MechanicalRun, error) {
-	var verbose io.Writer
-	if o.Verbose {
-		verbose = stderr
-	}
+	verbose := o.verboseTo(stderr)
 	t0 := time.Now()
 	run := &MechanicalRun{Rows: make([]MechanicalRow, len(ms)), Seed: o.Seed, Control: []string{}}
 	profiles := map[emit.Profile]bool{}
@@ -193,36 +188,17 @@ func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant,
 		}
 		run.Control = append(run.Control, line)
 	}
-	jobs := max(runtime.GOMAXPROCS(0), 1)
-	var noCC atomic.Bool
 	var done atomic.Int64
 	progress := out.Progress("mutants -mechanical")
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, jobs)
-	for i, m := range ms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if noCC.Load() {
-				return
-			}
-			row, err := runMechanicalMutant(o, mo, m, verbose)
-			if errors.Is(err, emit.ErrNoCompiler) {
-				noCC.Store(true)
-			}
-			run.Rows[i] = row
-			if progress != nil {
-				progress(int(done.Add(1)), len(ms), m.ID+" "+row.Outcome)
-			}
-		}()
-	}
-	wg.Wait()
-	isolate.RemoveOrphanSegments() // what crashed or broken children left (E-COMM's segments)
-	out.ClearProgress()
-	if noCC.Load() {
-		return nil, ErrNoCompiler
+	if err := eachMutant(len(ms), out, func(i int) error {
+		row, err := runMechanicalMutant(o, mo, ms[i], verbose)
+		run.Rows[i] = row
+		if progress != nil {
+			progress(int(done.Add(1)), len(ms), ms[i].ID+" "+row.Outcome)
+		}
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	run.count()
 	run.Used = time.Since(t0)
@@ -321,9 +297,8 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 	defer p.Close()
 	info := p.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
-	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.ID, Profile: profile, Caps: info.Caps, Checks: conformance.Catalogue(),
-		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true,
-		MaxHangs: o.MaxHangs, Stop: killsAny, Probes: true})
+	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.ID, MaxHangs: o.MaxHangs, Stop: killsAny,
+		Cases: o.cases(profile, info.Caps, true, true, nil)})
 	for _, c := range res.Cases {
 		if killsAny(c) {
 			var rules []string
@@ -364,8 +339,8 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mec
 	info := x.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
 	caps := info.Caps & ref.caps
-	res := suite.DiffWith(ref.exec, x, suite.DiffRun{Profile: profile, Caps: caps, Probes: true, Seed: o.Seed,
-		ShrinkBudget: 10 * time.Second, ShrinkTotal: 10 * time.Second})
+	res := suite.DiffWith(ref.exec, x, suite.DiffRun{Cases: suite.Cases{Profile: profile, Caps: caps, Probes: true, Seed: o.Seed,
+		ShrinkBudget: 10 * time.Second, ShrinkTotal: 10 * time.Second}})
 	row.DiffCases = res.Cases
 	for _, c := range res.Changes {
 		if _, ok := confirmed(ref.exec, x, c.Script, ""); !ok {
@@ -381,7 +356,7 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mec
 	deadline := time.Now().Add(mo.DiffDuration)
 	for i := 0; i < mo.DiffSequences && time.Now().Before(deadline); i++ {
 		seed := DiffSeed(o.Seed, i)
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: mo.DiffOps, Caps: caps, Profile: profile, HoldMs: 10, Comm: conformance.MixesComm(seed)})
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: mo.DiffOps, Caps: caps, Profile: profile, HoldMs: holdMs, Comm: conformance.MixesComm(seed)})
 		row.DiffRandom++
 		d, ok := diffOf(ref.exec, x, ops)
 		if !ok {

@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
@@ -138,37 +135,13 @@ type ClauseCoverage struct {
 // rule of the mutant's group. Mutants run concurrently, jobs at a time:
 // each in its own child processes, so they share nothing.
 func RunMutants(o *Options, ms []emit.Mutant, randomOnly bool, out *Printer, stderr io.Writer) (*MutantRun, error) {
-	var verbose io.Writer
-	if o.Verbose {
-		verbose = stderr
-	}
-	jobs := max(runtime.GOMAXPROCS(0), 1)
 	t0 := time.Now()
 	run := &MutantRun{Rows: make([]MutantRow, len(ms))}
-	var noCC atomic.Bool
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, jobs)
-	for i, m := range ms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if noCC.Load() {
-				return
-			}
-			row, err := runMutant(o, m, randomOnly, out, verbose)
-			if errors.Is(err, emit.ErrNoCompiler) {
-				noCC.Store(true)
-			}
-			run.Rows[i] = row
-		}()
-	}
-	wg.Wait()
-	isolate.RemoveOrphanSegments() // what crashed or broken children left (E-COMM's segments)
-	out.ClearProgress()
-	if noCC.Load() {
-		return nil, ErrNoCompiler
+	if err := eachMutant(len(ms), out, func(i int) (err error) {
+		run.Rows[i], err = runMutant(o, ms[i], randomOnly, out, o.verboseTo(stderr))
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	for _, row := range run.Rows {
 		if row.Error != "" {
@@ -207,9 +180,10 @@ func runMutant(o *Options, m emit.Mutant, randomOnly bool, out *Printer, verbose
 	if randomOnly {
 		checks = []conformance.Check{}
 	}
-	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.Name, Profile: profile, Caps: info.Caps, Checks: checks,
-		Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: true,
-		MaxHangs: o.MaxHangs, Stop: suite.StopAtKill(m.Rule), Progress: out.Progress("mutant " + m.Name), Probes: !randomOnly})
+	s := suite.Run{Name: "mutant " + m.Name, MaxHangs: o.MaxHangs, Stop: suite.StopAtKill(m.Rule),
+		Cases: o.cases(profile, info.Caps, !randomOnly, true, out.Progress("mutant "+m.Name))}
+	s.Checks = checks
+	res := suite.ConformWith(p, s)
 	p.Close()
 	k := suite.KillOf(res.Cases, m.Rule)
 	row.Killed, row.Check, row.ByRule = k.Killed, k.Case, k.Rule

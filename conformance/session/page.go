@@ -19,6 +19,8 @@ type Pages interface {
 	Check(w io.Writer, runs []*Run, o *Options) error
 	// Diff renders a diff's report.
 	Diff(w io.Writer, rep *DiffReport, o *Options) error
+	// Mutants renders the kill table and the clause coverage.
+	Mutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool) error
 }
 
 // WritePage writes the -html report, o.HTML, that render produces,

@@ -5,15 +5,94 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/report"
 )
+
+// ReplayMain runs the op script o.Replay once (abicheck -replay FILE
+// [LIB]) on lib, else the target the file's header names (# target:
+// sim:..., or # args: with the flags that loaded its library, which
+// argsLib parses into o and returns the LIB of), else sim:tmr; a recorded
+// trace replays on lib, else sim:tmr. A repro (its "# finding:" header)
+// exits ExitOK when its finding reproduces, ExitFindings when not; a
+// script without one exits ExitFindings when it fails (a failure finding,
+// a crash or a hang), ExitOK otherwise.
+func ReplayMain(o *Options, lib string, argsLib func(words []string) (string, error), stdout, stderr io.Writer) int {
+	b, err := os.ReadFile(o.Replay)
+	if err != nil {
+		return UsageError(stderr, "-replay: "+err.Error())
+	}
+	text := string(b)
+	if IsTrace(text) {
+		return replayTraceMain(o, cmp.Or(lib, "sim:tmr"), text, stdout, stderr)
+	}
+	ops, err := op.ParseScript(text)
+	if err != nil {
+		return UsageError(stderr, fmt.Sprintf("-replay %s: %v", o.Replay, err))
+	}
+	if len(ops) == 0 {
+		return UsageError(stderr, "-replay "+o.Replay+": no ops in the file")
+	}
+	expect, err := ExpectedFinding(text)
+	if err != nil {
+		return UsageError(stderr, fmt.Sprintf("-replay %s: %v", o.Replay, err))
+	}
+	spec, from := lib, ""
+	if spec == "" {
+		spec, from = ScriptTarget(text), " (named by the file's header)"
+	}
+	if args := Header(text, "args"); spec == "" && args != "" {
+		// The library the repro came from, with the flags that loaded it.
+		words, err := ShellWords(args)
+		if err != nil {
+			return UsageError(stderr, "-replay "+o.Replay+": # args: "+err.Error())
+		}
+		if spec, err = argsLib(words); err == nil {
+			err = o.Validate(spec)
+		}
+		if err != nil {
+			return UsageError(stderr, "-replay "+o.Replay+": # args: "+err.Error())
+		}
+	}
+	if spec == "" {
+		spec, from = "sim:tmr", " (the default: the file names no target)"
+	}
+	t, err := OpenTarget(spec, o, stderr)
+	if err != nil {
+		return Failed(stderr, err)
+	}
+	defer t.Close()
+	code, err := Replay(t, o.Replay, ops, from, expect, o, stdout)
+	if err != nil {
+		return Failed(stderr, err)
+	}
+	return code
+}
+
+// replayTraceMain replays a recorded session on spec.
+func replayTraceMain(o *Options, spec, text string, stdout, stderr io.Writer) int {
+	t, err := OpenTarget(spec, o, stderr)
+	if err != nil {
+		return Failed(stderr, err)
+	}
+	defer t.Close()
+	differ, err := ReplayTrace(t, o.Replay, text, o, stdout)
+	switch {
+	case err != nil:
+		return UsageError(stderr, "-replay "+err.Error())
+	case differ:
+		return ExitFindings
+	}
+	return ExitOK
+}
 
 // ScriptTarget is the built-in target a repro file names in its
 // "# target: sim:..." header, or "".

@@ -49,6 +49,21 @@ type Options struct {
 	Pages         Pages  // renders HTML (set by the command)
 }
 
+// libConfig is what a child process loads for the library at path.
+func (o *Options) libConfig(path string) isolate.Config {
+	return isolate.Config{Lib: path, Preloads: o.Preloads, ACL: o.ACL, Binaries: o.Bins, LogLevel: int32(o.LogLevel), Callable: o.Callable}
+}
+
+// holdMs is the X-2 hold of the session's random sequences.
+const holdMs = 10
+
+// cases are the suite's cases of a session on a target of profile and caps:
+// the catalogue, then o's random sequences.
+func (o *Options) cases(profile model.Profile, caps conformance.Caps, probes, noShrink bool, progress func(done, total int, name string)) suite.Cases {
+	return suite.Cases{Profile: profile, Caps: caps, Probes: probes, Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed,
+		HoldMs: holdMs, Duration: o.Duration, NoShrink: noShrink, Progress: progress}
+}
+
 // Validate checks the options for a run on lib ("" for the default targets):
 // each error is a usage error.
 func (o *Options) Validate(lib string) error {
@@ -144,12 +159,7 @@ func SimTarget(spec string, timeout time.Duration) *Target {
 // LibTarget opens an external library in isolation (its first child loads
 // it and says what it is).
 func LibTarget(path string, o *Options, stderr io.Writer) (*Target, error) {
-	var verbose io.Writer
-	if o.Verbose {
-		verbose = stderr
-	}
-	p, err := isolate.NewPool(isolate.Config{Lib: path, Preloads: o.Preloads, ACL: o.ACL, Binaries: o.Bins, LogLevel: int32(o.LogLevel), Callable: o.Callable},
-		o.CaseTimeout, o.LoadTimeout, verbose)
+	p, err := isolate.NewPool(o.libConfig(path), o.CaseTimeout, o.LoadTimeout, o.verboseTo(stderr))
 	if err != nil {
 		return nil, err
 	}
@@ -205,9 +215,8 @@ func FirstLine(s string) string {
 func Check(t *Target, o *Options, out *Printer) *Run {
 	t0 := time.Now()
 	profile, _ := conformance.ParseProfile(t.Info.ProfileModel)
-	s := suite.Run{Name: t.Label, Profile: profile, Caps: t.Info.Caps, Checks: conformance.Catalogue(), Random: o.Sequences,
-		RandomOps: o.MaxOps, Seed: o.Seed, HoldMs: 10, Duration: o.Duration, NoShrink: o.NoShrink,
-		MaxHangs: o.MaxHangs, Progress: out.Progress(t.Label), BindFindings: t.Info.BindFindings, Probes: !o.NoProbes}
+	s := suite.Run{Name: t.Label, MaxHangs: o.MaxHangs, BindFindings: t.Info.BindFindings,
+		Cases: o.cases(profile, t.Info.Caps, !o.NoProbes, o.NoShrink, out.Progress(t.Label))}
 	res := suite.ConformWith(t.Exec, s)
 	out.ClearProgress()
 	return &Run{Target: t, Result: res, Elapsed: time.Since(t0)}

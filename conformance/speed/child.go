@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
-	"syscall"
-	"time"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/childproc"
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/conformance/target/library"
@@ -67,27 +65,16 @@ var wrapDying func(rt abi.Runtime, runs int) abi.Runtime
 // stdin, probes every entry, then times batches until stdin ends. It
 // returns the process's exit status.
 func ChildMain() int {
-	// A runtime's abort() ends the process by SIGABRT itself, not by a Go
-	// traceback.
-	signal.Ignore(syscall.SIGABRT)
-	go func(parent int) {
-		// A child whose parent died (killed while this one hung in the
-		// library) ends itself.
-		for range time.Tick(500 * time.Millisecond) {
-			if os.Getppid() != parent {
-				os.Exit(3)
-			}
-		}
-	}(os.Getppid())
-	out := os.NewFile(3, "speed-results")
-	if out == nil {
-		fmt.Fprintln(os.Stderr, "speed: child mode needs the parent's result pipe on fd 3")
+	// A child whose parent died (killed while this one hung in the
+	// library) ends itself.
+	w, err := childproc.Begin(os.Getppid(), func() { os.Exit(3) })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "speed: "+err.Error())
 		return 2
 	}
 	// The current device is per OS thread: every call of the build is made
 	// on this one.
 	runtime.LockOSThread()
-	w := &childOut{f: out}
 	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	line, err := in.ReadBytes('\n')
 	if err != nil && len(line) == 0 {
@@ -95,12 +82,12 @@ func ChildMain() int {
 	}
 	var cfg childConfig
 	if err := json.Unmarshal(line, &cfg); err != nil {
-		w.msg(childMsg{T: "error", Err: "bad child configuration: " + err.Error()})
+		msg(w, childMsg{T: "error", Err: "bad child configuration: " + err.Error()})
 		return 2
 	}
 	b, desc, closeLib, err := openBuild(cfg)
 	if err != nil {
-		w.msg(childMsg{T: "error", Err: err.Error()})
+		msg(w, childMsg{T: "error", Err: err.Error()})
 		return 2
 	}
 	skips := map[string]string{}
@@ -113,14 +100,14 @@ func ChildMain() int {
 				continue
 			}
 		}
-		w.msg(childMsg{T: "at", Entry: name})
+		msg(w, childMsg{T: "at", Entry: name})
 		if _, err := b.measure(e, ns); err != nil {
 			skips[name] = "the first calls failed: " + err.Error()
 			continue
 		}
 		skips[name] = ""
 	}
-	w.msg(childMsg{T: "hello", Build: desc, Skips: skips})
+	msg(w, childMsg{T: "hello", Build: desc, Skips: skips})
 	status := serve(in, w, b)
 	b.close()
 	if closeLib != nil {
@@ -213,7 +200,7 @@ func simProfile(spec string) (sim.Profile, error) {
 }
 
 // serve answers the parent's requests, one a line, until stdin ends.
-func serve(in *bufio.Reader, w *childOut, b *bench) int {
+func serve(in *bufio.Reader, w *childproc.Out, b *bench) int {
 	var ns []int64
 	var buf []byte
 	for {
@@ -221,21 +208,21 @@ func serve(in *bufio.Reader, w *childOut, b *bench) int {
 		if len(line) > 0 {
 			var req request
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
-				w.msg(childMsg{T: "fail", Err: "bad request: " + jerr.Error()})
+				msg(w, childMsg{T: "fail", Err: "bad request: " + jerr.Error()})
 				continue
 			}
 			e := entries[req.Entry]
 			if e == nil || req.N < 1 || req.N > MaxCalls {
-				w.msg(childMsg{T: "fail", ID: req.ID, Err: fmt.Sprintf("bad request: entry %q, %d calls", req.Entry, req.N)})
+				msg(w, childMsg{T: "fail", ID: req.ID, Err: fmt.Sprintf("bad request: entry %q, %d calls", req.Entry, req.N)})
 				continue
 			}
-			w.msg(childMsg{T: "at", ID: req.ID, Entry: req.Entry})
+			msg(w, childMsg{T: "at", ID: req.ID, Entry: req.Entry})
 			if cap(ns) < req.N {
 				ns = make([]int64, req.N)
 			}
 			elapsed, merr := b.measure(e, ns[:req.N])
 			if merr != nil {
-				w.msg(childMsg{T: "fail", ID: req.ID, Entry: req.Entry, Err: merr.Error()})
+				msg(w, childMsg{T: "fail", ID: req.ID, Entry: req.Entry, Err: merr.Error()})
 				continue
 			}
 			// Written by hand: the answer allocates nothing in the child
@@ -251,8 +238,8 @@ func serve(in *bufio.Reader, w *childOut, b *bench) int {
 				}
 				buf = strconv.AppendInt(buf, v, 10)
 			}
-			buf = append(buf, "]}\n"...)
-			w.write(buf)
+			buf = append(buf, "]}"...)
+			w.Send(buf)
 		}
 		if err == io.EOF {
 			return 0
@@ -263,19 +250,9 @@ func serve(in *bufio.Reader, w *childOut, b *bench) int {
 	}
 }
 
-// childOut is the result pipe to the parent.
-type childOut struct{ f *os.File }
-
-func (c *childOut) write(b []byte) {
-	if _, err := c.f.Write(b); err != nil {
-		os.Exit(3) // the parent is gone
-	}
-}
-
-func (c *childOut) msg(m childMsg) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		b, _ = json.Marshal(childMsg{T: "fail", ID: m.ID, Err: "the child could not encode its answer: " + err.Error()})
-	}
-	c.write(append(b, '\n'))
+// msg writes m as a JSON line.
+func msg(w *childproc.Out, m childMsg) {
+	w.SendJSON(m, func(err error) any {
+		return childMsg{T: "fail", ID: m.ID, Err: "the child could not encode its answer: " + err.Error()}
+	})
 }

@@ -181,9 +181,9 @@ func Compare(old, new Build, o Options) (*Report, error) {
 				go func() {
 					defer wg.Done()
 					if failed {
-						p.kill()
+						p.Kill()
 					} else {
-						p.close()
+						p.Close(nil)
 					}
 				}()
 			}
@@ -239,7 +239,7 @@ func Compare(old, new Build, o Options) (*Report, error) {
 			if p.side != died.Side {
 				continue
 			}
-			p.kill()
+			p.Kill()
 			np, err := start(sides[s], builds[s].label(), builds[s].config(), cpu, o.Verbose)
 			if err == nil {
 				err = np.hello(o.LoadTimeout)

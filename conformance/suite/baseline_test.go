@@ -56,7 +56,7 @@ func badFindings(rep *report.Report) []string {
 func TestReportListsEveryDivergence(t *testing.T) {
 	a := stubbedFake(t)
 	run := func() *report.Report {
-		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "stubbed", Checks: checkNamed(t, "s-3/null-context"), NoShrink: true})
+		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "stubbed", Cases: Cases{Checks: checkNamed(t, "s-3/null-context"), NoShrink: true}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestReportListsEveryDivergence(t *testing.T) {
 func TestBaselineAcceptsOnlyKnownFindings(t *testing.T) {
 	a := stubbedFake(t)
 	run := func(checks ...string) *report.Report {
-		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "stubbed", Checks: checkNamed(t, checks...), NoShrink: true})
+		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "stubbed", Cases: Cases{Checks: checkNamed(t, checks...), NoShrink: true}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestLateDeathAndBindFindings(t *testing.T) {
 		{Verdict: model.Pass, Result: &conformance.Result{}},
 		{Verdict: model.Pass, Result: &conformance.Result{}, Prior: &conformance.Outcome{Verdict: model.Crash, Detail: "killed by signal SIGSEGV"}},
 	}}
-	res := ConformWith(x, Run{Name: "t", Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant"),
+	res := ConformWith(x, Run{Name: "t", Cases: Cases{Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")},
 		BindFindings: []onboard.BindFinding{{Rule: "V-CONTRACT", Detail: "get_pipeline_contract returned NULL"}}})
 	got := map[string]report.FindingReport{}
 	for _, f := range res.Report.Findings {
@@ -156,7 +156,7 @@ func TestResidueIsOneU1Finding(t *testing.T) {
 		{Verdict: model.Pass, Result: &conformance.Result{}, Residue: residue},
 		{Verdict: model.Pass, Result: &conformance.Result{}, Residue: residue},
 	}}
-	res := ConformWith(x, Run{Name: "t", Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")})
+	res := ConformWith(x, Run{Name: "t", Cases: Cases{Profile: model.ProfileTMR, Checks: checkNamed(t, "v-contract/admissible", "e-sup/constant")}})
 	var prints []string
 	for _, f := range res.Report.Findings {
 		if f.Rule != "U-1" || f.Verdict != model.Crash || !strings.HasPrefix(f.Check, "residue/") {
@@ -193,8 +193,7 @@ func (x *scriptedExecutor) Execute([]op.Op, bool) conformance.Outcome {
 // U-1 passes.
 func TestU1EmittedFakeUnloads(t *testing.T) {
 	a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})
-	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "u-1",
-		Checks: checkNamed(t, "u-1/program-thread-exits-after-unload", "u-1/kernel-thread-exits-after-unload"), NoShrink: true})
+	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "u-1", Cases: Cases{Checks: checkNamed(t, "u-1/program-thread-exits-after-unload", "u-1/kernel-thread-exits-after-unload"), NoShrink: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,22 +10,12 @@ import (
 	"github.com/simabi/simabi/conformance/report"
 )
 
-// Options configure Conform (a Run for targets in this process).
+// Options configure Conform: a Run in this process, whose Profile and
+// Caps are asked of a target (unless Options.Profile gives the profile).
 type Options struct {
-	Name      string              // the target's name in the report
-	Options   conformance.Options // runner options
-	Checks    []conformance.Check // directed checks (nil: Catalogue())
-	SkipSlow  bool                // leave out checks marked Slow
-	Random    int                 // random sequences to run
-	RandomOps int                 // ops per random sequence (default 200)
-	Seed      uint64
-	HoldMs    int32         // X-2 hold ops in random sequences (0: none)
-	Probes    bool          // probe that every refusal of a directed check left no trace
-	NoShrink  bool          // report failing sequences unshrunk
-	Timeout   time.Duration // per run (default 60 s); a run that exceeds it is a hang
-	// Stop, when set, ends the run after the first case it returns true
-	// for (Run.Stop).
-	Stop func(CaseOutcome) bool
+	Run
+	Options conformance.Options // runner options
+	Timeout time.Duration       // per run (default 60 s); a run that exceeds it is a hang
 }
 
 // failingRules lists the rules of a run's failures, in the order found.
@@ -71,9 +61,9 @@ func Conform(f conformance.Factory, o Options) (*report.Report, error) {
 	if release != nil {
 		release()
 	}
-	res := ConformWith(conformance.FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, Run{
-		Name: o.Name, Profile: profile, Caps: caps, Checks: o.Checks, SkipSlow: o.SkipSlow, Random: o.Random,
-		RandomOps: o.RandomOps, Seed: o.Seed, HoldMs: o.HoldMs, NoShrink: o.NoShrink, Probes: o.Probes, Stop: o.Stop})
+	s := o.Run
+	s.Profile, s.Caps = profile, caps
+	res := ConformWith(conformance.FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, s)
 	return res.Report, nil
 }
 

@@ -25,42 +25,19 @@ import (
 // its child; Conform asks a target in this process), time budgets, and crash
 // and hang handling.
 type Run struct {
-	Name      string
-	Profile   model.Profile       // the target's build profile (legacy must be given)
-	Caps      conformance.Caps    // what the target lets the checker drive
-	Checks    []conformance.Check // directed checks (nil: Catalogue())
-	SkipSlow  bool                // leave out checks marked Slow
-	Random    int                 // random sequences to run after the directed checks
-	RandomOps int                 // ops per random sequence (default 200)
-	Seed      uint64              // sequence i uses Seed+i
-	HoldMs    int32               // X-2 hold ops in random sequences (0: none)
-	// Duration bounds the random phase (0: no bound): no sequence starts
-	// after it.
-	Duration time.Duration
-	// NoShrink reports failing sequences unshrunk (a crash or hang still
-	// keeps only the ops up to the one that died).
-	NoShrink bool
-	// ShrinkBudget bounds the shrinking of one failure (default 10 s) and
-	// ShrinkTotal all shrinking of the run (default 30 s); past either the
-	// smallest sequence found so far is reported. Only a failure the report
-	// will show (the first of its rank for one of its rules) is shrunk.
-	ShrinkBudget, ShrinkTotal time.Duration
+	Name string
+	Cases
+	SkipSlow bool // leave out checks marked Slow
 	// MaxHangs: once this many cases hung in one op kind, the remaining
 	// cases that contain that kind are not run and are reported skipped
 	// (default 2; a hung entry costs the whole case timeout every time).
 	MaxHangs int
-	// Progress, when not nil, is called before each case with the number of
-	// cases done, the total planned and the case's name.
-	Progress func(done, total int, name string)
 	// Stop, when not nil, ends the run after a case for which it returns
 	// true (the mutants command stops at the first kill).
 	Stop func(CaseOutcome) bool
 	// BindFindings are rules the target broke while it was bound
 	// (library.Info.BindFindings): each is a failure of the report.
 	BindFindings []onboard.BindFinding
-	// Probes runs, after every refused call of a directed check, a probe
-	// case that checks the refusal left no trace (probe.go).
-	Probes bool
 }
 
 // CaseOutcome is one directed check or random sequence of a ConformWith run.
@@ -90,16 +67,13 @@ type Result struct {
 }
 
 type suiteState struct {
-	x          conformance.Executor
-	s          Run
-	rep        *report.Report
-	shrinkLeft time.Duration
-	shrinkUsed time.Duration
-	hung       map[string]int
-	last       lastCase // the case that ran last (a late death is its)
-	out        *Result
-	done       int // cases begun (progress)
-	total      int // cases in all: the directed checks and the random sequences
+	pass
+	x    conformance.Executor
+	s    Run
+	rep  *report.Report
+	hung map[string]int
+	last lastCase // the case that ran last (a late death is its)
+	out  *Result
 }
 
 type lastCase struct {
@@ -148,11 +122,11 @@ func (st *suiteState) late(prior *conformance.Outcome) {
 // a panic while running a case is that case's crash.
 func ConformWith(x conformance.Executor, s Run) *Result {
 	t0 := time.Now()
-	s = s.withDefaults()
-	checks := s.Checks
-	if checks == nil {
-		checks = conformance.Catalogue()
+	s.Cases = s.Cases.withDefaults(checkShrinkTotal)
+	if s.MaxHangs <= 0 {
+		s.MaxHangs = 2
 	}
+	checks := s.checks()
 	rep := report.NewReport(s.Name)
 	rep.Profile = s.Profile.String()
 	for _, bf := range s.BindFindings {
@@ -161,7 +135,8 @@ func ConformWith(x conformance.Executor, s Run) *Result {
 		}
 	}
 	out := &Result{Report: rep}
-	st := &suiteState{x: x, s: s, rep: rep, shrinkLeft: s.ShrinkTotal, hung: map[string]int{}, out: out, total: len(checks) + s.Random}
+	st := &suiteState{x: x, s: s, rep: rep, hung: map[string]int{}, out: out}
+	st.pass = newPass(&st.s.Cases, len(checks))
 	if !st.directed(checks) {
 		st.random()
 		if f, ok := x.(Finisher); ok {
@@ -171,34 +146,6 @@ func ConformWith(x conformance.Executor, s Run) *Result {
 	rep.Finish()
 	out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
 	return out
-}
-
-// withDefaults fills in the suite options left zero.
-func (s Run) withDefaults() Run {
-	if s.Profile == "" {
-		s.Profile = model.ProfileTMR
-	}
-	if s.RandomOps <= 0 {
-		s.RandomOps = 200
-	}
-	if s.ShrinkBudget <= 0 {
-		s.ShrinkBudget = 10 * time.Second
-	}
-	if s.ShrinkTotal <= 0 {
-		s.ShrinkTotal = 30 * time.Second
-	}
-	if s.MaxHangs <= 0 {
-		s.MaxHangs = 2
-	}
-	return s
-}
-
-// progress reports the case about to run.
-func (st *suiteState) progress(name string) {
-	if st.s.Progress != nil {
-		st.s.Progress(st.done, st.total, name)
-	}
-	st.done++
 }
 
 // stop records a case's outcome and reports whether the suite stops there.
@@ -273,37 +220,22 @@ func (st *suiteState) directed(checks []conformance.Check) bool {
 
 // random runs the seeded random sequences, within the suite's duration.
 func (st *suiteState) random() {
-	s, rep, out := st.s, st.rep, st.out
-	deadline := time.Time{}
-	if s.Duration > 0 {
-		deadline = time.Now().Add(s.Duration)
-	}
-	for i := 0; i < s.Random; i++ {
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			out.Budget = true
-			break
-		}
-		seed := s.Seed + uint64(i)
-		name := fmt.Sprintf("random/seed-%d", seed)
-		st.progress(name)
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs, Comm: conformance.MixesComm(seed)})
+	st.out.Budget = st.pass.random(func(name string, ops []op.Op) bool {
 		if why := st.blocked(ops); why != "" {
-			rep.AddCheck(report.CheckReport{Name: name, Verdict: model.Skip, Detail: why})
-			continue
+			st.rep.AddCheck(report.CheckReport{Name: name, Verdict: model.Skip, Detail: why})
+			return true
 		}
-		out.Random++
+		st.out.Random++
 		co := st.runCase(name, ops, nil)
 		if co.Verdict != model.Pass {
 			cr := report.CheckReport{Name: name, Verdict: co.Verdict, Detail: co.Detail}
 			if co.Verdict == model.Fail || co.Verdict == model.Crash || co.Verdict == model.Hang {
 				cr.Repro = conformance.OpLines(co.Repro)
 			}
-			rep.AddCheck(cr)
+			st.rep.AddCheck(cr)
 		}
-		if st.stop(co) {
-			break
-		}
-	}
+		return !st.stop(co)
+	})
 }
 
 // Finisher is an Executor that can find out, once no more cases will run,
@@ -409,7 +341,7 @@ func (st *suiteState) died(co CaseOutcome, ops []op.Op, out conformance.Outcome)
 	if out.Verdict == model.Hang {
 		st.hung[sig]++
 	} else if !st.s.NoShrink && st.shown(rs, model.Crash) {
-		repro = st.shrink(repro, st.x.Execute, func(o conformance.Outcome, cand []op.Op) bool {
+		repro = st.shrinkRuns(repro, st.x.Execute, func(o conformance.Outcome, cand []op.Op) bool {
 			return o.Verdict == model.Crash && opSig(cand, o.At) == sig
 		})
 	}
@@ -480,7 +412,7 @@ func (st *suiteState) reproOf(id report.FindingID, cut []op.Op) ([]op.Op, string
 	}
 	repro := cut
 	if !st.s.NoShrink {
-		repro = st.shrink(cut, st.x.Execute, func(o conformance.Outcome, _ []op.Op) bool { return shows(o) })
+		repro = st.shrinkRuns(cut, st.x.Execute, func(o conformance.Outcome, _ []op.Op) bool { return shows(o) })
 	}
 	fx, ok := st.x.(conformance.FreshExecutor)
 	if !ok || shows(fx.ExecuteFresh(repro, false)) {
@@ -492,7 +424,7 @@ func (st *suiteState) reproOf(id report.FindingID, cut []op.Op) ([]op.Op, string
 	if st.s.NoShrink {
 		return cut, ""
 	}
-	return st.shrink(cut, fx.ExecuteFresh, func(o conformance.Outcome, _ []op.Op) bool { return shows(o) }), ""
+	return st.shrinkRuns(cut, fx.ExecuteFresh, func(o conformance.Outcome, _ []op.Op) bool { return shows(o) }), ""
 }
 
 // firstFailures are the first failure finding of each rule res broke, in
@@ -573,24 +505,10 @@ func (st *suiteState) shown(rules []model.Rule, v model.Verdict) bool {
 	return st.rep.Shows(rules, v)
 }
 
-// shrink runs Shrink with still as the predicate on exec's runs, within
-// the budgets.
-func (st *suiteState) shrink(ops []op.Op, exec func([]op.Op, bool) conformance.Outcome, still func(conformance.Outcome, []op.Op) bool) []op.Op {
-	budget := min(st.s.ShrinkBudget, st.shrinkLeft)
-	if budget <= 0 || len(ops) < 2 {
-		return ops
-	}
-	t0 := time.Now()
-	deadline := t0.Add(budget)
-	got := conformance.Shrink(ops, func(cand []op.Op) bool {
-		if time.Now().After(deadline) {
-			return false
-		}
-		return still(exec(cand, false), cand)
-	})
-	used := time.Since(t0)
-	st.shrinkLeft -= used
-	st.shrinkUsed += used
+// shrinkRuns runs Shrink with still as the predicate on exec's runs,
+// within the budgets.
+func (st *suiteState) shrinkRuns(ops []op.Op, exec func([]op.Op, bool) conformance.Outcome, still func(conformance.Outcome, []op.Op) bool) []op.Op {
+	got, _ := st.shrink(ops, func(cand []op.Op) bool { return still(exec(cand, false), cand) })
 	return got
 }
 

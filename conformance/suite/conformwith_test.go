@@ -39,8 +39,8 @@ func TestConformWithCrashAndHang(t *testing.T) {
 	caps := conformance.CapsOf(target.SimTarget(sim.TMR))
 	for _, v := range []model.Verdict{model.Crash, model.Hang} {
 		x := &dyingExecutor{inner: conformance.FactoryExecutor{Factory: target.SimFactory(sim.TMR)}, v: v}
-		res := ConformWith(x, Run{Name: "dying", Profile: model.ProfileTMR, Caps: caps, Random: 5, RandomOps: 100, Seed: 1, SkipSlow: true,
-			ShrinkBudget: 5 * time.Second})
+		res := ConformWith(x, Run{Name: "dying", SkipSlow: true, Cases: Cases{Profile: model.ProfileTMR, Caps: caps, Random: 5, RandomOps: 100, Seed: 1,
+			ShrinkBudget: 5 * time.Second}})
 		byRule := map[string]report.RuleReport{}
 		for _, rr := range res.Report.Rules {
 			byRule[rr.Rule] = rr

@@ -36,7 +36,7 @@ func TestRuleApplicabilityIsWhatTheCheckerHoldsBuildsTo(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := Conform(tc.f(t), Options{Name: tc.name, Options: tc.opt, Random: 4, RandomOps: 150, Seed: 5})
+			rep, err := Conform(tc.f(t), Options{Run: Run{Name: tc.name, Cases: Cases{Random: 4, RandomOps: 150, Seed: 5}}, Options: tc.opt})
 			if err != nil {
 				t.Fatal(err)
 			}

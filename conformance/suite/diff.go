@@ -23,25 +23,7 @@ import (
 // DiffRun configures DiffWith. The cases are those a check of Profile with
 // Caps would run: the directed checks that apply (with their refusal probes
 // when Probes is set), then Random seeded sequences.
-type DiffRun struct {
-	Profile   model.Profile
-	Caps      conformance.Caps
-	Checks    []conformance.Check // nil: Catalogue()
-	Probes    bool
-	Random    int
-	RandomOps int // default 200
-	Seed      uint64
-	HoldMs    int32
-	// Duration bounds the random phase (0: none).
-	Duration time.Duration
-	// NoShrink reports each change on the whole case, cut after the op
-	// that differs.
-	NoShrink bool
-	// ShrinkBudget bounds the shrinking of one change (default 10 s),
-	// ShrinkTotal all shrinking (default 60 s).
-	ShrinkBudget, ShrinkTotal time.Duration
-	Progress                  func(done, total int, name string)
-}
+type DiffRun struct{ Cases }
 
 // Change is one case whose two runs differ.
 type Change struct {
@@ -90,13 +72,11 @@ type DiffResult struct {
 }
 
 type diffState struct {
-	old, new   conformance.Executor
-	s          DiffRun
-	out        *DiffResult
-	byKey      map[string]int // change key -> index in out.Changes
-	shrinkLeft time.Duration
-	done       int
-	total      int
+	pass
+	old, new conformance.Executor
+	s        DiffRun
+	out      *DiffResult
+	byKey    map[string]int // change key -> index in out.Changes
 }
 
 // DiffWith runs the cases of s on both executors and reports every case
@@ -104,24 +84,10 @@ type diffState struct {
 // same way on both.
 func DiffWith(old, new conformance.Executor, s DiffRun) *DiffResult {
 	t0 := time.Now()
-	if s.Profile == "" {
-		s.Profile = model.ProfileTMR
-	}
-	if s.RandomOps <= 0 {
-		s.RandomOps = 200
-	}
-	if s.ShrinkBudget <= 0 {
-		s.ShrinkBudget = 10 * time.Second
-	}
-	if s.ShrinkTotal <= 0 {
-		s.ShrinkTotal = 60 * time.Second
-	}
-	checks := s.Checks
-	if checks == nil {
-		checks = conformance.Catalogue()
-	}
-	st := &diffState{old: old, new: new, s: s, out: &DiffResult{}, shrinkLeft: s.ShrinkTotal, total: len(checks) + s.Random,
-		byKey: map[string]int{}}
+	s.Cases = s.Cases.withDefaults(diffShrinkTotal)
+	checks := s.checks()
+	st := &diffState{old: old, new: new, s: s, out: &DiffResult{}, byKey: map[string]int{}}
+	st.pass = newPass(&st.s.Cases, len(checks))
 	for i := range checks {
 		c := &checks[i]
 		st.progress(c.Name)
@@ -141,31 +107,13 @@ func DiffWith(old, new conformance.Executor, s DiffRun) *DiffResult {
 			st.runCase(pc.Name, pc.Ops, clauses)
 		}
 	}
-	deadline := time.Time{}
-	if s.Duration > 0 {
-		deadline = time.Now().Add(s.Duration)
-	}
-	for i := 0; i < s.Random; i++ {
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			st.out.Budget = true
-			break
-		}
-		seed := s.Seed + uint64(i)
-		name := fmt.Sprintf("random/seed-%d", seed)
-		st.progress(name)
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: s.RandomOps, Caps: s.Caps, Profile: s.Profile, HoldMs: s.HoldMs, Comm: conformance.MixesComm(seed)})
+	st.out.Budget = st.random(func(name string, ops []op.Op) bool {
 		st.out.Random++
 		st.runCase(name, ops, nil)
-	}
-	st.out.Elapsed = time.Since(t0)
+		return true
+	})
+	st.out.Elapsed, st.out.Shrink = time.Since(t0), st.shrinkUsed
 	return st.out
-}
-
-func (st *diffState) progress(name string) {
-	if st.s.Progress != nil {
-		st.s.Progress(st.done, st.total, name)
-	}
-	st.done++
 }
 
 // checkClauses are the clauses of the contract that name the directed
@@ -202,7 +150,7 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.Cla
 	if st.s.NoShrink {
 		ch.Script = conformance.ReproPrefix(ops, d.at)
 	} else {
-		st.shrink(&ch, d)
+		st.shrinkChange(&ch, d)
 	}
 	ch.Elapsed = time.Since(t0)
 	st.out.Changes = append(st.out.Changes, ch)
@@ -222,23 +170,11 @@ func (st *diffState) both(ops []op.Op) (a, b conformance.Outcome) {
 	return a, b
 }
 
-// shrink looks for the shortest script whose runs still differ at an op of
-// the same kind with the same two results, within the budgets.
-func (st *diffState) shrink(ch *Change, d outcomeDiff) {
-	budget := min(st.s.ShrinkBudget, st.shrinkLeft)
-	ops := conformance.ReproPrefix(ch.Script, d.at)
-	if budget <= 0 || len(ops) < 2 {
-		ch.Script = ops
-		return
-	}
-	t0 := time.Now()
-	deadline := t0.Add(budget)
-	want := d.sig()
-	best := d
-	got := conformance.Shrink(ops, func(cand []op.Op) bool {
-		if time.Now().After(deadline) {
-			return false
-		}
+// shrinkChange looks for the shortest script whose runs still differ at
+// an op of the same kind with the same two results, within the budgets.
+func (st *diffState) shrinkChange(ch *Change, d outcomeDiff) {
+	want, best := d.sig(), d
+	got, ran := st.shrink(conformance.ReproPrefix(ch.Script, d.at), func(cand []op.Op) bool {
 		a, b := st.both(cand)
 		cd, ok := compareOutcomes(cand, a, b)
 		if !ok || cd.sig() != want {
@@ -247,9 +183,10 @@ func (st *diffState) shrink(ch *Change, d outcomeDiff) {
 		best = cd
 		return true
 	})
-	used := time.Since(t0)
-	st.shrinkLeft -= used
-	st.out.Shrink += used
+	if !ran {
+		ch.Script = got
+		return
+	}
 	ch.Shrunk = len(got) < len(ch.Script)
 	ch.Script = conformance.ReproPrefix(got, best.at)
 	ch.At, ch.Old, ch.New = best.at, best.old, best.new

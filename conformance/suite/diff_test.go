@@ -33,7 +33,7 @@ func simCaps(t *testing.T) conformance.Caps {
 // the mutant test below runs them, and abicheck's own test diffs the fake
 // against itself with them.
 func TestDiff_selfIsEmpty(t *testing.T) {
-	res := DiffWith(simExec(sim.TMR), simExec(sim.TMR), DiffRun{Caps: simCaps(t), Random: 3, RandomOps: 100, Seed: 1, HoldMs: 10})
+	res := DiffWith(simExec(sim.TMR), simExec(sim.TMR), DiffRun{Cases{Caps: simCaps(t), Random: 3, RandomOps: 100, Seed: 1, HoldMs: 10}})
 	if len(res.Changes) != 0 {
 		t.Fatalf("%d changes of sim:tmr against itself, first: %+v", len(res.Changes), res.Changes[0])
 	}
@@ -53,7 +53,7 @@ func TestDiff_selfIsEmpty(t *testing.T) {
 func TestDiff_emittedAgainstSimIsEmpty_F1(t *testing.T) {
 	a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})
 	res := DiffWith(simExec(sim.TMR), conformance.FactoryExecutor{Factory: targettest.EmittedFactory(t, a)},
-		DiffRun{Caps: simCaps(t), Random: 2, RandomOps: 100, Seed: 7, HoldMs: 10})
+		DiffRun{Cases{Caps: simCaps(t), Random: 2, RandomOps: 100, Seed: 7, HoldMs: 10}})
 	for _, c := range res.Changes {
 		t.Errorf("%s [%s] #%d: %s -> %s", c.Case, c.Group(), c.At, c.Old, c.New)
 	}
@@ -70,7 +70,7 @@ func TestDiff_mutantNamedByItsClause(t *testing.T) {
 			}
 			a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: name})
 			newX := conformance.FactoryExecutor{Factory: targettest.EmittedFactory(t, a)}
-			res := DiffWith(simExec(sim.TMR), newX, DiffRun{Caps: simCaps(t), Checks: conformance.ChecksClaiming(name), Probes: true})
+			res := DiffWith(simExec(sim.TMR), newX, DiffRun{Cases{Caps: simCaps(t), Checks: conformance.ChecksClaiming(name), Probes: true}})
 			if len(res.Changes) == 0 {
 				t.Fatalf("no change against mutant %s", name)
 			}

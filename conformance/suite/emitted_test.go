@@ -22,8 +22,7 @@ func TestEmittedCatalogue(t *testing.T) {
 			if testing.Short() {
 				n = 4
 			}
-			rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "emitted:" + string(p), Random: n, RandomOps: 300,
-				Seed: 77, SkipSlow: testing.Short()})
+			rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "emitted:" + string(p), SkipSlow: testing.Short(), Cases: Cases{Random: n, RandomOps: 300, Seed: 77}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +39,7 @@ func TestEmittedCatalogue(t *testing.T) {
 func TestEmittedLegacy(t *testing.T) {
 	a := emittest.Build(t, emit.Config{Profile: emit.ProfileLegacy})
 	p := model.ProfileLegacy
-	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "emitted:legacy", Options: conformance.Options{Profile: &p}, Random: 10, RandomOps: 200, Seed: 9})
+	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "emitted:legacy", Cases: Cases{Random: 10, RandomOps: 200, Seed: 9}}, Options: conformance.Options{Profile: &p}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +72,7 @@ func TestEmittedHangIsReported(t *testing.T) {
 			checks = append(checks, c)
 		}
 	}
-	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "hang", Checks: checks, NoShrink: true, Timeout: 2 * time.Second})
+	rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "hang", Cases: Cases{Checks: checks, NoShrink: true}}, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,8 +48,7 @@ func TestEmittedMutantsKilled(t *testing.T) {
 			// The first killing case ends the run: a mutant that frees a
 			// context the rules keep alive is killed before a later check
 			// calls the freed handle (which the emitted runtime aborts on).
-			rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: "mutant:" + m.Name, Checks: checks, NoShrink: true, Probes: true,
-				Stop: StopAtKill(m.Rule)})
+			rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: "mutant:" + m.Name, Stop: StopAtKill(m.Rule), Cases: Cases{Checks: checks, NoShrink: true, Probes: true}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,8 +132,7 @@ func TestEmittedMutantsRandom(t *testing.T) {
 			t.Fatalf("no mutant %s", name)
 		}
 		a := emittest.Build(t, emit.Config{Profile: m.Profile, Mutant: m.Name})
-		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Name: m.Name, Checks: []conformance.Check{}, Random: seqs, RandomOps: ops,
-			Seed: 5150, HoldMs: 10, NoShrink: true})
+		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: m.Name, Cases: Cases{Checks: []conformance.Check{}, Random: seqs, RandomOps: ops, Seed: 5150, HoldMs: 10, NoShrink: true}}})
 		if err != nil {
 			t.Fatal(err)
 		}

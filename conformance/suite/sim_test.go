@@ -56,7 +56,7 @@ func TestSimCatalogue(t *testing.T) {
 			name += "-acl"
 		}
 		t.Run(name, func(t *testing.T) {
-			rep, err := Conform(simFactory(c.p, c.viaACL), Options{Name: "sim:" + name, SkipSlow: testing.Short() || raceEnabled})
+			rep, err := Conform(simFactory(c.p, c.viaACL), Options{Run: Run{Name: "sim:" + name, SkipSlow: testing.Short() || raceEnabled}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,8 +84,7 @@ func TestSimRandom(t *testing.T) {
 			name += "-acl"
 		}
 		t.Run(name, func(t *testing.T) {
-			rep, err := Conform(simFactory(c.p, c.viaACL), Options{Name: "sim:" + name, Checks: []conformance.Check{},
-				Random: n, RandomOps: 400, Seed: 1000})
+			rep, err := Conform(simFactory(c.p, c.viaACL), Options{Run: Run{Name: "sim:" + name, Cases: Cases{Checks: []conformance.Check{}, Random: n, RandomOps: 400, Seed: 1000}}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,8 @@
-package main
+package childproc
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sync"
@@ -11,23 +12,24 @@ import (
 	"github.com/simabi/simabi/internal/scratch"
 )
 
-// What abicheck makes for itself — the isolated children, their copies of
+// What a command makes for itself — the isolated children, their copies of
 // the library, the comm segments they leave, a diff's unreported scripts,
 // the emitter's build directories and compilers — is registered with
-// internal/scratch as it is made, and goes when abicheck ends: normally,
+// internal/scratch as it is made, and goes when the command ends: normally,
 // or on SIGINT or SIGTERM, after which it exits 128+signal.
 
 // cleanupLimit bounds the cleanup after a signal: every child is killed,
 // so it takes milliseconds, unless a process will not die.
 const cleanupLimit = 10 * time.Second
 
-// abicheck is run with the cleanup at exit and on SIGINT and SIGTERM.
-// The run writes through the handler's gate: once a signal is handled,
-// what the dying run still says (a child "died") is dropped, and the
-// handler's line is the last.
-func abicheck(args []string, stdout, stderr *os.File) int {
-	h := handleSignals(stderr)
-	code := run(args, h.gate(stdout), h.gate(stderr))
+// Main runs run (a command's main without the exit) with the cleanup at
+// exit and on SIGINT and SIGTERM, and returns its exit status. The run
+// writes through the handler's gate: once a signal is handled, what the
+// dying run still says (a child "died") is dropped, and the handler's
+// line, naming prog, is the last.
+func Main(prog string, stdout, stderr *os.File, run func(stdout, stderr io.Writer) int) int {
+	h := handleSignals(prog, stderr)
+	code := run(h.gate(stdout), h.gate(stderr))
 	h.finish()
 	scratch.Cleanup()
 	return code
@@ -37,6 +39,7 @@ func abicheck(args []string, stdout, stderr *os.File) int {
 // the cleanup, one line on stderr and exit status 128+signal (130, 143);
 // after it, nothing (the normal exit's cleanup is under way).
 type signals struct {
+	prog               string
 	mu                 sync.Mutex // held by a write of the run too
 	handling, finished bool
 }
@@ -61,8 +64,8 @@ func (g gated) Write(b []byte) (int, error) {
 
 func (g gated) Stat() (os.FileInfo, error) { return g.f.Stat() }
 
-func handleSignals(stderr *os.File) *signals {
-	h := &signals{}
+func handleSignals(prog string, stderr *os.File) *signals {
+	h := &signals{prog: prog}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
@@ -105,16 +108,8 @@ func (h *signals) exit(sig syscall.Signal, stderr *os.File) {
 	case <-time.After(cleanupLimit):
 		what = fmt.Sprintf("the cleanup did not finish within %v", cleanupLimit)
 	}
-	fmt.Fprintf(stderr, "%sabicheck: stopped by %s: %s\n", clearLine(stderr), signalName(sig), what)
+	fmt.Fprintf(stderr, "%s%s: stopped by %s: %s\n", clearLine(stderr), h.prog, signalNames[sig], what)
 	os.Exit(128 + int(sig))
-}
-
-// signalName is SIGINT or SIGTERM.
-func signalName(s syscall.Signal) string {
-	if s == syscall.SIGINT {
-		return "SIGINT"
-	}
-	return "SIGTERM"
 }
 
 // clearLine clears a progress line on a terminal (the progress is on

@@ -1,0 +1,61 @@
+package session
+
+import (
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/sim/emit"
+)
+
+// inParallel runs do(i) for every i < n, jobs at a time (jobs < 1: all at
+// once), and returns once all have. Each job's runs are its own (a
+// simulator in this process, a library in its own child processes), so
+// they share nothing. Once a job returns ErrNoCompiler the jobs not begun
+// are left out, and inParallel returns ErrNoCompiler.
+func inParallel(n, jobs int, do func(i int) error) error {
+	if jobs < 1 {
+		jobs = n
+	}
+	var noCC atomic.Bool
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(jobs, 1))
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if !noCC.Load() && errors.Is(do(i), emit.ErrNoCompiler) {
+				noCC.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	if noCC.Load() {
+		return ErrNoCompiler
+	}
+	return nil
+}
+
+// eachMutant runs do(i) for every mutant i < n, as many at a time as there
+// are cores (the compiles are most of a cold run), then removes what
+// crashed or broken children left (E-COMM's segments) and the progress
+// line.
+func eachMutant(n int, out *Printer, do func(i int) error) error {
+	err := inParallel(n, runtime.GOMAXPROCS(0), do)
+	isolate.RemoveOrphanSegments()
+	out.ClearProgress()
+	return err
+}
+
+// verboseTo is where the children's stderr is copied: stderr with -v.
+func (o *Options) verboseTo(stderr io.Writer) io.Writer {
+	if o.Verbose {
+		return stderr
+	}
+	return nil
+}
