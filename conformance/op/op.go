@@ -574,28 +574,14 @@ func (op Op) Reps() int {
 }
 
 // CtxText is the text form of context slot c (c3, or null for NullRef).
-func CtxText(c int8) string { return ctxText(c) }
-
-func ctxText(c int8) string {
-	if c < 0 {
-		return "null"
-	}
-	return "c" + strconv.Itoa(int(c))
-}
-
-func streamText(s int8) string {
-	if s < 0 {
-		return "null"
-	}
-	return "s" + strconv.Itoa(int(s))
-}
+func CtxText(c int8) string { return refText("c", c) }
 
 // String is the one-line text form of op; Parse(op.String()) == op.
 func (op Op) String() string {
 	var b strings.Builder
 	b.WriteString(op.Kind.String())
 	if d := defOf(op.Kind); d != nil {
-		d.format(&opText{&b}, op)
+		d.format(&b, op)
 	}
 	return b.String()
 }

@@ -106,15 +106,6 @@ func (p *opParser) fail(f string, a ...any) {
 	}
 }
 
-// positional takes exactly n positional arguments.
-func (p *opParser) positional(n int) []string {
-	if len(p.pos) != n {
-		p.fail("want %d positional argument(s), have %d", n, len(p.pos))
-		return make([]string, n)
-	}
-	return p.pos
-}
-
 // take removes key from the remaining arguments.
 func (p *opParser) take(key string, required bool) (string, bool) {
 	v, ok := p.kv[key]
@@ -135,120 +126,12 @@ func (p *opParser) done() {
 	}
 }
 
-func (p *opParser) ctx(s string) int8 {
-	if s == "null" {
-		return NullRef
-	}
-	n, err := strconv.Atoi(strings.TrimPrefix(s, "c"))
-	if !strings.HasPrefix(s, "c") || err != nil || n < 0 || n >= MaxSlots {
-		p.fail("bad context %q (want c0..c%d or null)", s, MaxSlots-1)
-		return 0
-	}
-	return int8(n)
-}
-
-// slot is a context reference that must not be null.
-func (p *opParser) slot(s string) int8 {
-	c := p.ctx(s)
-	if c < 0 {
-		p.fail("needs a context slot, not null")
-		return 0
-	}
-	return c
-}
-
-func (p *opParser) stream(s string) int8 {
-	if s == "null" {
-		return NullRef
-	}
-	n, err := strconv.Atoi(strings.TrimPrefix(s, "s"))
-	if !strings.HasPrefix(s, "s") || err != nil || n < 0 || n >= MaxStreams {
-		p.fail("bad stream %q (want s0..s%d or null)", s, MaxStreams-1)
-		return 0
-	}
-	return int8(n)
-}
-
-func (p *opParser) int32v(key, s string) int32 {
-	n, err := strconv.ParseInt(s, 10, 32)
-	if err != nil {
-		p.fail("bad %s %q", key, s)
-	}
-	return int32(n)
-}
-
 func (p *opParser) uintv(key, s string, bits int) uint64 {
 	n, err := strconv.ParseUint(s, 10, bits)
 	if err != nil {
 		p.fail("bad %s %q", key, s)
 	}
 	return n
-}
-
-func (p *opParser) spans(n int) {
-	for i := 0; i < n; i++ {
-		v, ok := p.take(spanKeys[i], false)
-		if !ok {
-			continue
-		}
-		found := false
-		for s := SpanRecipe(0); s < NumSpans; s++ {
-			if spanNames[s] == v {
-				p.op.Spans[i], found = s, true
-			}
-		}
-		if !found {
-			p.fail("bad span %s=%q", spanKeys[i], v)
-		}
-	}
-}
-
-func (p *opParser) rep() {
-	if v, ok := p.take("rep", false); ok {
-		n := p.uintv("rep", v, 32)
-		if n == 0 {
-			p.fail("rep must be at least 1")
-		}
-		p.op.Rep = uint32(n)
-	}
-}
-
-func (p *opParser) parse() {
-	defOf(p.op.Kind).parse(p)
-	p.done()
-}
-
-// storage reads a run storage index (0..3).
-func (p *opParser) storage(s string) int8 {
-	if s == "null" {
-		return NullRef
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n >= MaxStorages {
-		p.fail("bad st=%q (run storage 0..%d)", s, MaxStorages-1)
-		return 0
-	}
-	return int8(n)
-}
-
-func (p *opParser) hold() {
-	v, _ := p.take("ms", true)
-	p.op.Ms = p.int32v("ms", v)
-	if p.op.Ms < 0 {
-		p.fail("ms must be >= 0")
-	}
-	v, _ = p.take("img", true)
-	p.op.Img = p.image(v)
-}
-
-func (p *opParser) launchArgs() {
-	v, _ := p.take("id", true)
-	p.op.ID = p.int32v("id", v)
-	if v, ok := p.take("args", false); ok {
-		p.op.Args = p.args(v)
-	}
-	v, _ = p.take("stream", true)
-	p.op.Stream = p.stream(v)
 }
 
 func (p *opParser) cfg(s string) CfgRecipe {
