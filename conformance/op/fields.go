@@ -159,7 +159,6 @@ var (
 	argsKey   = opt(recipe("args", (*opParser).args, ArgsRecipe.String, func(o *Op) *ArgsRecipe { return &o.Args },
 		"match", "null", "exact(t=1,s=0,host)", "match(dt=-1,alien,junk)"))
 	repKey = opt(nat("rep", 1, math.MaxUint32, func(o *Op) *uint32 { return &o.Rep }))
-	msKey  = i32("ms", func(o *Op) *int32 { return &o.Ms })
 )
 
 // enum is one of names (from index lo on) held in *at.

@@ -9,8 +9,9 @@ import (
 // The op table of the language. Every op kind is defined once, by define
 // from the file of its family (ops_*.go): its name, the context slots it
 // names, what the entry it calls is (a kernel-mode entry, one that returns a
-// status, one held to S-3 for a NULL context, ...), its text form (parse and
-// format) and its trace form (how a recorded call of it reads). The model
+// status, one held to S-3 for a NULL context, ...), its text form (a field
+// list, fields.go, from which Parse and String derive) and its trace form
+// (how a recorded call of it reads). The model
 // (conformance/model) and the engine (conformance) keep their own tables of
 // what they do per kind, keyed by the same Kind; nothing in the layers
 // switches on the kind.

@@ -70,11 +70,7 @@ func (r IDsRecipe) String() string {
 		s, _ := tracevocab.RankIDs.Spell("raw", r.RawBytes())
 		return s
 	}
-	s := "fill(" + strconv.FormatUint(uint64(r.Fill), 10) + ")"
-	if r.AtSet {
-		s += "+at(" + strconv.Itoa(int(r.At)) + "," + strconv.FormatUint(uint64(r.Val), 10) + ")"
-	}
-	return s
+	return formatParts(idsParts, r, "+")
 }
 
 // Entry is rank_ids[i] (0 past the recorded ones).
@@ -217,24 +213,7 @@ func (p *opParser) ids(v string) IDsRecipe {
 		return RawIDs(hexBytes(x, 0))
 	}
 	var r IDsRecipe
-	parts := splitTop(v, '+')
-	name, args, ok := call(parts[0])
-	if !ok || name != "fill" || len(args) != 1 {
-		p.fail("bad ids %q (want null, fill(V) or fill(V)+at(K,W))", v)
-		return r
-	}
-	r.Fill = uint32(p.uintv("ids", args[0], 32))
-	if len(parts) > 2 {
-		p.fail("ids %q: one at() at most", v)
-	}
-	if len(parts) == 2 {
-		name, args, ok := call(parts[1])
-		if !ok || name != "at" || len(args) != 2 {
-			p.fail("bad ids modifier %q (want at(K,W))", parts[1])
-			return r
-		}
-		r.AtSet, r.At, r.Val = true, uint8(p.uintv("ids", args[0], 8)), uint32(p.uintv("ids", args[1], 32))
-	}
+	parseParts(p, "ids", idsParts, splitTop(v, '+'), &r)
 	return r
 }
 

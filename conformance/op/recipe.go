@@ -116,7 +116,7 @@ func parseParts[R any](p *opParser, what string, parts []part[R], toks []string,
 	}
 	for _, pt := range parts {
 		if pt.need && !seen[pt.name] {
-			p.fail("%s needs %s=", what, pt.name)
+			p.fail("%s needs %s%s", what, pt.name, map[bool]string{false: "=", true: "()"}[pt.call])
 		}
 	}
 }
@@ -197,21 +197,42 @@ func argsCounts(t, s string, need bool) []part[ArgsRecipe] {
 // pokePart is name(OFF,VAL): one corrupted byte or 32-bit field (one poke
 // an image).
 func pokePart(name string, kind PokeKind, max int64) part[ImageRecipe] {
-	return part[ImageRecipe]{name: name, call: true, args: 2, once: "poke",
-		read: func(r *ImageRecipe, v []string) string {
-			off, ok1 := decimal(v[0], 0, 1<<32-1)
-			val, ok2 := decimal(v[1], 0, max)
-			if !ok1 || !ok2 {
-				return "offset 0..4294967295, value 0.." + strconv.FormatInt(max, 10)
+	pt := pairPart(name, 1<<32-1, max, func(r *ImageRecipe, off, val int64) {
+		r.Poke, r.PokeOff, r.PokeVal = kind, uint32(off), uint32(val)
+	}, func(r ImageRecipe) (int64, int64, bool) { return int64(r.PokeOff), int64(r.PokeVal), r.Poke == kind })
+	pt.once = "poke"
+	return pt
+}
+
+// pairPart is name(A,B), A in [0, maxA] and B in [0, maxB], set by set and
+// read back by get (false: the part is absent).
+func pairPart[R any](name string, maxA, maxB int64, set func(r *R, a, b int64), get func(r R) (int64, int64, bool)) part[R] {
+	return part[R]{name: name, call: true, args: 2,
+		read: func(r *R, v []string) string {
+			a, okA := decimal(v[0], 0, maxA)
+			b, okB := decimal(v[1], 0, maxB)
+			if !okA || !okB {
+				return "0.." + strconv.FormatInt(maxA, 10) + ", 0.." + strconv.FormatInt(maxB, 10)
 			}
-			r.Poke, r.PokeOff, r.PokeVal = kind, uint32(off), uint32(val)
+			set(r, a, b)
 			return ""
 		},
-		text: func(r ImageRecipe) string {
-			if r.Poke != kind {
-				return ""
+		text: func(r R) string {
+			if a, b, ok := get(r); ok {
+				return strconv.FormatInt(a, 10) + "," + strconv.FormatInt(b, 10)
 			}
-			return strconv.FormatUint(uint64(r.PokeOff), 10) + "," + strconv.FormatUint(uint64(r.PokeVal), 10)
+			return ""
 		},
 	}
+}
+
+// idsParts: fill(V), every entry V, then at(K,W), entry K W.
+var idsParts = []part[IDsRecipe]{
+	func() part[IDsRecipe] {
+		pt := called(numPart("fill", 0, 1<<32-1, false, func(r *IDsRecipe) *uint32 { return &r.Fill }))
+		pt.need = true
+		return pt
+	}(),
+	pairPart("at", 255, 1<<32-1, func(r *IDsRecipe, k, w int64) { r.AtSet, r.At, r.Val = true, uint8(k), uint32(w) },
+		func(r IDsRecipe) (int64, int64, bool) { return int64(r.At), int64(r.Val), r.AtSet }),
 }
