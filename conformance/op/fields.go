@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/simabi/simabi/abi/tracevocab"
 )
 
 // A kind's text form is its field list (kindDef.fields): positional fields
@@ -29,6 +31,9 @@ type field struct {
 	// and writes its key=value parts (parts) instead.
 	take  func(p *opParser)
 	parts func(o Op) []string
+	// rec reads the field's recorded value in a trace (nil: the kind's
+	// trace form reads it).
+	rec func(o *Op, v tracevocab.Value)
 	// samples are valid texts of the field (a group's: its parts, space
 	// separated, "" for none); the round-trip test draws from them.
 	samples []string
@@ -44,8 +49,10 @@ func dflt(f field, init func(o *Op)) field { f.need, f.init = false, init; retur
 // and *at stays false; present, it is written whatever its value.
 func present(at func(*Op) *bool, f field) field {
 	read, text := f.read, f.text
+	rec := f.rec
 	f.need = false
 	f.read = func(p *opParser, v string) { *at(&p.op) = true; read(p, v) }
+	f.rec = func(o *Op, v tracevocab.Value) { *at(o) = true; rec(o, v) }
 	f.text = func(o Op) string {
 		if !*at(&o) {
 			return ""
@@ -54,6 +61,9 @@ func present(at func(*Op) *bool, f field) field {
 	}
 	return f
 }
+
+// untraced leaves f's recorded value to the kind's trace form.
+func untraced(f field) field { f.rec = nil; return f }
 
 // also adds a check of the value read to f, whose valid texts are then
 // samples.
@@ -85,6 +95,7 @@ func nat[T integer](key string, lo, hi uint64, at func(*Op) *T) field {
 			*at(&p.op) = T(n)
 		},
 		text: func(o Op) string { return strconv.FormatUint(uint64(*at(&o))&mask, 10) },
+		rec:  func(o *Op, v tracevocab.Value) { *at(o) = T(min(v.Uint(0), hi)) },
 	}
 }
 
@@ -103,6 +114,7 @@ func num[T integer](key string, lo, hi int64, at func(*Op) *T) field {
 			*at(&p.op) = T(n)
 		},
 		text: func(o Op) string { return strconv.FormatInt(int64(*at(&o)), 10) },
+		rec:  func(o *Op, v tracevocab.Value) { *at(o) = T(max(lo, min(hi, v.Int(0)))) },
 	}
 }
 
@@ -180,6 +192,14 @@ func enum[T ~uint8](key string, names []string, lo T, at func(*Op) *T) field {
 			p.fail("unknown %s=%q", key, v)
 		},
 		text: func(o Op) string { return names[*at(&o)] },
+		// A recorded value names its variant (a span's halfptr).
+		rec: func(o *Op, v tracevocab.Value) {
+			for i := int(lo); i < len(names); i++ {
+				if names[i] == v.Variant && v.Variant != "" {
+					*at(o) = T(i)
+				}
+			}
+		},
 	}
 }
 
@@ -206,6 +226,7 @@ func nullFlag(key, other string, at func(*Op) *bool) field {
 			}
 			return other
 		},
+		rec: func(o *Op, v tracevocab.Value) { *at(o) = v.Is("null") },
 	}
 }
 

@@ -334,10 +334,11 @@ var (
 	rankKey = nat("rank", 0, math.MaxUint32, comm(func(c *CommRecipe) *int64 { return &c.Rank }))
 	idsKey  = opt(recipe("ids", (*opParser).ids, IDsRecipe.String, comm(func(c *CommRecipe) *IDsRecipe { return &c.IDs }),
 		"null", "fill(0)", "fill(4294967295)+at(255,7)"))
-	outKey   = nullFlag("out", "", comm(func(c *CommRecipe) *bool { return &c.NullOut }))
-	baseKey  = nullFlag("base", "", comm(func(c *CommRecipe) *bool { return &c.NullBase }))
-	allocKey = u8("a", comm(func(c *CommRecipe) *uint8 { return &c.ID }))
-	domKey   = u8("d", comm(func(c *CommRecipe) *uint8 { return &c.ID }))
+	outKey  = nullFlag("out", "", comm(func(c *CommRecipe) *bool { return &c.NullOut }))
+	baseKey = nullFlag("base", "", comm(func(c *CommRecipe) *bool { return &c.NullBase }))
+	// A trace names allocations and domains (traceComm1).
+	allocKey = untraced(u8("a", comm(func(c *CommRecipe) *uint8 { return &c.ID })))
+	domKey   = untraced(u8("d", comm(func(c *CommRecipe) *uint8 { return &c.ID })))
 	// profile= is gprep's profile, held minus one (the zero value is
 	// SIM_SHM, 1).
 	profileKey = field{key: "profile", samples: []string{"0", "1", "2", "4294967295"},
@@ -437,28 +438,8 @@ func traceComm1(p *traceParser, c *TraceCall, f *traceFields) error {
 	}
 	for key, v := range f.keyed {
 		switch key {
-		case "win":
-			r.Win = v.Uint(0)
-		case "off":
-			r.Off = v.Uint(0)
-		case "n":
-			r.N = v.Uint(0)
-		case "rank":
-			if c.Op.Kind == KindCommInit {
-				r.Rank = int64(clampI32(v.Int(0)))
-			} else {
-				r.Rank = int64(uint32(v.Uint(0)))
-			}
-		case "nranks":
-			r.NRanks = clampI32(v.Int(0))
 		case "profile":
 			r.Profile = uint32(v.Uint(0)) - 1
-		case "count":
-			r.CountSet, r.Count = true, v.Uint(0)
-		case "out":
-			r.NullOut = true
-		case "base":
-			r.NullBase = true
 		case "path":
 			r.Path = NullRef
 			switch {

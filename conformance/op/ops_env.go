@@ -14,7 +14,7 @@ func init() {
 	define(KindGetDev, kindDef{name: "getdev", quiet: true, trace: traceNothing, answer: answerValue})
 	define(KindSync, kindDef{name: "sync", trace: traceSync,
 		fields: []field{ref("stream", "", "s", MaxStreams, true, func(o *Op) *int8 { return &o.Stream })}})
-	define(KindInject, kindDef{name: "inject", quiet: true, trace: traceInject, fields: []field{
+	define(KindInject, kindDef{name: "inject", quiet: true, trace: traceNothing, fields: []field{
 		i32("site", func(o *Op) *int32 { return &o.Site }), i32("count", func(o *Op) *int32 { return &o.Count }),
 		i32("code", func(o *Op) *int32 { return &o.Code })}})
 	define(KindClobber, kindDef{name: "clobber", fields: []field{imgKey}})

@@ -12,7 +12,7 @@ func init() {
 	})
 	define(KindACL, kindDef{
 		name: "acl", args: ctxOne, entry: true, status: true, nullable: true, fields: []field{ctxArg, devKey},
-		trace: traceInit,
+		trace: traceNothing,
 	})
 	define(KindProg, kindDef{
 		name: "prog", args: ctxOne, entry: true, nullable: true,

@@ -6,7 +6,7 @@ package op
 
 func init() {
 	define(KindRegister, runDef("register", traceRegister, ctxArg, idKey, opt(imgKey)))
-	define(KindUnregister, runDef("unregister", traceID, ctxArg, idKey))
+	define(KindUnregister, runDef("unregister", traceNothing, ctxArg, idKey))
 	// The run's CallConfig and descriptor are the runner's valid ones;
 	// cfg=null and desc=null pass NULL (E-PROG: refused with IA).
 	start := []field{ctxArg, stKey, idKey, argsKey, nullFlag("cfg", "", func(o *Op) *bool { return &o.Cfg.Null }),
