@@ -2,7 +2,6 @@ package op
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/simabi/simabi/abi"
 )
@@ -10,8 +9,9 @@ import (
 // The op table of the language. Every op kind is defined once, by define
 // from the file of its family (ops_*.go): its name, the context slots it
 // names, what the entry it calls is (a kernel-mode entry, one that returns a
-// status, one held to S-3 for a NULL context, ...), its text form (parse and
-// format) and its trace form (how a recorded call of it reads). The model
+// status, one held to S-3 for a NULL context, ...), its text form (a field
+// list, fields.go, from which Parse and String derive) and its trace form
+// (how a recorded call of it reads). The model
 // (conformance/model) and the engine (conformance) keep their own tables of
 // what they do per kind, keyed by the same Kind; nothing in the layers
 // switches on the kind.
@@ -60,8 +60,12 @@ type kindDef struct {
 	// (E-COMM), not the status table of S-1 and S-2.
 	commCodes bool
 
-	parse  func(p *opParser)
-	format func(t *opText, op Op)
+	// fields are the op's text form (fields.go); check, when set, is a rule
+	// between fields, run after they are read; zero is the op an absent
+	// optional field leaves as it is.
+	fields []field
+	check  func(p *opParser)
+	zero   Op
 	// trace reads a recorded call's arguments into c.Op (nil: a trace never
 	// records the kind); answer reads its result into c.Obs (nil: a status,
 	// with the out= and accepted= a result may carry).
@@ -85,8 +89,11 @@ func define(k Kind, d kindDef) {
 	if k <= KindInvalid || k >= NumKinds || kinds[k] != nil {
 		panic("op: kind " + strconv.Itoa(int(k)) + " defined twice or out of range")
 	}
-	if d.parse == nil || d.format == nil {
-		panic("op: kind " + d.name + " lacks its parser or format")
+	d.zero.Kind = k
+	for _, f := range d.fields {
+		if f.init != nil {
+			f.init(&d.zero)
+		}
 	}
 	kinds[k] = &d
 }
@@ -111,39 +118,6 @@ func KindByName(name string) (Kind, bool) {
 
 // Defined reports whether k is a kind of the language.
 func (k Kind) Defined() bool { return defOf(k) != nil }
-
-// opText writes an op's arguments after its name.
-type opText struct{ b *strings.Builder }
-
-// w writes parts, each after a space.
-func (t *opText) w(parts ...string) {
-	for _, p := range parts {
-		t.b.WriteByte(' ')
-		t.b.WriteString(p)
-	}
-}
-
-// spans writes the first n binary spans that are not (NULL, 0).
-func (t *opText) spans(op Op, n int) {
-	for i := 0; i < n; i++ {
-		if op.Spans[i] != SpanNone {
-			t.w(spanKeys[i] + "=" + op.Spans[i].String())
-		}
-	}
-}
-
-// rep writes rep=N for a repeated op.
-func (t *opText) rep(op Op) {
-	if op.Rep != 0 {
-		t.w("rep=" + strconv.FormatUint(uint64(op.Rep), 10))
-	}
-}
-
-func (t *opText) args(op Op) {
-	if op.Args != (ArgsRecipe{}) {
-		t.w("args=" + op.Args.String())
-	}
-}
 
 // Predicates over the table.
 

@@ -191,29 +191,7 @@ func (c CfgRecipe) String() string {
 	if c == (CfgRecipe{}) {
 		return "ok"
 	}
-	var parts []string
-	if c.Null {
-		parts = append(parts, "null")
-	}
-	if c.Threads != 0 {
-		parts = append(parts, "threads="+strconv.Itoa(int(c.Threads)))
-	}
-	if c.Swim != 0 {
-		parts = append(parts, "swim="+strconv.Itoa(int(c.Swim)))
-	}
-	for _, f := range []struct {
-		on   bool
-		name string
-	}{{c.DepGen, "depgen"}, {c.Prefix, "prefix"}, {c.Unterm, "unterm"}, {c.PMU, "pmu"}, {c.Dump, "dump"},
-		{c.Scope, "scope"}, {c.Anchors, "anchors"}} {
-		if f.on {
-			parts = append(parts, f.name)
-		}
-	}
-	if c.Ring != RingNone && c.Ring < NumRings {
-		parts = append(parts, "ring="+ringNames[c.Ring])
-	}
-	return strings.Join(parts, "+")
+	return formatParts(cfgParts, c, "+")
 }
 
 // ImgBase is the base of an image recipe.
@@ -330,7 +308,6 @@ type ImageRecipe struct {
 }
 
 func (r ImageRecipe) String() string {
-	var b strings.Builder
 	switch r.Base {
 	case ImgNull:
 		return "null"
@@ -349,61 +326,11 @@ func (r ImageRecipe) String() string {
 		s, _ := tracevocab.Img.Spell("trunc", r.Raw, uint64(r.Mis))
 		return s
 	}
-	b.WriteString("valid(")
-	first := true
-	kv := func(k string, v uint64) {
-		if v == 0 {
-			return
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(strconv.FormatUint(v, 10))
+	v := "valid(" + formatParts(imgParams, r, ",") + ")"
+	if m := formatParts(imgMods, r, "+"); m != "" {
+		v += "+" + m
 	}
-	kv("t", uint64(r.T))
-	kv("s", uint64(r.S))
-	kv("c", uint64(r.C))
-	kv("b", uint64(r.B))
-	kv("x", uint64(r.X))
-	if r.NoSC {
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteString("nosc")
-	}
-	if r.IO {
-		if !first {
-			b.WriteByte(',')
-		}
-		b.WriteString("io")
-	}
-	b.WriteByte(')')
-	if r.Defect != DefNone {
-		b.WriteString("+defect(" + r.Defect.String() + ")")
-	}
-	if r.Mis != 0 {
-		b.WriteString("+mis(" + strconv.Itoa(int(r.Mis)) + ")")
-	}
-	if r.Short != 0 {
-		b.WriteString("+short(" + strconv.FormatUint(uint64(r.Short), 10) + ")")
-	}
-	if r.Long != 0 {
-		b.WriteString("+long(" + strconv.FormatUint(uint64(r.Long), 10) + ")")
-	}
-	switch r.Poke {
-	case PokeByte:
-		b.WriteString("+byte(" + strconv.FormatUint(uint64(r.PokeOff), 10) + "," + strconv.FormatUint(uint64(r.PokeVal), 10) + ")")
-	case PokeU32:
-		b.WriteString("+u32(" + strconv.FormatUint(uint64(r.PokeOff), 10) + "," + strconv.FormatUint(uint64(r.PokeVal), 10) + ")")
-	}
-	if r.Edge {
-		b.WriteString("+edge")
-	}
-	return b.String()
+	return v
 }
 
 // ArgsMode is how launch's args are formed.
@@ -439,44 +366,12 @@ func (a ArgsRecipe) String() string {
 	case ArgsNull:
 		return "null"
 	case ArgsExact:
-		s := "exact(t=" + strconv.Itoa(int(a.T)) + ",s=" + strconv.Itoa(int(a.S))
-		if a.Host {
-			s += ",host"
-		}
-		if a.Alien {
-			s += ",alien"
-		}
-		if a.HostLast {
-			s += ",hostlast"
-		}
-		if a.Junk {
-			s += ",junk"
-		}
-		return s + ")"
+		return "exact(" + formatParts(exactParts, a, ",") + ")"
 	}
-	if a.T == 0 && a.S == 0 && !a.Host && !a.Alien && !a.HostLast && !a.Junk {
-		return "match"
+	if m := formatParts(matchParts, a, ","); m != "" {
+		return "match(" + m + ")"
 	}
-	var parts []string
-	if a.T != 0 {
-		parts = append(parts, "dt="+strconv.Itoa(int(a.T)))
-	}
-	if a.S != 0 {
-		parts = append(parts, "ds="+strconv.Itoa(int(a.S)))
-	}
-	if a.Host {
-		parts = append(parts, "host")
-	}
-	if a.Alien {
-		parts = append(parts, "alien")
-	}
-	if a.HostLast {
-		parts = append(parts, "hostlast")
-	}
-	if a.Junk {
-		parts = append(parts, "junk")
-	}
-	return "match(" + strings.Join(parts, ",") + ")"
+	return "match"
 }
 
 // ProgFn names the entry a prog op calls. Each is called with deliberately
@@ -574,28 +469,14 @@ func (op Op) Reps() int {
 }
 
 // CtxText is the text form of context slot c (c3, or null for NullRef).
-func CtxText(c int8) string { return ctxText(c) }
-
-func ctxText(c int8) string {
-	if c < 0 {
-		return "null"
-	}
-	return "c" + strconv.Itoa(int(c))
-}
-
-func streamText(s int8) string {
-	if s < 0 {
-		return "null"
-	}
-	return "s" + strconv.Itoa(int(s))
-}
+func CtxText(c int8) string { return refText("c", c) }
 
 // String is the one-line text form of op; Parse(op.String()) == op.
 func (op Op) String() string {
 	var b strings.Builder
 	b.WriteString(op.Kind.String())
 	if d := defOf(op.Kind); d != nil {
-		d.format(&opText{&b}, op)
+		d.format(&b, op)
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package op
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,11 +70,7 @@ func (r IDsRecipe) String() string {
 		s, _ := tracevocab.RankIDs.Spell("raw", r.RawBytes())
 		return s
 	}
-	s := "fill(" + strconv.FormatUint(uint64(r.Fill), 10) + ")"
-	if r.AtSet {
-		s += "+at(" + strconv.Itoa(int(r.At)) + "," + strconv.FormatUint(uint64(r.Val), 10) + ")"
-	}
-	return s
+	return formatParts(idsParts, r, "+")
 }
 
 // Entry is rank_ids[i] (0 past the recorded ones).
@@ -202,57 +199,8 @@ func (c CommRecipe) DescCount() uint64 {
 	return uint64(c.Descs.N)
 }
 
-func handleText(h int8) string {
-	if h < 0 {
-		return "null"
-	}
-	return "h" + strconv.Itoa(int(h))
-}
-
-// handle reads hN or null.
-func (p *opParser) handle(s string, nullable bool) int8 {
-	if s == "null" && nullable {
-		return NullRef
-	}
-	n, err := strconv.Atoi(strings.TrimPrefix(s, "h"))
-	if !strings.HasPrefix(s, "h") || err != nil || n < 0 || n >= MaxCommHandles {
-		p.fail("bad handle %q (want h0..h%d%s)", s, MaxCommHandles-1, map[bool]string{true: " or null"}[nullable])
-		return 0
-	}
-	return int8(n)
-}
-
-// small reads key= as a number in [0, 256).
-func (p *opParser) small(key string, required bool) uint8 {
-	v, ok := p.take(key, required)
-	if !ok {
-		return 0
-	}
-	return uint8(p.uintv(key, v, 8))
-}
-
-func (p *opParser) u64(key string, required bool) uint64 {
-	v, ok := p.take(key, required)
-	if !ok {
-		return 0
-	}
-	return p.uintv(key, v, 64)
-}
-
-// nullFlag reads key=null (the pointer is NULL) when present.
-func (p *opParser) nullFlag(key string) bool {
-	v, ok := p.take(key, false)
-	if ok && v != "null" {
-		p.fail("%s= takes only null", key)
-	}
-	return ok
-}
-
-func (p *opParser) ids() IDsRecipe {
-	v, ok := p.take("ids", false)
-	if !ok {
-		return IDsRecipe{}
-	}
+// ids reads IDS.
+func (p *opParser) ids(v string) IDsRecipe {
 	if v == "null" {
 		return IDsRecipe{Null: true}
 	}
@@ -265,38 +213,12 @@ func (p *opParser) ids() IDsRecipe {
 		return RawIDs(hexBytes(x, 0))
 	}
 	var r IDsRecipe
-	parts := splitTop(v, '+')
-	name, args, ok := call(parts[0])
-	if !ok || name != "fill" || len(args) != 1 {
-		p.fail("bad ids %q (want null, fill(V) or fill(V)+at(K,W))", v)
-		return r
-	}
-	r.Fill = uint32(p.uintv("ids", args[0], 32))
-	if len(parts) > 2 {
-		p.fail("ids %q: one at() at most", v)
-	}
-	if len(parts) == 2 {
-		name, args, ok := call(parts[1])
-		if !ok || name != "at" || len(args) != 2 {
-			p.fail("bad ids modifier %q (want at(K,W))", parts[1])
-			return r
-		}
-		r.AtSet, r.At, r.Val = true, uint8(p.uintv("ids", args[0], 8)), uint32(p.uintv("ids", args[1], 32))
-	}
+	parseParts(p, "ids", idsParts, splitTop(v, '+'), &r)
 	return r
 }
 
-func (t *opText) ids(r IDsRecipe) {
-	if r != (IDsRecipe{}) {
-		t.w("ids=" + r.String())
-	}
-}
-
-func (p *opParser) descs() DescsRecipe {
-	v, ok := p.take("descs", false)
-	if !ok {
-		return DescsRecipe{}
-	}
+// descs reads DESCS.
+func (p *opParser) descs(v string) DescsRecipe {
 	if v == "null" {
 		return DescsRecipe{Null: true}
 	}
@@ -355,7 +277,7 @@ func (p *opParser) memRef(s string) {
 	switch {
 	case strings.HasPrefix(s, "h"):
 		h, rest, _ := strings.Cut(s, ".")
-		c.H = p.handle(h, false)
+		handleArg(false).read(p, h)
 		switch {
 		case rest == "":
 			c.Ref = RefBase
@@ -382,287 +304,97 @@ func (p *opParser) memRef(s string) {
 	}
 }
 
-func memRefText(c CommRecipe) string {
+func memRefText(o Op) string {
+	c := o.Comm
 	switch c.Ref {
 	case RefDerived:
-		return handleText(c.H) + ".d" + strconv.Itoa(int(c.K))
+		return refText("h", c.H) + ".d" + strconv.Itoa(int(c.K))
 	case RefDomain:
-		return handleText(c.H) + ".a" + strconv.Itoa(int(c.K))
+		return refText("h", c.H) + ".a" + strconv.Itoa(int(c.K))
 	case RefGlobal:
 		return "d" + strconv.Itoa(int(c.ID))
 	case RefLocal:
 		return "d" + strconv.Itoa(int(c.ID)) + ".local"
 	}
-	return handleText(c.H)
+	return refText("h", c.H)
 }
+
+// Comm fields: the arguments of the recipe (Op.Comm).
+func comm[T any](at func(*CommRecipe) *T) func(*Op) *T {
+	return func(o *Op) *T { return at(&o.Comm) }
+}
+
+func handleArg(nullable bool) field {
+	return ref("handle", "", "h", MaxCommHandles, nullable, comm(func(c *CommRecipe) *int8 { return &c.H }))
+}
+
+var (
+	winKey  = u64("win", comm(func(c *CommRecipe) *uint64 { return &c.Win }))
+	nKey    = u64("n", comm(func(c *CommRecipe) *uint64 { return &c.N }))
+	rankKey = nat("rank", 0, math.MaxUint32, comm(func(c *CommRecipe) *int64 { return &c.Rank }))
+	idsKey  = opt(recipe("ids", (*opParser).ids, IDsRecipe.String, comm(func(c *CommRecipe) *IDsRecipe { return &c.IDs }),
+		"null", "fill(0)", "fill(4294967295)+at(255,7)"))
+	outKey  = nullFlag("out", "", comm(func(c *CommRecipe) *bool { return &c.NullOut }))
+	baseKey = nullFlag("base", "", comm(func(c *CommRecipe) *bool { return &c.NullBase }))
+	// A trace names allocations and domains (traceComm1).
+	allocKey = untraced(u8("a", comm(func(c *CommRecipe) *uint8 { return &c.ID })))
+	domKey   = untraced(u8("d", comm(func(c *CommRecipe) *uint8 { return &c.ID })))
+	// profile= is gprep's profile, held minus one (the zero value is
+	// SIM_SHM, 1).
+	profileKey = field{key: "profile", samples: []string{"0", "1", "2", "4294967295"},
+		read: func(p *opParser, v string) { p.op.Comm.Profile = uint32(p.uintv("profile", v, 32)) - 1 },
+		text: func(o Op) string { return strconv.FormatUint(uint64(o.Comm.GPProfile()), 10) },
+	}
+	// A word of a window: REF idx=I [off=K] [put=V], K a multiple of 8.
+	memRefArg = field{samples: []string{"h0", "h7.d2", "h1.a3", "d1", "d255.local"},
+		read: (*opParser).memRef, text: memRefText}
+	word = []field{u8("idx", comm(func(c *CommRecipe) *uint8 { return &c.Idx })),
+		also(opt(u64("off", comm(func(c *CommRecipe) *uint64 { return &c.Off }))), func(p *opParser, v string) {
+			if p.op.Comm.Off%8 != 0 {
+				p.fail("off=%s: not a multiple of 8 (the op moves whole words)", v)
+			}
+		}, "0", "8", "4088"),
+		present(comm(func(c *CommRecipe) *bool { return &c.Put }), u64("put", comm(func(c *CommRecipe) *uint64 { return &c.Val })))}
+)
 
 // commDef is the definition every comm kind shares: an entry of no device
 // context, passing no fault site, answering the comm backend's 0 or -1.
-func commDef(name string, parse func(p *opParser), format func(t *opText, op Op)) kindDef {
-	return kindDef{name: name, entry: true, quiet: true, commCodes: true, parse: parse, format: format, trace: traceComm1}
-}
-
-// handleOnlyDef: an op whose one argument is a handle (or null), with
-// out=null when out.
-func handleOnlyDef(name string, out bool) kindDef {
-	return commDef(name, func(p *opParser) {
-		p.op.Comm.H = p.handle(p.positional(1)[0], true)
-		if out {
-			p.op.Comm.NullOut = p.nullFlag("out")
-		}
-	}, func(t *opText, op Op) {
-		t.w(handleText(op.Comm.H))
-		t.outs(op.Comm)
-	})
-}
-
-func (t *opText) kv(k string, v uint64) { t.w(k + "=" + strconv.FormatUint(v, 10)) }
-
-func (t *opText) outs(c CommRecipe) {
-	if c.NullOut {
-		t.w("out=null")
-	}
-	if c.NullBase {
-		t.w("base=null")
-	}
+func commDef(name string, fields ...field) kindDef {
+	return kindDef{name: name, entry: true, quiet: true, commCodes: true, fields: fields, trace: traceComm1}
 }
 
 func init() {
-	define(KindCommInit, kindDef{name: "cinit", entry: true, quiet: true, commCodes: true, trace: traceComm1, answer: answerCommInit,
-		parse: func(p *opParser) {
-			c := &p.op.Comm
-			c.H = p.handle(p.positional(1)[0], false)
-			v, _ := p.take("rank", true)
-			c.Rank = int64(p.int32v("rank", v))
-			v, _ = p.take("nranks", true)
-			c.NRanks = p.int32v("nranks", v)
-			v, _ = p.take("path", true)
-			c.Path = NullRef
-			if v != "null" {
-				n, err := strconv.Atoi(strings.TrimPrefix(v, "p"))
-				if !strings.HasPrefix(v, "p") || err != nil || n < 0 || n >= MaxCommPaths {
-					p.fail("bad path %q (want p0..p%d or null)", v, MaxCommPaths-1)
-				}
-				c.Path = int8(n)
-			}
-			c.Stream = NullRef
-			if v, ok := p.take("stream", false); ok {
-				c.Stream = p.stream(v)
-			}
-		},
-		format: func(t *opText, op Op) {
-			c := op.Comm
-			t.w(handleText(c.H), "rank="+strconv.FormatInt(c.Rank, 10), "nranks="+strconv.Itoa(int(c.NRanks)))
-			if c.Path < 0 {
-				t.w("path=null")
-			} else {
-				t.w("path=p" + strconv.Itoa(int(c.Path)))
-			}
-			if c.Stream >= 0 {
-				t.w("stream=" + streamText(c.Stream))
-			}
-		},
-	})
-	define(KindCommAlloc, commDef("calloc",
-		func(p *opParser) {
-			p.op.Comm.H = p.handle(p.positional(1)[0], true)
-			p.op.Comm.Win = p.u64("win", true)
-			p.op.Comm.NullOut = p.nullFlag("out")
-		},
-		func(t *opText, op Op) {
-			t.w(handleText(op.Comm.H))
-			t.kv("win", op.Comm.Win)
-			t.outs(op.Comm)
-		}))
-	define(KindCommBase, handleOnlyDef("cbase", true))
-	define(KindCommSize, handleOnlyDef("csize", true))
-	define(KindCommBarrier, handleOnlyDef("cbarrier", false))
-	destroy := handleOnlyDef("cdestroy", false)
+	cinit := commDef("cinit", handleArg(false), num("rank", math.MinInt32, math.MaxInt32, comm(func(c *CommRecipe) *int64 { return &c.Rank })),
+		i32("nranks", comm(func(c *CommRecipe) *int32 { return &c.NRanks })),
+		ref("path", "path", "p", MaxCommPaths, true, comm(func(c *CommRecipe) *int8 { return &c.Path })),
+		dflt(ref("stream", "stream", "s", MaxStreams, true, comm(func(c *CommRecipe) *int8 { return &c.Stream })),
+			func(o *Op) { o.Comm.Stream = NullRef }))
+	cinit.answer = answerCommInit
+	define(KindCommInit, cinit)
+	define(KindCommAlloc, commDef("calloc", handleArg(true), winKey, outKey))
+	define(KindCommBase, commDef("cbase", handleArg(true), outKey))
+	define(KindCommSize, commDef("csize", handleArg(true), outKey))
+	define(KindCommBarrier, commDef("cbarrier", handleArg(true)))
+	destroy := commDef("cdestroy", handleArg(true))
 	destroy.answer = answerCommDestroy
 	define(KindCommDestroy, destroy)
-	define(KindCommDerive, commDef("cderive",
-		func(p *opParser) {
-			c := &p.op.Comm
-			c.H = p.handle(p.positional(1)[0], true)
-			c.N = p.u64("n", true)
-			c.Rank = int64(p.uintv("rank", p.must("rank"), 32))
-			c.Off = p.u64("off", true)
-			c.Win = p.u64("win", true)
-			c.IDs = p.ids()
-			c.NullOut = p.nullFlag("out")
-		},
-		func(t *opText, op Op) {
-			c := op.Comm
-			t.w(handleText(c.H))
-			t.kv("n", c.N)
-			t.kv("rank", uint64(c.Rank))
-			t.kv("off", c.Off)
-			t.kv("win", c.Win)
-			t.ids(c.IDs)
-			t.outs(c)
-		}))
-	define(KindCommDomainAlloc, commDef("dalloc",
-		func(p *opParser) {
-			c := &p.op.Comm
-			c.H = p.handle(p.positional(1)[0], true)
-			c.ID = p.small("a", true)
-			c.N = p.u64("n", true)
-			c.Rank = int64(p.uintv("rank", p.must("rank"), 32))
-			c.Win = p.u64("win", true)
-			c.IDs = p.ids()
-			c.NullOut = p.nullFlag("out")
-			c.NullBase = p.nullFlag("base")
-		},
-		func(t *opText, op Op) {
-			c := op.Comm
-			t.w(handleText(c.H))
-			t.kv("a", uint64(c.ID))
-			t.kv("n", c.N)
-			t.kv("rank", uint64(c.Rank))
-			t.kv("win", c.Win)
-			t.ids(c.IDs)
-			t.outs(c)
-		}))
-	define(KindCommDomainRelease, commDef("drelease",
-		func(p *opParser) {
-			c := &p.op.Comm
-			c.H = p.handle(p.positional(1)[0], true)
-			c.ID = p.small("a", true)
-			c.N = p.u64("n", true)
-			c.Rank = int64(p.uintv("rank", p.must("rank"), 32))
-		},
-		func(t *opText, op Op) {
-			c := op.Comm
-			t.w(handleText(c.H))
-			t.kv("a", uint64(c.ID))
-			t.kv("n", c.N)
-			t.kv("rank", uint64(c.Rank))
-		}))
-	define(KindCommGlobalPrepare, commDef("gprep",
-		func(p *opParser) {
-			c := &p.op.Comm
-			p.positional(0)
-			c.ID = p.small("d", true)
-			c.Rank = int64(p.uintv("rank", p.must("rank"), 32))
-			c.N = p.uintv("n", p.must("n"), 32)
-			c.Win = p.u64("win", true)
-			if v, ok := p.take("profile", false); ok {
-				c.Profile = uint32(p.uintv("profile", v, 32)) - 1
-			}
-			c.NullOut = p.nullFlag("out")
-			c.NullBase = p.nullFlag("base")
-		},
-		func(t *opText, op Op) {
-			c := op.Comm
-			t.kv("d", uint64(c.ID))
-			t.kv("rank", uint64(c.Rank))
-			t.kv("n", c.N)
-			t.kv("win", c.Win)
-			if c.Profile != 0 {
-				t.kv("profile", uint64(c.GPProfile()))
-			}
-			t.outs(c)
-		}))
-	define(KindCommGlobalImport, commDef("gimport",
-		func(p *opParser) {
-			c := &p.op.Comm
-			p.positional(0)
-			c.ID = p.small("d", true)
-			c.Descs = p.descs()
-			if v, ok := p.take("count", false); ok {
-				c.CountSet, c.Count = true, p.uintv("count", v, 64)
-			}
-			c.NullOut = p.nullFlag("out")
-		},
-		func(t *opText, op Op) {
-			c := op.Comm
-			t.kv("d", uint64(c.ID))
-			if c.Descs != (DescsRecipe{}) {
-				t.w("descs=" + c.Descs.String())
-			}
-			if c.CountSet {
-				t.kv("count", c.Count)
-			}
-			t.outs(c)
-		}))
-	define(KindCommGlobalRelease, commDef("grelease",
-		func(p *opParser) {
-			p.positional(0)
-			p.op.Comm.ID = p.small("d", true)
-		},
-		func(t *opText, op Op) { t.kv("d", uint64(op.Comm.ID)) }))
-	define(KindCommMem, kindDef{name: "cmem", quiet: true,
-		parse: func(p *opParser) {
-			p.memRef(p.positional(1)[0])
-			p.word("cmem reads and writes whole words")
-		},
-		format: func(t *opText, op Op) {
-			t.w(memRefText(op.Comm))
-			t.word(op.Comm)
-		},
-	})
-}
-
-// word reads the word a cmem or ccopy names after its reference: idx=I
-// [off=K] [put=V], K a multiple of 8 (what says so: whole words).
-func (p *opParser) word(what string) {
-	c := &p.op.Comm
-	c.Idx = p.small("idx", true)
-	c.Off = p.u64("off", false)
-	if v, ok := p.take("put", false); ok {
-		c.Put, c.Val = true, p.uintv("put", v, 64)
-	}
-	if c.Off%8 != 0 {
-		p.fail("%s: off must be a multiple of 8", what)
-	}
-}
-
-func (t *opText) word(c CommRecipe) {
-	t.kv("idx", uint64(c.Idx))
-	if c.Off != 0 {
-		t.kv("off", c.Off)
-	}
-	if c.Put {
-		t.kv("put", c.Val)
-	}
-}
-
-func init() {
+	define(KindCommDerive, commDef("cderive", handleArg(true), nKey, rankKey,
+		u64("off", comm(func(c *CommRecipe) *uint64 { return &c.Off })), winKey, idsKey, outKey))
+	define(KindCommDomainAlloc, commDef("dalloc", handleArg(true), allocKey, nKey, rankKey, winKey, idsKey, outKey, baseKey))
+	define(KindCommDomainRelease, commDef("drelease", handleArg(true), allocKey, nKey, rankKey))
+	define(KindCommGlobalPrepare, commDef("gprep", domKey, rankKey,
+		nat("n", 0, math.MaxUint32, comm(func(c *CommRecipe) *uint64 { return &c.N })), winKey, opt(profileKey), outKey, baseKey))
+	define(KindCommGlobalImport, commDef("gimport", domKey,
+		opt(recipe("descs", (*opParser).descs, DescsRecipe.String, comm(func(c *CommRecipe) *DescsRecipe { return &c.Descs }),
+			"null", "d0", "d1.ver=3,d2.hs=257,d3.name=bad,d4.size=18446744073709551615")),
+		present(comm(func(c *CommRecipe) *bool { return &c.CountSet }), u64("count", comm(func(c *CommRecipe) *uint64 { return &c.Count }))),
+		outKey))
+	define(KindCommGlobalRelease, commDef("grelease", domKey))
+	define(KindCommMem, kindDef{name: "cmem", quiet: true, fields: append([]field{memRefArg}, word...)})
 	define(KindCommCopy, kindDef{name: "ccopy", args: ctxOne, entry: true, status: true, quiet: true,
-		parse: func(p *opParser) {
-			pos := p.positional(2)
-			p.op.C = p.slot(pos[0])
-			p.memRef(pos[1])
-			p.word("ccopy copies whole words")
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), memRefText(op.Comm))
-			t.word(op.Comm)
-		},
-	})
-}
-
-func init() {
+		fields: append([]field{slotArg, memRefArg}, word...)})
 	define(KindCommTimeout, kindDef{name: "ctimeout", quiet: true,
-		parse: func(p *opParser) {
-			p.positional(0)
-			v, _ := p.take("ms", true)
-			p.op.Ms = p.int32v("ms", v)
-			if p.op.Ms < 1 {
-				p.fail("ctimeout ms=%d: the bound is at least 1 ms", p.op.Ms)
-			}
-		},
-		format: func(t *opText, op Op) { t.w("ms=" + strconv.Itoa(int(op.Ms))) },
-	})
-}
-
-// must is a required argument's text.
-func (p *opParser) must(key string) string {
-	v, _ := p.take(key, true)
-	if v == "" {
-		return "0"
-	}
-	return v
+		fields: []field{num("ms", 1, math.MaxInt32, func(o *Op) *int32 { return &o.Ms })}})
 }
 
 // CommCodes reports whether an op of kind k answers the comm backend's own
@@ -706,28 +438,8 @@ func traceComm1(p *traceParser, c *TraceCall, f *traceFields) error {
 	}
 	for key, v := range f.keyed {
 		switch key {
-		case "win":
-			r.Win = v.Uint(0)
-		case "off":
-			r.Off = v.Uint(0)
-		case "n":
-			r.N = v.Uint(0)
-		case "rank":
-			if c.Op.Kind == KindCommInit {
-				r.Rank = int64(clampI32(v.Int(0)))
-			} else {
-				r.Rank = int64(uint32(v.Uint(0)))
-			}
-		case "nranks":
-			r.NRanks = clampI32(v.Int(0))
 		case "profile":
 			r.Profile = uint32(v.Uint(0)) - 1
-		case "count":
-			r.CountSet, r.Count = true, v.Uint(0)
-		case "out":
-			r.NullOut = true
-		case "base":
-			r.NullBase = true
 		case "path":
 			r.Path = NullRef
 			switch {

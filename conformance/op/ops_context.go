@@ -4,36 +4,25 @@ package op
 // committed.
 
 func init() {
+	ctx := []field{ctxArg}
 	define(KindCreate, kindDef{
-		name: "create", args: ctxOne, makesContext: true, entry: true, quiet: true,
-		parse:  func(p *opParser) { p.op.C = p.slot(p.positional(1)[0]) },
-		format: formatCtx,
-		trace:  traceNothing, answer: answerCreate,
+		name: "create", args: ctxOne, makesContext: true, entry: true, quiet: true, fields: []field{slotArg},
+		trace: traceNothing, answer: answerCreate,
 	})
 	define(KindDestroy, kindDef{
-		name: "destroy", args: ctxOne, entry: true, nullable: true,
-		parse: parseCtxOnly, format: formatCtx,
+		name: "destroy", args: ctxOne, entry: true, nullable: true, fields: ctx,
 		trace: traceNothing, answer: answerDestroy,
 	})
 	define(KindSupported, kindDef{
-		name: "supported", args: ctxOne, kernel: true, entry: true, nullable: true, quiet: true,
-		parse: parseCtxOnly, format: formatCtx,
+		name: "supported", args: ctxOne, kernel: true, entry: true, nullable: true, quiet: true, fields: ctx,
 		trace: traceNothing, answer: answerValue,
 	})
 	define(KindFinalize, kindDef{
-		name: "finalize", args: ctxOne, entry: true, status: true, nullable: true,
-		parse: parseCtxOnly, format: formatCtx,
+		name: "finalize", args: ctxOne, entry: true, status: true, nullable: true, fields: ctx,
 		trace: traceNothing,
 	})
 	define(KindCommitted, kindDef{
-		name: "committed", args: ctxOne, entry: true, nullable: true, quiet: true,
-		parse: parseCtxOnly, format: formatCtx,
+		name: "committed", args: ctxOne, entry: true, nullable: true, quiet: true, fields: ctx,
 		trace: traceNothing, answer: answerCommitted,
 	})
 }
-
-// parseCtxOnly reads an op whose one argument is a context (or null).
-func parseCtxOnly(p *opParser) { p.op.C = p.ctx(p.positional(1)[0]) }
-
-// formatCtx writes an op whose one argument is a context.
-func formatCtx(t *opText, op Op) { t.w(ctxText(op.C)) }

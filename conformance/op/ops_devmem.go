@@ -18,57 +18,12 @@ import (
 const MaxDevSize = 1 << 20
 
 func init() {
-	define(KindDevAlloc, devDef(kindDef{
-		name: "dev_alloc",
-		parse: func(p *opParser) {
-			parseDevSlot(p)
-			v, _ := p.take("size", true)
-			if v == "huge" {
-				p.op.Mem.Huge = true
-				return
-			}
-			n := p.uintv("size", v, 32)
-			if n > MaxDevSize {
-				p.fail("size=%s: want 0..%d bytes, or huge", v, MaxDevSize)
-			}
-			p.op.Size = uint32(n)
-		},
-		format: func(t *opText, op Op) {
-			size := strconv.FormatUint(uint64(op.Size), 10)
-			if op.Mem.Huge {
-				size = "huge"
-			}
-			t.w(ctxText(op.C), "a="+strconv.Itoa(int(op.A)), "size="+size)
-		},
-	}))
-	define(KindDevWrite, devDef(kindDef{
-		name: "dev_write", status: true,
-		parse: func(p *opParser) {
-			parseDevSlot(p)
-			v, _ := p.take("seed", true)
-			p.op.Seed = uint8(p.uintv("seed", v, 8))
-			parseDevSpan(p)
-			p.op.OutNull = p.nullFlag("host")
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "a="+strconv.Itoa(int(op.A)), "seed="+strconv.Itoa(int(op.Seed)))
-			formatDevSpan(t, op)
-			hostText(t, op)
-		},
-	}))
-	define(KindDevRead, devDef(kindDef{name: "dev_read", status: true,
-		parse: func(p *opParser) {
-			parseDevSlot(p)
-			parseDevSpan(p)
-			p.op.OutNull = p.nullFlag("host")
-		},
-		format: func(t *opText, op Op) {
-			formatDevSlot(t, op)
-			formatDevSpan(t, op)
-			hostText(t, op)
-		},
-	}))
-	define(KindDevFree, devDef(kindDef{name: "dev_free", parse: parseDevFree, format: formatDevFree}))
+	slot := []field{slotArg, nat("a", 0, MaxAllocs-1, func(o *Op) *int8 { return &o.A })}
+	host := nullFlag("host", "", func(o *Op) *bool { return &o.OutNull })
+	define(KindDevAlloc, devDef("dev_alloc", false, append(slot, devSizeKey)...))
+	define(KindDevWrite, devDef("dev_write", true, append(slot, u8("seed", func(o *Op) *uint8 { return &o.Seed }), devSpan, host)...))
+	define(KindDevRead, devDef("dev_read", true, append(slot, devSpan, host)...))
+	define(KindDevFree, devDef("dev_free", false, append(slot, devPtr)...))
 }
 
 // DevArgs are a device memory op's arguments other than a whole live
@@ -112,110 +67,106 @@ const DevHugeSize = 1 << 62
 // DevCrossEdge is how far a cross=B span reaches into each allocation.
 const DevCrossEdge = 8
 
-func parseDevSpan(p *opParser) {
-	off, hasOff := p.take("off", false)
-	n, hasLen := p.take("len", false)
-	into, cross := p.take("cross", false)
-	switch {
-	case cross && (hasOff || hasLen):
-		p.fail("cross=%s takes no off= or len=: the span is the allocations' edges", into)
-	case cross:
-		b, err := strconv.Atoi(into)
-		if err != nil || b < 0 || b >= MaxAllocs || int8(b) == p.op.A {
-			p.fail("bad cross=%q (another allocation slot 0..%d)", into, MaxAllocs-1)
+// devSizeKey is dev_alloc's size=B (0..MaxDevSize), or size=huge (Mem.Huge).
+var devSizeKey = field{key: "size", need: true, samples: []string{"0", "1048576", "huge"},
+	read: func(p *opParser, v string) {
+		if v == "huge" {
+			p.op.Mem.Huge = true
 			return
 		}
-		p.op.Mem.Cross, p.op.Mem.Into = true, int8(b)
-	case hasOff != hasLen:
-		p.fail("a span takes both off= and len=")
-	case hasOff:
-		k := p.uintv("off", off, 32)
-		if k > MaxDevSize {
-			p.fail("off=%s: want 0..%d", off, MaxDevSize)
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || n > MaxDevSize {
+			p.fail("size=%s: want 0..%d bytes, or huge", v, MaxDevSize)
 		}
-		p.op.Mem.Span, p.op.Mem.Off = true, uint32(k)
-		if n == "huge" {
-			p.op.Mem.Len = DevHugeSize
-		} else {
-			p.op.Mem.Len = p.uintv("len", n, 64)
+		p.op.Size = uint32(n)
+	},
+	text: func(o Op) string {
+		if o.Mem.Huge {
+			return "huge"
 		}
-	}
+		return strconv.FormatUint(uint64(o.Size), 10)
+	},
 }
 
-func formatDevSpan(t *opText, op Op) {
-	switch {
-	case op.Mem.Cross:
-		t.w("cross=" + strconv.Itoa(int(op.Mem.Into)))
-	case op.Mem.Span:
-		n := strconv.FormatUint(op.Mem.Len, 10)
-		if op.Mem.Len == DevHugeSize {
-			n = "huge"
-		}
-		t.w("off="+strconv.FormatUint(uint64(op.Mem.Off), 10), "len="+n)
-	}
-}
-
-func parseDevFree(p *opParser) {
-	parseDevSlot(p)
-	at, hasAt := p.take("at", false)
-	ptr, hasPtr := p.take("ptr", false)
-	switch {
-	case hasAt && hasPtr:
-		p.fail("at= and ptr= name two pointers")
-	case hasAt:
-		k := p.uintv("at", at, 32)
-		if k == 0 || k > MaxDevSize {
-			p.fail("at=%s: want 1..%d bytes into the allocation", at, MaxDevSize)
-		}
-		p.op.Mem.Ptr, p.op.Mem.Off = PtrInterior, uint32(k)
-	case hasPtr:
-		for i, name := range devPtrNames {
-			if name != "" && name == ptr {
-				p.op.Mem.Ptr = DevPtr(i)
-				return
+// devSpan is a copy's span: off=K len=N|huge, or cross=B (Mem).
+var devSpan = field{samples: []string{"", "off=56 len=72", "off=0 len=huge", "off=1048576 len=0", "cross=1"},
+	take: func(p *opParser) {
+		off, hasOff := p.take("off", false)
+		n, hasLen := p.take("len", false)
+		into, cross := p.take("cross", false)
+		switch {
+		case cross && (hasOff || hasLen):
+			p.fail("cross=%s takes no off= or len=: the span is the allocations' edges", into)
+		case cross:
+			b, err := strconv.Atoi(into)
+			if err != nil || b < 0 || b >= MaxAllocs || int8(b) == p.op.A {
+				p.fail("bad cross=%q (another allocation slot 0..%d)", into, MaxAllocs-1)
+			}
+			p.op.Mem.Cross, p.op.Mem.Into = true, int8(b)
+		case hasOff != hasLen:
+			p.fail("a span takes both off= and len=")
+		case hasOff:
+			if p.op.Mem.Span, p.op.Mem.Off = true, uint32(p.uintv("off", off, 32)); p.op.Mem.Off > MaxDevSize {
+				p.fail("off=%s: want 0..%d", off, MaxDevSize)
+			}
+			if p.op.Mem.Len = DevHugeSize; n != "huge" {
+				p.op.Mem.Len = p.uintv("len", n, 64)
 			}
 		}
-		p.fail("bad ptr=%q (unknown, freed or foreign)", ptr)
-	}
+	},
+	parts: func(o Op) []string {
+		switch {
+		case o.Mem.Cross:
+			return []string{"cross=" + strconv.Itoa(int(o.Mem.Into))}
+		case o.Mem.Span && o.Mem.Len == DevHugeSize:
+			return []string{"off=" + strconv.FormatUint(uint64(o.Mem.Off), 10), "len=huge"}
+		case o.Mem.Span:
+			return []string{"off=" + strconv.FormatUint(uint64(o.Mem.Off), 10), "len=" + strconv.FormatUint(o.Mem.Len, 10)}
+		}
+		return nil
+	},
 }
 
-func formatDevFree(t *opText, op Op) {
-	formatDevSlot(t, op)
-	switch op.Mem.Ptr {
-	case PtrBase:
-	case PtrInterior:
-		t.w("at=" + strconv.FormatUint(uint64(op.Mem.Off), 10))
-	default:
-		t.w("ptr=" + devPtrNames[op.Mem.Ptr])
-	}
+// devPtr is dev_free's pointer: the base (none), at=K into the
+// allocation, or ptr=unknown|freed|foreign (Mem).
+var devPtr = field{samples: []string{"", "at=1", "at=1048576", "ptr=unknown", "ptr=freed", "ptr=foreign"},
+	take: func(p *opParser) {
+		at, hasAt := p.take("at", false)
+		ptr, hasPtr := p.take("ptr", false)
+		switch {
+		case hasAt && hasPtr:
+			p.fail("at= and ptr= name two pointers")
+		case hasAt:
+			k := p.uintv("at", at, 32)
+			if k == 0 || k > MaxDevSize {
+				p.fail("at=%s: want 1..%d bytes into the allocation", at, MaxDevSize)
+			}
+			p.op.Mem.Ptr, p.op.Mem.Off = PtrInterior, uint32(k)
+		case hasPtr:
+			for i, name := range devPtrNames {
+				if name != "" && name == ptr {
+					p.op.Mem.Ptr = DevPtr(i)
+					return
+				}
+			}
+			p.fail("bad ptr=%q (unknown, freed or foreign)", ptr)
+		}
+	},
+	parts: func(o Op) []string {
+		switch o.Mem.Ptr {
+		case PtrBase:
+			return nil
+		case PtrInterior:
+			return []string{"at=" + strconv.FormatUint(uint64(o.Mem.Off), 10)}
+		}
+		return []string{"ptr=" + devPtrNames[o.Mem.Ptr]}
+	},
 }
 
-// devDef completes the definition of a device memory op: an entry on a
-// context slot (never NULL: the prog op holds the NULL context to S-3).
-func devDef(d kindDef) kindDef {
-	d.args, d.entry = ctxOne, true
-	return d
-}
-
-func parseDevSlot(p *opParser) {
-	p.op.C = p.slot(p.positional(1)[0])
-	v, _ := p.take("a", true)
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n >= MaxAllocs {
-		p.fail("bad a=%q (allocation slot 0..%d)", v, MaxAllocs-1)
-		return
-	}
-	p.op.A = int8(n)
-}
-
-func formatDevSlot(t *opText, op Op) { t.w(ctxText(op.C), "a="+strconv.Itoa(int(op.A))) }
-
-// hostText is a copy's host=null: the copy passes a NULL host pointer
-// with the allocation's device pointer and size (E-PROG.24).
-func hostText(t *opText, op Op) {
-	if op.OutNull {
-		t.w("host=null")
-	}
+// devDef is the definition of a device memory op: an entry on a context
+// slot (never NULL: the prog op holds the NULL context to S-3).
+func devDef(name string, status bool, fields ...field) kindDef {
+	return kindDef{name: name, args: ctxOne, entry: true, status: status, fields: fields}
 }
 
 // The pattern a dev_write leaves: byte 0 names the seed, byte 1 the slot,

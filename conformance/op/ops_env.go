@@ -1,115 +1,54 @@
 package op
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // The checker's environment and queries on no context: contract, setdev,
 // getdev, sync, inject, clobber, unload, hostlog.
 
 func init() {
-	define(KindContract, kindDef{
-		name: "contract", entry: true, quiet: true,
-		parse:  func(p *opParser) { p.positional(0) },
-		format: func(*opText, Op) {},
-		trace:  traceNothing, answer: answerUnrecorded,
-	})
-	define(KindSetDev, kindDef{
-		name: "setdev", quiet: true,
-		parse: func(p *opParser) {
-			v := p.positional(1)[0]
-			if v == "none" {
-				p.op.Dev = -1
-				return
-			}
-			p.op.Dev = p.int32v("device", v)
-			if p.op.Dev < 0 {
-				p.fail("setdev takes a device >= 0 or none")
-			}
-		},
-		format: func(t *opText, op Op) {
-			if op.Dev < 0 {
-				t.w("none")
-			} else {
-				t.w(strconv.Itoa(int(op.Dev)))
-			}
-		},
-		trace: traceSetDev,
-	})
-	define(KindGetDev, kindDef{
-		name: "getdev", quiet: true,
-		parse:  func(p *opParser) { p.positional(0) },
-		format: func(*opText, Op) {},
-		trace:  traceNothing, answer: answerValue,
-	})
-	define(KindSync, kindDef{
-		name:   "sync",
-		parse:  func(p *opParser) { p.op.Stream = p.stream(p.positional(1)[0]) },
-		format: func(t *opText, op Op) { t.w(streamText(op.Stream)) },
-		trace:  traceSync,
-	})
-	define(KindInject, kindDef{
-		name: "inject", quiet: true,
-		parse: func(p *opParser) {
-			p.positional(0)
-			v, _ := p.take("site", true)
-			p.op.Site = p.int32v("site", v)
-			v, _ = p.take("count", true)
-			p.op.Count = p.int32v("count", v)
-			v, _ = p.take("code", true)
-			p.op.Code = p.int32v("code", v)
-		},
-		format: func(t *opText, op Op) {
-			t.w("site="+strconv.Itoa(int(op.Site)), "count="+strconv.Itoa(int(op.Count)), "code="+strconv.Itoa(int(op.Code)))
-		},
-		trace: traceInject,
-	})
-	define(KindClobber, kindDef{
-		name: "clobber",
-		parse: func(p *opParser) {
-			p.positional(0)
-			v, _ := p.take("img", true)
-			p.op.Img = p.image(v)
-		},
-		format: func(t *opText, op Op) { t.w("img=" + op.Img.String()) },
-	})
-	define(KindUnload, kindDef{
-		name: "unload", entry: true,
-		parse:  func(p *opParser) { p.positional(0) },
-		format: func(*opText, Op) {},
-	})
+	define(KindContract, kindDef{name: "contract", entry: true, quiet: true, trace: traceNothing, answer: answerUnrecorded})
+	define(KindSetDev, kindDef{name: "setdev", quiet: true, fields: []field{deviceArg}, trace: traceSetDev})
+	define(KindGetDev, kindDef{name: "getdev", quiet: true, trace: traceNothing, answer: answerValue})
+	define(KindSync, kindDef{name: "sync", trace: traceSync,
+		fields: []field{ref("stream", "", "s", MaxStreams, true, func(o *Op) *int8 { return &o.Stream })}})
+	define(KindInject, kindDef{name: "inject", quiet: true, trace: traceNothing, fields: []field{
+		i32("site", func(o *Op) *int32 { return &o.Site }), i32("count", func(o *Op) *int32 { return &o.Count }),
+		i32("code", func(o *Op) *int32 { return &o.Code })}})
+	define(KindClobber, kindDef{name: "clobber", fields: []field{imgKey}})
+	define(KindUnload, kindDef{name: "unload", entry: true})
 	// The host-log binder (S-2): simpler_host_log_bind_state with a state
 	// the op chooses: threshold= (Op.Code), version= (Op.Site, default 1),
 	// size= (Op.Count, default 16), or null.
-	define(KindHostLog, kindDef{
-		name: "hostlog", entry: true, status: true,
-		parse: func(p *opParser) {
-			if len(p.pos) == 1 && p.pos[0] == "null" {
-				p.positional(1)
-				p.op.OutNull = true
-				return
-			}
-			p.positional(0)
-			v, _ := p.take("threshold", true)
-			p.op.Code = p.int32v("threshold", v)
-			p.op.Site, p.op.Count = 1, 16
-			if v, ok := p.take("version", false); ok {
-				p.op.Site = int32(p.uintv("version", v, 32))
-			}
-			if v, ok := p.take("size", false); ok {
-				p.op.Count = int32(p.uintv("size", v, 31))
-			}
-		},
-		format: func(t *opText, op Op) {
-			if op.OutNull {
-				t.w("null")
-				return
-			}
-			t.w("threshold=" + strconv.Itoa(int(op.Code)))
-			if op.Site != 1 {
-				t.w("version=" + strconv.Itoa(int(op.Site)))
-			}
-			if op.Count != 16 {
-				t.w("size=" + strconv.Itoa(int(op.Count)))
-			}
-		},
-	})
+	define(KindHostLog, kindDef{name: "hostlog", entry: true, status: true, fields: []field{
+		{word: "null", read: func(p *opParser, _ string) { p.op.OutNull = true }, text: func(o Op) string {
+			return map[bool]string{true: "null"}[o.OutNull]
+		}},
+		i32("threshold", func(o *Op) *int32 { return &o.Code }),
+		dflt(nat("version", 0, math.MaxUint32, func(o *Op) *int32 { return &o.Site }), func(o *Op) { o.Site = 1 }),
+		dflt(nat("size", 0, math.MaxInt32, func(o *Op) *int32 { return &o.Count }), func(o *Op) { o.Count = 16 }),
+	}})
+}
+
+// deviceArg is setdev's device: a number >= 0, or none (-1).
+var deviceArg = field{samples: []string{"0", "7", "none"},
+	read: func(p *opParser, v string) {
+		p.op.Dev = -1
+		if v == "none" {
+			return
+		}
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < 0 {
+			p.fail("bad device %q (want a device >= 0 or none)", v)
+		}
+		p.op.Dev = int32(n)
+	},
+	text: func(o Op) string {
+		if o.Dev < 0 {
+			return "none"
+		}
+		return strconv.Itoa(int(o.Dev))
+	},
 }

@@ -1,7 +1,5 @@
 package op
 
-import "strconv"
-
 // The program-mode entries: pinit (simpler_init), acl
 // (ensure_acl_ready_ctx), and prog (every other program-side entry, called
 // with deliberately bad arguments).
@@ -9,57 +7,37 @@ import "strconv"
 func init() {
 	define(KindPInit, kindDef{
 		name: "pinit", args: ctxOne, entry: true, status: true, nullable: true,
-		parse: func(p *opParser) {
-			op := &p.op
-			op.C = p.ctx(p.positional(1)[0])
-			v, _ := p.take("dev", true)
-			op.Dev = p.int32v("dev", v)
-			p.spans(4)
-			if v, ok := p.take("prewarm", false); ok && v != "null" {
-				op.Prewarm = true
-				op.Cfg = p.cfg(v)
-				if op.Cfg.Null {
-					p.fail("prewarm=null takes no other flags")
-				}
-			}
-		},
-		format: func(t *opText, op Op) {
-			t.w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev)))
-			t.spans(op, 4)
-			if op.Prewarm {
-				t.w("prewarm=" + op.Cfg.String())
-			}
-		},
-		trace: tracePInit,
+		fields: []field{ctxArg, devKey, spanKey(SpanAicpu), spanKey(SpanAicore), spanKey(SpanDispatcher), spanKey(SpanSDMA), prewarmKey},
+		trace:  tracePInit,
 	})
 	define(KindACL, kindDef{
-		name: "acl", args: ctxOne, entry: true, status: true, nullable: true,
-		parse: func(p *opParser) {
-			p.op.C = p.ctx(p.positional(1)[0])
-			v, _ := p.take("dev", true)
-			p.op.Dev = p.int32v("dev", v)
-		},
-		format: func(t *opText, op Op) { t.w(ctxText(op.C), "dev="+strconv.Itoa(int(op.Dev))) },
-		trace:  traceInit,
+		name: "acl", args: ctxOne, entry: true, status: true, nullable: true, fields: []field{ctxArg, devKey},
+		trace: traceNothing,
 	})
 	define(KindProg, kindDef{
 		name: "prog", args: ctxOne, entry: true, nullable: true,
 		statusFn: func(op Op) bool { return op.Fn.StatusEntry() },
 		polls:    func(op Op) bool { return op.Fn == FnPollRun },
-		parse: func(p *opParser) {
-			p.op.C = p.ctx(p.positional(1)[0])
-			v, _ := p.take("fn", true)
-			found := false
-			for f := ProgFn(0); f < NumFns; f++ {
-				if fnNames[f] == v {
-					p.op.Fn, found = f, true
-				}
-			}
-			if !found {
-				p.fail("unknown fn=%q", v)
-			}
-		},
-		format: func(t *opText, op Op) { t.w(ctxText(op.C), "fn="+op.Fn.String()) },
-		trace:  traceProg, answer: answerProg,
+		fields:   []field{ctxArg, enum("fn", fnNames[:], 0, func(o *Op) *ProgFn { return &o.Fn })},
+		trace:    traceProg, answer: answerProg,
 	})
+}
+
+// prewarmKey is pinit's prewarm=CFG (Op.Prewarm, Op.Cfg); prewarm=null
+// (or none) prewarms nothing.
+var prewarmKey = field{key: "prewarm", samples: []string{"null", "ok", "threads=2+ring=badheap"},
+	read: func(p *opParser, v string) {
+		if v == "null" {
+			return
+		}
+		if p.op.Prewarm, p.op.Cfg = true, p.cfg(v); p.op.Cfg.Null {
+			p.fail("prewarm=null takes no other flags")
+		}
+	},
+	text: func(o Op) string {
+		if !o.Prewarm {
+			return "null"
+		}
+		return o.Cfg.String()
+	},
 }

@@ -106,15 +106,6 @@ func (p *opParser) fail(f string, a ...any) {
 	}
 }
 
-// positional takes exactly n positional arguments.
-func (p *opParser) positional(n int) []string {
-	if len(p.pos) != n {
-		p.fail("want %d positional argument(s), have %d", n, len(p.pos))
-		return make([]string, n)
-	}
-	return p.pos
-}
-
 // take removes key from the remaining arguments.
 func (p *opParser) take(key string, required bool) (string, bool) {
 	v, ok := p.kv[key]
@@ -135,48 +126,6 @@ func (p *opParser) done() {
 	}
 }
 
-func (p *opParser) ctx(s string) int8 {
-	if s == "null" {
-		return NullRef
-	}
-	n, err := strconv.Atoi(strings.TrimPrefix(s, "c"))
-	if !strings.HasPrefix(s, "c") || err != nil || n < 0 || n >= MaxSlots {
-		p.fail("bad context %q (want c0..c%d or null)", s, MaxSlots-1)
-		return 0
-	}
-	return int8(n)
-}
-
-// slot is a context reference that must not be null.
-func (p *opParser) slot(s string) int8 {
-	c := p.ctx(s)
-	if c < 0 {
-		p.fail("needs a context slot, not null")
-		return 0
-	}
-	return c
-}
-
-func (p *opParser) stream(s string) int8 {
-	if s == "null" {
-		return NullRef
-	}
-	n, err := strconv.Atoi(strings.TrimPrefix(s, "s"))
-	if !strings.HasPrefix(s, "s") || err != nil || n < 0 || n >= MaxStreams {
-		p.fail("bad stream %q (want s0..s%d or null)", s, MaxStreams-1)
-		return 0
-	}
-	return int8(n)
-}
-
-func (p *opParser) int32v(key, s string) int32 {
-	n, err := strconv.ParseInt(s, 10, 32)
-	if err != nil {
-		p.fail("bad %s %q", key, s)
-	}
-	return int32(n)
-}
-
 func (p *opParser) uintv(key, s string, bits int) uint64 {
 	n, err := strconv.ParseUint(s, 10, bits)
 	if err != nil {
@@ -185,110 +134,10 @@ func (p *opParser) uintv(key, s string, bits int) uint64 {
 	return n
 }
 
-func (p *opParser) spans(n int) {
-	for i := 0; i < n; i++ {
-		v, ok := p.take(spanKeys[i], false)
-		if !ok {
-			continue
-		}
-		found := false
-		for s := SpanRecipe(0); s < NumSpans; s++ {
-			if spanNames[s] == v {
-				p.op.Spans[i], found = s, true
-			}
-		}
-		if !found {
-			p.fail("bad span %s=%q", spanKeys[i], v)
-		}
-	}
-}
-
-func (p *opParser) rep() {
-	if v, ok := p.take("rep", false); ok {
-		n := p.uintv("rep", v, 32)
-		if n == 0 {
-			p.fail("rep must be at least 1")
-		}
-		p.op.Rep = uint32(n)
-	}
-}
-
-func (p *opParser) parse() {
-	defOf(p.op.Kind).parse(p)
-	p.done()
-}
-
-// storage reads a run storage index (0..3).
-func (p *opParser) storage(s string) int8 {
-	if s == "null" {
-		return NullRef
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n >= MaxStorages {
-		p.fail("bad st=%q (run storage 0..%d)", s, MaxStorages-1)
-		return 0
-	}
-	return int8(n)
-}
-
-func (p *opParser) hold() {
-	v, _ := p.take("ms", true)
-	p.op.Ms = p.int32v("ms", v)
-	if p.op.Ms < 0 {
-		p.fail("ms must be >= 0")
-	}
-	v, _ = p.take("img", true)
-	p.op.Img = p.image(v)
-}
-
-func (p *opParser) launchArgs() {
-	v, _ := p.take("id", true)
-	p.op.ID = p.int32v("id", v)
-	if v, ok := p.take("args", false); ok {
-		p.op.Args = p.args(v)
-	}
-	v, _ = p.take("stream", true)
-	p.op.Stream = p.stream(v)
-}
-
 func (p *opParser) cfg(s string) CfgRecipe {
 	var c CfgRecipe
-	if s == "ok" {
-		return c
-	}
-	for _, t := range strings.Split(s, "+") {
-		k, v, hasV := strings.Cut(t, "=")
-		switch {
-		case k == "null" && !hasV:
-			c.Null = true
-		case k == "threads" && hasV:
-			n, err := strconv.ParseInt(v, 10, 8)
-			if err != nil || n == 0 {
-				p.fail("bad cfg threads=%q", v)
-			}
-			c.Threads = int8(n)
-		case k == "swim" && hasV:
-			n, err := strconv.ParseInt(v, 10, 8)
-			if err != nil || n == 0 {
-				p.fail("bad cfg swim=%q", v)
-			}
-			c.Swim = int8(n)
-		case k == "ring" && hasV:
-			found := false
-			for r := RingGood; r < NumRings; r++ {
-				if ringNames[r] == v {
-					c.Ring, found = r, true
-				}
-			}
-			if !found {
-				p.fail("bad cfg ring=%q", v)
-			}
-		case !hasV && (k == "depgen" || k == "prefix" || k == "unterm" || k == "pmu" || k == "dump" || k == "scope" || k == "anchors"):
-			*map[string]*bool{"depgen": &c.DepGen, "prefix": &c.Prefix, "unterm": &c.Unterm, "pmu": &c.PMU,
-				"dump": &c.Dump, "scope": &c.Scope, "anchors": &c.Anchors}[k] = true
-		default:
-			p.fail("bad cfg flag %q", t)
-		}
+	if s != "ok" {
+		parseParts(p, "cfg", cfgParts, strings.Split(s, "+"), &c)
 	}
 	if c.Null && c != (CfgRecipe{Null: true}) {
 		p.fail("cfg null takes no other flags")
@@ -350,14 +199,11 @@ func (p *opParser) image(s string) ImageRecipe {
 		p.fail("bad image %q (want valid(...), null, huge or prog)", parts[0])
 		return r
 	}
-	p.imageParams(&r, args)
+	parseParts(p, "image parameter", imgParams, args, &r)
 	if int(r.T)+int(r.S) > 256 || r.S > 128 || r.C > 1024 || r.B > 1<<30 {
 		p.fail("image %q exceeds t+s <= 256, s <= 128, c <= 1024, b <= 2^30", parts[0])
 	}
-	mods := map[string]bool{}
-	for _, m := range parts[1:] {
-		p.imageModifier(&r, m, mods)
-	}
+	parseParts(p, "image modifier", imgMods, parts[1:], &r)
 	return r
 }
 
@@ -394,162 +240,26 @@ func (p *opParser) bareImage(base string) ImageRecipe {
 	return r
 }
 
-// imageParams reads valid(...)'s parameters into r.
-func (p *opParser) imageParams(r *ImageRecipe, args []string) {
-	seen := map[string]bool{}
-	for _, a := range args {
-		k, v, hasV := strings.Cut(a, "=")
-		if seen[k] {
-			p.fail("image parameter %s given twice", k)
-		}
-		seen[k] = true
-		if k == "nosc" && !hasV {
-			r.NoSC = true
-			continue
-		}
-		if k == "io" && !hasV {
-			r.IO = true
-			continue
-		}
-		if !hasV {
-			p.fail("bad image parameter %q", a)
-			continue
-		}
-		switch k {
-		case "t":
-			r.T = uint16(p.uintv("t", v, 16))
-		case "s":
-			r.S = uint16(p.uintv("s", v, 16))
-		case "c":
-			r.C = uint16(p.uintv("c", v, 16))
-		case "b":
-			r.B = uint32(p.uintv("b", v, 32))
-		case "x":
-			r.X = uint16(p.uintv("x", v, 16))
-		default:
-			p.fail("bad image parameter %q", a)
-		}
-	}
-}
-
-// imageModifier applies one +modifier m to r; mods holds the ones seen.
-func (p *opParser) imageModifier(r *ImageRecipe, m string, mods map[string]bool) {
-	if m == "edge" {
-		if r.Edge {
-			p.fail("image modifier edge given twice")
-		}
-		r.Edge = true
-		return
-	}
-	name, args, ok := call(m)
-	if !ok || mods[name] || (name == "u32" && mods["byte"]) || (name == "byte" && mods["u32"]) {
-		p.fail("bad or repeated image modifier %q", m)
-		return
-	}
-	mods[name] = true
-	one := func() uint64 {
-		if len(args) != 1 {
-			p.fail("modifier %s takes one argument", name)
-			return 0
-		}
-		return p.uintv(name, args[0], 32)
-	}
-	switch name {
-	case "defect":
-		found := false
-		for d := DefSigCount; d < NumDefects; d++ {
-			if len(args) == 1 && defectNames[d] == args[0] {
-				r.Defect, found = d, true
-			}
-		}
-		if !found {
-			p.fail("unknown defect %q", m)
-		}
-	case "mis":
-		n := one()
-		if n == 0 || n >= 16 {
-			p.fail("mis(k) needs 1 <= k <= 15")
-		}
-		r.Mis = uint8(n)
-	case "short":
-		if r.Short = uint32(one()); r.Short == 0 {
-			p.fail("short(k) needs k >= 1")
-		}
-	case "long":
-		if r.Long = uint32(one()); r.Long == 0 || r.Long > 1<<20 {
-			p.fail("long(k) needs 1 <= k <= 2^20")
-		}
-	case "byte", "u32":
-		if len(args) != 2 {
-			p.fail("modifier %s takes (offset,value)", name)
-			return
-		}
-		r.PokeOff = uint32(p.uintv("offset", args[0], 32))
-		if name == "byte" {
-			r.Poke = PokeByte
-			r.PokeVal = uint32(p.uintv("value", args[1], 8))
-		} else {
-			r.Poke = PokeU32
-			r.PokeVal = uint32(p.uintv("value", args[1], 32))
-		}
-	default:
-		p.fail("unknown image modifier %q", m)
-	}
-}
-
 func (p *opParser) args(s string) ArgsRecipe {
 	var a ArgsRecipe
-	if s == "null" {
-		a.Mode = ArgsNull
-		return a
-	}
-	if s == "match" {
+	switch s {
+	case "null":
+		return ArgsRecipe{Mode: ArgsNull}
+	case "match":
 		return a
 	}
 	name, args, ok := call(s)
-	if !ok || (name != "match" && name != "exact") {
+	parts := matchParts
+	switch {
+	case ok && name == "exact":
+		a.Mode, parts = ArgsExact, exactParts
+	case !ok || name != "match":
 		p.fail("bad args %q (want match, match(...), exact(t=,s=) or null)", s)
 		return a
 	}
-	if name == "exact" {
-		a.Mode = ArgsExact
-	}
-	seen := map[string]bool{}
-	for _, x := range args {
-		k, v, hasV := strings.Cut(x, "=")
-		if seen[k] {
-			p.fail("args parameter %s given twice", k)
-		}
-		seen[k] = true
-		n := func() int16 {
-			m, err := strconv.ParseInt(v, 10, 16)
-			if err != nil || !hasV {
-				p.fail("bad args parameter %q", x)
-			}
-			return int16(m)
-		}
-		switch {
-		case k == "host" && !hasV:
-			a.Host = true
-		case k == "alien" && !hasV:
-			a.Alien = true
-		case k == "hostlast" && !hasV:
-			a.HostLast = true
-		case k == "junk" && !hasV:
-			a.Junk = true
-		case (k == "dt" && a.Mode == ArgsMatch) || (k == "t" && a.Mode == ArgsExact):
-			a.T = n()
-		case (k == "ds" && a.Mode == ArgsMatch) || (k == "s" && a.Mode == ArgsExact):
-			a.S = n()
-		default:
-			p.fail("bad args parameter %q", x)
-		}
-	}
+	parseParts(p, "args", parts, args, &a)
 	if a.Alien && a.HostLast {
 		p.fail("args alien and hostlast name the same tensor")
-	}
-	if a.Mode == ArgsExact && (!seen["t"] || !seen["s"]) {
-		p.fail("exact args need t= and s=")
 	}
 	if a.Mode == ArgsMatch && a == (ArgsRecipe{}) {
 		p.fail("match() with no change is written match")

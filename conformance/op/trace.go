@@ -479,6 +479,13 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 	if d.trace == nil {
 		return fmt.Errorf("%s is not an op a trace records", e.Op)
 	}
+	// The fields whose recorded value reads as their text does (numbers,
+	// spans, NULL flags); the kind's trace form reads the rest.
+	for _, fl := range d.fields {
+		if v, ok := keyed[fl.key]; ok && fl.key != "" && fl.rec != nil {
+			fl.rec(&c.Op, v)
+		}
+	}
 	if err := d.trace(p, c, &traceFields{e: e, keyed: keyed, pos: pos, skip: skip}); err != nil {
 		return err
 	}
@@ -489,28 +496,9 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 // argument beyond its context.
 func traceNothing(*traceParser, *TraceCall, *traceFields) error { return nil }
 
-// traceInit reads acl's device and spans, and what kinit and pinit share
-// with it.
-func traceInit(_ *traceParser, c *TraceCall, f *traceFields) error {
+// traceKInit reads kinit's config.
+func traceKInit(_ *traceParser, c *TraceCall, f *traceFields) error {
 	op := &c.Op
-	op.Dev = clampI32(f.num("dev"))
-	for i, key := range spanKeys {
-		if v, ok := f.keyed[key]; ok {
-			op.Spans[i] = traceSpan(v)
-		}
-	}
-	return nil
-}
-
-// traceKInit reads kinit's device, spans, generation and config.
-func traceKInit(p *traceParser, c *TraceCall, f *traceFields) error {
-	if err := traceInit(p, c, f); err != nil {
-		return err
-	}
-	op := &c.Op
-	if v, ok := f.keyed["gen"]; ok {
-		op.Gen = v.Uint(0)
-	}
 	if v, ok := f.keyed["cfg"]; ok {
 		var err error
 		if op.Cfg, err = traceCfg(v, false); err != nil {
@@ -520,11 +508,8 @@ func traceKInit(p *traceParser, c *TraceCall, f *traceFields) error {
 	return nil
 }
 
-// tracePInit reads pinit's device, spans and prewarm config.
+// tracePInit reads pinit's prewarm config.
 func tracePInit(p *traceParser, c *TraceCall, f *traceFields) error {
-	if err := traceInit(p, c, f); err != nil {
-		return err
-	}
 	op := &c.Op
 	if v, ok := f.keyed["prewarm"]; ok && v.Is("raw") {
 		op.Prewarm = true
@@ -536,18 +521,14 @@ func tracePInit(p *traceParser, c *TraceCall, f *traceFields) error {
 	return nil
 }
 
-// tracePrepare reads prepare's image and out.
+// tracePrepare reads prepare's image.
 func tracePrepare(_ *traceParser, c *TraceCall, f *traceFields) error {
 	return traceImageArg(c, f, false)
 }
 
-// traceRegister reads register's image and id.
+// traceRegister reads register's image.
 func traceRegister(_ *traceParser, c *TraceCall, f *traceFields) error {
-	if err := traceImageArg(c, f, true); err != nil {
-		return err
-	}
-	c.Op.ID = clampI32(f.num("id"))
-	return nil
+	return traceImageArg(c, f, true)
 }
 
 // traceImageArg reads prepare's and register's image. A truncated image is
@@ -566,14 +547,12 @@ func traceImageArg(c *TraceCall, f *traceFields, register bool) error {
 	if op.Img.Base == ImgRawTrunc && (register || op.Img.Raw <= budgetBytes) {
 		f.skip("the image is over the recording limit (its bytes are not in the trace)")
 	}
-	_, op.OutNull = f.keyed["out"]
 	return nil
 }
 
-// traceLaunch reads launch's id, args and stream.
+// traceLaunch reads launch's args and stream.
 func traceLaunch(p *traceParser, c *TraceCall, f *traceFields) error {
 	op := &c.Op
-	op.ID = clampI32(f.num("id"))
 	if v, ok := f.keyed["args"]; ok {
 		var err error
 		if op.Args, c.SpacesHidden, err = traceArgs(v); err != nil {
@@ -610,14 +589,8 @@ func traceProg(_ *traceParser, c *TraceCall, f *traceFields) error {
 	return nil
 }
 
-// traceID reads unregister's id.
-func traceID(_ *traceParser, c *TraceCall, f *traceFields) error {
-	c.Op.ID = clampI32(f.num("id"))
-	return nil
-}
-
 // traceRun reads a run-family call: its storage and, for prepare_run and
-// run, the id, args, CallConfig and descriptor (whose accepted_value a
+// run, the args and descriptor (whose accepted_value a
 // later launch_run of the storage publishes).
 func traceRun(p *traceParser, c *TraceCall, f *traceFields) error {
 	op := &c.Op
@@ -637,7 +610,6 @@ func traceRun(p *traceParser, c *TraceCall, f *traceFields) error {
 		op.St = p.storage(v, f.skip)
 	}
 	if k == KindPrepareRun || k == KindRun {
-		op.ID = clampI32(f.num("id"))
 		if v, ok := f.keyed["args"]; ok {
 			var err error
 			if op.Args, _, err = traceArgs(v); err != nil {
@@ -647,9 +619,9 @@ func traceRun(p *traceParser, c *TraceCall, f *traceFields) error {
 				c.Obs.Call.ArgT, c.Obs.Call.ArgS = clampI32(v.Int(0)), clampI32(v.Int(1))
 			}
 		}
-		op.Cfg.Null = f.keyed["cfg"].Is("null")
+		// desc=null: E-PROG.9, refused with IA, judged like a NULL
+		// CallConfig (the fields read cfg=null and desc=null).
 		d := f.keyed["desc"]
-		op.OutNull = d.Is("null") // E-PROG.9: refused with IA, judged like a NULL CallConfig
 		delete(p.want, op.St)
 		if d.Is("raw") {
 			if nd, err := abi.DecodeNativeRunDescriptor(hexBytes(d, 0)); err == nil {
@@ -678,12 +650,6 @@ func traceSync(p *traceParser, c *TraceCall, f *traceFields) error {
 	if len(f.pos) > 0 {
 		c.Op.Stream = p.stream(f.pos[0], f.skip)
 	}
-	return nil
-}
-
-// traceInject reads inject's site, count and code.
-func traceInject(_ *traceParser, c *TraceCall, f *traceFields) error {
-	c.Op.Site, c.Op.Count, c.Op.Code = clampI32(f.num("site")), clampI32(f.num("count")), clampI32(f.num("code"))
 	return nil
 }
 
@@ -941,19 +907,6 @@ func answerCommitted(_ *traceParser, c *TraceCall, a *traceAnswer) {
 	o := &c.Obs
 	o.Call.Value, o.Mem = a.res.Uint(0), a.res.Uint(0)
 	o.MemProbed, o.MemPrevUnknown = true, true
-}
-
-// traceSpan reads a SPAN.
-func traceSpan(v tracevocab.Value) SpanRecipe {
-	switch v.Variant {
-	case "halfptr":
-		return SpanHalfPtr
-	case "halfsize":
-		return SpanHalfSize
-	case "bytes":
-		return SpanBytes
-	}
-	return SpanNone
 }
 
 // traceArgs reads an ARGS: the counts, and whether one of the first
