@@ -32,6 +32,8 @@ type Check struct {
 	Shared map[string]string
 	Script string
 	ops    []op.Op
+	src    string // the file and line its script starts after
+	line   int
 }
 
 // Ops is the check's sequence.
@@ -143,7 +145,14 @@ type checkParser struct {
 func parseChecks(path, text string, clauses map[string]*judged) ([]Check, error) {
 	p := &checkParser{path: path, clauses: clauses}
 	for i, line := range strings.Split(text, "\n") {
-		if err := p.line(i+1, line); err != nil {
+		if name, ok := strings.CutPrefix(line, "# check: "); ok {
+			if err := p.finish(); err != nil {
+				return nil, err
+			}
+			p.checks = append(p.checks, Check{Name: strings.TrimSpace(name)})
+			p.header, p.start = true, i+1
+			p.body.Reset()
+		} else if err := p.line(i+1, line); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
 	}
@@ -154,15 +163,6 @@ func parseChecks(path, text string, clauses map[string]*judged) ([]Check, error)
 }
 
 func (p *checkParser) line(n int, line string) error {
-	if name, ok := strings.CutPrefix(line, "# check: "); ok {
-		if err := p.finish(); err != nil {
-			return err
-		}
-		p.checks = append(p.checks, Check{Name: strings.TrimSpace(name)})
-		p.header, p.start = true, n
-		p.body.Reset()
-		return nil
-	}
 	if p.header {
 		if key, val, ok := strings.Cut(strings.TrimPrefix(line, "# "), ": "); ok && strings.HasPrefix(line, "# ") {
 			return p.headerLine(key, strings.Fields(val))
@@ -242,33 +242,54 @@ func (p *checkParser) headerLine(key string, val []string) error {
 	return nil
 }
 
-// finish parses the current check's script. The parse sees the script at
-// its lines of the file, so an error names the file's line.
+// finish closes the current check; its script is parsed when a run first
+// needs it (parsed).
 func (p *checkParser) finish() error {
 	if len(p.checks) == 0 {
 		return nil
 	}
 	c := &p.checks[len(p.checks)-1]
-	c.Script = strings.Trim(p.body.String(), "\n") + "\n"
-	ops, err := op.ParseScript(strings.Repeat("\n", p.start) + p.body.String())
+	c.Script, c.src, c.line = p.body.String(), p.path, p.start
+	if len(c.Rules) == 0 {
+		return fmt.Errorf("%s:%d: check %s names no rules", p.path, p.start, c.Name)
+	}
+	return nil
+}
+
+// parsed is the catalogue with each check's ops. It is parsed apart from
+// the headers, which the clause table reads, and only when a run first
+// asks.
+var parsed = sync.OnceValue(func() []Check {
+	checks := slices.Clone(loaded().checks)
+	for i := range checks {
+		if err := checks[i].parse(); err != nil {
+			panic(err)
+		}
+	}
+	return checks
+})
+
+// parse reads the check's script into its ops.
+func (c *Check) parse() error {
+	ops, err := op.ParseScript(c.Script)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%s: check %s: %w", p.path, c.Name, err)
-	case len(c.Rules) == 0:
-		return fmt.Errorf("%s:%d: check %s names no rules", p.path, p.start, c.Name)
+		// Again at the script's lines of the file: the error names its line.
+		_, err = op.ParseScript(strings.Repeat("\n", c.line) + c.Script)
+		return fmt.Errorf("%s: check %s: %w", c.src, c.Name, err)
 	case len(ops) == 0:
-		return fmt.Errorf("%s:%d: check %s has no ops", p.path, p.start, c.Name)
+		return fmt.Errorf("%s:%d: check %s has no ops", c.src, c.line, c.Name)
 	}
 	c.ops = ops
 	return nil
 }
 
 // Catalogue returns the directed checks, parsed.
-func Catalogue() []Check { return slices.Clone(loaded().checks) }
+func Catalogue() []Check { return slices.Clone(parsed()) }
 
 // Mutants maps each mutant of docs/semantics.md §13 (the emitted runtime's,
 // sim/emit) to the rule it breaks, from the clause table.
-var Mutants = func() map[string]model.Rule {
+func Mutants() map[string]model.Rule {
 	out := map[string]model.Rule{}
 	for _, c := range loaded().clauses {
 		for _, m := range c.Mutants {
@@ -276,4 +297,4 @@ var Mutants = func() map[string]model.Rule {
 		}
 	}
 	return out
-}()
+}

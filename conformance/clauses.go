@@ -123,18 +123,15 @@ func clauseTable(judgedBy map[string]*judged) ([]ClauseSpec, error) {
 		spec(id).Gaps = gapNoInjection
 	}
 	out := make([]ClauseSpec, 0, len(specs))
+	order := map[string]int{} // rule, then number
 	for _, c := range specs {
-		if c.Rule() == model.RuleNone || c.N() <= 0 {
+		if !strings.Contains(c.ID, ".") || c.Rule() == model.RuleNone || c.N() <= 0 {
 			return nil, fmt.Errorf("checks: %q is no clause ID of a rule (RULE.N)", c.ID)
 		}
 		out = append(out, *c)
+		order[c.ID] = int(c.Rule())<<16 | c.N()
 	}
-	slices.SortFunc(out, func(a, b ClauseSpec) int {
-		if a.Rule() != b.Rule() {
-			return int(a.Rule()) - int(b.Rule())
-		}
-		return a.N() - b.N()
-	})
+	slices.SortFunc(out, func(a, b ClauseSpec) int { return order[a.ID] - order[b.ID] })
 	return out, nil
 }
 
@@ -248,11 +245,14 @@ func claimedMutants(clauses []ClauseSpec) map[string][]string {
 func ChecksClaiming(mutant string) []Check {
 	c, _ := ClauseOfMutant(mutant)
 	var out []Check
-	for _, name := range c.Checks {
-		if ch, ok := checkByName(name); ok {
-			out = append(out, *ch)
+	for _, ch := range parsed() {
+		if slices.Contains(c.Checks, ch.Name) {
+			out = append(out, ch)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b Check) int {
+		return slices.Index(c.Checks, a.Name) - slices.Index(c.Checks, b.Name)
+	})
 	return out
 }
 
