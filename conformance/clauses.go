@@ -2,16 +2,19 @@ package conformance
 
 import (
 	"fmt"
-	"github.com/simabi/simabi/conformance/model"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/simabi/simabi/conformance/model"
 )
 
 // The clause table: every testable clause of docs/contract.md (a marker
-// "[E-DESTROY.3]" in the text), bound to what judges it. TestClauseTable
-// keeps it equal to the contract, clause for clause; abicheck explain,
-// abicheck mutants and the contract's *Checked.* lines read it.
+// "[E-DESTROY.3]" in the text), bound to what judges it. The directed
+// checks' "# judges:" headers (catalogue.go) bind the checks and mutants;
+// the notes below, what a clause needs beyond them. TestClauseTable keeps
+// it equal to the contract, clause for clause; abicheck explain, abicheck
+// mutants and the contract's *Checked.* lines read it.
 
 // ClauseSpec binds one clause of the contract to the directed checks that
 // judge it and the emitted mutants that break it, or says why no call
@@ -22,7 +25,7 @@ type ClauseSpec struct {
 	// rule's (rulecatalogue.go). A clause that is a decision of the target
 	// revision leaves legacy out (docs/contract.md "Revisions").
 	Held model.ProfileSet
-	// Checks are the directed checks (catalogue.go) that judge the clause:
+	// Checks are the directed checks (checks/*.ops) that judge the clause:
 	// between them they kill each of Mutants.
 	Checks []string
 	// Mutants are the emitted mutants (sim/emit) that break exactly this
