@@ -315,10 +315,8 @@ func (r *Report) Finish() {
 		rr := r.tallied(rule)
 		rr.Generic = r.generic[rule]
 		switch {
-		case f != nil && (f.Verdict == model.Fail || f.Verdict == model.Crash || f.Verdict == model.Hang):
+		case f != nil && (f.Verdict.Bad() || f.Verdict == model.Warn):
 			rr.Verdict = f.Verdict
-		case f != nil && f.Verdict == model.Warn:
-			rr.Verdict = model.Warn
 		case t[model.Pass] > 0:
 			rr.Verdict = model.Pass
 		default:
@@ -335,7 +333,7 @@ func (r *Report) Finish() {
 		} else if rr.Verdict == model.Skip && rr.Detail == "" {
 			rr.Detail = "no check exercised this rule on this target"
 		}
-		if rr.Verdict == model.Fail || rr.Verdict == model.Crash || rr.Verdict == model.Hang {
+		if rr.Verdict.Bad() {
 			for _, op := range r.repro[rule] {
 				rr.Repro = append(rr.Repro, op.String())
 			}
