@@ -1,13 +1,13 @@
 package conformance
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-
+	"cmp"
 	"strconv"
 	"strings"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // repRun is a run of identical outcomes of a repeated op: n calls with one
@@ -91,14 +91,7 @@ func (e *Entry) Annotated(i int) string {
 }
 
 func (e *Entry) line(i int, result string) string {
-	var b strings.Builder
-	b.WriteByte('#')
-	b.WriteString(strconv.Itoa(i))
-	b.WriteByte(' ')
-	b.WriteString(e.Op.String())
-	b.WriteString(" -> ")
-	b.WriteString(result)
-	return b.String()
+	return "#" + strconv.Itoa(i) + " " + e.Op.String() + " -> " + result
 }
 
 // Annotation is what the scheduler decided in a two-thread op, kept out of
@@ -282,25 +275,10 @@ func CompareSteps(a, b []Step) ([]StepDiff, int) {
 	var out []StepDiff
 	n := max(len(a), len(b))
 	for i := 0; i < n; i++ {
-		var la, lb string
-		diverged := false
-		if i < len(a) && i < len(b) && a[i].Branch != b[i].Branch {
-			diverged = true
-			la, lb = a[i].Fixed, b[i].Fixed
-			if la == "" {
-				la = a[i].Line
-			}
-			if lb == "" {
-				lb = b[i].Line
-			}
-		}
-		if !diverged {
-			if i < len(a) {
-				la = a[i].Line
-			}
-			if i < len(b) {
-				lb = b[i].Line
-			}
+		la, lb := stepLine(a, i), stepLine(b, i)
+		diverged := i < len(a) && i < len(b) && a[i].Branch != b[i].Branch
+		if diverged {
+			la, lb = cmp.Or(a[i].Fixed, a[i].Line), cmp.Or(b[i].Fixed, b[i].Line)
 		}
 		if la != lb {
 			out = append(out, StepDiff{Index: i, Old: la, New: lb})
@@ -310,6 +288,14 @@ func CompareSteps(a, b []Step) ([]StepDiff, int) {
 		}
 	}
 	return out, n
+}
+
+// stepLine is step i's line, "" past the end.
+func stepLine(s []Step, i int) string {
+	if i < len(s) {
+		return s[i].Line
+	}
+	return ""
 }
 
 // RunDiff runs the same ops on two targets and diffs their histories; ""

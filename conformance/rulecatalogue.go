@@ -1,10 +1,9 @@
 package conformance
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-
 	"strings"
 
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/docs"
 )
 
@@ -33,9 +32,6 @@ func RuleAnchor(r model.Rule) string {
 	return docs.Anchor(r.String())
 }
 
-// emitterRule reports whether id is one of the F rules (the emitter's).
-func emitterRule(id string) bool { return strings.HasPrefix(id, "F-") }
-
 // RuleEntry is one rule of the catalogue.
 type RuleEntry struct {
 	ID    string
@@ -53,7 +49,7 @@ func (e RuleEntry) AppliesTo() string {
 		return "the emitted fake runtime (sim/emit)"
 	}
 	var ps []string
-	for _, p := range []model.Profile{model.ProfileTMR, model.ProfileRefusing, model.ProfileLegacy} {
+	for _, p := range profileOrder {
 		if e.Rule.Applies(p) {
 			ps = append(ps, p.String())
 		}
@@ -76,7 +72,7 @@ func RuleCatalogue() []RuleEntry {
 	}
 	for _, id := range model.ConsumerRules {
 		s := ScopeConsumer
-		if emitterRule(id) {
+		if strings.HasPrefix(id, "F-") { // the emitter's rules
 			s = ScopeEmitter
 		}
 		out = append(out, RuleEntry{ID: id, Scope: s})

@@ -311,25 +311,16 @@ func (r *Report) Finish() {
 		if rule == model.RHooks {
 			continue
 		}
-		t := r.tally[rule]
-		rr := RuleReport{Rule: rule.String(), Anchor: conformance.RuleAnchor(rule), Passes: t[model.Pass], Fails: t[model.Fail] + t[model.Crash] + t[model.Hang], Warns: t[model.Warn], Skips: t[model.Skip],
-			Generic: r.generic[rule]}
-		f := r.first[rule]
+		t, f := r.tally[rule], r.first[rule]
+		rr := r.tallied(rule)
+		rr.Generic = r.generic[rule]
 		switch {
-		case f != nil && (f.Verdict == model.Fail || f.Verdict == model.Crash || f.Verdict == model.Hang):
+		case f != nil && (f.Verdict.Bad() || f.Verdict == model.Warn):
 			rr.Verdict = f.Verdict
-		case f != nil && f.Verdict == model.Warn:
-			rr.Verdict = model.Warn
 		case t[model.Pass] > 0:
 			rr.Verdict = model.Pass
 		default:
 			rr.Verdict = model.Skip
-		}
-		if f != nil && rr.Verdict != model.Pass {
-			rr.Detail = f.Detail
-			if f.Index >= 0 {
-				rr.Detail = fmt.Sprintf("#%d %s: %s", f.Index, f.Op, f.Detail)
-			}
 		}
 		if rr.Verdict == model.Pass {
 			rr.Detail = passDetail(t, r.generic[rule], r.runClauses[rule])
@@ -342,7 +333,7 @@ func (r *Report) Finish() {
 		} else if rr.Verdict == model.Skip && rr.Detail == "" {
 			rr.Detail = "no check exercised this rule on this target"
 		}
-		if rr.Verdict == model.Fail || rr.Verdict == model.Crash || rr.Verdict == model.Hang {
+		if rr.Verdict.Bad() {
 			for _, op := range r.repro[rule] {
 				rr.Repro = append(rr.Repro, op.String())
 			}
@@ -356,6 +347,21 @@ func (r *Report) Finish() {
 		r.Rules = append(r.Rules, rr)
 	}
 	sort.SliceStable(r.Checks, func(i, j int) bool { return r.Checks[i].Name < r.Checks[j].Name })
+}
+
+// tallied is rule's report before its verdict: its counts and the detail
+// of its first notable finding.
+func (r *Report) tallied(rule model.Rule) RuleReport {
+	t := r.tally[rule]
+	rr := RuleReport{Rule: rule.String(), Anchor: conformance.RuleAnchor(rule), Passes: t[model.Pass],
+		Fails: t[model.Fail] + t[model.Crash] + t[model.Hang], Warns: t[model.Warn], Skips: t[model.Skip]}
+	if f := r.first[rule]; f != nil {
+		rr.Detail = f.Detail
+		if f.Index >= 0 {
+			rr.Detail = fmt.Sprintf("#%d %s: %s", f.Index, f.Op, f.Detail)
+		}
+	}
+	return rr
 }
 
 // Verdict is the worst verdict over all rules and checks (a random

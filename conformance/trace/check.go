@@ -2,6 +2,9 @@ package trace
 
 import (
 	"fmt"
+	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/report"
 	"maps"
 	"math"
 	"reflect"
@@ -26,11 +29,11 @@ import (
 
 // Outcome is the result of checking one trace.
 type Outcome struct {
-	Trace   *Trace
-	Profile Profile
+	Trace   *op.Trace
+	Profile model.Profile
 	// Result is the model's verdict on the calls in the order judged
 	// (History entries follow Order).
-	Result *Result
+	Result *conformance.Result
 	// Order is the calls' indices in the order judged.
 	Order []int
 	// Concurrent: some calls of different threads overlap. Linearizable
@@ -53,7 +56,7 @@ type Outcome struct {
 // killed in it, or is still in it), or a crash (a fatal signal hit it).
 type Death struct {
 	At      int // position in Order
-	Verdict Verdict
+	Verdict model.Verdict
 	Detail  string
 }
 
@@ -62,15 +65,15 @@ type Options struct {
 	// Profile of the recorded runtime; nil: legacy for a legacy trace,
 	// else from the first answer of simpler_kernel_mode_supported (1 tmr,
 	// 0 refusing), tmr when it never asked.
-	Profile *Profile
+	Profile *model.Profile
 	// Timeout bounds the search for an order of overlapping calls
 	// (default 10 s).
 	Timeout time.Duration
 }
 
 // Ops is the judged sequence (for a repro).
-func (tc *Outcome) Ops() []Op {
-	out := make([]Op, len(tc.Order))
+func (tc *Outcome) Ops() []op.Op {
+	out := make([]op.Op, len(tc.Order))
 	for i, k := range tc.Order {
 		out[i] = tc.Trace.Calls[k].Op
 	}
@@ -78,22 +81,22 @@ func (tc *Outcome) Ops() []Op {
 }
 
 // traceProfile decides the profile a trace is judged under.
-func traceProfile(t *Trace, o Options) Profile {
+func traceProfile(t *op.Trace, o Options) model.Profile {
 	if o.Profile != nil {
 		return *o.Profile
 	}
 	if t.Revision == "legacy" {
-		return ProfileLegacy
+		return model.ProfileLegacy
 	}
 	for _, c := range t.Calls {
-		if c.Op.Kind == KindSupported && c.Skip == "" {
+		if c.Op.Kind == op.KindSupported && c.Skip == "" {
 			if c.Obs.Call.Value == 0 {
-				return ProfileRefusing
+				return model.ProfileRefusing
 			}
-			return ProfileTMR
+			return model.ProfileTMR
 		}
 	}
-	return ProfileTMR
+	return model.ProfileTMR
 }
 
 // drivenTrace reports whether the consumer synchronized its streams
@@ -101,9 +104,9 @@ func traceProfile(t *Trace, o Options) Profile {
 // work completes only when its stream is synchronized, as the live checker
 // drives it. (A consumer that synchronizes through ACL instead is judged as
 // one on a device: work may complete at any time.)
-func drivenTrace(t *Trace) bool {
+func drivenTrace(t *op.Trace) bool {
 	for _, c := range t.Calls {
-		if c.Op.Kind == KindSync && c.Skip == "" && !c.Unfinished {
+		if c.Op.Kind == op.KindSync && c.Skip == "" && !c.Unfinished {
 			return true
 		}
 	}
@@ -111,7 +114,7 @@ func drivenTrace(t *Trace) bool {
 }
 
 // CheckTrace judges every call of t.
-func Check(t *Trace, o Options) *Outcome {
+func Check(t *op.Trace, o Options) *Outcome {
 	tc := &Outcome{Trace: t, Profile: traceProfile(t, o), Driven: drivenTrace(t)}
 	defer tc.deaths()
 	order := make([]int, len(t.Calls))
@@ -153,17 +156,17 @@ func (tc *Outcome) deaths() {
 		if !c.Unfinished {
 			continue
 		}
-		d := Death{At: i, Verdict: Hang}
+		d := Death{At: i, Verdict: model.Hang}
 		switch {
 		case c.Died:
-			d.Verdict = Crash
+			d.Verdict = model.Crash
 			d.Detail = "the process died of signal " + strconv.Itoa(t.Signal) + " (" + syscall.Signal(t.Signal).String() + ") inside this call"
 		case t.Signal != 0:
 			continue // in flight on another thread when the process died: not judged
 		default:
 			d.Detail = "the trace ends inside this call (it never returned"
 			switch {
-			case c.Partial == "args=" && c.Op.Kind == KindLaunch:
+			case c.Partial == "args=" && c.Op.Kind == op.KindLaunch:
 				d.Detail += "; the launch's args are recorded when it returns"
 			case c.Partial != "":
 				d.Detail += "; its in-flight record holds no " + c.Partial
@@ -185,7 +188,7 @@ func (tc *Outcome) deaths() {
 }
 
 // overlapping reports whether two calls of different threads overlap.
-func overlapping(t *Trace, order []int) bool {
+func overlapping(t *op.Trace, order []int) bool {
 	var lastEnd uint64
 	lastThread := -1
 	for _, k := range order {
@@ -202,7 +205,7 @@ func overlapping(t *Trace, order []int) bool {
 
 // judgeTrace runs the model over the calls in order, the two pieces of a
 // call that waits for its peers (waitsForPeers) each at its own time.
-func judgeTrace(t *Trace, p Profile, driven bool, order []int) *Result {
+func judgeTrace(t *op.Trace, p model.Profile, driven bool, order []int) *conformance.Result {
 	res, _ := judgePieces(t, p, driven, timeOrder(t, order))
 	return res
 }
@@ -212,14 +215,14 @@ func judgeTrace(t *Trace, p Profile, driven bool, order []int) *Result {
 // calls' order. Nothing is searched or undone here, so the state is owned:
 // each step advances it in place (a shared one would be copied per call,
 // verdicts and all, which made long traces quadratic).
-func judgePieces(t *Trace, p Profile, driven bool, pieces []tracePiece) (res *Result, order []int) {
+func judgePieces(t *op.Trace, p model.Profile, driven bool, pieces []tracePiece) (res *conformance.Result, order []int) {
 	st := newTraceState(model.NewTraceState(p, driven))
-	res = &Result{History: History{Profile: p}}
+	res = &conformance.Result{History: conformance.History{Profile: p}}
 	for _, pc := range pieces {
 		if pc.whole() {
 			order = append(order, pc.call)
 			c := &t.Calls[pc.call]
-			res.History.Entries = append(res.History.Entries, Entry{Op: c.Op, Obs: c.Obs, Skipped: c.Skip})
+			res.History.Entries = append(res.History.Entries, conformance.Entry{Op: c.Op, Obs: c.Obs, Skipped: c.Skip})
 		}
 		good, next := stepPiece(t, st, pc)
 		if !good && next.s == st.s && pc.whole() {
@@ -233,7 +236,7 @@ func judgePieces(t *Trace, p Profile, driven bool, pieces []tracePiece) (res *Re
 }
 
 // fillResult copies the model's verdict into res.
-func fillResult(res *Result, m *Model) {
+func fillResult(res *conformance.Result, m *model.Model) {
 	res.Findings = m.Findings()
 	res.Tally = *m.Tally()
 	res.Checked = m.Checked()
@@ -260,13 +263,13 @@ func (pc tracePiece) whole() bool { return !pc.acquire && !pc.ret }
 // calls judged, which prepare holds each context's gate, and the calls
 // that arrived and have not returned (each with its op index).
 type traceState struct {
-	s       State // shared: the search keeps every state it reached
+	s       model.State // shared: the search keeps every state it reached
 	n       int
 	gates   map[int8]int
 	arrived map[int]int
 }
 
-func newTraceState(s State) traceState {
+func newTraceState(s model.State) traceState {
 	return traceState{s: s, gates: map[int8]int{}, arrived: map[int]int{}}
 }
 
@@ -284,7 +287,7 @@ func equalTraceStates(a, b interface{}) bool {
 // context's gate from some point inside their interval until they take
 // effect (X-2: a launch overlapping a prepare or another launch fails
 // fast); the op table says which calls take it (Op.HoldsGate).
-func holdsGate(c *TraceCall) bool {
+func holdsGate(c *op.TraceCall) bool {
 	if c.Skip != "" || c.Op.C < 0 {
 		return false
 	}
@@ -296,7 +299,7 @@ func holdsGate(c *TraceCall) bool {
 // INVALID_STATE while the gate is held is X-2's fail-fast refusal, which
 // changes nothing; a second prepare waits for the gate. A call that waits
 // for its peers arrives with its own piece and is judged at its return.
-func stepPiece(t *Trace, st traceState, pc tracePiece) (bool, traceState) {
+func stepPiece(t *op.Trace, st traceState, pc tracePiece) (bool, traceState) {
 	c := &t.Calls[pc.call]
 	gates := maps.Clone(st.gates)
 	arrived := st.arrived
@@ -323,12 +326,12 @@ func stepPiece(t *Trace, st traceState, pc tracePiece) (bool, traceState) {
 			return false, st
 		}
 		delete(gates, c.Op.C)
-	} else if c.Op.Kind == KindLaunch && c.Skip == "" && c.Obs.Call.Status == abi.InvalidState {
+	} else if c.Op.Kind == op.KindLaunch && c.Skip == "" && c.Obs.Call.Status == abi.InvalidState {
 		if h, held := gates[c.Op.C]; held && h != pc.call {
-			return true, traceState{s: model.PassRule(st.s, RX2), n: st.n, gates: gates, arrived: arrived}
+			return true, traceState{s: model.PassRule(st.s, model.RX2), n: st.n, gates: gates, arrived: arrived}
 		}
 	}
-	var next State
+	var next model.State
 	if waitsForPeers(c) {
 		arrived = maps.Clone(arrived)
 		arrived[pc.call] = st.n
@@ -345,7 +348,7 @@ func stepPiece(t *Trace, st traceState, pc tracePiece) (bool, traceState) {
 // pieces), and judges the calls in the order found: in full when one
 // satisfies the model, else the longest one found followed by the pieces
 // left out, each at its time (pieceAt).
-func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (res *Result, order []int, ok, undecided bool) {
+func linearizeTrace(t *op.Trace, p model.Profile, driven bool, timeout time.Duration) (res *conformance.Result, order []int, ok, undecided bool) {
 	spec := porcupine.Model{
 		Init: func() interface{} { return newTraceState(model.NewTraceState(p, driven).Share()) },
 		Step: func(s, in, _ interface{}) (bool, interface{}) {
@@ -430,11 +433,11 @@ func linearizeTrace(t *Trace, p Profile, driven bool, timeout time.Duration) (re
 // search for an order leaves it out, since any place suits it and a
 // consumer polling simabi_gate_state in a loop would otherwise multiply
 // the orders to try past any timeout.
-func inertCall(c *TraceCall) bool { return c.Op.Kind == KindInvalid && !c.Reset }
+func inertCall(c *op.TraceCall) bool { return c.Op.Kind == op.KindInvalid && !c.Reset }
 
 // mergeInert puts the inert calls (ascending by begin) back into the
 // order found: each before the first ordered call that began after it.
-func mergeInert(t *Trace, order []tracePiece, inert []int) []tracePiece {
+func mergeInert(t *op.Trace, order []tracePiece, inert []int) []tracePiece {
 	if len(inert) == 0 {
 		return order
 	}
@@ -470,7 +473,7 @@ func (r Replay) Differs() bool { return r.Skipped == "" && r.Got != r.Recorded }
 // device the trace knows, a setdev when it changed; each script op's call
 // index (-1 for an inserted setdev). Calls the grammar cannot rebuild are
 // left out and listed with the reason.
-func Ops(t *Trace) (ops []Op, calls []int, left map[int]string) {
+func Ops(t *op.Trace) (ops []op.Op, calls []int, left map[int]string) {
 	order := make([]int, len(t.Calls))
 	for i := range order {
 		order[i] = i
@@ -495,11 +498,11 @@ func Ops(t *Trace) (ops []Op, calls []int, left map[int]string) {
 		if c.Op.Kind.Entry() {
 			// (The consumer's hook calls are replayed as such.)
 			if c.DevKnown && (!known || dev != c.Dev) {
-				ops, calls = append(ops, Op{Kind: KindSetDev, Dev: c.Dev}), append(calls, -1)
+				ops, calls = append(ops, op.Op{Kind: op.KindSetDev, Dev: c.Dev}), append(calls, -1)
 				dev, known = c.Dev, true
 			}
 		}
-		if c.Op.Kind == KindSetDev {
+		if c.Op.Kind == op.KindSetDev {
 			dev, known = c.Op.Dev, true
 		}
 		ops, calls = append(ops, c.Op), append(calls, k)
@@ -509,15 +512,15 @@ func Ops(t *Trace) (ops []Op, calls []int, left map[int]string) {
 
 // recordedResult renders call k's recorded answer as a history result (what
 // the replay's history line shows after "->", committed memory aside).
-func recordedResult(t *Trace, k int) string {
+func recordedResult(t *op.Trace, k int) string {
 	c := &t.Calls[k]
-	e := Entry{Op: c.Op, Obs: c.Obs}
+	e := conformance.Entry{Op: c.Op, Obs: c.Obs}
 	return e.Result()
 }
 
 // CompareReplay matches a replay's history lines (History.Lines of the
 // script TraceOps made) with the recorded results.
-func CompareReplay(t *Trace, ops []Op, calls []int, left map[int]string, history []string) []Replay {
+func CompareReplay(t *op.Trace, ops []op.Op, calls []int, left map[int]string, history []string) []Replay {
 	var out []Replay
 	for i, k := range calls {
 		if k < 0 {
@@ -574,34 +577,34 @@ func (r Replay) String() string {
 // Report renders the check as a report: one check named after the trace,
 // every failure with the judged ops up to it as its repro (a script
 // -replay runs on any target).
-func (tc *Outcome) Report() *Report {
+func (tc *Outcome) Report() *report.Report {
 	name := "trace/" + tc.Trace.Path
-	r := newReport(tc.Trace.Path)
+	r := report.NewReport(tc.Trace.Path)
 	ops := tc.Ops()
 	first := -1
 	for _, f := range tc.Result.Findings {
-		if f.Verdict == Fail {
+		if f.Verdict == model.Fail {
 			first = f.Index
 			break
 		}
 	}
-	var repro []Op
+	var repro []op.Op
 	if first >= 0 {
 		repro = tc.repro(first)
 	}
-	r.AddResult(name, tc.Result, func(i int) []Op { return tc.repro(tc.Result.Findings[i].Index) })
-	c := CheckReport{Name: name, Verdict: Pass, Detail: fmt.Sprintf("%d calls recorded, %d judged", len(tc.Trace.Calls), tc.Result.Checked)}
+	r.AddResult(name, tc.Result, func(i int) []op.Op { return tc.repro(tc.Result.Findings[i].Index) })
+	c := report.CheckReport{Name: name, Verdict: model.Pass, Detail: fmt.Sprintf("%d calls recorded, %d judged", len(tc.Trace.Calls), tc.Result.Checked)}
 	if first >= 0 {
-		c.Verdict, c.Detail = Fail, opAt(ops, first)+": "+tc.firstFailure()
-		c.Repro = opLines(repro)
+		c.Verdict, c.Detail = model.Fail, conformance.OpAt(ops, first)+": "+tc.firstFailure()
+		c.Repro = conformance.OpLines(repro)
 	}
 	for _, d := range tc.Deaths {
 		op := ops[d.At]
-		detail := opAt(ops, d.At) + ": " + d.Verdict.String() + ": " + d.Detail
+		detail := conformance.OpAt(ops, d.At) + ": " + d.Verdict.String() + ": " + d.Detail
 		drepro := tc.repro(d.At)
-		r.AddDeath(name, []Rule{entryRule(op)}, d.Verdict, d.At, &op, detail, drepro)
-		if c.Verdict == Pass || c.Verdict == Fail {
-			c.Verdict, c.Detail, c.Repro = d.Verdict, detail, opLines(drepro)
+		r.AddDeath(name, []model.Rule{conformance.EntryRule(op)}, d.Verdict, d.At, &op, detail, drepro)
+		if c.Verdict == model.Pass || c.Verdict == model.Fail {
+			c.Verdict, c.Detail, c.Repro = d.Verdict, detail, conformance.OpLines(drepro)
 		}
 	}
 	if tc.Note != "" {
@@ -612,8 +615,8 @@ func (tc *Outcome) Report() *Report {
 		// failure of its own, never dropped.
 		detail := fmt.Sprintf("%s:%d: %s", tc.Trace.Path, torn.Line, torn.Describe("judged"))
 		r.AddTraceFault(name, detail)
-		if c.Verdict == Pass {
-			c.Verdict = Fail
+		if c.Verdict == model.Pass {
+			c.Verdict = model.Fail
 		}
 		c.Detail += fmt.Sprintf("; line %d is torn", torn.Line)
 	}
@@ -625,7 +628,7 @@ func (tc *Outcome) Report() *Report {
 
 func (tc *Outcome) firstFailure() string {
 	for _, f := range tc.Result.Findings {
-		if f.Verdict == Fail {
+		if f.Verdict == model.Fail {
 			return f.Rule.String() + ": " + f.Detail
 		}
 	}
@@ -635,22 +638,22 @@ func (tc *Outcome) firstFailure() string {
 // repro is the judged calls up to the one at position last, as a script
 // that reproduces them on any target: calls no op stands for left out, a
 // setdev before each call whose recorded device differs from the last.
-func (tc *Outcome) repro(last int) []Op {
-	var out []Op
+func (tc *Outcome) repro(last int) []op.Op {
+	var out []op.Op
 	dev, known := int32(0), false
 	for i, k := range tc.Order {
 		if i > last {
 			break
 		}
 		c := &tc.Trace.Calls[k]
-		if c.Op.Kind == KindInvalid {
+		if c.Op.Kind == op.KindInvalid {
 			continue
 		}
-		if c.DevKnown && (!known || dev != c.Dev) && c.Op.Kind != KindSetDev {
-			out = append(out, Op{Kind: KindSetDev, Dev: c.Dev})
+		if c.DevKnown && (!known || dev != c.Dev) && c.Op.Kind != op.KindSetDev {
+			out = append(out, op.Op{Kind: op.KindSetDev, Dev: c.Dev})
 			dev, known = c.Dev, true
 		}
-		if c.Op.Kind == KindSetDev {
+		if c.Op.Kind == op.KindSetDev {
 			dev, known = c.Op.Dev, true
 		}
 		out = append(out, c.Op)

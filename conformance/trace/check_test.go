@@ -3,6 +3,7 @@ package trace
 import (
 	"encoding/hex"
 	"fmt"
+	"github.com/simabi/simabi/conformance/op"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func traceImageHex(t testing.TB) (string, int) {
 
 func cfgHex() string { return hex.EncodeToString((&abi.CallConfig{}).Bytes()) }
 
-func mustTrace(t testing.TB, body string) *Trace {
+func mustTrace(t testing.TB, body string) *op.Trace {
 	t.Helper()
 	tr, err := ParseTrace(strings.NewReader("# simabi trace v1\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n"+body), "t.ops")
 	if err != nil {
@@ -50,7 +51,7 @@ func kernelSession(t *testing.T, prepareResult, launchResult string) string {
 func failuresOf(tc *Outcome) []string {
 	var out []string
 	for _, f := range tc.Result.Findings {
-		if f.Verdict == Fail {
+		if f.Verdict == model.Fail {
 			out = append(out, f.Rule.String())
 		}
 	}
@@ -72,7 +73,7 @@ func TestCheckTrace_judgesRecordedAnswers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := mustTrace(t, kernelSession(t, tc.prepare, tc.launch))
 			c := Check(tr, Options{})
-			if c.Concurrent || c.Profile != ProfileTMR {
+			if c.Concurrent || c.Profile != model.ProfileTMR {
 				t.Fatalf("concurrent %v profile %v", c.Concurrent, c.Profile)
 			}
 			got := failuresOf(c)
@@ -161,7 +162,7 @@ func TestTraceReplayOnSim(t *testing.T) {
 	tr := mustTrace(t, kernelSession(t, "0 out=0", "0"))
 	ops, calls, left := Ops(tr)
 	out := FactoryExecutor{Factory: SimFactory("tmr")}.Execute(ops, true)
-	if out.Verdict != Pass {
+	if out.Verdict != model.Pass {
 		t.Fatalf("replay: %v %s", out.Verdict, out.Detail)
 	}
 	rs := CompareReplay(tr, ops, calls, left, out.History)
@@ -216,9 +217,9 @@ func TestCheckTrace_manyOverlappingThreads_X1(t *testing.T) {
 // The linearization search compares the states it reached in different
 // orders: states with gates (a map) compare without a panic, by content.
 func TestEqualTraceStates(t *testing.T) {
-	s := model.NewTraceState(ProfileTMR, false).Share()
+	s := model.NewTraceState(model.ProfileTMR, false).Share()
 	a := traceState{s: s, n: 2, gates: map[int8]int{0: 4}}
-	b := traceState{s: model.NewTraceState(ProfileTMR, false).Share(), n: 2, gates: map[int8]int{0: 4}}
+	b := traceState{s: model.NewTraceState(model.ProfileTMR, false).Share(), n: 2, gates: map[int8]int{0: 4}}
 	if !equalTraceStates(a, b) {
 		t.Error("equal states compare unequal")
 	}
@@ -231,7 +232,7 @@ func TestEqualTraceStates(t *testing.T) {
 			t.Errorf("%s: compare equal", name)
 		}
 	}
-	s2, _ := Step(s, 0, 0, Op{Kind: KindCreate, C: 0}, &Observation{})
+	s2, _ := Step(s, 0, 0, op.Op{Kind: KindCreate, C: 0}, &Observation{})
 	if equalTraceStates(a, traceState{s: s2, n: 2, gates: map[int8]int{0: 4}}) {
 		t.Error("states with different models compare equal")
 	}
@@ -339,7 +340,7 @@ func TestCheckTrace_legacyCodesTranslated_EPROG(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := Check(tr, Options{})
-		if c.Profile != ProfileLegacy {
+		if c.Profile != model.ProfileLegacy {
 			t.Fatalf("profile %v, want legacy", c.Profile)
 		}
 		if got := failuresOf(c); !cmp.Equal(got, tc.want) {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 	"os"
 	"path/filepath"
 	"slices"
@@ -156,7 +158,7 @@ func TestCheckTrace_traceEndingInsideACallIsAHang_ELAUNCH(t *testing.T) {
 	rep := Check(tr, Options{}).Report()
 	var hung []string
 	for _, rr := range rep.Rules {
-		if rr.Verdict == Hang {
+		if rr.Verdict == model.Hang {
 			hung = append(hung, rr.Rule+": "+rr.Detail+" | "+strings.Join(rr.Repro, "; "))
 		}
 	}
@@ -168,7 +170,7 @@ func TestCheckTrace_traceEndingInsideACallIsAHang_ELAUNCH(t *testing.T) {
 	}
 }
 
-func mustTraceV(t *testing.T, version int, body string) *Trace {
+func mustTraceV(t *testing.T, version int, body string) *op.Trace {
 	t.Helper()
 	tr, err := ParseTrace(strings.NewReader(fmt.Sprintf("# simabi trace v%d\n# target: /x/libhost_runtime.so\n# revision: kernel\n# pid: 7\n", version)+body), "t.ops")
 	if err != nil {
@@ -219,8 +221,8 @@ func TestReadTraceFile_inflightRecords_ELAUNCH(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		signal int32
-		want   Verdict
-	}{{"killed", 0, Hang}, {"signal 11", 11, Crash}} {
+		want   model.Verdict
+	}{{"killed", 0, model.Hang}, {"signal 11", 11, model.Crash}} {
 		t.Run(c.name, func(t *testing.T) {
 			done := tracevocab.InflightCall{B: 7, Thread: 1, Dev: 0, Op: "launch c0 id=0 stream=s0"} // written already
 			in := tracevocab.InflightCall{B: 9, Thread: 0, Dev: 0, Op: "launch c0 id=0 stream=s0", Died: c.signal != 0}
@@ -369,7 +371,7 @@ func TestCheckTrace_gatePollsDoNotStallTheSearch_X2(t *testing.T) {
 					t.Fatalf("call %d judged twice", k)
 				}
 				seen[k] = true
-				if cl := tr.Calls[k]; cl.Op.Kind == KindInvalid {
+				if cl := tr.Calls[k]; cl.Op.Kind == op.KindInvalid {
 					if cl.B < lastPoll {
 						t.Fatalf("call %d (@%d) judged after one that began at @%d", k, cl.B, lastPoll)
 					}

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"github.com/simabi/simabi/conformance/op"
 	"sort"
 
 	"github.com/simabi/simabi/conformance/model"
@@ -18,13 +19,13 @@ import (
 // waiting call's own interval is all the search places around them.
 
 // waitsForPeers reports whether c is judged in two pieces.
-func waitsForPeers(c *TraceCall) bool {
+func waitsForPeers(c *op.TraceCall) bool {
 	return c.RanksHere && c.Skip == "" && !c.Unfinished && model.CommMayWait(c.Op.Kind)
 }
 
 // pieceAt is the time a piece is judged at when no search placed it: a
 // call (or its arrival) at its begin, a return at its end.
-func pieceAt(t *Trace, pc tracePiece) uint64 {
+func pieceAt(t *op.Trace, pc tracePiece) uint64 {
 	if pc.ret {
 		return t.Calls[pc.call].E
 	}
@@ -34,7 +35,7 @@ func pieceAt(t *Trace, pc tracePiece) uint64 {
 // timeOrder is the calls of order as pieces, each at its time: the calls
 // in order, the return of each call that waits for its peers placed at its
 // end.
-func timeOrder(t *Trace, order []int) []tracePiece {
+func timeOrder(t *op.Trace, order []int) []tracePiece {
 	out := make([]tracePiece, 0, len(order))
 	for _, k := range order {
 		out = append(out, tracePiece{call: k})
