@@ -57,55 +57,6 @@ func ConsumerOf(rev Revision) string {
 	return "the kernel revision's consumer (C-BIND-1)"
 }
 
-// legacyConsumerSince is upstream's ChipWorker at 6ebaf77: every symbol it
-// resolves at init, with the upstream change since which it does (git log -S
-// of the name over src/common/worker/chip_worker.cpp, the earliest commit).
-var legacyConsumerSince = map[string]string{
-	SymCreateDeviceContext:       "ChipWorker since 87f961c (#483, 2026-04-08)",
-	SymDestroyDeviceContext:      "ChipWorker since 87f961c (#483, 2026-04-08)",
-	SymDeviceMalloc:              "ChipWorker since 093c0b3 (#579, 2026-04-18)",
-	SymDeviceFree:                "ChipWorker since 093c0b3 (#579, 2026-04-18)",
-	SymCommittedDeviceMemory:     "ChipWorker since ce81c97 (#1592, 2026-07-30)",
-	SymCopyToDevice:              "ChipWorker since 093c0b3 (#579, 2026-04-18)",
-	SymCopyFromDevice:            "ChipWorker since 093c0b3 (#579, 2026-04-18)",
-	SymGetRuntimeSize:            "ChipWorker since 31f4b25 (#416, 2026-03-31)",
-	SymGetRuntimeAlignment:       "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymSimplerInit:               "ChipWorker since 86a666c (#703, 2026-04-30)",
-	SymRegisterCallable:          "ChipWorker since 11d03d9 (#1210, 2026-06-30)",
-	SymRun:                       "ChipWorker since 11d03d9 (#1210, 2026-06-30)",
-	SymPrepareRun:                "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymLaunchRun:                 "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymPollRun:                   "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymWaitRun:                   "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymFinalizeRun:               "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymSupportsConcurrentPrepare: "ChipWorker since 2a650f2 (#1587, 2026-08-03)",
-	SymArenaBankGMHeapBase:       "ChipWorker since e51c3ae (#1540, 2026-07-29)",
-	SymRetainedTempAddr:          "ChipWorker since e51c3ae (#1540, 2026-07-29)",
-	SymGetPipelineContract:       "ChipWorker since 05c76c0 (#1463, 2026-07-26)",
-	SymUnregisterCallable:        "ChipWorker since 11d03d9 (#1210, 2026-06-30)",
-	SymAicpuDlopenCount:          "ChipWorker since c3c1ce0 (#710, 2026-05-11)",
-	SymHostDlopenCount:           "ChipWorker since c3c1ce0 (#710, 2026-05-11)",
-	SymRunStreamSetCreateCount:   "ChipWorker since 0ded81c (#1464, 2026-07-26)",
-	SymProvisionDMAWorkspace:     "ChipWorker since 717d703 (#1406, 2026-07-22)",
-	SymFinalizeDevice:            "ChipWorker since 147df1f (#442, 2026-04-03)",
-	SymEnsureACLReady:            "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCreateCommStream:          "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymDestroyCommStream:         "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommInit:                  "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommAllocWindows:          "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommGetLocalWindowBase:    "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommGetWindowSize:         "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommBarrier:               "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommDestroy:               "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommDeriveContext:         "ChipWorker since 5fd3f10 (#752, 2026-05-19)",
-	SymCommAllocDomainWindows:    "ChipWorker since 7b97dfd (#817, 2026-05-20)",
-	SymCommReleaseDomainWindows:  "ChipWorker since 7b97dfd (#817, 2026-05-20)",
-	SymCommGlobalDomainPrepare:   "ChipWorker since 60ab6ab (#1456, 2026-08-08)",
-	SymCommGlobalDomainImport:    "ChipWorker since 60ab6ab (#1456, 2026-08-08)",
-	SymCommGlobalDomainRelease:   "ChipWorker since 60ab6ab (#1456, 2026-08-08)",
-	SymHostLogBindState:          "ChipWorker since f4cd9cb (#1845, 2026-08-18), through host_log_binding.h",
-}
-
 // LegacyConsumer names the consumer whose set ConsumerSet(RevLegacy) is.
 const LegacyConsumer = "upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp)"
 
@@ -122,11 +73,10 @@ func ConsumerSet(rev Revision) []ConsumerRequirement {
 		c := ConsumerRequirement{Symbol: s, Revision: rev}
 		switch rev {
 		case RevLegacy:
-			since, ok := legacyConsumerSince[s.Name]
-			if !ok {
+			if s.ChipWorker == "" {
 				continue
 			}
-			c.Since = since
+			c.Since = s.ChipWorker
 		default:
 			c.Since = "C-BIND-1, docs/contract.md's entry table"
 			if s.Required == RequiredWhenSupported {
@@ -159,7 +109,7 @@ func MissingExports(rev Revision, exports func(name string) bool, whenSupported 
 // it has no simpler_kernel_mode_supported and does have
 // simpler_provision_dma_workspace (C-BIND-1), else the target revision.
 func ExportRevision(exports func(name string) bool) Revision {
-	if !exports(SymKernelSupported) && exports(SymProvisionDMAWorkspace) {
+	if !exports(EntryKernelSupported.Name()) && exports(EntryProvisionDMAWorkspace.Name()) {
 		return RevLegacy
 	}
 	return RevKernel

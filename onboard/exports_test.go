@@ -60,13 +60,13 @@ func TestMissingForConsumer_CBIND1_everyProfileComplete(t *testing.T) {
 // C-BIND-1: a library lacking symbols its consumer resolves is named with
 // each of them, statically and through the loader alike.
 func TestMissingForConsumer_CBIND1_namesTheOmitted(t *testing.T) {
-	omit := []string{abi.SymCommDeriveContext, abi.SymCommGlobalDomainImport, abi.SymRun}
+	omit := []string{abi.EntryCommDeriveContext.Name(), abi.EntryCommGlobalDomainImport.Name(), abi.EntryRun.Name()}
 	path := emitted(t, emit.Config{Profile: emit.ProfileLegacy, Omit: omit})
 	rev, missing, err := MissingForConsumer(path)
 	if err != nil || rev != abi.RevLegacy {
 		t.Fatalf("MissingForConsumer: %v, %v", rev, err)
 	}
-	want := []string{abi.SymRun, abi.SymCommDeriveContext, abi.SymCommGlobalDomainImport} // table order
+	want := []string{abi.EntryRun.Name(), abi.EntryCommDeriveContext.Name(), abi.EntryCommGlobalDomainImport.Name()} // table order
 	if d := cmp.Diff(want, requirementNames(missing)); d != "" {
 		t.Fatalf("missing (-want +got):\n%s", d)
 	}

@@ -100,124 +100,124 @@ type table struct {
 // slot is where the pointer of symbol name goes, or nil.
 func (t *table) slot(name string) *uintptr {
 	switch name {
-	case abi.SymCreateDeviceContext:
+	case abi.EntryCreateDeviceContext.Name():
 		return &t.create
-	case abi.SymDestroyDeviceContext:
+	case abi.EntryDestroyDeviceContext.Name():
 		return &t.destroy
-	case abi.SymSimplerInit:
+	case abi.EntrySimplerInit.Name():
 		return &t.init
-	case abi.SymFinalizeDevice:
+	case abi.EntryFinalizeDevice.Name():
 		return &t.finalize
-	case abi.SymGetRuntimeSize:
+	case abi.EntryGetRuntimeSize.Name():
 		return &t.runtimeSize
-	case abi.SymGetRuntimeAlignment:
+	case abi.EntryGetRuntimeAlignment.Name():
 		return &t.runtimeAlign
-	case abi.SymDeviceMalloc:
+	case abi.EntryDeviceMalloc.Name():
 		return &t.malloc
-	case abi.SymDeviceFree:
+	case abi.EntryDeviceFree.Name():
 		return &t.free
-	case abi.SymCommittedDeviceMemory:
+	case abi.EntryCommittedDeviceMemory.Name():
 		return &t.committed
-	case abi.SymDeviceMemoryInfo:
+	case abi.EntryDeviceMemoryInfo.Name():
 		return &t.memInfo
-	case abi.SymCopyToDevice:
+	case abi.EntryCopyToDevice.Name():
 		return &t.copyTo
-	case abi.SymCopyFromDevice:
+	case abi.EntryCopyFromDevice.Name():
 		return &t.copyFrom
-	case abi.SymRegisterCallable:
+	case abi.EntryRegisterCallable.Name():
 		return &t.register
-	case abi.SymUnregisterCallable:
+	case abi.EntryUnregisterCallable.Name():
 		return &t.unregister
-	case abi.SymRun:
+	case abi.EntryRun.Name():
 		return &t.run
-	case abi.SymPrepareRun:
+	case abi.EntryPrepareRun.Name():
 		return &t.prepareRun
-	case abi.SymLaunchRun:
+	case abi.EntryLaunchRun.Name():
 		return &t.launchRun
-	case abi.SymPollRun:
+	case abi.EntryPollRun.Name():
 		return &t.pollRun
-	case abi.SymWaitRun:
+	case abi.EntryWaitRun.Name():
 		return &t.waitRun
-	case abi.SymFinalizeRun:
+	case abi.EntryFinalizeRun.Name():
 		return &t.finRun
-	case abi.SymAicpuDlopenCount:
+	case abi.EntryAicpuDlopenCount.Name():
 		return &t.aicpuDlopen
-	case abi.SymHostDlopenCount:
+	case abi.EntryHostDlopenCount.Name():
 		return &t.hostDlopen
-	case abi.SymRunStreamSetCreateCount:
+	case abi.EntryRunStreamSetCreateCount.Name():
 		return &t.streamSetCreate
-	case abi.SymKernelSupported:
+	case abi.EntryKernelSupported.Name():
 		return &t.supported
-	case abi.SymKernelInit:
+	case abi.EntryKernelInit.Name():
 		return &t.kinit
-	case abi.SymKernelPrepare:
+	case abi.EntryKernelPrepare.Name():
 		return &t.kprepare
-	case abi.SymKernelLaunch:
+	case abi.EntryKernelLaunch.Name():
 		return &t.klaunch
-	case abi.SymGetPipelineContract:
+	case abi.EntryGetPipelineContract.Name():
 		return &t.contract
-	case abi.SymSupportsConcurrentPrepare:
+	case abi.EntrySupportsConcurrentPrepare.Name():
 		return &t.concurrentPrepare
-	case abi.SymArenaBankGMHeapBase:
+	case abi.EntryArenaBankGMHeapBase.Name():
 		return &t.arenaBase
-	case abi.SymRetainedTempAddr:
+	case abi.EntryRetainedTempAddr.Name():
 		return &t.retainedTemp
-	case abi.SymEnsureACLReady:
+	case abi.EntryEnsureACLReady.Name():
 		return &t.ensureACL
-	case abi.SymCreateCommStream:
+	case abi.EntryCreateCommStream.Name():
 		return &t.createComm
-	case abi.SymDestroyCommStream:
+	case abi.EntryDestroyCommStream.Name():
 		return &t.destroyComm
-	case abi.SymCommInit:
+	case abi.EntryCommInit.Name():
 		return &t.commInit
-	case abi.SymCommAllocWindows:
+	case abi.EntryCommAllocWindows.Name():
 		return &t.commAlloc
-	case abi.SymCommGetLocalWindowBase:
+	case abi.EntryCommGetLocalWindowBase.Name():
 		return &t.commBase
-	case abi.SymCommGetWindowSize:
+	case abi.EntryCommGetWindowSize.Name():
 		return &t.commSize
-	case abi.SymCommBarrier:
+	case abi.EntryCommBarrier.Name():
 		return &t.commBarrier
-	case abi.SymCommDestroy:
+	case abi.EntryCommDestroy.Name():
 		return &t.commDestroy
-	case abi.SymCommDeriveContext:
+	case abi.EntryCommDeriveContext.Name():
 		return &t.commDerive
-	case abi.SymCommAllocDomainWindows:
+	case abi.EntryCommAllocDomainWindows.Name():
 		return &t.commDomainAlloc
-	case abi.SymCommReleaseDomainWindows:
+	case abi.EntryCommReleaseDomainWindows.Name():
 		return &t.commDomainRelease
-	case abi.SymCommGlobalDomainPrepare:
+	case abi.EntryCommGlobalDomainPrepare.Name():
 		return &t.commGlobalPrepare
-	case abi.SymCommGlobalDomainImport:
+	case abi.EntryCommGlobalDomainImport.Name():
 		return &t.commGlobalImport
-	case abi.SymCommGlobalDomainRelease:
+	case abi.EntryCommGlobalDomainRelease.Name():
 		return &t.commGlobalRelease
-	case abi.SymHostLogBindState:
+	case abi.EntryHostLogBindState.Name():
 		return &t.hostLog
-	case abi.SymSimSetCurrentDevice:
+	case abi.EntrySimSetCurrentDevice.Name():
 		return &t.simSetDevice
-	case abi.SymSimCurrentDevice:
+	case abi.EntrySimCurrentDevice.Name():
 		return &t.simCurrentDevice
-	case abi.SymSimSyncStream:
+	case abi.EntrySimSyncStream.Name():
 		return &t.simSyncStream
-	case abi.SymSimInject:
+	case abi.EntrySimInject.Name():
 		return &t.simInject
-	case abi.SymSimHoldGate:
+	case abi.EntrySimHoldGate.Name():
 		return &t.simHoldGate
-	case abi.SymSimGateState:
+	case abi.EntrySimGateState.Name():
 		return &t.simGateState
-	case abi.SymSimReset:
+	case abi.EntrySimReset.Name():
 		return &t.simReset
-	case abi.SymSimCommTimeout:
+	case abi.EntrySimCommTimeout.Name():
 		return &t.simCommTimeout
-	case abi.SymProvisionDMAWorkspace:
+	case abi.EntryProvisionDMAWorkspace.Name():
 		return &t.provision
 	}
 	return nil
 }
 
 // probeSymbols are the entries C-PROBE binds.
-var probeSymbols = []string{abi.SymHostLogBindState, abi.SymCreateDeviceContext, abi.SymDestroyDeviceContext, abi.SymKernelSupported}
+var probeSymbols = []string{abi.EntryHostLogBindState.Name(), abi.EntryCreateDeviceContext.Name(), abi.EntryDestroyDeviceContext.Name(), abi.EntryKernelSupported.Name()}
 
 // Library is a loaded host runtime. It implements abi.Runtime and
 // abi.LoadedRuntime; every method is safe for concurrent use (the runtime's
@@ -390,7 +390,7 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 	var t table
 	resolved := make(map[string]bool, len(abi.Symbols))
 	for _, s := range abi.Symbols {
-		if probe && !isProbeSymbol(s.Name) && s.Name != abi.SymProvisionDMAWorkspace {
+		if probe && !isProbeSymbol(s.Name) && s.Name != abi.EntryProvisionDMAWorkspace.Name() {
 			continue
 		}
 		if p := dlsym(h, s.Name); p != 0 {
@@ -406,14 +406,14 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 	// The shape: a library with no supported entry and a provision entry is
 	// legacy; anything else is bound as the kernel ABI.
 	rev := abi.ProfileTMR
-	if !resolved[abi.SymKernelSupported] && resolved[abi.SymProvisionDMAWorkspace] {
+	if !resolved[abi.EntryKernelSupported.Name()] && resolved[abi.EntryProvisionDMAWorkspace.Name()] {
 		rev = abi.ProfileLegacy
 	}
 
 	// Host log first, before any other entry is called (docs/contract.md "host log").
 	if t.hostLog != 0 {
 		if st := bindHostLog(t.hostLog, state); st != abi.OK {
-			return nil, &LoadError{Path: path, Step: abi.SymHostLogBindState, Status: st}
+			return nil, &LoadError{Path: path, Step: abi.EntryHostLogBindState.Name(), Status: st}
 		}
 	}
 
@@ -464,7 +464,7 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 		case r1 == 0 && opts.Inspect:
 			findings = append(findings, BindFinding{Rule: "V-CONTRACT", Detail: "get_pipeline_contract returned NULL"})
 		case r1 == 0:
-			return nil, &LoadError{Path: path, Step: abi.SymGetPipelineContract, Err: errors.New("returned NULL")}
+			return nil, &LoadError{Path: path, Step: abi.EntryGetPipelineContract.Name(), Err: errors.New("returned NULL")}
 		default:
 			src := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&r1))), abi.PipelineContractSize)
 			c, err := abi.DecodePipelineContract(src)
@@ -475,7 +475,7 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 			case err != nil && opts.Inspect:
 				findings = append(findings, BindFinding{Rule: "V-CONTRACT", Detail: "get_pipeline_contract: " + err.Error()})
 			case err != nil:
-				return nil, &LoadError{Path: path, Step: "C-BIND-2 " + abi.SymGetPipelineContract, Err: err}
+				return nil, &LoadError{Path: path, Step: "C-BIND-2 " + abi.EntryGetPipelineContract.Name(), Err: err}
 			}
 			l.contract = c
 		}

@@ -226,7 +226,7 @@ func header(p Profile) string {
 	b.WriteString("/* libhost_runtime.so */\n")
 	for _, s := range ExportedSymbols(p) {
 		proto := s.Proto
-		if p == ProfileLegacy && s.Name == abi.SymSimplerInit {
+		if p == ProfileLegacy && s.Name == abi.EntrySimplerInit.Name() {
 			proto = abi.LegacySimplerInitProto
 		}
 		b.WriteString(proto + ";\n")

@@ -412,11 +412,11 @@ func (v knobValues) fixed(sym string) string {
 }
 
 func (v knobValues) fixedPrepare() string {
-	code, ok := v.cfg.Knobs.Status[abi.SymKernelPrepare]
+	code, ok := v.cfg.Knobs.Status[abi.EntryKernelPrepare.Name()]
 	if !ok {
 		return ""
 	}
-	vars := []string{"{entry}", abi.SymKernelPrepare, "{code}", fmt.Sprint(code)}
+	vars := []string{"{entry}", abi.EntryKernelPrepare.Name(), "{code}", fmt.Sprint(code)}
 	out := fragment("prepare", vars...)
 	if code == 0 && !v.cfg.Knobs.PrepareNoID {
 		out += fragment("prepare_id", vars...)

@@ -121,13 +121,13 @@ func RecorderSymbols(cfg RecorderConfig) []abi.Symbol {
 // target lacks, no target), where the return type's default (NULL, 0 for an
 // unsigned value, INTERNAL) is not it.
 var noneAnswers = map[string]string{
-	abi.SymKernelSupported:           "0",
-	abi.SymSupportsConcurrentPrepare: "0",
-	abi.SymSimCurrentDevice:          "-1",
+	abi.EntryKernelSupported.Name():           "0",
+	abi.EntrySupportsConcurrentPrepare.Name(): "0",
+	abi.EntrySimCurrentDevice.Name():          "-1",
 }
 
 // unloadedAnswers override noneAnswers when no target is loaded.
-var unloadedAnswers = map[string]string{abi.SymHostLogBindState: "HOST_BIND_REFUSED"}
+var unloadedAnswers = map[string]string{abi.EntryHostLogBindState.Name(): "HOST_BIND_REFUSED"}
 
 // ---- prototypes ----
 
@@ -289,7 +289,7 @@ func recStubFor(e tracevocab.Entry, protoText string, w writers) (recStub, error
 		}
 		st.Extras = append(st.Extras, recExtra{Kind: x.Key, Key: cLit(tracevocab.ArgSep + x.Key + tracevocab.KeySep), Param: x.Param})
 	}
-	st.RemembersDescriptor = e.Symbol == abi.SymPrepareRun
+	st.RemembersDescriptor = e.Symbol == abi.EntryPrepareRun.Name()
 	return st, nil
 }
 

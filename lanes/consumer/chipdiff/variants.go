@@ -29,8 +29,8 @@ const preparedIncompatible = "-3"
 // (must_not_call), so that a call neither consumer should make aborts the
 // process even where no trace is read.
 var usedEntries = []string{
-	abi.SymHostLogBindState, abi.SymGetPipelineContract, "create_device_context", "destroy_device_context",
-	"get_runtime_size", "get_runtime_alignment", "simpler_init", "finalize_device", abi.SymProvisionDMAWorkspace,
+	abi.EntryHostLogBindState.Name(), abi.EntryGetPipelineContract.Name(), "create_device_context", "destroy_device_context",
+	"get_runtime_size", "get_runtime_alignment", "simpler_init", "finalize_device", abi.EntryProvisionDMAWorkspace.Name(),
 	"simpler_register_callable", "simpler_unregister_callable", "device_malloc_ctx", "device_free_ctx",
 	"copy_to_device_ctx", "copy_from_device_ctx", "committed_device_memory_ctx", "simpler_prepare_run",
 	"simpler_launch_run", "simpler_poll_run", "simpler_wait_run", "simpler_finalize_run",
@@ -53,7 +53,7 @@ func mustNotCall(a action) string {
 	}
 	var out []string
 	for _, r := range abi.ConsumerSet(abi.RevLegacy) {
-		if slices.Contains(usedEntries, r.Name) && (r.Name != abi.SymProvisionDMAWorkspace || sdma) {
+		if slices.Contains(usedEntries, r.Name) && (r.Name != abi.EntryProvisionDMAWorkspace.Name() || sdma) {
 			continue
 		}
 		out = append(out, r.Name)
