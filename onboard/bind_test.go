@@ -182,7 +182,7 @@ func TestCBind2StubContract(t *testing.T) {
 func TestCProbeStub(t *testing.T) {
 	var omit []string
 	for _, s := range abi.Symbols {
-		if !isProbeSymbol(s.Name) {
+		if !isProbeEntry(s.Entry) {
 			omit = append(omit, s.Name)
 		}
 	}

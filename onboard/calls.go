@@ -29,7 +29,7 @@ const legacySDMAMask = 1
 
 // CreateDeviceContext calls create_device_context.
 func (l *Library) CreateDeviceContext() abi.Ctx {
-	fn := l.t.create
+	fn := l.t[abi.EntryCreateDeviceContext]
 	if fn == 0 {
 		return 0
 	}
@@ -39,7 +39,7 @@ func (l *Library) CreateDeviceContext() abi.Ctx {
 
 // DestroyDeviceContext calls destroy_device_context.
 func (l *Library) DestroyDeviceContext(ctx abi.Ctx) {
-	if fn := l.t.destroy; fn != 0 {
+	if fn := l.t[abi.EntryDestroyDeviceContext]; fn != 0 {
 		call1(fn, uintptr(ctx))
 	}
 }
@@ -62,7 +62,7 @@ func (l *Library) DestroyDeviceContext(ctx abi.Ctx) {
 func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer, aicpuSize uintptr, aicore unsafe.Pointer, aicoreSize uintptr,
 	dispatcher unsafe.Pointer, dispatcherSize uintptr, prewarmConfig unsafe.Pointer, enableSDMA int32,
 	sdmaWarmup unsafe.Pointer, sdmaWarmupSize uint64) abi.Status {
-	fn := l.t.init
+	fn := l.t[abi.EntrySimplerInit]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -77,7 +77,7 @@ func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer,
 	if st := status(r1); st != abi.OK || (enableSDMA == 0 && sdmaWarmupSize == 0) {
 		return st
 	}
-	prov := l.t.provision
+	prov := l.t[abi.EntryProvisionDMAWorkspace]
 	if prov == 0 {
 		return abi.Unsupported
 	}
@@ -87,7 +87,7 @@ func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer,
 	}
 	r1 = call4(prov, uintptr(ctx), mask, uintptr(sdmaWarmup), uintptr(sdmaWarmupSize))
 	if st := status(r1); st != abi.OK {
-		if fin := l.t.finalize; fin != 0 {
+		if fin := l.t[abi.EntryFinalizeDevice]; fin != 0 {
 			call1(fin, uintptr(ctx))
 		}
 		return st
@@ -97,7 +97,7 @@ func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer,
 
 // FinalizeDevice calls finalize_device.
 func (l *Library) FinalizeDevice(ctx abi.Ctx) abi.Status {
-	fn := l.t.finalize
+	fn := l.t[abi.EntryFinalizeDevice]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -106,10 +106,10 @@ func (l *Library) FinalizeDevice(ctx abi.Ctx) abi.Status {
 }
 
 // GetRuntimeSize calls get_runtime_size.
-func (l *Library) GetRuntimeSize() uintptr { return l.query0(l.t.runtimeSize) }
+func (l *Library) GetRuntimeSize() uintptr { return l.query0(l.t[abi.EntryGetRuntimeSize]) }
 
 // GetRuntimeAlignment calls get_runtime_alignment.
-func (l *Library) GetRuntimeAlignment() uintptr { return l.query0(l.t.runtimeAlign) }
+func (l *Library) GetRuntimeAlignment() uintptr { return l.query0(l.t[abi.EntryGetRuntimeAlignment]) }
 
 func (l *Library) query0(fn uintptr) uintptr {
 	if fn == 0 {
@@ -129,7 +129,7 @@ func (l *Library) query1(fn, a uintptr) uintptr {
 
 // DeviceMalloc calls device_malloc_ctx.
 func (l *Library) DeviceMalloc(ctx abi.Ctx, size uintptr) abi.DevicePtr {
-	fn := l.t.malloc
+	fn := l.t[abi.EntryDeviceMalloc]
 	if fn == 0 {
 		return 0
 	}
@@ -139,21 +139,21 @@ func (l *Library) DeviceMalloc(ctx abi.Ctx, size uintptr) abi.DevicePtr {
 
 // DeviceFree calls device_free_ctx.
 func (l *Library) DeviceFree(ctx abi.Ctx, p abi.DevicePtr) {
-	if fn := l.t.free; fn != 0 {
+	if fn := l.t[abi.EntryDeviceFree]; fn != 0 {
 		call2(fn, uintptr(ctx), uintptr(p))
 	}
 }
 
 // CommittedDeviceMemory calls committed_device_memory_ctx.
 func (l *Library) CommittedDeviceMemory(ctx abi.Ctx) uintptr {
-	return l.query1(l.t.committed, uintptr(ctx))
+	return l.query1(l.t[abi.EntryCommittedDeviceMemory], uintptr(ctx))
 }
 
 // DeviceMemoryInfo calls device_memory_info_ctx; info (16 bytes) must be Go
 // heap or C memory alive and unmoved during the call. A legacy build has no
 // such entry: UNSUPPORTED.
 func (l *Library) DeviceMemoryInfo(ctx abi.Ctx, info unsafe.Pointer) abi.Status {
-	fn := l.t.memInfo
+	fn := l.t[abi.EntryDeviceMemoryInfo]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -164,7 +164,7 @@ func (l *Library) DeviceMemoryInfo(ctx abi.Ctx, info unsafe.Pointer) abi.Status 
 // CopyToDevice calls copy_to_device_ctx; host must be Go heap or C memory
 // alive and unmoved during the call.
 func (l *Library) CopyToDevice(ctx abi.Ctx, dev abi.DevicePtr, host unsafe.Pointer, size uintptr) abi.Status {
-	fn := l.t.copyTo
+	fn := l.t[abi.EntryCopyToDevice]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -175,7 +175,7 @@ func (l *Library) CopyToDevice(ctx abi.Ctx, dev abi.DevicePtr, host unsafe.Point
 // CopyFromDevice calls copy_from_device_ctx; host must be Go heap or C memory
 // alive and unmoved during the call.
 func (l *Library) CopyFromDevice(ctx abi.Ctx, host unsafe.Pointer, dev abi.DevicePtr, size uintptr) abi.Status {
-	fn := l.t.copyFrom
+	fn := l.t[abi.EntryCopyFromDevice]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -186,7 +186,7 @@ func (l *Library) CopyFromDevice(ctx abi.Ctx, host unsafe.Pointer, dev abi.Devic
 // RegisterCallable calls simpler_register_callable; callable must be Go heap
 // or C memory alive and unmoved during the call.
 func (l *Library) RegisterCallable(ctx abi.Ctx, callableID int32, callable unsafe.Pointer) abi.Status {
-	fn := l.t.register
+	fn := l.t[abi.EntryRegisterCallable]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -196,7 +196,7 @@ func (l *Library) RegisterCallable(ctx abi.Ctx, callableID int32, callable unsaf
 
 // UnregisterCallable calls simpler_unregister_callable.
 func (l *Library) UnregisterCallable(ctx abi.Ctx, callableID int32) abi.Status {
-	fn := l.t.unregister
+	fn := l.t[abi.EntryUnregisterCallable]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -209,12 +209,12 @@ func (l *Library) UnregisterCallable(ctx abi.Ctx, callableID int32) abi.Status {
 // runtime may use until the run is finalized: it must stay alive and unmoved
 // that long.
 func (l *Library) Run(ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
-	return l.runCall(l.t.run, ctx, rt, callableID, args, config, descriptor)
+	return l.runCall(l.t[abi.EntryRun], ctx, rt, callableID, args, config, descriptor)
 }
 
 // PrepareRun calls simpler_prepare_run (memory as for Run).
 func (l *Library) PrepareRun(ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
-	return l.runCall(l.t.prepareRun, ctx, rt, callableID, args, config, descriptor)
+	return l.runCall(l.t[abi.EntryPrepareRun], ctx, rt, callableID, args, config, descriptor)
 }
 
 func (l *Library) runCall(fn uintptr, ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
@@ -235,41 +235,41 @@ func (l *Library) runStep(fn uintptr, ctx abi.Ctx, rt abi.RunHandle) abi.Status 
 
 // LaunchRun calls simpler_launch_run.
 func (l *Library) LaunchRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
-	return l.runStep(l.t.launchRun, ctx, rt)
+	return l.runStep(l.t[abi.EntryLaunchRun], ctx, rt)
 }
 
 // PollRun calls simpler_poll_run (0 not ready, 1 complete, <0 error).
 func (l *Library) PollRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
-	return l.runStep(l.t.pollRun, ctx, rt)
+	return l.runStep(l.t[abi.EntryPollRun], ctx, rt)
 }
 
 // WaitRun calls simpler_wait_run.
 func (l *Library) WaitRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
-	return l.runStep(l.t.waitRun, ctx, rt)
+	return l.runStep(l.t[abi.EntryWaitRun], ctx, rt)
 }
 
 // FinalizeRun calls simpler_finalize_run.
 func (l *Library) FinalizeRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
-	return l.runStep(l.t.finRun, ctx, rt)
+	return l.runStep(l.t[abi.EntryFinalizeRun], ctx, rt)
 }
 
 // AicpuDlopenCount calls get_aicpu_dlopen_count.
 func (l *Library) AicpuDlopenCount(ctx abi.Ctx) uintptr {
-	return l.query1(l.t.aicpuDlopen, uintptr(ctx))
+	return l.query1(l.t[abi.EntryAicpuDlopenCount], uintptr(ctx))
 }
 
 // HostDlopenCount calls get_host_dlopen_count.
-func (l *Library) HostDlopenCount(ctx abi.Ctx) uintptr { return l.query1(l.t.hostDlopen, uintptr(ctx)) }
+func (l *Library) HostDlopenCount(ctx abi.Ctx) uintptr { return l.query1(l.t[abi.EntryHostDlopenCount], uintptr(ctx)) }
 
 // RunStreamSetCreateCount calls get_run_stream_set_create_count.
 func (l *Library) RunStreamSetCreateCount(ctx abi.Ctx) uintptr {
-	return l.query1(l.t.streamSetCreate, uintptr(ctx))
+	return l.query1(l.t[abi.EntryRunStreamSetCreateCount], uintptr(ctx))
 }
 
 // KernelModeSupported calls simpler_kernel_mode_supported (hot path: no
 // allocation). A legacy build answers 0 without a call.
 func (l *Library) KernelModeSupported(ctx abi.Ctx) int32 {
-	fn := l.t.supported
+	fn := l.t[abi.EntryKernelSupported]
 	if fn == 0 {
 		return 0
 	}
@@ -283,7 +283,7 @@ func (l *Library) KernelModeSupported(ctx abi.Ctx) int32 {
 // whose supported is 0): UNSUPPORTED, nothing called.
 func (l *Library) KernelModeInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer, aicpuSize uintptr, aicore unsafe.Pointer, aicoreSize uintptr,
 	dispatcher unsafe.Pointer, dispatcherSize uintptr, config unsafe.Pointer, contextGeneration uint64) abi.Status {
-	fn := l.t.kinit
+	fn := l.t[abi.EntryKernelInit]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -298,7 +298,7 @@ func (l *Library) KernelModeInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Point
 // bound trio: -1 is written through a non-nil outID (V-PREP-1) and
 // UNSUPPORTED returned, nothing called.
 func (l *Library) KernelModePrepareCallable(ctx abi.Ctx, callable unsafe.Pointer, size uintptr, outID *int32) abi.Status {
-	fn := l.t.kprepare
+	fn := l.t[abi.EntryKernelPrepare]
 	if fn == 0 {
 		if outID != nil {
 			*outID = -1
@@ -314,7 +314,7 @@ func (l *Library) KernelModePrepareCallable(ctx abi.Ctx, callable unsafe.Pointer
 // and unmoved during the call; the runtime snapshots it (E-LAUNCH-ASYNC).
 // Without a bound trio: UNSUPPORTED, nothing called.
 func (l *Library) KernelModeLaunch(ctx abi.Ctx, callableID int32, args unsafe.Pointer, stream abi.Stream) abi.Status {
-	fn := l.t.klaunch
+	fn := l.t[abi.EntryKernelLaunch]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -326,18 +326,18 @@ func (l *Library) KernelModeLaunch(ctx abi.Ctx, callableID int32, args unsafe.Po
 // runtime's immutable 144-byte PipelineContract, in the library's memory
 // (valid until Close).
 func (l *Library) GetPipelineContract() unsafe.Pointer {
-	r1 := l.query0(l.t.contract)
+	r1 := l.query0(l.t[abi.EntryGetPipelineContract])
 	return *(*unsafe.Pointer)(unsafe.Pointer(&r1))
 }
 
 // SupportsConcurrentNativePrepare calls supports_concurrent_native_prepare_ctx.
 func (l *Library) SupportsConcurrentNativePrepare(ctx abi.Ctx) int32 {
-	return int32(l.query1(l.t.concurrentPrepare, uintptr(ctx)))
+	return int32(l.query1(l.t[abi.EntrySupportsConcurrentPrepare], uintptr(ctx)))
 }
 
 // ArenaBankGMHeapBase calls get_arena_bank_gm_heap_base_ctx.
 func (l *Library) ArenaBankGMHeapBase(ctx abi.Ctx, bank uint32) uint64 {
-	fn := l.t.arenaBase
+	fn := l.t[abi.EntryArenaBankGMHeapBase]
 	if fn == 0 {
 		return 0
 	}
@@ -347,7 +347,7 @@ func (l *Library) ArenaBankGMHeapBase(ctx abi.Ctx, bank uint32) uint64 {
 
 // RetainedTempAddr calls get_retained_temp_addr_ctx.
 func (l *Library) RetainedTempAddr(ctx abi.Ctx, slot uint32) uint64 {
-	fn := l.t.retainedTemp
+	fn := l.t[abi.EntryRetainedTempAddr]
 	if fn == 0 {
 		return 0
 	}
@@ -358,7 +358,7 @@ func (l *Library) RetainedTempAddr(ctx abi.Ctx, slot uint32) uint64 {
 // EnsureACLReady calls ensure_acl_ready_ctx; it makes deviceID current on the
 // calling OS thread (lock the goroutine to its thread first).
 func (l *Library) EnsureACLReady(ctx abi.Ctx, deviceID int32) abi.Status {
-	fn := l.t.ensureACL
+	fn := l.t[abi.EntryEnsureACLReady]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -368,12 +368,12 @@ func (l *Library) EnsureACLReady(ctx abi.Ctx, deviceID int32) abi.Status {
 
 // CreateCommStream calls create_comm_stream_ctx.
 func (l *Library) CreateCommStream(ctx abi.Ctx) abi.Stream {
-	return abi.Stream(l.query1(l.t.createComm, uintptr(ctx)))
+	return abi.Stream(l.query1(l.t[abi.EntryCreateCommStream], uintptr(ctx)))
 }
 
 // DestroyCommStream calls destroy_comm_stream_ctx.
 func (l *Library) DestroyCommStream(ctx abi.Ctx, s abi.Stream) abi.Status {
-	fn := l.t.destroyComm
+	fn := l.t[abi.EntryDestroyCommStream]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -384,7 +384,7 @@ func (l *Library) DestroyCommStream(ctx abi.Ctx, s abi.Stream) abi.Status {
 // CommInit calls comm_init; rootinfoPath (a NUL-terminated string) must be
 // Go heap or C memory alive and unmoved during the call.
 func (l *Library) CommInit(rank, nranks int32, stream abi.Stream, rootinfoPath unsafe.Pointer) abi.CommHandle {
-	fn := l.t.commInit
+	fn := l.t[abi.EntryCommInit]
 	if fn == 0 {
 		return 0
 	}
@@ -395,7 +395,7 @@ func (l *Library) CommInit(rank, nranks int32, stream abi.Stream, rootinfoPath u
 // CommAllocWindows calls comm_alloc_windows; deviceCtxOut must be Go heap or
 // C memory alive and unmoved during the call.
 func (l *Library) CommAllocWindows(h abi.CommHandle, winSize uintptr, deviceCtxOut *uint64) abi.Status {
-	fn := l.t.commAlloc
+	fn := l.t[abi.EntryCommAllocWindows]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -405,7 +405,7 @@ func (l *Library) CommAllocWindows(h abi.CommHandle, winSize uintptr, deviceCtxO
 
 // CommGetLocalWindowBase calls comm_get_local_window_base (baseOut as above).
 func (l *Library) CommGetLocalWindowBase(h abi.CommHandle, baseOut *uint64) abi.Status {
-	fn := l.t.commBase
+	fn := l.t[abi.EntryCommGetLocalWindowBase]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -415,7 +415,7 @@ func (l *Library) CommGetLocalWindowBase(h abi.CommHandle, baseOut *uint64) abi.
 
 // CommGetWindowSize calls comm_get_window_size (sizeOut as above).
 func (l *Library) CommGetWindowSize(h abi.CommHandle, sizeOut *uintptr) abi.Status {
-	fn := l.t.commSize
+	fn := l.t[abi.EntryCommGetWindowSize]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -425,7 +425,7 @@ func (l *Library) CommGetWindowSize(h abi.CommHandle, sizeOut *uintptr) abi.Stat
 
 // CommBarrier calls comm_barrier.
 func (l *Library) CommBarrier(h abi.CommHandle) abi.Status {
-	fn := l.t.commBarrier
+	fn := l.t[abi.EntryCommBarrier]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -435,7 +435,7 @@ func (l *Library) CommBarrier(h abi.CommHandle) abi.Status {
 
 // CommDestroy calls comm_destroy.
 func (l *Library) CommDestroy(h abi.CommHandle) abi.Status {
-	fn := l.t.commDestroy
+	fn := l.t[abi.EntryCommDestroy]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -446,7 +446,7 @@ func (l *Library) CommDestroy(h abi.CommHandle) abi.Status {
 // CommDeriveContext calls comm_derive_context; rankIDs and deviceCtxOut must
 // be Go heap or C memory alive and unmoved during the call.
 func (l *Library) CommDeriveContext(h abi.CommHandle, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowOffset, windowSize uintptr, deviceCtxOut *uint64) abi.Status {
-	fn := l.t.commDerive
+	fn := l.t[abi.EntryCommDeriveContext]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -456,7 +456,7 @@ func (l *Library) CommDeriveContext(h abi.CommHandle, rankIDs unsafe.Pointer, ra
 
 // CommAllocDomainWindows calls comm_alloc_domain_windows (pointers as above).
 func (l *Library) CommAllocDomainWindows(h abi.CommHandle, allocationID uint64, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowSize uintptr, deviceCtxOut, localWindowBaseOut *uint64) abi.Status {
-	fn := l.t.commDomainAlloc
+	fn := l.t[abi.EntryCommAllocDomainWindows]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -467,7 +467,7 @@ func (l *Library) CommAllocDomainWindows(h abi.CommHandle, allocationID uint64, 
 
 // CommReleaseDomainWindows calls comm_release_domain_windows.
 func (l *Library) CommReleaseDomainWindows(h abi.CommHandle, allocationID uint64, rankCount uintptr, domainRank uint32) abi.Status {
-	fn := l.t.commDomainRelease
+	fn := l.t[abi.EntryCommReleaseDomainWindows]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -478,7 +478,7 @@ func (l *Library) CommReleaseDomainWindows(h abi.CommHandle, allocationID uint64
 // CommGlobalDomainPrepare calls comm_global_domain_prepare; descriptorOut
 // (288 bytes) and localWindowBaseOut as above.
 func (l *Library) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount uint32, windowSize uintptr, profile uint32, descriptorOut unsafe.Pointer, localWindowBaseOut *uint64) abi.Status {
-	fn := l.t.commGlobalPrepare
+	fn := l.t[abi.EntryCommGlobalDomainPrepare]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -490,7 +490,7 @@ func (l *Library) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount
 // CommGlobalDomainImport calls comm_global_domain_import; descriptors holds
 // descriptorCount descriptors.
 func (l *Library) CommGlobalDomainImport(domainID uint64, descriptors unsafe.Pointer, descriptorCount uintptr, deviceCtxOut *uint64) abi.Status {
-	fn := l.t.commGlobalImport
+	fn := l.t[abi.EntryCommGlobalDomainImport]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -500,7 +500,7 @@ func (l *Library) CommGlobalDomainImport(domainID uint64, descriptors unsafe.Poi
 
 // CommGlobalDomainRelease calls comm_global_domain_release.
 func (l *Library) CommGlobalDomainRelease(domainID uint64) abi.Status {
-	fn := l.t.commGlobalRelease
+	fn := l.t[abi.EntryCommGlobalDomainRelease]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -512,7 +512,7 @@ func (l *Library) CommGlobalDomainRelease(domainID uint64) abi.Status {
 // process-owned state; a state passed here must stay alive and unmoved for as
 // long as the runtime may read it (for the process, in general).
 func (l *Library) HostLogBindState(state unsafe.Pointer) abi.Status {
-	fn := l.t.hostLog
+	fn := l.t[abi.EntryHostLogBindState]
 	if fn == 0 {
 		return abi.Unsupported
 	}
