@@ -259,7 +259,9 @@ func (l *Library) AicpuDlopenCount(ctx abi.Ctx) uintptr {
 }
 
 // HostDlopenCount calls get_host_dlopen_count.
-func (l *Library) HostDlopenCount(ctx abi.Ctx) uintptr { return l.query1(l.t[abi.EntryHostDlopenCount], uintptr(ctx)) }
+func (l *Library) HostDlopenCount(ctx abi.Ctx) uintptr {
+	return l.query1(l.t[abi.EntryHostDlopenCount], uintptr(ctx))
+}
 
 // RunStreamSetCreateCount calls get_run_stream_set_create_count.
 func (l *Library) RunStreamSetCreateCount(ctx abi.Ctx) uintptr {
