@@ -746,7 +746,7 @@ func (m *manifest) entryTables() error {
 	for _, p := range Profiles {
 		for _, s := range ExportedSymbols(p) {
 			proto := s.Proto
-			if p == ProfileLegacy && s.Name == abi.EntrySimplerInit.Name() {
+			if p == ProfileLegacy && s.Entry == abi.EntrySimplerInit {
 				proto = abi.LegacySimplerInitProto
 			}
 			e, err := entryOf(s.Name, string(s.Group), proto)

@@ -226,7 +226,7 @@ func header(p Profile) string {
 	b.WriteString("/* libhost_runtime.so */\n")
 	for _, s := range ExportedSymbols(p) {
 		proto := s.Proto
-		if p == ProfileLegacy && s.Name == abi.EntrySimplerInit.Name() {
+		if p == ProfileLegacy && s.Entry == abi.EntrySimplerInit {
 			proto = abi.LegacySimplerInitProto
 		}
 		b.WriteString(proto + ";\n")
