@@ -81,7 +81,7 @@ func ConsumerSet(rev Revision) []ConsumerRequirement {
 			c.Since = "C-BIND-1, docs/contract.md's entry table"
 			if s.Required == RequiredWhenSupported {
 				c.WhenSupported = true
-				c.Since += ", when simpler_kernel_mode_supported is nonzero"
+				c.Since += ", when " + EntryKernelSupported.Name() + " is nonzero"
 			}
 		}
 		out = append(out, c)

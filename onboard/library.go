@@ -342,9 +342,9 @@ func (l *Library) askSupported(t *table, opts Options) (bool, error) {
 	ctx := call0(t[abi.EntryCreateDeviceContext])
 	if ctx == 0 {
 		if !opts.Inspect {
-			return false, &LoadError{Path: l.path, Step: "create_device_context (asking simpler_kernel_mode_supported)", Err: errors.New("returned NULL")}
+			return false, &LoadError{Path: l.path, Step: abi.EntryCreateDeviceContext.Name() + " (asking " + abi.EntryKernelSupported.Name() + ")", Err: errors.New("returned NULL")}
 		}
-		l.findings = append(l.findings, BindFinding{Rule: "L-1", Detail: "create_device_context returned NULL while simpler_kernel_mode_supported was asked (supported(NULL) answered instead, E-SUP)"})
+		l.findings = append(l.findings, BindFinding{Rule: "L-1", Detail: abi.EntryCreateDeviceContext.Name() + " returned NULL while " + abi.EntryKernelSupported.Name() + " was asked (supported(NULL) answered instead, E-SUP)"})
 		l.supported = int32(call1(t[abi.EntryKernelSupported], 0))
 	} else {
 		l.supported = int32(call1(t[abi.EntryKernelSupported], ctx))
@@ -364,7 +364,7 @@ func (l *Library) checkContract(fn uintptr, opts Options) error {
 		if !opts.Inspect {
 			return &LoadError{Path: l.path, Step: abi.EntryGetPipelineContract.Name(), Err: errors.New("returned NULL")}
 		}
-		l.findings = append(l.findings, BindFinding{Rule: "V-CONTRACT", Detail: "get_pipeline_contract returned NULL"})
+		l.findings = append(l.findings, BindFinding{Rule: "V-CONTRACT", Detail: abi.EntryGetPipelineContract.Name() + " returned NULL"})
 		return nil
 	}
 	src := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&r1))), abi.PipelineContractSize)
@@ -374,7 +374,7 @@ func (l *Library) checkContract(fn uintptr, opts Options) error {
 	}
 	switch {
 	case err != nil && opts.Inspect:
-		l.findings = append(l.findings, BindFinding{Rule: "V-CONTRACT", Detail: "get_pipeline_contract: " + err.Error()})
+		l.findings = append(l.findings, BindFinding{Rule: "V-CONTRACT", Detail: abi.EntryGetPipelineContract.Name() + ": " + err.Error()})
 	case err != nil:
 		return &LoadError{Path: l.path, Step: "C-BIND-2 " + abi.EntryGetPipelineContract.Name(), Err: err}
 	}

@@ -289,7 +289,7 @@ func (k Knobs) validate(p Profile, exported map[string]abi.Symbol) error {
 	}
 	for site, f := range k.Fail {
 		if st := abi.CheckInjectArgs(site, f.Count, f.Code); st != abi.OK {
-			return fmt.Errorf("emit: knob fail.%d=%d:%d: simabi_inject would refuse it (%v)", site, f.Count, f.Code, st)
+			return fmt.Errorf("emit: knob fail.%d=%d:%d: %s would refuse it (%v)", site, f.Count, f.Code, abi.EntrySimInject, st)
 		}
 	}
 	for _, l := range []struct {

@@ -465,7 +465,7 @@ func renderRecorder(cfg RecorderConfig) (src, vocab string, err error) {
 		d.Consts = append(d.Consts, cConst{name, fmt.Sprint(v), comment})
 	}
 	c("PTO_RUNTIME_ERR_INTERNAL", fmt.Sprintf("(%d)", int32(abi.Internal)), "")
-	c("HOST_BIND_REFUSED", fmt.Sprintf("(%d)", int32(abi.HostBindRefused)), "simpler_host_log_bind_state without a target")
+	c("HOST_BIND_REFUSED", fmt.Sprintf("(%d)", int32(abi.HostBindRefused)), abi.EntryHostLogBindState.Name()+" without a target")
 	c("REC_CALL_CONFIG_SIZE", cfgSize, "the CallConfig of the revision")
 	c("REC_DESC_SIZE", abi.NativeRunDescSize, "sizeof(NativeRunDescriptor)")
 	c("CHIP_CALLABLE_SIZE", abi.ChipCallableSize, "sizeof(ChipCallable)")

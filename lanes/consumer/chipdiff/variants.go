@@ -29,13 +29,13 @@ const preparedIncompatible = "-3"
 // (must_not_call), so that a call neither consumer should make aborts the
 // process even where no trace is read.
 var usedEntries = []string{
-	abi.EntryHostLogBindState.Name(), abi.EntryGetPipelineContract.Name(), "create_device_context", "destroy_device_context",
-	"get_runtime_size", "get_runtime_alignment", "simpler_init", "finalize_device", abi.EntryProvisionDMAWorkspace.Name(),
-	"simpler_register_callable", "simpler_unregister_callable", "device_malloc_ctx", "device_free_ctx",
-	"copy_to_device_ctx", "copy_from_device_ctx", "committed_device_memory_ctx", "simpler_prepare_run",
-	"simpler_launch_run", "simpler_poll_run", "simpler_wait_run", "simpler_finalize_run",
+	abi.EntryHostLogBindState.Name(), abi.EntryGetPipelineContract.Name(), abi.EntryCreateDeviceContext.Name(), abi.EntryDestroyDeviceContext.Name(),
+	abi.EntryGetRuntimeSize.Name(), abi.EntryGetRuntimeAlignment.Name(), abi.EntrySimplerInit.Name(), abi.EntryFinalizeDevice.Name(), abi.EntryProvisionDMAWorkspace.Name(),
+	abi.EntryRegisterCallable.Name(), abi.EntryUnregisterCallable.Name(), abi.EntryDeviceMalloc.Name(), abi.EntryDeviceFree.Name(),
+	abi.EntryCopyToDevice.Name(), abi.EntryCopyFromDevice.Name(), abi.EntryCommittedDeviceMemory.Name(), abi.EntryPrepareRun.Name(),
+	abi.EntryLaunchRun.Name(), abi.EntryPollRun.Name(), abi.EntryWaitRun.Name(), abi.EntryFinalizeRun.Name(),
 	// asked by every prepare above pipeline depth 1 (chip_worker.cpp:652-655, :674)
-	"supports_concurrent_native_prepare_ctx",
+	abi.EntrySupportsConcurrentPrepare.Name(),
 }
 
 // depthOne is the knob of the depth-1 variant: the fake presents the single
@@ -89,7 +89,7 @@ func variantsOf(a action, calls []string) []variant {
 		case ret == "int":
 			k := "status." + e + "=" + failCode
 			vs = append(vs, with(k, k))
-			if e == "simpler_prepare_run" {
+			if e == abi.EntryPrepareRun.Name() {
 				k := "status." + e + "=" + preparedIncompatible
 				vs = append(vs, with(k, k))
 			}
