@@ -135,12 +135,12 @@ func TestCBind1EmittedOmitOnePerGroup(t *testing.T) {
 				part := fmt.Sprintf("%s (%s)", n, s.Group)
 				if rev == abi.RevLegacy {
 					// The legacy consumer's requirement names the upstream change behind it.
-					i := slices.IndexFunc(abi.ConsumerSet(rev), func(r abi.ConsumerRequirement) bool { return r.Name == n })
-					part = fmt.Sprintf("%s (%s, %s)", n, s.Group, abi.ConsumerSet(rev)[i].Since)
+					i := slices.IndexFunc(abi.ConsumerSet(abi.ConsumerOf(rev)), func(r abi.ConsumerRequirement) bool { return r.Name == n })
+					part = fmt.Sprintf("%s (%s, %s)", n, s.Group, abi.ConsumerSet(abi.ConsumerOf(rev))[i].Since)
 				}
 				parts = append(parts, part)
 			}
-			want := "onboard: " + path + ": missing required symbols: " + strings.Join(parts, ", ") + "; required by " + abi.ConsumerOf(rev)
+			want := "onboard: " + path + ": missing required symbols: " + strings.Join(parts, ", ") + "; required by " + abi.ConsumerOf(rev).String()
 			if err.Error() != want || strings.Join(names, ",") != strings.Join(tc.named, ",") {
 				t.Fatalf("error\n got %q\nwant %q", err, want)
 			}

@@ -411,7 +411,7 @@ func missingSymbols(t *table, rev abi.Profile, probe, asked bool, supported int3
 	// C-BIND-1's required set is the consumer set of the revision (abi), so
 	// the loader and the export check cannot drift apart.
 	var missing []abi.ConsumerRequirement
-	for _, m := range abi.MissingExports(r, resolved, asked && supported != 0) {
+	for _, m := range abi.MissingExports(abi.ConsumerOf(r), resolved, asked && supported != 0) {
 		if probe && !isProbeEntry(m.Entry) {
 			continue
 		}

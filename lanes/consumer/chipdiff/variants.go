@@ -52,7 +52,7 @@ func mustNotCall(a action) string {
 		sdma = sdma || (strings.HasPrefix(s, "init:") && strings.Contains(s, "sdma"))
 	}
 	var out []string
-	for _, r := range abi.ConsumerSet(abi.RevLegacy) {
+	for _, r := range abi.ConsumerSet(abi.ChipWorker) {
 		if slices.Contains(usedEntries, r.Name) && (r.Name != abi.EntryProvisionDMAWorkspace.Name() || sdma) {
 			continue
 		}
