@@ -104,7 +104,7 @@ var (
 	probeEntries   = []abi.Entry{abi.EntryHostLogBindState, abi.EntryCreateDeviceContext, abi.EntryDestroyDeviceContext, abi.EntryKernelSupported}
 	kernelTrio     = []abi.Entry{abi.EntryKernelInit, abi.EntryKernelPrepare, abi.EntryKernelLaunch}
 	hookEntries    = []abi.Entry{abi.EntrySimSetCurrentDevice, abi.EntrySimCurrentDevice, abi.EntrySimSyncStream, abi.EntrySimInject}
-	controlEntries = []abi.Entry{abi.EntrySimHoldGate, abi.EntrySimGateState, abi.EntrySimReset, abi.EntrySimCommTimeout}
+	controlEntries = []abi.Entry{abi.EntrySimHoldGate, abi.EntrySimGateState, abi.EntrySimReset}
 )
 
 func isProbeEntry(e abi.Entry) bool { return slices.Contains(probeEntries, e) }
@@ -128,7 +128,6 @@ type Library struct {
 	findings  []BindFinding
 
 	closeOnce sync.Once
-	closed    bool
 }
 
 var _ abi.LoadedRuntime = (*Library)(nil)
@@ -325,11 +324,11 @@ func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Option
 		if err := l.checkContract(t[abi.EntryGetPipelineContract], opts); err != nil {
 			return nil, err
 		}
-		l.attachHooks(&t)
 	}
-	t.unbind(hookEntries...)
-	t.unbind(controlEntries...)
 	l.t = t // publish
+	if !probe {
+		l.attachHooks()
+	}
 	return l, nil
 }
 
@@ -384,15 +383,15 @@ func (l *Library) checkContract(fn uintptr, opts Options) error {
 
 // attachHooks publishes the simulation hooks and control hooks that
 // resolved as a whole, and the comm timeout hook.
-func (l *Library) attachHooks(t *table) {
-	if t.bound(hookEntries...) {
-		l.hooks = &simHooks{setDevice: t[abi.EntrySimSetCurrentDevice], currentDevice: t[abi.EntrySimCurrentDevice], syncStream: t[abi.EntrySimSyncStream], inject: t[abi.EntrySimInject]}
+func (l *Library) attachHooks() {
+	if l.t.bound(hookEntries...) {
+		l.hooks = &simHooks{&l.t}
 	}
-	if t.bound(abi.EntrySimHoldGate, abi.EntrySimGateState, abi.EntrySimReset) {
-		l.control = &simControl{holdGate: t[abi.EntrySimHoldGate], gateState: t[abi.EntrySimGateState], reset: t[abi.EntrySimReset]}
+	if l.t.bound(controlEntries...) {
+		l.control = &simControl{&l.t}
 	}
-	if fn := t[abi.EntrySimCommTimeout]; fn != 0 {
-		l.timeout = &simCommTimeout{fn: fn}
+	if l.t.bound(abi.EntrySimCommTimeout) {
+		l.timeout = &simCommTimeout{&l.t}
 	}
 }
 
@@ -427,17 +426,7 @@ func missingSymbols(t *table, rev abi.Profile, probe, asked bool, supported int3
 func (l *Library) Close() error {
 	err := ErrClosed
 	l.closeOnce.Do(func() {
-		l.t = table{}
-		if l.hooks != nil {
-			l.hooks.closed = true
-		}
-		if l.control != nil {
-			l.control.closed = true
-		}
-		if l.timeout != nil {
-			l.timeout.closed = true
-		}
-		l.closed = true
+		l.t = table{} // unbinds the hooks too
 		err = purego.Dlclose(l.handle)
 		if err != nil {
 			err = &LoadError{Path: l.path, Step: "dlclose", Err: err}
