@@ -206,3 +206,19 @@ func TestCheckInjectArgs(t *testing.T) {
 		t.Error("fault site numbers differ from docs/contract.md")
 	}
 }
+
+// Row e of the table is entry e, and an entry's name is its row's.
+func TestEntryIndexesItsRow(t *testing.T) {
+	if len(abi.Symbols) != int(abi.NumEntries) {
+		t.Fatalf("%d rows, %d entries", len(abi.Symbols), abi.NumEntries)
+	}
+	for i, s := range abi.Symbols {
+		e := abi.Entry(i)
+		if s.Entry != e || e.Name() != s.Name || e.String() != s.Name || e.Symbol() != s || s.Name == "" {
+			t.Errorf("row %d: %+v; Entry(%d) names %q", i, s, i, e.Name())
+		}
+	}
+	if got, want := abi.NumEntries.Name(), "entry(56)"; got != want {
+		t.Errorf("NumEntries.Name() = %q, want %q", got, want)
+	}
+}
