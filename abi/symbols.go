@@ -248,6 +248,14 @@ func (e Entry) Name() string {
 
 func (e Entry) String() string { return e.Name() }
 
+// ProtoIn is the symbol's C prototype in revision rev.
+func (s Symbol) ProtoIn(rev Revision) string {
+	if rev == RevLegacy && s.Entry == EntrySimplerInit {
+		return LegacySimplerInitProto
+	}
+	return s.Proto
+}
+
 // Symbol is the entry's row.
 func (e Entry) Symbol() Symbol { return Symbols[e] }
 

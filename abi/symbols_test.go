@@ -84,6 +84,16 @@ func TestSymbolTableMatchesABIDocument(t *testing.T) {
 	if n := strings.Count(abi.LegacySimplerInitProto, ",") + 1; n != 9 || !strings.HasSuffix(abi.LegacySimplerInitProto, "*prewarm_config)") {
 		t.Errorf("legacy simpler_init has %d parameters, want 9 ending at prewarm_config", n)
 	}
+	// The legacy revision's prototype differs only for simpler_init.
+	for _, s := range abi.Symbols {
+		want := s.Proto
+		if s.Entry == abi.EntrySimplerInit {
+			want = abi.LegacySimplerInitProto
+		}
+		if got := s.ProtoIn(abi.RevLegacy); got != want || s.ProtoIn(abi.RevKernel) != s.Proto {
+			t.Errorf("%s: ProtoIn(legacy) = %q, want %q", s.Name, got, want)
+		}
+	}
 }
 
 // C-BIND-1: required = every entry except the kernel trio and the hooks;

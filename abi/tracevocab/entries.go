@@ -149,14 +149,6 @@ var described = map[abi.Entry]Entry{
 	abi.EntrySimInject:           {Op: "inject", Args: []Arg{intArg("site", "site"), intArg("count", "count"), intArg("code", "code")}},
 }
 
-// Proto is the C prototype of symbol s in revision rev.
-func Proto(s abi.Symbol, rev abi.Revision) string {
-	if rev == abi.RevLegacy && s.Entry == abi.EntrySimplerInit {
-		return abi.LegacySimplerInitProto
-	}
-	return s.Proto
-}
-
 // ReturnType is the return type of a C prototype.
 func ReturnType(proto string) string {
 	i := strings.IndexByte(proto, '(')
@@ -207,7 +199,7 @@ func EntryOf(s abi.Symbol, rev abi.Revision) Entry {
 	if rev == 0 {
 		rev = abi.RevKernel
 	}
-	proto := Proto(s, rev)
+	proto := s.ProtoIn(rev)
 	e, ok := described[s.Entry]
 	if !ok {
 		e = Entry{Op: OpCall, Args: []Arg{{Form: Name}}}

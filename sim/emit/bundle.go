@@ -745,10 +745,7 @@ func (m *manifest) entryTables() error {
 	m.Entries = map[string][]entry{}
 	for _, p := range Profiles {
 		for _, s := range ExportedSymbols(p) {
-			proto := s.Proto
-			if p == ProfileLegacy && s.Entry == abi.EntrySimplerInit {
-				proto = abi.LegacySimplerInitProto
-			}
+			proto := s.ProtoIn(p.Revision())
 			e, err := entryOf(s.Name, string(s.Group), proto)
 			if err != nil {
 				return err

@@ -94,13 +94,9 @@ var templateFS embed.FS
 // ExportedSymbols returns the symbols a complete build of profile p exports
 // (hooks and simpler_host_log_bind_state included), in abi.Symbols order.
 func ExportedSymbols(p Profile) []abi.Symbol {
-	rev := abi.RevKernel
-	if p == ProfileLegacy {
-		rev = abi.RevLegacy
-	}
 	var out []abi.Symbol
 	for _, s := range abi.Symbols {
-		if s.Revisions.Has(rev) {
+		if s.Revisions.Has(p.Revision()) {
 			out = append(out, s)
 		}
 	}
@@ -225,11 +221,7 @@ func header(p Profile) string {
 	b.WriteString(abi.CDeclarations(""))
 	b.WriteString("/* libhost_runtime.so */\n")
 	for _, s := range ExportedSymbols(p) {
-		proto := s.Proto
-		if p == ProfileLegacy && s.Entry == abi.EntrySimplerInit {
-			proto = abi.LegacySimplerInitProto
-		}
-		b.WriteString(proto + ";\n")
+		b.WriteString(s.ProtoIn(p.Revision()) + ";\n")
 	}
 	b.WriteString("\n/* libascendcl.so (fake ACL) */\n")
 	for _, f := range aclFuncs {

@@ -486,7 +486,7 @@ func renderRecorder(cfg RecorderConfig) (src, vocab string, err error) {
 	}
 	syms := RecorderSymbols(cfg)
 	for _, s := range syms {
-		st, err := recStubFor(tracevocab.EntryOf(s, cfg.Revision), tracevocab.Proto(s, cfg.Revision), tmpl)
+		st, err := recStubFor(tracevocab.EntryOf(s, cfg.Revision), s.ProtoIn(cfg.Revision), tmpl)
 		if err != nil {
 			return "", "", err
 		}

@@ -133,7 +133,7 @@ func TestRecorderTemplateWritersAreAllUsed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range RecorderSymbols(cfg) {
-			st, err := recStubFor(tracevocab.EntryOf(s, cfg.Revision), tracevocab.Proto(s, cfg.Revision), tmpl)
+			st, err := recStubFor(tracevocab.EntryOf(s, cfg.Revision), s.ProtoIn(cfg.Revision), tmpl)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestRecorderStubData(t *testing.T) {
 		if !ok {
 			t.Fatalf("no symbol %s", name)
 		}
-		st, err := recStubFor(tracevocab.EntryOf(s, abi.RevKernel), tracevocab.Proto(s, abi.RevKernel), tmpl)
+		st, err := recStubFor(tracevocab.EntryOf(s, abi.RevKernel), s.ProtoIn(abi.RevKernel), tmpl)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -115,11 +115,7 @@ func TestRecorderStubsForwardEveryParameter(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range RecorderSymbols(cfg) {
-			proto := s.Proto
-			if cfg.Revision == abi.RevLegacy && s.Name == abi.EntrySimplerInit.Name() {
-				proto = abi.LegacySimplerInitProto
-			}
-			p, err := parseProto(proto)
+			p, err := parseProto(s.ProtoIn(cfg.Revision))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +127,7 @@ func TestRecorderStubsForwardEveryParameter(t *testing.T) {
 			if n := strings.Count(src, call); n != 2 {
 				t.Errorf("%v: %s: the forwarded call %q appears %d times, want 2 (recording and not)", cfg, s.Name, call, n)
 			}
-			if !strings.Contains(src, "SIMABI_EXPORT\n"+proto+"\n{") {
+			if !strings.Contains(src, "SIMABI_EXPORT\n"+s.ProtoIn(cfg.Revision)+"\n{") {
 				t.Errorf("%v: %s: no stub with the table's prototype", cfg, s.Name)
 			}
 			if !strings.Contains(src, fmt.Sprintf("rec_sym(h, %q, &t_%s);", s.Name, s.Name)) {

@@ -84,7 +84,7 @@ func variantsOf(a action, calls []string) []variant {
 		if !ok {
 			continue
 		}
-		ret := tracevocab.ReturnType(tracevocab.Proto(s, abi.RevLegacy))
+		ret := tracevocab.ReturnType(s.ProtoIn(abi.RevLegacy))
 		switch {
 		case ret == "int":
 			k := "status." + e + "=" + failCode
