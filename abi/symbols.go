@@ -256,9 +256,6 @@ func (s Symbol) ProtoIn(rev Revision) string {
 	return s.Proto
 }
 
-// Symbol is the entry's row.
-func (e Entry) Symbol() Symbol { return Symbols[e] }
-
 // LookupSymbol finds a symbol by name.
 func LookupSymbol(name string) (Symbol, bool) {
 	for _, s := range Symbols {
@@ -267,32 +264,4 @@ func LookupSymbol(name string) (Symbol, bool) {
 		}
 	}
 	return Symbol{}, false
-}
-
-// KernelTrio is the set of kernel entries a consumer resolves only when the
-// build reports support (C-BIND-1).
-var KernelTrio = []string{EntryKernelInit.Name(), EntryKernelPrepare.Name(), EntryKernelLaunch.Name()}
-
-// SymbolsOf returns the symbols of revision rev with requirement req, in table
-// order.
-func SymbolsOf(rev Revision, req Requirement) []Symbol {
-	var out []Symbol
-	for _, s := range Symbols {
-		if s.Revisions.Has(rev) && s.Required == req {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// ExportedBy returns every symbol a runtime of revision rev exports, hooks
-// excluded: what an nm -D of a complete build must show.
-func ExportedBy(rev Revision) []Symbol {
-	var out []Symbol
-	for _, s := range Symbols {
-		if s.Revisions.Has(rev) && !s.Group.Simulation() {
-			out = append(out, s)
-		}
-	}
-	return out
 }

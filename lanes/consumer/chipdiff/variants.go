@@ -28,14 +28,14 @@ const preparedIncompatible = "-3"
 // variants forbid every other entry of the legacy consumer set
 // (must_not_call), so that a call neither consumer should make aborts the
 // process even where no trace is read.
-var usedEntries = []string{
-	abi.EntryHostLogBindState.Name(), abi.EntryGetPipelineContract.Name(), abi.EntryCreateDeviceContext.Name(), abi.EntryDestroyDeviceContext.Name(),
-	abi.EntryGetRuntimeSize.Name(), abi.EntryGetRuntimeAlignment.Name(), abi.EntrySimplerInit.Name(), abi.EntryFinalizeDevice.Name(), abi.EntryProvisionDMAWorkspace.Name(),
-	abi.EntryRegisterCallable.Name(), abi.EntryUnregisterCallable.Name(), abi.EntryDeviceMalloc.Name(), abi.EntryDeviceFree.Name(),
-	abi.EntryCopyToDevice.Name(), abi.EntryCopyFromDevice.Name(), abi.EntryCommittedDeviceMemory.Name(), abi.EntryPrepareRun.Name(),
-	abi.EntryLaunchRun.Name(), abi.EntryPollRun.Name(), abi.EntryWaitRun.Name(), abi.EntryFinalizeRun.Name(),
+var usedEntries = []abi.Entry{
+	abi.EntryHostLogBindState, abi.EntryGetPipelineContract, abi.EntryCreateDeviceContext, abi.EntryDestroyDeviceContext,
+	abi.EntryGetRuntimeSize, abi.EntryGetRuntimeAlignment, abi.EntrySimplerInit, abi.EntryFinalizeDevice, abi.EntryProvisionDMAWorkspace,
+	abi.EntryRegisterCallable, abi.EntryUnregisterCallable, abi.EntryDeviceMalloc, abi.EntryDeviceFree,
+	abi.EntryCopyToDevice, abi.EntryCopyFromDevice, abi.EntryCommittedDeviceMemory, abi.EntryPrepareRun,
+	abi.EntryLaunchRun, abi.EntryPollRun, abi.EntryWaitRun, abi.EntryFinalizeRun,
 	// asked by every prepare above pipeline depth 1 (chip_worker.cpp:652-655, :674)
-	abi.EntrySupportsConcurrentPrepare.Name(),
+	abi.EntrySupportsConcurrentPrepare,
 }
 
 // depthOne is the knob of the depth-1 variant: the fake presents the single
@@ -53,7 +53,7 @@ func mustNotCall(a action) string {
 	}
 	var out []string
 	for _, r := range abi.ConsumerSet(abi.ChipWorker) {
-		if slices.Contains(usedEntries, r.Name) && (r.Name != abi.EntryProvisionDMAWorkspace.Name() || sdma) {
+		if slices.Contains(usedEntries, r.Entry) && (r.Entry != abi.EntryProvisionDMAWorkspace || sdma) {
 			continue
 		}
 		out = append(out, r.Name)
