@@ -95,7 +95,6 @@ var (
 	opSimplerInit = abi.EntrySimplerInit.Name()
 	opRegister    = abi.EntryRegisterCallable.Name()
 	opUnregister  = abi.EntryUnregisterCallable.Name()
-	opRun         = abi.EntryRun.Name()
 	opMalloc      = abi.EntryDeviceMalloc.Name()
 	opCopyTo      = abi.EntryCopyToDevice.Name()
 	opCopyFrom    = abi.EntryCopyFromDevice.Name()
