@@ -17,16 +17,52 @@ import (
 // The target revision's consumer is C-BIND-1's: every required entry of
 // docs/contract.md's table, the kernel trio only when supported.
 
-// ConsumerRequirement is one symbol that the consumer of a revision
-// resolves at load.
+// Consumer is a consumer whose symbol set a library is held to.
+type Consumer uint8
+
+// The consumers.
+const (
+	// KernelConsumer is the kernel revision's consumer, C-BIND-1's.
+	KernelConsumer Consumer = iota
+	// ChipWorker is upstream's ChipWorker at 6ebaf77, the legacy revision's
+	// consumer: it resolves the rows whose ChipWorker is set.
+	ChipWorker
+)
+
+// LegacyConsumer names the code whose set ChipWorker's is.
+const LegacyConsumer = "upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp)"
+
+// String names the consumer as the export check prints it.
+func (c Consumer) String() string {
+	if c == ChipWorker {
+		return "the legacy consumer, " + LegacyConsumer
+	}
+	return "the kernel revision's consumer (C-BIND-1)"
+}
+
+// Revision is the revision the consumer loads.
+func (c Consumer) Revision() Revision {
+	if c == ChipWorker {
+		return RevLegacy
+	}
+	return RevKernel
+}
+
+// ConsumerOf is the consumer of revision rev.
+func ConsumerOf(rev Revision) Consumer {
+	if rev == RevLegacy {
+		return ChipWorker
+	}
+	return KernelConsumer
+}
+
+// ConsumerRequirement is one symbol that a consumer resolves at load.
 type ConsumerRequirement struct {
 	Symbol
-	// Revision is the revision whose consumer requires it.
-	Revision Revision
-	// Since says where the requirement comes from: for the legacy revision
-	// the upstream change from which ChipWorker resolves the symbol (its
-	// string first appears among chip_worker.cpp's load_symbol calls); for
-	// the target revision C-BIND-1.
+	Consumer Consumer
+	// Since says where the requirement comes from: for ChipWorker the
+	// upstream change from which it resolves the symbol (the row's
+	// ChipWorker); for the kernel consumer C-BIND-1.
 	Since string
 	// WhenSupported: required only when simpler_kernel_mode_supported
 	// returns nonzero on a fresh context (the kernel trio).
@@ -36,120 +72,55 @@ type ConsumerRequirement struct {
 // String names the symbol, its group and what requires it, as the export
 // check prints it.
 func (c ConsumerRequirement) String() string {
-	return fmt.Sprintf("%s (%s; required by %s: %s)", c.Name, c.Group, ConsumerOf(c.Revision), c.Since)
+	return fmt.Sprintf("%s (%s; required by %s: %s)", c.Name, c.Group, c.Consumer, c.Since)
 }
 
-// Short names the symbol and its group, and for a legacy requirement the
-// upstream change that made ChipWorker resolve it: the form of a list whose
-// consumer is named once (FormatMissing).
+// Short names the symbol and its group, and for ChipWorker the upstream
+// change that made it resolve the symbol: the form of a list whose consumer
+// is named once (FormatMissing).
 func (c ConsumerRequirement) Short() string {
-	if c.Revision == RevLegacy {
+	if c.Consumer == ChipWorker {
 		return fmt.Sprintf("%s (%s, %s)", c.Name, c.Group, c.Since)
 	}
 	return fmt.Sprintf("%s (%s)", c.Name, c.Group)
 }
 
-// ConsumerOf names the consumer of revision rev whose set ConsumerSet is.
-func ConsumerOf(rev Revision) string {
-	if rev == RevLegacy {
-		return "the legacy consumer, " + LegacyConsumer
-	}
-	return "the kernel revision's consumer (C-BIND-1)"
-}
-
-// legacyConsumerSince is upstream's ChipWorker at 6ebaf77: every symbol it
-// resolves at init, with the upstream change since which it does (git log -S
-// of the name over src/common/worker/chip_worker.cpp, the earliest commit).
-var legacyConsumerSince = map[string]string{
-	SymCreateDeviceContext:       "ChipWorker since 87f961c (#483, 2026-04-08)",
-	SymDestroyDeviceContext:      "ChipWorker since 87f961c (#483, 2026-04-08)",
-	SymDeviceMalloc:              "ChipWorker since 093c0b3 (#579, 2026-04-18)",
-	SymDeviceFree:                "ChipWorker since 093c0b3 (#579, 2026-04-18)",
-	SymCommittedDeviceMemory:     "ChipWorker since ce81c97 (#1592, 2026-07-30)",
-	SymCopyToDevice:              "ChipWorker since 093c0b3 (#579, 2026-04-18)",
-	SymCopyFromDevice:            "ChipWorker since 093c0b3 (#579, 2026-04-18)",
-	SymGetRuntimeSize:            "ChipWorker since 31f4b25 (#416, 2026-03-31)",
-	SymGetRuntimeAlignment:       "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymSimplerInit:               "ChipWorker since 86a666c (#703, 2026-04-30)",
-	SymRegisterCallable:          "ChipWorker since 11d03d9 (#1210, 2026-06-30)",
-	SymRun:                       "ChipWorker since 11d03d9 (#1210, 2026-06-30)",
-	SymPrepareRun:                "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymLaunchRun:                 "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymPollRun:                   "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymWaitRun:                   "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymFinalizeRun:               "ChipWorker since 87dce62 (#1574, 2026-08-02)",
-	SymSupportsConcurrentPrepare: "ChipWorker since 2a650f2 (#1587, 2026-08-03)",
-	SymArenaBankGMHeapBase:       "ChipWorker since e51c3ae (#1540, 2026-07-29)",
-	SymRetainedTempAddr:          "ChipWorker since e51c3ae (#1540, 2026-07-29)",
-	SymGetPipelineContract:       "ChipWorker since 05c76c0 (#1463, 2026-07-26)",
-	SymUnregisterCallable:        "ChipWorker since 11d03d9 (#1210, 2026-06-30)",
-	SymAicpuDlopenCount:          "ChipWorker since c3c1ce0 (#710, 2026-05-11)",
-	SymHostDlopenCount:           "ChipWorker since c3c1ce0 (#710, 2026-05-11)",
-	SymRunStreamSetCreateCount:   "ChipWorker since 0ded81c (#1464, 2026-07-26)",
-	SymProvisionDMAWorkspace:     "ChipWorker since 717d703 (#1406, 2026-07-22)",
-	SymFinalizeDevice:            "ChipWorker since 147df1f (#442, 2026-04-03)",
-	SymEnsureACLReady:            "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCreateCommStream:          "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymDestroyCommStream:         "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommInit:                  "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommAllocWindows:          "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommGetLocalWindowBase:    "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommGetWindowSize:         "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommBarrier:               "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommDestroy:               "ChipWorker since 20a077f (#597, 2026-04-20)",
-	SymCommDeriveContext:         "ChipWorker since 5fd3f10 (#752, 2026-05-19)",
-	SymCommAllocDomainWindows:    "ChipWorker since 7b97dfd (#817, 2026-05-20)",
-	SymCommReleaseDomainWindows:  "ChipWorker since 7b97dfd (#817, 2026-05-20)",
-	SymCommGlobalDomainPrepare:   "ChipWorker since 60ab6ab (#1456, 2026-08-08)",
-	SymCommGlobalDomainImport:    "ChipWorker since 60ab6ab (#1456, 2026-08-08)",
-	SymCommGlobalDomainRelease:   "ChipWorker since 60ab6ab (#1456, 2026-08-08)",
-	SymHostLogBindState:          "ChipWorker since f4cd9cb (#1845, 2026-08-18), through host_log_binding.h",
-}
-
-// LegacyConsumer names the consumer whose set ConsumerSet(RevLegacy) is.
-const LegacyConsumer = "upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp)"
-
-// ConsumerSet returns what the consumer of revision rev resolves at load, in
-// table order: for RevLegacy upstream's ChipWorker at 6ebaf77 (43 symbols);
-// for RevKernel C-BIND-1's required set, the kernel trio marked
-// WhenSupported. Simulation hooks are never in it.
-func ConsumerSet(rev Revision) []ConsumerRequirement {
+// ConsumerSet returns what consumer c resolves at load, in table order: for
+// ChipWorker its 43 symbols; for the kernel consumer C-BIND-1's required
+// set, the kernel trio marked WhenSupported. Simulation hooks are never in
+// it.
+func ConsumerSet(c Consumer) []ConsumerRequirement {
 	var out []ConsumerRequirement
 	for _, s := range Symbols {
-		if !s.Revisions.Has(rev) || s.Required == Optional {
+		r := ConsumerRequirement{Symbol: s, Consumer: c, Since: s.ChipWorker}
+		switch {
+		case !s.Revisions.Has(c.Revision()) || s.Required == Optional:
 			continue
-		}
-		c := ConsumerRequirement{Symbol: s, Revision: rev}
-		switch rev {
-		case RevLegacy:
-			since, ok := legacyConsumerSince[s.Name]
-			if !ok {
-				continue
-			}
-			c.Since = since
-		default:
-			c.Since = "C-BIND-1, docs/contract.md's entry table"
+		case c == ChipWorker && s.ChipWorker == "":
+			continue
+		case c == KernelConsumer:
+			r.Since = "C-BIND-1, docs/contract.md's entry table"
 			if s.Required == RequiredWhenSupported {
-				c.WhenSupported = true
-				c.Since += ", when simpler_kernel_mode_supported is nonzero"
+				r.WhenSupported = true
+				r.Since += ", when " + EntryKernelSupported.Name() + " is nonzero"
 			}
 		}
-		out = append(out, c)
+		out = append(out, r)
 	}
 	return out
 }
 
-// MissingExports returns the requirements of rev's consumer that a library
+// MissingExports returns the requirements of consumer c that a library
 // whose exports are those exports reports lacks, in table order. The kernel
 // trio counts only when whenSupported says the build reports support.
-func MissingExports(rev Revision, exports func(name string) bool, whenSupported bool) []ConsumerRequirement {
+func MissingExports(c Consumer, exports func(name string) bool, whenSupported bool) []ConsumerRequirement {
 	var out []ConsumerRequirement
-	for _, c := range ConsumerSet(rev) {
-		if c.WhenSupported && !whenSupported {
+	for _, r := range ConsumerSet(c) {
+		if r.WhenSupported && !whenSupported {
 			continue
 		}
-		if !exports(c.Name) {
-			out = append(out, c)
+		if !exports(r.Name) {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -159,7 +130,7 @@ func MissingExports(rev Revision, exports func(name string) bool, whenSupported 
 // it has no simpler_kernel_mode_supported and does have
 // simpler_provision_dma_workspace (C-BIND-1), else the target revision.
 func ExportRevision(exports func(name string) bool) Revision {
-	if !exports(SymKernelSupported) && exports(SymProvisionDMAWorkspace) {
+	if !exports(EntryKernelSupported.Name()) && exports(EntryProvisionDMAWorkspace.Name()) {
 		return RevLegacy
 	}
 	return RevKernel
@@ -175,5 +146,5 @@ func FormatMissing(ms []ConsumerRequirement) string {
 	for i, m := range ms {
 		parts[i] = m.Short()
 	}
-	return strings.Join(parts, ", ") + "; required by " + ConsumerOf(ms[0].Revision)
+	return strings.Join(parts, ", ") + "; required by " + ms[0].Consumer.String()
 }

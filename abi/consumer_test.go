@@ -40,7 +40,7 @@ func requirementNames(rs []abi.ConsumerRequirement) []string {
 // C-BIND-1: the legacy consumer's set is exactly upstream ChipWorker's 43,
 // each with the upstream change that made ChipWorker resolve it.
 func TestConsumerSet_CBIND1_legacyIsChipWorkers43(t *testing.T) {
-	got := abi.ConsumerSet(abi.RevLegacy)
+	got := abi.ConsumerSet(abi.ChipWorker)
 	want := slices.Clone(chipWorker6ebaf77)
 	slices.Sort(want)
 	if d := cmp.Diff(want, requirementNames(got)); d != "" {
@@ -50,7 +50,7 @@ func TestConsumerSet_CBIND1_legacyIsChipWorkers43(t *testing.T) {
 		t.Errorf("ConsumerSet(legacy) has %d symbols, want 43", len(got))
 	}
 	for _, r := range got {
-		if r.Revision != abi.RevLegacy || !strings.HasPrefix(r.Since, "ChipWorker since ") || r.WhenSupported {
+		if r.Consumer != abi.ChipWorker || !strings.HasPrefix(r.Since, "ChipWorker since ") || r.WhenSupported {
 			t.Errorf("%s: %+v", r.Name, r)
 		}
 	}
@@ -79,7 +79,7 @@ func TestConsumerSet_CBIND1_kernelIsTheEntryTable(t *testing.T) {
 		want = append(want, entries...)
 	}
 	slices.Sort(want)
-	got := abi.ConsumerSet(abi.RevKernel)
+	got := abi.ConsumerSet(abi.KernelConsumer)
 	if d := cmp.Diff(want, requirementNames(got)); d != "" {
 		t.Errorf("ConsumerSet(kernel) vs the entry table (-table +abi):\n%s", d)
 	}
@@ -95,7 +95,7 @@ func TestConsumerSet_CBIND1_kernelIsTheEntryTable(t *testing.T) {
 func TestMissingExports_CBIND1_namesEachWithGroupAndRevision(t *testing.T) {
 	lacks := map[string]bool{"comm_derive_context": true, "comm_global_domain_import": true, "simpler_kernel_mode_launch": true}
 	exports := func(name string) bool { return !lacks[name] }
-	got := abi.MissingExports(abi.RevLegacy, exports, false)
+	got := abi.MissingExports(abi.ChipWorker, exports, false)
 	var lines []string
 	for _, m := range got {
 		lines = append(lines, m.String())
@@ -110,17 +110,17 @@ func TestMissingExports_CBIND1_namesEachWithGroupAndRevision(t *testing.T) {
 	if got, want := abi.FormatMissing(got), "comm_derive_context (comm, ChipWorker since 5fd3f10 (#752, 2026-05-19)), comm_global_domain_import (comm, ChipWorker since 60ab6ab (#1456, 2026-08-08)); required by the legacy consumer, upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp)"; got != want {
 		t.Errorf("FormatMissing(legacy) = %q, want %q", got, want)
 	}
-	if got, want := abi.FormatMissing(abi.MissingExports(abi.RevKernel, exports, true)), "simpler_kernel_mode_launch (kernel mode), comm_derive_context (comm), comm_global_domain_import (comm); required by the kernel revision's consumer (C-BIND-1)"; got != want {
+	if got, want := abi.FormatMissing(abi.MissingExports(abi.KernelConsumer, exports, true)), "simpler_kernel_mode_launch (kernel mode), comm_derive_context (comm), comm_global_domain_import (comm); required by the kernel revision's consumer (C-BIND-1)"; got != want {
 		t.Errorf("FormatMissing(kernel) = %q, want %q", got, want)
 	}
-	if got := requirementNames(abi.MissingExports(abi.RevKernel, exports, false)); !slices.Equal(got, []string{"comm_derive_context", "comm_global_domain_import"}) {
+	if got := requirementNames(abi.MissingExports(abi.KernelConsumer, exports, false)); !slices.Equal(got, []string{"comm_derive_context", "comm_global_domain_import"}) {
 		t.Errorf("MissingExports(kernel, unsupported) = %v", got)
 	}
-	if got := requirementNames(abi.MissingExports(abi.RevKernel, exports, true)); !slices.Equal(got, []string{"comm_derive_context", "comm_global_domain_import", "simpler_kernel_mode_launch"}) {
+	if got := requirementNames(abi.MissingExports(abi.KernelConsumer, exports, true)); !slices.Equal(got, []string{"comm_derive_context", "comm_global_domain_import", "simpler_kernel_mode_launch"}) {
 		t.Errorf("MissingExports(kernel, supported) = %v", got)
 	}
 	all := func(string) bool { return true }
-	if got := abi.MissingExports(abi.RevLegacy, all, true); len(got) != 0 {
+	if got := abi.MissingExports(abi.ChipWorker, all, true); len(got) != 0 {
 		t.Errorf("a complete library misses %v", got)
 	}
 }
@@ -137,6 +137,23 @@ func TestExportRevision_CBIND1(t *testing.T) {
 	} {
 		if got := abi.ExportRevision(func(n string) bool { return slices.Contains(tc.has, n) }); got != tc.want {
 			t.Errorf("ExportRevision(%v) = %v, want %v", tc.has, got, tc.want)
+		}
+	}
+}
+
+// C-BIND-1: each revision has one consumer, which loads that revision.
+func TestConsumerOf_CBIND1_oneConsumerPerRevision(t *testing.T) {
+	for _, tc := range []struct {
+		rev  abi.Revision
+		want abi.Consumer
+		name string
+	}{
+		{abi.RevKernel, abi.KernelConsumer, "the kernel revision's consumer (C-BIND-1)"},
+		{abi.RevLegacy, abi.ChipWorker, "the legacy consumer, upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp)"},
+	} {
+		c := abi.ConsumerOf(tc.rev)
+		if c != tc.want || c.Revision() != tc.rev || c.String() != tc.name {
+			t.Errorf("ConsumerOf(%s) = %d (revision %s, %q), want %d (%q)", tc.rev, c, c.Revision(), c, tc.want, tc.name)
 		}
 	}
 }

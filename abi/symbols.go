@@ -86,8 +86,9 @@ func (q Requirement) String() string {
 	}
 }
 
-// Symbol is one exported entry.
+// Symbol is the row of one entry.
 type Symbol struct {
+	Entry     Entry
 	Name      string
 	Group     Group
 	Revisions Revision
@@ -95,132 +96,164 @@ type Symbol struct {
 	// Proto is the C prototype of the target revision (of the legacy one for
 	// legacy-only symbols).
 	Proto string
+	// ChipWorker says since which upstream change ChipWorker at 6ebaf77
+	// resolves the symbol at init; "" when it does not (C-BIND-1's legacy
+	// consumer set).
+	ChipWorker string
 }
 
 // LegacySimplerInitProto is simpler_init in the legacy revision: 9 parameters,
 // ending at prewarm_config (SDMA is provisioned by simpler_provision_dma_workspace).
 const LegacySimplerInitProto = "int simpler_init(DeviceContextHandle ctx, int device_id, const uint8_t *aicpu, size_t aicpu_size, const uint8_t *aicore, size_t aicore_size, const uint8_t *dispatcher, size_t dispatcher_size, const CallConfig *prewarm_config)"
 
-// Symbol names, for call sites that bind them.
+// Entry is one entry of the host runtime C ABI: the index of its row in
+// Symbols, the one place its name, prototype and requirements are declared.
+type Entry uint8
+
+// The entries, in the order of docs/contract.md's entry table.
 const (
-	SymCreateDeviceContext       = "create_device_context"
-	SymDestroyDeviceContext      = "destroy_device_context"
-	SymSimplerInit               = "simpler_init"
-	SymFinalizeDevice            = "finalize_device"
-	SymGetRuntimeSize            = "get_runtime_size"
-	SymGetRuntimeAlignment       = "get_runtime_alignment"
-	SymDeviceMalloc              = "device_malloc_ctx"
-	SymDeviceFree                = "device_free_ctx"
-	SymCommittedDeviceMemory     = "committed_device_memory_ctx"
-	SymDeviceMemoryInfo          = "device_memory_info_ctx"
-	SymCopyToDevice              = "copy_to_device_ctx"
-	SymCopyFromDevice            = "copy_from_device_ctx"
-	SymRegisterCallable          = "simpler_register_callable"
-	SymUnregisterCallable        = "simpler_unregister_callable"
-	SymRun                       = "simpler_run"
-	SymPrepareRun                = "simpler_prepare_run"
-	SymLaunchRun                 = "simpler_launch_run"
-	SymPollRun                   = "simpler_poll_run"
-	SymWaitRun                   = "simpler_wait_run"
-	SymFinalizeRun               = "simpler_finalize_run"
-	SymAicpuDlopenCount          = "get_aicpu_dlopen_count"
-	SymHostDlopenCount           = "get_host_dlopen_count"
-	SymRunStreamSetCreateCount   = "get_run_stream_set_create_count"
-	SymKernelSupported           = "simpler_kernel_mode_supported"
-	SymKernelInit                = "simpler_kernel_mode_init"
-	SymKernelPrepare             = "simpler_kernel_mode_prepare_callable"
-	SymKernelLaunch              = "simpler_kernel_mode_launch"
-	SymGetPipelineContract       = "get_pipeline_contract"
-	SymSupportsConcurrentPrepare = "supports_concurrent_native_prepare_ctx"
-	SymArenaBankGMHeapBase       = "get_arena_bank_gm_heap_base_ctx"
-	SymRetainedTempAddr          = "get_retained_temp_addr_ctx"
-	SymEnsureACLReady            = "ensure_acl_ready_ctx"
-	SymCreateCommStream          = "create_comm_stream_ctx"
-	SymDestroyCommStream         = "destroy_comm_stream_ctx"
-	SymCommInit                  = "comm_init"
-	SymCommAllocWindows          = "comm_alloc_windows"
-	SymCommGetLocalWindowBase    = "comm_get_local_window_base"
-	SymCommGetWindowSize         = "comm_get_window_size"
-	SymCommBarrier               = "comm_barrier"
-	SymCommDestroy               = "comm_destroy"
-	SymCommDeriveContext         = "comm_derive_context"
-	SymCommAllocDomainWindows    = "comm_alloc_domain_windows"
-	SymCommReleaseDomainWindows  = "comm_release_domain_windows"
-	SymCommGlobalDomainPrepare   = "comm_global_domain_prepare"
-	SymCommGlobalDomainImport    = "comm_global_domain_import"
-	SymCommGlobalDomainRelease   = "comm_global_domain_release"
-	SymHostLogBindState          = "simpler_host_log_bind_state"
-	SymSimSetCurrentDevice       = "simabi_set_current_device"
-	SymSimCurrentDevice          = "simabi_current_device"
-	SymSimSyncStream             = "simabi_sync_stream"
-	SymSimInject                 = "simabi_inject"
-	SymSimHoldGate               = "simabi_hold_gate"
-	SymSimGateState              = "simabi_gate_state"
-	SymSimReset                  = "simabi_reset"
-	SymSimCommTimeout            = "simabi_comm_timeout_ms"
-	SymProvisionDMAWorkspace     = "simpler_provision_dma_workspace"
+	EntryCreateDeviceContext Entry = iota
+	EntryDestroyDeviceContext
+	EntrySimplerInit
+	EntryFinalizeDevice
+	EntryGetRuntimeSize
+	EntryGetRuntimeAlignment
+	EntryDeviceMalloc
+	EntryDeviceFree
+	EntryCommittedDeviceMemory
+	EntryDeviceMemoryInfo
+	EntryCopyToDevice
+	EntryCopyFromDevice
+	EntryRegisterCallable
+	EntryUnregisterCallable
+	EntryRun
+	EntryPrepareRun
+	EntryLaunchRun
+	EntryPollRun
+	EntryWaitRun
+	EntryFinalizeRun
+	EntryAicpuDlopenCount
+	EntryHostDlopenCount
+	EntryRunStreamSetCreateCount
+	EntryKernelSupported
+	EntryKernelInit
+	EntryKernelPrepare
+	EntryKernelLaunch
+	EntryGetPipelineContract
+	EntrySupportsConcurrentPrepare
+	EntryArenaBankGMHeapBase
+	EntryRetainedTempAddr
+	EntryEnsureACLReady
+	EntryCreateCommStream
+	EntryDestroyCommStream
+	EntryCommInit
+	EntryCommAllocWindows
+	EntryCommGetLocalWindowBase
+	EntryCommGetWindowSize
+	EntryCommBarrier
+	EntryCommDestroy
+	EntryCommDeriveContext
+	EntryCommAllocDomainWindows
+	EntryCommReleaseDomainWindows
+	EntryCommGlobalDomainPrepare
+	EntryCommGlobalDomainImport
+	EntryCommGlobalDomainRelease
+	EntryHostLogBindState
+	EntrySimSetCurrentDevice
+	EntrySimCurrentDevice
+	EntrySimSyncStream
+	EntrySimInject
+	EntrySimHoldGate
+	EntrySimGateState
+	EntrySimReset
+	EntrySimCommTimeout
+	EntryProvisionDMAWorkspace
+	// NumEntries is the number of entries.
+	NumEntries
 )
 
 const both = RevKernel | RevLegacy
 
-// Symbols is the symbol table of docs/contract.md, in the order of its entry table.
-var Symbols = []Symbol{
-	{SymCreateDeviceContext, GroupLifecycle, both, Required, "DeviceContextHandle create_device_context(void)"},
-	{SymDestroyDeviceContext, GroupLifecycle, both, Required, "void destroy_device_context(DeviceContextHandle ctx)"},
-	{SymSimplerInit, GroupLifecycle, both, Required, "int simpler_init(DeviceContextHandle ctx, int device_id, const uint8_t *aicpu, size_t aicpu_size, const uint8_t *aicore, size_t aicore_size, const uint8_t *dispatcher, size_t dispatcher_size, const CallConfig *prewarm_config, int enable_sdma, const void *sdma_warmup, uint64_t sdma_warmup_size)"},
-	{SymFinalizeDevice, GroupLifecycle, both, Required, "int finalize_device(DeviceContextHandle ctx)"},
-	{SymGetRuntimeSize, GroupSizing, both, Required, "size_t get_runtime_size(void)"},
-	{SymGetRuntimeAlignment, GroupSizing, both, Required, "size_t get_runtime_alignment(void)"},
-	{SymDeviceMalloc, GroupDeviceMemory, both, Required, "void *device_malloc_ctx(DeviceContextHandle ctx, size_t size)"},
-	{SymDeviceFree, GroupDeviceMemory, both, Required, "void device_free_ctx(DeviceContextHandle ctx, void *dev_ptr)"},
-	{SymCommittedDeviceMemory, GroupDeviceMemory, both, Required, "size_t committed_device_memory_ctx(DeviceContextHandle ctx)"},
-	{SymDeviceMemoryInfo, GroupDeviceMemory, RevKernel, Required, "int device_memory_info_ctx(DeviceContextHandle ctx, DeviceMemoryInfo *info)"},
-	{SymCopyToDevice, GroupDeviceMemory, both, Required, "int copy_to_device_ctx(DeviceContextHandle ctx, void *dev_ptr, const void *host_ptr, size_t size)"},
-	{SymCopyFromDevice, GroupDeviceMemory, both, Required, "int copy_from_device_ctx(DeviceContextHandle ctx, void *host_ptr, const void *dev_ptr, size_t size)"},
-	{SymRegisterCallable, GroupProgramRuns, both, Required, "int simpler_register_callable(DeviceContextHandle ctx, int32_t callable_id, const void *callable)"},
-	{SymUnregisterCallable, GroupProgramRuns, both, Required, "int simpler_unregister_callable(DeviceContextHandle ctx, int32_t callable_id)"},
-	{SymRun, GroupProgramRuns, both, Required, "int simpler_run(DeviceContextHandle ctx, RuntimeHandle runtime, int32_t callable_id, const void *args, const CallConfig *config, const NativeRunDescriptor *descriptor)"},
-	{SymPrepareRun, GroupProgramRuns, both, Required, "int simpler_prepare_run(DeviceContextHandle ctx, RuntimeHandle runtime, int32_t callable_id, const void *args, const CallConfig *config, const NativeRunDescriptor *descriptor)"},
-	{SymLaunchRun, GroupProgramRuns, both, Required, "int simpler_launch_run(DeviceContextHandle ctx, RuntimeHandle runtime)"},
-	{SymPollRun, GroupProgramRuns, both, Required, "int simpler_poll_run(DeviceContextHandle ctx, RuntimeHandle runtime)"},
-	{SymWaitRun, GroupProgramRuns, both, Required, "int simpler_wait_run(DeviceContextHandle ctx, RuntimeHandle runtime)"},
-	{SymFinalizeRun, GroupProgramRuns, both, Required, "int simpler_finalize_run(DeviceContextHandle ctx, RuntimeHandle runtime)"},
-	{SymAicpuDlopenCount, GroupProgramRuns, both, Required, "size_t get_aicpu_dlopen_count(DeviceContextHandle ctx)"},
-	{SymHostDlopenCount, GroupProgramRuns, both, Required, "size_t get_host_dlopen_count(DeviceContextHandle ctx)"},
-	{SymRunStreamSetCreateCount, GroupProgramRuns, both, Required, "size_t get_run_stream_set_create_count(DeviceContextHandle ctx)"},
-	{SymKernelSupported, GroupKernelMode, RevKernel, Required, "int simpler_kernel_mode_supported(DeviceContextHandle ctx)"},
-	{SymKernelInit, GroupKernelMode, RevKernel, RequiredWhenSupported, "int simpler_kernel_mode_init(DeviceContextHandle ctx, int device_id, const uint8_t *aicpu, size_t aicpu_size, const uint8_t *aicore, size_t aicore_size, const uint8_t *dispatcher, size_t dispatcher_size, const CallConfig *config, uint64_t context_generation)"},
-	{SymKernelPrepare, GroupKernelMode, RevKernel, RequiredWhenSupported, "int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, const void *callable, size_t callable_size, int32_t *out_callable_id)"},
-	{SymKernelLaunch, GroupKernelMode, RevKernel, RequiredWhenSupported, "int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args, void *caller_stream)"},
-	{SymGetPipelineContract, GroupPipeline, both, Required, "const PipelineContract *get_pipeline_contract(void)"},
-	{SymSupportsConcurrentPrepare, GroupPipeline, both, Required, "int supports_concurrent_native_prepare_ctx(DeviceContextHandle ctx)"},
-	{SymArenaBankGMHeapBase, GroupPipeline, both, Required, "uint64_t get_arena_bank_gm_heap_base_ctx(DeviceContextHandle ctx, uint32_t bank)"},
-	{SymRetainedTempAddr, GroupPipeline, both, Required, "uint64_t get_retained_temp_addr_ctx(DeviceContextHandle ctx, uint32_t slot)"},
-	{SymEnsureACLReady, GroupACLStream, both, Required, "int ensure_acl_ready_ctx(DeviceContextHandle ctx, int device_id)"},
-	{SymCreateCommStream, GroupACLStream, both, Required, "void *create_comm_stream_ctx(DeviceContextHandle ctx)"},
-	{SymDestroyCommStream, GroupACLStream, both, Required, "int destroy_comm_stream_ctx(DeviceContextHandle ctx, void *stream)"},
-	{SymCommInit, GroupComm, both, Required, "CommHandle comm_init(int rank, int nranks, void *stream, const char *rootinfo_path)"},
-	{SymCommAllocWindows, GroupComm, both, Required, "int comm_alloc_windows(CommHandle h, size_t win_size, uint64_t *device_ctx_out)"},
-	{SymCommGetLocalWindowBase, GroupComm, both, Required, "int comm_get_local_window_base(CommHandle h, uint64_t *base_out)"},
-	{SymCommGetWindowSize, GroupComm, both, Required, "int comm_get_window_size(CommHandle h, size_t *size_out)"},
-	{SymCommBarrier, GroupComm, both, Required, "int comm_barrier(CommHandle h)"},
-	{SymCommDestroy, GroupComm, both, Required, "int comm_destroy(CommHandle h)"},
-	{SymCommDeriveContext, GroupComm, both, Required, "int comm_derive_context(CommHandle h, const uint32_t *rank_ids, size_t rank_count, uint32_t domain_rank, size_t window_offset, size_t window_size, uint64_t *device_ctx_out)"},
-	{SymCommAllocDomainWindows, GroupComm, both, Required, "int comm_alloc_domain_windows(CommHandle h, uint64_t allocation_id, const uint32_t *rank_ids, size_t rank_count, uint32_t domain_rank, size_t window_size, uint64_t *device_ctx_out, uint64_t *local_window_base_out)"},
-	{SymCommReleaseDomainWindows, GroupComm, both, Required, "int comm_release_domain_windows(CommHandle h, uint64_t allocation_id, size_t rank_count, uint32_t domain_rank)"},
-	{SymCommGlobalDomainPrepare, GroupComm, both, Required, "int comm_global_domain_prepare(uint64_t domain_id, uint32_t domain_rank, uint32_t rank_count, size_t window_size, uint32_t profile, CommGlobalDomainDescriptor *descriptor_out, uint64_t *local_window_base_out)"},
-	{SymCommGlobalDomainImport, GroupComm, both, Required, "int comm_global_domain_import(uint64_t domain_id, const CommGlobalDomainDescriptor *descriptors, size_t descriptor_count, uint64_t *device_ctx_out)"},
-	{SymCommGlobalDomainRelease, GroupComm, both, Required, "int comm_global_domain_release(uint64_t domain_id)"},
-	{SymHostLogBindState, GroupHostLog, both, Required, "int simpler_host_log_bind_state(SimplerHostLogState *state)"},
-	{SymSimSetCurrentDevice, GroupSimHooks, both, Optional, "int simabi_set_current_device(int32_t dev)"},
-	{SymSimCurrentDevice, GroupSimHooks, both, Optional, "int32_t simabi_current_device(void)"},
-	{SymSimSyncStream, GroupSimHooks, both, Optional, "int simabi_sync_stream(void *stream)"},
-	{SymSimInject, GroupSimHooks, both, Optional, "int simabi_inject(int32_t site, int32_t count, int32_t code)"},
-	{SymSimHoldGate, GroupSimControl, both, Optional, "int simabi_hold_gate(DeviceContextHandle ctx, int32_t hold)"},
-	{SymSimGateState, GroupSimControl, both, Optional, "int32_t simabi_gate_state(DeviceContextHandle ctx)"},
-	{SymSimReset, GroupSimControl, both, Optional, "int simabi_reset(void)"},
-	{SymSimCommTimeout, GroupSimControl, both, Optional, "int32_t simabi_comm_timeout_ms(int32_t ms)"},
-	{SymProvisionDMAWorkspace, GroupLegacy, RevLegacy, Required, "int simpler_provision_dma_workspace(DeviceContextHandle ctx, uint32_t required_mask, const void *sdma_warmup, uint64_t size)"},
+// Symbols is the symbol table of docs/contract.md, in the order of its
+// entry table: row e is entry e. ChipWorker is the upstream change since
+// which ChipWorker at 6ebaf77 resolves the symbol (git log -S of the name
+// over src/common/worker/chip_worker.cpp, the earliest commit), "" when it
+// does not.
+var Symbols = [NumEntries]Symbol{
+	{EntryCreateDeviceContext, "create_device_context", GroupLifecycle, both, Required, "DeviceContextHandle create_device_context(void)", "ChipWorker since 87f961c (#483, 2026-04-08)"},
+	{EntryDestroyDeviceContext, "destroy_device_context", GroupLifecycle, both, Required, "void destroy_device_context(DeviceContextHandle ctx)", "ChipWorker since 87f961c (#483, 2026-04-08)"},
+	{EntrySimplerInit, "simpler_init", GroupLifecycle, both, Required, "int simpler_init(DeviceContextHandle ctx, int device_id, const uint8_t *aicpu, size_t aicpu_size, const uint8_t *aicore, size_t aicore_size, const uint8_t *dispatcher, size_t dispatcher_size, const CallConfig *prewarm_config, int enable_sdma, const void *sdma_warmup, uint64_t sdma_warmup_size)", "ChipWorker since 86a666c (#703, 2026-04-30)"},
+	{EntryFinalizeDevice, "finalize_device", GroupLifecycle, both, Required, "int finalize_device(DeviceContextHandle ctx)", "ChipWorker since 147df1f (#442, 2026-04-03)"},
+	{EntryGetRuntimeSize, "get_runtime_size", GroupSizing, both, Required, "size_t get_runtime_size(void)", "ChipWorker since 31f4b25 (#416, 2026-03-31)"},
+	{EntryGetRuntimeAlignment, "get_runtime_alignment", GroupSizing, both, Required, "size_t get_runtime_alignment(void)", "ChipWorker since 87dce62 (#1574, 2026-08-02)"},
+	{EntryDeviceMalloc, "device_malloc_ctx", GroupDeviceMemory, both, Required, "void *device_malloc_ctx(DeviceContextHandle ctx, size_t size)", "ChipWorker since 093c0b3 (#579, 2026-04-18)"},
+	{EntryDeviceFree, "device_free_ctx", GroupDeviceMemory, both, Required, "void device_free_ctx(DeviceContextHandle ctx, void *dev_ptr)", "ChipWorker since 093c0b3 (#579, 2026-04-18)"},
+	{EntryCommittedDeviceMemory, "committed_device_memory_ctx", GroupDeviceMemory, both, Required, "size_t committed_device_memory_ctx(DeviceContextHandle ctx)", "ChipWorker since ce81c97 (#1592, 2026-07-30)"},
+	{EntryDeviceMemoryInfo, "device_memory_info_ctx", GroupDeviceMemory, RevKernel, Required, "int device_memory_info_ctx(DeviceContextHandle ctx, DeviceMemoryInfo *info)", ""},
+	{EntryCopyToDevice, "copy_to_device_ctx", GroupDeviceMemory, both, Required, "int copy_to_device_ctx(DeviceContextHandle ctx, void *dev_ptr, const void *host_ptr, size_t size)", "ChipWorker since 093c0b3 (#579, 2026-04-18)"},
+	{EntryCopyFromDevice, "copy_from_device_ctx", GroupDeviceMemory, both, Required, "int copy_from_device_ctx(DeviceContextHandle ctx, void *host_ptr, const void *dev_ptr, size_t size)", "ChipWorker since 093c0b3 (#579, 2026-04-18)"},
+	{EntryRegisterCallable, "simpler_register_callable", GroupProgramRuns, both, Required, "int simpler_register_callable(DeviceContextHandle ctx, int32_t callable_id, const void *callable)", "ChipWorker since 11d03d9 (#1210, 2026-06-30)"},
+	{EntryUnregisterCallable, "simpler_unregister_callable", GroupProgramRuns, both, Required, "int simpler_unregister_callable(DeviceContextHandle ctx, int32_t callable_id)", "ChipWorker since 11d03d9 (#1210, 2026-06-30)"},
+	{EntryRun, "simpler_run", GroupProgramRuns, both, Required, "int simpler_run(DeviceContextHandle ctx, RuntimeHandle runtime, int32_t callable_id, const void *args, const CallConfig *config, const NativeRunDescriptor *descriptor)", "ChipWorker since 11d03d9 (#1210, 2026-06-30)"},
+	{EntryPrepareRun, "simpler_prepare_run", GroupProgramRuns, both, Required, "int simpler_prepare_run(DeviceContextHandle ctx, RuntimeHandle runtime, int32_t callable_id, const void *args, const CallConfig *config, const NativeRunDescriptor *descriptor)", "ChipWorker since 87dce62 (#1574, 2026-08-02)"},
+	{EntryLaunchRun, "simpler_launch_run", GroupProgramRuns, both, Required, "int simpler_launch_run(DeviceContextHandle ctx, RuntimeHandle runtime)", "ChipWorker since 87dce62 (#1574, 2026-08-02)"},
+	{EntryPollRun, "simpler_poll_run", GroupProgramRuns, both, Required, "int simpler_poll_run(DeviceContextHandle ctx, RuntimeHandle runtime)", "ChipWorker since 87dce62 (#1574, 2026-08-02)"},
+	{EntryWaitRun, "simpler_wait_run", GroupProgramRuns, both, Required, "int simpler_wait_run(DeviceContextHandle ctx, RuntimeHandle runtime)", "ChipWorker since 87dce62 (#1574, 2026-08-02)"},
+	{EntryFinalizeRun, "simpler_finalize_run", GroupProgramRuns, both, Required, "int simpler_finalize_run(DeviceContextHandle ctx, RuntimeHandle runtime)", "ChipWorker since 87dce62 (#1574, 2026-08-02)"},
+	{EntryAicpuDlopenCount, "get_aicpu_dlopen_count", GroupProgramRuns, both, Required, "size_t get_aicpu_dlopen_count(DeviceContextHandle ctx)", "ChipWorker since c3c1ce0 (#710, 2026-05-11)"},
+	{EntryHostDlopenCount, "get_host_dlopen_count", GroupProgramRuns, both, Required, "size_t get_host_dlopen_count(DeviceContextHandle ctx)", "ChipWorker since c3c1ce0 (#710, 2026-05-11)"},
+	{EntryRunStreamSetCreateCount, "get_run_stream_set_create_count", GroupProgramRuns, both, Required, "size_t get_run_stream_set_create_count(DeviceContextHandle ctx)", "ChipWorker since 0ded81c (#1464, 2026-07-26)"},
+	{EntryKernelSupported, "simpler_kernel_mode_supported", GroupKernelMode, RevKernel, Required, "int simpler_kernel_mode_supported(DeviceContextHandle ctx)", ""},
+	{EntryKernelInit, "simpler_kernel_mode_init", GroupKernelMode, RevKernel, RequiredWhenSupported, "int simpler_kernel_mode_init(DeviceContextHandle ctx, int device_id, const uint8_t *aicpu, size_t aicpu_size, const uint8_t *aicore, size_t aicore_size, const uint8_t *dispatcher, size_t dispatcher_size, const CallConfig *config, uint64_t context_generation)", ""},
+	{EntryKernelPrepare, "simpler_kernel_mode_prepare_callable", GroupKernelMode, RevKernel, RequiredWhenSupported, "int simpler_kernel_mode_prepare_callable(DeviceContextHandle ctx, const void *callable, size_t callable_size, int32_t *out_callable_id)", ""},
+	{EntryKernelLaunch, "simpler_kernel_mode_launch", GroupKernelMode, RevKernel, RequiredWhenSupported, "int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args, void *caller_stream)", ""},
+	{EntryGetPipelineContract, "get_pipeline_contract", GroupPipeline, both, Required, "const PipelineContract *get_pipeline_contract(void)", "ChipWorker since 05c76c0 (#1463, 2026-07-26)"},
+	{EntrySupportsConcurrentPrepare, "supports_concurrent_native_prepare_ctx", GroupPipeline, both, Required, "int supports_concurrent_native_prepare_ctx(DeviceContextHandle ctx)", "ChipWorker since 2a650f2 (#1587, 2026-08-03)"},
+	{EntryArenaBankGMHeapBase, "get_arena_bank_gm_heap_base_ctx", GroupPipeline, both, Required, "uint64_t get_arena_bank_gm_heap_base_ctx(DeviceContextHandle ctx, uint32_t bank)", "ChipWorker since e51c3ae (#1540, 2026-07-29)"},
+	{EntryRetainedTempAddr, "get_retained_temp_addr_ctx", GroupPipeline, both, Required, "uint64_t get_retained_temp_addr_ctx(DeviceContextHandle ctx, uint32_t slot)", "ChipWorker since e51c3ae (#1540, 2026-07-29)"},
+	{EntryEnsureACLReady, "ensure_acl_ready_ctx", GroupACLStream, both, Required, "int ensure_acl_ready_ctx(DeviceContextHandle ctx, int device_id)", "ChipWorker since 20a077f (#597, 2026-04-20)"},
+	{EntryCreateCommStream, "create_comm_stream_ctx", GroupACLStream, both, Required, "void *create_comm_stream_ctx(DeviceContextHandle ctx)", "ChipWorker since 20a077f (#597, 2026-04-20)"},
+	{EntryDestroyCommStream, "destroy_comm_stream_ctx", GroupACLStream, both, Required, "int destroy_comm_stream_ctx(DeviceContextHandle ctx, void *stream)", "ChipWorker since 20a077f (#597, 2026-04-20)"},
+	{EntryCommInit, "comm_init", GroupComm, both, Required, "CommHandle comm_init(int rank, int nranks, void *stream, const char *rootinfo_path)", "ChipWorker since 20a077f (#597, 2026-04-20)"},
+	{EntryCommAllocWindows, "comm_alloc_windows", GroupComm, both, Required, "int comm_alloc_windows(CommHandle h, size_t win_size, uint64_t *device_ctx_out)", "ChipWorker since 20a077f (#597, 2026-04-20)"},
+	{EntryCommGetLocalWindowBase, "comm_get_local_window_base", GroupComm, both, Required, "int comm_get_local_window_base(CommHandle h, uint64_t *base_out)", "ChipWorker since 20a077f (#597, 2026-04-20)"},
+	{EntryCommGetWindowSize, "comm_get_window_size", GroupComm, both, Required, "int comm_get_window_size(CommHandle h, size_t *size_out)", "ChipWorker since 20a077f (#597, 2026-04-20)"},
+	{EntryCommBarrier, "comm_barrier", GroupComm, both, Required, "int comm_barrier(CommHandle h)", "ChipWorker since 20a077f (#597, 2026-04-20)"},
+	{EntryCommDestroy, "comm_destroy", GroupComm, both, Required, "int comm_destroy(CommHandle h)", "ChipWorker since 20a077f (#597, 2026-04-20)"},
+	{EntryCommDeriveContext, "comm_derive_context", GroupComm, both, Required, "int comm_derive_context(CommHandle h, const uint32_t *rank_ids, size_t rank_count, uint32_t domain_rank, size_t window_offset, size_t window_size, uint64_t *device_ctx_out)", "ChipWorker since 5fd3f10 (#752, 2026-05-19)"},
+	{EntryCommAllocDomainWindows, "comm_alloc_domain_windows", GroupComm, both, Required, "int comm_alloc_domain_windows(CommHandle h, uint64_t allocation_id, const uint32_t *rank_ids, size_t rank_count, uint32_t domain_rank, size_t window_size, uint64_t *device_ctx_out, uint64_t *local_window_base_out)", "ChipWorker since 7b97dfd (#817, 2026-05-20)"},
+	{EntryCommReleaseDomainWindows, "comm_release_domain_windows", GroupComm, both, Required, "int comm_release_domain_windows(CommHandle h, uint64_t allocation_id, size_t rank_count, uint32_t domain_rank)", "ChipWorker since 7b97dfd (#817, 2026-05-20)"},
+	{EntryCommGlobalDomainPrepare, "comm_global_domain_prepare", GroupComm, both, Required, "int comm_global_domain_prepare(uint64_t domain_id, uint32_t domain_rank, uint32_t rank_count, size_t window_size, uint32_t profile, CommGlobalDomainDescriptor *descriptor_out, uint64_t *local_window_base_out)", "ChipWorker since 60ab6ab (#1456, 2026-08-08)"},
+	{EntryCommGlobalDomainImport, "comm_global_domain_import", GroupComm, both, Required, "int comm_global_domain_import(uint64_t domain_id, const CommGlobalDomainDescriptor *descriptors, size_t descriptor_count, uint64_t *device_ctx_out)", "ChipWorker since 60ab6ab (#1456, 2026-08-08)"},
+	{EntryCommGlobalDomainRelease, "comm_global_domain_release", GroupComm, both, Required, "int comm_global_domain_release(uint64_t domain_id)", "ChipWorker since 60ab6ab (#1456, 2026-08-08)"},
+	{EntryHostLogBindState, "simpler_host_log_bind_state", GroupHostLog, both, Required, "int simpler_host_log_bind_state(SimplerHostLogState *state)", "ChipWorker since f4cd9cb (#1845, 2026-08-18), through host_log_binding.h"},
+	{EntrySimSetCurrentDevice, "simabi_set_current_device", GroupSimHooks, both, Optional, "int simabi_set_current_device(int32_t dev)", ""},
+	{EntrySimCurrentDevice, "simabi_current_device", GroupSimHooks, both, Optional, "int32_t simabi_current_device(void)", ""},
+	{EntrySimSyncStream, "simabi_sync_stream", GroupSimHooks, both, Optional, "int simabi_sync_stream(void *stream)", ""},
+	{EntrySimInject, "simabi_inject", GroupSimHooks, both, Optional, "int simabi_inject(int32_t site, int32_t count, int32_t code)", ""},
+	{EntrySimHoldGate, "simabi_hold_gate", GroupSimControl, both, Optional, "int simabi_hold_gate(DeviceContextHandle ctx, int32_t hold)", ""},
+	{EntrySimGateState, "simabi_gate_state", GroupSimControl, both, Optional, "int32_t simabi_gate_state(DeviceContextHandle ctx)", ""},
+	{EntrySimReset, "simabi_reset", GroupSimControl, both, Optional, "int simabi_reset(void)", ""},
+	{EntrySimCommTimeout, "simabi_comm_timeout_ms", GroupSimControl, both, Optional, "int32_t simabi_comm_timeout_ms(int32_t ms)", ""},
+	{EntryProvisionDMAWorkspace, "simpler_provision_dma_workspace", GroupLegacy, RevLegacy, Required, "int simpler_provision_dma_workspace(DeviceContextHandle ctx, uint32_t required_mask, const void *sdma_warmup, uint64_t size)", "ChipWorker since 717d703 (#1406, 2026-07-22)"},
+}
+
+// Name is the entry's C name.
+func (e Entry) Name() string {
+	if e >= NumEntries {
+		return fmt.Sprintf("entry(%d)", uint8(e))
+	}
+	return Symbols[e].Name
+}
+
+func (e Entry) String() string { return e.Name() }
+
+// ProtoIn is the symbol's C prototype in revision rev.
+func (s Symbol) ProtoIn(rev Revision) string {
+	if rev == RevLegacy && s.Entry == EntrySimplerInit {
+		return LegacySimplerInitProto
+	}
+	return s.Proto
 }
 
 // LookupSymbol finds a symbol by name.
@@ -231,32 +264,4 @@ func LookupSymbol(name string) (Symbol, bool) {
 		}
 	}
 	return Symbol{}, false
-}
-
-// KernelTrio is the set of kernel entries a consumer resolves only when the
-// build reports support (C-BIND-1).
-var KernelTrio = []string{SymKernelInit, SymKernelPrepare, SymKernelLaunch}
-
-// SymbolsOf returns the symbols of revision rev with requirement req, in table
-// order.
-func SymbolsOf(rev Revision, req Requirement) []Symbol {
-	var out []Symbol
-	for _, s := range Symbols {
-		if s.Revisions.Has(rev) && s.Required == req {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// ExportedBy returns every symbol a runtime of revision rev exports, hooks
-// excluded: what an nm -D of a complete build must show.
-func ExportedBy(rev Revision) []Symbol {
-	var out []Symbol
-	for _, s := range Symbols {
-		if s.Revisions.Has(rev) && !s.Group.Simulation() {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -32,6 +32,29 @@ var abiMDEntries = map[string][]string{
 
 var kernelTrio = []string{"simpler_kernel_mode_init", "simpler_kernel_mode_prepare_callable", "simpler_kernel_mode_launch"}
 
+// symbolsOf are the symbols of revision rev with requirement req.
+func symbolsOf(rev abi.Revision, req abi.Requirement) []abi.Symbol {
+	var out []abi.Symbol
+	for _, s := range abi.Symbols {
+		if s.Revisions.Has(rev) && s.Required == req {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// exportedBy are the symbols a runtime of revision rev exports, hooks
+// excluded: what an nm -D of a complete build must show.
+func exportedBy(rev abi.Revision) []abi.Symbol {
+	var out []abi.Symbol
+	for _, s := range abi.Symbols {
+		if s.Revisions.Has(rev) && !s.Group.Simulation() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func names(ss []abi.Symbol) []string {
 	var out []string
 	for _, s := range ss {
@@ -84,6 +107,16 @@ func TestSymbolTableMatchesABIDocument(t *testing.T) {
 	if n := strings.Count(abi.LegacySimplerInitProto, ",") + 1; n != 9 || !strings.HasSuffix(abi.LegacySimplerInitProto, "*prewarm_config)") {
 		t.Errorf("legacy simpler_init has %d parameters, want 9 ending at prewarm_config", n)
 	}
+	// The legacy revision's prototype differs only for simpler_init.
+	for _, s := range abi.Symbols {
+		want := s.Proto
+		if s.Entry == abi.EntrySimplerInit {
+			want = abi.LegacySimplerInitProto
+		}
+		if got := s.ProtoIn(abi.RevLegacy); got != want || s.ProtoIn(abi.RevKernel) != s.Proto {
+			t.Errorf("%s: ProtoIn(legacy) = %q, want %q", s.Name, got, want)
+		}
+	}
 }
 
 // C-BIND-1: required = every entry except the kernel trio and the hooks;
@@ -101,16 +134,13 @@ func TestSymbolRequirements(t *testing.T) {
 			t.Errorf("%s: %v, want %v", s.Name, s.Required, want)
 		}
 	}
-	if d := cmp.Diff(kernelTrio, abi.KernelTrio); d != "" {
-		t.Errorf("KernelTrio:\n%s", d)
-	}
-	got := names(abi.SymbolsOf(abi.RevKernel, abi.RequiredWhenSupported))
+	got := names(symbolsOf(abi.RevKernel, abi.RequiredWhenSupported))
 	want := slices.Clone(kernelTrio)
 	slices.Sort(want)
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("SymbolsOf(kernel, RequiredWhenSupported):\n%s", d)
 	}
-	if got := names(abi.SymbolsOf(abi.RevKernel, abi.Optional)); len(got) != 8 {
+	if got := names(symbolsOf(abi.RevKernel, abi.Optional)); len(got) != 8 {
 		t.Errorf("optional symbols %v, want the 4 hooks and the 4 control hooks", got)
 	}
 	if s, _ := abi.LookupSymbol("simpler_kernel_mode_supported"); s.Required != abi.Required {
@@ -126,8 +156,8 @@ func TestSymbolRequirements(t *testing.T) {
 // The legacy revision lacks the kernel entries and device_memory_info_ctx and
 // has simpler_provision_dma_workspace; the target revision is the reverse.
 func TestSymbolRevisions(t *testing.T) {
-	legacy := names(abi.ExportedBy(abi.RevLegacy))
-	kernel := names(abi.ExportedBy(abi.RevKernel))
+	legacy := names(exportedBy(abi.RevLegacy))
+	kernel := names(exportedBy(abi.RevKernel))
 	for _, n := range append(slices.Clone(abiMDEntries["kernel mode"]), "device_memory_info_ctx") {
 		if slices.Contains(legacy, n) {
 			t.Errorf("legacy exports %s", n)
@@ -204,5 +234,21 @@ func TestCheckInjectArgs(t *testing.T) {
 		abi.SiteFinalizeFatal != 6 || abi.SitePrepareHoldGate != 7 || abi.SiteAsyncDeviceFail != 8 ||
 		abi.SiteInitRollbackFails != 9 {
 		t.Error("fault site numbers differ from docs/contract.md")
+	}
+}
+
+// Row e of the table is entry e, and an entry's name is its row's.
+func TestEntryIndexesItsRow(t *testing.T) {
+	if len(abi.Symbols) != int(abi.NumEntries) {
+		t.Fatalf("%d rows, %d entries", len(abi.Symbols), abi.NumEntries)
+	}
+	for i, s := range abi.Symbols {
+		e := abi.Entry(i)
+		if s.Entry != e || e.Name() != s.Name || e.String() != s.Name || s.Name == "" {
+			t.Errorf("row %d: %+v; Entry(%d) names %q", i, s, i, e.Name())
+		}
+	}
+	if got, want := abi.NumEntries.Name(), "entry(56)"; got != want {
+		t.Errorf("NumEntries.Name() = %q, want %q", got, want)
 	}
 }

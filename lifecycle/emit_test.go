@@ -373,7 +373,7 @@ func fakeProgramInitOnBothProfiles(t *testing.T, add func(fakeSpec)) {
 // the load with the symbol's name; nothing is left; the same worker then
 // initializes a complete runtime.
 func fakeMissingKernelSymbolAllowsRetry(t *testing.T, add func(fakeSpec)) {
-	for _, sym := range []string{abi.SymKernelInit, abi.SymKernelPrepare, abi.SymKernelLaunch, abi.SymKernelSupported} {
+	for _, sym := range []string{abi.EntryKernelInit.Name(), abi.EntryKernelPrepare.Name(), abi.EntryKernelLaunch.Name(), abi.EntryKernelSupported.Name()} {
 		func(sub string) {
 			broken := emit.Config{Profile: emit.ProfileTMR, Omit: []string{sym}, Knobs: knobs(t, "strict=true")}
 			good := strictTMR(t)
@@ -842,11 +842,11 @@ func fakeInadmissibleContract(t *testing.T, add func(fakeSpec)) {
 // test_probe_missing_capability_symbol_raises_before_creating_a_context and
 // test_probe_nonexistent_library_raises.
 func fakeProbeLoadFailures(t *testing.T, add func(fakeSpec)) {
-	cfg := emit.Config{Profile: emit.ProfileTMR, Omit: []string{abi.SymKernelSupported}, Knobs: knobs(t, "strict=true", "must_not_call=create_device_context")}
+	cfg := emit.Config{Profile: emit.ProfileTMR, Omit: []string{abi.EntryKernelSupported.Name()}, Knobs: knobs(t, "strict=true", "must_not_call=create_device_context")}
 	add(fakeSpec{name: "ProbeLoadFailures", cfg: cfg, body: func(t *testing.T, path, _ string) {
 		_, err := ProbeKernelModeSupported(onboard.Loader{Path: path})
 		wantCode(t, err, abi.Internal)
-		wantContains(t, err, abi.SymKernelSupported)
+		wantContains(t, err, abi.EntryKernelSupported.Name())
 		_, err = fakeWorker(Kernel, path+".does-not-exist").ProbeKernelMode()
 		wantCode(t, err, abi.Internal)
 		wantContains(t, err, "dlopen")

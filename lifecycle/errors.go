@@ -85,21 +85,20 @@ var (
 var ErrCloseTimeout = errors.New("lifecycle: Close could not take the gate within its budget")
 
 // Names of the C entries, used as StatusError.Op for forwarded codes.
-const (
-	opCreate      = "create_device_context"
-	opSupported   = "simpler_kernel_mode_supported"
-	opKernelInit  = "simpler_kernel_mode_init"
-	opPrepare     = "simpler_kernel_mode_prepare_callable"
-	opLaunch      = "simpler_kernel_mode_launch"
-	opFinalize    = "finalize_device"
-	opSimplerInit = "simpler_init"
-	opRegister    = "simpler_register_callable"
-	opUnregister  = "simpler_unregister_callable"
-	opRun         = "simpler_run"
-	opMalloc      = "device_malloc_ctx"
-	opCopyTo      = "copy_to_device_ctx"
-	opCopyFrom    = "copy_from_device_ctx"
-	opMemInfo     = "device_memory_info_ctx"
+var (
+	opCreate      = abi.EntryCreateDeviceContext.Name()
+	opSupported   = abi.EntryKernelSupported.Name()
+	opKernelInit  = abi.EntryKernelInit.Name()
+	opPrepare     = abi.EntryKernelPrepare.Name()
+	opLaunch      = abi.EntryKernelLaunch.Name()
+	opFinalize    = abi.EntryFinalizeDevice.Name()
+	opSimplerInit = abi.EntrySimplerInit.Name()
+	opRegister    = abi.EntryRegisterCallable.Name()
+	opUnregister  = abi.EntryUnregisterCallable.Name()
+	opMalloc      = abi.EntryDeviceMalloc.Name()
+	opCopyTo      = abi.EntryCopyToDevice.Name()
+	opCopyFrom    = abi.EntryCopyFromDevice.Name()
+	opMemInfo     = abi.EntryDeviceMemoryInfo.Name()
 )
 
 func entryError(op string, code abi.Status) error {

@@ -19,6 +19,9 @@ import (
 // live context at unload) instead of aborting. Tests assert violations() is
 // empty.
 type scriptRuntime struct {
+	// The entries lifecycle never calls answer UNSUPPORTED or 0.
+	abi.UnsupportedRuntime
+
 	mu sync.Mutex
 
 	// Script.
@@ -395,18 +398,6 @@ func (f *scriptRuntime) WaitRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
 func (f *scriptRuntime) FinalizeRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
 	return f.simple("simpler_finalize_run", ctx)
 }
-func (f *scriptRuntime) AicpuDlopenCount(ctx abi.Ctx) uintptr {
-	f.simple("get_aicpu_dlopen_count", ctx)
-	return 0
-}
-func (f *scriptRuntime) HostDlopenCount(ctx abi.Ctx) uintptr {
-	f.simple("get_host_dlopen_count", ctx)
-	return 0
-}
-func (f *scriptRuntime) RunStreamSetCreateCount(ctx abi.Ctx) uintptr {
-	f.simple("get_run_stream_set_create_count", ctx)
-	return 0
-}
 
 func (f *scriptRuntime) KernelModeSupported(ctx abi.Ctx) int32 {
 	f.mu.Lock()
@@ -506,60 +497,6 @@ func (f *scriptRuntime) Contract() abi.PipelineContract {
 		return abi.SimulatedProgramContract()
 	}
 	return f.pipeline.Spec().Contract
-}
-func (f *scriptRuntime) ArenaBankGMHeapBase(ctx abi.Ctx, bank uint32) uint64 {
-	f.simple("get_arena_bank_gm_heap_base_ctx", ctx)
-	return 0
-}
-func (f *scriptRuntime) RetainedTempAddr(ctx abi.Ctx, slot uint32) uint64 {
-	f.simple("get_retained_temp_addr_ctx", ctx)
-	return 0
-}
-func (f *scriptRuntime) EnsureACLReady(ctx abi.Ctx, deviceID int32) abi.Status {
-	return f.simple("ensure_acl_ready_ctx", ctx)
-}
-func (f *scriptRuntime) CreateCommStream(ctx abi.Ctx) abi.Stream {
-	f.simple("create_comm_stream_ctx", ctx)
-	return 0
-}
-func (f *scriptRuntime) DestroyCommStream(ctx abi.Ctx, s abi.Stream) abi.Status {
-	return f.simple("destroy_comm_stream_ctx", ctx)
-}
-func (f *scriptRuntime) CommInit(rank, nranks int32, stream abi.Stream, rootinfoPath unsafe.Pointer) abi.CommHandle {
-	f.simple("comm_init", 0)
-	return 0
-}
-func (f *scriptRuntime) CommAllocWindows(h abi.CommHandle, winSize uintptr, deviceCtxOut *uint64) abi.Status {
-	return f.simple("comm_alloc_windows", 0)
-}
-func (f *scriptRuntime) CommGetLocalWindowBase(h abi.CommHandle, baseOut *uint64) abi.Status {
-	return f.simple("comm_get_local_window_base", 0)
-}
-func (f *scriptRuntime) CommGetWindowSize(h abi.CommHandle, sizeOut *uintptr) abi.Status {
-	return f.simple("comm_get_window_size", 0)
-}
-func (f *scriptRuntime) CommBarrier(h abi.CommHandle) abi.Status { return f.simple("comm_barrier", 0) }
-func (f *scriptRuntime) CommDestroy(h abi.CommHandle) abi.Status { return f.simple("comm_destroy", 0) }
-func (f *scriptRuntime) CommDeriveContext(h abi.CommHandle, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowOffset, windowSize uintptr, deviceCtxOut *uint64) abi.Status {
-	return f.simple("comm_derive_context", 0)
-}
-func (f *scriptRuntime) CommAllocDomainWindows(h abi.CommHandle, allocationID uint64, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowSize uintptr, deviceCtxOut, localWindowBaseOut *uint64) abi.Status {
-	return f.simple("comm_alloc_domain_windows", 0)
-}
-func (f *scriptRuntime) CommReleaseDomainWindows(h abi.CommHandle, allocationID uint64, rankCount uintptr, domainRank uint32) abi.Status {
-	return f.simple("comm_release_domain_windows", 0)
-}
-func (f *scriptRuntime) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount uint32, windowSize uintptr, profile uint32, descriptorOut unsafe.Pointer, localWindowBaseOut *uint64) abi.Status {
-	return f.simple("comm_global_domain_prepare", 0)
-}
-func (f *scriptRuntime) CommGlobalDomainImport(domainID uint64, descriptors unsafe.Pointer, descriptorCount uintptr, deviceCtxOut *uint64) abi.Status {
-	return f.simple("comm_global_domain_import", 0)
-}
-func (f *scriptRuntime) CommGlobalDomainRelease(domainID uint64) abi.Status {
-	return f.simple("comm_global_domain_release", 0)
-}
-func (f *scriptRuntime) HostLogBindState(state unsafe.Pointer) abi.Status {
-	return f.simple("simpler_host_log_bind_state", 0)
 }
 
 var _ abi.LoadedRuntime = (*scriptRuntime)(nil)

@@ -58,12 +58,12 @@ type runSlot struct {
 }
 
 // Names of the run family's entries, used as StatusError.Op.
-const (
-	opPrepareRun  = "simpler_prepare_run"
-	opLaunchRun   = "simpler_launch_run"
-	opPollRun     = "simpler_poll_run"
-	opWaitRun     = "simpler_wait_run"
-	opFinalizeRun = "simpler_finalize_run"
+var (
+	opPrepareRun  = abi.EntryPrepareRun.Name()
+	opLaunchRun   = abi.EntryLaunchRun.Name()
+	opPollRun     = abi.EntryPollRun.Name()
+	opWaitRun     = abi.EntryWaitRun.Name()
+	opFinalizeRun = abi.EntryFinalizeRun.Name()
 )
 
 // pipelineDepth is the runtime's PipelineContract depth when the runtime

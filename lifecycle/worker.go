@@ -472,7 +472,7 @@ func (w *Worker) initProgram(cfg InitConfig) error {
 	size, align := rt.GetRuntimeSize(), rt.GetRuntimeAlignment()
 	if size == 0 || size > 1<<30 || align < 8 || align > 1<<20 || align&(align-1) != 0 {
 		w.unload(rt, ctx)
-		return refusal(op, abi.Internal, fmt.Sprintf("unusable native-run storage: get_runtime_size %d, get_runtime_alignment %d", size, align))
+		return refusal(op, abi.Internal, fmt.Sprintf("unusable native-run storage: %s %d, %s %d", abi.EntryGetRuntimeSize, size, abi.EntryGetRuntimeAlignment, align))
 	}
 	n := w.newNative(rt, ctx)
 	n.registered = make(map[int32][]byte)

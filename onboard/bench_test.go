@@ -95,7 +95,7 @@ func BenchmarkKernelModeLaunch(b *testing.B) {
 func BenchmarkRawSyscallLaunch(b *testing.B) {
 	lockThread(b)
 	h := newHotPath(b)
-	fn := h.l.t.klaunch
+	fn := h.l.t[abi.EntryKernelLaunch]
 	ctx, args := h.ctx, h.args.Pointer()
 	b.ReportAllocs()
 	i := 0
@@ -137,7 +137,7 @@ func BenchmarkKernelModePrepare(b *testing.B) {
 func BenchmarkRawSyscallPrepare(b *testing.B) {
 	lockThread(b)
 	h := newHotPath(b)
-	fn := h.l.t.kprepare
+	fn := h.l.t[abi.EntryKernelPrepare]
 	img, size := abi.Ptr(h.img), uintptr(len(h.img))
 	id := h.id
 	b.ReportAllocs()
@@ -173,7 +173,7 @@ func BenchmarkKernelModeSupported(b *testing.B) {
 func BenchmarkRawSyscallSupported(b *testing.B) {
 	lockThread(b)
 	h := newHotPath(b)
-	fn := h.l.t.supported
+	fn := h.l.t[abi.EntryKernelSupported]
 	ctx := h.ctx
 	b.ReportAllocs()
 	for b.Loop() {
@@ -226,7 +226,7 @@ func BenchmarkRegisterFuncLaunch(b *testing.B) {
 	lockThread(b)
 	h := newHotPath(b)
 	var launch func(ctx uintptr, id int32, args unsafe.Pointer, stream uintptr) int32
-	purego.RegisterFunc(&launch, h.l.t.klaunch)
+	purego.RegisterFunc(&launch, h.l.t[abi.EntryKernelLaunch])
 	ctx, args := uintptr(h.ctx), h.args.Pointer()
 	b.ReportAllocs()
 	i := 0

@@ -69,7 +69,7 @@ func TestCBind1StubComplete(t *testing.T) {
 // C-BIND-1: every missing required symbol is named with its group, in one
 // line, and nothing is left loaded.
 func TestCBind1StubMissingNamesEverySymbol(t *testing.T) {
-	path := buildStub(t, stubSpec{Supported: 1, Omit: []string{abi.SymRun, abi.SymCommBarrier, abi.SymKernelLaunch}})
+	path := buildStub(t, stubSpec{Supported: 1, Omit: []string{abi.EntryRun.Name(), abi.EntryCommBarrier.Name(), abi.EntryKernelLaunch.Name()}})
 	_, err := Open(path, Options{})
 	var be *BindError
 	if !errors.As(err, &be) {
@@ -87,7 +87,7 @@ func TestCBind1StubMissingNamesEverySymbol(t *testing.T) {
 // C-BIND-1: the kernel trio is optional when supported returns 0; by default
 // it is not bound and kernel methods refuse with UNSUPPORTED.
 func TestCBind1StubUnsupportedTrioOptional(t *testing.T) {
-	path := buildStub(t, stubSpec{Supported: 0, Omit: abi.KernelTrio})
+	path := buildStub(t, stubSpec{Supported: 0, Omit: kernelTrioNames})
 	l := mustOpen(t, path, Options{})
 	if l.Profile() != abi.ProfileRefusing || l.Supported() != 0 || l.KernelBound() {
 		t.Fatalf("revision %v supported %d bound %v", l.Profile(), l.Supported(), l.KernelBound())
@@ -133,7 +133,7 @@ func TestCBind1StubHostLogRefused(t *testing.T) {
 			t.Fatalf("Open with a binder returning %d: %v", tc.code, err)
 		}
 	}
-	path := buildStub(t, stubSpec{Supported: 1, Omit: []string{abi.SymHostLogBindState}})
+	path := buildStub(t, stubSpec{Supported: 1, Omit: []string{abi.EntryHostLogBindState.Name()}})
 	_, err := Open(path, Options{})
 	if err == nil || !strings.Contains(err.Error(), "simpler_host_log_bind_state (host log)") {
 		t.Fatalf("Open without binder: %v", err)
@@ -182,7 +182,7 @@ func TestCBind2StubContract(t *testing.T) {
 func TestCProbeStub(t *testing.T) {
 	var omit []string
 	for _, s := range abi.Symbols {
-		if !isProbeSymbol(s.Name) {
+		if !isProbeEntry(s.Entry) {
 			omit = append(omit, s.Name)
 		}
 	}
@@ -213,7 +213,7 @@ func TestCProbeStub(t *testing.T) {
 	}
 	_ = l2.Close()
 	// A probe of a library without supported names it.
-	path = buildStub(t, stubSpec{Supported: 1, Omit: []string{abi.SymKernelSupported}})
+	path = buildStub(t, stubSpec{Supported: 1, Omit: []string{abi.EntryKernelSupported.Name()}})
 	if _, err := OpenProbe(path, Options{}); err == nil || !strings.Contains(err.Error(), "simpler_kernel_mode_supported (kernel mode)") {
 		t.Fatalf("probe without supported: %v", err)
 	}
@@ -239,7 +239,7 @@ func TestCBind1StubLegacy(t *testing.T) {
 		t.Fatalf("legacy probe: %v %v", ok, err)
 	}
 	// Legacy with a missing legacy symbol names it with its group.
-	path = buildStub(t, stubSpec{Legacy: true, Omit: []string{abi.SymFinalizeRun}})
+	path = buildStub(t, stubSpec{Legacy: true, Omit: []string{abi.EntryFinalizeRun.Name()}})
 	if _, err := Open(path, Options{}); err == nil || !strings.HasSuffix(err.Error(), "missing required symbols: simpler_finalize_run (program runs, ChipWorker since 87dce62 (#1574, 2026-08-02)); required by the legacy consumer, upstream ChipWorker at 6ebaf77 (src/common/worker/chip_worker.cpp)") {
 		t.Fatalf("legacy missing: %v", err)
 	}
@@ -337,3 +337,7 @@ func TestCloseAndLoader(t *testing.T) {
 		t.Fatalf("LoadProbe of a missing path: %v %v", rt, err)
 	}
 }
+
+// kernelTrioNames are the kernel trio's C names (C-BIND-1: required only when
+// supported).
+var kernelTrioNames = []string{abi.EntryKernelInit.Name(), abi.EntryKernelPrepare.Name(), abi.EntryKernelLaunch.Name()}

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/simabi/simabi/abi"
 )
 
 // purego.SyscallN is go:uintptrescapes and variadic: the compiler moves the
@@ -107,4 +109,63 @@ func call12(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12 uintptr) uintp
 	a := getBlock()
 	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11] = a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12
 	return syscallBlock(fn, a, 12)
+}
+
+// An entry that is not bound is not called: the statusN helpers answer
+// UNSUPPORTED for it and the queryN helpers 0. Both are go:uintptrescapes
+// for the reason the callN helpers are.
+
+//go:uintptrescapes
+func status1(fn, a1 uintptr) abi.Status {
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	return status(call1(fn, a1))
+}
+
+//go:uintptrescapes
+func status2(fn, a1, a2 uintptr) abi.Status {
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	return status(call2(fn, a1, a2))
+}
+
+//go:uintptrescapes
+func status3(fn, a1, a2, a3 uintptr) abi.Status {
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	return status(call3(fn, a1, a2, a3))
+}
+
+//go:uintptrescapes
+func status4(fn, a1, a2, a3, a4 uintptr) abi.Status {
+	if fn == 0 {
+		return abi.Unsupported
+	}
+	return status(call4(fn, a1, a2, a3, a4))
+}
+
+func query0(fn uintptr) uintptr {
+	if fn == 0 {
+		return 0
+	}
+	return call0(fn)
+}
+
+//go:uintptrescapes
+func query1(fn, a1 uintptr) uintptr {
+	if fn == 0 {
+		return 0
+	}
+	return call1(fn, a1)
+}
+
+//go:uintptrescapes
+func query2(fn, a1, a2 uintptr) uintptr {
+	if fn == 0 {
+		return 0
+	}
+	return call2(fn, a1, a2)
 }

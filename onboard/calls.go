@@ -29,19 +29,12 @@ const legacySDMAMask = 1
 
 // CreateDeviceContext calls create_device_context.
 func (l *Library) CreateDeviceContext() abi.Ctx {
-	fn := l.t.create
-	if fn == 0 {
-		return 0
-	}
-	r1 := call0(fn)
-	return abi.Ctx(r1)
+	return abi.Ctx(query0(l.t[abi.EntryCreateDeviceContext]))
 }
 
 // DestroyDeviceContext calls destroy_device_context.
 func (l *Library) DestroyDeviceContext(ctx abi.Ctx) {
-	if fn := l.t.destroy; fn != 0 {
-		call1(fn, uintptr(ctx))
-	}
+	query1(l.t[abi.EntryDestroyDeviceContext], uintptr(ctx))
 }
 
 // SimplerInit calls simpler_init. The spans, prewarmConfig and sdmaWarmup
@@ -62,7 +55,7 @@ func (l *Library) DestroyDeviceContext(ctx abi.Ctx) {
 func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer, aicpuSize uintptr, aicore unsafe.Pointer, aicoreSize uintptr,
 	dispatcher unsafe.Pointer, dispatcherSize uintptr, prewarmConfig unsafe.Pointer, enableSDMA int32,
 	sdmaWarmup unsafe.Pointer, sdmaWarmupSize uint64) abi.Status {
-	fn := l.t.init
+	fn := l.t[abi.EntrySimplerInit]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -77,7 +70,7 @@ func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer,
 	if st := status(r1); st != abi.OK || (enableSDMA == 0 && sdmaWarmupSize == 0) {
 		return st
 	}
-	prov := l.t.provision
+	prov := l.t[abi.EntryProvisionDMAWorkspace]
 	if prov == 0 {
 		return abi.Unsupported
 	}
@@ -87,7 +80,7 @@ func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer,
 	}
 	r1 = call4(prov, uintptr(ctx), mask, uintptr(sdmaWarmup), uintptr(sdmaWarmupSize))
 	if st := status(r1); st != abi.OK {
-		if fin := l.t.finalize; fin != 0 {
+		if fin := l.t[abi.EntryFinalizeDevice]; fin != 0 {
 			call1(fin, uintptr(ctx))
 		}
 		return st
@@ -97,111 +90,58 @@ func (l *Library) SimplerInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer,
 
 // FinalizeDevice calls finalize_device.
 func (l *Library) FinalizeDevice(ctx abi.Ctx) abi.Status {
-	fn := l.t.finalize
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call1(fn, uintptr(ctx))
-	return status(r1)
+	return status1(l.t[abi.EntryFinalizeDevice], uintptr(ctx))
 }
 
 // GetRuntimeSize calls get_runtime_size.
-func (l *Library) GetRuntimeSize() uintptr { return l.query0(l.t.runtimeSize) }
+func (l *Library) GetRuntimeSize() uintptr { return query0(l.t[abi.EntryGetRuntimeSize]) }
 
 // GetRuntimeAlignment calls get_runtime_alignment.
-func (l *Library) GetRuntimeAlignment() uintptr { return l.query0(l.t.runtimeAlign) }
-
-func (l *Library) query0(fn uintptr) uintptr {
-	if fn == 0 {
-		return 0
-	}
-	r1 := call0(fn)
-	return r1
-}
-
-func (l *Library) query1(fn, a uintptr) uintptr {
-	if fn == 0 {
-		return 0
-	}
-	r1 := call1(fn, a)
-	return r1
-}
+func (l *Library) GetRuntimeAlignment() uintptr { return query0(l.t[abi.EntryGetRuntimeAlignment]) }
 
 // DeviceMalloc calls device_malloc_ctx.
 func (l *Library) DeviceMalloc(ctx abi.Ctx, size uintptr) abi.DevicePtr {
-	fn := l.t.malloc
-	if fn == 0 {
-		return 0
-	}
-	r1 := call2(fn, uintptr(ctx), size)
-	return abi.DevicePtr(r1)
+	return abi.DevicePtr(query2(l.t[abi.EntryDeviceMalloc], uintptr(ctx), size))
 }
 
 // DeviceFree calls device_free_ctx.
 func (l *Library) DeviceFree(ctx abi.Ctx, p abi.DevicePtr) {
-	if fn := l.t.free; fn != 0 {
-		call2(fn, uintptr(ctx), uintptr(p))
-	}
+	query2(l.t[abi.EntryDeviceFree], uintptr(ctx), uintptr(p))
 }
 
 // CommittedDeviceMemory calls committed_device_memory_ctx.
 func (l *Library) CommittedDeviceMemory(ctx abi.Ctx) uintptr {
-	return l.query1(l.t.committed, uintptr(ctx))
+	return query1(l.t[abi.EntryCommittedDeviceMemory], uintptr(ctx))
 }
 
 // DeviceMemoryInfo calls device_memory_info_ctx; info (16 bytes) must be Go
 // heap or C memory alive and unmoved during the call. A legacy build has no
 // such entry: UNSUPPORTED.
 func (l *Library) DeviceMemoryInfo(ctx abi.Ctx, info unsafe.Pointer) abi.Status {
-	fn := l.t.memInfo
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call2(fn, uintptr(ctx), uintptr(info))
-	return status(r1)
+	return status2(l.t[abi.EntryDeviceMemoryInfo], uintptr(ctx), uintptr(info))
 }
 
 // CopyToDevice calls copy_to_device_ctx; host must be Go heap or C memory
 // alive and unmoved during the call.
 func (l *Library) CopyToDevice(ctx abi.Ctx, dev abi.DevicePtr, host unsafe.Pointer, size uintptr) abi.Status {
-	fn := l.t.copyTo
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call4(fn, uintptr(ctx), uintptr(dev), uintptr(host), size)
-	return status(r1)
+	return status4(l.t[abi.EntryCopyToDevice], uintptr(ctx), uintptr(dev), uintptr(host), size)
 }
 
 // CopyFromDevice calls copy_from_device_ctx; host must be Go heap or C memory
 // alive and unmoved during the call.
 func (l *Library) CopyFromDevice(ctx abi.Ctx, host unsafe.Pointer, dev abi.DevicePtr, size uintptr) abi.Status {
-	fn := l.t.copyFrom
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call4(fn, uintptr(ctx), uintptr(host), uintptr(dev), size)
-	return status(r1)
+	return status4(l.t[abi.EntryCopyFromDevice], uintptr(ctx), uintptr(host), uintptr(dev), size)
 }
 
 // RegisterCallable calls simpler_register_callable; callable must be Go heap
 // or C memory alive and unmoved during the call.
 func (l *Library) RegisterCallable(ctx abi.Ctx, callableID int32, callable unsafe.Pointer) abi.Status {
-	fn := l.t.register
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call3(fn, uintptr(ctx), uintptr(callableID), uintptr(callable))
-	return status(r1)
+	return status3(l.t[abi.EntryRegisterCallable], uintptr(ctx), uintptr(callableID), uintptr(callable))
 }
 
 // UnregisterCallable calls simpler_unregister_callable.
 func (l *Library) UnregisterCallable(ctx abi.Ctx, callableID int32) abi.Status {
-	fn := l.t.unregister
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call2(fn, uintptr(ctx), uintptr(callableID))
-	return status(r1)
+	return status2(l.t[abi.EntryUnregisterCallable], uintptr(ctx), uintptr(callableID))
 }
 
 // Run calls simpler_run; args, config and descriptor must be Go heap or C
@@ -209,12 +149,12 @@ func (l *Library) UnregisterCallable(ctx abi.Ctx, callableID int32) abi.Status {
 // runtime may use until the run is finalized: it must stay alive and unmoved
 // that long.
 func (l *Library) Run(ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
-	return l.runCall(l.t.run, ctx, rt, callableID, args, config, descriptor)
+	return l.runCall(l.t[abi.EntryRun], ctx, rt, callableID, args, config, descriptor)
 }
 
 // PrepareRun calls simpler_prepare_run (memory as for Run).
 func (l *Library) PrepareRun(ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
-	return l.runCall(l.t.prepareRun, ctx, rt, callableID, args, config, descriptor)
+	return l.runCall(l.t[abi.EntryPrepareRun], ctx, rt, callableID, args, config, descriptor)
 }
 
 func (l *Library) runCall(fn uintptr, ctx abi.Ctx, rt abi.RunHandle, callableID int32, args, config, descriptor unsafe.Pointer) abi.Status {
@@ -225,56 +165,45 @@ func (l *Library) runCall(fn uintptr, ctx abi.Ctx, rt abi.RunHandle, callableID 
 	return status(r1)
 }
 
-func (l *Library) runStep(fn uintptr, ctx abi.Ctx, rt abi.RunHandle) abi.Status {
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call2(fn, uintptr(ctx), uintptr(rt))
-	return status(r1)
-}
-
 // LaunchRun calls simpler_launch_run.
 func (l *Library) LaunchRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
-	return l.runStep(l.t.launchRun, ctx, rt)
+	return status2(l.t[abi.EntryLaunchRun], uintptr(ctx), uintptr(rt))
 }
 
 // PollRun calls simpler_poll_run (0 not ready, 1 complete, <0 error).
 func (l *Library) PollRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
-	return l.runStep(l.t.pollRun, ctx, rt)
+	return status2(l.t[abi.EntryPollRun], uintptr(ctx), uintptr(rt))
 }
 
 // WaitRun calls simpler_wait_run.
 func (l *Library) WaitRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
-	return l.runStep(l.t.waitRun, ctx, rt)
+	return status2(l.t[abi.EntryWaitRun], uintptr(ctx), uintptr(rt))
 }
 
 // FinalizeRun calls simpler_finalize_run.
 func (l *Library) FinalizeRun(ctx abi.Ctx, rt abi.RunHandle) abi.Status {
-	return l.runStep(l.t.finRun, ctx, rt)
+	return status2(l.t[abi.EntryFinalizeRun], uintptr(ctx), uintptr(rt))
 }
 
 // AicpuDlopenCount calls get_aicpu_dlopen_count.
 func (l *Library) AicpuDlopenCount(ctx abi.Ctx) uintptr {
-	return l.query1(l.t.aicpuDlopen, uintptr(ctx))
+	return query1(l.t[abi.EntryAicpuDlopenCount], uintptr(ctx))
 }
 
 // HostDlopenCount calls get_host_dlopen_count.
-func (l *Library) HostDlopenCount(ctx abi.Ctx) uintptr { return l.query1(l.t.hostDlopen, uintptr(ctx)) }
+func (l *Library) HostDlopenCount(ctx abi.Ctx) uintptr {
+	return query1(l.t[abi.EntryHostDlopenCount], uintptr(ctx))
+}
 
 // RunStreamSetCreateCount calls get_run_stream_set_create_count.
 func (l *Library) RunStreamSetCreateCount(ctx abi.Ctx) uintptr {
-	return l.query1(l.t.streamSetCreate, uintptr(ctx))
+	return query1(l.t[abi.EntryRunStreamSetCreateCount], uintptr(ctx))
 }
 
 // KernelModeSupported calls simpler_kernel_mode_supported (hot path: no
 // allocation). A legacy build answers 0 without a call.
 func (l *Library) KernelModeSupported(ctx abi.Ctx) int32 {
-	fn := l.t.supported
-	if fn == 0 {
-		return 0
-	}
-	r1 := call1(fn, uintptr(ctx))
-	return int32(r1)
+	return int32(query1(l.t[abi.EntryKernelSupported], uintptr(ctx)))
 }
 
 // KernelModeInit calls simpler_kernel_mode_init. The spans and config (1148
@@ -283,7 +212,7 @@ func (l *Library) KernelModeSupported(ctx abi.Ctx) int32 {
 // whose supported is 0): UNSUPPORTED, nothing called.
 func (l *Library) KernelModeInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Pointer, aicpuSize uintptr, aicore unsafe.Pointer, aicoreSize uintptr,
 	dispatcher unsafe.Pointer, dispatcherSize uintptr, config unsafe.Pointer, contextGeneration uint64) abi.Status {
-	fn := l.t.kinit
+	fn := l.t[abi.EntryKernelInit]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -298,7 +227,7 @@ func (l *Library) KernelModeInit(ctx abi.Ctx, deviceID int32, aicpu unsafe.Point
 // bound trio: -1 is written through a non-nil outID (V-PREP-1) and
 // UNSUPPORTED returned, nothing called.
 func (l *Library) KernelModePrepareCallable(ctx abi.Ctx, callable unsafe.Pointer, size uintptr, outID *int32) abi.Status {
-	fn := l.t.kprepare
+	fn := l.t[abi.EntryKernelPrepare]
 	if fn == 0 {
 		if outID != nil {
 			*outID = -1
@@ -314,77 +243,58 @@ func (l *Library) KernelModePrepareCallable(ctx abi.Ctx, callable unsafe.Pointer
 // and unmoved during the call; the runtime snapshots it (E-LAUNCH-ASYNC).
 // Without a bound trio: UNSUPPORTED, nothing called.
 func (l *Library) KernelModeLaunch(ctx abi.Ctx, callableID int32, args unsafe.Pointer, stream abi.Stream) abi.Status {
-	fn := l.t.klaunch
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call4(fn, uintptr(ctx), uintptr(callableID), uintptr(args), uintptr(stream))
-	return status(r1)
+	return status4(l.t[abi.EntryKernelLaunch], uintptr(ctx), uintptr(callableID), uintptr(args), uintptr(stream))
 }
 
 // GetPipelineContract calls get_pipeline_contract: the address of the
 // runtime's immutable 144-byte PipelineContract, in the library's memory
 // (valid until Close).
 func (l *Library) GetPipelineContract() unsafe.Pointer {
-	r1 := l.query0(l.t.contract)
+	// Not query0: with it inlined here go1.26.8's compiler panics
+	// (disjointTypes) compiling a caller that copies the contract.
+	fn := l.t[abi.EntryGetPipelineContract]
+	if fn == 0 {
+		return nil
+	}
+	r1 := call0(fn)
 	return *(*unsafe.Pointer)(unsafe.Pointer(&r1))
 }
 
 // SupportsConcurrentNativePrepare calls supports_concurrent_native_prepare_ctx.
 func (l *Library) SupportsConcurrentNativePrepare(ctx abi.Ctx) int32 {
-	return int32(l.query1(l.t.concurrentPrepare, uintptr(ctx)))
+	return int32(query1(l.t[abi.EntrySupportsConcurrentPrepare], uintptr(ctx)))
 }
 
 // ArenaBankGMHeapBase calls get_arena_bank_gm_heap_base_ctx.
 func (l *Library) ArenaBankGMHeapBase(ctx abi.Ctx, bank uint32) uint64 {
-	fn := l.t.arenaBase
-	if fn == 0 {
-		return 0
-	}
-	r1 := call2(fn, uintptr(ctx), uintptr(bank))
-	return uint64(r1)
+	return uint64(query2(l.t[abi.EntryArenaBankGMHeapBase], uintptr(ctx), uintptr(bank)))
 }
 
 // RetainedTempAddr calls get_retained_temp_addr_ctx.
 func (l *Library) RetainedTempAddr(ctx abi.Ctx, slot uint32) uint64 {
-	fn := l.t.retainedTemp
-	if fn == 0 {
-		return 0
-	}
-	r1 := call2(fn, uintptr(ctx), uintptr(slot))
-	return uint64(r1)
+	return uint64(query2(l.t[abi.EntryRetainedTempAddr], uintptr(ctx), uintptr(slot)))
 }
 
 // EnsureACLReady calls ensure_acl_ready_ctx; it makes deviceID current on the
 // calling OS thread (lock the goroutine to its thread first).
 func (l *Library) EnsureACLReady(ctx abi.Ctx, deviceID int32) abi.Status {
-	fn := l.t.ensureACL
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call2(fn, uintptr(ctx), uintptr(deviceID))
-	return status(r1)
+	return status2(l.t[abi.EntryEnsureACLReady], uintptr(ctx), uintptr(deviceID))
 }
 
 // CreateCommStream calls create_comm_stream_ctx.
 func (l *Library) CreateCommStream(ctx abi.Ctx) abi.Stream {
-	return abi.Stream(l.query1(l.t.createComm, uintptr(ctx)))
+	return abi.Stream(query1(l.t[abi.EntryCreateCommStream], uintptr(ctx)))
 }
 
 // DestroyCommStream calls destroy_comm_stream_ctx.
 func (l *Library) DestroyCommStream(ctx abi.Ctx, s abi.Stream) abi.Status {
-	fn := l.t.destroyComm
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call2(fn, uintptr(ctx), uintptr(s))
-	return status(r1)
+	return status2(l.t[abi.EntryDestroyCommStream], uintptr(ctx), uintptr(s))
 }
 
 // CommInit calls comm_init; rootinfoPath (a NUL-terminated string) must be
 // Go heap or C memory alive and unmoved during the call.
 func (l *Library) CommInit(rank, nranks int32, stream abi.Stream, rootinfoPath unsafe.Pointer) abi.CommHandle {
-	fn := l.t.commInit
+	fn := l.t[abi.EntryCommInit]
 	if fn == 0 {
 		return 0
 	}
@@ -395,58 +305,33 @@ func (l *Library) CommInit(rank, nranks int32, stream abi.Stream, rootinfoPath u
 // CommAllocWindows calls comm_alloc_windows; deviceCtxOut must be Go heap or
 // C memory alive and unmoved during the call.
 func (l *Library) CommAllocWindows(h abi.CommHandle, winSize uintptr, deviceCtxOut *uint64) abi.Status {
-	fn := l.t.commAlloc
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call3(fn, uintptr(h), winSize, uintptr(unsafe.Pointer(deviceCtxOut)))
-	return status(r1)
+	return status3(l.t[abi.EntryCommAllocWindows], uintptr(h), winSize, uintptr(unsafe.Pointer(deviceCtxOut)))
 }
 
 // CommGetLocalWindowBase calls comm_get_local_window_base (baseOut as above).
 func (l *Library) CommGetLocalWindowBase(h abi.CommHandle, baseOut *uint64) abi.Status {
-	fn := l.t.commBase
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call2(fn, uintptr(h), uintptr(unsafe.Pointer(baseOut)))
-	return status(r1)
+	return status2(l.t[abi.EntryCommGetLocalWindowBase], uintptr(h), uintptr(unsafe.Pointer(baseOut)))
 }
 
 // CommGetWindowSize calls comm_get_window_size (sizeOut as above).
 func (l *Library) CommGetWindowSize(h abi.CommHandle, sizeOut *uintptr) abi.Status {
-	fn := l.t.commSize
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call2(fn, uintptr(h), uintptr(unsafe.Pointer(sizeOut)))
-	return status(r1)
+	return status2(l.t[abi.EntryCommGetWindowSize], uintptr(h), uintptr(unsafe.Pointer(sizeOut)))
 }
 
 // CommBarrier calls comm_barrier.
 func (l *Library) CommBarrier(h abi.CommHandle) abi.Status {
-	fn := l.t.commBarrier
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call1(fn, uintptr(h))
-	return status(r1)
+	return status1(l.t[abi.EntryCommBarrier], uintptr(h))
 }
 
 // CommDestroy calls comm_destroy.
 func (l *Library) CommDestroy(h abi.CommHandle) abi.Status {
-	fn := l.t.commDestroy
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call1(fn, uintptr(h))
-	return status(r1)
+	return status1(l.t[abi.EntryCommDestroy], uintptr(h))
 }
 
 // CommDeriveContext calls comm_derive_context; rankIDs and deviceCtxOut must
 // be Go heap or C memory alive and unmoved during the call.
 func (l *Library) CommDeriveContext(h abi.CommHandle, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowOffset, windowSize uintptr, deviceCtxOut *uint64) abi.Status {
-	fn := l.t.commDerive
+	fn := l.t[abi.EntryCommDeriveContext]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -456,7 +341,7 @@ func (l *Library) CommDeriveContext(h abi.CommHandle, rankIDs unsafe.Pointer, ra
 
 // CommAllocDomainWindows calls comm_alloc_domain_windows (pointers as above).
 func (l *Library) CommAllocDomainWindows(h abi.CommHandle, allocationID uint64, rankIDs unsafe.Pointer, rankCount uintptr, domainRank uint32, windowSize uintptr, deviceCtxOut, localWindowBaseOut *uint64) abi.Status {
-	fn := l.t.commDomainAlloc
+	fn := l.t[abi.EntryCommAllocDomainWindows]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -467,18 +352,13 @@ func (l *Library) CommAllocDomainWindows(h abi.CommHandle, allocationID uint64, 
 
 // CommReleaseDomainWindows calls comm_release_domain_windows.
 func (l *Library) CommReleaseDomainWindows(h abi.CommHandle, allocationID uint64, rankCount uintptr, domainRank uint32) abi.Status {
-	fn := l.t.commDomainRelease
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call4(fn, uintptr(h), uintptr(allocationID), rankCount, uintptr(domainRank))
-	return status(r1)
+	return status4(l.t[abi.EntryCommReleaseDomainWindows], uintptr(h), uintptr(allocationID), rankCount, uintptr(domainRank))
 }
 
 // CommGlobalDomainPrepare calls comm_global_domain_prepare; descriptorOut
 // (288 bytes) and localWindowBaseOut as above.
 func (l *Library) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount uint32, windowSize uintptr, profile uint32, descriptorOut unsafe.Pointer, localWindowBaseOut *uint64) abi.Status {
-	fn := l.t.commGlobalPrepare
+	fn := l.t[abi.EntryCommGlobalDomainPrepare]
 	if fn == 0 {
 		return abi.Unsupported
 	}
@@ -490,125 +370,84 @@ func (l *Library) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount
 // CommGlobalDomainImport calls comm_global_domain_import; descriptors holds
 // descriptorCount descriptors.
 func (l *Library) CommGlobalDomainImport(domainID uint64, descriptors unsafe.Pointer, descriptorCount uintptr, deviceCtxOut *uint64) abi.Status {
-	fn := l.t.commGlobalImport
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call4(fn, uintptr(domainID), uintptr(descriptors), descriptorCount, uintptr(unsafe.Pointer(deviceCtxOut)))
-	return status(r1)
+	return status4(l.t[abi.EntryCommGlobalDomainImport], uintptr(domainID), uintptr(descriptors), descriptorCount, uintptr(unsafe.Pointer(deviceCtxOut)))
 }
 
 // CommGlobalDomainRelease calls comm_global_domain_release.
 func (l *Library) CommGlobalDomainRelease(domainID uint64) abi.Status {
-	fn := l.t.commGlobalRelease
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call1(fn, uintptr(domainID))
-	return status(r1)
+	return status1(l.t[abi.EntryCommGlobalDomainRelease], uintptr(domainID))
 }
 
 // HostLogBindState calls simpler_host_log_bind_state. Open already bound the
 // process-owned state; a state passed here must stay alive and unmoved for as
 // long as the runtime may read it (for the process, in general).
 func (l *Library) HostLogBindState(state unsafe.Pointer) abi.Status {
-	fn := l.t.hostLog
-	if fn == 0 {
-		return abi.Unsupported
-	}
-	r1 := call1(fn, uintptr(state))
-	return status(r1)
+	return status1(l.t[abi.EntryHostLogBindState], uintptr(state))
 }
+
+// The hook groups of a library read their pointers from its table, so that
+// Close, which empties the table, unbinds them too.
 
 // simHooks are the simulation hooks of a library (abi.SimHooks).
-type simHooks struct {
-	setDevice, currentDevice, syncStream, inject uintptr
-	closed                                       bool
-}
+type simHooks struct{ t *table }
 
-var _ abi.SimHooks = (*simHooks)(nil)
+var _ abi.SimHooks = simHooks{}
 
 // SimSetCurrentDevice calls simabi_set_current_device for the calling OS
 // thread.
-func (h *simHooks) SimSetCurrentDevice(dev int32) abi.Status {
-	if h.closed {
-		return abi.Unsupported
-	}
-	r1 := call1(h.setDevice, uintptr(dev))
-	return status(r1)
+func (h simHooks) SimSetCurrentDevice(dev int32) abi.Status {
+	return status1(h.t[abi.EntrySimSetCurrentDevice], uintptr(dev))
 }
 
-// SimCurrentDevice calls simabi_current_device (-1 when none).
-func (h *simHooks) SimCurrentDevice() int32 {
-	if h.closed {
+// SimCurrentDevice calls simabi_current_device (-1 when none, and after
+// Close).
+func (h simHooks) SimCurrentDevice() int32 {
+	fn := h.t[abi.EntrySimCurrentDevice]
+	if fn == 0 {
 		return -1
 	}
-	r1 := call0(h.currentDevice)
-	return int32(r1)
+	return int32(call0(fn))
 }
 
 // SimSyncStream calls simabi_sync_stream.
-func (h *simHooks) SimSyncStream(s abi.Stream) abi.Status {
-	if h.closed {
-		return abi.Unsupported
-	}
-	r1 := call1(h.syncStream, uintptr(s))
-	return status(r1)
+func (h simHooks) SimSyncStream(s abi.Stream) abi.Status {
+	return status1(h.t[abi.EntrySimSyncStream], uintptr(s))
 }
 
 // SimInject calls simabi_inject.
-func (h *simHooks) SimInject(site, count, code int32) abi.Status {
-	if h.closed {
-		return abi.Unsupported
-	}
-	r1 := call3(h.inject, uintptr(site), uintptr(count), uintptr(code))
-	return status(r1)
+func (h simHooks) SimInject(site, count, code int32) abi.Status {
+	return status3(h.t[abi.EntrySimInject], uintptr(site), uintptr(count), uintptr(code))
 }
 
 // simControl are the simulation control hooks of a library (abi.SimControl).
-type simControl struct {
-	holdGate, gateState, reset uintptr
-	closed                     bool
-}
+type simControl struct{ t *table }
 
-var _ abi.SimControl = (*simControl)(nil)
+var _ abi.SimControl = simControl{}
 
 // SimHoldGate calls simabi_hold_gate.
-func (h *simControl) SimHoldGate(ctx abi.Ctx, hold int32) abi.Status {
-	if h.closed {
-		return abi.Unsupported
-	}
-	return status(call2(h.holdGate, uintptr(ctx), uintptr(hold)))
+func (h simControl) SimHoldGate(ctx abi.Ctx, hold int32) abi.Status {
+	return status2(h.t[abi.EntrySimHoldGate], uintptr(ctx), uintptr(hold))
 }
 
-// SimGateState calls simabi_gate_state.
-func (h *simControl) SimGateState(ctx abi.Ctx) int32 {
-	if h.closed {
-		return 0
-	}
-	return int32(call1(h.gateState, uintptr(ctx)))
+// SimGateState calls simabi_gate_state (0 after Close).
+func (h simControl) SimGateState(ctx abi.Ctx) int32 {
+	return int32(query1(h.t[abi.EntrySimGateState], uintptr(ctx)))
 }
 
 // SimReset calls simabi_reset.
-func (h *simControl) SimReset() abi.Status {
-	if h.closed {
-		return abi.Unsupported
+func (h simControl) SimReset() abi.Status {
+	if fn := h.t[abi.EntrySimReset]; fn != 0 {
+		return status(call0(fn))
 	}
-	return status(call0(h.reset))
+	return abi.Unsupported
 }
 
 // simCommTimeout is the comm timeout hook of a library (abi.SimCommTimeout).
-type simCommTimeout struct {
-	fn     uintptr
-	closed bool
-}
+type simCommTimeout struct{ t *table }
 
-var _ abi.SimCommTimeout = (*simCommTimeout)(nil)
+var _ abi.SimCommTimeout = simCommTimeout{}
 
 // SimCommTimeoutMs calls simabi_comm_timeout_ms (0 after Close).
-func (h *simCommTimeout) SimCommTimeoutMs(ms int32) int32 {
-	if h.closed {
-		return 0
-	}
-	return int32(call1(h.fn, uintptr(uint32(ms))))
+func (h simCommTimeout) SimCommTimeoutMs(ms int32) int32 {
+	return int32(query1(h.t[abi.EntrySimCommTimeout], uintptr(uint32(ms))))
 }

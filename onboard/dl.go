@@ -82,10 +82,10 @@ func preload(path string, state *[abi.HostLogStateSize]byte) error {
 	if err != nil {
 		return &LoadError{Path: path, Step: "dlopen (preload, RTLD_GLOBAL)", Err: err}
 	}
-	if fn := dlsym(h, abi.SymHostLogBindState); fn != 0 {
+	if fn := dlsym(h, abi.EntryHostLogBindState.Name()); fn != 0 {
 		if st := bindHostLog(fn, state); st != abi.OK {
 			_ = purego.Dlclose(h)
-			return &LoadError{Path: path, Step: abi.SymHostLogBindState + " (preload)", Status: st}
+			return &LoadError{Path: path, Step: abi.EntryHostLogBindState.Name() + " (preload)", Status: st}
 		}
 	}
 	if preloads.m == nil {

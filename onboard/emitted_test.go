@@ -83,25 +83,25 @@ func TestCBind1EmittedOmitOnePerGroup(t *testing.T) {
 	}
 	var cases []omission
 	seen := map[abi.Group]bool{}
-	for _, s := range abi.SymbolsOf(abi.RevKernel, abi.Required) {
-		if !seen[s.Group] {
+	for _, s := range abi.Symbols {
+		if s.Revisions.Has(abi.RevKernel) && s.Required == abi.Required && !seen[s.Group] {
 			seen[s.Group] = true
 			cases = append(cases, omission{emit.ProfileTMR, s.Name, []string{s.Name}, nil})
 		}
 	}
 	// The trio is required when supported is nonzero.
-	cases = append(cases, omission{emit.ProfileTMR, abi.SymKernelLaunch, []string{abi.SymKernelLaunch}, nil})
+	cases = append(cases, omission{emit.ProfileTMR, abi.EntryKernelLaunch.Name(), []string{abi.EntryKernelLaunch.Name()}, nil})
 	// Legacy: its own set, provision included; without provision the library
 	// is no longer legacy-shaped and is bound (and refused) as the kernel ABI.
 	cases = append(cases,
-		omission{emit.ProfileLegacy, abi.SymRun, []string{abi.SymRun}, nil},
-		omission{emit.ProfileLegacy, abi.SymHostLogBindState, []string{abi.SymHostLogBindState}, nil},
-		omission{emit.ProfileLegacy, abi.SymProvisionDMAWorkspace, []string{abi.SymDeviceMemoryInfo, abi.SymKernelSupported}, nil},
+		omission{emit.ProfileLegacy, abi.EntryRun.Name(), []string{abi.EntryRun.Name()}, nil},
+		omission{emit.ProfileLegacy, abi.EntryHostLogBindState.Name(), []string{abi.EntryHostLogBindState.Name()}, nil},
+		omission{emit.ProfileLegacy, abi.EntryProvisionDMAWorkspace.Name(), []string{abi.EntryDeviceMemoryInfo.Name(), abi.EntryKernelSupported.Name()}, nil},
 		// A kernel-ABI build stripped of its kernel entries and
 		// device_memory_info_ctx is not legacy-shaped (no provision entry,
 		// and its simpler_init has 12 parameters): it is refused.
-		omission{emit.ProfileTMR, abi.SymKernelSupported, []string{abi.SymDeviceMemoryInfo, abi.SymKernelSupported},
-			[]string{abi.SymKernelSupported, abi.SymKernelInit, abi.SymKernelPrepare, abi.SymKernelLaunch, abi.SymDeviceMemoryInfo}},
+		omission{emit.ProfileTMR, abi.EntryKernelSupported.Name(), []string{abi.EntryDeviceMemoryInfo.Name(), abi.EntryKernelSupported.Name()},
+			[]string{abi.EntryKernelSupported.Name(), abi.EntryKernelInit.Name(), abi.EntryKernelPrepare.Name(), abi.EntryKernelLaunch.Name(), abi.EntryDeviceMemoryInfo.Name()}},
 	)
 	for _, tc := range cases {
 		name := string(tc.profile) + "/" + tc.symbol
@@ -127,7 +127,7 @@ func TestCBind1EmittedOmitOnePerGroup(t *testing.T) {
 			// Without simpler_provision_dma_workspace a legacy build shows the
 			// kernel revision's shape (C-BIND-1).
 			rev := abi.RevKernel
-			if tc.profile == emit.ProfileLegacy && !slices.Contains(omit, abi.SymProvisionDMAWorkspace) {
+			if tc.profile == emit.ProfileLegacy && !slices.Contains(omit, abi.EntryProvisionDMAWorkspace.Name()) {
 				rev = abi.RevLegacy
 			}
 			for _, n := range tc.named {
@@ -135,12 +135,12 @@ func TestCBind1EmittedOmitOnePerGroup(t *testing.T) {
 				part := fmt.Sprintf("%s (%s)", n, s.Group)
 				if rev == abi.RevLegacy {
 					// The legacy consumer's requirement names the upstream change behind it.
-					i := slices.IndexFunc(abi.ConsumerSet(rev), func(r abi.ConsumerRequirement) bool { return r.Name == n })
-					part = fmt.Sprintf("%s (%s, %s)", n, s.Group, abi.ConsumerSet(rev)[i].Since)
+					i := slices.IndexFunc(abi.ConsumerSet(abi.ConsumerOf(rev)), func(r abi.ConsumerRequirement) bool { return r.Name == n })
+					part = fmt.Sprintf("%s (%s, %s)", n, s.Group, abi.ConsumerSet(abi.ConsumerOf(rev))[i].Since)
 				}
 				parts = append(parts, part)
 			}
-			want := "onboard: " + path + ": missing required symbols: " + strings.Join(parts, ", ") + "; required by " + abi.ConsumerOf(rev)
+			want := "onboard: " + path + ": missing required symbols: " + strings.Join(parts, ", ") + "; required by " + abi.ConsumerOf(rev).String()
 			if err.Error() != want || strings.Join(names, ",") != strings.Join(tc.named, ",") {
 				t.Fatalf("error\n got %q\nwant %q", err, want)
 			}
@@ -150,14 +150,14 @@ func TestCBind1EmittedOmitOnePerGroup(t *testing.T) {
 		})
 	}
 	t.Run("refusing/trio-absent-ok", func(t *testing.T) {
-		path := emitted(t, emit.Config{Profile: emit.ProfileRefusing, Omit: abi.KernelTrio})
+		path := emitted(t, emit.Config{Profile: emit.ProfileRefusing, Omit: kernelTrioNames})
 		l := mustOpen(t, path, Options{BindKernelWhenUnsupported: true})
 		if l.Profile() != abi.ProfileRefusing || l.KernelBound() {
 			t.Fatalf("revision %v bound %v", l.Profile(), l.KernelBound())
 		}
 	})
 	t.Run("tmr/hook-absent-ok", func(t *testing.T) {
-		path := emitted(t, emit.Config{Profile: emit.ProfileTMR, Omit: []string{abi.SymSimInject}})
+		path := emitted(t, emit.Config{Profile: emit.ProfileTMR, Omit: []string{abi.EntrySimInject.Name()}})
 		l := mustOpen(t, path, Options{})
 		if l.HasHooks() {
 			t.Fatal("hooks reported with simabi_inject missing")
@@ -185,7 +185,7 @@ func TestF2KnobsThroughOnboard(t *testing.T) {
 		return c
 	}
 	t.Run("status", func(t *testing.T) {
-		path := emitted(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{abi.SymFinalizeDevice: -1234}}})
+		path := emitted(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{abi.EntryFinalizeDevice.Name(): -1234}}})
 		l := mustOpen(t, path, Options{})
 		c := l.CreateDeviceContext()
 		if st := l.FinalizeDevice(c); st != -1234 {
@@ -232,7 +232,7 @@ func TestF2KnobsThroughOnboard(t *testing.T) {
 		}
 	})
 	t.Run("host-log-refused", func(t *testing.T) {
-		path := emitted(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{abi.SymHostLogBindState: int32(abi.InvalidArgument)}}})
+		path := emitted(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{abi.EntryHostLogBindState.Name(): int32(abi.InvalidArgument)}}})
 		_, err := Open(path, Options{})
 		var le *LoadError
 		if !errors.As(err, &le) || le.Status != abi.InvalidArgument || !strings.Contains(err.Error(), path) {
@@ -274,7 +274,7 @@ func TestF3InvariantAbortInChild(t *testing.T) {
 		{"freed-handle", tmrConfig(), "[F-3 invalid-handle]"},
 		{"supported-after-program-init", emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Strict: true}}, "[F-3 supported-after-program-init]"},
 		{"context-leak", emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Strict: true}}, "[F-3 context-leak]"},
-		{"must-not-call", emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{MustNotCall: []string{abi.SymRun}}}, "[F-3 must-not-call]"},
+		{"must-not-call", emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{MustNotCall: []string{abi.EntryRun.Name()}}}, "[F-3 must-not-call]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.mode, func(t *testing.T) {
@@ -397,7 +397,7 @@ func TestLegacySimplerInitProvision(t *testing.T) {
 		l.DestroyDeviceContext(c)
 	})
 	t.Run("provision-fails", func(t *testing.T) {
-		cfg := emit.Config{Profile: emit.ProfileLegacy, Knobs: emit.Knobs{Status: map[string]int32{abi.SymProvisionDMAWorkspace: -2}}}
+		cfg := emit.Config{Profile: emit.ProfileLegacy, Knobs: emit.Knobs{Status: map[string]int32{abi.EntryProvisionDMAWorkspace.Name(): -2}}}
 		l := mustOpen(t, emitted(t, cfg), Options{})
 		c := l.CreateDeviceContext()
 		if st := l.SimplerInit(c, 0, nil, 0, nil, 0, nil, 0, nil, 1, nil, 0); st != abi.LegacyUnsupported || l.Translate(st) != abi.Unsupported {

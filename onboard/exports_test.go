@@ -44,7 +44,7 @@ func TestMissingForConsumer_CBIND1_everyProfileComplete(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range abi.ConsumerSet(tc.rev) {
+			for _, r := range abi.ConsumerSet(abi.ConsumerOf(tc.rev)) {
 				if !ex[r.Name] {
 					t.Errorf("%s not exported", r.Name)
 				}
@@ -60,13 +60,13 @@ func TestMissingForConsumer_CBIND1_everyProfileComplete(t *testing.T) {
 // C-BIND-1: a library lacking symbols its consumer resolves is named with
 // each of them, statically and through the loader alike.
 func TestMissingForConsumer_CBIND1_namesTheOmitted(t *testing.T) {
-	omit := []string{abi.SymCommDeriveContext, abi.SymCommGlobalDomainImport, abi.SymRun}
+	omit := []string{abi.EntryCommDeriveContext.Name(), abi.EntryCommGlobalDomainImport.Name(), abi.EntryRun.Name()}
 	path := emitted(t, emit.Config{Profile: emit.ProfileLegacy, Omit: omit})
 	rev, missing, err := MissingForConsumer(path)
 	if err != nil || rev != abi.RevLegacy {
 		t.Fatalf("MissingForConsumer: %v, %v", rev, err)
 	}
-	want := []string{abi.SymRun, abi.SymCommDeriveContext, abi.SymCommGlobalDomainImport} // table order
+	want := []string{abi.EntryRun.Name(), abi.EntryCommDeriveContext.Name(), abi.EntryCommGlobalDomainImport.Name()} // table order
 	if d := cmp.Diff(want, requirementNames(missing)); d != "" {
 		t.Fatalf("missing (-want +got):\n%s", d)
 	}
@@ -113,7 +113,7 @@ func TestExports_badFiles(t *testing.T) {
 	// A shared library that is not a runtime lacks the whole set.
 	if libc := "/lib/x86_64-linux-gnu/libc.so.6"; fileExists(libc) {
 		rev, missing, err := MissingForConsumer(libc)
-		if err != nil || rev != abi.RevKernel || !slices.Equal(requirementNames(missing), requirementNames(abi.MissingExports(abi.RevKernel, func(string) bool { return false }, false))) {
+		if err != nil || rev != abi.RevKernel || !slices.Equal(requirementNames(missing), requirementNames(abi.MissingExports(abi.KernelConsumer, func(string) bool { return false }, false))) {
 			t.Fatalf("libc: %v %v %v", rev, len(missing), err)
 		}
 	}

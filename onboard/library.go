@@ -3,6 +3,7 @@ package onboard
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -76,148 +77,37 @@ func (e *BindError) Error() string {
 // ErrClosed is returned by Close of a library that was closed already.
 var ErrClosed = errors.New("onboard: library already closed")
 
-// table holds one function pointer per entry; 0 = not bound.
-type table struct {
-	create, destroy, init, finalize                          uintptr
-	runtimeSize, runtimeAlign                                uintptr
-	malloc, free, committed, memInfo, copyTo, copyFrom       uintptr
-	register, unregister                                     uintptr
-	run, prepareRun, launchRun, pollRun, waitRun, finRun     uintptr
-	aicpuDlopen, hostDlopen, streamSetCreate                 uintptr
-	supported, kinit, kprepare, klaunch                      uintptr
-	contract, concurrentPrepare, arenaBase, retainedTemp     uintptr
-	ensureACL, createComm, destroyComm                       uintptr
-	commInit, commAlloc, commBase, commSize, commBarrier     uintptr
-	commDestroy, hostLog                                     uintptr
-	commDerive, commDomainAlloc, commDomainRelease           uintptr
-	commGlobalPrepare, commGlobalImport, commGlobalRelease   uintptr
-	simSetDevice, simCurrentDevice, simSyncStream, simInject uintptr
-	simHoldGate, simGateState, simReset                      uintptr
-	simCommTimeout                                           uintptr
-	provision                                                uintptr
-}
+// table holds one function pointer per entry, indexed by the entry; 0 = not
+// bound.
+type table [abi.NumEntries]uintptr
 
-// slot is where the pointer of symbol name goes, or nil.
-func (t *table) slot(name string) *uintptr {
-	switch name {
-	case abi.SymCreateDeviceContext:
-		return &t.create
-	case abi.SymDestroyDeviceContext:
-		return &t.destroy
-	case abi.SymSimplerInit:
-		return &t.init
-	case abi.SymFinalizeDevice:
-		return &t.finalize
-	case abi.SymGetRuntimeSize:
-		return &t.runtimeSize
-	case abi.SymGetRuntimeAlignment:
-		return &t.runtimeAlign
-	case abi.SymDeviceMalloc:
-		return &t.malloc
-	case abi.SymDeviceFree:
-		return &t.free
-	case abi.SymCommittedDeviceMemory:
-		return &t.committed
-	case abi.SymDeviceMemoryInfo:
-		return &t.memInfo
-	case abi.SymCopyToDevice:
-		return &t.copyTo
-	case abi.SymCopyFromDevice:
-		return &t.copyFrom
-	case abi.SymRegisterCallable:
-		return &t.register
-	case abi.SymUnregisterCallable:
-		return &t.unregister
-	case abi.SymRun:
-		return &t.run
-	case abi.SymPrepareRun:
-		return &t.prepareRun
-	case abi.SymLaunchRun:
-		return &t.launchRun
-	case abi.SymPollRun:
-		return &t.pollRun
-	case abi.SymWaitRun:
-		return &t.waitRun
-	case abi.SymFinalizeRun:
-		return &t.finRun
-	case abi.SymAicpuDlopenCount:
-		return &t.aicpuDlopen
-	case abi.SymHostDlopenCount:
-		return &t.hostDlopen
-	case abi.SymRunStreamSetCreateCount:
-		return &t.streamSetCreate
-	case abi.SymKernelSupported:
-		return &t.supported
-	case abi.SymKernelInit:
-		return &t.kinit
-	case abi.SymKernelPrepare:
-		return &t.kprepare
-	case abi.SymKernelLaunch:
-		return &t.klaunch
-	case abi.SymGetPipelineContract:
-		return &t.contract
-	case abi.SymSupportsConcurrentPrepare:
-		return &t.concurrentPrepare
-	case abi.SymArenaBankGMHeapBase:
-		return &t.arenaBase
-	case abi.SymRetainedTempAddr:
-		return &t.retainedTemp
-	case abi.SymEnsureACLReady:
-		return &t.ensureACL
-	case abi.SymCreateCommStream:
-		return &t.createComm
-	case abi.SymDestroyCommStream:
-		return &t.destroyComm
-	case abi.SymCommInit:
-		return &t.commInit
-	case abi.SymCommAllocWindows:
-		return &t.commAlloc
-	case abi.SymCommGetLocalWindowBase:
-		return &t.commBase
-	case abi.SymCommGetWindowSize:
-		return &t.commSize
-	case abi.SymCommBarrier:
-		return &t.commBarrier
-	case abi.SymCommDestroy:
-		return &t.commDestroy
-	case abi.SymCommDeriveContext:
-		return &t.commDerive
-	case abi.SymCommAllocDomainWindows:
-		return &t.commDomainAlloc
-	case abi.SymCommReleaseDomainWindows:
-		return &t.commDomainRelease
-	case abi.SymCommGlobalDomainPrepare:
-		return &t.commGlobalPrepare
-	case abi.SymCommGlobalDomainImport:
-		return &t.commGlobalImport
-	case abi.SymCommGlobalDomainRelease:
-		return &t.commGlobalRelease
-	case abi.SymHostLogBindState:
-		return &t.hostLog
-	case abi.SymSimSetCurrentDevice:
-		return &t.simSetDevice
-	case abi.SymSimCurrentDevice:
-		return &t.simCurrentDevice
-	case abi.SymSimSyncStream:
-		return &t.simSyncStream
-	case abi.SymSimInject:
-		return &t.simInject
-	case abi.SymSimHoldGate:
-		return &t.simHoldGate
-	case abi.SymSimGateState:
-		return &t.simGateState
-	case abi.SymSimReset:
-		return &t.simReset
-	case abi.SymSimCommTimeout:
-		return &t.simCommTimeout
-	case abi.SymProvisionDMAWorkspace:
-		return &t.provision
+// bound reports whether every entry of es is bound.
+func (t *table) bound(es ...abi.Entry) bool {
+	for _, e := range es {
+		if t[e] == 0 {
+			return false
+		}
 	}
-	return nil
+	return true
 }
 
-// probeSymbols are the entries C-PROBE binds.
-var probeSymbols = []string{abi.SymHostLogBindState, abi.SymCreateDeviceContext, abi.SymDestroyDeviceContext, abi.SymKernelSupported}
+// unbind forgets the pointers of es.
+func (t *table) unbind(es ...abi.Entry) {
+	for _, e := range es {
+		t[e] = 0
+	}
+}
+
+// The entries bound or published together.
+var (
+	// probeEntries are the entries C-PROBE binds.
+	probeEntries   = []abi.Entry{abi.EntryHostLogBindState, abi.EntryCreateDeviceContext, abi.EntryDestroyDeviceContext, abi.EntryKernelSupported}
+	kernelTrio     = []abi.Entry{abi.EntryKernelInit, abi.EntryKernelPrepare, abi.EntryKernelLaunch}
+	hookEntries    = []abi.Entry{abi.EntrySimSetCurrentDevice, abi.EntrySimCurrentDevice, abi.EntrySimSyncStream, abi.EntrySimInject}
+	controlEntries = []abi.Entry{abi.EntrySimHoldGate, abi.EntrySimGateState, abi.EntrySimReset}
+)
+
+func isProbeEntry(e abi.Entry) bool { return slices.Contains(probeEntries, e) }
 
 // Library is a loaded host runtime. It implements abi.Runtime and
 // abi.LoadedRuntime; every method is safe for concurrent use (the runtime's
@@ -238,7 +128,6 @@ type Library struct {
 	findings  []BindFinding
 
 	closeOnce sync.Once
-	closed    bool
 }
 
 var _ abi.LoadedRuntime = (*Library)(nil)
@@ -268,7 +157,7 @@ func (l *Library) Probe() bool { return l.probe }
 
 // KernelBound reports whether the kernel trio is bound (always for Kernel;
 // for a refusing build only with Options.BindKernelWhenUnsupported).
-func (l *Library) KernelBound() bool { return l.t.kinit != 0 && l.t.kprepare != 0 && l.t.klaunch != 0 }
+func (l *Library) KernelBound() bool { return l.t.bound(kernelTrio...) }
 
 // Control returns the simulation control hooks when all three resolved
 // (simabi_hold_gate, simabi_gate_state, simabi_reset).
@@ -388,142 +277,146 @@ func open(path string, opts Options, probe bool) (*Library, error) {
 // (the caller closes h).
 func bind(path string, h uintptr, state *[abi.HostLogStateSize]byte, opts Options, probe bool) (*Library, error) {
 	var t table
-	resolved := make(map[string]bool, len(abi.Symbols))
+	n := 0
 	for _, s := range abi.Symbols {
-		if probe && !isProbeSymbol(s.Name) && s.Name != abi.SymProvisionDMAWorkspace {
+		if probe && !isProbeEntry(s.Entry) && s.Entry != abi.EntryProvisionDMAWorkspace {
 			continue
 		}
-		if p := dlsym(h, s.Name); p != 0 {
-			*t.slot(s.Name) = p
-			resolved[s.Name] = true
+		if t[s.Entry] = dlsym(h, s.Name); t[s.Entry] != 0 {
+			n++
 		}
 	}
-	if len(resolved) == 0 {
+	if n == 0 {
 		return nil, &NotRuntimeError{Path: path}
 	}
-	var findings []BindFinding
+	l := &Library{path: path, handle: h, probe: probe}
 
 	// The shape: a library with no supported entry and a provision entry is
 	// legacy; anything else is bound as the kernel ABI.
-	rev := abi.ProfileTMR
-	if !resolved[abi.SymKernelSupported] && resolved[abi.SymProvisionDMAWorkspace] {
-		rev = abi.ProfileLegacy
+	l.profile = abi.ProfileTMR
+	if t[abi.EntryKernelSupported] == 0 && t[abi.EntryProvisionDMAWorkspace] != 0 {
+		l.profile = abi.ProfileLegacy
 	}
 
 	// Host log first, before any other entry is called (docs/contract.md "host log").
-	if t.hostLog != 0 {
-		if st := bindHostLog(t.hostLog, state); st != abi.OK {
-			return nil, &LoadError{Path: path, Step: abi.SymHostLogBindState, Status: st}
+	if fn := t[abi.EntryHostLogBindState]; fn != 0 {
+		if st := bindHostLog(fn, state); st != abi.OK {
+			return nil, &LoadError{Path: path, Step: abi.EntryHostLogBindState.Name(), Status: st}
 		}
 	}
-
-	// Ask supported on a fresh context when the probe set resolved.
-	var supported int32
-	asked := false
-	if rev == abi.ProfileTMR && t.hostLog != 0 && t.create != 0 && t.destroy != 0 && t.supported != 0 {
-		r1 := call0(t.create)
-		ctx := r1
-		if ctx == 0 {
-			if !opts.Inspect {
-				return nil, &LoadError{Path: path, Step: "create_device_context (asking simpler_kernel_mode_supported)", Err: errors.New("returned NULL")}
-			}
-			findings = append(findings, BindFinding{Rule: "L-1", Detail: "create_device_context returned NULL while simpler_kernel_mode_supported was asked (supported(NULL) answered instead, E-SUP)"})
-			supported = int32(call1(t.supported, 0))
-		} else {
-			r1 = call1(t.supported, ctx)
-			supported = int32(r1)
-			call1(t.destroy, ctx)
-		}
-		asked = true
-		if supported == 0 {
-			rev = abi.ProfileRefusing
-		}
+	asked, err := l.askSupported(&t, opts)
+	if err != nil {
+		return nil, err
 	}
-
-	// Every missing required symbol, with its group.
-	missing := missingSymbols(resolved, rev, probe, asked, supported)
-	if len(missing) > 0 {
-		return nil, &BindError{Path: path, Profile: rev, Missing: missing}
+	if missing := missingSymbols(&t, l.profile, probe, asked, l.supported); len(missing) > 0 {
+		return nil, &BindError{Path: path, Profile: l.profile, Missing: missing}
 	}
 
 	// The kernel trio of a build that reports no support: unbound unless asked
 	// for, and then only all three together.
-	if rev != abi.ProfileTMR && !(rev == abi.ProfileRefusing && opts.BindKernelWhenUnsupported && t.kinit != 0 && t.kprepare != 0 && t.klaunch != 0) {
-		t.kinit, t.kprepare, t.klaunch = 0, 0, 0
+	if l.profile != abi.ProfileTMR && !(l.profile == abi.ProfileRefusing && opts.BindKernelWhenUnsupported && t.bound(kernelTrio...)) {
+		t.unbind(kernelTrio...)
 	}
-	if rev == abi.ProfileLegacy {
-		t.supported, t.memInfo = 0, 0
+	if l.profile == abi.ProfileLegacy {
+		t.unbind(abi.EntryKernelSupported, abi.EntryDeviceMemoryInfo)
 	}
-
-	l := &Library{path: path, handle: h, profile: rev, supported: supported, probe: probe}
-
-	// C-BIND-2: the exported PipelineContract must pass V-CONTRACT.
 	if !probe {
-		r1 := call0(t.contract)
-		switch {
-		case r1 == 0 && opts.Inspect:
-			findings = append(findings, BindFinding{Rule: "V-CONTRACT", Detail: "get_pipeline_contract returned NULL"})
-		case r1 == 0:
-			return nil, &LoadError{Path: path, Step: abi.SymGetPipelineContract, Err: errors.New("returned NULL")}
-		default:
-			src := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&r1))), abi.PipelineContractSize)
-			c, err := abi.DecodePipelineContract(src)
-			if err == nil {
-				err = validation.CheckContract(c)
-			}
-			switch {
-			case err != nil && opts.Inspect:
-				findings = append(findings, BindFinding{Rule: "V-CONTRACT", Detail: "get_pipeline_contract: " + err.Error()})
-			case err != nil:
-				return nil, &LoadError{Path: path, Step: "C-BIND-2 " + abi.SymGetPipelineContract, Err: err}
-			}
-			l.contract = c
+		if err := l.checkContract(t[abi.EntryGetPipelineContract], opts); err != nil {
+			return nil, err
 		}
 	}
-	l.findings = findings
-
-	if !probe && t.simSetDevice != 0 && t.simCurrentDevice != 0 && t.simSyncStream != 0 && t.simInject != 0 {
-		l.hooks = &simHooks{setDevice: t.simSetDevice, currentDevice: t.simCurrentDevice, syncStream: t.simSyncStream, inject: t.simInject}
-	}
-	if !probe && t.simHoldGate != 0 && t.simGateState != 0 && t.simReset != 0 {
-		l.control = &simControl{holdGate: t.simHoldGate, gateState: t.simGateState, reset: t.simReset}
-	}
-	t.simSetDevice, t.simCurrentDevice, t.simSyncStream, t.simInject = 0, 0, 0, 0
-	if !probe && t.simCommTimeout != 0 {
-		l.timeout = &simCommTimeout{fn: t.simCommTimeout}
-	}
-	t.simHoldGate, t.simGateState, t.simReset, t.simCommTimeout = 0, 0, 0, 0
 	l.t = t // publish
+	if !probe {
+		l.attachHooks()
+	}
 	return l, nil
+}
+
+// askSupported asks supported on a fresh context when the probe set
+// resolved, and reports whether it asked; a build answering 0 is refusing.
+func (l *Library) askSupported(t *table, opts Options) (bool, error) {
+	if l.profile != abi.ProfileTMR || !t.bound(probeEntries...) {
+		return false, nil
+	}
+	ctx := call0(t[abi.EntryCreateDeviceContext])
+	if ctx == 0 {
+		if !opts.Inspect {
+			return false, &LoadError{Path: l.path, Step: abi.EntryCreateDeviceContext.Name() + " (asking " + abi.EntryKernelSupported.Name() + ")", Err: errors.New("returned NULL")}
+		}
+		l.findings = append(l.findings, BindFinding{Rule: "L-1", Detail: abi.EntryCreateDeviceContext.Name() + " returned NULL while " + abi.EntryKernelSupported.Name() + " was asked (supported(NULL) answered instead, E-SUP)"})
+		l.supported = int32(call1(t[abi.EntryKernelSupported], 0))
+	} else {
+		l.supported = int32(call1(t[abi.EntryKernelSupported], ctx))
+		call1(t[abi.EntryDestroyDeviceContext], ctx)
+	}
+	if l.supported == 0 {
+		l.profile = abi.ProfileRefusing
+	}
+	return true, nil
+}
+
+// checkContract is C-BIND-2: the exported PipelineContract must pass
+// V-CONTRACT (with Options.Inspect a failure is a finding instead).
+func (l *Library) checkContract(fn uintptr, opts Options) error {
+	r1 := call0(fn)
+	if r1 == 0 {
+		if !opts.Inspect {
+			return &LoadError{Path: l.path, Step: abi.EntryGetPipelineContract.Name(), Err: errors.New("returned NULL")}
+		}
+		l.findings = append(l.findings, BindFinding{Rule: "V-CONTRACT", Detail: abi.EntryGetPipelineContract.Name() + " returned NULL"})
+		return nil
+	}
+	src := unsafe.Slice((*byte)(*(*unsafe.Pointer)(unsafe.Pointer(&r1))), abi.PipelineContractSize)
+	c, err := abi.DecodePipelineContract(src)
+	if err == nil {
+		err = validation.CheckContract(c)
+	}
+	switch {
+	case err != nil && opts.Inspect:
+		l.findings = append(l.findings, BindFinding{Rule: "V-CONTRACT", Detail: abi.EntryGetPipelineContract.Name() + ": " + err.Error()})
+	case err != nil:
+		return &LoadError{Path: l.path, Step: "C-BIND-2 " + abi.EntryGetPipelineContract.Name(), Err: err}
+	}
+	l.contract = c
+	return nil
+}
+
+// attachHooks publishes the simulation hooks and control hooks that
+// resolved as a whole, and the comm timeout hook.
+func (l *Library) attachHooks() {
+	if l.t.bound(hookEntries...) {
+		l.hooks = &simHooks{&l.t}
+	}
+	if l.t.bound(controlEntries...) {
+		l.control = &simControl{&l.t}
+	}
+	if l.t.bound(abi.EntrySimCommTimeout) {
+		l.timeout = &simCommTimeout{&l.t}
+	}
 }
 
 // missingSymbols lists the required symbols of revision rev that did not
 // resolve; the entries required only when supported count only when
 // supported was asked and answered 1.
-func missingSymbols(resolved map[string]bool, rev abi.Profile, probe, asked bool, supported int32) []abi.ConsumerRequirement {
+func missingSymbols(t *table, rev abi.Profile, probe, asked bool, supported int32) []abi.ConsumerRequirement {
 	r := abi.RevKernel
 	if rev == abi.ProfileLegacy {
 		r = abi.RevLegacy
 	}
+	resolved := func(name string) bool {
+		s, ok := abi.LookupSymbol(name)
+		return ok && t[s.Entry] != 0
+	}
 	// C-BIND-1's required set is the consumer set of the revision (abi), so
 	// the loader and the export check cannot drift apart.
 	var missing []abi.ConsumerRequirement
-	for _, m := range abi.MissingExports(r, func(name string) bool { return resolved[name] }, asked && supported != 0) {
-		if probe && !isProbeSymbol(m.Name) {
+	for _, m := range abi.MissingExports(abi.ConsumerOf(r), resolved, asked && supported != 0) {
+		if probe && !isProbeEntry(m.Entry) {
 			continue
 		}
 		missing = append(missing, m)
 	}
 	return missing
-}
-
-func isProbeSymbol(name string) bool {
-	for _, n := range probeSymbols {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
 
 // Close unloads the library (dlclose). It does not finalize or destroy
@@ -533,17 +426,7 @@ func isProbeSymbol(name string) bool {
 func (l *Library) Close() error {
 	err := ErrClosed
 	l.closeOnce.Do(func() {
-		l.t = table{}
-		if l.hooks != nil {
-			l.hooks.closed = true
-		}
-		if l.control != nil {
-			l.control.closed = true
-		}
-		if l.timeout != nil {
-			l.timeout.closed = true
-		}
-		l.closed = true
+		l.t = table{} // unbinds the hooks too
 		err = purego.Dlclose(l.handle)
 		if err != nil {
 			err = &LoadError{Path: l.path, Step: "dlclose", Err: err}

@@ -82,34 +82,34 @@ EXPORT const void *stub_host_log_last_state(void) { return stub_host_log_state; 
 			continue
 		}
 		proto := sym.Proto
-		if s.Legacy && sym.Name == abi.SymSimplerInit {
+		if s.Legacy && sym.Name == abi.EntrySimplerInit.Name() {
 			proto = abi.LegacySimplerInitProto
 		}
 		m := protoRE.FindStringSubmatch(proto)
 		ret := strings.TrimSpace(m[1])
 		var body string
 		switch sym.Name {
-		case abi.SymCreateDeviceContext:
+		case abi.EntryCreateDeviceContext.Name():
 			body = "return stub_ctx_storage;"
 			if s.NullCreate {
 				body = "return NULL;"
 			}
-		case abi.SymKernelSupported:
+		case abi.EntryKernelSupported.Name():
 			body = fmt.Sprintf("return %d;", s.Supported)
-		case abi.SymHostLogBindState:
+		case abi.EntryHostLogBindState.Name():
 			body = fmt.Sprintf("stub_host_log_calls++; stub_host_log_state = state; return %d;", s.HostLogReturn)
-		case abi.SymGetPipelineContract:
+		case abi.EntryGetPipelineContract.Name():
 			if s.NullContract {
 				body = "return NULL;"
 			} else {
 				body = "return (const PipelineContract *)stub_contract;"
 			}
-		case abi.SymKernelLaunch:
+		case abi.EntryKernelLaunch.Name():
 			body = "return 0;"
 			if s.Launch != "" {
 				body = s.Launch
 			}
-		case abi.SymSimCurrentDevice:
+		case abi.EntrySimCurrentDevice.Name():
 			body = "return -1;"
 		default:
 			switch {

@@ -304,7 +304,7 @@ func TestRecordedConsumerFlagsEachMutant(t *testing.T) {
 
 // gatePoll is the call the consumer repeats until a prepare is parked: how
 // many times depends on the scheduler.
-var gatePoll = " call " + abi.SymSimGateState + " "
+var gatePoll = " call " + abi.EntrySimGateState.Name() + " "
 
 var (
 	recordedBytesRE = regexp.MustCompile(`raw\([^)]*\)`)
@@ -349,9 +349,9 @@ func TestRecordedConsumerHangAndCrash_ELAUNCH(t *testing.T) {
 		verdict  model.Verdict
 		detail   string
 	}{
-		{"hang", emit.Knobs{Hang: []string{abi.SymKernelLaunch}}, "hang", "status=killed", model.Hang,
+		{"hang", emit.Knobs{Hang: []string{abi.EntryKernelLaunch.Name()}}, "hang", "status=killed", model.Hang,
 			"#5 launch c0 id=0 stream=s0: hang: the trace ends inside this call (it never returned; the launch's args are recorded when it returns)"},
-		{"crash", emit.Knobs{Crash: []string{abi.SymKernelLaunch}}, "kernel_lifecycle", "status=signal 6", model.Crash,
+		{"crash", emit.Knobs{Crash: []string{abi.EntryKernelLaunch.Name()}}, "kernel_lifecycle", "status=signal 6", model.Crash,
 			"#5 launch c0 id=0 stream=s0: crash: the process died of signal 6 (aborted) inside this call"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

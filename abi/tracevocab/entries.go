@@ -30,6 +30,8 @@ type Arg struct {
 
 // Entry is what a trace line of one entry of the symbol table holds.
 type Entry struct {
+	// Entry is the row of abi's table the line is of; Symbol its C name.
+	Entry  abi.Entry
 	Symbol string
 	// Op is the op word; OpCall for an entry the op grammar does not
 	// model, whose one argument is its name.
@@ -72,87 +74,79 @@ var runArgs = []Arg{ctxArg(), stArg(), intArg("id", "callable_id"),
 
 // described are the entries with an op of their own; every other entry is
 // "call NAME".
-var described = map[string]Entry{
-	abi.SymCreateDeviceContext:  {Op: "create", Result: Ctx},
-	abi.SymDestroyDeviceContext: {Op: "destroy", Args: []Arg{ctxArg()}},
-	abi.SymKernelSupported:      {Op: "supported", Args: []Arg{ctxArg()}},
-	abi.SymKernelInit: {Op: "kinit", Args: []Arg{ctxArg(), intArg("dev", "device_id"), uintArg("gen", "context_generation"),
+var described = map[abi.Entry]Entry{
+	abi.EntryCreateDeviceContext:  {Op: "create", Result: Ctx},
+	abi.EntryDestroyDeviceContext: {Op: "destroy", Args: []Arg{ctxArg()}},
+	abi.EntryKernelSupported:      {Op: "supported", Args: []Arg{ctxArg()}},
+	abi.EntryKernelInit: {Op: "kinit", Args: []Arg{ctxArg(), intArg("dev", "device_id"), uintArg("gen", "context_generation"),
 		{Key: "cfg", Form: Cfg, Param: "config"}, spanArg("aicpu", "aicpu", "aicpu_size"),
 		spanArg("aicore", "aicore", "aicore_size"), spanArg("disp", "dispatcher", "dispatcher_size")}},
-	abi.SymSimplerInit: {Op: "pinit", Args: []Arg{ctxArg(), intArg("dev", "device_id"), spanArg("aicpu", "aicpu", "aicpu_size"),
+	abi.EntrySimplerInit: {Op: "pinit", Args: []Arg{ctxArg(), intArg("dev", "device_id"), spanArg("aicpu", "aicpu", "aicpu_size"),
 		spanArg("aicore", "aicore", "aicore_size"), spanArg("disp", "dispatcher", "dispatcher_size"),
 		{Key: "prewarm", Form: Cfg, Param: "prewarm_config"},
 		{Key: "sdma", Form: Span, Param: "sdma_warmup", Size: "sdma_warmup_size", Optional: true},
 		{Key: "sdmaon", Form: Int, Param: "enable_sdma", Optional: true}}},
-	abi.SymEnsureACLReady: {Op: "acl", Args: []Arg{ctxArg(), intArg("dev", "device_id")}},
-	abi.SymKernelPrepare: {Op: "prepare", Args: []Arg{ctxArg(), {Key: "img", Form: Img, Param: "callable", Size: "callable_size"},
+	abi.EntryEnsureACLReady: {Op: "acl", Args: []Arg{ctxArg(), intArg("dev", "device_id")}},
+	abi.EntryKernelPrepare: {Op: "prepare", Args: []Arg{ctxArg(), {Key: "img", Form: Img, Param: "callable", Size: "callable_size"},
 		{Key: "out", Form: NullFlag, Param: "out_callable_id", WhenNull: true}},
 		Extras: []Arg{{Key: "out", Form: Int, Param: "out_callable_id", Optional: true}}},
-	abi.SymKernelLaunch: {Op: "launch", Args: []Arg{ctxArg(), intArg("id", "callable_id"),
+	abi.EntryKernelLaunch: {Op: "launch", Args: []Arg{ctxArg(), intArg("id", "callable_id"),
 		{Key: "args", Form: Args, Param: "args", Late: true}, {Key: "stream", Form: Stream, Param: "caller_stream"}}},
-	abi.SymFinalizeDevice:        {Op: "finalize", Args: []Arg{ctxArg()}},
-	abi.SymCommittedDeviceMemory: {Op: "committed", Args: []Arg{ctxArg()}},
-	abi.SymGetPipelineContract:   {Op: "contract"},
-	abi.SymRegisterCallable: {Op: "register", Args: []Arg{ctxArg(), intArg("id", "callable_id"),
+	abi.EntryFinalizeDevice:        {Op: "finalize", Args: []Arg{ctxArg()}},
+	abi.EntryCommittedDeviceMemory: {Op: "committed", Args: []Arg{ctxArg()}},
+	abi.EntryGetPipelineContract:   {Op: "contract"},
+	abi.EntryRegisterCallable: {Op: "register", Args: []Arg{ctxArg(), intArg("id", "callable_id"),
 		{Key: "img", Form: RegImg, Param: "callable"}}},
-	abi.SymUnregisterCallable: {Op: "unregister", Args: []Arg{ctxArg(), intArg("id", "callable_id")}},
-	abi.SymPrepareRun:         {Op: "prepare_run", Args: runArgs},
-	abi.SymRun:                {Op: "run", Args: runArgs},
-	abi.SymLaunchRun: {Op: "launch_run", Args: []Arg{ctxArg(), stArg()},
+	abi.EntryUnregisterCallable: {Op: "unregister", Args: []Arg{ctxArg(), intArg("id", "callable_id")}},
+	abi.EntryPrepareRun:         {Op: "prepare_run", Args: runArgs},
+	abi.EntryRun:                {Op: "run", Args: runArgs},
+	abi.EntryLaunchRun: {Op: "launch_run", Args: []Arg{ctxArg(), stArg()},
 		Extras: []Arg{{Key: "accepted", Form: Int, Param: "runtime", Optional: true}}},
-	abi.SymPollRun:                   {Op: "poll_run", Args: []Arg{ctxArg(), stArg()}},
-	abi.SymWaitRun:                   {Op: "wait_run", Args: []Arg{ctxArg(), stArg()}},
-	abi.SymFinalizeRun:               {Op: "finalize_run", Args: []Arg{ctxArg(), stArg()}},
-	abi.SymDeviceMemoryInfo:          prog("meminfo"),
-	abi.SymCopyToDevice:              prog("copy_to"),
-	abi.SymCopyFromDevice:            prog("copy_from"),
-	abi.SymDeviceMalloc:              prog("malloc"),
-	abi.SymDeviceFree:                prog("free"),
-	abi.SymAicpuDlopenCount:          prog("aicpu_dlopen"),
-	abi.SymHostDlopenCount:           prog("host_dlopen"),
-	abi.SymRunStreamSetCreateCount:   prog("stream_sets"),
-	abi.SymSupportsConcurrentPrepare: prog("concurrent_prepare"),
-	abi.SymArenaBankGMHeapBase:       prog("arena_base"),
-	abi.SymRetainedTempAddr:          prog("retained_temp"),
-	abi.SymCreateCommStream:          prog("comm_create"),
-	abi.SymDestroyCommStream:         prog("comm_destroy"),
+	abi.EntryPollRun:                   {Op: "poll_run", Args: []Arg{ctxArg(), stArg()}},
+	abi.EntryWaitRun:                   {Op: "wait_run", Args: []Arg{ctxArg(), stArg()}},
+	abi.EntryFinalizeRun:               {Op: "finalize_run", Args: []Arg{ctxArg(), stArg()}},
+	abi.EntryDeviceMemoryInfo:          prog("meminfo"),
+	abi.EntryCopyToDevice:              prog("copy_to"),
+	abi.EntryCopyFromDevice:            prog("copy_from"),
+	abi.EntryDeviceMalloc:              prog("malloc"),
+	abi.EntryDeviceFree:                prog("free"),
+	abi.EntryAicpuDlopenCount:          prog("aicpu_dlopen"),
+	abi.EntryHostDlopenCount:           prog("host_dlopen"),
+	abi.EntryRunStreamSetCreateCount:   prog("stream_sets"),
+	abi.EntrySupportsConcurrentPrepare: prog("concurrent_prepare"),
+	abi.EntryArenaBankGMHeapBase:       prog("arena_base"),
+	abi.EntryRetainedTempAddr:          prog("retained_temp"),
+	abi.EntryCreateCommStream:          prog("comm_create"),
+	abi.EntryDestroyCommStream:         prog("comm_destroy"),
 
-	abi.SymCommInit: {Op: "cinit", Args: []Arg{intArg("rank", "rank"), intArg("nranks", "nranks"),
+	abi.EntryCommInit: {Op: "cinit", Args: []Arg{intArg("rank", "rank"), intArg("nranks", "nranks"),
 		{Key: "path", Form: CommPath, Param: "rootinfo_path"}, {Key: "stream", Form: Stream, Param: "stream"}}, Result: CommHandle},
-	abi.SymCommAllocWindows:       {Op: "calloc", Args: []Arg{commArg(), uintArg("win", "win_size"), outFlag("device_ctx_out")}},
-	abi.SymCommGetLocalWindowBase: {Op: "cbase", Args: []Arg{commArg(), outFlag("base_out")}},
-	abi.SymCommGetWindowSize:      {Op: "csize", Args: []Arg{commArg(), outFlag("size_out")}},
-	abi.SymCommDeriveContext: {Op: "cderive", Args: []Arg{commArg(), uintArg("n", "rank_count"), uintArg("rank", "domain_rank"),
+	abi.EntryCommAllocWindows:       {Op: "calloc", Args: []Arg{commArg(), uintArg("win", "win_size"), outFlag("device_ctx_out")}},
+	abi.EntryCommGetLocalWindowBase: {Op: "cbase", Args: []Arg{commArg(), outFlag("base_out")}},
+	abi.EntryCommGetWindowSize:      {Op: "csize", Args: []Arg{commArg(), outFlag("size_out")}},
+	abi.EntryCommDeriveContext: {Op: "cderive", Args: []Arg{commArg(), uintArg("n", "rank_count"), uintArg("rank", "domain_rank"),
 		uintArg("off", "window_offset"), uintArg("win", "window_size"), {Key: "ids", Form: RankIDs, Param: "rank_ids", Size: "rank_count"},
 		outFlag("device_ctx_out")}},
-	abi.SymCommBarrier: {Op: "cbarrier", Args: []Arg{commArg()}},
-	abi.SymCommDestroy: {Op: "cdestroy", Args: []Arg{commArg()}},
-	abi.SymCommAllocDomainWindows: {Op: "dalloc", Args: []Arg{commArg(), {Key: "a", Form: CommAlloc, Param: "allocation_id"},
+	abi.EntryCommBarrier: {Op: "cbarrier", Args: []Arg{commArg()}},
+	abi.EntryCommDestroy: {Op: "cdestroy", Args: []Arg{commArg()}},
+	abi.EntryCommAllocDomainWindows: {Op: "dalloc", Args: []Arg{commArg(), {Key: "a", Form: CommAlloc, Param: "allocation_id"},
 		uintArg("n", "rank_count"), uintArg("rank", "domain_rank"), uintArg("win", "window_size"),
 		{Key: "ids", Form: RankIDs, Param: "rank_ids", Size: "rank_count"}, outFlag("device_ctx_out"),
 		{Key: "base", Form: NullFlag, Param: "local_window_base_out", WhenNull: true}}},
-	abi.SymCommReleaseDomainWindows: {Op: "drelease", Args: []Arg{commArg(), {Key: "a", Form: CommAlloc, Param: "allocation_id"},
+	abi.EntryCommReleaseDomainWindows: {Op: "drelease", Args: []Arg{commArg(), {Key: "a", Form: CommAlloc, Param: "allocation_id"},
 		uintArg("n", "rank_count"), uintArg("rank", "domain_rank")}},
-	abi.SymCommGlobalDomainPrepare: {Op: "gprep", Args: []Arg{{Key: "d", Form: CommDomain, Param: "domain_id"},
+	abi.EntryCommGlobalDomainPrepare: {Op: "gprep", Args: []Arg{{Key: "d", Form: CommDomain, Param: "domain_id"},
 		uintArg("rank", "domain_rank"), uintArg("n", "rank_count"), uintArg("win", "window_size"), uintArg("profile", "profile"),
 		outFlag("descriptor_out"), {Key: "base", Form: NullFlag, Param: "local_window_base_out", WhenNull: true}}},
-	abi.SymCommGlobalDomainImport: {Op: "gimport", Args: []Arg{{Key: "d", Form: CommDomain, Param: "domain_id"},
+	abi.EntryCommGlobalDomainImport: {Op: "gimport", Args: []Arg{{Key: "d", Form: CommDomain, Param: "domain_id"},
 		{Key: "descs", Form: CommDescs, Param: "descriptors", Size: "descriptor_count"}, uintArg("count", "descriptor_count"),
 		outFlag("device_ctx_out")}},
-	abi.SymCommGlobalDomainRelease: {Op: "grelease", Args: []Arg{{Key: "d", Form: CommDomain, Param: "domain_id"}}},
+	abi.EntryCommGlobalDomainRelease: {Op: "grelease", Args: []Arg{{Key: "d", Form: CommDomain, Param: "domain_id"}}},
 
-	abi.SymSimSetCurrentDevice: {Op: "setdev", Args: []Arg{{Form: Device, Param: "dev"}}},
-	abi.SymSimCurrentDevice:    {Op: "getdev"},
-	abi.SymSimSyncStream:       {Op: "sync", Args: []Arg{{Form: Stream, Param: "stream"}}},
-	abi.SymSimInject:           {Op: "inject", Args: []Arg{intArg("site", "site"), intArg("count", "count"), intArg("code", "code")}},
-}
-
-// Proto is the C prototype of symbol s in revision rev.
-func Proto(s abi.Symbol, rev abi.Revision) string {
-	if rev == abi.RevLegacy && s.Name == abi.SymSimplerInit {
-		return abi.LegacySimplerInitProto
-	}
-	return s.Proto
+	abi.EntrySimSetCurrentDevice: {Op: "setdev", Args: []Arg{{Form: Device, Param: "dev"}}},
+	abi.EntrySimCurrentDevice:    {Op: "getdev"},
+	abi.EntrySimSyncStream:       {Op: "sync", Args: []Arg{{Form: Stream, Param: "stream"}}},
+	abi.EntrySimInject:           {Op: "inject", Args: []Arg{intArg("site", "site"), intArg("count", "count"), intArg("code", "code")}},
 }
 
 // ReturnType is the return type of a C prototype.
@@ -205,12 +199,12 @@ func EntryOf(s abi.Symbol, rev abi.Revision) Entry {
 	if rev == 0 {
 		rev = abi.RevKernel
 	}
-	proto := Proto(s, rev)
-	e, ok := described[s.Name]
+	proto := s.ProtoIn(rev)
+	e, ok := described[s.Entry]
 	if !ok {
 		e = Entry{Op: OpCall, Args: []Arg{{Form: Name}}}
 	}
-	e.Symbol = s.Name
+	e.Entry, e.Symbol = s.Entry, s.Name
 	params := map[string]bool{}
 	for _, p := range Params(proto) {
 		params[p] = true

@@ -451,7 +451,7 @@ func (v Variant) Sample() string {
 		case HoleHex:
 			b.WriteString("abcd")
 		case HoleWord:
-			b.WriteString("comm_barrier")
+			b.WriteString(abi.EntryCommBarrier.Name())
 		}
 	}
 	return b.String()

@@ -95,12 +95,12 @@ func TestEveryEntryIsLookedUp(t *testing.T) {
 				t.Errorf("%v %s: Lookup(%s %v) = %s, %v", rev, s.Name, e.Op, args, got.Symbol, err)
 			}
 			params := map[string]bool{}
-			for _, p := range Params(Proto(s, rev)) {
+			for _, p := range Params(s.ProtoIn(rev)) {
 				params[p] = true
 			}
 			for _, a := range append(append([]Arg(nil), e.Args...), e.Extras...) {
 				if a.Param != "" && !params[a.Param] {
-					t.Errorf("%v %s: %s= reads %s, not a parameter of %q", rev, s.Name, a.Key, a.Param, Proto(s, rev))
+					t.Errorf("%v %s: %s= reads %s, not a parameter of %q", rev, s.Name, a.Key, a.Param, s.ProtoIn(rev))
 				}
 			}
 		}

@@ -92,7 +92,7 @@ func loadFailureOf(path string, err error) *loadFailure {
 	var be *onboard.BindError
 	if errors.As(err, &be) {
 		for _, s := range be.Missing {
-			lf.Missing = append(lf.Missing, MissingSymbol{Name: s.Name, Group: string(s.Group), Revision: s.Revision.String(), Since: s.Since})
+			lf.Missing = append(lf.Missing, MissingSymbol{Name: s.Name, Group: string(s.Group), Revision: s.Consumer.Revision().String(), Since: s.Since})
 		}
 	}
 	return lf

@@ -818,7 +818,7 @@ func (p *traceParser) result(c *TraceCall, e tracevocab.Entry, l tracevocab.Line
 	}
 	op, o := &c.Op, &c.Obs
 	if e.Op == tracevocab.OpCall {
-		if e.Symbol == abi.SymSimReset && res.Is("n") && res.Int(0) == 0 {
+		if e.Symbol == abi.EntrySimReset.Name() && res.Is("n") && res.Int(0) == 0 {
 			p.reset(c)
 		}
 		return nil

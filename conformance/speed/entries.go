@@ -209,7 +209,7 @@ func (b *bench) span(i int, fill bool) (unsafe.Pointer, uintptr) {
 func (b *bench) setDevice(dev int32) error {
 	switch {
 	case b.hooks != nil:
-		return expect("simabi_set_current_device", b.hooks.SimSetCurrentDevice(dev), abi.OK)
+		return expect(abi.EntrySimSetCurrentDevice.Name(), b.hooks.SimSetCurrentDevice(dev), abi.OK)
 	case b.acl != nil:
 		if rc := b.acl.SetDevice(dev); rc != 0 {
 			return fmt.Errorf("aclrtSetDevice(%d) returned %d", dev, rc)
@@ -239,7 +239,7 @@ func (b *bench) needsProgram() string {
 func (b *bench) createDestroy() error {
 	h := b.rt.CreateDeviceContext()
 	if h == 0 {
-		return fmt.Errorf("create_device_context returned NULL")
+		return fmt.Errorf("%s returned NULL", abi.EntryCreateDeviceContext)
 	}
 	b.rt.DestroyDeviceContext(h)
 	return nil
@@ -252,7 +252,7 @@ func (b *bench) kinit(f *kfix) error {
 	}
 	h := b.rt.CreateDeviceContext()
 	if h == 0 {
-		return fmt.Errorf("create_device_context returned NULL")
+		return fmt.Errorf("%s returned NULL", abi.EntryCreateDeviceContext)
 	}
 	p0, n0 := b.span(0, false)
 	p1, n1 := b.span(1, false)
@@ -260,7 +260,7 @@ func (b *bench) kinit(f *kfix) error {
 	st := b.rt.KernelModeInit(h, f.dev, p0, n0, p1, n1, p2, n2, unsafe.Pointer(unsafe.SliceData(b.kcfg)), 1)
 	if st != abi.OK {
 		b.rt.DestroyDeviceContext(h)
-		return statusErr("simpler_kernel_mode_init", st, abi.OK)
+		return statusErr(abi.EntryKernelInit.Name(), st, abi.OK)
 	}
 	f.h, f.ids = h, 0
 	return nil
@@ -277,13 +277,13 @@ func (b *bench) release(f *kfix) error {
 	st := b.rt.FinalizeDevice(f.h)
 	b.rt.DestroyDeviceContext(f.h)
 	f.h = 0
-	return expect("finalize_device", st, abi.OK)
+	return expect(abi.EntryFinalizeDevice.Name(), st, abi.OK)
 }
 
 func (b *bench) prepareImage(f *kfix) error {
 	st := b.rt.KernelModePrepareCallable(f.h, unsafe.Pointer(unsafe.SliceData(b.img)), uintptr(len(b.img)), b.out)
 	if st != abi.OK {
-		return statusErr("simpler_kernel_mode_prepare_callable", st, abi.OK)
+		return statusErr(abi.EntryKernelPrepare.Name(), st, abi.OK)
 	}
 	f.ids++
 	return nil
@@ -334,14 +334,14 @@ func (b *bench) beginLaunch(int) error {
 }
 
 func (b *bench) kernelLaunch() error {
-	return expect("simpler_kernel_mode_launch", b.rt.KernelModeLaunch(b.launch.h, 0,
+	return expect(abi.EntryKernelLaunch.Name(), b.rt.KernelModeLaunch(b.launch.h, 0,
 		unsafe.Pointer(unsafe.SliceData(b.args)), b.stream), abi.OK)
 }
 
 // sync completes the launches of a batch.
 func (b *bench) sync() error {
 	if b.hooks != nil {
-		return expect("simabi_sync_stream", b.hooks.SimSyncStream(b.stream), abi.OK)
+		return expect(abi.EntrySimSyncStream.Name(), b.hooks.SimSyncStream(b.stream), abi.OK)
 	}
 	if rc := b.acl.SynchronizeStream(b.stream); rc != 0 {
 		return fmt.Errorf("aclrtSynchronizeStream returned %d", rc)
@@ -361,11 +361,11 @@ func (b *bench) beginProgram(int) error {
 	}
 	size, align := b.rt.GetRuntimeSize(), b.rt.GetRuntimeAlignment()
 	if size == 0 || size > 64<<20 || align < 8 || align > 4096 || align&(align-1) != 0 {
-		return fmt.Errorf("get_runtime_size %d / get_runtime_alignment %d is no run storage this tool can make", size, align)
+		return fmt.Errorf("%s %d / %s %d is no run storage this tool can make", abi.EntryGetRuntimeSize, size, abi.EntryGetRuntimeAlignment, align)
 	}
 	h := b.rt.CreateDeviceContext()
 	if h == 0 {
-		return fmt.Errorf("create_device_context returned NULL")
+		return fmt.Errorf("%s returned NULL", abi.EntryCreateDeviceContext)
 	}
 	p0, n0 := b.span(0, true)
 	p1, n1 := b.span(1, true)
@@ -373,12 +373,12 @@ func (b *bench) beginProgram(int) error {
 	p3, n3 := b.span(3, false)
 	if st := b.rt.SimplerInit(h, progDev, p0, n0, p1, n1, p2, n2, nil, 0, p3, uint64(n3)); st != abi.OK {
 		b.rt.DestroyDeviceContext(h)
-		return statusErr("simpler_init", st, abi.OK)
+		return statusErr(abi.EntrySimplerInit.Name(), st, abi.OK)
 	}
 	if st := b.rt.RegisterCallable(h, 0, unsafe.Pointer(unsafe.SliceData(b.progImg))); st != abi.OK {
 		b.rt.FinalizeDevice(h)
 		b.rt.DestroyDeviceContext(h)
-		return statusErr("simpler_register_callable", st, abi.OK)
+		return statusErr(abi.EntryRegisterCallable.Name(), st, abi.OK)
 	}
 	b.prog = h
 	b.storage = abi.AlignedBytes(int(size), int(align))
@@ -405,27 +405,27 @@ func (b *bench) rh() abi.RunHandle { return abi.RunHandle(unsafe.Pointer(unsafe.
 
 func (b *bench) registerPair() error {
 	if st := b.rt.RegisterCallable(b.prog, 1, unsafe.Pointer(unsafe.SliceData(b.progImg))); st != abi.OK {
-		return statusErr("simpler_register_callable", st, abi.OK)
+		return statusErr(abi.EntryRegisterCallable.Name(), st, abi.OK)
 	}
-	return expect("simpler_unregister_callable", b.rt.UnregisterCallable(b.prog, 1), abi.OK)
+	return expect(abi.EntryUnregisterCallable.Name(), b.rt.UnregisterCallable(b.prog, 1), abi.OK)
 }
 
 func (b *bench) run() error {
-	return expect("simpler_run", b.rt.Run(b.prog, b.rh(), 0, unsafe.Pointer(unsafe.SliceData(b.runArgs)),
+	return expect(abi.EntryRun.Name(), b.rt.Run(b.prog, b.rh(), 0, unsafe.Pointer(unsafe.SliceData(b.runArgs)),
 		unsafe.Pointer(unsafe.SliceData(b.runCfg)), unsafe.Pointer(unsafe.SliceData(b.desc))), abi.OK)
 }
 
 func (b *bench) prepareRun() error {
-	return expect("simpler_prepare_run", b.rt.PrepareRun(b.prog, b.rh(), 0, unsafe.Pointer(unsafe.SliceData(b.runArgs)),
+	return expect(abi.EntryPrepareRun.Name(), b.rt.PrepareRun(b.prog, b.rh(), 0, unsafe.Pointer(unsafe.SliceData(b.runArgs)),
 		unsafe.Pointer(unsafe.SliceData(b.runCfg)), unsafe.Pointer(unsafe.SliceData(b.desc))), abi.OK)
 }
 
 func (b *bench) launchRun() error {
-	return expect("simpler_launch_run", b.rt.LaunchRun(b.prog, b.rh()), abi.OK)
+	return expect(abi.EntryLaunchRun.Name(), b.rt.LaunchRun(b.prog, b.rh()), abi.OK)
 }
 
 func (b *bench) finalizeRun() error {
-	return expect("simpler_finalize_run", b.rt.FinalizeRun(b.prog, b.rh()), abi.OK)
+	return expect(abi.EntryFinalizeRun.Name(), b.rt.FinalizeRun(b.prog, b.rh()), abi.OK)
 }
 
 func (b *bench) waitFinalize() error {
@@ -458,11 +458,11 @@ func (b *bench) beginCompleted(n int) error {
 }
 
 func (b *bench) pollRun() error {
-	return expect("simpler_poll_run", b.rt.PollRun(b.prog, b.rh()), abi.PollComplete)
+	return expect(abi.EntryPollRun.Name(), b.rt.PollRun(b.prog, b.rh()), abi.PollComplete)
 }
 
 func (b *bench) waitRun() error {
-	return expect("simpler_wait_run", b.rt.WaitRun(b.prog, b.rh()), abi.OK)
+	return expect(abi.EntryWaitRun.Name(), b.rt.WaitRun(b.prog, b.rh()), abi.OK)
 }
 
 // close releases what the bench made: the program context, the kernel

@@ -100,5 +100,5 @@ func Missing(path string) (abi.Revision, []abi.ConsumerRequirement, error) {
 	}
 	has := func(name string) bool { return ex[name] }
 	rev := abi.ExportRevision(has)
-	return rev, abi.MissingExports(rev, has, has(abi.SymKernelSupported)), nil
+	return rev, abi.MissingExports(abi.ConsumerOf(rev), has, has(abi.EntryKernelSupported.Name())), nil
 }

@@ -80,7 +80,7 @@ type bundleHoles struct{}
 func (bundleHoles) export(sym string) string   { return hole("export", sym) }
 func (bundleHoles) prologue(sym string) string { return hole("prologue", sym) }
 func (bundleHoles) fixed(sym string) string    { return hole("fixed", sym) }
-func (bundleHoles) fixedPrepare() string       { return hole("fixed-prepare", abi.SymKernelPrepare) }
+func (bundleHoles) fixedPrepare() string       { return hole("fixed-prepare", abi.EntryKernelPrepare.Name()) }
 func (bundleHoles) faultArrays() (string, string) {
 	return hole("fault-counts", ""), hole("fault-codes", "")
 }
@@ -631,7 +631,7 @@ func (m *manifest) tables() error {
 	m.Knobs.Flags = flagKnobs
 	m.Knobs.Fragments = knobFragments
 	m.Knobs.PrologueOrder = prologueKnobs
-	m.Knobs.PrepareEntry = abi.SymKernelPrepare
+	m.Knobs.PrepareEntry = abi.EntryKernelPrepare.Name()
 	for _, mu := range mutants {
 		m.Mutants = append(m.Mutants, bundleMutant{Name: mu.Name, Clause: mu.Clause, Rule: mu.Rule, Group: mu.Group,
 			Profile: string(mu.Profile), Description: mu.Description})
@@ -745,10 +745,7 @@ func (m *manifest) entryTables() error {
 	m.Entries = map[string][]entry{}
 	for _, p := range Profiles {
 		for _, s := range ExportedSymbols(p) {
-			proto := s.Proto
-			if p == ProfileLegacy && s.Name == abi.SymSimplerInit {
-				proto = abi.LegacySimplerInitProto
-			}
+			proto := s.ProtoIn(p.Revision())
 			e, err := entryOf(s.Name, string(s.Group), proto)
 			if err != nil {
 				return err

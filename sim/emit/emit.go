@@ -94,13 +94,9 @@ var templateFS embed.FS
 // ExportedSymbols returns the symbols a complete build of profile p exports
 // (hooks and simpler_host_log_bind_state included), in abi.Symbols order.
 func ExportedSymbols(p Profile) []abi.Symbol {
-	rev := abi.RevKernel
-	if p == ProfileLegacy {
-		rev = abi.RevLegacy
-	}
 	var out []abi.Symbol
 	for _, s := range abi.Symbols {
-		if s.Revisions.Has(rev) {
+		if s.Revisions.Has(p.Revision()) {
 			out = append(out, s)
 		}
 	}
@@ -225,11 +221,7 @@ func header(p Profile) string {
 	b.WriteString(abi.CDeclarations(""))
 	b.WriteString("/* libhost_runtime.so */\n")
 	for _, s := range ExportedSymbols(p) {
-		proto := s.Proto
-		if p == ProfileLegacy && s.Name == abi.SymSimplerInit {
-			proto = abi.LegacySimplerInitProto
-		}
-		b.WriteString(proto + ";\n")
+		b.WriteString(s.ProtoIn(p.Revision()) + ";\n")
 	}
 	b.WriteString("\n/* libascendcl.so (fake ACL) */\n")
 	for _, f := range aclFuncs {
@@ -465,11 +457,11 @@ func runtimeConsts(kt knobText) []cConst {
 	u("MAX_DERIVED_IMAGE", MaxDerivedImage, "bound of an image size derived from a registered header")
 	size, _ := kt.pipeline("runtime-size") // a field of pipelineFields: no error
 	align, _ := kt.pipeline("runtime-alignment")
-	c("RUNTIME_STORAGE_SIZE", size, "get_runtime_size: the pipeline's run storage")
-	c("RUNTIME_STORAGE_ALIGN", align, "get_runtime_alignment")
+	c("RUNTIME_STORAGE_SIZE", size, abi.EntryGetRuntimeSize.Name()+": the pipeline's run storage")
+	c("RUNTIME_STORAGE_ALIGN", align, abi.EntryGetRuntimeAlignment.Name())
 	c("HOST_LOG_STATE_ABI_VERSION", abi.HostLogStateABIVersion, "")
 	c("HOST_LOG_STATE_SIZE", abi.HostLogStateSize, "")
-	c("HOST_BIND_REFUSED", int32(abi.HostBindRefused), "simpler_host_log_bind_state's refusal (docs/contract.md)")
+	c("HOST_BIND_REFUSED", int32(abi.HostBindRefused), abi.EntryHostLogBindState.Name()+"'s refusal (docs/contract.md)")
 	c("DIR_SCALAR", int32(abi.DirScalar), "")
 	c("DIR_IN", int32(abi.DirIn), "")
 	c("DIR_OUT", int32(abi.DirOut), "")

@@ -55,13 +55,13 @@ func TestF1_ExportsEverySymbolOfTheProfile(t *testing.T) {
 					t.Errorf("%s does not export %s", p, s.Name)
 				}
 			}
-			for _, must := range []string{abi.SymHostLogBindState, abi.SymSimInject, abi.SymSimSyncStream, abi.SymSimSetCurrentDevice, abi.SymSimCurrentDevice} {
+			for _, must := range []string{abi.EntryHostLogBindState.Name(), abi.EntrySimInject.Name(), abi.EntrySimSyncStream.Name(), abi.EntrySimSetCurrentDevice.Name(), abi.EntrySimCurrentDevice.Name()} {
 				if !defined[must] {
 					t.Errorf("%s does not export %s", p, must)
 				}
 			}
-			legacyOnly := []string{abi.SymProvisionDMAWorkspace}
-			kernelOnly := []string{abi.SymKernelSupported, abi.SymKernelInit, abi.SymKernelPrepare, abi.SymKernelLaunch, abi.SymDeviceMemoryInfo}
+			legacyOnly := []string{abi.EntryProvisionDMAWorkspace.Name()}
+			kernelOnly := []string{abi.EntryKernelSupported.Name(), abi.EntryKernelInit.Name(), abi.EntryKernelPrepare.Name(), abi.EntryKernelLaunch.Name(), abi.EntryDeviceMemoryInfo.Name()}
 			absent := legacyOnly
 			if p == ProfileLegacy {
 				absent = kernelOnly
@@ -100,7 +100,7 @@ func TestF1_ExportsEverySymbolOfTheProfile(t *testing.T) {
 // F-2: -omit removes exports.
 func TestF2_OmitRemovesSymbols(t *testing.T) {
 	t.Parallel()
-	omit := []string{abi.SymKernelSupported, abi.SymCommBarrier, abi.SymSimInject}
+	omit := []string{abi.EntryKernelSupported.Name(), abi.EntryCommBarrier.Name(), abi.EntrySimInject.Name()}
 	art := buildFake(t, Config{Profile: ProfileTMR, Omit: omit})
 	defined, _, _ := dynamicSymbols(t, art.RuntimePath)
 	for _, s := range omit {
@@ -108,10 +108,10 @@ func TestF2_OmitRemovesSymbols(t *testing.T) {
 			t.Errorf("%s still exported", s)
 		}
 	}
-	if !defined[abi.SymKernelInit] {
-		t.Errorf("%s missing", abi.SymKernelInit)
+	if !defined[abi.EntryKernelInit.Name()] {
+		t.Errorf("%s missing", abi.EntryKernelInit.Name())
 	}
-	if _, err := Source(Config{Profile: ProfileLegacy, Omit: []string{abi.SymKernelInit}}); err == nil {
+	if _, err := Source(Config{Profile: ProfileLegacy, Omit: []string{abi.EntryKernelInit.Name()}}); err == nil {
 		t.Error("omitting a symbol the profile does not have was accepted")
 	}
 }
@@ -362,7 +362,7 @@ func TestF3_InvalidHandleAborts(t *testing.T) {
 
 func TestF3_StrictConsumer(t *testing.T) {
 	t.Parallel()
-	strict := Config{Knobs: Knobs{Strict: true, MustNotCall: []string{abi.SymRun}}}
+	strict := Config{Knobs: Knobs{Strict: true, MustNotCall: []string{abi.EntryRun.Name()}}}
 	t.Run("must-not-call", func(t *testing.T) {
 		wantAbort(t, probe(t, strict, "new", "run", "0"), "must-not-call")
 	})
@@ -424,7 +424,7 @@ func TestF3_StrictConsumer(t *testing.T) {
 func TestF2_Knobs(t *testing.T) {
 	t.Parallel()
 	t.Run("fixed-status", func(t *testing.T) {
-		cfg := Config{Knobs: Knobs{Status: map[string]int32{abi.SymKernelLaunch: -93, abi.SymKernelInit: -91, abi.SymFinalizeDevice: -77}}}
+		cfg := Config{Knobs: Knobs{Status: map[string]int32{abi.EntryKernelLaunch.Name(): -93, abi.EntryKernelInit.Name(): -91, abi.EntryFinalizeDevice.Name(): -77}}}
 		r := probe(t, cfg, "new", "kinit", "0", "1", "launch", "0", "0", "fin", "0")
 		for _, want := range []string{"kinit 0 -> -91", "launch 0 -> -93", "fin 0 -> -77"} {
 			if !strings.Contains(r.stdout, want) {
@@ -433,13 +433,13 @@ func TestF2_Knobs(t *testing.T) {
 		}
 	})
 	t.Run("fixed-prepare-mints-ids", func(t *testing.T) {
-		cfg := Config{Knobs: Knobs{Status: map[string]int32{abi.SymKernelPrepare: 0}}}
+		cfg := Config{Knobs: Knobs{Status: map[string]int32{abi.EntryKernelPrepare.Name(): 0}}}
 		r := probe(t, cfg, "new", "new", "prep", "0", "prep", "0", "prep", "1", "prep", "-1")
 		want := "prep 0 -> 0 0\nprep 0 -> 0 1\nprep 1 -> 0 0\nprep -1 -> 0 -1\n"
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("want %q:\n%v", want, r)
 		}
-		cfg.Knobs.Status[abi.SymKernelPrepare] = -92
+		cfg.Knobs.Status[abi.EntryKernelPrepare.Name()] = -92
 		if r := probe(t, cfg, "new", "prep", "0"); !strings.Contains(r.stdout, "prep 0 -> -92 -1") {
 			t.Errorf("fixed failing prepare:\n%v", r)
 		}
@@ -462,13 +462,13 @@ func TestF2_Knobs(t *testing.T) {
 		}
 	})
 	t.Run("crash", func(t *testing.T) {
-		r := probe(t, Config{Knobs: Knobs{Crash: []string{abi.SymFinalizeDevice}}}, "new", "fin", "0")
+		r := probe(t, Config{Knobs: Knobs{Crash: []string{abi.EntryFinalizeDevice.Name()}}}, "new", "fin", "0")
 		if !r.signaled || !strings.Contains(r.stderr, "crash knob: finalize_device") {
 			t.Errorf("crash knob:\n%v", r)
 		}
 	})
 	t.Run("hang", func(t *testing.T) {
-		art := buildFake(t, Config{Knobs: Knobs{Hang: []string{abi.SymFinalizeDevice}}})
+		art := buildFake(t, Config{Knobs: Knobs{Hang: []string{abi.EntryFinalizeDevice.Name()}}})
 		r := runExe(t, 700*time.Millisecond, driver(t, "probe"), art.RuntimePath, "new", "fin", "0")
 		if !r.timedOut || !strings.Contains(r.stderr, "hang knob: finalize_device") {
 			t.Errorf("hang knob:\n%v", r)
@@ -476,7 +476,7 @@ func TestF2_Knobs(t *testing.T) {
 	})
 	t.Run("rejected", func(t *testing.T) {
 		for _, cfg := range []Config{
-			{Knobs: Knobs{Status: map[string]int32{abi.SymGetRuntimeSize: 1}}},
+			{Knobs: Knobs{Status: map[string]int32{abi.EntryGetRuntimeSize.Name(): 1}}},
 			{Knobs: Knobs{Status: map[string]int32{"no_such_entry": 1}}},
 			{Profile: ProfileRefusing, Knobs: Knobs{Fail: map[int32]Fault{1: {1, -1000}}}},
 			{Knobs: Knobs{Fail: map[int32]Fault{2: {1, 0}}}},
@@ -572,7 +572,7 @@ func TestBuildCacheHit(t *testing.T) {
 	t.Parallel()
 	needCC(t)
 	dir := t.TempDir()
-	cfg := Config{Profile: ProfileRefusing, Knobs: Knobs{Status: map[string]int32{abi.SymCommBarrier: -1}}}
+	cfg := Config{Profile: ProfileRefusing, Knobs: Knobs{Status: map[string]int32{abi.EntryCommBarrier.Name(): -1}}}
 	first, err := Build(cfg, BuildOptions{CacheDir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -614,7 +614,7 @@ func TestBuildConcurrentSameKeyCompilesOnce(t *testing.T) {
 	t.Parallel()
 	needCC(t)
 	dir := t.TempDir()
-	cfg := Config{Knobs: Knobs{Status: map[string]int32{abi.SymCommDestroy: -2}}}
+	cfg := Config{Knobs: Knobs{Status: map[string]int32{abi.EntryCommDestroy.Name(): -2}}}
 	var wg sync.WaitGroup
 	arts := make([]*Artifacts, 4)
 	errs := make([]error, 4)
@@ -711,7 +711,7 @@ func TestF2_EveryKnobBuilds(t *testing.T) {
 				k.Fail[site] = Fault{Count: 1, Code: -1000}
 			}
 		}
-		buildFake(t, Config{Profile: p, Knobs: k, Omit: []string{abi.SymGetRuntimeSize, abi.SymSimInject}})
+		buildFake(t, Config{Profile: p, Knobs: k, Omit: []string{abi.EntryGetRuntimeSize.Name(), abi.EntrySimInject.Name()}})
 	}
 }
 
@@ -719,7 +719,7 @@ func TestBuildRepairsDamagedCacheEntry(t *testing.T) {
 	t.Parallel()
 	needCC(t)
 	dir := t.TempDir()
-	cfg := Config{Knobs: Knobs{Status: map[string]int32{abi.SymCommBarrier: -3}}}
+	cfg := Config{Knobs: Knobs{Status: map[string]int32{abi.EntryCommBarrier.Name(): -3}}}
 	first, err := Build(cfg, BuildOptions{CacheDir: dir})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func TestFinalizeRunKnob_EFIN9_forcedStatusStillEndsTheRun(t *testing.T) {
 		{ProfileTMR, int32(abi.Internal)},
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tc.profile, tc.code), func(t *testing.T) {
-			knobs := Knobs{Status: map[string]int32{abi.SymFinalizeRun: tc.code}}
+			knobs := Knobs{Status: map[string]int32{abi.EntryFinalizeRun.Name(): tc.code}}
 			l, err := onboard.Open(freshFake(t, Config{Profile: tc.profile, Knobs: knobs}), onboard.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -44,7 +44,7 @@ func TestFinalizeRunKnob_EFIN9_forcedStatusStillEndsTheRun(t *testing.T) {
 				"finalize_device 0",
 			}
 			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("knob status.%s=%d (-want +got):\n%s", abi.SymFinalizeRun, tc.code, d)
+				t.Errorf("knob status.%s=%d (-want +got):\n%s", abi.EntryFinalizeRun.Name(), tc.code, d)
 			}
 		})
 	}

@@ -289,7 +289,7 @@ func (k Knobs) validate(p Profile, exported map[string]abi.Symbol) error {
 	}
 	for site, f := range k.Fail {
 		if st := abi.CheckInjectArgs(site, f.Count, f.Code); st != abi.OK {
-			return fmt.Errorf("emit: knob fail.%d=%d:%d: simabi_inject would refuse it (%v)", site, f.Count, f.Code, st)
+			return fmt.Errorf("emit: knob fail.%d=%d:%d: %s would refuse it (%v)", site, f.Count, f.Code, abi.EntrySimInject, st)
 		}
 	}
 	for _, l := range []struct {
@@ -412,11 +412,11 @@ func (v knobValues) fixed(sym string) string {
 }
 
 func (v knobValues) fixedPrepare() string {
-	code, ok := v.cfg.Knobs.Status[abi.SymKernelPrepare]
+	code, ok := v.cfg.Knobs.Status[abi.EntryKernelPrepare.Name()]
 	if !ok {
 		return ""
 	}
-	vars := []string{"{entry}", abi.SymKernelPrepare, "{code}", fmt.Sprint(code)}
+	vars := []string{"{entry}", abi.EntryKernelPrepare.Name(), "{code}", fmt.Sprint(code)}
 	out := fragment("prepare", vars...)
 	if code == 0 && !v.cfg.Knobs.PrepareNoID {
 		out += fragment("prepare_id", vars...)

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/simabi/simabi/abi"
 )
 
 // Mechanical mutants (issue #32): where the hand-written mutants (Mutants)
@@ -93,26 +95,26 @@ func shortC(s string) string {
 // touches, with the reason: what only the harness or a knob reaches, or
 // what no call reaches. Everything else defined in the runtime source is
 // the runtime's own logic; the fake ACL (ascendcl.c) is not mutated at all.
-var MechanicalExcluded = map[string]string{
-	"invariant_abort":              "the F-3 abort's message and abort(): diagnostics",
-	"knob_crash":                   "a knob's (crash.<entry>), off in the plain build",
-	"knob_hang":                    "a knob's (hang.<entry>), off in the plain build",
-	"knob_must_not_call":           "a knob's (must_not_call), off in the plain build",
-	"ctx_count_live_unquarantined": "the strict knob's, off in the plain build",
-	"sleep_ms":                     "the hold of fault site 7 (simabi_inject): the harness's timing",
-	"fault_pass":                   "fault injection (simabi_inject): the harness's plumbing",
-	"gate_park_if_armed":           "simabi_hold_gate's parking: the harness's plumbing",
-	"runtime_atfork_prepare":       "runs only at fork(), which no checked process calls with a runtime loaded",
-	"runtime_atfork_release":       "runs only at fork(), which no checked process calls with a runtime loaded",
-	"simabi_set_current_device":    "a simulation hook: the checker's harness",
-	"simabi_current_device":        "a simulation hook: the checker's harness",
-	"simabi_sync_stream":           "a simulation hook: the checker's harness",
-	"simabi_hold_gate":             "a simulation hook: the checker's harness",
-	"simabi_gate_state":            "a simulation hook: the checker's harness",
-	"simabi_reset":                 "a simulation hook: the checker's harness",
-	"simabi_comm_timeout_ms":       "a simulation hook: the checker's harness",
-	"simabi_inject":                "a simulation hook: the checker's harness",
-}
+var MechanicalExcluded = func() map[string]string {
+	m := map[string]string{
+		"invariant_abort":              "the F-3 abort's message and abort(): diagnostics",
+		"knob_crash":                   "a knob's (crash.<entry>), off in the plain build",
+		"knob_hang":                    "a knob's (hang.<entry>), off in the plain build",
+		"knob_must_not_call":           "a knob's (must_not_call), off in the plain build",
+		"ctx_count_live_unquarantined": "the strict knob's, off in the plain build",
+		"sleep_ms":                     "the hold of fault site 7 (" + abi.EntrySimInject.Name() + "): the harness's timing",
+		"fault_pass":                   "fault injection (" + abi.EntrySimInject.Name() + "): the harness's plumbing",
+		"gate_park_if_armed":           abi.EntrySimHoldGate.Name() + "'s parking: the harness's plumbing",
+		"runtime_atfork_prepare":       "runs only at fork(), which no checked process calls with a runtime loaded",
+		"runtime_atfork_release":       "runs only at fork(), which no checked process calls with a runtime loaded",
+	}
+	for _, s := range abi.Symbols {
+		if s.Group.Simulation() {
+			m[s.Name] = "a simulation hook: the checker's harness"
+		}
+	}
+	return m
+}()
 
 // mechanicalNoDelete are calls a deletion leaves alone: output to stderr,
 // which no check reads, and the varargs bookkeeping of a message.

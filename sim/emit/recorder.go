@@ -120,14 +120,14 @@ func RecorderSymbols(cfg RecorderConfig) []abi.Symbol {
 // noneAnswers are what a stub answers when it cannot forward (a symbol the
 // target lacks, no target), where the return type's default (NULL, 0 for an
 // unsigned value, INTERNAL) is not it.
-var noneAnswers = map[string]string{
-	abi.SymKernelSupported:           "0",
-	abi.SymSupportsConcurrentPrepare: "0",
-	abi.SymSimCurrentDevice:          "-1",
+var noneAnswers = map[abi.Entry]string{
+	abi.EntryKernelSupported:           "0",
+	abi.EntrySupportsConcurrentPrepare: "0",
+	abi.EntrySimCurrentDevice:          "-1",
 }
 
 // unloadedAnswers override noneAnswers when no target is loaded.
-var unloadedAnswers = map[string]string{abi.SymHostLogBindState: "HOST_BIND_REFUSED"}
+var unloadedAnswers = map[abi.Entry]string{abi.EntryHostLogBindState: "HOST_BIND_REFUSED"}
 
 // ---- prototypes ----
 
@@ -289,7 +289,7 @@ func recStubFor(e tracevocab.Entry, protoText string, w writers) (recStub, error
 		}
 		st.Extras = append(st.Extras, recExtra{Kind: x.Key, Key: cLit(tracevocab.ArgSep + x.Key + tracevocab.KeySep), Param: x.Param})
 	}
-	st.RemembersDescriptor = e.Symbol == abi.SymPrepareRun
+	st.RemembersDescriptor = e.Entry == abi.EntryPrepareRun
 	return st, nil
 }
 
@@ -299,8 +299,8 @@ func stubAnswers(e tracevocab.Entry, p cProto) (none, unloaded string) {
 	switch {
 	case p.isVoid():
 		none = ""
-	case noneAnswers[e.Symbol] != "":
-		none = noneAnswers[e.Symbol]
+	case noneAnswers[e.Entry] != "":
+		none = noneAnswers[e.Entry]
 	case p.isPointer():
 		none = "NULL"
 	case e.Result == tracevocab.Uint:
@@ -309,7 +309,7 @@ func stubAnswers(e tracevocab.Entry, p cProto) (none, unloaded string) {
 		none = "PTO_RUNTIME_ERR_INTERNAL"
 	}
 	unloaded = none
-	if u := unloadedAnswers[e.Symbol]; u != "" {
+	if u := unloadedAnswers[e.Entry]; u != "" {
 		unloaded = u
 	}
 	return none, unloaded
@@ -465,7 +465,7 @@ func renderRecorder(cfg RecorderConfig) (src, vocab string, err error) {
 		d.Consts = append(d.Consts, cConst{name, fmt.Sprint(v), comment})
 	}
 	c("PTO_RUNTIME_ERR_INTERNAL", fmt.Sprintf("(%d)", int32(abi.Internal)), "")
-	c("HOST_BIND_REFUSED", fmt.Sprintf("(%d)", int32(abi.HostBindRefused)), "simpler_host_log_bind_state without a target")
+	c("HOST_BIND_REFUSED", fmt.Sprintf("(%d)", int32(abi.HostBindRefused)), abi.EntryHostLogBindState.Name()+" without a target")
 	c("REC_CALL_CONFIG_SIZE", cfgSize, "the CallConfig of the revision")
 	c("REC_DESC_SIZE", abi.NativeRunDescSize, "sizeof(NativeRunDescriptor)")
 	c("CHIP_CALLABLE_SIZE", abi.ChipCallableSize, "sizeof(ChipCallable)")
@@ -486,7 +486,7 @@ func renderRecorder(cfg RecorderConfig) (src, vocab string, err error) {
 	}
 	syms := RecorderSymbols(cfg)
 	for _, s := range syms {
-		st, err := recStubFor(tracevocab.EntryOf(s, cfg.Revision), tracevocab.Proto(s, cfg.Revision), tmpl)
+		st, err := recStubFor(tracevocab.EntryOf(s, cfg.Revision), s.ProtoIn(cfg.Revision), tmpl)
 		if err != nil {
 			return "", "", err
 		}

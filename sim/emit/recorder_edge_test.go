@@ -18,7 +18,7 @@ import (
 // none, an image of size 0, every SPAN form with sdmaon, a registered
 // image whose header is implausible, NULL run storage.
 func TestRecorderEdgeEncodings(t *testing.T) {
-	fake := freshFake(t, Config{Profile: ProfileTMR, Omit: []string{abi.SymCommBarrier, abi.SymSimInject}})
+	fake := freshFake(t, Config{Profile: ProfileTMR, Omit: []string{abi.EntryCommBarrier.Name(), abi.EntrySimInject.Name()}})
 	rec := freshRecorder(t, RecorderConfig{})
 	trace := recordEnv(t, fake)
 	pf := newProgramFixture(t)

@@ -133,7 +133,7 @@ func TestRecorderTemplateWritersAreAllUsed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range RecorderSymbols(cfg) {
-			st, err := recStubFor(tracevocab.EntryOf(s, cfg.Revision), tracevocab.Proto(s, cfg.Revision), tmpl)
+			st, err := recStubFor(tracevocab.EntryOf(s, cfg.Revision), s.ProtoIn(cfg.Revision), tmpl)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,15 +166,15 @@ func TestRecorderStubData(t *testing.T) {
 		if !ok {
 			t.Fatalf("no symbol %s", name)
 		}
-		st, err := recStubFor(tracevocab.EntryOf(s, abi.RevKernel), tracevocab.Proto(s, abi.RevKernel), tmpl)
+		st, err := recStubFor(tracevocab.EntryOf(s, abi.RevKernel), s.ProtoIn(abi.RevKernel), tmpl)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return st
 	}
-	launch := stub(abi.SymKernelLaunch)
+	launch := stub(abi.EntryKernelLaunch.Name())
 	want := recStub{
-		Name:    abi.SymKernelLaunch,
+		Name:    abi.EntryKernelLaunch.Name(),
 		Proto:   "int simpler_kernel_mode_launch(DeviceContextHandle ctx, int32_t callable_id, const void *args, void *caller_stream)",
 		Typedef: "typedef int (*rec_fn_simpler_kernel_mode_launch)(DeviceContextHandle ctx, int32_t callable_id, const void *args, void *caller_stream);",
 		Call:    "ctx, callable_id, args, caller_stream",
@@ -191,7 +191,7 @@ func TestRecorderStubData(t *testing.T) {
 	if diff := cmp.Diff(want, launch); diff != "" {
 		t.Errorf("launch's stub (-want +got):\n%s", diff)
 	}
-	if pr := stub(abi.SymPrepareRun); !pr.RemembersDescriptor || pr.Lock {
+	if pr := stub(abi.EntryPrepareRun.Name()); !pr.RemembersDescriptor || pr.Lock {
 		t.Errorf("prepare_run: RemembersDescriptor %v, Lock %v; want true, false (a payload is formatted unlocked)", pr.RemembersDescriptor, pr.Lock)
 	}
 }

@@ -80,8 +80,8 @@ func TestRecorderExportsTheSymbolTable(t *testing.T) {
 			if !slices.Equal(fromTable, want) {
 				t.Errorf("RecorderSymbols = %v, want %v", fromTable, want)
 			}
-			if !slices.Contains(got, abi.SymHostLogBindState) {
-				t.Errorf("no %s", abi.SymHostLogBindState)
+			if !slices.Contains(got, abi.EntryHostLogBindState.Name()) {
+				t.Errorf("no %s", abi.EntryHostLogBindState.Name())
 			}
 			if slices.Contains(needed, ACLLibName) {
 				t.Errorf("DT_NEEDED = %v: the recorder must not link an ACL", needed)
@@ -115,11 +115,7 @@ func TestRecorderStubsForwardEveryParameter(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range RecorderSymbols(cfg) {
-			proto := s.Proto
-			if cfg.Revision == abi.RevLegacy && s.Name == abi.SymSimplerInit {
-				proto = abi.LegacySimplerInitProto
-			}
-			p, err := parseProto(proto)
+			p, err := parseProto(s.ProtoIn(cfg.Revision))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +127,7 @@ func TestRecorderStubsForwardEveryParameter(t *testing.T) {
 			if n := strings.Count(src, call); n != 2 {
 				t.Errorf("%v: %s: the forwarded call %q appears %d times, want 2 (recording and not)", cfg, s.Name, call, n)
 			}
-			if !strings.Contains(src, "SIMABI_EXPORT\n"+proto+"\n{") {
+			if !strings.Contains(src, "SIMABI_EXPORT\n"+s.ProtoIn(cfg.Revision)+"\n{") {
 				t.Errorf("%v: %s: no stub with the table's prototype", cfg, s.Name)
 			}
 			if !strings.Contains(src, fmt.Sprintf("rec_sym(h, %q, &t_%s);", s.Name, s.Name)) {
@@ -149,25 +145,25 @@ func TestRecorderOpWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		abi.SymCreateDeviceContext: `"create"`, abi.SymDestroyDeviceContext: `"destroy"`, abi.SymKernelSupported: `"supported"`,
-		abi.SymKernelInit: `"kinit"`, abi.SymSimplerInit: `"pinit"`, abi.SymEnsureACLReady: `"acl"`,
-		abi.SymKernelPrepare: `"prepare"`, abi.SymKernelLaunch: `"launch"`, abi.SymFinalizeDevice: `"finalize"`,
-		abi.SymCommittedDeviceMemory: `"committed"`, abi.SymGetPipelineContract: `"contract"`,
-		abi.SymRegisterCallable: `"register"`, abi.SymUnregisterCallable: `"unregister"`,
-		abi.SymPrepareRun: `"prepare_run"`, abi.SymRun: `"run"`, abi.SymLaunchRun: `"launch_run"`,
-		abi.SymPollRun: `"poll_run"`, abi.SymWaitRun: `"wait_run"`, abi.SymFinalizeRun: `"finalize_run"`,
-		abi.SymSimSetCurrentDevice: `"setdev"`, abi.SymSimCurrentDevice: `"getdev"`, abi.SymSimSyncStream: `"sync"`,
-		abi.SymSimInject:        `"inject"`,
-		abi.SymDeviceMemoryInfo: `" fn=meminfo"`, abi.SymCopyToDevice: `" fn=copy_to"`, abi.SymCopyFromDevice: `" fn=copy_from"`,
-		abi.SymDeviceMalloc: `" fn=malloc"`, abi.SymDeviceFree: `" fn=free"`, abi.SymAicpuDlopenCount: `" fn=aicpu_dlopen"`,
-		abi.SymHostDlopenCount: `" fn=host_dlopen"`, abi.SymRunStreamSetCreateCount: `" fn=stream_sets"`,
-		abi.SymSupportsConcurrentPrepare: `" fn=concurrent_prepare"`, abi.SymArenaBankGMHeapBase: `" fn=arena_base"`,
-		abi.SymRetainedTempAddr: `" fn=retained_temp"`, abi.SymCreateCommStream: `" fn=comm_create"`,
-		abi.SymDestroyCommStream: `" fn=comm_destroy"`,
-		abi.SymCommInit:          `"cinit"`, abi.SymCommAllocWindows: `"calloc"`, abi.SymCommGetLocalWindowBase: `"cbase"`,
-		abi.SymCommGetWindowSize: `"csize"`, abi.SymCommDeriveContext: `"cderive"`, abi.SymCommBarrier: `"cbarrier"`,
-		abi.SymCommDestroy: `"cdestroy"`, abi.SymCommAllocDomainWindows: `"dalloc"`, abi.SymCommReleaseDomainWindows: `"drelease"`,
-		abi.SymCommGlobalDomainPrepare: `"gprep"`, abi.SymCommGlobalDomainImport: `"gimport"`, abi.SymCommGlobalDomainRelease: `"grelease"`,
+		abi.EntryCreateDeviceContext.Name(): `"create"`, abi.EntryDestroyDeviceContext.Name(): `"destroy"`, abi.EntryKernelSupported.Name(): `"supported"`,
+		abi.EntryKernelInit.Name(): `"kinit"`, abi.EntrySimplerInit.Name(): `"pinit"`, abi.EntryEnsureACLReady.Name(): `"acl"`,
+		abi.EntryKernelPrepare.Name(): `"prepare"`, abi.EntryKernelLaunch.Name(): `"launch"`, abi.EntryFinalizeDevice.Name(): `"finalize"`,
+		abi.EntryCommittedDeviceMemory.Name(): `"committed"`, abi.EntryGetPipelineContract.Name(): `"contract"`,
+		abi.EntryRegisterCallable.Name(): `"register"`, abi.EntryUnregisterCallable.Name(): `"unregister"`,
+		abi.EntryPrepareRun.Name(): `"prepare_run"`, abi.EntryRun.Name(): `"run"`, abi.EntryLaunchRun.Name(): `"launch_run"`,
+		abi.EntryPollRun.Name(): `"poll_run"`, abi.EntryWaitRun.Name(): `"wait_run"`, abi.EntryFinalizeRun.Name(): `"finalize_run"`,
+		abi.EntrySimSetCurrentDevice.Name(): `"setdev"`, abi.EntrySimCurrentDevice.Name(): `"getdev"`, abi.EntrySimSyncStream.Name(): `"sync"`,
+		abi.EntrySimInject.Name():        `"inject"`,
+		abi.EntryDeviceMemoryInfo.Name(): `" fn=meminfo"`, abi.EntryCopyToDevice.Name(): `" fn=copy_to"`, abi.EntryCopyFromDevice.Name(): `" fn=copy_from"`,
+		abi.EntryDeviceMalloc.Name(): `" fn=malloc"`, abi.EntryDeviceFree.Name(): `" fn=free"`, abi.EntryAicpuDlopenCount.Name(): `" fn=aicpu_dlopen"`,
+		abi.EntryHostDlopenCount.Name(): `" fn=host_dlopen"`, abi.EntryRunStreamSetCreateCount.Name(): `" fn=stream_sets"`,
+		abi.EntrySupportsConcurrentPrepare.Name(): `" fn=concurrent_prepare"`, abi.EntryArenaBankGMHeapBase.Name(): `" fn=arena_base"`,
+		abi.EntryRetainedTempAddr.Name(): `" fn=retained_temp"`, abi.EntryCreateCommStream.Name(): `" fn=comm_create"`,
+		abi.EntryDestroyCommStream.Name(): `" fn=comm_destroy"`,
+		abi.EntryCommInit.Name():          `"cinit"`, abi.EntryCommAllocWindows.Name(): `"calloc"`, abi.EntryCommGetLocalWindowBase.Name(): `"cbase"`,
+		abi.EntryCommGetWindowSize.Name(): `"csize"`, abi.EntryCommDeriveContext.Name(): `"cderive"`, abi.EntryCommBarrier.Name(): `"cbarrier"`,
+		abi.EntryCommDestroy.Name(): `"cdestroy"`, abi.EntryCommAllocDomainWindows.Name(): `"dalloc"`, abi.EntryCommReleaseDomainWindows.Name(): `"drelease"`,
+		abi.EntryCommGlobalDomainPrepare.Name(): `"gprep"`, abi.EntryCommGlobalDomainImport.Name(): `"gimport"`, abi.EntryCommGlobalDomainRelease.Name(): `"grelease"`,
 	}
 	stub := regexp.MustCompile(`(?s)SIMABI_EXPORT\n[^\n]*?(\w+)\([^\n]*\n\{(.*?)\n\}\n`)
 	seen := 0

@@ -268,11 +268,11 @@ func TestRecorderHelperProcess(t *testing.T) {
 		if err := abi.DefaultHostLogState().Encode(state); err != nil {
 			t.Fatal(err)
 		}
-		call(abi.SymDestroyDeviceContext, 0)
+		call(abi.EntryDestroyDeviceContext.Name(), 0)
 		fmt.Printf("helper: bind=%d create=%d finalize=%d supported=%d size=%d contract=%d getdev=%d launch=%d\n",
-			int32(call(abi.SymHostLogBindState, uintptr(unsafe.Pointer(&state[0])))), call(abi.SymCreateDeviceContext),
-			int32(call(abi.SymFinalizeDevice, 0)), int32(call(abi.SymKernelSupported, 0)), call(abi.SymGetRuntimeSize),
-			call(abi.SymGetPipelineContract), int32(call(abi.SymSimCurrentDevice)), int32(call(abi.SymKernelLaunch, 1, 0, 0, 0)))
+			int32(call(abi.EntryHostLogBindState.Name(), uintptr(unsafe.Pointer(&state[0])))), call(abi.EntryCreateDeviceContext.Name()),
+			int32(call(abi.EntryFinalizeDevice.Name(), 0)), int32(call(abi.EntryKernelSupported.Name(), 0)), call(abi.EntryGetRuntimeSize.Name()),
+			call(abi.EntryGetPipelineContract.Name()), int32(call(abi.EntrySimCurrentDevice.Name())), int32(call(abi.EntryKernelLaunch.Name(), 1, 0, 0, 0)))
 	case "unwritable":
 		kf, pf := newKernelFixture(t), newProgramFixture(t)
 		session := func(l *onboard.Library) observed {

@@ -315,7 +315,7 @@ func (l *Library) Reusable() conformance.Factory {
 		}
 		ctl, _ := l.kept.(conformance.ControlTarget).Control()
 		if st := ctl.SimReset(); st != abi.OK {
-			return nil, nil, fmt.Errorf("simabi_reset returned %v", st)
+			return nil, nil, fmt.Errorf("%s returned %v", abi.EntrySimReset, st)
 		}
 		return l.kept, nil, nil
 	}

@@ -28,14 +28,14 @@ const preparedIncompatible = "-3"
 // variants forbid every other entry of the legacy consumer set
 // (must_not_call), so that a call neither consumer should make aborts the
 // process even where no trace is read.
-var usedEntries = []string{
-	abi.SymHostLogBindState, abi.SymGetPipelineContract, "create_device_context", "destroy_device_context",
-	"get_runtime_size", "get_runtime_alignment", "simpler_init", "finalize_device", abi.SymProvisionDMAWorkspace,
-	"simpler_register_callable", "simpler_unregister_callable", "device_malloc_ctx", "device_free_ctx",
-	"copy_to_device_ctx", "copy_from_device_ctx", "committed_device_memory_ctx", "simpler_prepare_run",
-	"simpler_launch_run", "simpler_poll_run", "simpler_wait_run", "simpler_finalize_run",
+var usedEntries = []abi.Entry{
+	abi.EntryHostLogBindState, abi.EntryGetPipelineContract, abi.EntryCreateDeviceContext, abi.EntryDestroyDeviceContext,
+	abi.EntryGetRuntimeSize, abi.EntryGetRuntimeAlignment, abi.EntrySimplerInit, abi.EntryFinalizeDevice, abi.EntryProvisionDMAWorkspace,
+	abi.EntryRegisterCallable, abi.EntryUnregisterCallable, abi.EntryDeviceMalloc, abi.EntryDeviceFree,
+	abi.EntryCopyToDevice, abi.EntryCopyFromDevice, abi.EntryCommittedDeviceMemory, abi.EntryPrepareRun,
+	abi.EntryLaunchRun, abi.EntryPollRun, abi.EntryWaitRun, abi.EntryFinalizeRun,
 	// asked by every prepare above pipeline depth 1 (chip_worker.cpp:652-655, :674)
-	"supports_concurrent_native_prepare_ctx",
+	abi.EntrySupportsConcurrentPrepare,
 }
 
 // depthOne is the knob of the depth-1 variant: the fake presents the single
@@ -52,8 +52,8 @@ func mustNotCall(a action) string {
 		sdma = sdma || (strings.HasPrefix(s, "init:") && strings.Contains(s, "sdma"))
 	}
 	var out []string
-	for _, r := range abi.ConsumerSet(abi.RevLegacy) {
-		if slices.Contains(usedEntries, r.Name) && (r.Name != abi.SymProvisionDMAWorkspace || sdma) {
+	for _, r := range abi.ConsumerSet(abi.ChipWorker) {
+		if slices.Contains(usedEntries, r.Entry) && (r.Entry != abi.EntryProvisionDMAWorkspace || sdma) {
 			continue
 		}
 		out = append(out, r.Name)
@@ -84,12 +84,12 @@ func variantsOf(a action, calls []string) []variant {
 		if !ok {
 			continue
 		}
-		ret := tracevocab.ReturnType(tracevocab.Proto(s, abi.RevLegacy))
+		ret := tracevocab.ReturnType(s.ProtoIn(abi.RevLegacy))
 		switch {
 		case ret == "int":
 			k := "status." + e + "=" + failCode
 			vs = append(vs, with(k, k))
-			if e == "simpler_prepare_run" {
+			if e == abi.EntryPrepareRun.Name() {
 				k := "status." + e + "=" + preparedIncompatible
 				vs = append(vs, with(k, k))
 			}
