@@ -291,7 +291,7 @@ func writeDiff(rep *DiffReport, o *Options, speedText string, scripts *diffScrip
 		printDiff(stdout, rep, o, speedText)
 	}
 	scripts.reported = true
-	if err := writeDiffPage(o, rep, stdout, stderr); err != nil {
+	if err := writePageOf(o, stderr, func(p Pages, w io.Writer) error { return p.Diff(w, rep, o) }); err != nil {
 		return Failed(stderr, err)
 	}
 	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.TargetChanges) > 0 {

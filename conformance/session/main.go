@@ -152,7 +152,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 			announce(stderr, "the JUnit report to %s", o.JUnit)
 		}
 	}
-	if err := writeCheckPage(o, runs, stdout, stderr); err != nil {
+	if err := writePageOf(o, stderr, func(p Pages, w io.Writer) error { return p.Check(w, runs, o) }); err != nil {
 		fmt.Fprintf(stderr, "abicheck: %v\n", err)
 		code = max(code, ExitUsage)
 	}

@@ -154,11 +154,7 @@ func openRef(p emit.Profile, o *Options, verbose io.Writer) (*mechanicalRef, err
 		return &mechanicalRef{exec: conformance.FactoryExecutor{Factory: target.SimFactory(sp), Timeout: o.CaseTimeout},
 			caps: conformance.CapsOf(target.SimTarget(sp)), close: func() {}}, nil
 	}
-	a, err := emit.Build(emit.Config{Profile: p}, emit.BuildOptions{})
-	if err != nil {
-		return nil, err
-	}
-	pool, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
+	pool, err := plainPool(p, o, verbose)
 	if err != nil {
 		return nil, err
 	}
@@ -229,14 +225,7 @@ func (run *MechanicalRun) count() {
 
 // mechanicalControl runs the plain build of p through the differential.
 func mechanicalControl(o *Options, mo MechanicalOptions, p emit.Profile, verbose io.Writer) (string, error) {
-	a, err := emit.Build(emit.Config{Profile: p, Mutant: ""}, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
-		return "", ErrNoCompiler
-	}
-	if err != nil {
-		return "", err
-	}
-	pool, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
+	pool, err := plainPool(p, o, verbose)
 	if err != nil {
 		return "", err
 	}

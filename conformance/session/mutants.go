@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
-	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/suite"
 	"github.com/simabi/simabi/docs"
 	"github.com/simabi/simabi/sim/emit"
@@ -162,17 +161,10 @@ func runMutant(o *Options, m emit.Mutant, randomOnly bool, out *Printer, verbose
 	row := MutantRow{Name: m.Name, Clause: m.Clause, Rule: m.Rule, Group: m.Group, Elsewhere: []string{}}
 	m0 := time.Now()
 	a, err := emit.Build(emit.Config{Profile: m.Profile, Mutant: m.Name}, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
+	p, why, err := mutantPool(a, err, o, verbose)
+	if p == nil {
+		row.Error = why
 		return row, err
-	}
-	if err != nil {
-		row.Error = "build: " + FirstLine(err.Error())
-		return row, nil
-	}
-	p, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
-	if err != nil {
-		row.Error = err.Error()
-		return row, nil
 	}
 	info := p.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)

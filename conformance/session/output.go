@@ -212,11 +212,15 @@ type JSONReport struct {
 	DurationMS int64                  `json:"duration_ms"`
 }
 
+// report is t as a check's or a replay's report names it.
+func (t *Target) report() JSONTarget {
+	i := t.Info
+	return JSONTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported, Hooks: i.Hooks, ACL: i.ACL, Isolated: t.Isolated}
+}
+
 func ReportJSON(r *Run, o *Options) JSONReport {
-	i := r.Target.Info
 	rep := r.Result.Report
-	j := JSONReport{Target: JSONTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported,
-		Hooks: i.Hooks, ACL: i.ACL, Isolated: r.Target.Isolated},
+	j := JSONReport{Target: r.Target.report(),
 		Seed: o.Seed, Sequences: r.Result.Random, MaxOps: o.MaxOps, Ops: rep.Ops, DurationMS: r.Elapsed.Milliseconds(),
 		Results: []JSONResult{}, Checks: []JSONCheck{}, Findings: rep.Findings}
 	if j.Findings == nil {
@@ -462,7 +466,7 @@ func (p *Printer) printTarget(r *Run) {
 	if known := knownFindings(rep); len(known) > 0 {
 		fmt.Fprintf(w, "KNOWN (%d, accepted by the baseline)\n", len(known))
 		for _, f := range known {
-			fmt.Fprintf(w, "    %s %s %s\n", f.Rule, f.Fingerprint, findingLine(f))
+			fmt.Fprintf(w, "    %s %s %s\n", f.Rule, f.Fingerprint, FindingLine(f))
 		}
 	}
 	if !o.Verbose && !o.Quiet {
@@ -558,10 +562,10 @@ func (p *Printer) printFailures(r *Run, rs []report.RuleReport) {
 			fmt.Fprintf(w, "    rule: %s (abicheck explain %s)\n", rr.Anchor, rr.Rule)
 		}
 		// Every distinct finding of the rule, not only the first.
-		if fs := findingsOf(rep, rr.Rule, false); len(fs) > 1 {
+		if fs := FindingsOf(rep, rr.Rule, false); len(fs) > 1 {
 			fmt.Fprintf(w, "    %d distinct findings:\n", len(fs))
 			for _, f := range fs {
-				fmt.Fprintf(w, "      %s\n", findingLine(f))
+				fmt.Fprintf(w, "      %s\n", FindingLine(f))
 			}
 		}
 		if len(rr.Repro) > 0 {
@@ -620,9 +624,9 @@ func skipReason(rule, detail string) string {
 	return why
 }
 
-// findingsOf lists the failing findings of rule (known ones only when
-// known is set).
-func findingsOf(rep *report.Report, rule string, known bool) []report.FindingReport {
+// FindingsOf are the failing findings of rule in rep, the known ones only
+// when known is set.
+func FindingsOf(rep *report.Report, rule string, known bool) []report.FindingReport {
 	var out []report.FindingReport
 	for _, f := range rep.Findings {
 		if f.Rule == rule && f.Verdict.Bad() && f.Known == known {
@@ -643,7 +647,7 @@ func knownFindings(rep *report.Report) []report.FindingReport {
 }
 
 // findingLine is one finding: its check, op, detail and how often it was seen.
-func findingLine(f report.FindingReport) string {
+func FindingLine(f report.FindingReport) string {
 	s := f.Check
 	if f.Index >= 0 && f.Op != "" {
 		s += fmt.Sprintf(" #%d %s", f.Index, f.Op)

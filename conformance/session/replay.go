@@ -295,9 +295,7 @@ func printReplayRun(stdout io.Writer, ops []op.Op, out conformance.Outcome, find
 
 func writeReplayJSON(t *Target, file string, ops []op.Op, out conformance.Outcome, verdict model.Verdict, findings []model.Finding,
 	expect *report.FindingID, reproduced bool, stdout io.Writer) error {
-	i := t.Info
-	j := JSONReplay{Target: JSONTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported,
-		Hooks: i.Hooks, ACL: i.ACL, Isolated: t.Isolated}, File: file, Ops: len(ops), Verdict: verdict.String(),
+	j := JSONReplay{Target: t.report(), File: file, Ops: len(ops), Verdict: verdict.String(),
 		Detail: out.Detail, At: out.At, History: out.History, Findings: []JSONFinding{}, Reproduced: reproduced}
 	if expect != nil {
 		j.Expected = expect.String()

@@ -277,19 +277,6 @@ func firstLine(s string) string {
 	return s
 }
 
-func opKindAt(ops []op.Op, at int) string {
-	switch {
-	case at >= 0 && at < len(ops):
-		if ops[at].Kind == op.KindProg {
-			return "prog fn=" + ops[at].Fn.String()
-		}
-		return ops[at].Kind.String()
-	case at == len(ops):
-		return "cleanup"
-	}
-	return "setup"
-}
-
 // ruleAt is the rule a difference at op at concerns: the rule of a model
 // finding there on either side (judged), else the rule of the op's entry.
 func ruleAt(ops []op.Op, at int, outs ...conformance.Outcome) (model.Rule, bool) {
@@ -314,7 +301,7 @@ func ruleAt(ops []op.Op, at int, outs ...conformance.Outcome) (model.Rule, bool)
 
 // newDiff is a difference at op at, with the rule it concerns.
 func newDiff(ops []op.Op, at int, old, new string, outs ...conformance.Outcome) outcomeDiff {
-	d := outcomeDiff{at: at, old: old, new: new, kind: opKindAt(ops, at)}
+	d := outcomeDiff{at: at, old: old, new: new, kind: opSig(ops, at)}
 	d.rule, d.judged = ruleAt(ops, at, outs...)
 	return d
 }
