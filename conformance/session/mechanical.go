@@ -14,8 +14,6 @@ import (
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/suite"
-	"github.com/simabi/simabi/conformance/target"
-	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -135,30 +133,17 @@ func SelectMechanical(mo MechanicalOptions, seed uint64) ([]emit.MechanicalMutan
 	return emit.SampleMechanical(all, mo.Count, seed), len(all), nil
 }
 
-// mechanicalRef is a reference a survivor is compared with.
-type mechanicalRef struct {
-	exec  conformance.Executor
-	caps  conformance.Caps
-	close func()
-}
-
-// openRef opens the reference of profile p: sim, or the plain legacy build
-// in child processes.
-func openRef(p emit.Profile, o *Options, verbose io.Writer) (*mechanicalRef, error) {
-	switch p {
-	case emit.ProfileTMR, emit.ProfileRefusing:
-		sp := sim.TMR
-		if p == emit.ProfileRefusing {
-			sp = sim.Refusing
-		}
-		return &mechanicalRef{exec: conformance.FactoryExecutor{Factory: target.SimFactory(sp), Timeout: o.CaseTimeout},
-			caps: conformance.CapsOf(target.SimTarget(sp)), close: func() {}}, nil
+// openRef opens the reference a survivor of profile p is compared with:
+// sim, or the plain legacy build in child processes.
+func openRef(p emit.Profile, o *Options, verbose io.Writer) (*Target, error) {
+	if p != emit.ProfileLegacy {
+		return SimTarget(refName(p), o.CaseTimeout), nil
 	}
 	pool, err := plainPool(p, o, verbose)
 	if err != nil {
 		return nil, err
 	}
-	return &mechanicalRef{exec: pool, caps: pool.Info().Caps, close: pool.Close}, nil
+	return &Target{Exec: pool, Info: pool.Info(), Close: pool.Close}, nil
 }
 
 // RunMechanical builds and checks each of ms, as many at a time as there
@@ -204,17 +189,11 @@ func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant,
 // count fills in the figures from the rows.
 func (run *MechanicalRun) count() {
 	run.Total = len(run.Rows)
+	by := map[string]*int{MechKilled: &run.Killed, MechEquivalent: &run.Equivalent, MechGap: &run.Gaps, MechNotCompiling: &run.NotCompiling}
 	for _, r := range run.Rows {
-		switch r.Outcome {
-		case MechKilled:
-			run.Killed++
-		case MechEquivalent:
-			run.Equivalent++
-		case MechGap:
-			run.Gaps++
-		case MechNotCompiling:
-			run.NotCompiling++
-		default:
+		if n := by[r.Outcome]; n != nil {
+			*n++
+		} else {
 			run.Errors++
 		}
 	}
@@ -234,7 +213,7 @@ func mechanicalControl(o *Options, mo MechanicalOptions, p emit.Profile, verbose
 	if err != nil {
 		return "", err
 	}
-	defer ref.close()
+	defer ref.Close()
 	var row MechanicalRow
 	differential(o, mo, &row, ref, pool)
 	what := fmt.Sprintf("control: the plain %s build against %s: %d directed cases and %d random sequences, ", p, refName(p), row.DiffCases, row.DiffRandom)
@@ -302,7 +281,7 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 		row.Outcome, row.Error = MechError, "reference: "+FirstLine(err.Error())
 		return row, nil
 	}
-	defer ref.close()
+	defer ref.Close()
 	differential(o, mo, &row, ref, p)
 	row.Outcome = MechEquivalent
 	if row.Gap != nil {
@@ -323,14 +302,14 @@ func killsAny(c suite.CaseOutcome) bool {
 // runs of its script show it again: one that does not (a race or a hold
 // that a loaded machine decided otherwise, a hang under load) is counted
 // in row.DiffFlaky and passed over.
-func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mechanicalRef, x *isolate.Pool) {
+func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *Target, x *isolate.Pool) {
 	info := x.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
 	random := mo.DiffSequences
 	if mo.DiffDuration <= 0 {
 		random = 0 // suite's zero Duration is no bound; -mechanical-diff 0 is no random sequence
 	}
-	res := suite.DiffWith(ref.exec, x, suite.DiffRun{Confirm: true, First: true, Cases: suite.Cases{Profile: profile, Caps: info.Caps & ref.caps,
+	res := suite.DiffWith(ref.Exec, x, suite.DiffRun{Confirm: true, First: true, Cases: suite.Cases{Profile: profile, Caps: info.Caps & ref.Info.Caps,
 		Probes: true, Random: random, RandomOps: mo.DiffOps, Seed: DiffSeed(o.Seed, 0), HoldMs: holdMs, Duration: mo.DiffDuration,
 		ShrinkBudget: 10 * time.Second, ShrinkTotal: 10 * time.Second}})
 	row.DiffCases, row.DiffRandom, row.DiffFlaky = res.Cases-res.Random, res.Random, res.Flaky

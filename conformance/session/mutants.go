@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/suite"
 	"github.com/simabi/simabi/docs"
 	"github.com/simabi/simabi/sim/emit"
@@ -296,13 +297,9 @@ func PrintKillTable(p *Printer, rows []MutantRow, o *Options) {
 		case len(r.Elsewhere) > 0:
 			by = "survived; out of group only: " + strings.Join(r.Elsewhere, ", ")
 		}
-		k := fmt.Sprintf("%-6s", killed)
-		if p.color {
-			c := "32"
-			if killed != "yes" {
-				c = "31;1"
-			}
-			k = "\033[" + c + "m" + k + "\033[0m"
+		k := p.paint(verdictColor[model.Fail], fmt.Sprintf("%-6s", killed))
+		if killed == "yes" {
+			k = p.paint(verdictColor[model.Pass], fmt.Sprintf("%-6s", killed))
 		}
 		fmt.Fprintf(w, "%-32s %-17s %s %-58s %.2fs\n", r.Name, r.Clause, k, by, float64(r.MS)/1000)
 	}

@@ -169,33 +169,22 @@ type JSONSummary struct {
 	Known int `json:"known"`
 }
 
+// counts are s's counters by verdict.
+func (s *JSONSummary) counts() map[model.Verdict]*int {
+	return map[model.Verdict]*int{model.Pass: &s.Pass, model.Fail: &s.Fail, model.Warn: &s.Warn, model.Skip: &s.Skip,
+		model.Crash: &s.Crash, model.Hang: &s.Hang, model.Known: &s.Known}
+}
+
 // addAll adds the counts of o.
 func (s *JSONSummary) addAll(o JSONSummary) {
-	s.Pass += o.Pass
-	s.Fail += o.Fail
-	s.Warn += o.Warn
-	s.Skip += o.Skip
-	s.Crash += o.Crash
-	s.Hang += o.Hang
-	s.Known += o.Known
+	for v, n := range o.counts() {
+		*s.counts()[v] += *n
+	}
 }
 
 func (s *JSONSummary) add(v model.Verdict) {
-	switch v {
-	case model.Pass:
-		s.Pass++
-	case model.Fail:
-		s.Fail++
-	case model.Warn:
-		s.Warn++
-	case model.Skip:
-		s.Skip++
-	case model.Crash:
-		s.Crash++
-	case model.Hang:
-		s.Hang++
-	case model.Known:
-		s.Known++
+	if n := s.counts()[v]; n != nil {
+		*n++
 	}
 }
 
@@ -399,11 +388,15 @@ var verdictColor = map[model.Verdict]string{
 }
 
 func (p *Printer) verdict(v model.Verdict, width int) string {
-	s := fmt.Sprintf("%-*s", width, v.String())
+	return p.paint(verdictColor[v], fmt.Sprintf("%-*s", width, v.String()))
+}
+
+// paint colours s with an SGR code on a colour terminal.
+func (p *Printer) paint(code, s string) string {
 	if !p.color {
 		return s
 	}
-	return "\033[" + verdictColor[v] + "m" + s + "\033[0m"
+	return "\033[" + code + "m" + s + "\033[0m"
 }
 
 func SummaryOf(r *Run) JSONSummary {
