@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -508,22 +507,12 @@ func readDiffBaseline(path string) (map[string]bool, error) {
 	if path == "" {
 		return known, nil
 	}
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("-baseline %s: %v", path, errors.Unwrap(err))
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
+	for _, l := range baselineEntries(string(b)) {
 		known[l] = true
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("-baseline %s: %v", path, err)
 	}
 	return known, nil
 }

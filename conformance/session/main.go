@@ -175,7 +175,7 @@ func writeBaseline(path string, runs []*Run, stderr io.Writer) error {
 	if err := writeOutput(path, b.Bytes()); err != nil {
 		return err
 	}
-	announce(stderr, "the baseline of %s to %s", plural(baselineEntries(b.String()), "finding"), path)
+	announce(stderr, "the baseline of %s to %s", plural(len(baselineEntries(b.String())), "finding"), path)
 	return nil
 }
 

@@ -292,9 +292,7 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 
 // killsAny: a mechanical mutant has no rule of its own, so any rule the
 // checker reports failed, crashed or hung kills it.
-func killsAny(c suite.CaseOutcome) bool {
-	return c.Verdict == model.Fail || c.Verdict == model.Crash || c.Verdict == model.Hang
-}
+func killsAny(c suite.CaseOutcome) bool { return Bad(c.Verdict) }
 
 // differential runs the directed catalogue with its probes, then random
 // sequences within mo's budget, on ref and on x, and records the first
