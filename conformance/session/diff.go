@@ -69,7 +69,7 @@ func DiffMain(o *Options, sides [2]*Options, d DiffOptions, args []string, stdou
 		defer t.Close()
 		ts[i] = t
 	}
-	return Diff(ts[0], ts[1], o, d, speedComparer(sides), stdout, stderr)
+	return diffWith(NewPrinter(o, stdout), ts[0], ts[1], o, d, speedComparer(sides), stdout, stderr)
 }
 
 // speedComparer times the hot-path entries of both builds, interleaved, and
@@ -182,12 +182,8 @@ func (s JSONDiffSummary) New() int { return s.Changes - s.Known }
 // not nil, is told each entry as it is timed.
 type SpeedComparer func(old, new *Target, budget time.Duration, progress func(done, total int, name string)) (report any, changed int, text string, err error)
 
-// Diff runs `abicheck diff OLD NEW` once both are open: the behaviour
+// diffWith runs `abicheck diff OLD NEW` once both are open: the behaviour
 // diff, then the speed comparison when compare is given.
-func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, stdout, stderr io.Writer) int {
-	return diffWith(NewPrinter(o, stdout), old, new, o, d, compare, stdout, stderr)
-}
-
 func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, stdout, stderr io.Writer) int {
 	t0 := time.Now()
 	ot, nt := jsonTarget(old), jsonTarget(new)
