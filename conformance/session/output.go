@@ -562,9 +562,10 @@ func (p *Printer) printFailures(r *Run, rs []report.RuleReport) {
 			}
 		}
 		if len(rr.Repro) > 0 {
+			// Abbreviated: a recorded image's bytes are in the repro file.
 			fmt.Fprintf(w, "    repro (%d ops):\n", len(rr.Repro))
 			for _, l := range rr.Repro {
-				fmt.Fprintf(w, "      %s\n", shortOp(l))
+				fmt.Fprintf(w, "      %s\n", op.Abbreviate(l))
 			}
 			fmt.Fprintf(w, "    replay: %s\n", replayHint(r, rr.Rule, p.o.ReproDir))
 		}
@@ -698,7 +699,3 @@ func countRandom(cs []report.CheckReport) int {
 	}
 	return n
 }
-
-// shortOp shortens an op line for the table: a recorded image's bytes are
-// in the repro file, not on the screen.
-func shortOp(l string) string { return op.Abbreviate(l) }

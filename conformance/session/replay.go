@@ -269,18 +269,18 @@ func replayVerdictLine(expect *report.FindingID, reproduced bool, got []report.F
 // the one that died.
 func printReplayRun(stdout io.Writer, ops []op.Op, out conformance.Outcome, findings []model.Finding) {
 	if out.Verdict != model.Pass {
-		for i, op := range conformance.ReproPrefix(ops, out.At) {
+		for i, o := range conformance.ReproPrefix(ops, out.At) {
 			mark := ""
 			if i == out.At {
 				mark = "   <- " + out.Verdict.String()
 			}
-			fmt.Fprintf(stdout, "  #%d %s%s\n", i, shortOp(op.String()), mark)
+			fmt.Fprintf(stdout, "  #%d %s%s\n", i, op.Abbreviate(o.String()), mark)
 		}
 		fmt.Fprintf(stdout, "%s at %s: %s\n", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
 		return
 	}
 	for _, l := range out.History {
-		fmt.Fprintf(stdout, "  %s\n", shortOp(l))
+		fmt.Fprintf(stdout, "  %s\n", op.Abbreviate(l))
 	}
 	if out.Result.Lost != "" {
 		fmt.Fprintf(stdout, "the model lost track: %s\n", out.Result.Lost)
