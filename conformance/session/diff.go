@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -70,7 +69,7 @@ func DiffMain(o *Options, sides [2]*Options, d DiffOptions, args []string, stdou
 		defer t.Close()
 		ts[i] = t
 	}
-	return Diff(ts[0], ts[1], o, d, speedComparer(sides), stdout, stderr)
+	return diffWith(NewPrinter(o, stdout), ts[0], ts[1], o, d, speedComparer(sides), stdout, stderr)
 }
 
 // speedComparer times the hot-path entries of both builds, interleaved, and
@@ -183,12 +182,8 @@ func (s JSONDiffSummary) New() int { return s.Changes - s.Known }
 // not nil, is told each entry as it is timed.
 type SpeedComparer func(old, new *Target, budget time.Duration, progress func(done, total int, name string)) (report any, changed int, text string, err error)
 
-// Diff runs `abicheck diff OLD NEW` once both are open: the behaviour
+// diffWith runs `abicheck diff OLD NEW` once both are open: the behaviour
 // diff, then the speed comparison when compare is given.
-func Diff(old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, stdout, stderr io.Writer) int {
-	return diffWith(NewPrinter(o, stdout), old, new, o, d, compare, stdout, stderr)
-}
-
 func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, stdout, stderr io.Writer) int {
 	t0 := time.Now()
 	ot, nt := jsonTarget(old), jsonTarget(new)
@@ -291,7 +286,7 @@ func writeDiff(rep *DiffReport, o *Options, speedText string, scripts *diffScrip
 		printDiff(stdout, rep, o, speedText)
 	}
 	scripts.reported = true
-	if err := writeDiffPage(o, rep, stdout, stderr); err != nil {
+	if err := writePageOf(o, stderr, func(p Pages, w io.Writer) error { return p.Diff(w, rep, o) }); err != nil {
 		return Failed(stderr, err)
 	}
 	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.TargetChanges) > 0 {
@@ -508,22 +503,12 @@ func readDiffBaseline(path string) (map[string]bool, error) {
 	if path == "" {
 		return known, nil
 	}
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("-baseline %s: %v", path, errors.Unwrap(err))
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
+	for _, l := range baselineEntries(string(b)) {
 		known[l] = true
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("-baseline %s: %v", path, err)
 	}
 	return known, nil
 }

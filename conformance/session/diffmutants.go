@@ -1,7 +1,6 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -69,32 +68,17 @@ func diffMutant(o *Options, m emit.Mutant, verbose io.Writer) (DiffMutantRow, er
 	row := DiffMutantRow{Name: m.Name, Clause: m.Clause, Groups: []string{}}
 	t0 := time.Now()
 	defer func() { row.MS = time.Since(t0).Milliseconds() }()
-	var paths [2]string
+	var pools [2]*isolate.Pool
 	for i, cfg := range []emit.Config{{Profile: m.Profile}, {Profile: m.Profile, Mutant: m.Name}} {
 		a, err := emit.Build(cfg, emit.BuildOptions{})
-		if errors.Is(err, emit.ErrNoCompiler) {
+		p, why, err := mutantPool(a, err, o, verbose)
+		if p == nil {
+			row.Error = why
 			return row, err
 		}
-		if err != nil {
-			row.Error = "build: " + FirstLine(err.Error())
-			return row, nil
-		}
-		paths[i] = a.RuntimePath
+		defer p.Close()
+		pools[i] = p
 	}
-	var pools [2]*isolate.Pool
-	for i, p := range paths {
-		pool, err := isolate.NewPool(isolate.Config{Lib: p}, o.CaseTimeout, 0, verbose)
-		if err != nil {
-			row.Error = err.Error()
-			if i == 1 {
-				pools[0].Close()
-			}
-			return row, nil
-		}
-		pools[i] = pool
-	}
-	defer pools[0].Close()
-	defer pools[1].Close()
 	info := pools[0].Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
 	res := suite.DiffWith(pools[0], pools[1], suite.DiffRun{Cases: o.cases(profile, info.Caps&pools[1].Info().Caps, true, true, nil)})

@@ -152,7 +152,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 			announce(stderr, "the JUnit report to %s", o.JUnit)
 		}
 	}
-	if err := writeCheckPage(o, runs, stdout, stderr); err != nil {
+	if err := writePageOf(o, stderr, func(p Pages, w io.Writer) error { return p.Check(w, runs, o) }); err != nil {
 		fmt.Fprintf(stderr, "abicheck: %v\n", err)
 		code = max(code, ExitUsage)
 	}
@@ -175,7 +175,7 @@ func writeBaseline(path string, runs []*Run, stderr io.Writer) error {
 	if err := writeOutput(path, b.Bytes()); err != nil {
 		return err
 	}
-	announce(stderr, "the baseline of %s to %s", plural(baselineEntries(b.String()), "finding"), path)
+	announce(stderr, "the baseline of %s to %s", plural(len(baselineEntries(b.String())), "finding"), path)
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -15,8 +14,6 @@ import (
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/suite"
-	"github.com/simabi/simabi/conformance/target"
-	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -136,34 +133,17 @@ func SelectMechanical(mo MechanicalOptions, seed uint64) ([]emit.MechanicalMutan
 	return emit.SampleMechanical(all, mo.Count, seed), len(all), nil
 }
 
-// mechanicalRef is a reference a survivor is compared with.
-type mechanicalRef struct {
-	exec  conformance.Executor
-	caps  conformance.Caps
-	close func()
-}
-
-// openRef opens the reference of profile p: sim, or the plain legacy build
-// in child processes.
-func openRef(p emit.Profile, o *Options, verbose io.Writer) (*mechanicalRef, error) {
-	switch p {
-	case emit.ProfileTMR, emit.ProfileRefusing:
-		sp := sim.TMR
-		if p == emit.ProfileRefusing {
-			sp = sim.Refusing
-		}
-		return &mechanicalRef{exec: conformance.FactoryExecutor{Factory: target.SimFactory(sp), Timeout: o.CaseTimeout},
-			caps: conformance.CapsOf(target.SimTarget(sp)), close: func() {}}, nil
+// openRef opens the reference a survivor of profile p is compared with:
+// sim, or the plain legacy build in child processes.
+func openRef(p emit.Profile, o *Options, verbose io.Writer) (*Target, error) {
+	if p != emit.ProfileLegacy {
+		return SimTarget(refName(p), o.CaseTimeout), nil
 	}
-	a, err := emit.Build(emit.Config{Profile: p}, emit.BuildOptions{})
+	pool, err := plainPool(p, o, verbose)
 	if err != nil {
 		return nil, err
 	}
-	pool, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
-	if err != nil {
-		return nil, err
-	}
-	return &mechanicalRef{exec: pool, caps: pool.Info().Caps, close: pool.Close}, nil
+	return &Target{Exec: pool, Info: pool.Info(), Close: pool.Close}, nil
 }
 
 // RunMechanical builds and checks each of ms, as many at a time as there
@@ -209,17 +189,11 @@ func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant,
 // count fills in the figures from the rows.
 func (run *MechanicalRun) count() {
 	run.Total = len(run.Rows)
+	by := map[string]*int{MechKilled: &run.Killed, MechEquivalent: &run.Equivalent, MechGap: &run.Gaps, MechNotCompiling: &run.NotCompiling}
 	for _, r := range run.Rows {
-		switch r.Outcome {
-		case MechKilled:
-			run.Killed++
-		case MechEquivalent:
-			run.Equivalent++
-		case MechGap:
-			run.Gaps++
-		case MechNotCompiling:
-			run.NotCompiling++
-		default:
+		if n := by[r.Outcome]; n != nil {
+			*n++
+		} else {
 			run.Errors++
 		}
 	}
@@ -230,14 +204,7 @@ func (run *MechanicalRun) count() {
 
 // mechanicalControl runs the plain build of p through the differential.
 func mechanicalControl(o *Options, mo MechanicalOptions, p emit.Profile, verbose io.Writer) (string, error) {
-	a, err := emit.Build(emit.Config{Profile: p, Mutant: ""}, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
-		return "", ErrNoCompiler
-	}
-	if err != nil {
-		return "", err
-	}
-	pool, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
+	pool, err := plainPool(p, o, verbose)
 	if err != nil {
 		return "", err
 	}
@@ -246,7 +213,7 @@ func mechanicalControl(o *Options, mo MechanicalOptions, p emit.Profile, verbose
 	if err != nil {
 		return "", err
 	}
-	defer ref.close()
+	defer ref.Close()
 	var row MechanicalRow
 	differential(o, mo, &row, ref, pool)
 	what := fmt.Sprintf("control: the plain %s build against %s: %d directed cases and %d random sequences, ", p, refName(p), row.DiffCases, row.DiffRandom)
@@ -314,7 +281,7 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 		row.Outcome, row.Error = MechError, "reference: "+FirstLine(err.Error())
 		return row, nil
 	}
-	defer ref.close()
+	defer ref.Close()
 	differential(o, mo, &row, ref, p)
 	row.Outcome = MechEquivalent
 	if row.Gap != nil {
@@ -325,9 +292,7 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 
 // killsAny: a mechanical mutant has no rule of its own, so any rule the
 // checker reports failed, crashed or hung kills it.
-func killsAny(c suite.CaseOutcome) bool {
-	return c.Verdict == model.Fail || c.Verdict == model.Crash || c.Verdict == model.Hang
-}
+func killsAny(c suite.CaseOutcome) bool { return Bad(c.Verdict) }
 
 // differential runs the directed catalogue with its probes, then random
 // sequences within mo's budget, on ref and on x, and records the first
@@ -335,80 +300,21 @@ func killsAny(c suite.CaseOutcome) bool {
 // runs of its script show it again: one that does not (a race or a hold
 // that a loaded machine decided otherwise, a hang under load) is counted
 // in row.DiffFlaky and passed over.
-func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *mechanicalRef, x *isolate.Pool) {
+func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *Target, x *isolate.Pool) {
 	info := x.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
-	caps := info.Caps & ref.caps
-	res := suite.DiffWith(ref.exec, x, suite.DiffRun{Cases: suite.Cases{Profile: profile, Caps: caps, Probes: true, Seed: o.Seed,
+	random := mo.DiffSequences
+	if mo.DiffDuration <= 0 {
+		random = 0 // suite's zero Duration is no bound; -mechanical-diff 0 is no random sequence
+	}
+	res := suite.DiffWith(ref.Exec, x, suite.DiffRun{Confirm: true, First: true, Cases: suite.Cases{Profile: profile, Caps: info.Caps & ref.Info.Caps,
+		Probes: true, Random: random, RandomOps: mo.DiffOps, Seed: DiffSeed(o.Seed, 0), HoldMs: holdMs, Duration: mo.DiffDuration,
 		ShrinkBudget: 10 * time.Second, ShrinkTotal: 10 * time.Second}})
-	row.DiffCases = res.Cases
+	row.DiffCases, row.DiffRandom, row.DiffFlaky = res.Cases-res.Random, res.Random, res.Flaky
 	for _, c := range res.Changes {
-		if _, ok := confirmed(ref.exec, x, c.Script, ""); !ok {
-			row.DiffFlaky++
-			continue
-		}
-		g := &MechanicalGap{Case: c.Case, Clauses: c.Clauses, Rule: c.Rule.String(), At: c.At, Ref: c.Old, Mutant: c.New,
-			Script: conformance.OpLines(c.Script), Shrunk: c.Shrunk}
-		g.Flagged = flagged(x, c.Script)
-		row.Gap = g
-		return
+		row.Gap = &MechanicalGap{Case: c.Case, Clauses: c.Clauses, Rule: c.Rule.String(), At: c.At, Ref: c.Old, Mutant: c.New,
+			Script: conformance.OpLines(c.Script), Shrunk: c.Shrunk, Flagged: flagged(x, c.Script)}
 	}
-	deadline := time.Now().Add(mo.DiffDuration)
-	for i := 0; i < mo.DiffSequences && time.Now().Before(deadline); i++ {
-		seed := DiffSeed(o.Seed, i)
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: mo.DiffOps, Caps: caps, Profile: profile, HoldMs: holdMs, Comm: conformance.MixesComm(seed)})
-		row.DiffRandom++
-		d, ok := diffOf(ref.exec, x, ops)
-		if !ok {
-			continue
-		}
-		if _, ok := confirmed(ref.exec, x, ops, d.sig()); !ok {
-			row.DiffFlaky++
-			continue
-		}
-		script, shrunk := shrinkDifference(ref.exec, x, ops, d)
-		if sd, ok := confirmed(ref.exec, x, script, d.sig()); ok {
-			d = sd
-		} else {
-			script, shrunk = conformance.ReproPrefix(ops, d.at), false
-		}
-		row.Gap = &MechanicalGap{Case: fmt.Sprintf("random/seed-%d", seed), Clauses: []string{d.rule.String()}, Rule: d.rule.String(),
-			At: d.at, Ref: d.ref, Mutant: d.mut, Script: conformance.OpLines(script), Shrunk: shrunk, Flagged: flagged(x, script)}
-		return
-	}
-}
-
-// confirmed runs ops twice more on both and says whether each run differs
-// again (with signature sig, when given), with the last difference.
-func confirmed(ref, x conformance.Executor, ops []op.Op, sig string) (mechDiff, bool) {
-	var d mechDiff
-	for range 2 {
-		var ok bool
-		if d, ok = diffOf(ref, x, ops); !ok || sig != "" && d.sig() != sig {
-			return d, false
-		}
-	}
-	return d, true
-}
-
-// both runs ops on the reference and the mutant at once (each in its own
-// instance, the mutant in its child process; the comm family's names are
-// each run's own).
-func both(ref, x conformance.Executor, ops []op.Op) (a, b conformance.Outcome) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b = x.Execute(ops, true)
-	}()
-	a = ref.Execute(ops, true)
-	<-done
-	return a, b
-}
-
-// diffOf runs ops on both and compares the runs.
-func diffOf(ref, x conformance.Executor, ops []op.Op) (mechDiff, bool) {
-	a, b := both(ref, x, ops)
-	return firstDifference(ops, a, b)
 }
 
 // DiffSeed is the seed of the differential's random sequence i: apart from
@@ -420,150 +326,6 @@ func DiffSeed(seed uint64, i int) uint64 { return seed + 1<<32 + uint64(i) }
 func flagged(x conformance.Executor, ops []op.Op) bool {
 	out := x.Execute(ops, false)
 	return out.Verdict != model.Pass || out.Result == nil || out.Result.Failed()
-}
-
-// mechDiff is the first place two runs of the same ops differ.
-type mechDiff struct {
-	at       int
-	ref, mut string
-	rule     model.Rule
-	kind     string
-}
-
-// sig is what a shrunk script must keep: the op's kind and both results,
-// without op indices (a finding or a death names its op's).
-func (d mechDiff) sig() string {
-	return d.kind + "\x00" + opIndexRE.ReplaceAllString(resultText(d.ref), "#") + "\x00" + opIndexRE.ReplaceAllString(resultText(d.mut), "#")
-}
-
-var opIndexRE = regexp.MustCompile(`#\d+`)
-
-// resultText is the result part of a history line, or the whole text.
-func resultText(line string) string {
-	if i := strings.Index(line, " -> "); i >= 0 && strings.HasPrefix(line, "#") {
-		return line[i+4:]
-	}
-	return line
-}
-
-// firstDifference compares two runs of ops: the calls both made, then
-// the model's findings, then how each run ended.
-func firstDifference(ops []op.Op, a, b conformance.Outcome) (mechDiff, bool) {
-	aPass, bPass := a.Verdict == model.Pass && a.Result != nil, b.Verdict == model.Pass && b.Result != nil
-	if ds, _ := conformance.CompareSteps(a.Steps, b.Steps); aPass && bPass && len(ds) > 0 {
-		return newMechDiff(ops, ds[0].Index, ds[0].Old, ds[0].New, a, b), true
-	}
-	switch {
-	case aPass && bPass:
-		fa, fb := findingTexts(a.Result), findingTexts(b.Result)
-		for i := 0; i < max(len(fa), len(fb)); i++ {
-			x, y := findingText{text: "no finding"}, findingText{text: "no finding"}
-			if i < len(fa) {
-				x = fa[i]
-			}
-			if i < len(fb) {
-				y = fb[i]
-			}
-			if x.text != y.text {
-				at := x.at
-				if i >= len(fa) || i < len(fb) && y.at < at {
-					at = y.at
-				}
-				return newMechDiff(ops, at, x.text, y.text, a, b), true
-			}
-		}
-		return mechDiff{}, false
-	case !aPass && !bPass && a.Verdict == b.Verdict && a.At == b.At:
-		return mechDiff{}, false
-	}
-	at := min(deathAt(a), deathAt(b))
-	if at < 0 {
-		at = conformance.AtSetup
-	}
-	return newMechDiff(ops, at, describeRun(ops, a, at), describeRun(ops, b, at), a, b), true
-}
-
-// deathAt is where a run died, or past every op when it did not.
-func deathAt(o conformance.Outcome) int {
-	if o.Verdict == model.Pass && o.Result != nil {
-		return 1 << 30
-	}
-	return o.At
-}
-
-func describeRun(ops []op.Op, o conformance.Outcome, at int) string {
-	if o.Verdict != model.Pass || o.Result == nil {
-		return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), FirstLine(o.Detail))
-	}
-	if at >= 0 && at < len(o.Steps) {
-		return o.Steps[at].Line
-	}
-	return "passed"
-}
-
-type findingText struct {
-	at   int
-	text string
-}
-
-func findingTexts(r *conformance.Result) []findingText {
-	var out []findingText
-	for _, f := range r.Findings {
-		k := f.Key
-		if k == "" {
-			k = f.Detail
-		}
-		out = append(out, findingText{f.Index, fmt.Sprintf("model: #%d %s %s %s", f.Index, f.Rule, f.Verdict, k)})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].at < out[j].at })
-	return out
-}
-
-func newMechDiff(ops []op.Op, at int, ref, mut string, outs ...conformance.Outcome) mechDiff {
-	d := mechDiff{at: at, ref: ref, mut: mut, kind: "setup"}
-	for _, o := range outs {
-		if o.Result == nil {
-			continue
-		}
-		for _, f := range o.Result.Findings {
-			if f.Index == at && f.Rule != model.RuleNone && d.rule == model.RuleNone {
-				d.rule = f.Rule
-			}
-		}
-	}
-	switch {
-	case at >= 0 && at < len(ops):
-		d.kind = ops[at].Kind.String()
-		if d.rule == model.RuleNone {
-			d.rule = conformance.EntryRule(ops[at])
-		}
-	case at == len(ops):
-		d.kind = "cleanup"
-		if d.rule == model.RuleNone {
-			d.rule = model.REDestroy
-		}
-	default:
-		if d.rule == model.RuleNone {
-			d.rule = model.RESup
-		}
-	}
-	return d
-}
-
-// shrinkDifference looks for a shorter script whose runs differ the same
-// way (the op's kind and both results), for at most 10 s.
-func shrinkDifference(ref, x conformance.Executor, ops []op.Op, d mechDiff) ([]op.Op, bool) {
-	cut := conformance.ReproPrefix(ops, d.at)
-	want := d.sig()
-	deadline := time.Now().Add(10 * time.Second)
-	got := conformance.Shrink(cut, func(cand []op.Op) bool {
-		if time.Now().After(deadline) {
-			return false
-		}
-		cd, ok := diffOf(ref, x, cand)
-		return ok && cd.sig() == want
-	})
-	return got, len(got) < len(ops)
 }
 
 // WriteMechanical prints the table of a mechanical run, its figures and

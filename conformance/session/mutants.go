@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
-	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/suite"
 	"github.com/simabi/simabi/docs"
 	"github.com/simabi/simabi/sim/emit"
@@ -162,17 +162,10 @@ func runMutant(o *Options, m emit.Mutant, randomOnly bool, out *Printer, verbose
 	row := MutantRow{Name: m.Name, Clause: m.Clause, Rule: m.Rule, Group: m.Group, Elsewhere: []string{}}
 	m0 := time.Now()
 	a, err := emit.Build(emit.Config{Profile: m.Profile, Mutant: m.Name}, emit.BuildOptions{})
-	if errors.Is(err, emit.ErrNoCompiler) {
+	p, why, err := mutantPool(a, err, o, verbose)
+	if p == nil {
+		row.Error = why
 		return row, err
-	}
-	if err != nil {
-		row.Error = "build: " + FirstLine(err.Error())
-		return row, nil
-	}
-	p, err := isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
-	if err != nil {
-		row.Error = err.Error()
-		return row, nil
 	}
 	info := p.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
@@ -304,13 +297,9 @@ func PrintKillTable(p *Printer, rows []MutantRow, o *Options) {
 		case len(r.Elsewhere) > 0:
 			by = "survived; out of group only: " + strings.Join(r.Elsewhere, ", ")
 		}
-		k := fmt.Sprintf("%-6s", killed)
-		if p.color {
-			c := "32"
-			if killed != "yes" {
-				c = "31;1"
-			}
-			k = "\033[" + c + "m" + k + "\033[0m"
+		k := p.paint(verdictColor[model.Fail], fmt.Sprintf("%-6s", killed))
+		if killed == "yes" {
+			k = p.paint(verdictColor[model.Pass], fmt.Sprintf("%-6s", killed))
 		}
 		fmt.Fprintf(w, "%-32s %-17s %s %-58s %.2fs\n", r.Name, r.Clause, k, by, float64(r.MS)/1000)
 	}

@@ -169,33 +169,22 @@ type JSONSummary struct {
 	Known int `json:"known"`
 }
 
+// counts are s's counters by verdict.
+func (s *JSONSummary) counts() map[model.Verdict]*int {
+	return map[model.Verdict]*int{model.Pass: &s.Pass, model.Fail: &s.Fail, model.Warn: &s.Warn, model.Skip: &s.Skip,
+		model.Crash: &s.Crash, model.Hang: &s.Hang, model.Known: &s.Known}
+}
+
 // addAll adds the counts of o.
 func (s *JSONSummary) addAll(o JSONSummary) {
-	s.Pass += o.Pass
-	s.Fail += o.Fail
-	s.Warn += o.Warn
-	s.Skip += o.Skip
-	s.Crash += o.Crash
-	s.Hang += o.Hang
-	s.Known += o.Known
+	for v, n := range o.counts() {
+		*s.counts()[v] += *n
+	}
 }
 
 func (s *JSONSummary) add(v model.Verdict) {
-	switch v {
-	case model.Pass:
-		s.Pass++
-	case model.Fail:
-		s.Fail++
-	case model.Warn:
-		s.Warn++
-	case model.Skip:
-		s.Skip++
-	case model.Crash:
-		s.Crash++
-	case model.Hang:
-		s.Hang++
-	case model.Known:
-		s.Known++
+	if n := s.counts()[v]; n != nil {
+		*n++
 	}
 }
 
@@ -212,11 +201,15 @@ type JSONReport struct {
 	DurationMS int64                  `json:"duration_ms"`
 }
 
+// report is t as a check's or a replay's report names it.
+func (t *Target) report() JSONTarget {
+	i := t.Info
+	return JSONTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported, Hooks: i.Hooks, ACL: i.ACL, Isolated: t.Isolated}
+}
+
 func ReportJSON(r *Run, o *Options) JSONReport {
-	i := r.Target.Info
 	rep := r.Result.Report
-	j := JSONReport{Target: JSONTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported,
-		Hooks: i.Hooks, ACL: i.ACL, Isolated: r.Target.Isolated},
+	j := JSONReport{Target: r.Target.report(),
 		Seed: o.Seed, Sequences: r.Result.Random, MaxOps: o.MaxOps, Ops: rep.Ops, DurationMS: r.Elapsed.Milliseconds(),
 		Results: []JSONResult{}, Checks: []JSONCheck{}, Findings: rep.Findings}
 	if j.Findings == nil {
@@ -395,11 +388,15 @@ var verdictColor = map[model.Verdict]string{
 }
 
 func (p *Printer) verdict(v model.Verdict, width int) string {
-	s := fmt.Sprintf("%-*s", width, v.String())
+	return p.paint(verdictColor[v], fmt.Sprintf("%-*s", width, v.String()))
+}
+
+// paint colours s with an SGR code on a colour terminal.
+func (p *Printer) paint(code, s string) string {
 	if !p.color {
 		return s
 	}
-	return "\033[" + verdictColor[v] + "m" + s + "\033[0m"
+	return "\033[" + code + "m" + s + "\033[0m"
 }
 
 func SummaryOf(r *Run) JSONSummary {
@@ -462,7 +459,7 @@ func (p *Printer) printTarget(r *Run) {
 	if known := knownFindings(rep); len(known) > 0 {
 		fmt.Fprintf(w, "KNOWN (%d, accepted by the baseline)\n", len(known))
 		for _, f := range known {
-			fmt.Fprintf(w, "    %s %s %s\n", f.Rule, f.Fingerprint, findingLine(f))
+			fmt.Fprintf(w, "    %s %s %s\n", f.Rule, f.Fingerprint, FindingLine(f))
 		}
 	}
 	if !o.Verbose && !o.Quiet {
@@ -558,16 +555,17 @@ func (p *Printer) printFailures(r *Run, rs []report.RuleReport) {
 			fmt.Fprintf(w, "    rule: %s (abicheck explain %s)\n", rr.Anchor, rr.Rule)
 		}
 		// Every distinct finding of the rule, not only the first.
-		if fs := findingsOf(rep, rr.Rule, false); len(fs) > 1 {
+		if fs := FindingsOf(rep, rr.Rule, false); len(fs) > 1 {
 			fmt.Fprintf(w, "    %d distinct findings:\n", len(fs))
 			for _, f := range fs {
-				fmt.Fprintf(w, "      %s\n", findingLine(f))
+				fmt.Fprintf(w, "      %s\n", FindingLine(f))
 			}
 		}
 		if len(rr.Repro) > 0 {
+			// Abbreviated: a recorded image's bytes are in the repro file.
 			fmt.Fprintf(w, "    repro (%d ops):\n", len(rr.Repro))
 			for _, l := range rr.Repro {
-				fmt.Fprintf(w, "      %s\n", shortOp(l))
+				fmt.Fprintf(w, "      %s\n", op.Abbreviate(l))
 			}
 			fmt.Fprintf(w, "    replay: %s\n", replayHint(r, rr.Rule, p.o.ReproDir))
 		}
@@ -620,9 +618,9 @@ func skipReason(rule, detail string) string {
 	return why
 }
 
-// findingsOf lists the failing findings of rule (known ones only when
-// known is set).
-func findingsOf(rep *report.Report, rule string, known bool) []report.FindingReport {
+// FindingsOf are the failing findings of rule in rep, the known ones only
+// when known is set.
+func FindingsOf(rep *report.Report, rule string, known bool) []report.FindingReport {
 	var out []report.FindingReport
 	for _, f := range rep.Findings {
 		if f.Rule == rule && f.Verdict.Bad() && f.Known == known {
@@ -643,7 +641,7 @@ func knownFindings(rep *report.Report) []report.FindingReport {
 }
 
 // findingLine is one finding: its check, op, detail and how often it was seen.
-func findingLine(f report.FindingReport) string {
+func FindingLine(f report.FindingReport) string {
 	s := f.Check
 	if f.Index >= 0 && f.Op != "" {
 		s += fmt.Sprintf(" #%d %s", f.Index, f.Op)
@@ -701,7 +699,3 @@ func countRandom(cs []report.CheckReport) int {
 	}
 	return n
 }
-
-// shortOp shortens an op line for the table: a recorded image's bytes are
-// in the repro file, not on the screen.
-func shortOp(l string) string { return op.Abbreviate(l) }

@@ -57,26 +57,16 @@ func WritePage(o *Options, stderr io.Writer, render func(io.Writer) error) error
 	return nil
 }
 
-// writeCheckPage writes a check's -html report when o asks for one.
-func writeCheckPage(o *Options, runs []*Run, stdout, stderr io.Writer) error {
+// writePageOf writes the -html report o asks for, if any, that render
+// produces with o.Pages.
+func writePageOf(o *Options, stderr io.Writer, render func(Pages, io.Writer) error) error {
 	if o.HTML == "" {
 		return nil
 	}
 	if o.Pages == nil {
 		return errNoPages
 	}
-	return WritePage(o, stderr, func(w io.Writer) error { return o.Pages.Check(w, runs, o) })
-}
-
-// writeDiffPage writes a diff's -html report when o asks for one.
-func writeDiffPage(o *Options, rep *DiffReport, stdout, stderr io.Writer) error {
-	if o.HTML == "" {
-		return nil
-	}
-	if o.Pages == nil {
-		return errNoPages
-	}
-	return WritePage(o, stderr, func(w io.Writer) error { return o.Pages.Diff(w, rep, o) })
+	return WritePage(o, stderr, func(w io.Writer) error { return render(o.Pages, w) })
 }
 
 // errNoPages: a caller set -html but no renderer (a bug of the caller).
@@ -89,13 +79,3 @@ func ReproScript(r *Run, rr report.RuleReport, dir string) (file, text string) {
 	file = filepath.Join(dir, reproFile(r, rr.Rule))
 	return file, reproText(r, rr, file)
 }
-
-// FindingsOf are the failing findings of rule in rep, the known ones only
-// when known is set.
-func FindingsOf(rep *report.Report, rule string, known bool) []report.FindingReport {
-	return findingsOf(rep, rule, known)
-}
-
-// FindingLine is one finding in a line: its check, op, detail and how
-// often it was seen.
-func FindingLine(f report.FindingReport) string { return findingLine(f) }

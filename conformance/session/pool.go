@@ -59,3 +59,32 @@ func (o *Options) verboseTo(stderr io.Writer) io.Writer {
 	}
 	return nil
 }
+
+// mutantPool opens a build (a and err, emit.Build's or BuildMechanical's
+// answer) in child processes. err is emit.ErrNoCompiler, which ends the
+// run; a build or a load that failed is why, the mutant row's error, with
+// p nil.
+func mutantPool(a *emit.Artifacts, err error, o *Options, verbose io.Writer) (p *isolate.Pool, why string, _ error) {
+	switch {
+	case errors.Is(err, emit.ErrNoCompiler):
+		return nil, "", err
+	case err != nil:
+		return nil, "build: " + FirstLine(err.Error()), nil
+	}
+	if p, err = isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose); err != nil {
+		return nil, err.Error(), nil
+	}
+	return p, "", nil
+}
+
+// plainPool opens the plain emitted build of profile p in child processes.
+func plainPool(p emit.Profile, o *Options, verbose io.Writer) (*isolate.Pool, error) {
+	a, err := emit.Build(emit.Config{Profile: p}, emit.BuildOptions{})
+	switch {
+	case errors.Is(err, emit.ErrNoCompiler):
+		return nil, ErrNoCompiler
+	case err != nil:
+		return nil, err
+	}
+	return isolate.NewPool(isolate.Config{Lib: a.RuntimePath}, o.CaseTimeout, 0, verbose)
+}

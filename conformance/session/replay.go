@@ -269,18 +269,18 @@ func replayVerdictLine(expect *report.FindingID, reproduced bool, got []report.F
 // the one that died.
 func printReplayRun(stdout io.Writer, ops []op.Op, out conformance.Outcome, findings []model.Finding) {
 	if out.Verdict != model.Pass {
-		for i, op := range conformance.ReproPrefix(ops, out.At) {
+		for i, o := range conformance.ReproPrefix(ops, out.At) {
 			mark := ""
 			if i == out.At {
 				mark = "   <- " + out.Verdict.String()
 			}
-			fmt.Fprintf(stdout, "  #%d %s%s\n", i, shortOp(op.String()), mark)
+			fmt.Fprintf(stdout, "  #%d %s%s\n", i, op.Abbreviate(o.String()), mark)
 		}
 		fmt.Fprintf(stdout, "%s at %s: %s\n", out.Verdict, conformance.OpAt(ops, out.At), out.Detail)
 		return
 	}
 	for _, l := range out.History {
-		fmt.Fprintf(stdout, "  %s\n", shortOp(l))
+		fmt.Fprintf(stdout, "  %s\n", op.Abbreviate(l))
 	}
 	if out.Result.Lost != "" {
 		fmt.Fprintf(stdout, "the model lost track: %s\n", out.Result.Lost)
@@ -295,9 +295,7 @@ func printReplayRun(stdout io.Writer, ops []op.Op, out conformance.Outcome, find
 
 func writeReplayJSON(t *Target, file string, ops []op.Op, out conformance.Outcome, verdict model.Verdict, findings []model.Finding,
 	expect *report.FindingID, reproduced bool, stdout io.Writer) error {
-	i := t.Info
-	j := JSONReplay{Target: JSONTarget{Path: i.Path, Revision: i.Revision, Profile: i.Profile, Supported: i.Supported,
-		Hooks: i.Hooks, ACL: i.ACL, Isolated: t.Isolated}, File: file, Ops: len(ops), Verdict: verdict.String(),
+	j := JSONReplay{Target: t.report(), File: file, Ops: len(ops), Verdict: verdict.String(),
 		Detail: out.Detail, At: out.At, History: out.History, Findings: []JSONFinding{}, Reproduced: reproduced}
 	if expect != nil {
 		j.Expected = expect.String()

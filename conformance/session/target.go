@@ -235,6 +235,4 @@ func AnyFindings(runs []*Run) bool {
 }
 
 // Bad reports whether v is a finding (fail, crash, hang).
-func Bad(v model.Verdict) bool {
-	return v == model.Fail || v == model.Crash || v == model.Hang
-}
+func Bad(v model.Verdict) bool { return v.Bad() }

@@ -92,8 +92,7 @@ func ReplayTrace(t *Target, file string, text string, o *Options, stdout io.Writ
 			Detail   string         `json:"detail"`
 			Torn     string         `json:"torn,omitempty"`
 			Results  []trace.Replay `json:"results"`
-		}{Target: JSONTarget{Path: t.Info.Path, Revision: t.Info.Revision, Profile: t.Info.Profile, Supported: t.Info.Supported,
-			Hooks: t.Info.Hooks, ACL: t.Info.ACL, Isolated: t.Isolated}, File: file, Calls: len(tr.Calls), Replayed: replayed,
+		}{Target: t.report(), File: file, Calls: len(tr.Calls), Replayed: replayed,
 			Differ: differ, Verdict: out.Verdict.String(), Detail: out.Detail, Torn: torn, Results: rs}
 		return failed, WriteJSONValue(stdout, j)
 	}

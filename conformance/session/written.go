@@ -20,16 +20,16 @@ func announce(stderr io.Writer, format string, a ...any) {
 	fmt.Fprintf(stderr, "abicheck: wrote "+format+"\n", a...)
 }
 
-// baselineEntries counts the entries of a baseline's text: its lines but
-// the comments and the blank ones.
-func baselineEntries(text string) int {
-	n := 0
+// baselineEntries are the entries of a baseline's text: its lines but the
+// comments and the blank ones, trimmed.
+func baselineEntries(text string) []string {
+	var out []string
 	for _, l := range strings.Split(text, "\n") {
 		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			n++
+			out = append(out, l)
 		}
 	}
-	return n
+	return out
 }
 
 // writeOutput writes a file the user asked for, making its directory.

@@ -252,8 +252,9 @@ var profileSkip = map[model.Profile]string{
 	model.ProfileRefusing: "refusing build (supported 0): the kernel entries validate, then refuse; the kernel lifecycle this rule governs is never reached",
 }
 
-// opSig names where a run died, for grouping crashes and hangs: the op kind
-// (and program entry) of the op at position at, "cleanup" or "setup".
+// opSig names where a run died (grouping crashes and hangs) or differs (a
+// diff's change): the op kind (and program entry) of the op at position
+// at, "cleanup" or "setup".
 func opSig(ops []op.Op, at int) string {
 	switch {
 	case at >= 0 && at < len(ops):

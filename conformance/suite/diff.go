@@ -23,7 +23,15 @@ import (
 // DiffRun configures DiffWith. The cases are those a check of Profile with
 // Caps would run: the directed checks that apply (with their refusal probes
 // when Probes is set), then Random seeded sequences.
-type DiffRun struct{ Cases }
+type DiffRun struct {
+	Cases
+	// Confirm runs a change's script twice more on both builds: a change
+	// that does not show again the same way (a race or a hold a loaded
+	// machine decided otherwise) is counted in DiffResult.Flaky and passed
+	// over, and a shrunk script that does not is reported as the unshrunk
+	// cut. First ends the diff at the first change that counts.
+	Confirm, First bool
+}
 
 // Change is one case whose two runs differ.
 type Change struct {
@@ -67,6 +75,7 @@ type DiffResult struct {
 	Random  int // random sequences among them
 	Skipped []string
 	Budget  bool // the random phase ended at DiffRun.Duration
+	Flaky   int  // changes that did not show again (DiffRun.Confirm)
 	Shrink  time.Duration
 	Elapsed time.Duration
 }
@@ -100,21 +109,31 @@ func DiffWith(old, new conformance.Executor, s DiffRun) *DiffResult {
 		}
 		clauses := checkClauses(c.Name, s.Profile)
 		st.runCase(c.Name, c.Ops(), clauses)
-		if !s.Probes {
-			continue
+		if s.Probes {
+			for _, pc := range conformance.ProbeCases(c, s.Profile, s.Caps) {
+				if st.ended() {
+					break
+				}
+				st.runCase(pc.Name, pc.Ops, clauses)
+			}
 		}
-		for _, pc := range conformance.ProbeCases(c, s.Profile, s.Caps) {
-			st.runCase(pc.Name, pc.Ops, clauses)
+		if st.ended() {
+			break
 		}
 	}
-	st.out.Budget = st.random(func(name string, ops []op.Op) bool {
-		st.out.Random++
-		st.runCase(name, ops, nil)
-		return true
-	})
+	if !st.ended() {
+		st.out.Budget = st.random(func(name string, ops []op.Op) bool {
+			st.out.Random++
+			st.runCase(name, ops, nil)
+			return !st.ended()
+		})
+	}
 	st.out.Elapsed, st.out.Shrink = time.Since(t0), st.shrinkUsed
 	return st.out
 }
+
+// ended: DiffRun.First and a change found.
+func (st *diffState) ended() bool { return st.s.First && len(st.out.Changes) > 0 }
 
 // checkClauses are the clauses of the contract that name the directed
 // check and bind a build of profile p.
@@ -137,6 +156,10 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.Cla
 	if !ok {
 		return
 	}
+	if st.s.Confirm && !st.repeats(ops, d.sig()) {
+		st.out.Flaky++
+		return
+	}
 	ch := Change{Case: name, At: d.at, Old: d.old, New: d.new, Script: ops}
 	ch.Rule, ch.Judged = d.rule, d.judged
 	ch.Clauses = groupOf(clauses, d.rule)
@@ -149,8 +172,9 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.Cla
 	st.byKey[ch.Key] = len(st.out.Changes)
 	if st.s.NoShrink {
 		ch.Script = conformance.ReproPrefix(ops, d.at)
-	} else {
-		st.shrinkChange(&ch, d)
+	} else if cut := ch; st.shrinkChange(&ch, d) && st.s.Confirm && !st.repeats(ch.Script, d.sig()) {
+		ch = cut
+		ch.Script = conformance.ReproPrefix(ops, d.at)
 	}
 	ch.Elapsed = time.Since(t0)
 	st.out.Changes = append(st.out.Changes, ch)
@@ -170,9 +194,22 @@ func (st *diffState) both(ops []op.Op) (a, b conformance.Outcome) {
 	return a, b
 }
 
+// repeats says whether two more runs of ops on both builds differ again
+// with signature sig.
+func (st *diffState) repeats(ops []op.Op, sig string) bool {
+	for range 2 {
+		a, b := st.both(ops)
+		if d, ok := compareOutcomes(ops, a, b); !ok || d.sig() != sig {
+			return false
+		}
+	}
+	return true
+}
+
 // shrinkChange looks for the shortest script whose runs still differ at
-// an op of the same kind with the same two results, within the budgets.
-func (st *diffState) shrinkChange(ch *Change, d outcomeDiff) {
+// an op of the same kind with the same two results, within the budgets;
+// it says whether it shrank.
+func (st *diffState) shrinkChange(ch *Change, d outcomeDiff) bool {
 	want, best := d.sig(), d
 	got, ran := st.shrink(conformance.ReproPrefix(ch.Script, d.at), func(cand []op.Op) bool {
 		a, b := st.both(cand)
@@ -185,11 +222,12 @@ func (st *diffState) shrinkChange(ch *Change, d outcomeDiff) {
 	})
 	if !ran {
 		ch.Script = got
-		return
+		return false
 	}
 	ch.Shrunk = len(got) < len(ch.Script)
 	ch.Script = conformance.ReproPrefix(got, best.at)
 	ch.At, ch.Old, ch.New = best.at, best.old, best.new
+	return ch.Shrunk
 }
 
 // outcomeDiff is the first place where two runs of the same ops differ.
@@ -239,19 +277,6 @@ func firstLine(s string) string {
 	return s
 }
 
-func opKindAt(ops []op.Op, at int) string {
-	switch {
-	case at >= 0 && at < len(ops):
-		if ops[at].Kind == op.KindProg {
-			return "prog fn=" + ops[at].Fn.String()
-		}
-		return ops[at].Kind.String()
-	case at == len(ops):
-		return "cleanup"
-	}
-	return "setup"
-}
-
 // ruleAt is the rule a difference at op at concerns: the rule of a model
 // finding there on either side (judged), else the rule of the op's entry.
 func ruleAt(ops []op.Op, at int, outs ...conformance.Outcome) (model.Rule, bool) {
@@ -276,7 +301,7 @@ func ruleAt(ops []op.Op, at int, outs ...conformance.Outcome) (model.Rule, bool)
 
 // newDiff is a difference at op at, with the rule it concerns.
 func newDiff(ops []op.Op, at int, old, new string, outs ...conformance.Outcome) outcomeDiff {
-	d := outcomeDiff{at: at, old: old, new: new, kind: opKindAt(ops, at)}
+	d := outcomeDiff{at: at, old: old, new: new, kind: opSig(ops, at)}
 	d.rule, d.judged = ruleAt(ops, at, outs...)
 	return d
 }

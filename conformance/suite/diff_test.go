@@ -33,7 +33,7 @@ func simCaps(t *testing.T) conformance.Caps {
 // the mutant test below runs them, and abicheck's own test diffs the fake
 // against itself with them.
 func TestDiff_selfIsEmpty(t *testing.T) {
-	res := DiffWith(simExec(sim.TMR), simExec(sim.TMR), DiffRun{Cases{Caps: simCaps(t), Random: 3, RandomOps: 100, Seed: 1, HoldMs: 10}})
+	res := DiffWith(simExec(sim.TMR), simExec(sim.TMR), DiffRun{Cases: Cases{Caps: simCaps(t), Random: 3, RandomOps: 100, Seed: 1, HoldMs: 10}})
 	if len(res.Changes) != 0 {
 		t.Fatalf("%d changes of sim:tmr against itself, first: %+v", len(res.Changes), res.Changes[0])
 	}
@@ -53,7 +53,7 @@ func TestDiff_selfIsEmpty(t *testing.T) {
 func TestDiff_emittedAgainstSimIsEmpty_F1(t *testing.T) {
 	a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR})
 	res := DiffWith(simExec(sim.TMR), conformance.FactoryExecutor{Factory: targettest.EmittedFactory(t, a)},
-		DiffRun{Cases{Caps: simCaps(t), Random: 2, RandomOps: 100, Seed: 7, HoldMs: 10}})
+		DiffRun{Cases: Cases{Caps: simCaps(t), Random: 2, RandomOps: 100, Seed: 7, HoldMs: 10}})
 	for _, c := range res.Changes {
 		t.Errorf("%s [%s] #%d: %s -> %s", c.Case, c.Group(), c.At, c.Old, c.New)
 	}
@@ -70,7 +70,7 @@ func TestDiff_mutantNamedByItsClause(t *testing.T) {
 			}
 			a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: name})
 			newX := conformance.FactoryExecutor{Factory: targettest.EmittedFactory(t, a)}
-			res := DiffWith(simExec(sim.TMR), newX, DiffRun{Cases{Caps: simCaps(t), Checks: conformance.ChecksClaiming(name), Probes: true}})
+			res := DiffWith(simExec(sim.TMR), newX, DiffRun{Cases: Cases{Caps: simCaps(t), Checks: conformance.ChecksClaiming(name), Probes: true}})
 			if len(res.Changes) == 0 {
 				t.Fatalf("no change against mutant %s", name)
 			}
@@ -136,6 +136,61 @@ func TestDiff_compareOutcomes(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDiff_firstDifference: where two runs of the same ops part (a mechanical
+// survivor against its reference, a diff), and the rule the differing op
+// concerns: a finding's there (judged), else the entry's.
+func TestDiff_firstDifference(t *testing.T) {
+	ops := op.MustParseScript("create c0\nsetdev 0\nkinit c0 dev=0 gen=1\n")
+	steps := func(lines ...string) []conformance.Step {
+		var out []conformance.Step
+		for _, l := range lines {
+			out = append(out, conformance.Step{Line: l})
+		}
+		return out
+	}
+	passed := func(fs []model.Finding, lines ...string) conformance.Outcome {
+		return conformance.Outcome{Verdict: model.Pass, Result: &conformance.Result{Findings: fs}, At: len(ops), Steps: steps(lines...)}
+	}
+	died := func(v model.Verdict, at int) conformance.Outcome {
+		return conformance.Outcome{Verdict: v, At: at, Detail: "signal SIGSEGV\nmore"}
+	}
+	plain := []string{"#0 create -> c0", "#1 setdev 0 -> OK", "#2 kinit c0 dev=0 gen=1 -> OK mem=0"}
+	other := []string{"#0 create -> c0", "#1 setdev 0 -> OK", "#2 kinit c0 dev=0 gen=1 -> INVALID_STATE mem=0"}
+	kinitFinding := []model.Finding{{Index: 2, Rule: model.RL5, Verdict: model.Fail, Key: "wanted OK"}}
+	for _, tc := range []struct {
+		name     string
+		ref, mut conformance.Outcome
+		want     *outcomeDiff
+	}{
+		{"the same calls", passed(nil, plain...), passed(nil, plain...), nil},
+		{"a call answers otherwise", passed(nil, plain...), passed(nil, other...),
+			&outcomeDiff{at: 2, old: plain[2], new: other[2], rule: model.REKInit, kind: "kinit"}},
+		{"the model flags a call of the mutant", passed(nil, plain...), passed(kinitFinding, plain...),
+			&outcomeDiff{at: 2, old: "no finding", new: "model: #2 L-5 fail wanted OK", rule: model.RL5, judged: true, kind: "kinit"}},
+		{"the mutant crashes", passed(nil, plain...), died(model.Crash, 1),
+			&outcomeDiff{at: 1, old: plain[1], new: "crash at #1 setdev 0: signal SIGSEGV", rule: conformance.EntryRule(ops[1]), kind: "setdev"}},
+		{"the mutant hangs in the cleanup", passed(nil, plain...), died(model.Hang, 3),
+			&outcomeDiff{at: 3, old: "cleanup finished", new: "hang at the cleanup after the last op (finalize/destroy of the contexts left): signal SIGSEGV", rule: model.REDestroy, kind: "cleanup"}},
+		{"the mutant dies in the setup", passed(nil, plain...), died(model.Crash, conformance.AtSetup),
+			&outcomeDiff{at: conformance.AtSetup, old: "set up", new: "crash at the setup before the first op (supported(NULL), resetting hooks and device): signal SIGSEGV", rule: model.RESup, kind: "setup"}},
+		{"both die alike", died(model.Crash, 1), died(model.Crash, 1), nil},
+		{"both die, elsewhere", died(model.Crash, 1), died(model.Crash, 2),
+			&outcomeDiff{at: 1, old: "crash at #1 setdev 0: signal SIGSEGV", new: "crash at #2 kinit c0 dev=0 gen=1: signal SIGSEGV", rule: conformance.EntryRule(ops[1]), kind: "setdev"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, ok := compareOutcomes(ops, tc.ref, tc.mut)
+			switch {
+			case tc.want == nil && ok:
+				t.Errorf("a difference: %+v", d)
+			case tc.want != nil && !ok:
+				t.Error("no difference")
+			case tc.want != nil && d != *tc.want:
+				t.Errorf("got  %+v\nwant %+v", d, *tc.want)
 			}
 		})
 	}
