@@ -55,6 +55,12 @@ type commRun struct {
 	boundMs    int32
 	boundFound int32
 	boundSet   bool
+	// sessions is the segment name of each handle's session; segments
+	// every name the run's calls may have made a segment under, computed
+	// as the runtime computes it (E-COMM's names), removed when the run
+	// ends (removeSegments).
+	sessions [op.MaxCommHandles]string
+	segments map[string]bool
 }
 
 // copyRef is a ccopy's reference to a word.
@@ -77,7 +83,7 @@ type commCtxs struct {
 // reset starts a run: new paths and ids, nothing held.
 func (c *commRun) reset() {
 	*c = commRun{serial: commRunSerial.Add(1), ids: c.ids, descs: map[uint8][]byte{}, local: map[uint8]uint64{}, imported: map[uint8]uint64{},
-		last: map[copyRef]lastAddr{}}
+		last: map[copyRef]lastAddr{}, segments: map[string]bool{}}
 	if c.ids == nil {
 		c.ids = make([]uint32, 256)
 	}
@@ -314,7 +320,33 @@ func (r *Runner) commInit(o op.Op, _ abi.Ctx, obs *op.Observation) {
 	r.comm.ctxs[c.H] = commCtxs{}
 	if h != 0 {
 		obs.Call.Value = 1
+		if c.Path >= 0 {
+			p := r.comm.paths[c.Path]
+			r.comm.sessions[c.H] = r.comm.names(abi.CommSessionName(uint32(os.Getppid()), string(p[:len(p)-1])))
+		}
 	}
+}
+
+// names notes that the run may have made a segment called name, and
+// returns it.
+func (c *commRun) names(name string) string {
+	c.segments[name] = true
+	return name
+}
+
+// removeSegments removes every segment the run may have made: what a rank
+// whose peers never came (E-COMM.9, .59), or a runtime that broke the
+// contract, left in /dev/shm. It is called once every rank of the run was
+// destroyed or abandoned, with none of its threads inside the runtime, so
+// no rank uses them any more; the names are the run's alone (its paths and
+// ids), never a prefix another run's segments share. A name the last rank
+// out unlinked is gone already; what cannot be removed stays for
+// abicheck's sweep at exit.
+func (c *commRun) removeSegments() {
+	for name := range c.segments {
+		_ = os.Remove("/dev/shm/" + name[1:])
+	}
+	clear(c.segments)
 }
 
 func commBaseResult(e *Entry) string {
@@ -353,6 +385,9 @@ func (r *Runner) commGlobalPrepare(o op.Op, co *op.CommObs) abi.Status {
 			co.Desc[i] = op.CommUnwrittenByte
 		}
 		d = unsafe.Pointer(&co.Desc[0])
+	}
+	if c.ID != 0 {
+		r.comm.names(abi.CommGlobalName(uint32(os.Getpid()), r.comm.id(c.ID, true), uint32(c.Rank)))
 	}
 	st := r.rt.CommGlobalDomainPrepare(r.comm.id(c.ID, true), uint32(c.Rank), uint32(c.N), uintptr(c.Win), c.GPProfile(), d, outPtr(&co.Base, c.NullBase))
 	if st == abi.OK {
@@ -503,9 +538,10 @@ func (r *Runner) commWordAddr(c op.CommRecipe) (uint64, bool) {
 // track only those of single-rank sessions and those no
 // comm_alloc_windows was called on, which never wait; with the comm
 // timeout hook the others too, under a 1 ms bound — then every global
-// domain a gprep of the run prepared (a release never waits). What a
-// runtime that broke the contract still holds goes with the instance's
-// reset or unload.
+// domain a gprep of the run prepared (a release never waits); then, unless
+// a call of the run is still inside the runtime, the segments the run's
+// calls named (removeSegments). What a runtime that broke the contract
+// still holds goes with the instance's reset or unload.
 func (r *Runner) commCleanup() {
 	lost, _ := r.view().Lost()
 	var leave []abi.CommHandle
@@ -535,6 +571,9 @@ func (r *Runner) commCleanup() {
 	r.comm.handles = [op.MaxCommHandles]abi.CommHandle{}
 	for id := range r.comm.descs {
 		r.rt.CommGlobalDomainRelease(r.comm.id(id, true))
+	}
+	if r.stuckWhy == "" {
+		r.comm.removeSegments()
 	}
 }
 

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"os"
 	"runtime"
 	"strconv"
 	"sync/atomic"
@@ -220,6 +221,9 @@ func init() {
 		start: func(r *Runner, o op.Op, co *op.CommObs) func() abi.Status {
 			c := o.Comm
 			h, id, ids := r.commHandle(o), r.comm.id(c.ID, false), r.comm.ownRankIDs(c.IDs)
+			if h != 0 {
+				r.comm.names(abi.CommAllocName(uint32(os.Getppid()), r.comm.sessions[c.H], id))
+			}
 			out, base := outPtr(&co.Out, c.NullOut), outPtr(&co.Base, c.NullBase)
 			return func() abi.Status {
 				return r.rt.CommAllocDomainWindows(h, id, ids, uintptr(c.N), uint32(c.Rank), uintptr(c.Win), out, base)

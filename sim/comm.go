@@ -241,7 +241,7 @@ func (r *Runtime) CommInit(rank, nranks int32, stream abi.Stream, rootinfoPath u
 		return 0
 	}
 	h := &commHandle{rank: rank, nranks: nranks, ctx: new(commCtx),
-		session: semantics.CommSessionName(uint32(os.Getppid()), cString(rootinfoPath))}
+		session: abi.CommSessionName(uint32(os.Getppid()), cString(rootinfoPath))}
 	s := r.comm
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -395,7 +395,7 @@ func (r *Runtime) CommAllocDomainWindows(hv abi.CommHandle, allocationID uint64,
 		return commFail
 	}
 	s := r.comm
-	name := semantics.CommAllocName(uint32(os.Getppid()), h.session, allocationID)
+	name := abi.CommAllocName(uint32(os.Getppid()), h.session, allocationID)
 	total := semantics.CommHeaderBytes + win*n
 	seg, creator, ok := s.openSegment(name, total, "comm_alloc_domain_windows", true)
 	if !ok {
@@ -484,7 +484,7 @@ func (r *Runtime) CommGlobalDomainPrepare(domainID uint64, domainRank, rankCount
 	if s.global[domainID] != nil {
 		return commFail
 	}
-	name := semantics.CommGlobalName(uint32(os.Getpid()), domainID, domainRank)
+	name := abi.CommGlobalName(uint32(os.Getpid()), domainID, domainRank)
 	fd, _, err := shmCreate(name)
 	if err != nil {
 		return commFail

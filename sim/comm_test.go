@@ -62,12 +62,12 @@ func (c *commRig) path() unsafe.Pointer {
 
 // session is the session name of path.
 func (c *commRig) session(path unsafe.Pointer) string {
-	return semantics.CommSessionName(uint32(os.Getppid()), cString(path))
+	return abi.CommSessionName(uint32(os.Getppid()), cString(path))
 }
 
 // alloc is the segment of allocation id of path's session.
 func (c *commRig) allocName(path unsafe.Pointer, id uint64) string {
-	n := semantics.CommAllocName(uint32(os.Getppid()), c.session(path), id)
+	n := abi.CommAllocName(uint32(os.Getppid()), c.session(path), id)
 	c.names = append(c.names, n)
 	return n
 }
@@ -714,7 +714,7 @@ func TestComm_ECOMM41_prepareWritesTheDescriptor(t *testing.T) {
 	if st := c.rt.CommGlobalDomainPrepare(5, 63, 64, 4096, 1, unsafe.Pointer(&d), &base); st != abi.OK {
 		t.Fatalf("prepare rank 63 of 64 = %d", st)
 	}
-	name := semantics.CommGlobalName(uint32(os.Getpid()), 5, 63)
+	name := abi.CommGlobalName(uint32(os.Getpid()), 5, 63)
 	want := descriptor{}
 	want.set32(abi.CommDescVersionOff, 2)
 	want.set32(abi.CommDescProfileOff, 1)
@@ -726,7 +726,7 @@ func TestComm_ECOMM41_prepareWritesTheDescriptor(t *testing.T) {
 	if d != want {
 		t.Errorf("descriptor %x\nwant       %x", d, want)
 	}
-	if len(name) != semantics.CommShmNameLen || base == 0 || *word(base) != 0 || *word(base + 4088) != 0 {
+	if len(name) != abi.CommShmNameLen || base == 0 || *word(base) != 0 || *word(base + 4088) != 0 {
 		t.Errorf("name %q, window at %#x", name, base)
 	}
 	c.rt.CommGlobalDomainRelease(5)
@@ -856,7 +856,7 @@ func TestComm_ECOMM53to55_globalRelease(t *testing.T) {
 			t.Fatal(st)
 		}
 	}()
-	name := semantics.CommGlobalName(uint32(os.Getpid()), 33, 0)
+	name := abi.CommGlobalName(uint32(os.Getpid()), 33, 0)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		runtime.GC()

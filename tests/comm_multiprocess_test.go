@@ -20,7 +20,6 @@ import (
 	"github.com/simabi/simabi/sim"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/sim/emit/emittest"
-	"github.com/simabi/simabi/sim/semantics"
 )
 
 // E-COMM across processes: each rank of a communicator is a child process
@@ -278,7 +277,7 @@ func runRanksRecorded(t *testing.T, backends []string, missing bool, timeoutMs i
 	rootinfo := filepath.Join(dir, "rootinfo")
 	domain := uint64(os.Getpid())<<16 | uint64(time.Now().UnixNano()&0xFFFF)
 	// Every rank is a child of this process: they agree on the session.
-	session := semantics.CommSessionName(uint32(os.Getpid()), rootinfo)
+	session := abi.CommSessionName(uint32(os.Getpid()), rootinfo)
 	t.Cleanup(func() {
 		if missing {
 			// Nobody is last out of a session a rank never joined: its
@@ -371,7 +370,7 @@ func TestComm_ECOMM9_59_missingPeerInProcesses(t *testing.T) {
 // emitted legacy fake and rank 1 on upstream's simulator build (a folder of
 // the upstream lane), each a child of this test so that getppid agrees. The
 // ranks join one segment, whose name in /dev/shm is upstream's formula
-// (semantics.CommSessionName), and run commRank's whole program: windows
+// (abi.CommSessionName), and run commRank's whole program: windows
 // each writes and the other reads, barriers, a derived context, a domain
 // allocation, a global domain imported across the two, comm_destroy. Runs
 // only in the upstream lane:

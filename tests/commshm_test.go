@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
-	"github.com/simabi/simabi/sim/semantics"
 )
 
 // TestCommSegmentPrefixNamesTheSimulatedSegments_ECOMM: the prefix a
@@ -13,7 +12,7 @@ import (
 // the simulated comm backend makes for that process, and no other's.
 func TestCommSegmentPrefixNamesTheSimulatedSegments_ECOMM(t *testing.T) {
 	for _, pid := range []uint32{1, 0x214, 0x7fffffff, 0xffffffff} {
-		for _, name := range []string{semantics.CommSessionName(pid, "/tmp/p0"), semantics.CommAllocName(pid, "s", 7), semantics.CommGlobalName(pid, 9, 1)} {
+		for _, name := range []string{abi.CommSessionName(pid, "/tmp/p0"), abi.CommAllocName(pid, "s", 7), abi.CommGlobalName(pid, 9, 1)} {
 			file := strings.TrimPrefix(name, "/")
 			if !strings.HasPrefix(file, abi.CommSegmentPrefix(pid)) {
 				t.Errorf("pid %#x: %s does not begin with %s", pid, file, abi.CommSegmentPrefix(pid))

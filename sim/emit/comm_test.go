@@ -9,7 +9,6 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/onboard"
-	"github.com/simabi/simabi/sim/semantics"
 )
 
 // E-COMM.55: the global domains a loaded copy prepared are released when it
@@ -22,7 +21,7 @@ func TestComm_ECOMM55_unloadReleasesGlobalDomains(t *testing.T) {
 	}
 	art := buildFake(t, Config{})
 	domain := uint64(os.Getpid())<<20 | 55
-	window := filepath.Join("/dev/shm", semantics.CommGlobalName(uint32(os.Getpid()), domain, 0)[1:])
+	window := filepath.Join("/dev/shm", abi.CommGlobalName(uint32(os.Getpid()), domain, 0)[1:])
 	desc := make([]byte, abi.CommDescSize)
 	var base uint64
 	for i := range 2 {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/onboard"
-	"github.com/simabi/simabi/sim/semantics"
 )
 
 // stdHashProgram prints std::hash<std::string> of each line of stdin, given
@@ -82,10 +81,10 @@ func stdHasher(t *testing.T) func(ids []string) ([]uint64, error) {
 
 // E-COMM: the segments are named as upstream names them (comm_sim.cpp:85-137,
 // :775-776): libstdc++'s std::hash<std::string> of the identity, folded to
-// 32 bits. Over random identities, g++'s std::hash equals semantics.StdHash
+// 32 bits. Over random identities, g++'s std::hash equals abi.StdHash
 // (the Go runtime's), and the emitted C runtime names a session (rootinfo
 // path), its domain allocation and a global domain's window as
-// semantics.Comm*Name says: the session's and allocation's file exists in
+// abi.Comm*Name says: the session's and allocation's file exists in
 // /dev/shm under that name, the global window's descriptor carries it.
 func TestComm_ECOMM_segmentNamesAreUpstreams(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -118,7 +117,7 @@ func TestComm_ECOMM_segmentNamesAreUpstreams(t *testing.T) {
 			rt.Fatal(err)
 		}
 		for i, id := range ids {
-			if got := semantics.StdHash(id); got != want[i] {
+			if got := abi.StdHash(id); got != want[i] {
 				rt.Fatalf("StdHash(%q) = %#016x, g++'s std::hash %#016x", id, got, want[i])
 			}
 		}
@@ -129,7 +128,7 @@ func TestComm_ECOMM_segmentNamesAreUpstreams(t *testing.T) {
 		}
 		handle := string(bytes.TrimRight(desc[abi.CommDescHandleOff:], "\x00"))
 		lib.CommGlobalDomainRelease(domain)
-		if w := semantics.CommGlobalName(pid, domain, rank); handle != w {
+		if w := abi.CommGlobalName(pid, domain, rank); handle != w {
 			rt.Fatalf("global domain %d rank %d: the emitted runtime names its window %s, want %s", domain, rank, handle, w)
 		}
 		for _, p := range paths {
@@ -152,7 +151,7 @@ func commNamesOf(rt *rapid.T, lib abi.Runtime, ppid uint32, cpath []byte, exists
 	if st := lib.CommAllocWindows(h, 8, &ctx); st != abi.OK {
 		rt.Fatalf("comm_alloc_windows of %q = %d", path, st)
 	}
-	session := semantics.CommSessionName(ppid, path)
+	session := abi.CommSessionName(ppid, path)
 	if !exists(session) {
 		rt.Fatalf("rootinfo path %q: no segment %s in /dev/shm (the emitted runtime named it otherwise)", path, session)
 	}
@@ -162,7 +161,7 @@ func commNamesOf(rt *rapid.T, lib abi.Runtime, ppid uint32, cpath []byte, exists
 		rt.Fatalf("comm_alloc_domain_windows of %q = %d", path, st)
 	}
 	defer lib.CommReleaseDomainWindows(h, id, 1, 0)
-	if alloc := semantics.CommAllocName(ppid, session, id); !exists(alloc) {
+	if alloc := abi.CommAllocName(ppid, session, id); !exists(alloc) {
 		rt.Fatalf("rootinfo path %q: no domain allocation segment %s in /dev/shm", path, alloc)
 	}
 }
