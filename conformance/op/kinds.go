@@ -66,10 +66,11 @@ type kindDef struct {
 	fields []field
 	check  func(p *opParser)
 	zero   Op
-	// trace reads a recorded call's arguments into c.Op (nil: a trace never
-	// records the kind); answer reads its result into c.Obs (nil: a status,
-	// with the out= and accepted= a result may carry).
-	trace  func(p *traceParser, c *TraceCall, f *traceFields) error
+	// trace, when set, reads what the recorder records of a call otherwise
+	// than its fields' text (trace.go; the fields read their own recorded
+	// values); answer reads its result into c.Obs (nil: a status, with the
+	// out= and accepted= a result may carry).
+	trace  func(f *traceFields) error
 	answer func(p *traceParser, c *TraceCall, a *traceAnswer)
 }
 

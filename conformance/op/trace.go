@@ -404,8 +404,10 @@ func (p *traceParser) call(line string) (TraceCall, error) {
 }
 
 // traceFields are a recorded call's arguments as its entry reads them, for
-// the kind's trace form.
+// the fields' recorded values and the kind's trace form.
 type traceFields struct {
+	p     *traceParser
+	c     *TraceCall
 	e     tracevocab.Entry
 	keyed map[string]tracevocab.Value
 	pos   []tracevocab.Value
@@ -420,6 +422,64 @@ func (f *traceFields) num(key string) int64 {
 		return v.Int(0)
 	}
 	return 0
+}
+
+// recFields reads each field the kind declares from its recorded value:
+// a keyed field by its key, a positional one by its place.
+func (f *traceFields) recFields(d *kindDef) error {
+	i := 0
+	for _, fl := range d.fields {
+		var v tracevocab.Value
+		ok := false
+		switch {
+		case fl.key != "":
+			v, ok = f.keyed[fl.key]
+		case fl.word != "" || fl.take != nil:
+			continue
+		default:
+			if ok = i < len(f.pos); ok {
+				v = f.pos[i]
+			}
+			i++
+		}
+		switch {
+		case fl.rec == nil:
+		case ok:
+			if err := fl.rec(f, v); err != nil {
+				return err
+			}
+		case fl.gone != nil:
+			fl.gone(f)
+		}
+	}
+	return nil
+}
+
+// traceRef reads a recorded reference by the prefix of its text form: a
+// stream, a run storage, a comm handle, a rootinfo path (nil for a
+// context: every call's, read before its fields).
+func traceRef(prefix string, at func(*Op) *int8) func(*traceFields, tracevocab.Value) error {
+	resolve := map[string]func(p *traceParser, v tracevocab.Value, skip func(string)) int8{
+		"s": (*traceParser).stream, "": (*traceParser).storage, "h": (*traceParser).commHandle, "p": (*traceParser).commPath,
+	}[prefix]
+	if resolve == nil {
+		return nil
+	}
+	return func(f *traceFields, v tracevocab.Value) error { *at(&f.c.Op) = resolve(f.p, v, f.skip); return nil }
+}
+
+// streamGone: a stream the record lacks reads as NULL.
+func streamGone(f field) field {
+	f.gone = func(t *traceFields) { t.c.Op.Stream = NullRef }
+	return f
+}
+
+// imageSkip: a truncated image is not judged, unless a prepare's is over
+// the byte budget (judged by its size alone); a register has no such step.
+func (f *traceFields) imageSkip(r ImageRecipe) {
+	if r.Base == ImgRawTrunc && (!f.c.Op.Kind.Prepares() || r.Raw <= budgetBytes) {
+		f.skip("the image is over the recording limit (its bytes are not in the trace)")
+	}
 }
 
 // op turns the recorded call into an op of the grammar and its observation:
@@ -476,82 +536,23 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 		skip(unread)
 	}
 	d := defOf(k)
-	if d.trace == nil {
-		return fmt.Errorf("%s is not an op a trace records", e.Op)
-	}
-	// The fields whose recorded value reads as their text does (numbers,
-	// spans, NULL flags); the kind's trace form reads the rest.
-	for _, fl := range d.fields {
-		if v, ok := keyed[fl.key]; ok && fl.key != "" && fl.rec != nil {
-			fl.rec(&c.Op, v)
-		}
-	}
-	if err := d.trace(p, c, &traceFields{e: e, keyed: keyed, pos: pos, skip: skip}); err != nil {
+	f := &traceFields{p: p, c: c, e: e, keyed: keyed, pos: pos, skip: skip}
+	if err := f.recFields(d); err != nil {
 		return err
+	}
+	if d.trace != nil {
+		if err := d.trace(f); err != nil {
+			return err
+		}
 	}
 	return p.result(c, e, l)
 }
 
-// traceNothing is the trace form of a kind whose recorded call has no
-// argument beyond its context.
-func traceNothing(*traceParser, *TraceCall, *traceFields) error { return nil }
-
-// traceKInit reads kinit's config.
-func traceKInit(_ *traceParser, c *TraceCall, f *traceFields) error {
-	op := &c.Op
-	if v, ok := f.keyed["cfg"]; ok {
-		var err error
-		if op.Cfg, err = traceCfg(v, false); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// tracePInit reads pinit's prewarm config.
-func tracePInit(p *traceParser, c *TraceCall, f *traceFields) error {
-	op := &c.Op
-	if v, ok := f.keyed["prewarm"]; ok && v.Is("raw") {
-		op.Prewarm = true
-		var err error
-		if op.Cfg, err = traceCfg(v, p.t.Revision == "legacy"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// tracePrepare reads prepare's image.
-func tracePrepare(_ *traceParser, c *TraceCall, f *traceFields) error {
-	return traceImageArg(c, f, false)
-}
-
-// traceRegister reads register's image.
-func traceRegister(_ *traceParser, c *TraceCall, f *traceFields) error {
-	return traceImageArg(c, f, true)
-}
-
-// traceImageArg reads prepare's and register's image. A truncated image is
-// not judged, unless a prepare's is over the byte budget (judged by its size
-// alone); a register has no such step.
-func traceImageArg(c *TraceCall, f *traceFields, register bool) error {
-	op := &c.Op
-	if v, ok := f.keyed["img"]; ok {
-		var err error
-		if op.Img, err = traceImage(v); err != nil {
-			return err
-		}
-	} else {
-		op.Img = ImageRecipe{Base: ImgRawTrunc}
-	}
-	if op.Img.Base == ImgRawTrunc && (register || op.Img.Raw <= budgetBytes) {
-		f.skip("the image is over the recording limit (its bytes are not in the trace)")
-	}
-	return nil
-}
-
-// traceLaunch reads launch's args and stream.
-func traceLaunch(p *traceParser, c *TraceCall, f *traceFields) error {
+// traceLaunch reads launch's args, which the recorder writes when the call
+// returns (an entry record lacks them; they read as match), with what the
+// runtime read of them.
+func traceLaunch(f *traceFields) error {
+	c := f.c
 	op := &c.Op
 	if v, ok := f.keyed["args"]; ok {
 		var err error
@@ -564,17 +565,14 @@ func traceLaunch(p *traceParser, c *TraceCall, f *traceFields) error {
 			c.Obs.Call.ArgHost = op.Args.Host
 		}
 	} else {
-		op.Args = ArgsRecipe{Mode: ArgsMatch} // an entry record: the args are read when the call returns
-	}
-	op.Stream = NullRef
-	if v, ok := f.keyed["stream"]; ok {
-		op.Stream = p.stream(v, f.skip)
+		op.Args = ArgsRecipe{Mode: ArgsMatch}
 	}
 	return nil
 }
 
 // traceProg reads a program-side entry's fn.
-func traceProg(_ *traceParser, c *TraceCall, f *traceFields) error {
+func traceProg(f *traceFields) error {
+	c := f.c
 	var ok bool
 	if c.Op.Fn, ok = progFn(f.e.Fn); !ok {
 		return fmt.Errorf("prog: fn=%s is not a program entry of the op grammar", f.e.Fn)
@@ -592,22 +590,19 @@ func traceProg(_ *traceParser, c *TraceCall, f *traceFields) error {
 // traceRun reads a run-family call: its storage and, for prepare_run and
 // run, the args and descriptor (whose accepted_value a
 // later launch_run of the storage publishes).
-func traceRun(p *traceParser, c *TraceCall, f *traceFields) error {
+func traceRun(f *traceFields) error {
+	p, c := f.p, f.c
 	op := &c.Op
 	k := op.Kind
-	op.St = 0
-	if v, ok := f.keyed["st"]; ok {
-		if v.Is("null") {
-			// A NULL run storage: the grammar's prog op of the entry (the
-			// call the checker makes with bad arguments), judged the
-			// same way whatever the other arguments are.
-			*op = Op{Kind: KindProg, C: op.C, Fn: runFns[k]}
-			if (k == KindPrepareRun || k == KindRun) && !(f.num("id") == -1 && f.keyed["args"].Is("null") && f.keyed["cfg"].Is("null") && f.keyed["desc"].Is("null")) {
-				c.NoReplay = "a NULL run storage with other arguments than the op grammar's prog " + f.e.Op
-			}
-			return nil
+	if f.keyed["st"].Is("null") {
+		// A NULL run storage: the grammar's prog op of the entry (the
+		// call the checker makes with bad arguments), judged the same
+		// way whatever the other arguments are.
+		*op = Op{Kind: KindProg, C: op.C, Fn: runFns[k]}
+		if (k == KindPrepareRun || k == KindRun) && !(f.num("id") == -1 && f.keyed["args"].Is("null") && f.keyed["cfg"].Is("null") && f.keyed["desc"].Is("null")) {
+			c.NoReplay = "a NULL run storage with other arguments than the op grammar's prog " + f.e.Op
 		}
-		op.St = p.storage(v, f.skip)
+		return nil
 	}
 	if k == KindPrepareRun || k == KindRun {
 		if v, ok := f.keyed["args"]; ok {
@@ -631,24 +626,6 @@ func traceRun(p *traceParser, c *TraceCall, f *traceFields) error {
 	}
 	if k == KindLaunchRun {
 		c.Want, c.WantKnown = p.want[op.St]
-	}
-	return nil
-}
-
-// traceSetDev reads setdev's device (none: -1).
-func traceSetDev(_ *traceParser, c *TraceCall, f *traceFields) error {
-	c.Op.Dev = -1
-	if len(f.pos) > 0 && f.pos[0].Is("n") {
-		c.Op.Dev = clampI32(f.pos[0].Int(0))
-	}
-	return nil
-}
-
-// traceSync reads sync's stream.
-func traceSync(p *traceParser, c *TraceCall, f *traceFields) error {
-	c.Op.Stream = NullRef
-	if len(f.pos) > 0 {
-		c.Op.Stream = p.stream(f.pos[0], f.skip)
 	}
 	return nil
 }
