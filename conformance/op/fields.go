@@ -116,7 +116,10 @@ func num[T integer](key string, lo, hi int64, at func(*Op) *T) field {
 			*at(&p.op) = T(n)
 		},
 		text: func(o Op) string { return strconv.FormatInt(int64(*at(&o)), 10) },
-		rec:  func(t *traceFields, v tracevocab.Value) error { *at(&t.c.Op) = T(max(lo, min(hi, v.Int(0)))); return nil },
+		rec: func(t *traceFields, v tracevocab.Value) error {
+			*at(&t.c.Op) = T(max(lo, min(hi, v.Int(0))))
+			return nil
+		},
 	}
 }
 

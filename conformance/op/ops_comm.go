@@ -353,7 +353,10 @@ var (
 	profileKey = field{key: "profile", samples: []string{"0", "1", "2", "4294967295"},
 		read: func(p *opParser, v string) { p.op.Comm.Profile = uint32(p.uintv("profile", v, 32)) - 1 },
 		text: func(o Op) string { return strconv.FormatUint(uint64(o.Comm.GPProfile()), 10) },
-		rec:  func(t *traceFields, v tracevocab.Value) error { t.c.Op.Comm.Profile = uint32(v.Uint(0)) - 1; return nil },
+		rec: func(t *traceFields, v tracevocab.Value) error {
+			t.c.Op.Comm.Profile = uint32(v.Uint(0)) - 1
+			return nil
+		},
 	}
 	// A word of a window: REF idx=I [off=K] [put=V], K a multiple of 8.
 	memRefArg = field{samples: []string{"h0", "h7.d2", "h1.a3", "d1", "d255.local"},
