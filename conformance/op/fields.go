@@ -34,7 +34,7 @@ type field struct {
 	// rec reads the field's recorded value in a trace (nil: the kind's
 	// trace form reads it); gone, when set, is what a record that lacks
 	// the field leaves (an entry record cut short).
-	rec  func(t *traceFields, v tracevocab.Value) error
+	rec  func(t *traceFields, v tracevocab.Value)
 	gone func(t *traceFields)
 	// samples are valid texts of the field (a group's: its parts, space
 	// separated, "" for none); the round-trip test draws from them.
@@ -54,7 +54,7 @@ func present(at func(*Op) *bool, f field) field {
 	rec := f.rec
 	f.need = false
 	f.read = func(p *opParser, v string) { *at(&p.op) = true; read(p, v) }
-	f.rec = func(t *traceFields, v tracevocab.Value) error { *at(&t.c.Op) = true; return rec(t, v) }
+	f.rec = func(t *traceFields, v tracevocab.Value) { *at(&t.c.Op) = true; rec(t, v) }
 	f.text = func(o Op) string {
 		if !*at(&o) {
 			return ""
@@ -65,7 +65,7 @@ func present(at func(*Op) *bool, f field) field {
 }
 
 // traced reads f's recorded value by rec.
-func traced(f field, rec func(t *traceFields, v tracevocab.Value) error) field { f.rec = rec; return f }
+func traced(f field, rec func(t *traceFields, v tracevocab.Value)) field { f.rec = rec; return f }
 
 // also adds a check of the value read to f, whose valid texts are then
 // samples.
@@ -97,7 +97,7 @@ func nat[T integer](key string, lo, hi uint64, at func(*Op) *T) field {
 			*at(&p.op) = T(n)
 		},
 		text: func(o Op) string { return strconv.FormatUint(uint64(*at(&o))&mask, 10) },
-		rec:  func(t *traceFields, v tracevocab.Value) error { *at(&t.c.Op) = T(min(v.Uint(0), hi)); return nil },
+		rec:  func(t *traceFields, v tracevocab.Value) { *at(&t.c.Op) = T(min(v.Uint(0), hi)) },
 	}
 }
 
@@ -116,10 +116,7 @@ func num[T integer](key string, lo, hi int64, at func(*Op) *T) field {
 			*at(&p.op) = T(n)
 		},
 		text: func(o Op) string { return strconv.FormatInt(int64(*at(&o)), 10) },
-		rec: func(t *traceFields, v tracevocab.Value) error {
-			*at(&t.c.Op) = T(max(lo, min(hi, v.Int(0))))
-			return nil
-		},
+		rec:  func(t *traceFields, v tracevocab.Value) { *at(&t.c.Op) = T(max(lo, min(hi, v.Int(0)))) },
 	}
 }
 
@@ -199,13 +196,12 @@ func enum[T ~uint8](key string, names []string, lo T, at func(*Op) *T) field {
 		},
 		text: func(o Op) string { return names[*at(&o)] },
 		// A recorded value names its variant (a span's halfptr).
-		rec: func(t *traceFields, v tracevocab.Value) error {
+		rec: func(t *traceFields, v tracevocab.Value) {
 			for i := int(lo); i < len(names); i++ {
 				if names[i] == v.Variant && v.Variant != "" {
 					*at(&t.c.Op) = T(i)
 				}
 			}
-			return nil
 		},
 	}
 }
@@ -233,7 +229,7 @@ func nullFlag(key, other string, at func(*Op) *bool) field {
 			}
 			return other
 		},
-		rec: func(t *traceFields, v tracevocab.Value) error { *at(&t.c.Op) = v.Is("null"); return nil },
+		rec: func(t *traceFields, v tracevocab.Value) { *at(&t.c.Op) = v.Is("null") },
 	}
 }
 
@@ -249,10 +245,9 @@ func recipe[T any](key string, parse func(*opParser, string) T, str func(T) stri
 func image(key string, at func(*Op) *ImageRecipe) field {
 	f := recipe(key, (*opParser).image, ImageRecipe.String, at,
 		"valid()", "null", "huge", "wrap", "valid(t=2,s=1,c=1,b=64,x=3,nosc,io)+defect(fid-dup)+mis(8)+short(4)+long(64)+u32(9292,5)+edge")
-	f.rec = func(t *traceFields, v tracevocab.Value) (err error) {
-		*at(&t.c.Op), err = traceImage(v)
+	f.rec = func(t *traceFields, v tracevocab.Value) {
+		*at(&t.c.Op) = keep[ImageRecipe](t)(traceImage(v))
 		t.imageSkip(*at(&t.c.Op))
-		return err
 	}
 	f.gone = func(t *traceFields) { *at(&t.c.Op) = ImageRecipe{Base: ImgRawTrunc}; t.imageSkip(*at(&t.c.Op)) }
 	return f
@@ -261,7 +256,7 @@ func image(key string, at func(*Op) *ImageRecipe) field {
 func cfgKey(key string) field {
 	return traced(recipe(key, (*opParser).cfg, CfgRecipe.String, func(o *Op) *CfgRecipe { return &o.Cfg },
 		"ok", "null", "threads=3+swim=-2+depgen+prefix+pmu+dump+scope+anchors+ring=badtask", "unterm+ring=good3"),
-		func(t *traceFields, v tracevocab.Value) (err error) { t.c.Op.Cfg, err = traceCfg(v, false); return err })
+		func(t *traceFields, v tracevocab.Value) { t.c.Op.Cfg = keep[CfgRecipe](t)(traceCfg(v, false)) })
 }
 
 // parse reads p's arguments by the kind's field list.

@@ -70,7 +70,7 @@ type kindDef struct {
 	// than its fields' text (trace.go; the fields read their own recorded
 	// values); answer reads its result into c.Obs (nil: a status, with the
 	// out= and accepted= a result may carry).
-	trace  func(f *traceFields) error
+	trace  func(f *traceFields)
 	answer func(p *traceParser, c *TraceCall, a *traceAnswer)
 }
 

@@ -333,14 +333,13 @@ var (
 	nKey    = u64("n", comm(func(c *CommRecipe) *uint64 { return &c.N }))
 	rankKey = nat("rank", 0, math.MaxUint32, comm(func(c *CommRecipe) *int64 { return &c.Rank }))
 	idsKey  = traced(opt(recipe("ids", (*opParser).ids, IDsRecipe.String, comm(func(c *CommRecipe) *IDsRecipe { return &c.IDs }),
-		"null", "fill(0)", "fill(4294967295)+at(255,7)")), func(t *traceFields, v tracevocab.Value) error {
+		"null", "fill(0)", "fill(4294967295)+at(255,7)")), func(t *traceFields, v tracevocab.Value) {
 		switch r := &t.c.Op.Comm; {
 		case v.Is("null"):
 			r.IDs = IDsRecipe{Null: true}
 		case v.Is("raw"):
 			r.IDs = RawIDs(hexBytes(v, 0))
 		}
-		return nil
 	})
 	outKey  = nullFlag("out", "", comm(func(c *CommRecipe) *bool { return &c.NullOut }))
 	baseKey = nullFlag("base", "", comm(func(c *CommRecipe) *bool { return &c.NullBase }))
@@ -353,10 +352,7 @@ var (
 	profileKey = field{key: "profile", samples: []string{"0", "1", "2", "4294967295"},
 		read: func(p *opParser, v string) { p.op.Comm.Profile = uint32(p.uintv("profile", v, 32)) - 1 },
 		text: func(o Op) string { return strconv.FormatUint(uint64(o.Comm.GPProfile()), 10) },
-		rec: func(t *traceFields, v tracevocab.Value) error {
-			t.c.Op.Comm.Profile = uint32(v.Uint(0)) - 1
-			return nil
-		},
+		rec:  func(t *traceFields, v tracevocab.Value) { t.c.Op.Comm.Profile = uint32(v.Uint(0)) - 1 },
 	}
 	// A word of a window: REF idx=I [off=K] [put=V], K a multiple of 8.
 	memRefArg = field{samples: []string{"h0", "h7.d2", "h1.a3", "d1", "d255.local"},
@@ -404,7 +400,7 @@ func init() {
 		outKey)
 	// An entry record lacks count=: descriptor_count is read from the
 	// descriptors.
-	gimport.trace = func(t *traceFields) error { t.c.Op.Comm.CountSet = true; return nil }
+	gimport.trace = func(t *traceFields) { t.c.Op.Comm.CountSet = true }
 	define(KindCommGlobalImport, gimport)
 	define(KindCommGlobalRelease, commDef("grelease", domKey))
 	define(KindCommMem, kindDef{name: "cmem", quiet: true, fields: append([]field{memRefArg}, word...)})
@@ -466,17 +462,16 @@ func (p *traceParser) commPath(v tracevocab.Value, skip func(string)) int8 {
 }
 
 // traceCommID reads an allocation id or a domain.
-func traceCommID(t *traceFields, v tracevocab.Value) error {
+func traceCommID(t *traceFields, v tracevocab.Value) {
 	if v.Is("named") && v.Int(0) >= 0 && v.Int(0) < 256 {
 		t.c.Op.Comm.ID = uint8(v.Int(0))
 	} else {
 		t.skip("an id past the recorder's table")
 	}
-	return nil
 }
 
 // traceDescs reads gimport's descriptors: their fields, not the handles.
-func traceDescs(t *traceFields, v tracevocab.Value) error {
+func traceDescs(t *traceFields, v tracevocab.Value) {
 	switch r := &t.c.Op.Comm; {
 	case v.Is("null"):
 		r.Descs = DescsRecipe{Null: true}
@@ -484,7 +479,6 @@ func traceDescs(t *traceFields, v tracevocab.Value) error {
 		r.Descs = RawDescs(hexBytes(v, 0))
 		t.c.NoReplay = "the descriptors' handles, which name windows of other processes, are not recorded"
 	}
-	return nil
 }
 
 // answerCommInit takes a slot for the handle comm_init returned.

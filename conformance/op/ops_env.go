@@ -54,12 +54,11 @@ var deviceArg = field{samples: []string{"0", "7", "none"},
 		return strconv.Itoa(int(o.Dev))
 	},
 	// A recorded none, or no device at all, is -1.
-	rec: func(t *traceFields, v tracevocab.Value) error {
+	rec: func(t *traceFields, v tracevocab.Value) {
 		t.c.Op.Dev = -1
 		if v.Is("n") {
 			t.c.Op.Dev = clampI32(v.Int(0))
 		}
-		return nil
 	},
 	gone: func(t *traceFields) { t.c.Op.Dev = -1 },
 }

@@ -40,11 +40,9 @@ var prewarmKey = field{key: "prewarm", samples: []string{"null", "ok", "threads=
 		}
 		return o.Cfg.String()
 	},
-	rec: func(t *traceFields, v tracevocab.Value) (err error) {
+	rec: func(t *traceFields, v tracevocab.Value) {
 		if v.Is("raw") {
-			t.c.Op.Prewarm = true
-			t.c.Op.Cfg, err = traceCfg(v, t.p.t.Revision == "legacy")
+			t.c.Op.Prewarm, t.c.Op.Cfg = true, keep[CfgRecipe](t)(traceCfg(v, t.p.t.Revision == "legacy"))
 		}
-		return err
 	},
 }

@@ -26,6 +26,6 @@ var stKey = ref("run storage", "st", "", MaxStorages, true, func(o *Op) *int8 { 
 
 // runDef is the definition of a run-family op: an entry on a context that
 // returns a status, held to S-3 for NULL.
-func runDef(name string, trace func(f *traceFields) error, fields ...field) kindDef {
+func runDef(name string, trace func(f *traceFields), fields ...field) kindDef {
 	return kindDef{name: name, args: ctxOne, entry: true, status: true, nullable: true, runFamily: true, fields: fields, trace: trace}
 }

@@ -412,8 +412,20 @@ type traceFields struct {
 	keyed map[string]tracevocab.Value
 	pos   []tracevocab.Value
 	// skip says why the call cannot be judged (the first reason given
-	// stands).
+	// stands); err is the first value that does not read.
 	skip func(why string)
+	err  error
+}
+
+// keep is a recorded value read by a reader that may refuse it (the first
+// refusal is t.err).
+func keep[T any](t *traceFields) func(T, error) T {
+	return func(v T, err error) T {
+		if t.err == nil {
+			t.err = err
+		}
+		return v
+	}
 }
 
 // num is the keyed argument's number (0 when absent).
@@ -445,27 +457,25 @@ func (f *traceFields) recFields(d *kindDef) error {
 		switch {
 		case fl.rec == nil:
 		case ok:
-			if err := fl.rec(f, v); err != nil {
-				return err
-			}
+			fl.rec(f, v)
 		case fl.gone != nil:
 			fl.gone(f)
 		}
 	}
-	return nil
+	return f.err
 }
 
 // traceRef reads a recorded reference by the prefix of its text form: a
 // stream, a run storage, a comm handle, a rootinfo path (nil for a
 // context: every call's, read before its fields).
-func traceRef(prefix string, at func(*Op) *int8) func(*traceFields, tracevocab.Value) error {
+func traceRef(prefix string, at func(*Op) *int8) func(*traceFields, tracevocab.Value) {
 	resolve := map[string]func(p *traceParser, v tracevocab.Value, skip func(string)) int8{
 		"s": (*traceParser).stream, "": (*traceParser).storage, "h": (*traceParser).commHandle, "p": (*traceParser).commPath,
 	}[prefix]
 	if resolve == nil {
 		return nil
 	}
-	return func(f *traceFields, v tracevocab.Value) error { *at(&f.c.Op) = resolve(f.p, v, f.skip); return nil }
+	return func(f *traceFields, v tracevocab.Value) { *at(&f.c.Op) = resolve(f.p, v, f.skip) }
 }
 
 // streamGone: a stream the record lacks reads as NULL.
@@ -541,41 +551,48 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 		return err
 	}
 	if d.trace != nil {
-		if err := d.trace(f); err != nil {
-			return err
+		if d.trace(f); f.err != nil {
+			return f.err
 		}
 	}
 	return p.result(c, e, l)
 }
 
 // traceLaunch reads launch's args, which the recorder writes when the call
-// returns (an entry record lacks them; they read as match), with what the
-// runtime read of them.
-func traceLaunch(f *traceFields) error {
-	c := f.c
-	op := &c.Op
-	if v, ok := f.keyed["args"]; ok {
-		var err error
-		if op.Args, c.SpacesHidden, err = traceArgs(v); err != nil {
-			return err
-		}
-		if op.Args.Mode == ArgsExact {
-			// What the runtime read is what the consumer passed.
-			c.Obs.Call.ArgT, c.Obs.Call.ArgS = clampI32(v.Int(0)), clampI32(v.Int(1))
-			c.Obs.Call.ArgHost = op.Args.Host
-		}
-	} else {
-		op.Args = ArgsRecipe{Mode: ArgsMatch}
+// returns: an entry record lacks them, and they read as match.
+func traceLaunch(f *traceFields) {
+	if !f.args(true) {
+		f.c.Op.Args = ArgsRecipe{Mode: ArgsMatch}
 	}
-	return nil
+}
+
+// args reads the recorded args (false: none) and what the runtime read of
+// them: the counts, and for a launch, which judges them, whether a tensor
+// is not DEVICE and whether a version 1 trace hid that.
+func (f *traceFields) args(launch bool) bool {
+	v, ok := f.keyed["args"]
+	if !ok {
+		return false
+	}
+	c := f.c
+	a, hidden, err := traceArgs(v)
+	c.Op.Args = keep[ArgsRecipe](f)(a, err)
+	if a.Mode == ArgsExact && err == nil {
+		c.Obs.Call.ArgT, c.Obs.Call.ArgS = clampI32(v.Int(0)), clampI32(v.Int(1))
+		c.Obs.Call.ArgHost = launch && a.Host
+	}
+	if launch {
+		c.SpacesHidden = hidden
+	}
+	return true
 }
 
 // traceProg reads a program-side entry's fn.
-func traceProg(f *traceFields) error {
+func traceProg(f *traceFields) {
 	c := f.c
 	var ok bool
 	if c.Op.Fn, ok = progFn(f.e.Fn); !ok {
-		return fmt.Errorf("prog: fn=%s is not a program entry of the op grammar", f.e.Fn)
+		f.err = fmt.Errorf("prog: fn=%s is not a program entry of the op grammar", f.e.Fn)
 	}
 	// What the model judges of a program-side entry does not depend on
 	// its other arguments (E-PROG: IS before any check without a live
@@ -584,36 +601,26 @@ func traceProg(f *traceFields) error {
 	// replayed, since the trace does not hold those arguments.
 	c.NoReplay = "the program entry's other arguments are not recorded"
 	c.ArgsUnrecorded = true
-	return nil
 }
 
-// traceRun reads a run-family call: its storage and, for prepare_run and
-// run, the args and descriptor (whose accepted_value a
-// later launch_run of the storage publishes).
-func traceRun(f *traceFields) error {
+// traceRun reads a run-family call on a NULL storage as the prog op of its
+// entry, and keeps the accepted_value of the descriptor a prepare_run or run
+// passed for a later launch_run of the storage.
+func traceRun(f *traceFields) {
 	p, c := f.p, f.c
 	op := &c.Op
 	k := op.Kind
 	if f.keyed["st"].Is("null") {
-		// A NULL run storage: the grammar's prog op of the entry (the
-		// call the checker makes with bad arguments), judged the same
+		// The call the checker makes with bad arguments, judged the same
 		// way whatever the other arguments are.
 		*op = Op{Kind: KindProg, C: op.C, Fn: runFns[k]}
 		if (k == KindPrepareRun || k == KindRun) && !(f.num("id") == -1 && f.keyed["args"].Is("null") && f.keyed["cfg"].Is("null") && f.keyed["desc"].Is("null")) {
 			c.NoReplay = "a NULL run storage with other arguments than the op grammar's prog " + f.e.Op
 		}
-		return nil
+		return
 	}
 	if k == KindPrepareRun || k == KindRun {
-		if v, ok := f.keyed["args"]; ok {
-			var err error
-			if op.Args, _, err = traceArgs(v); err != nil {
-				return err
-			}
-			if op.Args.Mode == ArgsExact {
-				c.Obs.Call.ArgT, c.Obs.Call.ArgS = clampI32(v.Int(0)), clampI32(v.Int(1))
-			}
-		}
+		f.args(false)
 		// desc=null: E-PROG.9, refused with IA, judged like a NULL
 		// CallConfig (the fields read cfg=null and desc=null).
 		d := f.keyed["desc"]
@@ -627,7 +634,6 @@ func traceRun(f *traceFields) error {
 	if k == KindLaunchRun {
 		c.Want, c.WantKnown = p.want[op.St]
 	}
-	return nil
 }
 
 // runFns are the prog fn of each run-family entry.
