@@ -121,7 +121,7 @@ func buildImage(r ImageRecipe) *Image {
 		// the runner.
 		return buildImage(ImageRecipe{})
 	case ImgRaw:
-		b := rawBytes(r)
+		b := rawBytes(r.Raw)
 		return &Image{Bytes: b, Size: uint64(len(b)), Aligned: r.Mis == 0}
 	case ImgRawTrunc:
 		return &Image{Truncated: true, Size: r.Raw, Aligned: r.Mis == 0}

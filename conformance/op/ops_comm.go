@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/abi/tracevocab"
@@ -422,7 +421,13 @@ func (k Kind) CommCodes() bool { d := defOf(k); return d != nil && d.commCodes }
 type traceComm struct {
 	handles map[string]int8
 	used    [MaxCommHandles]bool
-	paths   map[string]int8
+}
+
+// resetComm forgets the trace's comm handles and paths (a new trace, a
+// simabi_reset).
+func (p *traceParser) resetComm() {
+	p.comm = traceComm{handles: map[string]int8{}}
+	p.refs["p"] = p.numbered(map[string]int8{}, MaxCommPaths, "rootinfo path", "read", NullRef)
 }
 
 // handle maps a recorded COMM argument to a slot (skip when it names none
@@ -440,25 +445,6 @@ func (p *traceParser) commHandle(v tracevocab.Value, skip func(string)) int8 {
 		skip("a comm handle no comm_init of this process returned")
 	}
 	return 0
-}
-
-// commPath maps a recorded rootinfo path to the grammar's paths by first
-// appearance.
-func (p *traceParser) commPath(v tracevocab.Value, skip func(string)) int8 {
-	switch {
-	case v.Is("named"):
-		if p.comm.paths == nil {
-			p.comm.paths = map[string]int8{}
-		}
-		if r := p.name(p.comm.paths, v.Source, MaxCommPaths); r != tooMany {
-			return r
-		}
-		skip("more rootinfo paths than the op grammar names")
-		return 0
-	case !v.Is("null"):
-		skip("a rootinfo path the recorder could not read")
-	}
-	return NullRef
 }
 
 // traceCommID reads an allocation id or a domain.
@@ -484,9 +470,6 @@ func traceDescs(t *traceFields, v tracevocab.Value) {
 // answerCommInit takes a slot for the handle comm_init returned.
 func answerCommInit(p *traceParser, c *TraceCall, a *traceAnswer) {
 	r := &c.Op.Comm
-	if p.comm.handles == nil {
-		p.comm.handles = map[string]int8{}
-	}
 	slot := int8(-1)
 	for i, u := range p.comm.used {
 		if !u {
@@ -522,36 +505,16 @@ func answerCommDestroy(p *traceParser, c *TraceCall, a *traceAnswer) {
 	}
 }
 
-// The recorded arrays: rank_ids and descriptor fields, by a key into
-// tables of the process (as recorded images are).
-var rawIDs, rawDescs sync.Map // uint64 → []byte
-
 // RawIDs is the recipe of recorded rank_ids (uint32 little-endian).
-func RawIDs(b []byte) IDsRecipe {
-	k := rawKey(b) | 1 // never 0: the zero recipe is fill(0)
-	rawIDs.LoadOrStore(k, append([]byte(nil), b...))
-	return IDsRecipe{Raw: k}
-}
+func RawIDs(b []byte) IDsRecipe { return IDsRecipe{Raw: rawKey(b)} }
 
 // RawDescs is the recipe of recorded descriptor fields (32 bytes each).
 func RawDescs(b []byte) DescsRecipe {
-	k := rawKey(b) | 1
-	rawDescs.LoadOrStore(k, append([]byte(nil), b...))
-	return DescsRecipe{Raw: k, N: uint8(min(len(b)/32, 255))}
+	return DescsRecipe{Raw: rawKey(b), N: uint8(min(len(b)/32, 255))}
 }
 
 // RawBytes are the recorded bytes of a raw recipe.
-func (r IDsRecipe) RawBytes() []byte {
-	if b, ok := rawIDs.Load(r.Raw); ok {
-		return b.([]byte)
-	}
-	return nil
-}
+func (r IDsRecipe) RawBytes() []byte { return rawBytes(r.Raw) }
 
 // RawBytes are the recorded descriptor fields of a raw recipe.
-func (r DescsRecipe) RawBytes() []byte {
-	if b, ok := rawDescs.Load(r.Raw); ok {
-		return b.([]byte)
-	}
-	return nil
-}
+func (r DescsRecipe) RawBytes() []byte { return rawBytes(r.Raw) }

@@ -186,8 +186,12 @@ type traceReader struct {
 
 func newTraceReader(path string) *traceReader {
 	t := &Trace{Path: path}
-	return &traceReader{p: traceParser{t: t, slots: map[string]int8{}, retired: map[string]bool{}, streams: map[string]int8{},
-		storages: map[string]int8{}, want: map[int8]int32{}}, returned: map[uint64]bool{}}
+	r := &traceReader{p: traceParser{t: t, slots: map[string]int8{}, retired: map[string]bool{}, want: map[int8]int32{}}, returned: map[uint64]bool{}}
+	r.p.refs = map[string]func(tracevocab.Value, func(string)) int8{"h": r.p.commHandle,
+		"s": r.p.numbered(map[string]int8{}, MaxStreams, "stream", "number", 0),
+		"":  r.p.numbered(map[string]int8{}, MaxStorages, "run storage", "number", 0)}
+	r.p.resetComm()
+	return r
 }
 
 // lines reads the file's lines; a last one without a newline is torn.
@@ -337,9 +341,10 @@ type traceParser struct {
 	used     [maxTraceSlots]int
 	destroys int
 	retired  map[string]bool
-	streams  map[string]int8
-	storages map[string]int8
-	comm     traceComm // the comm family's names (ops_comm.go)
+	// refs read a recorded reference by the prefix of its text form
+	// (traceRef).
+	refs map[string]func(v tracevocab.Value, skip func(string)) int8
+	comm traceComm // the comm family's names (ops_comm.go)
 }
 
 func (p *traceParser) headerLine(line string) error {
@@ -469,13 +474,10 @@ func (f *traceFields) recFields(d *kindDef) error {
 // stream, a run storage, a comm handle, a rootinfo path (nil for a
 // context: every call's, read before its fields).
 func traceRef(prefix string, at func(*Op) *int8) func(*traceFields, tracevocab.Value) {
-	resolve := map[string]func(p *traceParser, v tracevocab.Value, skip func(string)) int8{
-		"s": (*traceParser).stream, "": (*traceParser).storage, "h": (*traceParser).commHandle, "p": (*traceParser).commPath,
-	}[prefix]
-	if resolve == nil {
+	if prefix == "c" {
 		return nil
 	}
-	return func(f *traceFields, v tracevocab.Value) { *at(&f.c.Op) = resolve(f.p, v, f.skip) }
+	return func(f *traceFields, v tracevocab.Value) { *at(&f.c.Op) = f.p.refs[prefix](v, f.skip) }
 }
 
 // streamGone: a stream the record lacks reads as NULL.
@@ -522,21 +524,17 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 	// (below: every entry answers a NULL context before it reads a struct);
 	// its other fields parse.
 	var unread string
-	for _, a := range e.Args {
-		if v, ok := keyed[a.Key]; ok && v.Is("bad") && unread == "" {
-			unread = a.Key + ": a pointer the recorder could not read (unmapped memory)"
-		}
-	}
 	var missing []string
 	for _, a := range e.Args {
-		_, have := keyed[a.Key]
+		v, have := keyed[a.Key]
+		if have && v.Is("bad") && unread == "" {
+			unread = a.Key + ": a pointer the recorder could not read (unmapped memory)"
+		}
 		if a.Key != "" && !have && !a.Optional && !a.WhenNull {
 			missing = append(missing, a.Key+"=")
 		}
 	}
-	if len(missing) > 0 {
-		c.Partial = strings.Join(missing, " ")
-	}
+	c.Partial = strings.Join(missing, " ")
 	if len(pos) > 0 && pos[0].Form == tracevocab.Ctx {
 		s, why := p.ctx(pos[0])
 		skip(why)
@@ -685,36 +683,24 @@ func (p *traceParser) name(m map[string]int8, s string, max int) int8 {
 	return m[s]
 }
 
-// stream maps a STREAM value to the grammar's streams.
-func (p *traceParser) stream(v tracevocab.Value, skip func(string)) int8 {
-	switch {
-	case v.Is("null"):
-		return NullRef
-	case v.Is("named"):
-		if s := p.name(p.streams, v.Source, MaxStreams); s != tooMany {
-			return s
+// numbered maps a recorded stream, run storage or rootinfo path (m, up to
+// max of them) to the grammar's by first appearance; unknown is what one
+// the recorder could not number (or read: verb) reads as.
+func (p *traceParser) numbered(m map[string]int8, max int, what, verb string, unknown int8) func(v tracevocab.Value, skip func(string)) int8 {
+	return func(v tracevocab.Value, skip func(string)) int8 {
+		switch {
+		case v.Is("null"):
+			return NullRef
+		case v.Is("named"):
+			if s := p.name(m, v.Source, max); s != tooMany {
+				return s
+			}
+			skip("more " + what + "s than the op grammar names")
+			return 0
 		}
-		skip("more streams than the op grammar names")
-	default:
-		skip("a stream the recorder could not number")
+		skip("a " + what + " the recorder could not " + verb)
+		return unknown
 	}
-	return 0
-}
-
-// storage maps an ST value to the grammar's run storages.
-func (p *traceParser) storage(v tracevocab.Value, skip func(string)) int8 {
-	switch {
-	case v.Is("null"):
-		return NullRef
-	case v.Is("named"):
-		if s := p.name(p.storages, "st"+v.Source, MaxStorages); s != tooMany {
-			return s
-		}
-		skip("more run storages than the op grammar names")
-	default:
-		skip("a run storage the recorder could not number")
-	}
-	return 0
 }
 
 // ctx maps a trace context to its slot; a context never created in this
@@ -772,7 +758,7 @@ func (p *traceParser) takeSlot() int8 {
 // name is retired and every slot free; the runs of the storages are gone.
 func (p *traceParser) reset(c *TraceCall) {
 	c.Reset = true
-	p.comm = traceComm{}
+	p.resetComm()
 	for name := range p.slots {
 		p.retired[name] = true
 	}
@@ -977,30 +963,32 @@ func cfgRecipeOf(b []byte, legacy bool) (CfgRecipe, error) {
 	return r, nil
 }
 
-// Raw images: the bytes a trace recorded, kept process-wide by content so
-// that an ImageRecipe naming them stays a comparable value.
-var rawImages sync.Map // uint64 → []byte
+// Recorded bytes (an image, rank_ids, descriptor fields), kept
+// process-wide by content so that a recipe naming them stays a comparable
+// value.
+var rawTable sync.Map // uint64 → []byte
 
+// rawKey is the key of recorded bytes b (never 0: a zero key is no bytes).
 func rawKey(b []byte) uint64 {
 	h := fnv.New64a()
 	h.Write(b)
-	return h.Sum64()&^(0xFF<<56) | uint64(len(b)%251)<<56
+	k := h.Sum64()&^(0xFF<<56) | uint64(len(b)%251)<<56 | 1
+	rawTable.LoadOrStore(k, append([]byte(nil), b...))
+	return k
+}
+
+// rawBytes are the recorded bytes of key k.
+func rawBytes(k uint64) []byte {
+	if b, ok := rawTable.Load(k); ok {
+		return b.([]byte)
+	}
+	return nil
 }
 
 // RawImage is the recipe of recorded image bytes b at an address mis bytes
 // past a 16-byte boundary.
 func RawImage(b []byte, mis int) ImageRecipe {
-	k := rawKey(b)
-	rawImages.LoadOrStore(k, append([]byte(nil), b...))
-	return ImageRecipe{Base: ImgRaw, Raw: k, Mis: uint8(mis % 16)}
-}
-
-// rawBytes are the bytes of a raw recipe.
-func rawBytes(r ImageRecipe) []byte {
-	if b, ok := rawImages.Load(r.Raw); ok {
-		return b.([]byte)
-	}
-	return nil
+	return ImageRecipe{Base: ImgRaw, Raw: rawKey(b), Mis: uint8(mis % 16)}
 }
 
 // traceImage reads an IMG.
