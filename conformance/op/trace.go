@@ -2,15 +2,14 @@ package op
 
 import (
 	"bufio"
+	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/abi/tracevocab"
@@ -611,7 +610,8 @@ func traceRun(f *traceFields) {
 	if f.keyed["st"].Is("null") {
 		// The call the checker makes with bad arguments, judged the same
 		// way whatever the other arguments are.
-		*op = Op{Kind: KindProg, C: op.C, Fn: runFns[k]}
+		fn, _ := progFn(f.e.Op) // a run entry's prog fn is its op word
+		*op = Op{Kind: KindProg, C: op.C, Fn: fn}
 		if (k == KindPrepareRun || k == KindRun) && !(f.num("id") == -1 && f.keyed["args"].Is("null") && f.keyed["cfg"].Is("null") && f.keyed["desc"].Is("null")) {
 			c.NoReplay = "a NULL run storage with other arguments than the op grammar's prog " + f.e.Op
 		}
@@ -634,38 +634,21 @@ func traceRun(f *traceFields) {
 	}
 }
 
-// runFns are the prog fn of each run-family entry.
-var runFns = map[Kind]ProgFn{KindPrepareRun: FnPrepareRun, KindRun: FnRun, KindLaunchRun: FnLaunchRun,
-	KindPollRun: FnPollRun, KindWaitRun: FnWaitRun, KindFinalizeRun: FnFinalizeRun}
-
 // progFn is the prog fn named name.
 func progFn(name string) (ProgFn, bool) {
-	for f := ProgFn(0); f < NumFns; f++ {
-		if fnNames[f] == name {
-			return f, true
-		}
-	}
-	return 0, false
+	i := slices.Index(fnNames[:], name)
+	return ProgFn(i), i >= 0
 }
 
 func clampI32(v int64) int32 { return int32(max(math.MinInt32, min(math.MaxInt32, v))) }
 
 func clampI16(v int64) int16 { return int16(max(math.MinInt16, min(math.MaxInt16, v))) }
 
-// hexBytes is the i-th hole of v, hex, as bytes (the lexer checked it).
+// hexBytes is the i-th hole of v, hex, as bytes (the lexer checked its
+// digits).
 func hexBytes(v tracevocab.Value, i int) []byte {
-	b := make([]byte, len(v.Text(i))/2)
-	for k := range b {
-		b[k] = unhex(v.Text(i)[2*k])<<4 | unhex(v.Text(i)[2*k+1])
-	}
+	b, _ := hex.DecodeString(v.Text(i))
 	return b
-}
-
-func unhex(c byte) byte {
-	if c >= 'a' {
-		return c - 'a' + 10
-	}
-	return c - '0'
 }
 
 const tooMany int8 = -2
@@ -903,116 +886,6 @@ func traceArgs(v tracevocab.Value) (a ArgsRecipe, hidden bool, err error) {
 	return a, false, fmt.Errorf("args: %s: a variant this parser does not read", v.Variant)
 }
 
-// traceCfg reads a CFG into a recipe with the same V-CFG verdict (the
-// recipe's bytes are what a replay passes).
-func traceCfg(v tracevocab.Value, legacy bool) (CfgRecipe, error) {
-	if !v.Is("raw") {
-		return CfgRecipe{Null: true}, nil
-	}
-	return cfgRecipeOf(hexBytes(v, 0), legacy)
-}
-
-// cfgRecipeOf is the recipe whose V-CFG verdict is that of the recorded
-// CallConfig b: each field mapped into the recipe's range by its class.
-func cfgRecipeOf(b []byte, legacy bool) (CfgRecipe, error) {
-	if legacy && len(b) == abi.LegacyCallConfigSize {
-		// The legacy layout has no capture_clock_anchors: every later
-		// field sits 4 bytes earlier.
-		full := make([]byte, abi.CallConfigSize)
-		copy(full, b[:abi.CfgCaptureClockAnchorsOff])
-		copy(full[abi.CfgRingTaskWindowOff:], b[abi.CfgCaptureClockAnchorsOff:])
-		b = full
-	}
-	c, err := abi.DecodeCallConfig(b)
-	if err != nil {
-		return CfgRecipe{}, err
-	}
-	r := CfgRecipe{DepGen: c.EnableDepGen != 0, PMU: c.EnablePMU != 0, Dump: c.EnableDumpArgs != 0,
-		Scope: c.EnableScopeStats != 0, Anchors: c.CaptureClockAnchors != 0}
-	switch t := c.AicpuThreadNum; {
-	case t == 0 || (t >= 2 && t <= 4):
-		r.Threads = int8(t)
-	default:
-		r.Threads = 1
-	}
-	switch s := c.EnableChipSwimlane; {
-	case s >= 0 && s <= 4:
-		r.Swim = int8(s)
-	default:
-		r.Swim = 5
-	}
-	if i := strings.IndexByte(string(c.OutputPrefix[:]), 0); i < 0 {
-		r.Unterm = true
-	} else if i > 0 {
-		r.Prefix = true
-	}
-	any, bad := false, false
-	for i := range c.RingTaskWindow {
-		w, h, d := c.RingTaskWindow[i], c.RingHeap[i], c.RingDepPool[i]
-		if w != 0 || h != 0 || d != 0 {
-			any = true
-			bad = bad || !ringOK(w, h, d)
-		}
-	}
-	switch {
-	case bad:
-		r.Ring = RingBadTask
-	case any:
-		r.Ring = RingGood
-	}
-	return r, nil
-}
-
-// Recorded bytes (an image, rank_ids, descriptor fields), kept
-// process-wide by content so that a recipe naming them stays a comparable
-// value.
-var rawTable sync.Map // uint64 → []byte
-
-// rawKey is the key of recorded bytes b (never 0: a zero key is no bytes).
-func rawKey(b []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(b)
-	k := h.Sum64()&^(0xFF<<56) | uint64(len(b)%251)<<56 | 1
-	rawTable.LoadOrStore(k, append([]byte(nil), b...))
-	return k
-}
-
-// rawBytes are the recorded bytes of key k.
-func rawBytes(k uint64) []byte {
-	if b, ok := rawTable.Load(k); ok {
-		return b.([]byte)
-	}
-	return nil
-}
-
-// RawImage is the recipe of recorded image bytes b at an address mis bytes
-// past a 16-byte boundary.
-func RawImage(b []byte, mis int) ImageRecipe {
-	return ImageRecipe{Base: ImgRaw, Raw: rawKey(b), Mis: uint8(mis % 16)}
-}
-
-// traceImage reads an IMG.
-func traceImage(v tracevocab.Value) (ImageRecipe, error) {
-	switch v.Variant {
-	case "null":
-		return ImageRecipe{Base: ImgNull}, nil
-	case "trunc":
-		var n uint64
-		a := v.Uint(len(v.Fields) - 1)
-		if len(v.Fields) == 2 {
-			n = min(v.Uint(0), math.MaxUint32)
-		}
-		return ImageRecipe{Base: ImgRawTrunc, Raw: n, Mis: uint8(a % 16)}, nil
-	case "raw":
-		n := v.Uint(0)
-		if uint64(len(v.Text(2))) != 2*n {
-			return ImageRecipe{}, fmt.Errorf("bad img \"raw(%d,%d,%s)\": the hex is not N bytes", n, v.Uint(1), truncate(v.Text(2)))
-		}
-		return RawImage(hexBytes(v, 2), int(v.Uint(1)%64)), nil
-	}
-	return ImageRecipe{}, fmt.Errorf("img: %s: a variant this parser does not read", v.Variant)
-}
-
 func truncate(s string) string { return cut(s, 40) }
 
 // cut is s, or its first n bytes and "...".
@@ -1021,20 +894,4 @@ func cut(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
-}
-
-// ringOK is V-CFG's rule for one ring, restated from docs/contract.md (zero
-// means unset and passes): task window a power of two in [4, 2^30], heap >=
-// 1024, dep pool in [4, 2^31-1].
-func ringOK(taskWindow, heap, depPool uint64) bool {
-	if taskWindow != 0 && (taskWindow < 4 || taskWindow > 1<<30 || taskWindow&(taskWindow-1) != 0) {
-		return false
-	}
-	if heap != 0 && heap < 1024 {
-		return false
-	}
-	if depPool != 0 && (depPool < 4 || depPool > 1<<31-1) {
-		return false
-	}
-	return true
 }
