@@ -415,9 +415,9 @@ func (k Kind) CommCodes() bool { d := defOf(k); return d != nil && d.commCodes }
 
 // ---- recorded calls (docs/trace.md) ----
 
-// traceComm is what a trace's comm calls name: handles by their slot
-// (h0..h7 of the grammar, taken by comm_init and freed by comm_destroy),
-// rootinfo paths by first appearance.
+// traceComm is the handles a trace's comm calls name, by their slot (h0..h7
+// of the grammar, taken by comm_init and freed by comm_destroy); rootinfo
+// paths are numbered by first appearance (resetComm).
 type traceComm struct {
 	handles map[string]int8
 	used    [MaxCommHandles]bool
