@@ -184,8 +184,8 @@ func (f *traceFields) imageSkip(r ImageRecipe) {
 }
 
 // op turns the recorded call into an op of the grammar and its observation:
-// what every call has (its context, the arguments it lacks), then its kind's
-// trace form.
+// what every call has (its context, the arguments it lacks), then its
+// fields' recorded values, what the kind's trace reads, and the result.
 func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) error {
 	skip := func(why string) {
 		if c.Skip == "" {
