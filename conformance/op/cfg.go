@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/abi/tracevocab"
 )
 
 var cfgCache, legacyCfgCache sync.Map // CfgRecipe → []byte (1148 / 1144 bytes)
@@ -69,4 +70,80 @@ func CfgBytes(r CfgRecipe, legacy bool) []byte {
 	}
 	b, _ := cache.LoadOrStore(r, out)
 	return b.([]byte)
+}
+
+// traceCfg reads a CFG into a recipe with the same V-CFG verdict (the
+// recipe's bytes are what a replay passes).
+func traceCfg(v tracevocab.Value, legacy bool) (CfgRecipe, error) {
+	if !v.Is("raw") {
+		return CfgRecipe{Null: true}, nil
+	}
+	return cfgRecipeOf(hexBytes(v, 0), legacy)
+}
+
+// cfgRecipeOf is the recipe whose V-CFG verdict is that of the recorded
+// CallConfig b: each field mapped into the recipe's range by its class.
+func cfgRecipeOf(b []byte, legacy bool) (CfgRecipe, error) {
+	if legacy && len(b) == abi.LegacyCallConfigSize {
+		// The legacy layout has no capture_clock_anchors: every later
+		// field sits 4 bytes earlier.
+		full := make([]byte, abi.CallConfigSize)
+		copy(full, b[:abi.CfgCaptureClockAnchorsOff])
+		copy(full[abi.CfgRingTaskWindowOff:], b[abi.CfgCaptureClockAnchorsOff:])
+		b = full
+	}
+	c, err := abi.DecodeCallConfig(b)
+	if err != nil {
+		return CfgRecipe{}, err
+	}
+	r := CfgRecipe{DepGen: c.EnableDepGen != 0, PMU: c.EnablePMU != 0, Dump: c.EnableDumpArgs != 0,
+		Scope: c.EnableScopeStats != 0, Anchors: c.CaptureClockAnchors != 0}
+	switch t := c.AicpuThreadNum; {
+	case t == 0 || (t >= 2 && t <= 4):
+		r.Threads = int8(t)
+	default:
+		r.Threads = 1
+	}
+	switch s := c.EnableChipSwimlane; {
+	case s >= 0 && s <= 4:
+		r.Swim = int8(s)
+	default:
+		r.Swim = 5
+	}
+	if i := strings.IndexByte(string(c.OutputPrefix[:]), 0); i < 0 {
+		r.Unterm = true
+	} else if i > 0 {
+		r.Prefix = true
+	}
+	any, bad := false, false
+	for i := range c.RingTaskWindow {
+		w, h, d := c.RingTaskWindow[i], c.RingHeap[i], c.RingDepPool[i]
+		if w != 0 || h != 0 || d != 0 {
+			any = true
+			bad = bad || !ringOK(w, h, d)
+		}
+	}
+	switch {
+	case bad:
+		r.Ring = RingBadTask
+	case any:
+		r.Ring = RingGood
+	}
+	return r, nil
+}
+
+// ringOK is V-CFG's rule for one ring, restated from docs/contract.md (zero
+// means unset and passes): task window a power of two in [4, 2^30], heap >=
+// 1024, dep pool in [4, 2^31-1].
+func ringOK(taskWindow, heap, depPool uint64) bool {
+	if taskWindow != 0 && (taskWindow < 4 || taskWindow > 1<<30 || taskWindow&(taskWindow-1) != 0) {
+		return false
+	}
+	if heap != 0 && heap < 1024 {
+		return false
+	}
+	if depPool != 0 && (depPool < 4 || depPool > 1<<31-1) {
+		return false
+	}
+	return true
 }

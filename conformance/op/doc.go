@@ -29,12 +29,17 @@
 //	holdlaunch cN ms=M img=IMG id=I [args=ARGS] stream=STREAM     X-2
 //	holdprepare cN ms=M img=IMG img2=IMG                          X-2
 //	racekinit cN cM dev=D gen=G                                   X-1
+//	hostlog threshold=T [version=V] [size=N] | hostlog null
+//	                                          simpler_host_log_bind_state with that state (version 1 and
+//	                                          size 16 by default) or NULL (S-2)
 //	unload                                    U-1: unload the library, then the calling thread exits (last op)
 //	register CTX id=I [img=IMG]               simpler_register_callable (img=prog: the target's program callable)
 //	unregister CTX id=I
-//	prepare_run CTX st=N id=I [args=ARGS]     on run storage N (0..3), a valid CallConfig, storage N's descriptor
+//	prepare_run CTX st=N id=I [args=ARGS] [cfg=null] [desc=null]
+//	                                          on run storage N (0..3), a valid CallConfig (cfg=null: NULL),
+//	                                          storage N's descriptor (desc=null: NULL)
 //	launch_run CTX st=N | poll_run CTX st=N | wait_run CTX st=N | finalize_run CTX st=N
-//	run CTX st=N id=I [args=ARGS]             simpler_run
+//	run CTX st=N id=I [args=ARGS] [cfg=null] [desc=null]   simpler_run
 //	dev_alloc cN a=A size=B|huge              device_malloc_ctx of B bytes (0..2^20, huge: 2^62) into allocation slot A (0..3)
 //	dev_write cN a=A seed=S [SPAN] [host=null] copy_to_device_ctx of the pattern of (A, S) into slot A's allocation
 //	dev_read cN a=A [SPAN] [host=null]        copy_from_device_ctx of slot A's allocation

@@ -32,8 +32,10 @@ type field struct {
 	take  func(p *opParser)
 	parts func(o Op) []string
 	// rec reads the field's recorded value in a trace (nil: the kind's
-	// trace form reads it).
-	rec func(o *Op, v tracevocab.Value)
+	// trace form reads it); gone, when set, is what a record that lacks
+	// the field leaves (an entry record cut short).
+	rec  func(t *traceFields, v tracevocab.Value)
+	gone func(t *traceFields)
 	// samples are valid texts of the field (a group's: its parts, space
 	// separated, "" for none); the round-trip test draws from them.
 	samples []string
@@ -52,7 +54,7 @@ func present(at func(*Op) *bool, f field) field {
 	rec := f.rec
 	f.need = false
 	f.read = func(p *opParser, v string) { *at(&p.op) = true; read(p, v) }
-	f.rec = func(o *Op, v tracevocab.Value) { *at(o) = true; rec(o, v) }
+	f.rec = func(t *traceFields, v tracevocab.Value) { *at(&t.c.Op) = true; rec(t, v) }
 	f.text = func(o Op) string {
 		if !*at(&o) {
 			return ""
@@ -62,8 +64,8 @@ func present(at func(*Op) *bool, f field) field {
 	return f
 }
 
-// untraced leaves f's recorded value to the kind's trace form.
-func untraced(f field) field { f.rec = nil; return f }
+// traced reads f's recorded value by rec.
+func traced(f field, rec func(t *traceFields, v tracevocab.Value)) field { f.rec = rec; return f }
 
 // also adds a check of the value read to f, whose valid texts are then
 // samples.
@@ -95,7 +97,7 @@ func nat[T integer](key string, lo, hi uint64, at func(*Op) *T) field {
 			*at(&p.op) = T(n)
 		},
 		text: func(o Op) string { return strconv.FormatUint(uint64(*at(&o))&mask, 10) },
-		rec:  func(o *Op, v tracevocab.Value) { *at(o) = T(min(v.Uint(0), hi)) },
+		rec:  func(t *traceFields, v tracevocab.Value) { *at(&t.c.Op) = T(min(v.Uint(0), hi)) },
 	}
 }
 
@@ -114,7 +116,7 @@ func num[T integer](key string, lo, hi int64, at func(*Op) *T) field {
 			*at(&p.op) = T(n)
 		},
 		text: func(o Op) string { return strconv.FormatInt(int64(*at(&o)), 10) },
-		rec:  func(o *Op, v tracevocab.Value) { *at(o) = T(max(lo, min(hi, v.Int(0)))) },
+		rec:  func(t *traceFields, v tracevocab.Value) { *at(&t.c.Op) = T(max(lo, min(hi, v.Int(0)))) },
 	}
 }
 
@@ -148,6 +150,7 @@ func ref(noun, key, prefix string, n int, nullable bool, at func(*Op) *int8) fie
 			*at(&p.op) = int8(i)
 		},
 		text: func(o Op) string { return refText(prefix, *at(&o)) },
+		rec:  traceRef(prefix, at),
 	}
 }
 
@@ -163,7 +166,7 @@ var (
 	ctxArg    = ref("context", "", "c", MaxSlots, true, func(o *Op) *int8 { return &o.C })
 	slotArg   = ref("context", "", "c", MaxSlots, false, func(o *Op) *int8 { return &o.C })
 	slot2Arg  = ref("context", "", "c", MaxSlots, false, func(o *Op) *int8 { return &o.C2 })
-	streamKey = ref("stream", "stream", "s", MaxStreams, true, func(o *Op) *int8 { return &o.Stream })
+	streamKey = streamGone(ref("stream", "stream", "s", MaxStreams, true, func(o *Op) *int8 { return &o.Stream }))
 	devKey    = i32("dev", func(o *Op) *int32 { return &o.Dev })
 	genKey    = u64("gen", func(o *Op) *uint64 { return &o.Gen })
 	idKey     = i32("id", func(o *Op) *int32 { return &o.ID })
@@ -193,10 +196,10 @@ func enum[T ~uint8](key string, names []string, lo T, at func(*Op) *T) field {
 		},
 		text: func(o Op) string { return names[*at(&o)] },
 		// A recorded value names its variant (a span's halfptr).
-		rec: func(o *Op, v tracevocab.Value) {
+		rec: func(t *traceFields, v tracevocab.Value) {
 			for i := int(lo); i < len(names); i++ {
 				if names[i] == v.Variant && v.Variant != "" {
-					*at(o) = T(i)
+					*at(&t.c.Op) = T(i)
 				}
 			}
 		},
@@ -226,7 +229,7 @@ func nullFlag(key, other string, at func(*Op) *bool) field {
 			}
 			return other
 		},
-		rec: func(o *Op, v tracevocab.Value) { *at(o) = v.Is("null") },
+		rec: func(t *traceFields, v tracevocab.Value) { *at(&t.c.Op) = v.Is("null") },
 	}
 }
 
@@ -240,13 +243,20 @@ func recipe[T any](key string, parse func(*opParser, string) T, str func(T) stri
 }
 
 func image(key string, at func(*Op) *ImageRecipe) field {
-	return recipe(key, (*opParser).image, ImageRecipe.String, at,
+	f := recipe(key, (*opParser).image, ImageRecipe.String, at,
 		"valid()", "null", "huge", "wrap", "valid(t=2,s=1,c=1,b=64,x=3,nosc,io)+defect(fid-dup)+mis(8)+short(4)+long(64)+u32(9292,5)+edge")
+	f.rec = func(t *traceFields, v tracevocab.Value) {
+		*at(&t.c.Op) = keep[ImageRecipe](t)(traceImage(v))
+		t.imageSkip(*at(&t.c.Op))
+	}
+	f.gone = func(t *traceFields) { *at(&t.c.Op) = ImageRecipe{Base: ImgRawTrunc}; t.imageSkip(*at(&t.c.Op)) }
+	return f
 }
 
 func cfgKey(key string) field {
-	return recipe(key, (*opParser).cfg, CfgRecipe.String, func(o *Op) *CfgRecipe { return &o.Cfg },
-		"ok", "null", "threads=3+swim=-2+depgen+prefix+pmu+dump+scope+anchors+ring=badtask", "unterm+ring=good3")
+	return traced(recipe(key, (*opParser).cfg, CfgRecipe.String, func(o *Op) *CfgRecipe { return &o.Cfg },
+		"ok", "null", "threads=3+swim=-2+depgen+prefix+pmu+dump+scope+anchors+ring=badtask", "unterm+ring=good3"),
+		func(t *traceFields, v tracevocab.Value) { t.c.Op.Cfg = keep[CfgRecipe](t)(traceCfg(v, false)) })
 }
 
 // parse reads p's arguments by the kind's field list.

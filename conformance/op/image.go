@@ -2,10 +2,14 @@ package op
 
 import (
 	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
 	"strconv"
 	"sync"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/abi/tracevocab"
 )
 
 var le = binary.LittleEndian
@@ -121,7 +125,7 @@ func buildImage(r ImageRecipe) *Image {
 		// the runner.
 		return buildImage(ImageRecipe{})
 	case ImgRaw:
-		b := rawBytes(r)
+		b := rawBytes(r.Raw)
 		return &Image{Bytes: b, Size: uint64(len(b)), Aligned: r.Mis == 0}
 	case ImgRawTrunc:
 		return &Image{Truncated: true, Size: r.Raw, Aligned: r.Mis == 0}
@@ -297,4 +301,54 @@ func withChildGap(img []byte) []byte {
 		le.PutUint32(out[p:], le.Uint32(out[p:])+64)
 	}
 	return out
+}
+
+// Recorded bytes (an image, rank_ids, descriptor fields), kept
+// process-wide by content so that a recipe naming them stays a comparable
+// value.
+var rawTable sync.Map // uint64 → []byte
+
+// rawKey is the key of recorded bytes b (never 0: a zero key is no bytes).
+func rawKey(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	k := h.Sum64()&^(0xFF<<56) | uint64(len(b)%251)<<56 | 1
+	rawTable.LoadOrStore(k, append([]byte(nil), b...))
+	return k
+}
+
+// rawBytes are the recorded bytes of key k.
+func rawBytes(k uint64) []byte {
+	if b, ok := rawTable.Load(k); ok {
+		return b.([]byte)
+	}
+	return nil
+}
+
+// RawImage is the recipe of recorded image bytes b at an address mis bytes
+// past a 16-byte boundary.
+func RawImage(b []byte, mis int) ImageRecipe {
+	return ImageRecipe{Base: ImgRaw, Raw: rawKey(b), Mis: uint8(mis % 16)}
+}
+
+// traceImage reads an IMG.
+func traceImage(v tracevocab.Value) (ImageRecipe, error) {
+	switch v.Variant {
+	case "null":
+		return ImageRecipe{Base: ImgNull}, nil
+	case "trunc":
+		var n uint64
+		a := v.Uint(len(v.Fields) - 1)
+		if len(v.Fields) == 2 {
+			n = min(v.Uint(0), math.MaxUint32)
+		}
+		return ImageRecipe{Base: ImgRawTrunc, Raw: n, Mis: uint8(a % 16)}, nil
+	case "raw":
+		n := v.Uint(0)
+		if uint64(len(v.Text(2))) != 2*n {
+			return ImageRecipe{}, fmt.Errorf("bad img \"raw(%d,%d,%s)\": the hex is not N bytes", n, v.Uint(1), truncate(v.Text(2)))
+		}
+		return RawImage(hexBytes(v, 2), int(v.Uint(1)%64)), nil
+	}
+	return ImageRecipe{}, fmt.Errorf("img: %s: a variant this parser does not read", v.Variant)
 }

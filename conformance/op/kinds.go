@@ -10,8 +10,8 @@ import (
 // from the file of its family (ops_*.go): its name, the context slots it
 // names, what the entry it calls is (a kernel-mode entry, one that returns a
 // status, one held to S-3 for a NULL context, ...), its text form (a field
-// list, fields.go, from which Parse and String derive) and its trace form
-// (how a recorded call of it reads). The model
+// list, fields.go, from which Parse, String and the reading of a recorded
+// call derive) and what the recorder records of it otherwise (trace, answer). The model
 // (conformance/model) and the engine (conformance) keep their own tables of
 // what they do per kind, keyed by the same Kind; nothing in the layers
 // switches on the kind.
@@ -66,10 +66,11 @@ type kindDef struct {
 	fields []field
 	check  func(p *opParser)
 	zero   Op
-	// trace reads a recorded call's arguments into c.Op (nil: a trace never
-	// records the kind); answer reads its result into c.Obs (nil: a status,
-	// with the out= and accepted= a result may carry).
-	trace  func(p *traceParser, c *TraceCall, f *traceFields) error
+	// trace, when set, reads what the recorder records of a call otherwise
+	// than its fields' text (trace.go; the fields read their own recorded
+	// values); answer reads its result into c.Obs (nil: a status, with the
+	// out= and accepted= a result may carry).
+	trace  func(f *traceFields)
 	answer func(p *traceParser, c *TraceCall, a *traceAnswer)
 }
 

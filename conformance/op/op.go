@@ -319,7 +319,7 @@ func (r ImageRecipe) String() string {
 		return "prog"
 	case ImgRaw:
 		// A recorded image, in the trace's spelling (abi/tracevocab).
-		raw := rawBytes(r)
+		raw := rawBytes(r.Raw)
 		s, _ := tracevocab.Img.Spell("raw", uint64(len(raw)), uint64(r.Mis), raw)
 		return s
 	case ImgRawTrunc:

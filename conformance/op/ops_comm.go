@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/abi/tracevocab"
@@ -332,18 +331,27 @@ var (
 	winKey  = u64("win", comm(func(c *CommRecipe) *uint64 { return &c.Win }))
 	nKey    = u64("n", comm(func(c *CommRecipe) *uint64 { return &c.N }))
 	rankKey = nat("rank", 0, math.MaxUint32, comm(func(c *CommRecipe) *int64 { return &c.Rank }))
-	idsKey  = opt(recipe("ids", (*opParser).ids, IDsRecipe.String, comm(func(c *CommRecipe) *IDsRecipe { return &c.IDs }),
-		"null", "fill(0)", "fill(4294967295)+at(255,7)"))
+	idsKey  = traced(opt(recipe("ids", (*opParser).ids, IDsRecipe.String, comm(func(c *CommRecipe) *IDsRecipe { return &c.IDs }),
+		"null", "fill(0)", "fill(4294967295)+at(255,7)")), func(t *traceFields, v tracevocab.Value) {
+		switch r := &t.c.Op.Comm; {
+		case v.Is("null"):
+			r.IDs = IDsRecipe{Null: true}
+		case v.Is("raw"):
+			r.IDs = RawIDs(hexBytes(v, 0))
+		}
+	})
 	outKey  = nullFlag("out", "", comm(func(c *CommRecipe) *bool { return &c.NullOut }))
 	baseKey = nullFlag("base", "", comm(func(c *CommRecipe) *bool { return &c.NullBase }))
-	// A trace names allocations and domains (traceComm1).
-	allocKey = untraced(u8("a", comm(func(c *CommRecipe) *uint8 { return &c.ID })))
-	domKey   = untraced(u8("d", comm(func(c *CommRecipe) *uint8 { return &c.ID })))
+	// A trace names allocations and domains by their number in the
+	// recorder's table.
+	allocKey = traced(u8("a", comm(func(c *CommRecipe) *uint8 { return &c.ID })), traceCommID)
+	domKey   = traced(u8("d", comm(func(c *CommRecipe) *uint8 { return &c.ID })), traceCommID)
 	// profile= is gprep's profile, held minus one (the zero value is
 	// SIM_SHM, 1).
 	profileKey = field{key: "profile", samples: []string{"0", "1", "2", "4294967295"},
 		read: func(p *opParser, v string) { p.op.Comm.Profile = uint32(p.uintv("profile", v, 32)) - 1 },
 		text: func(o Op) string { return strconv.FormatUint(uint64(o.Comm.GPProfile()), 10) },
+		rec:  func(t *traceFields, v tracevocab.Value) { t.c.Op.Comm.Profile = uint32(v.Uint(0)) - 1 },
 	}
 	// A word of a window: REF idx=I [off=K] [put=V], K a multiple of 8.
 	memRefArg = field{samples: []string{"h0", "h7.d2", "h1.a3", "d1", "d255.local"},
@@ -360,7 +368,7 @@ var (
 // commDef is the definition every comm kind shares: an entry of no device
 // context, passing no fault site, answering the comm backend's 0 or -1.
 func commDef(name string, fields ...field) kindDef {
-	return kindDef{name: name, entry: true, quiet: true, commCodes: true, fields: fields, trace: traceComm1}
+	return kindDef{name: name, entry: true, quiet: true, commCodes: true, fields: fields}
 }
 
 func init() {
@@ -384,11 +392,15 @@ func init() {
 	define(KindCommDomainRelease, commDef("drelease", handleArg(true), allocKey, nKey, rankKey))
 	define(KindCommGlobalPrepare, commDef("gprep", domKey, rankKey,
 		nat("n", 0, math.MaxUint32, comm(func(c *CommRecipe) *uint64 { return &c.N })), winKey, opt(profileKey), outKey, baseKey))
-	define(KindCommGlobalImport, commDef("gimport", domKey,
-		opt(recipe("descs", (*opParser).descs, DescsRecipe.String, comm(func(c *CommRecipe) *DescsRecipe { return &c.Descs }),
-			"null", "d0", "d1.ver=3,d2.hs=257,d3.name=bad,d4.size=18446744073709551615")),
+	gimport := commDef("gimport", domKey,
+		traced(opt(recipe("descs", (*opParser).descs, DescsRecipe.String, comm(func(c *CommRecipe) *DescsRecipe { return &c.Descs }),
+			"null", "d0", "d1.ver=3,d2.hs=257,d3.name=bad,d4.size=18446744073709551615")), traceDescs),
 		present(comm(func(c *CommRecipe) *bool { return &c.CountSet }), u64("count", comm(func(c *CommRecipe) *uint64 { return &c.Count }))),
-		outKey))
+		outKey)
+	// An entry record lacks count=: descriptor_count is read from the
+	// descriptors.
+	gimport.trace = func(t *traceFields) { t.c.Op.Comm.CountSet = true }
+	define(KindCommGlobalImport, gimport)
 	define(KindCommGlobalRelease, commDef("grelease", domKey))
 	define(KindCommMem, kindDef{name: "cmem", quiet: true, fields: append([]field{memRefArg}, word...)})
 	define(KindCommCopy, kindDef{name: "ccopy", args: ctxOne, entry: true, status: true, quiet: true,
@@ -403,13 +415,19 @@ func (k Kind) CommCodes() bool { d := defOf(k); return d != nil && d.commCodes }
 
 // ---- recorded calls (docs/trace.md) ----
 
-// traceComm is what a trace's comm calls name: handles by their slot
-// (h0..h7 of the grammar, taken by comm_init and freed by comm_destroy),
-// rootinfo paths by first appearance.
+// traceComm is the handles a trace's comm calls name, by their slot (h0..h7
+// of the grammar, taken by comm_init and freed by comm_destroy); rootinfo
+// paths are numbered by first appearance (resetComm).
 type traceComm struct {
 	handles map[string]int8
 	used    [MaxCommHandles]bool
-	paths   map[string]int8
+}
+
+// resetComm forgets the trace's comm handles and paths (a new trace, a
+// simabi_reset).
+func (p *traceParser) resetComm() {
+	p.comm = traceComm{handles: map[string]int8{}}
+	p.refs["p"] = p.numbered(map[string]int8{}, MaxCommPaths, "rootinfo path", "read", NullRef)
 }
 
 // handle maps a recorded COMM argument to a slot (skip when it names none
@@ -429,68 +447,29 @@ func (p *traceParser) commHandle(v tracevocab.Value, skip func(string)) int8 {
 	return 0
 }
 
-// commFields reads what every comm call records: its handle, and each
-// keyed argument into the recipe.
-func traceComm1(p *traceParser, c *TraceCall, f *traceFields) error {
-	r := &c.Op.Comm
-	if len(f.pos) > 0 && f.pos[0].Form == tracevocab.CommHandle {
-		r.H = p.commHandle(f.pos[0], f.skip)
+// traceCommID reads an allocation id or a domain.
+func traceCommID(t *traceFields, v tracevocab.Value) {
+	if v.Is("named") && v.Int(0) >= 0 && v.Int(0) < 256 {
+		t.c.Op.Comm.ID = uint8(v.Int(0))
+	} else {
+		t.skip("an id past the recorder's table")
 	}
-	for key, v := range f.keyed {
-		switch key {
-		case "profile":
-			r.Profile = uint32(v.Uint(0)) - 1
-		case "path":
-			r.Path = NullRef
-			switch {
-			case v.Is("named"):
-				if p.comm.paths == nil {
-					p.comm.paths = map[string]int8{}
-				}
-				if r.Path = p.name(p.comm.paths, v.Source, MaxCommPaths); r.Path == tooMany {
-					r.Path = 0
-					f.skip("more rootinfo paths than the op grammar names")
-				}
-			case !v.Is("null"):
-				f.skip("a rootinfo path the recorder could not read")
-			}
-		case "stream":
-			r.Stream = p.stream(v, f.skip)
-		case "a", "d":
-			if v.Is("named") && v.Int(0) >= 0 && v.Int(0) < 256 {
-				r.ID = uint8(v.Int(0))
-			} else {
-				f.skip("an id past the recorder's table")
-			}
-		case "ids":
-			switch {
-			case v.Is("null"):
-				r.IDs = IDsRecipe{Null: true}
-			case v.Is("raw"):
-				r.IDs = RawIDs(hexBytes(v, 0))
-			}
-		case "descs":
-			switch {
-			case v.Is("null"):
-				r.Descs = DescsRecipe{Null: true}
-			case v.Is("raw"):
-				r.Descs = RawDescs(hexBytes(v, 0))
-				c.NoReplay = "the descriptors' handles, which name windows of other processes, are not recorded"
-			}
-		}
+}
+
+// traceDescs reads gimport's descriptors: their fields, not the handles.
+func traceDescs(t *traceFields, v tracevocab.Value) {
+	switch r := &t.c.Op.Comm; {
+	case v.Is("null"):
+		r.Descs = DescsRecipe{Null: true}
+	case v.Is("raw"):
+		r.Descs = RawDescs(hexBytes(v, 0))
+		t.c.NoReplay = "the descriptors' handles, which name windows of other processes, are not recorded"
 	}
-	if c.Op.Kind == KindCommGlobalImport && !r.CountSet {
-		r.CountSet = true // an entry record: descriptor_count is read from the descriptors
-	}
-	return nil
 }
 
 // answerCommInit takes a slot for the handle comm_init returned.
 func answerCommInit(p *traceParser, c *TraceCall, a *traceAnswer) {
 	r := &c.Op.Comm
-	if p.comm.handles == nil {
-		p.comm.handles = map[string]int8{}
-	}
 	slot := int8(-1)
 	for i, u := range p.comm.used {
 		if !u {
@@ -526,36 +505,16 @@ func answerCommDestroy(p *traceParser, c *TraceCall, a *traceAnswer) {
 	}
 }
 
-// The recorded arrays: rank_ids and descriptor fields, by a key into
-// tables of the process (as recorded images are).
-var rawIDs, rawDescs sync.Map // uint64 → []byte
-
 // RawIDs is the recipe of recorded rank_ids (uint32 little-endian).
-func RawIDs(b []byte) IDsRecipe {
-	k := rawKey(b) | 1 // never 0: the zero recipe is fill(0)
-	rawIDs.LoadOrStore(k, append([]byte(nil), b...))
-	return IDsRecipe{Raw: k}
-}
+func RawIDs(b []byte) IDsRecipe { return IDsRecipe{Raw: rawKey(b)} }
 
 // RawDescs is the recipe of recorded descriptor fields (32 bytes each).
 func RawDescs(b []byte) DescsRecipe {
-	k := rawKey(b) | 1
-	rawDescs.LoadOrStore(k, append([]byte(nil), b...))
-	return DescsRecipe{Raw: k, N: uint8(min(len(b)/32, 255))}
+	return DescsRecipe{Raw: rawKey(b), N: uint8(min(len(b)/32, 255))}
 }
 
 // RawBytes are the recorded bytes of a raw recipe.
-func (r IDsRecipe) RawBytes() []byte {
-	if b, ok := rawIDs.Load(r.Raw); ok {
-		return b.([]byte)
-	}
-	return nil
-}
+func (r IDsRecipe) RawBytes() []byte { return rawBytes(r.Raw) }
 
 // RawBytes are the recorded descriptor fields of a raw recipe.
-func (r DescsRecipe) RawBytes() []byte {
-	if b, ok := rawDescs.Load(r.Raw); ok {
-		return b.([]byte)
-	}
-	return nil
-}
+func (r DescsRecipe) RawBytes() []byte { return rawBytes(r.Raw) }

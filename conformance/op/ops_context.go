@@ -7,22 +7,21 @@ func init() {
 	ctx := []field{ctxArg}
 	define(KindCreate, kindDef{
 		name: "create", args: ctxOne, makesContext: true, entry: true, quiet: true, fields: []field{slotArg},
-		trace: traceNothing, answer: answerCreate,
+		answer: answerCreate,
 	})
 	define(KindDestroy, kindDef{
 		name: "destroy", args: ctxOne, entry: true, nullable: true, fields: ctx,
-		trace: traceNothing, answer: answerDestroy,
+		answer: answerDestroy,
 	})
 	define(KindSupported, kindDef{
 		name: "supported", args: ctxOne, kernel: true, entry: true, nullable: true, quiet: true, fields: ctx,
-		trace: traceNothing, answer: answerValue,
+		answer: answerValue,
 	})
 	define(KindFinalize, kindDef{
 		name: "finalize", args: ctxOne, entry: true, status: true, nullable: true, fields: ctx,
-		trace: traceNothing,
 	})
 	define(KindCommitted, kindDef{
 		name: "committed", args: ctxOne, entry: true, nullable: true, quiet: true, fields: ctx,
-		trace: traceNothing, answer: answerCommitted,
+		answer: answerCommitted,
 	})
 }

@@ -3,18 +3,20 @@ package op
 import (
 	"math"
 	"strconv"
+
+	"github.com/simabi/simabi/abi/tracevocab"
 )
 
 // The checker's environment and queries on no context: contract, setdev,
 // getdev, sync, inject, clobber, unload, hostlog.
 
 func init() {
-	define(KindContract, kindDef{name: "contract", entry: true, quiet: true, trace: traceNothing, answer: answerUnrecorded})
-	define(KindSetDev, kindDef{name: "setdev", quiet: true, fields: []field{deviceArg}, trace: traceSetDev})
-	define(KindGetDev, kindDef{name: "getdev", quiet: true, trace: traceNothing, answer: answerValue})
-	define(KindSync, kindDef{name: "sync", trace: traceSync,
-		fields: []field{ref("stream", "", "s", MaxStreams, true, func(o *Op) *int8 { return &o.Stream })}})
-	define(KindInject, kindDef{name: "inject", quiet: true, trace: traceNothing, fields: []field{
+	define(KindContract, kindDef{name: "contract", entry: true, quiet: true, answer: answerUnrecorded})
+	define(KindSetDev, kindDef{name: "setdev", quiet: true, fields: []field{deviceArg}})
+	define(KindGetDev, kindDef{name: "getdev", quiet: true, answer: answerValue})
+	define(KindSync, kindDef{name: "sync",
+		fields: []field{streamGone(ref("stream", "", "s", MaxStreams, true, func(o *Op) *int8 { return &o.Stream }))}})
+	define(KindInject, kindDef{name: "inject", quiet: true, fields: []field{
 		i32("site", func(o *Op) *int32 { return &o.Site }), i32("count", func(o *Op) *int32 { return &o.Count }),
 		i32("code", func(o *Op) *int32 { return &o.Code })}})
 	define(KindClobber, kindDef{name: "clobber", fields: []field{imgKey}})
@@ -51,4 +53,12 @@ var deviceArg = field{samples: []string{"0", "7", "none"},
 		}
 		return strconv.Itoa(int(o.Dev))
 	},
+	// A recorded none, or no device at all, is -1.
+	rec: func(t *traceFields, v tracevocab.Value) {
+		t.c.Op.Dev = -1
+		if v.Is("n") {
+			t.c.Op.Dev = clampI32(v.Int(0))
+		}
+	},
+	gone: func(t *traceFields) { t.c.Op.Dev = -1 },
 }

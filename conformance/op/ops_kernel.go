@@ -8,12 +8,10 @@ func init() {
 	define(KindKInit, kindDef{
 		name: "kinit", args: ctxOne, kernel: true, entry: true, status: true, nullable: true,
 		fields: []field{ctxArg, devKey, genKey, opt(cfgKey("cfg")), spanKey(SpanAicpu), spanKey(SpanAicore), spanKey(SpanDispatcher)},
-		trace:  traceKInit,
 	})
 	define(KindPrepare, kindDef{
 		name: "prepare", args: ctxOne, kernel: true, entry: true, status: true, nullable: true, prepares: true,
 		fields: []field{ctxArg, imgKey, nullFlag("out", "ptr", func(o *Op) *bool { return &o.OutNull }), repKey},
-		trace:  tracePrepare,
 		// A prepare takes the gate whatever it answers.
 		gate: func(abi.Status) bool { return true },
 	})

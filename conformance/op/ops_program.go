@@ -1,5 +1,7 @@
 package op
 
+import "github.com/simabi/simabi/abi/tracevocab"
+
 // The program-mode entries: pinit (simpler_init), acl
 // (ensure_acl_ready_ctx), and prog (every other program-side entry, called
 // with deliberately bad arguments).
@@ -8,11 +10,9 @@ func init() {
 	define(KindPInit, kindDef{
 		name: "pinit", args: ctxOne, entry: true, status: true, nullable: true,
 		fields: []field{ctxArg, devKey, spanKey(SpanAicpu), spanKey(SpanAicore), spanKey(SpanDispatcher), spanKey(SpanSDMA), prewarmKey},
-		trace:  tracePInit,
 	})
 	define(KindACL, kindDef{
 		name: "acl", args: ctxOne, entry: true, status: true, nullable: true, fields: []field{ctxArg, devKey},
-		trace: traceNothing,
 	})
 	define(KindProg, kindDef{
 		name: "prog", args: ctxOne, entry: true, nullable: true,
@@ -39,5 +39,10 @@ var prewarmKey = field{key: "prewarm", samples: []string{"null", "ok", "threads=
 			return "null"
 		}
 		return o.Cfg.String()
+	},
+	rec: func(t *traceFields, v tracevocab.Value) {
+		if v.Is("raw") {
+			t.c.Op.Prewarm, t.c.Op.Cfg = true, keep[CfgRecipe](t)(traceCfg(v, t.p.t.Revision == "legacy"))
+		}
 	},
 }

@@ -5,8 +5,8 @@ package op
 // finalize_run, run.
 
 func init() {
-	define(KindRegister, runDef("register", traceRegister, ctxArg, idKey, opt(imgKey)))
-	define(KindUnregister, runDef("unregister", traceNothing, ctxArg, idKey))
+	define(KindRegister, runDef("register", nil, ctxArg, idKey, opt(imgKey)))
+	define(KindUnregister, runDef("unregister", nil, ctxArg, idKey))
 	// The run's CallConfig and descriptor are the runner's valid ones;
 	// cfg=null and desc=null pass NULL (E-PROG: refused with IA).
 	start := []field{ctxArg, stKey, idKey, argsKey, nullFlag("cfg", "", func(o *Op) *bool { return &o.Cfg.Null }),
@@ -26,6 +26,6 @@ var stKey = ref("run storage", "st", "", MaxStorages, true, func(o *Op) *int8 { 
 
 // runDef is the definition of a run-family op: an entry on a context that
 // returns a status, held to S-3 for NULL.
-func runDef(name string, trace func(p *traceParser, c *TraceCall, f *traceFields) error, fields ...field) kindDef {
+func runDef(name string, trace func(f *traceFields), fields ...field) kindDef {
 	return kindDef{name: name, args: ctxOne, entry: true, status: true, nullable: true, runFamily: true, fields: fields, trace: trace}
 }
