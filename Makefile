@@ -15,10 +15,10 @@ PLAIN_PKGS := ./abi/... ./validation/... ./conformance/htmlreport
 # Packages whose tests load libraries (emitted fakes, the recorder, stubs) in
 # their own process: every make test runs them in a random order (the seed is
 # drawn here and printed, since go test shows it only for a failing package;
-# SHUFFLE=<seed> replays it), under the race detector but for the commands
-# and ./tests, so a test that depends on what an earlier one loaded or left
+# SHUFFLE=<seed> replays it), under the race detector but for the commands,
+# ./tests and ./sim/emit, so a test that depends on what an earlier one loaded or left
 # behind fails. `make test-repeat` runs them twice more in one process.
-LIB_RACE_PKGS := ./sim/emit/... ./onboard/... ./lifecycle/... $(filter-out %/htmlreport,$(shell $(GO) list ./conformance/...))
+LIB_RACE_PKGS := ./onboard/... ./lifecycle/... $(filter-out %/htmlreport,$(shell $(GO) list ./conformance/...))
 # The lanes' tests (the CI action's steps, ChipWorker's records replayed
 # against lifecycle) run commands and children, like the commands' own: in
 # one go test with ./cmd/..., whose tests wait on children much of the time,
@@ -27,9 +27,15 @@ LIB_RACE_PKGS := ./sim/emit/... ./onboard/... ./lifecycle/... $(filter-out %/htm
 # concurrency (the runner's threads, onboard, lifecycle's worker) their own
 # race-detected tests cover: under the race detector it took 178 s against
 # 119 s without. Its tests that race goroutines of their own run under the
-# detector too (RACE_TESTS_TESTS, in test-race).
-LIB_PLAIN_PKGS := ./cmd/... ./lanes/... ./tests/...
+# detector too (RACE_TESTS_TESTS, in test-race). So does ./sim/emit, whose
+# Go side renders templates and drives gcc (its bundle and mutant-source
+# tests took ~20 times as long under the detector: 26 s against 1.5 s) and
+# calls the C it built, which the detector does not see; its tests whose
+# own goroutines share Go state (the build cache's concurrent builds, the
+# comm and recorder tests' threads) run under it (RACE_EMIT_TESTS).
+LIB_PLAIN_PKGS := ./cmd/... ./lanes/... ./tests/... ./sim/emit/...
 RACE_TESTS_TESTS := ^(TestWorkerGateLinearizable|TestGateModelHasTeeth|TestControlHoldGate_X2_parkedPrepare|TestComm_ECOMM_ranksInProcesses)$$
+RACE_EMIT_TESTS := ^(TestBuildConcurrentSameKeyCompilesOnce|TestMechanicalMutantsCompile|TestCommCopy_EPROG28_everyRanksWindow|TestRecorderImageLimit)$$
 ifeq ($(origin SHUFFLE),undefined)
 SHUFFLE := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
@@ -50,11 +56,6 @@ vet:
 
 test: build vet cross test-plain test-race test-shuffle test-python
 
-# sim/emit's bundle tests and its mutant-source test render the templates
-# hundreds of times and share nothing between goroutines; under the race
-# detector they take ~20 times as long (the mutant sources: 26 s against
-# 1.5 s), so they run in test-plain.
-PLAIN_TESTS := ^(TestBundle|TestPython|TestF4_MutantSourcesDifferOnlyAtTheirRule)
 # conformance/suite's mutant test loads each of the ~300 mutants in process
 # and runs its checks: 58 s under the race detector, about a fifth without;
 # the suite's concurrency it drives is raced by the package's other tests.
@@ -70,13 +71,13 @@ PLAIN_CONF_TESTS := ^(TestStateOwnedAndSharedAgree|TestProbeFillsTheBudgetExactl
 
 test-plain:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 $(PLAIN_PKGS)
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -run '$(PLAIN_TESTS)' ./sim/emit
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -run '$(PLAIN_MUTANT_TESTS)' ./conformance/suite
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(PLAIN_CONF_TESTS)' ./conformance
 
 test-race:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race $(RACE_PKGS)
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -run '$(RACE_TESTS_TESTS)' ./tests
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -run '$(RACE_EMIT_TESTS)' ./sim/emit
 
 # The Python package's tests (python/tests), from the source tree, with
 # Debian's python3 and its pytest (apt-get install python3-pytest
@@ -101,7 +102,7 @@ test-shuffle:
 	@echo "test-shuffle: seed $(SHUFFLE)"
 	@set -e; \
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) $(LIB_PLAIN_PKGS) & plain=$$!; \
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -shuffle=$(SHUFFLE) -skip '$(PLAIN_TESTS)|$(PLAIN_MUTANT_TESTS)|$(PLAIN_CONF_TESTS)' $(LIB_RACE_PKGS) || { wait $$plain; exit 1; }; \
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -shuffle=$(SHUFFLE) -skip '$(PLAIN_MUTANT_TESTS)|$(PLAIN_CONF_TESTS)' $(LIB_RACE_PKGS) || { wait $$plain; exit 1; }; \
 	wait $$plain
 
 # Every library-loading package's tests twice in one process, shuffled: what

@@ -21,7 +21,7 @@ func TestMakefilePlainListsNameTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	lists := map[string][]string{ // list → the packages its names live in
-		"PLAIN_TESTS":        {"sim/emit"},
+		"RACE_EMIT_TESTS":    {"sim/emit"},
 		"RACE_TESTS_TESTS":   {"tests"},
 		"PLAIN_MUTANT_TESTS": {"conformance/suite"},
 		"PLAIN_CONF_TESTS":   {"conformance"},

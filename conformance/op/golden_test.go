@@ -9,40 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/simabi/simabi/conformance"
-	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/ops.golden and testdata/errors.golden")
-
-// The text form is what users keep (op scripts, repro files): every op of
-// every catalogue check and of the generated sequences of a few seeds
-// formats exactly as testdata/ops.golden holds, and parses back to itself.
-// A catalogue or generator change that is meant rewrites the file with
-// -update; a change of the op language that is not shows here.
-func TestOpTextGolden(t *testing.T) {
-	var b strings.Builder
-	for _, c := range conformance.Catalogue() {
-		fmt.Fprintf(&b, "# %s\n%s", c.Name, op.FormatOps(c.Ops()))
-	}
-	for seed := uint64(0); seed < 6; seed++ {
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 400, Caps: ^conformance.Caps(0), HoldMs: 20,
-			Comm: seed%2 == 1, Profile: []model.Profile{model.ProfileTMR, model.ProfileRefusing}[seed%2]})
-		fmt.Fprintf(&b, "# seed %d\n%s", seed, op.FormatOps(ops))
-	}
-	text := b.String()
-	for i, line := range strings.Split(text, "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		o, err := op.Parse(line)
-		if err != nil || o.String() != line {
-			t.Fatalf("line %d %q: parses to %q, %v", i+1, line, o, err)
-		}
-	}
-	golden(t, "testdata/ops.golden", text)
-}
+var update = flag.Bool("update", false, "rewrite testdata/errors.golden")
 
 // Parse errors name the kind and the argument at fault; their text is
 // pinned in testdata/errors.golden.
