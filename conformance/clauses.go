@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,7 +102,9 @@ func clauseTable(judgedBy map[string]*judged) ([]ClauseSpec, error) {
 		return specs[id]
 	}
 	owner := map[string]string{}
-	for id, j := range judgedBy {
+	// In a fixed order, so that an error names the same pair every time.
+	for _, id := range slices.Sorted(maps.Keys(judgedBy)) {
+		j := judgedBy[id]
 		c := spec(id)
 		c.Checks = append(slices.Clip(j.killers), j.others...)
 		c.Mutants = j.mutants
@@ -127,7 +130,8 @@ func clauseTable(judgedBy map[string]*judged) ([]ClauseSpec, error) {
 	}
 	out := make([]ClauseSpec, 0, len(specs))
 	order := map[string]int{} // rule, then number
-	for _, c := range specs {
+	for _, id := range slices.Sorted(maps.Keys(specs)) {
+		c := specs[id]
 		if !strings.Contains(c.ID, ".") || c.Rule() == model.RuleNone || c.N() <= 0 {
 			return nil, fmt.Errorf("checks: %q is no clause ID of a rule (RULE.N)", c.ID)
 		}
