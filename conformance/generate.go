@@ -1,11 +1,10 @@
 package conformance
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-
 	"math/rand/v2"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
 

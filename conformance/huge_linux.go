@@ -1,11 +1,11 @@
 package conformance
 
 import (
-	"github.com/simabi/simabi/conformance/op"
-
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"github.com/simabi/simabi/conformance/op"
 )
 
 var hugeOnce struct {

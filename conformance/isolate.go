@@ -1,15 +1,14 @@
 package conformance
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-
-	"github.com/simabi/simabi/abi"
-
 	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // Isolated and observed execution.

@@ -2,14 +2,13 @@ package conformance
 
 import (
 	"encoding/binary"
-	"github.com/simabi/simabi/conformance/op"
-
 	"strconv"
 	"sync"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // The checker's environment and queries on no context: contract, setdev,

@@ -1,10 +1,9 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
-
-	"github.com/simabi/simabi/abi"
 )
 
 // The kernel-mode entries: kinit, prepare, launch.

@@ -1,19 +1,18 @@
 package conformance
 
 import (
-	"encoding/binary"
-	"github.com/simabi/simabi/conformance/op"
-	"strconv"
-
 	"bytes"
+	"encoding/binary"
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"time"
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/internal/osthread"
 )
 

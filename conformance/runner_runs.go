@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/simabi/simabi/conformance/op"
-
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/validation"
 )
 

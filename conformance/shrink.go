@@ -1,8 +1,6 @@
 package conformance
 
-import (
-	"github.com/simabi/simabi/conformance/op"
-)
+import "github.com/simabi/simabi/conformance/op"
 
 // Shrink reduces a failing sequence by delta debugging: it removes chunks
 // (halving their size while none can go), then single ops, then simplifies
