@@ -337,9 +337,7 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 }
 
 // OpLines renders ops one per line (a repro or a request).
-func OpLines(ops []op.Op) []string { return opLines(ops) }
-
-func opLines(ops []op.Op) []string {
+func OpLines(ops []op.Op) []string {
 	out := make([]string, len(ops))
 	for i, op := range ops {
 		out[i] = op.String()

@@ -98,12 +98,6 @@ func classOf(k op.Kind) *opClass {
 
 // Predicates over the table, for the places that ask about an op.
 
-// kernelOp reports whether op calls a kernel-mode entry.
-func kernelOp(op op.Op) bool { return op.Kind.Kernel() }
-
-// runOp reports whether op is one of the run family with valid arguments.
-func runOp(op op.Op) bool { return op.Kind.RunFamily() }
-
 // legacyUnavailable says why a legacy build cannot run op, or "".
 func legacyUnavailable(op op.Op) string {
 	c := classOf(op.Kind)
@@ -117,9 +111,6 @@ func legacyUnavailable(op op.Op) string {
 	}
 	return ""
 }
-
-// twoThreadOp reports whether op runs calls on two threads.
-func twoThreadOp(op op.Op) bool { return op.Kind.TwoThread() }
 
 // needs says what an op requires and, when missing, which rule it leaves
 // undriven and why.

@@ -89,7 +89,7 @@ func init() {
 	defineOp(op.KindInject, opClass{
 		gen: func(g *Generator, _ *genState) { g.add(12, (*Generator).inject) },
 		needs: func(op op.Op) (Caps, model.Rule, string) {
-			return CapInject, siteRuleOf(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
+			return CapInject, model.SiteRule(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
 		},
 		rule: needsRule,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {

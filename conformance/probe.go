@@ -115,7 +115,7 @@ func refusedCall(op op.Op, e model.Expectation) bool {
 	if op.C < 0 || !op.StatusCall() || e.Unchecked || e.Status.Any || e.Status.Has(abi.OK) {
 		return false
 	}
-	return !twoThreadOp(op) && !e.Status.Empty()
+	return !op.Kind.TwoThread() && !e.Status.Empty()
 }
 
 // failedSync reports whether e, the model's expectation of op, is a
@@ -142,7 +142,7 @@ func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
 	st := model.NewState(checkModelOptions(p, caps))
 	var out []ProbeCase
 	for i, o := range ops {
-		if need, _, _ := needs(o); !caps.Has(need) || (p == model.ProfileLegacy && kernelOp(o)) {
+		if need, _, _ := needs(o); !caps.Has(need) || (p == model.ProfileLegacy && o.Kind.Kernel()) {
 			return out // the check is cut here on this target
 		}
 		e := model.Expect(st, o)

@@ -19,36 +19,28 @@ import (
 // Options tune a Runner.
 type Options struct {
 	// Binaries passed for a `bytes` span of kinit/pinit (aicpu, aicore,
-	// dispatcher, sdma). nil: 64 filler bytes, which a simulated build
-	// ignores (V-INIT); a real build needs its real binaries here.
+	// dispatcher, sdma); nil: 64 filler bytes, which only a simulated build
+	// accepts (V-INIT).
 	Binaries [4][]byte
 	// Profile forces the build profile instead of asking supported(NULL);
-	// the legacy profile must be given this way.
+	// legacy must be given this way.
 	Profile *model.Profile
-	// NoCleanup leaves the contexts a run created alive (the runner then
-	// cannot promise a clean claim registry to the next run).
+	// NoCleanup leaves the contexts a run created alive.
 	NoCleanup bool
-	// ContinueAfterLoss keeps executing ops after the model lost track (a
-	// status it did not predict), for complete histories in differential
-	// runs. By default the rest of the sequence is not executed: the
-	// runtime's state is no longer known, and calling a handle it may have
-	// freed would abort an emitted runtime (F-3).
+	// ContinueAfterLoss executes the ops after the model lost track, for
+	// complete histories in differential runs; by default they are not
+	// executed (a handle the runtime freed would abort it, F-3).
 	ContinueAfterLoss bool
-	// Callable is the ChipCallable image register img=prog passes (a real
-	// program callable for the build under test: abicheck -callable); nil
-	// leaves those ops unrun.
+	// Callable is the image register img=prog passes (abicheck -callable);
+	// nil leaves those ops unrun.
 	Callable []byte
-	// BeforeOp, when not nil, is called on the runner's thread just before
-	// each op executes, with the op's index; with AtSetup before the setup
-	// (supported(NULL), resetting the hooks or the device) and with len(ops)
-	// before the cleanup. A child process of the CLI streams these to its
-	// parent, so that the op log up to a crash survives the crash.
+	// BeforeOp is called on the runner's thread before op i, with AtSetup
+	// before the setup and len(ops) before the cleanup: a child streams
+	// these to its parent so the op log survives a crash.
 	BeforeOp func(i int)
-	// OnCallerThread runs each sequence on the calling goroutine, locked to
-	// its OS thread for the run, instead of handing it to the runner's own
-	// thread: a caller that runs many short sequences (a fuzz worker) saves
-	// two thread switches per run. A sequence that unloads the library
-	// (U-1, its thread must exit) still runs on the runner's thread.
+	// OnCallerThread runs each sequence on the calling goroutine locked to
+	// its thread (two thread switches less per run, for fuzz workers); a
+	// sequence that unloads (U-1) still runs on the runner's thread.
 	OnCallerThread bool
 }
 
@@ -59,14 +51,12 @@ type Result struct {
 	Tally    model.Tally
 	Checked  int    // calls the model checked
 	Lost     string // why the model stopped predicting, "" if it never did
-	// Generic counts, per rule, the passes a legacy build earned with its
-	// generic -1, which tells less than a kernel build's distinct codes.
+	// Generic counts per rule the passes a legacy build earned with its
+	// generic -1.
 	Generic [model.NumRules]uint32
-	// RunClauses counts, per rule, the outstanding-run clauses checked
-	// (E-FIN, E-DESTROY).
+	// RunClauses counts per rule the outstanding-run clauses checked.
 	RunClauses [model.NumRules]uint32
-	// Divergences is how many calls answered what the model did not
-	// predict (each one a failure; the model re-synchronised and went on).
+	// Divergences counts calls the model did not predict (each a failure).
 	Divergences int
 }
 
@@ -80,11 +70,9 @@ func (r *Result) Failed() bool {
 	return false
 }
 
-// lockedThread runs jobs on one goroutine locked to its OS thread, so that
-// the calling thread's current device (D-2, per OS thread) is stable across
-// the ops of a sequence. Closing it lets the goroutine exit locked, which
-// ends the thread and whatever per-thread state the runtime kept for it
-// (thread-exit destructors of the library it called: U-1).
+// lockedThread runs jobs on one goroutine locked to its OS thread, so the
+// current device (D-2, per thread) is stable across a sequence. exit ends
+// the thread and its thread-exit destructors run (U-1).
 type lockedThread struct {
 	jobs chan func()
 	tid  int           // the kernel thread id
@@ -99,10 +87,8 @@ func newLockedThread() *lockedThread {
 			runtime.LockOSThread()
 			t.tid = osthread.Current().TID
 			if t.tid == os.Getpid() {
-				// The process's main thread never exits (Go wedges it when
-				// its goroutine ends locked): a thread that must exit is
-				// another one. Ending here leaves the main thread wedged,
-				// and the next goroutine locks a thread of its own.
+				// Go wedges the main thread rather than exit it: leave it
+				// and lock another.
 				started <- false
 				return
 			}
@@ -118,9 +104,8 @@ func newLockedThread() *lockedThread {
 	}
 }
 
-// exit ends the thread and waits until the OS thread is gone, so that what
-// the runtime runs at thread exit has run (or crashed the process) before the
-// caller goes on: before a library is unloaded, or, for U-1, after.
+// exit ends the thread and waits until the OS thread is gone, so its
+// thread-exit work has run before the caller goes on (U-1).
 func (t *lockedThread) exit() {
 	close(t.jobs)
 	<-t.done
@@ -134,8 +119,6 @@ func (t *lockedThread) do(f func()) {
 }
 
 func (t *lockedThread) async(f func()) { t.jobs <- f }
-
-func (t *lockedThread) close() { t.exit() }
 
 type slotState struct {
 	h    abi.Ctx
@@ -156,16 +139,11 @@ type imgBuf struct {
 const outSentinel int32 = 0x3C3C3C3C
 
 // Runner executes sequences on one target instance, checking every call
-// against a fresh Model, on one OS-thread-locked goroutine (plus a second
-// one for the concurrency ops). Images, configs and args are built once and
-// reused. Use one Runner per target instance from one goroutine at a time.
+// against a fresh Model, on OS-thread-locked goroutines. Images, configs and
+// args are built once and reused. Use it from one goroutine at a time.
 type Runner struct {
-	// alienAt is the tensor a launch put in address space 2 or HOST
-	// (ArgsRecipe.Alien, HostLast).
-	alienAt int
-	// progBuf is the host memory a prog op's copy or memory info passes
-	// (DeviceMemoryInfoSize and a 64-byte copy both fit).
-	progBuf [128]byte
+	alienAt int       // the tensor a launch put in space 2 or HOST (Alien, HostLast)
+	progBuf [128]byte // the host memory a prog op's copy or memory info passes
 	t       Target
 	rt      abi.Runtime
 	hooks   abi.SimHooks
@@ -196,10 +174,8 @@ type Runner struct {
 	dev    devRun  // the allocation slots' pointers and buffers (ops_devmem.go)
 	st     model.State
 
-	// Program runs: run storage (get_runtime_size bytes at
-	// get_runtime_alignment, zeroed at the start of every run), each with a
-	// NativeRunDescriptor whose accepted_state is the storage's word in
-	// accepted; userImg is Options.Callable at 16-byte alignment.
+	// Program runs (ops_runs.go): each storage has a descriptor whose
+	// accepted_state is its word in accepted; userImg is Options.Callable.
 	storage   [op.MaxStorages][]byte
 	storeErr  string
 	desc      [op.MaxStorages][]byte
@@ -212,17 +188,14 @@ type Runner struct {
 	dirty     bool
 	pre       []model.Finding // findings of the run's setup
 
-	// unloadAt is the index of the unload op that ended the run on the main
-	// thread (-1: none); the thread must exit before the op is judged
-	// (finishUnload). unloadErr is what unloading returned.
+	// unloadAt is the unload op that ended the run (-1: none), judged once
+	// the thread exited (finishUnload).
 	unloadAt  int
 	unloadErr error
 
-	// The comm family's ranks as threads (ops_commpark.go): ops is the
-	// sequence in progress and at the op being made; parked the calls in
-	// flight on ranks' threads, by op index. stuckWhy says which released
-	// call never returned (its thread is still in the runtime: the
-	// instance must not be used again), at its index.
+	// The comm ranks as threads (ops_commpark.go): parked are the calls in
+	// flight by op index; stuckWhy says which released call never returned
+	// (the instance must not be used again).
 	ops      []op.Op
 	at       int
 	parked   map[int]*parkedRun
@@ -231,14 +204,11 @@ type Runner struct {
 }
 
 // Dirty reports whether an earlier run left contexts the runner could not
-// clean up safely (the model lost track): later runs on this instance may
-// meet claims the model does not know. Use a fresh instance after a failure,
-// or ResetTarget.
+// clean up (the model lost track): use a fresh instance, or ResetTarget.
 func (r *Runner) Dirty() bool { return r.dirty || r.stuckWhy != "" }
 
-// onMain runs f as the runner's main thread: on the runner's own locked
-// thread, or, with OnCallerThread when inline allows it, on the caller's
-// goroutine locked to its thread for the call.
+// onMain runs f on the runner's main thread, or with OnCallerThread when
+// inline allows it on the caller's goroutine locked to its thread.
 func (r *Runner) onMain(f func(), inline bool) {
 	if !r.opt.OnCallerThread || !inline {
 		r.main.do(f)
@@ -249,8 +219,7 @@ func (r *Runner) onMain(f func(), inline bool) {
 	f()
 }
 
-// Unloads reports whether ops unload the library (U-1): such a run needs an
-// instance and a thread of its own.
+// Unloads reports whether ops unload the library (U-1).
 func Unloads(ops []op.Op) bool {
 	for _, o := range ops {
 		if o.Kind == op.KindUnload {
@@ -260,11 +229,8 @@ func Unloads(ops []op.Op) bool {
 	return false
 }
 
-// ResetTarget returns the target to the state of a fresh load through the
-// control hooks (simabi_reset, CapReset) and forgets what earlier runs left
-// (claims of contexts they could not finalize), so that the next run meets
-// what it would meet on a new instance. It reports false when the target
-// has no reset.
+// ResetTarget returns the target to a fresh load's state (simabi_reset,
+// CapReset) and forgets the claims earlier runs left; false without reset.
 func (r *Runner) ResetTarget() bool {
 	if r.ctl == nil || !r.caps.Has(CapReset) {
 		return false
@@ -320,8 +286,7 @@ func NewRunner(t Target, opt Options) *Runner {
 // Caps is what the runner can drive on its target.
 func (r *Runner) Caps() Caps { return r.caps }
 
-// Do runs f on the runner's main thread, the OS thread its ops run on
-// (the current device is per thread, D-2).
+// Do runs f on the OS thread the runner's ops run on (D-2).
 func (r *Runner) Do(f func()) { r.main.do(f) }
 
 // Close stops the runner's threads and releases ACL streams it created.
@@ -335,15 +300,14 @@ func (r *Runner) Close() {
 			}
 		})
 	}
-	r.main.close()
-	r.helper.close()
+	r.main.exit()
+	r.helper.exit()
 	if r.helper2 != nil {
-		r.helper2.close()
+		r.helper2.exit()
 	}
 }
 
-// Run executes ops on t with a fresh runner and returns the history and the
-// findings.
+// Run executes ops on t with a fresh runner.
 func Run(t Target, ops []op.Op) (History, []model.Finding) {
 	r := NewRunner(t, Options{})
 	defer r.Close()
@@ -361,10 +325,9 @@ func (r *Runner) Run(ops []op.Op) *Result {
 	return res
 }
 
-// finishUnload completes a run that ended with unload (U-1): the thread that
-// called into the library exits now, after the unload, and the unload op is
-// judged on a fresh thread once the old one is gone. A library whose
-// thread-exit code outlives it crashes the process here, at the unload op.
+// finishUnload completes a run that ended with unload (U-1): the calling
+// thread exits, then the op is judged on a fresh thread (a library whose
+// thread-exit code outlives it crashes the process here).
 func (r *Runner) finishUnload(ops []op.Op, res *Result) {
 	i := r.unloadAt
 	r.unloadAt = -1
@@ -414,8 +377,7 @@ func (r *Runner) span(i int, s op.SpanRecipe) (unsafe.Pointer, uintptr) {
 func (r *Runner) image(rec op.ImageRecipe) *imgBuf {
 	b := r.lastImg
 	if b == nil || r.lastRec != rec {
-		// A repeated prepare (a fill: 8193 of one recipe) skips hashing
-		// the recipe for the map.
+		// A fill (8193 prepares of one recipe) skips the map lookup.
 		if b = r.images[rec]; b == nil {
 			b = r.newImage(rec)
 		}
@@ -436,9 +398,7 @@ func (r *Runner) newImage(rec op.ImageRecipe) *imgBuf {
 	case f.Null:
 	case f.Huge:
 		b.ptr = hugeSpan()
-	case f.Wrap:
-		// Nothing is mapped there: a runtime that reads before it checks
-		// the wrap (V-IMG step 1) faults.
+	case f.Wrap: // nothing is mapped there (V-IMG step 1)
 		addr := ^uintptr(0) &^ 0xFFF
 		b.ptr = *(*unsafe.Pointer)(unsafe.Pointer(&addr))
 	default:
@@ -566,8 +526,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 			before(i)
 		}
 		r.exec(i, ops[i], &res.History.Entries[i])
-		if r.unloadAt >= 0 {
-			// The library is gone: nothing more is called, no cleanup.
+		if r.unloadAt >= 0 { // the library is gone: no cleanup
 			return res
 		}
 	}
@@ -583,12 +542,10 @@ func (r *Runner) run(ops []op.Op) *Result {
 	return res
 }
 
-// view is the model of the run so far, for its read-only queries (the
-// model changes only through model.Step and the State functions).
+// view is the model of the run so far, read-only (it changes by Step).
 func (r *Runner) view() *model.Model { return r.st.Model() }
 
-// unmadeStep tells the model the runner did not make cur's call, and why:
-// it records the skip under rule.
+// unmadeStep tells the model why the runner did not make cur's call.
 func (r *Runner) unmadeStep(i int, cur op.Op, rule model.Rule, why string) {
 	r.st, _ = model.Step(r.st, i, 0, cur, &op.Observation{Unmade: why, UnmadeRule: uint8(rule)})
 }
@@ -646,12 +603,11 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 		r.releasing()
 		r.call(cur, o)
 		if m.Profile() == model.ProfileLegacy && entry && !cur.Kind.CommCodes() {
-			// Legacy codes: -1 generic, -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE.
 			o.Call.Status = abi.TranslateLegacy(o.Call.Status)
 		}
 		if probe {
 			after, _ := r.t.Counters()
-			o.ACLProbed, o.ACLForbidden = true, forbiddenBetween(before, after)
+			o.ACLProbed, o.ACLForbidden = true, after.ForbiddenSince(before)
 		}
 		if cur.C >= 0 && cls.memProbe != memNone && a >= 0 {
 			sl := &r.slots[cur.C]
@@ -680,24 +636,19 @@ func (r *Runner) exec(i int, cur op.Op, e *Entry) {
 	r.joinReleased()
 }
 
-// unmade says why the runner does not make op's call now, and the rule
-// that leaves undriven ("" when it makes it): the target lacks what it
-// needs, a legacy build has no such entry, a slot it names holds no live
-// context, or its class or the run family says the state is not one to
-// call it in.
+// unmade says why the runner does not make op's call now and the rule that
+// leaves undriven ("" when it makes it).
 func (r *Runner) unmade(cur op.Op) (model.Rule, string) {
 	m := r.view()
 	if need, rule, why := needs(cur); !r.caps.Has(need) {
 		if m.Profile() == model.ProfileLegacy && rule != model.RU1 {
-			// The caller's device, streams and faults drive kernel rules,
-			// which a legacy build has none of.
-			rule = model.RuleNone
+			rule = model.RuleNone // the environment drives kernel rules only
 		}
 		return rule, why
 	}
 	if m.Profile() == model.ProfileLegacy {
 		if why := legacyUnavailable(cur); why != "" {
-			if kernelOp(cur) {
+			if cur.Kind.Kernel() {
 				return model.REKInit, why
 			}
 			return model.RuleNone, why
@@ -717,7 +668,7 @@ func (r *Runner) unmade(cur op.Op) (model.Rule, string) {
 			return model.RuleNone, why
 		}
 	}
-	if runOp(cur) && cls.run == nil {
+	if cur.Kind.RunFamily() && cls.run == nil {
 		return model.RuleNone, r.runReady(cur)
 	}
 	return model.RuleNone, ""
@@ -729,7 +680,7 @@ func (r *Runner) call(op op.Op, o *op.Observation) {
 }
 
 // prepare calls prepare with a recipe's buffer and records the counts behind
-// a minted id for later args=match launches.
+// a minted id (args=match).
 func (r *Runner) prepare(h abi.Ctx, op op.Op, rec op.ImageRecipe, out *int32) (abi.Status, int32) {
 	b := r.image(rec)
 	st, got, written := r.prepareRaw(h, op.OutNull, b, out)
@@ -738,8 +689,8 @@ func (r *Runner) prepare(h abi.Ctx, op op.Op, rec op.ImageRecipe, out *int32) (a
 	return st, got
 }
 
-// prepareRaw makes the call and touches nothing of the runner's (it may run
-// on the second thread).
+// prepareRaw makes the call and touches nothing of the runner's (the second
+// thread runs it).
 func (r *Runner) prepareRaw(h abi.Ctx, outNull bool, b *imgBuf, out *int32) (abi.Status, int32, bool) {
 	var outp *int32
 	if !outNull {
@@ -758,8 +709,8 @@ func (r *Runner) prepareRaw(h abi.Ctx, outNull bool, b *imgBuf, out *int32) (abi
 	return st, *outp, written
 }
 
-// noteWritten records that a prepare wrote into the caller's image (M-6)
-// and makes the runner restore the buffer before its next use.
+// noteWritten records a prepare that wrote into the caller's image (M-6);
+// the buffer is restored before its next use.
 func (r *Runner) noteWritten(b *imgBuf, written bool) {
 	if written {
 		b.dirty = true
@@ -800,9 +751,8 @@ func (r *Runner) prog(h abi.Ctx, fn op.ProgFn, o *op.Observation) {
 	case op.FnFinalizeRun:
 		st = rt.FinalizeRun(h, 0)
 	case op.FnMemInfo:
-		// One bad argument each: on a context, a NULL info pointer or
-		// device address 0 (E-PROG.24); on a NULL context, valid host
-		// memory and an address no conforming runtime reads (S-3 alone).
+		// One bad argument each: a NULL info on a context (E-PROG.24), a
+		// NULL context with valid memory (S-3 alone).
 		var info unsafe.Pointer
 		if h == 0 {
 			info = unsafe.Pointer(&r.progBuf[0])
@@ -842,9 +792,8 @@ func (r *Runner) prog(h abi.Ctx, fn op.ProgFn, o *op.Observation) {
 	o.Call.Status = st
 }
 
-// progDevice is the device address a prog op's copy passes: 0 on a
-// context (E-PROG.24), and on a NULL context one that is not 0, which a
-// runtime that checks its context first (S-3) never reads.
+// progDevice is the device address a prog op's copy passes: 0 on a context
+// (E-PROG.24), and on a NULL context one no runtime reads (S-3 first).
 func progDevice(h abi.Ctx) abi.DevicePtr {
 	if h == 0 {
 		return 0x1000
@@ -873,12 +822,10 @@ func (r *Runner) setThreadDevice(dev int32) {
 }
 
 // hold runs X-2: a prepare holds the context's gate while a second call
-// (a launch, or another prepare) on a second locked thread with the same
-// current device tries to take it. With the control hooks the prepare parks
-// holding the gate (simabi_hold_gate) and the runner sees the second call
-// wait or return (simabi_gate_state), so the overlap is certain and nothing
-// sleeps (parkedPair); without them site 7 makes the prepare hold the gate
-// op.Ms milliseconds and the second call starts a short delay after it
+// (launch or prepare) on another thread with the same device tries to take
+// it. With the control hooks the prepare parks on the gate and the runner
+// watches the second call (parkedPair: certain, no sleeps); without them
+// site 7 holds the gate op.Ms ms and the second call starts a little later
 // (timedPair).
 func (r *Runner) hold(i int, cur op.Op, e *Entry) {
 	o := &r.obs
@@ -897,7 +844,6 @@ func (r *Runner) hold(i int, cur op.Op, e *Entry) {
 		return
 	}
 	h := r.handle(cur.C)
-	// Everything the other threads need is formed here, on this thread.
 	p := pairCalls{h: h, dev: dev, op: cur, first: r.image(cur.Img), stream: r.stream(cur.Stream)}
 	if cur.Kind == op.KindHoldLaunch {
 		p.args, o.Second.ArgT, o.Second.ArgS, o.Second.ArgHost = r.formArgs(cur, &r.slots[cur.C])
@@ -914,7 +860,7 @@ func (r *Runner) hold(i int, cur op.Op, e *Entry) {
 	if second != nil {
 		r.noteWritten(second, p.written2)
 	}
-	// Record ids in the order they were minted.
+	// Ids in the order they were minted.
 	if second != nil && o.Second.Status == abi.OK && o.Call.Status == abi.OK && o.Second.Out < o.Call.Out {
 		r.recordID(cur.C, o.Second.Status, o.Second.Out, second)
 		r.recordID(cur.C, o.Call.Status, o.Call.Out, first)
@@ -958,11 +904,10 @@ func (r *Runner) secondCall(p *pairCalls) {
 	}
 }
 
-// parkedPair: the prepare runs on the helper thread and parks holding the
-// gate; once it has, the second call runs on a third thread, and the runner
-// releases the prepare when that call has returned (it failed at once) or
-// waits for the gate (it waited: SecondLate). A prepare that returns
-// without parking (refused before the gate) leaves the calls sequential.
+// parkedPair: the prepare parks holding the gate on the helper thread; the
+// second call then runs on a third, and the prepare is released when that
+// call returned or waits for the gate (SecondLate). A prepare refused
+// before the gate leaves the calls sequential.
 func (r *Runner) parkedPair(p *pairCalls) {
 	o := &r.obs
 	armed := r.ctl.SimHoldGate(p.h, 1) == abi.OK
@@ -991,7 +936,7 @@ func (r *Runner) parkedPair(p *pairCalls) {
 }
 
 // awaitGate polls h's gate state until cond holds (true) or done is closed
-// first (false). It drives no clock: the state is the runtime's.
+// first (false).
 func (r *Runner) awaitGate(h abi.Ctx, done <-chan struct{}, cond func(int32) bool) bool {
 	for spin := 0; ; spin++ {
 		select {
@@ -1010,8 +955,7 @@ func (r *Runner) awaitGate(h abi.Ctx, done <-chan struct{}, cond func(int32) boo
 	}
 }
 
-// third is the runner's third locked thread (parked holds), started on
-// first use.
+// third is the runner's third thread (parked holds), started on first use.
 func (r *Runner) third() *lockedThread {
 	if r.helper2 == nil {
 		r.helper2 = newLockedThread()
@@ -1020,9 +964,8 @@ func (r *Runner) third() *lockedThread {
 }
 
 // timedPair: site 7 makes this thread's prepare hold the gate for hold; the
-// helper thread starts the second call a short delay after the prepare did.
-// The second call overlapped iff it started before the prepare returned; it
-// waited iff it took more than half the hold.
+// second call starts a little later on the helper. It overlapped iff it
+// started before the prepare returned, waited iff it took over hold/2.
 func (r *Runner) timedPair(p *pairCalls, hold time.Duration) {
 	o := &r.obs
 	delay := min(hold/4, 20*time.Millisecond)
@@ -1077,10 +1020,8 @@ func (r *Runner) race(i int, cur op.Op, e *Entry) {
 	e.Obs = *o
 }
 
-// unload is U-1's op: with no context left, the runtime's streams drained
-// and its fault sites disarmed, the library instance is unloaded; the run
-// ends here and finishUnload lets the calling thread exit before the op is
-// judged. With contexts left the op is not run (the model says why).
+// unload is U-1's op: with no context left, streams drained and faults
+// disarmed, the instance is unloaded and the run ends (finishUnload).
 func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 	r.drainParked() // no rank's thread may be inside the library it unloads
 	for s := int8(0); s < op.MaxSlots; s++ {
@@ -1099,7 +1040,7 @@ func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 	e.Op = cur
 }
 
-// disarm disarms every fault site (the hooks only).
+// disarm disarms every fault site (hooks only).
 func (r *Runner) disarm() {
 	for s := abi.FirstSite; r.hooks != nil && s <= abi.LastSite; s++ {
 		r.hooks.SimInject(s, 0, 0)
@@ -1121,25 +1062,20 @@ func (r *Runner) quiesce() {
 }
 
 // cleanup releases what a run left: faults disarmed, streams drained, every
-// live context finalized (with its device current) and destroyed. A kernel
-// context whose finalize never returns 0 keeps its claim; its device is
-// remembered as claimed for the runs that follow on this instance. After the
-// model lost track nothing is called on the contexts.
+// live context finalized (its device current) and destroyed. A context
+// whose finalize never returns 0 keeps its claim, remembered for later runs
+// (tainted). After the model lost track the contexts are left.
 func (r *Runner) cleanup() {
 	r.commCleanup()
 	r.quiesce()
-	if lost, _ := r.view().Lost(); lost {
-		// The runtime may have freed a handle the model thinks live: calling
-		// it could abort an emitted runtime (F-3). Leave the contexts; the
-		// instance is dirty.
+	if lost, _ := r.view().Lost(); lost { // a handle may be freed (F-3)
 		r.dirty = true
 		if r.hooks != nil {
 			r.hooks.SimSetCurrentDevice(-1)
 		}
 		return
 	}
-	// Runs still outstanding hold their contexts (E-FIN, E-DESTROY): each is
-	// finalized on the storage's context first.
+	// Outstanding runs hold their contexts (E-FIN, E-DESTROY): finalize them.
 	for st := range int8(op.MaxStorages) {
 		if state, i := r.view().Storage(st); state != model.StorageFree && i >= 0 && r.view().SlotLive(i) {
 			r.rt.FinalizeRun(r.slots[i].h, abi.RunHandle(unsafe.Pointer(unsafe.SliceData(r.storage[st]))))

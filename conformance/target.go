@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/simabi/simabi/abi"
-	"github.com/simabi/simabi/conformance/model"
 )
 
 // ACL is the part of an ACL library a checker needs on the caller's side
@@ -22,9 +21,6 @@ type ACL interface {
 // the emitted fake ACL: simabi_acl_counters). D-1 forbids the first six on a
 // kernel context's path.
 type ACLCounts = abi.ACLCounters
-
-// forbiddenBetween names the D-1 calls that happened between a and b.
-func forbiddenBetween(a, b ACLCounts) string { return b.ForbiddenSince(a) }
 
 // Target is one runtime instance under test and the means a checker has to
 // drive its environment. Adapters are thin: sim.Runtime is both an
@@ -200,8 +196,6 @@ func CapsOf(t Target) Caps {
 
 // Has reports whether every capability of need is present.
 func (c Caps) Has(need Caps) bool { return c&need == need }
-
-func siteRuleOf(site int32) model.Rule { return model.SiteRule(site) }
 
 // Factory opens a target for one run: a fresh runtime instance when the
 // backend can make one (sim), or the one loaded library (onboard), and a
