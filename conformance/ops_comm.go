@@ -16,15 +16,12 @@ import (
 	"github.com/simabi/simabi/internal/safemem"
 )
 
-// The comm family (E-COMM) on the runner. A sequence's rootinfo paths and
-// ids are its own: the children of one abicheck share a parent, which
-// names a session with the path, and a runtime instance keeps its global
-// domains for the process, so every run maps p0..p7, a=N and d=N to values
-// no other run of any process uses (d=0 stays domain_id 0). A CommContext
-// is read only through the simulation hooks (CapPeek): on silicon it is
-// device memory. A call the model says would wait for peers is parked on
-// a thread of its own when later ops bring them (ops_commpark.go), and
-// otherwise not made (it would end only at the runtime's timeout).
+// The comm family (E-COMM) on the runner. Sessions are named by the parent
+// process and the path, and global domains live for the process, so every
+// run maps p0..p7, a=N and d=N to values no other run uses (d=0 stays 0).
+// A CommContext is read through the simulation hooks only (CapPeek). A call
+// that waits for peers is parked when later ops bring them
+// (ops_commpark.go), otherwise not made.
 
 // commRunSerial numbers the runs of this process.
 var commRunSerial atomic.Uint64
@@ -37,28 +34,23 @@ type commRun struct {
 	windows [op.MaxCommHandles]bool // a comm_alloc_windows was called on the handle
 	ctxs    [op.MaxCommHandles]commCtxs
 	paths   [op.MaxCommPaths][]byte
-	// Per domain (d=N): the descriptor its last successful gprep wrote,
-	// its local window and its imported context.
+	// Per domain: its last gprep's descriptor, local window, imported context.
 	descs    map[uint8][]byte
 	local    map[uint8]uint64
 	imported map[uint8]uint64
 	ids      []uint32 // rank_ids, 256 entries
-	// maps counts the calls that may have mapped memory; last is the
-	// address each ccopy reference last resolved to, with maps then: after
-	// its window went, a ccopy passes that address, unless a mapping since
-	// may have taken it (E-PROG.28).
+	// maps counts the calls that may have mapped memory; last is where each
+	// ccopy reference last resolved, passed after its window went unless
+	// memory was mapped since (E-PROG.28).
 	maps uint64
 	last map[copyRef]lastAddr
-	// The comm timeout (ops_commtimeout.go): boundMs the run's last
-	// ctimeout set; boundFound the bound the run found, to restore, once
-	// boundSet.
+	// The comm timeout (ops_commtimeout.go): the run's last ctimeout, and
+	// the bound it found, to restore once set.
 	boundMs    int32
 	boundFound int32
 	boundSet   bool
-	// sessions is the segment name of each handle's session; segments
-	// every name the run's calls may have made a segment under, computed
-	// as the runtime computes it (E-COMM's names), removed when the run
-	// ends (removeSegments).
+	// segments are the names the run's calls may have made a segment under
+	// (E-COMM's names), removed when the run ends.
 	sessions [op.MaxCommHandles]string
 	segments map[string]bool
 }
@@ -89,8 +81,7 @@ func (c *commRun) reset() {
 	}
 }
 
-// path is rootinfo path p's C string in this run (a name no other run of
-// any process uses: the simulated backend only hashes it).
+// path is rootinfo path p's C string in this run.
 func (c *commRun) path(p int8) unsafe.Pointer {
 	if p < 0 {
 		return nil
@@ -101,8 +92,7 @@ func (c *commRun) path(p int8) unsafe.Pointer {
 	return unsafe.Pointer(&c.paths[p][0])
 }
 
-// id is allocation id or domain n of the op text in this run; domain 0
-// stays 0 (E-COMM's refusal).
+// id is allocation id or domain n in this run; domain 0 stays 0.
 func (c *commRun) id(n uint8, domain bool) uint64 {
 	if domain && n == 0 {
 		return 0
@@ -110,8 +100,8 @@ func (c *commRun) id(n uint8, domain bool) uint64 {
 	return uint64(os.Getpid())<<32 | (c.serial&0xFFFFFF)<<8 | uint64(n)
 }
 
-// ownRankIDs is the recipe's array in memory of its own (nil for NULL):
-// a parked call may read it while later calls fill the runner's.
+// ownRankIDs is the recipe's array in memory of its own (a parked call may
+// read it while later calls fill the runner's).
 func (c *commRun) ownRankIDs(r op.IDsRecipe) unsafe.Pointer {
 	return fillRankIDs(make([]uint32, len(c.ids)), r)
 }
@@ -129,12 +119,10 @@ func fillRankIDs(ids []uint32, r op.IDsRecipe) unsafe.Pointer {
 	return unsafe.Pointer(&ids[0])
 }
 
-// commAbsentName is what name=bad puts in a descriptor's handle: a name
-// no window has.
+// commAbsentName is what name=bad puts in a descriptor's handle.
 const commAbsentName = "/simabi_absent_window"
 
-// descriptors is gimport's array: descriptor_count entries (at most 64,
-// past which a runtime must refuse the count before it reads), those the
+// descriptors is gimport's array: count entries (at most 64), those the
 // recipe names from the domains' last prepares, changed as it says.
 func (c *commRun) descriptors(r op.DescsRecipe, count uint64) unsafe.Pointer {
 	if r.Null {
@@ -145,22 +133,12 @@ func (c *commRun) descriptors(r op.DescsRecipe, count uint64) unsafe.Pointer {
 	for i := 0; i < int(r.N) && i < int(n); i++ {
 		d := b[i*abi.CommDescSize : (i+1)*abi.CommDescSize]
 		copy(d, c.descs[r.D[i].Src])
-		v := r.D[i].Val
-		le := binary.LittleEndian
-		switch r.D[i].Field {
-		case op.DescVersion:
-			le.PutUint32(d[abi.CommDescVersionOff:], uint32(v))
-		case op.DescProfile:
-			le.PutUint32(d[abi.CommDescProfileOff:], uint32(v))
-		case op.DescRank:
-			le.PutUint32(d[abi.CommDescDomainRankOff:], uint32(v))
-		case op.DescCount:
-			le.PutUint32(d[abi.CommDescRankCountOff:], uint32(v))
-		case op.DescSize:
+		v, f, le := r.D[i].Val, r.D[i].Field, binary.LittleEndian
+		if off, ok := descWordOff[f]; ok {
+			le.PutUint32(d[off:], uint32(v))
+		} else if f == op.DescSize {
 			le.PutUint64(d[abi.CommDescMappingSizeOff:], v)
-		case op.DescHandle:
-			le.PutUint32(d[abi.CommDescHandleSizeOff:], uint32(v))
-		case op.DescBadName:
+		} else if f == op.DescBadName {
 			clear(d[abi.CommDescHandleOff:])
 			copy(d[abi.CommDescHandleOff:], commAbsentName)
 			le.PutUint32(d[abi.CommDescHandleSizeOff:], uint32(len(commAbsentName)))
@@ -169,8 +147,11 @@ func (c *commRun) descriptors(r op.DescsRecipe, count uint64) unsafe.Pointer {
 	return unsafe.Pointer(&b[0])
 }
 
-// peekCtx reads the CommContext at addr into o (the simulation hooks only:
-// elsewhere it is device memory).
+// descWordOff is where each 32-bit field a recipe changes lies.
+var descWordOff = map[op.DescField]int{op.DescVersion: abi.CommDescVersionOff, op.DescProfile: abi.CommDescProfileOff,
+	op.DescRank: abi.CommDescDomainRankOff, op.DescCount: abi.CommDescRankCountOff, op.DescHandle: abi.CommDescHandleSizeOff}
+
+// peekCtx reads the CommContext at addr into o (CapPeek only).
 func (r *Runner) peekCtx(addr uint64, o *op.CommObs) {
 	if !r.caps.Has(CapPeek) {
 		return
@@ -191,7 +172,6 @@ func outPtr(v *uint64, null bool) *uint64 {
 	return v
 }
 
-// commHandle is the op's handle (NULL for null).
 func (r *Runner) commHandle(o op.Op) abi.CommHandle {
 	if o.Comm.H < 0 {
 		return 0
@@ -218,8 +198,8 @@ func commReady(r *Runner, o op.Op) string {
 
 func handleTextOf(h int8) string { return "h" + strconv.Itoa(int(h)) }
 
-// commResult renders an int comm entry's answer: the comm backend's -1 is
-// no code of the status table.
+// commResult renders an int comm entry's answer (the backend's -1 is no
+// code of the status table).
 func commResult(e *Entry) string {
 	if st := e.Obs.Call.Status; st == -1 {
 		return "-1"
@@ -227,8 +207,7 @@ func commResult(e *Entry) string {
 	return op.StatusName(e.Obs.Call.Status)
 }
 
-// commClass is what every int comm entry shares; result renders its
-// answer (nil: commResult).
+// commClass is what every int comm entry shares (result nil: commResult).
 func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status, result func(e *Entry) string) opClass {
 	if result == nil {
 		result = commResult
@@ -327,21 +306,16 @@ func (r *Runner) commInit(o op.Op, _ abi.Ctx, obs *op.Observation) {
 	}
 }
 
-// names notes that the run may have made a segment called name, and
-// returns it.
+// names notes that the run may have made a segment called name.
 func (c *commRun) names(name string) string {
 	c.segments[name] = true
 	return name
 }
 
-// removeSegments removes every segment the run may have made: what a rank
-// whose peers never came (E-COMM.9, .59), or a runtime that broke the
-// contract, left in /dev/shm. It is called once every rank of the run was
-// destroyed or abandoned, with none of its threads inside the runtime, so
-// no rank uses them any more; the names are the run's alone (its paths and
-// ids), never a prefix another run's segments share. A name the last rank
-// out unlinked is gone already; what cannot be removed stays for
-// abicheck's sweep at exit.
+// removeSegments removes what a rank whose peers never came (E-COMM.9,
+// .59), or a broken runtime, left in /dev/shm. It runs once no thread of
+// the run is in the runtime; the names are the run's alone, and what
+// cannot be removed stays for abicheck's sweep at exit.
 func (c *commRun) removeSegments() {
 	for name := range c.segments {
 		_ = os.Remove("/dev/shm/" + name[1:])
@@ -374,8 +348,8 @@ func (r *Runner) commSize(o op.Op, co *op.CommObs) abi.Status {
 	return st
 }
 
-// commGlobalPrepare makes gprep with the descriptor filled with
-// CommUnwrittenByte, so that a byte it did not write shows.
+// commGlobalPrepare makes gprep with the descriptor prefilled, so that a
+// byte it did not write shows.
 func (r *Runner) commGlobalPrepare(o op.Op, co *op.CommObs) abi.Status {
 	c := o.Comm
 	var d unsafe.Pointer
@@ -433,10 +407,8 @@ func copyRefOf(c op.CommRecipe) copyRef {
 }
 
 // commCopyReady says why a ccopy is not made: the model cannot place its
-// word; a reference whose window went, when the run never saw its address
-// or memory was mapped since (a new mapping may sit there now); a legacy
-// context without a live program init (no init gate: the copy would go
-// through, and the model follows no write of it).
+// word; its window went and the run never saw its address, or memory was
+// mapped since; a legacy context without a live init (no init gate).
 func commCopyReady(r *Runner, o op.Op) string {
 	if why := r.view().CommCopyReady(o); why != "" {
 		return why
@@ -456,9 +428,8 @@ func commCopyReady(r *Runner, o op.Op) string {
 	return ""
 }
 
-// commCopy copies the word with copy_to_device_ctx (put) or
-// copy_from_device_ctx through the op's context, at the address the
-// reference resolves to, or, after its window went, the one it last had.
+// commCopy copies the word through the op's context at the address the
+// reference resolves to, or after its window went the one it last had.
 func (r *Runner) commCopy(o op.Op, h abi.Ctx, obs *op.Observation) {
 	key := copyRefOf(o.Comm)
 	addr, ok := uint64(0), false
@@ -480,9 +451,7 @@ func (r *Runner) commCopy(o op.Op, h abi.Ctx, obs *op.Observation) {
 	obs.Call.Value = binary.LittleEndian.Uint64(w[:])
 }
 
-// commMem reads or writes a word of a window through the context the
-// reference names (its windowsIn[idx], read from the context), or of a
-// global domain's local window.
+// commMem reads or writes the word a reference names (commWordAddr).
 func (r *Runner) commMem(o op.Op, _ abi.Ctx, obs *op.Observation) {
 	co := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
 	obs.Comm = co
@@ -503,9 +472,8 @@ func (r *Runner) commMem(o op.Op, _ abi.Ctx, obs *op.Observation) {
 }
 
 // commWordAddr is the address of the word a reference names: its
-// context's windowsIn[idx] (read through the hooks) plus the offset, or
-// the global domain's local window plus it; false when the context cannot
-// be read.
+// context's windowsIn[idx] or the domain's local window, plus the offset;
+// false when the context cannot be read.
 func (r *Runner) commWordAddr(c op.CommRecipe) (uint64, bool) {
 	var ctx uint64
 	switch c.Ref {
@@ -532,16 +500,10 @@ func (r *Runner) commWordAddr(c op.CommRecipe) (uint64, bool) {
 }
 
 // commCleanup releases what a run left of the comm family: the live
-// handles whose destroys, made together (each on a thread of its own: the
-// ranks of a session leave together), all return — a handle whose peers
-// are gone is left, as a rank that dies leaves it; after the model lost
-// track only those of single-rank sessions and those no
-// comm_alloc_windows was called on, which never wait; with the comm
-// timeout hook the others too, under a 1 ms bound — then every global
-// domain a gprep of the run prepared (a release never waits); then, unless
-// a call of the run is still inside the runtime, the segments the run's
-// calls named (removeSegments). What a runtime that broke the contract
-// still holds goes with the instance's reset or unload.
+// handles whose destroys, made together, all return (after a loss only
+// those that never wait; with the timeout hook the rest too, under 1 ms),
+// every global domain the run prepared, and unless a call is stuck in the
+// runtime, the run's segments.
 func (r *Runner) commCleanup() {
 	lost, _ := r.view().Lost()
 	var leave []abi.CommHandle
@@ -559,9 +521,7 @@ func (r *Runner) commCleanup() {
 	}
 	r.destroyTogether(leave)
 	if !lost && r.shortCleanupBound() {
-		// With the timeout hook the handles whose peers are gone leave
-		// too: their destroy barrier gives up within 1 ms, the teardown
-		// done all the same (E-COMM.59).
+		// Their destroy barrier gives up within 1 ms (E-COMM.59).
 		for _, v := range r.comm.handles {
 			if v != 0 && !slices.Contains(leave, v) {
 				r.rt.CommDestroy(v)
@@ -578,8 +538,7 @@ func (r *Runner) commCleanup() {
 }
 
 // destroyTogether destroys hs, each on a thread of its own, and waits for
-// them (joinTimeout: one that does not return leaves its thread in the
-// runtime, and the instance is not used again).
+// them up to joinTimeout (one that does not return makes the run stuck).
 func (r *Runner) destroyTogether(hs []abi.CommHandle) {
 	if len(hs) == 1 {
 		r.rt.CommDestroy(hs[0])
@@ -611,10 +570,9 @@ func (r *Runner) destroyTogether(hs []abi.CommHandle) {
 
 // ---- the generator (GenOptions.Comm) ----
 
-// genCommOps offers the comm family's candidates: single-rank sessions,
-// each entry with its refusals now and then, and sessions of several ranks
-// whose collectives are drawn whole (ops_commranks.go); a single-handle
-// draw never waits for peers.
+// genCommOps offers the comm family's candidates: single-rank sessions with
+// their refusals, and sessions of ranks whose collectives are drawn whole
+// (ops_commranks.go).
 func genCommOps(g *Generator, s *genState) {
 	if !g.o.Comm {
 		return
@@ -669,9 +627,7 @@ var (
 
 func pickU64(ch Chooser, label string, xs []uint64) uint64 { return xs[ch.IntN(len(xs), label)] }
 
-// commSafe is o, or, when the model says o would wait for peers (and not
-// time out under a short bound, CommTimesOut), a query of its handle that
-// never waits.
+// commSafe is o, or a query of its handle when o would wait for peers.
 func (g *Generator) commSafe(o op.Op) op.Op {
 	if g.st.Model().CommWaits(o) != "" && !g.st.Model().CommTimesOut(o) {
 		return op.Op{Kind: op.KindCommSize, Comm: op.CommRecipe{H: o.Comm.H}}
@@ -698,9 +654,7 @@ func (g *Generator) genCommInit(ch Chooser) op.Op {
 	case 5:
 		c.Stream = int8(ch.IntN(3, "stream"))
 	}
-	for p := c.Path; p >= 0 && g.pathOfRanks(c.Path); {
-		// A handle of another nranks does not join a session of ranks
-		// (their counters would not be known: unsureWaits).
+	for p := c.Path; p >= 0 && g.pathOfRanks(c.Path); { // not into a session of ranks
 		c.Path = (c.Path + 1) % op.MaxCommPaths
 		if c.Path == p {
 			c.Path = op.NullRef
@@ -827,8 +781,7 @@ func (g *Generator) genCommImport(ch Chooser) op.Op {
 	d := genCommDomains[ch.IntN(len(genCommDomains)-1, "d")]
 	v := g.st.Model().CommDomainOf(d)
 	c := op.CommRecipe{ID: d}
-	// The descriptors of the domains whose rank and window fit, one per
-	// rank, in a random order; now and then one of them changed.
+	// One descriptor per rank from the domains that fit, now and then one changed.
 	n := max(int(v.N), 1)
 	for r := 0; r < n && int(c.Descs.N) < op.MaxCommDescs; r++ {
 		for _, x := range genCommDomains[:4] {
