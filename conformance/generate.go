@@ -8,20 +8,12 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// The one generator of op sequences. A Chooser makes every choice, so the
-// same generator serves the checker's seeded random sequences
-// (NewRandChooser), rapid state machines (a chooser whose choices are rapid
-// draws, so rapid shrinks a failure by deleting steps and lowering draws)
-// and fuzzing (ByteChooser: choices read from the fuzzer's bytes). Choice 0
-// is always the simplest option (create, or the device switch the model
-// needs), so a lowered draw simplifies.
-//
-// The generator keeps a Model of the sequence so far, stepped along its
-// primary expectation, and steers by what it predicts: init, then
-// prepares, then launches; fault injection before the step it hits;
-// finalize retries; device switches; program runs on a live program
-// context; malformed variants of every entry. Each op kind contributes its
-// own candidates (opClass.gen); the weights are in tenths.
+// The one generator of op sequences. A Chooser makes every choice: seeded
+// random (NewRandChooser), rapid draws (rapid shrinks by lowering them) or
+// a fuzzer's bytes (ByteChooser). Choice 0 is always the simplest option, so
+// a lowered draw simplifies. The generator steers by a Model of the
+// sequence so far; each op kind offers its own candidates (opClass.gen),
+// weighted in tenths.
 
 // Chooser makes one choice in [0, n); label names it (rapid shows labels).
 type Chooser interface {
@@ -42,9 +34,8 @@ func NewRandChooser(seed uint64) Chooser {
 	return randChooser{rand.New(rand.NewPCG(seed, seed^0x9E3779B97F4A7C15))}
 }
 
-// ByteChooser reads choices from a byte string: one byte for n <= 256, two
-// (little-endian) for larger n, reduced mod n; past the end every choice is
-// 0. Any input decodes.
+// ByteChooser reads choices from bytes: one for n <= 256, two (LE) above,
+// mod n; past the end every choice is 0.
 type ByteChooser struct {
 	b []byte
 	i int
@@ -84,24 +75,18 @@ type GenOptions struct {
 	Ops     int    // Generate's ops per sequence
 	Slots   int    // contexts c0..c(Slots-1) (default 3)
 	Devices int    // devices 0..Devices-1 (default 2)
-	// Caps is what the target can drive: ops needing more are not
-	// generated; without CapClearDevice the runner starts on device 0.
-	Caps    Caps
+	Caps    Caps          // what the target can drive: nothing needing more is generated
 	Profile model.Profile // the build profile the sequence is biased for
-	// HoldMs enables the X-2 hold ops with this hold time (0: none; they
-	// cost HoldMs of wall time each), at most MaxHolds of them (0: no
-	// limit).
+	// HoldMs enables the X-2 hold ops with this hold time (0: none), at most
+	// MaxHolds of them (0: no limit).
 	HoldMs   int32
 	MaxHolds int
-	// NoFill leaves out the rare prepare that fills a context to 8192
-	// residents and one past (M-4; thousands of calls in one op).
-	NoFill bool
-	// FillOneIn: a prepare on a kernel context is that fill with
-	// probability 1/FillOneIn (0: 1/300).
+	// NoFill leaves out the rare prepare that fills a context past 8192
+	// residents (M-4); FillOneIn is its odds on a kernel context (0: 1/300).
+	NoFill    bool
 	FillOneIn int
-	// Comm offers the comm family's ops (E-COMM; off, the sequences of a
-	// seed are what they were before the family had ops); CommOnly offers
-	// nothing else (FuzzCommOps).
+	// Comm offers the comm family's ops (off, a seed's sequence is what it
+	// was before they existed); CommOnly offers nothing else.
 	Comm, CommOnly bool
 }
 
@@ -113,12 +98,9 @@ type Generator struct {
 	imgs   []op.ImageRecipe // recipes used so far (for clobber)
 	filled bool
 	holds  int
-	// Scratch of next, kept between draws: a draw allocates no slices.
-	cs []candidate
-	gs genState
-	// due: the calls of a comm session's other ranks a collective owes
-	// (ops_comm.go genCommCollective), drawn among the others.
-	due []op.Op
+	cs     []candidate // scratch of next: a draw allocates no slices
+	gs     genState
+	due    []op.Op // the other ranks' calls a collective owes (genCommCollective)
 }
 
 // NewGenerator starts an empty sequence.
@@ -139,17 +121,14 @@ func NewGenerator(o GenOptions) *Generator {
 	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
 		mo.DeviceKnown, mo.Device = true, 0
 	}
-	g := &Generator{o: o, st: model.NewState(mo)}
-	return g
+	return &Generator{o: o, st: model.NewState(mo)}
 }
 
 // MixesComm reports whether the random sequence of seed mixes in the comm
-// family's ops (GenOptions.Comm): every second one, so that the others draw
-// as many of the other entries as before the family had ops.
+// family's ops: every second one, so the others keep their draws.
 func MixesComm(seed uint64) bool { return seed%2 == 1 }
 
-// Generate is a seeded random sequence of o.Ops ops (abicheck's random
-// phase).
+// Generate is a seeded random sequence of o.Ops ops.
 func Generate(o GenOptions) []op.Op {
 	g := NewGenerator(o)
 	c := NewRandChooser(o.Seed)
@@ -162,17 +141,14 @@ func Generate(o GenOptions) []op.Op {
 // Ops is the sequence so far.
 func (g *Generator) Ops() []op.Op { return g.ops }
 
-// Model is the generator's model of the sequence so far (its primary
-// expectations).
+// Model is the generator's model of the sequence so far.
 func (g *Generator) Model() *model.Model { return g.st.Model() }
 
 // Next draws one op the target can run, appends it and steps the model.
 func (g *Generator) Next(c Chooser) op.Op {
 	op := g.next(c)
 	g.ops = append(g.ops, op)
-	if op.Kind.CommCodes() && g.st.Model().CommWaits(op) != "" {
-		// A rank's call that waits for the others the collective owes: the
-		// runner parks it.
+	if op.Kind.CommCodes() && g.st.Model().CommWaits(op) != "" { // the runner parks it
 		g.st = model.Park(g.st, len(g.ops)-1, op, nil)
 	} else {
 		g.st, _ = model.Step(g.st, 0, 0, op, nil)
@@ -191,15 +167,14 @@ func (g *Generator) runnable(op op.Op) bool {
 	return g.o.Profile != model.ProfileLegacy || legacyUnavailable(op) == ""
 }
 
-// genState is what the candidates of a draw are chosen from: the slots by
-// what the model says they hold.
+// genState is the slots by what the model says they hold.
 type genState struct {
 	live, free, fresh, kernel, dispatch, ready, program, callable []int8
 	commLive, commFree                                            []int8 // comm handle slots
 }
 
-// draw makes one candidate op. A draw captures nothing (the state it
-// reads is g's), so offering one allocates nothing.
+// draw makes one candidate op; it captures nothing, so offering one
+// allocates nothing.
 type draw func(g *Generator, ch Chooser) op.Op
 
 // add offers a candidate op with weight w (tenths) for the current draw.
@@ -209,8 +184,7 @@ func (g *Generator) add(w int, f draw) {
 	}
 }
 
-// onSlot offers an op on a slot of set with weight w (none when set is
-// empty): on's, or kind k with no other argument when on is nil.
+// onSlot offers on's op (nil: kind k alone) on a slot of set, weight w.
 func (g *Generator) onSlot(w int, set []int8, k op.Kind, on func(g *Generator, ch Chooser, slot int8) op.Op) {
 	if w > 0 && len(set) > 0 {
 		g.cs = append(g.cs, candidate{w: w, k: k, set: set, on: on})
@@ -220,7 +194,6 @@ func (g *Generator) onSlot(w int, set []int8, k op.Kind, on func(g *Generator, c
 // onNull offers kind k on a NULL context with weight w (S-3).
 func (g *Generator) onNull(w int, k op.Kind) { g.cs = append(g.cs, candidate{w: w, k: k}) }
 
-// candidate is an offered op: f's, or onSlot's or onNull's.
 type candidate struct {
 	w   int
 	f   draw
@@ -229,7 +202,6 @@ type candidate struct {
 	on  func(g *Generator, ch Chooser, slot int8) op.Op
 }
 
-// draw makes the candidate's op.
 func (c *candidate) draw(g *Generator, ch Chooser) op.Op {
 	switch {
 	case c.f != nil:
@@ -242,9 +214,7 @@ func (c *candidate) draw(g *Generator, ch Chooser) op.Op {
 	return op.Op{Kind: c.k, C: g.pick(ch, "slot", c.set)}
 }
 
-// classify sorts the live slots into the lists the op classes draw from,
-// reading each slot's context once (a draw is the fuzz decoder's inner
-// loop).
+// classify sorts the live slots into the lists the op classes draw from.
 func (s *genState) classify(g *Generator, armed bool) {
 	s.live, s.fresh, s.callable, s.kernel = s.live[:0], s.fresh[:0], s.callable[:0], s.kernel[:0]
 	s.dispatch, s.ready, s.program = s.dispatch[:0], s.ready[:0], s.program[:0]
@@ -258,8 +228,7 @@ func (s *genState) classify(g *Generator, armed bool) {
 		if c.Latch == model.Unlatched {
 			s.fresh = append(s.fresh, sl)
 		}
-		// Dispatch on a quarantined context is outside the rules; keep it
-		// away from armed fault sites, which it might consume.
+		// Dispatch on a quarantined context must not consume armed sites.
 		if !c.DispatchAny || !armed {
 			s.callable = append(s.callable, sl)
 		}
@@ -283,9 +252,7 @@ func (g *Generator) next(ch Chooser) op.Op {
 		return o
 	}
 	m := g.st.Model()
-	if _, known := m.Device(); !known && g.o.Caps.Has(CapSetDevice) {
-		// A program path left the thread's device unknown: restore it, as a
-		// caller must before the next borrowed-device check (D-2).
+	if _, known := m.Device(); !known && g.o.Caps.Has(CapSetDevice) { // restore it (D-2)
 		return op.Op{Kind: op.KindSetDev, Dev: g.dev(ch)}
 	}
 	armed := false
@@ -330,12 +297,9 @@ func (g *Generator) next(ch Chooser) op.Op {
 		if op := cs[at].draw(g, ch); g.runnable(op) {
 			return op
 		}
-		// The target cannot run it: drop the candidate and draw again.
 		cs = append(cs[:at], cs[at+1:]...)
 	}
 }
-
-// Choices shared by the kinds' candidates.
 
 func (g *Generator) pick(ch Chooser, label string, xs []int8) int8 {
 	return xs[ch.IntN(len(xs), label)]
@@ -359,9 +323,7 @@ func (g *Generator) cfg(ch Chooser) op.CfgRecipe {
 		return op.CfgRecipe{}
 	case 9:
 		return op.CfgRecipe{Null: true}
-	case 10:
-		// One kernel-unsupported diagnostic (each is its own UNSUPPORTED
-		// case of V-CFG), or any mix of them.
+	case 10: // kernel-unsupported diagnostics, one or a mix (V-CFG)
 		switch ch.IntN(5, "diag") {
 		case 0:
 			return op.CfgRecipe{PMU: true}
@@ -378,8 +340,7 @@ func (g *Generator) cfg(ch Chooser) op.CfgRecipe {
 		return op.CfgRecipe{Threads: int8(ch.IntN(8, "threads") - 1)} // -1..6: both sides of [2, 4]
 	case 12:
 		return op.CfgRecipe{Swim: int8(ch.IntN(8, "swim") - 1), Prefix: ch.IntN(2, "prefix") == 0} // -1..6
-	case 13:
-		// prefix and unterm exclude each other (the grammar refuses both).
+	case 13: // prefix and unterm exclude each other
 		k := ch.IntN(3, "prefix")
 		return op.CfgRecipe{DepGen: true, Prefix: k == 1, Unterm: k == 2}
 	case 14:
@@ -400,9 +361,8 @@ func (g *Generator) spans(ch Chooser, n int) [4]op.SpanRecipe {
 	return s
 }
 
-// Image recipes: plain images vary every size field; a deformed image is one
-// of a few bases with one modifier (this bounds the process-wide cache of
-// built images kept per recipe).
+// Image recipes: plain images vary every size field; a deformed one is a
+// base with one modifier (bounding the process-wide image cache).
 var (
 	genBinSizes  = []uint32{0, 16, 100, 1000}
 	genImgBases  = []op.ImageRecipe{{}, {T: 1, S: 1}, {T: 2, S: 1, C: 2, B: 100}, {C: 1}}

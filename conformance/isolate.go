@@ -11,55 +11,32 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// Isolated and observed execution.
-//
-// A checker that drives a foreign library must survive it: a runtime may
-// abort, fault or never return. cmd/abicheck therefore runs each sequence of
-// an external library in a child process. The pieces here are what both
-// sides of that arrangement share: an Executor runs one sequence on a fresh
-// runtime instance and returns an Outcome (pass with the model's Result, or
-// crash / hang with the index of the op that was executing);
-// FactoryExecutor runs a sequence in this process and calls
-// Options.BeforeOp before each op, which a child uses to stream its progress
-// to the parent; OutcomeRecord is the serialisable form of an Outcome;
-// suite.ConformWith is the suite over any Executor.
+// Isolated execution: a runtime may abort, fault or never return, so
+// cmd/abicheck runs a library's sequences in a child process. An Executor
+// runs one sequence on a fresh instance and returns an Outcome;
+// OutcomeRecord is its form across a process boundary.
 
-// Positions of Outcome.At besides an op index.
-const (
-	// AtSetup: the run died before its first op (supported(NULL), resetting
-	// the hooks or the device).
-	AtSetup = -1
-)
+// AtSetup is Outcome.At for a run that died before its first op.
+const AtSetup = -1
 
 // Outcome is one executed sequence.
 type Outcome struct {
-	// Verdict is Pass when the run went to its end (Result holds what the
-	// model found), Crash when the process or the run died (a signal, an
-	// abnormal exit, a panic) and Hang when it exceeded its time.
+	// Verdict is Pass when the run went to its end, Crash when it died (a
+	// signal, an abnormal exit, a panic), Hang when it exceeded its time.
 	Verdict model.Verdict
-	// Detail says how a crash or hang happened (the signal or exit status
-	// and the runtime's last message).
-	Detail string
-	// Result is the checked run (Verdict Pass only).
-	Result *Result
-	// At is the op that was executing when the run crashed or hung: an index
-	// into the ops, len(ops) for the runner's cleanup after the last op
-	// (finalize and destroy of the contexts left), AtSetup before the first.
-	At int
-	// History is the run's history, one line per op, when it was asked for
-	// and the run went to its end.
-	History []string
-	// Steps are the same history in the form two runs are compared in
-	// (CompareSteps), with History.
-	Steps []Step
-	// Prior is a death of the executor's process found before this run
-	// started, after the previous run had finished: it belongs to that run.
+	Detail  string  // how a crash or hang happened
+	Result  *Result // the checked run (Pass only)
+	// At is the op executing at a crash or hang: len(ops) for the cleanup,
+	// AtSetup before the first.
+	At      int
+	History []string // one line per op, when asked for (Pass only)
+	Steps   []Step   // the history in compared form (CompareSteps)
+	// Prior is a death of the process found before this run started: it
+	// belongs to the previous run.
 	Prior *Outcome
-	// Residue is a death of this run in a process that had run earlier
-	// cases, each loading and unloading its own instance of the library,
-	// when the same run does not die in a fresh process: what an unloaded
-	// instance left behind killed it (U-1), not this run's calls. The
-	// outcome is then the fresh process's.
+	// Residue is a death of this run in a process that ran earlier cases,
+	// when the run does not die in a fresh process: an unloaded instance's
+	// leftovers killed it (U-1). The outcome is then the fresh process's.
 	Residue *Outcome
 }
 
@@ -69,32 +46,26 @@ type Executor interface {
 	Execute(ops []op.Op, history bool) Outcome
 }
 
-// FreshExecutor is an Executor that can also run a sequence in a process
-// that ran nothing before it: a repro must show its finding there, not only
-// in a process that earlier cases had left state in.
+// FreshExecutor can also run a sequence in a process that ran nothing
+// before it (a repro must show its finding there).
 type FreshExecutor interface {
 	Executor
 	ExecuteFresh(ops []op.Op, history bool) Outcome
 }
 
-// FactoryExecutor runs sequences in this process on targets from Factory. A
-// panic becomes a Crash; a run that exceeds Timeout (when positive) is
-// abandoned as a Hang. It cannot survive a runtime that kills the process:
-// use it for sim, and process isolation for libraries.
+// FactoryExecutor runs sequences in this process on targets from Factory: a
+// panic is a Crash, a run past Timeout (when positive) a Hang. It does not
+// survive a runtime that kills the process.
 type FactoryExecutor struct {
 	Factory Factory
 	Options Options
 	Timeout time.Duration
-	// Finished, when set, gets the outcome as soon as the run has finished,
-	// before the target is released: a child process reports it then, so
-	// that a death while the library is unloaded comes after the case's
-	// result and is judged as what it is (U-1), not as the case's crash.
+	// Finished gets the outcome before the target is released, so a death
+	// while the library unloads is judged as U-1, not as the case's crash.
 	Finished func(Outcome)
 }
 
-// Execute implements Executor: it runs ops on a fresh target from the
-// Factory. Options.BeforeOp, when set, is called before each op as for any
-// run (a child process streams the indices to its parent).
+// Execute implements Executor on a fresh target from the Factory.
 func (x FactoryExecutor) Execute(ops []op.Op, history bool) (out Outcome) {
 	out.At = AtSetup
 	defer func() {
@@ -142,9 +113,7 @@ func (x FactoryExecutor) Execute(ops []op.Op, history bool) (out Outcome) {
 			r.finishUnload(ops, res)
 		}
 		o = Outcome{Verdict: model.Pass, Result: res, At: len(ops)}
-		if r.stuckWhy != "" {
-			// A released comm call never returned: its thread is in the
-			// runtime still, so the instance is not used again.
+		if r.stuckWhy != "" { // a comm call never returned
 			o.Verdict, o.Detail, o.At = model.Hang, r.stuckWhy, r.stuckAt
 		}
 		if history {
@@ -160,16 +129,11 @@ func (x FactoryExecutor) Execute(ops []op.Op, history bool) (out Outcome) {
 	}
 	select {
 	case o := <-ch:
-		// The runner's threads exit before the library is released, so
-		// that their thread-exit work never runs after an unload (only the
-		// unload op tests that, U-1).
-		r.Close()
+		r.Close() // its threads' exit work runs before an unload (U-1)
 		if x.Finished != nil {
 			x.Finished(o)
 		}
-		if release != nil && r.stuckWhy == "" {
-			// (A comm call that never returned keeps a thread inside the
-			// library: it is never unloaded then.)
+		if release != nil && r.stuckWhy == "" { // a stuck thread is still inside
 			release()
 		}
 		return o
@@ -178,8 +142,7 @@ func (x FactoryExecutor) Execute(ops []op.Op, history bool) (out Outcome) {
 	}
 }
 
-// OpAt describes position at of ops for a report: "#i op", "cleanup after
-// the last op" or "setup before the first op".
+// OpAt describes position at of ops for a report.
 func OpAt(ops []op.Op, at int) string {
 	switch {
 	case at >= 0 && at < len(ops):
@@ -190,9 +153,7 @@ func OpAt(ops []op.Op, at int) string {
 	return "the setup before the first op (supported(NULL), resetting hooks and device)"
 }
 
-// ReproPrefix is the part of ops a crash or hang at position at needs: up to
-// and including the op that was executing (all of them for the cleanup or
-// an unknown position).
+// ReproPrefix is the part of ops a crash or hang at at needs.
 func ReproPrefix(ops []op.Op, at int) []op.Op {
 	if at >= 0 && at < len(ops) {
 		return ops[:at+1]
@@ -262,26 +223,26 @@ func (o Outcome) Record() OutcomeRecord {
 			rr.Findings = append(rr.Findings, fr)
 		}
 		for rule := model.Rule(0); rule < model.NumRules; rule++ {
-			row := res.Tally[rule]
-			if row != ([model.NumVerdicts]uint32{}) {
+			if row := res.Tally[rule]; row != ([model.NumVerdicts]uint32{}) {
 				rr.Tally[rule.String()] = append([]uint32(nil), row[:]...)
 			}
-			if n := res.Generic[rule]; n > 0 {
-				if rr.Generic == nil {
-					rr.Generic = map[string]uint32{}
-				}
-				rr.Generic[rule.String()] = n
-			}
-			if n := res.RunClauses[rule]; n > 0 {
-				if rr.RunClauses == nil {
-					rr.RunClauses = map[string]uint32{}
-				}
-				rr.RunClauses[rule.String()] = n
-			}
+			rr.Generic = addCount(rr.Generic, rule, res.Generic[rule])
+			rr.RunClauses = addCount(rr.RunClauses, rule, res.RunClauses[rule])
 		}
 		rec.Result = rr
 	}
 	return rec
+}
+
+// addCount adds rule's count n > 0 to m, made on first use.
+func addCount(m map[string]uint32, rule model.Rule, n uint32) map[string]uint32 {
+	if n > 0 {
+		if m == nil {
+			m = map[string]uint32{}
+		}
+		m[rule.String()] = n
+	}
+	return m
 }
 
 // ruleOrNone reads a rule ID; "-" and unknown IDs are RuleNone.

@@ -9,49 +9,26 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// Refusal probes: a refusal leaves no trace, and a failure leaves what the
-// contract says survives it.
-//
-// A refused call must change nothing: not the latch, the attachment, the
-// phase, the claim, the next id, committed memory, what the context's
-// allocations hold or its outstanding runs. An injected failure (a fault
-// site) changes only what its rule says and leaves the rest. A directed
-// check sees a refusal or failure that did change something only where its
-// script happens to look. So after every refused or failed call of a
-// directed check the suite runs a probe case: the check's ops up to and
-// including that call, then probe ops chosen from the state the model says
-// the context is in, which read every survivor: committed memory first,
-// then the latch in both directions (the other mode's init answers IS on a
-// latched context; an unlatched one takes an init), the attachment (a
-// program init answers IS while one is attached and attaches one that is
-// not), the phase and the next id (a kernel context's next prepare), each
-// published id, the next init of the same mode, the device claim (a second
-// context's kernel init), and a program context's allocations, runs and
-// registry. A destroy returns nothing: one the model takes as refused is
-// probed the same way. A synchronize that delivers an asynchronous failure
-// (fault site 8) changes no context (E-LAUNCH-ASYNC.4): every context whose
-// last launch used that stream is probed after it. A probe that answers
-// otherwise is reported under the refused entry's rule, and under L-4 or
-// L-5 where the refusal was an init's (a latch moved), with the survivor
-// it read.
+// Refusal probes. A refused call must change nothing (latch, attachment,
+// phase, claim, next id, committed memory, allocations, runs), and an
+// injected failure only what its rule says. After every refused or failed
+// call of a directed check (a destroy the model takes as refused, a sync
+// that delivers an asynchronous failure, E-LAUNCH-ASYNC.4) the suite runs a
+// probe case: the check's ops up to that call, then ops chosen from the
+// model's state that read every survivor. A probe that answers otherwise
+// is reported under the entry's rule, and L-4 or L-5 for an init's.
 
-// probeDevice is the device probes initialize on: one no op of the
-// catalogue uses, so no claim of the check's stands in the way.
-const probeDevice = 7
-
-// probeCallableID is the id a probe registers: in range for a legacy
-// registry too (ids below 64), and one no check registers.
-const probeCallableID = 63
-
-// probeGen is the context generation of a probe's kernel init.
-const probeGen = 97
+const (
+	probeDevice     = 7  // no check uses it, so no claim of the check's is in the way
+	probeCallableID = 63 // in a legacy registry's range (below 64), used by no check
+	probeGen        = 97 // the context generation of a probe's kernel init
+)
 
 // Survivor is what one probe op reads of the state a refused or failed
-// call left, as a report names it ("reads the latch ...").
+// call left, as a report names it.
 type Survivor string
 
-// The survivors probes read, and the ops that only set up or close a
-// probe.
+// The survivors probes read, and the ops that set up or close a probe.
 const (
 	ReadsCommitted  Survivor = "reads committed memory"
 	ReadsFreeLatch  Survivor = "reads the latch: an unlatched context takes an init"
@@ -79,8 +56,7 @@ type ProbeCase struct {
 	Ops     []op.Op // the check's ops up to the refusal, then the probes
 	At      int     // the refused op's index
 	Refused op.Op
-	// Reads says, for each probe op (Ops[At+1+i]), what it reads.
-	Reads []Survivor
+	Reads   []Survivor // what each probe op (Ops[At+1+i]) reads
 }
 
 // ReadAt is what op i of the case reads ("" for an op of the check's own).
@@ -102,15 +78,14 @@ func (l *probeList) add(s Survivor, o op.Op) {
 	l.reads = append(l.reads, s)
 }
 
-// kinit adds a kernel init of slot on probeDevice, made current first,
-// that reads s.
+// kinit adds a kernel init of slot on probeDevice that reads s.
 func (l *probeList) kinit(s Survivor, slot int8) {
 	l.add(SetsDevice, op.Op{Kind: op.KindSetDev, Dev: probeDevice})
 	l.add(s, op.Op{Kind: op.KindKInit, C: slot, Dev: probeDevice, Gen: probeGen})
 }
 
-// refusedCall reports whether e, the model's expectation of op, is a
-// refusal of a call on a context: failing statuses only, nothing open.
+// refusedCall reports whether e, the expectation of op, is a refusal of a
+// call on a context.
 func refusedCall(op op.Op, e model.Expectation) bool {
 	if op.C < 0 || !op.StatusCall() || e.Unchecked || e.Status.Any || e.Status.Has(abi.OK) {
 		return false
@@ -118,22 +93,20 @@ func refusedCall(op op.Op, e model.Expectation) bool {
 	return !op.Kind.TwoThread() && !e.Status.Empty()
 }
 
-// failedSync reports whether e, the model's expectation of op, is a
-// synchronize that delivers an asynchronous failure (fault site 8).
+// failedSync reports whether e is a sync that delivers an asynchronous
+// failure (fault site 8).
 func failedSync(o op.Op, e model.Expectation) bool {
 	return o.Kind == op.KindSync && o.Stream >= 0 && !e.Unchecked && !e.Status.Any && !e.Status.Has(abi.OK) && !e.Status.Empty()
 }
 
-// refusedDestroy reports whether op is a destroy the model took as
-// refused (the context is still live after it, E-DESTROY): it returns
-// nothing, so only the calls after it tell that it changed nothing.
+// refusedDestroy reports whether op is a destroy the model took as refused
+// (the context is still live after it, E-DESTROY).
 func refusedDestroy(m *model.Model, o op.Op) bool {
 	return o.Kind == op.KindDestroy && o.C >= 0 && m.SlotLive(o.C)
 }
 
-// ProbeCases are the probe cases of check c on a target of profile p with
-// capabilities caps: one per refused or failed call (by the model's
-// prediction).
+// ProbeCases are check c's probe cases on a target of profile p with caps:
+// one per refused or failed call the model predicts.
 func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
 	if p == "" {
 		p = model.ProfileTMR
@@ -171,8 +144,7 @@ func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
 	return out
 }
 
-// launchedOn are the slots of the live kernel contexts whose last launch
-// used stream s.
+// launchedOn are the live contexts whose last launch used stream s.
 func launchedOn(m *model.Model, s int8) []int8 {
 	var out []int8
 	for slot := range int8(op.MaxSlots) {
@@ -183,34 +155,28 @@ func launchedOn(m *model.Model, s int8) []int8 {
 	return out
 }
 
-// probesFor adds to l the ops that read every survivor of slot's context,
-// as the model has it now, from the states a trace of the refusal or
-// failure would leave. It adds nothing for a context whose state the model
-// does not know.
+// probesFor adds to l the ops that read every survivor of slot's context
+// as the model has it (none when its state is unknown).
 func probesFor(l *probeList, m *model.Model, slot int8, p model.Profile, caps Caps) {
 	c, ok := m.Context(slot)
 	if !ok || !c.Live || c.Unknown {
 		return
 	}
-	// The kernel init that reads a program latch needs the thread on an
-	// unclaimed device: a runtime whose latch was cleared then takes it,
-	// where a device mismatch would answer the IS the latch owes.
+	// A kernel init reads a latch only on an unclaimed device (a mismatch
+	// would answer the IS the latch owes).
 	kinitReadsLatch := p == model.ProfileTMR && caps.Has(CapSetDevice) && !m.DeviceClaimed(probeDevice)
 	start := len(l.ops)
 	l.add(ReadsCommitted, op.Op{Kind: op.KindCommitted, C: slot})
 	switch {
 	case c.Latch == model.Unlatched && kinitReadsLatch:
-		// Still unlatched: a kernel init takes it (a latch of either mode
-		// would refuse it), and a finalize closes it again.
 		l.kinit(ReadsFreeLatch, slot)
 		l.add(ClosesProbe, op.Op{Kind: op.KindFinalize, C: slot})
 	case c.Latch == model.Unlatched:
 		l.add(ReadsFreeLatch, op.Op{Kind: op.KindPInit, C: slot, Dev: probeDevice})
 		l.add(ClosesProbe, op.Op{Kind: op.KindFinalize, C: slot})
 	case c.Latch == model.LatchProgram && !c.Attached:
-		// Latched PROGRAM, nothing attached (a failed teardown, site 10,
-		// leaves this): a kernel init answers IS (L-2.3), a program init
-		// attaches it (E-FIN.7, E-PINIT.14).
+		// A failed teardown (site 10): a kernel init answers IS (L-2.3), a
+		// program init attaches it (E-FIN.7, E-PINIT.14).
 		if kinitReadsLatch {
 			l.kinit(ReadsOtherMode, slot)
 		}
@@ -218,9 +184,7 @@ func probesFor(l *probeList, m *model.Model, slot int8, p model.Profile, caps Ca
 		l.add(ClosesProbe, op.Op{Kind: op.KindFinalize, C: slot})
 	case c.Latch == model.LatchProgram:
 		programProbes(l, m, slot, c)
-		if p != model.ProfileLegacy {
-			// A second init answers IS while one is attached (E-PINIT.11;
-			// legacy builds decide otherwise, E-PINIT "Profiles").
+		if p != model.ProfileLegacy { // E-PINIT.11 (legacy decides otherwise)
 			l.add(ReadsAttached, op.Op{Kind: op.KindPInit, C: slot, Dev: probeDevice})
 		}
 		if kinitReadsLatch {
@@ -229,21 +193,16 @@ func probesFor(l *probeList, m *model.Model, slot int8, p model.Profile, caps Ca
 	case caps.Has(CapSetDevice) && p == model.ProfileTMR:
 		kernelProbes(l, m, slot, c)
 	}
-	if len(l.ops) == start+1 { // committed memory alone: this target cannot probe the context
+	if len(l.ops) == start+1 { // committed memory alone: nothing to probe here
 		l.ops, l.reads = l.ops[:start], l.reads[:start]
 	}
 }
 
-// kernelProbes read a kernel context: the next prepare tells the phase,
-// the next id, the committed memory and, near a full budget, its
-// headroom; a launch of each resident the refusal kept (none on a context
-// without one: a launch would show nothing the prepare did not); a kernel
-// init of the context the next init of the same mode (IS on a latched
-// context, K-2.2, also after a rolled-back one, E-KINIT.6); a program
-// init the latch (IS, L-2.2, L-3); a second context's init the claim. A
-// quarantined context (D-4) is not dispatched (the contract does not say
-// what a dispatch answers there): its finalize, after the inits, answers
-// IS instead.
+// kernelProbes read a kernel context: the next prepare (phase, next id,
+// memory, headroom), a launch of each resident kept, the next kernel init
+// (K-2.2, E-KINIT.6), a program init (L-2.2, L-3), a second context's init
+// (the claim). A quarantined context (D-4) is not dispatched: its finalize
+// answers IS instead.
 func kernelProbes(l *probeList, m *model.Model, slot int8, c model.Context) {
 	dev := c.Dev
 	if dev < 0 {
@@ -252,9 +211,7 @@ func kernelProbes(l *probeList, m *model.Model, slot int8, c model.Context) {
 	l.add(SetsDevice, op.Op{Kind: op.KindSetDev, Dev: dev})
 	if !c.DispatchAny {
 		img := op.ImageRecipe{X: 99}
-		if b, ok := m.ExactFit(slot); ok {
-			// Little budget is left: the probe fills its largest place
-			// exactly, which a refusal that charged anything makes BYTES.
+		if b, ok := m.ExactFit(slot); ok { // fill the largest place exactly
 			img.B = b
 		}
 		prep, launch := ReadsPhase, ReadsPhaseByID
@@ -277,12 +234,11 @@ func kernelProbes(l *probeList, m *model.Model, slot int8, c model.Context) {
 	}
 }
 
-// probeMaxLaunches bounds a probe's launches: a context with more
-// residents (M-4's 8192) is probed at its first, last and a few between.
+// probeMaxLaunches bounds a probe's launches (M-4's 8192 residents).
 const probeMaxLaunches = 16
 
-// probeResidents are the ids a probe launches of a context that published
-// n: all of them, or probeMaxLaunches spread over them.
+// probeResidents are the ids a probe launches of n: all, or
+// probeMaxLaunches spread over them.
 func probeResidents(n int) []int32 {
 	if n <= probeMaxLaunches {
 		ids := make([]int32, n)
@@ -309,10 +265,7 @@ func freeSlot(m *model.Model) int8 {
 }
 
 // ProbeRules are the rules a trace of refused op is reported under: the
-// entry's, and the latch rule of an init (L-4 for simpler_init and
-// ensure_acl_ready_ctx, which latch PROGRAM only after their argument
-// checks; L-5 for a kernel init, which latches only after V-INIT, V-CFG and
-// the capability decision).
+// entry's, and an init's latch rule (L-4 program, L-5 kernel).
 func ProbeRules(op op.Op) []model.Rule {
 	rs := []model.Rule{EntryRule(op)}
 	if c := classOf(op.Kind); c != nil && c.latchRule != model.RuleNone {
@@ -321,14 +274,10 @@ func ProbeRules(op op.Op) []model.Rule {
 	return rs
 }
 
-// programProbes read what an attached program context still holds after
-// a refusal: a read of every live allocation (E-DESTROY.3: it holds what
-// the model says was written), then each outstanding run taken one step
-// on, as far as is safe: a prepared run launches, a launched one is waited
-// for, a completed one polls 1. On a build that is not simulated a run's
-// kernel is the user's and may never complete, so there the run is polled
-// instead of waited for (a poll answers at once). Its registry takes a
-// callable (on a real build only after an init that gave it the binaries).
+// programProbes read an attached program context: every live allocation
+// (E-DESTROY.3), each outstanding run one step on (polled, not waited for,
+// on a real build whose kernel may never complete), and its registry (on
+// a real build only after an init that gave it the binaries).
 func programProbes(l *probeList, m *model.Model, slot int8, c model.Context) {
 	for _, a := range m.Allocations(slot) {
 		l.add(ReadsAllocation, op.Op{Kind: op.KindDevRead, C: slot, A: a})
