@@ -71,10 +71,10 @@ func (c *ByteChooser) Exhausted() bool { return c.i >= len(c.b) }
 
 // GenOptions configure a Generator.
 type GenOptions struct {
-	Seed    uint64 // Generate's seed
-	Ops     int    // Generate's ops per sequence
-	Slots   int    // contexts c0..c(Slots-1) (default 3)
-	Devices int    // devices 0..Devices-1 (default 2)
+	Seed    uint64        // Generate's seed
+	Ops     int           // Generate's ops per sequence
+	Slots   int           // contexts c0..c(Slots-1) (default 3)
+	Devices int           // devices 0..Devices-1 (default 2)
 	Caps    Caps          // what the target can drive: nothing needing more is generated
 	Profile model.Profile // the build profile the sequence is biased for
 	// HoldMs enables the X-2 hold ops with this hold time (0: none), at most

@@ -10,30 +10,26 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// repRun is a run of identical outcomes of a repeated op: n calls with one
-// status and outs first..last.
+// repRun is n calls of a repeated op with one status and outs first..last.
 type repRun struct {
 	st          abi.Status
 	first, last int32
 	n           int
 }
 
-// Entry is what one op did on a target: observations only (statuses, the id
-// left in out, the direction of committed memory, queried values), no raw
-// handles or addresses, so that two targets' histories diff cleanly.
+// Entry is what one op did on a target: observations only, no raw handles
+// or addresses, so that two targets' histories diff cleanly.
 type Entry struct {
 	Op      op.Op
 	Skipped string         // why the op was not executed
 	Obs     op.Observation // the first call (and, for hold and race ops, the second)
 	memDir  string
 	runs    []repRun // repeated ops: run-length of (status, out)
-	// releasedBy is 1 + the index of the op whose call released this
-	// parked comm call (0: it was not parked).
+	// releasedBy is 1 + the op that released this parked call (0: none).
 	releasedBy int
 }
 
-// ParkedUntil reports the index of the op whose call released e's parked
-// comm call (ops_commpark.go), false when e was not parked.
+// ParkedUntil reports the op that released e's parked comm call.
 func (e *Entry) ParkedUntil() (int, bool) { return e.releasedBy - 1, e.releasedBy > 0 }
 
 // History is the text history of one run: one entry per op.
@@ -51,8 +47,7 @@ func (h History) String() string {
 	return b.String()
 }
 
-// Lines renders one line per entry, with its annotation (Annotated): what a
-// replay prints.
+// Lines renders one Annotated line per entry (what a replay prints).
 func (h History) Lines() []string {
 	out := make([]string, len(h.Entries))
 	for i := range h.Entries {
@@ -73,15 +68,12 @@ func memDirOf(prev, cur uint64) string {
 	return "same"
 }
 
-// Line renders entry i: "#i op -> result", canonical: only what the rules
-// determine, so that the lines of two correct targets are equal. The two
-// results of a two-thread op whose order is the scheduler's (racekinit,
-// holdprepare) are an unordered pair, and whether a hold op's second call
-// overlapped is left to the annotation.
+// Line renders entry i: "#i op -> result", only what the rules determine,
+// so two correct targets' lines are equal (the scheduler's part goes to
+// the annotation).
 func (e *Entry) Line(i int) string { return e.line(i, e.Result()) }
 
-// Annotated is Line followed by the annotation, if any, in brackets:
-// "#3 holdlaunch c0 ... -> OK out=1 | INVALID_STATE mem=up [overlapped]".
+// Annotated is Line followed by the annotation, if any, in brackets.
 func (e *Entry) Annotated(i int) string {
 	l := e.Line(i)
 	if a := e.Annotation(); a != "" {
@@ -94,43 +86,32 @@ func (e *Entry) line(i int, result string) string {
 	return "#" + strconv.Itoa(i) + " " + e.Op.String() + " -> " + result
 }
 
+// classText is what the op's class renders with the field f picks, or
+// def when it has none or the op was skipped.
+func (e *Entry) classText(f func(*opClass) func(*Entry) string, def func() string) string {
+	if c := classOf(e.Op.Kind); c != nil && f(c) != nil && e.Skipped == "" {
+		return f(c)(e)
+	}
+	return def()
+}
+
+func none() string { return "" }
+
 // Annotation is what the scheduler decided in a two-thread op, kept out of
-// the canonical line: which racer of a racekinit got which status, whether
-// the second call of a hold op overlapped the prepare holding the gate, and
-// which image of a holdprepare got which id. "" for other ops.
+// the canonical line ("" for other ops).
 func (e *Entry) Annotation() string {
-	if e.Skipped != "" {
-		return ""
-	}
-	if c := classOf(e.Op.Kind); c != nil && c.annotation != nil {
-		return c.annotation(e)
-	}
-	return ""
+	return e.classText(func(c *opClass) func(*Entry) string { return c.annotation }, none)
 }
 
 // schedBranch is the scheduler's choice in a two-thread op where it can
-// change what happens next: the racer that got the claim, whether a held
-// launch ran after the prepare instead of failing at once, which of two
-// different images got the first id. "" for every other op.
+// change what happens next ("" for other ops).
 func (e *Entry) schedBranch() string {
-	if e.Skipped != "" {
-		return ""
-	}
-	if c := classOf(e.Op.Kind); c != nil && c.branch != nil {
-		return c.branch(e)
-	}
-	return ""
+	return e.classText(func(c *opClass) func(*Entry) string { return c.branch }, none)
 }
 
-// fixedResult is the part of a two-thread op's result that does not depend
-// on the scheduler's branch: the prepare of a holdlaunch (the launch fails at
-// once when it overlaps and runs normally when it does not), the unordered
-// pair of a racekinit or holdprepare.
+// fixedResult is the part of a two-thread op's result no branch changes.
 func (e *Entry) fixedResult() string {
-	if c := classOf(e.Op.Kind); c != nil && c.fixed != nil && e.Skipped == "" {
-		return c.fixed(e)
-	}
-	return e.Result()
+	return e.classText(func(c *opClass) func(*Entry) string { return c.fixed }, e.Result)
 }
 
 // pair renders two results as an unordered pair.
@@ -191,9 +172,8 @@ func (e *Entry) runText(withOut bool) string {
 	return strings.Join(parts, "; ")
 }
 
-// addRep folds one repetition into the run-length summary: a run is either
-// consecutive outs (minted ids) or one repeated out (-1 on failures, or the
-// same wrong value every time, which a runtime breaking V-PREP-1 leaves).
+// addRep folds one repetition into the run-length summary: a run is
+// consecutive outs (minted ids) or one repeated out.
 func (e *Entry) addRep(st abi.Status, out int32) {
 	if n := len(e.runs); n > 0 {
 		r := &e.runs[n-1]
@@ -208,15 +188,10 @@ func (e *Entry) addRep(st abi.Status, out int32) {
 	e.runs = append(e.runs, repRun{st: st, first: out, last: out, n: 1})
 }
 
-// Diff compares two histories of the same ops line by line (canonical
-// lines, Line) and returns a unified-style listing of the differing lines
-// ("" when they agree). It compares only what the rules determine: when the
-// scheduler took different branches of a two-thread op in the two runs (the
-// other racer won the claim, a held launch overlapped in one run and not in
-// the other, two different images got their ids in the other order), that
-// op's line is compared without the branch (fixedResult) and the lines after
-// it are not compared, since both runs may legitimately go on differently
-// from there. Each run is still checked against the model on its own.
+// Diff compares two histories of the same ops line by line and lists the
+// differing lines ("" when they agree). Where the scheduler took different
+// branches of a two-thread op, that op's branch-free lines are compared
+// and nothing after it (both runs may go on differently from there).
 func Diff(a, b History) string {
 	d, _ := diffUpTo(a, b)
 	return d
@@ -237,10 +212,8 @@ func diffUpTo(a, b History) (string, int) {
 	return out.String(), n
 }
 
-// Step is one entry of a history in the form two runs of the same ops are
-// compared in, in this process or across one (a child's Outcome carries
-// them): the canonical line, and for a two-thread op the scheduler's branch
-// and the line without it.
+// Step is one entry in the form two runs are compared in: the line, and
+// for a two-thread op the scheduler's branch and the line without it.
 type Step struct {
 	Line   string `json:"l"`
 	Branch string `json:"b,omitempty"`
@@ -260,17 +233,14 @@ func (h History) Steps() []Step {
 	return out
 }
 
-// StepDiff is one entry where two histories differ: its index and the two
-// lines ("" where a history has no such entry).
+// StepDiff is one entry where two histories differ ("" for no entry).
 type StepDiff struct {
 	Index    int
 	Old, New string
 }
 
-// CompareSteps compares two histories of the same ops as Diff does and
-// returns the entries that differ and how many leading entries it compared:
-// where the scheduler took different branches of a two-thread op, that
-// op's branch-free lines are compared and nothing after it.
+// CompareSteps compares two histories as Diff does: the entries that differ
+// and how many leading entries it compared.
 func CompareSteps(a, b []Step) ([]StepDiff, int) {
 	var out []StepDiff
 	n := max(len(a), len(b))
@@ -298,9 +268,8 @@ func stepLine(s []Step, i int) string {
 	return ""
 }
 
-// RunDiff runs the same ops on two targets and diffs their histories; ""
-// means they behaved identically. Both runs go to the end even after the
-// model lost track.
+// RunDiff runs ops on two targets (both to the end, ContinueAfterLoss) and
+// diffs their histories.
 func RunDiff(a, b Target, ops []op.Op, opt Options) (string, *Result, *Result) {
 	opt.ContinueAfterLoss = true
 	ra := NewRunner(a, opt)

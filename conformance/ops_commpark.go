@@ -13,27 +13,22 @@ import (
 )
 
 // Ranks as threads (the model's side: model/commpark.go). A comm call that
-// waits for the other ranks of its session, when later ops of the sequence
-// bring them, is parked: made on a thread of its own while the runner goes
-// on with the ops that follow; the call that completes the rendezvous
-// releases it, and the runner then waits for its answer and has the model
-// judge it. A parked call that returns before its releaser is made broke
-// the wait (E-COMM.8, .20): the runner gives it parkGrace to show that
-// before it goes on (the grace decides only how surely an early return is
-// seen, never whether a correct runtime passes).
+// waits for peers later ops bring is parked: made on a thread of its own
+// while the runner goes on; the call that completes the rendezvous
+// releases it and the model judges its answer. One that returns before its
+// releaser broke the wait (E-COMM.8, .20).
 
-// parkGrace is how long the runner watches a parked call for an early
-// return once it is inside the runtime.
-const parkGrace = 2 * time.Millisecond
-
-// joinTimeout bounds the wait for a released call: one that does not
-// return then is reported, and its thread is left in the runtime.
-const joinTimeout = 5 * time.Second
+const (
+	// parkGrace is how long a parked call is watched for an early return
+	// (how surely one is seen, never whether a correct runtime passes).
+	parkGrace = 2 * time.Millisecond
+	// joinTimeout bounds the wait for a released call.
+	joinTimeout = 5 * time.Second
+)
 
 // commCall is an int comm entry that may wait for peers: start reads its
-// arguments on the runner's thread and returns the call, which a parked op
-// makes on a rank's thread; finish does the runner's bookkeeping with its
-// answer, on the runner's thread (nil: none).
+// arguments on the runner's thread and returns the call (made on a rank's
+// thread when parked); finish does the bookkeeping with its answer.
 type commCall struct {
 	start  func(r *Runner, o op.Op, co *op.CommObs) func() abi.Status
 	finish func(r *Runner, o op.Op, co *op.CommObs, st abi.Status)
@@ -69,8 +64,8 @@ type parkedRun struct {
 	done    chan struct{}
 }
 
-// releasing marks every parked call: a call that may release it is made
-// now, so a parked call that returns from here on did not return early.
+// releasing marks every parked call: one that returns from here on did not
+// return early.
 func (r *Runner) releasing() {
 	for _, p := range r.parked {
 		p.issued.Store(true)

@@ -6,10 +6,8 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// ACL is the part of an ACL library a checker needs on the caller's side
-// when a target exports no simulation hooks (docs/contract.md: aclrtSetDevice,
-// aclrtCreateStream, aclrtSynchronizeStream). Calls act on the calling OS
-// thread. Statuses are ACL's own codes (0 = success).
+// ACL is what a checker needs of an ACL library when a target exports no
+// simulation hooks; calls act on the calling thread, statuses are ACL's.
 type ACL interface {
 	SetDevice(dev int32) int32
 	CreateStream() (abi.Stream, int32)
@@ -17,33 +15,22 @@ type ACL interface {
 	DestroyStream(s abi.Stream) int32
 }
 
-// ACLCounts counts ACL calls a target's runtime made (sim: ACL.Counters;
-// the emitted fake ACL: simabi_acl_counters). D-1 forbids the first six on a
-// kernel context's path.
+// ACLCounts counts ACL calls a target's runtime made (D-1).
 type ACLCounts = abi.ACLCounters
 
-// Target is one runtime instance under test and the means a checker has to
-// drive its environment. Adapters are thin: sim.Runtime is both an
-// abi.Runtime and an abi.SimHooks; onboard.Library is an abi.Runtime whose
-// Hooks() reports whether the library exports the hooks.
+// Target is one runtime instance under test (its claims and fault sites
+// shared by every sequence run on it) and the means to drive its
+// environment: the simulation hooks, or an ACL library, and the ACL call
+// counters (D-1), each when present.
 type Target interface {
-	// Runtime is the runtime instance. Its claim registry and fault sites
-	// are shared by every sequence run on it.
 	Runtime() abi.Runtime
-	// Hooks are the simulation hooks of docs/contract.md, when the target exports
-	// them.
 	Hooks() (abi.SimHooks, bool)
-	// ACL is an ACL library in the process, for targets without hooks.
 	ACL() (ACL, bool)
-	// Counters reads the ACL call counters, when the target exposes them
-	// (D-1).
 	Counters() (ACLCounts, bool)
 }
 
-// DeviceMemory is device memory a caller allocates and fills through ACL
-// (aclrtMalloc, aclrtMemcpy, aclrtFree), in the memory the runtime's kernels
-// read and write: how a caller hands a kernel real tensors. Statuses are
-// ACL's own codes (0 = success). sim.ACL is one.
+// DeviceMemory is device memory a caller allocates and fills through ACL,
+// to hand a kernel real tensors; statuses are ACL's. sim.ACL is one.
 type DeviceMemory interface {
 	Malloc(size uintptr) (abi.DevicePtr, int32)
 	Free(p abi.DevicePtr) int32
@@ -51,51 +38,40 @@ type DeviceMemory interface {
 	CopyFromDevice(dst []byte, src abi.DevicePtr) int32
 }
 
-// MemoryTarget is a Target whose caller can allocate device memory. It is
-// optional: only a caller that hands a kernel real tensors needs it (the
-// numeric-add-scalar scenario).
+// MemoryTarget is a Target whose caller can allocate device memory.
 type MemoryTarget interface {
 	Memory() (DeviceMemory, bool)
 }
 
-// Unloader is a Target whose runtime library the runner may unload (U-1):
-// Unload dlcloses the instance; nothing of it may be called afterwards.
+// Unloader is a Target whose library the runner may unload (U-1).
 type Unloader interface {
 	CanUnload() bool
 	Unload() error
 }
 
-// ControlTarget is a Target whose runtime exports the simulation control
-// hooks (docs/contract.md F-1: simabi_hold_gate, simabi_gate_state,
-// simabi_reset).
+// ControlTarget is a Target with the simulation control hooks (F-1).
 type ControlTarget interface {
 	Control() (abi.SimControl, bool)
 }
 
-// CommTimeoutTarget is a Target whose runtime exports the comm timeout
-// hook (docs/contract.md F-1: simabi_comm_timeout_ms).
+// CommTimeoutTarget is a Target with the comm timeout hook (F-1).
 type CommTimeoutTarget interface {
 	CommTimeout() (abi.SimCommTimeout, bool)
 }
 
 // Basic is a Target assembled from parts; nil parts are absent.
 type Basic struct {
-	RT       abi.Runtime
-	SimHooks abi.SimHooks
-	SimCtl   abi.SimControl
-	// SimTimeout is the comm timeout hook, making the target a
-	// CommTimeoutTarget.
-	SimTimeout abi.SimCommTimeout
+	RT         abi.Runtime
+	SimHooks   abi.SimHooks
+	SimCtl     abi.SimControl
+	SimTimeout abi.SimCommTimeout // makes it a CommTimeoutTarget
 	ACLib      ACL
 	CountersF  func() ACLCounts
-	// Mem is caller-side device memory, making the target a MemoryTarget.
-	Mem DeviceMemory
-	// UnloadF unloads the instance (a private copy of a library), making
-	// the target an Unloader.
-	UnloadF func() error
+	Mem        DeviceMemory // makes it a MemoryTarget
+	UnloadF    func() error // unloads a private copy: makes it an Unloader
 }
 
-// CanUnload implements Unloader: the target unloads when UnloadF is set.
+// CanUnload implements Unloader.
 func (b *Basic) CanUnload() bool { return b.UnloadF != nil }
 
 // Unload implements Unloader.
@@ -147,18 +123,9 @@ const (
 	CapUnload                       // the instance can be unloaded (a private copy of a library; U-1)
 	CapGate                         // park a prepare holding its gate and see who waits (control hooks)
 	CapReset                        // return the instance to a fresh load's state (control hooks)
-	// CapComm: the target's comm family is the simulated backend E-COMM
-	// describes: a target with the simulation hooks, or one run without an
-	// ACL (upstream's simulator builds); a build on silicon (no hooks, an
-	// ACL given) links HCCL's.
-	CapComm
-	// CapPeek: what a comm entry's pointer points at may be read (the
-	// simulation hooks: on silicon a CommContext is device memory).
-	CapPeek
-	// CapCommTimeout: the comm family's timeout can be shortened
-	// (simabi_comm_timeout_ms), so a call whose peers never come is made
-	// and times out in milliseconds (E-COMM.9, .21, .29, .34, .59).
-	CapCommTimeout
+	CapComm                         // the simulated comm backend (hooks, or no ACL given: not HCCL)
+	CapPeek                         // a comm entry's pointee is readable (hooks)
+	CapCommTimeout                  // the comm timeout can be shortened (E-COMM.9, .21, .29, .34, .59)
 )
 
 // CapsOf derives a target's capabilities.
@@ -197,7 +164,5 @@ func CapsOf(t Target) Caps {
 // Has reports whether every capability of need is present.
 func (c Caps) Has(need Caps) bool { return c&need == need }
 
-// Factory opens a target for one run: a fresh runtime instance when the
-// backend can make one (sim), or the one loaded library (onboard), and a
-// function that releases it.
+// Factory opens a target for one run and a function that releases it.
 type Factory func() (Target, func(), error)
