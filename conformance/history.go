@@ -114,6 +114,15 @@ func (e *Entry) fixedResult() string {
 	return e.classText(func(c *opClass) func(*Entry) string { return c.fixed }, e.Result)
 }
 
+// nonNull renders an address: they differ between any two runs, so a
+// line says only whether there was one.
+func nonNull(e *Entry) string {
+	if e.Obs.Call.Value != 0 {
+		return "nonnull"
+	}
+	return "null"
+}
+
 // pair renders two results as an unordered pair.
 func pair(a, b string) string {
 	if b < a {

@@ -10,38 +10,31 @@ import (
 )
 
 // Device memory of a program context: dev_alloc, dev_write, dev_read,
-// dev_free on allocation slots the runner owns, with whole allocations and
-// with the spans, pointers and sizes op.DevArgs describes.
+// dev_free on the runner's allocation slots (op.DevArgs).
 
-// devRun is the runner's side of the allocation slots: the pointer each
-// dev_alloc returned (kept after a free: ptr=freed passes it) and its
-// size, and the host buffers the copies use.
+// devRun is the allocation slots' pointers (kept after a free: ptr=freed
+// passes it) and sizes, and the copies' host buffers.
 type devRun struct {
-	p    [op.MaxAllocs]abi.DevicePtr
-	size [op.MaxAllocs]uint32
-	out  []byte // what a dev_write copies in
-	back []byte // what a dev_read copies out into
-	// unknown is what ptr=unknown passes: the runner's own memory, which no
-	// runtime ever handed out as an allocation.
-	unknown [64]byte
+	p       [op.MaxAllocs]abi.DevicePtr
+	size    [op.MaxAllocs]uint32
+	out     []byte   // what a dev_write copies in
+	back    []byte   // what a dev_read copies out into
+	unknown [64]byte // what ptr=unknown passes: never an allocation
 }
 
-// reset forgets the pointers of the last run (a fresh instance holds no
-// allocation); the buffers are kept.
+// reset forgets the last run's pointers; the buffers are kept.
 func (d *devRun) reset() {
 	d.p, d.size = [op.MaxAllocs]abi.DevicePtr{}, [op.MaxAllocs]uint32{}
 }
 
-// devNullSize is the size a copy passes with a NULL device pointer (a slot
-// that holds no allocation, on a context without a live program init).
-const devNullSize = 64
+const (
+	devNullSize = 64      // what a copy with a NULL device pointer passes
+	devHostMax  = 4 << 20 // the host buffers' bound (len=huge passes this)
+	devCrossMax = 1 << 22 // how far apart the allocations a cross=B joins may lie
+)
 
-// devHostMax bounds the host buffers: a longer span (len=huge) passes a
-// buffer this long, which only a runtime that takes the span runs past.
-const devHostMax = 4 << 20
-
-// buffers returns the two host buffers, n bytes each, with one byte more
-// behind them, so that a copy of 0 bytes still passes a pointer.
+// buffers returns the two host buffers, n bytes each and one more behind
+// (a copy of 0 bytes still passes a pointer).
 func (d *devRun) buffers(n int) ([]byte, []byte) {
 	if len(d.out) < n+1 {
 		d.out, d.back = make([]byte, n+1), make([]byte, n+1)
@@ -49,11 +42,8 @@ func (d *devRun) buffers(n int) ([]byte, []byte) {
 	return d.out[:n], d.back[:n]
 }
 
-// devSpan is the device pointer and length a copy of op passes, and the
-// span's offset into the slot's allocation: the slot's allocation (or the
-// span op names) when the model says it is live and op's context made it,
-// else NULL (the runner calls that only on a context without a live program
-// init: devReady).
+// devSpan is the device pointer and length a copy of op passes and the
+// offset into the allocation: NULL when op's context holds none there.
 func (r *Runner) devSpan(o op.Op) (abi.DevicePtr, uint64, uint64) {
 	al, held := r.view().Allocation(o.A)
 	if !held || al.Slot != o.C {
@@ -85,24 +75,13 @@ func (r *Runner) devFreePtr(o op.Op) abi.DevicePtr {
 	return p
 }
 
-// devCrossMax bounds how far apart two allocations a cross=B span joins
-// may lie: the span's host buffer is that long.
-const devCrossMax = 1 << 22
-
-// devReady says why the runner does not call op: a model that lost track
-// or a context whose state is unknown (what its allocations hold is not
-// known), a legacy context
-// without a live init (no init gate: its device_malloc_ctx allocates, and
-// its copies would reach memory no slot describes), a dev_alloc into a
-// slot that holds an allocation, a copy or free of a slot that holds
-// another context's allocation, or none on a context with a live init,
-// and the arguments devArgsReady refuses.
+// devReady says why the runner does not call op: the allocations' state is
+// unknown, a legacy context has no init gate, the slot holds the wrong
+// allocation or none, or devArgsReady refuses the arguments.
 func devReady(r *Runner, o op.Op) string {
 	c, _ := r.view().Context(o.C)
 	slot := "a" + strconv.Itoa(int(o.A))
 	if lost, _ := r.view().Lost(); lost {
-		// Past a loss the model no longer follows what freed an
-		// allocation: a pointer it holds may be a freed one.
 		return "the model lost track: whether the allocations live is not known"
 	}
 	if c.Unknown {
@@ -136,11 +115,8 @@ func devReady(r *Runner, o op.Op) string {
 	return r.devArgsReady(o, al)
 }
 
-// devFreedReady says why a dev_free ptr=freed is not made: the slot holds
-// a live allocation, or never held one, or the address it had was handed
-// out again (a live slot holds it), or the build may have handed it out
-// to memory the runner cannot see (a real build's allocator reuses freed
-// addresses for a run's buffers).
+// devFreedReady says why a dev_free ptr=freed is not made: no freed
+// allocation, or its address may have been handed out again.
 func (r *Runner) devFreedReady(o op.Op) string {
 	slot := "a" + strconv.Itoa(int(o.A))
 	if _, held := r.view().Allocation(o.A); held || r.dev.p[o.A] == 0 {
@@ -157,13 +133,9 @@ func (r *Runner) devFreedReady(o op.Op) string {
 	return ""
 }
 
-// devArgsReady says why a span or interior pointer of the allocation al
-// is not passed: one that starts past its end (another allocation may lie
-// there), or at an end on a page boundary (another mapping may begin
-// there), a cross=B of allocations too small or too far apart, an
-// interior pointer outside the allocation, and on a legacy build that is
-// not simulated a span past the end (upstream's copies memcpy it:
-// docs/contract.md E-PROG.30).
+// devArgsReady says why a span or interior pointer of al is not passed:
+// what lies there may be another allocation or mapping, or a real legacy
+// build would memcpy past the end (E-PROG.30).
 func (r *Runner) devArgsReady(o op.Op, al model.Alloc) string {
 	slot := "a" + strconv.Itoa(int(o.A))
 	wild := false
@@ -207,8 +179,7 @@ func init() {
 	defineOp(op.KindDevAlloc, opClass{
 		rule:  fixedRule(model.REProg),
 		ready: devReady,
-		// The family's candidates, all from here: on a live program
-		// context mostly, now and then on any other (E-PROG).
+		// The family's candidates, now and then on a non-program context.
 		gen: func(g *Generator, s *genState) {
 			g.onSlot(40, s.program, 0, (*Generator).devOp)
 			if len(s.live) > len(s.program) && g.o.Profile != model.ProfileLegacy {
@@ -225,21 +196,12 @@ func init() {
 			if p != 0 {
 				obs.Call.Value = 1
 			}
-			if p != 0 && o.Mem.Huge {
-				// No slot keeps it (the runner's buffers cannot): it goes
-				// back at once, inside the call the model judges.
+			if p != 0 && o.Mem.Huge { // no slot keeps it
 				r.rt.DeviceFree(h, p)
 				r.dev.p[o.A] = 0
 			}
 		},
-		result: func(e *Entry) string {
-			// Addresses differ between any two runs: only whether there
-			// was one.
-			if e.Obs.Call.Value != 0 {
-				return "nonnull"
-			}
-			return "null"
-		},
+		result: nonNull,
 	})
 	defineOp(op.KindDevWrite, opClass{
 		rule:  fixedRule(model.REProg),
@@ -282,9 +244,8 @@ func init() {
 	})
 }
 
-// devRead is a dev_read's call: the bytes read back name the pattern they
-// are (Call.Value), for the history's comparison with what the model says
-// the allocation holds (Holds).
+// devRead is a dev_read's call: Call.Value names the pattern read back,
+// Holds the one the model says the allocation holds.
 func devRead(r *Runner, o op.Op, h abi.Ctx, obs *op.Observation) {
 	p, n, off := r.devSpan(o)
 	al, held := r.view().Allocation(o.A)
@@ -307,14 +268,9 @@ func devRead(r *Runner, o op.Op, h abi.Ctx, obs *op.Observation) {
 	}
 }
 
-// Allocation sizes the generator draws: a word, a line, one that is no
-// multiple of 64, a page.
 var genDevSizes = []uint32{8, 64, 100, 4096}
 
-// devOp is one device memory op on context c: on a live program context
-// an allocation into a free slot, or a write, read or free of one of its
-// own; on any other context (E-PROG) an allocation, or a copy of a slot
-// that holds none.
+// devOp is one device memory op on context c.
 func (g *Generator) devOp(ch Chooser, c int8) op.Op {
 	var mine, empty [op.MaxAllocs]int8
 	nm, ne := 0, 0
@@ -364,8 +320,8 @@ func (g *Generator) devOp(ch Chooser, c int8) op.Op {
 	return op.Op{Kind: op.KindDevFree, C: c, A: a}
 }
 
-// devAlloc is a dev_alloc into the empty slot a of a live program context:
-// now and then of 0 bytes or of a huge size (E-PROG.33, .34).
+// devAlloc is a dev_alloc into empty slot a, now and then of 0 bytes or a
+// huge size (E-PROG.33, .34).
 func (g *Generator) devAlloc(ch Chooser, c, a int8) op.Op {
 	o := op.Op{Kind: op.KindDevAlloc, C: c, A: a, Size: pickU32(ch, "dev-size", genDevSizes)}
 	switch ch.IntN(16, "dev-size-odd") {
@@ -377,13 +333,8 @@ func (g *Generator) devAlloc(ch Chooser, c, a int8) op.Op {
 	return o
 }
 
-// devOddOp is a copy or free of allocation a of live program context c
-// with arguments beyond the whole allocation: a span inside it, ending at
-// its end or running past it, of 0 bytes, crossing into allocation into
-// (when that is another), or a free of a pointer inside it, of one no
-// allocation had, of another context's or of slot freed's freed one (-1:
-// none). The copies pass a host pointer (a NULL one would decide first,
-// E-PROG.24).
+// devOddOp is a copy or free of allocation a with arguments beyond the
+// whole allocation (freed: a slot with a freed one, -1 none).
 func (g *Generator) devOddOp(ch Chooser, c, a, into, freed int8) op.Op {
 	al, _ := g.st.Model().Allocation(a)
 	size := uint64(al.Size)
@@ -425,8 +376,7 @@ func (g *Generator) devOddOp(ch Chooser, c, a, into, freed int8) op.Op {
 	return o
 }
 
-// foreignAlloc is a slot holding another context's allocation than c's,
-// else a (the runner skips the free then).
+// foreignAlloc is a slot holding another context's allocation, else a.
 func (g *Generator) foreignAlloc(c, a int8) int8 {
 	for b := range int8(op.MaxAllocs) {
 		if al, held := g.st.Model().Allocation(b); held && al.Slot != c {

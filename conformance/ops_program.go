@@ -78,21 +78,15 @@ func init() {
 		rule: fixedRule(model.REProg),
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) { r.prog(h, op.Fn, o) },
 		result: func(e *Entry) string {
-			o, cur := &e.Obs, e.Op
-			switch {
-			case cur.Fn.StatusEntry():
-				return op.StatusName(o.Call.Status)
-			case cur.Fn == op.FnFree:
+			switch fn := e.Op.Fn; {
+			case fn.StatusEntry():
+				return op.StatusName(e.Obs.Call.Status)
+			case fn == op.FnFree:
 				return "done"
-			case cur.Fn == op.FnMalloc || cur.Fn == op.FnCommCreate || cur.Fn == op.FnArenaBase || cur.Fn == op.FnRetainedTemp:
-				// Addresses differ between any two runs: a history line
-				// says only whether there was one.
-				if o.Call.Value != 0 {
-					return "nonnull"
-				}
-				return "null"
+			case fn == op.FnMalloc || fn == op.FnCommCreate || fn == op.FnArenaBase || fn == op.FnRetainedTemp:
+				return nonNull(e)
 			}
-			return "value=" + strconv.FormatUint(o.Call.Value, 10)
+			return "value=" + strconv.FormatUint(e.Obs.Call.Value, 10)
 		},
 	})
 }
