@@ -10,48 +10,26 @@ import (
 	"github.com/simabi/simabi/conformance/model"
 )
 
-// The clause table: every testable clause of docs/contract.md (a marker
-// "[E-DESTROY.3]" in the text), bound to what judges it. The directed
-// checks' "# judges:" headers (catalogue.go) bind the checks and mutants;
-// the notes below, what a clause needs beyond them. TestClauseTable keeps
-// it equal to the contract, clause for clause; abicheck explain, abicheck
-// mutants and the contract's *Checked.* lines read it.
+// The clause table: every testable clause of docs/contract.md bound to
+// what judges it: the checks' "# judges:" headers (catalogue.go) and the
+// notes below. TestClauseTable keeps it equal to the contract.
 
-// ClauseSpec binds one clause of the contract to the directed checks that
-// judge it and the emitted mutants that break it, or says why no call
-// through the ABI can drive it.
+// ClauseSpec binds one clause to the directed checks that judge it and the
+// emitted mutants that break it, or says why no call can drive it.
 type ClauseSpec struct {
 	ID string // "E-DESTROY.3"
-	// Held are the build profiles held to the clause; zero means the
-	// rule's (rulecatalogue.go). A clause that is a decision of the target
-	// revision leaves legacy out (docs/contract.md "Revisions").
-	Held model.ProfileSet
-	// Checks are the directed checks (checks/*.ops) that judge the clause:
-	// between them they kill each of Mutants.
-	Checks []string
-	// Mutants are the emitted mutants (sim/emit) that break exactly this
-	// clause; each belongs to one clause.
-	Mutants []string
-	// Undriven says why no call through the ABI can show the clause, for a
-	// clause no mutant can break observably.
-	Undriven string
-	// Gaps says why a profile held to the clause has no check that drives
-	// it there (a capability the profile's builds lack).
-	Gaps string
+	// Held are the profiles held to the clause (zero: the rule's).
+	Held     model.ProfileSet
+	Checks   []string // the directed checks judging it, which kill each of Mutants
+	Mutants  []string // the emitted mutants that break exactly this clause
+	Undriven string   // why no call through the ABI can show the clause
+	Gaps     string   // why a held profile has no check driving it there
 }
 
-// gapNoInjection: the fault sites are driven through simabi_inject, which
-// a refusing build answers UNSUPPORTED for every site (it models none) and
-// upstream's builds do not export.
 const gapNoInjection = "the fault site is driven through simabi_inject, which a refusing build answers UNSUPPORTED for every site and upstream's builds do not export"
 
-// The comm family's clause no call can drive: it says how the project's
-// own tests drive it instead. (Its timeouts are driven through the hook
-// simabi_comm_timeout_ms: e-comm/timeout-*.)
-const (
-	undrivenCommUnload = "the runner calls nothing of a library after unloading it: TestComm_ECOMM55_unloadReleasesGlobalDomains " +
-		"(sim/emit) loads a runtime twice in one process"
-)
+const undrivenCommUnload = "the runner calls nothing of a library after unloading it: TestComm_ECOMM55_unloadReleasesGlobalDomains " +
+	"(sim/emit) loads a runtime twice in one process"
 
 // clausesHeld are the clauses held to fewer profiles than their rule.
 var clausesHeld = []struct {
@@ -91,8 +69,7 @@ var clausesUndriven = []struct {
 var clausesGaps = []string{"S-1.2", "E-FIN.6", "E-FIN.7"}
 
 // clauseTable binds each clause the checks judge or the notes above name,
-// in the contract's order (a rule's clauses by number, the rules in
-// model's order, which is the contract's: TestClauseTableMatchesContract).
+// in the contract's order.
 func clauseTable(judgedBy map[string]*judged) ([]ClauseSpec, error) {
 	specs := map[string]*ClauseSpec{}
 	spec := func(id string) *ClauseSpec {
@@ -185,22 +162,18 @@ func (c ClauseSpec) Profiles() model.ProfileSet {
 func (c ClauseSpec) HeldOn(p model.Profile) bool { return c.Profiles()&model.ProfileBit(p) != 0 }
 
 // HeldOnText names the profiles held to the clause ("tmr, refusing").
-func (c ClauseSpec) HeldOnText() string {
-	var ps []string
-	for _, p := range profileOrder {
-		if c.HeldOn(p) {
-			ps = append(ps, p.String())
-		}
-	}
-	return strings.Join(ps, ", ")
+func (c ClauseSpec) HeldOnText() string { return profilesText(c.HeldOn) }
+
+// GapProfilesText names the held profiles no check of the clause drives.
+func (c ClauseSpec) GapProfilesText() string {
+	return profilesText(func(p model.Profile) bool { return c.HeldOn(p) && len(c.ChecksOn(p)) == 0 })
 }
 
-// GapProfilesText names the profiles held to the clause that no check of
-// it drives.
-func (c ClauseSpec) GapProfilesText() string {
+// profilesText names the profiles in is, in profileOrder.
+func profilesText(is func(model.Profile) bool) string {
 	var ps []string
 	for _, p := range profileOrder {
-		if c.HeldOn(p) && len(c.ChecksOn(p)) == 0 {
+		if is(p) {
 			ps = append(ps, p.String())
 		}
 	}
@@ -231,8 +204,7 @@ func checkByName(name string) (*Check, bool) {
 	return &checks[i], true
 }
 
-// claimedMutants maps each directed check to the mutants it is designed to
-// kill: every mutant of every clause that names the check.
+// claimedMutants maps each check to the mutants of the clauses naming it.
 func claimedMutants(clauses []ClauseSpec) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range clauses {
@@ -273,18 +245,14 @@ func ClauseOfMutant(name string) (ClauseSpec, bool) {
 	return ClauseSpec{}, false
 }
 
-// profileOrder is the order profiles are named in.
 var profileOrder = []model.Profile{model.ProfileTMR, model.ProfileRefusing, model.ProfileLegacy}
 
 // ProfileOrder is the build profiles in the order the clause table names
-// them (HeldOnText; the HTML report's clause-coverage matrix).
+// them.
 func ProfileOrder() []model.Profile { return slices.Clone(profileOrder) }
 
-// CoverageLine is the *Checked.* paragraph that closes rule id's section
-// in docs/contract.md, generated from the clause table: which clauses a
-// directed check drives on which profile, which a held profile cannot
-// drive (Gaps) and which no call can (Undriven). "" for a rule without
-// clauses.
+// CoverageLine is the *Checked.* paragraph closing rule's section in
+// docs/contract.md ("" for a rule without clauses).
 func CoverageLine(rule string) string {
 	var cs []ClauseSpec
 	for _, c := range loaded().clauses {
@@ -340,7 +308,7 @@ type clauseGroup struct {
 }
 
 // addToGroup adds clause n to the last group when it has the same
-// profiles and reason, else starts a group.
+// profiles and reason.
 func addToGroup(gs []clauseGroup, n int, profiles []string, why string) []clauseGroup {
 	if k := len(gs); k > 0 && gs[k-1].why == why && slices.Equal(gs[k-1].profiles, profiles) {
 		gs[k-1].nums = append(gs[k-1].nums, n)
@@ -349,8 +317,7 @@ func addToGroup(gs []clauseGroup, n int, profiles []string, why string) []clause
 	return append(gs, clauseGroup{[]int{n}, profiles, why})
 }
 
-// drivenGroups groups the profiles rule applies to by the clauses of cs a
-// check drives there, profiles with the same clauses together.
+// drivenGroups groups rule's profiles by the clauses of cs a check drives.
 func drivenGroups(rule string, cs []ClauseSpec) []clauseGroup {
 	var groups []clauseGroup
 	r, _ := model.RuleByName(rule)
