@@ -8,14 +8,10 @@ import (
 	"github.com/simabi/simabi/conformance/model"
 )
 
-// Masking (issue #32): a refused call of a directed check should break one
-// clause of the contract, so that its answer speaks for that clause. When
-// the condition that decides it and the next one refuse it with the same
-// code, a runtime that forgot the one that decides still answers as
-// expected: the call masks it. The model lists, for every refused call,
-// each condition that alone refuses it (model.Refusers, in the entry's
-// order); the calls that mask one (model.Masking) are listed here, unless
-// the check breaks the two together on purpose (Check.Shared).
+// Masking (issue #32): a refused call whose deciding condition and the
+// next one refuse it with the same code masks the first (a runtime that
+// forgot it still answers as expected), unless the check breaks the two
+// together on purpose (Check.Shared).
 
 // RefusedCall is a call of a directed check that the model predicts
 // refused, with each condition that alone refuses it.
@@ -24,19 +20,15 @@ type RefusedCall struct {
 	Profile model.Profile
 	Index   int    // the op's index in the check
 	Op      string // the op's text
-	// Refusers are the conditions, in the order the entry checks them.
+	// Refusers are the conditions, in the entry's order.
 	Refusers []model.Refusal
-	// Masking are the condition that decides and the next one, when they
-	// answer the same code (model.Masking); nil otherwise.
+	// Masking are the deciding condition and the next, when they share a code.
 	Masking []model.Refusal
-	// Exempt is why the check breaks them together on purpose
-	// (Check.Shared); "" when it does not.
+	// Exempt is why the check breaks them together on purpose (Check.Shared).
 	Exempt string
 }
 
-// Masked reports whether the call masks a clause: the condition that
-// decides shares its code with the next, and the check does not break the
-// two together on purpose.
+// Masked reports whether the call masks a clause.
 func (r RefusedCall) Masked() bool { return len(r.Masking) > 0 && r.Exempt == "" }
 
 func (r RefusedCall) String() string {
@@ -47,8 +39,7 @@ func (r RefusedCall) String() string {
 	return r.Check + "#" + strconv.Itoa(r.Index) + " (" + string(r.Profile) + ") " + r.Op + ": " + strings.Join(parts, "; ")
 }
 
-// checkModelOptions are the model options a check of profile p runs under
-// on a target with capabilities caps (the probes' and the masking's walk).
+// checkModelOptions are the model options of a check on profile p, caps.
 func checkModelOptions(p model.Profile, caps Caps) model.ModelOptions {
 	mo := model.ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
 		Simulated: caps.Has(CapDriven)}
@@ -58,11 +49,9 @@ func checkModelOptions(p model.Profile, caps Caps) model.ModelOptions {
 	return mo
 }
 
-// RefusedCalls are the refused calls of the checks that apply to profile p
-// on a target with capabilities caps, walked through the model as the
-// runner walks them (an op the target cannot run is left out, as the runner
-// skips it). An op repeated (rep=N) is listed once for each different set
-// of conditions its calls meet.
+// RefusedCalls are the refused calls of the checks on profile p with caps,
+// walked as the runner walks them; a repeated op is listed once per
+// different set of conditions its calls meet.
 func RefusedCalls(checks []Check, p model.Profile, caps Caps) []RefusedCall {
 	if p == "" {
 		p = model.ProfileTMR
@@ -111,9 +100,7 @@ func refusalKeys(rs []model.Refusal) string {
 	return strings.Join(keys, "\x00")
 }
 
-// MaskedCalls are the refused calls of the checks on profile p whose
-// deciding condition shares its code with the next, and which the check
-// does not break together on purpose: each masks a clause.
+// MaskedCalls are the refused calls on profile p that mask a clause.
 func MaskedCalls(checks []Check, p model.Profile, caps Caps) []RefusedCall {
 	var out []RefusedCall
 	for _, r := range RefusedCalls(checks, p, caps) {
@@ -124,8 +111,7 @@ func MaskedCalls(checks []Check, p model.Profile, caps Caps) []RefusedCall {
 	return out
 }
 
-// MaskingProfiles are the profiles the masking of the catalogue is read
-// on: every profile a check applies to.
+// MaskingProfiles are every profile a check applies to.
 var MaskingProfiles = []model.Profile{model.ProfileTMR, model.ProfileRefusing, model.ProfileLegacy}
 
 // CatalogueMasking is the masked calls of the whole catalogue on every

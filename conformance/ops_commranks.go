@@ -5,12 +5,10 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// The generator's sessions of several ranks (the runner parks the calls
-// that wait: ops_commpark.go). A session is drawn whole — a comm_init per
-// rank, on free handle slots — and so is a collective: the same call on
-// every rank of the session, in a random order, owed (g.due) and drawn
-// one by one among the other candidates, so that other ops run while the
-// first ranks wait.
+// The generator's sessions of several ranks: a session (a comm_init per
+// rank) and a collective (the same call on every rank, in random order)
+// are drawn whole, the calls after the first owed (g.due) and drawn among
+// the other candidates, so that other ops run while the first ranks wait.
 
 // owes reports whether a call the generator owes names handle slot h.
 func (g *Generator) owes(h int8) bool {
@@ -22,8 +20,7 @@ func (g *Generator) owes(h int8) bool {
 	return false
 }
 
-// owed draws, half the time, one of the owed calls whose handle is still
-// as the collective found it.
+// owed draws, half the time, an owed call whose handle is as it was.
 func (g *Generator) owed(ch Chooser) (op.Op, bool) {
 	for len(g.due) > 0 {
 		if ch.IntN(2, "owed") == 0 {
@@ -98,9 +95,8 @@ func (g *Generator) genCommSession(ch Chooser) op.Op {
 	return op.Op{Kind: op.KindCommInit, Comm: op.CommRecipe{H: slots[0], Rank: 0, NRanks: int32(k), Path: path, Stream: op.NullRef}}
 }
 
-// genCommCollective is one call on every rank of a session: its windows
-// (one size for all), a barrier, a domain allocation of all its ranks or
-// its release, or the destroy; the first now, the others owed.
+// genCommCollective is one call on every rank of a session: the first
+// now, the others owed.
 func (g *Generator) genCommCollective(ch Chooser) op.Op {
 	path := g.sessionOfRanks()
 	var hs []int8
@@ -144,7 +140,6 @@ func (g *Generator) genCommCollective(ch Chooser) op.Op {
 	return ops[0]
 }
 
-// shuffle puts xs in a random order the chooser decides.
 func shuffle[T any](ch Chooser, label string, xs []T) {
 	for i := len(xs) - 1; i > 0; i-- {
 		j := ch.IntN(i+1, label)

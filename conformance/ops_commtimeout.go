@@ -10,13 +10,10 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// The comm family's timeout on the runner (the model's side:
-// model/commtimeout.go). ctimeout sets the bound of the comm waits through
-// the hook simabi_comm_timeout_ms; the runner keeps the bound the run found
-// and restores it when the run ends, so that no later run meets a short
-// one. A call the model says times out is made on a thread of its own and
-// waited for at most joinTimeout past its bound: one that does not return
-// then is a hang.
+// The comm timeout on the runner (model/commtimeout.go): ctimeout sets the
+// bound through simabi_comm_timeout_ms, restored when the run ends. A call
+// that times out is made on a thread of its own, waited for joinTimeout
+// past its bound (then a hang).
 
 func init() {
 	defineOp(op.KindCommTimeout, opClass{
@@ -34,8 +31,7 @@ func init() {
 	})
 }
 
-// commTimedOut makes a comm call the model says times out and has the
-// model judge it.
+// commTimedOut makes a comm call the model says times out.
 func (r *Runner) commTimedOut(i int, o op.Op, e *Entry, cc commCall) {
 	obs := &r.obs
 	*obs = op.Observation{}
@@ -69,10 +65,8 @@ func (r *Runner) commTimedOut(i int, o op.Op, e *Entry, cc commCall) {
 	r.joinReleased()
 }
 
-// shortCleanupBound sets a 1 ms bound for the cleanup's destroys when the
-// target has the hook (a destroy whose peers are gone then ends at once),
-// and reports whether it did. Not while a call that never returned is
-// still inside the runtime: its handle must not be freed under it.
+// shortCleanupBound sets a 1 ms bound for the cleanup's destroys when it
+// can, not while a stuck call is still inside the runtime.
 func (r *Runner) shortCleanupBound() bool {
 	if r.bound == nil || r.stuckWhy != "" {
 		return false
@@ -81,8 +75,7 @@ func (r *Runner) shortCleanupBound() bool {
 	return true
 }
 
-// setCommBound sets the bound of the comm waits and returns the one
-// before; the first the run found is kept to restore.
+// setCommBound sets the bound, keeping the one the run found to restore.
 func (r *Runner) setCommBound(ms int32) int32 {
 	prev := r.bound.SimCommTimeoutMs(ms)
 	if !r.comm.boundSet {
@@ -99,13 +92,11 @@ func (r *Runner) restoreCommTimeout() {
 	}
 }
 
-// genCommTimeoutsMs are the bounds the generator draws: a few ms each, so
-// that a random sequence's timeouts cost little, and now and then
-// upstream's 120 s again, under which the ranks' calls are parked.
+// genCommTimeoutsMs are a few ms each, and now and then upstream's 120 s
+// again (the ranks' calls parked).
 var genCommTimeoutsMs = []int32{1, 2, 3, 1, 2, 3, 120000}
 
-// genCommTimeout offers a ctimeout now and then in comm sequences, on a
-// target with the hook.
+// genCommTimeout offers a ctimeout on a target with the hook.
 func genCommTimeout(g *Generator, _ *genState) {
 	if !g.o.Comm || !g.o.Caps.Has(CapCommTimeout) {
 		return

@@ -15,8 +15,7 @@ import (
 func init() {
 	defineOp(op.KindRegister, opClass{
 		rule: fixedRule(model.REProg),
-		// The run family's candidates, all from here: register until the
-		// context has a callable, then runs on the four storages.
+		// The run family's candidates (runOp).
 		gen: func(g *Generator, s *genState) {
 			g.onSlot(60, s.program, 0, (*Generator).runOp)
 		},
@@ -109,8 +108,7 @@ func (r *Runner) runCallArgs(op op.Op, o *op.Observation) (args, cfg, desc unsaf
 	return args, cfg, desc
 }
 
-// nullRunArgs now and then makes a run start with one argument NULL
-// (E-PROG: storage, args, CallConfig or descriptor, each refused with IA).
+// nullRunArgs now and then makes one argument of a run start NULL (E-PROG).
 func nullRunArgs(ch Chooser, o op.Op) op.Op {
 	switch ch.IntN(24, "null-arg") {
 	case 0:

@@ -15,9 +15,7 @@ import (
 // maxRunStorage bounds what get_runtime_size may ask of the runner.
 const maxRunStorage = 64 << 20
 
-// runReady prepares what run ops need (storage sized by the runtime, the
-// descriptors, a valid CallConfig, the user's callable) and says why op
-// cannot run, or "".
+// runReady prepares what run ops need and says why op cannot run, or "".
 func (r *Runner) runReady(o op.Op) string {
 	if o.Kind == op.KindRegister && o.Img.Base == op.ImgProgram && r.opt.Callable != nil && r.userImg == nil {
 		r.userImg = abi.AlignedBytes(len(r.opt.Callable), abi.CallableChildAlign)
@@ -45,10 +43,8 @@ func (r *Runner) runReady(o op.Op) string {
 		for i := range r.storage {
 			r.storage[i] = abi.AlignedBytes(int(size), int(align))
 			r.desc[i] = abi.AlignedBytes(abi.NativeRunDescSize, 8)
-			// st0..st3 carry pipeline slots 0, 1, 0, 1: every slot a
-			// contract may declare (upstream refuses a slot past
-			// PTO_PIPELINE_MAX_DEPTH), so st0 and st1 are the two slots of
-			// a depth-2 consumer (E-PROG.29).
+			// st0..st3 carry pipeline slots 0, 1, 0, 1: st0 and st1 are
+			// a depth-2 consumer's two (E-PROG.29).
 			d := abi.NativeRunDescriptor{PipelineSlot: uint32(i % abi.PipelineMaxDepth), RunID: uint64(i + 1), Generation: 1,
 				DispatchID: uint64(i + 1), RunEpoch: 1,
 				AcceptedState: uintptr(unsafe.Pointer(&r.accepted[i])), AcceptedValue: op.AcceptedValue(int8(i))}
@@ -60,8 +56,7 @@ func (r *Runner) runReady(o op.Op) string {
 	return ""
 }
 
-// resetStorage zeroes the run storage at the start of a run (a fresh
-// instance: no run lives in it).
+// resetStorage zeroes the run storage at the start of a run.
 func (r *Runner) resetStorage() {
 	for i := range r.storage {
 		clear(r.storage[i])
