@@ -15,20 +15,14 @@ import (
 // it exercises. The model decides every expectation; a check only chooses
 // the ops.
 type Check struct {
-	Name  string
-	Rules []model.Rule
-	// Kills are the mutants of docs/semantics.md §13 the check is designed
-	// to kill: those of the clauses it judges.
-	Kills    []string
+	Name     string
+	Rules    []model.Rule
+	Kills    []string        // the mutants of the clauses it judges
 	Needs    Caps            // capabilities without which the check is skipped
 	Profiles []model.Profile // profiles it applies to (nil: tmr and refusing)
 	Slow     bool            // takes more than a few milliseconds (M-4, M-5, X-2)
-	// Shared names the calls (by their op text) whose deciding clause
-	// shares its code with the next on purpose, each with why: to show
-	// which of the two comes first, or because no input breaks the
-	// clause alone. No other refused call does (MaskedCalls), and for each
-	// of the two clauses of such a call the catalogue holds a call that
-	// it decides alone.
+	// Shared names the calls (op text) whose deciding clause shares its
+	// code with the next on purpose, each with why (MaskedCalls).
 	Shared map[string]string
 	Script string
 	ops    []op.Op
@@ -59,12 +53,9 @@ func (c *Check) AppliesTo(p model.Profile) bool {
 //	# judges: CLAUSE [MUTANT...]
 //
 // and ends at the next "# check:". A "judges" line binds the check to a
-// clause of docs/contract.md; the mutants it names are the clause's (each
-// named once in the catalogue), and a clause lists the checks naming its
-// mutants first (the ones expected to kill them), then the others, each
-// in catalogue order. A lone "#" ends the header. A call whose deciding
-// clause shares its code with the next on purpose carries "# shared: WHY"
-// after its op text (Check.Shared).
+// clause and the clause's mutants (each named once); a clause lists the
+// checks naming mutants first. A lone "#" ends the header; "# shared: WHY"
+// after an op text fills Check.Shared.
 //
 //go:embed checks/*.ops
 var checkFiles embed.FS
@@ -85,8 +76,8 @@ type catalogueData struct {
 	clauses []ClauseSpec
 }
 
-// loaded reads the embedded catalogue once. It is source, not user input:
-// an error in it fails every test (TestCatalogueEqualsGolden names it).
+// loaded reads the embedded catalogue once; it is source, so an error in
+// it fails every test.
 var loaded = sync.OnceValue(func() catalogueData {
 	d, err := loadCatalogue()
 	if err != nil {
@@ -242,8 +233,7 @@ func (p *checkParser) headerLine(key string, val []string) error {
 	return nil
 }
 
-// finish closes the current check; its script is parsed when a run first
-// needs it (parsed).
+// finish closes the current check (its script is parsed later, parsed).
 func (p *checkParser) finish() error {
 	if len(p.checks) == 0 {
 		return nil
@@ -256,9 +246,7 @@ func (p *checkParser) finish() error {
 	return nil
 }
 
-// parsed is the catalogue with each check's ops. It is parsed apart from
-// the headers, which the clause table reads, and only when a run first
-// asks.
+// parsed is the catalogue with each check's ops, parsed on first use.
 var parsed = sync.OnceValue(func() []Check {
 	checks := slices.Clone(loaded().checks)
 	for i := range checks {
@@ -273,8 +261,7 @@ var parsed = sync.OnceValue(func() []Check {
 func (c *Check) parse() error {
 	ops, err := op.ParseScript(c.Script)
 	switch {
-	case err != nil:
-		// Again at the script's lines of the file: the error names its line.
+	case err != nil: // again at the file's lines, so the error names its line
 		_, err = op.ParseScript(strings.Repeat("\n", c.line) + c.Script)
 		return fmt.Errorf("%s: check %s: %w", c.src, c.Name, err)
 	case len(ops) == 0:
@@ -287,8 +274,7 @@ func (c *Check) parse() error {
 // Catalogue returns the directed checks, parsed.
 func Catalogue() []Check { return slices.Clone(parsed()) }
 
-// Mutants maps each mutant of docs/semantics.md §13 (the emitted runtime's,
-// sim/emit) to the rule it breaks, from the clause table.
+// Mutants maps each emitted mutant to the rule it breaks.
 func Mutants() map[string]model.Rule {
 	out := map[string]model.Rule{}
 	for _, c := range loaded().clauses {

@@ -8,61 +8,40 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// Ops own their behaviour. Every op kind is defined in two places, each a
-// table entry from the file of its family: the language's (conformance/op,
-// ops_*.go: its name, the slots it names, what its entry is, its text and
-// trace forms) and the engine's, an opClass registered by defineOp here
-// (ops_*.go): what it needs of a target, the rule a crash of it names, how
-// the runner makes its call, how the model judges it, how a history renders
-// its result and how the model re-synchronises after an answer it did not
-// predict. The runner, the model, the parsers and the reports dispatch
-// through the tables; none of them switches on the kind.
+// Every op kind is declared by the language (conformance/op) and by the
+// engine: an opClass registered by defineOp from the file of its family
+// (ops_*.go). The runner and the reports dispatch through the table; none
+// of them switches on the kind.
 
 // opClass is what one op kind owns in the engine.
 type opClass struct {
-	// memProbe is how the runner reads the context's committed memory
-	// around the call (memAfter unless said otherwise).
-	memProbe memProbe
-	// legacySkip says why a legacy build cannot run op ("" when it can);
-	// kernel ops are skipped there without it.
-	legacySkip func(op op.Op) string
-	// reps folds one repetition's answer into a repeated op's entry.
-	reps func(e *Entry, o *op.Observation)
-	// latchRule is the latch rule a trace of a refusal of this op breaks
-	// besides the entry's (refusal probes): L-4 for the inits that latch
-	// PROGRAM, L-5 for kernel init.
+	memProbe   memProbe                          // how the context's committed memory is read
+	legacySkip func(op op.Op) string             // why a legacy build cannot run op ("" when it can)
+	reps       func(e *Entry, o *op.Observation) // folds a repetition into the entry
+	// latchRule is the latch rule a trace of a refusal breaks besides the
+	// entry's (L-4 program inits, L-5 kernel init).
 	latchRule model.Rule
 
 	// needs is what the op requires of a target and, when missing, the
 	// rule it leaves undriven and why (nil: nothing).
 	needs func(op op.Op) (Caps, model.Rule, string)
-	// rule is the rule a crash or hang of the op names (EntryRule).
-	rule func(op op.Op) model.Rule
-	// ready says why the runner does not make the op's call in the
-	// present state ("" when it does; nil: always): a comm call that would
-	// wait for peers that never come.
+	rule  func(op op.Op) model.Rule // what a crash or hang names (EntryRule)
+	// ready says why the call is not made in the present state ("" or nil:
+	// it is).
 	ready func(r *Runner, op op.Op) string
-	// run executes the whole op when the generic path (one call per
-	// repetition, judged by the model after each) does not fit: the two
-	// thread ops and unload.
+	// run executes the whole op where one call per repetition does not
+	// fit (the two-thread ops, unload).
 	run func(r *Runner, i int, op op.Op, e *Entry)
-	// park makes the op's call on a thread of its own when the model says
-	// it waits for peers that later ops bring, and reports whether it did
-	// (nil: never; ops_commpark.go); otherwise the generic path makes it.
-	park func(r *Runner, i int, op op.Op, e *Entry) bool
-	// call makes the op's one call and fills o.
-	call func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation)
-	// result renders what the op returned in a history line (nil: the
-	// status name).
-	result func(e *Entry) string
-	// annotation, branch and fixed are a two-thread op's history: what
-	// the scheduler decided (shown after the canonical line), the branch it
-	// took where that changes what follows, and the part of the result no
-	// branch changes (nil: "", "", the whole result).
+	// park makes the call on a thread of its own when it waits for peers
+	// later ops bring, and reports whether it did (ops_commpark.go).
+	park   func(r *Runner, i int, op op.Op, e *Entry) bool
+	call   func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) // makes the op's one call
+	result func(e *Entry) string                                   // a history line's result (nil: the status)
+	// annotation, branch and fixed are a two-thread op's history: what the
+	// scheduler decided, the branch it took where that changes what
+	// follows, and the part of the result no branch changes.
 	annotation, branch, fixed func(e *Entry) string
-	// gen offers the generator's candidates of this kind for the state s
-	// (nil: the kind is never generated).
-	gen func(g *Generator, s *genState)
+	gen                       func(g *Generator, s *genState) // the generator's candidates (nil: none)
 }
 
 // memProbe says how the committed memory of an op's context is read.
@@ -96,8 +75,6 @@ func classOf(k op.Kind) *opClass {
 	return opClasses[k]
 }
 
-// Predicates over the table, for the places that ask about an op.
-
 // legacyUnavailable says why a legacy build cannot run op, or "".
 func legacyUnavailable(op op.Op) string {
 	c := classOf(op.Kind)
@@ -122,8 +99,8 @@ func needs(op op.Op) (Caps, model.Rule, string) {
 }
 
 // EntryRule is the rule a crash or hang of op is reported under when no
-// directed check names the rules: the rule of the entry the op calls (S-3
-// for a NULL context), or for an environment op the rule it drives.
+// check names the rules: its entry's (S-3 for a NULL context), or the rule
+// an environment op drives.
 func EntryRule(op op.Op) model.Rule {
 	c := classOf(op.Kind)
 	if c == nil {
@@ -135,11 +112,16 @@ func EntryRule(op op.Op) model.Rule {
 	return c.rule(op)
 }
 
+// need is a needs function for an op that always needs caps to drive rule.
+func need(caps Caps, rule model.Rule, why string) func(op.Op) (Caps, model.Rule, string) {
+	return func(op.Op) (Caps, model.Rule, string) { return caps, rule, why }
+}
+
 // fixedRule is a rule function for an op kind that always names rule r.
 func fixedRule(r model.Rule) func(op.Op) model.Rule { return func(op.Op) model.Rule { return r } }
 
-// needsRule is the rule an environment op drives: the one it leaves
-// undriven when the target cannot run it.
+// needsRule is the rule an environment op drives (the one it leaves
+// undriven when the target cannot run it).
 func needsRule(op op.Op) model.Rule {
 	if _, r, _ := needs(op); r != model.RuleNone && r != model.RHooks {
 		return r

@@ -226,9 +226,7 @@ func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status, resul
 	}
 }
 
-func commNeeds(op.Op) (Caps, model.Rule, string) {
-	return CapComm, model.REComm, "E-COMM describes the simulated comm backend; a build on silicon links HCCL's (no simulation hooks and an ACL given)"
-}
+var commNeeds = need(CapComm, model.REComm, "E-COMM describes the simulated comm backend; a build on silicon links HCCL's (no simulation hooks and an ACL given)")
 
 func init() {
 	ini := commClass(nil, func(e *Entry) string {
@@ -285,9 +283,7 @@ func init() {
 		}
 	})
 	mem.call = (*Runner).commMem
-	mem.needs = func(op.Op) (Caps, model.Rule, string) {
-		return CapComm | CapPeek, model.REComm, "a comm window is read through the simulation hooks only (on silicon it is device memory)"
-	}
+	mem.needs = need(CapComm|CapPeek, model.REComm, "a comm window is read through the simulation hooks only (on silicon it is device memory)")
 	defineOp(op.KindCommMem, mem)
 }
 
@@ -387,9 +383,7 @@ func commPrepareResult(e *Entry) string {
 
 func init() {
 	defineOp(op.KindCommCopy, opClass{
-		needs: func(op.Op) (Caps, model.Rule, string) {
-			return CapComm | CapPeek, model.REProg, "a comm window's address is read from its CommContext through the simulation hooks (on silicon it is device memory)"
-		},
+		needs: need(CapComm|CapPeek, model.REProg, "a comm window's address is read from its CommContext through the simulation hooks (on silicon it is device memory)"),
 		rule:  fixedRule(model.REProg),
 		ready: commCopyReady,
 		call:  (*Runner).commCopy,

@@ -12,9 +12,7 @@ import (
 // scheduler's branch apart from what the rules fix.
 
 func init() {
-	holdNeeds := func(op.Op) (Caps, model.Rule, string) {
-		return CapInject | CapSetDevice, model.RX2, "X-2: holding the gate needs simabi_inject site 7"
-	}
+	holdNeeds := need(CapInject|CapSetDevice, model.RX2, "X-2: holding the gate needs simabi_inject site 7")
 	defineOp(op.KindHoldLaunch, opClass{
 		// The candidates of both hold ops, from here.
 		gen: func(g *Generator, s *genState) {
@@ -75,11 +73,9 @@ func init() {
 				})
 			}
 		},
-		needs: func(op.Op) (Caps, model.Rule, string) {
-			return CapSetDevice, model.RX1, "X-1: the racing thread needs a current device (hook or ACL)"
-		},
-		rule: needsRule,
-		run:  func(r *Runner, i int, op op.Op, e *Entry) { r.race(i, op, e) },
+		needs: need(CapSetDevice, model.RX1, "X-1: the racing thread needs a current device (hook or ACL)"),
+		rule:  needsRule,
+		run:   func(r *Runner, i int, op op.Op, e *Entry) { r.race(i, op, e) },
 		annotation: func(e *Entry) string {
 			o := &e.Obs
 			return op.CtxText(e.Op.C) + " " + op.StatusName(o.Call.Status) + ", " + op.CtxText(e.Op.C2) + " " + op.StatusName(o.Second.Status)

@@ -57,10 +57,8 @@ func init() {
 		gen: func(g *Generator, _ *genState) {
 			g.add(3, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindGetDev} })
 		},
-		needs: func(op.Op) (Caps, model.Rule, string) {
-			return CapGetDevice, model.RD1, "D-1: target exports no simabi_current_device"
-		},
-		rule: needsRule,
+		needs: need(CapGetDevice, model.RD1, "D-1: target exports no simabi_current_device"),
+		rule:  needsRule,
 		call: func(r *Runner, _ op.Op, _ abi.Ctx, o *op.Observation) {
 			o.Call.Value = uint64(int64(r.hooks.SimCurrentDevice()))
 		},
@@ -74,10 +72,8 @@ func init() {
 				})
 			}
 		},
-		needs: func(op.Op) (Caps, model.Rule, string) {
-			return CapSync, model.RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"
-		},
-		rule: needsRule,
+		needs: need(CapSync, model.RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"),
+		rule:  needsRule,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			if r.hooks != nil {
 				o.Call.Status = r.hooks.SimSyncStream(r.stream(op.Stream))
@@ -118,11 +114,9 @@ func init() {
 // U-1's op: the runner unloads the library (Runner.unload).
 func init() {
 	defineOp(op.KindUnload, opClass{
-		needs: func(op.Op) (Caps, model.Rule, string) {
-			return CapUnload, model.RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"
-		},
-		rule: needsRule,
-		run:  func(r *Runner, i int, op op.Op, e *Entry) { r.unload(i, op, e) },
+		needs: need(CapUnload, model.RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"),
+		rule:  needsRule,
+		run:   func(r *Runner, i int, op op.Op, e *Entry) { r.unload(i, op, e) },
 	})
 }
 

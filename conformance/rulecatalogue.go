@@ -7,11 +7,9 @@ import (
 	"github.com/simabi/simabi/docs"
 )
 
-// The checker's rule catalogue: every rule ID of docs/contract.md, what it
-// constrains and, for a runtime rule, which build profiles are held to it.
-// A test keeps it and the contract's "Applies to:" lines in step; reports
-// use it to say a rule does not apply to a build rather than that nothing
-// exercised it.
+// The rule catalogue: every rule ID of docs/contract.md, what it
+// constrains and which profiles are held to it (in step with the
+// contract's "Applies to:" lines).
 
 // RuleScope is what a rule constrains.
 type RuleScope uint8
@@ -23,8 +21,7 @@ const (
 	ScopeEmitter                   // the emitted fake runtime (sim/emit): checked by its tests
 )
 
-// RuleAnchor is the link to r's section of the contract; the simulation
-// hooks are defined with the emitted runtime (F-1).
+// RuleAnchor is the link to r's section of the contract (HOOKS: F-1's).
 func RuleAnchor(r model.Rule) string {
 	if r == model.RHooks {
 		return docs.Anchor("F-1")
@@ -39,8 +36,7 @@ type RuleEntry struct {
 	Scope RuleScope
 }
 
-// AppliesTo says where the rule applies, in the words of the contract's
-// "Applies to:" lines.
+// AppliesTo says where the rule applies, in the contract's words.
 func (e RuleEntry) AppliesTo() string {
 	switch e.Scope {
 	case ScopeConsumer:
@@ -60,8 +56,8 @@ func (e RuleEntry) AppliesTo() string {
 // Anchor is the link to the rule's section of the contract.
 func (e RuleEntry) Anchor() string { return docs.Anchor(e.ID) }
 
-// RuleCatalogue is every rule of the contract, runtime rules first in
-// contract order, then the consumer and emitter rules.
+// RuleCatalogue is every rule: runtime rules in contract order, then the
+// consumer and emitter rules.
 func RuleCatalogue() []RuleEntry {
 	var out []RuleEntry
 	for _, r := range model.RuntimeRules() {
@@ -105,8 +101,8 @@ func RuleRows() ([]RuleRow, error) {
 	return rows, nil
 }
 
-// NearRules are the rule IDs id may have meant: those it is a prefix of,
-// or that equal it but for punctuation and case.
+// NearRules are the rule IDs id may have meant (a prefix, or equal but
+// for punctuation and case).
 func NearRules(id string) []string {
 	want := strings.ToUpper(strings.TrimSpace(id))
 	flat := func(s string) string {
