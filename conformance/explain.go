@@ -9,13 +9,10 @@ import (
 	"github.com/simabi/simabi/docs"
 )
 
-// Explain is what abicheck explain prints for id, a rule or a clause of
-// docs/contract.md (case-insensitive): a rule's section with where it
-// stands and the table of its clauses (the profiles held to each, the
-// directed checks that judge it, the mutants that break it), or one clause
-// with what the clause table binds to it. An id that is neither is an
-// error naming it and the rules it may have meant. The HTML report embeds
-// the same text.
+// Explain is what abicheck explain prints for id, a rule or a clause
+// (case-insensitive): the rule's section and its clause table, or the
+// clause with what the table binds to it; an unknown id is an error naming
+// the rules it may have meant.
 func Explain(id string) (string, error) {
 	if c, ok := docs.FindClause(id); ok {
 		return explainClause(c), nil
@@ -55,8 +52,7 @@ func ExplainRule(s docs.RuleSection) string {
 	return b.String()
 }
 
-// explainClause renders one clause: its words, where it stands, and what
-// the clause table binds to it.
+// explainClause renders one clause and what the clause table binds to it.
 func explainClause(c docs.Clause) string {
 	spec, _ := ClauseByID(c.ID)
 	var b strings.Builder

@@ -72,9 +72,8 @@ func (r *Runner) releasing() {
 	}
 }
 
-// commPark parks a comm call the model says waits for peers (the runner's
-// ready hook made sure later ops bring them); a call that returns at once
-// is the generic path's.
+// commPark parks a comm call the model says waits for peers later ops
+// bring; one that does not wait is the generic path's.
 func (r *Runner) commPark(i int, o op.Op, e *Entry, cc commCall) bool {
 	if r.view().CommWaits(o) == "" {
 		return false
@@ -165,9 +164,8 @@ func (r *Runner) join(i int) {
 	p.e.Obs, p.e.releasedBy = *p.obs, r.at+1
 }
 
-// drainParked ends a run that left parked calls: none should be (the model
-// parks only a call later ops release), so each is a call a runtime that
-// broke the contract left waiting; it is waited for as a released one.
+// drainParked waits for the calls a run left parked (only a broken runtime
+// leaves any) as for released ones.
 func (r *Runner) drainParked() {
 	for i := range r.parked {
 		r.join(i)

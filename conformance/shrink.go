@@ -2,11 +2,9 @@ package conformance
 
 import "github.com/simabi/simabi/conformance/op"
 
-// Shrink reduces a failing sequence by delta debugging: it removes chunks
-// (halving their size while none can go), then single ops, then simplifies
-// the arguments of each remaining op, keeping every change for which
-// stillFails still reports true. stillFails(ops) must be true on entry; the
-// result is a sequence it reports true for, no longer than ops.
+// Shrink reduces a failing sequence by delta debugging (chunks, single
+// ops, then arguments), keeping every change stillFails still reports true
+// for; stillFails(ops) must be true on entry.
 func Shrink(ops []op.Op, stillFails func([]op.Op) bool) []op.Op {
 	cur := append([]op.Op(nil), ops...)
 	without := func(from, to int) []op.Op {
@@ -41,8 +39,7 @@ func Shrink(ops []op.Op, stillFails func([]op.Op) bool) []op.Op {
 			}
 		}
 	}
-	// Arguments. Every candidate is strictly smaller in some field, so this
-	// terminates.
+	// Arguments: each candidate is smaller in some field, so this ends.
 	for changed := true; changed; {
 		changed = false
 		for i := range cur {
