@@ -127,6 +127,10 @@ func openBuild(cfg childConfig) (*bench, string, func(), error) {
 	switch {
 	case cfg.Sim != "" && cfg.Lib != nil:
 		return nil, "", nil, errors.New("a build is either the simulator or a library, not both")
+	case cfg.Slow != 0 && wrapSlow == nil:
+		return nil, "", nil, errors.New("this binary cannot slow a build down (a test's hook)")
+	case cfg.DieAfter != 0 && wrapDying == nil:
+		return nil, "", nil, errors.New("this binary cannot make a build die (a test's hook)")
 	case cfg.Sim != "":
 		p, err := simProfile(cfg.Sim)
 		if err != nil {
@@ -166,22 +170,10 @@ func openBuild(cfg childConfig) (*bench, string, func(), error) {
 	}
 	b := newBench(t, kernel, bins, callable)
 	if cfg.Slow != 0 {
-		if wrapSlow == nil {
-			if closeLib != nil {
-				closeLib()
-			}
-			return nil, "", nil, errors.New("this binary cannot slow a build down (a test's hook)")
-		}
 		b.rt = wrapSlow(b.rt, cfg.Slow)
 		desc += fmt.Sprintf(", slowed down %gx", cfg.Slow)
 	}
 	if cfg.DieAfter != 0 {
-		if wrapDying == nil {
-			if closeLib != nil {
-				closeLib()
-			}
-			return nil, "", nil, errors.New("this binary cannot make a build die (a test's hook)")
-		}
 		b.rt = wrapDying(b.rt, cfg.DieAfter)
 		desc += fmt.Sprintf(", dying at run %d", cfg.DieAfter)
 	}

@@ -131,8 +131,8 @@ func (r *Report) WriteText(w io.Writer) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Calls,
-			nsText(e.OldMedianNs), nsText(e.NewMedianNs), nsText(e.OldP99Ns), nsText(e.NewP99Ns),
-			ciText(e.Ratio, e.RatioLo, e.RatioHi), ciText(e.Noise, e.NoiseLo, e.NoiseHi),
+			NsText(e.OldMedianNs), NsText(e.NewMedianNs), NsText(e.OldP99Ns), NsText(e.NewP99Ns),
+			CIText(e.Ratio, e.RatioLo, e.RatioHi), CIText(e.Noise, e.NoiseLo, e.NoiseHi),
 			fmt.Sprintf("[%.2f, %.2f]", e.BandLo, e.BandHi), e.Verdict+" ("+e.Why()+")")
 	}
 	tw.Flush()
@@ -161,10 +161,13 @@ func (e EntryReport) Why() string {
 	return fmt.Sprintf("%.2f in the band", e.Ratio)
 }
 
-func ciText(x, lo, hi float64) string { return fmt.Sprintf("%.2f [%.2f, %.2f]", x, lo, hi) }
+// CIText is a ratio with its interval as the table prints it
+// ("1.13 [1.12, 1.14]").
+func CIText(x, lo, hi float64) string { return fmt.Sprintf("%.2f [%.2f, %.2f]", x, lo, hi) }
 
-// nsText is a time in nanoseconds with three significant digits.
-func nsText(ns float64) string {
+// NsText is a time in nanoseconds as the table prints it (three
+// significant digits: "41ns", "1.23µs").
+func NsText(ns float64) string {
 	switch {
 	case ns < 1e3:
 		return fmt.Sprintf("%.0fns", ns)
