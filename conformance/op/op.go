@@ -77,8 +77,8 @@ const (
 )
 
 func (k Kind) String() string {
-	if d := defOf(k); d != nil {
-		return d.name
+	if k.Defined() {
+		return defOf(k).name
 	}
 	if k == KindInvalid {
 		return "invalid"
@@ -475,9 +475,7 @@ func CtxText(c int8) string { return refText("c", c) }
 func (op Op) String() string {
 	var b strings.Builder
 	b.WriteString(op.Kind.String())
-	if d := defOf(op.Kind); d != nil {
-		d.format(&b, op)
-	}
+	defOf(op.Kind).format(&b, op)
 	return b.String()
 }
 
@@ -498,39 +496,18 @@ func FormatOps(ops []Op) string {
 func Abbreviate(s string) string {
 	var b strings.Builder
 	for {
-		i := strings.Index(s, "raw(")
-		if i < 0 {
+		before, rest, ok := strings.Cut(s, "raw(")
+		inner, after, closed := strings.Cut(rest, ")")
+		if !ok || !closed {
 			b.WriteString(s)
 			return b.String()
 		}
-		j := strings.IndexByte(s[i:], ')')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
+		k := strings.LastIndexByte(inner, ',') + 1
+		hx := inner[k:]
+		if len(hx) > 32 && strings.Trim(hx, "0123456789abcdef") == "" {
+			hx = hx[:16] + "…" + hx[len(hx)-8:]
 		}
-		inner := s[i+len("raw(") : i+j]
-		head, hexPart := "", inner
-		if k := strings.LastIndexByte(inner, ','); k >= 0 {
-			head, hexPart = inner[:k+1], inner[k+1:]
-		}
-		b.WriteString(s[:i+len("raw(")])
-		b.WriteString(head)
-		if len(hexPart) > 32 && isHex(hexPart) {
-			b.WriteString(hexPart[:16] + "…" + hexPart[len(hexPart)-8:])
-		} else {
-			b.WriteString(hexPart)
-		}
-		b.WriteByte(')')
-		s = s[i+j+1:]
+		b.WriteString(before + "raw(" + inner[:k] + hx + ")")
+		s = after
 	}
-}
-
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
