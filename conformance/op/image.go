@@ -134,13 +134,8 @@ func buildImage(r ImageRecipe) *Image {
 	if r.Long != 0 {
 		img = append(img, make([]byte, r.Long)...)
 	}
-	im := &Image{Bytes: img, Size: uint64(len(img)), Aligned: r.Mis == 0}
-	if uint64(r.Short) >= im.Size {
-		im.Size = 0
-	} else {
-		im.Size -= uint64(r.Short)
-	}
-	return im
+	n := uint64(len(img))
+	return &Image{Bytes: img, Size: n - min(n, uint64(r.Short)), Aligned: r.Mis == 0}
 }
 
 // childrenFor is the child count the builder uses: the recipe's, raised to
@@ -189,13 +184,21 @@ func canonicalImage(r ImageRecipe) []byte {
 	return append([]byte(nil), img...)
 }
 
+// fieldDefects are the defects that set one field of the header.
+var fieldDefects = map[ImgDefect][2]uint32{
+	DefSigCount: {OffSigCount, 257}, DefFuncNameLen: {OffFuncLen, 64}, DefConfigNameLen: {OffCfgLen, 64},
+	DefChildCount: {OffChildCount, 1025}, DefFuncIDRange: {offChildIDs, 1024}, DefSigCountNeg: {OffSigCount, 0xFFFFFFFF},
+	DefChildCountNeg: {OffChildCount, 0xFFFFFFFF}, DefFuncIDNeg: {offChildIDs, 0xFFFFFFFF},
+}
+
 func applyDefect(img []byte, r ImageRecipe) {
 	u32 := func(off int, v uint32) { le.PutUint32(img[off:], v) }
 	get := func(off int) uint32 { return le.Uint32(img[off:]) }
 	storage := uint32(len(img) - HeaderSize)
+	if f, ok := fieldDefects[r.Defect]; ok {
+		u32(int(f[0]), f[1])
+	}
 	switch r.Defect {
-	case DefSigCount:
-		u32(OffSigCount, 257)
 	case DefSigValue:
 		if get(OffSigCount) == 0 {
 			u32(OffSigCount, 1)
@@ -214,20 +217,12 @@ func applyDefect(img []byte, r ImageRecipe) {
 		u32(OffScalarCnt, 129)
 	case DefScalarCount:
 		u32(OffScalarCnt, uint32(r.S)+1)
-	case DefFuncNameLen:
-		u32(OffFuncLen, 64)
 	case DefFuncNameNUL:
 		img[offFuncName+int(get(OffFuncLen))] = 'z'
 	case DefFuncNameEarly:
 		img[offFuncName+1] = 0
-	case DefConfigNameLen:
-		u32(OffCfgLen, 64)
 	case DefBinarySize:
 		u32(OffBinarySize, storage+1)
-	case DefChildCount:
-		u32(OffChildCount, 1025)
-	case DefFuncIDRange:
-		u32(offChildIDs, 1024)
 	case DefFuncIDDup:
 		u32(offChildIDs+4, get(offChildIDs))
 	case DefChildOffset:
@@ -242,8 +237,6 @@ func applyDefect(img []byte, r ImageRecipe) {
 	case DefChildBinary:
 		off := HeaderSize + int(get(OffChildOffs)) + offCoreBinSz
 		u32(off, get(off)+1<<20)
-	case DefSigCountNeg:
-		u32(OffSigCount, 0xFFFFFFFF)
 	case DefSigValueNeg:
 		if get(OffSigCount) == 0 {
 			u32(OffSigCount, 1)
@@ -251,10 +244,6 @@ func applyDefect(img []byte, r ImageRecipe) {
 		u32(0, 0xFFFFFFFF)
 	case DefConfigNameNUL:
 		img[offCfgName+int(get(OffCfgLen))] = 'z'
-	case DefChildCountNeg:
-		u32(OffChildCount, 0xFFFFFFFF)
-	case DefFuncIDNeg:
-		u32(offChildIDs, 0xFFFFFFFF)
 	case DefChildSigCountNeg:
 		u32(HeaderSize+int(get(OffChildOffs))+offCoreSigCnt, 0xFFFFFFFF)
 	case DefFuncNameLong:

@@ -162,15 +162,6 @@ const NumGenRings = RingWinOnly + 1
 var ringNames = [NumRings]string{"none", "good", "badtask", "badheap", "baddep", "badpow2", "bigdep", "badheap3", "winonly",
 	"badheap1", "baddep2", "good3"}
 
-// Bad reports whether a ring recipe breaks a ring rule (V-CFG.6 to V-CFG.9).
-func (r RingRecipe) Bad() bool {
-	switch r {
-	case RingBadTask, RingBadHeap, RingBadDep, RingBadPow2, RingBigDep, RingBadHeap3, RingBadHeap1, RingBadDep2:
-		return true
-	}
-	return false
-}
-
 // CfgRecipe describes a CallConfig (kinit's config, pinit's prewarm config).
 // The zero value is a valid all-zero config with an empty output prefix.
 type CfgRecipe struct {
@@ -308,15 +299,12 @@ type ImageRecipe struct {
 }
 
 func (r ImageRecipe) String() string {
+	for name, base := range bareImages {
+		if r.Base == base {
+			return name
+		}
+	}
 	switch r.Base {
-	case ImgNull:
-		return "null"
-	case ImgHuge:
-		return "huge"
-	case ImgWrap:
-		return "wrap"
-	case ImgProgram:
-		return "prog"
 	case ImgRaw:
 		// A recorded image, in the trace's spelling (abi/tracevocab).
 		raw := rawBytes(r.Raw)
