@@ -193,10 +193,9 @@ const (
 	ImgValid ImgBase = iota // a canonical image built with abi.ChipCallableSpec
 	ImgNull                 // a NULL pointer with size 9376
 	ImgHuge                 // 2 GiB + 64 bytes of zero memory (E-PREP's size > budget step)
-	// ImgProgram (register): the target's program callable, a ChipCallable
-	// the build can run: the one a user gave the runner (abicheck
-	// -callable), else the canonical empty image, which only a simulated
-	// build (one that ignores the binary bytes) registers and runs.
+	// ImgProgram (register): the target's program callable: the user's
+	// -callable, else the canonical empty image (only a simulated build
+	// runs it).
 	ImgProgram
 	// ImgRaw: recorded bytes (a trace's image; RawImage), Raw naming them;
 	// ImgRawTrunc: an image over the recording limit, Raw its size.
@@ -272,10 +271,9 @@ const (
 	PokeU32           // little-endian uint32 at off = val
 )
 
-// ImageRecipe describes the callable argument of prepare: a canonical image
-// (T tensor and S scalar signature entries, C children, B orchestration bytes,
-// salt X for distinct content) and how the call deforms it. Recipes are built
-// once and cached.
+// ImageRecipe describes prepare's callable: a canonical image (T tensor and
+// S scalar signature entries, C children, B orchestration bytes, salt X)
+// and how the call deforms it.
 type ImageRecipe struct {
 	Base    ImgBase
 	T, S    uint16 // signature: T tensor entries (IN) then S SCALAR entries
@@ -362,9 +360,9 @@ func (a ArgsRecipe) String() string {
 	return "match"
 }
 
-// ProgFn names the entry a prog op calls. Each is called with deliberately
-// bad arguments (NULL pointers, id -1, run handle 0, size 64 with NULL
-// buffers), so that no call can create state on any runtime (E-PROG, S-3).
+// ProgFn names the entry a prog op calls, always with deliberately bad
+// arguments (NULL pointers, id -1, run handle 0), so that no call can
+// create state on any runtime (E-PROG, S-3).
 type ProgFn uint8
 
 // Program-side entries.
@@ -412,10 +410,9 @@ func (f ProgFn) ProgOnly() bool { return f <= FnCopyFrom }
 // StatusEntry reports whether the entry returns a status (S-3: IA for NULL).
 func (f ProgFn) StatusEntry() bool { return f <= FnCopyFrom || f == FnCommDestroy }
 
-// Op is one step of a sequence. It is a comparable value: contexts are slots
-// (c0..c15), streams are names (s0..s7), images and args are recipes, never
-// raw handles or addresses. Fields a kind does not use are zero. Every op has
-// a one-line text form (String) that Parse reads back to the same value.
+// Op is one step of a sequence: a comparable value (slots, names and
+// recipes, never handles or addresses; fields a kind does not use are
+// zero) whose one-line text form (String) Parse reads back to it.
 type Op struct {
 	Kind    Kind
 	C, C2   int8  // context slots; NullRef for NULL
