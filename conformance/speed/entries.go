@@ -29,9 +29,7 @@ const (
 var Entries = []string{EntryCreateDestroy, EntryKernelPrepare, EntryKernelLaunch, EntryRegister, EntryRun,
 	EntryPrepareRun, EntryLaunchRun, EntryPollRun, EntryWaitRun}
 
-// The devices of the fixtures: a kernel context claims its device
-// (E-CLAIM), so the launch and prepare contexts each have their own, and
-// the program context a third.
+// The fixtures' devices: a kernel context claims its device (E-CLAIM).
 const (
 	launchDev  int32 = 0
 	prepareDev int32 = 1
@@ -46,8 +44,8 @@ const maxResidents = 1024
 // prepares must fit one context (M-4).
 const MaxCalls = 8192
 
-// epoch is the origin of now: time.Since of a time with a monotonic reading
-// is one read of the monotonic clock.
+// epoch is now's origin: time.Since of a time with a monotonic reading is
+// one read of the monotonic clock.
 var epoch = time.Now()
 
 func now() int64 { return int64(time.Since(epoch)) }

@@ -19,8 +19,7 @@ type Report struct {
 	// (loading the builds not counted).
 	BudgetNs  int64 `json:"budget_ns"`
 	ElapsedNs int64 `json:"elapsed_ns"`
-	// MinChange is Options.MinChange: how far the band (EntryReport's
-	// BandLo, BandHi) reaches beyond the noise and 1.
+	// MinChange is Options.MinChange: the band's widening (Verdict).
 	MinChange float64       `json:"min_change"`
 	Entries   []EntryReport `json:"entries"`
 }
@@ -55,11 +54,9 @@ type EntryReport struct {
 	BandLo float64 `json:"band_lo"`
 	BandHi float64 `json:"band_hi"`
 
-	// The rounds' times per side, in round order: each is the centre of
-	// the side's batch in that round (the mean of the middle half of its
-	// per-call times), the samples Ratio and Noise are made of (round r's
-	// ratio is NewRoundNs[r]/OldRoundNs[r]). RoundMedian derives a side's
-	// median with its interval; the HTML report plots them.
+	// Each side's round times in round order (the centre of its batch),
+	// the samples Ratio and Noise are made of; RoundMedian derives a
+	// side's median, the HTML report plots them.
 	OldRoundNs   []float64 `json:"old_round_ns,omitempty"`
 	NoiseRoundNs []float64 `json:"noise_round_ns,omitempty"`
 	NewRoundNs   []float64 `json:"new_round_ns,omitempty"`
