@@ -33,30 +33,8 @@ func CfgBytes(r CfgRecipe, legacy bool) []byte {
 	}
 	c.EnableDepGen, c.EnablePMU, c.EnableDumpArgs = flag(r.DepGen), flag(r.PMU), flag(r.Dump)
 	c.EnableScopeStats, c.CaptureClockAnchors = flag(r.Scope), flag(r.Anchors)
-	switch r.Ring {
-	case RingGood:
-		c.RingTaskWindow[0], c.RingHeap[0], c.RingDepPool[0] = 16, 4096, 64
-	case RingBadTask:
-		c.RingTaskWindow[0] = 3
-	case RingBadHeap:
-		c.RingHeap[0] = 100
-	case RingBadDep:
-		c.RingDepPool[0] = 2
-	case RingBadPow2:
-		c.RingTaskWindow[0], c.RingHeap[0], c.RingDepPool[0] = 12, 4096, 64
-	case RingBigDep:
-		c.RingTaskWindow[0], c.RingHeap[0], c.RingDepPool[0] = 16, 4096, 1<<31
-	case RingBadHeap3:
-		c.RingHeap[3] = 100
-	case RingWinOnly:
-		c.RingTaskWindow[0] = 16
-	case RingBadHeap1:
-		c.RingHeap[1] = 1000
-	case RingBadDep2:
-		c.RingDepPool[2] = 2
-	case RingGood3:
-		c.RingTaskWindow[3], c.RingHeap[3], c.RingDepPool[3] = 1024, 4096, 64
-	}
+	rs := r.Ring.set()
+	c.RingTaskWindow[rs.ring], c.RingHeap[rs.ring], c.RingDepPool[rs.ring] = rs.window, rs.heap, rs.depPool
 	switch {
 	case r.Prefix:
 		_ = c.SetOutputPrefix("conf")
@@ -71,6 +49,30 @@ func CfgBytes(r CfgRecipe, legacy bool) []byte {
 	b, _ := cache.LoadOrStore(r, out)
 	return b.([]byte)
 }
+
+// ringSets is the ring each recipe fills, with its task window, heap and
+// dep pool (0: unset); RingRecipe.Bad is ringOK of it.
+var ringSets = [NumRings]ringSet{
+	RingGood: {0, 16, 4096, 64}, RingBadTask: {0, 3, 0, 0}, RingBadHeap: {0, 0, 100, 0}, RingBadDep: {0, 0, 0, 2},
+	RingBadPow2: {0, 12, 4096, 64}, RingBigDep: {0, 16, 4096, 1 << 31}, RingBadHeap3: {3, 0, 100, 0},
+	RingWinOnly: {0, 16, 0, 0}, RingBadHeap1: {1, 0, 1000, 0}, RingBadDep2: {2, 0, 0, 2}, RingGood3: {3, 1024, 4096, 64},
+}
+
+type ringSet struct {
+	ring                  int
+	window, heap, depPool uint64
+}
+
+// set is r's ring set (none for a recipe past the table).
+func (r RingRecipe) set() (rs ringSet) {
+	if r < NumRings {
+		rs = ringSets[r]
+	}
+	return rs
+}
+
+// Bad reports whether a ring recipe breaks a ring rule (V-CFG.6 to V-CFG.9).
+func (r RingRecipe) Bad() bool { rs := r.set(); return !ringOK(rs.window, rs.heap, rs.depPool) }
 
 // traceCfg reads a CFG into a recipe with the same V-CFG verdict (the
 // recipe's bytes are what a replay passes).

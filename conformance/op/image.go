@@ -14,44 +14,30 @@ import (
 
 var le = binary.LittleEndian
 
-// The ChipCallable layout's size and the fields a generated image pokes
-// (docs/contract.md), restated.
-const (
-	HeaderSize    = headerSize
-	OffSigCount   = offSigCount
-	OffBinarySize = offBinarySize
-	OffFuncLen    = offFuncLen
-	OffChildCount = offChildCount
-	OffCfgLen     = offCfgLen
-	OffScalarCnt  = offScalarCnt
-	OffChildOffs  = offChildOffs
-)
-
 // HugeSize is ImgHuge's size: past the M-5 budget (the runner maps that
 // much never-committed memory for it).
 const HugeSize = budgetBytes + 64
 
 // Sizes of the canonical images, restated from docs/contract.md.
 const (
-	headerSize   = 9376    // sizeof(ChipCallable)
-	budgetBytes  = 2 << 30 // M-5 budget
-	hugeSize     = HugeSize
-	wrapSize     = 2 * headerSize // ImgWrap's size: past the top of the address space
+	HeaderSize   = 9376           // sizeof(ChipCallable)
+	budgetBytes  = 2 << 30        // M-5 budget
+	wrapSize     = 2 * HeaderSize // ImgWrap's size: past the top of the address space
 	funcNameBase = "conformance.nop"
 )
 
 // Field offsets of docs/contract.md's ChipCallable layout, restated.
 const (
-	offSigCount   = 1024
-	offBinarySize = 1028
+	OffSigCount   = 1024
+	OffBinarySize = 1028
 	offFuncName   = 1032
-	offFuncLen    = 1096
+	OffFuncLen    = 1096
 	offChildIDs   = 1100
-	offChildOffs  = 5196
-	offChildCount = 9292
+	OffChildOffs  = 5196
+	OffChildCount = 9292
 	offCfgName    = 9296
-	offCfgLen     = 9360
-	offScalarCnt  = 9364
+	OffCfgLen     = 9360
+	OffScalarCnt  = 9364
 	offCoreSigCnt = 128
 	offCoreBinSz  = 132
 )
@@ -63,7 +49,7 @@ type Image struct {
 	// bytes appended (nil for the bases that pass no bytes).
 	Bytes []byte
 	// Size is the size passed: len(Bytes) less Short (0 when Short reaches
-	// past it); headerSize for a NULL callable; the huge and wrapping
+	// past it); HeaderSize for a NULL callable; the huge and wrapping
 	// spans' sizes; a truncated recording's recorded size.
 	Size    uint64
 	Null    bool // a NULL callable
@@ -115,9 +101,9 @@ func (c *RecipeMemo[V]) Get(r ImageRecipe, build func(ImageRecipe) V) V {
 func buildImage(r ImageRecipe) *Image {
 	switch r.Base {
 	case ImgNull:
-		return &Image{Null: true, Size: headerSize, Aligned: true}
+		return &Image{Null: true, Size: HeaderSize, Aligned: true}
 	case ImgHuge:
-		return &Image{Huge: true, Size: hugeSize, Aligned: true}
+		return &Image{Huge: true, Size: HugeSize, Aligned: true}
 	case ImgWrap:
 		return &Image{Wrap: true, Size: wrapSize, Aligned: true}
 	case ImgProgram:
@@ -148,13 +134,8 @@ func buildImage(r ImageRecipe) *Image {
 	if r.Long != 0 {
 		img = append(img, make([]byte, r.Long)...)
 	}
-	im := &Image{Bytes: img, Size: uint64(len(img)), Aligned: r.Mis == 0}
-	if uint64(r.Short) >= im.Size {
-		im.Size = 0
-	} else {
-		im.Size -= uint64(r.Short)
-	}
-	return im
+	n := uint64(len(img))
+	return &Image{Bytes: img, Size: n - min(n, uint64(r.Short)), Aligned: r.Mis == 0}
 }
 
 // childrenFor is the child count the builder uses: the recipe's, raised to
@@ -203,85 +184,79 @@ func canonicalImage(r ImageRecipe) []byte {
 	return append([]byte(nil), img...)
 }
 
+// fieldDefects are the defects that set one field of the header.
+var fieldDefects = map[ImgDefect][2]uint32{
+	DefSigCount: {OffSigCount, 257}, DefFuncNameLen: {OffFuncLen, 64}, DefConfigNameLen: {OffCfgLen, 64},
+	DefChildCount: {OffChildCount, 1025}, DefFuncIDRange: {offChildIDs, 1024}, DefSigCountNeg: {OffSigCount, 0xFFFFFFFF},
+	DefChildCountNeg: {OffChildCount, 0xFFFFFFFF}, DefFuncIDNeg: {offChildIDs, 0xFFFFFFFF},
+}
+
 func applyDefect(img []byte, r ImageRecipe) {
 	u32 := func(off int, v uint32) { le.PutUint32(img[off:], v) }
 	get := func(off int) uint32 { return le.Uint32(img[off:]) }
-	storage := uint32(len(img) - headerSize)
+	storage := uint32(len(img) - HeaderSize)
+	if f, ok := fieldDefects[r.Defect]; ok {
+		u32(int(f[0]), f[1])
+	}
 	switch r.Defect {
-	case DefSigCount:
-		u32(offSigCount, 257)
 	case DefSigValue:
-		if get(offSigCount) == 0 {
-			u32(offSigCount, 1)
+		if get(OffSigCount) == 0 {
+			u32(OffSigCount, 1)
 		}
 		u32(0, 4) // the first value past INOUT
 	case DefOrder:
-		u32(offSigCount, 2)
+		u32(OffSigCount, 2)
 		u32(0, 0)
 		u32(4, 1)
-		u32(offScalarCnt, 1)
+		u32(OffScalarCnt, 1)
 	case DefScalars:
-		u32(offSigCount, 129)
+		u32(OffSigCount, 129)
 		for i := 0; i < 129; i++ {
 			u32(4*i, 0)
 		}
-		u32(offScalarCnt, 129)
+		u32(OffScalarCnt, 129)
 	case DefScalarCount:
-		u32(offScalarCnt, uint32(r.S)+1)
-	case DefFuncNameLen:
-		u32(offFuncLen, 64)
+		u32(OffScalarCnt, uint32(r.S)+1)
 	case DefFuncNameNUL:
-		img[offFuncName+int(get(offFuncLen))] = 'z'
+		img[offFuncName+int(get(OffFuncLen))] = 'z'
 	case DefFuncNameEarly:
 		img[offFuncName+1] = 0
-	case DefConfigNameLen:
-		u32(offCfgLen, 64)
 	case DefBinarySize:
-		u32(offBinarySize, storage+1)
-	case DefChildCount:
-		u32(offChildCount, 1025)
-	case DefFuncIDRange:
-		u32(offChildIDs, 1024)
+		u32(OffBinarySize, storage+1)
 	case DefFuncIDDup:
 		u32(offChildIDs+4, get(offChildIDs))
 	case DefChildOffset:
-		u32(offChildOffs, get(offChildOffs)+64)
+		u32(OffChildOffs, get(OffChildOffs)+64)
 	case DefChildHeader:
-		n := get(offChildCount)
+		n := get(OffChildCount)
 		u32(offChildIDs+4*int(n), n)
-		u32(offChildOffs+4*int(n), (storage+63)&^63)
-		u32(offChildCount, n+1)
+		u32(OffChildOffs+4*int(n), (storage+63)&^63)
+		u32(OffChildCount, n+1)
 	case DefChildSigCount:
-		u32(headerSize+int(get(offChildOffs))+offCoreSigCnt, 33)
+		u32(HeaderSize+int(get(OffChildOffs))+offCoreSigCnt, 33)
 	case DefChildBinary:
-		off := headerSize + int(get(offChildOffs)) + offCoreBinSz
+		off := HeaderSize + int(get(OffChildOffs)) + offCoreBinSz
 		u32(off, get(off)+1<<20)
-	case DefSigCountNeg:
-		u32(offSigCount, 0xFFFFFFFF)
 	case DefSigValueNeg:
-		if get(offSigCount) == 0 {
-			u32(offSigCount, 1)
+		if get(OffSigCount) == 0 {
+			u32(OffSigCount, 1)
 		}
 		u32(0, 0xFFFFFFFF)
 	case DefConfigNameNUL:
-		img[offCfgName+int(get(offCfgLen))] = 'z'
-	case DefChildCountNeg:
-		u32(offChildCount, 0xFFFFFFFF)
-	case DefFuncIDNeg:
-		u32(offChildIDs, 0xFFFFFFFF)
+		img[offCfgName+int(get(OffCfgLen))] = 'z'
 	case DefChildSigCountNeg:
-		u32(headerSize+int(get(offChildOffs))+offCoreSigCnt, 0xFFFFFFFF)
+		u32(HeaderSize+int(get(OffChildOffs))+offCoreSigCnt, 0xFFFFFFFF)
 	case DefFuncNameLong:
 		// The byte at length 65 is func_name_len's own second byte, 0, and
 		// none before it is NUL: only the length check (V-IMG.8) refuses.
 		for i := 0; i < 64; i++ {
 			img[offFuncName+i] = 'n'
 		}
-		u32(offFuncLen, 65)
+		u32(OffFuncLen, 65)
 	case DefFuncNameFar:
 		// The byte at func_name_len is the first byte after the span: only
 		// a check of the length before that byte is read keeps it unread.
-		u32(offFuncLen, uint32(len(img)-offFuncName))
+		u32(OffFuncLen, uint32(len(img)-offFuncName))
 	}
 }
 
@@ -289,15 +264,15 @@ func applyDefect(img []byte, r ImageRecipe) {
 // offset past them: the pieces still end where the storage does, and only
 // child 0's offset breaks V-IMG step 5 (it is past align_up(used, 64)).
 func withChildGap(img []byte) []byte {
-	off := int(le.Uint32(img[offChildOffs:]))
-	at := headerSize + off
+	off := int(le.Uint32(img[OffChildOffs:]))
+	at := HeaderSize + off
 	out := make([]byte, 0, len(img)+64)
 	out = append(out, img[:at]...)
 	out = append(out, make([]byte, 64)...)
 	out = append(out, img[at:]...)
-	n := int(le.Uint32(out[offChildCount:]))
+	n := int(le.Uint32(out[OffChildCount:]))
 	for i := 0; i < n; i++ {
-		p := offChildOffs + 4*i
+		p := OffChildOffs + 4*i
 		le.PutUint32(out[p:], le.Uint32(out[p:])+64)
 	}
 	return out

@@ -21,10 +21,9 @@ type CallObs struct {
 type Observation struct {
 	Call   CallObs
 	Second CallObs // hold and race ops: the call on the second thread
-	// Hold ops: the second call started while the first prepare held the
-	// gate; SecondLate: it waited for the gate (it returned only after the
-	// prepare, or the control hooks saw it wait). Parked: the prepare was
-	// parked through simabi_hold_gate, not held through fault site 7.
+	// Hold ops: Overlap, the second call started while the first prepare
+	// held the gate; SecondLate, it waited for the gate; Parked, the
+	// prepare was parked through simabi_hold_gate, not fault site 7.
 	Overlap, SecondLate, Parked bool
 	// Committed memory of the op's context after the op, and before it.
 	MemProbed    bool
@@ -43,10 +42,9 @@ type Observation struct {
 	// Comm is what a comm op left in the caller's memory (nil for other
 	// ops).
 	Comm *CommObs
-	// Holds is, for a dev_read, what the model said the allocation held
-	// when the runner read it (DevHolds of a seed; 0: not known), for the
-	// history's result, which compares it with Call.Value (DevContent of
-	// the bytes read). The model judges from its own state, not from it.
+	// Holds: for a dev_read, what the model said the allocation held
+	// (DevHolds; 0: not known), for the history's result beside Call.Value;
+	// the model judges from its own state, not from it.
 	Holds uint64
 	// Unmade says why the runner did not make the call ("": it made it);
 	// the model records a skip of UnmadeRule (a model.Rule) for it.
@@ -56,14 +54,11 @@ type Observation struct {
 
 // CommObs is what a comm op (E-COMM) left in the caller's memory.
 type CommObs struct {
-	// Out is what the context, descriptor-base or value out pointer holds
-	// after the call, Base what local_window_base_out holds: CommUnwritten
-	// where the call wrote nothing.
+	// Out, Base: what the out pointer and local_window_base_out hold after
+	// the call (CommUnwritten: nothing written).
 	Out, Base uint64
-	// Ctx is the CommContext Out points at after a call that returned 0
-	// (abi.CommContextSize bytes), read through the simulation hooks: nil
-	// without them (on silicon it is device memory) or when nothing
-	// readable is there (Unreadable).
+	// Ctx: the CommContext Out points at after a call that returned 0,
+	// read through the simulation hooks (nil without them, or Unreadable).
 	Ctx        []byte
 	Unreadable bool
 	// Desc is gprep's descriptor_out after the call (abi.CommDescSize

@@ -77,8 +77,8 @@ const (
 )
 
 func (k Kind) String() string {
-	if d := defOf(k); d != nil {
-		return d.name
+	if k.Defined() {
+		return defOf(k).name
 	}
 	if k == KindInvalid {
 		return "invalid"
@@ -162,15 +162,6 @@ const NumGenRings = RingWinOnly + 1
 var ringNames = [NumRings]string{"none", "good", "badtask", "badheap", "baddep", "badpow2", "bigdep", "badheap3", "winonly",
 	"badheap1", "baddep2", "good3"}
 
-// Bad reports whether a ring recipe breaks a ring rule (V-CFG.6 to V-CFG.9).
-func (r RingRecipe) Bad() bool {
-	switch r {
-	case RingBadTask, RingBadHeap, RingBadDep, RingBadPow2, RingBigDep, RingBadHeap3, RingBadHeap1, RingBadDep2:
-		return true
-	}
-	return false
-}
-
 // CfgRecipe describes a CallConfig (kinit's config, pinit's prewarm config).
 // The zero value is a valid all-zero config with an empty output prefix.
 type CfgRecipe struct {
@@ -202,10 +193,9 @@ const (
 	ImgValid ImgBase = iota // a canonical image built with abi.ChipCallableSpec
 	ImgNull                 // a NULL pointer with size 9376
 	ImgHuge                 // 2 GiB + 64 bytes of zero memory (E-PREP's size > budget step)
-	// ImgProgram (register): the target's program callable, a ChipCallable
-	// the build can run: the one a user gave the runner (abicheck
-	// -callable), else the canonical empty image, which only a simulated
-	// build (one that ignores the binary bytes) registers and runs.
+	// ImgProgram (register): the target's program callable: the user's
+	// -callable, else the canonical empty image (only a simulated build
+	// runs it).
 	ImgProgram
 	// ImgRaw: recorded bytes (a trace's image; RawImage), Raw naming them;
 	// ImgRawTrunc: an image over the recording limit, Raw its size.
@@ -281,10 +271,9 @@ const (
 	PokeU32           // little-endian uint32 at off = val
 )
 
-// ImageRecipe describes the callable argument of prepare: a canonical image
-// (T tensor and S scalar signature entries, C children, B orchestration bytes,
-// salt X for distinct content) and how the call deforms it. Recipes are built
-// once and cached.
+// ImageRecipe describes prepare's callable: a canonical image (T tensor and
+// S scalar signature entries, C children, B orchestration bytes, salt X)
+// and how the call deforms it.
 type ImageRecipe struct {
 	Base    ImgBase
 	T, S    uint16 // signature: T tensor entries (IN) then S SCALAR entries
@@ -308,15 +297,12 @@ type ImageRecipe struct {
 }
 
 func (r ImageRecipe) String() string {
+	for name, base := range bareImages {
+		if r.Base == base {
+			return name
+		}
+	}
 	switch r.Base {
-	case ImgNull:
-		return "null"
-	case ImgHuge:
-		return "huge"
-	case ImgWrap:
-		return "wrap"
-	case ImgProgram:
-		return "prog"
 	case ImgRaw:
 		// A recorded image, in the trace's spelling (abi/tracevocab).
 		raw := rawBytes(r.Raw)
@@ -374,9 +360,9 @@ func (a ArgsRecipe) String() string {
 	return "match"
 }
 
-// ProgFn names the entry a prog op calls. Each is called with deliberately
-// bad arguments (NULL pointers, id -1, run handle 0, size 64 with NULL
-// buffers), so that no call can create state on any runtime (E-PROG, S-3).
+// ProgFn names the entry a prog op calls, always with deliberately bad
+// arguments (NULL pointers, id -1, run handle 0), so that no call can
+// create state on any runtime (E-PROG, S-3).
 type ProgFn uint8
 
 // Program-side entries.
@@ -424,10 +410,9 @@ func (f ProgFn) ProgOnly() bool { return f <= FnCopyFrom }
 // StatusEntry reports whether the entry returns a status (S-3: IA for NULL).
 func (f ProgFn) StatusEntry() bool { return f <= FnCopyFrom || f == FnCommDestroy }
 
-// Op is one step of a sequence. It is a comparable value: contexts are slots
-// (c0..c15), streams are names (s0..s7), images and args are recipes, never
-// raw handles or addresses. Fields a kind does not use are zero. Every op has
-// a one-line text form (String) that Parse reads back to the same value.
+// Op is one step of a sequence: a comparable value (slots, names and
+// recipes, never handles or addresses; fields a kind does not use are
+// zero) whose one-line text form (String) Parse reads back to it.
 type Op struct {
 	Kind    Kind
 	C, C2   int8  // context slots; NullRef for NULL
@@ -475,9 +460,7 @@ func CtxText(c int8) string { return refText("c", c) }
 func (op Op) String() string {
 	var b strings.Builder
 	b.WriteString(op.Kind.String())
-	if d := defOf(op.Kind); d != nil {
-		d.format(&b, op)
-	}
+	defOf(op.Kind).format(&b, op)
 	return b.String()
 }
 
@@ -498,39 +481,18 @@ func FormatOps(ops []Op) string {
 func Abbreviate(s string) string {
 	var b strings.Builder
 	for {
-		i := strings.Index(s, "raw(")
-		if i < 0 {
+		before, rest, ok := strings.Cut(s, "raw(")
+		inner, after, closed := strings.Cut(rest, ")")
+		if !ok || !closed {
 			b.WriteString(s)
 			return b.String()
 		}
-		j := strings.IndexByte(s[i:], ')')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
+		k := strings.LastIndexByte(inner, ',') + 1
+		hx := inner[k:]
+		if len(hx) > 32 && strings.Trim(hx, "0123456789abcdef") == "" {
+			hx = hx[:16] + "…" + hx[len(hx)-8:]
 		}
-		inner := s[i+len("raw(") : i+j]
-		head, hexPart := "", inner
-		if k := strings.LastIndexByte(inner, ','); k >= 0 {
-			head, hexPart = inner[:k+1], inner[k+1:]
-		}
-		b.WriteString(s[:i+len("raw(")])
-		b.WriteString(head)
-		if len(hexPart) > 32 && isHex(hexPart) {
-			b.WriteString(hexPart[:16] + "…" + hexPart[len(hexPart)-8:])
-		} else {
-			b.WriteString(hexPart)
-		}
-		b.WriteByte(')')
-		s = s[i+j+1:]
+		b.WriteString(before + "raw(" + inner[:k] + hx + ")")
+		s = after
 	}
-}
-
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }

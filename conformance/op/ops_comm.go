@@ -409,10 +409,6 @@ func init() {
 		fields: []field{num("ms", 1, math.MaxInt32, func(o *Op) *int32 { return &o.Ms })}})
 }
 
-// CommCodes reports whether an op of kind k answers the comm backend's own
-// codes, 0 or -1 (E-COMM), not the contract's status table.
-func (k Kind) CommCodes() bool { d := defOf(k); return d != nil && d.commCodes }
-
 // ---- recorded calls (docs/trace.md) ----
 
 // traceComm is the handles a trace's comm calls name, by their slot (h0..h7

@@ -187,12 +187,14 @@ func (p *opParser) image(s string) ImageRecipe {
 	}
 	var r ImageRecipe
 	parts := splitTop(s, '+')
-	switch parts[0] {
-	case "null", "huge", "prog", "wrap":
-		if len(parts) > 1 {
+	if base, ok := bareImages[parts[0]]; ok {
+		switch {
+		case len(parts) > 1:
 			p.fail("image %s takes no modifiers", parts[0])
+		case base == ImgProgram && p.op.Kind != KindRegister:
+			p.fail("img=prog (the target's program callable) is for register only")
 		}
-		return p.bareImage(parts[0])
+		return ImageRecipe{Base: base}
 	}
 	name, args, ok := call(parts[0])
 	if !ok || name != "valid" {
@@ -220,25 +222,9 @@ func (p *opParser) recordedImage(s string) ImageRecipe {
 	return r
 }
 
-// bareImage is an image without parameters or modifiers: null, huge, wrap,
-// or prog (register only).
-func (p *opParser) bareImage(base string) ImageRecipe {
-	var r ImageRecipe
-	switch base {
-	case "null":
-		r.Base = ImgNull
-	case "huge":
-		r.Base = ImgHuge
-	case "wrap":
-		r.Base = ImgWrap
-	default:
-		if p.op.Kind != KindRegister {
-			p.fail("img=prog (the target's program callable) is for register only")
-		}
-		r.Base = ImgProgram
-	}
-	return r
-}
+// bareImages are the images without parameters or modifiers (prog:
+// register only).
+var bareImages = map[string]ImgBase{"null": ImgNull, "huge": ImgHuge, "wrap": ImgWrap, "prog": ImgProgram}
 
 func (p *opParser) args(s string) ArgsRecipe {
 	var a ArgsRecipe

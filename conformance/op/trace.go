@@ -6,20 +6,17 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/simabi/simabi/abi/tracevocab"
 )
 
-// Recorded sessions (docs/trace.md): a trace is one line per call a
-// consumer made through the recording runtime, with the arguments it passed
-// and what the real runtime answered. ParseTrace reads one into calls in the
-// op grammar with their observations, so that the model judges them
-// (CheckTrace) and a runner replays the consumer's side on any runtime
-// (TraceOps). The words of a trace are abi/tracevocab's: a line is split and
-// its values lexed there; this file reads the file's lines, tracecall.go
-// maps each call to an op and its observation.
+// Recorded sessions (docs/trace.md): ParseTrace reads a trace, one line a
+// call in abi/tracevocab's words, into calls of the op grammar with their
+// observations, for the model to judge (CheckTrace) and a runner to replay
+// (TraceOps). This file reads lines; tracecall.go maps each call.
 
 // Trace is one recorded process.
 type Trace struct {
@@ -46,47 +43,39 @@ type TraceCall struct {
 	Line     int    // its line in the file (after the file's lines: an in-flight record)
 	Text     string // the line as recorded
 	Record   string // for an entry record, the in-flight file it was read from
-	B, E     uint64 // the call's begin and end sequence numbers (E: MaxUint64 when it never returned)
+	B, E     uint64 // begin and end sequence numbers (E: MaxUint64 when it never returned)
 	Thread   int
 	Dev      int32 // the calling thread's current device before the call (-1: none)
 	DevKnown bool  // false for dev=?
-	// Op is the call in the op grammar with the trace's contexts mapped to
-	// slots; Obs what the runtime answered.
-	Op  Op
-	Obs Observation
-	// Skip says why the call cannot be judged ("" when it can): a call the
-	// op grammar does not model (call NAME), a context no create returned,
-	// an image over the recording limit, a symbol the target lacked.
-	Skip string
-	// Result is the recorded result text (after "->").
-	Result string
+	Op       Op    // the call in the op grammar, contexts mapped to slots
+	Obs      Observation
+	// Skip says why the call cannot be judged ("": it can): a call the
+	// grammar does not model, a context no create returned, an image over
+	// the recording limit, a symbol the target lacked.
+	Skip   string
+	Result string // the recorded result text (after "->")
 	// Want is, for a launch_run, the accepted_value of the descriptor its
-	// storage's prepare_run passed (WantKnown when the trace recorded it).
+	// storage's prepare_run passed (WantKnown: recorded).
 	Want      int32
 	WantKnown bool
-	// Unfinished: the call never returned (an entry record: the process
-	// died or was killed inside it); Died: a fatal signal hit it there.
-	// Partial says which of its arguments the record lacks.
+	// Unfinished: the call never returned (an entry record); Died: a fatal
+	// signal hit it there; Partial: the arguments the record lacks.
 	Unfinished, Died bool
 	Partial          string
-	// SpacesHidden: a version 1 trace recorded only whether tensor 0 is
-	// HOST, so a launch refused for its args may have been refused for a
-	// tensor address space the trace does not hold.
+	// SpacesHidden: a version 1 trace holds only whether tensor 0 is HOST,
+	// so a launch refused for its args may have been refused for a space
+	// the trace does not hold.
 	SpacesHidden bool
-	// ArgsUnrecorded: a program-side entry whose other arguments the
-	// trace does not hold (the model judges only what does not depend on
-	// them).
+	// ArgsUnrecorded: a program-side entry whose other arguments are not
+	// recorded (the model judges only what does not depend on them);
+	// NoReplay says why a judged call is not replayed ("": it is).
 	ArgsUnrecorded bool
-	// NoReplay says why a judged call is not replayed ("" when it is): a
-	// program-side entry whose other arguments the trace does not hold.
-	NoReplay string
-	// Reset: a simabi_reset that returned 0 (docs/contract.md F-1): the
-	// runtime starts again as loaded, and the calls after it are judged so.
+	NoReplay       string
+	// Reset: a simabi_reset that returned 0 (F-1): the calls after it are
+	// judged as on a runtime just loaded.
 	Reset bool
-	// RanksHere: a comm call (comm_init included) of a handle of a session
-	// of several ranks whose every rank is a handle of this trace (ranks
-	// as threads of one process), so that the session's counters are the
-	// trace's own (trace_ranks.go).
+	// RanksHere: a comm call of a handle of a session of several ranks
+	// whose every rank is a handle of this trace (trace_ranks.go).
 	RanksHere bool
 }
 
@@ -95,15 +84,10 @@ type TraceCall struct {
 const maxTraceSlots = MaxSlots
 
 // ReadTraceFile reads the trace at path with the in-flight records its
-// processes left beside it (tracevocab.InflightName): a call a process
-// was inside when it died or was killed is read as an entry record after
-// the trace's own lines. An error names the file and line (an in-flight
-// file and the record's call).
-//
-// A last line with no newline is torn (TornLine): it is not read as a call,
-// and the trace says so (Trace.Torn); when the process died in the call the
-// line records, that call's in-flight record is still there and stands for
-// it.
+// processes left beside it (tracevocab.InflightName), each read as an entry
+// record after the trace's lines. An error names the file and line. A torn
+// last line (no newline) is not read as a call but is Trace.Torn; when the
+// process died in that call, its in-flight record stands for it.
 func ReadTraceFile(path string) (*Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -143,11 +127,10 @@ func ParseTrace(r io.Reader, path string) (*Trace, error) {
 	return tr.finish(), nil
 }
 
-// TornLine is a trace's last line when it does not end in a newline. The
-// recorder writes every line with its newline in one write(2), so this is a
-// line whose write did not finish: the process died in it, the disk filled,
-// or a copy was cut short. It is not read as a call: a line cut short may
-// read as another one ("-> 1" of "-> 10").
+// TornLine is a trace's last line when it does not end in a newline: the
+// recorder writes a line with its newline in one write(2), so its write did
+// not finish (a death, a full disk, a cut copy). It is not read as a call:
+// a line cut short may read as another ("-> 1" of "-> 10").
 type TornLine struct {
 	Line int    // its number in the file
 	Text string // what the file holds of it
@@ -296,17 +279,26 @@ func (r *traceReader) call(line, record string) error {
 // stands for the torn line's call.
 func (r *traceReader) finish() *Trace {
 	t := r.p.t
+	b, torn := tornBegin(t.Torn)
 	for i := range t.Calls {
 		c := &t.Calls[i]
-		if c.Unfinished && t.Signal != 0 && c.B == t.SignalAt {
-			c.Died = true
-		}
-		if b, ok := tornBegin(t.Torn); ok && c.Unfinished && c.B == b {
+		c.Died = c.Unfinished && t.Signal != 0 && c.B == t.SignalAt
+		if torn && c.Unfinished && c.B == b {
 			t.Torn.Record = c.Record
 		}
 	}
 	markRanksHere(t)
 	return t
+}
+
+// ByBegin is the indices of t's calls in the order they began.
+func (t *Trace) ByBegin() []int {
+	order := make([]int, len(t.Calls))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return t.Calls[order[a]].B < t.Calls[order[b]].B })
+	return order
 }
 
 // tornBegin is the B a torn line records, when what the file holds of it

@@ -1,9 +1,6 @@
 package op
 
-import (
-	"math"
-	"sort"
-)
+import "math"
 
 // Ranks as threads in a trace: a consumer that runs every rank of a comm
 // session on threads of one process leaves every arrival at the session's
@@ -77,11 +74,7 @@ func ranksMet(x traceHandle, hs []traceHandle, at uint64) bool {
 // next comm_destroy of its slot, or the end of the trace) and its calls
 // in the order they began.
 func traceHandles(t *Trace) []traceHandle {
-	order := make([]int, len(t.Calls))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return t.Calls[order[a]].B < t.Calls[order[b]].B })
+	order := t.ByBegin()
 	var hs []traceHandle
 	open := map[int8]int{} // slot → its live handle in hs
 	for _, k := range order {

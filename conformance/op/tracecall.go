@@ -13,27 +13,23 @@ import (
 )
 
 // A recorded call as an op of the grammar (traceParser.call): what every
-// call records (its context, the arguments it lacks), its fields' recorded
-// values (each field reads its own: fields.go, rec), what the recorder
-// records of a kind otherwise than its text (kindDef.trace), and the
-// result (kindDef.answer).
+// call records, its fields' recorded values (fields.go, rec), the kind's
+// trace form (kindDef.trace) and the result (kindDef.answer).
 
 // traceParser reads the calls of one trace, with the names it has given
 // its contexts, streams, storages and comm handles.
 type traceParser struct {
 	t     *Trace
-	want  map[int8]int32  // storage → accepted_value of the descriptor of its last prepare_run
+	want  map[int8]int32  // storage → accepted_value of its last prepare_run's descriptor
 	slots map[string]int8 // trace context name → slot
 	// used: 0 a slot never taken, -1 one holding a context, N > 0 one whose
-	// context was destroyed as the N-th destroy; retired are the names whose
-	// slot a later context took.
+	// context was the N-th destroyed; retired: names whose slot a later
+	// context took.
 	used     [maxTraceSlots]int
 	destroys int
 	retired  map[string]bool
-	// refs read a recorded reference by the prefix of its text form
-	// (traceRef).
-	refs map[string]func(v tracevocab.Value, skip func(string)) int8
-	comm traceComm // the comm family's names (ops_comm.go)
+	refs     map[string]func(v tracevocab.Value, skip func(string)) int8 // by text prefix (traceRef)
+	comm     traceComm
 }
 
 func (p *traceParser) headerLine(line string) error {
@@ -97,22 +93,18 @@ func (p *traceParser) call(line string) (TraceCall, error) {
 	return c, p.op(&c, e, l)
 }
 
-// traceFields are a recorded call's arguments as its entry reads them, for
-// the fields' recorded values and the kind's trace form.
+// traceFields are a recorded call's arguments as its entry reads them.
 type traceFields struct {
 	p     *traceParser
 	c     *TraceCall
 	e     tracevocab.Entry
 	keyed map[string]tracevocab.Value
 	pos   []tracevocab.Value
-	// skip says why the call cannot be judged (the first reason given
-	// stands); err is the first value that does not read.
-	skip func(why string)
-	err  error
+	skip  func(why string) // why the call cannot be judged (the first reason stands)
+	err   error            // the first value that does not read
 }
 
-// keep is a recorded value read by a reader that may refuse it (the first
-// refusal is t.err).
+// keep takes a reader's value, its first refusal becoming t.err.
 func keep[T any](t *traceFields) func(T, error) T {
 	return func(v T, err error) T {
 		if t.err == nil {
@@ -130,8 +122,8 @@ func (f *traceFields) num(key string) int64 {
 	return 0
 }
 
-// recFields reads each field the kind declares from its recorded value:
-// a keyed field by its key, a positional one by its place.
+// recFields reads each declared field from its recorded value: keyed by
+// key, positional by place.
 func (f *traceFields) recFields(d *kindDef) error {
 	i := 0
 	for _, fl := range d.fields {
@@ -159,8 +151,7 @@ func (f *traceFields) recFields(d *kindDef) error {
 	return f.err
 }
 
-// traceRef reads a recorded reference by the prefix of its text form: a
-// stream, a run storage, a comm handle, a rootinfo path (nil for a
+// traceRef reads a recorded reference by its text prefix (nil for a
 // context: every call's, read before its fields).
 func traceRef(prefix string, at func(*Op) *int8) func(*traceFields, tracevocab.Value) {
 	if prefix == "c" {
@@ -183,9 +174,7 @@ func (f *traceFields) imageSkip(r ImageRecipe) {
 	}
 }
 
-// op turns the recorded call into an op of the grammar and its observation:
-// what every call has (its context, the arguments it lacks), then its
-// fields' recorded values, what the kind's trace reads, and the result.
+// op turns the recorded call into an op of the grammar and its observation.
 func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) error {
 	skip := func(why string) {
 		if c.Skip == "" {
@@ -208,10 +197,9 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 		return fmt.Errorf("%s: an op word the op grammar does not know", e.Op)
 	}
 	c.Op = Op{Kind: k}
-	// bad: a struct pointer the recorder could not read (it points into
-	// unmapped memory). The call is not judged, unless its context is NULL
-	// (below: every entry answers a NULL context before it reads a struct);
-	// its other fields parse.
+	// A struct pointer the recorder could not read (unmapped memory): the
+	// call is not judged unless its context is NULL (every entry answers
+	// that before it reads a struct).
 	var unread string
 	var missing []string
 	for _, a := range e.Args {
@@ -253,9 +241,9 @@ func traceLaunch(f *traceFields) {
 	}
 }
 
-// args reads the recorded args (false: none) and what the runtime read of
-// them: the counts, and for a launch, which judges them, whether a tensor
-// is not DEVICE and whether a version 1 trace hid that.
+// args reads the recorded args (false: none) and the counts the runtime
+// read; for a launch, which judges them, also whether a tensor is not
+// DEVICE and whether a version 1 trace hid that.
 func (f *traceFields) args(launch bool) bool {
 	v, ok := f.keyed["args"]
 	if !ok {
@@ -281,25 +269,20 @@ func traceProg(f *traceFields) {
 	if c.Op.Fn, ok = progFn(f.e.Fn); !ok {
 		f.err = fmt.Errorf("prog: fn=%s is not a program entry of the op grammar", f.e.Fn)
 	}
-	// What the model judges of a program-side entry does not depend on
-	// its other arguments (E-PROG: IS before any check without a live
-	// program init, NULL from device_malloc_ctx there, S-3 for a NULL
-	// context, anything with one), so the call is judged; it is not
-	// replayed, since the trace does not hold those arguments.
+	// E-PROG's verdicts do not depend on the other arguments, so the call
+	// is judged; it is not replayed, since the trace does not hold them.
 	c.NoReplay = "the program entry's other arguments are not recorded"
 	c.ArgsUnrecorded = true
 }
 
 // traceRun reads a run-family call on a NULL storage as the prog op of its
-// entry, and keeps the accepted_value of the descriptor a prepare_run or run
-// passed for a later launch_run of the storage.
+// entry, and keeps a prepare_run's or run's descriptor's accepted_value
+// for a later launch_run of the storage.
 func traceRun(f *traceFields) {
 	p, c := f.p, f.c
 	op := &c.Op
 	k := op.Kind
 	if f.keyed["st"].Is("null") {
-		// The call the checker makes with bad arguments, judged the same
-		// way whatever the other arguments are.
 		fn, _ := progFn(f.e.Op) // a run entry's prog fn is its op word
 		*op = Op{Kind: KindProg, C: op.C, Fn: fn}
 		if (k == KindPrepareRun || k == KindRun) && !(f.num("id") == -1 && f.keyed["args"].Is("null") && f.keyed["cfg"].Is("null") && f.keyed["desc"].Is("null")) {
@@ -309,8 +292,7 @@ func traceRun(f *traceFields) {
 	}
 	if k == KindPrepareRun || k == KindRun {
 		f.args(false)
-		// desc=null: E-PROG.9, refused with IA, judged like a NULL
-		// CallConfig (the fields read cfg=null and desc=null).
+		// desc=null: E-PROG.9, IA like a NULL CallConfig.
 		d := f.keyed["desc"]
 		delete(p.want, op.St)
 		if d.Is("raw") {
@@ -356,9 +338,9 @@ func (p *traceParser) name(m map[string]int8, s string, max int) int8 {
 	return m[s]
 }
 
-// numbered maps a recorded stream, run storage or rootinfo path (m, up to
-// max of them) to the grammar's by first appearance; unknown is what one
-// the recorder could not number (or read: verb) reads as.
+// numbered maps a recorded stream, storage or rootinfo path (up to max)
+// to the grammar's by first appearance; unknown is what one the recorder
+// could not number (or read: verb) reads as.
 func (p *traceParser) numbered(m map[string]int8, max int, what, verb string, unknown int8) func(v tracevocab.Value, skip func(string)) int8 {
 	return func(v tracevocab.Value, skip func(string)) int8 {
 		switch {
@@ -376,9 +358,8 @@ func (p *traceParser) numbered(m map[string]int8, max int, what, verb string, un
 	}
 }
 
-// ctx maps a trace context to its slot; a context never created in this
-// trace (inherited across fork) gets a slot whose state the model does not
-// know.
+// ctx maps a trace context to its slot; one never created in this trace
+// (inherited across fork) gets a slot the model does not know.
 func (p *traceParser) ctx(v tracevocab.Value) (int8, string) {
 	switch {
 	case v.Is("null"):
@@ -400,10 +381,9 @@ func (p *traceParser) ctx(v tracevocab.Value) (int8, string) {
 	return slot, "" // inherited (a forked child's): adopted as unknown
 }
 
-// takeSlot is the slot for a context new to the trace: one never used, else
-// the one destroyed longest ago (its old name retired: a destroy may have
-// been refused, so a slot is not taken again while another is free); -1
-// when every slot holds a context not destroyed.
+// takeSlot is the slot for a new context: one never used, else the one
+// destroyed longest ago, its old name retired (a destroy may have been
+// refused, so a slot is not reused while another is free); -1 when none.
 func (p *traceParser) takeSlot() int8 {
 	best := int8(-1)
 	for i := range p.used {
@@ -440,16 +420,15 @@ func (p *traceParser) reset(c *TraceCall) {
 	p.used, p.destroys = [maxTraceSlots]int{}, 0
 }
 
-// traceAnswer is a recorded result: the entry's result and the fields after
-// it.
+// traceAnswer is a recorded result and the fields after it.
 type traceAnswer struct {
 	e      tracevocab.Entry
 	res    tracevocab.Value
 	extras map[string]tracevocab.Value
 }
 
-// result reads the recorded result, in the entry's result form, into the
-// observation: by the kind's answer, else as a status.
+// result reads the recorded result into the observation: by the kind's
+// answer, else as a status.
 func (p *traceParser) result(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) error {
 	if l.Entered || l.Missing {
 		return nil
@@ -465,7 +444,7 @@ func (p *traceParser) result(c *TraceCall, e tracevocab.Entry, l tracevocab.Line
 		}
 		return nil
 	}
-	if d := defOf(op.Kind); d != nil && d.answer != nil {
+	if d := defOf(op.Kind); d.answer != nil {
 		d.answer(p, c, &traceAnswer{e: e, res: res, extras: extras})
 		return nil
 	}
@@ -504,8 +483,8 @@ func answerCreate(p *traceParser, c *TraceCall, a *traceAnswer) {
 	}
 }
 
-// answerDestroy frees the slot: a later create may take it again, last of
-// all (the destroy may have been refused, E-DESTROY).
+// answerDestroy frees the slot for reuse, last of all (the destroy may
+// have been refused, E-DESTROY).
 func answerDestroy(p *traceParser, c *TraceCall, _ *traceAnswer) {
 	if op := &c.Op; op.C >= 0 && p.used[op.C] < 0 {
 		p.destroys++
@@ -542,9 +521,8 @@ func answerValue(_ *traceParser, c *TraceCall, a *traceAnswer) {
 	c.Obs.Call.Value = uint64(a.res.Int(0))
 }
 
-// answerCommitted reads committed_device_memory_ctx's value: judged where
-// M-7 wants it exact (0); its direction needs the value before the call,
-// which the trace does not hold.
+// answerCommitted reads committed_device_memory_ctx: judged where M-7 wants
+// it exact (0); a direction needs the value before, which is not recorded.
 func answerCommitted(_ *traceParser, c *TraceCall, a *traceAnswer) {
 	o := &c.Obs
 	o.Call.Value, o.Mem = a.res.Uint(0), a.res.Uint(0)
@@ -552,9 +530,9 @@ func answerCommitted(_ *traceParser, c *TraceCall, a *traceAnswer) {
 }
 
 // traceArgs reads an ARGS: the counts, and whether one of the first
-// tensor_count tensors is not DEVICE (the recipe's host flag: the replay
-// puts tensor 0 in HOST space, which a conformant runtime refuses alike).
-// hidden: a version 1 record, which holds only whether tensor 0 is HOST.
+// tensor_count tensors is not DEVICE (the recipe's host flag; a replay puts
+// tensor 0 in HOST, refused alike). hidden: a version 1 record, which holds
+// only whether tensor 0 is HOST.
 func traceArgs(v tracevocab.Value) (a ArgsRecipe, hidden bool, err error) {
 	switch v.Variant {
 	case "null", "bad":

@@ -23,16 +23,13 @@ import (
 // its main (or TestMain) must then return ChildMain's status first thing.
 const ChildEnv = "SIMABI_ABICHECK_SPEED_CHILD"
 
-// childConfig is the first line a child reads: the build it loads.
+// childConfig is the first line a child reads: the build it loads, and
+// the test hooks' Build.slow (wrapSlow) and Build.dieAfter (wrapDying).
 type childConfig struct {
-	Sim string          `json:"sim,omitempty"` // "sim:tmr" or "sim:refusing"
-	Lib *isolate.Config `json:"lib,omitempty"`
-	// Slow is a test's slowdown factor (Build.slow): the child wraps the
-	// runtime with wrapSlow, which only this package's tests set.
-	Slow float64 `json:"slow,omitempty"`
-	// DieAfter is a test's build that dies at its DieAfter-th simpler_run
-	// (Build.dieAfter), through wrapDying, which only the tests set.
-	DieAfter int `json:"die_after,omitempty"`
+	Sim      string          `json:"sim,omitempty"` // "sim:tmr" or "sim:refusing"
+	Lib      *isolate.Config `json:"lib,omitempty"`
+	Slow     float64         `json:"slow,omitempty"`
+	DieAfter int             `json:"die_after,omitempty"`
 }
 
 type request struct {
@@ -53,13 +50,13 @@ type childMsg struct {
 	Err     string            `json:"err,omitempty"`
 }
 
-// wrapSlow, when set (by this package's tests), wraps a child's runtime
-// for childConfig.Slow: a build measurably slower than its own.
-var wrapSlow func(rt abi.Runtime, factor float64) abi.Runtime
-
-// wrapDying, when set (by this package's tests), wraps a child's runtime
-// for childConfig.DieAfter: a build that dies after a number of runs.
-var wrapDying func(rt abi.Runtime, runs int) abi.Runtime
+// wrapSlow and wrapDying, set only by this package's tests, wrap a child's
+// runtime for childConfig.Slow (a build measurably slower than its own)
+// and childConfig.DieAfter (a build that dies after a number of runs).
+var (
+	wrapSlow  func(rt abi.Runtime, factor float64) abi.Runtime
+	wrapDying func(rt abi.Runtime, runs int) abi.Runtime
+)
 
 // ChildMain is the timing child: it loads the build its parent names on
 // stdin, probes every entry, then times batches until stdin ends. It
@@ -127,6 +124,10 @@ func openBuild(cfg childConfig) (*bench, string, func(), error) {
 	switch {
 	case cfg.Sim != "" && cfg.Lib != nil:
 		return nil, "", nil, errors.New("a build is either the simulator or a library, not both")
+	case cfg.Slow != 0 && wrapSlow == nil:
+		return nil, "", nil, errors.New("this binary cannot slow a build down (a test's hook)")
+	case cfg.DieAfter != 0 && wrapDying == nil:
+		return nil, "", nil, errors.New("this binary cannot make a build die (a test's hook)")
 	case cfg.Sim != "":
 		p, err := simProfile(cfg.Sim)
 		if err != nil {
@@ -166,22 +167,10 @@ func openBuild(cfg childConfig) (*bench, string, func(), error) {
 	}
 	b := newBench(t, kernel, bins, callable)
 	if cfg.Slow != 0 {
-		if wrapSlow == nil {
-			if closeLib != nil {
-				closeLib()
-			}
-			return nil, "", nil, errors.New("this binary cannot slow a build down (a test's hook)")
-		}
 		b.rt = wrapSlow(b.rt, cfg.Slow)
 		desc += fmt.Sprintf(", slowed down %gx", cfg.Slow)
 	}
 	if cfg.DieAfter != 0 {
-		if wrapDying == nil {
-			if closeLib != nil {
-				closeLib()
-			}
-			return nil, "", nil, errors.New("this binary cannot make a build die (a test's hook)")
-		}
 		b.rt = wrapDying(b.rt, cfg.DieAfter)
 		desc += fmt.Sprintf(", dying at run %d", cfg.DieAfter)
 	}

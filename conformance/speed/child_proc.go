@@ -74,31 +74,19 @@ func (p *proc) fail(msg string) *Error {
 
 // hello waits for the child to load its build and probe its entries.
 func (p *proc) hello(timeout time.Duration) error {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	for {
-		select {
-		case m, ok := <-p.Msgs:
-			if !ok {
-				return p.fail("the child process died: " + p.Death())
-			}
-			switch m.T {
-			case "at":
-				p.at = m.Entry
-			case "hello":
-				p.at, p.build, p.skips = "", m.Build, m.Skips
-				return nil
-			case "error":
-				p.at = ""
-				return p.fail(m.Err)
-			case "garbled":
-				return p.fail("the child sent a garbled line: " + m.Err)
-			}
-		case <-timer.C:
-			p.Kill()
-			return p.fail(fmt.Sprintf("no answer within %v; killed the child", timeout))
+	return p.await(timeout, "", func(m childMsg) (bool, error) {
+		switch m.T {
+		case "at":
+			p.at = m.Entry
+		case "hello":
+			p.at, p.build, p.skips = "", m.Build, m.Skips
+			return true, nil
+		case "error":
+			p.at = ""
+			return true, p.fail(m.Err)
 		}
-	}
+		return false, nil
+	})
 }
 
 // batch asks for n calls of entry and returns their times and how long the
@@ -112,32 +100,44 @@ func (p *proc) batch(entry string, n int, timeout time.Duration) (ns []int64, el
 	if werr := p.SendJSON(request{ID: id, Entry: entry, N: n}); werr != nil {
 		return nil, 0, 0, "", p.fail("the child process died: " + p.Death())
 	}
+	err = p.await(timeout, fmt.Sprintf(" (%d calls)", n), func(m childMsg) (bool, error) {
+		switch {
+		case m.ID != id:
+			return false, nil
+		case m.T == "done" && len(m.Ns) != n:
+			return true, p.fail(fmt.Sprintf("the child sent %d times for %d calls", len(m.Ns), n))
+		case m.T == "done":
+			ns, elapsed, wall = m.Ns, time.Duration(m.Elapsed), time.Since(t0)
+		case m.T == "fail":
+			failed, wall = m.Err, time.Since(t0)
+		default:
+			return false, nil
+		}
+		return true, nil
+	})
+	return ns, elapsed, wall, failed, err
+}
+
+// await reads p's messages, each given to on until on says it is the last,
+// within timeout (past it the child is killed); what says what was asked.
+func (p *proc) await(timeout time.Duration, what string, on func(childMsg) (bool, error)) error {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		select {
 		case m, ok := <-p.Msgs:
-			if !ok {
-				return nil, 0, 0, "", p.fail("the child process died: " + p.Death())
+			switch {
+			case !ok:
+				return p.fail("the child process died: " + p.Death())
+			case m.T == "garbled":
+				return p.fail("the child sent a garbled line: " + m.Err)
 			}
-			if m.T == "garbled" {
-				return nil, 0, 0, "", p.fail("the child sent a garbled line: " + m.Err)
-			}
-			if m.ID != id {
-				continue
-			}
-			switch m.T {
-			case "done":
-				if len(m.Ns) != n {
-					return nil, 0, 0, "", p.fail(fmt.Sprintf("the child sent %d times for %d calls", len(m.Ns), n))
-				}
-				return m.Ns, time.Duration(m.Elapsed), time.Since(t0), "", nil
-			case "fail":
-				return nil, 0, time.Since(t0), m.Err, nil
+			if last, err := on(m); last {
+				return err
 			}
 		case <-timer.C:
 			p.Kill()
-			return nil, 0, 0, "", p.fail(fmt.Sprintf("no answer within %v (%d calls); killed the child", timeout, n))
+			return p.fail(fmt.Sprintf("no answer within %v%s; killed the child", timeout, what))
 		}
 	}
 }

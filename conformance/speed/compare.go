@@ -12,22 +12,16 @@ import (
 	"github.com/simabi/simabi/conformance/isolate"
 )
 
-// Build is one side of a comparison: the built-in simulator (Sim) or a
-// library loaded as abicheck loads one in isolation (Lib).
+// Build is one side of a comparison: the built-in simulator (Sim,
+// "sim:tmr" or "sim:refusing") or a library loaded as abicheck loads one in
+// isolation (Lib; its TempDir unused: a child times the one instance it
+// loads). Label names it in the report and errors ("": Sim or Lib.Lib).
 type Build struct {
-	// Label names the build in the report and in errors; "" is Sim or
-	// Lib.Lib.
 	Label string
-	// Sim is "sim:tmr" or "sim:refusing" for the built-in simulator; ""
-	// for a library.
-	Sim string
-	// Lib is the library, when Sim is "": its path, preloads, ACL,
-	// binaries, host-log level and -callable image (TempDir is not used:
-	// a child times the one instance it loads).
-	Lib isolate.Config
-
-	// slow is a test's slowdown factor (see wrapSlow), dieAfter the run
-	// at which a test's build dies (wrapDying).
+	Sim   string
+	Lib   isolate.Config
+	// Test hooks: a slowdown factor (wrapSlow), the run a build dies at
+	// (wrapDying).
 	slow     float64
 	dieAfter int
 }
@@ -68,35 +62,23 @@ func (b Build) config() childConfig {
 
 // Options tune a comparison; the zero value is the default.
 type Options struct {
-	// Budget is the time the whole comparison spends timing, shared by the
-	// entries (what a fast entry leaves goes to the later ones); 0: 3 s.
-	// Starting the three children and loading their builds is not in it;
-	// an entry so slow that its least sample (MinRounds rounds of MinCalls
-	// calls on three sides) does not fit its share overruns it.
-	Budget time.Duration
-	// Rounds is the number of rounds per entry when the budget allows;
-	// 0: 20. At least MinRounds.
-	Rounds int
-	// Calls is the most calls one side makes of an entry in a round; 0:
-	// 500. At least MinCalls, at most MaxCalls.
-	Calls int
-	// MinChange is the least relative change, beyond the noise, that is a
-	// difference (Verdict); 0: DefaultMinChange (25 %).
-	MinChange float64
-	// Entries restricts the comparison to these entries (names of Entries);
-	// nil: all.
-	Entries []string
-	// Timeout bounds every answer of a child (a batch); a child that takes
-	// longer hangs and is killed. 0: 10 s.
-	Timeout time.Duration
-	// LoadTimeout bounds a child's loading its build and probing the
-	// entries. 0: 30 s.
-	LoadTimeout time.Duration
-	// Verbose, when set, receives what the children write on stdout and
-	// stderr.
-	Verbose io.Writer
-	// Progress, when not nil, is called before each entry is timed with
-	// the entries done, the entries to time and the entry's name.
+	// Budget is the time the comparison spends timing, shared by the
+	// entries (what one leaves goes to the later ones); 0: 3 s. Loading
+	// the children is not in it; an entry whose least sample (MinRounds
+	// rounds of MinCalls calls on three sides) does not fit its share
+	// overruns it.
+	Budget    time.Duration
+	Rounds    int      // rounds per entry when the budget allows; 0: 20, at least MinRounds
+	Calls     int      // most calls of a side in a round; 0: 500, MinCalls to MaxCalls
+	MinChange float64  // least change beyond the noise that is a difference (Verdict); 0: DefaultMinChange
+	Entries   []string // the entries to compare (names of Entries); nil: all
+	// Timeout bounds a child's every answer (a batch; past it the child
+	// hangs and is killed), 0: 10 s; LoadTimeout its loading and probing,
+	// 0: 30 s.
+	Timeout, LoadTimeout time.Duration
+	Verbose              io.Writer // receives what the children write on stdout and stderr
+	// Progress, when set, is called before each entry is timed with the
+	// entries done, the entries to time and the entry's name.
 	Progress func(done, total int, name string)
 }
 
@@ -106,9 +88,8 @@ const (
 	MinCalls  = 20
 )
 
-// warmCalls is the size of the two batches each side runs, uncounted,
-// before an entry's rounds: they warm the entry up and measure what a call
-// and a batch cost.
+// warmCalls is the size of the two uncounted batches a side runs before
+// an entry's rounds, warming it up and measuring a call's and a batch's cost.
 const warmCalls = 32
 
 func (o Options) withDefaults() (Options, error) {

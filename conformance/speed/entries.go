@@ -1,6 +1,7 @@
 package speed
 
 import (
+	"encoding/binary"
 	"fmt"
 	"time"
 	"unsafe"
@@ -28,9 +29,7 @@ const (
 var Entries = []string{EntryCreateDestroy, EntryKernelPrepare, EntryKernelLaunch, EntryRegister, EntryRun,
 	EntryPrepareRun, EntryLaunchRun, EntryPollRun, EntryWaitRun}
 
-// The devices of the fixtures: a kernel context claims its device
-// (E-CLAIM), so the launch and prepare contexts each have their own, and
-// the program context a third.
+// The fixtures' devices: a kernel context claims its device (E-CLAIM).
 const (
 	launchDev  int32 = 0
 	prepareDev int32 = 1
@@ -45,8 +44,8 @@ const maxResidents = 1024
 // prepares must fit one context (M-4).
 const MaxCalls = 8192
 
-// epoch is the origin of now: time.Since of a time with a monotonic reading
-// is one read of the monotonic clock.
+// epoch is now's origin: time.Since of a time with a monotonic reading is
+// one read of the monotonic clock.
 var epoch = time.Now()
 
 func now() int64 { return int64(time.Since(epoch)) }
@@ -257,7 +256,7 @@ func (b *bench) kinit(f *kfix) error {
 	p0, n0 := b.span(0, false)
 	p1, n1 := b.span(1, false)
 	p2, n2 := b.span(2, false)
-	st := b.rt.KernelModeInit(h, f.dev, p0, n0, p1, n1, p2, n2, unsafe.Pointer(unsafe.SliceData(b.kcfg)), 1)
+	st := b.rt.KernelModeInit(h, f.dev, p0, n0, p1, n1, p2, n2, ptr(b.kcfg), 1)
 	if st != abi.OK {
 		b.rt.DestroyDeviceContext(h)
 		return statusErr(abi.EntryKernelInit.Name(), st, abi.OK)
@@ -281,7 +280,7 @@ func (b *bench) release(f *kfix) error {
 }
 
 func (b *bench) prepareImage(f *kfix) error {
-	st := b.rt.KernelModePrepareCallable(f.h, unsafe.Pointer(unsafe.SliceData(b.img)), uintptr(len(b.img)), b.out)
+	st := b.rt.KernelModePrepareCallable(f.h, ptr(b.img), uintptr(len(b.img)), b.out)
 	if st != abi.OK {
 		return statusErr(abi.EntryKernelPrepare.Name(), st, abi.OK)
 	}
@@ -335,7 +334,7 @@ func (b *bench) beginLaunch(int) error {
 
 func (b *bench) kernelLaunch() error {
 	return expect(abi.EntryKernelLaunch.Name(), b.rt.KernelModeLaunch(b.launch.h, 0,
-		unsafe.Pointer(unsafe.SliceData(b.args)), b.stream), abi.OK)
+		ptr(b.args), b.stream), abi.OK)
 }
 
 // sync completes the launches of a batch.
@@ -375,7 +374,7 @@ func (b *bench) beginProgram(int) error {
 		b.rt.DestroyDeviceContext(h)
 		return statusErr(abi.EntrySimplerInit.Name(), st, abi.OK)
 	}
-	if st := b.rt.RegisterCallable(h, 0, unsafe.Pointer(unsafe.SliceData(b.progImg))); st != abi.OK {
+	if st := b.rt.RegisterCallable(h, 0, ptr(b.progImg)); st != abi.OK {
 		b.rt.FinalizeDevice(h)
 		b.rt.DestroyDeviceContext(h)
 		return statusErr(abi.EntryRegisterCallable.Name(), st, abi.OK)
@@ -391,48 +390,51 @@ func (b *bench) beginProgram(int) error {
 	}
 	b.runArgs = abi.AlignedBytes(abi.TaskArgsSize, abi.TaskArgsAlign)
 	t, s := validation.SignatureCounts(b.progImg)
-	putU32(b.runArgs[abi.TaskArgsTensorCountOff:], uint32(t))
-	putU32(b.runArgs[abi.TaskArgsScalarCountOff:], uint32(s))
+	binary.LittleEndian.PutUint32(b.runArgs[abi.TaskArgsTensorCountOff:], uint32(t))
+	binary.LittleEndian.PutUint32(b.runArgs[abi.TaskArgsScalarCountOff:], uint32(s))
 	b.runCfg = make([]byte, abi.CallConfigSize)
 	return nil
 }
 
-func putU32(p []byte, v uint32) {
-	p[0], p[1], p[2], p[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-}
+func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
 
-func (b *bench) rh() abi.RunHandle { return abi.RunHandle(unsafe.Pointer(unsafe.SliceData(b.storage))) }
+func (b *bench) rh() abi.RunHandle { return abi.RunHandle(ptr(b.storage)) }
 
 func (b *bench) registerPair() error {
-	if st := b.rt.RegisterCallable(b.prog, 1, unsafe.Pointer(unsafe.SliceData(b.progImg))); st != abi.OK {
+	if st := b.rt.RegisterCallable(b.prog, 1, ptr(b.progImg)); st != abi.OK {
 		return statusErr(abi.EntryRegisterCallable.Name(), st, abi.OK)
 	}
 	return expect(abi.EntryUnregisterCallable.Name(), b.rt.UnregisterCallable(b.prog, 1), abi.OK)
 }
 
-func (b *bench) run() error {
-	return expect(abi.EntryRun.Name(), b.rt.Run(b.prog, b.rh(), 0, unsafe.Pointer(unsafe.SliceData(b.runArgs)),
-		unsafe.Pointer(unsafe.SliceData(b.runCfg)), unsafe.Pointer(unsafe.SliceData(b.desc))), abi.OK)
+type runStart = func(abi.Ctx, abi.RunHandle, int32, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) abi.Status
+
+// startRun calls simpler_run or simpler_prepare_run of id 0 on the storage.
+func (b *bench) startRun(e abi.Entry, f runStart) error {
+	return expect(e.Name(), f(b.prog, b.rh(), 0, ptr(b.runArgs), ptr(b.runCfg), ptr(b.desc)), abi.OK)
 }
 
-func (b *bench) prepareRun() error {
-	return expect(abi.EntryPrepareRun.Name(), b.rt.PrepareRun(b.prog, b.rh(), 0, unsafe.Pointer(unsafe.SliceData(b.runArgs)),
-		unsafe.Pointer(unsafe.SliceData(b.runCfg)), unsafe.Pointer(unsafe.SliceData(b.desc))), abi.OK)
+// onRun calls a run entry that takes only the storage, wanting want.
+func (b *bench) onRun(e abi.Entry, f func(abi.Ctx, abi.RunHandle) abi.Status, want abi.Status) error {
+	return expect(e.Name(), f(b.prog, b.rh()), want)
 }
 
-func (b *bench) launchRun() error {
-	return expect(abi.EntryLaunchRun.Name(), b.rt.LaunchRun(b.prog, b.rh()), abi.OK)
-}
+func (b *bench) run() error          { return b.startRun(abi.EntryRun, b.rt.Run) }
+func (b *bench) prepareRun() error   { return b.startRun(abi.EntryPrepareRun, b.rt.PrepareRun) }
+func (b *bench) launchRun() error    { return b.onRun(abi.EntryLaunchRun, b.rt.LaunchRun, abi.OK) }
+func (b *bench) finalizeRun() error  { return b.onRun(abi.EntryFinalizeRun, b.rt.FinalizeRun, abi.OK) }
+func (b *bench) pollRun() error      { return b.onRun(abi.EntryPollRun, b.rt.PollRun, abi.PollComplete) }
+func (b *bench) waitRun() error      { return b.onRun(abi.EntryWaitRun, b.rt.WaitRun, abi.OK) }
+func (b *bench) waitFinalize() error { return steps(b.waitRun, b.finalizeRun) }
 
-func (b *bench) finalizeRun() error {
-	return expect(abi.EntryFinalizeRun.Name(), b.rt.FinalizeRun(b.prog, b.rh()), abi.OK)
-}
-
-func (b *bench) waitFinalize() error {
-	if err := b.waitRun(); err != nil {
-		return err
+// steps runs fs in turn up to the first error.
+func steps(fs ...func() error) error {
+	for _, f := range fs {
+		if err := f(); err != nil {
+			return err
+		}
 	}
-	return b.finalizeRun()
+	return nil
 }
 
 // dropRun finalizes whatever run a failed batch left in the storage.
@@ -445,24 +447,7 @@ func (b *bench) dropRun() {
 // beginCompleted leaves a completed run in the storage: prepared, launched
 // and waited for.
 func (b *bench) beginCompleted(n int) error {
-	if err := b.beginProgram(n); err != nil {
-		return err
-	}
-	if err := b.prepareRun(); err != nil {
-		return err
-	}
-	if err := b.launchRun(); err != nil {
-		return err
-	}
-	return b.waitRun()
-}
-
-func (b *bench) pollRun() error {
-	return expect(abi.EntryPollRun.Name(), b.rt.PollRun(b.prog, b.rh()), abi.PollComplete)
-}
-
-func (b *bench) waitRun() error {
-	return expect(abi.EntryWaitRun.Name(), b.rt.WaitRun(b.prog, b.rh()), abi.OK)
+	return steps(func() error { return b.beginProgram(n) }, b.prepareRun, b.launchRun, b.waitRun)
 }
 
 // close releases what the bench made: the program context, the kernel

@@ -19,8 +19,7 @@ type Report struct {
 	// (loading the builds not counted).
 	BudgetNs  int64 `json:"budget_ns"`
 	ElapsedNs int64 `json:"elapsed_ns"`
-	// MinChange is Options.MinChange: how far the band (EntryReport's
-	// BandLo, BandHi) reaches beyond the noise and 1.
+	// MinChange is Options.MinChange: the band's widening (Verdict).
 	MinChange float64       `json:"min_change"`
 	Entries   []EntryReport `json:"entries"`
 }
@@ -55,11 +54,9 @@ type EntryReport struct {
 	BandLo float64 `json:"band_lo"`
 	BandHi float64 `json:"band_hi"`
 
-	// The rounds' times per side, in round order: each is the centre of
-	// the side's batch in that round (the mean of the middle half of its
-	// per-call times), the samples Ratio and Noise are made of (round r's
-	// ratio is NewRoundNs[r]/OldRoundNs[r]). RoundMedian derives a side's
-	// median with its interval; the HTML report plots them.
+	// Each side's round times in round order (the centre of its batch),
+	// the samples Ratio and Noise are made of; RoundMedian derives a
+	// side's median, the HTML report plots them.
 	OldRoundNs   []float64 `json:"old_round_ns,omitempty"`
 	NoiseRoundNs []float64 `json:"noise_round_ns,omitempty"`
 	NewRoundNs   []float64 `json:"new_round_ns,omitempty"`
@@ -131,8 +128,8 @@ func (r *Report) WriteText(w io.Writer) {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Calls,
-			nsText(e.OldMedianNs), nsText(e.NewMedianNs), nsText(e.OldP99Ns), nsText(e.NewP99Ns),
-			ciText(e.Ratio, e.RatioLo, e.RatioHi), ciText(e.Noise, e.NoiseLo, e.NoiseHi),
+			NsText(e.OldMedianNs), NsText(e.NewMedianNs), NsText(e.OldP99Ns), NsText(e.NewP99Ns),
+			CIText(e.Ratio, e.RatioLo, e.RatioHi), CIText(e.Noise, e.NoiseLo, e.NoiseHi),
 			fmt.Sprintf("[%.2f, %.2f]", e.BandLo, e.BandHi), e.Verdict+" ("+e.Why()+")")
 	}
 	tw.Flush()
@@ -161,10 +158,13 @@ func (e EntryReport) Why() string {
 	return fmt.Sprintf("%.2f in the band", e.Ratio)
 }
 
-func ciText(x, lo, hi float64) string { return fmt.Sprintf("%.2f [%.2f, %.2f]", x, lo, hi) }
+// CIText is a ratio with its interval as the table prints it
+// ("1.13 [1.12, 1.14]").
+func CIText(x, lo, hi float64) string { return fmt.Sprintf("%.2f [%.2f, %.2f]", x, lo, hi) }
 
-// nsText is a time in nanoseconds with three significant digits.
-func nsText(ns float64) string {
+// NsText is a time in nanoseconds as the table prints it (three
+// significant digits: "41ns", "1.23µs").
+func NsText(ns float64) string {
 	switch {
 	case ns < 1e3:
 		return fmt.Sprintf("%.0fns", ns)

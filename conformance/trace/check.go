@@ -117,11 +117,7 @@ func drivenTrace(t *op.Trace) bool {
 func Check(t *op.Trace, o Options) *Outcome {
 	tc := &Outcome{Trace: t, Profile: traceProfile(t, o), Driven: drivenTrace(t)}
 	defer tc.deaths()
-	order := make([]int, len(t.Calls))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return t.Calls[order[a]].B < t.Calls[order[b]].B })
+	order := t.ByBegin()
 	tc.Concurrent = overlapping(t, order)
 	if !tc.Concurrent {
 		tc.Order = order
@@ -388,12 +384,7 @@ func linearizeTrace(t *op.Trace, p model.Profile, driven bool, timeout time.Dura
 	}
 	verdict, info := porcupine.CheckOperationsVerbose(spec, ops, timeout)
 	if verdict == porcupine.Unknown {
-		o := make([]int, len(t.Calls))
-		for i := range o {
-			o[i] = i
-		}
-		sort.SliceStable(o, func(a, b int) bool { return t.Calls[o[a]].B < t.Calls[o[b]].B })
-		res, o = judgePieces(t, p, driven, timeOrder(t, o))
+		res, o := judgePieces(t, p, driven, timeOrder(t, t.ByBegin()))
 		return res, o, false, true
 	}
 	var best []tracePiece
@@ -474,11 +465,7 @@ func (r Replay) Differs() bool { return r.Skipped == "" && r.Got != r.Recorded }
 // index (-1 for an inserted setdev). Calls the grammar cannot rebuild are
 // left out and listed with the reason.
 func Ops(t *op.Trace) (ops []op.Op, calls []int, left map[int]string) {
-	order := make([]int, len(t.Calls))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return t.Calls[order[a]].B < t.Calls[order[b]].B })
+	order := t.ByBegin()
 	left = map[int]string{}
 	dev, known := int32(0), false
 	for _, k := range order {
