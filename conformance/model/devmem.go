@@ -333,22 +333,10 @@ var devPtrText = [...]string{
 }
 
 func init() {
-	defineStep(KindDevAlloc, stepDef{
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.devAlloc(op, c); return nil },
-		// A NULL where an allocation was due: the slot stays empty, which
-		// devAlloc followed from the answer; there is no status.
-		resync: resyncNothing,
-	})
-	defineStep(KindDevWrite, stepDef{
-		step:   func(m *Model, op Op, c *mctx, _ *Observation) func() { m.devCopy(op, c, true); return nil },
-		resync: forgetContext,
-	})
-	defineStep(KindDevRead, stepDef{
-		step:   func(m *Model, op Op, c *mctx, _ *Observation) func() { m.devCopy(op, c, false); return nil },
-		resync: forgetContext,
-	})
-	defineStep(KindDevFree, stepDef{
-		step:   func(m *Model, op Op, c *mctx, _ *Observation) func() { m.devFree(op, c); return nil },
-		resync: resyncNothing,
-	})
+	// A NULL where an allocation was due: the slot stays empty, which
+	// devAlloc followed from the answer; there is no status.
+	defineStep(KindDevAlloc, stepDef{step: walk((*Model).devAlloc), resync: resyncNothing})
+	defineStep(KindDevWrite, stepDef{step: walk(func(m *Model, op Op, c *mctx) { m.devCopy(op, c, true) }), resync: forgetContext})
+	defineStep(KindDevRead, stepDef{step: walk(func(m *Model, op Op, c *mctx) { m.devCopy(op, c, false) }), resync: forgetContext})
+	defineStep(KindDevFree, stepDef{step: walk((*Model).devFree), resync: resyncNothing})
 }
