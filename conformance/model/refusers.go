@@ -518,20 +518,12 @@ func runArgs(nullStorage, nullArgs, nullCfg, nullDesc bool, rs *refusals) {
 // program init each is refused by those arguments (E-PROG.21, .23, .24).
 func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	fn := o.Fn
-	live := false
-	switch {
-	case c == nil && !fn.StatusEntry():
-		return // a query: its 0 is a value, not a refusal
-	case c == nil:
-		rs.add(OnAll, "S-3", "ctx NULL", iaSet)
-	case c.unknown, !fn.ProgOnly():
+	if (c == nil && !fn.StatusEntry()) || (c != nil && !fn.ProgOnly()) {
+		return // a NULL context's query: its 0 is a value, not a refusal
+	}
+	live, judged := noLiveInit(m, c, rs)
+	if !judged {
 		return
-	case c.latch == LatchProgram && c.attached:
-		live = true
-	case m.opt.Profile == ProfileLegacy && c.latch != LatchKernel:
-		return
-	default:
-		rs.add(OnKernel, "E-PROG.1", "no live program init", isSet)
 	}
 	legacy := m.opt.Profile == ProfileLegacy
 	switch fn {
