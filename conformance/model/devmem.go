@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -119,12 +120,7 @@ func (m *Model) refuseDestroyAllocs(c *mctx) {
 // kernel may still be running, and what it does to committed memory is the
 // runtime's.
 func (m *Model) inFlight(c *mctx) bool {
-	for i := range m.storages {
-		if m.storages[i].ctx == c && m.storages[i].state == StorageLaunched {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(m.storages[:], runSlot{StorageLaunched, c})
 }
 
 // heldSince: committed memory must read as the runner last read it, since

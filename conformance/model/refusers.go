@@ -65,12 +65,7 @@ func (r Refusal) shares(o Refusal) bool {
 	if r.Status.Any || o.Status.Any || r.Status.NonZero || o.Status.NonZero || (r.Status.Empty() && o.Status.Empty()) {
 		return true
 	}
-	for i := 0; i < int(r.Status.N); i++ {
-		if o.Status.exact(r.Status.V[i]) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Status.V[:r.Status.N], o.Status.exact)
 }
 
 // Masking is the masking in rs, a call's conditions in the order its entry
@@ -225,14 +220,7 @@ func vLaunch(o Op, c *mctx) []argCond {
 }
 
 // anyArg reports whether any of an entry's argument clauses holds.
-func anyArg(cs []argCond) bool {
-	for _, a := range cs {
-		if a.on {
-			return true
-		}
-	}
-	return false
-}
+func anyArg(cs []argCond) bool { return slices.ContainsFunc(cs, func(a argCond) bool { return a.on }) }
 
 func (rs *refusals) args(cs []argCond) {
 	for _, a := range cs {
