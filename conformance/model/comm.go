@@ -404,24 +404,11 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 		s = cm.newSeg(total, h.nranks, [2]int16{int16(h.path), -1})
 		cm.sessions[h.path] = s
 	}
-	if cm.elsewhere(s, h, int64(h.nranks)) {
-		cm.segs[s].shared = true
-	}
-	seg := &cm.segs[s]
-	sized := seg.size >= total
-	done := !seg.shared && sized && seg.ready+1 >= h.nranks
-	timedOut := false // its ready wait times out (E-COMM.9): the context is written
-	switch {
-	case sized || seg.shared:
-		m.waitFor(done, waitKey{waitReady, s, 0}, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once")
-		seg.ready++
-		timedOut = !done && !cm.park.parking && cm.timesOut()
-	case cm.timesOut():
-		// It gives up before it maps anything: the handle keeps what it had.
-		m.commTimeout("its session's segment is smaller than its windows and no peer sizes it")
-		return m.unwritten(obs, "comm_alloc_windows")
-	default:
-		m.commWait(false, "")
+	// timedOut: its ready wait times out (E-COMM.9): the context is written.
+	mapped, timedOut := m.joinReady(s, h, h.nranks, total, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once",
+		"its session's segment is smaller than its windows and no peer sizes it")
+	if !mapped {
+		return m.unwritten(obs, "comm_alloc_windows") // the handle keeps what it had
 	}
 	h.seg, h.win = s, c.Win
 	if h.nranks > 1 {
@@ -448,6 +435,32 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 			h.in0 = in0
 		}
 	}
+}
+
+// joinReady is a rank's arrival at segment s's ready count, one of nranks
+// whose windows take total bytes: it waits for the others (done: the last
+// ready), or, when the segment is too small and the short timeout is in
+// force, gives up before it maps anything (mapped false). timedOut: its
+// ready wait times out.
+func (m *Model) joinReady(s int, h *commHandle, nranks int32, total uint64, doneNote, shortNote string) (mapped, timedOut bool) {
+	cm := m.comm()
+	if cm.elsewhere(s, h, int64(nranks)) {
+		cm.segs[s].shared = true
+	}
+	seg := &cm.segs[s]
+	sized := seg.size >= total
+	done := !seg.shared && sized && seg.ready+1 >= nranks
+	switch {
+	case sized || seg.shared:
+		m.waitFor(done, waitKey{waitReady, s, 0}, doneNote)
+		seg.ready++
+		return true, !done && !cm.park.parking && cm.timesOut()
+	case cm.timesOut():
+		m.commTimeout(shortNote)
+		return false, false
+	}
+	m.commWait(false, "")
+	return true, false
 }
 
 // commCheckCtx judges a returned CommContext (read through the hooks):
@@ -685,22 +698,9 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 		s = cm.newSeg(total, int32(c.N), key)
 		cm.domSegs[key] = s
 	}
-	if cm.elsewhere(s, h, int64(c.N)) {
-		cm.segs[s].shared = true
-	}
-	seg := &cm.segs[s]
-	sized := seg.size >= total
-	done := !seg.shared && sized && seg.ready+1 >= int32(c.N)
-	switch {
-	case sized || seg.shared:
-		m.waitFor(done, waitKey{waitReady, s, 0}, "comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once")
-		seg.ready++
-	case cm.timesOut():
-		// It gives up before it maps anything: no window is zeroed.
-		m.commTimeout("the allocation's segment is smaller than its windows and no peer sizes it")
-		return m.unwritten(obs, "comm_alloc_domain_windows")
-	default:
-		m.commWait(false, "")
+	if mapped, _ := m.joinReady(s, h, int32(c.N), total, "comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once",
+		"the allocation's segment is smaller than its windows and no peer sizes it"); !mapped {
+		return m.unwritten(obs, "comm_alloc_domain_windows") // no window is zeroed
 	}
 	// The rank's own window is zeroed before it counts itself ready.
 	lo := commHeader + uint64(c.Rank)*c.Win

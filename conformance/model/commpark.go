@@ -60,12 +60,7 @@ func (p parkState) copy() parkState {
 
 // busy reports whether slot h's rank is in a parked call.
 func (cm *commModel) busy(h int8) bool {
-	for _, p := range cm.park.parked {
-		if p.h == h {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(cm.park.parked, func(p parkedCall) bool { return p.h == h })
 }
 
 // release marks every parked call waiting for k released.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -119,12 +120,7 @@ func (m *Model) refuseDestroyAllocs(c *mctx) {
 // kernel may still be running, and what it does to committed memory is the
 // runtime's.
 func (m *Model) inFlight(c *mctx) bool {
-	for i := range m.storages {
-		if m.storages[i].ctx == c && m.storages[i].state == StorageLaunched {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(m.storages[:], runSlot{StorageLaunched, c})
 }
 
 // heldSince: committed memory must read as the runner last read it, since
@@ -333,22 +329,10 @@ var devPtrText = [...]string{
 }
 
 func init() {
-	defineStep(KindDevAlloc, stepDef{
-		step: func(m *Model, op Op, c *mctx, _ *Observation) func() { m.devAlloc(op, c); return nil },
-		// A NULL where an allocation was due: the slot stays empty, which
-		// devAlloc followed from the answer; there is no status.
-		resync: resyncNothing,
-	})
-	defineStep(KindDevWrite, stepDef{
-		step:   func(m *Model, op Op, c *mctx, _ *Observation) func() { m.devCopy(op, c, true); return nil },
-		resync: forgetContext,
-	})
-	defineStep(KindDevRead, stepDef{
-		step:   func(m *Model, op Op, c *mctx, _ *Observation) func() { m.devCopy(op, c, false); return nil },
-		resync: forgetContext,
-	})
-	defineStep(KindDevFree, stepDef{
-		step:   func(m *Model, op Op, c *mctx, _ *Observation) func() { m.devFree(op, c); return nil },
-		resync: resyncNothing,
-	})
+	// A NULL where an allocation was due: the slot stays empty, which
+	// devAlloc followed from the answer; there is no status.
+	defineStep(KindDevAlloc, stepDef{step: walk((*Model).devAlloc), resync: resyncNothing})
+	defineStep(KindDevWrite, stepDef{step: walk(func(m *Model, op Op, c *mctx) { m.devCopy(op, c, true) }), resync: forgetContext})
+	defineStep(KindDevRead, stepDef{step: walk(func(m *Model, op Op, c *mctx) { m.devCopy(op, c, false) }), resync: forgetContext})
+	defineStep(KindDevFree, stepDef{step: walk((*Model).devFree), resync: resyncNothing})
 }

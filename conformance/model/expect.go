@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,14 +31,7 @@ func (rs *Rules) add(r Rule) {
 }
 
 // Has reports whether r is in the set.
-func (rs Rules) Has(r Rule) bool {
-	for _, x := range rs.r[:rs.n] {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
+func (rs Rules) Has(r Rule) bool { return slices.Contains(rs.r[:rs.n], r) }
 
 // All are the rules of the set, in the order added.
 func (rs Rules) All() []Rule { return rs.r[:rs.n] }
@@ -95,14 +89,7 @@ func (ss StatusSet) single() (abi.Status, bool) {
 }
 
 // exact reports whether s is one of the set's exact values.
-func (ss StatusSet) exact(s abi.Status) bool {
-	for i := 0; i < int(ss.N); i++ {
-		if ss.V[i] == s {
-			return true
-		}
-	}
-	return false
-}
+func (ss StatusSet) exact(s abi.Status) bool { return slices.Contains(ss.V[:ss.N], s) }
 
 // hostOnly reports whether the set allows only exact failure codes of the
 // host band (<= -1000): a call the rules want refused with a host code, so
@@ -111,12 +98,7 @@ func (ss StatusSet) hostOnly() bool {
 	if ss.Any || ss.NonZero || ss.DeviceBand || ss.Foreign || ss.N == 0 {
 		return false
 	}
-	for i := 0; i < int(ss.N); i++ {
-		if !ss.V[i].IsHostBand() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(ss.V[:ss.N], func(s abi.Status) bool { return !s.IsHostBand() })
 }
 
 // Empty reports whether the set allows nothing.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -18,14 +19,7 @@ func legacyCanon(s abi.Status) abi.Status {
 
 // wasInjected reports whether the checker armed a fault site with code s in
 // this sequence.
-func (m *Model) wasInjected(s abi.Status) bool {
-	for i := 0; i < m.nInj; i++ {
-		if m.injected[i] == s {
-			return true
-		}
-	}
-	return false
-}
+func (m *Model) wasInjected(s abi.Status) bool { return slices.Contains(m.injected[:m.nInj], s) }
 
 // documented reports whether a status of op is one S-2 allows: success, a
 // host code docs/contract.md names, the device band, a documented positive value

@@ -42,7 +42,7 @@ func (m *Model) kinitCfgRefused(op Op, c *mctx) bool {
 func (m *Model) kinit(op Op, c *mctx) {
 	m.e.D1Rule = RD1
 	spansOK := op.Spans[SpanAicpu].Consistent() && op.Spans[SpanAicore].Consistent() && op.Spans[SpanDispatcher].Consistent()
-	if c == nil || op.Cfg.Null || op.Dev < 0 || op.Gen == 0 {
+	if anyArg(vInit(op, c)) {
 		m.expect(RVInit, one(abi.InvalidArgument), "NULL ctx or config, device < 0 or generation 0")
 		if v := checkCfg(op.Cfg, true); !op.Cfg.Null && v.st != abi.OK && v.st != abi.InvalidArgument {
 			m.blame(REKInit, one(v.st)) // V-INIT comes before V-CFG (E-KINIT.1)
@@ -162,14 +162,13 @@ var noDispatch = func() (d [len(phaseNames)]string) {
 // takesGate reports whether a prepare would reach the submission gate.
 func (m *Model) takesGate(op Op, c *mctx, img ImageRecipe) bool {
 	f := factsOf(img)
-	return c != nil && !f.null && !op.OutNull && f.size >= headerSize && f.aligned &&
-		m.opt.Profile == ProfileTMR && c.latch == LatchKernel && !c.dispatchAny && c.phase.dispatch()
+	return !anyArg(vPrep2(op, c, f)) && m.opt.Profile == ProfileTMR && c.latch == LatchKernel && !c.dispatchAny && c.phase.dispatch()
 }
 
 func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	f := factsOf(img)
 	m.e.CheckOut = !op.OutNull
-	if c == nil || f.null || op.OutNull || f.size < headerSize || !f.aligned {
+	if anyArg(vPrep2(op, c, f)) {
 		m.expect(RVPrep2, one(abi.InvalidArgument), "NULL ctx, callable or out, size < 9376, or a misaligned image")
 		if c != nil {
 			m.blame(REPrep, one(abi.InvalidState)) // V-PREP-2 comes before the state check (E-PREP.2)
@@ -326,7 +325,7 @@ func (m *Model) launchCounts(op Op, c *mctx) (int32, int32, bool) {
 }
 
 func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
-	if c == nil || op.Args.Mode == ArgsNull || op.Stream < 0 || op.ID < 0 || op.ID >= MaxIDs {
+	if anyArg(vLaunch(op, c)) {
 		m.expect(RVLaunch, one(abi.InvalidArgument), "NULL ctx, args or stream, or id outside [0, 8192)")
 		return
 	}

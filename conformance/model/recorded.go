@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -123,12 +124,7 @@ func binariesDecide(c *TraceCall) bool {
 	if (c.Op.Kind != KindKInit && c.Op.Kind != KindPInit) || c.Obs.Call.Status == abi.OK {
 		return false
 	}
-	for _, s := range c.Op.Spans {
-		if s == SpanBytes {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(c.Op.Spans[:], SpanBytes)
 }
 
 // acceptedInModelTerms maps a recorded accepted_state to the model's

@@ -65,12 +65,7 @@ func (r Refusal) shares(o Refusal) bool {
 	if r.Status.Any || o.Status.Any || r.Status.NonZero || o.Status.NonZero || (r.Status.Empty() && o.Status.Empty()) {
 		return true
 	}
-	for i := 0; i < int(r.Status.N); i++ {
-		if o.Status.exact(r.Status.V[i]) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Status.V[:r.Status.N], o.Status.exact)
 }
 
 // Masking is the masking in rs, a call's conditions in the order its entry
@@ -144,9 +139,11 @@ func (rs *refusals) comm(clause, cond string) {
 	rs.out = append(rs.out, Refusal{Clause: clause, Cond: cond, Status: one(commFail)})
 }
 
-// build records the build's own refusal of the entry.
+// build records a refusing build's own refusal of the entry.
 func (rs *refusals) build(clause, cond string, ss StatusSet) {
-	rs.out = append(rs.out, Refusal{Clause: clause, Cond: cond, Status: ss, Build: true})
+	if rs.m.opt.Profile == ProfileRefusing {
+		rs.out = append(rs.out, Refusal{Clause: clause, Cond: cond, Status: ss, Build: true})
+	}
 }
 
 type refuserFunc func(m *Model, o Op, c *mctx, rs *refusals)
@@ -197,6 +194,40 @@ func init() {
 	defineRefusers(KindDevRead, devCopyRefusers)
 }
 
+// argCond is one argument clause of a kernel entry (V-INIT, V-PREP-2,
+// V-LAUNCH): declared once, the step refuses with IA when any holds and
+// Refusers lists each that holds.
+type argCond struct {
+	on           bool
+	clause, cond string
+}
+
+func vInit(o Op, c *mctx) []argCond {
+	return []argCond{{c == nil, "V-INIT.1", "ctx NULL"}, {o.Cfg.Null, "V-INIT.2", "config NULL"},
+		{o.Dev < 0, "V-INIT.3", "device_id < 0"}, {o.Gen == 0, "V-INIT.4", "context_generation 0"}}
+}
+
+func vPrep2(o Op, c *mctx, f *imageFacts) []argCond {
+	return []argCond{{c == nil, "V-PREP-2.1", "ctx NULL"}, {f.null, "V-PREP-2.2", "callable NULL"},
+		{o.OutNull, "V-PREP-2.3", "out_callable_id NULL"}, {!f.null && f.size < headerSize, "V-PREP-2.4", "callable_size below 9376"},
+		{!f.aligned, "V-PREP-2.5", "callable not 16-byte aligned"}}
+}
+
+func vLaunch(o Op, c *mctx) []argCond {
+	return []argCond{{c == nil, "V-LAUNCH.1", "ctx NULL"}, {o.Args.Mode == ArgsNull, "V-LAUNCH.2", "args NULL"},
+		{o.Stream < 0, "V-LAUNCH.3", "caller_stream NULL"}, {o.ID < 0, "V-LAUNCH.4", "callable_id < 0"},
+		{o.ID >= MaxIDs, "V-LAUNCH.5", "callable_id >= 8192"}}
+}
+
+// anyArg reports whether any of an entry's argument clauses holds.
+func anyArg(cs []argCond) bool { return slices.ContainsFunc(cs, func(a argCond) bool { return a.on }) }
+
+func (rs *refusals) args(cs []argCond) {
+	for _, a := range cs {
+		rs.addIf(a.on, OnKernel, a.clause, a.cond, iaSet)
+	}
+}
+
 // known reports whether the state conditions of c can be read: a context,
 // and one whose state the model knows.
 func known(c *mctx) bool { return c != nil && !c.unknown }
@@ -206,31 +237,16 @@ func known(c *mctx) bool { return c != nil && !c.unknown }
 func (m *Model) d2Refuses(dev int32) bool { return m.devKnown && m.curDev != dev }
 
 func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
-	if c == nil {
-		rs.add(OnKernel, "V-INIT.1", "ctx NULL", iaSet)
-	}
-	if o.Cfg.Null {
-		rs.add(OnKernel, "V-INIT.2", "config NULL", iaSet)
-	}
-	if o.Dev < 0 {
-		rs.add(OnKernel, "V-INIT.3", "device_id < 0", iaSet)
-	}
-	if o.Gen == 0 {
-		rs.add(OnKernel, "V-INIT.4", "context_generation 0", iaSet)
-	}
+	rs.args(vInit(o, c))
 	for i := SpanAicpu; i <= SpanDispatcher; i++ {
-		if !o.Spans[i].Consistent() {
-			rs.add(OnKernel, "V-INIT.5", "an inconsistent "+SpanKey(i)+" span", iaSet)
-		}
+		rs.addIf(!o.Spans[i].Consistent(), OnKernel, "V-INIT.5", "an inconsistent "+SpanKey(i)+" span", iaSet)
 	}
 	if !o.Cfg.Null {
 		for _, cc := range cfgConds(o.Cfg, true) {
 			rs.add(OnKernel, "V-CFG."+strconv.Itoa(cc.n), cc.what, one(cc.st))
 		}
 	}
-	if m.opt.Profile == ProfileRefusing {
-		rs.build("E-KINIT.2", "a refusing build refuses kernel init", one(abi.Unsupported))
-	}
+	rs.build("E-KINIT.2", "a refusing build refuses kernel init", one(abi.Unsupported))
 	if !known(c) {
 		return
 	}
@@ -252,9 +268,7 @@ func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if h := m.claims[o.Dev]; h != nil && h != c && !h.unknown {
 		rs.add(OnTMR, "E-KINIT.4", "another context holds the device's claim", isSet)
 	}
-	if m.d2Refuses(o.Dev) {
-		rs.add(OnTMR, "E-KINIT.5", "the thread's current device is not device_id", isSet)
-	}
+	rs.addIf(m.d2Refuses(o.Dev), OnTMR, "E-KINIT.5", "the thread's current device is not device_id", isSet)
 }
 
 // pinitCfgClause is E-PINIT's clause for each V-CFG clause of the
@@ -262,9 +276,7 @@ func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 var pinitCfgClause = [9]string{1: "E-PINIT.5", 3: "E-PINIT.6", 4: "E-PINIT.7", 5: "E-PINIT.8", 6: "E-PINIT.9", 7: "E-PINIT.9", 8: "E-PINIT.9"}
 
 func pinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
-	if c == nil {
-		rs.add(OnAll, "E-PINIT.1", "ctx NULL", intSet)
-	}
+	rs.addIf(c == nil, OnAll, "E-PINIT.1", "ctx NULL", intSet)
 	for i := SpanAicpu; i <= SpanSDMA; i++ {
 		if !o.Spans[i].Consistent() {
 			clause := "E-PINIT.3"
@@ -274,9 +286,7 @@ func pinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 			rs.add(OnKernel, clause, "an inconsistent "+SpanKey(i)+" span", iaSet)
 		}
 	}
-	if o.Dev < 0 {
-		rs.add(OnAll, "E-PINIT.2", "device_id < 0", iaSet)
-	}
+	rs.addIf(o.Dev < 0, OnAll, "E-PINIT.2", "device_id < 0", iaSet)
 	if o.Prewarm {
 		for _, cc := range cfgConds(o.Cfg, false) {
 			rs.add(OnKernel, pinitCfgClause[cc.n], "prewarm: "+cc.what, iaSet)
@@ -312,12 +322,8 @@ func pinitLegacyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if !o.Spans[SpanSDMA].Consistent() || c.unknown {
 		return // the consumer adapter refuses it before any call; or not known
 	}
-	if o.Dev < 0 {
-		rs.add(OnLegacy, "E-PINIT.2", "device_id < 0", intSet)
-	}
-	if c.legacyDev >= 0 && c.legacyDev != o.Dev && !c.bindSoft {
-		rs.add(OnLegacy, "E-PINIT", "legacy: the runner is bound to another device until finalize_device", intSet)
-	}
+	rs.addIf(o.Dev < 0, OnLegacy, "E-PINIT.2", "device_id < 0", intSet)
+	rs.addIf(c.legacyDev >= 0 && c.legacyDev != o.Dev && !c.bindSoft, OnLegacy, "E-PINIT", "legacy: the runner is bound to another device until finalize_device", intSet)
 	if o.Prewarm && o.Cfg.Ring.Bad() {
 		_, what := ringClause(o.Cfg.Ring)
 		rs.add(OnLegacy, "E-PINIT.9", "prewarm: ring sizing out of range: "+what, intSet)
@@ -326,17 +332,11 @@ func pinitLegacyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 
 func aclRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if m.opt.Profile == ProfileLegacy {
-		if c == nil {
-			rs.add(OnLegacy, "S-3", "ctx NULL", intSet)
-		}
+		rs.addIf(c == nil, OnLegacy, "S-3", "ctx NULL", intSet)
 		return // a legacy build's negative device: either answer
 	}
-	if c == nil {
-		rs.add(OnKernel, "E-ACL.1", "ctx NULL", iaSet)
-	}
-	if o.Dev < 0 {
-		rs.add(OnKernel, "E-ACL.2", "device_id < 0", iaSet)
-	}
+	rs.addIf(c == nil, OnKernel, "E-ACL.1", "ctx NULL", iaSet)
+	rs.addIf(o.Dev < 0, OnKernel, "E-ACL.2", "device_id < 0", iaSet)
 	if known(c) && c.latch == LatchKernel {
 		clause := "L-2.2"
 		if c.initFailed {
@@ -364,45 +364,23 @@ func dispatchState(m *Model, c *mctx, stateClause, collectingClause, d2Clause st
 	case c.phase == phCollecting && collectingClause != "":
 		rs.add(OnTMR, collectingClause, "no prepare has succeeded", isSet)
 	}
-	if c.latch == LatchKernel && c.phase != phClosed && !c.quarantined && m.d2Refuses(c.dev) {
-		rs.add(OnTMR, d2Clause, "the thread's current device is not the context's", isSet)
-	}
+	rs.addIf(c.latch == LatchKernel && c.phase != phClosed && !c.quarantined && m.d2Refuses(c.dev), OnTMR, d2Clause, "the thread's current device is not the context's", isSet)
 	return true
 }
 
 func prepareRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	f := factsOf(o.Img)
-	if c == nil {
-		rs.add(OnKernel, "V-PREP-2.1", "ctx NULL", iaSet)
-	}
-	if f.null {
-		rs.add(OnKernel, "V-PREP-2.2", "callable NULL", iaSet)
-	}
-	if o.OutNull {
-		rs.add(OnKernel, "V-PREP-2.3", "out_callable_id NULL", iaSet)
-	}
-	if !f.null && f.size < headerSize {
-		rs.add(OnKernel, "V-PREP-2.4", "callable_size below 9376", iaSet)
-	}
-	if !f.aligned {
-		rs.add(OnKernel, "V-PREP-2.5", "callable not 16-byte aligned", iaSet)
-	}
-	if m.opt.Profile == ProfileRefusing {
-		rs.build("E-PREP.9", "a refusing build validates, then refuses", isSet)
-	}
+	rs.args(vPrep2(o, c, f))
+	rs.build("E-PREP.9", "a refusing build validates, then refuses", isSet)
 	kernel := dispatchState(m, c, "E-PREP.3", "", "E-PREP.4", rs) && c.latch == LatchKernel
-	if f.huge {
-		rs.add(OnTMR, "E-PREP.5", "callable_size above the 2 GiB budget", one(abi.CallableBytesExceeded))
-	}
+	rs.addIf(f.huge, OnTMR, "E-PREP.5", "callable_size above the 2 GiB budget", one(abi.CallableBytesExceeded))
 	for _, k := range imageClauses(o.Img) {
 		rs.add(OnTMR, "V-IMG."+strconv.Itoa(k), imgClauseText[k], iaSet)
 	}
 	if !kernel {
 		return
 	}
-	if len(c.ids) >= MaxIDs {
-		rs.add(OnTMR, "M-4.2", "the context holds 8192 residents", one(abi.CallableCountExceeded))
-	}
+	rs.addIf(len(c.ids) >= MaxIDs, OnTMR, "M-4.2", "the context holds 8192 residents", one(abi.CallableCountExceeded))
 	if _, fits := c.fit(f.charge); !fits {
 		rs.add(OnTMR, "M-5.4", "the charge would pass 2 GiB of blocks", one(abi.CallableBytesExceeded))
 	}
@@ -424,24 +402,8 @@ func launchArgs(o Op, c *mctx) (t, s int32, host bool) {
 }
 
 func launchRefusers(m *Model, o Op, c *mctx, rs *refusals) {
-	if c == nil {
-		rs.add(OnKernel, "V-LAUNCH.1", "ctx NULL", iaSet)
-	}
-	if o.Args.Mode == ArgsNull {
-		rs.add(OnKernel, "V-LAUNCH.2", "args NULL", iaSet)
-	}
-	if o.Stream < 0 {
-		rs.add(OnKernel, "V-LAUNCH.3", "caller_stream NULL", iaSet)
-	}
-	if o.ID < 0 {
-		rs.add(OnKernel, "V-LAUNCH.4", "callable_id < 0", iaSet)
-	}
-	if o.ID >= MaxIDs {
-		rs.add(OnKernel, "V-LAUNCH.5", "callable_id >= 8192", iaSet)
-	}
-	if m.opt.Profile == ProfileRefusing {
-		rs.build("E-LAUNCH.10", "a refusing build validates, then refuses", isSet)
-	}
+	rs.args(vLaunch(o, c))
+	rs.build("E-LAUNCH.10", "a refusing build validates, then refuses", isSet)
 	if !dispatchState(m, c, "E-LAUNCH.1", "E-LAUNCH.2", "E-LAUNCH.3", rs) || c.latch != LatchKernel {
 		return
 	}
@@ -450,12 +412,8 @@ func launchRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	} else if o.Args.Mode != ArgsNull {
 		info := c.ids[o.ID]
 		t, s, host := launchArgs(o, c)
-		if t != info.t || s != info.s {
-			rs.add(OnTMR, "E-LAUNCH.5", "args counts other than the callable's", iaSet)
-		}
-		if host && t >= 1 {
-			rs.add(OnTMR, "E-LAUNCH.6", "a counted tensor outside DEVICE space", iaSet)
-		}
+		rs.addIf(t != info.t || s != info.s, OnTMR, "E-LAUNCH.5", "args counts other than the callable's", iaSet)
+		rs.addIf(host && t >= 1, OnTMR, "E-LAUNCH.6", "a counted tensor outside DEVICE space", iaSet)
 	}
 	if c.lastStream >= 0 && o.Stream >= 0 && c.lastStream != o.Stream && m.opt.DrivenCompletion {
 		if st := &m.streams[c.lastStream]; !st.unsure && st.done < c.lastSerial {
@@ -472,9 +430,7 @@ func finalizeRefusers(m *Model, _ Op, c *mctx, rs *refusals) {
 	if c.unknown {
 		return
 	}
-	if c.runs > 0 {
-		rs.add(OnAll, "E-FIN.2", "a native run is outstanding", intSet)
-	}
+	rs.addIf(c.runs > 0, OnAll, "E-FIN.2", "a native run is outstanding", intSet)
 	if m.opt.Profile == ProfileLegacy || c.latch != LatchKernel || c.phase == phClosed {
 		return
 	}
@@ -491,15 +447,9 @@ func hostLogRefusers(_ *Model, o Op, _ *mctx, rs *refusals) {
 		rs.add(OnAll, "S-2.4", "a NULL state", refused)
 		return // nothing else of it can be read
 	}
-	if o.Site != 1 {
-		rs.add(OnAll, "S-2.5", "an abi_version other than 1", refused)
-	}
-	if o.Count < 16 {
-		rs.add(OnAll, "S-2.6", "a struct_size below 16", refused)
-	}
-	if !slices.Contains(hostLogLevels[:], o.Code) {
-		rs.add(OnAll, "S-2.3", "a threshold that is no log level", refused)
-	}
+	rs.addIf(o.Site != 1, OnAll, "S-2.5", "an abi_version other than 1", refused)
+	rs.addIf(o.Count < 16, OnAll, "S-2.6", "a struct_size below 16", refused)
+	rs.addIf(!slices.Contains(hostLogLevels[:], o.Code), OnAll, "S-2.3", "a threshold that is no log level", refused)
 }
 
 // The program entries. A clause about an argument (a NULL pointer, an id
@@ -531,14 +481,10 @@ func noLiveInit(m *Model, c *mctx, rs *refusals) (live, judged bool) {
 // outside the program registry.
 func registerID(m *Model, id int32, rs *refusals) {
 	if m.opt.Profile == ProfileLegacy {
-		if id < 0 || id >= legacyCallableIDs {
-			rs.add(OnLegacy, "E-PROG.22", "a callable id outside [0, 64)", intSet)
-		}
+		rs.addIf(id < 0 || id >= legacyCallableIDs, OnLegacy, "E-PROG.22", "a callable id outside [0, 64)", intSet)
 		return
 	}
-	if id < 0 || id >= abi.MaxRegisteredCallableIDs {
-		rs.add(OnKernel, "E-PROG.21", "a callable id outside [0, 8192)", iaSet)
-	}
+	rs.addIf(id < 0 || id >= abi.MaxRegisteredCallableIDs, OnKernel, "E-PROG.21", "a callable id outside [0, 8192)", iaSet)
 }
 
 // runArgs adds E-PROG.6 to E-PROG.9: NULL run storage, args, CallConfig or
@@ -549,9 +495,7 @@ func runArgs(nullStorage, nullArgs, nullCfg, nullDesc bool, rs *refusals) {
 		clause, what string
 	}{{nullStorage, "E-PROG.6", "NULL run storage"}, {nullArgs, "E-PROG.7", "NULL args"},
 		{nullCfg, "E-PROG.8", "a NULL CallConfig"}, {nullDesc, "E-PROG.9", "a NULL descriptor"}} {
-		if a.null {
-			rs.add(OnAll, a.clause, a.what, iaSet)
-		}
+		rs.addIf(a.null, OnAll, a.clause, a.what, iaSet)
 	}
 }
 
@@ -562,20 +506,12 @@ func runArgs(nullStorage, nullArgs, nullCfg, nullDesc bool, rs *refusals) {
 // program init each is refused by those arguments (E-PROG.21, .23, .24).
 func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	fn := o.Fn
-	live := false
-	switch {
-	case c == nil && !fn.StatusEntry():
-		return // a query: its 0 is a value, not a refusal
-	case c == nil:
-		rs.add(OnAll, "S-3", "ctx NULL", iaSet)
-	case c.unknown, !fn.ProgOnly():
+	if (c == nil && !fn.StatusEntry()) || (c != nil && !fn.ProgOnly()) {
+		return // a NULL context's query: its 0 is a value, not a refusal
+	}
+	live, judged := noLiveInit(m, c, rs)
+	if !judged {
 		return
-	case c.latch == LatchProgram && c.attached:
-		live = true
-	case m.opt.Profile == ProfileLegacy && c.latch != LatchKernel:
-		return
-	default:
-		rs.add(OnKernel, "E-PROG.1", "no live program init", isSet)
 	}
 	legacy := m.opt.Profile == ProfileLegacy
 	switch fn {
@@ -615,9 +551,7 @@ func devCopyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	live, _ := noLiveInit(m, c, rs)
 	switch {
 	case !live:
-		if len(rs.out) > 0 {
-			rs.add(OnAll, "E-PROG.24", "device address 0", iaSet)
-		}
+		rs.addIf(len(rs.out) > 0, OnAll, "E-PROG.24", "device address 0", iaSet)
 		return
 	case m.allocs[o.A].ctx != c:
 		return
@@ -626,12 +560,8 @@ func devCopyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if n == 0 && !o.Mem.Cross {
 		return
 	}
-	if o.OutNull {
-		rs.add(OnAll, "E-PROG.24", "a NULL host pointer", iaSet)
-	}
-	if !inside {
-		rs.add(OnAll, "E-PROG.30", "a span past the allocation's end", iaSet)
-	}
+	rs.addIf(o.OutNull, OnAll, "E-PROG.24", "a NULL host pointer", iaSet)
+	rs.addIf(!inside, OnAll, "E-PROG.30", "a span past the allocation's end", iaSet)
 }
 
 func registerRefusers(m *Model, o Op, c *mctx, rs *refusals) {
@@ -642,9 +572,7 @@ func registerRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if !live {
 		return
 	}
-	if c.runs > 0 {
-		rs.add(OnAll, "E-FIN.13", "a native run is outstanding", isSet)
-	}
+	rs.addIf(c.runs > 0, OnAll, "E-FIN.13", "a native run is outstanding", isSet)
 	if _, dup := c.prog[o.ID]; dup {
 		rs.add(OnAll, "E-PROG.27", "an id registered already", isSet)
 	}
@@ -655,12 +583,8 @@ func unregisterRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if !live {
 		return
 	}
-	if m.opt.Profile != ProfileLegacy && (o.ID < 0 || o.ID >= abi.MaxRegisteredCallableIDs) {
-		rs.add(OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
-	}
-	if c.runs > 0 {
-		rs.add(OnAll, "E-FIN.12", "a native run is outstanding", isSet)
-	}
+	rs.addIf(m.opt.Profile != ProfileLegacy && (o.ID < 0 || o.ID >= abi.MaxRegisteredCallableIDs), OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
+	rs.addIf(c.runs > 0, OnAll, "E-FIN.12", "a native run is outstanding", isSet)
 }
 
 func runStartRefusers(m *Model, o Op, c *mctx, rs *refusals) {
@@ -679,9 +603,7 @@ func runStartRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if _, ok := c.prog[o.ID]; !ok {
 		rs.add(OnAll, "E-PROG.13", "a callable id not registered", refusedS)
 	}
-	if o.St >= 0 && m.storages[o.St].state != StorageFree {
-		rs.add(OnAll, "E-PROG.14", "run storage that holds a run", isSet)
-	}
+	rs.addIf(o.St >= 0 && m.storages[o.St].state != StorageFree, OnAll, "E-PROG.14", "run storage that holds a run", isSet)
 	runArgs(false, o.Args.Mode == ArgsNull, false, false, rs)
 }
 
@@ -710,5 +632,17 @@ func runStorageRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		rs.add(OnAll, "E-PROG.16", "a run launched already", isSet)
 	case o.Kind == KindWaitRun && sl.state == StoragePrepared:
 		rs.add(OnAll, "E-PROG.18", "a prepared, never-launched run", isSet)
+	}
+}
+
+func (rs *refusals) addIf(on bool, held ProfileSet, clause, cond string, ss StatusSet) {
+	if on {
+		rs.add(held, clause, cond, ss)
+	}
+}
+
+func (rs *refusals) commIf(on bool, clause, cond string) {
+	if on {
+		rs.comm(clause, cond)
 	}
 }

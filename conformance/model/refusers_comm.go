@@ -33,24 +33,18 @@ func init() {
 	})
 	defineRefusers(op.KindCommAlloc, commRefusers(func(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
 		nullHandle(h, "E-COMM.5", rs)
-		if c.NullOut {
-			rs.comm("E-COMM.5", "a NULL device_ctx_out")
-		}
+		rs.commIf(c.NullOut, "E-COMM.5", "a NULL device_ctx_out")
 	}))
 	query := commRefusers(func(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
 		nullHandle(h, "E-COMM.10", rs)
-		if c.NullOut {
-			rs.comm("E-COMM.10", "a NULL out pointer")
-		}
+		rs.commIf(c.NullOut, "E-COMM.10", "a NULL out pointer")
 	})
 	defineRefusers(op.KindCommBase, query)
 	defineRefusers(op.KindCommSize, query)
 	defineRefusers(op.KindCommDerive, commRefusers(deriveRefusers))
 	defineRefusers(op.KindCommBarrier, commRefusers(func(_ *commModel, _ op.CommRecipe, h *commHandle, rs *refusals) {
 		nullHandle(h, "E-COMM.18", rs)
-		if h != nil && h.seg < 0 {
-			rs.comm("E-COMM.18", "a handle without windows")
-		}
+		rs.commIf(h != nil && h.seg < 0, "E-COMM.18", "a handle without windows")
 	}))
 	defineRefusers(op.KindCommDestroy, commRefusers(func(_ *commModel, _ op.CommRecipe, h *commHandle, rs *refusals) {
 		nullHandle(h, "E-COMM.56", rs)
@@ -93,9 +87,7 @@ func commRefusers(f func(cm *commModel, c op.CommRecipe, h *commHandle, rs *refu
 // nullHandle adds clause's NULL-handle condition; it reports whether the
 // handle is NULL (no condition about it can be read then).
 func nullHandle(h *commHandle, clause string, rs *refusals) bool {
-	if h == nil {
-		rs.comm(clause, "a NULL handle")
-	}
+	rs.commIf(h == nil, clause, "a NULL handle")
 	return h == nil
 }
 
@@ -107,24 +99,14 @@ func rankCountBad(c op.CommRecipe) bool {
 
 func deriveRefusers(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
 	nullHandle(h, "E-COMM.12", rs)
-	if c.IDs.Null {
-		rs.comm("E-COMM.12", "a NULL rank_ids")
-	}
-	if c.NullOut {
-		rs.comm("E-COMM.12", "a NULL device_ctx_out")
-	}
-	if h != nil && h.seg < 0 {
-		rs.comm("E-COMM.13", "a handle without windows")
-	}
-	if rankCountBad(c) {
-		rs.comm("E-COMM.14", "rank_count 0 or above 64, or domain_rank >= rank_count")
-	}
+	rs.commIf(c.IDs.Null, "E-COMM.12", "a NULL rank_ids")
+	rs.commIf(c.NullOut, "E-COMM.12", "a NULL device_ctx_out")
+	rs.commIf(h != nil && h.seg < 0, "E-COMM.13", "a handle without windows")
+	rs.commIf(rankCountBad(c), "E-COMM.14", "rank_count 0 or above 64, or domain_rank >= rank_count")
 	if h == nil {
 		return
 	}
-	if abi.CommDeriveRangeRefused(c.Off, c.Win, h.win) {
-		rs.comm("E-COMM.15", "window_offset + window_size past winSize, or wrapping past 2^64")
-	}
+	rs.commIf(abi.CommDeriveRangeRefused(c.Off, c.Win, h.win), "E-COMM.15", "window_offset + window_size past winSize, or wrapping past 2^64")
 	if !c.IDs.Null {
 		for i := 0; uint64(i) < c.N && i < rankIDsRead; i++ {
 			if c.IDs.Entry(i) >= uint32(h.nranks) {
@@ -141,71 +123,37 @@ func domainAllocRefusers(_ *commModel, c op.CommRecipe, h *commHandle, rs *refus
 		null bool
 		what string
 	}{{c.IDs.Null, "a NULL rank_ids"}, {c.NullOut, "a NULL device_ctx_out"}, {c.NullBase, "a NULL local_window_base_out"}} {
-		if p.null {
-			rs.comm("E-COMM.22", p.what)
-		}
+		rs.commIf(p.null, "E-COMM.22", p.what)
 	}
-	if rankCountBad(c) {
-		rs.comm("E-COMM.23", "rank_count 0 or above 64, or domain_rank >= rank_count")
-	}
-	if c.Win == 0 {
-		rs.comm("E-COMM.24", "window_size 0")
-	}
+	rs.commIf(rankCountBad(c), "E-COMM.23", "rank_count 0 or above 64, or domain_rank >= rank_count")
+	rs.commIf(c.Win == 0, "E-COMM.24", "window_size 0")
 	if h == nil {
 		return
 	}
-	if h.domain(c.ID) != nil {
-		rs.comm("E-COMM.25", "an allocation_id live on the handle")
-	}
-	if !c.IDs.Null && c.Rank >= 0 && c.Rank < rankIDsRead && c.IDs.Entry(int(c.Rank)) != uint32(h.rank) {
-		rs.comm("E-COMM.26", "rank_ids[domain_rank] other than the handle's rank")
-	}
+	rs.commIf(h.domain(c.ID) != nil, "E-COMM.25", "an allocation_id live on the handle")
+	rs.commIf(!c.IDs.Null && c.Rank >= 0 && c.Rank < rankIDsRead && c.IDs.Entry(int(c.Rank)) != uint32(h.rank), "E-COMM.26", "rank_ids[domain_rank] other than the handle's rank")
 }
 
 func globalPrepareRefusers(cm *commModel, c op.CommRecipe, _ *commHandle, rs *refusals) {
-	if c.ID == 0 {
-		rs.comm("E-COMM.35", "domain_id 0")
-	}
-	if rankCountBad(c) {
-		rs.comm("E-COMM.36", "rank_count 0 or above 64, or domain_rank >= rank_count")
-	}
-	if c.Win == 0 {
-		rs.comm("E-COMM.37", "window_size 0")
-	}
-	if c.GPProfile() != abi.CommProfileSimShm {
-		rs.comm("E-COMM.38", "a profile other than SIM_SHM (1)")
-	}
-	if c.NullOut {
-		rs.comm("E-COMM.39", "a NULL descriptor_out")
-	}
-	if c.NullBase {
-		rs.comm("E-COMM.39", "a NULL local_window_base_out")
-	}
-	if c.ID != 0 && cm.globals[c.ID] != nil {
-		rs.comm("E-COMM.40", "a domain_id prepared and not released")
-	}
+	rs.commIf(c.ID == 0, "E-COMM.35", "domain_id 0")
+	rs.commIf(rankCountBad(c), "E-COMM.36", "rank_count 0 or above 64, or domain_rank >= rank_count")
+	rs.commIf(c.Win == 0, "E-COMM.37", "window_size 0")
+	rs.commIf(c.GPProfile() != abi.CommProfileSimShm, "E-COMM.38", "a profile other than SIM_SHM (1)")
+	rs.commIf(c.NullOut, "E-COMM.39", "a NULL descriptor_out")
+	rs.commIf(c.NullBase, "E-COMM.39", "a NULL local_window_base_out")
+	rs.commIf(c.ID != 0 && cm.globals[c.ID] != nil, "E-COMM.40", "a domain_id prepared and not released")
 }
 
 func globalImportRefusers(cm *commModel, c op.CommRecipe, _ *commHandle, rs *refusals) {
 	g := cm.globals[c.ID]
-	if g == nil {
-		rs.comm("E-COMM.42", "a domain not prepared")
-	}
-	if c.Descs.Null {
-		rs.comm("E-COMM.42", "NULL descriptors")
-	}
-	if c.NullOut {
-		rs.comm("E-COMM.42", "a NULL device_ctx_out")
-	}
+	rs.commIf(g == nil, "E-COMM.42", "a domain not prepared")
+	rs.commIf(c.Descs.Null, "E-COMM.42", "NULL descriptors")
+	rs.commIf(c.NullOut, "E-COMM.42", "a NULL device_ctx_out")
 	if g == nil {
 		return // nothing to hold the descriptors to
 	}
-	if c.DescCount() != uint64(g.nranks) {
-		rs.comm("E-COMM.43", "a descriptor_count other than the domain's rank_count")
-	}
-	if g.imported {
-		rs.comm("E-COMM.44", "a domain imported already")
-	}
+	rs.commIf(c.DescCount() != uint64(g.nranks), "E-COMM.43", "a descriptor_count other than the domain's rank_count")
+	rs.commIf(g.imported, "E-COMM.44", "a domain imported already")
 	if c.Descs.Null {
 		return
 	}
@@ -229,8 +177,6 @@ func globalImportRefusers(cm *commModel, c op.CommRecipe, _ *commHandle, rs *ref
 	}{{ver, "E-COMM.45", "a descriptor's version or profile"}, {rank, "E-COMM.46", "a descriptor's rank_count or domain_rank"},
 		{size, "E-COMM.47", "a descriptor's mapping_size"}, {hs, "E-COMM.48", "a descriptor's handle_size"},
 		{dup, "E-COMM.49", "a domain_rank an earlier descriptor named"}, {open, "E-COMM.50", "a peer's window that cannot be opened"}} {
-		if x.on {
-			rs.comm(x.clause, x.what)
-		}
+		rs.commIf(x.on, x.clause, x.what)
 	}
 }

@@ -340,9 +340,12 @@ func (m *Model) runCounts(op Op, pc progCallable) (int32, int32) {
 	return 0, 0
 }
 
-// runOfCtx is the storage's run when it belongs to c, else nil with the
-// refusal set.
+// runOfCtx is the storage's run when it belongs to c, past the entry
+// checks, else nil with the refusal set.
 func (m *Model) runOfCtx(op Op, c *mctx, what string) *runSlot {
+	if c = m.runEntry(op, c); c == nil {
+		return nil
+	}
 	if op.St < 0 {
 		m.expect(REProg, m.refusedAs(abi.InvalidArgument), "NULL run storage: "+what+" is refused")
 		return nil
@@ -356,9 +359,6 @@ func (m *Model) runOfCtx(op Op, c *mctx, what string) *runSlot {
 }
 
 func (m *Model) launchRun(op Op, c *mctx) {
-	if c = m.runEntry(op, c); c == nil {
-		return
-	}
 	sl := m.runOfCtx(op, c, "launch_run")
 	if sl == nil {
 		return
@@ -373,9 +373,6 @@ func (m *Model) launchRun(op Op, c *mctx) {
 }
 
 func (m *Model) pollRun(op Op, c *mctx) {
-	if c = m.runEntry(op, c); c == nil {
-		return
-	}
 	sl := m.runOfCtx(op, c, "poll_run")
 	if sl == nil {
 		return
@@ -397,9 +394,6 @@ func (m *Model) pollRun(op Op, c *mctx) {
 }
 
 func (m *Model) waitRun(op Op, c *mctx) {
-	if c = m.runEntry(op, c); c == nil {
-		return
-	}
 	sl := m.runOfCtx(op, c, "wait_run")
 	if sl == nil {
 		return
@@ -413,9 +407,6 @@ func (m *Model) waitRun(op Op, c *mctx) {
 }
 
 func (m *Model) finalizeRun(op Op, c *mctx) {
-	if c = m.runEntry(op, c); c == nil {
-		return
-	}
 	sl := m.runOfCtx(op, c, "finalize_run")
 	if sl == nil {
 		return

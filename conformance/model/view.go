@@ -1,6 +1,7 @@
 package model
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/simabi/simabi/abi"
@@ -48,12 +49,7 @@ func (m *Model) Registered(slot int8) []int32 {
 	if c == nil {
 		return nil
 	}
-	ids := make([]int32, 0, len(c.prog))
-	for id := range c.prog {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids) // map order is random; a choice made from it must not be
-	return ids
+	return slices.Sorted(maps.Keys(c.prog)) // map order is random; a choice made from it must not be
 }
 
 // DeviceClaimed reports whether a context (or one outside the sequence)
@@ -73,12 +69,8 @@ func (m *Model) SiteArmed(s int32) bool {
 // context no slot holds any more).
 func (m *Model) Storage(st int8) (RunState, int8) {
 	sl := &m.storages[st]
-	if sl.ctx != nil {
-		for i, c := range m.ctxs {
-			if c == sl.ctx {
-				return sl.state, int8(i)
-			}
-		}
+	if i := slices.Index(m.ctxs[:], sl.ctx); sl.ctx != nil && i >= 0 {
+		return sl.state, int8(i)
 	}
 	return sl.state, NullRef
 }
