@@ -1,12 +1,11 @@
 package suite
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-
 	"strings"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/report"
 )
 
@@ -16,20 +15,6 @@ type Options struct {
 	Run
 	Options conformance.Options // runner options
 	Timeout time.Duration       // per run (default 60 s); a run that exceeds it is a hang
-}
-
-// failingRules lists the rules of a run's failures, in the order found.
-func failingRules(res *conformance.Result) []model.Rule {
-	if res == nil {
-		return nil
-	}
-	var rs []model.Rule
-	for _, f := range res.Findings {
-		if f.Verdict == model.Fail {
-			rs = append(rs, f.Rule)
-		}
-	}
-	return rs
 }
 
 // Conform runs the directed catalogue and random sequences against targets

@@ -1,10 +1,8 @@
 package suite
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // A behaviour diff runs the same cases on two builds, each through its own
@@ -36,33 +36,25 @@ type DiffRun struct {
 // Change is one case whose two runs differ.
 type Change struct {
 	Case string // the directed check, probe or random sequence
-	// Clauses are the clauses of the contract the change is grouped under:
-	// the directed check's (a probe's check's), or for a random sequence
-	// the rule of the call.
+	// Clauses group the change: the directed check's (a probe's check's),
+	// or for a random sequence the rule of the call.
 	Clauses []string
 	// Rule is the rule the call concerns: the one the model judged broken
 	// there on one side (Judged), else the entry's.
 	Rule   model.Rule
 	Judged bool
-	// At is the index in Script of the first op that differs; len(Script)
-	// for the runner's cleanup after the last op.
-	At int
-	// Old and New are what each build did there: the call's canonical line,
-	// or how the run died.
-	Old, New string
+	At     int    // the first op that differs in Script; len(Script): the runner's cleanup
+	Old    string // what each build did there: the call's canonical line, or how the run died
+	New    string
 	// Script is the shortest op script found that shows the change on both
 	// builds (the case's ops when it was not shrunk).
 	Script []op.Op
 	Shrunk bool
 	// Key names the change across runs and builds (baselines): the clauses,
 	// the op's kind and the two results, without indices.
-	Key string
-	// Also are the other cases that showed a change with the same key
-	// (each change is reported and shrunk once).
-	Also []string
-	// Elapsed is the time its cases took on both builds, shrinking
-	// included (a report's per-change time).
-	Elapsed time.Duration
+	Key     string
+	Also    []string      // the other cases that showed a change with the same key
+	Elapsed time.Duration // its cases' time on both builds, shrinking included
 }
 
 // Group is the heading a change is listed under: its clauses.
@@ -267,14 +259,8 @@ func changeKey(clauses []string, ops []op.Op, d outcomeDiff) string {
 
 // death describes how a run ended when it did not pass.
 func death(o conformance.Outcome, ops []op.Op) string {
-	return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), firstLine(o.Detail))
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	line, _, _ := strings.Cut(o.Detail, "\n")
+	return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), line)
 }
 
 // ruleAt is the rule a difference at op at concerns: the rule of a model
@@ -317,22 +303,9 @@ func compareOutcomes(ops []op.Op, a, b conformance.Outcome) (outcomeDiff, bool) 
 	switch {
 	case aPass && bPass:
 		fa, fb := findingKeys(a.Result), findingKeys(b.Result)
-		for i := 0; i < max(len(fa), len(fb)); i++ {
-			var x, y findingKey
-			if i < len(fa) {
-				x = fa[i]
-			}
-			if i < len(fb) {
-				y = fb[i]
-			}
-			if x != y {
-				at := min(x.index, y.index)
-				if i >= len(fa) {
-					at = y.index
-				} else if i >= len(fb) {
-					at = x.index
-				}
-				return newDiff(ops, at, x.text(), y.text(), a, b), true
+		for i := range max(len(fa), len(fb)) {
+			if x, y := keyAt(fa, i), keyAt(fb, i); x != y {
+				return newDiff(ops, min(x.index, y.index), x.text(), y.text(), a, b), true
 			}
 		}
 		return outcomeDiff{}, false
@@ -383,6 +356,14 @@ func (k findingKey) text() string {
 		return "no finding"
 	}
 	return fmt.Sprintf("model: #%d %s %s %s", k.index, k.rule, k.verdict, k.key)
+}
+
+// keyAt is ks[i], or no finding (whose index gives way to the other side's).
+func keyAt(ks []findingKey, i int) findingKey {
+	if i < len(ks) {
+		return ks[i]
+	}
+	return findingKey{index: math.MaxInt}
 }
 
 // findingKeys are a run's findings as what names them, in op order.
