@@ -32,22 +32,17 @@ type DiffOptions struct {
 // NEW, sides their options (o's with each side's build flags), and it
 // returns the exit status.
 func DiffMain(o *Options, sides [2]*Options, d DiffOptions, args []string, stdout, stderr io.Writer) int {
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			return UsageError(stderr, "diff: flags must come before OLD and NEW: "+a)
-		}
-	}
-	if len(args) != 2 {
-		list := ""
-		if len(args) > 0 {
-			list = ": " + strings.Join(args, " ")
-		}
-		return UsageError(stderr, fmt.Sprintf("diff needs OLD and NEW, got %d argument(s)%s", len(args), list))
-	}
-	if slices.Contains(args, "") {
+	flag := slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") })
+	switch {
+	case flag >= 0:
+		return UsageError(stderr, "diff: flags must come before OLD and NEW: "+args[flag])
+	case len(args) == 0:
+		return UsageError(stderr, "diff needs OLD and NEW, got 0 argument(s)")
+	case len(args) != 2:
+		return UsageError(stderr, fmt.Sprintf("diff needs OLD and NEW, got %d argument(s): %s", len(args), strings.Join(args, " ")))
+	case slices.Contains(args, ""):
 		return UsageError(stderr, "diff: OLD and NEW must not be empty (a library path, sim:tmr or sim:refusing)")
-	}
-	if o.JSON && o.Quiet {
+	case o.JSON && o.Quiet:
 		return UsageError(stderr, "diff: -json and -q do not go together")
 	}
 	names := [2]string{"OLD", "NEW"}
@@ -109,15 +104,13 @@ func OpenTarget(spec string, o *Options, stderr io.Writer) (*Target, error) {
 // every JSON report of abicheck shares (JSONSchema; the targets are OLD and
 // NEW), then the diff's own fields.
 type DiffReport struct {
-	Schema   string       `json:"schema"`
-	Command  string       `json:"command"`
-	Targets  []JSONTarget `json:"targets"` // OLD then NEW (role "old", "new")
-	ElapsedS float64      `json:"elapsed_s"`
-	Seed     uint64       `json:"seed"`
-	Profile  string       `json:"profile"` // the profile whose cases ran
-	// Causes group the changes by the entry and the part of its result
-	// that changed (Causes()), the most changes first.
-	ByCause       []DiffCause     `json:"causes"`
+	Schema        string          `json:"schema"`
+	Command       string          `json:"command"`
+	Targets       []JSONTarget    `json:"targets"` // OLD then NEW (role "old", "new")
+	ElapsedS      float64         `json:"elapsed_s"`
+	Seed          uint64          `json:"seed"`
+	Profile       string          `json:"profile"` // the profile whose cases ran
+	ByCause       []DiffCause     `json:"causes"`  // Causes(): by entry and the part of its result that changed
 	Changes       []JSONChange    `json:"changes"`
 	TargetChanges []string        `json:"target_changes,omitempty"` // what differs in what the builds are
 	Skipped       []string        `json:"skipped,omitempty"`
@@ -138,23 +131,20 @@ type JSONChange struct {
 	At      int      `json:"at"`
 	Old     string   `json:"old"`
 	New     string   `json:"new"`
-	// Entry, Field, OldValue and NewValue are the change's cause
-	// (DiffCause): the entry called at At and the part of its result that
-	// differs, with the two values.
-	Entry    string   `json:"entry"`
-	Field    string   `json:"field"`
-	OldValue string   `json:"old_value"`
-	NewValue string   `json:"new_value"`
-	Script   []string `json:"script"`
-	Shrunk   bool     `json:"shrunk"`
-	File     string   `json:"file,omitempty"` // the script written for the replays
-	Replay   []string `json:"replay,omitempty"`
-	Key      string   `json:"key"`
-	Known    bool     `json:"known"`
-	Also     []string `json:"also,omitempty"` // other cases that showed the same change
-	// ElapsedMs is the time its cases took on both builds, shrinking
-	// included.
-	ElapsedMs int64 `json:"elapsed_ms"`
+	// The change's cause (DiffCause): the entry called at At and the part
+	// of its result that differs, with the two values.
+	Entry     string   `json:"entry"`
+	Field     string   `json:"field"`
+	OldValue  string   `json:"old_value"`
+	NewValue  string   `json:"new_value"`
+	Script    []string `json:"script"`
+	Shrunk    bool     `json:"shrunk"`
+	File      string   `json:"file,omitempty"` // the script written for the replays
+	Replay    []string `json:"replay,omitempty"`
+	Key       string   `json:"key"`
+	Known     bool     `json:"known"`
+	Also      []string `json:"also,omitempty"` // other cases that showed the same change
+	ElapsedMs int64    `json:"elapsed_ms"`     // its cases' time on both builds, shrinking included
 }
 
 // JSONDiffSummary counts a diff.
@@ -166,9 +156,8 @@ type JSONDiffSummary struct {
 	Groups       int `json:"groups"`
 	Causes       int `json:"causes"`
 	SpeedChanges int `json:"speed_changes"`
-	// BehaviourMs is the time of the behaviour diff (the cases on both
-	// builds, shrinking), SpeedMs the speed comparison's (children
-	// loading included), ElapsedMs the whole diff's.
+	// The behaviour diff's time (cases on both builds, shrinking), the
+	// speed comparison's (children loading included), the whole diff's.
 	BehaviourMs int `json:"behaviour_ms"`
 	SpeedMs     int `json:"speed_ms"`
 	ElapsedMs   int `json:"elapsed_ms"`
@@ -186,9 +175,12 @@ type SpeedComparer func(old, new *Target, budget time.Duration, progress func(do
 // diff, then the speed comparison when compare is given.
 func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, stdout, stderr io.Writer) int {
 	t0 := time.Now()
-	ot, nt := jsonTarget(old), jsonTarget(new)
-	ot.Role, nt.Role = "old", "new"
-	rep := &DiffReport{Schema: JSONSchema, Command: "diff", Targets: []JSONTarget{ot, nt}, Seed: o.Seed, Changes: []JSONChange{}}
+	var ts []JSONTarget
+	for i, t := range []*Target{old, new} {
+		ts = append(ts, JSONTarget{Role: [2]string{"old", "new"}[i], Path: t.Label, Revision: t.Info.Revision, Profile: t.Info.Profile,
+			Supported: t.Info.Supported})
+	}
+	rep := &DiffReport{Schema: JSONSchema, Command: "diff", Targets: ts, Seed: o.Seed, Changes: []JSONChange{}}
 	profile, _ := conformance.ParseProfile(old.Info.ProfileModel)
 	rep.Profile = profile.String()
 	for _, f := range []struct{ what, a, b string }{
@@ -352,10 +344,6 @@ func (s *diffScripts) done(stderr io.Writer) {
 	announce(stderr, "%s to %s: %s", plural(len(s.names), "op script"), where, list)
 }
 
-func jsonTarget(t *Target) JSONTarget {
-	return JSONTarget{Path: t.Label, Revision: t.Info.Revision, Profile: t.Info.Profile, Supported: t.Info.Supported}
-}
-
 // replayLine is the command that replays file on t.
 func replayLine(t *Target, file string) string {
 	args := t.ReplayArgs
@@ -374,10 +362,7 @@ func diffScript(old, new *Target, c JSONChange) string {
 	for _, r := range c.Replay {
 		fmt.Fprintf(&b, "# replay: %s\n", r)
 	}
-	for _, l := range c.Script {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
+	b.WriteString(lines(c.Script))
 	return b.String()
 }
 

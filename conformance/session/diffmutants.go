@@ -43,15 +43,12 @@ type DiffMutantRun struct {
 // probes, then o.Sequences random sequences, unshrunk), as many mutants at
 // a time as there are cores.
 func DiffMutants(o *Options, ms []emit.Mutant, out *Printer, stderr io.Writer) (*DiffMutantRun, error) {
-	t0 := time.Now()
-	run := &DiffMutantRun{Rows: make([]DiffMutantRow, len(ms))}
-	if err := eachMutant(len(ms), out, func(i int) (err error) {
-		run.Rows[i], err = diffMutant(o, ms[i], o.verboseTo(stderr))
-		return err
-	}); err != nil {
+	rows, used, err := eachMutant(len(ms), out, func(i int) (DiffMutantRow, error) { return diffMutant(o, ms[i], o.verboseTo(stderr)) })
+	if err != nil {
 		return nil, err
 	}
-	for _, r := range run.Rows {
+	run := &DiffMutantRun{Rows: rows, Used: used}
+	for _, r := range rows {
 		run.Failed = run.Failed || r.Error != ""
 		if r.Named {
 			run.Named++
@@ -60,7 +57,6 @@ func DiffMutants(o *Options, ms []emit.Mutant, out *Printer, stderr io.Writer) (
 			run.Changed++
 		}
 	}
-	run.Used = time.Since(t0)
 	return run, nil
 }
 

@@ -114,13 +114,9 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 			code = ExitUsage
 		}
 	}
-	if len(runs) > 1 {
-		for _, r := range runs {
-			r.Target.FileTag += "-"
-		}
-	} else {
-		for _, r := range runs {
-			r.Target.FileTag = ""
+	for _, r := range runs {
+		if r.Target.FileTag += "-"; len(runs) == 1 {
+			r.Target.FileTag = "" // one target: repro files need no tag
 		}
 	}
 	// Without -repro-dir nothing is written: the table prints each repro
@@ -138,7 +134,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 		}()
 	}
 	if o.JSON {
-		if err := WriteJSON(stdout, runs, o, time.Since(t0)); err != nil {
+		if err := WriteJSONValue(stdout, ChecksJSON(runs, o, time.Since(t0))); err != nil {
 			return Failed(stderr, err)
 		}
 	} else {

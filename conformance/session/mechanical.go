@@ -153,7 +153,7 @@ func openRef(p emit.Profile, o *Options, verbose io.Writer) (*Target, error) {
 func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant, out *Printer, stderr io.Writer) (*MechanicalRun, error) {
 	verbose := o.verboseTo(stderr)
 	t0 := time.Now()
-	run := &MechanicalRun{Rows: make([]MechanicalRow, len(ms)), Seed: o.Seed, Control: []string{}}
+	run := &MechanicalRun{Seed: o.Seed, Control: []string{}}
 	profiles := map[emit.Profile]bool{}
 	for _, m := range ms {
 		profiles[m.Profile] = true
@@ -170,13 +170,13 @@ func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant,
 	}
 	var done atomic.Int64
 	progress := out.Progress("mutants -mechanical")
-	if err := eachMutant(len(ms), out, func(i int) error {
+	var err error
+	if run.Rows, _, err = eachMutant(len(ms), out, func(i int) (MechanicalRow, error) {
 		row, err := runMechanicalMutant(o, mo, ms[i], verbose)
-		run.Rows[i] = row
 		if progress != nil {
 			progress(int(done.Add(1)), len(ms), ms[i].ID+" "+row.Outcome)
 		}
-		return err
+		return row, err
 	}); err != nil {
 		return nil, err
 	}

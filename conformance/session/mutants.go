@@ -135,25 +135,20 @@ type ClauseCoverage struct {
 // rule of the mutant's group. Mutants run concurrently, jobs at a time:
 // each in its own child processes, so they share nothing.
 func RunMutants(o *Options, ms []emit.Mutant, randomOnly bool, out *Printer, stderr io.Writer) (*MutantRun, error) {
-	t0 := time.Now()
-	run := &MutantRun{Rows: make([]MutantRow, len(ms))}
-	if err := eachMutant(len(ms), out, func(i int) (err error) {
-		run.Rows[i], err = runMutant(o, ms[i], randomOnly, out, o.verboseTo(stderr))
-		return err
-	}); err != nil {
+	rows, used, err := eachMutant(len(ms), out, func(i int) (MutantRow, error) {
+		return runMutant(o, ms[i], randomOnly, out, o.verboseTo(stderr))
+	})
+	if err != nil {
 		return nil, err
 	}
-	for _, row := range run.Rows {
-		if row.Error != "" {
-			run.Failed = true
-		}
+	run := &MutantRun{Rows: rows, Used: used, Clauses: clauseCoverage(rows)}
+	for _, row := range rows {
+		run.Failed = run.Failed || row.Error != ""
 		if row.Killed {
 			run.Killed++
 		}
 		run.Random += row.Random
 	}
-	run.Clauses = clauseCoverage(run.Rows)
-	run.Used = time.Since(t0)
 	return run, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/sim/emit"
@@ -41,15 +42,19 @@ func inParallel(n, jobs int, do func(i int) error) error {
 	return nil
 }
 
-// eachMutant runs do(i) for every mutant i < n, as many at a time as there
-// are cores (the compiles are most of a cold run), then removes what
-// crashed or broken children left (E-COMM's segments) and the progress
-// line.
-func eachMutant(n int, out *Printer, do func(i int) error) error {
-	err := inParallel(n, runtime.GOMAXPROCS(0), do)
+// eachMutant is row(i) of every mutant i < n, as many at a time as there
+// are cores (the compiles are most of a cold run), and the time they took;
+// then it removes what crashed or broken children left (E-COMM's
+// segments) and the progress line.
+func eachMutant[R any](n int, out *Printer, row func(i int) (R, error)) ([]R, time.Duration, error) {
+	t0, rows := time.Now(), make([]R, n)
+	err := inParallel(n, runtime.GOMAXPROCS(0), func(i int) (err error) {
+		rows[i], err = row(i)
+		return err
+	})
 	isolate.RemoveOrphanSegments()
 	out.ClearProgress()
-	return err
+	return rows, time.Since(t0), err
 }
 
 // verboseTo is where the children's stderr is copied: stderr with -v.

@@ -9,13 +9,9 @@ import (
 	"strings"
 )
 
-// What abicheck writes for the user — repro files, diff scripts, JUnit,
-// baselines — it names on stderr as it writes them, one line each
-// ("abicheck: wrote ..."): stdout carries the report, -json's included.
-// Nothing else is written: temporary files are the scratch registry's
-// (internal/scratch) and go at exit.
-
-// announce names what was written.
+// announce names on stderr, one line each, what abicheck wrote for the
+// user (repro files, diff scripts, JUnit, baselines): stdout carries the
+// report. Temporary files are internal/scratch's and go at exit.
 func announce(stderr io.Writer, format string, a ...any) {
 	fmt.Fprintf(stderr, "abicheck: wrote "+format+"\n", a...)
 }
@@ -85,19 +81,7 @@ func probeFile(path string) (err error) {
 }
 
 // probeDir makes sure a file can be created in dir.
-func probeDir(dir string) error {
-	made, err := mkdirs(dir)
-	defer unmake(made)
-	if err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".abicheck-write-test-")
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
+func probeDir(dir string) error { return probeFile(filepath.Join(dir, ".abicheck-write-test")) }
 
 // mkdirs is os.MkdirAll(dir), returning the directories it created, the
 // outermost first.
