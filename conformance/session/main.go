@@ -42,9 +42,7 @@ func Failed(stderr io.Writer, err error) int {
 // status: ExitOK, ExitFindings, or ExitUsage for a usage or load error (its
 // one line written to stderr).
 func Main(o *Options, lib string, stdout, stderr io.Writer) int {
-	return run(o, stdout, stderr, func(out *Printer, check func(...*Target), add func(*Run)) int {
-		return checkTargets(o, lib, out, check, stderr)
-	})
+	return run(o, stdout, stderr, func(out *Printer) ([]*Run, int) { return checkTargets(o, lib, out, stderr) })
 }
 
 // MainTraces judges recorded sessions offline (abicheck -check-trace
@@ -52,8 +50,7 @@ func Main(o *Options, lib string, stdout, stderr io.Writer) int {
 // reported (its file and line) and the exit status is ExitUsage, but every
 // other trace is still judged and reported.
 func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
-	return run(o, stdout, stderr, func(_ *Printer, _ func(...*Target), add func(*Run)) int {
-		code := ExitOK
+	return run(o, stdout, stderr, func(*Printer) (runs []*Run, code int) {
 		for _, f := range files {
 			t0 := time.Now()
 			r, err := CheckTrace(f)
@@ -63,14 +60,14 @@ func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
 				continue
 			}
 			r.Elapsed = time.Since(t0)
-			add(r)
+			runs = append(runs, r)
 		}
-		return code
+		return runs, code
 	})
 }
 
 // run makes the runs (produce) and writes every report o asks for.
-func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check func(...*Target), add func(*Run)) int) int {
+func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer) ([]*Run, int)) int {
 	t0 := time.Now()
 	var base *report.Baseline
 	if o.Baseline != "" {
@@ -88,20 +85,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 		return UsageError(stderr, err.Error())
 	}
 	out := NewPrinter(o, stdout)
-	var runs []*Run
-	// check runs the suite on targets at once (each target's runs are its
-	// own: a simulator in this process, a library in its child processes),
-	// and keeps their order for the reports.
-	check := func(targets ...*Target) {
-		done := make([]*Run, len(targets))
-		_ = inParallel(len(targets), 0, func(i int) error {
-			defer targets[i].Close()
-			done[i] = Check(targets[i], o, out)
-			return nil
-		})
-		runs = append(runs, done...)
-	}
-	code := produce(out, check, func(r *Run) { runs = append(runs, r) })
+	runs, code := produce(out)
 	if code == ExitUsage && len(runs) == 0 {
 		return code
 	}
@@ -175,30 +159,39 @@ func writeBaseline(path string, runs []*Run, stderr io.Writer) error {
 	return nil
 }
 
-// checkTargets checks lib, or the default targets.
-func checkTargets(o *Options, lib string, out *Printer, check func(...*Target), stderr io.Writer) int {
+// checkTargets checks lib, or the default targets: both simulator profiles
+// and a freshly emitted fake, or without the fake (no compiler, a failed
+// build or load) the simulators alone.
+func checkTargets(o *Options, lib string, out *Printer, stderr io.Writer) ([]*Run, int) {
 	switch {
 	case lib == "":
-		// Both simulator profiles and a freshly emitted fake, checked at
-		// once; without the fake (no compiler, a failed build or load) the
-		// simulators alone.
 		targets := []*Target{SimTarget("sim:tmr", o.CaseTimeout), SimTarget("sim:refusing", o.CaseTimeout)}
 		t, code := emittedTarget(o, stderr)
 		if t != nil {
 			targets = append(targets, t)
 		}
-		check(targets...)
-		return code
+		return checkAll(o, out, targets), code
 	case IsSimSpec(lib):
-		check(SimTarget(lib, o.CaseTimeout))
-	default:
-		t, err := LibTarget(lib, o, stderr)
-		if err != nil {
-			return Failed(stderr, err)
-		}
-		check(t)
+		return checkAll(o, out, []*Target{SimTarget(lib, o.CaseTimeout)}), ExitOK
 	}
-	return ExitOK
+	t, err := LibTarget(lib, o, stderr)
+	if err != nil {
+		return nil, Failed(stderr, err)
+	}
+	return checkAll(o, out, []*Target{t}), ExitOK
+}
+
+// checkAll runs the suite on targets at once (each target's runs are its
+// own: a simulator in this process, a library in its child processes), in
+// their order for the reports.
+func checkAll(o *Options, out *Printer, targets []*Target) []*Run {
+	runs := make([]*Run, len(targets))
+	_ = inParallel(len(targets), 0, func(i int) error {
+		defer targets[i].Close()
+		runs[i] = Check(targets[i], o, out)
+		return nil
+	})
+	return runs
 }
 
 // emittedTarget builds the default run's fake and loads it: the target, or

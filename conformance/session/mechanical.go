@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,14 +18,10 @@ import (
 	"github.com/simabi/simabi/sim/emit"
 )
 
-// Mechanical mutants (abicheck mutants -mechanical, issue #32): each
-// mutant emit.MechanicalMutants finds is built, checked like a hand-written
-// mutant, and, when it survives, run against a reference under the same
-// ops: sim for a tmr or refusing build, the plain emitted build for a
-// legacy one (sim has no legacy profile). A survivor no op tells apart is
-// reported equivalent; one that differs is a gap of the checker, with the
-// script that shows it and the rule (and, from a directed check, the
-// clauses) of the op that differs.
+// Mechanical mutants (abicheck mutants -mechanical, issue #32) are built,
+// checked like hand-written ones, and each survivor is run against a
+// reference (sim; the plain emitted build for legacy, which sim lacks): one
+// no op tells apart is equivalent, one that differs a gap of the checker.
 
 // MechanicalOptions are -mechanical's own flags.
 type MechanicalOptions struct {
@@ -61,15 +58,14 @@ type MechanicalRow struct {
 	ByRule   string `json:"by_rule,omitempty"` // the rules that case broke
 	Verdict  string `json:"verdict,omitempty"`
 	Compiler string `json:"compiler,omitempty"` // why it does not compile
-	// The differential of a survivor: the directed cases and the random
-	// sequences it ran on both builds.
-	DiffCases  int `json:"diff_cases,omitempty"`
-	DiffRandom int `json:"diff_random,omitempty"`
-	// DiffFlaky counts differences that two more runs did not show again.
-	DiffFlaky int            `json:"diff_flaky,omitempty"`
-	Gap       *MechanicalGap `json:"gap,omitempty"`
-	MS        int64          `json:"ms"`
-	Error     string         `json:"error,omitempty"`
+	// A survivor's differential: the directed cases and random sequences
+	// it ran on both builds, the differences two more runs did not repeat.
+	DiffCases  int            `json:"diff_cases,omitempty"`
+	DiffRandom int            `json:"diff_random,omitempty"`
+	DiffFlaky  int            `json:"diff_flaky,omitempty"`
+	Gap        *MechanicalGap `json:"gap,omitempty"`
+	MS         int64          `json:"ms"`
+	Error      string         `json:"error,omitempty"`
 }
 
 // MechanicalGap is what tells a surviving mutant from the reference.
@@ -82,10 +78,8 @@ type MechanicalGap struct {
 	Mutant  string   `json:"mutant"`    // what the mutant did there
 	Script  []string `json:"script"`
 	Shrunk  bool     `json:"shrunk"`
-	// Flagged: the model flags the mutant's run of the script, so the
-	// checker would have killed it with this sequence (its random budget
-	// missed it); not flagged, the contract as the model reads it accepts
-	// both answers.
+	// Flagged: the model flags the mutant's run of the script (the check's
+	// random budget missed it); else the model accepts both answers.
 	Flagged bool `json:"flagged"`
 }
 
@@ -154,12 +148,8 @@ func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant,
 	verbose := o.verboseTo(stderr)
 	t0 := time.Now()
 	run := &MechanicalRun{Seed: o.Seed, Control: []string{}}
-	profiles := map[emit.Profile]bool{}
-	for _, m := range ms {
-		profiles[m.Profile] = true
-	}
 	for _, p := range mo.Profiles {
-		if !profiles[p] {
+		if !slices.ContainsFunc(ms, func(m emit.MechanicalMutant) bool { return m.Profile == p }) {
 			continue
 		}
 		line, err := mechanicalControl(o, mo, p, verbose)
@@ -217,13 +207,10 @@ func mechanicalControl(o *Options, mo MechanicalOptions, p emit.Profile, verbose
 	var row MechanicalRow
 	differential(o, mo, &row, ref, pool)
 	what := fmt.Sprintf("control: the plain %s build against %s: %d directed cases and %d random sequences, ", p, refName(p), row.DiffCases, row.DiffRandom)
-	if row.Gap != nil {
-		return "", fmt.Errorf("%w: %s%s at %s (%s): reference %q, plain build %q", ErrControlDiffers, what, row.Gap.Case, op.Abbreviate(strings.Join(row.Gap.Script, "; ")), row.Gap.Rule, row.Gap.Ref, row.Gap.Mutant)
+	if g := row.Gap; g != nil {
+		return "", fmt.Errorf("%w: %s%s at %s (%s): reference %q, plain build %q", ErrControlDiffers, what, g.Case, op.Abbreviate(strings.Join(g.Script, "; ")), g.Rule, g.Ref, g.Mutant)
 	}
-	if row.DiffFlaky > 0 {
-		return what + fmt.Sprintf("no difference (%d did not repeat)", row.DiffFlaky), nil
-	}
-	return what + "no difference", nil
+	return what + "no difference" + flakyText(row.DiffFlaky, "did not repeat"), nil
 }
 
 func refName(p emit.Profile) string {
@@ -266,15 +253,14 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
 	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.ID, MaxHangs: o.MaxHangs, Stop: killsAny,
 		Cases: o.cases(profile, info.Caps, true, true, nil)})
-	for _, c := range res.Cases {
-		if killsAny(c) {
-			var rules []string
-			for _, r := range c.Broken {
-				rules = append(rules, r.String())
-			}
-			row.Outcome, row.Check, row.ByRule, row.Verdict = MechKilled, c.Name, strings.Join(rules, ","), c.Verdict.String()
-			return row, nil
+	if i := slices.IndexFunc(res.Cases, killsAny); i >= 0 {
+		c := res.Cases[i]
+		rules := make([]string, len(c.Broken))
+		for j, r := range c.Broken {
+			rules[j] = r.String()
 		}
+		row.Outcome, row.Check, row.ByRule, row.Verdict = MechKilled, c.Name, strings.Join(rules, ","), c.Verdict.String()
+		return row, nil
 	}
 	ref, err := openRef(m.Profile, o, verbose)
 	if err != nil {
@@ -347,10 +333,8 @@ func WriteMechanical(w io.Writer, run *MechanicalRun, o *Options, mo MechanicalO
 		case MechNotCompiling:
 			by = r.Compiler
 		case MechEquivalent:
-			by = fmt.Sprintf("not distinguished in %d directed cases and %d random sequences", r.DiffCases, r.DiffRandom)
-			if r.DiffFlaky > 0 {
-				by += fmt.Sprintf(" (%d differences did not repeat)", r.DiffFlaky)
-			}
+			by = fmt.Sprintf("not distinguished in %d directed cases and %d random sequences", r.DiffCases, r.DiffRandom) +
+				flakyText(r.DiffFlaky, "differences did not repeat")
 		case MechGap:
 			by = fmt.Sprintf("differs at %s (%s) in %s", op.Abbreviate(gapOp(r.Gap)), strings.Join(r.Gap.Clauses, ", "), r.Gap.Case)
 		default:
@@ -387,6 +371,14 @@ func WriteMechanical(w io.Writer, run *MechanicalRun, o *Options, mo MechanicalO
 		o.Sequences, o.MaxOps, o.Duration, o.CaseTimeout, mo.DiffSequences, mo.DiffOps, mo.DiffDuration)
 	fmt.Fprintf(w, "used: %.1fs for %d mutants (builds included)\n", run.Used.Seconds(), run.Total)
 	return nil
+}
+
+// flakyText is " (N what)", or "" for none.
+func flakyText(n int, what string) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d %s)", n, what)
 }
 
 // gapOp is the op a gap's scripts differs at.

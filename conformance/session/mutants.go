@@ -44,10 +44,8 @@ type MutantsJSON struct {
 		Total  int     `json:"total"`
 		Ratio  float64 `json:"ratio"`
 	} `json:"score"`
-	Clauses ClauseCoverage `json:"clauses"`
-	// Masking are the refused calls of the catalogue whose refusal the
-	// clause that decides shares with the next (conformance.MaskedCalls).
-	Masking []MaskedCallJSON `json:"masking"`
+	Clauses ClauseCoverage   `json:"clauses"`
+	Masking []MaskedCallJSON `json:"masking"` // conformance.MaskedCalls
 	Budget  struct {
 		Sequences     int    `json:"sequences"`
 		MaxOps        int    `json:"max_ops"`
@@ -59,9 +57,8 @@ type MutantsJSON struct {
 	} `json:"budget"`
 }
 
-// MaskedCallJSON is one masked call of the catalogue (abicheck mutants
-// -json): its check, profile, op index and text, and each condition that
-// alone refuses it, in the entry's order.
+// MaskedCallJSON is one masked call of the catalogue, with each condition
+// that alone refuses it, in the entry's order.
 type MaskedCallJSON struct {
 	Check      string   `json:"check"`
 	Profile    string   `json:"profile"`
@@ -88,13 +85,12 @@ func MaskingJSON(masked []conformance.RefusedCall) []MaskedCallJSON {
 // passes a runtime that dropped that clause, so no mutant of it can be
 // killed there.
 func PrintMasking(w io.Writer, masked []conformance.RefusedCall) {
-	if len(masked) == 0 {
+	switch len(masked) {
+	case 0:
 		fmt.Fprintln(w, "masking: none")
-		return
-	}
-	if len(masked) == 1 {
+	case 1:
 		fmt.Fprintln(w, "masking: 1 refused call shares its refusal between two clauses")
-	} else {
+	default:
 		fmt.Fprintf(w, "masking: %d refused calls share their refusal between two clauses\n", len(masked))
 	}
 	for _, r := range masked {
@@ -115,10 +111,9 @@ type MutantRun struct {
 	Clauses ClauseCoverage
 }
 
-// ClauseCoverage is what the run says of the contract's clauses
-// (conformance/clauses.go): how many there are, how many no call can
-// drive, how many a directed check drives, and of those whose mutants
-// this run built, how many had every mutant killed.
+// ClauseCoverage is what the run says of the contract's clauses: how many
+// there are, no call can drive, a directed check drives, and of those
+// whose mutants this run built, how many had every mutant killed.
 type ClauseCoverage struct {
 	Clauses   int      `json:"clauses"`
 	Undriven  int      `json:"undriven"`
@@ -164,22 +159,19 @@ func runMutant(o *Options, m emit.Mutant, randomOnly bool, out *Printer, verbose
 	}
 	info := p.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
-	checks := ClaimingFirst(conformance.Catalogue(), m.Name)
-	if randomOnly {
-		checks = []conformance.Check{}
-	}
 	s := suite.Run{Name: "mutant " + m.Name, MaxHangs: o.MaxHangs, Stop: suite.StopAtKill(m.Rule),
 		Cases: o.cases(profile, info.Caps, !randomOnly, true, out.Progress("mutant "+m.Name))}
-	s.Checks = checks
+	if s.Checks = []conformance.Check{}; !randomOnly {
+		s.Checks = ClaimingFirst(conformance.Catalogue(), m.Name)
+	}
 	res := suite.ConformWith(p, s)
 	p.Close()
 	k := suite.KillOf(res.Cases, m.Rule)
-	row.Killed, row.Check, row.ByRule = k.Killed, k.Case, k.Rule
+	row.Killed, row.Check, row.ByRule, row.Cases, row.Random = k.Killed, k.Case, k.Rule, len(res.Cases), res.Random
 	if k.Killed {
 		row.Verdict = k.How.String()
 	}
 	row.Elsewhere = append(row.Elsewhere, k.Elsewhere...)
-	row.Cases, row.Random = len(res.Cases), res.Random
 	row.MS = time.Since(m0).Milliseconds()
 	return row, nil
 }

@@ -220,8 +220,8 @@ func ReportJSON(r *Run, o *Options) JSONReport {
 // CheckJSON is the JSON report of a check or of -check-trace: a
 // JSONReport per target (per trace), in the order of the text.
 type CheckJSON struct {
-	Schema  string       `json:"schema"`
-	Command string       `json:"command"` // "check" or "check-trace"
+	Schema   string       `json:"schema"`
+	Command  string       `json:"command"` // "check" or "check-trace"
 	Targets  []JSONReport `json:"targets"`
 	Summary  JSONSummary  `json:"summary"` // the targets' verdicts added up
 	ElapsedS float64      `json:"elapsed_s"`

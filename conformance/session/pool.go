@@ -13,10 +13,8 @@ import (
 )
 
 // inParallel runs do(i) for every i < n, jobs at a time (jobs < 1: all at
-// once), and returns once all have. Each job's runs are its own (a
-// simulator in this process, a library in its own child processes), so
-// they share nothing. Once a job returns ErrNoCompiler the jobs not begun
-// are left out, and inParallel returns ErrNoCompiler.
+// once); once a job returns ErrNoCompiler, the jobs not begun are left out
+// and it returns ErrNoCompiler.
 func inParallel(n, jobs int, do func(i int) error) error {
 	if jobs < 1 {
 		jobs = n
@@ -65,10 +63,8 @@ func (o *Options) verboseTo(stderr io.Writer) io.Writer {
 	return nil
 }
 
-// mutantPool opens a build (a and err, emit.Build's or BuildMechanical's
-// answer) in child processes. err is emit.ErrNoCompiler, which ends the
-// run; a build or a load that failed is why, the mutant row's error, with
-// p nil.
+// mutantPool opens emit.Build's answer in child processes: ErrNoCompiler
+// ends the run; a failed build or load is why (the row's error), p nil.
 func mutantPool(a *emit.Artifacts, err error, o *Options, verbose io.Writer) (p *isolate.Pool, why string, _ error) {
 	switch {
 	case errors.Is(err, emit.ErrNoCompiler):

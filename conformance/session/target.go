@@ -67,6 +67,7 @@ func (o *Options) cases(profile model.Profile, caps conformance.Caps, probes, no
 // Validate checks the options for a run on lib ("" for the default targets):
 // each error is a usage error.
 func (o *Options) Validate(lib string) error {
+	builtin := lib == "" || IsSimSpec(lib)
 	switch {
 	case o.Sequences < 0:
 		return errors.New("-sequences must be >= 0")
@@ -84,22 +85,13 @@ func (o *Options) Validate(lib string) error {
 		return errors.New("-json and -q do not go together")
 	case o.Verbose && o.Quiet:
 		return errors.New("-v and -q do not go together")
-	}
-	external := lib != "" && !IsSimSpec(lib)
-	if !external {
-		if len(o.Preloads) > 0 {
-			return errors.New("-preload needs a LIB")
-		}
-		if o.ACL != "" {
-			return errors.New("-acl needs a LIB")
-		}
-		for _, b := range o.Bins {
-			if b != "" {
-				return errors.New("-aicpu, -aicore, -dispatcher and -sdma-warmup need a LIB")
-			}
-		}
-	}
-	if strings.HasPrefix(lib, "sim:") && !IsSimSpec(lib) {
+	case builtin && len(o.Preloads) > 0:
+		return errors.New("-preload needs a LIB")
+	case builtin && o.ACL != "":
+		return errors.New("-acl needs a LIB")
+	case builtin && o.Bins != [4]string{}:
+		return errors.New("-aicpu, -aicore, -dispatcher and -sdma-warmup need a LIB")
+	case strings.HasPrefix(lib, "sim:") && !builtin:
 		return fmt.Errorf("unknown built-in target %q (sim:tmr or sim:refusing)", lib)
 	}
 	for _, b := range o.Bins {
@@ -205,7 +197,6 @@ type Run struct {
 	Trace   bool // a recorded session judged offline, not a run of the suite
 }
 
-// FirstLine is the first line of s.
 func FirstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
@@ -225,10 +216,8 @@ func Check(t *Target, o *Options, out *Printer) *Run {
 // AnyFindings reports whether a run has a failing, crashing or hanging rule.
 func AnyFindings(runs []*Run) bool {
 	for _, r := range runs {
-		for _, rr := range Results(r) {
-			if Bad(rr.Verdict) {
-				return true
-			}
+		if s := SummaryOf(r); s.Fail+s.Crash+s.Hang > 0 {
+			return true
 		}
 	}
 	return false
