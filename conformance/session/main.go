@@ -163,22 +163,19 @@ func writeBaseline(path string, runs []*Run, stderr io.Writer) error {
 // and a freshly emitted fake, or without the fake (no compiler, a failed
 // build or load) the simulators alone.
 func checkTargets(o *Options, lib string, out *Printer, stderr io.Writer) ([]*Run, int) {
-	switch {
-	case lib == "":
-		targets := []*Target{SimTarget("sim:tmr", o.CaseTimeout), SimTarget("sim:refusing", o.CaseTimeout)}
-		t, code := emittedTarget(o, stderr)
-		if t != nil {
-			targets = append(targets, t)
+	if lib != "" {
+		t, err := OpenTarget(lib, o, stderr)
+		if err != nil {
+			return nil, Failed(stderr, err)
 		}
-		return checkAll(o, out, targets), code
-	case IsSimSpec(lib):
-		return checkAll(o, out, []*Target{SimTarget(lib, o.CaseTimeout)}), ExitOK
+		return checkAll(o, out, []*Target{t}), ExitOK
 	}
-	t, err := LibTarget(lib, o, stderr)
-	if err != nil {
-		return nil, Failed(stderr, err)
+	targets := []*Target{SimTarget("sim:tmr", o.CaseTimeout), SimTarget("sim:refusing", o.CaseTimeout)}
+	t, code := emittedTarget(o, stderr)
+	if t != nil {
+		targets = append(targets, t)
 	}
-	return checkAll(o, out, []*Target{t}), ExitOK
+	return checkAll(o, out, targets), code
 }
 
 // checkAll runs the suite on targets at once (each target's runs are its

@@ -1,9 +1,6 @@
 package session
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-
 	"bufio"
 	"cmp"
 	"errors"
@@ -14,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/report"
 )
 
@@ -254,18 +253,16 @@ func replayVerdictLine(expect *report.FindingID, reproduced bool, got []report.F
 			}
 		}
 	}
-	if reproduced {
-		line := "replay: reproduces " + expect.String()
-		if len(others) > 0 {
-			line += " (also fails " + strings.Join(others, ", ") + ")"
-		}
-		return line
+	also := strings.Join(others, ", ")
+	switch {
+	case reproduced && also == "":
+		return "replay: reproduces " + expect.String()
+	case reproduced:
+		return "replay: reproduces " + expect.String() + " (also fails " + also + ")"
+	case also == "":
+		return "replay: does not reproduce " + expect.String() + "; no failure instead"
 	}
-	line := "replay: does not reproduce " + expect.String() + "; "
-	if len(others) == 0 {
-		return line + "no failure instead"
-	}
-	return line + "fails " + strings.Join(others, ", ") + " instead"
+	return "replay: does not reproduce " + expect.String() + "; fails " + also + " instead"
 }
 
 // printReplayRun prints a replay's history and findings, or the ops up to

@@ -1,9 +1,6 @@
 package session
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/target/library"
-
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +11,10 @@ import (
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/suite"
 	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/conformance/target/library"
 	"github.com/simabi/simabi/sim"
 )
 
@@ -156,22 +155,21 @@ func LibTarget(path string, o *Options, stderr io.Writer) (*Target, error) {
 		return nil, err
 	}
 	var ra []string
+	add := func(flag, v string) {
+		if v != "" {
+			ra = append(ra, flag, ShellQuote(v))
+		}
+	}
 	for _, pl := range o.Preloads {
 		ra = append(ra, "-preload", ShellQuote(pl))
 	}
-	if o.ACL != "" {
-		ra = append(ra, "-acl", ShellQuote(o.ACL))
-	}
+	add("-acl", o.ACL)
 	if o.LogLevel != 0 && o.LogLevel != abi.DefaultLogLevel {
 		ra = append(ra, "-log-level", o.LogLevel.String())
 	}
-	if o.Callable != "" {
-		ra = append(ra, "-callable", ShellQuote(o.Callable))
-	}
+	add("-callable", o.Callable)
 	for i, name := range []string{"-aicpu", "-aicore", "-dispatcher", "-sdma-warmup"} {
-		if o.Bins[i] != "" {
-			ra = append(ra, name, ShellQuote(o.Bins[i]))
-		}
+		add(name, o.Bins[i])
 	}
 	ra = append(ra, ShellQuote(path))
 	return &Target{Label: path, Info: p.Info(), Exec: p, Isolated: true, Close: p.Close, ReplayArgs: strings.Join(ra, " "),

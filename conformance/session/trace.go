@@ -1,10 +1,6 @@
 package session
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-	"github.com/simabi/simabi/conformance/target/library"
-
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,7 +8,10 @@ import (
 
 	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/suite"
+	"github.com/simabi/simabi/conformance/target/library"
 	"github.com/simabi/simabi/conformance/trace"
 )
 

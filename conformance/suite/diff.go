@@ -129,18 +129,18 @@ func (st *diffState) ended() bool { return st.s.First && len(st.out.Changes) > 0
 
 // checkClauses are the clauses of the contract that name the directed
 // check and bind a build of profile p.
-func checkClauses(check string, p model.Profile) []conformance.ClauseSpec {
-	var out []conformance.ClauseSpec
+func checkClauses(check string, p model.Profile) []string {
+	var out []string
 	for _, c := range conformance.Clauses() {
 		if c.HeldOn(p) && slices.Contains(c.Checks, check) {
-			out = append(out, c)
+			out = append(out, c.ID)
 		}
 	}
 	return out
 }
 
 // runCase runs ops on both builds and records a change if they differ.
-func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.ClauseSpec) {
+func (st *diffState) runCase(name string, ops []op.Op, clauses []string) {
 	t0 := time.Now()
 	st.out.Cases++
 	a, b := st.both(ops)
@@ -154,7 +154,12 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.Cla
 	}
 	ch := Change{Case: name, At: d.at, Old: d.old, New: d.new, Script: ops}
 	ch.Rule, ch.Judged = d.rule, d.judged
-	ch.Clauses = groupOf(clauses, d.rule)
+	// A change is listed under the clauses of the directed check that
+	// showed it (written to judge them; the model's rule is ch.Rule), or
+	// for a random sequence under the rule of the call.
+	if ch.Clauses = slices.Clone(clauses); len(clauses) == 0 {
+		ch.Clauses = []string{d.rule.String()}
+	}
 	ch.Key = changeKey(ch.Clauses, ops, d)
 	if i, ok := st.byKey[ch.Key]; ok {
 		st.out.Changes[i].Also = append(st.out.Changes[i].Also, name)
@@ -377,21 +382,5 @@ func findingKeys(r *conformance.Result) []findingKey {
 		out = append(out, findingKey{index: f.Index, rule: f.Rule, verdict: f.Verdict, key: k})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].index < out[j].index })
-	return out
-}
-
-// groupOf names the clauses a change is listed under: those of the
-// directed check whose run showed it (the check was written to judge them,
-// and the model's rule at the call is in Change.Rule), or, for a random
-// sequence, the rule of the call: the one the model judged broken there on
-// one side, else the entry's.
-func groupOf(clauses []conformance.ClauseSpec, r model.Rule) []string {
-	if len(clauses) == 0 {
-		return []string{r.String()}
-	}
-	out := make([]string, len(clauses))
-	for i, c := range clauses {
-		out[i] = c.ID
-	}
 	return out
 }
