@@ -39,9 +39,7 @@ type DiffMutantRun struct {
 }
 
 // DiffMutants diffs the plain fake of each mutant's profile against the
-// mutant, the way `abicheck diff FAKE MUTANT` does (directed checks with
-// probes, then o.Sequences random sequences, unshrunk), as many mutants at
-// a time as there are cores.
+// mutant, as `abicheck diff -no-shrink FAKE MUTANT` does.
 func DiffMutants(o *Options, ms []emit.Mutant, out *Printer, stderr io.Writer) (*DiffMutantRun, error) {
 	rows, used, err := eachMutant(len(ms), out, func(i int) (DiffMutantRow, error) { return diffMutant(o, ms[i], o.verboseTo(stderr)) })
 	if err != nil {

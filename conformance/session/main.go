@@ -36,19 +36,16 @@ func Failed(stderr io.Writer, err error) int {
 	return ExitUsage
 }
 
-// Main checks the targets of a run (lib: a library, sim:tmr, sim:refusing,
-// or "" for the default ones: both simulator profiles and a freshly emitted
-// fake) and writes the reports o asks for; it returns abicheck's exit
-// status: ExitOK, ExitFindings, or ExitUsage for a usage or load error (its
-// one line written to stderr).
+// Main checks lib (a library, sim:tmr, sim:refusing, or "" for the
+// default targets), writes the reports o asks for and returns the exit
+// status.
 func Main(o *Options, lib string, stdout, stderr io.Writer) int {
 	return run(o, stdout, stderr, func(out *Printer) ([]*Run, int) { return checkTargets(o, lib, out, stderr) })
 }
 
-// MainTraces judges recorded sessions offline (abicheck -check-trace
-// FILE...), with the reports of a live run. A trace that cannot be read is
-// reported (its file and line) and the exit status is ExitUsage, but every
-// other trace is still judged and reported.
+// MainTraces judges recorded sessions offline (abicheck -check-trace), with
+// the reports of a live run; one that cannot be read makes the status
+// ExitUsage, but every other is still judged.
 func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
 	return run(o, stdout, stderr, func(*Printer) (runs []*Run, code int) {
 		for _, f := range files {

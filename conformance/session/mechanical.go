@@ -28,9 +28,7 @@ type MechanicalOptions struct {
 	Count    int            // mutants to sample (0: all)
 	Profiles []emit.Profile // the builds whose source is mutated
 	Filter   *regexp.Regexp // only IDs that match (before sampling)
-	// DiffDuration and DiffSequences bound the differential's random
-	// sequences per survivor (after the directed checks and their probes);
-	// DiffOps is their length.
+	// A survivor's differential: its random sequences' bounds and length.
 	DiffDuration  time.Duration
 	DiffSequences int
 	DiffOps       int
@@ -108,9 +106,8 @@ type MechanicalRun struct {
 // differential, so a difference would say nothing about a mutant.
 var ErrControlDiffers = errors.New("the plain build differs from its reference")
 
-// SelectMechanical enumerates the mutants of mo's profiles, keeps those
-// mo.Filter matches and samples mo.Count of them with seed. It returns the
-// sample and how many there were to pick from.
+// SelectMechanical samples mo.Count of the mutants of mo's profiles that
+// mo.Filter matches, with seed, and says how many there were to pick from.
 func SelectMechanical(mo MechanicalOptions, seed uint64) ([]emit.MechanicalMutant, int, error) {
 	var all []emit.MechanicalMutant
 	for _, p := range mo.Profiles {
@@ -140,10 +137,9 @@ func openRef(p emit.Profile, o *Options, verbose io.Writer) (*Target, error) {
 	return &Target{Exec: pool, Info: pool.Info(), Close: pool.Close}, nil
 }
 
-// RunMechanical builds and checks each of ms, as many at a time as there
-// are cores, and runs each survivor against its reference. First, as a
-// control, the plain build of each profile goes through the same
-// differential: it must show no difference (ErrControlDiffers).
+// RunMechanical builds and checks each of ms and runs each survivor
+// against its reference; first, the plain build of each profile goes
+// through the same differential as a control (ErrControlDiffers).
 func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant, out *Printer, stderr io.Writer) (*MechanicalRun, error) {
 	verbose := o.verboseTo(stderr)
 	t0 := time.Now()
@@ -280,12 +276,9 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 // checker reports failed, crashed or hung kills it.
 func killsAny(c suite.CaseOutcome) bool { return Bad(c.Verdict) }
 
-// differential runs the directed catalogue with its probes, then random
-// sequences within mo's budget, on ref and on x, and records the first
-// difference in row.Gap (shrunk). A difference counts only when two more
-// runs of its script show it again: one that does not (a race or a hold
-// that a loaded machine decided otherwise, a hang under load) is counted
-// in row.DiffFlaky and passed over.
+// differential diffs ref and x (the catalogue with its probes, then random
+// sequences within mo's budget) and records the first difference that two
+// more runs repeat in row.Gap, shrunk; others count in row.DiffFlaky.
 func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *Target, x *isolate.Pool) {
 	info := x.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
@@ -303,9 +296,8 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *Tar
 	}
 }
 
-// DiffSeed is the seed of the differential's random sequence i: apart from
-// the checker's (seed+i), so that a survivor meets sequences its check did
-// not run.
+// DiffSeed is the seed of the differential's random sequence i, apart
+// from the check's (seed+i): a survivor meets sequences its check did not.
 func DiffSeed(seed uint64, i int) uint64 { return seed + 1<<32 + uint64(i) }
 
 // flagged says whether the checker would fail the mutant's run of ops.
@@ -315,7 +307,7 @@ func flagged(x conformance.Executor, ops []op.Op) bool {
 }
 
 // WriteMechanical prints the table of a mechanical run, its figures and
-// every gap with its script (JSON with o.JSON).
+// every gap with its script.
 func WriteMechanical(w io.Writer, run *MechanicalRun, o *Options, mo MechanicalOptions) error {
 	if o.JSON {
 		run.Schema, run.Command, run.ElapsedS = JSONSchema, "mutants -mechanical", seconds(run.Used)

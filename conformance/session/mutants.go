@@ -32,8 +32,7 @@ type MutantRow struct {
 	Error     string   `json:"error,omitempty"`
 }
 
-// MutantsJSON is the kill table as JSON (abicheck mutants -json): the
-// envelope of every JSON report (JSONSchema), a target per mutant.
+// MutantsJSON is the kill table as JSON: a target per mutant.
 type MutantsJSON struct {
 	Schema   string      `json:"schema"`
 	Command  string      `json:"command"` // "mutants"
@@ -123,12 +122,9 @@ type ClauseCoverage struct {
 	Survivors []string `json:"survivors,omitempty"`
 }
 
-// RunMutants builds each mutant of ms (jobs at a time: the compiles are
-// most of a cold run), checks each in child processes with the directed
-// catalogue (the checks that claim it first; none with randomOnly) and then
-// random sequences, each mutant's run stopping at its first kill under a
-// rule of the mutant's group. Mutants run concurrently, jobs at a time:
-// each in its own child processes, so they share nothing.
+// RunMutants builds and checks each mutant of ms in its own child
+// processes: the directed catalogue (the checks that claim it first; none
+// with randomOnly), then random sequences, to its first kill.
 func RunMutants(o *Options, ms []emit.Mutant, randomOnly bool, out *Printer, stderr io.Writer) (*MutantRun, error) {
 	rows, used, err := eachMutant(len(ms), out, func(i int) (MutantRow, error) {
 		return runMutant(o, ms[i], randomOnly, out, o.verboseTo(stderr))
@@ -211,8 +207,7 @@ func clauseCoverage(rows []MutantRow) ClauseCoverage {
 	return cc
 }
 
-// WriteMutants prints the kill table, the score and the budget (JSON with
-// o.JSON).
+// WriteMutants prints the kill table, the score and the budget.
 func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out *Printer) error {
 	rows := run.Rows
 	if o.JSON {

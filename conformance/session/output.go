@@ -90,8 +90,8 @@ func replayCommand(r *Run, file string) string {
 
 func oneLine(s string) string { return op.Abbreviate(strings.ReplaceAll(s, "\n", " | ")) }
 
-// WriteRepros writes every failing rule's op log into dir (made when
-// there is one) and returns the names of the files it wrote.
+// WriteRepros writes every failing rule's repro into dir and returns the
+// names of the files it wrote.
 func WriteRepros(dir string, runs []*Run) ([]string, error) {
 	var names []string
 	for _, r := range runs {
@@ -217,8 +217,7 @@ func ReportJSON(r *Run, o *Options) JSONReport {
 	return j
 }
 
-// CheckJSON is the JSON report of a check or of -check-trace: a
-// JSONReport per target (per trace), in the order of the text.
+// CheckJSON is the JSON report of a check or of -check-trace.
 type CheckJSON struct {
 	Schema   string       `json:"schema"`
 	Command  string       `json:"command"` // "check" or "check-trace"
@@ -385,10 +384,8 @@ func (s JSONSummary) String() string {
 	return out
 }
 
-// Report prints every run, then the totals and the wall time the session
-// took: per run its failures, warnings and skips (grouped by reason; -v:
-// the full per-rule table and every check; -q: failures only) and its
-// summary line.
+// Report prints every run (its failures, warnings and skips by reason; -v:
+// every rule and check; -q: failures only), then the totals and the time.
 func (p *Printer) Report(runs []*Run, elapsed time.Duration) {
 	w := p.w
 	var tot JSONSummary
@@ -444,8 +441,7 @@ func (p *Printer) printTarget(r *Run) {
 	fmt.Fprintln(w, SummaryLine(r, o))
 }
 
-// HooksText says how a target's device is driven: through the simulation
-// hooks, or without them through an ACL library or none.
+// HooksText says how a target's device is driven.
 func (t *Target) HooksText() string {
 	switch i := t.Info; {
 	case i.Hooks:
@@ -468,8 +464,7 @@ func targetHeader(r *Run) string {
 	return fmt.Sprintf("== %s (revision %s, profile %s, supported %d, %s)", name, i.Revision, i.Profile, i.Supported, hooks)
 }
 
-// SummaryLine is a run's one summary line: its verdict counts and what
-// ran.
+// SummaryLine is a run's verdict counts and what ran.
 func SummaryLine(r *Run, o *Options) string {
 	s, rep := SummaryOf(r), r.Result.Report
 	if r.Trace {
@@ -499,7 +494,7 @@ func (p *Printer) printRuleTable(rs []report.RuleReport) {
 }
 
 // printFailures prints every rule that failed, crashed or hung, with its
-// distinct findings, its repro and the command that replays it.
+// distinct findings, repro and replay command.
 func (p *Printer) printFailures(r *Run, rs []report.RuleReport) {
 	w, rep := p.w, r.Result.Report
 	var bad []report.RuleReport
@@ -540,10 +535,8 @@ type SkipGroup struct {
 	Rules  []string `json:"rules"`
 }
 
-// SkipGroups groups the skipped rules of rs by reason, in the order of
-// their first rule. A reason is the rule's detail without what names the
-// rule (a leading "RULE: " or "CHECK: ", a trailing contract anchor), so
-// that rules skipped for one reason share it.
+// SkipGroups groups the skipped rules of rs by reason (skipReason), in the
+// order of their first rule.
 func SkipGroups(rs []report.RuleReport) []SkipGroup {
 	var out []SkipGroup
 	for _, rr := range rs {
@@ -565,7 +558,9 @@ var (
 	namingHead = regexp.MustCompile(`^[A-Za-z0-9./#_-]+: `)
 )
 
-// skipReason is a skip's detail without what names its rule.
+// skipReason is a skip's detail without what names its rule (a leading
+// "RULE: " or "CHECK: ", a trailing anchor), so that rules skipped for one
+// reason share it.
 func skipReason(rule, detail string) string {
 	why := anchorTail.ReplaceAllString(oneLine(detail), "")
 	if h := namingHead.FindString(why); h != "" && (h == rule+": " || strings.Contains(h, "/")) {

@@ -38,12 +38,9 @@ func writeOutput(path string, b []byte) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-// CheckOutputs makes sure, before anything runs, that every output abicheck
-// will write can be written: a finding found after a long run must not be
-// hidden by a directory that does not exist. It leaves nothing behind: the
-// files and directories it had to create to find out are removed again
-// (they are made when written), so that an interrupted run leaves no empty
-// file or directory.
+// CheckOutputs makes sure, before anything runs, that every output can be
+// written (a long run's finding must not be lost to a missing directory),
+// leaving nothing behind: what it created to find out it removes again.
 func (o *Options) CheckOutputs() error {
 	for _, f := range []struct{ flag, path string }{{"-junit", o.JUnit}, {"-write-baseline", o.WriteBaseline}, {"-html", o.HTML}} {
 		if f.path == "" {

@@ -14,22 +14,16 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// A behaviour diff runs the same cases on two builds, each through its own
-// Executor, and compares them call by call: what each call returned and
-// left (the canonical history lines: statuses, ids written, the direction
-// of committed memory, queried values), the model's findings, and crashes
-// and hangs. Where the contract judges nothing, a diff still sees a change.
-
-// DiffRun configures DiffWith. The cases are those a check of Profile with
-// Caps would run: the directed checks that apply (with their refusal probes
-// when Probes is set), then Random seeded sequences.
+// DiffRun configures DiffWith: a behaviour diff runs the cases a check of
+// Profile with Caps would run on two builds and compares them call by call
+// (the canonical history lines, the model's findings, crashes and hangs),
+// so it sees a change where the contract judges nothing.
 type DiffRun struct {
 	Cases
-	// Confirm runs a change's script twice more on both builds: a change
-	// that does not show again the same way (a race or a hold a loaded
-	// machine decided otherwise) is counted in DiffResult.Flaky and passed
-	// over, and a shrunk script that does not is reported as the unshrunk
-	// cut. First ends the diff at the first change that counts.
+	// Confirm runs a change's script twice more on both builds: one that
+	// does not show again (a race a loaded machine decided otherwise) is
+	// counted Flaky and passed over; a shrunk script that does not is
+	// reported unshrunk. First ends the diff at the first change.
 	Confirm, First bool
 }
 
@@ -80,9 +74,8 @@ type diffState struct {
 	byKey    map[string]int // change key -> index in out.Changes
 }
 
-// DiffWith runs the cases of s on both executors and reports every case
-// whose runs differ, shrunk to the shortest script that still differs the
-// same way on both.
+// DiffWith reports every case of s whose runs on old and new differ,
+// shrunk to the shortest script that still differs the same way.
 func DiffWith(old, new conformance.Executor, s DiffRun) *DiffResult {
 	t0 := time.Now()
 	s.Cases = s.Cases.withDefaults(diffShrinkTotal)
@@ -177,9 +170,8 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []string) {
 	st.out.Changes = append(st.out.Changes, ch)
 }
 
-// both runs ops on the two builds at once: each has its own runtime
-// instance (its own child process for a library), so the two runs cannot
-// see each other, and the diff takes the time of the slower build.
+// both runs ops on the two builds at once (each its own runtime instance,
+// so they cannot see each other): the diff takes the slower build's time.
 func (st *diffState) both(ops []op.Op) (a, b conformance.Outcome) {
 	done := make(chan struct{})
 	go func() {
@@ -203,9 +195,8 @@ func (st *diffState) repeats(ops []op.Op, sig string) bool {
 	return true
 }
 
-// shrinkChange looks for the shortest script whose runs still differ at
-// an op of the same kind with the same two results, within the budgets;
-// it says whether it shrank.
+// shrinkChange looks for the shortest script that still differs the same
+// way (sig), within the budgets; it says whether it shrank.
 func (st *diffState) shrinkChange(ch *Change, d outcomeDiff) bool {
 	want, best := d.sig(), d
 	got, ran := st.shrink(conformance.ReproPrefix(ch.Script, d.at), func(cand []op.Op) bool {
@@ -242,9 +233,7 @@ func (d outcomeDiff) sig() string {
 	return d.kind + "\x00" + resultOf(d.old) + "\x00" + resultOf(d.new)
 }
 
-// resultOf is the result part of a history line ("#3 prepare c0 ... ->
-// INVALID_ARGUMENT out=-1" gives "INVALID_ARGUMENT out=-1"), or the whole
-// text of a death.
+// resultOf is what follows " -> " in a history line, or a death's text.
 func resultOf(line string) string {
 	if i := strings.Index(line, " -> "); i >= 0 && strings.HasPrefix(line, "#") {
 		return line[i+4:]
@@ -254,9 +243,9 @@ func resultOf(line string) string {
 
 var indexRE = regexp.MustCompile(`#\d+`)
 
-// changeKey fingerprints a change for baselines: its clauses, the kind of
-// op and the two results, with op indices left out so that the same change
-// found by another case, or shrunk differently, keeps its key.
+// changeKey fingerprints a change for baselines: its clauses, the op's
+// kind and the two results, without op indices (so the same change found
+// by another case, or shrunk differently, keeps its key).
 func changeKey(clauses []string, ops []op.Op, d outcomeDiff) string {
 	return strings.Join(clauses, ",") + "|" + d.kind + "|" + indexRE.ReplaceAllString(resultOf(d.old), "#") + " -> " +
 		indexRE.ReplaceAllString(resultOf(d.new), "#")
