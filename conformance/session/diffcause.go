@@ -72,17 +72,13 @@ func (c DiffCause) title() string {
 // Causes groups the report's changes by cause: one per entry and field,
 // the most changes first (then by entry and field).
 func (r *DiffReport) Causes() []DiffCause {
-	type key struct{ entry, field string }
-	var order []key
-	byKey := map[key]*DiffCause{}
+	out := []DiffCause{}
 	for i, ch := range r.Changes {
-		k := key{ch.Entry, ch.Field}
-		c := byKey[k]
-		if c == nil {
-			c = &DiffCause{Entry: ch.Entry, Field: ch.Field}
-			byKey[k] = c
-			order = append(order, k)
+		ci := slices.IndexFunc(out, func(c DiffCause) bool { return c.Entry == ch.Entry && c.Field == ch.Field })
+		if ci < 0 {
+			ci, out = len(out), append(out, DiffCause{Entry: ch.Entry, Field: ch.Field})
 		}
+		c := &out[ci]
 		cases := 1 + len(ch.Also)
 		c.Changes++
 		c.Cases += cases
@@ -101,15 +97,13 @@ func (r *DiffReport) Causes() []DiffCause {
 			c.Groups = append(c.Groups, DiffCauseGroup{Group: ch.Group, Changes: []int{i}, Cases: cases})
 		}
 	}
-	out := make([]DiffCause, 0, len(order))
-	for _, k := range order {
-		c := byKey[k]
+	for i := range out {
+		c := &out[i]
 		slices.SortStableFunc(c.Transitions, func(a, b DiffTransition) int { return cmp.Compare(b.Changes, a.Changes) })
 		slices.SortStableFunc(c.Groups, func(a, b DiffCauseGroup) int {
 			return cmp.Or(cmp.Compare(len(b.Changes), len(a.Changes)), cmp.Compare(a.Group, b.Group))
 		})
 		c.Title = c.title()
-		out = append(out, *c)
 	}
 	slices.SortStableFunc(out, func(a, b DiffCause) int {
 		return cmp.Or(cmp.Compare(b.Changes, a.Changes), cmp.Compare(a.Entry, b.Entry), cmp.Compare(a.Field, b.Field))

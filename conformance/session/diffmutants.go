@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
@@ -77,17 +76,12 @@ func diffMutant(o *Options, m emit.Mutant, verbose io.Writer) (DiffMutantRow, er
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
 	res := suite.DiffWith(pools[0], pools[1], suite.DiffRun{Cases: o.cases(profile, info.Caps&pools[1].Info().Caps, true, true, nil)})
 	row.Changes = len(res.Changes)
-	seen := map[string]bool{}
 	for _, c := range res.Changes {
-		if slices.Contains(c.Clauses, m.Clause) {
-			row.Named = true
-		}
-		if g := c.Group(); !seen[g] {
-			seen[g] = true
-			row.Groups = append(row.Groups, g)
-		}
+		row.Named = row.Named || slices.Contains(c.Clauses, m.Clause)
+		row.Groups = append(row.Groups, c.Group())
 	}
-	sort.Strings(row.Groups)
+	slices.Sort(row.Groups)
+	row.Groups = slices.Compact(row.Groups)
 	return row, nil
 }
 

@@ -579,13 +579,7 @@ func FindingsOf(rep *report.Report, rule string, known bool) []report.FindingRep
 }
 
 func findingsWhere(rep *report.Report, keep func(report.FindingReport) bool) []report.FindingReport {
-	var out []report.FindingReport
-	for _, f := range rep.Findings {
-		if keep(f) {
-			out = append(out, f)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(rep.Findings), func(f report.FindingReport) bool { return !keep(f) })
 }
 
 // findingLine is one finding: its check, op, detail and how often it was seen.
