@@ -96,8 +96,9 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer) ([]*Ru
 		}
 	}
 	for _, r := range runs {
-		if r.Target.FileTag += "-"; len(runs) == 1 {
-			r.Target.FileTag = "" // one target: repro files need no tag
+		r.Target.FileTag += "-"
+		if len(runs) == 1 {
+			r.Target.FileTag = "" // one target: its repro files need no tag
 		}
 	}
 	// Without -repro-dir nothing is written: the table prints each repro
