@@ -30,15 +30,14 @@ func Conform(f conformance.Factory, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	probe := conformance.NewRunner(t, o.Options)
-	caps := probe.Caps()
-	profile := model.ProfileTMR
+	probe, s := conformance.NewRunner(t, o.Options), o.Run
+	s.Profile, s.Caps = model.ProfileTMR, probe.Caps()
 	if o.Options.Profile != nil {
-		profile = *o.Options.Profile
+		s.Profile = *o.Options.Profile
 	} else {
 		probe.Do(func() {
 			if t.Runtime().KernelModeSupported(0) == 0 {
-				profile = model.ProfileRefusing
+				s.Profile = model.ProfileRefusing
 			}
 		})
 	}
@@ -46,10 +45,7 @@ func Conform(f conformance.Factory, o Options) (*report.Report, error) {
 	if release != nil {
 		release()
 	}
-	s := o.Run
-	s.Profile, s.Caps = profile, caps
-	res := ConformWith(conformance.FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, s)
-	return res.Report, nil
+	return ConformWith(conformance.FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, s).Report, nil
 }
 
 func capsText(c conformance.Caps) string {

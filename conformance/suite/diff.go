@@ -145,8 +145,7 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []string) {
 		st.out.Flaky++
 		return
 	}
-	ch := Change{Case: name, At: d.at, Old: d.old, New: d.new, Script: ops}
-	ch.Rule, ch.Judged = d.rule, d.judged
+	ch := Change{Case: name, At: d.at, Old: d.old, New: d.new, Script: ops, Rule: d.rule, Judged: d.judged}
 	// A change is listed under the clauses of the directed check that
 	// showed it (written to judge them; the model's rule is ch.Rule), or
 	// for a random sequence under the rule of the call.
