@@ -86,13 +86,16 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer) ([]*Ru
 	if code == ExitUsage && len(runs) == 0 {
 		return code
 	}
+	fail := func(what string, err error) {
+		fmt.Fprintf(stderr, "abicheck: %s%v\n", what, err)
+		code = max(code, ExitUsage)
+	}
 	for _, r := range runs {
 		r.Result.Report.ApplyBaseline(base)
 	}
 	if o.WriteBaseline != "" {
 		if err := writeBaseline(o.WriteBaseline, runs, stderr); err != nil {
-			fmt.Fprintf(stderr, "abicheck: -write-baseline: %v\n", err)
-			code = ExitUsage
+			fail("-write-baseline: ", err)
 		}
 	}
 	for _, r := range runs {
@@ -106,8 +109,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer) ([]*Ru
 	if o.ReproDir != "" {
 		files, err := WriteRepros(o.ReproDir, runs)
 		if err != nil {
-			fmt.Fprintf(stderr, "abicheck: -repro-dir: %v\n", err)
-			code = max(code, ExitUsage)
+			fail("-repro-dir: ", err)
 		}
 		defer func() {
 			if len(files) > 0 {
@@ -124,15 +126,13 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer) ([]*Ru
 	}
 	if o.JUnit != "" {
 		if err := WriteJUnit(o.JUnit, runs); err != nil {
-			fmt.Fprintf(stderr, "abicheck: -junit: %v\n", err)
-			code = max(code, ExitUsage)
+			fail("-junit: ", err)
 		} else {
 			announce(stderr, "the JUnit report to %s", o.JUnit)
 		}
 	}
 	if err := writePageOf(o, stderr, func(p Pages, w io.Writer) error { return p.Check(w, runs, o) }); err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		code = max(code, ExitUsage)
+		fail("", err)
 	}
 	if code == ExitOK && AnyFindings(runs) {
 		code = ExitFindings
