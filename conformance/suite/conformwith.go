@@ -31,8 +31,8 @@ type Run struct {
 	// Stop, when not nil, ends the run after a case for which it returns
 	// true (the mutants command stops at the first kill).
 	Stop func(CaseOutcome) bool
-	// BindFindings are rules the target broke while it was bound: each is
-	// a failure of the report.
+	// BindFindings are rules the target broke while it was bound
+	// (library.Info.BindFindings): each is a failure of the report.
 	BindFindings []onboard.BindFinding
 }
 
