@@ -22,32 +22,24 @@ import (
 
 // DiffOptions are `abicheck diff`'s own flags, beside the session's.
 type DiffOptions struct {
-	NoSpeed bool
-	// SpeedBudget bounds the timing of the hot-path entries (both builds
-	// and the noise reference together).
-	SpeedBudget time.Duration
+	NoSpeed     bool
+	SpeedBudget time.Duration // both builds' timing and the noise reference's together
 }
 
-// DiffMain is `abicheck diff` once its flags are parsed: args are OLD and
-// NEW, sides their options (o's with each side's build flags), and it
-// returns the exit status.
+// DiffMain is `abicheck diff OLD NEW` once its flags are parsed (sides: o
+// with each side's build flags); it returns the exit status.
 func DiffMain(o *Options, sides [2]*Options, d DiffOptions, args []string, stdout, stderr io.Writer) int {
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			return UsageError(stderr, "diff: flags must come before OLD and NEW: "+a)
-		}
-	}
-	if len(args) != 2 {
-		list := ""
-		if len(args) > 0 {
-			list = ": " + strings.Join(args, " ")
-		}
-		return UsageError(stderr, fmt.Sprintf("diff needs OLD and NEW, got %d argument(s)%s", len(args), list))
-	}
-	if slices.Contains(args, "") {
+	flag := slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") })
+	switch {
+	case flag >= 0:
+		return UsageError(stderr, "diff: flags must come before OLD and NEW: "+args[flag])
+	case len(args) == 0:
+		return UsageError(stderr, "diff needs OLD and NEW, got 0 argument(s)")
+	case len(args) != 2:
+		return UsageError(stderr, fmt.Sprintf("diff needs OLD and NEW, got %d argument(s): %s", len(args), strings.Join(args, " ")))
+	case slices.Contains(args, ""):
 		return UsageError(stderr, "diff: OLD and NEW must not be empty (a library path, sim:tmr or sim:refusing)")
-	}
-	if o.JSON && o.Quiet {
+	case o.JSON && o.Quiet:
 		return UsageError(stderr, "diff: -json and -q do not go together")
 	}
 	names := [2]string{"OLD", "NEW"}
@@ -105,19 +97,16 @@ func OpenTarget(spec string, o *Options, stderr io.Writer) (*Target, error) {
 	return LibTarget(spec, o, stderr)
 }
 
-// DiffReport is a diff's result in the form -json prints: the envelope
-// every JSON report of abicheck shares (JSONSchema; the targets are OLD and
-// NEW), then the diff's own fields.
+// DiffReport is a diff's -json report: the envelope of every JSON report
+// (JSONSchema), then the diff's own fields.
 type DiffReport struct {
-	Schema   string       `json:"schema"`
-	Command  string       `json:"command"`
-	Targets  []JSONTarget `json:"targets"` // OLD then NEW (role "old", "new")
-	ElapsedS float64      `json:"elapsed_s"`
-	Seed     uint64       `json:"seed"`
-	Profile  string       `json:"profile"` // the profile whose cases ran
-	// Causes group the changes by the entry and the part of its result
-	// that changed (Causes()), the most changes first.
-	ByCause       []DiffCause     `json:"causes"`
+	Schema        string          `json:"schema"`
+	Command       string          `json:"command"`
+	Targets       []JSONTarget    `json:"targets"` // OLD then NEW (role "old", "new")
+	ElapsedS      float64         `json:"elapsed_s"`
+	Seed          uint64          `json:"seed"`
+	Profile       string          `json:"profile"` // the profile whose cases ran
+	ByCause       []DiffCause     `json:"causes"`  // Causes(): by entry and the part of its result that changed
 	Changes       []JSONChange    `json:"changes"`
 	TargetChanges []string        `json:"target_changes,omitempty"` // what differs in what the builds are
 	Skipped       []string        `json:"skipped,omitempty"`
@@ -138,23 +127,20 @@ type JSONChange struct {
 	At      int      `json:"at"`
 	Old     string   `json:"old"`
 	New     string   `json:"new"`
-	// Entry, Field, OldValue and NewValue are the change's cause
-	// (DiffCause): the entry called at At and the part of its result that
-	// differs, with the two values.
-	Entry    string   `json:"entry"`
-	Field    string   `json:"field"`
-	OldValue string   `json:"old_value"`
-	NewValue string   `json:"new_value"`
-	Script   []string `json:"script"`
-	Shrunk   bool     `json:"shrunk"`
-	File     string   `json:"file,omitempty"` // the script written for the replays
-	Replay   []string `json:"replay,omitempty"`
-	Key      string   `json:"key"`
-	Known    bool     `json:"known"`
-	Also     []string `json:"also,omitempty"` // other cases that showed the same change
-	// ElapsedMs is the time its cases took on both builds, shrinking
-	// included.
-	ElapsedMs int64 `json:"elapsed_ms"`
+	// The change's cause (DiffCause): the entry called at At and the part
+	// of its result that differs, with the two values.
+	Entry     string   `json:"entry"`
+	Field     string   `json:"field"`
+	OldValue  string   `json:"old_value"`
+	NewValue  string   `json:"new_value"`
+	Script    []string `json:"script"`
+	Shrunk    bool     `json:"shrunk"`
+	File      string   `json:"file,omitempty"` // the script written for the replays
+	Replay    []string `json:"replay,omitempty"`
+	Key       string   `json:"key"`
+	Known     bool     `json:"known"`
+	Also      []string `json:"also,omitempty"` // other cases that showed the same change
+	ElapsedMs int64    `json:"elapsed_ms"`     // its cases' time on both builds, shrinking included
 }
 
 // JSONDiffSummary counts a diff.
@@ -166,9 +152,8 @@ type JSONDiffSummary struct {
 	Groups       int `json:"groups"`
 	Causes       int `json:"causes"`
 	SpeedChanges int `json:"speed_changes"`
-	// BehaviourMs is the time of the behaviour diff (the cases on both
-	// builds, shrinking), SpeedMs the speed comparison's (children
-	// loading included), ElapsedMs the whole diff's.
+	// The behaviour diff's time (cases on both builds, shrinking), the
+	// speed comparison's (children loading included), the whole diff's.
 	BehaviourMs int `json:"behaviour_ms"`
 	SpeedMs     int `json:"speed_ms"`
 	ElapsedMs   int `json:"elapsed_ms"`
@@ -178,17 +163,19 @@ type JSONDiffSummary struct {
 func (s JSONDiffSummary) New() int { return s.Changes - s.Known }
 
 // SpeedComparer times the hot-path entries of two builds (conformance/speed):
-// the report, and how many entries changed beyond the noise. progress, when
-// not nil, is told each entry as it is timed.
+// the report, and how many entries changed beyond the noise.
 type SpeedComparer func(old, new *Target, budget time.Duration, progress func(done, total int, name string)) (report any, changed int, text string, err error)
 
 // diffWith runs `abicheck diff OLD NEW` once both are open: the behaviour
 // diff, then the speed comparison when compare is given.
 func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare SpeedComparer, stdout, stderr io.Writer) int {
 	t0 := time.Now()
-	ot, nt := jsonTarget(old), jsonTarget(new)
-	ot.Role, nt.Role = "old", "new"
-	rep := &DiffReport{Schema: JSONSchema, Command: "diff", Targets: []JSONTarget{ot, nt}, Seed: o.Seed, Changes: []JSONChange{}}
+	var ts []JSONTarget
+	for i, t := range []*Target{old, new} {
+		ts = append(ts, JSONTarget{Role: [2]string{"old", "new"}[i], Path: t.Label, Revision: t.Info.Revision, Profile: t.Info.Profile,
+			Supported: t.Info.Supported})
+	}
+	rep := &DiffReport{Schema: JSONSchema, Command: "diff", Targets: ts, Seed: o.Seed, Changes: []JSONChange{}}
 	profile, _ := conformance.ParseProfile(old.Info.ProfileModel)
 	rep.Profile = profile.String()
 	for _, f := range []struct{ what, a, b string }{
@@ -233,8 +220,7 @@ func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare
 	return writeDiff(rep, o, speedText, scripts, stdout, stderr)
 }
 
-// addChanges adds the diff's changes to rep, each with its cause, and
-// writes their scripts.
+// addChanges adds the diff's changes to rep with their causes and scripts.
 func addChanges(rep *DiffReport, res *suite.DiffResult, old, new *Target, scripts *diffScripts, known map[string]bool) error {
 	rev := abi.RevKernel
 	if old.Info.Revision == "legacy" {
@@ -295,9 +281,8 @@ func writeDiff(rep *DiffReport, o *Options, speedText string, scripts *diffScrip
 	return ExitOK
 }
 
-// diffScripts are a diff's op scripts: in -repro-dir, else in a new
-// temporary directory, which is kept, and named, only once the report that
-// refers to it has been printed (an interrupted or failed diff removes it).
+// diffScripts are a diff's op scripts: in -repro-dir, else in a temporary
+// directory kept only once the report that names it has been printed.
 type diffScripts struct {
 	dir      string
 	temp     bool
@@ -352,10 +337,6 @@ func (s *diffScripts) done(stderr io.Writer) {
 	announce(stderr, "%s to %s: %s", plural(len(s.names), "op script"), where, list)
 }
 
-func jsonTarget(t *Target) JSONTarget {
-	return JSONTarget{Path: t.Label, Revision: t.Info.Revision, Profile: t.Info.Profile, Supported: t.Info.Supported}
-}
-
 // replayLine is the command that replays file on t.
 func replayLine(t *Target, file string) string {
 	args := t.ReplayArgs
@@ -374,17 +355,12 @@ func diffScript(old, new *Target, c JSONChange) string {
 	for _, r := range c.Replay {
 		fmt.Fprintf(&b, "# replay: %s\n", r)
 	}
-	for _, l := range c.Script {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
+	b.WriteString(lines(c.Script))
 	return b.String()
 }
 
-// printDiff writes the human report: the changes by cause (the entry and
-// what changed in its result), each with its shortest change in full and
-// the clause groups it touched (every change of them with -v), then the
-// speed table and a summary.
+// printDiff writes the human report: the changes by cause, then the speed
+// table and a summary.
 func printDiff(w io.Writer, rep *DiffReport, o *Options, speedText string) {
 	old, nw := rep.Old(), rep.New()
 	fmt.Fprintf(w, "abicheck diff\n  old: %s (%s, %s)\n  new: %s (%s, %s)\n", old.Path, old.Revision, old.Profile,
@@ -413,9 +389,8 @@ func printDiff(w io.Writer, rep *DiffReport, o *Options, speedText string) {
 		rep.Profile, verdict, rep.ElapsedS)
 }
 
-// printCause writes cause number i: its title, its counts, its shortest
-// change in full and a line per clause group (-q: the title and counts;
-// -v: every change under its group).
+// printCause writes cause i: its title and counts, (not -q) its shortest
+// change in full and a line per clause group (-v: its every change).
 func printCause(w io.Writer, rep *DiffReport, i int, c DiffCause, o *Options) {
 	tag := ""
 	switch {
@@ -463,8 +438,7 @@ func printChange(w io.Writer, c JSONChange, indent string) {
 	}
 }
 
-// shortestChange is the index of the cause's change with the shortest
-// script (the first of them).
+// shortestChange is the cause's (first) change with the shortest script.
 func shortestChange(changes []JSONChange, c DiffCause) int {
 	best := -1
 	for _, g := range c.Groups {
@@ -493,8 +467,6 @@ func alsoText(cases []string) string {
 	}
 	return strings.Join(cases[:4], ", ") + fmt.Sprintf(" and %d more", len(cases)-4)
 }
-
-// ---- baselines ----
 
 const diffBaselineHeader = "# abicheck diff baseline: one change key per line (abicheck diff -write-baseline)"
 
@@ -530,8 +502,6 @@ func writeDiffBaseline(path string, rep *DiffReport) (int, error) {
 	return len(seen), nil
 }
 
-// ---- JUnit ----
-
 // msText is milliseconds as JUnit's seconds.
 func msText(ms int64) string { return fmt.Sprintf("%.3f", float64(ms)/1000) }
 
@@ -563,15 +533,14 @@ type junitDiffFailure struct {
 }
 
 // writeDiffJUnit writes one test case per cause (failed unless every
-// change of it is known; its time the time its changes' cases took), one
-// for the behaviour as a whole (the behaviour diff's time), and one for the
-// speed comparison (its time).
+// change of it is known), one for the behaviour as a whole, and one for
+// the speed comparison, each with its time.
 func writeDiffJUnit(path string, rep *DiffReport) error {
 	s := junitDiffSuite{Name: rep.Old().Path + " -> " + rep.New().Path, Time: msText(int64(rep.Summary.ElapsedMs))}
-	add := func(c junitDiffCase) {
-		s.Cases = append(s.Cases, c)
+	add := func(name, class string, ms int64, out string, fail *junitDiffFailure) {
+		s.Cases = append(s.Cases, junitDiffCase{Name: name, Classname: class, Time: msText(ms), SystemOut: out, Failure: fail})
 		s.Tests++
-		if c.Failure != nil {
+		if fail != nil {
 			s.Failures++
 		}
 	}
@@ -589,27 +558,25 @@ func writeDiffJUnit(path string, rep *DiffReport) error {
 				}
 			}
 		}
-		jc := junitDiffCase{Name: c.Title, Classname: "abicheck.diff.behaviour", Time: msText(ms)}
 		if c.Known == c.Changes {
-			jc.SystemOut = "known: " + text.String()
+			add(c.Title, "abicheck.diff.behaviour", ms, "known: "+text.String(), nil)
 		} else {
-			jc.Failure = &junitDiffFailure{Message: fmt.Sprintf("%d change(s) under %d clause group(s)", c.Changes-c.Known, len(c.Groups)),
-				Text: text.String()}
+			add(c.Title, "abicheck.diff.behaviour", ms, "", &junitDiffFailure{Text: text.String(),
+				Message: fmt.Sprintf("%d change(s) under %d clause group(s)", c.Changes-c.Known, len(c.Groups))})
 		}
-		add(jc)
 	}
-	whole := junitDiffCase{Name: "behaviour", Classname: "abicheck.diff", Time: msText(int64(rep.Summary.BehaviourMs)),
-		SystemOut: fmt.Sprintf("%d cases (%d random), %d changes, %d known", rep.Summary.Cases, rep.Summary.Random, rep.Summary.Changes, rep.Summary.Known)}
+	sum := rep.Summary
+	var fail *junitDiffFailure
 	if len(rep.TargetChanges) > 0 {
-		whole.Failure = &junitDiffFailure{Message: "the builds differ", Text: strings.Join(rep.TargetChanges, "\n")}
+		fail = &junitDiffFailure{Message: "the builds differ", Text: strings.Join(rep.TargetChanges, "\n")}
 	}
-	add(whole)
+	add("behaviour", "abicheck.diff", int64(sum.BehaviourMs), fmt.Sprintf("%d cases (%d random), %d changes, %d known", sum.Cases, sum.Random, sum.Changes, sum.Known), fail)
 	if rep.Speed != nil {
-		jc := junitDiffCase{Name: "speed", Classname: "abicheck.diff", Time: msText(int64(rep.Summary.SpeedMs))}
-		if rep.Summary.SpeedChanges > 0 {
-			jc.Failure = &junitDiffFailure{Message: fmt.Sprintf("%d entries changed speed beyond the noise", rep.Summary.SpeedChanges)}
+		fail = nil
+		if sum.SpeedChanges > 0 {
+			fail = &junitDiffFailure{Message: fmt.Sprintf("%d entries changed speed beyond the noise", sum.SpeedChanges)}
 		}
-		add(jc)
+		add("speed", "abicheck.diff", int64(sum.SpeedMs), "", fail)
 	}
 	b, err := xml.MarshalIndent(junitDiffSuites{Name: "abicheck diff", Suites: []junitDiffSuite{s}}, "", "  ")
 	if err != nil {

@@ -11,38 +11,27 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// A diff's changes are many views of few causes: a build whose launch
-// returns -93 changes every case that launches, under every clause group
-// whose check launches. A cause is an entry of the runtime and the part of
-// its result that changed (its status, the id it wrote, the direction of
-// committed memory, ...); the changes it explains are listed under it by
-// clause group. Causes() is the grouping; the text and the JSON carry it,
-// and other renderers call it.
-
-// DiffCause is one cause of a diff's changes.
+// DiffCause is one cause of a diff's changes, which are many views of few
+// causes (a launch that returns -93 changes every case that launches): an
+// entry of the runtime and the part of its result that changed, with the
+// changes it explains listed by clause group.
 type DiffCause struct {
-	// Entry is the runtime's C entry whose call changed
-	// (simpler_kernel_mode_launch), the op's kind for an op that calls no
-	// entry of the symbol table, or "setup" / "cleanup" for the runner's
-	// own calls before the first op and after the last.
+	// Entry is the C entry whose call changed, the op's kind for an op
+	// that calls no entry, or "setup" / "cleanup" for the runner's own
+	// calls before the first op and after the last.
 	Entry string `json:"entry"`
-	// Title is the cause in one line: "ENTRY FIELD: OLD -> NEW", the OLD
-	// values that went to one NEW value listed together, most changes
-	// first ("simpler_kernel_mode_launch status: OK, INVALID_STATE -> -93").
+	// Title is "ENTRY FIELD: OLD -> NEW", the OLD values that went to one
+	// NEW value together, most changes first.
 	Title string `json:"title"`
-	// Field is the part of the result that changed: "status", "out"
-	// (the id written), "mem" (committed memory's direction), another
-	// key of the history line, "result" (a call that returns no status, or
-	// a result whose form changed), "outcome" (one build crashed or hung)
-	// or "finding" (the model judged the two calls differently).
-	Field string `json:"field"`
-	// Transitions are the OLD → NEW values, the most changes first.
-	Transitions []DiffTransition `json:"transitions"`
-	// Groups are the clause groups whose cases showed it, the most
-	// changes first.
-	Groups []DiffCauseGroup `json:"groups"`
-	// Changes counts its changes (each distinct change once), Cases the
-	// cases that showed them, Known the changes a baseline listed.
+	// Field is what changed: "status", "out" (the id written), "mem"
+	// (committed memory's direction), another key of the history line,
+	// "result" (no status, or the result's form changed), "outcome" (one
+	// build crashed or hung) or "finding" (the model judged differently).
+	Field       string           `json:"field"`
+	Transitions []DiffTransition `json:"transitions"` // the most changes first
+	Groups      []DiffCauseGroup `json:"groups"`      // the clause groups that showed it, the most changes first
+	// Changes counts its distinct changes, Cases the cases that showed
+	// them, Known the changes a baseline listed.
 	Changes int `json:"changes"`
 	Cases   int `json:"cases"`
 	Known   int `json:"known"`
@@ -83,61 +72,43 @@ func (c DiffCause) title() string {
 // Causes groups the report's changes by cause: one per entry and field,
 // the most changes first (then by entry and field).
 func (r *DiffReport) Causes() []DiffCause {
-	type key struct{ entry, field string }
-	var order []key
-	byKey := map[key]*DiffCause{}
+	out := []DiffCause{}
 	for i, ch := range r.Changes {
-		k := key{ch.Entry, ch.Field}
-		c := byKey[k]
-		if c == nil {
-			c = &DiffCause{Entry: ch.Entry, Field: ch.Field}
-			byKey[k] = c
-			order = append(order, k)
+		ci := slices.IndexFunc(out, func(c DiffCause) bool { return c.Entry == ch.Entry && c.Field == ch.Field })
+		if ci < 0 {
+			ci, out = len(out), append(out, DiffCause{Entry: ch.Entry, Field: ch.Field})
 		}
+		c := &out[ci]
 		cases := 1 + len(ch.Also)
 		c.Changes++
 		c.Cases += cases
 		if ch.Known {
 			c.Known++
 		}
-		c.addTransition(ch.OldValue, ch.NewValue)
-		c.addGroup(ch.Group, i, cases)
+		if t := slices.IndexFunc(c.Transitions, func(t DiffTransition) bool { return t.Old == ch.OldValue && t.New == ch.NewValue }); t >= 0 {
+			c.Transitions[t].Changes++
+		} else {
+			c.Transitions = append(c.Transitions, DiffTransition{Old: ch.OldValue, New: ch.NewValue, Changes: 1})
+		}
+		if g := slices.IndexFunc(c.Groups, func(g DiffCauseGroup) bool { return g.Group == ch.Group }); g >= 0 {
+			c.Groups[g].Changes = append(c.Groups[g].Changes, i)
+			c.Groups[g].Cases += cases
+		} else {
+			c.Groups = append(c.Groups, DiffCauseGroup{Group: ch.Group, Changes: []int{i}, Cases: cases})
+		}
 	}
-	out := make([]DiffCause, 0, len(order))
-	for _, k := range order {
-		c := byKey[k]
+	for i := range out {
+		c := &out[i]
 		slices.SortStableFunc(c.Transitions, func(a, b DiffTransition) int { return cmp.Compare(b.Changes, a.Changes) })
 		slices.SortStableFunc(c.Groups, func(a, b DiffCauseGroup) int {
 			return cmp.Or(cmp.Compare(len(b.Changes), len(a.Changes)), cmp.Compare(a.Group, b.Group))
 		})
 		c.Title = c.title()
-		out = append(out, *c)
 	}
 	slices.SortStableFunc(out, func(a, b DiffCause) int {
 		return cmp.Or(cmp.Compare(b.Changes, a.Changes), cmp.Compare(a.Entry, b.Entry), cmp.Compare(a.Field, b.Field))
 	})
 	return out
-}
-
-func (c *DiffCause) addTransition(old, new string) {
-	for i := range c.Transitions {
-		if t := &c.Transitions[i]; t.Old == old && t.New == new {
-			t.Changes++
-			return
-		}
-	}
-	c.Transitions = append(c.Transitions, DiffTransition{Old: old, New: new, Changes: 1})
-}
-
-func (c *DiffCause) addGroup(group string, change, cases int) {
-	for i := range c.Groups {
-		if g := &c.Groups[i]; g.Group == group {
-			g.Changes = append(g.Changes, change)
-			g.Cases += cases
-			return
-		}
-	}
-	c.Groups = append(c.Groups, DiffCauseGroup{Group: group, Changes: []int{change}, Cases: cases})
 }
 
 // changeCause is what a change says of its cause: the entry called at

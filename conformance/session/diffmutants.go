@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
@@ -39,19 +38,14 @@ type DiffMutantRun struct {
 }
 
 // DiffMutants diffs the plain fake of each mutant's profile against the
-// mutant, the way `abicheck diff FAKE MUTANT` does (directed checks with
-// probes, then o.Sequences random sequences, unshrunk), as many mutants at
-// a time as there are cores.
+// mutant, as `abicheck diff -no-shrink FAKE MUTANT` does.
 func DiffMutants(o *Options, ms []emit.Mutant, out *Printer, stderr io.Writer) (*DiffMutantRun, error) {
-	t0 := time.Now()
-	run := &DiffMutantRun{Rows: make([]DiffMutantRow, len(ms))}
-	if err := eachMutant(len(ms), out, func(i int) (err error) {
-		run.Rows[i], err = diffMutant(o, ms[i], o.verboseTo(stderr))
-		return err
-	}); err != nil {
+	rows, used, err := eachMutant(len(ms), out, func(i int) (DiffMutantRow, error) { return diffMutant(o, ms[i], o.verboseTo(stderr)) })
+	if err != nil {
 		return nil, err
 	}
-	for _, r := range run.Rows {
+	run := &DiffMutantRun{Rows: rows, Used: used}
+	for _, r := range rows {
 		run.Failed = run.Failed || r.Error != ""
 		if r.Named {
 			run.Named++
@@ -60,7 +54,6 @@ func DiffMutants(o *Options, ms []emit.Mutant, out *Printer, stderr io.Writer) (
 			run.Changed++
 		}
 	}
-	run.Used = time.Since(t0)
 	return run, nil
 }
 
@@ -83,17 +76,12 @@ func diffMutant(o *Options, m emit.Mutant, verbose io.Writer) (DiffMutantRow, er
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
 	res := suite.DiffWith(pools[0], pools[1], suite.DiffRun{Cases: o.cases(profile, info.Caps&pools[1].Info().Caps, true, true, nil)})
 	row.Changes = len(res.Changes)
-	seen := map[string]bool{}
 	for _, c := range res.Changes {
-		if slices.Contains(c.Clauses, m.Clause) {
-			row.Named = true
-		}
-		if g := c.Group(); !seen[g] {
-			seen[g] = true
-			row.Groups = append(row.Groups, g)
-		}
+		row.Named = row.Named || slices.Contains(c.Clauses, m.Clause)
+		row.Groups = append(row.Groups, c.Group())
 	}
-	sort.Strings(row.Groups)
+	slices.Sort(row.Groups)
+	row.Groups = slices.Compact(row.Groups)
 	return row, nil
 }
 

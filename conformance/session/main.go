@@ -36,24 +36,18 @@ func Failed(stderr io.Writer, err error) int {
 	return ExitUsage
 }
 
-// Main checks the targets of a run (lib: a library, sim:tmr, sim:refusing,
-// or "" for the default ones: both simulator profiles and a freshly emitted
-// fake) and writes the reports o asks for; it returns abicheck's exit
-// status: ExitOK, ExitFindings, or ExitUsage for a usage or load error (its
-// one line written to stderr).
+// Main checks lib (a library, sim:tmr, sim:refusing, or "" for the
+// default targets), writes the reports o asks for and returns the exit
+// status.
 func Main(o *Options, lib string, stdout, stderr io.Writer) int {
-	return run(o, stdout, stderr, func(out *Printer, check func(...*Target), add func(*Run)) int {
-		return checkTargets(o, lib, out, check, stderr)
-	})
+	return run(o, stdout, stderr, func(out *Printer) ([]*Run, int) { return checkTargets(o, lib, out, stderr) })
 }
 
-// MainTraces judges recorded sessions offline (abicheck -check-trace
-// FILE...), with the reports of a live run. A trace that cannot be read is
-// reported (its file and line) and the exit status is ExitUsage, but every
-// other trace is still judged and reported.
+// MainTraces judges recorded sessions offline (abicheck -check-trace), with
+// the reports of a live run; one that cannot be read makes the status
+// ExitUsage, but every other is still judged.
 func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
-	return run(o, stdout, stderr, func(_ *Printer, _ func(...*Target), add func(*Run)) int {
-		code := ExitOK
+	return run(o, stdout, stderr, func(*Printer) (runs []*Run, code int) {
 		for _, f := range files {
 			t0 := time.Now()
 			r, err := CheckTrace(f)
@@ -63,14 +57,14 @@ func MainTraces(o *Options, files []string, stdout, stderr io.Writer) int {
 				continue
 			}
 			r.Elapsed = time.Since(t0)
-			add(r)
+			runs = append(runs, r)
 		}
-		return code
+		return runs, code
 	})
 }
 
 // run makes the runs (produce) and writes every report o asks for.
-func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check func(...*Target), add func(*Run)) int) int {
+func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer) ([]*Run, int)) int {
 	t0 := time.Now()
 	var base *report.Baseline
 	if o.Baseline != "" {
@@ -88,39 +82,26 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 		return UsageError(stderr, err.Error())
 	}
 	out := NewPrinter(o, stdout)
-	var runs []*Run
-	// check runs the suite on targets at once (each target's runs are its
-	// own: a simulator in this process, a library in its child processes),
-	// and keeps their order for the reports.
-	check := func(targets ...*Target) {
-		done := make([]*Run, len(targets))
-		_ = inParallel(len(targets), 0, func(i int) error {
-			defer targets[i].Close()
-			done[i] = Check(targets[i], o, out)
-			return nil
-		})
-		runs = append(runs, done...)
-	}
-	code := produce(out, check, func(r *Run) { runs = append(runs, r) })
+	runs, code := produce(out)
 	if code == ExitUsage && len(runs) == 0 {
 		return code
+	}
+	fail := func(what string, err error) {
+		fmt.Fprintf(stderr, "abicheck: %s%v\n", what, err)
+		code = max(code, ExitUsage)
 	}
 	for _, r := range runs {
 		r.Result.Report.ApplyBaseline(base)
 	}
 	if o.WriteBaseline != "" {
 		if err := writeBaseline(o.WriteBaseline, runs, stderr); err != nil {
-			fmt.Fprintf(stderr, "abicheck: -write-baseline: %v\n", err)
-			code = ExitUsage
+			fail("-write-baseline: ", err)
 		}
 	}
-	if len(runs) > 1 {
-		for _, r := range runs {
-			r.Target.FileTag += "-"
-		}
-	} else {
-		for _, r := range runs {
-			r.Target.FileTag = ""
+	for _, r := range runs {
+		r.Target.FileTag += "-"
+		if len(runs) == 1 {
+			r.Target.FileTag = "" // one target: its repro files need no tag
 		}
 	}
 	// Without -repro-dir nothing is written: the table prints each repro
@@ -128,8 +109,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 	if o.ReproDir != "" {
 		files, err := WriteRepros(o.ReproDir, runs)
 		if err != nil {
-			fmt.Fprintf(stderr, "abicheck: -repro-dir: %v\n", err)
-			code = max(code, ExitUsage)
+			fail("-repro-dir: ", err)
 		}
 		defer func() {
 			if len(files) > 0 {
@@ -138,7 +118,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 		}()
 	}
 	if o.JSON {
-		if err := WriteJSON(stdout, runs, o, time.Since(t0)); err != nil {
+		if err := WriteJSONValue(stdout, ChecksJSON(runs, o, time.Since(t0))); err != nil {
 			return Failed(stderr, err)
 		}
 	} else {
@@ -146,15 +126,13 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer, check 
 	}
 	if o.JUnit != "" {
 		if err := WriteJUnit(o.JUnit, runs); err != nil {
-			fmt.Fprintf(stderr, "abicheck: -junit: %v\n", err)
-			code = max(code, ExitUsage)
+			fail("-junit: ", err)
 		} else {
 			announce(stderr, "the JUnit report to %s", o.JUnit)
 		}
 	}
 	if err := writePageOf(o, stderr, func(p Pages, w io.Writer) error { return p.Check(w, runs, o) }); err != nil {
-		fmt.Fprintf(stderr, "abicheck: %v\n", err)
-		code = max(code, ExitUsage)
+		fail("", err)
 	}
 	if code == ExitOK && AnyFindings(runs) {
 		code = ExitFindings
@@ -179,30 +157,36 @@ func writeBaseline(path string, runs []*Run, stderr io.Writer) error {
 	return nil
 }
 
-// checkTargets checks lib, or the default targets.
-func checkTargets(o *Options, lib string, out *Printer, check func(...*Target), stderr io.Writer) int {
-	switch {
-	case lib == "":
-		// Both simulator profiles and a freshly emitted fake, checked at
-		// once; without the fake (no compiler, a failed build or load) the
-		// simulators alone.
-		targets := []*Target{SimTarget("sim:tmr", o.CaseTimeout), SimTarget("sim:refusing", o.CaseTimeout)}
-		t, code := emittedTarget(o, stderr)
-		if t != nil {
-			targets = append(targets, t)
-		}
-		check(targets...)
-		return code
-	case IsSimSpec(lib):
-		check(SimTarget(lib, o.CaseTimeout))
-	default:
-		t, err := LibTarget(lib, o, stderr)
+// checkTargets checks lib, or the default targets: both simulator profiles
+// and a freshly emitted fake, or without the fake (no compiler, a failed
+// build or load) the simulators alone.
+func checkTargets(o *Options, lib string, out *Printer, stderr io.Writer) ([]*Run, int) {
+	if lib != "" {
+		t, err := OpenTarget(lib, o, stderr)
 		if err != nil {
-			return Failed(stderr, err)
+			return nil, Failed(stderr, err)
 		}
-		check(t)
+		return checkAll(o, out, []*Target{t}), ExitOK
 	}
-	return ExitOK
+	targets := []*Target{SimTarget("sim:tmr", o.CaseTimeout), SimTarget("sim:refusing", o.CaseTimeout)}
+	t, code := emittedTarget(o, stderr)
+	if t != nil {
+		targets = append(targets, t)
+	}
+	return checkAll(o, out, targets), code
+}
+
+// checkAll runs the suite on targets at once (each target's runs are its
+// own: a simulator in this process, a library in its child processes), in
+// their order for the reports.
+func checkAll(o *Options, out *Printer, targets []*Target) []*Run {
+	runs := make([]*Run, len(targets))
+	_ = inParallel(len(targets), 0, func(i int) error {
+		defer targets[i].Close()
+		runs[i] = Check(targets[i], o, out)
+		return nil
+	})
+	return runs
 }
 
 // emittedTarget builds the default run's fake and loads it: the target, or

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,23 +18,17 @@ import (
 	"github.com/simabi/simabi/sim/emit"
 )
 
-// Mechanical mutants (abicheck mutants -mechanical, issue #32): each
-// mutant emit.MechanicalMutants finds is built, checked like a hand-written
-// mutant, and, when it survives, run against a reference under the same
-// ops: sim for a tmr or refusing build, the plain emitted build for a
-// legacy one (sim has no legacy profile). A survivor no op tells apart is
-// reported equivalent; one that differs is a gap of the checker, with the
-// script that shows it and the rule (and, from a directed check, the
-// clauses) of the op that differs.
+// Mechanical mutants (abicheck mutants -mechanical, issue #32) are built,
+// checked like hand-written ones, and each survivor is run against a
+// reference (sim; the plain emitted build for legacy, which sim lacks): one
+// no op tells apart is equivalent, one that differs a gap of the checker.
 
 // MechanicalOptions are -mechanical's own flags.
 type MechanicalOptions struct {
 	Count    int            // mutants to sample (0: all)
 	Profiles []emit.Profile // the builds whose source is mutated
 	Filter   *regexp.Regexp // only IDs that match (before sampling)
-	// DiffDuration and DiffSequences bound the differential's random
-	// sequences per survivor (after the directed checks and their probes);
-	// DiffOps is their length.
+	// A survivor's differential: its random sequences' bounds and length.
 	DiffDuration  time.Duration
 	DiffSequences int
 	DiffOps       int
@@ -61,15 +56,14 @@ type MechanicalRow struct {
 	ByRule   string `json:"by_rule,omitempty"` // the rules that case broke
 	Verdict  string `json:"verdict,omitempty"`
 	Compiler string `json:"compiler,omitempty"` // why it does not compile
-	// The differential of a survivor: the directed cases and the random
-	// sequences it ran on both builds.
-	DiffCases  int `json:"diff_cases,omitempty"`
-	DiffRandom int `json:"diff_random,omitempty"`
-	// DiffFlaky counts differences that two more runs did not show again.
-	DiffFlaky int            `json:"diff_flaky,omitempty"`
-	Gap       *MechanicalGap `json:"gap,omitempty"`
-	MS        int64          `json:"ms"`
-	Error     string         `json:"error,omitempty"`
+	// A survivor's differential: the directed cases and random sequences
+	// it ran on both builds, the differences two more runs did not repeat.
+	DiffCases  int            `json:"diff_cases,omitempty"`
+	DiffRandom int            `json:"diff_random,omitempty"`
+	DiffFlaky  int            `json:"diff_flaky,omitempty"`
+	Gap        *MechanicalGap `json:"gap,omitempty"`
+	MS         int64          `json:"ms"`
+	Error      string         `json:"error,omitempty"`
 }
 
 // MechanicalGap is what tells a surviving mutant from the reference.
@@ -82,10 +76,8 @@ type MechanicalGap struct {
 	Mutant  string   `json:"mutant"`    // what the mutant did there
 	Script  []string `json:"script"`
 	Shrunk  bool     `json:"shrunk"`
-	// Flagged: the model flags the mutant's run of the script, so the
-	// checker would have killed it with this sequence (its random budget
-	// missed it); not flagged, the contract as the model reads it accepts
-	// both answers.
+	// Flagged: the model flags the mutant's run of the script (the check's
+	// random budget missed it); else the model accepts both answers.
 	Flagged bool `json:"flagged"`
 }
 
@@ -114,9 +106,8 @@ type MechanicalRun struct {
 // differential, so a difference would say nothing about a mutant.
 var ErrControlDiffers = errors.New("the plain build differs from its reference")
 
-// SelectMechanical enumerates the mutants of mo's profiles, keeps those
-// mo.Filter matches and samples mo.Count of them with seed. It returns the
-// sample and how many there were to pick from.
+// SelectMechanical samples mo.Count of the mutants of mo's profiles that
+// mo.Filter matches, with seed, and says how many there were to pick from.
 func SelectMechanical(mo MechanicalOptions, seed uint64) ([]emit.MechanicalMutant, int, error) {
 	var all []emit.MechanicalMutant
 	for _, p := range mo.Profiles {
@@ -146,20 +137,15 @@ func openRef(p emit.Profile, o *Options, verbose io.Writer) (*Target, error) {
 	return &Target{Exec: pool, Info: pool.Info(), Close: pool.Close}, nil
 }
 
-// RunMechanical builds and checks each of ms, as many at a time as there
-// are cores, and runs each survivor against its reference. First, as a
-// control, the plain build of each profile goes through the same
-// differential: it must show no difference (ErrControlDiffers).
+// RunMechanical builds and checks each of ms and runs each survivor
+// against its reference; first, the plain build of each profile goes
+// through the same differential as a control (ErrControlDiffers).
 func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant, out *Printer, stderr io.Writer) (*MechanicalRun, error) {
 	verbose := o.verboseTo(stderr)
 	t0 := time.Now()
-	run := &MechanicalRun{Rows: make([]MechanicalRow, len(ms)), Seed: o.Seed, Control: []string{}}
-	profiles := map[emit.Profile]bool{}
-	for _, m := range ms {
-		profiles[m.Profile] = true
-	}
+	run := &MechanicalRun{Seed: o.Seed, Control: []string{}}
 	for _, p := range mo.Profiles {
-		if !profiles[p] {
+		if !slices.ContainsFunc(ms, func(m emit.MechanicalMutant) bool { return m.Profile == p }) {
 			continue
 		}
 		line, err := mechanicalControl(o, mo, p, verbose)
@@ -170,13 +156,13 @@ func RunMechanical(o *Options, mo MechanicalOptions, ms []emit.MechanicalMutant,
 	}
 	var done atomic.Int64
 	progress := out.Progress("mutants -mechanical")
-	if err := eachMutant(len(ms), out, func(i int) error {
+	var err error
+	if run.Rows, _, err = eachMutant(len(ms), out, func(i int) (MechanicalRow, error) {
 		row, err := runMechanicalMutant(o, mo, ms[i], verbose)
-		run.Rows[i] = row
 		if progress != nil {
 			progress(int(done.Add(1)), len(ms), ms[i].ID+" "+row.Outcome)
 		}
-		return err
+		return row, err
 	}); err != nil {
 		return nil, err
 	}
@@ -217,13 +203,10 @@ func mechanicalControl(o *Options, mo MechanicalOptions, p emit.Profile, verbose
 	var row MechanicalRow
 	differential(o, mo, &row, ref, pool)
 	what := fmt.Sprintf("control: the plain %s build against %s: %d directed cases and %d random sequences, ", p, refName(p), row.DiffCases, row.DiffRandom)
-	if row.Gap != nil {
-		return "", fmt.Errorf("%w: %s%s at %s (%s): reference %q, plain build %q", ErrControlDiffers, what, row.Gap.Case, op.Abbreviate(strings.Join(row.Gap.Script, "; ")), row.Gap.Rule, row.Gap.Ref, row.Gap.Mutant)
+	if g := row.Gap; g != nil {
+		return "", fmt.Errorf("%w: %s%s at %s (%s): reference %q, plain build %q", ErrControlDiffers, what, g.Case, op.Abbreviate(strings.Join(g.Script, "; ")), g.Rule, g.Ref, g.Mutant)
 	}
-	if row.DiffFlaky > 0 {
-		return what + fmt.Sprintf("no difference (%d did not repeat)", row.DiffFlaky), nil
-	}
-	return what + "no difference", nil
+	return what + "no difference" + flakyText(row.DiffFlaky, "did not repeat"), nil
 }
 
 func refName(p emit.Profile) string {
@@ -266,15 +249,14 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
 	res := suite.ConformWith(p, suite.Run{Name: "mutant " + m.ID, MaxHangs: o.MaxHangs, Stop: killsAny,
 		Cases: o.cases(profile, info.Caps, true, true, nil)})
-	for _, c := range res.Cases {
-		if killsAny(c) {
-			var rules []string
-			for _, r := range c.Broken {
-				rules = append(rules, r.String())
-			}
-			row.Outcome, row.Check, row.ByRule, row.Verdict = MechKilled, c.Name, strings.Join(rules, ","), c.Verdict.String()
-			return row, nil
+	if i := slices.IndexFunc(res.Cases, killsAny); i >= 0 {
+		c := res.Cases[i]
+		rules := make([]string, len(c.Broken))
+		for j, r := range c.Broken {
+			rules[j] = r.String()
 		}
+		row.Outcome, row.Check, row.ByRule, row.Verdict = MechKilled, c.Name, strings.Join(rules, ","), c.Verdict.String()
+		return row, nil
 	}
 	ref, err := openRef(m.Profile, o, verbose)
 	if err != nil {
@@ -294,12 +276,9 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 // checker reports failed, crashed or hung kills it.
 func killsAny(c suite.CaseOutcome) bool { return Bad(c.Verdict) }
 
-// differential runs the directed catalogue with its probes, then random
-// sequences within mo's budget, on ref and on x, and records the first
-// difference in row.Gap (shrunk). A difference counts only when two more
-// runs of its script show it again: one that does not (a race or a hold
-// that a loaded machine decided otherwise, a hang under load) is counted
-// in row.DiffFlaky and passed over.
+// differential diffs ref and x (the catalogue with its probes, then random
+// sequences within mo's budget) and records the first difference that two
+// more runs repeat in row.Gap, shrunk; others count in row.DiffFlaky.
 func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *Target, x *isolate.Pool) {
 	info := x.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
@@ -317,9 +296,8 @@ func differential(o *Options, mo MechanicalOptions, row *MechanicalRow, ref *Tar
 	}
 }
 
-// DiffSeed is the seed of the differential's random sequence i: apart from
-// the checker's (seed+i), so that a survivor meets sequences its check did
-// not run.
+// DiffSeed is the seed of the differential's random sequence i, apart
+// from the check's (seed+i): a survivor meets sequences its check did not.
 func DiffSeed(seed uint64, i int) uint64 { return seed + 1<<32 + uint64(i) }
 
 // flagged says whether the checker would fail the mutant's run of ops.
@@ -329,7 +307,7 @@ func flagged(x conformance.Executor, ops []op.Op) bool {
 }
 
 // WriteMechanical prints the table of a mechanical run, its figures and
-// every gap with its script (JSON with o.JSON).
+// every gap with its script.
 func WriteMechanical(w io.Writer, run *MechanicalRun, o *Options, mo MechanicalOptions) error {
 	if o.JSON {
 		run.Schema, run.Command, run.ElapsedS = JSONSchema, "mutants -mechanical", seconds(run.Used)
@@ -347,10 +325,8 @@ func WriteMechanical(w io.Writer, run *MechanicalRun, o *Options, mo MechanicalO
 		case MechNotCompiling:
 			by = r.Compiler
 		case MechEquivalent:
-			by = fmt.Sprintf("not distinguished in %d directed cases and %d random sequences", r.DiffCases, r.DiffRandom)
-			if r.DiffFlaky > 0 {
-				by += fmt.Sprintf(" (%d differences did not repeat)", r.DiffFlaky)
-			}
+			by = fmt.Sprintf("not distinguished in %d directed cases and %d random sequences", r.DiffCases, r.DiffRandom) +
+				flakyText(r.DiffFlaky, "differences did not repeat")
 		case MechGap:
 			by = fmt.Sprintf("differs at %s (%s) in %s", op.Abbreviate(gapOp(r.Gap)), strings.Join(r.Gap.Clauses, ", "), r.Gap.Case)
 		default:
@@ -387,6 +363,14 @@ func WriteMechanical(w io.Writer, run *MechanicalRun, o *Options, mo MechanicalO
 		o.Sequences, o.MaxOps, o.Duration, o.CaseTimeout, mo.DiffSequences, mo.DiffOps, mo.DiffDuration)
 	fmt.Fprintf(w, "used: %.1fs for %d mutants (builds included)\n", run.Used.Seconds(), run.Total)
 	return nil
+}
+
+// flakyText is " (N what)", or "" for none.
+func flakyText(n int, what string) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d %s)", n, what)
 }
 
 // gapOp is the op a gap's scripts differs at.

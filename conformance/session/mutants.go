@@ -32,8 +32,7 @@ type MutantRow struct {
 	Error     string   `json:"error,omitempty"`
 }
 
-// MutantsJSON is the kill table as JSON (abicheck mutants -json): the
-// envelope of every JSON report (JSONSchema), a target per mutant.
+// MutantsJSON is the kill table as JSON: a target per mutant.
 type MutantsJSON struct {
 	Schema   string      `json:"schema"`
 	Command  string      `json:"command"` // "mutants"
@@ -44,10 +43,8 @@ type MutantsJSON struct {
 		Total  int     `json:"total"`
 		Ratio  float64 `json:"ratio"`
 	} `json:"score"`
-	Clauses ClauseCoverage `json:"clauses"`
-	// Masking are the refused calls of the catalogue whose refusal the
-	// clause that decides shares with the next (conformance.MaskedCalls).
-	Masking []MaskedCallJSON `json:"masking"`
+	Clauses ClauseCoverage   `json:"clauses"`
+	Masking []MaskedCallJSON `json:"masking"` // conformance.MaskedCalls
 	Budget  struct {
 		Sequences     int    `json:"sequences"`
 		MaxOps        int    `json:"max_ops"`
@@ -59,9 +56,8 @@ type MutantsJSON struct {
 	} `json:"budget"`
 }
 
-// MaskedCallJSON is one masked call of the catalogue (abicheck mutants
-// -json): its check, profile, op index and text, and each condition that
-// alone refuses it, in the entry's order.
+// MaskedCallJSON is one masked call of the catalogue, with each condition
+// that alone refuses it, in the entry's order.
 type MaskedCallJSON struct {
 	Check      string   `json:"check"`
 	Profile    string   `json:"profile"`
@@ -88,13 +84,12 @@ func MaskingJSON(masked []conformance.RefusedCall) []MaskedCallJSON {
 // passes a runtime that dropped that clause, so no mutant of it can be
 // killed there.
 func PrintMasking(w io.Writer, masked []conformance.RefusedCall) {
-	if len(masked) == 0 {
+	switch len(masked) {
+	case 0:
 		fmt.Fprintln(w, "masking: none")
-		return
-	}
-	if len(masked) == 1 {
+	case 1:
 		fmt.Fprintln(w, "masking: 1 refused call shares its refusal between two clauses")
-	} else {
+	default:
 		fmt.Fprintf(w, "masking: %d refused calls share their refusal between two clauses\n", len(masked))
 	}
 	for _, r := range masked {
@@ -115,10 +110,9 @@ type MutantRun struct {
 	Clauses ClauseCoverage
 }
 
-// ClauseCoverage is what the run says of the contract's clauses
-// (conformance/clauses.go): how many there are, how many no call can
-// drive, how many a directed check drives, and of those whose mutants
-// this run built, how many had every mutant killed.
+// ClauseCoverage is what the run says of the contract's clauses: how many
+// there are, no call can drive, a directed check drives, and of those
+// whose mutants this run built, how many had every mutant killed.
 type ClauseCoverage struct {
 	Clauses   int      `json:"clauses"`
 	Undriven  int      `json:"undriven"`
@@ -128,32 +122,24 @@ type ClauseCoverage struct {
 	Survivors []string `json:"survivors,omitempty"`
 }
 
-// RunMutants builds each mutant of ms (jobs at a time: the compiles are
-// most of a cold run), checks each in child processes with the directed
-// catalogue (the checks that claim it first; none with randomOnly) and then
-// random sequences, each mutant's run stopping at its first kill under a
-// rule of the mutant's group. Mutants run concurrently, jobs at a time:
-// each in its own child processes, so they share nothing.
+// RunMutants builds and checks each mutant of ms in its own child
+// processes: the directed catalogue (the checks that claim it first; none
+// with randomOnly), then random sequences, to its first kill.
 func RunMutants(o *Options, ms []emit.Mutant, randomOnly bool, out *Printer, stderr io.Writer) (*MutantRun, error) {
-	t0 := time.Now()
-	run := &MutantRun{Rows: make([]MutantRow, len(ms))}
-	if err := eachMutant(len(ms), out, func(i int) (err error) {
-		run.Rows[i], err = runMutant(o, ms[i], randomOnly, out, o.verboseTo(stderr))
-		return err
-	}); err != nil {
+	rows, used, err := eachMutant(len(ms), out, func(i int) (MutantRow, error) {
+		return runMutant(o, ms[i], randomOnly, out, o.verboseTo(stderr))
+	})
+	if err != nil {
 		return nil, err
 	}
-	for _, row := range run.Rows {
-		if row.Error != "" {
-			run.Failed = true
-		}
+	run := &MutantRun{Rows: rows, Used: used, Clauses: clauseCoverage(rows)}
+	for _, row := range rows {
+		run.Failed = run.Failed || row.Error != ""
 		if row.Killed {
 			run.Killed++
 		}
 		run.Random += row.Random
 	}
-	run.Clauses = clauseCoverage(run.Rows)
-	run.Used = time.Since(t0)
 	return run, nil
 }
 
@@ -169,22 +155,19 @@ func runMutant(o *Options, m emit.Mutant, randomOnly bool, out *Printer, verbose
 	}
 	info := p.Info()
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
-	checks := ClaimingFirst(conformance.Catalogue(), m.Name)
-	if randomOnly {
-		checks = []conformance.Check{}
-	}
 	s := suite.Run{Name: "mutant " + m.Name, MaxHangs: o.MaxHangs, Stop: suite.StopAtKill(m.Rule),
 		Cases: o.cases(profile, info.Caps, !randomOnly, true, out.Progress("mutant "+m.Name))}
-	s.Checks = checks
+	if s.Checks = []conformance.Check{}; !randomOnly {
+		s.Checks = ClaimingFirst(conformance.Catalogue(), m.Name)
+	}
 	res := suite.ConformWith(p, s)
 	p.Close()
 	k := suite.KillOf(res.Cases, m.Rule)
-	row.Killed, row.Check, row.ByRule = k.Killed, k.Case, k.Rule
+	row.Killed, row.Check, row.ByRule, row.Cases, row.Random = k.Killed, k.Case, k.Rule, len(res.Cases), res.Random
 	if k.Killed {
 		row.Verdict = k.How.String()
 	}
 	row.Elsewhere = append(row.Elsewhere, k.Elsewhere...)
-	row.Cases, row.Random = len(res.Cases), res.Random
 	row.MS = time.Since(m0).Milliseconds()
 	return row, nil
 }
@@ -224,8 +207,7 @@ func clauseCoverage(rows []MutantRow) ClauseCoverage {
 	return cc
 }
 
-// WriteMutants prints the kill table, the score and the budget (JSON with
-// o.JSON).
+// WriteMutants prints the kill table, the score and the budget.
 func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out *Printer) error {
 	rows := run.Rows
 	if o.JSON {

@@ -22,10 +22,9 @@ type MutantsOptions struct {
 }
 
 // MutantsMain is `abicheck mutants` once its flags are parsed; it returns
-// the exit status: ExitFindings when a mutant survives (-diff: when a diff
-// names the clause of fewer than 95 % of the mutants; -mechanical: when the
-// score over the non-equivalent mutants is below 95 %), ExitUsage on a
-// usage or build error.
+// ExitFindings when a mutant survives (-diff: a diff names the clause of
+// fewer than 95 %; -mechanical: a score below 95 %), ExitUsage on a usage
+// or build error.
 func MutantsMain(o *Options, mo MutantsOptions, stdout, stderr io.Writer) int {
 	if err := o.Validate(""); err != nil {
 		return UsageError(stderr, "mutants: "+err.Error())
@@ -73,9 +72,8 @@ func MutantsMain(o *Options, mo MutantsOptions, stdout, stderr io.Writer) int {
 	return mutantsExit(stderr, err, run != nil && run.Failed, run != nil && run.Killed < len(run.Rows))
 }
 
-// mutantsExit is a mutants run's exit status: ExitUsage (err's line on stderr)
-// when it did not run or a mutant did not build, ExitFindings when it
-// fell short.
+// mutantsExit is ExitUsage (err's line on stderr) when the run did not
+// run or a mutant did not build, ExitFindings when it fell short.
 func mutantsExit(stderr io.Writer, err error, failed, short bool) int {
 	switch {
 	case err != nil:

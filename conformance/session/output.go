@@ -1,20 +1,20 @@
 package session
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/report"
 )
 
@@ -32,58 +32,52 @@ func Results(r *Run) []report.RuleReport {
 	return out
 }
 
-// reproFile is the file name of a rule's repro.
-func reproFile(r *Run, rule string) string {
-	return "repro-" + r.Target.FileTag + rule + ".ops"
-}
+func reproFile(r *Run, rule string) string { return "repro-" + r.Target.FileTag + rule + ".ops" }
 
+// reproText is a repro file: a "# key: value" header (the finding -replay
+// must see; a refusal probe's finding is judged under its own rule, so the
+// file says which refused call left it; the args that pick the target
+// again), then the ops.
 func reproText(r *Run, rr report.RuleReport, file string) string {
+	i := r.Target.Info
+	probe := ""
+	if rr.Finding != "" && !strings.HasPrefix(rr.Finding, rr.Rule+" ") {
+		probe = "a refused call of " + rr.Rule + " left this finding behind (the detail names the refusal)"
+	}
+	detail := ""
+	if rr.Detail != "" {
+		detail = oneLine(rr.Detail)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# abicheck repro: %s %s\n", rr.Rule, rr.Verdict)
-	if rr.Finding != "" {
-		// What -replay must see to say the finding reproduces.
-		fmt.Fprintf(&b, "# finding: %s\n", rr.Finding)
-		if !strings.HasPrefix(rr.Finding, rr.Rule+" ") {
-			// A refusal probe's finding: the trace a refused call of
-			// this rule's entry left, which the model judges under its own rule.
-			fmt.Fprintf(&b, "# probe: a refused call of %s left this finding behind (the detail names the refusal)\n", rr.Rule)
+	for _, h := range [][2]string{{"finding", rr.Finding}, {"probe", probe}, {"note", rr.ReproNote}, {"rule", rr.Anchor},
+		{"target", r.Target.Label}, {"profile", fmt.Sprintf("%s (revision %s, supported %d)", i.Profile, i.Revision, i.Supported)},
+		{"detail", detail}, {"replay", replayCommand(r, file)}, {"args", r.Target.ReplayArgs}} {
+		if h[1] != "" {
+			fmt.Fprintf(&b, "# %s: %s\n", h[0], h[1])
 		}
 	}
-	if rr.ReproNote != "" {
-		fmt.Fprintf(&b, "# note: %s\n", rr.ReproNote)
-	}
-	if rr.Anchor != "" {
-		fmt.Fprintf(&b, "# rule: %s\n", rr.Anchor)
-	}
-	fmt.Fprintf(&b, "# target: %s\n", r.Target.Label)
-	fmt.Fprintf(&b, "# profile: %s (revision %s, supported %d)\n", r.Target.Info.Profile, r.Target.Info.Revision, r.Target.Info.Supported)
-	if rr.Detail != "" {
-		fmt.Fprintf(&b, "# detail: %s\n", oneLine(rr.Detail))
-	}
-	fmt.Fprintf(&b, "# replay: %s\n", replayCommand(r, file))
-	if r.Target.ReplayArgs != "" {
-		// What -replay FILE without LIB runs: the target and its flags.
-		fmt.Fprintf(&b, "# args: %s\n", r.Target.ReplayArgs)
-	}
-	for _, l := range rr.Repro {
-		b.WriteString(l)
-		b.WriteByte('\n')
+	b.WriteString(lines(rr.Repro))
+	return b.String()
+}
+
+// lines is ls, a line each.
+func lines(ls []string) string {
+	var b strings.Builder
+	for _, l := range ls {
+		b.WriteString(l + "\n")
 	}
 	return b.String()
 }
 
-// hintDir is the directory the replay hint of a run without -repro-dir
-// names: nothing was written, and the hint says how to have it written.
-const hintDir = "out"
-
 // replayHint is the table's replay line for a rule's repro: the command
-// on the file -repro-dir wrote, or without it the command on the file a
-// run with -repro-dir out would write, and that it needs that run.
+// on the file -repro-dir wrote, or (nothing written) on the file a run
+// with -repro-dir out would write.
 func replayHint(r *Run, rule, reproDir string) string {
 	if reproDir != "" {
 		return replayCommand(r, filepath.Join(reproDir, reproFile(r, rule)))
 	}
-	return replayCommand(r, filepath.Join(hintDir, reproFile(r, rule))) + " (once a run with -repro-dir " + hintDir + " has written it)"
+	return replayCommand(r, filepath.Join("out", reproFile(r, rule))) + " (once a run with -repro-dir out has written it)"
 }
 
 func replayCommand(r *Run, file string) string {
@@ -96,8 +90,8 @@ func replayCommand(r *Run, file string) string {
 
 func oneLine(s string) string { return op.Abbreviate(strings.ReplaceAll(s, "\n", " | ")) }
 
-// WriteRepros writes every failing rule's op log into dir (made when
-// there is one) and returns the names of the files it wrote.
+// WriteRepros writes every failing rule's repro into dir and returns the
+// names of the files it wrote.
 func WriteRepros(dir string, runs []*Run) ([]string, error) {
 	var names []string
 	for _, r := range runs {
@@ -116,13 +110,9 @@ func WriteRepros(dir string, runs []*Run) ([]string, error) {
 	return names, nil
 }
 
-// ---- JSON ----
-
 // JSONSchema names the shape of every JSON report abicheck writes
-// (docs/abicheck.md): one object, whatever the number of targets, with
-// "schema", "command", "targets" (a list) and "elapsed_s", then the
-// command's own fields. v1 (unnamed) was an object for one target and an
-// array for several.
+// (docs/abicheck.md): one object with "schema", "command", "targets" (a
+// list) and "elapsed_s", then the command's own fields.
 const JSONSchema = "abicheck/v2"
 
 // JSONTarget is a build a report is about.
@@ -175,7 +165,6 @@ func (s *JSONSummary) counts() map[model.Verdict]*int {
 		model.Crash: &s.Crash, model.Hang: &s.Hang, model.Known: &s.Known}
 }
 
-// addAll adds the counts of o.
 func (s *JSONSummary) addAll(o JSONSummary) {
 	for v, n := range o.counts() {
 		*s.counts()[v] += *n
@@ -222,25 +211,19 @@ func ReportJSON(r *Run, o *Options) JSONReport {
 		j.Summary.add(rr.Verdict)
 	}
 	for _, c := range rep.Checks {
-		rules := c.Rules
-		if rules == nil {
-			rules = []string{}
-		}
-		j.Checks = append(j.Checks, JSONCheck{Name: c.Name, Rules: rules, Verdict: c.Verdict.String(), Detail: alignDetail(c.Detail, c.Repro),
+		j.Checks = append(j.Checks, JSONCheck{Name: c.Name, Rules: append([]string{}, c.Rules...), Verdict: c.Verdict.String(), Detail: alignDetail(c.Detail, c.Repro),
 			Repro: strings.Join(c.Repro, "\n")})
 	}
 	return j
 }
 
-// CheckJSON is the JSON report of a check or of -check-trace: a
-// JSONReport per target (per trace), in the order of the text.
+// CheckJSON is the JSON report of a check or of -check-trace.
 type CheckJSON struct {
-	Schema  string       `json:"schema"`
-	Command string       `json:"command"` // "check" or "check-trace"
-	Targets []JSONReport `json:"targets"`
-	// Summary adds up the targets' verdicts.
-	Summary  JSONSummary `json:"summary"`
-	ElapsedS float64     `json:"elapsed_s"`
+	Schema   string       `json:"schema"`
+	Command  string       `json:"command"` // "check" or "check-trace"
+	Targets  []JSONReport `json:"targets"`
+	Summary  JSONSummary  `json:"summary"` // the targets' verdicts added up
+	ElapsedS float64      `json:"elapsed_s"`
 }
 
 // ChecksJSON is the JSON report of runs that took elapsed in all.
@@ -257,11 +240,6 @@ func ChecksJSON(runs []*Run, o *Options, elapsed time.Duration) CheckJSON {
 	return j
 }
 
-// WriteJSON writes the JSON report of runs (ChecksJSON).
-func WriteJSON(w io.Writer, runs []*Run, o *Options, elapsed time.Duration) error {
-	return WriteJSONValue(w, ChecksJSON(runs, o, elapsed))
-}
-
 // seconds is d in seconds, to the millisecond (a report's elapsed_s).
 func seconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
 
@@ -272,8 +250,6 @@ func WriteJSONValue(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
-
-// ---- JUnit ----
 
 // WriteJUnit writes one test suite per target and one test case per rule
 // (report.RenderJUnit), with the times of RuleTimes.
@@ -290,12 +266,10 @@ func WriteJUnit(path string, runs []*Run) error {
 }
 
 // RuleTimes attributes a run's time to its rules (a JUnit test case's
-// time): a directed check's time (its case's, shrinking included) goes to
-// the check's rules in equal shares; the rest of the run (the random
-// sequences, the refusal probes, starting the children, judging a trace)
-// is spread over the rules in proportion to the calls the model judged
-// under each (a rule's checks: the random sequences judge every call under
-// its rules). The times add up to the run's.
+// time), adding up to the run's: a directed check's time (shrinking
+// included) goes to its rules in equal shares; the rest (random sequences,
+// probes, starting children, judging a trace) to the rules in proportion
+// to the calls the model judged under each.
 func RuleTimes(r *Run) map[string]time.Duration {
 	out := map[string]time.Duration{}
 	rest := r.Elapsed
@@ -314,18 +288,13 @@ func RuleTimes(r *Run) map[string]time.Duration {
 	for _, rr := range rs {
 		total += uint64(rr.Passes + rr.Fails + rr.Warns)
 	}
-	if rest <= 0 || total == 0 {
-		return out
-	}
 	for _, rr := range rs {
-		if n := uint64(rr.Passes + rr.Fails + rr.Warns); n > 0 {
+		if n := uint64(rr.Passes + rr.Fails + rr.Warns); n > 0 && rest > 0 {
 			out[rr.Rule] += time.Duration(float64(rest) * float64(n) / float64(total))
 		}
 	}
 	return out
 }
-
-// ---- the human table ----
 
 type Printer struct {
 	o     *Options
@@ -415,10 +384,8 @@ func (s JSONSummary) String() string {
 	return out
 }
 
-// Report prints every run, then the totals and the wall time the session
-// took: per run its failures, warnings and skips (grouped by reason; -v:
-// the full per-rule table and every check; -q: failures only) and its
-// summary line.
+// Report prints every run (its failures, warnings and skips by reason; -v:
+// every rule and check; -q: failures only), then the totals and the time.
 func (p *Printer) Report(runs []*Run, elapsed time.Duration) {
 	w := p.w
 	var tot JSONSummary
@@ -429,15 +396,14 @@ func (p *Printer) Report(runs []*Run, elapsed time.Duration) {
 		p.printTarget(r)
 		tot.addAll(SummaryOf(r))
 	}
-	verdict := "no failures"
+	verdict, what := "no failures", "target"
 	if tot.Fail+tot.Crash+tot.Hang > 0 {
 		verdict = "FINDINGS"
 	}
-	what := plural(len(runs), "target")
 	if len(runs) > 0 && runs[0].Trace {
-		what = plural(len(runs), "trace")
+		what = "trace"
 	}
-	fmt.Fprintf(w, "\nabicheck: %s: %s — %s — %.1fs\n", what, tot, verdict, elapsed.Seconds())
+	fmt.Fprintf(w, "\nabicheck: %s: %s — %s — %.1fs\n", plural(len(runs), what), tot, verdict, elapsed.Seconds())
 	if p.o.Verbose {
 		fmt.Fprintf(w, "\nnot checked here (rules of consumers and of the emitter): %s\n", strings.Join(model.ConsumerRules, " "))
 	}
@@ -456,7 +422,7 @@ func (p *Printer) printTarget(r *Run) {
 		}
 	}
 	p.printFailures(r, rs)
-	if known := knownFindings(rep); len(known) > 0 {
+	if known := findingsWhere(rep, func(f report.FindingReport) bool { return f.Known }); len(known) > 0 {
 		fmt.Fprintf(w, "KNOWN (%d, accepted by the baseline)\n", len(known))
 		for _, f := range known {
 			fmt.Fprintf(w, "    %s %s %s\n", f.Rule, f.Fingerprint, FindingLine(f))
@@ -475,8 +441,7 @@ func (p *Printer) printTarget(r *Run) {
 	fmt.Fprintln(w, SummaryLine(r, o))
 }
 
-// HooksText says how a target's device is driven: through the simulation
-// hooks, or without them through an ACL library or none.
+// HooksText says how a target's device is driven.
 func (t *Target) HooksText() string {
 	switch i := t.Info; {
 	case i.Hooks:
@@ -489,21 +454,17 @@ func (t *Target) HooksText() string {
 
 // targetHeader is the line that opens a run's report: what was checked.
 func targetHeader(r *Run) string {
-	i := r.Target.Info
-	hooks := r.Target.HooksText()
-	iso := ""
-	if r.Target.Isolated {
-		iso = ", isolated"
-	}
-	name := r.Target.Label
+	i, name, hooks := r.Target.Info, r.Target.Label, r.Target.HooksText()
 	if i.Path != r.Target.Label {
 		name += " " + i.Path
 	}
-	return fmt.Sprintf("== %s (revision %s, profile %s, supported %d, %s%s)", name, i.Revision, i.Profile, i.Supported, hooks, iso)
+	if r.Target.Isolated {
+		hooks += ", isolated"
+	}
+	return fmt.Sprintf("== %s (revision %s, profile %s, supported %d, %s)", name, i.Revision, i.Profile, i.Supported, hooks)
 }
 
-// SummaryLine is a run's one summary line: its verdict counts and what
-// ran.
+// SummaryLine is a run's verdict counts and what ran.
 func SummaryLine(r *Run, o *Options) string {
 	s, rep := SummaryOf(r), r.Result.Report
 	if r.Trace {
@@ -533,23 +494,19 @@ func (p *Printer) printRuleTable(rs []report.RuleReport) {
 }
 
 // printFailures prints every rule that failed, crashed or hung, with its
-// distinct findings, its repro and the command that replays it.
+// distinct findings, repro and replay command.
 func (p *Printer) printFailures(r *Run, rs []report.RuleReport) {
 	w, rep := p.w, r.Result.Report
-	nbad := 0
+	var bad []report.RuleReport
 	for _, rr := range rs {
 		if Bad(rr.Verdict) {
-			nbad++
+			bad = append(bad, rr)
 		}
 	}
-	if nbad == 0 {
-		return
+	if len(bad) > 0 {
+		fmt.Fprintf(w, "FAILURES (%d)\n", len(bad))
 	}
-	fmt.Fprintf(w, "FAILURES (%d)\n", nbad)
-	for _, rr := range rs {
-		if !Bad(rr.Verdict) {
-			continue
-		}
+	for _, rr := range bad {
 		fmt.Fprintf(w, "--- %s %s: %s\n", rr.Rule, p.verdict(rr.Verdict, 0), oneLine(rr.Detail))
 		if rr.Anchor != "" {
 			fmt.Fprintf(w, "    rule: %s (abicheck explain %s)\n", rr.Anchor, rr.Rule)
@@ -578,23 +535,18 @@ type SkipGroup struct {
 	Rules  []string `json:"rules"`
 }
 
-// SkipGroups groups the skipped rules of rs by reason, in the order of
-// their first rule. A reason is the rule's detail without what names the
-// rule (a leading "RULE: " or "CHECK: ", a trailing contract anchor), so
-// that rules skipped for one reason share it.
+// SkipGroups groups the skipped rules of rs by reason (skipReason), in the
+// order of their first rule.
 func SkipGroups(rs []report.RuleReport) []SkipGroup {
 	var out []SkipGroup
-	at := map[string]int{}
 	for _, rr := range rs {
 		if rr.Verdict != model.Skip {
 			continue
 		}
 		why := skipReason(rr.Rule, rr.Detail)
-		i, ok := at[why]
-		if !ok {
-			i = len(out)
-			at[why] = i
-			out = append(out, SkipGroup{Reason: why})
+		i := slices.IndexFunc(out, func(g SkipGroup) bool { return g.Reason == why })
+		if i < 0 {
+			i, out = len(out), append(out, SkipGroup{Reason: why})
 		}
 		out[i].Rules = append(out[i].Rules, rr.Rule)
 	}
@@ -606,7 +558,9 @@ var (
 	namingHead = regexp.MustCompile(`^[A-Za-z0-9./#_-]+: `)
 )
 
-// skipReason is a skip's detail without what names its rule.
+// skipReason is a skip's detail without what names its rule (a leading
+// "RULE: " or "CHECK: ", a trailing anchor), so that rules skipped for one
+// reason share it.
 func skipReason(rule, detail string) string {
 	why := anchorTail.ReplaceAllString(oneLine(detail), "")
 	if h := namingHead.FindString(why); h != "" && (h == rule+": " || strings.Contains(h, "/")) {
@@ -621,23 +575,11 @@ func skipReason(rule, detail string) string {
 // FindingsOf are the failing findings of rule in rep, the known ones only
 // when known is set.
 func FindingsOf(rep *report.Report, rule string, known bool) []report.FindingReport {
-	var out []report.FindingReport
-	for _, f := range rep.Findings {
-		if f.Rule == rule && f.Verdict.Bad() && f.Known == known {
-			out = append(out, f)
-		}
-	}
-	return out
+	return findingsWhere(rep, func(f report.FindingReport) bool { return f.Rule == rule && f.Verdict.Bad() && f.Known == known })
 }
 
-func knownFindings(rep *report.Report) []report.FindingReport {
-	var out []report.FindingReport
-	for _, f := range rep.Findings {
-		if f.Known {
-			out = append(out, f)
-		}
-	}
-	return out
+func findingsWhere(rep *report.Report, keep func(report.FindingReport) bool) []report.FindingReport {
+	return slices.DeleteFunc(slices.Clone(rep.Findings), func(f report.FindingReport) bool { return !keep(f) })
 }
 
 // findingLine is one finding: its check, op, detail and how often it was seen.
@@ -680,11 +622,7 @@ func alignDetail(detail string, repro []string) string {
 	}
 	for j := len(repro) - 1; j >= 0; j-- {
 		if strings.HasPrefix(opText, repro[j]+": ") {
-			rep := ""
-			if m[4] >= 0 {
-				rep = detail[m[4]:m[5]]
-			}
-			return "#" + strconv.Itoa(j) + rep + " " + rest
+			return "#" + strconv.Itoa(j) + detail[m[3]:m[1]-1] + " " + rest // keeps a repeat's ".N"
 		}
 	}
 	return detail

@@ -24,10 +24,9 @@ type Pages interface {
 }
 
 // WritePage writes the -html report, o.HTML, that render produces,
-// atomically (a temporary file beside it, removed if the run is stopped,
-// renamed into place: a reader never sees half a report, and a failed
-// render leaves the old one), and names it on stderr as every file
-// abicheck writes is named ("abicheck: wrote the HTML report to FILE").
+// atomically (a temporary file beside it, renamed into place: a reader
+// never sees half a report, a failed render leaves the old one), and names
+// it on stderr.
 func WritePage(o *Options, stderr io.Writer, render func(io.Writer) error) error {
 	dir := filepath.Dir(o.HTML)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -72,9 +71,8 @@ func writePageOf(o *Options, stderr io.Writer, render func(Pages, io.Writer) err
 // errNoPages: a caller set -html but no renderer (a bug of the caller).
 var errNoPages = errors.New("-html: this build of abicheck has no HTML renderer")
 
-// ReproScript is a failing rule's repro as WriteRepros writes it into dir:
-// the file's path and its text (the ops, after a header saying what fails
-// and how to replay it).
+// ReproScript is a failing rule's repro file as WriteRepros writes it
+// into dir: its path and its text.
 func ReproScript(r *Run, rr report.RuleReport, dir string) (file, text string) {
 	file = filepath.Join(dir, reproFile(r, rr.Rule))
 	return file, reproText(r, rr, file)

@@ -6,16 +6,15 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/sim/emit"
 )
 
 // inParallel runs do(i) for every i < n, jobs at a time (jobs < 1: all at
-// once), and returns once all have. Each job's runs are its own (a
-// simulator in this process, a library in its own child processes), so
-// they share nothing. Once a job returns ErrNoCompiler the jobs not begun
-// are left out, and inParallel returns ErrNoCompiler.
+// once); once a job returns ErrNoCompiler, the jobs not begun are left out
+// and it returns ErrNoCompiler.
 func inParallel(n, jobs int, do func(i int) error) error {
 	if jobs < 1 {
 		jobs = n
@@ -41,15 +40,19 @@ func inParallel(n, jobs int, do func(i int) error) error {
 	return nil
 }
 
-// eachMutant runs do(i) for every mutant i < n, as many at a time as there
-// are cores (the compiles are most of a cold run), then removes what
-// crashed or broken children left (E-COMM's segments) and the progress
-// line.
-func eachMutant(n int, out *Printer, do func(i int) error) error {
-	err := inParallel(n, runtime.GOMAXPROCS(0), do)
+// eachMutant is row(i) of every mutant i < n, as many at a time as there
+// are cores (the compiles are most of a cold run), and the time they took;
+// then it removes what crashed or broken children left (E-COMM's
+// segments) and the progress line.
+func eachMutant[R any](n int, out *Printer, row func(i int) (R, error)) ([]R, time.Duration, error) {
+	t0, rows := time.Now(), make([]R, n)
+	err := inParallel(n, runtime.GOMAXPROCS(0), func(i int) (err error) {
+		rows[i], err = row(i)
+		return err
+	})
 	isolate.RemoveOrphanSegments()
 	out.ClearProgress()
-	return err
+	return rows, time.Since(t0), err
 }
 
 // verboseTo is where the children's stderr is copied: stderr with -v.
@@ -60,10 +63,8 @@ func (o *Options) verboseTo(stderr io.Writer) io.Writer {
 	return nil
 }
 
-// mutantPool opens a build (a and err, emit.Build's or BuildMechanical's
-// answer) in child processes. err is emit.ErrNoCompiler, which ends the
-// run; a build or a load that failed is why, the mutant row's error, with
-// p nil.
+// mutantPool opens emit.Build's answer in child processes: ErrNoCompiler
+// ends the run; a failed build or load is why (the row's error), p nil.
 func mutantPool(a *emit.Artifacts, err error, o *Options, verbose io.Writer) (p *isolate.Pool, why string, _ error) {
 	switch {
 	case errors.Is(err, emit.ErrNoCompiler):

@@ -192,7 +192,7 @@ func TestChecksJSONShape(t *testing.T) {
 			runs = append(runs, fixedRun())
 		}
 		var b bytes.Buffer
-		if err := WriteJSON(&b, runs, o, 2500*time.Millisecond); err != nil {
+		if err := WriteJSONValue(&b, ChecksJSON(runs, o, 2500*time.Millisecond)); err != nil {
 			t.Fatal(err)
 		}
 		var got struct {

@@ -1,9 +1,6 @@
 package session
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-
 	"bufio"
 	"cmp"
 	"errors"
@@ -14,17 +11,15 @@ import (
 	"strings"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/report"
 )
 
-// ReplayMain runs the op script o.Replay once (abicheck -replay FILE
-// [LIB]) on lib, else the target the file's header names (# target:
-// sim:..., or # args: with the flags that loaded its library, which
-// argsLib parses into o and returns the LIB of), else sim:tmr; a recorded
-// trace replays on lib, else sim:tmr. A repro (its "# finding:" header)
-// exits ExitOK when its finding reproduces, ExitFindings when not; a
-// script without one exits ExitFindings when it fails (a failure finding,
-// a crash or a hang), ExitOK otherwise.
+// ReplayMain is abicheck -replay FILE [LIB]: the script runs once on lib,
+// else the target its header names (# target: sim:..., or # args: the
+// flags that loaded its library, which argsLib parses into o, returning
+// the LIB), else sim:tmr; a recorded trace replays on lib, else sim:tmr.
 func ReplayMain(o *Options, lib string, argsLib func(words []string) (string, error), stdout, stderr io.Writer) int {
 	b, err := os.ReadFile(o.Replay)
 	if err != nil {
@@ -165,18 +160,16 @@ type JSONFinding struct {
 }
 
 type JSONReplay struct {
-	Target   JSONTarget    `json:"target"`
-	File     string        `json:"file"`
-	Ops      int           `json:"ops"`
-	Verdict  string        `json:"verdict"`
-	Detail   string        `json:"detail"`
-	At       int           `json:"at"`
-	History  []string      `json:"history"`
-	Findings []JSONFinding `json:"findings"`
-	// Expected is the finding the file's "# finding:" header names ("" for
-	// a script without one); Reproduced says whether the replay showed it.
-	Expected   string `json:"expected,omitempty"`
-	Reproduced bool   `json:"reproduced"`
+	Target     JSONTarget    `json:"target"`
+	File       string        `json:"file"`
+	Ops        int           `json:"ops"`
+	Verdict    string        `json:"verdict"`
+	Detail     string        `json:"detail"`
+	At         int           `json:"at"`
+	History    []string      `json:"history"`
+	Findings   []JSONFinding `json:"findings"`
+	Expected   string        `json:"expected,omitempty"` // the file's "# finding:" header
+	Reproduced bool          `json:"reproduced"`
 }
 
 // ExpectedFinding is the finding a repro's "# finding:" header names, nil
@@ -194,12 +187,9 @@ func ExpectedFinding(text string) (*report.FindingID, error) {
 }
 
 // Replay runs an op script once on target t and prints what happened (a
-// history, or the op log up to a crash or hang; JSON with o.JSON). With
-// expect (a repro's "# finding:" header) it says whether that finding
-// reproduced and which others the run showed, and exits ExitOK only when it
-// did; without, it exits ExitFindings when the script fails (a failure
-// finding, a crash or a hang). from says how t was chosen, for the first
-// line.
+// history, or the op log up to a crash or hang). With expect (a repro's
+// "# finding:" header) it exits ExitOK only when that finding reproduced;
+// without, ExitFindings when the script fails. from says how t was chosen.
 func Replay(t *Target, file string, ops []op.Op, from string, expect *report.FindingID, o *Options, stdout io.Writer) (int, error) {
 	out := t.Exec.Execute(ops, true)
 	failed := out.Verdict != model.Pass
@@ -222,7 +212,19 @@ func Replay(t *Target, file string, ops []op.Op, from string, expect *report.Fin
 		code = ExitFindings
 	}
 	if o.JSON {
-		return code, writeReplayJSON(t, file, ops, out, verdict, findings, expect, reproduced, stdout)
+		j := JSONReplay{Target: t.report(), File: file, Ops: len(ops), Verdict: verdict.String(), Detail: out.Detail, At: out.At,
+			History: append([]string{}, out.History...), Findings: []JSONFinding{}, Reproduced: reproduced}
+		if expect != nil {
+			j.Expected = expect.String()
+		}
+		for _, f := range findings {
+			jf := JSONFinding{Index: f.Index, Rule: f.Rule.String(), Verdict: f.Verdict.String(), Detail: f.Detail}
+			if f.Index >= 0 {
+				jf.Op = f.Op.String()
+			}
+			j.Findings = append(j.Findings, jf)
+		}
+		return code, WriteJSONValue(stdout, j)
 	}
 	fmt.Fprintf(stdout, "replay %s on %s%s (revision %s, profile %s): %d ops\n", file, t.Label, from, t.Info.Revision, t.Info.Profile, len(ops))
 	printReplayRun(stdout, ops, out, findings)
@@ -251,18 +253,16 @@ func replayVerdictLine(expect *report.FindingID, reproduced bool, got []report.F
 			}
 		}
 	}
-	if reproduced {
-		line := "replay: reproduces " + expect.String()
-		if len(others) > 0 {
-			line += " (also fails " + strings.Join(others, ", ") + ")"
-		}
-		return line
+	also := strings.Join(others, ", ")
+	switch {
+	case reproduced && also == "":
+		return "replay: reproduces " + expect.String()
+	case reproduced:
+		return "replay: reproduces " + expect.String() + " (also fails " + also + ")"
+	case also == "":
+		return "replay: does not reproduce " + expect.String() + "; no failure instead"
 	}
-	line := "replay: does not reproduce " + expect.String() + "; "
-	if len(others) == 0 {
-		return line + "no failure instead"
-	}
-	return line + "fails " + strings.Join(others, ", ") + " instead"
+	return "replay: does not reproduce " + expect.String() + "; fails " + also + " instead"
 }
 
 // printReplayRun prints a replay's history and findings, or the ops up to
@@ -291,24 +291,4 @@ func printReplayRun(stdout io.Writer, ops []op.Op, out conformance.Outcome, find
 			fmt.Fprintf(stdout, "  %s\n", f)
 		}
 	}
-}
-
-func writeReplayJSON(t *Target, file string, ops []op.Op, out conformance.Outcome, verdict model.Verdict, findings []model.Finding,
-	expect *report.FindingID, reproduced bool, stdout io.Writer) error {
-	j := JSONReplay{Target: t.report(), File: file, Ops: len(ops), Verdict: verdict.String(),
-		Detail: out.Detail, At: out.At, History: out.History, Findings: []JSONFinding{}, Reproduced: reproduced}
-	if expect != nil {
-		j.Expected = expect.String()
-	}
-	if j.History == nil {
-		j.History = []string{}
-	}
-	for _, f := range findings {
-		jf := JSONFinding{Index: f.Index, Rule: f.Rule.String(), Verdict: f.Verdict.String(), Detail: f.Detail}
-		if f.Index >= 0 {
-			jf.Op = f.Op.String()
-		}
-		j.Findings = append(j.Findings, jf)
-	}
-	return WriteJSONValue(stdout, j)
 }

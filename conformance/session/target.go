@@ -1,9 +1,6 @@
 package session
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/target/library"
-
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +11,10 @@ import (
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/isolate"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/suite"
 	"github.com/simabi/simabi/conformance/target"
+	"github.com/simabi/simabi/conformance/target/library"
 	"github.com/simabi/simabi/sim"
 )
 
@@ -67,6 +66,7 @@ func (o *Options) cases(profile model.Profile, caps conformance.Caps, probes, no
 // Validate checks the options for a run on lib ("" for the default targets):
 // each error is a usage error.
 func (o *Options) Validate(lib string) error {
+	builtin := lib == "" || IsSimSpec(lib)
 	switch {
 	case o.Sequences < 0:
 		return errors.New("-sequences must be >= 0")
@@ -84,22 +84,13 @@ func (o *Options) Validate(lib string) error {
 		return errors.New("-json and -q do not go together")
 	case o.Verbose && o.Quiet:
 		return errors.New("-v and -q do not go together")
-	}
-	external := lib != "" && !IsSimSpec(lib)
-	if !external {
-		if len(o.Preloads) > 0 {
-			return errors.New("-preload needs a LIB")
-		}
-		if o.ACL != "" {
-			return errors.New("-acl needs a LIB")
-		}
-		for _, b := range o.Bins {
-			if b != "" {
-				return errors.New("-aicpu, -aicore, -dispatcher and -sdma-warmup need a LIB")
-			}
-		}
-	}
-	if strings.HasPrefix(lib, "sim:") && !IsSimSpec(lib) {
+	case builtin && len(o.Preloads) > 0:
+		return errors.New("-preload needs a LIB")
+	case builtin && o.ACL != "":
+		return errors.New("-acl needs a LIB")
+	case builtin && o.Bins != [4]string{}:
+		return errors.New("-aicpu, -aicore, -dispatcher and -sdma-warmup need a LIB")
+	case strings.HasPrefix(lib, "sim:") && !builtin:
 		return fmt.Errorf("unknown built-in target %q (sim:tmr or sim:refusing)", lib)
 	}
 	for _, b := range o.Bins {
@@ -164,22 +155,21 @@ func LibTarget(path string, o *Options, stderr io.Writer) (*Target, error) {
 		return nil, err
 	}
 	var ra []string
+	add := func(flag, v string) {
+		if v != "" {
+			ra = append(ra, flag, ShellQuote(v))
+		}
+	}
 	for _, pl := range o.Preloads {
 		ra = append(ra, "-preload", ShellQuote(pl))
 	}
-	if o.ACL != "" {
-		ra = append(ra, "-acl", ShellQuote(o.ACL))
-	}
+	add("-acl", o.ACL)
 	if o.LogLevel != 0 && o.LogLevel != abi.DefaultLogLevel {
 		ra = append(ra, "-log-level", o.LogLevel.String())
 	}
-	if o.Callable != "" {
-		ra = append(ra, "-callable", ShellQuote(o.Callable))
-	}
+	add("-callable", o.Callable)
 	for i, name := range []string{"-aicpu", "-aicore", "-dispatcher", "-sdma-warmup"} {
-		if o.Bins[i] != "" {
-			ra = append(ra, name, ShellQuote(o.Bins[i]))
-		}
+		add(name, o.Bins[i])
 	}
 	ra = append(ra, ShellQuote(path))
 	return &Target{Label: path, Info: p.Info(), Exec: p, Isolated: true, Close: p.Close, ReplayArgs: strings.Join(ra, " "),
@@ -205,7 +195,6 @@ type Run struct {
 	Trace   bool // a recorded session judged offline, not a run of the suite
 }
 
-// FirstLine is the first line of s.
 func FirstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
@@ -225,10 +214,8 @@ func Check(t *Target, o *Options, out *Printer) *Run {
 // AnyFindings reports whether a run has a failing, crashing or hanging rule.
 func AnyFindings(runs []*Run) bool {
 	for _, r := range runs {
-		for _, rr := range Results(r) {
-			if Bad(rr.Verdict) {
-				return true
-			}
+		if s := SummaryOf(r); s.Fail+s.Crash+s.Hang > 0 {
+			return true
 		}
 	}
 	return false

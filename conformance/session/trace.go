@@ -1,10 +1,7 @@
 package session
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-	"github.com/simabi/simabi/conformance/target/library"
-
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,7 +9,10 @@ import (
 
 	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/suite"
+	"github.com/simabi/simabi/conformance/target/library"
 	"github.com/simabi/simabi/conformance/trace"
 )
 
@@ -36,21 +36,16 @@ func CheckTrace(path string) (*Run, error) {
 
 // traceRun judges a trace read from its file (t.Path).
 func traceRun(t *op.Trace, o trace.Options) *Run {
-	path := t.Path
 	tc := trace.Check(t, o)
-	rev := t.Revision
-	if rev == "" {
-		rev = "kernel"
-	}
-	info := library.Info{Path: t.Target, Revision: rev, Profile: tc.Profile.String(), ProfileModel: tc.Profile.String()}
+	info := library.Info{Path: t.Target, Revision: cmp.Or(t.Revision, "kernel"), Profile: tc.Profile.String(), ProfileModel: tc.Profile.String()}
 	if tc.Profile == model.ProfileTMR {
 		info.Supported = 1
 	}
-	label := path
+	label := t.Path
 	if t.Target != "" {
 		label += " (recorded on " + t.Target + ")"
 	}
-	tag := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	tag := strings.TrimSuffix(filepath.Base(t.Path), filepath.Ext(t.Path))
 	return &Run{Target: &Target{Label: label, Info: info, Close: func() {}, FileTag: tag},
 		Result: &suite.Result{Report: tc.Report()}, Trace: true}
 }

@@ -9,13 +9,9 @@ import (
 	"strings"
 )
 
-// What abicheck writes for the user — repro files, diff scripts, JUnit,
-// baselines — it names on stderr as it writes them, one line each
-// ("abicheck: wrote ..."): stdout carries the report, -json's included.
-// Nothing else is written: temporary files are the scratch registry's
-// (internal/scratch) and go at exit.
-
-// announce names what was written.
+// announce names on stderr, one line each, what abicheck wrote for the
+// user (repro files, diff scripts, JUnit, baselines): stdout carries the
+// report. Temporary files are internal/scratch's and go at exit.
 func announce(stderr io.Writer, format string, a ...any) {
 	fmt.Fprintf(stderr, "abicheck: wrote "+format+"\n", a...)
 }
@@ -42,12 +38,9 @@ func writeOutput(path string, b []byte) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-// CheckOutputs makes sure, before anything runs, that every output abicheck
-// will write can be written: a finding found after a long run must not be
-// hidden by a directory that does not exist. It leaves nothing behind: the
-// files and directories it had to create to find out are removed again
-// (they are made when written), so that an interrupted run leaves no empty
-// file or directory.
+// CheckOutputs makes sure, before anything runs, that every output can be
+// written (a long run's finding must not be lost to a missing directory),
+// leaving nothing behind: what it created to find out it removes again.
 func (o *Options) CheckOutputs() error {
 	for _, f := range []struct{ flag, path string }{{"-junit", o.JUnit}, {"-write-baseline", o.WriteBaseline}, {"-html", o.HTML}} {
 		if f.path == "" {
@@ -85,19 +78,7 @@ func probeFile(path string) (err error) {
 }
 
 // probeDir makes sure a file can be created in dir.
-func probeDir(dir string) error {
-	made, err := mkdirs(dir)
-	defer unmake(made)
-	if err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".abicheck-write-test-")
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
+func probeDir(dir string) error { return probeFile(filepath.Join(dir, ".abicheck-write-test")) }
 
 // mkdirs is os.MkdirAll(dir), returning the directories it created, the
 // outermost first.

@@ -74,3 +74,17 @@ func TestRandomCampaign(t *testing.T) {
 		}
 	}
 }
+
+// failingRules lists the rules of a run's failures, in the order found.
+func failingRules(res *conformance.Result) []model.Rule {
+	if res == nil {
+		return nil
+	}
+	var rs []model.Rule
+	for _, f := range res.Findings {
+		if f.Verdict == model.Fail {
+			rs = append(rs, f.Rule)
+		}
+	}
+	return rs
+}

@@ -20,33 +20,23 @@ type Cases struct {
 	RandomOps int                 // ops per random sequence (default 200)
 	Seed      uint64              // sequence i uses Seed+i
 	HoldMs    int32               // X-2 hold ops in random sequences (0: none)
-	// Duration bounds the random phase (0: no bound): no sequence starts
-	// after it.
-	Duration time.Duration
-	// NoShrink reports failures (a diff's changes) unshrunk, cut after the
-	// op that failed or differs.
-	NoShrink bool
-	// ShrinkBudget bounds the shrinking of one failure or change (default
-	// shrinkEach) and ShrinkTotal all shrinking of the run (default
-	// checkShrinkTotal for a check, diffShrinkTotal for a diff); past
-	// either the smallest sequence found so far is reported.
+	Duration  time.Duration       // no random sequence starts after it (0: no bound)
+	NoShrink  bool                // failures (changes) cut after the op that failed (differs)
+	// ShrinkBudget bounds the shrinking of one failure or change,
+	// ShrinkTotal all shrinking of the run; past either, the smallest
+	// sequence found so far is reported.
 	ShrinkBudget, ShrinkTotal time.Duration
-	// Progress, when not nil, is called before each case with the number of
-	// cases done, the total planned and the case's name.
-	Progress func(done, total int, name string)
+	Progress                  func(done, total int, name string) // before each case, when not nil
 }
 
-// The default shrinking budgets, as docs/abicheck.md promises them: 10 s
-// per failure and 30 s per checked target; 10 s per change and 60 s in all
-// for a diff.
+// The default shrinking budgets docs/abicheck.md promises.
 const (
 	shrinkEach       = 10 * time.Second
 	checkShrinkTotal = 30 * time.Second
 	diffShrinkTotal  = 60 * time.Second
 )
 
-// withDefaults fills in the options left zero; total is the default of
-// ShrinkTotal.
+// withDefaults fills in the options left zero (total: ShrinkTotal's).
 func (c Cases) withDefaults(total time.Duration) Cases {
 	if c.Profile == "" {
 		c.Profile = model.ProfileTMR
@@ -116,8 +106,7 @@ func (p *pass) random(visit func(name string, ops []op.Op) bool) (budget bool) {
 }
 
 // shrink runs Shrink with still as the predicate, within the budgets; ran
-// is false when no budget was left (or ops too short) and ops came back
-// as they were.
+// is false when ops came back as they were (no budget left, too short).
 func (p *pass) shrink(ops []op.Op, still func(cand []op.Op) bool) (got []op.Op, ran bool) {
 	budget := min(p.c.ShrinkBudget, p.shrinkLeft)
 	if budget <= 0 || len(ops) < 2 {

@@ -1,12 +1,11 @@
 package suite
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-
 	"strings"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/report"
 )
 
@@ -16,20 +15,6 @@ type Options struct {
 	Run
 	Options conformance.Options // runner options
 	Timeout time.Duration       // per run (default 60 s); a run that exceeds it is a hang
-}
-
-// failingRules lists the rules of a run's failures, in the order found.
-func failingRules(res *conformance.Result) []model.Rule {
-	if res == nil {
-		return nil
-	}
-	var rs []model.Rule
-	for _, f := range res.Findings {
-		if f.Verdict == model.Fail {
-			rs = append(rs, f.Rule)
-		}
-	}
-	return rs
 }
 
 // Conform runs the directed catalogue and random sequences against targets
@@ -45,15 +30,14 @@ func Conform(f conformance.Factory, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	probe := conformance.NewRunner(t, o.Options)
-	caps := probe.Caps()
-	profile := model.ProfileTMR
+	probe, s := conformance.NewRunner(t, o.Options), o.Run
+	s.Profile, s.Caps = model.ProfileTMR, probe.Caps()
 	if o.Options.Profile != nil {
-		profile = *o.Options.Profile
+		s.Profile = *o.Options.Profile
 	} else {
 		probe.Do(func() {
 			if t.Runtime().KernelModeSupported(0) == 0 {
-				profile = model.ProfileRefusing
+				s.Profile = model.ProfileRefusing
 			}
 		})
 	}
@@ -61,10 +45,7 @@ func Conform(f conformance.Factory, o Options) (*report.Report, error) {
 	if release != nil {
 		release()
 	}
-	s := o.Run
-	s.Profile, s.Caps = profile, caps
-	res := ConformWith(conformance.FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, s)
-	return res.Report, nil
+	return ConformWith(conformance.FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, s).Report, nil
 }
 
 func capsText(c conformance.Caps) string {

@@ -6,31 +6,27 @@
 package suite
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
-	"github.com/simabi/simabi/onboard"
-
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/report"
+	"github.com/simabi/simabi/onboard"
 )
 
 // Run configures ConformWith: the suite over any Executor, with the
 // target's profile and capabilities given (a parent process learns them from
-// its child; Conform asks a target in this process), time budgets, and crash
-// and hang handling.
+// its child; Conform asks a target in this process).
 type Run struct {
 	Name string
 	Cases
 	SkipSlow bool // leave out checks marked Slow
-	// MaxHangs: once this many cases hung in one op kind, the remaining
-	// cases that contain that kind are not run and are reported skipped
-	// (default 2; a hung entry costs the whole case timeout every time).
+	// MaxHangs: once this many cases hung in one op kind, the cases that
+	// contain that kind are reported skipped (default 2; a hung entry costs
+	// the whole case timeout every time).
 	MaxHangs int
 	// Stop, when not nil, ends the run after a case for which it returns
 	// true (the mutants command stops at the first kill).
@@ -45,13 +41,12 @@ type CaseOutcome struct {
 	Name    string
 	Rules   []model.Rule  // the directed check's rules (nil for a random sequence)
 	Verdict model.Verdict // the case's own verdict
-	// Broken are the rules this case reported failed, crashed or hung.
-	Broken  []model.Rule
+	Broken  []model.Rule  // the rules this case reported failed, crashed or hung
 	Detail  string
 	Repro   []op.Op // the (shrunk) op log of a failure, crash or hang
 	Elapsed time.Duration
-	// FirstFail is the index of the first failing op of the run (-1: none;
-	// a crash or hang: the op it died at).
+	// FirstFail is the index of the first failing op (-1: none; a crash or
+	// hang: the op it died at).
 	FirstFail int
 }
 
@@ -77,49 +72,23 @@ type suiteState struct {
 }
 
 type lastCase struct {
-	name  string
-	ops   []op.Op
-	rules []model.Rule
+	name string
+	ops  []op.Op
 }
 
-// late reports a death the executor found after a case had finished (the
-// process died between cases: a thread or a thread-exit destructor of the
-// library ran after the case's teardown). It belongs to the case that ran
-// last, under its rules and U-1, and is never retried in silence.
-// residue reports a death that earlier, unloaded instances of the library
-// caused in the run of case name (Outcome.Residue): a U-1 finding.
-func (st *suiteState) residue(name string, ops []op.Op, r *conformance.Outcome) {
-	if r == nil {
-		return
-	}
-	var atOp *op.Op
-	if r.At >= 0 && r.At < len(ops) {
-		atOp = &ops[r.At]
-	}
-	detail := fmt.Sprintf("%s: %s at %s in a process that had loaded and unloaded the library for earlier cases, "+
-		"and not when the case ran again in a fresh process: what an unloaded instance left behind (a thread, a "+
-		"thread-exit destructor, a timer) killed it: %s", name, r.Verdict, conformance.OpAt(ops, r.At), r.Detail)
-	st.rep.AddResidue("residue/"+name, r.Verdict, r.At, atOp, detail, conformance.ReproPrefix(ops, r.At))
-}
-
-func (st *suiteState) late(prior *conformance.Outcome) {
-	if prior == nil || st.last.name == "" {
-		return
-	}
-	// The case's instance was released before its result came back, so
-	// what died afterwards was code of an unloaded library: U-1, whichever
-	// case happened to run before.
-	detail := fmt.Sprintf("%s: %s after the case finished (its contexts destroyed, the library released and unloaded): %s",
-		st.last.name, prior.Verdict, prior.Detail)
-	st.rep.AddResidue("late/"+st.last.name, prior.Verdict, len(st.last.ops), nil, detail, st.last.ops)
+// Finisher is an Executor that can find out, once no more cases will run,
+// whether its process died after the last one (Finish returns that death, or
+// nil).
+type Finisher interface {
+	Finish() *conformance.Outcome
 }
 
 // ConformWith runs the directed catalogue and random sequences through x and
-// reports per rule (Conform is ConformWith over a FactoryExecutor). A crash or hang of a directed check is
-// reported under the check's rules, one of a random sequence under the rule
-// of the entry that died (EntryRule), with the op log up to the op that was
-// executing. ConformWith itself never panics on anything a target returns:
-// a panic while running a case is that case's crash.
+// reports per rule (Conform is ConformWith over a FactoryExecutor). A crash
+// or hang of a directed check is reported under the check's rules, one of a
+// random sequence under the rule of the entry that died (EntryRule), with
+// the op log up to the op that was executing. ConformWith never panics on
+// anything a target returns: a panic while running a case is its crash.
 func ConformWith(x conformance.Executor, s Run) *Result {
 	t0 := time.Now()
 	s.Cases = s.Cases.withDefaults(checkShrinkTotal)
@@ -134,8 +103,7 @@ func ConformWith(x conformance.Executor, s Run) *Result {
 			rep.AddBindFinding(r, bf.Detail)
 		}
 	}
-	out := &Result{Report: rep}
-	st := &suiteState{x: x, s: s, rep: rep, hung: map[string]int{}, out: out}
+	st := &suiteState{x: x, s: s, rep: rep, hung: map[string]int{}, out: &Result{Report: rep}}
 	st.pass = newPass(&st.s.Cases, len(checks))
 	if !st.directed(checks) {
 		st.random()
@@ -144,78 +112,121 @@ func ConformWith(x conformance.Executor, s Run) *Result {
 		}
 	}
 	rep.Finish()
-	out.Elapsed, out.Shrink = time.Since(t0), st.shrinkUsed
+	st.out.Elapsed, st.out.Shrink = time.Since(t0), st.shrinkUsed
+	return st.out
+}
+
+// execute runs one case (a check, a probe or a sequence) and reports the
+// deaths the executor found around it: a late one of the case before, a
+// residue of earlier cases in this one.
+func (st *suiteState) execute(name string, ops []op.Op) conformance.Outcome {
+	out := st.x.Execute(ops, false)
+	st.late(out.Prior)
+	if r := out.Residue; r != nil {
+		// What earlier, unloaded instances of the library left behind: U-1.
+		detail := fmt.Sprintf("%s: %s at %s in a process that had loaded and unloaded the library for earlier cases, "+
+			"and not when the case ran again in a fresh process: what an unloaded instance left behind (a thread, a "+
+			"thread-exit destructor, a timer) killed it: %s", name, r.Verdict, conformance.OpAt(ops, r.At), r.Detail)
+		st.rep.AddResidue("residue/"+name, r.Verdict, r.At, opPtr(ops, r.At), detail, conformance.ReproPrefix(ops, r.At))
+	}
+	st.last = lastCase{name: name, ops: ops}
 	return out
+}
+
+// late reports a death the executor found after a case had finished (a
+// thread or a thread-exit destructor of the library ran after the case's
+// teardown): the case's instance was already released, so it is U-1 of
+// code of an unloaded library, under the case that ran last, and never
+// retried in silence.
+func (st *suiteState) late(prior *conformance.Outcome) {
+	if prior == nil || st.last.name == "" {
+		return
+	}
+	detail := fmt.Sprintf("%s: %s after the case finished (its contexts destroyed, the library released and unloaded): %s",
+		st.last.name, prior.Verdict, prior.Detail)
+	st.rep.AddResidue("late/"+st.last.name, prior.Verdict, len(st.last.ops), nil, detail, st.last.ops)
+}
+
+// opPtr is op at of ops, nil when at names no op (setup, cleanup).
+func opPtr(ops []op.Op, at int) *op.Op {
+	if at >= 0 && at < len(ops) {
+		return &ops[at]
+	}
+	return nil
 }
 
 // stop records a case's outcome and reports whether the suite stops there.
 func (st *suiteState) stop(co CaseOutcome) bool {
-	out := st.out
-	out.Cases = append(out.Cases, co)
+	st.out.Cases = append(st.out.Cases, co)
 	if st.s.Stop != nil && st.s.Stop(co) {
-		out.Stopped = true
+		st.out.Stopped = true
 	}
-	return out.Stopped
+	return st.out.Stopped
 }
 
 // directed runs the directed checks (and their probes); true when a Stop
 // ended the suite.
 func (st *suiteState) directed(checks []conformance.Check) bool {
-	s, rep := st.s, st.rep
 	for i := range checks {
 		c := &checks[i]
 		st.progress(c.Name)
-		ops := c.Ops()
-		var perr error
+		ops, perr := c.Ops(), error(nil)
 		if ops == nil {
 			ops, perr = op.ParseScript(c.Script)
 		}
-		cr := report.CheckReport{Name: c.Name}
-		for _, r := range c.Rules {
-			cr.Rules = append(cr.Rules, r.String())
-		}
-		switch {
-		case perr != nil:
-			cr.Verdict, cr.Detail = model.Skip, "the check's script does not parse: "+perr.Error()
-		case !c.AppliesTo(s.Profile):
-			cr.Verdict, cr.Detail = model.Skip, "does not apply to a "+s.Profile.String()+" build"
-			if why := profileSkip[s.Profile]; why != "" {
-				rep.AddOutcome(c.Rules, model.Skip, why, nil)
+		if why, rulesWhy := st.skipOf(c, ops, perr); why != "" {
+			if rulesWhy != "" {
+				st.rep.AddOutcome(c.Rules, model.Skip, rulesWhy, nil)
 			}
-		case !s.Caps.Has(c.Needs):
-			cr.Verdict, cr.Detail = model.Skip, "the target cannot drive it: missing "+capsText(c.Needs&^s.Caps)
-			rep.AddOutcome(c.Rules, model.Skip, c.Name+": "+cr.Detail, nil)
-		case s.SkipSlow && c.Slow:
-			cr.Verdict, cr.Detail = model.Skip, "slow check left out"
-		default:
-			if why := st.blocked(ops); why != "" {
-				cr.Verdict, cr.Detail = model.Skip, why
-				rep.AddOutcome(c.Rules, model.Skip, c.Name+": "+why, nil)
-				break
-			}
-			co := st.runCase(c.Name, ops, c.Rules)
-			cr.Verdict, cr.Detail, cr.Repro = co.Verdict, co.Detail, nil
-			if co.Verdict == model.Fail || co.Verdict == model.Crash || co.Verdict == model.Hang {
-				cr.Repro = conformance.OpLines(co.Repro)
-			}
-			rep.AddCheck(cr)
-			// The check's own outcome, then its probes' first failure: a
-			// Stop sees each (a check that killed a mutant under its rule
-			// group is not hidden by a probe that failed under another).
-			stopped := st.stop(co)
-			if !stopped && s.Probes {
-				if pco, ok := st.probe(c, co.FirstFail); ok {
-					stopped = st.stop(pco)
-				}
-			}
-			if stopped {
-				return true
-			}
+			st.rep.AddCheck(report.CheckReport{Name: c.Name, Rules: ruleNames(c.Rules), Verdict: model.Skip, Detail: why})
 			continue
 		}
-		rep.AddCheck(cr)
+		co := st.runCase(c.Name, ops, c.Rules)
+		st.rep.AddCheck(checkReport(co))
+		// The check's own outcome, then its probes' first failure: a Stop
+		// sees each (a check that killed a mutant under its rule group is
+		// not hidden by a probe that failed under another).
+		stopped := st.stop(co)
+		if !stopped && st.s.Probes {
+			if pco, ok := st.probe(c, co.FirstFail); ok {
+				stopped = st.stop(pco)
+			}
+		}
+		if stopped {
+			return true
+		}
 	}
 	return false
+}
+
+// skipOf says why check c is not run ("": it runs), and what its rules'
+// report says of it ("": nothing).
+func (st *suiteState) skipOf(c *conformance.Check, ops []op.Op, perr error) (why, rulesWhy string) {
+	s := st.s
+	switch {
+	case perr != nil:
+		return "the check's script does not parse: " + perr.Error(), ""
+	case !c.AppliesTo(s.Profile):
+		return "does not apply to a " + s.Profile.String() + " build", profileSkip[s.Profile]
+	case !s.Caps.Has(c.Needs):
+		why = "the target cannot drive it: missing " + capsText(c.Needs&^s.Caps)
+		return why, c.Name + ": " + why
+	case s.SkipSlow && c.Slow:
+		return "slow check left out", ""
+	}
+	if why = st.blocked(ops); why != "" {
+		return why, c.Name + ": " + why
+	}
+	return "", ""
+}
+
+// checkReport is a case's line of the report, with its repro when it failed.
+func checkReport(co CaseOutcome) report.CheckReport {
+	cr := report.CheckReport{Name: co.Name, Rules: ruleNames(co.Rules), Verdict: co.Verdict, Detail: co.Detail}
+	if co.Verdict.Bad() {
+		cr.Repro = conformance.OpLines(co.Repro)
+	}
+	return cr
 }
 
 // random runs the seeded random sequences, within the suite's duration.
@@ -228,21 +239,10 @@ func (st *suiteState) random() {
 		st.out.Random++
 		co := st.runCase(name, ops, nil)
 		if co.Verdict != model.Pass {
-			cr := report.CheckReport{Name: name, Verdict: co.Verdict, Detail: co.Detail}
-			if co.Verdict == model.Fail || co.Verdict == model.Crash || co.Verdict == model.Hang {
-				cr.Repro = conformance.OpLines(co.Repro)
-			}
-			st.rep.AddCheck(cr)
+			st.rep.AddCheck(checkReport(co))
 		}
 		return !st.stop(co)
 	})
-}
-
-// Finisher is an Executor that can find out, once no more cases will run,
-// whether its process died after the last one (Finish returns that death, or
-// nil).
-type Finisher interface {
-	Finish() *conformance.Outcome
 }
 
 // profileSkip is the reason a report gives for the rules of checks that do
@@ -253,8 +253,8 @@ var profileSkip = map[model.Profile]string{
 }
 
 // opSig names where a run died (grouping crashes and hangs) or differs (a
-// diff's change): the op kind (and program entry) of the op at position
-// at, "cleanup" or "setup".
+// diff's change): the op kind (and program entry) of op at, "cleanup" or
+// "setup".
 func opSig(ops []op.Op, at int) string {
 	switch {
 	case at >= 0 && at < len(ops):
@@ -274,18 +274,9 @@ func (st *suiteState) blocked(ops []op.Op) string {
 		if n < st.s.MaxHangs {
 			continue
 		}
-		hit := false
-		switch sig {
-		case "setup":
-			hit = true
-		case "cleanup":
-			for _, o := range ops {
-				hit = hit || o.Kind == op.KindCreate
-			}
-		default:
-			for i := range ops {
-				hit = hit || opSig(ops, i) == sig
-			}
+		hit := sig == "setup"
+		for i, o := range ops {
+			hit = hit || (sig == "cleanup" && o.Kind == op.KindCreate) || opSig(ops, i) == sig
 		}
 		if hit {
 			what := "`" + sig + "`"
@@ -304,10 +295,7 @@ func (st *suiteState) runCase(name string, ops []op.Op, rules []model.Rule) (co 
 	t0 := time.Now()
 	co = CaseOutcome{Name: name, Rules: rules, FirstFail: -1}
 	defer func() { co.Elapsed = time.Since(t0) }()
-	out := st.x.Execute(ops, false)
-	st.late(out.Prior)
-	st.residue(name, ops, out.Residue)
-	st.last = lastCase{name: name, ops: ops, rules: rules}
+	out := st.execute(name, ops)
 	if out.Verdict == model.Pass && out.Result == nil {
 		out = conformance.Outcome{Verdict: model.Crash, Detail: "the executor returned no result", At: conformance.AtSetup}
 	}
@@ -321,19 +309,17 @@ func (st *suiteState) runCase(name string, ops []op.Op, rules []model.Rule) (co 
 }
 
 // died is a case whose library crashed or hung: the check's rules could
-// not be verified, and the entry that died is at fault.
+// not be verified, and the entry that died is at fault (a random sequence
+// names no rules but that one).
 func (st *suiteState) died(co CaseOutcome, ops []op.Op, out conformance.Outcome) CaseOutcome {
-	name, rules := co.Name, co.Rules
 	at := out.At
-	// The check's rules could not be verified, and the entry that died
-	// is at fault (a random sequence names no rules but that one).
 	entry := model.RESup
 	if at >= 0 && at < len(ops) {
 		entry = conformance.EntryRule(ops[at])
 	} else if at == len(ops) {
 		entry = model.REFin
 	}
-	rs := append([]model.Rule(nil), rules...)
+	rs := slices.Clone(co.Rules)
 	if !slices.Contains(rs, entry) {
 		rs = append(rs, entry)
 	}
@@ -341,23 +327,19 @@ func (st *suiteState) died(co CaseOutcome, ops []op.Op, out conformance.Outcome)
 	repro := conformance.ReproPrefix(ops, at)
 	if out.Verdict == model.Hang {
 		st.hung[sig]++
-	} else if !st.s.NoShrink && st.shown(rs, model.Crash) {
+	} else if !st.s.NoShrink && st.rep.Shows(rs, model.Crash) {
 		repro = st.shrinkRuns(repro, st.x.Execute, func(o conformance.Outcome, cand []op.Op) bool {
 			return o.Verdict == model.Crash && opSig(cand, o.At) == sig
 		})
 	}
-	// Name the op by its place in the repro shown (a shrunk crash ends
-	// at the op that died).
+	// Name the op by its place in the repro shown (a shrunk crash ends at
+	// the op that died).
 	where := conformance.OpAt(ops, at)
 	if at >= 0 && at < len(ops) && len(repro) > 0 {
 		where = conformance.OpAt(repro, len(repro)-1)
 	}
-	detail := fmt.Sprintf("%s: %s at %s: %s", name, out.Verdict, where, out.Detail)
-	var atOp *op.Op
-	if at >= 0 && at < len(ops) {
-		atOp = &ops[at]
-	}
-	st.rep.AddDeath(name, rs, out.Verdict, at, atOp, detail, repro)
+	detail := fmt.Sprintf("%s: %s at %s: %s", co.Name, out.Verdict, where, out.Detail)
+	st.rep.AddDeath(co.Name, rs, out.Verdict, at, opPtr(ops, at), detail, repro)
 	co.Verdict, co.Broken, co.Detail, co.Repro, co.FirstFail = out.Verdict, rs, detail, repro, at
 	return co
 }
@@ -368,19 +350,19 @@ func (st *suiteState) died(co CaseOutcome, ops []op.Op, out conformance.Outcome)
 // differed) still shows, so that a repro replays the finding it is named
 // for, not the case's first failure under another rule.
 func (st *suiteState) failed(co CaseOutcome, ops []op.Op, res *conformance.Result) CaseOutcome {
-	firsts := firstFailures(res)
-	repros := make(map[model.Rule][]op.Op, len(firsts))
-	notes := map[model.Rule]string{}
-	for _, f := range firsts {
-		repro := conformance.ReproPrefix(ops, f.Through())
-		if st.shown([]model.Rule{f.Rule}, model.Fail) {
-			repro, notes[f.Rule] = st.reproOf(report.IDOf(f), repro)
+	var firsts []model.Finding // the first failure of each rule broken
+	repros, ids := map[model.Rule][]op.Op{}, map[model.Rule]report.FindingID{}
+	for _, f := range res.Findings {
+		if _, seen := ids[f.Rule]; f.Verdict != model.Fail || seen {
+			continue
 		}
-		repros[f.Rule] = repro
-	}
-	ids := make(map[model.Rule]report.FindingID, len(firsts))
-	for _, f := range firsts {
-		ids[f.Rule] = report.IDOf(f)
+		firsts, ids[f.Rule] = append(firsts, f), report.IDOf(f)
+		repros[f.Rule] = conformance.ReproPrefix(ops, f.Through())
+		if st.rep.Shows([]model.Rule{f.Rule}, model.Fail) {
+			var note string
+			repros[f.Rule], note = st.reproOf(ids[f.Rule], repros[f.Rule])
+			defer st.rep.NoteRepro(f.Rule, note) // once AddResult has set the repro
+		}
 	}
 	st.rep.AddResult(co.Name, res, func(i int) []op.Op {
 		f := res.Findings[i]
@@ -389,12 +371,11 @@ func (st *suiteState) failed(co CaseOutcome, ops []op.Op, res *conformance.Resul
 		}
 		return conformance.ReproPrefix(ops, f.Through())
 	})
-	for r, n := range notes {
-		st.rep.NoteRepro(r, n)
+	co.Verdict, co.Repro, co.FirstFail, co.Detail = model.Fail, repros[firsts[0].Rule], firsts[0].Index, firsts[0].String()
+	for _, f := range firsts {
+		co.Broken = append(co.Broken, f.Rule)
 	}
-	co.Verdict, co.Repro, co.FirstFail = model.Fail, repros[firsts[0].Rule], firsts[0].Index
-	co.Broken = uniqueRules(failingRules(res))
-	co.Detail = firsts[0].String()
+	slices.Sort(co.Broken)
 	return co
 }
 
@@ -408,90 +389,64 @@ const historyNote = "the finding showed only in a process that had run earlier c
 // they left in the library); a repro that shows id only after earlier
 // cases is shrunk again in fresh processes, or kept whole with a note.
 func (st *suiteState) reproOf(id report.FindingID, cut []op.Op) ([]op.Op, string) {
-	shows := func(o conformance.Outcome) bool {
-		return o.Verdict == model.Pass && o.Result != nil && hasFinding(o.Result, id)
+	shows := func(o conformance.Outcome, _ []op.Op) bool {
+		if o.Verdict != model.Pass || o.Result == nil {
+			return false
+		}
+		return slices.ContainsFunc(o.Result.Findings, func(f model.Finding) bool {
+			return f.Verdict == model.Fail && id.Matches(report.IDOf(f))
+		})
 	}
 	repro := cut
 	if !st.s.NoShrink {
-		repro = st.shrinkRuns(cut, st.x.Execute, func(o conformance.Outcome, _ []op.Op) bool { return shows(o) })
+		repro = st.shrinkRuns(cut, st.x.Execute, shows)
 	}
 	fx, ok := st.x.(conformance.FreshExecutor)
-	if !ok || shows(fx.ExecuteFresh(repro, false)) {
+	if !ok || shows(fx.ExecuteFresh(repro, false), nil) {
 		return repro, ""
 	}
-	if len(repro) == len(cut) || !shows(fx.ExecuteFresh(cut, false)) {
+	if len(repro) == len(cut) || !shows(fx.ExecuteFresh(cut, false), nil) {
 		return cut, historyNote
 	}
 	if st.s.NoShrink {
 		return cut, ""
 	}
-	return st.shrinkRuns(cut, fx.ExecuteFresh, func(o conformance.Outcome, _ []op.Op) bool { return shows(o) }), ""
-}
-
-// firstFailures are the first failure finding of each rule res broke, in
-// the order they happened.
-func firstFailures(res *conformance.Result) []model.Finding {
-	var out []model.Finding
-	seen := map[model.Rule]bool{}
-	for _, f := range res.Findings {
-		if f.Verdict == model.Fail && !seen[f.Rule] {
-			seen[f.Rule] = true
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// hasFinding reports whether res shows the finding id names.
-func hasFinding(res *conformance.Result, id report.FindingID) bool {
-	for _, f := range res.Findings {
-		if f.Verdict == model.Fail && id.Matches(report.IDOf(f)) {
-			return true
-		}
-	}
-	return false
+	return st.shrinkRuns(cut, fx.ExecuteFresh, shows), ""
 }
 
 // passed is a case that ran without a failure: skipped when nothing of it
 // was driven, a warning when one was tolerated, else a pass of its rules.
 func (st *suiteState) passed(co CaseOutcome, res *conformance.Result) CaseOutcome {
-	name, rules := co.Name, co.Rules
-	st.rep.AddResult(name, res, nil)
+	rules := co.Rules
+	st.rep.AddResult(co.Name, res, nil)
 	passed := false
 	for _, row := range res.Tally {
 		passed = passed || row[model.Pass] > 0
 	}
-	for _, fd := range res.Findings {
-		if fd.Verdict == model.Skip {
-			if !passed {
-				co.Verdict, co.Detail = model.Skip, "not driven: "+fd.String()
-				return co
-			}
-			co.Detail = "partly not checked: " + fd.String()
-			break
+	if i := slices.IndexFunc(res.Findings, func(f model.Finding) bool { return f.Verdict == model.Skip }); i >= 0 {
+		if !passed {
+			co.Verdict, co.Detail = model.Skip, "not driven: "+res.Findings[i].String()
+			return co
 		}
+		co.Detail = "partly not checked: " + res.Findings[i].String()
 	}
 	// The check's own pass counts for its rules, but not for a rule the run
 	// only skipped (a clause that does not apply to this build).
 	var held []model.Rule
+	var generic, passes uint32
 	for _, r := range rules {
 		if t := res.Tally[r]; t[model.Pass] > 0 || t[model.Skip] == 0 {
 			held = append(held, r)
 		}
-	}
-	st.rep.AddOutcome(held, model.Pass, "", nil)
-	for _, fd := range res.Findings {
-		if fd.Verdict == model.Warn {
-			co.Verdict, co.Detail = model.Warn, fd.String()
-			return co
-		}
-	}
-	co.Verdict = model.Pass
-	var generic, passes uint32
-	for _, r := range rules {
 		generic += res.Generic[r]
 		passes += res.Tally[r][model.Pass]
 	}
+	st.rep.AddOutcome(held, model.Pass, "", nil)
+	if i := slices.IndexFunc(res.Findings, func(f model.Finding) bool { return f.Verdict == model.Warn }); i >= 0 {
+		co.Verdict, co.Detail = model.Warn, res.Findings[i].String()
+		return co
+	}
+	co.Verdict = model.Pass
 	if generic > 0 && co.Detail == "" {
 		// A legacy build's -1 for every refusal proves less than a pass on
 		// a kernel build: say so.
@@ -500,28 +455,17 @@ func (st *suiteState) passed(co CaseOutcome, res *conformance.Result) CaseOutcom
 	return co
 }
 
-// shown reports whether a v of one of rules would be the one the report
-// shows (so its repro is worth shrinking).
-func (st *suiteState) shown(rules []model.Rule, v model.Verdict) bool {
-	return st.rep.Shows(rules, v)
-}
-
-// shrinkRuns runs Shrink with still as the predicate on exec's runs,
-// within the budgets.
+// shrinkRuns shrinks ops while still holds of exec's runs, within the
+// budgets.
 func (st *suiteState) shrinkRuns(ops []op.Op, exec func([]op.Op, bool) conformance.Outcome, still func(conformance.Outcome, []op.Op) bool) []op.Op {
 	got, _ := st.shrink(ops, func(cand []op.Op) bool { return still(exec(cand, false), cand) })
 	return got
 }
 
-func uniqueRules(rs []model.Rule) []model.Rule {
-	seen := map[model.Rule]bool{}
-	var out []model.Rule
+func ruleNames(rs []model.Rule) []string {
+	var out []string
 	for _, r := range rs {
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
+		out = append(out, r.String())
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

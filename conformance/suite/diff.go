@@ -1,10 +1,8 @@
 package suite
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-	"github.com/simabi/simabi/conformance/op"
-
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -12,57 +10,45 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 )
 
-// A behaviour diff runs the same cases on two builds, each through its own
-// Executor, and compares them call by call: what each call returned and
-// left (the canonical history lines: statuses, ids written, the direction
-// of committed memory, queried values), the model's findings, and crashes
-// and hangs. Where the contract judges nothing, a diff still sees a change.
-
-// DiffRun configures DiffWith. The cases are those a check of Profile with
-// Caps would run: the directed checks that apply (with their refusal probes
-// when Probes is set), then Random seeded sequences.
+// DiffRun configures DiffWith: a behaviour diff runs the cases a check of
+// Profile with Caps would run on two builds and compares them call by call
+// (the canonical history lines, the model's findings, crashes and hangs),
+// so it sees a change where the contract judges nothing.
 type DiffRun struct {
 	Cases
-	// Confirm runs a change's script twice more on both builds: a change
-	// that does not show again the same way (a race or a hold a loaded
-	// machine decided otherwise) is counted in DiffResult.Flaky and passed
-	// over, and a shrunk script that does not is reported as the unshrunk
-	// cut. First ends the diff at the first change that counts.
+	// Confirm runs a change's script twice more on both builds: one that
+	// does not show again (a race a loaded machine decided otherwise) is
+	// counted Flaky and passed over; a shrunk script that does not is
+	// reported unshrunk. First ends the diff at the first change.
 	Confirm, First bool
 }
 
 // Change is one case whose two runs differ.
 type Change struct {
 	Case string // the directed check, probe or random sequence
-	// Clauses are the clauses of the contract the change is grouped under:
-	// the directed check's (a probe's check's), or for a random sequence
-	// the rule of the call.
+	// Clauses group the change: the directed check's (a probe's check's),
+	// or for a random sequence the rule of the call.
 	Clauses []string
 	// Rule is the rule the call concerns: the one the model judged broken
 	// there on one side (Judged), else the entry's.
 	Rule   model.Rule
 	Judged bool
-	// At is the index in Script of the first op that differs; len(Script)
-	// for the runner's cleanup after the last op.
-	At int
-	// Old and New are what each build did there: the call's canonical line,
-	// or how the run died.
-	Old, New string
+	At     int    // the first op that differs in Script; len(Script): the runner's cleanup
+	Old    string // what each build did there: the call's canonical line, or how the run died
+	New    string
 	// Script is the shortest op script found that shows the change on both
 	// builds (the case's ops when it was not shrunk).
 	Script []op.Op
 	Shrunk bool
 	// Key names the change across runs and builds (baselines): the clauses,
 	// the op's kind and the two results, without indices.
-	Key string
-	// Also are the other cases that showed a change with the same key
-	// (each change is reported and shrunk once).
-	Also []string
-	// Elapsed is the time its cases took on both builds, shrinking
-	// included (a report's per-change time).
-	Elapsed time.Duration
+	Key     string
+	Also    []string      // the other cases that showed a change with the same key
+	Elapsed time.Duration // its cases' time on both builds, shrinking included
 }
 
 // Group is the heading a change is listed under: its clauses.
@@ -88,9 +74,8 @@ type diffState struct {
 	byKey    map[string]int // change key -> index in out.Changes
 }
 
-// DiffWith runs the cases of s on both executors and reports every case
-// whose runs differ, shrunk to the shortest script that still differs the
-// same way on both.
+// DiffWith reports every case of s whose runs on old and new differ,
+// shrunk to the shortest script that still differs the same way.
 func DiffWith(old, new conformance.Executor, s DiffRun) *DiffResult {
 	t0 := time.Now()
 	s.Cases = s.Cases.withDefaults(diffShrinkTotal)
@@ -137,18 +122,18 @@ func (st *diffState) ended() bool { return st.s.First && len(st.out.Changes) > 0
 
 // checkClauses are the clauses of the contract that name the directed
 // check and bind a build of profile p.
-func checkClauses(check string, p model.Profile) []conformance.ClauseSpec {
-	var out []conformance.ClauseSpec
+func checkClauses(check string, p model.Profile) []string {
+	var out []string
 	for _, c := range conformance.Clauses() {
 		if c.HeldOn(p) && slices.Contains(c.Checks, check) {
-			out = append(out, c)
+			out = append(out, c.ID)
 		}
 	}
 	return out
 }
 
 // runCase runs ops on both builds and records a change if they differ.
-func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.ClauseSpec) {
+func (st *diffState) runCase(name string, ops []op.Op, clauses []string) {
 	t0 := time.Now()
 	st.out.Cases++
 	a, b := st.both(ops)
@@ -160,9 +145,13 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.Cla
 		st.out.Flaky++
 		return
 	}
-	ch := Change{Case: name, At: d.at, Old: d.old, New: d.new, Script: ops}
-	ch.Rule, ch.Judged = d.rule, d.judged
-	ch.Clauses = groupOf(clauses, d.rule)
+	ch := Change{Case: name, At: d.at, Old: d.old, New: d.new, Script: ops, Rule: d.rule, Judged: d.judged}
+	// A change is listed under the clauses of the directed check that
+	// showed it (written to judge them; the model's rule is ch.Rule), or
+	// for a random sequence under the rule of the call.
+	if ch.Clauses = slices.Clone(clauses); len(clauses) == 0 {
+		ch.Clauses = []string{d.rule.String()}
+	}
 	ch.Key = changeKey(ch.Clauses, ops, d)
 	if i, ok := st.byKey[ch.Key]; ok {
 		st.out.Changes[i].Also = append(st.out.Changes[i].Also, name)
@@ -180,9 +169,8 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []conformance.Cla
 	st.out.Changes = append(st.out.Changes, ch)
 }
 
-// both runs ops on the two builds at once: each has its own runtime
-// instance (its own child process for a library), so the two runs cannot
-// see each other, and the diff takes the time of the slower build.
+// both runs ops on the two builds at once (each its own runtime instance,
+// so they cannot see each other): the diff takes the slower build's time.
 func (st *diffState) both(ops []op.Op) (a, b conformance.Outcome) {
 	done := make(chan struct{})
 	go func() {
@@ -206,9 +194,8 @@ func (st *diffState) repeats(ops []op.Op, sig string) bool {
 	return true
 }
 
-// shrinkChange looks for the shortest script whose runs still differ at
-// an op of the same kind with the same two results, within the budgets;
-// it says whether it shrank.
+// shrinkChange looks for the shortest script that still differs the same
+// way (sig), within the budgets; it says whether it shrank.
 func (st *diffState) shrinkChange(ch *Change, d outcomeDiff) bool {
 	want, best := d.sig(), d
 	got, ran := st.shrink(conformance.ReproPrefix(ch.Script, d.at), func(cand []op.Op) bool {
@@ -245,9 +232,7 @@ func (d outcomeDiff) sig() string {
 	return d.kind + "\x00" + resultOf(d.old) + "\x00" + resultOf(d.new)
 }
 
-// resultOf is the result part of a history line ("#3 prepare c0 ... ->
-// INVALID_ARGUMENT out=-1" gives "INVALID_ARGUMENT out=-1"), or the whole
-// text of a death.
+// resultOf is what follows " -> " in a history line, or a death's text.
 func resultOf(line string) string {
 	if i := strings.Index(line, " -> "); i >= 0 && strings.HasPrefix(line, "#") {
 		return line[i+4:]
@@ -257,9 +242,9 @@ func resultOf(line string) string {
 
 var indexRE = regexp.MustCompile(`#\d+`)
 
-// changeKey fingerprints a change for baselines: its clauses, the kind of
-// op and the two results, with op indices left out so that the same change
-// found by another case, or shrunk differently, keeps its key.
+// changeKey fingerprints a change for baselines: its clauses, the op's
+// kind and the two results, without op indices (so the same change found
+// by another case, or shrunk differently, keeps its key).
 func changeKey(clauses []string, ops []op.Op, d outcomeDiff) string {
 	return strings.Join(clauses, ",") + "|" + d.kind + "|" + indexRE.ReplaceAllString(resultOf(d.old), "#") + " -> " +
 		indexRE.ReplaceAllString(resultOf(d.new), "#")
@@ -267,14 +252,8 @@ func changeKey(clauses []string, ops []op.Op, d outcomeDiff) string {
 
 // death describes how a run ended when it did not pass.
 func death(o conformance.Outcome, ops []op.Op) string {
-	return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), firstLine(o.Detail))
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	line, _, _ := strings.Cut(o.Detail, "\n")
+	return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), line)
 }
 
 // ruleAt is the rule a difference at op at concerns: the rule of a model
@@ -317,22 +296,9 @@ func compareOutcomes(ops []op.Op, a, b conformance.Outcome) (outcomeDiff, bool) 
 	switch {
 	case aPass && bPass:
 		fa, fb := findingKeys(a.Result), findingKeys(b.Result)
-		for i := 0; i < max(len(fa), len(fb)); i++ {
-			var x, y findingKey
-			if i < len(fa) {
-				x = fa[i]
-			}
-			if i < len(fb) {
-				y = fb[i]
-			}
-			if x != y {
-				at := min(x.index, y.index)
-				if i >= len(fa) {
-					at = y.index
-				} else if i >= len(fb) {
-					at = x.index
-				}
-				return newDiff(ops, at, x.text(), y.text(), a, b), true
+		for i := range max(len(fa), len(fb)) {
+			if x, y := keyAt(fa, i), keyAt(fb, i); x != y {
+				return newDiff(ops, min(x.index, y.index), x.text(), y.text(), a, b), true
 			}
 		}
 		return outcomeDiff{}, false
@@ -385,6 +351,14 @@ func (k findingKey) text() string {
 	return fmt.Sprintf("model: #%d %s %s %s", k.index, k.rule, k.verdict, k.key)
 }
 
+// keyAt is ks[i], or no finding (whose index gives way to the other side's).
+func keyAt(ks []findingKey, i int) findingKey {
+	if i < len(ks) {
+		return ks[i]
+	}
+	return findingKey{index: math.MaxInt}
+}
+
 // findingKeys are a run's findings as what names them, in op order.
 func findingKeys(r *conformance.Result) []findingKey {
 	var out []findingKey
@@ -396,21 +370,5 @@ func findingKeys(r *conformance.Result) []findingKey {
 		out = append(out, findingKey{index: f.Index, rule: f.Rule, verdict: f.Verdict, key: k})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].index < out[j].index })
-	return out
-}
-
-// groupOf names the clauses a change is listed under: those of the
-// directed check whose run showed it (the check was written to judge them,
-// and the model's rule at the call is in Change.Rule), or, for a random
-// sequence, the rule of the call: the one the model judged broken there on
-// one side, else the entry's.
-func groupOf(clauses []conformance.ClauseSpec, r model.Rule) []string {
-	if len(clauses) == 0 {
-		return []string{r.String()}
-	}
-	out := make([]string, len(clauses))
-	for i, c := range clauses {
-		out[i] = c.ID
-	}
 	return out
 }

@@ -1,9 +1,9 @@
 package suite
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-
 	"strings"
+
+	"github.com/simabi/simabi/conformance/model"
 )
 
 // Mutation testing (F-4): a mutant breaks exactly one rule, and the checker
