@@ -27,7 +27,7 @@ import (
 // onboard), and each unloads what it loaded.
 
 var (
-	testCacheDir string // fakes built by this test process
+	testCacheDir string // where this test process builds fakes
 	testWorkDir  string // drivers
 	noCompiler   error  // set when no C compiler exists
 )
@@ -40,8 +40,10 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer os.RemoveAll(testWorkDir)
-		testCacheDir = os.Getenv("SIMABI_FAKE_CACHE")
-		if testCacheDir == "" {
+		// The cache every package's tests share (Build's default), so make
+		// test compiles each fake and mutant once; a private one only when
+		// there is none.
+		if testCacheDir, err = defaultCacheDir(); err != nil {
 			testCacheDir = filepath.Join(testWorkDir, "cache")
 		}
 		if _, err := resolveCompiler(""); err != nil {
