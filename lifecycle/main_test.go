@@ -176,7 +176,9 @@ const childEnv = "SIMABI_LIFECYCLE_CHILD"
 func runChild(t *testing.T, test, body string, extraEnv ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.v")
-	cmd.Env = append(append(os.Environ(), childEnv+"="+body), extraEnv...)
+	// The child's temporary files go under this test's: a child that
+	// aborts (as the abort cases must) runs no cleanup of its own.
+	cmd.Env = append(append(os.Environ(), childEnv+"="+body, "TMPDIR="+t.TempDir()), extraEnv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	done := make(chan error, 1)

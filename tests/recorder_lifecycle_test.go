@@ -42,7 +42,8 @@ func TestRecorder_lifecycleCatalogueTracesCheck(t *testing.T) {
 		dir = t.TempDir()
 		cmd := exec.Command(bin, "-test.run=^TestFakeCatalogue$", "-test.count=1")
 		cmd.Dir = "../lifecycle"
-		cmd.Env = append(os.Environ(), "SIMABI_LIFECYCLE_RECORD="+dir, "SIMABI_LIFECYCLE_MUTANT="+mutant)
+		// TMPDIR: over a mutant the child may die before its own cleanup.
+		cmd.Env = append(os.Environ(), "SIMABI_LIFECYCLE_RECORD="+dir, "SIMABI_LIFECYCLE_MUTANT="+mutant, "TMPDIR="+t.TempDir())
 		out, err := cmd.CombinedOutput()
 		if mutant == "" && err != nil { // over a mutant the consumer's own checks fail, as they should
 			t.Fatalf("the catalogue failed through the recorder: %v\n%s", err, out)
