@@ -46,9 +46,6 @@ var kernelsByName = map[string]kernelKind{
 // kernelFor selects the kernel of a func_name (the bytes of the name, no NUL).
 func kernelFor(name []byte) kernelKind { return kernelsByName[string(name)] }
 
-// KernelNames lists the func names with a simulated kernel.
-func KernelNames() []string { return []string{KernelAddScalarF32, KernelCopyBytes} }
-
 // tensorSnap is what a simulated kernel reads of one tensor record, the
 // emitted runtime's tensor_snap.
 type tensorSnap struct {

@@ -277,19 +277,6 @@ func Lookup(rev abi.Revision, op string, args []string) (Entry, error) {
 	return Entry{}, fmt.Errorf("unknown op %q", op)
 }
 
-// Ops are the op words of revision rev, each once, in table order.
-func Ops(rev abi.Revision) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, e := range Entries(rev) {
-		if !seen[e.Op] {
-			seen[e.Op] = true
-			out = append(out, e.Op)
-		}
-	}
-	return out
-}
-
 // Fields splits an op's arguments into keyed values and positional ones,
 // checked against the entry: every key known, every argument that is
 // neither optional, late (absent from an entry record) nor written only

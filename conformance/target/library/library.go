@@ -245,9 +245,6 @@ func (l *Library) onboardOptions() onboard.Options {
 	return onboard.Options{Preloads: l.opt.Preloads, LogLevel: l.opt.LogLevel, BindKernelWhenUnsupported: true, Inspect: true}
 }
 
-// Profile is the profile the model assumes for the library.
-func (l *Library) Profile() model.Profile { return l.profile }
-
 // Options are the runner options the library needs (the legacy profile,
 // the binaries).
 func (l *Library) Options() conformance.Options {
