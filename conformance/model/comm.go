@@ -122,6 +122,10 @@ type commModel struct {
 	// it (0: the build's, which the model takes as upstream's 120 s;
 	// commtimeout.go).
 	timeoutMs int32
+	// probe: a scratch copy's step notes in why why its call waits
+	// (CommWaits).
+	probe bool
+	why   string
 }
 
 // commDesc is what the model knows of a descriptor gprep wrote.
@@ -270,80 +274,26 @@ const unsureWaits = "its session's counters are not known: a handle allocated it
 // CommWaits says why op would wait for peers ("" when it returns at
 // once): the runner parks such a call when later ops bring them
 // (CommParkable) and otherwise does not make it, since it would end only
-// at the runtime's timeout.
+// at the runtime's timeout. The walk says why, on a scratch copy.
 func (m *Model) CommWaits(o Op) string {
-	if !o.Kind.CommCodes() {
+	if !CommMayWait(o.Kind) {
 		return ""
 	}
 	if m.lost {
-		if CommMayWait(o.Kind) {
-			return "the model lost track: the call might wait for peers until the runtime's timeout"
-		}
-		return ""
+		return "the model lost track: the call might wait for peers until the runtime's timeout"
 	}
-	cm := m.comm()
-	c := o.Comm
-	h := cm.handle(c.H)
-	switch o.Kind {
-	case op.KindCommAlloc:
-		if h == nil || c.NullOut {
-			return ""
-		}
-		if h.seg >= 0 && h.nranks > 1 {
-			return repeatAllocWaits
-		}
-		total := commHeader + c.Win*uint64(h.nranks)
-		if s := cm.sessions[h.path]; s >= 0 && h.nranks > 1 && (cm.segs[s].unsure || cm.segs[s].nranks != h.nranks) {
-			return unsureWaits
-		}
-		if s := cm.sessions[h.path]; s >= 0 {
-			if cm.segs[s].size < total {
-				return "its session's segment is smaller than its windows: it would wait for a peer to size it"
-			}
-			if cm.segs[s].ready+1 < h.nranks {
-				return "its session has " + strconv.Itoa(int(cm.segs[s].ready)) + " rank(s) ready of " + strconv.Itoa(int(h.nranks)) + ": it would wait for the others"
-			}
-		} else if h.nranks > 1 {
-			return "it would wait for the other ranks of its session"
-		}
-	case op.KindCommBarrier, op.KindCommDestroy:
-		if h != nil && h.seg >= 0 && cm.segs[h.seg].unsure && (h.nranks > 1 || (o.Kind == op.KindCommBarrier && cm.segs[h.seg].multi)) {
-			return unsureWaits
-		}
+	c := m.scratch()
+	c.comm().unknown, c.cm.probe = false, true
+	c.step(0, 0, o, nil)
+	return c.cm.why
+}
+
+// waitsIf notes why the call in progress waits for peers, when on and no
+// reason came before (CommWaits reads the first).
+func (cm *commModel) waitsIf(on bool, why string) {
+	if on && cm.probe && cm.why == "" {
+		cm.why = why
 	}
-	switch o.Kind {
-	case op.KindCommBarrier:
-		if h != nil && h.seg >= 0 && cm.segs[h.seg].barrier+1 != h.nranks {
-			return "it would wait for the other ranks at the barrier"
-		}
-	case op.KindCommDestroy:
-		if h != nil && h.seg >= 0 && cm.segs[h.seg].left+1 < h.nranks {
-			return "its destroy barrier would wait for the other ranks"
-		}
-	case op.KindCommDomainAlloc:
-		if h == nil || !domainArgsOK(h, c) || h.domain(c.ID) != nil || c.IDs.Entry(int(c.Rank)) != uint32(h.rank) {
-			return ""
-		}
-		total := commHeader + c.Win*c.N
-		if s, ok := cm.domSegs[[2]int16{int16(h.path), int16(c.ID)}]; ok {
-			if cm.segs[s].size < total {
-				return "the allocation's segment is smaller than its windows: it would wait for a peer to size it"
-			}
-			if cm.segs[s].ready+1 < int32(c.N) {
-				return "it would wait for the other ranks of the subset"
-			}
-		} else if c.N > 1 {
-			return "it would wait for the other ranks of the subset"
-		}
-	case op.KindCommDomainRelease:
-		if h == nil {
-			return ""
-		}
-		if d := h.domain(c.ID); d != nil && uint64(d.nranks) == c.N && uint32(d.rank) == uint32(c.Rank) && cm.segs[d.seg].left+1 < d.nranks {
-			return "its release barrier would wait for the other ranks of the subset"
-		}
-	}
-	return ""
 }
 
 func (h *commHandle) domain(id uint8) *commDomain {
@@ -353,10 +303,6 @@ func (h *commHandle) domain(id uint8) *commDomain {
 		}
 	}
 	return nil
-}
-
-func domainArgsOK(h *commHandle, c op.CommRecipe) bool {
-	return !c.IDs.Null && !c.NullOut && !c.NullBase && c.N != 0 && c.N <= abi.CommMaxRankNum && uint64(c.Rank) < c.N && c.Win != 0
 }
 
 // ---- the walks ----
@@ -387,6 +333,7 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 		return m.commRefused(obs, "comm_alloc_windows", "comm_alloc_windows with a NULL handle or device_ctx_out")
 	}
 	if h.seg >= 0 && h.nranks > 1 {
+		cm.waitsIf(true, repeatAllocWaits)
 		m.commWait(false, repeatAllocWaits)
 		return nil
 	}
@@ -396,17 +343,19 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 		cm.segs[s].unsure = true
 	}
 	if s >= 0 && h.nranks > 1 && cm.segs[s].unsure {
+		cm.waitsIf(true, unsureWaits)
 		m.commWait(false, unsureWaits)
 		return nil
 	}
-	creator := s < 0
-	if creator {
+	countWhy := "it would wait for the other ranks of its session"
+	if s < 0 {
 		s = cm.newSeg(total, h.nranks, [2]int16{int16(h.path), -1})
 		cm.sessions[h.path] = s
+	} else {
+		countWhy = "its session has " + strconv.Itoa(int(cm.segs[s].ready)) + " rank(s) ready of " + strconv.Itoa(int(h.nranks)) + ": it would wait for the others"
 	}
 	// timedOut: its ready wait times out (E-COMM.9): the context is written.
-	mapped, timedOut := m.joinReady(s, h, h.nranks, total, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once",
-		"its session's segment is smaller than its windows and no peer sizes it")
+	mapped, timedOut := m.joinReady(s, h, h.nranks, total, "its session's", countWhy, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once")
 	if !mapped {
 		return m.unwritten(obs, "comm_alloc_windows") // the handle keeps what it had
 	}
@@ -441,14 +390,17 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 // whose windows take total bytes: it waits for the others (done: the last
 // ready), or, when the segment is too small and the short timeout is in
 // force, gives up before it maps anything (mapped false). timedOut: its
-// ready wait times out.
-func (m *Model) joinReady(s int, h *commHandle, nranks int32, total uint64, doneNote, shortNote string) (mapped, timedOut bool) {
+// ready wait times out. whose names the segment, countWhy why a sized one
+// waits.
+func (m *Model) joinReady(s int, h *commHandle, nranks int32, total uint64, whose, countWhy, doneNote string) (mapped, timedOut bool) {
 	cm := m.comm()
 	if cm.elsewhere(s, h, int64(nranks)) {
 		cm.segs[s].shared = true
 	}
 	seg := &cm.segs[s]
 	sized := seg.size >= total
+	cm.waitsIf(!sized, whose+" segment is smaller than its windows: it would wait for a peer to size it")
+	cm.waitsIf(seg.ready+1 < nranks, countWhy)
 	done := !seg.shared && sized && seg.ready+1 >= nranks
 	switch {
 	case sized || seg.shared:
@@ -456,7 +408,7 @@ func (m *Model) joinReady(s int, h *commHandle, nranks int32, total uint64, done
 		seg.ready++
 		return true, !done && !cm.park.parking && cm.timesOut()
 	case cm.timesOut():
-		m.commTimeout(shortNote)
+		m.commTimeout(whose + " segment is smaller than its windows and no peer sizes it")
 		return false, false
 	}
 	m.commWait(false, "")
@@ -612,7 +564,10 @@ func (m *Model) commBarrier(o Op) {
 		return
 	}
 	seg := &cm.segs[h.seg]
-	if cm.elsewhere(h.seg, h, int64(h.nranks)) || (seg.unsure && (h.nranks > 1 || seg.multi)) {
+	unsure := seg.unsure && (h.nranks > 1 || seg.multi)
+	cm.waitsIf(unsure, unsureWaits)
+	cm.waitsIf(seg.barrier+1 != h.nranks, "it would wait for the other ranks at the barrier")
+	if unsure || cm.elsewhere(h.seg, h, int64(h.nranks)) {
 		m.commWait(false, "")
 		return
 	}
@@ -641,6 +596,8 @@ func (m *Model) commDestroy(o Op) {
 	done, k := true, waitKey{}
 	if h.seg >= 0 {
 		seg := &cm.segs[h.seg]
+		cm.waitsIf(seg.unsure && h.nranks > 1, unsureWaits)
+		cm.waitsIf(seg.left+1 < h.nranks, "its destroy barrier would wait for the other ranks")
 		done, k = !cm.elsewhere(h.seg, h, int64(h.nranks)) && seg.left+1 >= h.nranks, waitKey{waitLeft, h.seg, 0}
 		seg.left++
 		if done {
@@ -698,8 +655,8 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 		s = cm.newSeg(total, int32(c.N), key)
 		cm.domSegs[key] = s
 	}
-	if mapped, _ := m.joinReady(s, h, int32(c.N), total, "comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once",
-		"the allocation's segment is smaller than its windows and no peer sizes it"); !mapped {
+	if mapped, _ := m.joinReady(s, h, int32(c.N), total, "the allocation's", "it would wait for the other ranks of the subset",
+		"comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once"); !mapped {
 		return m.unwritten(obs, "comm_alloc_domain_windows") // no window is zeroed
 	}
 	// The rank's own window is zeroed before it counts itself ready.
@@ -755,6 +712,7 @@ func (m *Model) commDomainRelease(o Op) {
 		return
 	}
 	seg := &cm.segs[d.seg]
+	cm.waitsIf(seg.left+1 < d.nranks, "its release barrier would wait for the other ranks of the subset")
 	done := !cm.elsewhere(d.seg, h, int64(d.nranks)) && seg.left+1 >= d.nranks
 	seg.left++
 	if done {

@@ -122,8 +122,7 @@ func (m *Model) CommParkable(ops []Op) bool {
 	if m.lost || len(ops) == 0 || m.cm == nil || m.cm.unknown || m.cm.shared || m.cm.timesOut() {
 		return false // under a short timeout a parked call could give up before its releaser
 	}
-	c := m.copy()
-	c.findings = c.findings[:len(c.findings):len(c.findings)]
+	c := m.scratch()
 	c.park(0, ops[0], nil)
 	if len(c.cm.park.parked) == 0 || c.cm.park.parked[len(c.cm.park.parked)-1].key == (waitKey{}) {
 		return false // nothing it waits for can be released
@@ -149,6 +148,13 @@ func (m *Model) CommParkable(ops []Op) bool {
 		}
 	}
 	return false
+}
+
+// scratch is a copy of the model to step ahead on (the look aheads).
+func (m *Model) scratch() *Model {
+	c := m.copy()
+	c.findings = c.findings[:len(c.findings):len(c.findings)]
+	return c
 }
 
 // park steps op as a parked call: its arrival counts now, its answer
@@ -257,8 +263,7 @@ func (m *Model) CommLeaveTogether() []int8 {
 	if m.cm == nil {
 		return nil
 	}
-	c := m.copy()
-	c.findings = c.findings[:len(c.findings):len(c.findings)]
+	c := m.scratch()
 	var out []int8
 	for h := int8(0); h < op.MaxCommHandles; h++ {
 		if c.cm.handle(h) == nil || c.cm.busy(h) {
