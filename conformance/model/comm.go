@@ -1,6 +1,7 @@
 package model
 
 import (
+	"maps"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -153,23 +154,12 @@ func (cm *commModel) copy() *commModel {
 		n.h[i].domains = append([]commDomain(nil), cm.h[i].domains...)
 	}
 	n.segs = append([]commSeg(nil), cm.segs...)
-	n.domSegs = make(map[[2]int16]int, len(cm.domSegs))
-	for k, v := range cm.domSegs {
-		n.domSegs[k] = v
-	}
+	n.domSegs, n.descs, n.mem = maps.Clone(cm.domSegs), maps.Clone(cm.descs), maps.Clone(cm.mem)
 	n.globals = make(map[uint8]*commGlobal, len(cm.globals))
 	for k, g := range cm.globals {
 		c := *g
 		c.peers = append([]int(nil), g.peers...)
 		n.globals[k] = &c
-	}
-	n.descs = make(map[uint8]commDesc, len(cm.descs))
-	for k, v := range cm.descs {
-		n.descs[k] = v
-	}
-	n.mem = make(map[memKey]uint64, len(cm.mem))
-	for k, v := range cm.mem {
-		n.mem[k] = v
 	}
 	n.park = cm.park.copy()
 	return &n
@@ -598,14 +588,21 @@ func (m *Model) commDestroy(o Op) {
 		seg := &cm.segs[h.seg]
 		cm.waitsIf(seg.unsure && h.nranks > 1, unsureWaits)
 		cm.waitsIf(seg.left+1 < h.nranks, "its destroy barrier would wait for the other ranks")
-		done, k = !cm.elsewhere(h.seg, h, int64(h.nranks)) && seg.left+1 >= h.nranks, waitKey{waitLeft, h.seg, 0}
-		seg.left++
-		if done {
-			cm.unlink(h.seg)
-		}
+		done, k = cm.leave(h.seg, h.nranks, cm.elsewhere(h.seg, h, int64(h.nranks))), waitKey{waitLeft, h.seg, 0}
 	}
 	m.waitFor(done, k, "comm_destroy returns 0 once the last rank is out, and releases the ranks that wait")
 	cm.h[o.Comm.H] = commHandle{}
+}
+
+// leave counts a rank of nranks out of segment s (a destroy's or a
+// release's barrier); the last out (not when peers may be elsewhere: away)
+// unlinks it.
+func (cm *commModel) leave(s int, nranks int32, away bool) (last bool) {
+	cm.segs[s].left++
+	if last = !away && cm.segs[s].left >= nranks; last {
+		cm.unlink(s)
+	}
+	return last
 }
 
 // unlink removes segment s's name (shm_unlink): whatever segment the name
@@ -711,13 +708,8 @@ func (m *Model) commDomainRelease(o Op) {
 		m.commRefuse("comm_release_domain_windows with a rank_count or domain_rank other than the allocation's")
 		return
 	}
-	seg := &cm.segs[d.seg]
-	cm.waitsIf(seg.left+1 < d.nranks, "its release barrier would wait for the other ranks of the subset")
-	done := !cm.elsewhere(d.seg, h, int64(d.nranks)) && seg.left+1 >= d.nranks
-	seg.left++
-	if done {
-		cm.unlink(d.seg)
-	}
+	cm.waitsIf(cm.segs[d.seg].left+1 < d.nranks, "its release barrier would wait for the other ranks of the subset")
+	done := cm.leave(d.seg, d.nranks, cm.elsewhere(d.seg, h, int64(d.nranks)))
 	m.waitFor(done, waitKey{waitLeft, d.seg, 0}, "comm_release_domain_windows returns 0 once the last rank of the subset is out")
 	for i := range h.domains {
 		if h.domains[i].id == c.ID {
@@ -800,15 +792,17 @@ func descDefect(d []byte, rank, n uint32, win uint64) string {
 		return ""
 	}
 	u32 := func(off int) uint32 { return le.Uint32(d[off:]) }
+	for _, f := range [...]struct {
+		name string
+		off  int
+		want uint32
+	}{{"version", abi.CommDescVersionOff, abi.CommGlobalDomainVersion}, {"profile", abi.CommDescProfileOff, abi.CommProfileSimShm},
+		{"domain_rank", abi.CommDescDomainRankOff, rank}, {"rank_count", abi.CommDescRankCountOff, n}} {
+		if got := u32(f.off); got != f.want {
+			return f.name + " " + strconv.FormatUint(uint64(got), 10) + ", want " + strconv.FormatUint(uint64(f.want), 10)
+		}
+	}
 	switch {
-	case u32(abi.CommDescVersionOff) != abi.CommGlobalDomainVersion:
-		return "version " + strconv.FormatUint(uint64(u32(abi.CommDescVersionOff)), 10) + ", want 2"
-	case u32(abi.CommDescProfileOff) != abi.CommProfileSimShm:
-		return "profile " + strconv.FormatUint(uint64(u32(abi.CommDescProfileOff)), 10) + ", want 1"
-	case u32(abi.CommDescDomainRankOff) != rank:
-		return "domain_rank " + strconv.FormatUint(uint64(u32(abi.CommDescDomainRankOff)), 10) + ", want " + strconv.FormatUint(uint64(rank), 10)
-	case u32(abi.CommDescRankCountOff) != n:
-		return "rank_count " + strconv.FormatUint(uint64(u32(abi.CommDescRankCountOff)), 10) + ", want " + strconv.FormatUint(uint64(n), 10)
 	case le.Uint64(d[abi.CommDescMappingSizeOff:]) != win:
 		return "mapping_size " + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) + ", want the window size " + strconv.FormatUint(win, 10)
 	case u32(abi.CommDescReservedOff) != 0:
@@ -841,20 +835,15 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 	case g.imported:
 		return refused("comm_global_domain_import of a domain imported already")
 	}
-	descAt := func(i int) importDesc { return cm.importDesc(c, i) }
 	seen := make([]bool, g.nranks)
 	for i := 0; i < int(c.DescCount()); i++ {
-		d := descAt(i)
-		switch {
-		case d.ver != abi.CommGlobalDomainVersion || d.prof != abi.CommProfileSimShm:
-			return refused("descriptor " + strconv.Itoa(i) + "'s version or profile")
-		case d.n != g.nranks || d.rank >= g.nranks:
-			return refused("descriptor " + strconv.Itoa(i) + "'s rank_count or domain_rank")
-		case d.size != g.win:
-			return refused("descriptor " + strconv.Itoa(i) + "'s mapping_size")
-		case d.hs == 0 || d.hs > abi.CommDescHandleBytes:
-			return refused("descriptor " + strconv.Itoa(i) + "'s handle_size")
-		case seen[d.rank]:
+		d := cm.importDesc(c, i)
+		for _, k := range importChecks {
+			if k.bad(d, g) {
+				return refused("descriptor " + strconv.Itoa(i) + "'s " + k.what)
+			}
+		}
+		if seen[d.rank] {
 			return refused("descriptor " + strconv.Itoa(i) + " names a rank an earlier one named")
 		}
 		seen[d.rank] = true
@@ -862,7 +851,7 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 	peers := make([]int, g.nranks)
 	elsewhere := false
 	for i := 0; i < int(c.DescCount()); i++ {
-		d := descAt(i)
+		d := cm.importDesc(c, i)
 		peers[d.rank] = d.seg
 		switch {
 		case d.rank == g.rank:
@@ -903,6 +892,20 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 			}
 		}
 	}
+}
+
+// importChecks are E-COMM's conditions on each descriptor gimport reads,
+// in the order the walk refuses them.
+var importChecks = [...]struct {
+	clause, what string
+	bad          func(d importDesc, g *commGlobal) bool
+}{
+	{"E-COMM.45", "version or profile", func(d importDesc, _ *commGlobal) bool {
+		return d.ver != abi.CommGlobalDomainVersion || d.prof != abi.CommProfileSimShm
+	}},
+	{"E-COMM.46", "rank_count or domain_rank", func(d importDesc, g *commGlobal) bool { return d.n != g.nranks || d.rank >= g.nranks }},
+	{"E-COMM.47", "mapping_size", func(d importDesc, g *commGlobal) bool { return d.size != g.win }},
+	{"E-COMM.48", "handle_size", func(d importDesc, _ *commGlobal) bool { return d.hs == 0 || d.hs > abi.CommDescHandleBytes }},
 }
 
 // importDesc is descriptor i of the ones gimport recipe c passes:
@@ -1071,11 +1074,7 @@ func (cm *commModel) reset() {
 			cm.unlink(d.seg)
 		}
 		if h.seg >= 0 {
-			seg := &cm.segs[h.seg]
-			seg.left++
-			if seg.left >= h.nranks {
-				cm.unlink(h.seg)
-			}
+			cm.leave(h.seg, h.nranks, false)
 		}
 		cm.h[i] = commHandle{}
 	}

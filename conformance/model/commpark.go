@@ -58,6 +58,16 @@ func (p parkState) copy() parkState {
 	return parkState{parked: append([]parkedCall(nil), p.parked...), released: append([]int(nil), p.released...), parking: p.parking, key: p.key}
 }
 
+// at is the position of op index idx's parked call (-1: none).
+func (p *parkState) at(idx int) int {
+	for i := len(p.parked) - 1; i >= 0; i-- {
+		if p.parked[i].idx == idx {
+			return i
+		}
+	}
+	return -1
+}
+
 // busy reports whether slot h's rank is in a parked call.
 func (cm *commModel) busy(h int8) bool {
 	return slices.ContainsFunc(cm.park.parked, func(p parkedCall) bool { return p.h == h })
@@ -186,12 +196,7 @@ func (m *Model) joinParked(idx, at int, early bool) {
 	if i := slices.Index(cm.park.released, idx); i >= 0 {
 		cm.park.released = slices.Delete(cm.park.released, i, i+1)
 	}
-	k := -1
-	for i, p := range cm.park.parked {
-		if p.idx == idx {
-			k = i
-		}
-	}
+	k := cm.park.at(idx)
 	if k < 0 {
 		return
 	}
