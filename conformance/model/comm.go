@@ -970,60 +970,58 @@ func (m *Model) commGlobalRelease(o Op) {
 	}
 }
 
-// commLoc resolves a cmem reference to the segment and offset of its word,
-// or says why no word is there.
-func (m *Model) commLoc(c op.CommRecipe) (memKey, string) {
-	cm := m.comm()
-	const bad = "the reference names no window of a live context"
-	var seg int
-	var base, win, n uint64
+// commWindow is where window idx of the context a comm reference names
+// lies: from byte first+at of segment seg; win and n are the context's
+// window size and count, mwin and mn those of the mapping beneath it (a
+// derived context's windows lie in its base's).
+type commWindow struct {
+	seg                         int
+	first, at, win, n, mwin, mn uint64
+}
+
+// window resolves c's reference (ok false: it names no window of a live
+// context).
+func (cm *commModel) window(c op.CommRecipe) (w commWindow, ok bool) {
+	idx := uint64(c.Idx)
 	switch c.Ref {
 	case op.RefBase, op.RefDerived, op.RefDomain:
 		h := cm.handle(c.H)
-		if h == nil {
-			return memKey{}, bad
-		}
-		switch c.Ref {
-		case op.RefBase:
-			if h.seg < 0 {
-				return memKey{}, bad
-			}
-			seg, win, n = h.seg, h.win, uint64(h.nranks)
-			base = commHeader + uint64(c.Idx)*h.win
-		case op.RefDerived:
-			if int(c.K) >= len(h.derived) {
-				return memKey{}, bad
-			}
+		switch {
+		case h == nil:
+		case c.Ref == op.RefBase && h.seg >= 0:
+			return commWindow{h.seg, commHeader, idx * h.win, h.win, uint64(h.nranks), h.win, uint64(h.nranks)}, true
+		case c.Ref == op.RefDerived && int(c.K) < len(h.derived):
 			d := h.derived[c.K]
-			seg, win, n = d.seg, d.win, d.n
-			base = commHeader + uint64(d.ids.Entry(int(c.Idx)))*d.base + d.off
-		case op.RefDomain:
+			return commWindow{d.seg, commHeader, uint64(d.ids.Entry(int(c.Idx)))*d.base + d.off, d.win, d.n, d.base, uint64(h.nranks)}, true
+		case c.Ref == op.RefDomain && h.domain(c.K) != nil:
 			d := h.domain(c.K)
-			if d == nil {
-				return memKey{}, bad
-			}
-			seg, win, n = d.seg, d.win, uint64(d.nranks)
-			base = commHeader + uint64(c.Idx)*d.win
+			return commWindow{d.seg, commHeader, idx * d.win, d.win, uint64(d.nranks), d.win, uint64(d.nranks)}, true
 		}
 	case op.RefGlobal, op.RefLocal:
-		g := cm.globals[c.ID]
-		if g == nil || (c.Ref == op.RefGlobal && !g.imported) {
-			return memKey{}, bad
-		}
-		win, n, seg = g.win, uint64(g.nranks), g.seg
-		if c.Ref == op.RefLocal {
-			n = 1
-		} else {
-			seg = g.peers[min(int(c.Idx), len(g.peers)-1)]
+		switch g := cm.globals[c.ID]; {
+		case g == nil:
+		case c.Ref == op.RefLocal:
+			return commWindow{g.seg, 0, 0, g.win, 1, g.win, 1}, true
+		case g.imported:
+			return commWindow{g.peers[min(int(c.Idx), len(g.peers)-1)], 0, 0, g.win, uint64(g.nranks), g.win, 1}, true
 		}
 	}
-	if uint64(c.Idx) >= n || c.Off+8 > win || c.Off+8 < c.Off {
+	return commWindow{}, false
+}
+
+// commLoc resolves a cmem reference to the segment and offset of its word,
+// or says why no word is there.
+func (m *Model) commLoc(c op.CommRecipe) (memKey, string) {
+	w, ok := m.comm().window(c)
+	switch {
+	case !ok:
+		return memKey{}, "the reference names no window of a live context"
+	case uint64(c.Idx) >= w.n || c.Off+8 > w.win || c.Off+8 < c.Off:
 		return memKey{}, "the word lies outside the window"
-	}
-	if (base+c.Off)%8 != 0 {
+	case (w.first+w.at+c.Off)%8 != 0:
 		return memKey{}, "the word is not 8-byte aligned in its segment"
 	}
-	return memKey{seg, base + c.Off}, ""
+	return memKey{w.seg, w.first + w.at + c.Off}, ""
 }
 
 // CommMemReady says why a cmem op cannot be made ("" when it can): its
