@@ -1,6 +1,7 @@
 package model
 
 import (
+	"maps"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -122,6 +123,10 @@ type commModel struct {
 	// it (0: the build's, which the model takes as upstream's 120 s;
 	// commtimeout.go).
 	timeoutMs int32
+	// probe: a scratch copy's step notes in why why its call waits
+	// (CommWaits).
+	probe bool
+	why   string
 }
 
 // commDesc is what the model knows of a descriptor gprep wrote.
@@ -149,23 +154,12 @@ func (cm *commModel) copy() *commModel {
 		n.h[i].domains = append([]commDomain(nil), cm.h[i].domains...)
 	}
 	n.segs = append([]commSeg(nil), cm.segs...)
-	n.domSegs = make(map[[2]int16]int, len(cm.domSegs))
-	for k, v := range cm.domSegs {
-		n.domSegs[k] = v
-	}
+	n.domSegs, n.descs, n.mem = maps.Clone(cm.domSegs), maps.Clone(cm.descs), maps.Clone(cm.mem)
 	n.globals = make(map[uint8]*commGlobal, len(cm.globals))
 	for k, g := range cm.globals {
 		c := *g
 		c.peers = append([]int(nil), g.peers...)
 		n.globals[k] = &c
-	}
-	n.descs = make(map[uint8]commDesc, len(cm.descs))
-	for k, v := range cm.descs {
-		n.descs[k] = v
-	}
-	n.mem = make(map[memKey]uint64, len(cm.mem))
-	for k, v := range cm.mem {
-		n.mem[k] = v
 	}
 	n.park = cm.park.copy()
 	return &n
@@ -270,80 +264,26 @@ const unsureWaits = "its session's counters are not known: a handle allocated it
 // CommWaits says why op would wait for peers ("" when it returns at
 // once): the runner parks such a call when later ops bring them
 // (CommParkable) and otherwise does not make it, since it would end only
-// at the runtime's timeout.
+// at the runtime's timeout. The walk says why, on a scratch copy.
 func (m *Model) CommWaits(o Op) string {
-	if !o.Kind.CommCodes() {
+	if !CommMayWait(o.Kind) {
 		return ""
 	}
 	if m.lost {
-		if CommMayWait(o.Kind) {
-			return "the model lost track: the call might wait for peers until the runtime's timeout"
-		}
-		return ""
+		return "the model lost track: the call might wait for peers until the runtime's timeout"
 	}
-	cm := m.comm()
-	c := o.Comm
-	h := cm.handle(c.H)
-	switch o.Kind {
-	case op.KindCommAlloc:
-		if h == nil || c.NullOut {
-			return ""
-		}
-		if h.seg >= 0 && h.nranks > 1 {
-			return repeatAllocWaits
-		}
-		total := commHeader + c.Win*uint64(h.nranks)
-		if s := cm.sessions[h.path]; s >= 0 && h.nranks > 1 && (cm.segs[s].unsure || cm.segs[s].nranks != h.nranks) {
-			return unsureWaits
-		}
-		if s := cm.sessions[h.path]; s >= 0 {
-			if cm.segs[s].size < total {
-				return "its session's segment is smaller than its windows: it would wait for a peer to size it"
-			}
-			if cm.segs[s].ready+1 < h.nranks {
-				return "its session has " + strconv.Itoa(int(cm.segs[s].ready)) + " rank(s) ready of " + strconv.Itoa(int(h.nranks)) + ": it would wait for the others"
-			}
-		} else if h.nranks > 1 {
-			return "it would wait for the other ranks of its session"
-		}
-	case op.KindCommBarrier, op.KindCommDestroy:
-		if h != nil && h.seg >= 0 && cm.segs[h.seg].unsure && (h.nranks > 1 || (o.Kind == op.KindCommBarrier && cm.segs[h.seg].multi)) {
-			return unsureWaits
-		}
+	c := m.scratch()
+	c.comm().unknown, c.cm.probe = false, true
+	c.step(0, 0, o, nil)
+	return c.cm.why
+}
+
+// waitsIf notes why the call in progress waits for peers, when on and no
+// reason came before (CommWaits reads the first).
+func (cm *commModel) waitsIf(on bool, why string) {
+	if on && cm.probe && cm.why == "" {
+		cm.why = why
 	}
-	switch o.Kind {
-	case op.KindCommBarrier:
-		if h != nil && h.seg >= 0 && cm.segs[h.seg].barrier+1 != h.nranks {
-			return "it would wait for the other ranks at the barrier"
-		}
-	case op.KindCommDestroy:
-		if h != nil && h.seg >= 0 && cm.segs[h.seg].left+1 < h.nranks {
-			return "its destroy barrier would wait for the other ranks"
-		}
-	case op.KindCommDomainAlloc:
-		if h == nil || !domainArgsOK(h, c) || h.domain(c.ID) != nil || c.IDs.Entry(int(c.Rank)) != uint32(h.rank) {
-			return ""
-		}
-		total := commHeader + c.Win*c.N
-		if s, ok := cm.domSegs[[2]int16{int16(h.path), int16(c.ID)}]; ok {
-			if cm.segs[s].size < total {
-				return "the allocation's segment is smaller than its windows: it would wait for a peer to size it"
-			}
-			if cm.segs[s].ready+1 < int32(c.N) {
-				return "it would wait for the other ranks of the subset"
-			}
-		} else if c.N > 1 {
-			return "it would wait for the other ranks of the subset"
-		}
-	case op.KindCommDomainRelease:
-		if h == nil {
-			return ""
-		}
-		if d := h.domain(c.ID); d != nil && uint64(d.nranks) == c.N && uint32(d.rank) == uint32(c.Rank) && cm.segs[d.seg].left+1 < d.nranks {
-			return "its release barrier would wait for the other ranks of the subset"
-		}
-	}
-	return ""
 }
 
 func (h *commHandle) domain(id uint8) *commDomain {
@@ -353,10 +293,6 @@ func (h *commHandle) domain(id uint8) *commDomain {
 		}
 	}
 	return nil
-}
-
-func domainArgsOK(h *commHandle, c op.CommRecipe) bool {
-	return !c.IDs.Null && !c.NullOut && !c.NullBase && c.N != 0 && c.N <= abi.CommMaxRankNum && uint64(c.Rank) < c.N && c.Win != 0
 }
 
 // ---- the walks ----
@@ -387,6 +323,7 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 		return m.commRefused(obs, "comm_alloc_windows", "comm_alloc_windows with a NULL handle or device_ctx_out")
 	}
 	if h.seg >= 0 && h.nranks > 1 {
+		cm.waitsIf(true, repeatAllocWaits)
 		m.commWait(false, repeatAllocWaits)
 		return nil
 	}
@@ -396,17 +333,19 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 		cm.segs[s].unsure = true
 	}
 	if s >= 0 && h.nranks > 1 && cm.segs[s].unsure {
+		cm.waitsIf(true, unsureWaits)
 		m.commWait(false, unsureWaits)
 		return nil
 	}
-	creator := s < 0
-	if creator {
+	countWhy := "it would wait for the other ranks of its session"
+	if s < 0 {
 		s = cm.newSeg(total, h.nranks, [2]int16{int16(h.path), -1})
 		cm.sessions[h.path] = s
+	} else {
+		countWhy = "its session has " + strconv.Itoa(int(cm.segs[s].ready)) + " rank(s) ready of " + strconv.Itoa(int(h.nranks)) + ": it would wait for the others"
 	}
 	// timedOut: its ready wait times out (E-COMM.9): the context is written.
-	mapped, timedOut := m.joinReady(s, h, h.nranks, total, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once",
-		"its session's segment is smaller than its windows and no peer sizes it")
+	mapped, timedOut := m.joinReady(s, h, h.nranks, total, "its session's", countWhy, "comm_alloc_windows of a rank whose peers are all ready returns 0 at once")
 	if !mapped {
 		return m.unwritten(obs, "comm_alloc_windows") // the handle keeps what it had
 	}
@@ -441,14 +380,17 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 // whose windows take total bytes: it waits for the others (done: the last
 // ready), or, when the segment is too small and the short timeout is in
 // force, gives up before it maps anything (mapped false). timedOut: its
-// ready wait times out.
-func (m *Model) joinReady(s int, h *commHandle, nranks int32, total uint64, doneNote, shortNote string) (mapped, timedOut bool) {
+// ready wait times out. whose names the segment, countWhy why a sized one
+// waits.
+func (m *Model) joinReady(s int, h *commHandle, nranks int32, total uint64, whose, countWhy, doneNote string) (mapped, timedOut bool) {
 	cm := m.comm()
 	if cm.elsewhere(s, h, int64(nranks)) {
 		cm.segs[s].shared = true
 	}
 	seg := &cm.segs[s]
 	sized := seg.size >= total
+	cm.waitsIf(!sized, whose+" segment is smaller than its windows: it would wait for a peer to size it")
+	cm.waitsIf(seg.ready+1 < nranks, countWhy)
 	done := !seg.shared && sized && seg.ready+1 >= nranks
 	switch {
 	case sized || seg.shared:
@@ -456,7 +398,7 @@ func (m *Model) joinReady(s int, h *commHandle, nranks int32, total uint64, done
 		seg.ready++
 		return true, !done && !cm.park.parking && cm.timesOut()
 	case cm.timesOut():
-		m.commTimeout(shortNote)
+		m.commTimeout(whose + " segment is smaller than its windows and no peer sizes it")
 		return false, false
 	}
 	m.commWait(false, "")
@@ -612,7 +554,10 @@ func (m *Model) commBarrier(o Op) {
 		return
 	}
 	seg := &cm.segs[h.seg]
-	if cm.elsewhere(h.seg, h, int64(h.nranks)) || (seg.unsure && (h.nranks > 1 || seg.multi)) {
+	unsure := seg.unsure && (h.nranks > 1 || seg.multi)
+	cm.waitsIf(unsure, unsureWaits)
+	cm.waitsIf(seg.barrier+1 != h.nranks, "it would wait for the other ranks at the barrier")
+	if unsure || cm.elsewhere(h.seg, h, int64(h.nranks)) {
 		m.commWait(false, "")
 		return
 	}
@@ -641,14 +586,23 @@ func (m *Model) commDestroy(o Op) {
 	done, k := true, waitKey{}
 	if h.seg >= 0 {
 		seg := &cm.segs[h.seg]
-		done, k = !cm.elsewhere(h.seg, h, int64(h.nranks)) && seg.left+1 >= h.nranks, waitKey{waitLeft, h.seg, 0}
-		seg.left++
-		if done {
-			cm.unlink(h.seg)
-		}
+		cm.waitsIf(seg.unsure && h.nranks > 1, unsureWaits)
+		cm.waitsIf(seg.left+1 < h.nranks, "its destroy barrier would wait for the other ranks")
+		done, k = cm.leave(h.seg, h.nranks, cm.elsewhere(h.seg, h, int64(h.nranks))), waitKey{waitLeft, h.seg, 0}
 	}
 	m.waitFor(done, k, "comm_destroy returns 0 once the last rank is out, and releases the ranks that wait")
 	cm.h[o.Comm.H] = commHandle{}
+}
+
+// leave counts a rank of nranks out of segment s (a destroy's or a
+// release's barrier); the last out (not when peers may be elsewhere: away)
+// unlinks it.
+func (cm *commModel) leave(s int, nranks int32, away bool) (last bool) {
+	cm.segs[s].left++
+	if last = !away && cm.segs[s].left >= nranks; last {
+		cm.unlink(s)
+	}
+	return last
 }
 
 // unlink removes segment s's name (shm_unlink): whatever segment the name
@@ -698,8 +652,8 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 		s = cm.newSeg(total, int32(c.N), key)
 		cm.domSegs[key] = s
 	}
-	if mapped, _ := m.joinReady(s, h, int32(c.N), total, "comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once",
-		"the allocation's segment is smaller than its windows and no peer sizes it"); !mapped {
+	if mapped, _ := m.joinReady(s, h, int32(c.N), total, "the allocation's", "it would wait for the other ranks of the subset",
+		"comm_alloc_domain_windows of a rank whose subset is all ready returns 0 at once"); !mapped {
 		return m.unwritten(obs, "comm_alloc_domain_windows") // no window is zeroed
 	}
 	// The rank's own window is zeroed before it counts itself ready.
@@ -754,12 +708,8 @@ func (m *Model) commDomainRelease(o Op) {
 		m.commRefuse("comm_release_domain_windows with a rank_count or domain_rank other than the allocation's")
 		return
 	}
-	seg := &cm.segs[d.seg]
-	done := !cm.elsewhere(d.seg, h, int64(d.nranks)) && seg.left+1 >= d.nranks
-	seg.left++
-	if done {
-		cm.unlink(d.seg)
-	}
+	cm.waitsIf(cm.segs[d.seg].left+1 < d.nranks, "its release barrier would wait for the other ranks of the subset")
+	done := cm.leave(d.seg, d.nranks, cm.elsewhere(d.seg, h, int64(d.nranks)))
 	m.waitFor(done, waitKey{waitLeft, d.seg, 0}, "comm_release_domain_windows returns 0 once the last rank of the subset is out")
 	for i := range h.domains {
 		if h.domains[i].id == c.ID {
@@ -842,15 +792,17 @@ func descDefect(d []byte, rank, n uint32, win uint64) string {
 		return ""
 	}
 	u32 := func(off int) uint32 { return le.Uint32(d[off:]) }
+	for _, f := range [...]struct {
+		name string
+		off  int
+		want uint32
+	}{{"version", abi.CommDescVersionOff, abi.CommGlobalDomainVersion}, {"profile", abi.CommDescProfileOff, abi.CommProfileSimShm},
+		{"domain_rank", abi.CommDescDomainRankOff, rank}, {"rank_count", abi.CommDescRankCountOff, n}} {
+		if got := u32(f.off); got != f.want {
+			return f.name + " " + strconv.FormatUint(uint64(got), 10) + ", want " + strconv.FormatUint(uint64(f.want), 10)
+		}
+	}
 	switch {
-	case u32(abi.CommDescVersionOff) != abi.CommGlobalDomainVersion:
-		return "version " + strconv.FormatUint(uint64(u32(abi.CommDescVersionOff)), 10) + ", want 2"
-	case u32(abi.CommDescProfileOff) != abi.CommProfileSimShm:
-		return "profile " + strconv.FormatUint(uint64(u32(abi.CommDescProfileOff)), 10) + ", want 1"
-	case u32(abi.CommDescDomainRankOff) != rank:
-		return "domain_rank " + strconv.FormatUint(uint64(u32(abi.CommDescDomainRankOff)), 10) + ", want " + strconv.FormatUint(uint64(rank), 10)
-	case u32(abi.CommDescRankCountOff) != n:
-		return "rank_count " + strconv.FormatUint(uint64(u32(abi.CommDescRankCountOff)), 10) + ", want " + strconv.FormatUint(uint64(n), 10)
 	case le.Uint64(d[abi.CommDescMappingSizeOff:]) != win:
 		return "mapping_size " + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) + ", want the window size " + strconv.FormatUint(win, 10)
 	case u32(abi.CommDescReservedOff) != 0:
@@ -883,20 +835,15 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 	case g.imported:
 		return refused("comm_global_domain_import of a domain imported already")
 	}
-	descAt := func(i int) importDesc { return cm.importDesc(c, i) }
 	seen := make([]bool, g.nranks)
 	for i := 0; i < int(c.DescCount()); i++ {
-		d := descAt(i)
-		switch {
-		case d.ver != abi.CommGlobalDomainVersion || d.prof != abi.CommProfileSimShm:
-			return refused("descriptor " + strconv.Itoa(i) + "'s version or profile")
-		case d.n != g.nranks || d.rank >= g.nranks:
-			return refused("descriptor " + strconv.Itoa(i) + "'s rank_count or domain_rank")
-		case d.size != g.win:
-			return refused("descriptor " + strconv.Itoa(i) + "'s mapping_size")
-		case d.hs == 0 || d.hs > abi.CommDescHandleBytes:
-			return refused("descriptor " + strconv.Itoa(i) + "'s handle_size")
-		case seen[d.rank]:
+		d := cm.importDesc(c, i)
+		for _, k := range importChecks {
+			if k.bad(d, g) {
+				return refused("descriptor " + strconv.Itoa(i) + "'s " + k.what)
+			}
+		}
+		if seen[d.rank] {
 			return refused("descriptor " + strconv.Itoa(i) + " names a rank an earlier one named")
 		}
 		seen[d.rank] = true
@@ -904,7 +851,7 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 	peers := make([]int, g.nranks)
 	elsewhere := false
 	for i := 0; i < int(c.DescCount()); i++ {
-		d := descAt(i)
+		d := cm.importDesc(c, i)
 		peers[d.rank] = d.seg
 		switch {
 		case d.rank == g.rank:
@@ -945,6 +892,20 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 			}
 		}
 	}
+}
+
+// importChecks are E-COMM's conditions on each descriptor gimport reads,
+// in the order the walk refuses them.
+var importChecks = [...]struct {
+	clause, what string
+	bad          func(d importDesc, g *commGlobal) bool
+}{
+	{"E-COMM.45", "version or profile", func(d importDesc, _ *commGlobal) bool {
+		return d.ver != abi.CommGlobalDomainVersion || d.prof != abi.CommProfileSimShm
+	}},
+	{"E-COMM.46", "rank_count or domain_rank", func(d importDesc, g *commGlobal) bool { return d.n != g.nranks || d.rank >= g.nranks }},
+	{"E-COMM.47", "mapping_size", func(d importDesc, g *commGlobal) bool { return d.size != g.win }},
+	{"E-COMM.48", "handle_size", func(d importDesc, _ *commGlobal) bool { return d.hs == 0 || d.hs > abi.CommDescHandleBytes }},
 }
 
 // importDesc is descriptor i of the ones gimport recipe c passes:
@@ -1009,60 +970,58 @@ func (m *Model) commGlobalRelease(o Op) {
 	}
 }
 
-// commLoc resolves a cmem reference to the segment and offset of its word,
-// or says why no word is there.
-func (m *Model) commLoc(c op.CommRecipe) (memKey, string) {
-	cm := m.comm()
-	const bad = "the reference names no window of a live context"
-	var seg int
-	var base, win, n uint64
+// commWindow is where window idx of the context a comm reference names
+// lies: from byte first+at of segment seg; win and n are the context's
+// window size and count, mwin and mn those of the mapping beneath it (a
+// derived context's windows lie in its base's).
+type commWindow struct {
+	seg                         int
+	first, at, win, n, mwin, mn uint64
+}
+
+// window resolves c's reference (ok false: it names no window of a live
+// context).
+func (cm *commModel) window(c op.CommRecipe) (w commWindow, ok bool) {
+	idx := uint64(c.Idx)
 	switch c.Ref {
 	case op.RefBase, op.RefDerived, op.RefDomain:
 		h := cm.handle(c.H)
-		if h == nil {
-			return memKey{}, bad
-		}
-		switch c.Ref {
-		case op.RefBase:
-			if h.seg < 0 {
-				return memKey{}, bad
-			}
-			seg, win, n = h.seg, h.win, uint64(h.nranks)
-			base = commHeader + uint64(c.Idx)*h.win
-		case op.RefDerived:
-			if int(c.K) >= len(h.derived) {
-				return memKey{}, bad
-			}
+		switch {
+		case h == nil:
+		case c.Ref == op.RefBase && h.seg >= 0:
+			return commWindow{h.seg, commHeader, idx * h.win, h.win, uint64(h.nranks), h.win, uint64(h.nranks)}, true
+		case c.Ref == op.RefDerived && int(c.K) < len(h.derived):
 			d := h.derived[c.K]
-			seg, win, n = d.seg, d.win, d.n
-			base = commHeader + uint64(d.ids.Entry(int(c.Idx)))*d.base + d.off
-		case op.RefDomain:
+			return commWindow{d.seg, commHeader, uint64(d.ids.Entry(int(c.Idx)))*d.base + d.off, d.win, d.n, d.base, uint64(h.nranks)}, true
+		case c.Ref == op.RefDomain && h.domain(c.K) != nil:
 			d := h.domain(c.K)
-			if d == nil {
-				return memKey{}, bad
-			}
-			seg, win, n = d.seg, d.win, uint64(d.nranks)
-			base = commHeader + uint64(c.Idx)*d.win
+			return commWindow{d.seg, commHeader, idx * d.win, d.win, uint64(d.nranks), d.win, uint64(d.nranks)}, true
 		}
 	case op.RefGlobal, op.RefLocal:
-		g := cm.globals[c.ID]
-		if g == nil || (c.Ref == op.RefGlobal && !g.imported) {
-			return memKey{}, bad
-		}
-		win, n, seg = g.win, uint64(g.nranks), g.seg
-		if c.Ref == op.RefLocal {
-			n = 1
-		} else {
-			seg = g.peers[min(int(c.Idx), len(g.peers)-1)]
+		switch g := cm.globals[c.ID]; {
+		case g == nil:
+		case c.Ref == op.RefLocal:
+			return commWindow{g.seg, 0, 0, g.win, 1, g.win, 1}, true
+		case g.imported:
+			return commWindow{g.peers[min(int(c.Idx), len(g.peers)-1)], 0, 0, g.win, uint64(g.nranks), g.win, 1}, true
 		}
 	}
-	if uint64(c.Idx) >= n || c.Off+8 > win || c.Off+8 < c.Off {
+	return commWindow{}, false
+}
+
+// commLoc resolves a cmem reference to the segment and offset of its word,
+// or says why no word is there.
+func (m *Model) commLoc(c op.CommRecipe) (memKey, string) {
+	w, ok := m.comm().window(c)
+	switch {
+	case !ok:
+		return memKey{}, "the reference names no window of a live context"
+	case uint64(c.Idx) >= w.n || c.Off+8 > w.win || c.Off+8 < c.Off:
 		return memKey{}, "the word lies outside the window"
-	}
-	if (base+c.Off)%8 != 0 {
+	case (w.first+w.at+c.Off)%8 != 0:
 		return memKey{}, "the word is not 8-byte aligned in its segment"
 	}
-	return memKey{seg, base + c.Off}, ""
+	return memKey{w.seg, w.first + w.at + c.Off}, ""
 }
 
 // CommMemReady says why a cmem op cannot be made ("" when it can): its
@@ -1113,11 +1072,7 @@ func (cm *commModel) reset() {
 			cm.unlink(d.seg)
 		}
 		if h.seg >= 0 {
-			seg := &cm.segs[h.seg]
-			seg.left++
-			if seg.left >= h.nranks {
-				cm.unlink(h.seg)
-			}
+			cm.leave(h.seg, h.nranks, false)
 		}
 		cm.h[i] = commHandle{}
 	}

@@ -41,60 +41,17 @@ type windowWord struct {
 // count n whose idx is n or more is windowsIn[idx] = 0: the copy's address
 // is the offset alone, in no window.
 func (m *Model) commCopyWord(c op.CommRecipe) windowWord {
-	cm := m.comm()
-	var seg int
-	var first, win, n, at uint64 // the mapping's windows, and the word's offset in it
-	switch c.Ref {
-	case op.RefBase, op.RefDerived, op.RefDomain:
-		h := cm.handle(c.H)
-		if h == nil {
-			return windowWord{}
-		}
-		switch {
-		case c.Ref == op.RefBase && h.seg >= 0:
-			if uint64(c.Idx) >= uint64(h.nranks) {
-				return windowWord{live: true}
-			}
-			seg, win, n = h.seg, h.win, uint64(h.nranks)
-			at = uint64(c.Idx) * h.win
-		case c.Ref == op.RefDerived && int(c.K) < len(h.derived):
-			d := h.derived[c.K]
-			if uint64(c.Idx) >= d.n {
-				return windowWord{live: true}
-			}
-			seg, win, n = d.seg, d.base, uint64(h.nranks)
-			at = uint64(d.ids.Entry(int(c.Idx)))*d.base + d.off
-		case c.Ref == op.RefDomain && h.domain(c.K) != nil:
-			d := h.domain(c.K)
-			if uint64(c.Idx) >= uint64(d.nranks) {
-				return windowWord{live: true}
-			}
-			seg, win, n = d.seg, d.win, uint64(d.nranks)
-			at = uint64(c.Idx) * d.win
-		default:
-			return windowWord{}
-		}
-		first = commHeader
-	case op.RefGlobal, op.RefLocal:
-		g := cm.globals[c.ID]
-		if g == nil || (c.Ref == op.RefGlobal && !g.imported) {
-			return windowWord{}
-		}
-		seg, win, n = g.seg, g.win, 1
-		if c.Ref == op.RefGlobal {
-			if uint64(c.Idx) >= uint64(g.nranks) {
-				return windowWord{live: true}
-			}
-			seg = g.peers[c.Idx]
-		}
+	w, ok := m.comm().window(c)
+	if !ok {
+		return windowWord{}
 	}
-	at += c.Off
-	if at < c.Off || win == 0 {
+	at := w.at + c.Off // a local window's copy reads no idx
+	if (c.Ref != op.RefLocal && uint64(c.Idx) >= w.n) || at < c.Off || w.mwin == 0 {
 		return windowWord{live: true}
 	}
-	w := at / win
-	in := w < n && at+8 <= (w+1)*win && at+8 > at
-	return windowWord{live: true, inWindow: in, key: memKey{seg, first + at}}
+	i := at / w.mwin
+	in := i < w.mn && at+8 <= (i+1)*w.mwin && at+8 > at
+	return windowWord{live: true, inWindow: in, key: memKey{w.seg, w.first + at}}
 }
 
 // CommCopyReady says why a ccopy cannot be made ("" when it can): the

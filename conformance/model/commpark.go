@@ -58,6 +58,16 @@ func (p parkState) copy() parkState {
 	return parkState{parked: append([]parkedCall(nil), p.parked...), released: append([]int(nil), p.released...), parking: p.parking, key: p.key}
 }
 
+// at is the position of op index idx's parked call (-1: none).
+func (p *parkState) at(idx int) int {
+	for i := len(p.parked) - 1; i >= 0; i-- {
+		if p.parked[i].idx == idx {
+			return i
+		}
+	}
+	return -1
+}
+
 // busy reports whether slot h's rank is in a parked call.
 func (cm *commModel) busy(h int8) bool {
 	return slices.ContainsFunc(cm.park.parked, func(p parkedCall) bool { return p.h == h })
@@ -122,8 +132,7 @@ func (m *Model) CommParkable(ops []Op) bool {
 	if m.lost || len(ops) == 0 || m.cm == nil || m.cm.unknown || m.cm.shared || m.cm.timesOut() {
 		return false // under a short timeout a parked call could give up before its releaser
 	}
-	c := m.copy()
-	c.findings = c.findings[:len(c.findings):len(c.findings)]
+	c := m.scratch()
 	c.park(0, ops[0], nil)
 	if len(c.cm.park.parked) == 0 || c.cm.park.parked[len(c.cm.park.parked)-1].key == (waitKey{}) {
 		return false // nothing it waits for can be released
@@ -149,6 +158,13 @@ func (m *Model) CommParkable(ops []Op) bool {
 		}
 	}
 	return false
+}
+
+// scratch is a copy of the model to step ahead on (the look aheads).
+func (m *Model) scratch() *Model {
+	c := m.copy()
+	c.findings = c.findings[:len(c.findings):len(c.findings)]
+	return c
 }
 
 // park steps op as a parked call: its arrival counts now, its answer
@@ -180,12 +196,7 @@ func (m *Model) joinParked(idx, at int, early bool) {
 	if i := slices.Index(cm.park.released, idx); i >= 0 {
 		cm.park.released = slices.Delete(cm.park.released, i, i+1)
 	}
-	k := -1
-	for i, p := range cm.park.parked {
-		if p.idx == idx {
-			k = i
-		}
-	}
+	k := cm.park.at(idx)
 	if k < 0 {
 		return
 	}
@@ -257,8 +268,7 @@ func (m *Model) CommLeaveTogether() []int8 {
 	if m.cm == nil {
 		return nil
 	}
-	c := m.copy()
-	c.findings = c.findings[:len(c.findings):len(c.findings)]
+	c := m.scratch()
 	var out []int8
 	for h := int8(0); h < op.MaxCommHandles; h++ {
 		if c.cm.handle(h) == nil || c.cm.busy(h) {

@@ -64,38 +64,30 @@ func ReturnRecorded(s State, t *Trace, i, k int) State {
 		if cm == nil {
 			return
 		}
-		at := -1
-		for j, p := range cm.park.parked {
-			if p.idx == i {
-				at = j
-			}
-		}
+		at := cm.park.at(i)
 		if at < 0 {
 			return // the model did not park it (it lost track)
 		}
 		p := &cm.park.parked[at]
-		waiting := p.key != (waitKey{}) && !p.released
+		early := false
 		switch {
-		case !waiting:
-			m.joinParked(i, m.curIdx, false)
+		case p.key == (waitKey{}) || p.released:
 		case cm.unknown:
 			// A comm call since was not judged (or never returned): what
 			// it counted is not known, nor the calls after it judged.
 			p.e.Unchecked = true
-			m.joinParked(i, m.curIdx, false)
 		case cm.segs[p.key.seg].shared:
 			// A handle whose peers are not all in the trace joined the
 			// segment since: its counters are not known.
 			p.e.Status, p.e.Note = two(abi.OK, commFail), "a rank of its session is not in the trace: 0 when the peers came, -1 at the timeout"
-			m.joinParked(i, m.curIdx, false)
 		case t.Calls[k].Obs.Call.Status == commFail:
 			// Its arrival stays counted, as upstream's does
 			// (comm_sim.cpp:398-409, :505-525).
 			p.e.Status, p.e.Note = one(commFail), "it returned before the last rank of its session arrived: -1 is the runtime's timeout"
-			m.joinParked(i, m.curIdx, false)
 		default:
-			m.joinParked(i, m.curIdx, true)
+			early = true
 		}
+		m.joinParked(i, m.curIdx, early)
 		// The returns of the calls one arrival released come in any
 		// order: without the step's scratch, the states they reach are
 		// equal, and the search tries one order of them, not each.

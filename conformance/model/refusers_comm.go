@@ -159,24 +159,21 @@ func globalImportRefusers(cm *commModel, c op.CommRecipe, _ *commHandle, rs *ref
 	}
 	// Each descriptor condition once, for the first descriptor that
 	// breaks it.
-	var ver, rank, size, hs, dup, open bool
+	var bad [len(importChecks)]bool
+	var dup, open bool
 	seen := map[uint32]bool{}
 	for i := 0; uint64(i) < c.DescCount() && i < rankIDsRead; i++ {
 		d := cm.importDesc(c, i)
-		ver = ver || d.ver != abi.CommGlobalDomainVersion || d.prof != abi.CommProfileSimShm
-		rank = rank || d.n != g.nranks || d.rank >= g.nranks
-		size = size || d.size != g.win
-		hs = hs || d.hs == 0 || d.hs > abi.CommDescHandleBytes
+		for k, x := range importChecks {
+			bad[k] = bad[k] || x.bad(d, g)
+		}
 		dup = dup || seen[d.rank]
 		seen[d.rank] = true
 		open = open || (d.rank != g.rank && d.seg != -2 && (d.seg < 0 || !cm.segs[d.seg].linked))
 	}
-	for _, x := range [...]struct {
-		on           bool
-		clause, what string
-	}{{ver, "E-COMM.45", "a descriptor's version or profile"}, {rank, "E-COMM.46", "a descriptor's rank_count or domain_rank"},
-		{size, "E-COMM.47", "a descriptor's mapping_size"}, {hs, "E-COMM.48", "a descriptor's handle_size"},
-		{dup, "E-COMM.49", "a domain_rank an earlier descriptor named"}, {open, "E-COMM.50", "a peer's window that cannot be opened"}} {
-		rs.commIf(x.on, x.clause, x.what)
+	for k, x := range importChecks {
+		rs.commIf(bad[k], x.clause, "a descriptor's "+x.what)
 	}
+	rs.commIf(dup, "E-COMM.49", "a domain_rank an earlier descriptor named")
+	rs.commIf(open, "E-COMM.50", "a peer's window that cannot be opened")
 }
