@@ -3,7 +3,6 @@ package conformance
 import (
 	"encoding/binary"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -100,18 +99,16 @@ func (c *commRun) id(n uint8, domain bool) uint64 {
 	return uint64(os.Getpid())<<32 | (c.serial&0xFFFFFF)<<8 | uint64(n)
 }
 
-// ownRankIDs is the recipe's array in memory of its own (a parked call may
-// read it while later calls fill the runner's).
-func (c *commRun) ownRankIDs(r op.IDsRecipe) unsafe.Pointer {
-	return fillRankIDs(make([]uint32, len(c.ids)), r)
-}
-
-// rankIDs is the recipe's array in the runner's memory (nil for NULL).
-func (c *commRun) rankIDs(r op.IDsRecipe) unsafe.Pointer { return fillRankIDs(c.ids, r) }
-
-func fillRankIDs(ids []uint32, r op.IDsRecipe) unsafe.Pointer {
+// rankIDs is the recipe's array in the runner's memory, or with own in
+// memory of its own (a parked call may read it while later calls fill the
+// runner's); nil for NULL.
+func (c *commRun) rankIDs(r op.IDsRecipe, own bool) unsafe.Pointer {
 	if r.Null {
 		return nil
+	}
+	ids := c.ids
+	if own {
+		ids = make([]uint32, len(c.ids))
 	}
 	for i := range ids {
 		ids[i] = r.Entry(i)
@@ -164,13 +161,17 @@ func (r *Runner) peekCtx(addr uint64, o *op.CommObs) {
 	o.Ctx = b
 }
 
-func outPtr(v *uint64, null bool) *uint64 {
+// outPtr is an out argument prefilled so that a call that does not write
+// it shows (nil for NULL).
+func outPtr[T uint64 | uintptr](v *T, null bool) *T {
 	if null {
 		return nil
 	}
-	*v = op.CommUnwritten
+	*v = T(op.CommUnwritten)
 	return v
 }
+
+func newCommObs() *op.CommObs { return &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten} }
 
 func (r *Runner) commHandle(o op.Op) abi.CommHandle {
 	if o.Comm.H < 0 {
@@ -218,9 +219,8 @@ func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status, resul
 		rule:     fixedRule(model.REComm),
 		ready:    commReady,
 		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
-			cobs := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
-			obs.Comm = cobs
-			obs.Call.Status = call(r, o, cobs)
+			obs.Comm = newCommObs()
+			obs.Call.Status = call(r, o, obs.Comm)
 		},
 		result: result,
 	}
@@ -240,7 +240,13 @@ func init() {
 	defineOp(op.KindCommBase, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		return r.rt.CommGetLocalWindowBase(r.commHandle(o), outPtr(&co.Out, o.Comm.NullOut))
 	}, commBaseResult))
-	defineOp(op.KindCommSize, commClass((*Runner).commSize, func(e *Entry) string {
+	defineOp(op.KindCommSize, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
+		// The out is a uintptr; a NULL one leaves co.Out CommUnwritten.
+		v := uintptr(co.Out)
+		st := r.rt.CommGetWindowSize(r.commHandle(o), outPtr(&v, o.Comm.NullOut))
+		co.Out = uint64(v)
+		return st
+	}, func(e *Entry) string {
 		if co := e.Obs.Comm; e.Obs.Call.Status == abi.OK && co != nil {
 			return "OK size=" + strconv.FormatUint(co.Out, 10)
 		}
@@ -248,7 +254,7 @@ func init() {
 	}))
 	defineOp(op.KindCommDerive, commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		c := o.Comm
-		st := r.rt.CommDeriveContext(r.commHandle(o), r.comm.rankIDs(c.IDs), uintptr(c.N), uint32(c.Rank), uintptr(c.Off), uintptr(c.Win), outPtr(&co.Out, c.NullOut))
+		st := r.rt.CommDeriveContext(r.commHandle(o), r.comm.rankIDs(c.IDs, false), uintptr(c.N), uint32(c.Rank), uintptr(c.Off), uintptr(c.Win), outPtr(&co.Out, c.NullOut))
 		if st == abi.OK && c.H >= 0 {
 			r.comm.ctxs[c.H].derived = append(r.comm.ctxs[c.H].derived, co.Out)
 			r.peekCtx(co.Out, co)
@@ -327,21 +333,6 @@ func commBaseResult(e *Entry) string {
 		return "OK base=window"
 	}
 	return commResult(e)
-}
-
-// commSize makes comm_get_window_size, whose out is a uintptr.
-func (r *Runner) commSize(o op.Op, co *op.CommObs) abi.Status {
-	var v uintptr
-	var p *uintptr
-	if !o.Comm.NullOut {
-		v, p = uintptr(op.CommUnwritten), &v
-	}
-	st := r.rt.CommGetWindowSize(r.commHandle(o), p)
-	co.Out = uint64(v)
-	if p == nil {
-		co.Out = op.CommUnwritten
-	}
-	return st
 }
 
 // commGlobalPrepare makes gprep with the descriptor prefilled, so that a
@@ -447,7 +438,7 @@ func (r *Runner) commCopy(o op.Op, h abi.Ctx, obs *op.Observation) {
 
 // commMem reads or writes the word a reference names (commWordAddr).
 func (r *Runner) commMem(o op.Op, _ abi.Ctx, obs *op.Observation) {
-	co := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
+	co := newCommObs()
 	obs.Comm = co
 	a, ok := r.commWordAddr(o.Comm)
 	if !ok {
@@ -540,12 +531,10 @@ func (r *Runner) destroyTogether(hs []abi.CommHandle) {
 	}
 	done := make(chan struct{}, len(hs))
 	for _, h := range hs {
-		go func() {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
+		onRankThread(func() {
 			r.rt.CommDestroy(h)
 			done <- struct{}{}
-		}()
+		})
 	}
 	t := time.NewTimer(joinTimeout)
 	defer t.Stop()
@@ -553,10 +542,8 @@ func (r *Runner) destroyTogether(hs []abi.CommHandle) {
 		select {
 		case <-done:
 		case <-t.C:
-			if r.stuckWhy == "" {
-				r.stuckAt, r.stuckWhy = len(r.ops)-1, "a comm_destroy of the run's cleanup did not return within "+joinTimeout.String()+
-					" of its session's other ranks' destroys: its thread is still in the runtime"
-			}
+			r.stuck(len(r.ops)-1, "a comm_destroy of the run's cleanup did not return within "+joinTimeout.String()+
+				" of its session's other ranks' destroys: its thread is still in the runtime")
 			return
 		}
 	}
@@ -648,7 +635,7 @@ func (g *Generator) genCommInit(ch Chooser) op.Op {
 	case 5:
 		c.Stream = int8(ch.IntN(3, "stream"))
 	}
-	for p := c.Path; p >= 0 && g.pathOfRanks(c.Path); { // not into a session of ranks
+	for p := c.Path; p >= 0 && g.pathHeld(c.Path, true); { // not into a session of ranks
 		c.Path = (c.Path + 1) % op.MaxCommPaths
 		if c.Path == p {
 			c.Path = op.NullRef

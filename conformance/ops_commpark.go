@@ -36,11 +36,12 @@ type commCall struct {
 
 // blockingClass is the class of a comm entry that may wait for peers.
 func blockingClass(cc commCall) opClass {
+	if cc.finish == nil {
+		cc.finish = func(*Runner, op.Op, *op.CommObs, abi.Status) {}
+	}
 	c := commClass(func(r *Runner, o op.Op, co *op.CommObs) abi.Status {
 		st := cc.start(r, o, co)()
-		if cc.finish != nil {
-			cc.finish(r, o, co, st)
-		}
+		cc.finish(r, o, co, st)
 		return st
 	}, nil)
 	c.park = func(r *Runner, i int, o op.Op, e *Entry) bool { return r.commPark(i, o, e, cc) }
@@ -82,24 +83,20 @@ func (r *Runner) commPark(i int, o op.Op, e *Entry, cc commCall) bool {
 		r.commTimedOut(i, o, e, cc)
 		return true
 	}
-	p := &parkedRun{op: o, e: e, cc: cc, obs: &op.Observation{}, done: make(chan struct{})}
-	co := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
-	p.obs.Comm = co
-	call := cc.start(r, o, co)
+	p := &parkedRun{op: o, e: e, cc: cc, obs: &op.Observation{Comm: newCommObs()}, done: make(chan struct{})}
+	call := cc.start(r, o, p.obs.Comm)
 	if r.parked == nil {
 		r.parked = map[int]*parkedRun{}
 	}
 	r.parked[i] = p
 	r.st = model.Park(r.st, i, o, p.obs)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+	onRankThread(func() {
 		p.entered.Store(true)
 		st := call()
-		co.Early = !p.issued.Load()
+		p.obs.Comm.Early = !p.issued.Load()
 		p.obs.Call.Status = st
 		close(p.done)
-	}()
+	})
 	r.watchEarly(p)
 	return true
 }
@@ -139,29 +136,38 @@ func (r *Runner) join(i int) {
 	}
 	t := time.NewTimer(joinTimeout)
 	defer t.Stop()
+	delete(r.parked, i)
 	select {
 	case <-p.done:
 	case <-t.C:
-		if r.stuckWhy == "" {
-			// The hang shows at the call that should have released it: a
-			// repro runs through it.
-			r.stuckAt, r.stuckWhy = max(r.at, i), "h"+itoa(int32(p.op.Comm.H))+"'s "+p.op.Kind.String()+" did not return within "+joinTimeout.String()+
-				" of the call that should have released it (the last rank's arrival releases every rank that waits): its thread is still in the runtime"
-		}
-		delete(r.parked, i)
-		if p.cc.finish != nil {
-			// As a failure: a destroy's handle is invalid all the same,
-			// and nothing of its answer is read.
-			p.cc.finish(r, p.op, &op.CommObs{}, -1)
-		}
+		// The hang shows at the call that should have released it: a
+		// repro runs through it.
+		r.stuck(max(r.at, i), "h"+itoa(int32(p.op.Comm.H))+"'s "+p.op.Kind.String()+" did not return within "+joinTimeout.String()+
+			" of the call that should have released it (the last rank's arrival releases every rank that waits): its thread is still in the runtime")
+		// As a failure: a destroy's handle is invalid all the same, and
+		// nothing of its answer is read.
+		p.cc.finish(r, p.op, &op.CommObs{}, -1)
 		return
 	}
-	delete(r.parked, i)
-	if p.cc.finish != nil {
-		p.cc.finish(r, p.op, p.obs.Comm, p.obs.Call.Status)
-	}
+	p.cc.finish(r, p.op, p.obs.Comm, p.obs.Call.Status)
 	r.st = model.JoinParked(r.st, i, r.at)
 	p.e.Obs, p.e.releasedBy = *p.obs, r.at+1
+}
+
+// stuck notes the first call whose thread did not come back.
+func (r *Runner) stuck(at int, why string) {
+	if r.stuckWhy == "" {
+		r.stuckAt, r.stuckWhy = at, why
+	}
+}
+
+// onRankThread runs f on a thread of its own, as a rank of its session.
+func onRankThread(f func()) {
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		f()
+	}()
 }
 
 // drainParked waits for the calls a run left parked (only a broken runtime
@@ -213,7 +219,7 @@ func init() {
 	defineOp(op.KindCommDomainAlloc, blockingClass(commCall{
 		start: func(r *Runner, o op.Op, co *op.CommObs) func() abi.Status {
 			c := o.Comm
-			h, id, ids := r.commHandle(o), r.comm.id(c.ID, false), r.comm.ownRankIDs(c.IDs)
+			h, id, ids := r.commHandle(o), r.comm.id(c.ID, false), r.comm.rankIDs(c.IDs, true)
 			if h != 0 {
 				r.comm.names(abi.CommAllocName(uint32(os.Getppid()), r.comm.sessions[c.H], id))
 			}

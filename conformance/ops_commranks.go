@@ -71,20 +71,11 @@ func (g *Generator) sessionOfRanks() int8 {
 func (g *Generator) genCommSession(ch Chooser) op.Op {
 	free := g.gs.commFree
 	k := 2 + ch.IntN(min(3, len(free)-1), "ranks")
-	var used [op.MaxCommPaths]bool
-	for h := int8(0); h < op.MaxCommHandles; h++ {
-		if v := g.st.Model().CommHandleOf(h); v.Live && v.Path >= 0 {
-			used[v.Path] = true
-		}
+	path := int8(0)
+	for path < op.MaxCommPaths && g.pathHeld(path, false) {
+		path++
 	}
-	path := int8(-1)
-	for p := int8(0); p < op.MaxCommPaths; p++ {
-		if !used[p] {
-			path = p
-			break
-		}
-	}
-	if path < 0 {
+	if path == op.MaxCommPaths {
 		return g.genCommInit(ch)
 	}
 	slots := append([]int8(nil), free...)
@@ -147,11 +138,11 @@ func shuffle[T any](ch Chooser, label string, xs []T) {
 	}
 }
 
-// pathOfRanks reports whether a live handle of path p is a rank of several
-// (a handle of one rank does not join such a session).
-func (g *Generator) pathOfRanks(p int8) bool {
+// pathHeld reports whether a live handle has path p, with several a rank
+// of several (a handle of one rank does not join such a session).
+func (g *Generator) pathHeld(p int8, several bool) bool {
 	for h := int8(0); h < op.MaxCommHandles; h++ {
-		if v := g.st.Model().CommHandleOf(h); v.Live && v.Path == p && v.NRanks > 1 {
+		if v := g.st.Model().CommHandleOf(h); v.Live && v.Path == p && (!several || v.NRanks > 1) {
 			return true
 		}
 	}

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"runtime"
 	"strconv"
 	"time"
 
@@ -32,32 +31,22 @@ func init() {
 // commTimedOut makes a comm call the model says times out.
 func (r *Runner) commTimedOut(i int, o op.Op, e *Entry, cc commCall) {
 	obs := &r.obs
-	*obs = op.Observation{}
-	co := &op.CommObs{Out: op.CommUnwritten, Base: op.CommUnwritten}
-	obs.Comm = co
-	call := cc.start(r, o, co)
+	*obs = op.Observation{Comm: newCommObs()}
+	call := cc.start(r, o, obs.Comm)
 	done := make(chan abi.Status, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		done <- call()
-	}()
+	onRankThread(func() { done <- call() })
 	t := time.NewTimer(joinTimeout + time.Duration(r.comm.boundMs)*time.Millisecond)
 	defer t.Stop()
+	co := obs.Comm
 	select {
 	case obs.Call.Status = <-done:
 	case <-t.C:
-		if r.stuckWhy == "" {
-			r.stuckAt, r.stuckWhy = i, "h"+itoa(int32(o.Comm.H))+"'s "+o.Kind.String()+" did not return within "+joinTimeout.String()+
-				" past the comm timeout in force ("+strconv.Itoa(int(r.comm.boundMs))+" ms): its thread is still in the runtime"
-		}
+		r.stuck(i, "h"+itoa(int32(o.Comm.H))+"'s "+o.Kind.String()+" did not return within "+joinTimeout.String()+
+			" past the comm timeout in force ("+strconv.Itoa(int(r.comm.boundMs))+" ms): its thread is still in the runtime")
 		// Nothing of its answer is read: the thread may still write it.
-		*obs = op.Observation{Call: model.CallObs{Status: -1}}
-		co = &op.CommObs{}
+		*obs, co = op.Observation{Call: model.CallObs{Status: -1}}, &op.CommObs{}
 	}
-	if cc.finish != nil {
-		cc.finish(r, o, co, obs.Call.Status)
-	}
+	cc.finish(r, o, co, obs.Call.Status)
 	r.st, _ = model.Step(r.st, i, 0, o, obs)
 	e.Obs = *obs
 	r.joinReleased()

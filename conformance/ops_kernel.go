@@ -36,13 +36,8 @@ func init() {
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status, o.Call.Out = r.prepare(h, op, op.Img, r.out)
 		},
-		reps: func(e *Entry, o *op.Observation) { e.addRep(o.Call.Status, o.Call.Out) },
-		result: func(e *Entry) string {
-			if len(e.runs) > 0 {
-				return e.runText(!e.Op.OutNull)
-			}
-			return outcome(e.Obs.Call.Status, e.Obs.Call.Out, !e.Op.OutNull)
-		},
+		reps:   func(e *Entry, o *op.Observation) { e.addRep(o.Call.Status, o.Call.Out) },
+		result: repsResult(true),
 	})
 	defineOp(op.KindLaunch, opClass{
 		gen: func(g *Generator, s *genState) {
@@ -63,14 +58,21 @@ func init() {
 				r.restoreArgs()
 			}
 		},
-		reps: func(e *Entry, o *op.Observation) { e.addRep(o.Call.Status, -1) },
-		result: func(e *Entry) string {
-			if len(e.runs) > 0 {
-				return e.runText(false)
-			}
-			return op.StatusName(e.Obs.Call.Status)
-		},
+		reps:   func(e *Entry, o *op.Observation) { e.addRep(o.Call.Status, -1) },
+		result: repsResult(false),
 	})
+}
+
+// repsResult is a repeated op's result: its runs, or its one answer; with
+// out the id it minted unless the out was NULL.
+func repsResult(out bool) func(e *Entry) string {
+	return func(e *Entry) string {
+		withOut := out && !e.Op.OutNull
+		if len(e.runs) > 0 {
+			return e.runText(withOut)
+		}
+		return outcome(e.Obs.Call.Status, e.Obs.Call.Out, withOut)
+	}
 }
 
 func (g *Generator) kinit(ch Chooser, slot int8) op.Op {
