@@ -350,7 +350,8 @@ func TestFinishedRun_writesOnlyWhatItNames(t *testing.T) {
 	fake := build(t, emit.Config{Profile: emit.ProfileTMR})
 	cwd, tmp := t.TempDir(), t.TempDir()
 	env := []string{"TMPDIR=" + tmp}
-	r := runIn(t, cwd, env, "-q", "-sequences", "0", lib)
+	// V-IMG's finding is a directed check's: no probes needed.
+	r := runIn(t, cwd, env, "-q", "-no-probes", "-sequences", "0", lib)
 	hint := regexp.MustCompile(`replay: abicheck -replay (out/repro-V-IMG\.ops \S+) \(once a run with -repro-dir out has written it\)`).FindStringSubmatch(r.stdout)
 	if r.code != exitFindings || hint == nil {
 		t.Fatalf("exit %d, want 1 with the replay hint naming out/repro-V-IMG.ops:\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -358,7 +359,7 @@ func TestFinishedRun_writesOnlyWhatItNames(t *testing.T) {
 	if left := append(entries(t, tmp), entries(t, cwd)...); len(left) > 0 || strings.Contains(r.stderr, "wrote") {
 		t.Errorf("without -repro-dir: wrote %v; stderr:\n%s", left, r.stderr)
 	}
-	r = runIn(t, cwd, env, "-q", "-sequences", "0", "-repro-dir", "out", "-junit", "out/junit.xml", "-write-baseline", "base.txt", lib)
+	r = runIn(t, cwd, env, "-q", "-no-probes", "-sequences", "0", "-repro-dir", "out", "-junit", "out/junit.xml", "-write-baseline", "base.txt", lib)
 	if r.code != exitFindings {
 		t.Fatalf("with -repro-dir: exit %d, want 1\n%s", r.code, r.stderr)
 	}
@@ -374,7 +375,7 @@ func TestFinishedRun_writesOnlyWhatItNames(t *testing.T) {
 		t.Errorf("the hint's replay: exit %d, want 0 reproducing V-IMG's finding\n%s\n%s", rr.code, rr.stdout, rr.stderr)
 	}
 	// diff -q names no script on stdout: stderr names the directory.
-	d := runIn(t, cwd, env, "diff", "-q", "-no-speed", "-sequences", "0", fake, lib)
+	d := runIn(t, cwd, env, "diff", "-q", "-no-speed", "-no-probes", "-sequences", "0", fake, lib)
 	if d.code != exitFindings {
 		t.Fatalf("diff: exit %d, want 1\n%s", d.code, d.stderr)
 	}

@@ -38,17 +38,23 @@ func parseDiff(t *testing.T, out string) session.DiffReport {
 func TestDiff_noChange(t *testing.T) {
 	t.Parallel()
 	fake := build(t, emit.Config{Profile: emit.ProfileTMR})
+	// The tmr builds' directed checks are over 100 cases without the probes
+	// (-no-probes saves their children); sim:refusing's are not, so its
+	// probes stay.
+	noProbes := []string{"-no-probes"}
 	for _, tc := range []struct {
 		name, old, new string
 		runs           int
+		flags          []string
 	}{
-		{"fake-self", fake, fake, 2},
-		{"sim-fake", "sim:tmr", fake, 1},
-		{"sim-self", "sim:refusing", "sim:refusing", 1},
+		{"fake-self", fake, fake, 2, noProbes},
+		{"sim-fake", "sim:tmr", fake, 1, noProbes},
+		{"sim-self", "sim:refusing", "sim:refusing", 1, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for run := 0; run < tc.runs; run++ {
-				r := runCLI(t, nil, "diff", "-json", "-no-speed", "-sequences", "20", tc.old, tc.new)
+				args := append(append([]string{"diff", "-json", "-no-speed"}, tc.flags...), "-sequences", "20", tc.old, tc.new)
+				r := runCLI(t, nil, args...)
 				if r.code != exitOK {
 					t.Fatalf("run %d: exit %d, want 0\n%s\n%s", run, r.code, r.stdout, r.stderr)
 				}
@@ -75,7 +81,8 @@ func TestDiff_mutantChangeNamesItsClause(t *testing.T) {
 	mut := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: mutant})
 	dir := t.TempDir()
 	junit := filepath.Join(dir, "diff.xml")
-	r := runCLI(t, nil, "diff", "-json", "-no-speed", "-sequences", "5", "-repro-dir", dir, "-junit", junit, fake, mut)
+	// E-FIN's change shows in the directed check of finalize(NULL).
+	r := runCLI(t, nil, "diff", "-json", "-no-speed", "-no-probes", "-sequences", "0", "-repro-dir", dir, "-junit", junit, fake, mut)
 	if r.code != exitFindings {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 	}
@@ -234,11 +241,13 @@ func TestDiff_baseline(t *testing.T) {
 	fake := build(t, emit.Config{Profile: emit.ProfileTMR})
 	mut := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "prep-keeps-out"})
 	base := filepath.Join(t.TempDir(), "diff.baseline")
-	r := runCLI(t, nil, "diff", "-q", "-no-speed", "-sequences", "3", "-no-shrink", "-write-baseline", base, fake, mut)
+	// Both runs leave out the same work, so that the baseline holds what
+	// the second finds: the directed checks see prep-keeps-out.
+	r := runCLI(t, nil, "diff", "-q", "-no-speed", "-no-probes", "-sequences", "0", "-no-shrink", "-write-baseline", base, fake, mut)
 	if r.code != exitFindings {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 	}
-	r = runCLI(t, nil, "diff", "-q", "-no-speed", "-sequences", "3", "-no-shrink", "-baseline", base, fake, mut)
+	r = runCLI(t, nil, "diff", "-q", "-no-speed", "-no-probes", "-sequences", "0", "-no-shrink", "-baseline", base, fake, mut)
 	if r.code != exitOK || !strings.Contains(r.stdout, "no new change (") {
 		t.Fatalf("with the baseline: exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

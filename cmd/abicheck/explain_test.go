@@ -152,7 +152,8 @@ func TestFindingsCarryTheRuleAnchor(t *testing.T) {
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "img-trailing-ok"})
 	dir := t.TempDir()
 	xmlPath := filepath.Join(dir, "a.xml")
-	r := runCLI(t, nil, "-q", "-sequences", "2", "-repro-dir", dir, "-junit", xmlPath, lib)
+	// V-IMG's finding is a directed check's: no probes, no random sequences.
+	r := runCLI(t, nil, "-q", "-no-probes", "-sequences", "0", "-repro-dir", dir, "-junit", xmlPath, lib)
 	if r.code != exitFindings {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -206,7 +207,7 @@ func TestFindingsCarryTheRuleAnchor(t *testing.T) {
 	if !seen {
 		t.Error("no V-IMG case")
 	}
-	j := runCLI(t, nil, "-json", "-sequences", "2", lib)
+	j := runCLI(t, nil, "-json", "-no-probes", "-sequences", "0", lib)
 	var rep struct {
 		Results  []session.JSONResult   `json:"results"`
 		Findings []report.FindingReport `json:"findings"`

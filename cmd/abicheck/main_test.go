@@ -345,7 +345,8 @@ func TestCheckTraceTinyTraceText(t *testing.T) {
 // and checks sim alone.
 func TestNoCompiler(t *testing.T) {
 	t.Parallel()
-	r := runCLI(t, []string{"CC=/nonexistent/cc", "SIMABI_FAKE_CACHE=" + t.TempDir()}, "-q", "-sequences", "5")
+	// Neither the probes nor random sequences bear on which targets are checked.
+	r := runCLI(t, []string{"CC=/nonexistent/cc", "SIMABI_FAKE_CACHE=" + t.TempDir()}, "-q", "-no-probes", "-sequences", "0")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -363,7 +364,8 @@ func TestNoCompiler(t *testing.T) {
 // compiler is there) as for one LIB.
 func TestJSONSchema(t *testing.T) {
 	t.Parallel()
-	r := runCLI(t, nil, "-json", "-sequences", "10")
+	// The shape is the same whatever was run: no probes, no random sequences.
+	r := runCLI(t, nil, "-json", "-no-probes", "-sequences", "0")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -385,7 +387,7 @@ func TestJSONSchema(t *testing.T) {
 	if v := resultOf(paths["sim:tmr"], "E-SUP"); v.Verdict == nil || *v.Verdict != "pass" {
 		t.Errorf("sim:tmr E-SUP: %+v", v)
 	}
-	one := runCLI(t, nil, "-json", "-sequences", "10", "sim:refusing")
+	one := runCLI(t, nil, "-json", "-no-probes", "-sequences", "0", "sim:refusing")
 	if one.code != exitOK {
 		t.Fatalf("sim:refusing: exit %d\n%s", one.code, one.stderr)
 	}
@@ -417,7 +419,8 @@ func TestMutantIsReported(t *testing.T) {
 	for _, c := range []struct{ mutant, rule string }{{"img-trailing-ok", "V-IMG"}, {"poison-ignored", "K-4"}} {
 		t.Run(c.mutant, func(t *testing.T) {
 			lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: c.mutant})
-			r := runCLI(t, nil, "-json", "-sequences", "10", lib)
+			// A directed check finds either rule's break: no probe, no random sequence.
+			r := runCLI(t, nil, "-json", "-no-probes", "-sequences", "0", lib)
 			if r.code != exitFindings {
 				t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 			}
@@ -462,7 +465,9 @@ func TestMissingSymbol(t *testing.T) {
 func TestCrashIsAFinding(t *testing.T) {
 	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Crash: []string{"simpler_kernel_mode_launch"}}})
-	r := runCLI(t, nil, "-json", "-sequences", "10", lib)
+	// The rules read are judged by directed checks: every probe and random
+	// sequence that launches would only crash once more.
+	r := runCLI(t, nil, "-json", "-no-probes", "-sequences", "0", lib)
 	if r.code != exitFindings {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 	}
@@ -493,7 +498,9 @@ func TestCrashIsAFinding(t *testing.T) {
 // Not parallel: a 700 ms case timeout must not be spent waiting for a core.
 func TestHangIsAFinding(t *testing.T) {
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Hang: []string{"simpler_kernel_mode_launch"}}})
-	r := runCLI(t, nil, "-json", "-case-timeout", "700ms", "-sequences", "5", lib)
+	// Directed checks hang in launch (V-LAUNCH, K-4); probes and random
+	// sequences would only wait out more timeouts.
+	r := runCLI(t, nil, "-json", "-case-timeout", "700ms", "-no-probes", "-sequences", "0", lib)
 	if r.code != exitFindings {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 	}
@@ -526,7 +533,8 @@ func TestReplay(t *testing.T) {
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "img-trailing-ok"})
 	good := build(t, emit.Config{Profile: emit.ProfileTMR})
 	dir := t.TempDir()
-	r := runCLI(t, nil, "-q", "-sequences", "5", "-repro-dir", dir, lib)
+	// V-IMG's repro comes from a directed check (v-img/...).
+	r := runCLI(t, nil, "-q", "-no-probes", "-sequences", "0", "-repro-dir", dir, lib)
 	if r.code != exitFindings {
 		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

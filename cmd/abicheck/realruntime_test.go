@@ -38,8 +38,10 @@ func findingsJSON(t *testing.T, out string) []jFinding {
 func TestU1ReportedEveryRun(t *testing.T) {
 	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: "thread-key-leak"})
-	for i := 0; i < 3; i++ {
-		r := runCLI(t, nil, "-json", "-sequences", "0", lib)
+	// Two runs, so that "every run" is more than one; U-1's own directed
+	// check finds the crash, so neither needs the probes.
+	for i := 0; i < 2; i++ {
+		r := runCLI(t, nil, "-json", "-no-probes", "-sequences", "0", lib)
 		if r.code != exitFindings {
 			t.Fatalf("run %d: exit %d, want 1\n%s", i, r.code, r.stderr)
 		}
@@ -50,7 +52,7 @@ func TestU1ReportedEveryRun(t *testing.T) {
 		}
 	}
 	plain := build(t, emit.Config{Profile: emit.ProfileTMR})
-	r := runCLI(t, nil, "-json", "-sequences", "0", plain)
+	r := runCLI(t, nil, "-json", "-no-probes", "-sequences", "0", plain)
 	if res := resultOf(parseOne(t, r.stdout), "U-1"); r.code != exitOK || res.Verdict == nil || *res.Verdict != "pass" {
 		t.Fatalf("plain fake: exit %d, U-1 %+v", r.code, res)
 	}
@@ -64,7 +66,11 @@ func TestBaselineFlags(t *testing.T) {
 	stubbed := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{"ensure_acl_ready_ctx": 0}}})
 	dir := t.TempDir()
 	base := filepath.Join(dir, "known.baseline")
-	r := runCLI(t, nil, "-sequences", "5", "-write-baseline", base, stubbed)
+	// S-3 and the new finding of both are directed checks' (s-3/null-context):
+	// every run leaves out the probes and the random sequences alike, so that
+	// the baseline records what the later runs find.
+	run := []string{"-no-probes", "-sequences", "0"}
+	r := runCLI(t, nil, append(run, "-write-baseline", base, stubbed)...)
 	if r.code != exitFindings {
 		t.Fatalf("first run: exit %d, want 1\n%s", r.code, r.stderr)
 	}
@@ -72,7 +78,7 @@ func TestBaselineFlags(t *testing.T) {
 	if err != nil || !strings.Contains(string(text), "S-3 ") {
 		t.Fatalf("baseline %v:\n%s", err, text)
 	}
-	r = runCLI(t, nil, "-json", "-sequences", "5", "-baseline", base, stubbed)
+	r = runCLI(t, nil, append(run, "-json", "-baseline", base, stubbed)...)
 	if r.code != exitOK {
 		t.Fatalf("with the baseline: exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -87,7 +93,7 @@ func TestBaselineFlags(t *testing.T) {
 	}
 	both := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Status: map[string]int32{"ensure_acl_ready_ctx": 0,
 		"destroy_comm_stream_ctx": 0}}})
-	if r := runCLI(t, nil, "-sequences", "5", "-baseline", base, both); r.code != exitFindings || !strings.Contains(r.stdout, "KNOWN") {
+	if r := runCLI(t, nil, append(run, "-baseline", base, both)...); r.code != exitFindings || !strings.Contains(r.stdout, "KNOWN") {
 		t.Fatalf("a new finding: exit %d, want 1 with the known ones listed\n%s", r.code, r.stdout)
 	}
 	if err := os.WriteFile(base, []byte("S-3 nothex\n"), 0o644); err != nil {
@@ -110,7 +116,7 @@ func TestBindTimeRuleBreaksAreFindings(t *testing.T) {
 		t.Run(tc.rule, func(t *testing.T) {
 			lib := build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Null: []string{tc.knob}}})
 			junit := filepath.Join(t.TempDir(), "r.xml")
-			r := runCLI(t, nil, "-json", "-junit", junit, "-sequences", "2", lib)
+			r := runCLI(t, nil, "-json", "-junit", junit, "-no-probes", "-sequences", "0", lib)
 			if r.code != exitFindings {
 				t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 			}
@@ -159,7 +165,8 @@ func TestLogLevelFlag(t *testing.T) {
 	t.Parallel()
 	lib := build(t, emit.Config{Profile: emit.ProfileTMR})
 	for _, l := range []string{"debug", "warn", "60"} {
-		if r := runCLI(t, nil, "-q", "-sequences", "1", "-log-level", l, lib); r.code != exitOK {
+		// Loading is what a level can break: no probes, no random sequence.
+		if r := runCLI(t, nil, "-q", "-no-probes", "-sequences", "0", "-log-level", l, lib); r.code != exitOK {
 			t.Errorf("-log-level %s: exit %d\n%s", l, r.code, r.stderr)
 		}
 	}
