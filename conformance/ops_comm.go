@@ -13,6 +13,7 @@ import (
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/internal/safemem"
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // The comm family (E-COMM) on the runner. Sessions are named by the parent
@@ -49,9 +50,10 @@ type commRun struct {
 	boundFound int32
 	boundSet   bool
 	// segments are the names the run's calls may have made a segment under
-	// (E-COMM's names), removed when the run ends.
+	// (E-COMM's names), removed when the run ends, each held in the
+	// process's scratch registry until then (its release).
 	sessions [op.MaxCommHandles]string
-	segments map[string]bool
+	segments map[string]func()
 }
 
 // copyRef is a ccopy's reference to a word.
@@ -74,7 +76,7 @@ type commCtxs struct {
 // reset starts a run: new paths and ids, nothing held.
 func (c *commRun) reset() {
 	*c = commRun{serial: commRunSerial.Add(1), ids: c.ids, descs: map[uint8][]byte{}, local: map[uint8]uint64{}, imported: map[uint8]uint64{},
-		last: map[copyRef]lastAddr{}, segments: map[string]bool{}}
+		last: map[copyRef]lastAddr{}, segments: map[string]func(){}}
 	if c.ids == nil {
 		c.ids = make([]uint32, 256)
 	}
@@ -308,19 +310,32 @@ func (r *Runner) commInit(o op.Op, _ abi.Ctx, obs *op.Observation) {
 	}
 }
 
-// names notes that the run may have made a segment called name.
+// names notes that the run may have made a segment called name. The name
+// is held in the scratch registry too, so a run that never ends (stopped
+// by a signal, or stuck in the runtime) has it removed by the process's
+// cleanup: a session's segment is named after this process's parent, and
+// the cleanup's sweep by this process's own name misses it.
 func (c *commRun) names(name string) string {
-	c.segments[name] = true
+	if _, ok := c.segments[name]; !ok {
+		release, err := scratch.Hold(nil, func() { removeSegment(name) })
+		if err != nil { // the cleanup passed by while the call was made
+			removeSegment(name)
+			release = func() {}
+		}
+		c.segments[name] = release
+	}
 	return name
 }
 
+func removeSegment(name string) { _ = os.Remove("/dev/shm/" + name[1:]) }
+
 // removeSegments removes what a rank whose peers never came (E-COMM.9,
 // .59), or a broken runtime, left in /dev/shm. It runs once no thread of
-// the run is in the runtime; the names are the run's alone, and what
-// cannot be removed stays for abicheck's sweep at exit.
+// the run is in the runtime; the names are the run's alone.
 func (c *commRun) removeSegments() {
-	for name := range c.segments {
-		_ = os.Remove("/dev/shm/" + name[1:])
+	for name, release := range c.segments {
+		removeSegment(name)
+		release()
 	}
 	clear(c.segments)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/internal/osthread"
+	"github.com/simabi/simabi/internal/scratch"
 )
 
 // Options tune a Runner.
@@ -525,10 +526,13 @@ func (r *Runner) run(ops []op.Op) *Result {
 		if before != nil {
 			before(i)
 		}
-		r.exec(i, ops[i], &res.History.Entries[i])
-		if r.unloadAt >= 0 { // the library is gone: no cleanup
+		// The library is gone: no cleanup. Or the process is ending (a
+		// signal's cleanup began): a call made now could leave what the
+		// cleanup already passed by (a comm segment).
+		if r.unloadAt >= 0 || scratch.Ending() {
 			return res
 		}
+		r.exec(i, ops[i], &res.History.Entries[i])
 	}
 	if before != nil {
 		before(len(ops))

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrEnding is Hold's answer once Cleanup has begun.
@@ -25,6 +26,7 @@ var ErrEnding = errors.New("the run is ending: nothing new is started")
 type Registry struct {
 	mu     sync.Mutex
 	ending bool
+	ended  atomic.Bool // ending, read without the lock (Ending, per op of a run)
 	next   int
 	undo   map[int]func()
 	once   sync.Once
@@ -37,6 +39,10 @@ var process Registry
 func Hold(create func() error, undo func()) (release func(), err error) {
 	return process.Hold(create, undo)
 }
+
+// Ending reports whether this process's Cleanup has begun: work still
+// running in the process (an in-process run) stops making things then.
+func Ending() bool { return process.ended.Load() }
 
 // MkdirTemp is Registry.MkdirTemp on this process's registry.
 func MkdirTemp(dir, pattern string) (string, func(), error) { return process.MkdirTemp(dir, pattern) }
@@ -106,6 +112,7 @@ func (reg *Registry) Cleanup() {
 	reg.once.Do(func() {
 		reg.mu.Lock()
 		reg.ending = true
+		reg.ended.Store(true)
 		undo := make([]func(), 0, len(reg.undo))
 		for id := reg.next - 1; id >= 0; id-- {
 			if f, ok := reg.undo[id]; ok {
