@@ -523,16 +523,19 @@ func (r *Runner) run(ops []op.Op) *Result {
 	r.st = model.NewState(mo)
 	r.pre = pre
 	for i := range ops {
+		// The process is ending (a signal's cleanup began): a call made
+		// now could leave what the cleanup already passed by (a comm
+		// segment).
+		if scratch.Ending() {
+			return res
+		}
 		if before != nil {
 			before(i)
 		}
-		// The library is gone: no cleanup. Or the process is ending (a
-		// signal's cleanup began): a call made now could leave what the
-		// cleanup already passed by (a comm segment).
-		if r.unloadAt >= 0 || scratch.Ending() {
+		r.exec(i, ops[i], &res.History.Entries[i])
+		if r.unloadAt >= 0 { // the library is gone: no cleanup
 			return res
 		}
-		r.exec(i, ops[i], &res.History.Entries[i])
 	}
 	if before != nil {
 		before(len(ops))
