@@ -105,7 +105,7 @@ func OpenACL(path string) (*ACL, error) {
 	if path == "" {
 		path = ACLLibraryName
 	}
-	h, err := purego.Dlopen(path, globalMode)
+	h, err := dlopen(path, globalMode)
 	if err != nil {
 		return nil, &LoadError{Path: path, Step: "dlopen", Err: err}
 	}
@@ -125,7 +125,7 @@ func OpenACL(path string) (*ACL, error) {
 		}
 	}
 	if len(missing) > 0 {
-		_ = purego.Dlclose(h)
+		_ = dlclose(h)
 		return nil, &LoadError{Path: path, Step: "dlsym", Err: fmt.Errorf("missing ACL functions: %s", strings.Join(missing, ", "))}
 	}
 	a.resetDevice = dlsym(h, "aclrtResetDevice")
@@ -148,7 +148,7 @@ func (a *ACL) Close() error {
 	}
 	h := a.handle
 	*a = ACL{path: a.path}
-	if err := purego.Dlclose(h); err != nil {
+	if err := dlclose(h); err != nil {
 		return &LoadError{Path: a.path, Step: "dlclose", Err: err}
 	}
 	return nil

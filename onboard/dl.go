@@ -2,6 +2,7 @@ package onboard
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,13 +79,13 @@ func preload(path string, state *[abi.HostLogStateSize]byte) error {
 	if _, ok := preloads.m[path]; ok {
 		return nil
 	}
-	h, err := purego.Dlopen(path, globalMode)
+	h, err := dlopen(path, globalMode)
 	if err != nil {
 		return &LoadError{Path: path, Step: "dlopen (preload, RTLD_GLOBAL)", Err: err}
 	}
 	if fn := dlsym(h, abi.EntryHostLogBindState.Name()); fn != 0 {
 		if st := bindHostLog(fn, state); st != abi.OK {
-			_ = purego.Dlclose(h)
+			_ = dlclose(h)
 			return &LoadError{Path: path, Step: abi.EntryHostLogBindState.Name() + " (preload)", Status: st}
 		}
 	}
@@ -140,3 +141,19 @@ func (e *LoadError) Error() string {
 }
 
 func (e *LoadError) Unwrap() error { return e.Err }
+
+// dlopen is purego.Dlopen held on one OS thread: dlerror's text is per
+// thread, and a goroutine moved between the failed dlopen and purego's
+// dlerror reads another thread's (often none).
+func dlopen(path string, mode int) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return purego.Dlopen(path, mode)
+}
+
+// dlclose is purego.Dlclose held on one OS thread, for the same reason.
+func dlclose(h uintptr) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return purego.Dlclose(h)
+}

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
-
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/validation"
 )
@@ -261,13 +259,13 @@ func open(path string, opts Options, probe bool) (*Library, error) {
 			return nil, err
 		}
 	}
-	h, err := purego.Dlopen(path, runtimeMode)
+	h, err := dlopen(path, runtimeMode)
 	if err != nil {
 		return nil, &LoadError{Path: path, Step: "dlopen", Err: err}
 	}
 	l, err := bind(path, h, state, opts, probe)
 	if err != nil {
-		_ = purego.Dlclose(h)
+		_ = dlclose(h)
 		return nil, err
 	}
 	return l, nil
@@ -427,7 +425,7 @@ func (l *Library) Close() error {
 	err := ErrClosed
 	l.closeOnce.Do(func() {
 		l.t = table{} // unbinds the hooks too
-		err = purego.Dlclose(l.handle)
+		err = dlclose(l.handle)
 		if err != nil {
 			err = &LoadError{Path: l.path, Step: "dlclose", Err: err}
 		}
