@@ -191,7 +191,7 @@ func diffWith(out *Printer, old, new *Target, o *Options, d DiffOptions, compare
 	if err != nil {
 		return Failed(stderr, err)
 	}
-	res := suite.DiffWith(old.Exec, new.Exec, suite.DiffRun{Cases: o.cases(profile, old.Info.Caps&new.Info.Caps, !o.NoProbes, o.NoShrink, out.Progress("diff"))})
+	res := suite.DiffWith(old.Exec, new.Exec, suite.DiffRun{Cases: o.cases(profile, old.Info.Caps&new.Info.Caps, !o.NoProbes, false, out.Progress("diff"))})
 	out.ClearProgress()
 	rep.Skipped, rep.Summary.BehaviourMs = res.Skipped, int(res.Elapsed.Milliseconds())
 	scripts, err := newDiffScripts(o.ReproDir, len(res.Changes))

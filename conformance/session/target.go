@@ -57,10 +57,11 @@ func (o *Options) libConfig(path string) isolate.Config {
 const holdMs = 10
 
 // cases are the suite's cases of a session on a target of profile and caps:
-// the catalogue, then o's random sequences.
-func (o *Options) cases(profile model.Profile, caps conformance.Caps, probes, noShrink bool, progress func(done, total int, name string)) suite.Cases {
+// the catalogue, then o's random sequences. killOnly is a mutant's run,
+// which shows no repro (suite.Cases.KillOnly).
+func (o *Options) cases(profile model.Profile, caps conformance.Caps, probes, killOnly bool, progress func(done, total int, name string)) suite.Cases {
 	return suite.Cases{Profile: profile, Caps: caps, Probes: probes, Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed,
-		HoldMs: holdMs, Duration: o.Duration, NoShrink: noShrink, Progress: progress}
+		HoldMs: holdMs, Duration: o.Duration, NoShrink: killOnly || o.NoShrink, KillOnly: killOnly, Progress: progress}
 }
 
 // Validate checks the options for a run on lib ("" for the default targets):
@@ -205,7 +206,7 @@ func Check(t *Target, o *Options, out *Printer) *Run {
 	t0 := time.Now()
 	profile, _ := conformance.ParseProfile(t.Info.ProfileModel)
 	s := suite.Run{Name: t.Label, MaxHangs: o.MaxHangs, BindFindings: t.Info.BindFindings,
-		Cases: o.cases(profile, t.Info.Caps, !o.NoProbes, o.NoShrink, out.Progress(t.Label))}
+		Cases: o.cases(profile, t.Info.Caps, !o.NoProbes, false, out.Progress(t.Label))}
 	res := suite.ConformWith(t.Exec, s)
 	out.ClearProgress()
 	return &Run{Target: t, Result: res, Elapsed: time.Since(t0)}

@@ -22,6 +22,10 @@ type Cases struct {
 	HoldMs    int32               // X-2 hold ops in random sequences (0: none)
 	Duration  time.Duration       // no random sequence starts after it (0: no bound)
 	NoShrink  bool                // failures (changes) cut after the op that failed (differs)
+	// KillOnly: the run decides a mutant's kill and shows no repro, so a
+	// failure is cut, neither shrunk nor confirmed in a fresh process (a
+	// child process more per kill: a third of abicheck mutants' children).
+	KillOnly bool
 	// ShrinkBudget bounds the shrinking of one failure or change,
 	// ShrinkTotal all shrinking of the run; past either, the smallest
 	// sequence found so far is reported.

@@ -397,6 +397,9 @@ func (st *suiteState) reproOf(id report.FindingID, cut []op.Op) ([]op.Op, string
 			return f.Verdict == model.Fail && id.Matches(report.IDOf(f))
 		})
 	}
+	if st.s.KillOnly {
+		return cut, ""
+	}
 	repro := cut
 	if !st.s.NoShrink {
 		repro = st.shrinkRuns(cut, st.x.Execute, shows)
