@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -37,13 +38,13 @@ func TestMasking_VCFG_EPINIT_VIMG_VINIT_ECOMM_noRefusalSharedByTwoClauses(t *tes
 // the clause decides alone, no other condition of that call answering its
 // code (unless no call can drive the clause: the clause table says why).
 func TestMasking_exemptionsHaveCallsAlone(t *testing.T) {
-	checks := Catalogue()
+	checks := catalogue.Checks()
 	alone := map[model.Profile]map[string]bool{}
 	var exempt []RefusedCall
 	used := map[string]bool{}
 	for _, p := range MaskingProfiles {
 		alone[p] = map[string]bool{}
-		for _, r := range RefusedCalls(checks, p, ^Caps(0)) {
+		for _, r := range RefusedCalls(checks, p, ^catalogue.Caps(0)) {
 			if r.Exempt != "" {
 				if len(r.Masking) > 0 {
 					used[r.Check+"\x00"+r.Op] = true
@@ -67,7 +68,7 @@ func TestMasking_exemptionsHaveCallsAlone(t *testing.T) {
 		}
 	}
 	undriven := map[string]bool{}
-	for _, c := range Clauses() {
+	for _, c := range catalogue.Clauses() {
 		undriven[c.ID] = c.Undriven != ""
 	}
 	seen := map[string]bool{}
@@ -113,7 +114,7 @@ func sharedWithAny(rs []model.Refusal, x model.Refusal) bool {
 // the entry's order.
 func TestRefusersAgreeWithTheModel(t *testing.T) {
 	for _, p := range MaskingProfiles {
-		for _, c := range Catalogue() {
+		for _, c := range catalogue.Checks() {
 			if c.AppliesTo(p) {
 				refusersAgree(t, c.Name, p, c.Ops())
 			}
@@ -121,14 +122,14 @@ func TestRefusersAgreeWithTheModel(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= 60; seed++ {
 		p := MaskingProfiles[seed%3]
-		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^Caps(0), Profile: p, NoFill: true, Comm: seed%2 == 0})
+		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^catalogue.Caps(0), Profile: p, NoFill: true, Comm: seed%2 == 0})
 		refusersAgree(t, "seed "+strconv.FormatUint(seed, 10), p, ops)
 	}
 }
 
 func refusersAgree(t *testing.T, name string, p model.Profile, ops []op.Op) {
 	t.Helper()
-	st := model.NewState(checkModelOptions(p, ^Caps(0)))
+	st := model.NewState(checkModelOptions(p, ^catalogue.Caps(0)))
 	for i, o := range ops {
 		if p == model.ProfileLegacy && legacyUnavailable(o) != "" {
 			continue
