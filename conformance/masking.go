@@ -12,7 +12,7 @@ import (
 // Masking (issue #32): a refused call whose deciding condition and the
 // next one refuse it with the same code masks the first (a runtime that
 // forgot it still answers as expected), unless the check breaks the two
-// together on purpose (Check.Shared).
+// together on purpose (catalogue.Check.Shared).
 
 // RefusedCall is a call of a directed check that the model predicts
 // refused, with each condition that alone refuses it.
@@ -25,7 +25,7 @@ type RefusedCall struct {
 	Refusers []model.Refusal
 	// Masking are the deciding condition and the next, when they share a code.
 	Masking []model.Refusal
-	// Exempt is why the check breaks them together on purpose (Check.Shared).
+	// Exempt is why the check breaks them together on purpose (catalogue.Check.Shared).
 	Exempt string
 }
 

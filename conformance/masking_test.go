@@ -16,7 +16,7 @@ import (
 // the clause that decides it alone: the next condition that refuses it
 // answers another code (model.Masking), so a runtime that dropped the
 // clause that decides would answer otherwise. A call that shares its code
-// on purpose says why (Check.Shared). The calls it found first were
+// on purpose says why (catalogue.Check.Shared). The calls it found first were
 // V-CFG's and E-PINIT's swimlane -1 with no output prefix, V-IMG's
 // defects that break several steps, V-INIT before V-CFG, E-KINIT's state
 // with the claim or the device, S-3 with E-PROG's NULL arguments,
@@ -33,7 +33,7 @@ func TestMasking_VCFG_EPINIT_VIMG_VINIT_ECOMM_noRefusalSharedByTwoClauses(t *tes
 }
 
 // TestMasking_exemptionsHaveCallsAlone: a call that breaks two clauses
-// with one code on purpose (Check.Shared) names such a call of its check,
+// with one code on purpose (catalogue.Check.Shared) names such a call of its check,
 // and for each of its two clauses the catalogue holds a call that
 // the clause decides alone, no other condition of that call answering its
 // code (unless no call can drive the clause: the clause table says why).

@@ -1,6 +1,7 @@
 package catalogue
 
-// Caps is what a target lets a checker drive.
+// Caps is what a target lets a checker drive (conformance.CapsOf derives
+// a target's; a check's "needs:" header names what it needs).
 type Caps uint16
 
 // Capabilities.

@@ -28,7 +28,7 @@ type Check struct {
 	Profiles []model.Profile // profiles it applies to (nil: tmr and refusing)
 	Slow     bool            // takes more than a few milliseconds (M-4, M-5, X-2)
 	// Shared names the calls (op text) whose deciding clause shares its
-	// code with the next on purpose, each with why (MaskedCalls).
+	// code with the next on purpose, each with why (conformance.MaskedCalls).
 	Shared map[string]string
 	Script string
 	ops    []op.Op

@@ -245,7 +245,7 @@ func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out 
 }
 
 // ClaimingFirst orders the catalogue for one mutant: the checks that claim
-// it (Check.Kills) first, then the others in catalogue order. A mutant's run
+// it (catalogue.Check.Kills) first, then the others in catalogue order. A mutant's run
 // stops at its first kill, so the table shows the designated check when it
 // kills, and another check only when the designated ones do not.
 func ClaimingFirst(checks []catalogue.Check, mutant string) []catalogue.Check {
