@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 
@@ -18,7 +19,7 @@ import (
 )
 
 // benchSequences are random sequences generated once for the benchmarks.
-func benchSequences(caps conformance.Caps, n, ops int) [][]op.Op {
+func benchSequences(caps catalogue.Caps, n, ops int) [][]op.Op {
 	out := make([][]op.Op, n)
 	for i := range out {
 		out[i] = conformance.Generate(conformance.GenOptions{Seed: uint64(4242 + i), Ops: ops, Caps: caps, Devices: 3, NoFill: true})
@@ -110,8 +111,8 @@ type modelCall struct {
 // model expects (its first allowed status, the id it mints, the value it
 // wants): a sequence the model judges without surprises. Two-thread ops
 // are left out.
-func expectedCalls(ops []op.Op, caps conformance.Caps) []modelCall {
-	st := model.NewState(model.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+func expectedCalls(ops []op.Op, caps catalogue.Caps) []modelCall {
+	st := model.NewState(model.ModelOptions{DrivenCompletion: caps.Has(catalogue.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
 	var out []modelCall
 	for i, cur := range ops {
 		if cur.Kind.TwoThread() {
@@ -153,7 +154,7 @@ func BenchmarkModelStep(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				s := model.NewState(model.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
+				s := model.NewState(model.ModelOptions{DrivenCompletion: caps.Has(catalogue.CapDriven), DeviceKnown: true, Device: -1, Simulated: true})
 				for k := range calls {
 					c := &calls[k]
 					o := c.obs

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/target"
@@ -44,7 +45,7 @@ func TestCommCleanup_ECOMM58_runsLeaveNoSegment(t *testing.T) {
 	if inChild(t) {
 		return
 	}
-	caps := conformance.CapsOf(target.SimTarget(sim.TMR)) &^ conformance.CapCommTimeout
+	caps := conformance.CapsOf(target.SimTarget(sim.TMR)) &^ catalogue.CapCommTimeout
 	for seed := uint64(1); seed <= 120; seed++ {
 		if _, left := runLeaving(seed, caps); left != nil {
 			t.Errorf("%s", left)
@@ -64,7 +65,7 @@ func TestCommCleanup_ECOMM59_timedOutRanksLeaveNoSegment(t *testing.T) {
 		return
 	}
 	caps := conformance.CapsOf(target.SimTarget(sim.TMR))
-	if !caps.Has(conformance.CapCommTimeout) {
+	if !caps.Has(catalogue.CapCommTimeout) {
 		t.Fatal("sim has no comm timeout hook (CapCommTimeout)")
 	}
 	timedOut := 0
@@ -100,7 +101,7 @@ func inChild(t *testing.T) bool {
 
 // runLeaving runs seed's random sequence (comm mixed in on odd seeds) on
 // sim with caps, and says which segment it left in /dev/shm (nil: none).
-func runLeaving(seed uint64, caps conformance.Caps) (*conformance.Result, error) {
+func runLeaving(seed uint64, caps catalogue.Caps) (*conformance.Result, error) {
 	before := commSegments()
 	ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 300, Comm: conformance.MixesComm(seed), Caps: caps, Profile: model.ProfileTMR, HoldMs: 10})
 	res := conformance.NewRunner(target.SimTarget(sim.TMR), conformance.Options{}).Run(ops)

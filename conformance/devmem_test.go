@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/target"
@@ -18,9 +19,9 @@ import (
 // devCheck is the directed check of issue #32's device memory.
 const devCheck = "e-destroy/refused-keeps-device-memory"
 
-func catalogueCheck(t *testing.T, name string) *conformance.Check {
+func catalogueCheck(t *testing.T, name string) *catalogue.Check {
 	t.Helper()
-	for _, c := range conformance.Catalogue() {
+	for _, c := range catalogue.Checks() {
 		if c.Name == name {
 			return &c
 		}

@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 
@@ -28,11 +29,11 @@ func TestDiffSimEmitted(t *testing.T) {
 		n = 4
 	}
 	for i := 0; i < n; i++ {
-		seqs = append(seqs, conformance.Generate(conformance.GenOptions{Seed: uint64(900 + i), Ops: 300, Caps: ^conformance.Caps(0), HoldMs: 20}))
+		seqs = append(seqs, conformance.Generate(conformance.GenOptions{Seed: uint64(900 + i), Ops: 300, Caps: ^catalogue.Caps(0), HoldMs: 20}))
 	}
-	for _, c := range conformance.Catalogue() {
+	for _, c := range catalogue.Checks() {
 		// U-1's checks unload the library: sim, Go code, cannot be.
-		if !c.Slow && c.AppliesTo(model.ProfileTMR) && !c.Needs.Has(conformance.CapUnload) {
+		if !c.Slow && c.AppliesTo(model.ProfileTMR) && !c.Needs.Has(catalogue.CapUnload) {
 			seqs = append(seqs, c.Ops())
 		}
 	}

@@ -12,15 +12,16 @@
 //     returns a text History and Findings. Diff compares two histories;
 //     RunDiff runs one sequence on two targets.
 //   - Generate: seeded random sequences biased by a model of the sequence
-//     so far. Catalogue: the directed checks (checks/*.ops), each tagged
-//     with its rules and the clauses and mutants it judges.
+//     so far. Catalogue (conformance/catalogue): the directed checks
+//     (checks/*.ops), each tagged with its rules and the clauses and
+//     mutants it judges, and the clause and rule tables.
 //   - Shrink: delta debugging (chunks, single ops, then arguments).
 //   - Executor / Outcome: one sequence on a fresh runtime instance, in this
 //     process (FactoryExecutor) or a child's.
 //
 // A Target is a runtime instance plus what the checker may drive: Hooks,
 // an ACL for targets without hooks, and ACL call Counters (D-1); Basic
-// assembles one and CapsOf derives its capabilities. An op that needs a
+// assembles one and CapsOf derives its capabilities (catalogue.Caps). An op that needs a
 // missing one is reported as a skip naming the rule it leaves undriven; a
 // directed check that needs one is skipped whole.
 //

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -71,12 +72,12 @@ func (c *ByteChooser) Exhausted() bool { return c.i >= len(c.b) }
 
 // GenOptions configure a Generator.
 type GenOptions struct {
-	Seed    uint64        // Generate's seed
-	Ops     int           // Generate's ops per sequence
-	Slots   int           // contexts c0..c(Slots-1) (default 3)
-	Devices int           // devices 0..Devices-1 (default 2)
-	Caps    Caps          // what the target can drive: nothing needing more is generated
-	Profile model.Profile // the build profile the sequence is biased for
+	Seed    uint64         // Generate's seed
+	Ops     int            // Generate's ops per sequence
+	Slots   int            // contexts c0..c(Slots-1) (default 3)
+	Devices int            // devices 0..Devices-1 (default 2)
+	Caps    catalogue.Caps // what the target can drive: nothing needing more is generated
+	Profile model.Profile  // the build profile the sequence is biased for
 	// HoldMs enables the X-2 hold ops with this hold time (0: none), at most
 	// MaxHolds of them (0: no limit).
 	HoldMs   int32
@@ -116,9 +117,9 @@ func NewGenerator(o GenOptions) *Generator {
 		o.Devices = 2
 	}
 	o.Comm = o.Comm || o.CommOnly
-	mo := model.ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(CapDriven),
-		DeviceKnown: o.Caps.Has(CapClearDevice), Device: -1, Simulated: o.Caps.Has(CapDriven), Resumes: true}
-	if !o.Caps.Has(CapClearDevice) && o.Caps.Has(CapSetDevice) {
+	mo := model.ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(catalogue.CapDriven),
+		DeviceKnown: o.Caps.Has(catalogue.CapClearDevice), Device: -1, Simulated: o.Caps.Has(catalogue.CapDriven), Resumes: true}
+	if !o.Caps.Has(catalogue.CapClearDevice) && o.Caps.Has(catalogue.CapSetDevice) {
 		mo.DeviceKnown, mo.Device = true, 0
 	}
 	return &Generator{o: o, st: model.NewState(mo)}
@@ -252,7 +253,7 @@ func (g *Generator) next(ch Chooser) op.Op {
 		return o
 	}
 	m := g.st.Model()
-	if _, known := m.Device(); !known && g.o.Caps.Has(CapSetDevice) { // restore it (D-2)
+	if _, known := m.Device(); !known && g.o.Caps.Has(catalogue.CapSetDevice) { // restore it (D-2)
 		return op.Op{Kind: op.KindSetDev, Dev: g.dev(ch)}
 	}
 	armed := false

@@ -5,13 +5,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 )
 
 // Masking (issue #32): a refused call whose deciding condition and the
 // next one refuse it with the same code masks the first (a runtime that
 // forgot it still answers as expected), unless the check breaks the two
-// together on purpose (Check.Shared).
+// together on purpose (catalogue.Check.Shared).
 
 // RefusedCall is a call of a directed check that the model predicts
 // refused, with each condition that alone refuses it.
@@ -24,7 +25,7 @@ type RefusedCall struct {
 	Refusers []model.Refusal
 	// Masking are the deciding condition and the next, when they share a code.
 	Masking []model.Refusal
-	// Exempt is why the check breaks them together on purpose (Check.Shared).
+	// Exempt is why the check breaks them together on purpose (catalogue.Check.Shared).
 	Exempt string
 }
 
@@ -40,10 +41,10 @@ func (r RefusedCall) String() string {
 }
 
 // checkModelOptions are the model options of a check on profile p, caps.
-func checkModelOptions(p model.Profile, caps Caps) model.ModelOptions {
-	mo := model.ModelOptions{Profile: p, DrivenCompletion: caps.Has(CapDriven), DeviceKnown: caps.Has(CapClearDevice), Device: -1,
-		Simulated: caps.Has(CapDriven)}
-	if !caps.Has(CapClearDevice) && caps.Has(CapSetDevice) {
+func checkModelOptions(p model.Profile, caps catalogue.Caps) model.ModelOptions {
+	mo := model.ModelOptions{Profile: p, DrivenCompletion: caps.Has(catalogue.CapDriven), DeviceKnown: caps.Has(catalogue.CapClearDevice), Device: -1,
+		Simulated: caps.Has(catalogue.CapDriven)}
+	if !caps.Has(catalogue.CapClearDevice) && caps.Has(catalogue.CapSetDevice) {
 		mo.DeviceKnown, mo.Device = true, 0
 	}
 	return mo
@@ -52,7 +53,7 @@ func checkModelOptions(p model.Profile, caps Caps) model.ModelOptions {
 // RefusedCalls are the refused calls of the checks on profile p with caps,
 // walked as the runner walks them; a repeated op is listed once per
 // different set of conditions its calls meet.
-func RefusedCalls(checks []Check, p model.Profile, caps Caps) []RefusedCall {
+func RefusedCalls(checks []catalogue.Check, p model.Profile, caps catalogue.Caps) []RefusedCall {
 	if p == "" {
 		p = model.ProfileTMR
 	}
@@ -101,7 +102,7 @@ func refusalKeys(rs []model.Refusal) string {
 }
 
 // MaskedCalls are the refused calls on profile p that mask a clause.
-func MaskedCalls(checks []Check, p model.Profile, caps Caps) []RefusedCall {
+func MaskedCalls(checks []catalogue.Check, p model.Profile, caps catalogue.Caps) []RefusedCall {
 	var out []RefusedCall
 	for _, r := range RefusedCalls(checks, p, caps) {
 		if r.Masked() {
@@ -119,7 +120,7 @@ var MaskingProfiles = []model.Profile{model.ProfileTMR, model.ProfileRefusing, m
 func CatalogueMasking() []RefusedCall {
 	var out []RefusedCall
 	for _, p := range MaskingProfiles {
-		out = append(out, MaskedCalls(Catalogue(), p, ^Caps(0))...)
+		out = append(out, MaskedCalls(catalogue.Checks(), p, ^catalogue.Caps(0))...)
 	}
 	return out
 }

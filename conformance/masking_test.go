@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -15,7 +16,7 @@ import (
 // the clause that decides it alone: the next condition that refuses it
 // answers another code (model.Masking), so a runtime that dropped the
 // clause that decides would answer otherwise. A call that shares its code
-// on purpose says why (Check.Shared). The calls it found first were
+// on purpose says why (catalogue.Check.Shared). The calls it found first were
 // V-CFG's and E-PINIT's swimlane -1 with no output prefix, V-IMG's
 // defects that break several steps, V-INIT before V-CFG, E-KINIT's state
 // with the claim or the device, S-3 with E-PROG's NULL arguments,
@@ -32,18 +33,18 @@ func TestMasking_VCFG_EPINIT_VIMG_VINIT_ECOMM_noRefusalSharedByTwoClauses(t *tes
 }
 
 // TestMasking_exemptionsHaveCallsAlone: a call that breaks two clauses
-// with one code on purpose (Check.Shared) names such a call of its check,
+// with one code on purpose (catalogue.Check.Shared) names such a call of its check,
 // and for each of its two clauses the catalogue holds a call that
 // the clause decides alone, no other condition of that call answering its
 // code (unless no call can drive the clause: the clause table says why).
 func TestMasking_exemptionsHaveCallsAlone(t *testing.T) {
-	checks := Catalogue()
+	checks := catalogue.Checks()
 	alone := map[model.Profile]map[string]bool{}
 	var exempt []RefusedCall
 	used := map[string]bool{}
 	for _, p := range MaskingProfiles {
 		alone[p] = map[string]bool{}
-		for _, r := range RefusedCalls(checks, p, ^Caps(0)) {
+		for _, r := range RefusedCalls(checks, p, ^catalogue.Caps(0)) {
 			if r.Exempt != "" {
 				if len(r.Masking) > 0 {
 					used[r.Check+"\x00"+r.Op] = true
@@ -67,7 +68,7 @@ func TestMasking_exemptionsHaveCallsAlone(t *testing.T) {
 		}
 	}
 	undriven := map[string]bool{}
-	for _, c := range Clauses() {
+	for _, c := range catalogue.Clauses() {
 		undriven[c.ID] = c.Undriven != ""
 	}
 	seen := map[string]bool{}
@@ -113,7 +114,7 @@ func sharedWithAny(rs []model.Refusal, x model.Refusal) bool {
 // the entry's order.
 func TestRefusersAgreeWithTheModel(t *testing.T) {
 	for _, p := range MaskingProfiles {
-		for _, c := range Catalogue() {
+		for _, c := range catalogue.Checks() {
 			if c.AppliesTo(p) {
 				refusersAgree(t, c.Name, p, c.Ops())
 			}
@@ -121,14 +122,14 @@ func TestRefusersAgreeWithTheModel(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= 60; seed++ {
 		p := MaskingProfiles[seed%3]
-		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^Caps(0), Profile: p, NoFill: true, Comm: seed%2 == 0})
+		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^catalogue.Caps(0), Profile: p, NoFill: true, Comm: seed%2 == 0})
 		refusersAgree(t, "seed "+strconv.FormatUint(seed, 10), p, ops)
 	}
 }
 
 func refusersAgree(t *testing.T, name string, p model.Profile, ops []op.Op) {
 	t.Helper()
-	st := model.NewState(checkModelOptions(p, ^Caps(0)))
+	st := model.NewState(checkModelOptions(p, ^catalogue.Caps(0)))
 	for i, o := range ops {
 		if p == model.ProfileLegacy && legacyUnavailable(o) != "" {
 			continue

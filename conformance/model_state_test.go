@@ -1,6 +1,7 @@
 package conformance_test
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 
@@ -24,7 +25,7 @@ func TestStateOwnedAndSharedAgree(t *testing.T) {
 		seed := rapid.Uint64().Draw(rt, "seed")
 		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 60, Caps: caps, Profile: model.ProfileTMR})
 		calls := expectedCalls(ops, caps)
-		o := model.ModelOptions{DrivenCompletion: caps.Has(conformance.CapDriven), DeviceKnown: true, Device: -1, Simulated: true}
+		o := model.ModelOptions{DrivenCompletion: caps.Has(catalogue.CapDriven), DeviceKnown: true, Device: -1, Simulated: true}
 		owned, shared := model.NewState(o), model.NewState(o).Share()
 		for k := range calls {
 			c := &calls[k]

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 
@@ -307,7 +308,7 @@ func TestOpTextRoundTrip(t *testing.T) {
 // parses back.
 func TestGeneratedOpsRoundTrip(t *testing.T) {
 	for seed := uint64(0); seed < 30; seed++ {
-		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^Caps(0), HoldMs: 20, Profile: []model.Profile{model.ProfileTMR, model.ProfileRefusing}[seed%2]})
+		ops := Generate(GenOptions{Seed: seed, Ops: 300, Caps: ^catalogue.Caps(0), HoldMs: 20, Profile: []model.Profile{model.ProfileTMR, model.ProfileRefusing}[seed%2]})
 		back, err := op.ParseScript(op.FormatOps(ops))
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
@@ -321,8 +322,8 @@ func TestGeneratedOpsRoundTrip(t *testing.T) {
 }
 
 func TestGenerateDeterministic(t *testing.T) {
-	a := Generate(GenOptions{Seed: 7, Ops: 200, Caps: ^Caps(0)})
-	b := Generate(GenOptions{Seed: 7, Ops: 200, Caps: ^Caps(0)})
+	a := Generate(GenOptions{Seed: 7, Ops: 200, Caps: ^catalogue.Caps(0)})
+	b := Generate(GenOptions{Seed: 7, Ops: 200, Caps: ^catalogue.Caps(0)})
 	if op.FormatOps(a) != op.FormatOps(b) {
 		t.Fatal("the same seed generated two sequences")
 	}

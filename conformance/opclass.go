@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -24,7 +25,7 @@ type opClass struct {
 
 	// needs is what the op requires of a target and, when missing, the
 	// rule it leaves undriven and why (nil: nothing).
-	needs func(op op.Op) (Caps, model.Rule, string)
+	needs func(op op.Op) (catalogue.Caps, model.Rule, string)
 	rule  func(op op.Op) model.Rule // what a crash or hang names (EntryRule)
 	// ready says why the call is not made in the present state ("" or nil:
 	// it is).
@@ -91,7 +92,7 @@ func legacyUnavailable(op op.Op) string {
 
 // needs says what an op requires and, when missing, which rule it leaves
 // undriven and why.
-func needs(op op.Op) (Caps, model.Rule, string) {
+func needs(op op.Op) (catalogue.Caps, model.Rule, string) {
 	if c := classOf(op.Kind); c != nil && c.needs != nil {
 		return c.needs(op)
 	}
@@ -113,8 +114,8 @@ func EntryRule(op op.Op) model.Rule {
 }
 
 // need is a needs function for an op that always needs caps to drive rule.
-func need(caps Caps, rule model.Rule, why string) func(op.Op) (Caps, model.Rule, string) {
-	return func(op.Op) (Caps, model.Rule, string) { return caps, rule, why }
+func need(caps catalogue.Caps, rule model.Rule, why string) func(op.Op) (catalogue.Caps, model.Rule, string) {
+	return func(op.Op) (catalogue.Caps, model.Rule, string) { return caps, rule, why }
 }
 
 // fixedRule is a rule function for an op kind that always names rule r.

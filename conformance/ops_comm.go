@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/internal/safemem"
@@ -152,7 +153,7 @@ var descWordOff = map[op.DescField]int{op.DescVersion: abi.CommDescVersionOff, o
 
 // peekCtx reads the CommContext at addr into o (CapPeek only).
 func (r *Runner) peekCtx(addr uint64, o *op.CommObs) {
-	if !r.caps.Has(CapPeek) {
+	if !r.caps.Has(catalogue.CapPeek) {
 		return
 	}
 	b := make([]byte, abi.CommContextSize)
@@ -228,7 +229,7 @@ func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status, resul
 	}
 }
 
-var commNeeds = need(CapComm, model.REComm, "E-COMM describes the simulated comm backend; a build on silicon links HCCL's (no simulation hooks and an ACL given)")
+var commNeeds = need(catalogue.CapComm, model.REComm, "E-COMM describes the simulated comm backend; a build on silicon links HCCL's (no simulation hooks and an ACL given)")
 
 func init() {
 	ini := commClass(nil, func(e *Entry) string {
@@ -291,7 +292,7 @@ func init() {
 		}
 	})
 	mem.call = (*Runner).commMem
-	mem.needs = need(CapComm|CapPeek, model.REComm, "a comm window is read through the simulation hooks only (on silicon it is device memory)")
+	mem.needs = need(catalogue.CapComm|catalogue.CapPeek, model.REComm, "a comm window is read through the simulation hooks only (on silicon it is device memory)")
 	defineOp(op.KindCommMem, mem)
 }
 
@@ -389,7 +390,7 @@ func commPrepareResult(e *Entry) string {
 
 func init() {
 	defineOp(op.KindCommCopy, opClass{
-		needs: need(CapComm|CapPeek, model.REProg, "a comm window's address is read from its CommContext through the simulation hooks (on silicon it is device memory)"),
+		needs: need(catalogue.CapComm|catalogue.CapPeek, model.REProg, "a comm window's address is read from its CommContext through the simulation hooks (on silicon it is device memory)"),
 		rule:  fixedRule(model.REProg),
 		ready: commCopyReady,
 		call:  (*Runner).commCopy,
@@ -604,7 +605,7 @@ func genCommOps(g *Generator, s *genState) {
 		g.add(6, (*Generator).genCommDestroy)
 		g.add(20, (*Generator).genCommDomainAlloc)
 		g.add(10, (*Generator).genCommDomainRelease)
-		if g.o.Caps.Has(CapPeek) {
+		if g.o.Caps.Has(catalogue.CapPeek) {
 			g.add(25, (*Generator).genCommMem)
 		}
 	}

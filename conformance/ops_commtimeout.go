@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -17,7 +18,7 @@ import (
 func init() {
 	defineOp(op.KindCommTimeout, opClass{
 		memProbe: memNone,
-		needs:    need(CapComm|CapCommTimeout, model.REComm, "the target exports no simabi_comm_timeout_ms: a comm wait for a peer that never comes lasts upstream's 120 s"),
+		needs:    need(catalogue.CapComm|catalogue.CapCommTimeout, model.REComm, "the target exports no simabi_comm_timeout_ms: a comm wait for a peer that never comes lasts upstream's 120 s"),
 		rule:     fixedRule(model.REComm),
 		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
 			obs.Call.Value = uint64(uint32(r.setCommBound(o.Ms)))
@@ -85,7 +86,7 @@ var genCommTimeoutsMs = []int32{1, 2, 3, 1, 2, 3, 120000}
 
 // genCommTimeout offers a ctimeout on a target with the hook.
 func genCommTimeout(g *Generator, _ *genState) {
-	if !g.o.Comm || !g.o.Caps.Has(CapCommTimeout) {
+	if !g.o.Comm || !g.o.Caps.Has(catalogue.CapCommTimeout) {
 		return
 	}
 	g.add(2, func(g *Generator, ch Chooser) op.Op {

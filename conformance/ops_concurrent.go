@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -12,7 +13,7 @@ import (
 // scheduler's branch apart from what the rules fix.
 
 func init() {
-	holdNeeds := need(CapInject|CapSetDevice, model.RX2, "X-2: holding the gate needs simabi_inject site 7")
+	holdNeeds := need(catalogue.CapInject|catalogue.CapSetDevice, model.RX2, "X-2: holding the gate needs simabi_inject site 7")
 	defineOp(op.KindHoldLaunch, opClass{
 		// The candidates of both hold ops, from here.
 		gen: func(g *Generator, s *genState) {
@@ -64,7 +65,7 @@ func init() {
 	defineOp(op.KindRaceKInit, opClass{
 		gen: func(g *Generator, s *genState) {
 			dev, known := g.st.Model().Device()
-			if len(s.fresh) >= 2 && g.o.Caps.Has(CapSetDevice) && known && dev >= 0 && !g.st.Model().SiteArmed(1) && !g.st.Model().SiteArmed(9) {
+			if len(s.fresh) >= 2 && g.o.Caps.Has(catalogue.CapSetDevice) && known && dev >= 0 && !g.st.Model().SiteArmed(1) && !g.st.Model().SiteArmed(9) {
 				g.add(5, func(g *Generator, ch Chooser) op.Op {
 					dev, _ := g.st.Model().Device() // the state gen saw: nothing ran in between
 					a := ch.IntN(len(g.gs.fresh), "racer")
@@ -73,7 +74,7 @@ func init() {
 				})
 			}
 		},
-		needs: need(CapSetDevice, model.RX1, "X-1: the racing thread needs a current device (hook or ACL)"),
+		needs: need(catalogue.CapSetDevice, model.RX1, "X-1: the racing thread needs a current device (hook or ACL)"),
 		rule:  needsRule,
 		run:   func(r *Runner, i int, op op.Op, e *Entry) { r.race(i, op, e) },
 		annotation: func(e *Entry) string {

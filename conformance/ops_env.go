@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -38,11 +39,11 @@ func init() {
 			g.add(20, func(g *Generator, ch Chooser) op.Op { return op.Op{Kind: op.KindSetDev, Dev: g.dev(ch)} })
 			g.add(3, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindSetDev, Dev: -1} })
 		},
-		needs: func(op op.Op) (Caps, model.Rule, string) {
+		needs: func(op op.Op) (catalogue.Caps, model.Rule, string) {
 			if op.Dev < 0 {
-				return CapClearDevice, model.RD2, "D-2: leaving the thread with no current device needs simabi_set_current_device (ACL cannot unset a device)"
+				return catalogue.CapClearDevice, model.RD2, "D-2: leaving the thread with no current device needs simabi_set_current_device (ACL cannot unset a device)"
 			}
-			return CapSetDevice, model.RD2, "D-2: target exports no simabi_set_current_device and no ACL was given"
+			return catalogue.CapSetDevice, model.RD2, "D-2: target exports no simabi_set_current_device and no ACL was given"
 		},
 		rule: needsRule,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
@@ -57,7 +58,7 @@ func init() {
 		gen: func(g *Generator, _ *genState) {
 			g.add(3, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindGetDev} })
 		},
-		needs: need(CapGetDevice, model.RD1, "D-1: target exports no simabi_current_device"),
+		needs: need(catalogue.CapGetDevice, model.RD1, "D-1: target exports no simabi_current_device"),
 		rule:  needsRule,
 		call: func(r *Runner, _ op.Op, _ abi.Ctx, o *op.Observation) {
 			o.Call.Value = uint64(int64(r.hooks.SimCurrentDevice()))
@@ -72,7 +73,7 @@ func init() {
 				})
 			}
 		},
-		needs: need(CapSync, model.RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"),
+		needs: need(catalogue.CapSync, model.RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"),
 		rule:  needsRule,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			if r.hooks != nil {
@@ -84,8 +85,8 @@ func init() {
 	})
 	defineOp(op.KindInject, opClass{
 		gen: func(g *Generator, _ *genState) { g.add(12, (*Generator).inject) },
-		needs: func(op op.Op) (Caps, model.Rule, string) {
-			return CapInject, model.SiteRule(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
+		needs: func(op op.Op) (catalogue.Caps, model.Rule, string) {
+			return catalogue.CapInject, model.SiteRule(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
 		},
 		rule: needsRule,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
@@ -114,7 +115,7 @@ func init() {
 // U-1's op: the runner unloads the library (Runner.unload).
 func init() {
 	defineOp(op.KindUnload, opClass{
-		needs: need(CapUnload, model.RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"),
+		needs: need(catalogue.CapUnload, model.RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"),
 		rule:  needsRule,
 		run:   func(r *Runner, i int, op op.Op, e *Entry) { r.unload(i, op, e) },
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -24,11 +25,11 @@ var updateOps = flag.Bool("update-ops", false, "rewrite testdata/ops.golden and 
 // import the engine: tests/architecture_test.go); a change of the op language that is not shows here.
 func TestOpTextGolden(t *testing.T) {
 	var b strings.Builder
-	for _, c := range conformance.Catalogue() {
+	for _, c := range catalogue.Checks() {
 		fmt.Fprintf(&b, "# %s\n%s", c.Name, op.FormatOps(c.Ops()))
 	}
 	for seed := uint64(0); seed < 6; seed++ {
-		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 400, Caps: ^conformance.Caps(0), HoldMs: 20,
+		ops := conformance.Generate(conformance.GenOptions{Seed: seed, Ops: 400, Caps: ^catalogue.Caps(0), HoldMs: 20,
 			Comm: seed%2 == 1, Profile: []model.Profile{model.ProfileTMR, model.ProfileRefusing}[seed%2]})
 		fmt.Fprintf(&b, "# seed %d\n%s", seed, op.FormatOps(ops))
 	}

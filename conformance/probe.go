@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -107,7 +108,7 @@ func refusedDestroy(m *model.Model, o op.Op) bool {
 
 // ProbeCases are check c's probe cases on a target of profile p with caps:
 // one per refused or failed call the model predicts.
-func ProbeCases(c *Check, p model.Profile, caps Caps) []ProbeCase {
+func ProbeCases(c *catalogue.Check, p model.Profile, caps catalogue.Caps) []ProbeCase {
 	if p == "" {
 		p = model.ProfileTMR
 	}
@@ -157,14 +158,14 @@ func launchedOn(m *model.Model, s int8) []int8 {
 
 // probesFor adds to l the ops that read every survivor of slot's context
 // as the model has it (none when its state is unknown).
-func probesFor(l *probeList, m *model.Model, slot int8, p model.Profile, caps Caps) {
+func probesFor(l *probeList, m *model.Model, slot int8, p model.Profile, caps catalogue.Caps) {
 	c, ok := m.Context(slot)
 	if !ok || !c.Live || c.Unknown {
 		return
 	}
 	// A kernel init reads a latch only on an unclaimed device (a mismatch
 	// would answer the IS the latch owes).
-	kinitReadsLatch := p == model.ProfileTMR && caps.Has(CapSetDevice) && !m.DeviceClaimed(probeDevice)
+	kinitReadsLatch := p == model.ProfileTMR && caps.Has(catalogue.CapSetDevice) && !m.DeviceClaimed(probeDevice)
 	start := len(l.ops)
 	l.add(ReadsCommitted, op.Op{Kind: op.KindCommitted, C: slot})
 	switch {
@@ -190,7 +191,7 @@ func probesFor(l *probeList, m *model.Model, slot int8, p model.Profile, caps Ca
 		if kinitReadsLatch {
 			l.kinit(ReadsOtherMode, slot)
 		}
-	case caps.Has(CapSetDevice) && p == model.ProfileTMR:
+	case caps.Has(catalogue.CapSetDevice) && p == model.ProfileTMR:
 		kernelProbes(l, m, slot, c)
 	}
 	if len(l.ops) == start+1 { // committed memory alone: nothing to probe here

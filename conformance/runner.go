@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/internal/osthread"
@@ -149,7 +150,7 @@ type Runner struct {
 	rt      abi.Runtime
 	hooks   abi.SimHooks
 	acl     ACL
-	caps    Caps
+	caps    catalogue.Caps
 	opt     Options
 	main    *lockedThread
 	helper  *lockedThread
@@ -233,7 +234,7 @@ func Unloads(ops []op.Op) bool {
 // ResetTarget returns the target to a fresh load's state (simabi_reset,
 // CapReset) and forgets the claims earlier runs left; false without reset.
 func (r *Runner) ResetTarget() bool {
-	if r.ctl == nil || !r.caps.Has(CapReset) {
+	if r.ctl == nil || !r.caps.Has(catalogue.CapReset) {
 		return false
 	}
 	var st abi.Status
@@ -251,10 +252,10 @@ func NewRunner(t Target, opt Options) *Runner {
 		images: map[op.ImageRecipe]*imgBuf{}, out: new(int32), out2: new(int32), filler: make([]byte, 64), unloadAt: -1}
 	r.hooks, _ = t.Hooks()
 	r.acl, _ = t.ACL()
-	if r.caps.Has(CapGate) {
+	if r.caps.Has(catalogue.CapGate) {
 		r.ctl, _ = t.(ControlTarget).Control()
 	}
-	if r.caps.Has(CapCommTimeout) {
+	if r.caps.Has(catalogue.CapCommTimeout) {
 		r.bound, _ = t.(CommTimeoutTarget).CommTimeout()
 	}
 	for i := range r.filler {
@@ -285,7 +286,7 @@ func NewRunner(t Target, opt Options) *Runner {
 }
 
 // Caps is what the runner can drive on its target.
-func (r *Runner) Caps() Caps { return r.caps }
+func (r *Runner) Caps() catalogue.Caps { return r.caps }
 
 // Do runs f on the OS thread the runner's ops run on (D-2).
 func (r *Runner) Do(f func()) { r.main.do(f) }
@@ -492,7 +493,7 @@ func (r *Runner) run(ops []op.Op) *Result {
 	r.dev.reset()
 	r.ops, r.parked = ops, nil
 	res := &Result{History: History{Entries: make([]Entry, len(ops))}}
-	mo := model.ModelOptions{DrivenCompletion: r.caps.Has(CapDriven), Claimed: append([]int32(nil), r.tainted...),
+	mo := model.ModelOptions{DrivenCompletion: r.caps.Has(catalogue.CapDriven), Claimed: append([]int32(nil), r.tainted...),
 		Simulated: r.hooks != nil, UserCallable: r.opt.Callable != nil}
 	var pre []model.Finding
 	if r.opt.Profile != nil {
@@ -573,7 +574,7 @@ func (r *Runner) collect(res *Result) {
 }
 
 func (r *Runner) counters() (ACLCounts, bool) {
-	if !r.caps.Has(CapCounters) {
+	if !r.caps.Has(catalogue.CapCounters) {
 		return ACLCounts{}, false
 	}
 	return r.t.Counters()

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/op"
 
 	"testing"
@@ -11,7 +12,7 @@ import (
 // least one tensor. The shrinker must find exactly those two ops, with the
 // image simplified to the smallest recipe that still fails.
 func TestShrinkSynthetic(t *testing.T) {
-	ops := Generate(GenOptions{Seed: 3, Ops: 300, Caps: ^Caps(0)})
+	ops := Generate(GenOptions{Seed: 3, Ops: 300, Caps: ^catalogue.Caps(0)})
 	bad := []op.Op{op.MustParse("setdev 3"), op.MustParse("prepare c1 img=valid(t=3,s=2,c=2,b=77,x=9)+mis(2) rep=40")}
 	ops = append(ops[:100], append([]op.Op{bad[0]}, append(ops[100:200], append([]op.Op{bad[1]}, ops[200:]...)...)...)...)
 	calls := 0

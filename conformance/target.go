@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance/catalogue"
 )
 
 // ACL is what a checker needs of an ACL library when a target exports no
@@ -108,61 +109,38 @@ func (b *Basic) CommTimeout() (abi.SimCommTimeout, bool) { return b.SimTimeout, 
 // Memory implements MemoryTarget.
 func (b *Basic) Memory() (DeviceMemory, bool) { return b.Mem, b.Mem != nil }
 
-// Caps is what a target lets a checker drive.
-type Caps uint16
-
-// Capabilities.
-const (
-	CapSetDevice   Caps = 1 << iota // set the calling thread's device (hook or ACL)
-	CapClearDevice                  // leave the thread with no device (hook only)
-	CapGetDevice                    // read the thread's device (hook)
-	CapSync                         // synchronize a stream (hook or ACL)
-	CapInject                       // fault injection (hook)
-	CapCounters                     // ACL call counters (D-1)
-	CapDriven                       // stream completion is driven by the checker (hooks)
-	CapUnload                       // the instance can be unloaded (a private copy of a library; U-1)
-	CapGate                         // park a prepare holding its gate and see who waits (control hooks)
-	CapReset                        // return the instance to a fresh load's state (control hooks)
-	CapComm                         // the simulated comm backend (hooks, or no ACL given: not HCCL)
-	CapPeek                         // a comm entry's pointee is readable (hooks)
-	CapCommTimeout                  // the comm timeout can be shortened (E-COMM.9, .21, .29, .34, .59)
-)
-
 // CapsOf derives a target's capabilities.
-func CapsOf(t Target) Caps {
-	var c Caps
+func CapsOf(t Target) catalogue.Caps {
+	var c catalogue.Caps
 	_, hooks := t.Hooks()
 	_, acl := t.ACL()
 	_, counters := t.Counters()
 	switch {
 	case hooks:
-		c |= CapSetDevice | CapClearDevice | CapGetDevice | CapSync | CapInject | CapDriven | CapComm | CapPeek
+		c |= catalogue.CapSetDevice | catalogue.CapClearDevice | catalogue.CapGetDevice | catalogue.CapSync | catalogue.CapInject | catalogue.CapDriven | catalogue.CapComm | catalogue.CapPeek
 	case acl:
-		c |= CapSetDevice | CapSync
+		c |= catalogue.CapSetDevice | catalogue.CapSync
 	default:
-		c |= CapComm
+		c |= catalogue.CapComm
 	}
 	if counters {
-		c |= CapCounters
+		c |= catalogue.CapCounters
 	}
 	if u, ok := t.(Unloader); ok && u.CanUnload() {
-		c |= CapUnload
+		c |= catalogue.CapUnload
 	}
-	if tt, ok := t.(CommTimeoutTarget); ok && c.Has(CapComm) {
+	if tt, ok := t.(CommTimeoutTarget); ok && c.Has(catalogue.CapComm) {
 		if _, ok := tt.CommTimeout(); ok {
-			c |= CapCommTimeout
+			c |= catalogue.CapCommTimeout
 		}
 	}
 	if ct, ok := t.(ControlTarget); ok && hooks {
 		if _, ok := ct.Control(); ok {
-			c |= CapGate | CapReset
+			c |= catalogue.CapGate | catalogue.CapReset
 		}
 	}
 	return c
 }
-
-// Has reports whether every capability of need is present.
-func (c Caps) Has(need Caps) bool { return c&need == need }
 
 // Factory opens a target for one run and a function that releases it.
 type Factory func() (Target, func(), error)

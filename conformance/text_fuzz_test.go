@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/op"
 
 	"strings"
@@ -16,7 +17,7 @@ import (
 
 // FuzzOpText fuzzes ParseScript and FormatOps.
 func FuzzOpText(f *testing.F) {
-	for _, c := range Catalogue() {
+	for _, c := range catalogue.Checks() {
 		f.Add(c.Script)
 	}
 	for _, s := range []string{

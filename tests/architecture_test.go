@@ -33,20 +33,21 @@ var production = map[string][]string{
 	"onboard":                       {"abi", "validation", "internal/..."},
 	"lifecycle":                     {"abi", "validation", "latch", "internal/..."},
 	"conformance/op":                {"abi", "abi/tracevocab"},
-	"conformance/model":             {"abi", "conformance/op"},                                                            // and the standard library: TestModelImportsOnlyTheContract
-	"conformance":                   {"abi", "validation", "docs", "internal/...", "conformance/op", "conformance/model"}, // never sim or onboard: TestEngineLinksNoBackend
-	"conformance/report":            {"conformance", "conformance/model", "conformance/op"},
+	"conformance/model":             {"abi", "conformance/op"},                                                                                     // and the standard library: TestModelImportsOnlyTheContract
+	"conformance/catalogue":         {"abi", "docs", "conformance/model", "conformance/op"},                                                        // data and pure functions: the reports read it without the runner
+	"conformance":                   {"abi", "validation", "docs", "conformance/catalogue", "internal/...", "conformance/op", "conformance/model"}, // never sim or onboard: TestEngineLinksNoBackend
+	"conformance/report":            {"conformance", "conformance/catalogue", "conformance/model", "conformance/op"},
 	"conformance/target":            {"conformance", "sim"},
-	"conformance/target/library":    {"abi", "conformance", "onboard", "conformance/model"},
+	"conformance/target/library":    {"abi", "conformance", "conformance/catalogue", "onboard", "conformance/model"},
 	"conformance/target/targettest": {"conformance", "conformance/target/library", "onboard", "sim/emit"},
-	"conformance/suite":             {"conformance", "conformance/report", "onboard", "conformance/model", "conformance/op"},
+	"conformance/suite":             {"conformance", "conformance/catalogue", "conformance/report", "onboard", "conformance/model", "conformance/op"},
 	"conformance/trace":             {"abi", "conformance", "conformance/model", "conformance/op", "conformance/report"},
 	"conformance/childproc":         {"internal/scratch"}, // the checker's child processes, supervised
 	"conformance/isolate":           {"abi", "validation", "conformance", "conformance/target/library", "onboard", "conformance/model", "conformance/op", "conformance/childproc", "internal/scratch"},
-	"conformance/session":           {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/library", "conformance/trace", "conformance/isolate", "conformance/speed", "sim", "sim/emit", "conformance/model", "conformance/op", "internal/scratch"},
+	"conformance/session":           {"abi", "abi/tracevocab", "validation", "docs", "conformance", "conformance/catalogue", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/library", "conformance/trace", "conformance/isolate", "conformance/speed", "sim", "sim/emit", "conformance/model", "conformance/op", "internal/scratch"},
 	"conformance/speed":             {"abi", "validation", "conformance", "conformance/op", "conformance/isolate", "conformance/childproc", "conformance/target", "conformance/target/library", "sim", "internal/scratch"},
-	"conformance/htmlreport":        {"docs", "conformance", "conformance/report", "conformance/session", "conformance/speed"}, // the -html page of what session and speed report
-	"cmd/abicheck":                  {"abi", "docs", "conformance", "conformance/childproc", "conformance/isolate", "conformance/session", "conformance/speed", "conformance/htmlreport", "sim/emit", "conformance/op", "internal/scratch"},
+	"conformance/htmlreport":        {"docs", "conformance", "conformance/catalogue", "conformance/report", "conformance/session", "conformance/speed"}, // the -html page of what session and speed report
+	"cmd/abicheck":                  {"abi", "docs", "conformance", "conformance/catalogue", "conformance/childproc", "conformance/isolate", "conformance/session", "conformance/speed", "conformance/htmlreport", "sim/emit", "conformance/op", "internal/scratch"},
 	"cmd/gen-fake-runtime":          {"abi", "sim/emit", "internal/scratch"},
 	"lanes/upstream/mkcallable":     {"abi"},
 	"lanes/consumer/mkimage":        {"abi", "sim/semantics"},
@@ -58,10 +59,10 @@ var production = map[string][]string{
 	// The op-sequence fuzz targets: each links only what it runs, since the
 	// fuzz engines walk the coverage counters of every linked package on
 	// every input (tests/opfuzz/doc.go). FuzzOpsSim links no loader.
-	"tests/opfuzz": {"conformance", "conformance/model", "conformance/op", "conformance/target", "sim"},
+	"tests/opfuzz": {"conformance", "conformance/catalogue", "conformance/model", "conformance/op", "conformance/target", "sim"},
 	"tests/opdiff": {"conformance", "conformance/model", "conformance/op", "conformance/target/library", "onboard", "sim/emit", "tests/opfuzz"},
 	// FuzzCommOps: the engine, sim and the emitted runtime, for the comm family alone.
-	"tests/commdiff": {"conformance", "conformance/model", "conformance/op", "conformance/target", "conformance/target/library", "onboard", "sim", "sim/emit", "tests/opdiff"},
+	"tests/commdiff": {"conformance", "conformance/catalogue", "conformance/model", "conformance/op", "conformance/target", "conformance/target/library", "onboard", "sim", "sim/emit", "tests/opdiff"},
 }
 
 // testing adds, per package, what its tests may import besides the
@@ -83,6 +84,8 @@ var testArrows = map[string][]string{
 	"docs":              nil,
 	"conformance/op":    nil,
 	"conformance/model": {"validation"},
+	// The clause table is checked against the emitted runtime's mutants.
+	"conformance/catalogue": {"sim/emit"},
 	// The engine's tests run it on the backends, through their adapters
 	// (conformance/target) and the emitted fake's (targettest).
 	"conformance":                   {"sim", "onboard", "sim/emit", "conformance/target", "conformance/target/targettest"},
@@ -99,7 +102,7 @@ var testArrows = map[string][]string{
 	"cmd/abicheck":                  {"onboard", "sim", "lifecycle", "conformance/report", "conformance/model"},
 	"conformance/htmlreport":        {"conformance/model", "conformance/suite", "conformance/target/library"},
 	"cmd/gen-fake-runtime":          nil,
-	"tests":                         {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/semantics", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/op", "conformance/model", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/library", "conformance/target/targettest", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff", "tests/commdiff"},
+	"tests":                         {"abi", "abi/tracevocab", "validation", "latch", "docs", "sim", "sim/semantics", "sim/emit", "onboard", "lifecycle", "conformance", "conformance/catalogue", "conformance/op", "conformance/model", "conformance/report", "conformance/suite", "conformance/target", "conformance/target/library", "conformance/target/targettest", "conformance/trace", "conformance/isolate", "conformance/session", "internal/...", "tests/opfuzz", "tests/opdiff", "tests/commdiff"},
 	"tests/opfuzz":                  nil,
 	"tests/opdiff":                  {"sim/emit/emittest"},
 	"tests/commdiff":                {"sim/emit/emittest"},

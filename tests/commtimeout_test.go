@@ -10,6 +10,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/target"
 	"github.com/simabi/simabi/sim"
@@ -30,7 +31,7 @@ func TestCommTimeoutHook_setsReadsAndResets(t *testing.T) {
 			if release != nil {
 				defer release()
 			}
-			if !conformance.CapsOf(tg).Has(conformance.CapCommTimeout) {
+			if !conformance.CapsOf(tg).Has(catalogue.CapCommTimeout) {
 				t.Fatal("no CapCommTimeout: the hook did not resolve")
 			}
 			hook, _ := tg.(conformance.CommTimeoutTarget).CommTimeout()

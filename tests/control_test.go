@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 
@@ -164,9 +165,9 @@ func TestControlReset_indistinguishableFromAFreshLoad(t *testing.T) {
 				if !ok {
 					t.Fatal("no control hooks")
 				}
-				caps := conformance.CapsOf(used) &^ conformance.CapUnload
+				caps := conformance.CapsOf(used) &^ catalogue.CapUnload
 				checks := 0
-				for i, c := range conformance.Catalogue() {
+				for i, c := range catalogue.Checks() {
 					if c.Needs&^caps != 0 || !appliesTo(c, p.model) {
 						continue
 					}
@@ -200,7 +201,7 @@ func TestControlReset_indistinguishableFromAFreshLoad(t *testing.T) {
 }
 
 // appliesTo reports whether check c runs on profile p.
-func appliesTo(c conformance.Check, p model.Profile) bool {
+func appliesTo(c catalogue.Check, p model.Profile) bool {
 	if c.Profiles == nil {
 		return p == model.ProfileTMR || p == model.ProfileRefusing
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/abi"
-	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/sim/emit"
 	"github.com/simabi/simabi/tests/commdiff"
 	"github.com/simabi/simabi/tests/opfuzz"
@@ -90,8 +90,8 @@ func fuzzTargetCount(t *testing.T) int { return len(moduleFuzzTargets(t)) }
 // runtimeRuleCount is the number of rules a report has a result for.
 func runtimeRuleCount(*testing.T) int {
 	n := 0
-	for _, r := range conformance.RuleCatalogue() {
-		if r.Scope == conformance.ScopeRuntime {
+	for _, r := range catalogue.Rules() {
+		if r.Scope == catalogue.ScopeRuntime {
 			n++
 		}
 	}
@@ -100,23 +100,23 @@ func runtimeRuleCount(*testing.T) int {
 
 // The clause coverage line of abicheck mutants, counted as its
 // clauseCoverage counts it for a run of every mutant.
-func clauseCount(*testing.T) int { return len(conformance.Clauses()) }
+func clauseCount(*testing.T) int { return len(catalogue.Clauses()) }
 
 func undrivenClauseCount(*testing.T) int {
-	return clausesWhere(func(c conformance.ClauseSpec) bool { return c.Undriven != "" })
+	return clausesWhere(func(c catalogue.ClauseSpec) bool { return c.Undriven != "" })
 }
 
 func checkedClauseCount(*testing.T) int {
-	return clausesWhere(func(c conformance.ClauseSpec) bool { return c.Undriven == "" && len(c.Checks) > 0 })
+	return clausesWhere(func(c catalogue.ClauseSpec) bool { return c.Undriven == "" && len(c.Checks) > 0 })
 }
 
 func mutatedClauseCount(*testing.T) int {
-	return clausesWhere(func(c conformance.ClauseSpec) bool { return c.Undriven == "" && len(c.Mutants) > 0 })
+	return clausesWhere(func(c catalogue.ClauseSpec) bool { return c.Undriven == "" && len(c.Mutants) > 0 })
 }
 
-func clausesWhere(keep func(conformance.ClauseSpec) bool) int {
+func clausesWhere(keep func(catalogue.ClauseSpec) bool) int {
 	n := 0
-	for _, c := range conformance.Clauses() {
+	for _, c := range catalogue.Clauses() {
 		if keep(c) {
 			n++
 		}

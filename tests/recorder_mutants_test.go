@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 
 	"bytes"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -194,7 +194,7 @@ func recordedMutantRun(t *testing.T, mu emit.Mutant) {
 	case mu.Rule == "V-CONTRACT":
 		t.Skip("V-CONTRACT: a trace does not hold the contract's bytes (`contract -> ptr`), and a consumer refuses to load the runtime (C-BIND-2)")
 	}
-	cat := conformance.Catalogue()
+	cat := catalogue.Checks()
 	profile := model.ProfileTMR
 	if mu.Profile == emit.ProfileRefusing {
 		profile = model.ProfileRefusing
@@ -212,7 +212,7 @@ func recordedMutantRun(t *testing.T, mu emit.Mutant) {
 	}
 	var kills, flaggedAt []string
 	for _, c := range cat {
-		if !slices.Contains(c.Kills, mu.Name) || !c.AppliesTo(profile) || c.Needs.Has(conformance.CapUnload) {
+		if !slices.Contains(c.Kills, mu.Name) || !c.AppliesTo(profile) || c.Needs.Has(catalogue.CapUnload) {
 			continue
 		}
 		rr, err := runRecorded(e, c.Ops(), t.TempDir())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/session"
@@ -27,7 +28,7 @@ import (
 // the last arrival releases it, so the recorder writes overlapping calls
 // of several threads.
 func ranksSession(t *testing.T) []op.Op {
-	for _, c := range conformance.Catalogue() {
+	for _, c := range catalogue.Checks() {
 		if c.Name == "e-comm/ranks-barrier" {
 			return c.Ops()
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/sim/emit"
@@ -73,7 +73,7 @@ func TestDiff_noChange(t *testing.T) {
 func TestDiff_mutantChangeNamesItsClause(t *testing.T) {
 	t.Parallel()
 	const mutant = "finalize-null-ia" // E-FIN: finalize(NULL) answers another code
-	cl, ok := conformance.ClauseOfMutant(mutant)
+	cl, ok := catalogue.ClauseOfMutant(mutant)
 	if !ok {
 		t.Fatal("no clause")
 	}

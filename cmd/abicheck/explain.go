@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/docs"
 )
 
@@ -41,7 +41,7 @@ func rulesMain(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	rows, err := conformance.RuleRows()
+	rows, err := catalogue.RuleRows()
 	if err != nil {
 		fmt.Fprintf(stderr, "abicheck rules: the embedded contract is malformed: %v\n", err)
 		return exitUsage
@@ -76,7 +76,7 @@ func explainMain(args []string, stdout, stderr io.Writer) int {
 	}
 	var texts []string
 	for _, id := range args {
-		text, err := conformance.Explain(id)
+		text, err := catalogue.Explain(id)
 		if err != nil {
 			fmt.Fprintln(stderr, "abicheck explain: "+err.Error())
 			return exitUsage

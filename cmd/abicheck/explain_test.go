@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/report"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/docs"
@@ -68,7 +68,7 @@ func TestExplainErrors(t *testing.T) {
 // abicheck explain E-DESTROY.3 prints that clause of the contract, with the
 // checks that judge it and the mutants that break it; explain E-DESTROY
 // closes the rule's text with the table of its clauses. Both come from the
-// contract's markers and the clause table (docs.Clauses, conformance.Clauses).
+// contract's markers and the clause table (docs.Clauses, catalogue.Clauses).
 func TestExplainPrintsClauses_EDESTROY(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "explain", "e-destroy.3")
@@ -114,7 +114,7 @@ func TestRulesListsTheCatalogue(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	var got []conformance.RuleRow
+	var got []catalogue.RuleRow
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatalf("rules -json: %v\n%s", err, r.stdout)
 	}
@@ -122,9 +122,9 @@ func TestRulesListsTheCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []conformance.RuleRow
+	var want []catalogue.RuleRow
 	for _, s := range sections {
-		want = append(want, conformance.RuleRow{ID: s.ID, AppliesTo: s.AppliesTo, OneLine: s.OneLine, Anchor: "docs/contract.md#" + strings.ToLower(s.ID)})
+		want = append(want, catalogue.RuleRow{ID: s.ID, AppliesTo: s.AppliesTo, OneLine: s.OneLine, Anchor: "docs/contract.md#" + strings.ToLower(s.ID)})
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("abicheck rules -json (-contract +listed):\n%s", d)

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 )
 
@@ -222,7 +222,7 @@ func checkPage(t *testing.T, ctx context.Context, page, dir string) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`tr.rule-row[data-rule="E-FIN"] a`))); err != nil {
 		t.Fatal(err)
 	}
-	text, err := conformance.Explain("E-FIN")
+	text, err := catalogue.Explain("E-FIN")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/conformance/speed"
@@ -693,7 +693,7 @@ func TestMutantsCommand(t *testing.T) {
 		t.Fatalf("exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	n := len(emit.Mutants())
-	cs := conformance.Clauses()
+	cs := catalogue.Clauses()
 	undriven, driven := 0, 0
 	for _, c := range cs {
 		if c.Undriven != "" {

@@ -5,7 +5,7 @@ import (
 	"html/template"
 	"strings"
 
-	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/docs"
 )
 
@@ -78,7 +78,7 @@ func (r *refs) contract() ([]contractRule, error) {
 		if !r.named[s.ID] {
 			continue
 		}
-		text := conformance.ExplainRule(s)
+		text := catalogue.ExplainRule(s)
 		out = append(out, contractRule{ID: s.ID, Anchor: ruleAnchor(s.ID), OneLine: s.OneLine, Text: markClauses(text, s.Clauses)})
 	}
 	return out, nil

@@ -5,7 +5,7 @@
 // groups, the speed comparison plotted against its noise band) or a
 // mutants run (the kill table and the clause-coverage matrix). Every rule
 // and clause the page names links to its text from docs/contract.md,
-// embedded at the end of the page (conformance.Explain's text, what
+// embedded at the end of the page (catalogue.Explain's text, what
 // abicheck explain prints).
 package htmlreport
 

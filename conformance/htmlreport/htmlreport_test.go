@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/report"
 	"github.com/simabi/simabi/conformance/session"
@@ -126,7 +126,7 @@ func TestIssue37_CheckPage(t *testing.T) {
 		{`<section class="rule" id="rule-E-FIN">`, "rule-E-FIN"}}, sections); diff != "" {
 		t.Errorf("the contract's sections (-want +got):\n%s", diff)
 	}
-	text, err := conformance.Explain("E-FIN")
+	text, err := catalogue.Explain("E-FIN")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestIssue37_MarkClauses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rules {
-		marked := string(markClauses(conformance.ExplainRule(r), r.Clauses))
+		marked := string(markClauses(catalogue.ExplainRule(r), r.Clauses))
 		for _, c := range r.Clauses {
 			if n := strings.Count(marked, `id="`+clauseAnchor(c.ID)+`"`); n != 1 {
 				t.Errorf("clause %s: %d anchors in its rule's text, want 1", c.ID, n)
@@ -302,7 +302,7 @@ func TestIssue37_MutantsPage(t *testing.T) {
 	o := &session.Options{Sequences: 5, MaxOps: 300, Duration: time.Second, CaseTimeout: time.Second, Seed: 1}
 	page := render(t, func(w *bytes.Buffer) error { return Pages{}.Mutants(w, run, o, false) })
 	selfContained(t, page)
-	if n, want := strings.Count(page, "\n<tr><td><a href=\"#clause-"), len(conformance.Clauses()); n != want {
+	if n, want := strings.Count(page, "\n<tr><td><a href=\"#clause-"), len(catalogue.Clauses()); n != want {
 		t.Errorf("%d clause rows, want %d (one per clause)", n, want)
 	}
 	state := func(id string) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/session"
 	"github.com/simabi/simabi/docs"
 )
@@ -72,10 +73,10 @@ func (p Pages) Mutants(w io.Writer, run *session.MutantRun, o *session.Options, 
 	}
 	mv.Budget = fmt.Sprintf("budget per mutant: %s %d random sequences × %d ops within %v (case timeout %v, seed %d); a mutant's check stops at its first kill. Used: %.1fs for %d mutants (builds included), %d random sequences in all.",
 		what, o.Sequences, o.MaxOps, o.Duration, o.CaseTimeout, o.Seed, run.Used.Seconds(), len(run.Rows), run.Random)
-	for _, p := range conformance.ProfileOrder() {
+	for _, p := range catalogue.ProfileOrder() {
 		mv.Profiles = append(mv.Profiles, p.String())
 	}
-	for _, c := range conformance.Clauses() {
+	for _, c := range catalogue.Clauses() {
 		mv.Clauses = append(mv.Clauses, clauseRowOf(c, fates, rs))
 	}
 	pg.Nav = append(pg.Nav, navLink{"#kills", "Kill table"}, navLink{"#clauses", "Clause coverage"})
@@ -99,9 +100,9 @@ func killOf(r session.MutantRow, rs *refs) killRow {
 
 // clauseRowOf is a clause's row of the matrix; fates are the mutants of
 // this run by name.
-func clauseRowOf(c conformance.ClauseSpec, fates map[string]cell, rs *refs) clauseRow {
+func clauseRowOf(c catalogue.ClauseSpec, fates map[string]cell, rs *refs) clauseRow {
 	row := clauseRow{Clause: linkView{c.ID, rs.clauseHref(c.ID)}, Checks: strings.Join(c.Checks, ", ")}
-	for _, p := range conformance.ProfileOrder() {
+	for _, p := range catalogue.ProfileOrder() {
 		switch {
 		case !c.HeldOn(p):
 			row.Held = append(row.Held, cell{"—", "held-no"})

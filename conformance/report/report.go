@@ -6,6 +6,7 @@
 package report
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/op"
 
 	"encoding/json"
@@ -259,7 +260,7 @@ func (r *Report) addFinding(fr FindingReport, repro []op.Op) {
 	}
 	fr.Count = 1
 	if r, ok := model.RuleByName(fr.Rule); ok && fr.Anchor == "" {
-		fr.Anchor = conformance.RuleAnchor(r)
+		fr.Anchor = catalogue.RuleAnchor(r)
 	}
 	if repro != nil {
 		fr.Repro = conformance.OpLines(repro)
@@ -327,7 +328,7 @@ func (r *Report) Finish() {
 		}
 		rr.RunClauses = r.runClauses[rule]
 		if p, known := conformance.ParseProfile(r.Profile); known && rr.Verdict == model.Skip && !rule.Applies(p) {
-			rr.Detail = "does not apply to a " + p.String() + " build (" + conformance.RuleAnchor(rule) + ")"
+			rr.Detail = "does not apply to a " + p.String() + " build (" + catalogue.RuleAnchor(rule) + ")"
 		} else if why, ok := model.NotChecked(rule); ok && rr.Verdict == model.Skip {
 			rr.Detail = why
 		} else if rr.Verdict == model.Skip && rr.Detail == "" {
@@ -353,7 +354,7 @@ func (r *Report) Finish() {
 // of its first notable finding.
 func (r *Report) tallied(rule model.Rule) RuleReport {
 	t := r.tally[rule]
-	rr := RuleReport{Rule: rule.String(), Anchor: conformance.RuleAnchor(rule), Passes: t[model.Pass],
+	rr := RuleReport{Rule: rule.String(), Anchor: catalogue.RuleAnchor(rule), Passes: t[model.Pass],
 		Fails: t[model.Fail] + t[model.Crash] + t[model.Hang], Warns: t[model.Warn], Skips: t[model.Skip]}
 	if f := r.first[rule]; f != nil {
 		rr.Detail = f.Detail

@@ -11,6 +11,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/op"
 )
 
@@ -114,7 +115,7 @@ func TestDiffProgress(t *testing.T) {
 		}
 		return nil, 0, "", nil
 	}
-	first := conformance.Catalogue()[0].Name
+	first := catalogue.Checks()[0].Name
 	for _, tty := range []bool{true, false} {
 		var b bytes.Buffer
 		p := &Printer{o: o, w: &b, tty: tty}
@@ -131,7 +132,7 @@ func TestDiffProgress(t *testing.T) {
 			continue
 		}
 		progress := out[:max(report, 0)]
-		want := "\r\033[Kabicheck diff: 0/" + strconv.Itoa(len(conformance.Catalogue())) + " " + first
+		want := "\r\033[Kabicheck diff: 0/" + strconv.Itoa(len(catalogue.Checks())) + " " + first
 		if !strings.HasPrefix(progress, want) || !strings.Contains(progress, "\r\033[Kabicheck diff: timing: 0/2 kernel_prepare") ||
 			!strings.HasSuffix(progress, "\r\033[K") {
 			t.Errorf("terminal: progress %q, want it to begin %q, show the timing and end cleared", progress, want)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/suite"
 	"github.com/simabi/simabi/docs"
@@ -157,8 +158,8 @@ func runMutant(o *Options, m emit.Mutant, randomOnly bool, out *Printer, verbose
 	profile, _ := conformance.ParseProfile(info.ProfileModel)
 	s := suite.Run{Name: "mutant " + m.Name, MaxHangs: o.MaxHangs, Stop: suite.StopAtKill(m.Rule),
 		Cases: o.cases(profile, info.Caps, !randomOnly, true, out.Progress("mutant "+m.Name))}
-	if s.Checks = []conformance.Check{}; !randomOnly {
-		s.Checks = ClaimingFirst(conformance.Catalogue(), m.Name)
+	if s.Checks = []catalogue.Check{}; !randomOnly {
+		s.Checks = ClaimingFirst(catalogue.Checks(), m.Name)
 	}
 	res := suite.ConformWith(p, s)
 	p.Close()
@@ -179,7 +180,7 @@ func clauseCoverage(rows []MutantRow) ClauseCoverage {
 		byName[r.Name] = r
 	}
 	var cc ClauseCoverage
-	for _, c := range conformance.Clauses() {
+	for _, c := range catalogue.Clauses() {
 		cc.Clauses++
 		if c.Undriven != "" {
 			cc.Undriven++
@@ -244,19 +245,19 @@ func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out 
 }
 
 // ClaimingFirst orders the catalogue for one mutant: the checks that claim
-// it (Check.Kills) first, then the others in catalogue order. A mutant's run
+// it (catalogue.Check.Kills) first, then the others in catalogue order. A mutant's run
 // stops at its first kill, so the table shows the designated check when it
 // kills, and another check only when the designated ones do not.
-func ClaimingFirst(checks []conformance.Check, mutant string) []conformance.Check {
-	out := make([]conformance.Check, 0, len(checks))
-	claiming := conformance.ChecksClaiming(mutant)
+func ClaimingFirst(checks []catalogue.Check, mutant string) []catalogue.Check {
+	out := make([]catalogue.Check, 0, len(checks))
+	claiming := catalogue.ChecksClaiming(mutant)
 	for _, c := range claiming {
-		if slices.ContainsFunc(checks, func(x conformance.Check) bool { return x.Name == c.Name }) {
+		if slices.ContainsFunc(checks, func(x catalogue.Check) bool { return x.Name == c.Name }) {
 			out = append(out, c)
 		}
 	}
 	for _, c := range checks {
-		if !slices.ContainsFunc(claiming, func(x conformance.Check) bool { return x.Name == c.Name }) {
+		if !slices.ContainsFunc(claiming, func(x catalogue.Check) bool { return x.Name == c.Name }) {
 			out = append(out, c)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/suite"
@@ -59,7 +60,7 @@ const holdMs = 10
 // cases are the suite's cases of a session on a target of profile and caps:
 // the catalogue, then o's random sequences. killOnly is a mutant's run,
 // which shows no repro (suite.Cases.KillOnly).
-func (o *Options) cases(profile model.Profile, caps conformance.Caps, probes, killOnly bool, progress func(done, total int, name string)) suite.Cases {
+func (o *Options) cases(profile model.Profile, caps catalogue.Caps, probes, killOnly bool, progress func(done, total int, name string)) suite.Cases {
 	return suite.Cases{Profile: profile, Caps: caps, Probes: probes, Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed,
 		HoldMs: holdMs, Duration: o.Duration, NoShrink: killOnly || o.NoShrink, KillOnly: killOnly, Progress: progress}
 }

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 
@@ -25,9 +26,9 @@ func stubbedFake(t *testing.T) *emit.Artifacts {
 		"ensure_acl_ready_ctx": 0, "destroy_comm_stream_ctx": 0}}})
 }
 
-func checkNamed(t *testing.T, names ...string) []conformance.Check {
-	var out []conformance.Check
-	for _, c := range conformance.Catalogue() {
+func checkNamed(t *testing.T, names ...string) []catalogue.Check {
+	var out []catalogue.Check
+	for _, c := range catalogue.Checks() {
 		for _, n := range names {
 			if c.Name == n {
 				out = append(out, c)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -12,16 +13,16 @@ import (
 // Cases are the options a check (Run) and a behaviour diff (DiffRun)
 // share: which cases run, on what, and the budgets of shrinking.
 type Cases struct {
-	Profile   model.Profile       // the target's build profile (legacy must be given; default tmr)
-	Caps      conformance.Caps    // what the target lets the checker drive
-	Checks    []conformance.Check // directed checks (nil: Catalogue())
-	Probes    bool                // after every refused call of a directed check, a probe that it left no trace (probe.go)
-	Random    int                 // random sequences after the directed checks
-	RandomOps int                 // ops per random sequence (default 200)
-	Seed      uint64              // sequence i uses Seed+i
-	HoldMs    int32               // X-2 hold ops in random sequences (0: none)
-	Duration  time.Duration       // no random sequence starts after it (0: no bound)
-	NoShrink  bool                // failures (changes) cut after the op that failed (differs)
+	Profile   model.Profile     // the target's build profile (legacy must be given; default tmr)
+	Caps      catalogue.Caps    // what the target lets the checker drive
+	Checks    []catalogue.Check // directed checks (nil: catalogue.Checks())
+	Probes    bool              // after every refused call of a directed check, a probe that it left no trace (probe.go)
+	Random    int               // random sequences after the directed checks
+	RandomOps int               // ops per random sequence (default 200)
+	Seed      uint64            // sequence i uses Seed+i
+	HoldMs    int32             // X-2 hold ops in random sequences (0: none)
+	Duration  time.Duration     // no random sequence starts after it (0: no bound)
+	NoShrink  bool              // failures (changes) cut after the op that failed (differs)
 	// KillOnly: the run decides a mutant's kill and shows no repro, so a
 	// failure is cut, neither shrunk nor confirmed in a fresh process (a
 	// child process more per kill: a third of abicheck mutants' children).
@@ -58,9 +59,9 @@ func (c Cases) withDefaults(total time.Duration) Cases {
 }
 
 // checks are the directed checks to run.
-func (c *Cases) checks() []conformance.Check {
+func (c *Cases) checks() []catalogue.Check {
 	if c.Checks == nil {
-		return conformance.Catalogue()
+		return catalogue.Checks()
 	}
 	return c.Checks
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/report"
 )
@@ -48,16 +49,16 @@ func Conform(f conformance.Factory, o Options) (*report.Report, error) {
 	return ConformWith(conformance.FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, s).Report, nil
 }
 
-func capsText(c conformance.Caps) string {
+func capsText(c catalogue.Caps) string {
 	var parts []string
 	for _, x := range []struct {
-		c    conformance.Caps
+		c    catalogue.Caps
 		name string
-	}{{conformance.CapSetDevice, "set-device"}, {conformance.CapClearDevice, "clear-device"}, {conformance.CapGetDevice, "current-device"},
-		{conformance.CapSync, "sync-stream"}, {conformance.CapInject, "simabi_inject"}, {conformance.CapCounters, "ACL counters"},
-		{conformance.CapDriven, "driven stream completion (hooks)"}, {conformance.CapUnload, "unloading a private copy"},
-		{conformance.CapGate, "simabi_hold_gate"}, {conformance.CapReset, "simabi_reset"}, {conformance.CapComm, "the simulated comm backend"},
-		{conformance.CapPeek, "reading a CommContext (hooks)"}, {conformance.CapCommTimeout, "simabi_comm_timeout_ms"}} {
+	}{{catalogue.CapSetDevice, "set-device"}, {catalogue.CapClearDevice, "clear-device"}, {catalogue.CapGetDevice, "current-device"},
+		{catalogue.CapSync, "sync-stream"}, {catalogue.CapInject, "simabi_inject"}, {catalogue.CapCounters, "ACL counters"},
+		{catalogue.CapDriven, "driven stream completion (hooks)"}, {catalogue.CapUnload, "unloading a private copy"},
+		{catalogue.CapGate, "simabi_hold_gate"}, {catalogue.CapReset, "simabi_reset"}, {catalogue.CapComm, "the simulated comm backend"},
+		{catalogue.CapPeek, "reading a CommContext (hooks)"}, {catalogue.CapCommTimeout, "simabi_comm_timeout_ms"}} {
 		if c&x.c != 0 {
 			parts = append(parts, x.name)
 		}

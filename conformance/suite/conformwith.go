@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/report"
@@ -166,7 +167,7 @@ func (st *suiteState) stop(co CaseOutcome) bool {
 
 // directed runs the directed checks (and their probes); true when a Stop
 // ended the suite.
-func (st *suiteState) directed(checks []conformance.Check) bool {
+func (st *suiteState) directed(checks []catalogue.Check) bool {
 	for i := range checks {
 		c := &checks[i]
 		st.progress(c.Name)
@@ -201,7 +202,7 @@ func (st *suiteState) directed(checks []conformance.Check) bool {
 
 // skipOf says why check c is not run ("": it runs), and what its rules'
 // report says of it ("": nothing).
-func (st *suiteState) skipOf(c *conformance.Check, ops []op.Op, perr error) (why, rulesWhy string) {
+func (st *suiteState) skipOf(c *catalogue.Check, ops []op.Op, perr error) (why, rulesWhy string) {
 	s := st.s
 	switch {
 	case perr != nil:

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/target/targettest"
 	"github.com/simabi/simabi/sim/emit"
@@ -47,7 +48,7 @@ func TestRuleApplicabilityIsWhatTheCheckerHoldsBuildsTo(t *testing.T) {
 				case !r.Applies(tc.p) && rr.Passes+rr.Fails+rr.Warns > 0:
 					t.Errorf("%s does not apply to %s builds, but the checker held one to it: %d pass, %d fail, %d warn",
 						rr.Rule, tc.p, rr.Passes, rr.Fails, rr.Warns)
-				case !r.Applies(tc.p) && rr.Detail != "does not apply to a "+tc.p.String()+" build ("+conformance.RuleAnchor(r)+")":
+				case !r.Applies(tc.p) && rr.Detail != "does not apply to a "+tc.p.String()+" build ("+catalogue.RuleAnchor(r)+")":
 					t.Errorf("%s on %s: detail %q, want the does-not-apply reason with the anchor", rr.Rule, tc.p, rr.Detail)
 				case r.Applies(tc.p) && !undrivable && rr.Passes == 0:
 					t.Errorf("%s applies to %s builds, but nothing passed it: %s %q", rr.Rule, tc.p, rr.Verdict, rr.Detail)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -124,7 +125,7 @@ func (st *diffState) ended() bool { return st.s.First && len(st.out.Changes) > 0
 // check and bind a build of profile p.
 func checkClauses(check string, p model.Profile) []string {
 	var out []string
-	for _, c := range conformance.Clauses() {
+	for _, c := range catalogue.Clauses() {
 		if c.HeldOn(p) && slices.Contains(c.Checks, check) {
 			out = append(out, c.ID)
 		}

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 
@@ -22,7 +23,7 @@ func simExec(p sim.Profile) conformance.Executor {
 	return conformance.FactoryExecutor{Factory: target.SimFactory(p)}
 }
 
-func simCaps(t *testing.T) conformance.Caps {
+func simCaps(t *testing.T) catalogue.Caps {
 	t.Helper()
 	return conformance.CapsOf(target.SimTarget(sim.TMR))
 }
@@ -38,7 +39,7 @@ func TestDiff_selfIsEmpty(t *testing.T) {
 		t.Fatalf("%d changes of sim:tmr against itself, first: %+v", len(res.Changes), res.Changes[0])
 	}
 	want := 0
-	for _, c := range conformance.Catalogue() {
+	for _, c := range catalogue.Checks() {
 		if c.AppliesTo(model.ProfileTMR) && simCaps(t).Has(c.Needs) {
 			want++
 		}
@@ -64,13 +65,13 @@ func TestDiff_emittedAgainstSimIsEmpty_F1(t *testing.T) {
 func TestDiff_mutantNamedByItsClause(t *testing.T) {
 	for _, name := range []string{"prep-keeps-out", "launch-id-8192-ok", "finalize-null-ia", "register-id-8192-ok"} {
 		t.Run(name, func(t *testing.T) {
-			cl, ok := conformance.ClauseOfMutant(name)
+			cl, ok := catalogue.ClauseOfMutant(name)
 			if !ok {
 				t.Fatalf("no clause for %s", name)
 			}
 			a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR, Mutant: name})
 			newX := conformance.FactoryExecutor{Factory: targettest.EmittedFactory(t, a)}
-			res := DiffWith(simExec(sim.TMR), newX, DiffRun{Cases: Cases{Caps: simCaps(t), Checks: conformance.ChecksClaiming(name), Probes: true}})
+			res := DiffWith(simExec(sim.TMR), newX, DiffRun{Cases: Cases{Caps: simCaps(t), Checks: catalogue.ChecksClaiming(name), Probes: true}})
 			if len(res.Changes) == 0 {
 				t.Fatalf("no change against mutant %s", name)
 			}

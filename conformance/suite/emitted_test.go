@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 
 	"testing"
@@ -66,8 +67,8 @@ func TestEmittedHangIsReported(t *testing.T) {
 		t.Skip("abandons a thread blocked in C")
 	}
 	a := emittest.Build(t, emit.Config{Profile: emit.ProfileTMR, Knobs: emit.Knobs{Hang: []string{"simpler_kernel_mode_launch"}}})
-	var checks []conformance.Check
-	for _, c := range conformance.Catalogue() {
+	var checks []catalogue.Check
+	for _, c := range catalogue.Checks() {
 		if c.Name == "v-launch/arguments" || c.Name == "v-prep-2/arguments" {
 			checks = append(checks, c)
 		}

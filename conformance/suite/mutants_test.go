@@ -1,13 +1,13 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/report"
 	"github.com/simabi/simabi/conformance/target/targettest"
 	"github.com/simabi/simabi/sim/emit"
@@ -16,7 +16,7 @@ import (
 
 // checksKilling lists the directed checks that claim to kill mutant name,
 // in its clause's order.
-func checksKilling(name string) []conformance.Check { return conformance.ChecksClaiming(name) }
+func checksKilling(name string) []catalogue.Check { return catalogue.ChecksClaiming(name) }
 
 // killedInGroup reports the first rule of group (RuleGroup) the report
 // shows failed, crashed or hung: a kill of a mutant of that group (F-4).
@@ -132,7 +132,7 @@ func TestEmittedMutantsRandom(t *testing.T) {
 			t.Fatalf("no mutant %s", name)
 		}
 		a := emittest.Build(t, emit.Config{Profile: m.Profile, Mutant: m.Name})
-		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: m.Name, Cases: Cases{Checks: []conformance.Check{}, Random: seqs, RandomOps: ops, Seed: 5150, HoldMs: 10, NoShrink: true}}})
+		rep, err := Conform(targettest.EmittedFactory(t, a), Options{Run: Run{Name: m.Name, Cases: Cases{Checks: []catalogue.Check{}, Random: seqs, RandomOps: ops, Seed: 5150, HoldMs: 10, NoShrink: true}}})
 		if err != nil {
 			t.Fatal(err)
 		}

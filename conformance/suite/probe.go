@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 )
 
@@ -13,7 +14,7 @@ import (
 // reported what differed). A probe that answered what the model did not
 // predict is a failure of the refused entry's rules; the outcome of the
 // first such probe is returned (ok) so a Stop sees the kill.
-func (st *suiteState) probe(c *conformance.Check, firstFail int) (first CaseOutcome, found bool) {
+func (st *suiteState) probe(c *catalogue.Check, firstFail int) (first CaseOutcome, found bool) {
 	found1 := func(co CaseOutcome) {
 		if !found {
 			first, found = co, true

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 
 	"strings"
@@ -84,7 +85,7 @@ func TestSimRandom(t *testing.T) {
 			name += "-acl"
 		}
 		t.Run(name, func(t *testing.T) {
-			rep, err := Conform(simFactory(c.p, c.viaACL), Options{Run: Run{Name: "sim:" + name, Cases: Cases{Checks: []conformance.Check{}, Random: n, RandomOps: 400, Seed: 1000}}})
+			rep, err := Conform(simFactory(c.p, c.viaACL), Options{Run: Run{Name: "sim:" + name, Cases: Cases{Checks: []catalogue.Check{}, Random: n, RandomOps: 400, Seed: 1000}}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 	"github.com/simabi/simabi/conformance/target"
@@ -34,8 +35,8 @@ func Decode(data []byte) (int, []op.Op) {
 	c := conformance.NewByteChooser(data)
 	p := c.IntN(len(Profiles), "profile")
 	g := conformance.NewGenerator(conformance.GenOptions{Profile: model.ProfileTMR, CommOnly: true,
-		Caps: conformance.CapComm | conformance.CapPeek | conformance.CapSetDevice | conformance.CapClearDevice |
-			conformance.CapGetDevice | conformance.CapSync | conformance.CapInject | conformance.CapDriven | conformance.CapCommTimeout})
+		Caps: catalogue.CapComm | catalogue.CapPeek | catalogue.CapSetDevice | catalogue.CapClearDevice |
+			catalogue.CapGetDevice | catalogue.CapSync | catalogue.CapInject | catalogue.CapDriven | catalogue.CapCommTimeout})
 	for !c.Exhausted() && len(g.Ops()) < MaxOps {
 		g.Next(c)
 	}

@@ -2,6 +2,7 @@ package opfuzz
 
 import (
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -62,10 +63,10 @@ func NewGenerator(cfg Config) *conformance.Generator {
 	if cfg.MaxHolds <= 0 {
 		cfg.MaxHolds = 3
 	}
-	caps := conformance.CapSetDevice | conformance.CapClearDevice | conformance.CapGetDevice | conformance.CapSync |
-		conformance.CapInject | conformance.CapDriven | conformance.CapCounters
+	caps := catalogue.CapSetDevice | catalogue.CapClearDevice | catalogue.CapGetDevice | catalogue.CapSync |
+		catalogue.CapInject | catalogue.CapDriven | catalogue.CapCounters
 	if cfg.ACLOnly {
-		caps = conformance.CapSetDevice | conformance.CapSync | conformance.CapCounters
+		caps = catalogue.CapSetDevice | catalogue.CapSync | catalogue.CapCounters
 	}
 	return conformance.NewGenerator(conformance.GenOptions{Profile: cfg.Profile, Slots: cfg.Slots, Devices: cfg.Devices,
 		Caps: caps, HoldMs: cfg.HoldMs, MaxHolds: cfg.MaxHolds, NoFill: cfg.NoFill, FillOneIn: cfg.FillOneIn})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/onboard"
 )
@@ -134,14 +135,14 @@ type Options struct {
 
 // Info is what Open found out about a runtime.
 type Info struct {
-	Path      string           `json:"path"`
-	Revision  string           `json:"revision"`  // "kernel" or "legacy"
-	Supported int32            `json:"supported"` // simpler_kernel_mode_supported on a fresh context (0 for legacy)
-	Profile   string           `json:"profile"`   // "tmr", "refusing", or "unknown" (legacy, or supported neither 0 nor 1)
-	Hooks     bool             `json:"hooks"`     // all four simulation hooks resolved
-	ACL       string           `json:"acl"`       // the ACL library in use, "" for none
-	Counters  bool             `json:"counters"`  // the ACL has call counters (D-1)
-	Caps      conformance.Caps `json:"caps"`
+	Path      string         `json:"path"`
+	Revision  string         `json:"revision"`  // "kernel" or "legacy"
+	Supported int32          `json:"supported"` // simpler_kernel_mode_supported on a fresh context (0 for legacy)
+	Profile   string         `json:"profile"`   // "tmr", "refusing", or "unknown" (legacy, or supported neither 0 nor 1)
+	Hooks     bool           `json:"hooks"`     // all four simulation hooks resolved
+	ACL       string         `json:"acl"`       // the ACL library in use, "" for none
+	Counters  bool           `json:"counters"`  // the ACL has call counters (D-1)
+	Caps      catalogue.Caps `json:"caps"`
 	// ProfileModel is the profile the model assumes (tmr, refusing, legacy).
 	ProfileModel string `json:"profile_model"`
 	// BindFindings are rules the library broke while it was bound (a NULL
@@ -221,7 +222,7 @@ func Open(path string, o Options) (*Library, error) {
 	info.ProfileModel = l.profile.String()
 	info.Caps = conformance.CapsOf(Target(lib, l.acl))
 	if o.TempDir != "" {
-		info.Caps |= conformance.CapUnload // every run gets a private copy it may unload
+		info.Caps |= catalogue.CapUnload // every run gets a private copy it may unload
 	}
 	l.Info = info
 	if o.TempDir != "" {

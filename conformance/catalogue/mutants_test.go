@@ -1,4 +1,4 @@
-package conformance
+package catalogue
 
 import (
 	"os"
@@ -18,13 +18,13 @@ func TestCatalogueNamesEveryMutant(t *testing.T) {
 			t.Errorf("mutant %s (%s): no directed check claims it", name, Mutants()[name])
 		}
 	}
-	doc, err := os.ReadFile("../docs/semantics.md")
+	doc, err := os.ReadFile("../../docs/semantics.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if *updateDocs {
 		doc = withMutantTable(t, doc)
-		if err := os.WriteFile("../docs/semantics.md", doc, 0o644); err != nil {
+		if err := os.WriteFile("../../docs/semantics.md", doc, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

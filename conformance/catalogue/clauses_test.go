@@ -1,4 +1,4 @@
-package conformance
+package catalogue
 
 import (
 	"flag"
@@ -33,12 +33,12 @@ func TestClauseTableMatchesContract(t *testing.T) {
 	}
 	for _, id := range fromDoc {
 		if !slices.Contains(fromTable, id) {
-			t.Errorf("clause %s is marked in docs/contract.md but no check judges it (conformance/checks) and conformance/clauses.go has no note of it", id)
+			t.Errorf("clause %s is marked in docs/contract.md but no check judges it (conformance/catalogue/checks) and conformance/catalogue/clauses.go has no note of it", id)
 		}
 	}
 	for _, id := range fromTable {
 		if !slices.Contains(fromDoc, id) {
-			t.Errorf("clause %s is judged in conformance/checks or noted in conformance/clauses.go but not marked in docs/contract.md", id)
+			t.Errorf("clause %s is judged in conformance/catalogue/checks or noted in conformance/catalogue/clauses.go but not marked in docs/contract.md", id)
 		}
 	}
 	if d := cmp.Diff(fromDoc, fromTable); d != "" && !t.Failed() {
@@ -50,7 +50,7 @@ func TestClauseTableMatchesContract(t *testing.T) {
 	for _, c := range doc {
 		have[c.Rule] = true
 	}
-	for _, e := range RuleCatalogue() {
+	for _, e := range Rules() {
 		if (e.Scope == ScopeRuntime) != have[e.ID] {
 			t.Errorf("rule %s (%s): has clauses %v", e.ID, e.AppliesTo(), have[e.ID])
 		}
@@ -75,7 +75,7 @@ func TestClauseTableIsConsistent(t *testing.T) {
 		}
 		for _, name := range c.Checks {
 			if _, ok := checkByName(name); !ok {
-				t.Errorf("%s: no directed check %q in conformance/checks", c.ID, name)
+				t.Errorf("%s: no directed check %q in conformance/catalogue/checks", c.ID, name)
 			}
 		}
 		driven := false
@@ -137,14 +137,14 @@ func TestContractClauseReferencesExist(t *testing.T) {
 
 // Each runtime rule of docs/contract.md closes with its *Checked.*
 // paragraph, which is the clause table's (CoverageLine): it cannot go stale.
-// go test ./conformance -run TestContractShowsClauseCoverage -update-docs
+// go test ./conformance/catalogue -run TestContractShowsClauseCoverage -update-docs
 // rewrites it.
 func TestContractShowsClauseCoverage(t *testing.T) {
 	text := docs.Contract()
 	want := withCoverage(t, text)
 	if *updateDocs {
 		if want != text {
-			if err := os.WriteFile("../docs/contract.md", []byte(want), 0o644); err != nil {
+			if err := os.WriteFile("../../docs/contract.md", []byte(want), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			t.Log("rewrote docs/contract.md: rebuild to embed it")
@@ -162,7 +162,7 @@ func TestContractShowsClauseCoverage(t *testing.T) {
 				t.Errorf("%s: the contract's *Checked.* paragraph is\n  %q\nthe clause table's is\n  %q", s.ID, got, line)
 			}
 		}
-		t.Error("docs/contract.md's *Checked.* paragraphs are stale: go test ./conformance -run TestContractShowsClauseCoverage -update-docs")
+		t.Error("docs/contract.md's *Checked.* paragraphs are stale: go test ./conformance/catalogue -run TestContractShowsClauseCoverage -update-docs")
 	}
 }
 

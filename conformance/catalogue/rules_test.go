@@ -1,4 +1,4 @@
-package conformance
+package catalogue
 
 import (
 	"strings"
@@ -20,7 +20,7 @@ func TestRuleCatalogueMatchesContract(t *testing.T) {
 	for _, s := range sections {
 		fromDoc = append(fromDoc, row{s.ID, s.AppliesTo})
 	}
-	for _, e := range RuleCatalogue() {
+	for _, e := range Rules() {
 		fromCode = append(fromCode, row{e.ID, e.AppliesTo()})
 	}
 	if d := cmp.Diff(fromDoc, fromCode); d != "" {

@@ -1,4 +1,4 @@
-package conformance
+package catalogue
 
 import (
 	"strings"
@@ -56,9 +56,9 @@ func (e RuleEntry) AppliesTo() string {
 // Anchor is the link to the rule's section of the contract.
 func (e RuleEntry) Anchor() string { return docs.Anchor(e.ID) }
 
-// RuleCatalogue is every rule: runtime rules in contract order, then the
+// Rules is every rule: runtime rules in contract order, then the
 // consumer and emitter rules.
-func RuleCatalogue() []RuleEntry {
+func Rules() []RuleEntry {
 	var out []RuleEntry
 	for _, r := range model.RuntimeRules() {
 		if r == model.RHooks {
@@ -95,7 +95,7 @@ func RuleRows() ([]RuleRow, error) {
 		byID[s.ID] = s
 	}
 	var rows []RuleRow
-	for _, e := range RuleCatalogue() {
+	for _, e := range Rules() {
 		rows = append(rows, RuleRow{ID: e.ID, AppliesTo: e.AppliesTo(), OneLine: byID[e.ID].OneLine, Anchor: e.Anchor()})
 	}
 	return rows, nil
@@ -109,7 +109,7 @@ func NearRules(id string) []string {
 		return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToUpper(s))
 	}
 	var out []string
-	for _, e := range RuleCatalogue() {
+	for _, e := range Rules() {
 		if want != "" && (strings.HasPrefix(e.ID, want) || flat(e.ID) == flat(want)) {
 			out = append(out, e.ID)
 		}

@@ -1,4 +1,9 @@
-package conformance
+// Package catalogue is the checker's catalogue: the directed checks
+// (checks/*.ops), the clause table binding each clause of docs/contract.md
+// to the checks that judge it and the mutants that break it, the rule
+// catalogue and abicheck explain's text. It is data and pure functions, so
+// the reports read it without the runner (package conformance).
+package catalogue
 
 import (
 	"embed"
@@ -7,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -22,7 +28,7 @@ type Check struct {
 	Profiles []model.Profile // profiles it applies to (nil: tmr and refusing)
 	Slow     bool            // takes more than a few milliseconds (M-4, M-5, X-2)
 	// Shared names the calls (op text) whose deciding clause shares its
-	// code with the next on purpose, each with why (MaskedCalls).
+	// code with the next on purpose, each with why (conformance.MaskedCalls).
 	Shared map[string]string
 	Script string
 	ops    []op.Op
@@ -59,13 +65,6 @@ func (c *Check) AppliesTo(p model.Profile) bool {
 //
 //go:embed checks/*.ops
 var checkFiles embed.FS
-
-// capNames are the capabilities' names in a "needs:" header.
-var capNames = map[string]Caps{
-	"setdev": CapSetDevice, "cleardev": CapClearDevice, "getdev": CapGetDevice, "sync": CapSync,
-	"inject": CapInject, "counters": CapCounters, "driven": CapDriven, "unload": CapUnload,
-	"gate": CapGate, "reset": CapReset, "comm": CapComm, "peek": CapPeek, "commtimeout": CapCommTimeout,
-}
 
 // judged is what the catalogue's headers bind to one clause.
 type judged struct{ killers, others, mutants []string }
@@ -196,7 +195,7 @@ func (p *checkParser) headerLine(key string, val []string) error {
 	case "profiles":
 		c.Profiles = []model.Profile{}
 		for _, v := range val {
-			pr, ok := ParseProfile(v)
+			pr, ok := abi.ParseProfile(v)
 			if !ok {
 				return fmt.Errorf("check %s: no profile %q", c.Name, v)
 			}
@@ -271,8 +270,8 @@ func (c *Check) parse() error {
 	return nil
 }
 
-// Catalogue returns the directed checks, parsed.
-func Catalogue() []Check { return slices.Clone(parsed()) }
+// Checks returns the directed checks, parsed.
+func Checks() []Check { return slices.Clone(parsed()) }
 
 // Mutants maps each emitted mutant to the rule it breaks.
 func Mutants() map[string]model.Rule {

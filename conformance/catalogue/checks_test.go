@@ -1,4 +1,4 @@
-package conformance
+package catalogue
 
 import (
 	"flag"
@@ -17,7 +17,7 @@ var updateCatalogue = flag.Bool("update-catalogue", false, "rewrite testdata/cat
 // that a run, abicheck explain or abicheck mutants reads, one per line.
 func dumpCatalogue() string {
 	var b strings.Builder
-	for _, c := range Catalogue() {
+	for _, c := range Checks() {
 		fmt.Fprintf(&b, "check %s\n  rules %v\n  profiles %v default %v\n  needs %d slow %v\n  kills %v\n", c.Name, c.Rules, c.Profiles, c.Profiles == nil, c.Needs, c.Slow, c.Kills)
 		keys := make([]string, 0, len(c.Shared))
 		for k := range c.Shared {

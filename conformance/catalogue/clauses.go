@@ -1,4 +1,4 @@
-package conformance
+package catalogue
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 // The clause table: every testable clause of docs/contract.md bound to
-// what judges it: the checks' "# judges:" headers (catalogue.go) and the
+// what judges it: the checks' "# judges:" headers (checks.go) and the
 // notes below. TestClauseTable keeps it equal to the contract.
 
 // ClauseSpec binds one clause to the directed checks that judge it and the
