@@ -21,10 +21,11 @@ func TestMakefilePlainListsNameTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	lists := map[string][]string{ // list → the packages its names live in
-		"RACE_EMIT_TESTS":    {"sim/emit"},
-		"RACE_TESTS_TESTS":   {"tests"},
-		"PLAIN_MUTANT_TESTS": {"conformance/suite"},
-		"PLAIN_CONF_TESTS":   {"conformance"},
+		"RACE_EMIT_TESTS":     {"sim/emit"},
+		"RACE_TESTS_TESTS":    {"tests"},
+		"PLAIN_SUITE_TESTS":   {"conformance/suite"},
+		"PLAIN_SESSION_TESTS": {"conformance/session"},
+		"PLAIN_CONF_TESTS":    {"conformance"},
 	}
 	for list, pkgs := range lists {
 		m := regexp.MustCompile(`(?m)^` + list + ` := \^\(?([^)$]*)\)?\$*$`).FindSubmatch(mk)

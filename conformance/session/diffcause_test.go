@@ -103,10 +103,10 @@ func TestCauses(t *testing.T) {
 // behaviour diff, then each entry timed, the line cleared before the
 // report; nothing when stdout is not a terminal.
 func TestDiffProgress(t *testing.T) {
-	// The whole catalogue runs twice on each side in this process, under
-	// the race detector in make test: there, beside the other packages,
-	// the M-5 budget check took over 10 s (reported as a hang, which this
-	// test is not about), so the bound is generous.
+	// The whole catalogue runs twice on each side in this process: under
+	// the race detector beside other jobs the M-5 budget check took over
+	// 10 s (reported as a hang, which this test is not about), so the
+	// bound is generous. make test runs it without the detector.
 	o := &Options{Seed: 1, MaxOps: 20, CaseTimeout: 2 * time.Minute, NoProbes: true}
 	compare := func(_, _ *Target, _ time.Duration, progress func(done, total int, name string)) (any, int, string, error) {
 		time.Sleep(60 * time.Millisecond) // past the progress line's 50 ms throttle
