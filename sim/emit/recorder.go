@@ -500,8 +500,8 @@ func renderRecorder(cfg RecorderConfig) (src, vocab string, err error) {
 	}
 	src = b.String()
 	defined := map[string]int{}
-	for _, m := range definitionRE.FindAllStringSubmatch(src, -1) {
-		defined[m[1]]++
+	for _, name := range definedNames(src) {
+		defined[name]++
 	}
 	for _, s := range syms {
 		if defined[s.Name] != 1 {
