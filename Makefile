@@ -54,13 +54,7 @@ build:
 vet:
 	$(GO) vet ./...
 
-# build and vet first, so that a broken tree fails in a minute; then the
-# rest side by side, each target's output printed whole when it ends (-O):
-# one after another the steps left a third of a core idle on average (the
-# race-detected packages run one go test after another, the Python tests
-# on one core), and all of them are CPU-bound.
-test: build vet
-	@$(MAKE) --no-print-directory -j5 -O SHUFFLE=$(SHUFFLE) cross test-plain test-race test-shuffle test-python
+test: build vet cross test-plain test-race test-shuffle test-python
 
 # Tests whose Go side is one goroutine driving in-process targets, and
 # cost five to twelve times the CPU under the race detector (CPU-s alone,
