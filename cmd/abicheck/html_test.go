@@ -53,6 +53,9 @@ func browser(t *testing.T, exe string) (context.Context, <-chan error) {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium makes its singleton socket's directory under TMPDIR
+		// and leaves it: one per run was left in /tmp.
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 		chromedp.WindowSize(1280, 1400),
 	}
 	if os.Geteuid() == 0 {
