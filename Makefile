@@ -90,12 +90,14 @@ test-race:
 
 # The Python package's tests (python/tests), from the source tree, with
 # Debian's python3 and its pytest (apt-get install python3-pytest
-# python3-venv; .ci/run installs them).
+# python3-venv; .ci/run installs them). Its temporary files go in a
+# directory removed afterwards (pytest's default keeps /tmp/pytest-of-USER).
 PYTHON ?= /usr/bin/python3
 
 test-python:
 	@if $(PYTHON) -m pytest --version >/dev/null 2>&1; then \
-		cd python && PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q tests; \
+		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+		cd python && PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider --basetemp "$$tmp/pytest" tests; \
 	else \
 		echo "test-python: SKIPPED: $(PYTHON) has no pytest (apt-get install python3-pytest)"; \
 	fi
