@@ -62,7 +62,7 @@ const holdMs = 10
 // which shows no repro (suite.Cases.KillOnly).
 func (o *Options) cases(profile model.Profile, caps catalogue.Caps, probes, killOnly bool, progress func(done, total int, name string)) suite.Cases {
 	return suite.Cases{Profile: profile, Caps: caps, Probes: probes, Random: o.Sequences, RandomOps: o.MaxOps, Seed: o.Seed,
-		HoldMs: holdMs, Duration: o.Duration, NoShrink: killOnly || o.NoShrink, KillOnly: killOnly, Progress: progress}
+		HoldMs: holdMs, Duration: o.Duration, NoShrink: o.NoShrink, KillOnly: killOnly, Progress: progress}
 }
 
 // Validate checks the options for a run on lib ("" for the default targets):

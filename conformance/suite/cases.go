@@ -26,6 +26,7 @@ type Cases struct {
 	// KillOnly: the run decides a mutant's kill and shows no repro, so a
 	// failure is cut, neither shrunk nor confirmed in a fresh process (a
 	// child process more per kill: a third of abicheck mutants' children).
+	// It implies NoShrink.
 	KillOnly bool
 	// ShrinkBudget bounds the shrinking of one failure or change,
 	// ShrinkTotal all shrinking of the run; past either, the smallest
@@ -55,6 +56,7 @@ func (c Cases) withDefaults(total time.Duration) Cases {
 	if c.ShrinkTotal <= 0 {
 		c.ShrinkTotal = total
 	}
+	c.NoShrink = c.NoShrink || c.KillOnly
 	return c
 }
 

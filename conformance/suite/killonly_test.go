@@ -36,7 +36,7 @@ func TestKillOnly_F4_killsWithoutAFreshProcess(t *testing.T) {
 	for _, killOnly := range []bool{false, true} {
 		x := &freshCounter{FactoryExecutor: conformance.FactoryExecutor{Factory: targettest.EmittedFactory(t, a)}}
 		res := ConformWith(x, Run{Name: "dedup", Stop: StopAtKill(m.Rule),
-			Cases: Cases{Profile: model.ProfileTMR, Checks: catalogue.ChecksClaiming(m.Name), NoShrink: true, KillOnly: killOnly}})
+			Cases: Cases{Profile: model.ProfileTMR, Checks: catalogue.ChecksClaiming(m.Name), KillOnly: killOnly}})
 		k := KillOf(res.Cases, m.Rule)
 		if !k.Killed || RuleGroup(k.Rule) != m.Group {
 			t.Fatalf("KillOnly %v: kill %+v, want a kill under %s", killOnly, k, m.Group)

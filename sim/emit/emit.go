@@ -262,7 +262,7 @@ func definedNames(src string) []string {
 			continue
 		}
 		i := paren
-		for i > 0 && isWordByte(next[i-1]) {
+		for i > 0 && isIdentChar(next[i-1]) {
 			i--
 		}
 		if i < paren {
@@ -270,10 +270,6 @@ func definedNames(src string) []string {
 		}
 	}
 	return names
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 type templates struct{ runtime, acl *template.Template }
