@@ -3,8 +3,11 @@ package conformance
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance/op"
@@ -19,8 +22,10 @@ import (
 // began. A session's segment is named after the parent process, so the
 // cleanup's sweep by this process's own name missed it: interrupting
 // `abicheck -sequences 300` left 1 to 5 segments in /dev/shm in 3 of 8
-// tries before, none in 20 after. Cleanup ends the process's registry for
-// good, so the test runs in a child.
+// tries before, none in 20 after; a call in flight at the cleanup could
+// still leave one (2 of 16 tries) until the cleanup waited for in-process
+// runs (none in 16). Cleanup ends the process's registry for good, so the
+// test runs in a child.
 func TestCommCleanup_ECOMM58_abandonedRunsSegmentsGoAtCleanup(t *testing.T) {
 	const childEnv = "SIMABI_COMMABANDON_CHILD"
 	if os.Getenv(childEnv) == "" {
@@ -55,7 +60,32 @@ func TestCommCleanup_ECOMM58_abandonedRunsSegmentsGoAtCleanup(t *testing.T) {
 	if _, err := os.Stat(left); err != nil {
 		t.Fatalf("the abandoned run's segment %s before the cleanup: %v, want it there", left, err)
 	}
+	// A run in flight when the cleanup begins: the cleanup waits for it
+	// (its call may make a segment whose name the run removes once the
+	// call returns), and the run stops before its next op.
+	inOp := make(chan struct{})
+	var finished atomic.Bool
+	flight, err := op.ParseScript("create c0\ncreate c1\ncreate c2\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frt := sim.New(sim.TMR, sim.Options{CallerLocksThread: true})
+	go NewRunner(&Basic{RT: frt, SimHooks: frt, SimCtl: frt, SimTimeout: frt, Mem: frt.ACL()}, Options{BeforeOp: func(i int) {
+		if i != 1 {
+			return
+		}
+		close(inOp)
+		for !scratch.Ending() {
+			runtime.Gosched()
+		}
+		time.Sleep(50 * time.Millisecond) // the cleanup would be gone by now if it did not wait
+		finished.Store(true)
+	}}).Run(flight)
+	<-inOp
 	scratch.Cleanup()
+	if !finished.Load() {
+		t.Errorf("the cleanup returned while a run was in flight")
+	}
 	if _, err := os.Stat(left); !os.IsNotExist(err) {
 		t.Errorf("the abandoned run's segment %s after the cleanup: %v, want it removed", left, err)
 	}

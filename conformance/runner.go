@@ -317,8 +317,25 @@ func Run(t Target, ops []op.Op) (History, []model.Finding) {
 	return res.History, res.Findings
 }
 
-// Run executes one sequence and checks it.
+// inFlightWait bounds how long a signal's cleanup waits for a run in this
+// process to stop (it stops before its next op once the cleanup began).
+const inFlightWait = time.Second
+
+// Run executes one sequence and checks it. While it runs, the process's
+// cleanup waits for it (up to inFlightWait): a call in flight when the
+// cleanup began may make a comm segment, whose name is removed once the
+// call returns, but only if the process has not exited by then.
 func (r *Runner) Run(ops []op.Op) *Result {
+	done := make(chan struct{})
+	if release, err := scratch.Hold(nil, func() {
+		select {
+		case <-done:
+		case <-time.After(inFlightWait):
+		}
+	}); err == nil {
+		defer release()
+	}
+	defer close(done)
 	var res *Result
 	r.onMain(func() { res = r.run(ops) }, !Unloads(ops))
 	if r.unloadAt >= 0 {
