@@ -127,8 +127,7 @@ func (m *Model) inFlight(c *mctx) bool {
 // only a refused destroy of this program context came between (E-DESTROY.3).
 func (m *Model) heldSince(c *mctx) {
 	if c != nil && c.destroyMem && !c.unknown && !m.inFlight(c) {
-		m.mem(MemSame)
-		m.e.MemRule = REDestroy
+		m.mem(MemSame, REDestroy)
 	}
 }
 
@@ -147,8 +146,7 @@ const (
 // run of c is in flight (what its kernel commits is the runtime's).
 func (m *Model) memKept(c *mctx) {
 	if !m.inFlight(c) {
-		m.mem(MemSame)
-		m.e.MemRule = REProg
+		m.mem(MemSame, REProg)
 	}
 }
 

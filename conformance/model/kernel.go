@@ -119,8 +119,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 	m.blame(RVSpan, one(abi.InvalidArgument))                 // its spans are consistent and accepted (V-SPAN.1, V-SPAN.2)
 	m.blame(RVCfg, two(abi.InvalidArgument, abi.Unsupported)) // its config passes V-CFG
 	c.fresh = false
-	m.mem(MemZeroTolUp)
-	m.e.MemRule = RM7
+	m.mem(MemZeroTolUp, RM7)
 }
 
 // refusesDispatch sets the IS expectation of prepare/launch on a context
@@ -227,8 +226,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	if code, ok := m.fire(2); ok {
 		c.failedSince = true
 		m.expect(REPrep, one(code), "allocate-and-copy fails (site 2): nothing charged, nothing published")
-		m.mem(MemSame)
-		m.e.MemRule = REPrep
+		m.mem(MemSame, REPrep)
 		return
 	}
 	grew := c.charge(blk, f.charge) || !c.region
@@ -237,8 +235,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		c.phase = phPoisoned
 		m.expect(RK4, one(code), "device registration fails (site 3), at prepare: poisoned")
 		m.blame(REPrep, one(abi.OK)) // the registration is prepare's (E-PREP.8)
-		m.mem(MemUpOrSame)
-		m.e.MemRule = RK4 // poison keeps what was committed (K-4.4)
+		m.mem(MemUpOrSame, RK4)      // poison keeps what was committed (K-4.4)
 		return
 	}
 	m.publish(c, img, f, grew, waited)
@@ -277,12 +274,11 @@ func (m *Model) publish(c *mctx, img ImageRecipe, f *imageFacts, grew, waited bo
 	m.blame(RVImg, one(abi.InvalidArgument)) // the image passes V-IMG
 	m.e.OutOK, m.e.OutRule, m.e.OutKnown = id, outRule, true
 	c.failedSince, c.lastImg, c.hasLast = false, img, true
+	x := MemSame
 	if grew {
-		m.mem(MemUp)
-	} else {
-		m.mem(MemSame)
+		x = MemUp
 	}
-	m.e.MemRule = RM7
+	m.mem(x, RM7)
 }
 
 // fit finds where a charge goes (M-5): the index of a 2 MiB block whose tail
@@ -417,8 +413,7 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 		m.blame(RD2, one(abi.InvalidState)) // the device check refused a call on it before: it changed nothing (D-2.3)
 	}
 	m.blame(RK3, one(abi.InvalidState)) // its prepares left it in ReadyEnqueued (K-3)
-	m.mem(MemSame)
-	m.e.MemRule = RM7
+	m.mem(MemSame, RM7)
 }
 
 // mintedElsewhere reports whether another live kernel context minted id.

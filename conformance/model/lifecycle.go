@@ -10,8 +10,7 @@ func (m *Model) create(op Op) {
 	m.ctxs[op.C] = newMctx()
 	m.value(RL1, 1, "create_device_context returns a non-NULL handle")
 	m.expect(RL1, anyStatus, "")
-	m.mem(MemZero)
-	m.e.MemRule = RM7
+	m.mem(MemZero, RM7)
 }
 
 func (m *Model) destroy(c *mctx) {
@@ -106,8 +105,7 @@ func (m *Model) finalize(c *mctx) {
 	if c.phase == phNew {
 		c.phase, c.finalizedOK = phClosed, true
 		m.expect(RK5, one(abi.OK), "close in New")
-		m.mem(MemZero)
-		m.e.MemRule = RM7
+		m.mem(MemZero, RM7)
 		return
 	}
 	m.mem(MemAny)
@@ -137,8 +135,7 @@ func (m *Model) finalize(c *mctx) {
 		c.d2Refused = false
 		m.also(RD2)
 	}
-	m.mem(MemZero)
-	m.e.MemRule = RM7
+	m.mem(MemZero, RM7)
 }
 
 func (m *Model) committed(c *mctx) {

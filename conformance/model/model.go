@@ -61,10 +61,9 @@ type mctx struct {
 	finalizedOK bool // a kernel finalize returned 0 (destroy allowed)
 	refusedPre  bool // a kernel init was refused before the latch (L-5 attribution)
 	refusedAt   int  // the op of the first such refusal
-	// latchSuspect: after refusedPre, a kernel init answered the
-	// INVALID_STATE the model expected after the latch (claim or D-2),
-	// which a runtime that had latched at the refusal answers too; a later
-	// failure on the context is then also reported under L-5.
+	// latchSuspect: after refusedPre, a kernel init answered the IS expected
+	// after the latch, as a runtime latched at the refusal would: later
+	// failures also name L-5 (suspectAt: that op).
 	latchSuspect bool
 	suspectAt    int
 	dev          int32
@@ -79,48 +78,34 @@ type mctx struct {
 	lastImg      ImageRecipe
 	hasLast      bool
 	asyncHit     bool // an asynchronous failure was delivered for its stream
-	// unknown: a call on this context answered what the model did not
-	// predict, so its state is not known; calls on it are still made and
-	// judged on what does not depend on that state (the structural V
-	// rules, S-2), until an answer pins the state again (a successful
-	// init). divergedAt is the op of the divergence.
+	// unknown: a call answered what the model did not predict; calls are
+	// judged only on what does not depend on the state (structural V
+	// rules, S-2) until an answer pins it (divergedAt: that op).
 	unknown    bool
 	divergedAt int
-	// mayLeak: destroyed while unknown; whether the runtime freed it is not
-	// known, so it is never called again and may still hold its device.
+	// mayLeak: destroyed while unknown: never called again, and it may
+	// still hold its device.
 	mayLeak bool
-	// destroyRefused: a destroy the model took as refused (E-DESTROY). It
-	// returns nothing, so only the calls after it tell; after any
-	// divergence the context is retired, since calling a handle the runtime
-	// did free would abort an emitted runtime (F-3).
+	// destroyRefused: a destroy taken as refused (E-DESTROY); after any
+	// divergence it is retired, since calling a freed handle would abort
+	// an emitted runtime (F-3).
 	destroyRefused bool
-	// legacyDev is the device a legacy build's runner is bound to (its
-	// device_id_: set by the attach step of simpler_init even when a later
-	// step fails, cleared by finalize_device), -1 for none.
+	// legacyDev: the device a legacy runner is bound to (set by
+	// simpler_init's attach even when a later step fails, cleared by
+	// finalize_device), -1 for none; bindSoft: a legacy prewarm refusal
+	// left that binding unknown (legacy keeps it, the target does not).
 	legacyDev int32
-	// bindSoft: a legacy prewarm refusal left it unknown whether legacyDev
-	// still binds the runner (upstream's legacy code keeps it bound, the
-	// target revision does not).
-	bindSoft bool
-	// Program runs: the callables registered (id -> counts), and how many
-	// native runs are outstanding (E-FIN).
-	prog map[int32]progCallable
-	runs int
-	// dlopens is get_aicpu_dlopen_count: the registrations since the
-	// attaching init (E-PROG.26), or -1 when a registration the model could
-	// not judge may have counted.
-	dlopens int
-	// fresh: nothing has latched it since create (L-1).
-	fresh bool
-	// progDone: a program finalize detached it (committed memory is 0
-	// then, M-7.6).
-	progDone bool
-	// d2Refused: the device check refused a dispatch or finalize of it;
-	// the next success shows the refusal changed nothing (D-2.3).
-	d2Refused bool
-	// destroyMem: a destroy of this program context was refused since
-	// its committed memory was last read (the runner reads it after every
-	// other op on it): it must read the same now (E-DESTROY.3).
+	bindSoft  bool
+	prog      map[int32]progCallable // the callables registered
+	runs      int                    // native runs outstanding (E-FIN)
+	// dlopens is get_aicpu_dlopen_count since the attaching init
+	// (E-PROG.26); -1 when an unjudged registration may have counted.
+	dlopens   int
+	fresh     bool // nothing has latched it since create (L-1)
+	progDone  bool // a program finalize detached it: committed is 0 (M-7.6)
+	d2Refused bool // D-2 refused a call on it; the next success shows nothing changed (D-2.3)
+	// destroyMem: a destroy of this program context was refused since its
+	// committed memory was last read: it must read the same (E-DESTROY.3).
 	destroyMem bool
 }
 
@@ -128,10 +113,8 @@ func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef, legacyDev: 
 
 type siteState struct {
 	count, code int32
-	// unsure: a call the model could not follow (on a context whose state
-	// is unknown, or one a trace does not let it judge) may have passed the
-	// armed site, so its count is not known: the site is taken to fire
-	// where the answer is its code, until it is armed again.
+	// unsure: a call the model could not follow may have passed the armed
+	// site: it is taken to fire where the answer is its code.
 	unsure bool
 }
 
@@ -143,29 +126,23 @@ type streamState struct {
 // ModelOptions configure a model for one sequence on one runtime instance.
 type ModelOptions struct {
 	Profile Profile
-	// DrivenCompletion: enqueued work completes only when the checker
-	// synchronizes its stream (a target with simulation hooks: docs/contract.md lets
-	// the checker drive stream completion). Without it (ACL on a device) work
-	// may complete at any time, so the stream-switch gate may or may not
-	// refuse an unsynchronized switch.
+	// DrivenCompletion: work completes only when the checker synchronizes
+	// its stream (hooks); without it (ACL on a device) any time, so an
+	// unsynchronized stream switch may or may not be refused.
 	DrivenCompletion bool
-	// DeviceKnown and Device: the calling thread's current device at the
-	// start (-1 = none).
-	DeviceKnown bool
-	Device      int32
-	// Claimed lists devices whose claim contexts outside the sequence hold
+	DeviceKnown      bool  // the calling thread's current device at the start
+	Device           int32 // is known, and is Device (-1 = none)
+	// Claimed: devices whose claim contexts outside the sequence hold
 	// (left quarantined by earlier runs on the same runtime instance).
 	Claimed []int32
-	// Simulated: a simulated build (it exports the simulation hooks), which
-	// ignores the bytes of binaries and images: a synthetic program callable
-	// registers and runs there, not on a real build.
+	// Simulated: a simulated build, which ignores the bytes of binaries
+	// and images: a synthetic program callable registers and runs there.
 	Simulated bool
-	// UserCallable: register img=prog passes a program callable the user
-	// gave for this build (Options.Callable), which registers and runs.
+	// UserCallable: register img=prog passes the user's program callable
+	// for this build (Options.Callable), which registers and runs.
 	UserCallable bool
-	// Resumes: a model that lost track predicts again from what is
-	// certain, with the calling thread's device unknown (the generator's
-	// view: its primary path went where the model cannot follow).
+	// Resumes: a model that lost track predicts again from what is certain,
+	// with the thread's device unknown (the generator's view).
 	Resumes bool
 }
 
@@ -188,8 +165,8 @@ func (t *Tally) Add(o *Tally) {
 // (Lost) for the rest of the sequence.
 type Model struct {
 	opt ModelOptions
-	// argsUnrecorded: the call being stepped is a recorded program-side
-	// entry whose other arguments the trace does not hold (stepTraceCall).
+	// argsUnrecorded: the call stepped is a recorded program entry whose
+	// other arguments the trace does not hold (stepTraceCall).
 	argsUnrecorded bool
 	ctxs           [MaxSlots]*mctx
 	claims         map[int32]*mctx
@@ -203,31 +180,24 @@ type Model struct {
 	clobbers       uint32
 	injected       [8]abi.Status
 	nInj           int
-	// devRule is the rule a wrong current device (getdev) is reported
-	// under: that of the last op the model says set it or had to leave it
-	// (RuleNone: D-1, a kernel path that moved it).
+	// devRule: the rule a wrong current device (getdev) is reported under,
+	// the last op's that set it or had to leave it (RuleNone: D-1).
 	devRule Rule
-	// Ring rules (V-CFG.6-10, E-PINIT.9) are checked or, tolerated, not
-	// checked at all: per path (kernel init, prewarm), a ring defect
-	// refused (bit 1) and one accepted (bit 2) cannot both happen.
+	// ringSeen: per path (kernel init, prewarm), a ring defect refused (bit
+	// 1) and one accepted (bit 2): the ring rules are checked or not at all.
 	ringSeen [2]uint8
-
-	// cm is the comm family's state (comm.go), nil until a comm op.
-	cm *commModel
+	cm       *commModel // the comm family's state (comm.go), nil until a comm op
 
 	lost    bool
 	lostWhy string
-	// diverged is set by judge when the call answered a status the model
-	// did not predict; Step then re-synchronises the model from the answer
-	// (resync) instead of giving up, so one divergence hides no other.
+	// diverged: judge saw a status the model did not predict; Step then
+	// re-synchronises (resync), so one divergence hides no other.
 	diverged    bool
 	divergences int
 	// generic counts, per rule, the passes a legacy build earned with its
-	// generic -1 (where the target revision tells IS, IA, NR and INTERNAL
-	// apart, a legacy build answers -1 for all of them).
-	generic [NumRules]uint32
-	// runClauses counts, per rule, the passes of outstanding-run clauses
-	// (E-FIN, E-DESTROY: a native run was outstanding).
+	// generic -1; runClauses those of outstanding-run clauses (E-FIN,
+	// E-DESTROY).
+	generic    [NumRules]uint32
 	runClauses [NumRules]uint32
 
 	tally    Tally
@@ -235,21 +205,20 @@ type Model struct {
 	checked  int
 	skipped  int
 
-	// shared: the model is a shared State's, which Step copies rather
-	// than changes; gen counts an owned State's steps (model_state.go).
+	// shared: a shared State's model, which Step copies; gen counts an
+	// owned State's steps (state.go).
 	shared bool
 	gen    uint64
 
-	// the step in progress
+	// the step in progress; upto: the index of the releaser of the parked
+	// call judged (Finding.Upto), else 0.
 	e         Expectation
 	co        *CallObs
 	tolBranch bool
 	curOp     Op
 	curIdx    int
 	curRep    int
-	// upto: the step judges a parked call its releaser at this index
-	// released (Finding.Upto); 0 otherwise.
-	upto int
+	upto      int
 }
 
 // newModel returns the model of a fresh runtime instance.
@@ -485,7 +454,14 @@ func (m *Model) branchTolerated(r Rule, note string) {
 	m.e.TolRule, m.e.TolNote = r, note
 }
 
-func (m *Model) mem(x MemExpect) { m.e.Mem, m.e.memSet = x, true }
+// mem sets the committed-memory expectation, and the rule it is judged
+// under when r names one.
+func (m *Model) mem(x MemExpect, r ...Rule) {
+	m.e.Mem, m.e.memSet = x, true
+	if len(r) > 0 {
+		m.e.MemRule = r[0]
+	}
+}
 
 func (m *Model) value(r Rule, v uint64, note string) {
 	m.e.CheckValue, m.e.Value, m.e.ValueRule, m.e.ValueNote = true, v, r, note
