@@ -122,6 +122,29 @@ func (m *Model) kinit(op Op, c *mctx) {
 	m.mem(MemZeroTolUp, RM7)
 }
 
+// dispatchFront walks what prepare and launch check first: their argument
+// rule (args bad), a refusing build, an unknown or quarantined context (any
+// status: sites armed lose the model), the phase; true when the walk goes on.
+func (m *Model) dispatchFront(c *mctx, bad bool, args, entry Rule, argsNote, what string, sites ...int32) bool {
+	switch {
+	case bad:
+		m.expect(args, one(abi.InvalidArgument), argsNote)
+		return false
+	case c.latch == LatchKernel:
+		m.e.D1Rule = RD1
+	}
+	switch {
+	case m.opt.Profile == ProfileRefusing:
+		m.expect(entry, one(abi.InvalidState), "a refusing build validates, then refuses")
+	case m.unknownState(c):
+	case c.latch == LatchKernel && c.dispatchAny:
+		m.anything(what+" on a quarantined context", sites...)
+	default:
+		return !m.refusesDispatch(c, entry)
+	}
+	return false
+}
+
 // refusesDispatch sets the IS expectation of prepare/launch on a context
 // that does not accept dispatch; false when it does.
 func (m *Model) refusesDispatch(c *mctx, entry Rule) bool {
@@ -167,28 +190,11 @@ func (m *Model) takesGate(op Op, c *mctx, img ImageRecipe) bool {
 func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	f := factsOf(img)
 	m.e.CheckOut = !op.OutNull
-	if anyArg(vPrep2(op, c, f)) {
-		m.expect(RVPrep2, one(abi.InvalidArgument), "NULL ctx, callable or out, size < 9376, or a misaligned image")
-		if c != nil {
+	bad := anyArg(vPrep2(op, c, f))
+	if !m.dispatchFront(c, bad, RVPrep2, REPrep, "NULL ctx, callable or out, size < 9376, or a misaligned image", "prepare", 2, 3, 7) {
+		if bad && c != nil {
 			m.blame(REPrep, one(abi.InvalidState)) // V-PREP-2 comes before the state check (E-PREP.2)
 		}
-		return
-	}
-	if c.latch == LatchKernel {
-		m.e.D1Rule = RD1
-	}
-	if m.opt.Profile == ProfileRefusing {
-		m.expect(REPrep, one(abi.InvalidState), "a refusing build validates, then refuses")
-		return
-	}
-	if m.unknownState(c) {
-		return
-	}
-	if c.latch == LatchKernel && c.dispatchAny {
-		m.anything("prepare on a quarantined context", 2, 3, 7)
-		return
-	}
-	if m.refusesDispatch(c, REPrep) {
 		return
 	}
 	m.fire(7)
@@ -321,25 +327,7 @@ func (m *Model) launchCounts(op Op, c *mctx) (int32, int32, bool) {
 }
 
 func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
-	if anyArg(vLaunch(op, c)) {
-		m.expect(RVLaunch, one(abi.InvalidArgument), "NULL ctx, args or stream, or id outside [0, 8192)")
-		return
-	}
-	if c.latch == LatchKernel {
-		m.e.D1Rule = RD1
-	}
-	if m.opt.Profile == ProfileRefusing {
-		m.expect(RELaunch, one(abi.InvalidState), "a refusing build validates, then refuses")
-		return
-	}
-	if m.unknownState(c) {
-		return
-	}
-	if c.latch == LatchKernel && c.dispatchAny {
-		m.anything("launch on a quarantined context", 4)
-		return
-	}
-	if m.refusesDispatch(c, RELaunch) {
+	if !m.dispatchFront(c, anyArg(vLaunch(op, c)), RVLaunch, RELaunch, "NULL ctx, args or stream, or id outside [0, 8192)", "launch", 4) {
 		return
 	}
 	if gateHeld {
