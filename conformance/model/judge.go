@@ -249,22 +249,19 @@ func (m *Model) judgeOut(co *CallObs, st abi.Status) {
 // judgeValue judges the value a query returned.
 func (m *Model) judgeValue(co *CallObs, null bool) {
 	e := &m.e
-	if co.Value != e.Value {
-		note := e.ValueNote
-		if e.ValueRule == RVContract {
-			m.finding(RVContract, Fail, note)
-		} else {
-			key := "returned " + valueText(co.Value) + ", want " + valueText(e.Value)
-			detail := key + ": " + note
-			m.findingKey(e.ValueRule, Fail, key, detail)
-			if null && e.ValueRule != RS3 {
-				m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
-			}
-		}
-	} else {
+	s3 := null && e.ValueRule != RS3
+	switch key := "returned " + valueText(co.Value) + ", want " + valueText(e.Value); {
+	case co.Value == e.Value:
 		m.pass(e.ValueRule)
-		if null && e.ValueRule != RS3 {
+		if s3 {
 			m.pass(RS3)
+		}
+	case e.ValueRule == RVContract:
+		m.finding(RVContract, Fail, e.ValueNote)
+	default:
+		m.findingKey(e.ValueRule, Fail, key, key+": "+e.ValueNote)
+		if s3 {
+			m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+key+": "+e.ValueNote)
 		}
 	}
 }
@@ -302,29 +299,22 @@ func (m *Model) judgeEffects(obs *Observation, st abi.Status) {
 func (m *Model) judgeMem(obs *Observation) {
 	e := &m.e
 	v, p := obs.Mem, obs.MemPrev
-	ok := true
+	var ok bool
 	switch e.Mem {
 	case MemUnchecked, MemAny:
 		return
 	case MemZero:
 		ok = v == 0
-	case MemSame, MemUp, MemUpOrSame:
-		if obs.MemPrevUnknown {
-			return
-		}
-	}
-	switch e.Mem {
-	case MemSame:
-		ok = v == p
-	case MemUp:
-		ok = v > p
-	case MemUpOrSame:
-		ok = v >= p
 	case MemZeroTolUp:
-		if v != 0 {
+		if ok = v == 0; !ok {
 			m.finding(RM7, Warn, "committed "+strconv.FormatUint(v, 10)+" after kernel init: a nonzero C0 (M-7 tolerated)")
 			return
 		}
+	default: // a direction: MemSame, MemUp, MemUpOrSame
+		if obs.MemPrevUnknown {
+			return
+		}
+		ok = e.Mem == MemSame && v == p || e.Mem == MemUp && v > p || e.Mem == MemUpOrSame && v >= p
 	}
 	r := e.MemRule
 	if r == RuleNone {
