@@ -7,7 +7,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// Judging an answer against the expectation: the status rules (S-1, S-2, S-3), tolerances, out values, committed memory.
+// Judging an answer against the expectation (S-1, S-2, S-3, tolerances, out, memory).
 
 func legacyCanon(s abi.Status) abi.Status {
 	switch s {
@@ -17,13 +17,10 @@ func legacyCanon(s abi.Status) abi.Status {
 	return s
 }
 
-// wasInjected reports whether the checker armed a fault site with code s in
-// this sequence.
+// wasInjected reports whether a fault site was armed with code s.
 func (m *Model) wasInjected(s abi.Status) bool { return slices.Contains(m.injected[:m.nInj], s) }
 
-// documented reports whether a status of op is one S-2 allows: success, a
-// host code docs/contract.md names, the device band, a documented positive value
-// (simpler_poll_run's COMPLETE), or a code the checker injected.
+// documented reports whether S-2 allows status s of op.
 func (m *Model) documented(op Op, s abi.Status) bool {
 	if s == abi.OK || s.IsDefinedHost() || s.IsDeviceLatched() ||
 		(s == abi.PollComplete && (op.Kind == KindPollRun || op.Kind == KindProg && op.Fn == FnPollRun)) {
@@ -32,9 +29,8 @@ func (m *Model) documented(op Op, s abi.Status) bool {
 	return m.wasInjected(s)
 }
 
-// tolerated reports whether st is a tolerated alternative of e. A lower
-// layer's own code (D-2) never covers a code the checker injected: that one
-// comes from a fault site past the tolerated step.
+// tolerated reports whether st is a tolerated alternative of e (a lower
+// layer's own code never covers an injected one).
 func (m *Model) tolerated(e *Expectation, st abi.Status) bool {
 	if !e.Tol.Has(st) {
 		return false
@@ -60,9 +56,8 @@ func (m *Model) suspectContext(op Op) (int8, *mctx) {
 
 func (m *Model) finding(r Rule, v Verdict, detail string) { m.findingKey(r, v, "", detail) }
 
-// findingKey records a finding whose identity across runs (its fingerprint)
-// is key rather than the whole detail, so that rewording a note changes no
-// baseline.
+// findingKey records a finding fingerprinted by key, not the whole detail,
+// so that rewording a note changes no baseline.
 func (m *Model) findingKey(r Rule, v Verdict, key, detail string) {
 	m.tally[r][v]++
 	m.findings = append(m.findings, Finding{Index: m.curIdx, Rep: m.curRep, Op: m.curOp, Rule: r, Verdict: v, Detail: detail, Key: key, Upto: m.upto})
@@ -74,8 +69,7 @@ func (m *Model) pass(r Rule) {
 	}
 }
 
-// passOn counts a pass; generic marks one a legacy build earned with its
-// generic -1.
+// passOn counts a pass (generic: earned with a legacy build's -1).
 func (m *Model) passOn(r Rule, generic bool) {
 	m.pass(r)
 	if generic && r != RuleNone {
@@ -92,8 +86,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 	m.checked++
 	st := co.Status
 	if m.opt.Profile == ProfileLegacy {
-		// A legacy build reports IA, IS, NR and INTERNAL alike as its
-		// generic -1 (translated to INTERNAL by the runner).
+		// A legacy build reports IA, IS, NR and INTERNAL alike (its -1).
 		st = legacyCanon(st)
 		e.Status, e.Tol = e.Status.canon(legacyCanon), e.Tol.canon(legacyCanon)
 	}
@@ -135,8 +128,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 // the rules it speaks for, S-1's band and S-2's documented values.
 func (m *Model) judgeAllowed(st abi.Status, entry, null bool) {
 	e, op := &m.e, m.curOp
-	// On a legacy build an observed INTERNAL is its generic -1 (the runner
-	// translated it): a pass on it tells less than a pass on a kernel build.
+	// A legacy build's INTERNAL is its generic -1: such a pass tells less.
 	generic := m.opt.Profile == ProfileLegacy && st == abi.Internal
 	if e.RunClause {
 		m.runClauses[e.Rule]++
@@ -156,8 +148,6 @@ func (m *Model) judgeAllowed(st abi.Status, entry, null bool) {
 		m.pass(RS1) // legacy builds are exempt from S-1
 	}
 	if e.Status.Any && entry && !m.documented(op, st) {
-		// Where the rules leave the outcome open it must still be a
-		// code docs/contract.md documents.
 		m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
 			": not 0, not a host code of docs/contract.md, not a device-band code")
 	} else {
@@ -166,9 +156,8 @@ func (m *Model) judgeAllowed(st abi.Status, entry, null bool) {
 }
 
 // judgeWrong is judge's verdict on a status the rules do not allow: a
-// failure of the expectation's rule and of every rule it speaks for or
-// blames, S-1 and S-2 where the code itself is wrong, L-5's suspicion; the
-// model then re-synchronises (diverged).
+// failure of every rule the expectation speaks for or blames, S-1 and S-2
+// where the code itself is wrong, L-5's suspicion; then resync (diverged).
 func (m *Model) judgeWrong(st abi.Status, entry, null bool) {
 	e, op := &m.e, m.curOp
 	detail := "want " + e.Status.String()
@@ -201,8 +190,7 @@ func (m *Model) judgeWrong(st abi.Status, entry, null bool) {
 		m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
 	}
 	if code, ok := e.Status.single(); ok && st != abi.OK && m.wasInjected(code) && m.opt.Profile != ProfileLegacy {
-		// S-1.2: the code a fault site was armed with is forwarded
-		// unchanged; another failure in its place changed it.
+		// S-1.2: an injected code is forwarded unchanged.
 		m.findingKey(RS1, Fail, "forwarded "+statusName(code)+", got "+statusName(st),
 			"the injected failure "+statusName(code)+" came back as "+statusName(st)+": a forwarded code is returned unchanged")
 	}

@@ -9,8 +9,7 @@ import (
 // Kernel mode: init, prepare, launch (E-KINIT, E-CLAIM, E-PREP, E-LAUNCH, K, M-1..M-6, D-2).
 
 // kinitCfgRefused expects V-CFG of a kernel init's config; it reports
-// whether that refuses the call (a ring sizing a runtime did not check
-// goes on).
+// whether that refuses the call (unchecked ring sizing goes on).
 func (m *Model) kinitCfgRefused(op Op, c *mctx) bool {
 	v := checkCfg(op.Cfg, true)
 	if v.st == abi.OK {
@@ -82,9 +81,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 		m.expect(r, one(abi.InvalidState), why)
 		return
 	}
-	// L-5: an earlier init of this context was refused before the latch,
-	// so it must still be unlatched here; a runtime that latched at that
-	// refusal answers INVALID_STATE (already latched) from now on.
+	// L-5: an init refused before the latch left it unlatched.
 	l5 := c.refusedPre
 	c.latch, c.dev, c.phase = LatchKernel, op.Dev, phNew
 	m.mem(MemAny)
@@ -172,8 +169,8 @@ func (m *Model) refusesDispatch(c *mctx, entry Rule) bool {
 	return true
 }
 
-// noDispatch is refusesDispatch's detail per phase, built once: a fill
-// steps the model 8,193 times.
+// noDispatch is refusesDispatch's detail per phase, built once (a fill
+// steps the model 8,193 times).
 var noDispatch = func() (d [len(phaseNames)]string) {
 	for ph, name := range phaseNames {
 		d[ph] = "phase " + name + " does not accept dispatch"
@@ -287,8 +284,8 @@ func (m *Model) publish(c *mctx, img ImageRecipe, f *imageFacts, grew, waited bo
 	m.mem(x, RM7)
 }
 
-// fit finds where a charge goes (M-5): the index of a 2 MiB block whose tail
-// takes it (-1: a new block), and whether the budget allows it.
+// fit finds where a charge goes (M-5): a 2 MiB block whose tail takes it
+// (-1: a new block), and whether the budget allows it.
 func (c *mctx) fit(charge uint64) (int, bool) {
 	if charge <= blockBytes {
 		for i, used := range c.blocks {
@@ -317,8 +314,7 @@ func (c *mctx) charge(blk int, charge uint64) bool {
 	return true
 }
 
-// launchCounts are the counts op's args carry for c's id, as the runner forms
-// them (the observation says what it actually passed).
+// launchCounts are the counts op's args carry for c's id (observed, when so).
 func (m *Model) launchCounts(op Op, c *mctx) (int32, int32, bool) {
 	if m.co != nil {
 		return m.co.ArgT, m.co.ArgS, m.co.ArgHost
@@ -417,10 +413,8 @@ func (m *Model) mintedElsewhere(c *mctx, id int32) bool {
 // d2 is the read-only borrowed-device check (D-2); false when it refuses.
 func (m *Model) d2(c *mctx, r Rule) bool {
 	if !m.devKnown {
-		// A program path reset the device (or a divergence left it unknown):
-		// the answer says which side of the check the call took. INVALID_STATE
-		// or a lower layer's code is D-2's refusal; anything else got past it,
-		// so the device was the context's.
+		// The device is unknown: IS or a lower layer's code is D-2's
+		// refusal; anything else got past it (the device was the context's).
 		st, seen := m.observed()
 		if seen && (st == abi.InvalidState || (st != abi.OK && !st.IsDefinedHost() && !m.wasInjected(st))) {
 			m.expect(RuleNone, anyStatus, "the calling thread's current device is unknown: taken as D-2's refusal")
@@ -432,9 +426,8 @@ func (m *Model) d2(c *mctx, r Rule) bool {
 	if m.curDev != c.dev {
 		c.d2Refused = true
 		m.expect(r, one(abi.InvalidState), "the calling thread's current device "+devText(m.curDev)+" is not the context's device "+strconv.Itoa(int(c.dev)))
-		// Tolerated: the device query's own code in place of IS, at this
-		// step. A host code or an injected code comes from a later step: a
-		// runtime that skipped the check and failed further on.
+		// Tolerated: the device query's own code in place of IS (a host or
+		// injected code comes from a later step).
 		m.tolerate(RD2, foreign, "the device query's own code (D-2 tolerated)")
 		return false
 	}
@@ -449,16 +442,14 @@ func devText(d int32) string {
 }
 
 // claimHeld is kernel init's claim step (E-CLAIM): true when another
-// context holds op's device (or may: its holder is unknown), and the walk
-// ends there.
+// context holds (or may hold) op's device, and the walk ends there.
 func (m *Model) claimHeld(op Op, c *mctx, l5 bool) bool {
 	h := m.claims[op.Dev]
 	if h == nil || h == c {
 		return false
 	}
 	if h.unknown {
-		// The holder's state is unknown since it diverged: whether it
-		// still holds the claim is too.
+		// The holder diverged: whether it still holds the claim is unknown.
 		if m.pinned() {
 			m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown")
 			m.pinKernel(c, op.Dev)

@@ -32,9 +32,7 @@ func (m *Model) destroy(c *mctx) {
 		m.e.Rule, m.e.RunClause = REDestroy, true // refused: the calls after it tell
 	}
 	if c.runs > 0 || (c.latch == LatchKernel && !c.finalizedOK) {
-		// E-DESTROY: refused (a native run outstanding, or a kernel context
-		// not finalized); the context behaves as if destroy had not been
-		// called, which the ops after it check.
+		// E-DESTROY: refused; the ops after it check nothing changed.
 		c.destroyRefused = true
 		m.refuseDestroyAllocs(c)
 		return
