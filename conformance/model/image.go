@@ -11,8 +11,7 @@ import (
 
 var le = binary.LittleEndian
 
-// Sizes the model uses, restated from docs/contract.md so that the model does not lean
-// on the code it checks.
+// Sizes restated from docs/contract.md: the model does not lean on the code it checks.
 const (
 	headerSize  = 9376    // sizeof(ChipCallable)
 	childHeader = 192     // a child's code starts 192 bytes into it
@@ -22,9 +21,8 @@ const (
 	chargeAlign = 64      // M-5 charge granularity
 )
 
-// Field offsets of docs/contract.md's ChipCallable layout, restated here
-// rather than taken from conformance/op, which builds the images: the model
-// reads an image on its own, so a wrong offset on one side shows.
+// docs/contract.md's ChipCallable layout, restated rather than taken from
+// conformance/op, which builds the images: a wrong offset on one side shows.
 const (
 	offSigCount   = 1024
 	offBinarySize = 1028
@@ -87,9 +85,7 @@ func buildFacts(r ImageRecipe) *imageFacts {
 	f := &imageFacts{image: im.Bytes, size: im.Size, aligned: im.Aligned}
 	f.charge = (f.size + chargeAlign - 1) &^ (chargeAlign - 1)
 	if f.size >= headerSize {
-		var d string
-		f.valid, f.t, f.s, d = checkImage(f.passed(), false)
-		f.defect = d
+		f.valid, f.t, f.s, f.defect = checkImage(f.passed(), false)
 		if !f.valid {
 			f.lenient, f.t, f.s, _ = checkImage(f.passed(), true)
 		}
@@ -145,15 +141,10 @@ var imgClauseText = [20]string{
 
 var imgClauseCache op.RecipeMemo[[]int]
 
-// imageClauses are the V-IMG clauses that each, alone, refuse what recipe
-// r passes, in the order V-IMG meets them (nil when none does, or when the
-// model does not know the bytes). A clause alone is V-IMG with every other
-// check left out: it reads what V-IMG reads, as a build with only that
-// check would, and a read that would leave the span (which the checks left
-// out guard) ends it without a refusal. The order is where each clause
-// refuses on its walk: the step, then the signature entry, name or child,
-// then the clause (a child's binary past the storage, V-IMG.18, comes
-// before the next child's offset, V-IMG.15).
+// imageClauses are the V-IMG clauses that each alone refuse what recipe r
+// passes, in the order V-IMG meets them (nil: none, or bytes not known). A
+// clause alone is V-IMG with every other check left out; a read that would
+// leave the span (which those guard) ends it without a refusal.
 func imageClauses(r ImageRecipe) []int { return imgClauseCache.Get(r, buildImageClauses) }
 
 func buildImageClauses(r ImageRecipe) []int {
