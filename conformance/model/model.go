@@ -83,9 +83,7 @@ type mctx struct {
 	// rules, S-2) until an answer pins it (divergedAt: that op).
 	unknown    bool
 	divergedAt int
-	// mayLeak: destroyed while unknown: never called again, and it may
-	// still hold its device.
-	mayLeak bool
+	mayLeak    bool // destroyed while unknown: never called again, may hold its device
 	// destroyRefused: a destroy taken as refused (E-DESTROY); after any
 	// divergence it is retired, since calling a freed handle would abort
 	// an emitted runtime (F-3).
@@ -130,11 +128,9 @@ type ModelOptions struct {
 	// its stream (hooks); without it (ACL on a device) any time, so an
 	// unsynchronized stream switch may or may not be refused.
 	DrivenCompletion bool
-	DeviceKnown      bool  // the calling thread's current device at the start
-	Device           int32 // is known, and is Device (-1 = none)
-	// Claimed: devices whose claim contexts outside the sequence hold
-	// (left quarantined by earlier runs on the same runtime instance).
-	Claimed []int32
+	DeviceKnown      bool    // the calling thread's current device at the start
+	Device           int32   // is known, and is Device (-1 = none)
+	Claimed          []int32 // devices claimed outside the sequence (quarantined by earlier runs)
 	// Simulated: a simulated build, which ignores the bytes of binaries
 	// and images: a synthetic program callable registers and runs there.
 	Simulated bool
@@ -158,11 +154,8 @@ func (t *Tally) Add(o *Tally) {
 	}
 }
 
-// Model is the independent model of docs/contract.md: it predicts every call's
-// outcome, checks what the runner observed, and advances. Where the rules
-// allow several outcomes it accepts each and follows the observed one; where
-// an observation contradicts it, it records the finding and stops predicting
-// (Lost) for the rest of the sequence.
+// Model is the independent model of docs/contract.md: it predicts every
+// call's outcome, checks what the runner observed, and advances (doc.go).
 type Model struct {
 	opt ModelOptions
 	// argsUnrecorded: the call stepped is a recorded program entry whose
@@ -254,16 +247,14 @@ func (m *Model) SlotLive(slot int8) bool {
 	return slot >= 0 && int(slot) < MaxSlots && m.ctxs[slot] != nil && m.ctxs[slot].live
 }
 
-// Expect returns the model's primary expectation for op without advancing
-// (on a copy: see Expect).
+// Expect returns the model's primary expectation for op, on a copy.
 func (m *Model) Expect(op Op) Expectation {
 	c := m.copy()
 	c.advance(op)
 	return c.e
 }
 
-// advance steps the model as if op had the primary expected outcome (the
-// generator's view).
+// advance steps the model along op's primary expectation.
 func (m *Model) advance(op Op) { m.step(0, 0, op, nil) }
 
 // skip records that op was not executed.
@@ -286,9 +277,8 @@ func (m *Model) ctx(slot int8) *mctx {
 	return m.ctxs[slot]
 }
 
-// step checks one call (one repetition, rep, of op at index idx) against obs
-// and advances the model. obs nil advances along the primary expectation
-// without checking.
+// step checks one call (repetition rep of op at index idx) against obs
+// and advances the model (obs nil: along the primary expectation).
 func (m *Model) step(idx, rep int, op Op, obs *Observation) {
 	m.curOp, m.curIdx, m.curRep = op, idx, rep
 	if m.lost {
@@ -312,8 +302,7 @@ func (m *Model) step(idx, rep int, op Op, obs *Observation) {
 		}
 		cls.step2(m, op, obs, call, second)
 		if m.diverged {
-			// Two threads' answers against one serial order: which order
-			// the runtime took is not known after a surprise.
+			// Which serial order the runtime took is not known now.
 			m.diverged = false
 			m.lose("#" + strconv.Itoa(idx) + " " + op.String() + ": a two-thread op answered what the model did not predict")
 		}
@@ -355,12 +344,10 @@ func (m *Model) begin(co *CallObs) {
 	m.tolBranch = false
 }
 
-// end fills in the committed-memory expectation a walk left open: what the
-// context's state after the call implies.
+// end fills in the committed-memory expectation a walk left open.
 func (m *Model) end(c *mctx) {
 	if c != nil && m.curOp.Kind != KindDestroy {
-		// The runner reads committed memory after this op: a refused
-		// destroy before it is judged by now (memState, committed).
+		// Committed memory is read after this op: a refused destroy is judged.
 		c.destroyMem = false
 	}
 	if m.e.memSet || c == nil {
@@ -395,8 +382,7 @@ func (m *Model) observed() (abi.Status, bool) {
 	return m.co.Status, true
 }
 
-// expect records the allowed statuses; on a tolerated branch it adds them to
-// the tolerated set instead.
+// expect records the allowed statuses (on a tolerated branch: tolerated).
 func (m *Model) expect(r Rule, ss StatusSet, note string) {
 	if m.tolBranch {
 		m.e.Tol.union(ss)
@@ -411,17 +397,15 @@ func (m *Model) tolerate(r Rule, ss StatusSet, note string) {
 	m.e.TolRule, m.e.TolNote = r, note
 }
 
-// also names a second rule the status decision speaks for (Expectation.Also).
-// On a tolerated branch it does nothing: the primary expectation is not the
-// branch's.
+// also names a second rule the status decision speaks for (not on a
+// tolerated branch, which is not the primary expectation).
 func (m *Model) also(r Rule) {
 	if !m.tolBranch {
 		m.e.Also.add(r)
 	}
 }
 
-// blame names r for a failure of the call that answers a status of when
-// (Expectation.Blame): the rule whose refusal that status is.
+// blame names r for a failure answering a status of when (Expectation.Blame).
 func (m *Model) blame(r Rule, when StatusSet) {
 	if !m.tolBranch {
 		m.e.Blame = append(m.e.Blame, Blame{r, when})
@@ -436,19 +420,17 @@ func (m *Model) refusedBeforeLatch(c *mctx) {
 	}
 }
 
-// suspectLatch: a kernel init of a context with an earlier refusal before
-// the latch (l5) is expected to fail with IS after the latch (claim, D-2).
-// When it does, the IS may as well be "already latched" by that refusal: the
-// context is marked, and a later failure on it also names L-5.
+// suspectLatch: a kernel init refused before the latch earlier (l5) that
+// fails with the IS expected after it (claim, D-2) may be "already
+// latched" by that refusal: a later failure on c also names L-5.
 func (m *Model) suspectLatch(c *mctx, l5 bool) {
 	if st, seen := m.observed(); l5 && seen && st == abi.InvalidState && !c.latchSuspect {
 		c.latchSuspect, c.suspectAt = true, m.curIdx
 	}
 }
 
-// branchTolerated switches the walk onto a tolerated alternative that
-// continues past a check (the rest of the walk describes what the tolerated
-// build does); the primary expectation stays as set.
+// branchTolerated walks on as the tolerated alternative that continues
+// past a check; the primary expectation stays as set.
 func (m *Model) branchTolerated(r Rule, note string) {
 	m.tolBranch = true
 	m.e.TolRule, m.e.TolNote = r, note
@@ -477,10 +459,8 @@ func (m *Model) anything(note string, sites ...int32) {
 	}
 }
 
-// ringObserved records that a ring defect was refused or accepted on path
-// (0 kernel init, 1 prewarm). The rings are checked (the decision) or not
-// checked at all (the tolerance): a build that refuses one ring defect and
-// accepts another on the same path does neither, which is a finding of r.
+// ringObserved records a ring defect refused or accepted on path (0 kernel
+// init, 1 prewarm): refusing one and accepting another is a finding of r.
 func (m *Model) ringObserved(path int, accepted bool, r Rule) {
 	bit := uint8(1)
 	if accepted {
@@ -502,8 +482,7 @@ func (m *Model) fire(site int32) (abi.Status, bool) {
 	s := &m.sites[site]
 	if s.count > 0 && s.unsure {
 		if site == abi.SiteFinalizeFatal || site == abi.SiteInitRollbackFails {
-			// Their effect does not show in the answer: the state after
-			// the call is not known.
+			// Their effect does not show in the answer.
 			m.lose("fault site " + strconv.Itoa(int(site)) + " was armed when a call the model did not follow may have passed it")
 			return 0, false
 		}
@@ -518,8 +497,7 @@ func (m *Model) fire(site int32) (abi.Status, bool) {
 	return 0, false
 }
 
-// unsureSites marks every armed fault site unsure: a call the model does
-// not follow may have passed it.
+// unsureSites marks every armed fault site unsure (siteState.unsure).
 func (m *Model) unsureSites() {
 	for i := range m.sites {
 		if m.sites[i].count > 0 {
@@ -528,9 +506,8 @@ func (m *Model) unsureSites() {
 	}
 }
 
-// resetRuntime is simabi_reset (docs/contract.md F-1): the runtime starts
-// again as a fresh load: no context, claim, armed fault site, pending work
-// or run. The caller's side (its device, its images) is not the runtime's.
+// resetRuntime is simabi_reset (F-1): the runtime starts again as loaded;
+// the caller's side (its device, its images) stays.
 func (m *Model) resetRuntime() {
 	m.ctxs = [MaxSlots]*mctx{}
 	m.claims = map[int32]*mctx{}
@@ -543,9 +520,8 @@ func (m *Model) resetRuntime() {
 	}
 }
 
-// siteRules names the rule each fault site drives, keyed by the site: a
-// new site in abi maps to no rule until it is added here, and
-// TestSiteRulesCoverEverySite fails until then.
+// siteRules names the rule each fault site drives
+// (TestSiteRulesCoverEverySite).
 var siteRules = map[int32]Rule{
 	abi.SiteInitCreate:        RK7,
 	abi.SitePrepareCopy:       RM3,
