@@ -44,10 +44,8 @@ func (m *Model) Allocation(a int8) (Alloc, bool) {
 	}
 	s := &m.allocs[a]
 	al := Alloc{Slot: NullRef, Size: s.size, Holds: s.holds}
-	for i, c := range m.ctxs {
-		if c == s.ctx {
-			al.Slot = int8(i)
-		}
+	if i := slices.Index(m.ctxs[:], s.ctx); i >= 0 {
+		al.Slot = int8(i)
 	}
 	return al, true
 }

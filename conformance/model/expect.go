@@ -326,12 +326,8 @@ func (e Expectation) String() string {
 
 // ParseVerdict reads a verdict name (pass, fail, warn, skip, crash, hang).
 func ParseVerdict(s string) (Verdict, bool) {
-	for i, n := range verdictNames {
-		if n == s {
-			return Verdict(i), true
-		}
-	}
-	return Pass, false
+	i := slices.Index(verdictNames[:], s)
+	return Verdict(max(i, 0)), i >= 0
 }
 
 // UnmarshalText reads a verdict name (the inverse of MarshalText).

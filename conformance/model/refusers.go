@@ -222,9 +222,8 @@ func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if o.Dev < 0 {
 		return
 	}
-	if h := m.claims[o.Dev]; h != nil && h != c && !h.unknown {
-		rs.add(OnTMR, "E-KINIT.4", "another context holds the device's claim", isSet)
-	}
+	h := m.claims[o.Dev]
+	rs.addIf(h != nil && h != c && !h.unknown, OnTMR, "E-KINIT.4", "another context holds the device's claim", isSet)
 	rs.addIf(m.d2Refuses(o.Dev), OnTMR, "E-KINIT.5", "the thread's current device is not device_id", isSet)
 }
 
@@ -237,14 +236,8 @@ func pinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		return
 	}
 	rs.addIf(c == nil, OnAll, "E-PINIT.1", "ctx NULL", intSet)
-	for i := SpanAicpu; i <= SpanSDMA; i++ {
-		if !o.Spans[i].Consistent() {
-			clause := "E-PINIT.3"
-			if i == SpanSDMA {
-				clause = "E-PINIT.4"
-			}
-			rs.add(OnKernel, clause, "an inconsistent "+SpanKey(i)+" span", iaSet)
-		}
+	for i, clause := range [...]string{SpanAicpu: "E-PINIT.3", SpanAicore: "E-PINIT.3", SpanDispatcher: "E-PINIT.3", SpanSDMA: "E-PINIT.4"} {
+		rs.addIf(!o.Spans[i].Consistent(), OnKernel, clause, "an inconsistent "+SpanKey(i)+" span", iaSet)
 	}
 	rs.addIf(o.Dev < 0, OnAll, "E-PINIT.2", "device_id < 0", iaSet)
 	if o.Prewarm {
@@ -337,9 +330,8 @@ func prepareRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		return
 	}
 	rs.addIf(len(c.ids) >= MaxIDs, OnTMR, "M-4.2", "the context holds 8192 residents", one(abi.CallableCountExceeded))
-	if _, fits := c.fit(f.charge); !fits {
-		rs.add(OnTMR, "M-5.4", "the charge would pass 2 GiB of blocks", one(abi.CallableBytesExceeded))
-	}
+	_, fits := c.fit(f.charge)
+	rs.addIf(!fits, OnTMR, "M-5.4", "the charge would pass 2 GiB of blocks", one(abi.CallableBytesExceeded))
 }
 
 // launchArgs are the counts op's args carry for c's id as the runner forms
@@ -389,11 +381,8 @@ func finalizeRefusers(m *Model, _ Op, c *mctx, rs *refusals) {
 	if m.opt.Profile == ProfileLegacy || c.latch != LatchKernel || c.phase == phClosed {
 		return
 	}
-	if c.quarantined {
-		rs.add(OnTMR, "D-4.2", "a quarantined context", isSet)
-	} else if m.d2Refuses(c.dev) {
-		rs.add(OnTMR, "D-2.1", "the thread's current device is not the context's", isSet)
-	}
+	rs.addIf(c.quarantined, OnTMR, "D-4.2", "a quarantined context", isSet)
+	rs.addIf(!c.quarantined && m.d2Refuses(c.dev), OnTMR, "D-2.1", "the thread's current device is not the context's", isSet)
 }
 
 func hostLogRefusers(_ *Model, o Op, _ *mctx, rs *refusals) {
@@ -517,9 +506,8 @@ func registerRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		return
 	}
 	rs.addIf(c.runs > 0, OnAll, "E-FIN.13", "a native run is outstanding", isSet)
-	if _, dup := c.prog[o.ID]; dup {
-		rs.add(OnAll, "E-PROG.27", "an id registered already", isSet)
-	}
+	_, dup := c.prog[o.ID]
+	rs.addIf(dup, OnAll, "E-PROG.27", "an id registered already", isSet)
 }
 
 func unregisterRefusers(m *Model, o Op, c *mctx, rs *refusals) {
@@ -544,9 +532,8 @@ func runStartRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 	// Upstream's order: the registry (c_api_shared.cpp:630), the storage
 	// (:640), then NULL args where it binds the callable.
-	if _, ok := c.prog[o.ID]; !ok {
-		rs.add(OnAll, "E-PROG.13", "a callable id not registered", anyFailure)
-	}
+	_, registered := c.prog[o.ID]
+	rs.addIf(!registered, OnAll, "E-PROG.13", "a callable id not registered", anyFailure)
 	rs.addIf(o.St >= 0 && m.storages[o.St].state != StorageFree, OnAll, "E-PROG.14", "run storage that holds a run", isSet)
 	runArgs(false, o.Args.Mode == ArgsNull, false, false, rs)
 }

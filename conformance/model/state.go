@@ -1,5 +1,7 @@
 package model
 
+import "maps"
+
 // The model as a function: Step(state, call, answer) → (state, findings).
 // Copying a state costs (M-4's fill steps one context 8192 times), so a
 // State is owned or shared. An owned one (NewState) has one holder, and
@@ -101,12 +103,7 @@ func (m *Model) copy() *Model {
 		d := *c
 		d.ids = append([]idInfo(nil), c.ids...)
 		d.blocks = append([]uint32(nil), c.blocks...)
-		if c.prog != nil {
-			d.prog = make(map[int32]progCallable, len(c.prog))
-			for k, v := range c.prog {
-				d.prog[k] = v
-			}
-		}
+		d.prog = maps.Clone(c.prog)
 		remap[c] = &d
 		return &d
 	}
