@@ -2,6 +2,7 @@ package model
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -255,10 +256,8 @@ func (cm *commModel) waitsIf(on bool, why string) {
 }
 
 func (h *commHandle) domain(id uint8) *commDomain {
-	for i := range h.domains {
-		if h.domains[i].id == id {
-			return &h.domains[i]
-		}
+	if i := slices.IndexFunc(h.domains, func(d commDomain) bool { return d.id == id }); i >= 0 {
+		return &h.domains[i]
 	}
 	return nil
 }
@@ -671,12 +670,7 @@ func (m *Model) commDomainRelease(o Op) {
 	cm.waitsIf(cm.segs[d.seg].left+1 < d.nranks, "its release barrier would wait for the other ranks of the subset")
 	done := cm.leave(d.seg, d.nranks, cm.elsewhere(d.seg, h, int64(d.nranks)))
 	m.waitFor(done, waitKey{waitLeft, d.seg, 0}, "comm_release_domain_windows returns 0 once the last rank of the subset is out")
-	for i := range h.domains {
-		if h.domains[i].id == c.ID {
-			h.domains = append(h.domains[:i], h.domains[i+1:]...)
-			break
-		}
-	}
+	h.domains = slices.DeleteFunc(h.domains, func(d commDomain) bool { return d.id == c.ID })
 }
 
 func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {

@@ -140,13 +140,8 @@ func (m *Model) CommParkable(ops []Op) bool {
 		} else {
 			c.step(j, 0, o, nil)
 		}
-		for _, p := range c.cm.park.parked {
-			if p.idx == 0 {
-				if p.released {
-					return true
-				}
-				break
-			}
+		if k := c.cm.park.at(0); k >= 0 && c.cm.park.parked[k].released {
+			return true
 		}
 	}
 	return false

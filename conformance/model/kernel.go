@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -402,12 +403,9 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 
 // mintedElsewhere reports whether another live kernel context minted id.
 func (m *Model) mintedElsewhere(c *mctx, id int32) bool {
-	for _, o := range m.ctxs {
-		if o != nil && o != c && o.live && o.latch == LatchKernel && int(id) < len(o.ids) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(m.ctxs[:], func(o *mctx) bool {
+		return o != nil && o != c && o.live && o.latch == LatchKernel && int(id) < len(o.ids)
+	})
 }
 
 // d2 is the read-only borrowed-device check (D-2); false when it refuses.

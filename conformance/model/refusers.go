@@ -48,10 +48,8 @@ func (r Refusal) Key() string { return r.Clause + " " + r.Cond }
 
 // shares reports whether r and o can answer the same code.
 func (r Refusal) shares(o Refusal) bool {
-	if r.Status.Any || o.Status.Any || r.Status.NonZero || o.Status.NonZero || (r.Status.Empty() && o.Status.Empty()) {
-		return true
-	}
-	return slices.ContainsFunc(r.Status.V[:r.Status.N], o.Status.exact)
+	return r.Status.Any || o.Status.Any || r.Status.NonZero || o.Status.NonZero || (r.Status.Empty() && o.Status.Empty()) ||
+		slices.ContainsFunc(r.Status.V[:r.Status.N], o.Status.exact)
 }
 
 // Masking is the masking in rs (a call's conditions in its entry's
