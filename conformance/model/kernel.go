@@ -12,30 +12,35 @@ import (
 // kinitCfgRefused expects V-CFG of a kernel init's config; it reports
 // whether that refuses the call (unchecked ring sizing goes on).
 func (m *Model) kinitCfgRefused(op Op, c *mctx) bool {
-	v := checkCfg(op.Cfg, true)
-	if v.st == abi.OK {
+	switch v := checkCfg(op.Cfg, true); {
+	case v.st == abi.OK:
 		return false
-	}
-	st, seen := m.observed()
-	switch {
 	case m.opt.Profile == ProfileRefusing:
 		m.expect(RVCfg, one(v.st), v.what)
 		m.tolerate(REKInit, one(abi.Unsupported), "a refusing build answering UNSUPPORTED before V-CFG (tolerated)")
-	case v.ringOnly && seen && st != abi.InvalidArgument:
-		m.expect(RVCfg, one(v.st), v.what)
-		m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
-		m.ringObserved(0, true, RVCfg)
+	case !m.cfgRefused(v, RVCfg, v.what, 0):
 		return false
-	default:
-		if v.ringOnly && seen && st == abi.InvalidArgument {
-			m.ringObserved(0, false, RVCfg)
-		}
-		m.expect(RVCfg, one(v.st), v.what)
-		if v.tolINT {
-			m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
-		}
 	}
 	m.refusedBeforeLatch(c)
+	return true
+}
+
+// cfgRefused expects config verdict v's refusal under r on path (0 kernel
+// init, 1 prewarm); false when the call goes on past unchecked ring sizing
+// (V-CFG tolerated).
+func (m *Model) cfgRefused(v cfgVerdict, r Rule, note string, path int) bool {
+	st, seen := m.observed()
+	m.expect(r, one(v.st), note)
+	if v.ringOnly && seen {
+		m.ringObserved(path, st != abi.InvalidArgument, r)
+	}
+	if v.ringOnly && seen && st != abi.InvalidArgument {
+		m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
+		return false
+	}
+	if v.tolINT {
+		m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
+	}
 	return true
 }
 

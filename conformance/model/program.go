@@ -22,22 +22,8 @@ func (m *Model) pinit(op Op, c *mctx) {
 		m.expect(REPInit, one(abi.InvalidArgument), "device < 0")
 		return
 	}
-	if op.Prewarm {
-		if v := checkCfg(op.Cfg, false); v.st != abi.OK {
-			st, seen := m.observed()
-			m.expect(REPInit, one(abi.InvalidArgument), "prewarm config: "+v.what)
-			if v.ringOnly && seen {
-				m.ringObserved(1, st != abi.InvalidArgument, REPInit)
-			}
-			if v.ringOnly && seen && st != abi.InvalidArgument {
-				m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
-			} else {
-				if v.tolINT {
-					m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
-				}
-				return
-			}
-		}
+	if v := checkCfg(op.Cfg, false); op.Prewarm && v.st != abi.OK && m.cfgRefused(v, REPInit, "prewarm config: "+v.what, 1) {
+		return // prewarm_config is V-CFG without the kernel-only step: every refusal is IA
 	}
 	if m.unknownState(c) {
 		if m.pinned() {
