@@ -379,17 +379,15 @@ func (m *Model) commCheckCtx(co *op.CommObs, what string, rank, n uint32, win ui
 	if len(b) < abi.CommContextSize {
 		return 0, false
 	}
-	bad := func(f string) {
-		m.finding(REComm, Fail, what+": the CommContext's "+f)
-	}
-	if v := le.Uint32(b[abi.CommCtxRankIDOff:]); v != rank {
-		bad("rankId is " + strconv.FormatUint(uint64(v), 10) + ", want " + strconv.FormatUint(uint64(rank), 10))
-	}
-	if v := le.Uint32(b[abi.CommCtxRankNumOff:]); v != n {
-		bad("rankNum is " + strconv.FormatUint(uint64(v), 10) + ", want " + strconv.FormatUint(uint64(n), 10))
-	}
-	if v := le.Uint64(b[abi.CommCtxWinSizeOff:]); v != win {
-		bad("winSize is " + strconv.FormatUint(v, 10) + ", want " + strconv.FormatUint(win, 10))
+	bad := func(f string) { m.finding(REComm, Fail, what+": the CommContext's "+f) }
+	for _, f := range [...]struct {
+		name      string
+		got, want uint64
+	}{{"rankId", uint64(le.Uint32(b[abi.CommCtxRankIDOff:])), uint64(rank)}, {"rankNum", uint64(le.Uint32(b[abi.CommCtxRankNumOff:])), uint64(n)},
+		{"winSize", le.Uint64(b[abi.CommCtxWinSizeOff:]), win}} {
+		if f.got != f.want {
+			bad(f.name + " is " + strconv.FormatUint(f.got, 10) + ", want " + strconv.FormatUint(f.want, 10))
+		}
 	}
 	if le.Uint64(b[abi.CommCtxWorkSpaceOff:]) != 0 || le.Uint64(b[abi.CommCtxWorkSpaceSizeOff:]) != 0 {
 		bad("workSpace is set")

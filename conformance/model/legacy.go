@@ -42,10 +42,9 @@ const (
 // skipClause reports a target-revision clause this build lacks as a skip
 // (not when the generator walks).
 func (m *Model) skipClause(r Rule, why string) {
-	if m.co == nil {
-		return
+	if m.co != nil {
+		m.skip(m.curIdx, m.curOp, r, why)
 	}
-	m.skip(m.curIdx, m.curOp, r, why)
 }
 
 // legacyExpect is expect with the upstream grounds of the expectation.

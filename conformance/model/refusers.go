@@ -426,13 +426,10 @@ func registerID(m *Model, id int32, rs *refusals) {
 
 // runArgs adds E-PROG.6 to .9: NULL storage, args, CallConfig, descriptor.
 func runArgs(nullStorage, nullArgs, nullCfg, nullDesc bool, rs *refusals) {
-	for _, a := range [...]struct {
-		null         bool
-		clause, what string
-	}{{nullStorage, "E-PROG.6", "NULL run storage"}, {nullArgs, "E-PROG.7", "NULL args"},
-		{nullCfg, "E-PROG.8", "a NULL CallConfig"}, {nullDesc, "E-PROG.9", "a NULL descriptor"}} {
-		rs.addIf(a.null, OnAll, a.clause, a.what, iaSet)
-	}
+	rs.addIf(nullStorage, OnAll, "E-PROG.6", "NULL run storage", iaSet)
+	rs.addIf(nullArgs, OnAll, "E-PROG.7", "NULL args", iaSet)
+	rs.addIf(nullCfg, OnAll, "E-PROG.8", "a NULL CallConfig", iaSet)
+	rs.addIf(nullDesc, OnAll, "E-PROG.9", "a NULL descriptor", iaSet)
 }
 
 // progRefusers: a prog op calls its entry with the bad arguments the

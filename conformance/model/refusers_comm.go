@@ -114,12 +114,9 @@ func deriveRefusers(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) 
 
 func domainAllocRefusers(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
 	nullHandle(h, "E-COMM.22", rs)
-	for _, p := range [...]struct {
-		null bool
-		what string
-	}{{c.IDs.Null, "a NULL rank_ids"}, {c.NullOut, "a NULL device_ctx_out"}, {c.NullBase, "a NULL local_window_base_out"}} {
-		rs.commIf(p.null, "E-COMM.22", p.what)
-	}
+	rs.commIf(c.IDs.Null, "E-COMM.22", "a NULL rank_ids")
+	rs.commIf(c.NullOut, "E-COMM.22", "a NULL device_ctx_out")
+	rs.commIf(c.NullBase, "E-COMM.22", "a NULL local_window_base_out")
 	rs.commIf(rankCountBad(c), "E-COMM.23", "rank_count 0 or above 64, or domain_rank >= rank_count")
 	rs.commIf(c.Win == 0, "E-COMM.24", "window_size 0")
 	if h == nil {

@@ -143,17 +143,9 @@ const (
 )
 
 // ProfileBit is profile p's bit.
-func ProfileBit(p Profile) ProfileSet {
-	switch p {
-	case ProfileTMR:
-		return OnTMR
-	case ProfileRefusing:
-		return OnRefusing
-	case ProfileLegacy:
-		return OnLegacy
-	}
-	return 0
-}
+func ProfileBit(p Profile) ProfileSet { return profileBits[p] }
+
+var profileBits = map[Profile]ProfileSet{ProfileTMR: OnTMR, ProfileRefusing: OnRefusing, ProfileLegacy: OnLegacy}
 
 // RuleProfiles are the profiles held to rule r.
 func RuleProfiles(r Rule) ProfileSet {
