@@ -126,18 +126,10 @@ func (m *Model) devAlloc(op Op, c *mctx) {
 		m.expect(RuleNone, anyStatus, "the slot holds an allocation: the runner does not make the call")
 		return
 	}
-	if c.latch != LatchProgram || !c.attached {
-		m.mem(m.memState(c))
-		if c.latch == LatchKernel {
-			m.e.D1Rule = REProg // E-PROG.3: no ACL device call
-		}
-		if m.opt.Profile == ProfileLegacy && c.latch != LatchKernel {
-			m.skipClause(REProg, "E-PROG's clauses for a context without a live program init are target-revision decisions: "+gNoInitGate)
-			m.expect(RuleNone, anyStatus, "")
-			return
-		}
+	if !m.liveProgram(c, func() {
 		m.expect(REProg, anyStatus, "")
 		m.value(REProg, 0, "device_malloc_ctx without a live program init returns NULL (E-PROG.4)")
+	}) {
 		return
 	}
 	m.expect(REProg, anyStatus, "")

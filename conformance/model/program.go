@@ -126,22 +126,18 @@ func (m *Model) prog(op Op, c *mctx) {
 	if m.unknownState(c) {
 		return
 	}
-	if c.latch == LatchProgram && c.attached {
+	if m.liveProgram(c, func() {
+		switch {
+		case fn.ProgOnly():
+			m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check")
+		case fn == FnMalloc:
+			m.expect(REProg, anyStatus, "")
+			m.value(REProg, 0, "device_malloc_ctx without a live program init returns NULL")
+		default:
+			m.expect(RuleNone, anyStatus, "")
+		}
+	}) {
 		m.progLive(op, c)
-		return
-	}
-	if c.latch == LatchKernel {
-		m.e.D1Rule = REProg // a refused program entry on a kernel context makes no ACL device call (E-PROG.3)
-	}
-	m.mem(m.memState(c))
-	switch {
-	case fn.ProgOnly():
-		m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check")
-	case fn == FnMalloc:
-		m.expect(REProg, anyStatus, "")
-		m.value(REProg, 0, "device_malloc_ctx without a live program init returns NULL")
-	default:
-		m.expect(RuleNone, anyStatus, "")
 	}
 }
 

@@ -36,20 +36,24 @@ type runSlot struct {
 // progCallable is a registered callable's counts (-1: the user's, -2: unknown).
 type progCallable struct{ t, s int32 }
 
-// liveProgramRun reports whether c has a live program init; otherwise it
-// sets E-PROG's expectation (IS before anything else).
-func (m *Model) liveProgramRun(c *mctx) bool {
+// liveProgram reports whether c has a live program init. Otherwise the
+// call leaves committed memory as c's state says and makes no ACL device
+// call (E-PROG.3), and target sets the target revision's expectation (a
+// legacy build has no init gate: a skip).
+func (m *Model) liveProgram(c *mctx, target func()) bool {
 	if c.latch == LatchProgram && c.attached {
 		return true
 	}
 	m.mem(m.memState(c))
+	if c.latch == LatchKernel {
+		m.e.D1Rule = REProg
+	}
 	if m.opt.Profile == ProfileLegacy && c.latch != LatchKernel {
-		// A legacy build has no init gate (docs/contract.md Revisions).
 		m.skipClause(REProg, "E-PROG's clauses for a context without a live program init are target-revision decisions: "+gNoInitGate)
 		m.expect(RuleNone, anyStatus, "")
-		return false
+	} else {
+		target()
 	}
-	m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check")
 	return false
 }
 
@@ -64,10 +68,7 @@ func (m *Model) runEntry(op Op, c *mctx) *mctx {
 	if m.unknownState(c) {
 		return nil
 	}
-	if c.latch == LatchKernel {
-		m.e.D1Rule = REProg // a refused program entry on a kernel context makes no ACL device call (E-PROG.3)
-	}
-	if !m.liveProgramRun(c) {
+	if !m.liveProgram(c, func() { m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check") }) {
 		return nil
 	}
 	m.mem(MemAny) // program-mode committed memory is the runtime's
