@@ -683,11 +683,8 @@ func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
 			if outWritten(co.Base) {
 				m.finding(REComm, Fail, "comm_global_domain_prepare failed and wrote local_window_base_out")
 			}
-			for _, b := range co.Desc {
-				if b != op.CommUnwrittenByte {
-					m.finding(REComm, Fail, "comm_global_domain_prepare failed and wrote the descriptor")
-					break
-				}
+			if slices.ContainsFunc(co.Desc, func(b byte) bool { return b != op.CommUnwrittenByte }) {
+				m.finding(REComm, Fail, "comm_global_domain_prepare failed and wrote the descriptor")
 			}
 		}
 	}

@@ -13,13 +13,11 @@ import (
 // early (E-COMM.8, .20, .27, .33, .58), unless it answered -1: the trace
 // holds no time, so that -1 is the timeout's.
 
-// CommMayWait reports whether a call of kind k may wait for other ranks.
+// CommMayWait reports whether a call of kind k may wait for other ranks:
+// the kinds whose wait has a timeout clause.
 func CommMayWait(k op.Kind) bool {
-	switch k {
-	case op.KindCommAlloc, op.KindCommBarrier, op.KindCommDestroy, op.KindCommDomainAlloc, op.KindCommDomainRelease:
-		return true
-	}
-	return false
+	_, ok := commTimeoutOf[k]
+	return ok
 }
 
 // ArriveRecorded steps call k of t (CommMayWait, RanksHere) as op i up to

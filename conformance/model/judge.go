@@ -63,6 +63,15 @@ func (m *Model) findingKey(r Rule, v Verdict, key, detail string) {
 	m.findings = append(m.findings, Finding{Index: m.curIdx, Rep: m.curRep, Op: m.curOp, Rule: r, Verdict: v, Detail: detail, Key: key, Upto: m.upto})
 }
 
+// verdict counts a pass of r, or a failure with detail.
+func (m *Model) verdict(r Rule, ok bool, detail string) {
+	if ok {
+		m.pass(r)
+	} else {
+		m.finding(r, Fail, detail)
+	}
+}
+
 func (m *Model) pass(r Rule) {
 	if r != RuleNone {
 		m.tally[r][Pass]++
@@ -106,11 +115,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 	}
 	if e.CommCodes {
 		// S-2 for the comm family: its documented codes are 0 and -1.
-		if st == abi.OK || st == commFail {
-			m.pass(RS2)
-		} else {
-			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+": the comm family answers 0 or -1 (E-COMM)")
-		}
+		m.verdict(RS2, st == abi.OK || st == commFail, "undocumented status value "+strconv.Itoa(int(st))+": the comm family answers 0 or -1 (E-COMM)")
 	}
 	if e.CheckOut {
 		m.judgeOut(co, st)
@@ -268,19 +273,12 @@ func (m *Model) judgeEffects(obs *Observation, st abi.Status) {
 		}
 	}
 	if e.CheckAccepted && st == abi.OK {
-		if want := AcceptedValue(m.curOp.St); obs.Accepted != want {
-			m.finding(REProg, Fail, "launch_run returned 0 and left "+strconv.Itoa(int(obs.Accepted))+" at the descriptor's accepted_state; want its accepted_value "+
-				strconv.Itoa(int(want))+" (published at launch)")
-		} else {
-			m.pass(REProg)
-		}
+		want := AcceptedValue(m.curOp.St)
+		m.verdict(REProg, obs.Accepted == want, "launch_run returned 0 and left "+strconv.Itoa(int(obs.Accepted))+
+			" at the descriptor's accepted_state; want its accepted_value "+strconv.Itoa(int(want))+" (published at launch)")
 	}
 	if e.D1Rule != RuleNone && obs.ACLProbed {
-		if obs.ACLForbidden != "" {
-			m.finding(e.D1Rule, Fail, "called "+obs.ACLForbidden+" on a kernel path (the caller owns ACL, the device and its streams)")
-		} else {
-			m.pass(e.D1Rule)
-		}
+		m.verdict(e.D1Rule, obs.ACLForbidden == "", "called "+obs.ACLForbidden+" on a kernel path (the caller owns ACL, the device and its streams)")
 	}
 }
 

@@ -46,7 +46,6 @@ func (m *Model) cfgRefused(v cfgVerdict, r Rule, note string, path int) bool {
 
 func (m *Model) kinit(op Op, c *mctx) {
 	m.e.D1Rule = RD1
-	spansOK := op.Spans[SpanAicpu].Consistent() && op.Spans[SpanAicore].Consistent() && op.Spans[SpanDispatcher].Consistent()
 	if anyArg(vInit(op, c)) {
 		m.expect(RVInit, one(abi.InvalidArgument), "NULL ctx or config, device < 0 or generation 0")
 		if v := checkCfg(op.Cfg, true); !op.Cfg.Null && v.st != abi.OK && v.st != abi.InvalidArgument {
@@ -55,7 +54,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 		m.refusedBeforeLatch(c)
 		return
 	}
-	if !spansOK {
+	if !kernelSpansConsistent(op) {
 		m.expect(RVSpan, one(abi.InvalidArgument), "an inconsistent aicpu/aicore/dispatcher span")
 		m.refusedBeforeLatch(c)
 		return
@@ -146,6 +145,12 @@ func (m *Model) dispatchFront(c *mctx, bad bool, args, entry Rule, argsNote, wha
 		return !m.refusesDispatch(c, entry)
 	}
 	return false
+}
+
+// kernelSpansConsistent reports whether op's aicpu, aicore and dispatcher
+// spans are consistent (V-SPAN).
+func kernelSpansConsistent(o Op) bool {
+	return o.Spans[SpanAicpu].Consistent() && o.Spans[SpanAicore].Consistent() && o.Spans[SpanDispatcher].Consistent()
 }
 
 // refusesDispatch sets the IS expectation of prepare/launch on a context

@@ -100,12 +100,9 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 	// either: the grounds of a clause the target refuses and legacy code
 	// takes; the answer says which (a refusal changed nothing).
 	either := ""
-	for i := SpanAicpu; i <= SpanDispatcher; i++ {
-		if !op.Spans[i].Consistent() {
-			m.skipClause(RVSpan, "V-SPAN's consistency check is a target-revision decision: "+gSpans)
-			either = gSpans
-			break
-		}
+	if !kernelSpansConsistent(op) {
+		m.skipClause(RVSpan, "V-SPAN's consistency check is a target-revision decision: "+gSpans)
+		either = gSpans
 	}
 	if op.Dev < 0 {
 		m.legacyExpect(REPInit, one(abi.Internal), "device < 0", gAttachNegative)

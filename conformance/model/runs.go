@@ -250,26 +250,21 @@ func (m *Model) prepareRun(op Op, c *mctx) {
 	if !ok {
 		return
 	}
-	t, s := m.runCounts(op, pc)
-	if pc.t >= 0 && (t != pc.t || s != pc.s) {
+	judged := false // else only a success opens the run
+	switch t, s := m.runCounts(op, pc); {
+	case pc.t >= 0 && (t != pc.t || s != pc.s):
 		m.expect(RuleNone, anyStatus, "args counts differ from the callable's: refusing is the runtime's check")
-		if m.pinned() {
-			m.openRun(sl, c)
-		}
-		return
-	}
-	if m.secondRunUnjudged(c, pc) {
-		if m.pinned() {
-			m.openRun(sl, c)
-		}
-		return
-	}
-	if c.runs > 0 {
+	case m.secondRunUnjudged(c, pc):
+	case c.runs > 0:
 		m.expect(REProg, one(abi.OK), secondRunTaken)
-	} else {
+		judged = true
+	default:
 		m.expect(REProg, one(abi.OK), "")
+		judged = true
 	}
-	m.openRun(sl, c)
+	if judged || m.pinned() {
+		m.openRun(sl, c)
+	}
 }
 
 const secondRunTaken = "another run of this context is outstanding on other storage: a simulated build takes this one too (E-PROG.29)"
