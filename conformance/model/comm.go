@@ -262,8 +262,6 @@ func (h *commHandle) domain(id uint8) *commDomain {
 	return nil
 }
 
-// ---- the walks ----
-
 func (m *Model) commInit(o Op) {
 	cm, c := m.comm(), o.Comm
 	ok := c.Path >= 0 && c.Rank >= 0 && c.NRanks > 0 && c.Rank < int64(c.NRanks) && c.NRanks <= abi.CommMaxRankNum
@@ -715,12 +713,10 @@ func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
 		if len(co.Desc) >= abi.CommDescSize {
 			d := cm.descs[c.ID]
 			d.hs = le.Uint32(co.Desc[abi.CommDescHandleSizeOff:])
-			d.nameLen = 0
-			for _, b := range co.Desc[abi.CommDescHandleOff:abi.CommDescSize] {
-				if b == 0 {
-					break
-				}
-				d.nameLen++
+			name := co.Desc[abi.CommDescHandleOff:abi.CommDescSize]
+			d.nameLen = uint32(len(name))
+			if i := slices.Index(name, 0); i >= 0 {
+				d.nameLen = uint32(i)
 			}
 			cm.descs[c.ID] = d
 		}

@@ -1,14 +1,11 @@
 // Package model is the independent model of docs/contract.md:
 // Step(state, call, answer) returns the state after the call and the
-// findings it added, porcupine's model shape. A State is owned (advanced in
-// place) or shared (copied by Step: a linearization search keeps every
-// state it reached). The model stands on the standard library, abi and
-// conformance/op alone, so it cannot see the code it judges. The engine
-// changes a state only through Step (a call it did not make is an
-// Observation with Unmade set, recorded as a skip), Park and JoinParked (a
-// comm call in flight on a rank's thread); it reads a state through
-// State.Model's queries (Context, Storage, Device, Released...), which
-// change nothing.
+// findings it added, porcupine's model shape (state.go). The model stands
+// on the standard library, abi and conformance/op alone, so it cannot see
+// the code it judges. The engine changes a state only through Step (a call
+// it did not make is an Observation with Unmade set, recorded as a skip),
+// Park and JoinParked (a comm call in flight on a rank's thread); it reads
+// it through State.Model's queries, which change nothing.
 //
 // # The model
 //
@@ -65,8 +62,7 @@
 //     kept.
 //   - The thread's device after a program finalize or the destroy of an
 //     attached program context: unknown until the next setdev.
-//   - Failures nothing injected (resource creation, AICPU bring-up,
-//     allocation, binaries, program teardown) are assumed not to happen.
+//   - Failures nothing injected are assumed not to happen.
 //   - Simulated kernels: a synchronize with pending work and no site-8
 //     fault returns 0; a device-band code is an S-1 warning.
 //   - E-PINIT's prewarm check uses V-CFG without the kernel-only

@@ -174,10 +174,8 @@ func (m *Model) aclLegacy(op Op, c *mctx) {
 	}
 	if m.unknownState(c) {
 		// A legacy ensure_acl_ready_ctx that succeeds set the device (gACL).
-		if m.pinned() && op.Dev >= 0 {
-			m.curDev, m.devKnown = op.Dev, true
-		} else {
-			m.devKnown = false
+		if m.devKnown = m.pinned() && op.Dev >= 0; m.devKnown {
+			m.curDev = op.Dev
 		}
 		return
 	}

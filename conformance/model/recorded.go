@@ -20,9 +20,7 @@ func StepRecorded(s State, t *Trace, i, k int) State {
 }
 
 // PassRule records a pass of r outside any walk (X-2's fail-fast launch).
-func PassRule(s State, r Rule) State {
-	return with(s, func(m *Model) { m.pass(r) })
-}
+func PassRule(s State, r Rule) State { return with(s, func(m *Model) { m.pass(r) }) }
 
 // stepTraceCall judges call k (as op number i of the judged order) on m.
 func stepTraceCall(m *Model, t *Trace, i, k int) {

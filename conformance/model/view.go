@@ -54,9 +54,7 @@ func (m *Model) DeviceClaimed(dev int32) bool { return m.claims[dev] != nil }
 func (m *Model) Device() (dev int32, known bool) { return m.curDev, m.devKnown }
 
 // SiteArmed reports whether fault site s still has failures to deliver.
-func (m *Model) SiteArmed(s int32) bool {
-	return s >= 0 && s <= abi.LastSite && m.sites[s].count > 0
-}
+func (m *Model) SiteArmed(s int32) bool { return s >= 0 && s <= abi.LastSite && m.sites[s].count > 0 }
 
 // Storage is run storage st's state and the slot of the context whose run
 // it holds (NullRef: none).
