@@ -21,8 +21,7 @@ type cfgCond struct {
 	st   abi.Status
 }
 
-// checkCfg is V-CFG in the rule's order: the first condition cfgConds
-// finds decides.
+// checkCfg is V-CFG: the first condition cfgConds finds decides.
 func checkCfg(r CfgRecipe, kernel bool) cfgVerdict {
 	cs := cfgConds(r, kernel)
 	if len(cs) == 0 {
@@ -32,12 +31,8 @@ func checkCfg(r CfgRecipe, kernel bool) cfgVerdict {
 	return cfgVerdict{st: c.st, tolINT: c.n == 1, ringOnly: c.n >= 6, what: c.what}
 }
 
-// cfgConds are every V-CFG condition config r breaks, each of which alone
-// refuses it, in the rule's order; kernel adds the kernel-only UNSUPPORTED
-// step (E-PINIT's program check leaves it out). Each condition is read on
-// its own, not behind the ones before it: a swimlane of -1 with no output
-// prefix breaks both the swimlane range (V-CFG.3) and the prefix rule
-// (V-CFG.4), whichever decides.
+// cfgConds are every V-CFG condition config r breaks, each read on its
+// own, in the rule's order; kernel adds the kernel-only UNSUPPORTED step.
 func cfgConds(r CfgRecipe, kernel bool) []cfgCond {
 	var out []cfgCond
 	if r.Threads != 0 && (r.Threads < 2 || r.Threads > 4) {
@@ -69,9 +64,7 @@ func cfgConds(r CfgRecipe, kernel bool) []cfgCond {
 	return out
 }
 
-// ringClause is the ring rule (V-CFG.6 to V-CFG.8) a bad ring recipe
-// breaks, restated from the recipes' meaning (conformance/op); 0 for a
-// recipe that breaks none.
+// ringClause is the ring rule (V-CFG.6 to .8) a ring recipe breaks (0: none).
 func ringClause(r op.RingRecipe) (int, string) {
 	switch r {
 	case op.RingBadTask, op.RingBadPow2:

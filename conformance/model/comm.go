@@ -2,29 +2,27 @@ package model
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// The comm family (E-COMM), as docs/contract.md's E-COMM says upstream's
-// simulated comm backend answers: every int entry 0 or -1, comm_init a
-// handle or NULL. The model keeps what a call can tell: the handles and
-// their windows; the shared-memory segments the sequence made, with the
-// counters of their headers, so that it knows which call completes at once
-// and which would wait for peers; the global domains; and the words written
-// into windows (cmem), per segment, so that it knows what a window reads
-// through any context that maps it. A segment the sequence did not make
-// alone (a recorded session, whose other ranks are other processes) has
-// counters the model does not know: a call that may wait for peers there
-// answers 0 or -1.
+// The comm family (E-COMM): every int entry answers 0 or -1, comm_init a
+// handle or NULL. The model keeps the handles and their windows, the
+// segments the sequence made with their header counters (which call
+// completes at once, which waits for peers), the global domains, and the
+// words written into windows per segment (what a window reads through any
+// context that maps it). A segment shared with other processes (a recorded
+// session) has counters the model does not know: a wait there answers 0 or
+// -1.
 
 // commFail is the comm backend's one failure.
 const commFail abi.Status = -1
 
-// commHeader is the size of a session's (and a domain allocation's)
-// header before its windows: E-COMM's 4096 bytes.
+// commHeader is the size of a session's (or domain allocation's) header
+// before its windows (E-COMM).
 const commHeader = 4096
 
 // commSeg is one segment: a session's or a domain allocation's header and
@@ -32,20 +30,16 @@ const commHeader = 4096
 type commSeg struct {
 	linked bool // its name exists and names this segment
 	shared bool // other processes may use it: its counters are not known
-	// unsure: its counters are not known for a rank of several: a handle
-	// allocated its windows again (upstream's creator re-initializes the
-	// header, comm_sim.cpp:345-352) or one of another nranks joined it.
+	// unsure: its counters are not known for a rank of several (unsureWaits).
 	unsure bool
-	// multi: a handle of several ranks mapped it, so its counters may be
-	// left nonzero between calls (a parked or timed-out arrival): a
-	// single-rank handle's barrier there is not known either once unsure.
+	// multi: a handle of several ranks mapped it, so its counters may stay
+	// nonzero between calls; a single rank's barrier is unknown once unsure.
 	multi                       bool
 	nranks                      int32 // the header's
 	size                        uint64
 	ready, barrier, phase, left int32
-	// name is the segment's name: a session's (path, -1), a domain
-	// allocation's (path, allocation id), a global domain's window (-1, -1:
-	// its name is its own, unlinked only by its release).
+	// name: a session's (path, -1), a domain allocation's (path, id), a
+	// global domain's window (-1, -1: unlinked only by its release).
 	name [2]int16
 }
 
@@ -78,9 +72,7 @@ type commHandle struct {
 	ctxAddr, in0 uint64 // (hooks) the base context and its windowsIn[0]
 	derived      []commDerived
 	domains      []commDomain
-	// here: (a recorded session) every rank of its session is a handle of
-	// the trace, so its session's counters are the trace's own.
-	here bool
+	here         bool // (recorded) every rank of its session is a handle of the trace
 }
 
 // commGlobal is one prepared global domain of the loaded copy.
@@ -106,25 +98,15 @@ type commModel struct {
 	sessions [op.MaxCommPaths]int // each path's linked session segment, -1 none
 	domSegs  map[[2]int16]int     // (path, allocation id) → linked segment
 	globals  map[uint8]*commGlobal
-	// descs: each domain's descriptor as its last successful gprep wrote
-	// it (the runner passes those): rank and window, and its segment.
-	descs map[uint8]commDesc
-	mem   map[memKey]uint64
-	// shared: a recorded session (StepRecorded): every segment may have
-	// ranks in other processes.
-	shared bool
-	// unknown: a recorded comm call could not be judged (or never
-	// returned), so the comm state after it is not known: the comm calls
-	// after it are not judged, only their handles followed.
-	unknown bool
-	// park: the calls of ranks that wait for their peers (commpark.go).
-	park parkState
-	// timeoutMs is the bound of the waits, as the run's last ctimeout set
-	// it (0: the build's, which the model takes as upstream's 120 s;
-	// commtimeout.go).
-	timeoutMs int32
-	// probe: a scratch copy's step notes in why why its call waits
-	// (CommWaits).
+	descs    map[uint8]commDesc // each domain's descriptor as its last gprep wrote it
+	mem      map[memKey]uint64
+	shared   bool // a recorded session: every segment may have ranks elsewhere
+	// unknown: a recorded comm call could not be judged: later comm calls
+	// are not judged, only their handles followed.
+	unknown   bool
+	park      parkState // the calls of ranks that wait for peers (commpark.go)
+	timeoutMs int32     // the last ctimeout's bound (0: the build's; commtimeout.go)
+	// probe: a scratch copy's step notes in why why its call waits (CommWaits).
 	probe bool
 	why   string
 }
@@ -134,9 +116,7 @@ type commDesc struct {
 	rank, nranks uint32
 	win          uint64
 	seg          int
-	// hs and nameLen are its handle_size and the length of the name in its
-	// handle, as observed (the simulated runtimes' 26 until then).
-	hs, nameLen uint32
+	hs, nameLen  uint32 // handle_size and its name's length, as observed (26 until then)
 }
 
 func newCommModel() *commModel {
@@ -173,16 +153,15 @@ func (m *Model) comm() *commModel {
 	return m.cm
 }
 
-// newSeg is a segment the call just created under name.
+// newSeg is a segment the call created under name.
 func (cm *commModel) newSeg(size uint64, nranks int32, name [2]int16) int {
 	cm.segs = append(cm.segs, commSeg{linked: true, size: size, nranks: nranks, name: name})
 	return len(cm.segs) - 1
 }
 
-// elsewhere reports whether a wait of handle h, a rank of nranks, on
-// segment s may depend on other processes: in a recorded session, a
-// segment of more than one rank (a single-rank session's counts are its
-// own) unless every rank of h's session is in the trace (h.here).
+// elsewhere reports whether a wait of h, a rank of nranks, on segment s
+// may depend on other processes: a recorded segment of several ranks
+// unless every rank of h's session is in the trace (h.here).
 func (cm *commModel) elsewhere(s int, h *commHandle, nranks int64) bool {
 	return cm.segs[s].shared || (cm.shared && nranks > 1 && !h.here)
 }
@@ -195,8 +174,7 @@ func (cm *commModel) handle(h int8) *commHandle {
 	return &cm.h[h]
 }
 
-// commExpect records an expectation of an int comm entry: the status, and
-// that S-2 holds it to 0 and -1 (E-COMM's codes).
+// commExpect records an int comm entry's expectation (S-2: 0 or -1).
 func (m *Model) commExpect(ss StatusSet, note string) {
 	m.expect(REComm, ss, note)
 	m.e.CommCodes = true
@@ -204,8 +182,8 @@ func (m *Model) commExpect(ss StatusSet, note string) {
 
 func (m *Model) commRefuse(note string) { m.commExpect(one(commFail), note) }
 
-// commRefused refuses a call of entry what, which then must have written
-// nothing through its out pointers (the check it returns).
+// commRefused refuses a call of entry what, and returns the check that
+// it wrote nothing through its out pointers.
 func (m *Model) commRefused(obs *Observation, what, note string) func() {
 	m.commRefuse(note)
 	return m.unwritten(obs, what)
@@ -214,7 +192,7 @@ func (m *Model) commRefused(obs *Observation, what, note string) func() {
 // outWritten reports whether the call wrote through an out pointer.
 func outWritten(v uint64) bool { return v != op.CommUnwritten }
 
-// commObs is the comm part of obs (nil when the call was not observed).
+// commObs is the comm part of obs (nil when not observed).
 func commObs(obs *Observation) *op.CommObs {
 	if obs == nil {
 		return nil
@@ -222,8 +200,7 @@ func commObs(obs *Observation) *op.CommObs {
 	return obs.Comm
 }
 
-// unwritten is the check that a call of entry what that failed wrote
-// nothing through its out pointers.
+// unwritten checks that a failed call of entry what wrote nothing.
 func (m *Model) unwritten(obs *Observation, what string) func() {
 	return func() {
 		if o := commObs(obs); o != nil && obs.Call.Status != abi.OK && (outWritten(o.Out) || outWritten(o.Base)) {
@@ -232,15 +209,12 @@ func (m *Model) unwritten(obs *Observation, what string) func() {
 	}
 }
 
-// succeeded reports whether the call was observed to return 0 (the walks
-// follow the observed branch where the rules allow two).
+// succeeded: the call returned 0 or was not observed.
 func (m *Model) succeeded(obs *Observation) bool { return obs == nil || obs.Call.Status == abi.OK }
 
-// commWait is the outcome of a step that waits for peers: complete
-// (returns at once), or needs peers the model cannot see. In a run of the
-// checker such a call is parked when later ops bring its peers (waitFor,
-// commpark.go) and otherwise not made (CommWaits); in a recorded session
-// its peers were other processes, so 0 and -1 are both possible.
+// commWait expects a call that completes at once (done) or needs peers
+// the model cannot see: other processes', so 0 or -1 (a run of the checker
+// parks such a call or does not make it: waitFor, CommWaits).
 func (m *Model) commWait(done bool, note string) {
 	if done {
 		m.commExpect(one(abi.OK), note)
@@ -249,22 +223,18 @@ func (m *Model) commWait(done bool, note string) {
 	m.commExpect(two(abi.OK, commFail), "it waits for peers in other processes: 0 when they came, -1 at the timeout")
 }
 
-// repeatAllocWaits is why a second comm_alloc_windows of a rank of
-// several is not made: upstream's handle that created the session
-// re-initializes its header on every call (comm_sim.cpp:345-352, is_creator
-// stays set), zeroing the ready count, and then waits for every rank again,
-// while a rank that did not create it returns at once; which the handle
-// was, the ABI does not tell.
+// repeatAllocWaits: upstream's session creator re-initializes the header
+// on every call (comm_sim.cpp:345-352), zeroing the ready count, and waits
+// again; other ranks return at once; which one a handle is, the ABI does
+// not tell.
 const repeatAllocWaits = "a second comm_alloc_windows of a rank of several: the session's creator re-initializes its header and waits for every rank again (upstream comm_sim.cpp:345-352)"
 
-// unsureWaits is why a call of a rank of several that may wait is not
-// made on a segment whose counters are not known.
+// unsureWaits: a rank of several that may wait on unknown counters.
 const unsureWaits = "its session's counters are not known: a handle allocated its windows again (upstream's creator re-initializes the header, comm_sim.cpp:345-352) or a handle of another nranks joined it"
 
 // CommWaits says why op would wait for peers ("" when it returns at
-// once): the runner parks such a call when later ops bring them
-// (CommParkable) and otherwise does not make it, since it would end only
-// at the runtime's timeout. The walk says why, on a scratch copy.
+// once), from a walk on a scratch copy: the runner parks such a call
+// (CommParkable) or does not make it (it would end at the timeout).
 func (m *Model) CommWaits(o Op) string {
 	if !CommMayWait(o.Kind) {
 		return ""
@@ -278,8 +248,7 @@ func (m *Model) CommWaits(o Op) string {
 	return c.cm.why
 }
 
-// waitsIf notes why the call in progress waits for peers, when on and no
-// reason came before (CommWaits reads the first).
+// waitsIf notes why the probed call waits, when on (the first reason wins).
 func (cm *commModel) waitsIf(on bool, why string) {
 	if on && cm.probe && cm.why == "" {
 		cm.why = why
@@ -287,15 +256,11 @@ func (cm *commModel) waitsIf(on bool, why string) {
 }
 
 func (h *commHandle) domain(id uint8) *commDomain {
-	for i := range h.domains {
-		if h.domains[i].id == id {
-			return &h.domains[i]
-		}
+	if i := slices.IndexFunc(h.domains, func(d commDomain) bool { return d.id == id }); i >= 0 {
+		return &h.domains[i]
 	}
 	return nil
 }
-
-// ---- the walks ----
 
 func (m *Model) commInit(o Op) {
 	cm, c := m.comm(), o.Comm
@@ -314,8 +279,6 @@ func (m *Model) commInit(o Op) {
 	cm.h[c.H] = commHandle{live: ok, rank: int32(c.Rank), nranks: c.NRanks, path: c.Path, seg: -1}
 }
 
-// follows reports whether the model follows a call that answered st: one
-// it expected, or (in a recorded session) one of the outcomes it allowed.
 func (m *Model) commAlloc(o Op, obs *Observation) func() {
 	cm, c := m.comm(), o.Comm
 	h := cm.handle(c.H)
@@ -377,11 +340,9 @@ func (m *Model) commAlloc(o Op, obs *Observation) func() {
 }
 
 // joinReady is a rank's arrival at segment s's ready count, one of nranks
-// whose windows take total bytes: it waits for the others (done: the last
-// ready), or, when the segment is too small and the short timeout is in
-// force, gives up before it maps anything (mapped false). timedOut: its
-// ready wait times out. whose names the segment, countWhy why a sized one
-// waits.
+// whose windows take total bytes: mapped false when a too-small segment
+// times out before mapping; timedOut when its ready wait times out. whose
+// names the segment, countWhy why a sized one waits.
 func (m *Model) joinReady(s int, h *commHandle, nranks int32, total uint64, whose, countWhy, doneNote string) (mapped, timedOut bool) {
 	cm := m.comm()
 	if cm.elsewhere(s, h, int64(nranks)) {
@@ -405,10 +366,8 @@ func (m *Model) joinReady(s int, h *commHandle, nranks int32, total uint64, whos
 	return true, false
 }
 
-// commCheckCtx judges a returned CommContext (read through the hooks):
-// rankId, rankNum, winSize, workSpace 0, windowsOut equal to windowsIn,
-// consecutive windows of win bytes when consecutive, and nothing past
-// rankNum. It returns windowsIn[0].
+// commCheckCtx judges a returned CommContext (read through the hooks) and
+// returns windowsIn[0].
 func (m *Model) commCheckCtx(co *op.CommObs, what string, rank, n uint32, win uint64, consecutive bool) (uint64, bool) {
 	if co.Unreadable {
 		m.finding(REComm, Fail, what+" returned a context pointer that points at no readable memory")
@@ -418,17 +377,15 @@ func (m *Model) commCheckCtx(co *op.CommObs, what string, rank, n uint32, win ui
 	if len(b) < abi.CommContextSize {
 		return 0, false
 	}
-	bad := func(f string) {
-		m.finding(REComm, Fail, what+": the CommContext's "+f)
-	}
-	if v := le.Uint32(b[abi.CommCtxRankIDOff:]); v != rank {
-		bad("rankId is " + strconv.FormatUint(uint64(v), 10) + ", want " + strconv.FormatUint(uint64(rank), 10))
-	}
-	if v := le.Uint32(b[abi.CommCtxRankNumOff:]); v != n {
-		bad("rankNum is " + strconv.FormatUint(uint64(v), 10) + ", want " + strconv.FormatUint(uint64(n), 10))
-	}
-	if v := le.Uint64(b[abi.CommCtxWinSizeOff:]); v != win {
-		bad("winSize is " + strconv.FormatUint(v, 10) + ", want " + strconv.FormatUint(win, 10))
+	bad := func(f string) { m.finding(REComm, Fail, what+": the CommContext's "+f) }
+	for _, f := range [...]struct {
+		name      string
+		got, want uint64
+	}{{"rankId", uint64(le.Uint32(b[abi.CommCtxRankIDOff:])), uint64(rank)}, {"rankNum", uint64(le.Uint32(b[abi.CommCtxRankNumOff:])), uint64(n)},
+		{"winSize", le.Uint64(b[abi.CommCtxWinSizeOff:]), win}} {
+		if f.got != f.want {
+			bad(f.name + " is " + strconv.FormatUint(f.got, 10) + ", want " + strconv.FormatUint(f.want, 10))
+		}
 	}
 	if le.Uint64(b[abi.CommCtxWorkSpaceOff:]) != 0 || le.Uint64(b[abi.CommCtxWorkSpaceSizeOff:]) != 0 {
 		bad("workSpace is set")
@@ -594,9 +551,8 @@ func (m *Model) commDestroy(o Op) {
 	cm.h[o.Comm.H] = commHandle{}
 }
 
-// leave counts a rank of nranks out of segment s (a destroy's or a
-// release's barrier); the last out (not when peers may be elsewhere: away)
-// unlinks it.
+// leave counts a rank of nranks out of segment s; the last out unlinks it
+// (not when peers may be elsewhere: away).
 func (cm *commModel) leave(s int, nranks int32, away bool) (last bool) {
 	cm.segs[s].left++
 	if last = !away && cm.segs[s].left >= nranks; last {
@@ -605,9 +561,8 @@ func (cm *commModel) leave(s int, nranks int32, away bool) (last bool) {
 	return last
 }
 
-// unlink removes segment s's name (shm_unlink): whatever segment the name
-// names now, which is another one when s's was unlinked and the name made
-// again since.
+// unlink removes segment s's name (shm_unlink) from whatever segment it
+// names now.
 func (cm *commModel) unlink(s int) {
 	if s < 0 {
 		return
@@ -711,12 +666,7 @@ func (m *Model) commDomainRelease(o Op) {
 	cm.waitsIf(cm.segs[d.seg].left+1 < d.nranks, "its release barrier would wait for the other ranks of the subset")
 	done := cm.leave(d.seg, d.nranks, cm.elsewhere(d.seg, h, int64(d.nranks)))
 	m.waitFor(done, waitKey{waitLeft, d.seg, 0}, "comm_release_domain_windows returns 0 once the last rank of the subset is out")
-	for i := range h.domains {
-		if h.domains[i].id == c.ID {
-			h.domains = append(h.domains[:i], h.domains[i+1:]...)
-			break
-		}
-	}
+	h.domains = slices.DeleteFunc(h.domains, func(d commDomain) bool { return d.id == c.ID })
 }
 
 func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
@@ -731,11 +681,8 @@ func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
 			if outWritten(co.Base) {
 				m.finding(REComm, Fail, "comm_global_domain_prepare failed and wrote local_window_base_out")
 			}
-			for _, b := range co.Desc {
-				if b != op.CommUnwrittenByte {
-					m.finding(REComm, Fail, "comm_global_domain_prepare failed and wrote the descriptor")
-					break
-				}
+			if slices.ContainsFunc(co.Desc, func(b byte) bool { return b != op.CommUnwrittenByte }) {
+				m.finding(REComm, Fail, "comm_global_domain_prepare failed and wrote the descriptor")
 			}
 		}
 	}
@@ -766,12 +713,10 @@ func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
 		if len(co.Desc) >= abi.CommDescSize {
 			d := cm.descs[c.ID]
 			d.hs = le.Uint32(co.Desc[abi.CommDescHandleSizeOff:])
-			d.nameLen = 0
-			for _, b := range co.Desc[abi.CommDescHandleOff:abi.CommDescSize] {
-				if b == 0 {
-					break
-				}
-				d.nameLen++
+			name := co.Desc[abi.CommDescHandleOff:abi.CommDescSize]
+			d.nameLen = uint32(len(name))
+			if i := slices.Index(name, 0); i >= 0 {
+				d.nameLen = uint32(i)
 			}
 			cm.descs[c.ID] = d
 		}
@@ -786,7 +731,7 @@ func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
 }
 
 // descDefect says what is wrong with a descriptor gprep wrote ("" when
-// nothing): every byte is written, and its fields are E-COMM's.
+// nothing).
 func descDefect(d []byte, rank, n uint32, win uint64) string {
 	if len(d) < abi.CommDescSize {
 		return ""
@@ -895,7 +840,7 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 }
 
 // importChecks are E-COMM's conditions on each descriptor gimport reads,
-// in the order the walk refuses them.
+// in order.
 var importChecks = [...]struct {
 	clause, what string
 	bad          func(d importDesc, g *commGlobal) bool
@@ -908,9 +853,8 @@ var importChecks = [...]struct {
 	{"E-COMM.48", "handle_size", func(d importDesc, _ *commGlobal) bool { return d.hs == 0 || d.hs > abi.CommDescHandleBytes }},
 }
 
-// importDesc is descriptor i of the ones gimport recipe c passes:
-// descriptor_count of them, those past the recipe's all zero, as is the
-// descriptor of a domain no prepare wrote.
+// importDesc is descriptor i gimport recipe c passes (all zero past the
+// recipe's, or for a domain no prepare wrote).
 type importDesc struct {
 	ver, prof, rank, n, hs uint32
 	size                   uint64
@@ -970,17 +914,15 @@ func (m *Model) commGlobalRelease(o Op) {
 	}
 }
 
-// commWindow is where window idx of the context a comm reference names
-// lies: from byte first+at of segment seg; win and n are the context's
-// window size and count, mwin and mn those of the mapping beneath it (a
-// derived context's windows lie in its base's).
+// commWindow is where a reference's window lies: from byte first+at of
+// segment seg; win, n are the context's window size and count, mwin, mn the
+// mapping's beneath it (a derived context's lie in its base's).
 type commWindow struct {
 	seg                         int
 	first, at, win, n, mwin, mn uint64
 }
 
-// window resolves c's reference (ok false: it names no window of a live
-// context).
+// window resolves c's reference (false: no window of a live context).
 func (cm *commModel) window(c op.CommRecipe) (w commWindow, ok bool) {
 	idx := uint64(c.Idx)
 	switch c.Ref {
@@ -1009,8 +951,7 @@ func (cm *commModel) window(c op.CommRecipe) (w commWindow, ok bool) {
 	return commWindow{}, false
 }
 
-// commLoc resolves a cmem reference to the segment and offset of its word,
-// or says why no word is there.
+// commLoc resolves a cmem reference to its word, or says why there is none.
 func (m *Model) commLoc(c op.CommRecipe) (memKey, string) {
 	w, ok := m.comm().window(c)
 	switch {
@@ -1024,8 +965,7 @@ func (m *Model) commLoc(c op.CommRecipe) (memKey, string) {
 	return memKey{w.seg, w.first + w.at + c.Off}, ""
 }
 
-// CommMemReady says why a cmem op cannot be made ("" when it can): its
-// word must lie in a window the model knows.
+// CommMemReady says why a cmem op cannot be made ("" when it can).
 func (m *Model) CommMemReady(o Op) string {
 	if m.lost {
 		return "the model lost track"
@@ -1058,9 +998,8 @@ func (m *Model) commMem(o Op, obs *Observation) func() {
 // CommHandleLive reports whether slot h holds a handle the runner may call.
 func (m *Model) CommHandleLive(h int8) bool { return m.cm != nil && m.cm.handle(h) != nil }
 
-// reset is what simabi_reset leaves (docs/contract.md F-1, semantics §14):
-// every global domain released, and every handle freed as comm_destroy
-// frees it, without waiting for its peers.
+// reset is simabi_reset (F-1): every global domain released, every handle
+// freed as comm_destroy frees it, without waiting for peers.
 func (cm *commModel) reset() {
 	cm.unknown, cm.park, cm.timeoutMs = false, parkState{}, 0
 	for i := range cm.h {
@@ -1082,8 +1021,7 @@ func (cm *commModel) reset() {
 	}
 }
 
-// CommHandleView is what the model knows of a handle slot, for the
-// generator.
+// CommHandleView is what the model knows of a handle slot.
 type CommHandleView struct {
 	Live         bool
 	Rank, NRanks int32
@@ -1107,8 +1045,7 @@ func (m *Model) CommHandleOf(h int8) CommHandleView {
 	return v
 }
 
-// CommDomainView is what the model knows of a global domain, for the
-// generator.
+// CommDomainView is what the model knows of a global domain.
 type CommDomainView struct {
 	Prepared, Imported bool
 	Described          bool // a gprep of it succeeded: its descriptor is the runner's

@@ -8,38 +8,26 @@ import (
 )
 
 // ccopy: a word of a comm window copied by a program context's
-// copy_to_device_ctx (put) or copy_from_device_ctx (docs/contract.md
-// E-PROG.28). rules.md says nothing of which device spans a copy takes;
-// upstream's copies are a memcpy to any pointer
-// (common/platform/sim/host/c_api_shared.cpp:317-333 →
-// device_runner_base.cpp:346-354 at 6ebaf77), and its Worker copies into a
-// global domain's window (python/simpler/worker.py:2588, :2597). The
-// contract takes a span inside one window the runtime has mapped and not
-// unmapped, every rank's, and refuses every other span as an argument no
-// entry may act on: past a window's end, and a window after its release
-// (the runner passes the address the window last had).
+// copy_to_device_ctx (put) or copy_from_device_ctx (E-PROG.28): a span
+// inside one mapped window is taken, every other span refused as an
+// argument no entry may act on (past a window's end, or after its release:
+// the runner passes the address it last had).
 
 const (
 	upCopyWindow = "upstream: common/platform/sim/host/c_api_shared.cpp:317-333, device_runner_base.cpp:346-354 (a memcpy); its Worker copies into a global domain's window, python/simpler/worker.py:2588, :2597"
-	// gLegacyWildCopy grounds a legacy build's -1 for a span in no window
-	// and no allocation: the status the legacy revision gives every
-	// refused argument. Upstream's memcpy does not refuse it; past a
-	// released window it reaches unmapped memory.
+	// gLegacyWildCopy grounds a legacy build's -1 for a span in no window.
 	gLegacyWildCopy = "common/platform/sim/host/c_api_shared.cpp:317-333: the legacy copies answer -1 for an argument they refuse; upstream's memcpy (device_runner_base.cpp:346-354) takes any address, and one past a released window is unmapped memory"
 )
 
-// windowWord is where a ccopy's word lies: the segment and offset of the
-// mapping the reference goes through, and whether the span is inside one
-// of that mapping's windows.
+// windowWord is where a ccopy's word lies, and whether inside a window.
 type windowWord struct {
 	live     bool // the reference names a window of a live context
 	inWindow bool
 	key      memKey
 }
 
-// commCopyWord resolves a ccopy reference. A window of a context of rank
-// count n whose idx is n or more is windowsIn[idx] = 0: the copy's address
-// is the offset alone, in no window.
+// commCopyWord resolves a ccopy reference (an idx past the rank count is
+// windowsIn[idx] = 0: the offset alone, in no window).
 func (m *Model) commCopyWord(c op.CommRecipe) windowWord {
 	w, ok := m.comm().window(c)
 	if !ok {
@@ -54,8 +42,7 @@ func (m *Model) commCopyWord(c op.CommRecipe) windowWord {
 	return windowWord{live: true, inWindow: in, key: memKey{w.seg, w.first + at}}
 }
 
-// CommCopyReady says why a ccopy cannot be made ("" when it can): the
-// model must know where the word lies, and a word it keeps is aligned.
+// CommCopyReady says why a ccopy cannot be made ("" when it can).
 func (m *Model) CommCopyReady(o Op) string {
 	if m.lost {
 		return "the model lost track"
@@ -105,16 +92,13 @@ func (m *Model) commCopy(o Op, c *mctx) func() {
 
 func init() {
 	defineStep(op.KindCommCopy, stepDef{
-		step: func(m *Model, o Op, c *mctx, _ *Observation) func() { return m.commCopy(o, c) },
-		// An unpredicted answer: whether the word was written is not
-		// known, nor what the windows hold.
+		step:   func(m *Model, o Op, c *mctx, _ *Observation) func() { return m.commCopy(o, c) },
 		resync: commLost,
 	})
 	defineRefusers(op.KindCommCopy, commCopyRefusers)
 }
 
-// commCopyRefusers: with a live init, a word in no window of the mapping
-// the reference goes through (past its end), or in a window that went.
+// commCopyRefusers: with a live init, a word in no live window.
 func commCopyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if live, _ := noLiveInit(m, c, rs); !live || m.comm().unknown {
 		return

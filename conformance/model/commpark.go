@@ -9,16 +9,13 @@ import (
 )
 
 // Ranks of one session as threads (E-COMM.8, .19-20, .27, .33, .58): a
-// call that waits for the other ranks of its session is parked — the runner
-// makes it on a thread of its own and goes on — when the ops that follow
-// bring the ranks it waits for (CommParkable). The model steps a parked call
-// when it is made (its arrival counts) and judges it when the call that
-// completes the rendezvous releases it (JoinParked): it returns 0 then, and
-// not before (a parked call that returned before its releaser was made broke
-// the wait).
+// call that waits for ranks the following ops bring is parked (made on a
+// thread of its own: CommParkable). The model steps it when made (its
+// arrival counts) and judges it when the call that completes the
+// rendezvous releases it (JoinParked): it returns 0 then, not before.
 
-// waitKey is what a parked call waits for: the last arrival (ready) or
-// departure (left) of a segment's ranks, or the barrier phase of one.
+// waitKey is what a parked call waits for: a segment's last arrival
+// (ready), last departure (left), or a barrier phase.
 type waitKey struct {
 	kind  uint8
 	seg   int
@@ -47,11 +44,9 @@ type parkedCall struct {
 // released and not yet joined.
 type parkState struct {
 	parked   []parkedCall
-	released []int // the op indices released and not joined
-	// parking: the step in progress is a parked call's (commWait expects
-	// its release); key is what it waits for.
-	parking bool
-	key     waitKey
+	released []int   // the op indices released and not joined
+	parking  bool    // the step in progress is a parked call's
+	key      waitKey // what it waits for
 }
 
 func (p parkState) copy() parkState {
@@ -86,8 +81,8 @@ func (cm *commModel) release(k waitKey) {
 	}
 }
 
-// waitFor is what a walk says of a call that may wait: done (it returns at
-// once, and releases the parked calls waiting for k), or it waits for k.
+// waitFor expects a call that may wait: done (it returns at once and
+// releases the calls waiting for k), or it waits for k.
 func (m *Model) waitFor(done bool, k waitKey, note string) {
 	cm := m.comm()
 	switch {
@@ -109,8 +104,7 @@ func (m *Model) waitFor(done bool, k waitKey, note string) {
 func (m *Model) CommBusy(h int8) bool { return m.cm != nil && h >= 0 && m.cm.busy(h) }
 
 // CommBusyWhy says why an op naming a busy rank's handle is not made (""
-// when it names none): a comm entry of a handle, or a word read through
-// one of its contexts.
+// when it names none).
 func (m *Model) CommBusyWhy(o Op) string {
 	if !o.Kind.CommCodes() && o.Kind != op.KindCommMem && o.Kind != op.KindCommCopy {
 		return ""
@@ -124,10 +118,8 @@ func (m *Model) CommBusyWhy(o Op) string {
 }
 
 // CommParkable reports whether ops[0], a call that waits for peers
-// (CommWaits), is released by the calls of ops[1:] that the runner would
-// make: then the runner parks it rather than leave it out. The look ahead
-// is the model's: a following call on a busy rank is not made, one that
-// waits is parked in turn.
+// (CommWaits), is released by the calls of ops[1:] the runner would make
+// (a call on a busy rank is not made, one that waits is parked in turn).
 func (m *Model) CommParkable(ops []Op) bool {
 	if m.lost || len(ops) == 0 || m.cm == nil || m.cm.unknown || m.cm.shared || m.cm.timesOut() {
 		return false // under a short timeout a parked call could give up before its releaser
@@ -148,13 +140,8 @@ func (m *Model) CommParkable(ops []Op) bool {
 		} else {
 			c.step(j, 0, o, nil)
 		}
-		for _, p := range c.cm.park.parked {
-			if p.idx == 0 {
-				if p.released {
-					return true
-				}
-				break
-			}
+		if k := c.cm.park.at(0); k >= 0 && c.cm.park.parked[k].released {
+			return true
 		}
 	}
 	return false
@@ -168,7 +155,7 @@ func (m *Model) scratch() *Model {
 }
 
 // park steps op as a parked call: its arrival counts now, its answer
-// (obs, filled when the call returns) is judged by JoinParked.
+// (obs, filled when it returns) is judged by JoinParked.
 func (m *Model) park(idx int, o Op, obs *Observation) {
 	m.curOp, m.curIdx, m.curRep = o, idx, 0
 	if m.lost {
@@ -188,9 +175,8 @@ func (m *Model) park(idx int, o Op, obs *Observation) {
 	cm.park.parked = append(cm.park.parked, parkedCall{idx: idx, op: o, h: o.Comm.H, key: cm.park.key, e: m.e, after: after, obs: obs})
 }
 
-// joinParked judges the parked call of op index idx against its answer;
-// the call of op index at released it; early: it returned before its
-// release (a recorded trace's reading).
+// joinParked judges the parked call of op index idx, released by op index
+// at; early: it returned before its release (a recorded trace's reading).
 func (m *Model) joinParked(idx, at int, early bool) {
 	cm := m.comm()
 	if i := slices.Index(cm.park.released, idx); i >= 0 {
@@ -222,24 +208,23 @@ func (m *Model) joinParked(idx, at int, early bool) {
 	}
 }
 
-// Park steps a parked call (the runner made op on a rank's thread; obs is
-// filled when it returns) and returns the state after it.
+// Park steps a parked call (made on a rank's thread; obs is filled when it
+// returns) and returns the state after it.
 func Park(s State, idx int, o Op, obs *Observation) State {
 	m := s.advancing()
 	m.park(idx, o, obs)
 	return m.state()
 }
 
-// JoinParked judges the parked call of op index idx, which has returned
-// once the call of op index at released it.
+// JoinParked judges the parked call of op index idx, released by op index at.
 func JoinParked(s State, idx, at int) State {
 	m := s.advancing()
 	m.joinParked(idx, at, false)
 	return m.state()
 }
 
-// Released returns the op indices of the parked calls steps released and
-// JoinParked has not judged: the runner waits for each and joins it.
+// Released returns the op indices of the parked calls released and not
+// yet judged: the runner joins each.
 func (m *Model) Released() []int {
 	if m.cm == nil {
 		return nil
@@ -261,9 +246,8 @@ func (m *Model) Parked() []int {
 	return out
 }
 
-// CommLeaveTogether lists the live handle slots whose comm_destroy, made
-// by every live handle at once (the runner's cleanup), returns: the others
-// would wait for ranks that are gone.
+// CommLeaveTogether lists the live handle slots whose comm_destroy returns
+// when every live handle's is made at once (the runner's cleanup).
 func (m *Model) CommLeaveTogether() []int8 {
 	if m.cm == nil {
 		return nil

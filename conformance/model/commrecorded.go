@@ -6,32 +6,22 @@ import (
 )
 
 // Ranks as threads in a recorded session (docs/trace.md). When every rank
-// of a session is a handle of the trace (TraceCall.RanksHere: the ranks
-// are threads of the one process), every arrival at the session's counters
-// is in the trace, and a call that waits for its peers is judged as the
-// live runner judges a parked one (commpark.go): the trace checker steps
-// it in two pieces, its arrival at its begin (ArriveRecorded: it counts at
-// the step) and its return at its end (ReturnRecorded). The return of a
-// call that waits comes after the call that releases it, so a call that
-// ended before the last rank's call began returned early (E-COMM.8, .20,
-// .27, .33, .58), unless it answered -1: a wait that times out (upstream's
-// 120 s) returns -1, and the trace holds no time, so that -1 is the
-// timeout's.
+// of a session is a handle of the trace (TraceCall.RanksHere), a call that
+// waits is judged as a parked one (commpark.go), in two pieces: its
+// arrival at its begin (ArriveRecorded) and its return at its end
+// (ReturnRecorded). A call that ended before its releaser began returned
+// early (E-COMM.8, .20, .27, .33, .58), unless it answered -1: the trace
+// holds no time, so that -1 is the timeout's.
 
-// CommMayWait reports whether a call of kind k may wait for the other
-// ranks of its session (or domain allocation).
+// CommMayWait reports whether a call of kind k may wait for other ranks:
+// the kinds whose wait has a timeout clause.
 func CommMayWait(k op.Kind) bool {
-	switch k {
-	case op.KindCommAlloc, op.KindCommBarrier, op.KindCommDestroy, op.KindCommDomainAlloc, op.KindCommDomainRelease:
-		return true
-	}
-	return false
+	_, ok := commTimeoutOf[k]
+	return ok
 }
 
-// ArriveRecorded steps call k of t (CommMayWait, RanksHere) as op i of the
-// judged order up to its arrival: its arrival counts, and the calls it
-// completes a rendezvous for are released; ReturnRecorded judges its
-// answer.
+// ArriveRecorded steps call k of t (CommMayWait, RanksHere) as op i up to
+// its arrival, which counts and releases; ReturnRecorded judges its answer.
 func ArriveRecorded(s State, t *Trace, i, k int) State {
 	return with(s, func(m *Model) {
 		c := &t.Calls[k]
@@ -41,10 +31,9 @@ func ArriveRecorded(s State, t *Trace, i, k int) State {
 		obs := c.Obs
 		m.park(i, c.Op, &obs)
 		m.cm.park.released = nil // no runner joins them: the return pieces read p.released
-		// The answer is in the trace already: what the walk judges after
-		// the call is judged now, on this model (a search copies the
-		// model between the two pieces, and the walk's closure holds this
-		// one).
+		// The answer is recorded: what the walk judges after the call is
+		// judged now, on this model (its closure holds this one, and a
+		// search copies the model between the pieces).
 		if n := len(m.cm.park.parked); n > 0 && m.cm.park.parked[n-1].idx == i {
 			p := &m.cm.park.parked[n-1]
 			if p.after != nil {
@@ -55,9 +44,8 @@ func ArriveRecorded(s State, t *Trace, i, k int) State {
 	})
 }
 
-// ReturnRecorded judges the answer of call k of t, whose arrival
-// ArriveRecorded stepped as op i: a call that waits returns 0 once
-// released, and before that only -1 at the runtime's timeout.
+// ReturnRecorded judges call k of t, whose arrival was op i: a call that
+// waits returns 0 once released, before that only -1 (the timeout).
 func ReturnRecorded(s State, t *Trace, i, k int) State {
 	return with(s, func(m *Model) {
 		cm := m.cm
@@ -73,12 +61,10 @@ func ReturnRecorded(s State, t *Trace, i, k int) State {
 		switch {
 		case p.key == (waitKey{}) || p.released:
 		case cm.unknown:
-			// A comm call since was not judged (or never returned): what
-			// it counted is not known, nor the calls after it judged.
+			// A comm call since was not judged: its counts are not known.
 			p.e.Unchecked = true
 		case cm.segs[p.key.seg].shared:
-			// A handle whose peers are not all in the trace joined the
-			// segment since: its counters are not known.
+			// A handle with peers outside the trace joined the segment since.
 			p.e.Status, p.e.Note = two(abi.OK, commFail), "a rank of its session is not in the trace: 0 when the peers came, -1 at the timeout"
 		case t.Calls[k].Obs.Call.Status == commFail:
 			// Its arrival stays counted, as upstream's does
@@ -88,20 +74,15 @@ func ReturnRecorded(s State, t *Trace, i, k int) State {
 			early = true
 		}
 		m.joinParked(i, m.curIdx, early)
-		// The returns of the calls one arrival released come in any
-		// order: without the step's scratch, the states they reach are
-		// equal, and the search tries one order of them, not each.
+		// Without the step's scratch, the states the returns of one
+		// arrival's releases reach are equal: the search tries one order.
 		m.e, m.co, m.tolBranch, m.curOp, m.curIdx, m.curRep = Expectation{}, nil, false, Op{}, 0, 0
 	})
 }
 
-// recordedHere notes, before a recorded call that may wait is stepped,
-// whether every rank of its handle's session is in the trace as of the
-// call (TraceCall.RanksHere: it stops being so once a session on the path
-// has a rank the trace does not hold). A handle of several ranks that is
-// not makes the counters of its segments of several ranks unknown to every
-// handle on them: a parked call there is not released by its calls, which
-// the model follows without counting them.
+// recordedHere notes, before a recorded call that may wait, whether every
+// rank of its handle's session is in the trace (TraceCall.RanksHere); when
+// not, the counters of its segments of several ranks are unknown (shared).
 func (m *Model) recordedHere(c *TraceCall) {
 	if !CommMayWait(c.Op.Kind) {
 		return

@@ -13,31 +13,29 @@ func (m *Model) holdLaunch(op Op, obs *Observation, call, second *CallObs) {
 	m.armHold(op, obs)
 	c := m.ctx(op.C)
 	held := m.takesGate(op, c, op.Img) && (obs == nil || obs.Overlap)
-	runPrepare := func() {
-		m.begin(call)
-		m.prepare(op, c, op.Img, false)
-		m.end(c)
-		if obs != nil {
-			m.judge(call, obs, false)
-		}
-	}
+	runPrepare := func() { m.judged(call, obs, c, func() { m.prepare(op, c, op.Img, false) }) }
 	if !held {
 		runPrepare()
 	}
 	if m.lost || m.diverged {
 		return
 	}
-	m.begin(second)
-	m.launch(op, c, held)
-	m.end(c)
-	if obs != nil {
-		m.judge(second, obs, false)
-		if held && obs.SecondLate {
-			m.finding(RX2, Fail, "the launch returned only after the prepare holding the gate returned: it waited instead of failing at once")
-		}
+	m.judged(second, obs, c, func() { m.launch(op, c, held) })
+	if obs != nil && held && obs.SecondLate {
+		m.finding(RX2, Fail, "the launch returned only after the prepare holding the gate returned: it waited instead of failing at once")
 	}
 	if held && !m.lost && !m.diverged {
 		runPrepare()
+	}
+}
+
+// judged walks one call of a two-thread op on c and judges co's answer.
+func (m *Model) judged(co *CallObs, obs *Observation, c *mctx, walk func()) {
+	m.begin(co)
+	walk()
+	m.end(c)
+	if obs != nil {
+		m.judge(co, obs, false)
 	}
 }
 
@@ -51,20 +49,9 @@ func (m *Model) holdPrepare(op Op, obs *Observation, call, second *CallObs) {
 		// The second thread reached the gate first.
 		first, firstObs, secondImg, secondObs = op.Img2, second, op.Img, call
 	}
-	m.begin(firstObs)
-	m.prepare(op, c, first, false)
-	m.end(c)
-	if obs != nil {
-		m.judge(firstObs, obs, false)
-	}
-	if m.lost || m.diverged {
-		return
-	}
-	m.begin(secondObs)
-	m.prepare(op, c, secondImg, true)
-	m.end(c)
-	if obs != nil {
-		m.judge(secondObs, obs, false)
+	m.judged(firstObs, obs, c, func() { m.prepare(op, c, first, false) })
+	if !m.lost && !m.diverged {
+		m.judged(secondObs, obs, c, func() { m.prepare(op, c, secondImg, true) })
 	}
 }
 
@@ -101,14 +88,10 @@ func (m *Model) raceKInit(op Op, obs *Observation, call, second *CallObs) {
 		if m.lost || m.diverged {
 			return
 		}
-		m.begin(x.co)
-		m.kinit(x.op, x.c)
-		if m.e.Rule == REClaim {
-			m.e.Rule = RX1
-		}
-		m.end(x.c)
-		if obs != nil {
-			m.judge(x.co, obs, false)
-		}
+		m.judged(x.co, obs, x.c, func() {
+			if m.kinit(x.op, x.c); m.e.Rule == REClaim {
+				m.e.Rule = RX1
+			}
+		})
 	}
 }

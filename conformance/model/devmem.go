@@ -8,79 +8,49 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// Device memory of a program context with valid arguments: dev_alloc,
-// dev_write, dev_read and dev_free on the runner's allocation slots.
-//
-// rules.md says what these entries do without a live program init (E-PROG:
-// device_malloc_ctx returns NULL, the copies IS before any other check,
-// device_free_ctx nothing), and that a refused destroy leaves the context
-// exactly as it was (E-DESTROY), which includes what device_malloc_ctx gave
-// it and what that memory holds. What they do with a live init the rules
-// leave to upstream, which the model follows (src/common/platform/sim/host
-// at 6ebaf77; the onboard file c_api_shared.cpp has the same entries at
-// :318-350):
-//
-//   - device_malloc_ctx returns an allocation of size bytes
-//     (c_api_shared.cpp:301-308 → allocate_tensor, device_runner_base.cpp:338
-//     → MemoryAllocator::alloc, memory_allocator.cpp:24-35, which also adds
-//     size to committed memory at :33);
-//   - copy_to_device_ctx and copy_from_device_ctx of a range inside it copy
-//     the bytes and return 0 (c_api_shared.cpp:317-333 →
-//     device_runner_base.cpp:346-354, a memcpy);
-//   - device_free_ctx frees it (c_api_shared.cpp:310-315 →
-//     device_runner_base.cpp:340-344 → memory_allocator.cpp:37-52);
-//   - a successful finalize_device frees every allocation the context still
-//     holds (c_api_shared.cpp:335-352 → DeviceRunner::finalize,
-//     src/a2a3/platform/sim/host/device_runner.cpp:792-841, which calls
-//     mem_alloc_.finalize() at :834, memory_allocator.cpp:54-62), and so does
-//     a destroy that goes through (c_api_shared.cpp:294, the runner's delete);
-//   - a refused destroy returns before it touches anything
-//     (c_api_shared.cpp:290-293).
-//
-// What an allocation holds before its first write is the runtime's (a
-// malloc), so a read before it is not compared. Committed memory of a
-// program context is the runtime's (runEntry: program runs allocate too),
-// except that a refused destroy must leave it as it was.
+// Device memory of a program context: dev_alloc, dev_write, dev_read and
+// dev_free on the runner's allocation slots. Without a live program init
+// the rules say what these do (E-PROG), and a refused destroy leaves the
+// context, its allocations and what they hold as they were (E-DESTROY).
+// With one the model follows upstream (src/common/platform/sim/host at
+// 6ebaf77, c_api_shared.cpp; onboard :318-350): device_malloc_ctx
+// allocates and commits size bytes (:301-308, memory_allocator.cpp:24-35),
+// the copies of a range inside it memcpy and return 0 (:317-333,
+// device_runner_base.cpp:346-354), device_free_ctx frees it (:310-315), a
+// successful finalize_device (a2a3 device_runner.cpp:834) or destroy
+// (:294) frees them all, a refused destroy touches nothing (:290-293).
+// What an allocation holds before its first write is the runtime's.
 
 // allocSlot is one allocation slot of the runner: the allocation a
 // dev_alloc got there, while the model says it is live.
 type allocSlot struct {
-	ctx  *mctx // the context that allocated it; nil: the slot is empty
-	size uint32
-	// holds is what the allocation holds: DevHolds(seed) after a
-	// dev_write of seed, 0 when it is not known (never written).
-	holds uint64
-	// refused: it was live when a destroy of its context was refused, so
-	// a read that does not find it as it was breaks E-DESTROY.3.
-	refused bool
+	ctx     *mctx // the context that allocated it; nil: the slot is empty
+	size    uint32
+	holds   uint64 // DevHolds(seed) after a dev_write of seed; 0: not known
+	refused bool   // live at a refused destroy of its context (E-DESTROY.3)
 }
 
-// Alloc is what the model knows of an allocation slot that holds a live
-// allocation.
+// Alloc is what the model knows of a live allocation's slot.
 type Alloc struct {
 	Slot  int8   // the context slot that allocated it (NullRef: none any more)
 	Size  uint32 // its size in bytes
 	Holds uint64 // DevHolds of the seed last written; 0: not known
 }
 
-// Allocation reports the live allocation in slot a (false: the slot is
-// empty).
+// Allocation reports the live allocation in slot a (false: none).
 func (m *Model) Allocation(a int8) (Alloc, bool) {
 	if a < 0 || a >= MaxAllocs || m.allocs[a].ctx == nil {
 		return Alloc{}, false
 	}
 	s := &m.allocs[a]
 	al := Alloc{Slot: NullRef, Size: s.size, Holds: s.holds}
-	for i, c := range m.ctxs {
-		if c == s.ctx {
-			al.Slot = int8(i)
-		}
+	if i := slices.Index(m.ctxs[:], s.ctx); i >= 0 {
+		al.Slot = int8(i)
 	}
 	return al, true
 }
 
-// Allocations lists the slots holding a live allocation of slot's context,
-// in order.
+// Allocations lists the slots holding a live allocation of slot's context.
 func (m *Model) Allocations(slot int8) []int8 {
 	c := m.ctx(slot)
 	var out []int8
@@ -92,8 +62,7 @@ func (m *Model) Allocations(slot int8) []int8 {
 	return out
 }
 
-// dropAllocs empties every slot holding an allocation of c: c freed them
-// (finalize, destroy) or the model no longer knows whether it did (forget).
+// dropAllocs empties every slot holding an allocation of c (freed, or forgotten).
 func (m *Model) dropAllocs(c *mctx) {
 	for a := range m.allocs {
 		if m.allocs[a].ctx == c {
@@ -102,8 +71,8 @@ func (m *Model) dropAllocs(c *mctx) {
 	}
 }
 
-// refuseDestroyAllocs: a destroy of c was refused; its allocations must
-// live on unchanged, and its committed memory read the same (E-DESTROY.3).
+// refuseDestroyAllocs: a destroy of c was refused; its allocations and
+// committed memory must stay as they were (E-DESTROY.3).
 func (m *Model) refuseDestroyAllocs(c *mctx) {
 	if c.latch != LatchProgram {
 		return
@@ -116,19 +85,17 @@ func (m *Model) refuseDestroyAllocs(c *mctx) {
 	}
 }
 
-// inFlight reports whether a run of c is launched and not finalized: its
-// kernel may still be running, and what it does to committed memory is the
-// runtime's.
+// inFlight reports whether a run of c is launched and not finalized (its
+// kernel may change committed memory).
 func (m *Model) inFlight(c *mctx) bool {
 	return slices.Contains(m.storages[:], runSlot{StorageLaunched, c})
 }
 
-// heldSince: committed memory must read as the runner last read it, since
-// only a refused destroy of this program context came between (E-DESTROY.3).
+// heldSince: committed memory must read as last read, when only a refused
+// destroy came between (E-DESTROY.3).
 func (m *Model) heldSince(c *mctx) {
 	if c != nil && c.destroyMem && !c.unknown && !m.inFlight(c) {
-		m.mem(MemSame)
-		m.e.MemRule = REDestroy
+		m.mem(MemSame, REDestroy)
 	}
 }
 
@@ -137,18 +104,14 @@ const (
 	upCopy   = "upstream: common/platform/sim/host/c_api_shared.cpp:317-333, device_runner_base.cpp:346-354"
 	upFree   = "upstream: common/platform/sim/host/c_api_shared.cpp:310-315 → memory_allocator.cpp:37-52, which looks the pointer up and returns when it holds none"
 	// gLegacySpan grounds a simulated legacy build's -1 for a span past an
-	// allocation's end: the status the legacy revision gives every refused
-	// argument. Upstream's legacy builds memcpy it, and the runner does not
-	// drive them there.
+	// allocation's end (upstream's memcpy it; the runner does not go there).
 	gLegacySpan = "common/platform/sim/host/c_api_shared.cpp:317-333: the legacy copies answer -1 for an argument they refuse; upstream's memcpy (device_runner_base.cpp:346-354) copies past the end"
 )
 
-// memKept: the call must leave c's committed memory where it was, unless a
-// run of c is in flight (what its kernel commits is the runtime's).
+// memKept: c's committed memory must not change, unless a run is in flight.
 func (m *Model) memKept(c *mctx) {
 	if !m.inFlight(c) {
-		m.mem(MemSame)
-		m.e.MemRule = REProg
+		m.mem(MemSame, REProg)
 	}
 }
 
@@ -163,18 +126,10 @@ func (m *Model) devAlloc(op Op, c *mctx) {
 		m.expect(RuleNone, anyStatus, "the slot holds an allocation: the runner does not make the call")
 		return
 	}
-	if c.latch != LatchProgram || !c.attached {
-		m.mem(m.memState(c))
-		if c.latch == LatchKernel {
-			m.e.D1Rule = REProg // E-PROG.3: no ACL device call
-		}
-		if m.opt.Profile == ProfileLegacy && c.latch != LatchKernel {
-			m.skipClause(REProg, "E-PROG's clauses for a context without a live program init are target-revision decisions: "+gNoInitGate)
-			m.expect(RuleNone, anyStatus, "")
-			return
-		}
+	if !m.liveProgram(c, func() {
 		m.expect(REProg, anyStatus, "")
 		m.value(REProg, 0, "device_malloc_ctx without a live program init returns NULL (E-PROG.4)")
+	}) {
 		return
 	}
 	m.expect(REProg, anyStatus, "")
@@ -196,10 +151,9 @@ func (m *Model) devAlloc(op Op, c *mctx) {
 	}
 }
 
-// DevCopySpan is the span a dev_write or dev_read of op passes, as an
-// offset and length into the slot's allocation of size bytes, and whether
-// it lies inside it (E-PROG.28). A cross=B span lies in neither
-// allocation; its length is the runner's (it depends on where they lie).
+// DevCopySpan is the span a dev_write or dev_read passes into an
+// allocation of size bytes, and whether it lies inside (E-PROG.28); a
+// cross=B span lies in neither (its length is the runner's).
 func DevCopySpan(o Op, size uint32) (off, n uint64, inside bool) {
 	switch {
 	case o.Mem.Cross:
@@ -211,11 +165,8 @@ func DevCopySpan(o Op, size uint32) (off, n uint64, inside bool) {
 	return 0, uint64(size), true
 }
 
-// devCopy is dev_write and dev_read: a copy of a span of slot op.A's
-// allocation (the whole of it unless op says otherwise). Without a live
-// program init the runner passes a NULL device pointer (the slot holds no
-// allocation of a context without one), and E-PROG wants IS before
-// anything else.
+// devCopy is dev_write and dev_read of a span of slot op.A's allocation;
+// without a live init the runner passes a NULL device pointer (E-PROG: IS).
 func (m *Model) devCopy(op Op, c *mctx, write bool) {
 	if c = m.runEntry(op, c); c == nil {
 		return
@@ -239,12 +190,9 @@ func (m *Model) devCopy(op Op, c *mctx, write bool) {
 		m.expect(RuleNone, anyStatus, "a NULL host pointer with 0 bytes: the contract says nothing (upstream: -1, c_api_shared.cpp:318, :327)")
 		return
 	case n == 0 && !op.Mem.Cross:
-		// E-PROG.31: nothing to copy, wherever the pointer points.
 		m.expect(REProg, one(abi.OK), "a copy of 0 bytes copies nothing and returns 0 (E-PROG.31; "+upCopy+": a memcpy of 0 bytes)")
 		return
 	case op.OutNull:
-		// E-PROG.24: a NULL host pointer is refused; the allocation keeps
-		// what it holds.
 		m.refuseArgument("a copy with a NULL host pointer (E-PROG.24)", gLegacyCopyNull)
 		return
 	case !inside:
@@ -289,10 +237,9 @@ func devSpanText(o Op) string {
 	return "[" + strconv.FormatUint(uint64(o.Mem.Off), 10) + ", +" + strconv.FormatUint(o.Mem.Len, 10) + ")"
 }
 
-// devFree is dev_free: device_free_ctx of slot op.A's allocation (a NULL
-// pointer when the slot holds none: without a live init E-PROG.5), or of
-// a pointer that is no live allocation's start of the context, which frees
-// nothing (E-PROG.32).
+// devFree is dev_free: device_free_ctx of slot op.A's allocation (NULL
+// when none), or of a pointer no allocation starts at (frees nothing,
+// E-PROG.32).
 func (m *Model) devFree(op Op, c *mctx) {
 	if c == nil || m.unknownState(c) {
 		m.expect(RuleNone, anyStatus, "")
@@ -309,8 +256,6 @@ func (m *Model) devFree(op Op, c *mctx) {
 	m.mem(MemAny) // program-mode committed memory is the runtime's
 	sl := &m.allocs[op.A]
 	if op.Mem.Ptr != PtrBase {
-		// Every allocation lives on with what it holds: the model keeps
-		// them, and the next read of each is judged against it.
 		m.expect(REProg, anyStatus, "device_free_ctx of "+devPtrText[op.Mem.Ptr]+" frees nothing (E-PROG.32; "+upFree+")")
 		m.memKept(c)
 		return
@@ -329,8 +274,6 @@ var devPtrText = [...]string{
 }
 
 func init() {
-	// A NULL where an allocation was due: the slot stays empty, which
-	// devAlloc followed from the answer; there is no status.
 	defineStep(KindDevAlloc, stepDef{step: walk((*Model).devAlloc), resync: resyncNothing})
 	defineStep(KindDevWrite, stepDef{step: walk(func(m *Model, op Op, c *mctx) { m.devCopy(op, c, true) }), resync: forgetContext})
 	defineStep(KindDevRead, stepDef{step: walk(func(m *Model, op Op, c *mctx) { m.devCopy(op, c, false) }), resync: forgetContext})

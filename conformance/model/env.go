@@ -7,7 +7,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// The checker's environment: the pipeline contract, stream synchronization and fault injection (V-CONTRACT, E-LAUNCH-ASYNC, the fault sites).
+// The checker's environment (V-CONTRACT, E-LAUNCH-ASYNC, the fault sites).
 
 func (m *Model) contract(obs *Observation) {
 	m.expect(RVContract, anyStatus, "")
@@ -21,8 +21,8 @@ func (m *Model) contract(obs *Observation) {
 	}
 }
 
-// ContractDefect is V-CONTRACT over the 144 bytes get_pipeline_contract
-// points at; it explains the first defect or returns "".
+// ContractDefect is V-CONTRACT over get_pipeline_contract's 144 bytes: the
+// first defect, or "".
 func ContractDefect(b []byte) string {
 	if len(b) < 144 {
 		return "get_pipeline_contract returned NULL"
@@ -147,8 +147,7 @@ func (m *Model) inject(op Op) {
 // hostLogLevels are the thresholds S-2 lets the binder accept.
 var hostLogLevels = [...]int32{10, 20, 25, 30, 40, 60}
 
-// hostLog is S-2's binder: 0 for a state with abi_version 1, struct_size
-// >= 16 and one of the six thresholds, -1 for anything else.
+// hostLog is S-2's binder.
 func (m *Model) hostLog(op Op) {
 	refused := abi.HostBindRefused
 	if m.opt.Profile == ProfileLegacy {

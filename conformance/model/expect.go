@@ -45,17 +45,13 @@ func (rs Rules) String() string {
 }
 
 // StatusSet is a set of statuses an expectation allows: a few exact values,
-// every failure (NonZero), a lower layer's own code (Foreign), or anything
-// (Any, where docs/contract.md says nothing).
+// every failure (NonZero), or anything (Any, where the contract says nothing).
 type StatusSet struct {
 	Any        bool
 	NonZero    bool
 	DeviceBand bool // -1..-999 (S-1: codes forwarded from the device)
-	// Foreign: a code the runtime forwards from a lower layer (D-2's
-	// tolerated "query's own code"): nonzero and not a host code docs/contract.md
-	// defines. The model further excludes the codes the checker injected at
-	// fault sites (Model.tolerated): those come from a step past the one
-	// the tolerance is about.
+	// Foreign: a lower layer's own code (D-2's tolerance): nonzero, no host
+	// code of the contract, and (Model.tolerated) not an injected one.
 	Foreign bool
 	N       uint8
 	V       [3]abi.Status
@@ -91,9 +87,8 @@ func (ss StatusSet) single() (abi.Status, bool) {
 // exact reports whether s is one of the set's exact values.
 func (ss StatusSet) exact(s abi.Status) bool { return slices.Contains(ss.V[:ss.N], s) }
 
-// hostOnly reports whether the set allows only exact failure codes of the
-// host band (<= -1000): a call the rules want refused with a host code, so
-// a device-band answer is an S-1 breach.
+// hostOnly reports whether the set allows only exact host-band failures
+// (<= -1000), so a device-band answer breaks S-1.
 func (ss StatusSet) hostOnly() bool {
 	if ss.Any || ss.NonZero || ss.DeviceBand || ss.Foreign || ss.N == 0 {
 		return false
@@ -170,8 +165,7 @@ func (ss StatusSet) String() string {
 	return strings.Join(parts, " or ")
 }
 
-// statusName renders a status for histories: its bare name when docs/contract.md names
-// it, else its value.
+// statusName renders a status: its name when the contract names it, else its value.
 func statusName(s abi.Status) string {
 	if n := s.Name(); n != "" {
 		return n
@@ -179,9 +173,8 @@ func statusName(s abi.Status) string {
 	return strconv.Itoa(int(s))
 }
 
-// MemExpect is what committed_device_memory_ctx of the op's context must do
-// (M-7: exact values only for NULL, fresh and finalized contexts; the
-// direction of change elsewhere).
+// MemExpect is what committed_device_memory_ctx of the op's context must
+// do (M-7).
 type MemExpect uint8
 
 // Committed-memory expectations.
@@ -202,8 +195,7 @@ func (m MemExpect) String() string { return memNames[m] }
 // Verdict is the result of one check.
 type Verdict uint8
 
-// Verdicts. Crash and Hang are produced by callers that isolate a run (the
-// CLI); the engine itself produces the others.
+// Verdicts (Crash and Hang come from callers that isolate a run).
 const (
 	Pass Verdict = iota
 	Fail
@@ -211,9 +203,7 @@ const (
 	Skip
 	Crash
 	Hang
-	// Known is a failure, crash or hang a baseline accepts
-	// (Report.ApplyBaseline): listed, but it fails nothing.
-	Known
+	Known // a failure, crash or hang a baseline accepts (Report.ApplyBaseline)
 	NumVerdicts
 )
 
@@ -232,8 +222,8 @@ func (v Verdict) String() string {
 // MarshalText renders the verdict for JSON.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
-// Finding is one non-passing check: the op (by index in the sequence and,
-// for repeated ops, the repetition), the rule, and what differed.
+// Finding is one non-passing check: the op (index, repetition), the rule,
+// and what differed.
 type Finding struct {
 	Index   int
 	Rep     int
@@ -241,13 +231,11 @@ type Finding struct {
 	Rule    Rule
 	Verdict Verdict
 	Detail  string
-	// Key is what names the finding across runs (its fingerprint), when
-	// it is not the whole detail: the statuses wanted and got, without the
-	// notes that explain them.
+	// Key names the finding across runs (its fingerprint) when the detail
+	// does not: the statuses wanted and got, without the notes.
 	Key string
-	// Upto is the last op a run makes before the finding shows, when that
-	// is after Index: a parked comm call is judged when a later call
-	// releases it (Through).
+	// Upto is the op a run makes before the finding shows, when after
+	// Index (a parked comm call is judged when a later call releases it).
 	Upto int
 }
 
@@ -264,23 +252,18 @@ func (f Finding) String() string {
 }
 
 // Expectation is the model's prediction for one call: the statuses allowed
-// (and the rule deciding them), the tolerated alternatives (warnings), the id
-// written through out on success, the committed-memory direction and, for
-// queries, the value.
+// and the rule deciding them, the tolerated alternatives (warnings), the id
+// written on success, committed memory and, for queries, the value.
 type Expectation struct {
 	Rule   Rule
 	Status StatusSet
 	Note   string
-	// Also are further rules the status decision speaks for: their passes
-	// and failures are tallied under each (E-PREP's byte-budget steps are
-	// M-5 facts; a kernel init of a context an earlier init refused before
-	// the latch is an L-5 fact too; an accepted image is a V-IMG fact).
+	// Also: further rules the status decision speaks for, tallied under
+	// each (E-PREP's byte-budget steps are M-5 facts).
 	Also Rules
-	// Blame are rules a failure is also reported under when the observed
-	// status is one they would produce: a kernel init that should have
-	// succeeded and answered INVALID_ARGUMENT may have refused a span or a
-	// config it must accept (V-SPAN, V-CFG); one that answered
-	// INVALID_STATE did not.
+	// Blame: rules a failure is also reported under when the observed
+	// status is one they would produce (a kernel init answering IA where
+	// it should succeed may have refused a span: V-SPAN).
 	Blame   []Blame
 	TolRule Rule
 	Tol     StatusSet
@@ -302,23 +285,13 @@ type Expectation struct {
 
 	D1Rule Rule // D-1 (kernel path) or E-SUP (supported): no forbidden ACL call may happen
 
-	// CheckAccepted: launch_run succeeded, so accepted_state must hold
-	// the descriptor's accepted_value (Observation.Accepted).
-	CheckAccepted bool
-	// RunClause: the expectation is an outstanding-run clause (E-FIN,
-	// E-DESTROY): its passes are counted apart for the report.
-	RunClause bool
-
-	// Grounds is where the expectation comes from when it is not the target
-	// revision's rule itself: on a legacy build, the upstream file and line
-	// whose behaviour the model asserts (docs/contract.md "Revisions").
-	Grounds string
-
+	CheckAccepted bool // launch_run succeeded: accepted_state holds accepted_value
+	RunClause     bool // an outstanding-run clause (E-FIN, E-DESTROY), counted apart
+	// Grounds: on a legacy build, the upstream file and line whose behaviour
+	// the model asserts (docs/contract.md "Revisions").
+	Grounds   string
 	Unchecked bool // nothing is asserted (the model lost track)
-
-	// CommCodes: the call is an int entry of the comm family, whose codes
-	// are the comm backend's own, 0 and -1 (E-COMM): S-2 holds it to those.
-	CommCodes bool
+	CommCodes bool // a comm family int entry: S-2 holds it to 0 and -1 (E-COMM)
 }
 
 func (e Expectation) String() string {
@@ -353,12 +326,8 @@ func (e Expectation) String() string {
 
 // ParseVerdict reads a verdict name (pass, fail, warn, skip, crash, hang).
 func ParseVerdict(s string) (Verdict, bool) {
-	for i, n := range verdictNames {
-		if n == s {
-			return Verdict(i), true
-		}
-	}
-	return Pass, false
+	i := slices.Index(verdictNames[:], s)
+	return Verdict(max(i, 0)), i >= 0
 }
 
 // UnmarshalText reads a verdict name (the inverse of MarshalText).

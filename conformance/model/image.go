@@ -11,8 +11,7 @@ import (
 
 var le = binary.LittleEndian
 
-// Sizes the model uses, restated from docs/contract.md so that the model does not lean
-// on the code it checks.
+// Sizes restated from docs/contract.md: the model does not lean on the code it checks.
 const (
 	headerSize  = 9376    // sizeof(ChipCallable)
 	childHeader = 192     // a child's code starts 192 bytes into it
@@ -22,9 +21,8 @@ const (
 	chargeAlign = 64      // M-5 charge granularity
 )
 
-// Field offsets of docs/contract.md's ChipCallable layout, restated here
-// rather than taken from conformance/op, which builds the images: the model
-// reads an image on its own, so a wrong offset on one side shows.
+// docs/contract.md's ChipCallable layout, restated rather than taken from
+// conformance/op, which builds the images: a wrong offset on one side shows.
 const (
 	offSigCount   = 1024
 	offBinarySize = 1028
@@ -87,9 +85,7 @@ func buildFacts(r ImageRecipe) *imageFacts {
 	f := &imageFacts{image: im.Bytes, size: im.Size, aligned: im.Aligned}
 	f.charge = (f.size + chargeAlign - 1) &^ (chargeAlign - 1)
 	if f.size >= headerSize {
-		var d string
-		f.valid, f.t, f.s, d = checkImage(f.passed(), false)
-		f.defect = d
+		f.valid, f.t, f.s, f.defect = checkImage(f.passed(), false)
 		if !f.valid {
 			f.lenient, f.t, f.s, _ = checkImage(f.passed(), true)
 		}
@@ -99,85 +95,22 @@ func buildFacts(r ImageRecipe) *imageFacts {
 	return f
 }
 
-// checkImage is V-IMG as docs/contract.md states it, over an image of exactly
-// len(img) bytes (>= 9376) at an address that does not wrap. With
-// ignoreStoredScalars the stored scalar_count is not compared (the tolerated
-// alternative). It returns the derived counts.
+// checkImage is V-IMG over an image of exactly len(img) bytes (>= 9376)
+// at an address that does not wrap: the first clause it meets decides
+// (V-IMG.7 left out with ignoreStoredScalars, the tolerated alternative).
+// It returns the counts the signature derives.
 func checkImage(img []byte, ignoreStoredScalars bool) (ok bool, tensors, scalars int32, defect string) {
-	u32 := func(off int) uint32 { return le.Uint32(img[off:]) }
-	// Step 2: the signature.
-	n := int32(u32(offSigCount))
-	if n < 0 || n > 256 {
-		return false, 0, 0, "sig_count " + strconv.Itoa(int(n))
+	for _, h := range (imgSpan{b: img, size: uint64(len(img))}).hits() {
+		if h.k != 7 || !ignoreStoredScalars {
+			return false, 0, 0, h.why
+		}
 	}
-	for i := 0; i < int(n); i++ {
-		switch d := int32(u32(4 * i)); {
-		case d < 0 || d > 3:
-			return false, 0, 0, "signature value " + strconv.Itoa(int(d))
-		case d == 0:
+	for i := range int(le.Uint32(img[offSigCount:])) {
+		if le.Uint32(img[4*i:]) == 0 {
 			scalars++
-		case scalars > 0:
-			return false, 0, 0, "tensor entry after a scalar entry"
-		default:
+		} else {
 			tensors++
 		}
-	}
-	if scalars > 128 {
-		return false, 0, 0, "more than 128 scalars"
-	}
-	if stored := int32(u32(offScalarCnt)); !ignoreStoredScalars && stored != 0 && stored != scalars {
-		return false, 0, 0, "stored scalar_count " + strconv.Itoa(int(stored)) + " != " + strconv.Itoa(int(scalars))
-	}
-	// Step 3: the names.
-	for _, nm := range [2][2]int{{offFuncName, offFuncLen}, {offCfgName, offCfgLen}} {
-		l := u32(nm[1])
-		if l >= 64 || img[nm[0]+int(l)] != 0 {
-			return false, 0, 0, "name length or terminator"
-		}
-		for _, c := range img[nm[0] : nm[0]+int(l)] {
-			if c == 0 {
-				return false, 0, 0, "NUL inside a name"
-			}
-		}
-	}
-	// Step 4.
-	storage := uint64(len(img) - headerSize)
-	used := uint64(u32(offBinarySize))
-	if used > storage {
-		return false, 0, 0, "binary_size exceeds storage"
-	}
-	cc := int32(u32(offChildCount))
-	if cc < 0 || cc > 1024 {
-		return false, 0, 0, "child_count " + strconv.Itoa(int(cc))
-	}
-	// Step 5.
-	var seen [1024]bool
-	for i := 0; i < int(cc); i++ {
-		fid := int32(u32(offChildIDs + 4*i))
-		if fid < 0 || fid >= 1024 || seen[fid] {
-			return false, 0, 0, "child func_id out of range or repeated"
-		}
-		seen[fid] = true
-		off := uint64(u32(offChildOffs + 4*i))
-		if off != (used+63)&^63 {
-			return false, 0, 0, "child offset not align_up(used, 64)"
-		}
-		if off+childHeader > storage {
-			return false, 0, 0, "child header does not fit"
-		}
-		child := img[headerSize+off:]
-		if sc := int32(le.Uint32(child[offCoreSigCnt:])); sc < 0 || sc > 32 {
-			return false, 0, 0, "child sig_count " + strconv.Itoa(int(sc))
-		}
-		bin := uint64(le.Uint32(child[offCoreBinSz:]))
-		if bin > storage-off-childHeader {
-			return false, 0, 0, "child binary does not fit"
-		}
-		used = off + childHeader + bin
-	}
-	// Step 6.
-	if used != storage {
-		return false, 0, 0, "trailing bytes after the last piece"
 	}
 	return true, tensors, scalars, ""
 }
@@ -208,15 +141,10 @@ var imgClauseText = [20]string{
 
 var imgClauseCache op.RecipeMemo[[]int]
 
-// imageClauses are the V-IMG clauses that each, alone, refuse what recipe
-// r passes, in the order V-IMG meets them (nil when none does, or when the
-// model does not know the bytes). A clause alone is V-IMG with every other
-// check left out: it reads what V-IMG reads, as a build with only that
-// check would, and a read that would leave the span (which the checks left
-// out guard) ends it without a refusal. The order is where each clause
-// refuses on its walk: the step, then the signature entry, name or child,
-// then the clause (a child's binary past the storage, V-IMG.18, comes
-// before the next child's offset, V-IMG.15).
+// imageClauses are the V-IMG clauses that each alone refuse what recipe r
+// passes, in the order V-IMG meets them (nil: none, or bytes not known). A
+// clause alone is V-IMG with every other check left out; a read that would
+// leave the span (which those guard) ends it without a refusal.
 func imageClauses(r ImageRecipe) []int { return imgClauseCache.Get(r, buildImageClauses) }
 
 func buildImageClauses(r ImageRecipe) []int {
@@ -234,30 +162,35 @@ func buildImageClauses(r ImageRecipe) []int {
 	return sp.clauses()
 }
 
-// clauses are the V-IMG clauses that each alone refuse the span (at least
-// a header long), in the order V-IMG meets them.
-func (sp imgSpan) clauses() []int {
-	type hit struct {
-		k   int
-		pos imgPos
-	}
-	var hits []hit
+// hits are where V-IMG meets each clause that alone refuses the span (at
+// least a header long), in that order.
+func (sp imgSpan) hits() []imgPos {
+	var hs []imgPos
 	for k := 3; k <= 19; k++ {
 		if pos, ok := sp.refusesAlone(k); ok {
-			hits = append(hits, hit{k, pos})
+			hs = append(hs, pos)
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int { return a.pos.cmp(b.pos) })
-	out := make([]int, len(hits))
-	for i, h := range hits {
-		out[i] = h.k
+	slices.SortStableFunc(hs, imgPos.cmp)
+	return hs
+}
+
+// clauses are the V-IMG clauses of hits.
+func (sp imgSpan) clauses() []int {
+	var out []int
+	for _, h := range sp.hits() {
+		out = append(out, int(h.k))
 	}
 	return out
 }
 
 // imgPos is where V-IMG's walk is: the step, the entry, name or child of
-// the step's loop (-1 before it, a large value after it), and the clause.
-type imgPos struct{ step, at, k int64 }
+// the step's loop (-1 before it, a large value after it), and the clause;
+// why is the defect as a report words it.
+type imgPos struct {
+	step, at, k int64
+	why         string
+}
 
 func (p imgPos) cmp(o imgPos) int {
 	switch {
@@ -305,11 +238,8 @@ func (s imgSpan) at(off uint64) (byte, bool) {
 func (s imgSpan) namesAlone(k int) (imgPos, bool) {
 	for i, nm := range [2][2]uint64{{offFuncName, offFuncLen}, {offCfgName, offCfgLen}} {
 		l, _ := s.u32(nm[1])
-		if k == 8 && l >= 64 {
-			return imgPos{3, int64(i), int64(k)}, true
-		}
-		if b, ok := s.at(nm[0] + uint64(l)); k == 9 && ok && b != 0 {
-			return imgPos{3, int64(i), int64(k)}, true
+		if b, ok := s.at(nm[0] + uint64(l)); k == 8 && l >= 64 || k == 9 && ok && b != 0 {
+			return imgPos{3, int64(i), int64(k), "name length or terminator"}, true
 		}
 		for j := uint64(0); k == 10 && j < uint64(l); j++ {
 			c, ok := s.at(nm[0] + j)
@@ -317,7 +247,7 @@ func (s imgSpan) namesAlone(k int) (imgPos, bool) {
 				return imgPos{}, false
 			}
 			if c == 0 {
-				return imgPos{3, int64(i), int64(k)}, true
+				return imgPos{3, int64(i), int64(k), "NUL inside a name"}, true
 			}
 		}
 	}
@@ -329,7 +259,8 @@ func (s imgSpan) namesAlone(k int) (imgPos, bool) {
 // long).
 func (s imgSpan) refusesAlone(k int) (imgPos, bool) {
 	kk := int64(k)
-	at := func(step, i int64) (imgPos, bool) { return imgPos{step, i, kk}, true }
+	at := func(step, i int64, why string) (imgPos, bool) { return imgPos{step, i, kk, why}, true }
+	itoa := func(v int64) string { return strconv.FormatInt(v, 10) }
 	storage := s.size - headerSize
 	// Step 2: the signature.
 	v, ok := s.u32(offSigCount)
@@ -338,7 +269,7 @@ func (s imgSpan) refusesAlone(k int) (imgPos, bool) {
 	}
 	n := int64(int32(v))
 	if k == 3 && (n < 0 || n > 256) {
-		return at(2, -1)
+		return at(2, -1, "sig_count "+itoa(n))
 	}
 	var scalars int64
 	for i := int64(0); i < n; i++ {
@@ -348,21 +279,21 @@ func (s imgSpan) refusesAlone(k int) (imgPos, bool) {
 		case !ok:
 			return imgPos{}, false
 		case k == 4 && (d < 0 || d > 3):
-			return at(2, i)
+			return at(2, i, "signature value "+itoa(int64(d)))
 		case d == 0:
 			scalars++
 		case scalars > 0 && k == 5:
-			return at(2, i)
+			return at(2, i, "tensor entry after a scalar entry")
 		}
 	}
 	if k == 6 && scalars > 128 {
-		return at(2, afterLoop)
+		return at(2, afterLoop, "more than 128 scalars")
 	}
 	if v, ok = s.u32(offScalarCnt); !ok {
 		return imgPos{}, false
 	}
 	if stored := int64(int32(v)); k == 7 && stored != 0 && stored != scalars {
-		return at(2, afterLoop)
+		return at(2, afterLoop, "stored scalar_count "+itoa(stored)+" != "+itoa(scalars))
 	}
 	if k <= 10 {
 		return s.namesAlone(k)
@@ -371,12 +302,12 @@ func (s imgSpan) refusesAlone(k int) (imgPos, bool) {
 	v, _ = s.u32(offBinarySize)
 	used := uint64(v)
 	if k == 11 && used > storage {
-		return at(4, 0)
+		return at(4, 0, "binary_size exceeds storage")
 	}
 	v, _ = s.u32(offChildCount)
 	cc := int64(int32(v))
 	if k == 12 && (cc < 0 || cc > 1024) {
-		return at(4, 0)
+		return at(4, 0, "child_count "+itoa(cc))
 	}
 	// Step 5.
 	seen := map[int32]bool{}
@@ -388,11 +319,12 @@ func (s imgSpan) refusesAlone(k int) (imgPos, bool) {
 		}
 		fid, off := int32(w), uint64(o)
 		switch {
-		case k == 13 && (fid < 0 || fid >= 1024),
-			k == 14 && seen[fid],
-			k == 15 && off != (used+63)&^63,
-			k == 16 && off+childHeader > storage:
-			return at(5, i)
+		case k == 13 && (fid < 0 || fid >= 1024), k == 14 && seen[fid]:
+			return at(5, i, "child func_id out of range or repeated")
+		case k == 15 && off != (used+63)&^63:
+			return at(5, i, "child offset not align_up(used, 64)")
+		case k == 16 && off+childHeader > storage:
+			return at(5, i, "child header does not fit")
 		}
 		seen[fid] = true
 		sc, ok1 := s.u32(headerSize + off + offCoreSigCnt)
@@ -400,14 +332,17 @@ func (s imgSpan) refusesAlone(k int) (imgPos, bool) {
 		if !ok1 || !ok2 {
 			return imgPos{}, false
 		}
-		if k == 17 && (int32(sc) < 0 || int32(sc) > 32) || k == 18 && off+childHeader+uint64(bin) > storage {
-			return at(5, i)
+		switch {
+		case k == 17 && (int32(sc) < 0 || int32(sc) > 32):
+			return at(5, i, "child sig_count "+itoa(int64(int32(sc))))
+		case k == 18 && off+childHeader+uint64(bin) > storage:
+			return at(5, i, "child binary does not fit")
 		}
 		used = off + childHeader + uint64(bin)
 	}
 	// Step 6.
 	if k == 19 && used != storage {
-		return at(6, 0)
+		return at(6, 0, "trailing bytes after the last piece")
 	}
 	return imgPos{}, false
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// Judging an answer against the expectation: the status rules (S-1, S-2, S-3), tolerances, out values, committed memory.
+// Judging an answer against the expectation (S-1, S-2, S-3, tolerances, out, memory).
 
 func legacyCanon(s abi.Status) abi.Status {
 	switch s {
@@ -17,13 +17,10 @@ func legacyCanon(s abi.Status) abi.Status {
 	return s
 }
 
-// wasInjected reports whether the checker armed a fault site with code s in
-// this sequence.
+// wasInjected reports whether a fault site was armed with code s.
 func (m *Model) wasInjected(s abi.Status) bool { return slices.Contains(m.injected[:m.nInj], s) }
 
-// documented reports whether a status of op is one S-2 allows: success, a
-// host code docs/contract.md names, the device band, a documented positive value
-// (simpler_poll_run's COMPLETE), or a code the checker injected.
+// documented reports whether S-2 allows status s of op.
 func (m *Model) documented(op Op, s abi.Status) bool {
 	if s == abi.OK || s.IsDefinedHost() || s.IsDeviceLatched() ||
 		(s == abi.PollComplete && (op.Kind == KindPollRun || op.Kind == KindProg && op.Fn == FnPollRun)) {
@@ -32,9 +29,8 @@ func (m *Model) documented(op Op, s abi.Status) bool {
 	return m.wasInjected(s)
 }
 
-// tolerated reports whether st is a tolerated alternative of e. A lower
-// layer's own code (D-2) never covers a code the checker injected: that one
-// comes from a fault site past the tolerated step.
+// tolerated reports whether st is a tolerated alternative of e (a lower
+// layer's own code never covers an injected one).
 func (m *Model) tolerated(e *Expectation, st abi.Status) bool {
 	if !e.Tol.Has(st) {
 		return false
@@ -60,12 +56,20 @@ func (m *Model) suspectContext(op Op) (int8, *mctx) {
 
 func (m *Model) finding(r Rule, v Verdict, detail string) { m.findingKey(r, v, "", detail) }
 
-// findingKey records a finding whose identity across runs (its fingerprint)
-// is key rather than the whole detail, so that rewording a note changes no
-// baseline.
+// findingKey records a finding fingerprinted by key, not the whole detail,
+// so that rewording a note changes no baseline.
 func (m *Model) findingKey(r Rule, v Verdict, key, detail string) {
 	m.tally[r][v]++
 	m.findings = append(m.findings, Finding{Index: m.curIdx, Rep: m.curRep, Op: m.curOp, Rule: r, Verdict: v, Detail: detail, Key: key, Upto: m.upto})
+}
+
+// verdict counts a pass of r, or a failure with detail.
+func (m *Model) verdict(r Rule, ok bool, detail string) {
+	if ok {
+		m.pass(r)
+	} else {
+		m.finding(r, Fail, detail)
+	}
 }
 
 func (m *Model) pass(r Rule) {
@@ -74,8 +78,7 @@ func (m *Model) pass(r Rule) {
 	}
 }
 
-// passOn counts a pass; generic marks one a legacy build earned with its
-// generic -1.
+// passOn counts a pass (generic: earned with a legacy build's -1).
 func (m *Model) passOn(r Rule, generic bool) {
 	m.pass(r)
 	if generic && r != RuleNone {
@@ -92,8 +95,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 	m.checked++
 	st := co.Status
 	if m.opt.Profile == ProfileLegacy {
-		// A legacy build reports IA, IS, NR and INTERNAL alike as its
-		// generic -1 (translated to INTERNAL by the runner).
+		// A legacy build reports IA, IS, NR and INTERNAL alike (its -1).
 		st = legacyCanon(st)
 		e.Status, e.Tol = e.Status.canon(legacyCanon), e.Tol.canon(legacyCanon)
 	}
@@ -113,11 +115,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 	}
 	if e.CommCodes {
 		// S-2 for the comm family: its documented codes are 0 and -1.
-		if st == abi.OK || st == commFail {
-			m.pass(RS2)
-		} else {
-			m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+": the comm family answers 0 or -1 (E-COMM)")
-		}
+		m.verdict(RS2, st == abi.OK || st == commFail, "undocumented status value "+strconv.Itoa(int(st))+": the comm family answers 0 or -1 (E-COMM)")
 	}
 	if e.CheckOut {
 		m.judgeOut(co, st)
@@ -135,8 +133,7 @@ func (m *Model) judge(co *CallObs, obs *Observation, withMem bool) {
 // the rules it speaks for, S-1's band and S-2's documented values.
 func (m *Model) judgeAllowed(st abi.Status, entry, null bool) {
 	e, op := &m.e, m.curOp
-	// On a legacy build an observed INTERNAL is its generic -1 (the runner
-	// translated it): a pass on it tells less than a pass on a kernel build.
+	// A legacy build's INTERNAL is its generic -1: such a pass tells less.
 	generic := m.opt.Profile == ProfileLegacy && st == abi.Internal
 	if e.RunClause {
 		m.runClauses[e.Rule]++
@@ -156,8 +153,6 @@ func (m *Model) judgeAllowed(st abi.Status, entry, null bool) {
 		m.pass(RS1) // legacy builds are exempt from S-1
 	}
 	if e.Status.Any && entry && !m.documented(op, st) {
-		// Where the rules leave the outcome open it must still be a
-		// code docs/contract.md documents.
 		m.finding(RS2, Fail, "undocumented status value "+strconv.Itoa(int(st))+
 			": not 0, not a host code of docs/contract.md, not a device-band code")
 	} else {
@@ -166,9 +161,8 @@ func (m *Model) judgeAllowed(st abi.Status, entry, null bool) {
 }
 
 // judgeWrong is judge's verdict on a status the rules do not allow: a
-// failure of the expectation's rule and of every rule it speaks for or
-// blames, S-1 and S-2 where the code itself is wrong, L-5's suspicion; the
-// model then re-synchronises (diverged).
+// failure of every rule the expectation speaks for or blames, S-1 and S-2
+// where the code itself is wrong, L-5's suspicion; then resync (diverged).
 func (m *Model) judgeWrong(st abi.Status, entry, null bool) {
 	e, op := &m.e, m.curOp
 	detail := "want " + e.Status.String()
@@ -201,8 +195,7 @@ func (m *Model) judgeWrong(st abi.Status, entry, null bool) {
 		m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
 	}
 	if code, ok := e.Status.single(); ok && st != abi.OK && m.wasInjected(code) && m.opt.Profile != ProfileLegacy {
-		// S-1.2: the code a fault site was armed with is forwarded
-		// unchanged; another failure in its place changed it.
+		// S-1.2: an injected code is forwarded unchanged.
 		m.findingKey(RS1, Fail, "forwarded "+statusName(code)+", got "+statusName(st),
 			"the injected failure "+statusName(code)+" came back as "+statusName(st)+": a forwarded code is returned unchanged")
 	}
@@ -249,22 +242,19 @@ func (m *Model) judgeOut(co *CallObs, st abi.Status) {
 // judgeValue judges the value a query returned.
 func (m *Model) judgeValue(co *CallObs, null bool) {
 	e := &m.e
-	if co.Value != e.Value {
-		note := e.ValueNote
-		if e.ValueRule == RVContract {
-			m.finding(RVContract, Fail, note)
-		} else {
-			key := "returned " + valueText(co.Value) + ", want " + valueText(e.Value)
-			detail := key + ": " + note
-			m.findingKey(e.ValueRule, Fail, key, detail)
-			if null && e.ValueRule != RS3 {
-				m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+detail)
-			}
-		}
-	} else {
+	s3 := null && e.ValueRule != RS3
+	switch key := "returned " + valueText(co.Value) + ", want " + valueText(e.Value); {
+	case co.Value == e.Value:
 		m.pass(e.ValueRule)
-		if null && e.ValueRule != RS3 {
+		if s3 {
 			m.pass(RS3)
+		}
+	case e.ValueRule == RVContract:
+		m.finding(RVContract, Fail, e.ValueNote)
+	default:
+		m.findingKey(e.ValueRule, Fail, key, key+": "+e.ValueNote)
+		if s3 {
+			m.findingKey(RS3, Fail, "NULL ctx: "+key, "NULL ctx: "+key+": "+e.ValueNote)
 		}
 	}
 }
@@ -283,48 +273,34 @@ func (m *Model) judgeEffects(obs *Observation, st abi.Status) {
 		}
 	}
 	if e.CheckAccepted && st == abi.OK {
-		if want := AcceptedValue(m.curOp.St); obs.Accepted != want {
-			m.finding(REProg, Fail, "launch_run returned 0 and left "+strconv.Itoa(int(obs.Accepted))+" at the descriptor's accepted_state; want its accepted_value "+
-				strconv.Itoa(int(want))+" (published at launch)")
-		} else {
-			m.pass(REProg)
-		}
+		want := AcceptedValue(m.curOp.St)
+		m.verdict(REProg, obs.Accepted == want, "launch_run returned 0 and left "+strconv.Itoa(int(obs.Accepted))+
+			" at the descriptor's accepted_state; want its accepted_value "+strconv.Itoa(int(want))+" (published at launch)")
 	}
 	if e.D1Rule != RuleNone && obs.ACLProbed {
-		if obs.ACLForbidden != "" {
-			m.finding(e.D1Rule, Fail, "called "+obs.ACLForbidden+" on a kernel path (the caller owns ACL, the device and its streams)")
-		} else {
-			m.pass(e.D1Rule)
-		}
+		m.verdict(e.D1Rule, obs.ACLForbidden == "", "called "+obs.ACLForbidden+" on a kernel path (the caller owns ACL, the device and its streams)")
 	}
 }
 
 func (m *Model) judgeMem(obs *Observation) {
 	e := &m.e
 	v, p := obs.Mem, obs.MemPrev
-	ok := true
+	var ok bool
 	switch e.Mem {
 	case MemUnchecked, MemAny:
 		return
 	case MemZero:
 		ok = v == 0
-	case MemSame, MemUp, MemUpOrSame:
-		if obs.MemPrevUnknown {
-			return
-		}
-	}
-	switch e.Mem {
-	case MemSame:
-		ok = v == p
-	case MemUp:
-		ok = v > p
-	case MemUpOrSame:
-		ok = v >= p
 	case MemZeroTolUp:
-		if v != 0 {
+		if ok = v == 0; !ok {
 			m.finding(RM7, Warn, "committed "+strconv.FormatUint(v, 10)+" after kernel init: a nonzero C0 (M-7 tolerated)")
 			return
 		}
+	default: // a direction: MemSame, MemUp, MemUpOrSame
+		if obs.MemPrevUnknown {
+			return
+		}
+		ok = e.Mem == MemSame && v == p || e.Mem == MemUp && v > p || e.Mem == MemUpOrSame && v >= p
 	}
 	r := e.MemRule
 	if r == RuleNone {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
@@ -9,39 +10,42 @@ import (
 // Kernel mode: init, prepare, launch (E-KINIT, E-CLAIM, E-PREP, E-LAUNCH, K, M-1..M-6, D-2).
 
 // kinitCfgRefused expects V-CFG of a kernel init's config; it reports
-// whether that refuses the call (a ring sizing a runtime did not check
-// goes on).
+// whether that refuses the call (unchecked ring sizing goes on).
 func (m *Model) kinitCfgRefused(op Op, c *mctx) bool {
-	v := checkCfg(op.Cfg, true)
-	if v.st == abi.OK {
+	switch v := checkCfg(op.Cfg, true); {
+	case v.st == abi.OK:
 		return false
-	}
-	st, seen := m.observed()
-	switch {
 	case m.opt.Profile == ProfileRefusing:
 		m.expect(RVCfg, one(v.st), v.what)
 		m.tolerate(REKInit, one(abi.Unsupported), "a refusing build answering UNSUPPORTED before V-CFG (tolerated)")
-	case v.ringOnly && seen && st != abi.InvalidArgument:
-		m.expect(RVCfg, one(v.st), v.what)
-		m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
-		m.ringObserved(0, true, RVCfg)
+	case !m.cfgRefused(v, RVCfg, v.what, 0):
 		return false
-	default:
-		if v.ringOnly && seen && st == abi.InvalidArgument {
-			m.ringObserved(0, false, RVCfg)
-		}
-		m.expect(RVCfg, one(v.st), v.what)
-		if v.tolINT {
-			m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
-		}
 	}
 	m.refusedBeforeLatch(c)
 	return true
 }
 
+// cfgRefused expects config verdict v's refusal under r on path (0 kernel
+// init, 1 prewarm); false when the call goes on past unchecked ring sizing
+// (V-CFG tolerated).
+func (m *Model) cfgRefused(v cfgVerdict, r Rule, note string, path int) bool {
+	st, seen := m.observed()
+	m.expect(r, one(v.st), note)
+	if v.ringOnly && seen {
+		m.ringObserved(path, st != abi.InvalidArgument, r)
+	}
+	if v.ringOnly && seen && st != abi.InvalidArgument {
+		m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
+		return false
+	}
+	if v.tolINT {
+		m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
+	}
+	return true
+}
+
 func (m *Model) kinit(op Op, c *mctx) {
 	m.e.D1Rule = RD1
-	spansOK := op.Spans[SpanAicpu].Consistent() && op.Spans[SpanAicore].Consistent() && op.Spans[SpanDispatcher].Consistent()
 	if anyArg(vInit(op, c)) {
 		m.expect(RVInit, one(abi.InvalidArgument), "NULL ctx or config, device < 0 or generation 0")
 		if v := checkCfg(op.Cfg, true); !op.Cfg.Null && v.st != abi.OK && v.st != abi.InvalidArgument {
@@ -50,7 +54,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 		m.refusedBeforeLatch(c)
 		return
 	}
-	if !spansOK {
+	if !kernelSpansConsistent(op) {
 		m.expect(RVSpan, one(abi.InvalidArgument), "an inconsistent aicpu/aicore/dispatcher span")
 		m.refusedBeforeLatch(c)
 		return
@@ -82,9 +86,7 @@ func (m *Model) kinit(op Op, c *mctx) {
 		m.expect(r, one(abi.InvalidState), why)
 		return
 	}
-	// L-5: an earlier init of this context was refused before the latch,
-	// so it must still be unlatched here; a runtime that latched at that
-	// refusal answers INVALID_STATE (already latched) from now on.
+	// L-5: an init refused before the latch left it unlatched.
 	l5 := c.refusedPre
 	c.latch, c.dev, c.phase = LatchKernel, op.Dev, phNew
 	m.mem(MemAny)
@@ -119,8 +121,36 @@ func (m *Model) kinit(op Op, c *mctx) {
 	m.blame(RVSpan, one(abi.InvalidArgument))                 // its spans are consistent and accepted (V-SPAN.1, V-SPAN.2)
 	m.blame(RVCfg, two(abi.InvalidArgument, abi.Unsupported)) // its config passes V-CFG
 	c.fresh = false
-	m.mem(MemZeroTolUp)
-	m.e.MemRule = RM7
+	m.mem(MemZeroTolUp, RM7)
+}
+
+// dispatchFront walks what prepare and launch check first: their argument
+// rule (args bad), a refusing build, an unknown or quarantined context (any
+// status: sites armed lose the model), the phase; true when the walk goes on.
+func (m *Model) dispatchFront(c *mctx, bad bool, args, entry Rule, argsNote, what string, sites ...int32) bool {
+	switch {
+	case bad:
+		m.expect(args, one(abi.InvalidArgument), argsNote)
+		return false
+	case c.latch == LatchKernel:
+		m.e.D1Rule = RD1
+	}
+	switch {
+	case m.opt.Profile == ProfileRefusing:
+		m.expect(entry, one(abi.InvalidState), "a refusing build validates, then refuses")
+	case m.unknownState(c):
+	case c.latch == LatchKernel && c.dispatchAny:
+		m.anything(what+" on a quarantined context", sites...)
+	default:
+		return !m.refusesDispatch(c, entry)
+	}
+	return false
+}
+
+// kernelSpansConsistent reports whether op's aicpu, aicore and dispatcher
+// spans are consistent (V-SPAN).
+func kernelSpansConsistent(o Op) bool {
+	return o.Spans[SpanAicpu].Consistent() && o.Spans[SpanAicore].Consistent() && o.Spans[SpanDispatcher].Consistent()
 }
 
 // refusesDispatch sets the IS expectation of prepare/launch on a context
@@ -150,8 +180,8 @@ func (m *Model) refusesDispatch(c *mctx, entry Rule) bool {
 	return true
 }
 
-// noDispatch is refusesDispatch's detail per phase, built once: a fill
-// steps the model 8,193 times.
+// noDispatch is refusesDispatch's detail per phase, built once (a fill
+// steps the model 8,193 times).
 var noDispatch = func() (d [len(phaseNames)]string) {
 	for ph, name := range phaseNames {
 		d[ph] = "phase " + name + " does not accept dispatch"
@@ -168,28 +198,11 @@ func (m *Model) takesGate(op Op, c *mctx, img ImageRecipe) bool {
 func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	f := factsOf(img)
 	m.e.CheckOut = !op.OutNull
-	if anyArg(vPrep2(op, c, f)) {
-		m.expect(RVPrep2, one(abi.InvalidArgument), "NULL ctx, callable or out, size < 9376, or a misaligned image")
-		if c != nil {
+	bad := anyArg(vPrep2(op, c, f))
+	if !m.dispatchFront(c, bad, RVPrep2, REPrep, "NULL ctx, callable or out, size < 9376, or a misaligned image", "prepare", 2, 3, 7) {
+		if bad && c != nil {
 			m.blame(REPrep, one(abi.InvalidState)) // V-PREP-2 comes before the state check (E-PREP.2)
 		}
-		return
-	}
-	if c.latch == LatchKernel {
-		m.e.D1Rule = RD1
-	}
-	if m.opt.Profile == ProfileRefusing {
-		m.expect(REPrep, one(abi.InvalidState), "a refusing build validates, then refuses")
-		return
-	}
-	if m.unknownState(c) {
-		return
-	}
-	if c.latch == LatchKernel && c.dispatchAny {
-		m.anything("prepare on a quarantined context", 2, 3, 7)
-		return
-	}
-	if m.refusesDispatch(c, REPrep) {
 		return
 	}
 	m.fire(7)
@@ -227,8 +240,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 	if code, ok := m.fire(2); ok {
 		c.failedSince = true
 		m.expect(REPrep, one(code), "allocate-and-copy fails (site 2): nothing charged, nothing published")
-		m.mem(MemSame)
-		m.e.MemRule = REPrep
+		m.mem(MemSame, REPrep)
 		return
 	}
 	grew := c.charge(blk, f.charge) || !c.region
@@ -237,8 +249,7 @@ func (m *Model) prepare(op Op, c *mctx, img ImageRecipe, waited bool) {
 		c.phase = phPoisoned
 		m.expect(RK4, one(code), "device registration fails (site 3), at prepare: poisoned")
 		m.blame(REPrep, one(abi.OK)) // the registration is prepare's (E-PREP.8)
-		m.mem(MemUpOrSame)
-		m.e.MemRule = RK4 // poison keeps what was committed (K-4.4)
+		m.mem(MemUpOrSame, RK4)      // poison keeps what was committed (K-4.4)
 		return
 	}
 	m.publish(c, img, f, grew, waited)
@@ -277,16 +288,15 @@ func (m *Model) publish(c *mctx, img ImageRecipe, f *imageFacts, grew, waited bo
 	m.blame(RVImg, one(abi.InvalidArgument)) // the image passes V-IMG
 	m.e.OutOK, m.e.OutRule, m.e.OutKnown = id, outRule, true
 	c.failedSince, c.lastImg, c.hasLast = false, img, true
+	x := MemSame
 	if grew {
-		m.mem(MemUp)
-	} else {
-		m.mem(MemSame)
+		x = MemUp
 	}
-	m.e.MemRule = RM7
+	m.mem(x, RM7)
 }
 
-// fit finds where a charge goes (M-5): the index of a 2 MiB block whose tail
-// takes it (-1: a new block), and whether the budget allows it.
+// fit finds where a charge goes (M-5): a 2 MiB block whose tail takes it
+// (-1: a new block), and whether the budget allows it.
 func (c *mctx) fit(charge uint64) (int, bool) {
 	if charge <= blockBytes {
 		for i, used := range c.blocks {
@@ -315,8 +325,7 @@ func (c *mctx) charge(blk int, charge uint64) bool {
 	return true
 }
 
-// launchCounts are the counts op's args carry for c's id, as the runner forms
-// them (the observation says what it actually passed).
+// launchCounts are the counts op's args carry for c's id (observed, when so).
 func (m *Model) launchCounts(op Op, c *mctx) (int32, int32, bool) {
 	if m.co != nil {
 		return m.co.ArgT, m.co.ArgS, m.co.ArgHost
@@ -325,25 +334,7 @@ func (m *Model) launchCounts(op Op, c *mctx) (int32, int32, bool) {
 }
 
 func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
-	if anyArg(vLaunch(op, c)) {
-		m.expect(RVLaunch, one(abi.InvalidArgument), "NULL ctx, args or stream, or id outside [0, 8192)")
-		return
-	}
-	if c.latch == LatchKernel {
-		m.e.D1Rule = RD1
-	}
-	if m.opt.Profile == ProfileRefusing {
-		m.expect(RELaunch, one(abi.InvalidState), "a refusing build validates, then refuses")
-		return
-	}
-	if m.unknownState(c) {
-		return
-	}
-	if c.latch == LatchKernel && c.dispatchAny {
-		m.anything("launch on a quarantined context", 4)
-		return
-	}
-	if m.refusesDispatch(c, RELaunch) {
+	if !m.dispatchFront(c, anyArg(vLaunch(op, c)), RVLaunch, RELaunch, "NULL ctx, args or stream, or id outside [0, 8192)", "launch", 4) {
 		return
 	}
 	if gateHeld {
@@ -417,27 +408,21 @@ func (m *Model) launch(op Op, c *mctx, gateHeld bool) {
 		m.blame(RD2, one(abi.InvalidState)) // the device check refused a call on it before: it changed nothing (D-2.3)
 	}
 	m.blame(RK3, one(abi.InvalidState)) // its prepares left it in ReadyEnqueued (K-3)
-	m.mem(MemSame)
-	m.e.MemRule = RM7
+	m.mem(MemSame, RM7)
 }
 
 // mintedElsewhere reports whether another live kernel context minted id.
 func (m *Model) mintedElsewhere(c *mctx, id int32) bool {
-	for _, o := range m.ctxs {
-		if o != nil && o != c && o.live && o.latch == LatchKernel && int(id) < len(o.ids) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(m.ctxs[:], func(o *mctx) bool {
+		return o != nil && o != c && o.live && o.latch == LatchKernel && int(id) < len(o.ids)
+	})
 }
 
 // d2 is the read-only borrowed-device check (D-2); false when it refuses.
 func (m *Model) d2(c *mctx, r Rule) bool {
 	if !m.devKnown {
-		// A program path reset the device (or a divergence left it unknown):
-		// the answer says which side of the check the call took. INVALID_STATE
-		// or a lower layer's code is D-2's refusal; anything else got past it,
-		// so the device was the context's.
+		// The device is unknown: IS or a lower layer's code is D-2's
+		// refusal; anything else got past it (the device was the context's).
 		st, seen := m.observed()
 		if seen && (st == abi.InvalidState || (st != abi.OK && !st.IsDefinedHost() && !m.wasInjected(st))) {
 			m.expect(RuleNone, anyStatus, "the calling thread's current device is unknown: taken as D-2's refusal")
@@ -449,9 +434,8 @@ func (m *Model) d2(c *mctx, r Rule) bool {
 	if m.curDev != c.dev {
 		c.d2Refused = true
 		m.expect(r, one(abi.InvalidState), "the calling thread's current device "+devText(m.curDev)+" is not the context's device "+strconv.Itoa(int(c.dev)))
-		// Tolerated: the device query's own code in place of IS, at this
-		// step. A host code or an injected code comes from a later step: a
-		// runtime that skipped the check and failed further on.
+		// Tolerated: the device query's own code in place of IS (a host or
+		// injected code comes from a later step).
 		m.tolerate(RD2, foreign, "the device query's own code (D-2 tolerated)")
 		return false
 	}
@@ -466,16 +450,14 @@ func devText(d int32) string {
 }
 
 // claimHeld is kernel init's claim step (E-CLAIM): true when another
-// context holds op's device (or may: its holder is unknown), and the walk
-// ends there.
+// context holds (or may hold) op's device, and the walk ends there.
 func (m *Model) claimHeld(op Op, c *mctx, l5 bool) bool {
 	h := m.claims[op.Dev]
 	if h == nil || h == c {
 		return false
 	}
 	if h.unknown {
-		// The holder's state is unknown since it diverged: whether it
-		// still holds the claim is too.
+		// The holder diverged: whether it still holds the claim is unknown.
 		if m.pinned() {
 			m.expect(RuleNone, anyStatus, "device "+strconv.Itoa(int(op.Dev))+"'s holder is unknown")
 			m.pinKernel(c, op.Dev)

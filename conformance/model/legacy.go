@@ -6,19 +6,15 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// The legacy walks: what a build from before the kernel ABI is held to
-// (docs/contract.md "Revisions"). A legacy build has no execution-mode latch and
-// answers every failure with its generic -1 (the runner translates it to
-// INTERNAL); it is held only to what upstream's legacy code itself does. Each
-// expectation below names its grounds: the upstream file and line (commit
-// 6ebaf77, paths under src/; PLATFORM is a2a3 or a5, whose files agree on
-// these lines) whose behaviour it asserts. A clause of the
-// target revision that legacy code does not have is reported skip with the
-// reason, never as a failure. Where upstream's onboard and simulator builds
-// of one revision differ, either answer is accepted.
+// The legacy walks (docs/contract.md "Revisions"): a build from before the
+// kernel ABI has no latch, answers every failure with its generic -1 (read
+// as INTERNAL), and is held only to what upstream's legacy code does: each
+// expectation names its grounds (commit 6ebaf77, paths under src/;
+// PLATFORM is a2a3 or a5). A target-revision clause legacy code lacks is a
+// skip with the reason; where onboard and simulator differ, either answer
+// is accepted.
 
-// legacyCallableIDs bounds a legacy build's program callable ids
-// (gCallableIDs; E-PROG.22); the target revision's bound is 8192 (E-PROG.21).
+// legacyCallableIDs bounds legacy callable ids (E-PROG.22; target: 8192).
 const legacyCallableIDs = abi.LegacyRegisteredCallableIDs
 
 // Grounds cited by the legacy walks (upstream hw-native-sys/simpler 6ebaf77).
@@ -43,13 +39,12 @@ const (
 	gPrewarmOtherKeys    = "common/platform/sim/host/c_api_shared.cpp:394-408 read only runtime_env of a prewarm config"
 )
 
-// skipClause reports a clause of the target revision that does not apply to
-// this build as skip, with the reason (not when the generator walks).
+// skipClause reports a target-revision clause this build lacks as a skip
+// (not when the generator walks).
 func (m *Model) skipClause(r Rule, why string) {
-	if m.co == nil {
-		return
+	if m.co != nil {
+		m.skip(m.curIdx, m.curOp, r, why)
 	}
-	m.skip(m.curIdx, m.curOp, r, why)
 }
 
 // legacyExpect is expect with the upstream grounds of the expectation.
@@ -59,23 +54,20 @@ func (m *Model) legacyExpect(r Rule, ss StatusSet, note, grounds string) {
 }
 
 // pinitLegacySDMA is a legacy simpler_init with an SDMA warm-up span,
-// which the consumer adapter provisions itself.
+// which the consumer adapter provisions itself (onboard.Library.SimplerInit).
 func (m *Model) pinitLegacySDMA(op Op, c *mctx) {
 	m.skipClause(REPInit, "the SDMA warm-up span of E-PINIT does not apply: "+gNoSDMASpan)
 	if !op.Spans[SpanSDMA].Consistent() {
-		// The consumer adapter (onboard.Library.SimplerInit) refuses
-		// an inconsistent warm-up span before any call: nothing changes.
+		// The adapter refuses it before any call: nothing changes.
 		m.anything("a legacy simpler_init with an inconsistent SDMA warm-up span")
 		if m.pinned() {
 			m.pinProgram(c, op.Dev)
 		}
 		return
 	}
-	// The adapter makes the 9-parameter init, judged as without the
-	// span, then provisions the warm-up; when that fails it finalizes
-	// the context and answers the failure. Upstream's simulator
-	// provisions any warm-up with mask 0 (:925-935), the emitted
-	// fake too; an onboard build may refuse the bytes.
+	// The adapter makes the 9-parameter init, then provisions the
+	// warm-up, and on failure finalizes and answers it (upstream's
+	// simulator takes any warm-up, :925-935; onboard may refuse it).
 	plain := op
 	plain.Spans[SpanSDMA] = SpanNone
 	m.pinitLegacy(plain, c)
@@ -105,16 +97,12 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 		}
 		return
 	}
-	// either: a clause where the target revision refuses and upstream's
-	// legacy code goes on; a legacy build may do either, and the answer says
-	// which (a refusal changed nothing).
+	// either: the grounds of a clause the target refuses and legacy code
+	// takes; the answer says which (a refusal changed nothing).
 	either := ""
-	for i := SpanAicpu; i <= SpanDispatcher; i++ {
-		if !op.Spans[i].Consistent() {
-			m.skipClause(RVSpan, "V-SPAN's consistency check is a target-revision decision: "+gSpans)
-			either = gSpans
-			break
-		}
+	if !kernelSpansConsistent(op) {
+		m.skipClause(RVSpan, "V-SPAN's consistency check is a target-revision decision: "+gSpans)
+		either = gSpans
 	}
 	if op.Dev < 0 {
 		m.legacyExpect(REPInit, one(abi.Internal), "device < 0", gAttachNegative)
@@ -131,8 +119,7 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 		either = gAttachOther
 	}
 	again := c.attached && c.legacyDev == op.Dev
-	// Attached first: the thread and the runner are bound to the device
-	// before anything else can fail.
+	// Attached first, before anything else can fail.
 	c.legacyDev, c.dev, c.latch, c.bindSoft = op.Dev, op.Dev, LatchProgram, false
 	m.curDev, m.devKnown = op.Dev, true
 	if op.Prewarm {
@@ -143,16 +130,12 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 				c.attached, c.bins = true, execBins(op)
 				return
 			}
-			if again {
-				// A runner attached before stays attached either way: legacy
-				// re-attaches the same device first, the target revision
-				// refuses the re-init (IS) and changes nothing.
+			if again { // re-attached (legacy) or refused (target): attached
 				c.attached = true
 				return
 			}
-			// Legacy code keeps the runner and the thread bound to the
-			// device; the target revision leaves both as they were: either
-			// may follow.
+			// Legacy code keeps the runner and thread bound, the target
+			// leaves both as they were: either may follow.
 			c.attached, c.bindSoft = false, true
 			if !prevKnown || prevDev != op.Dev {
 				m.devKnown = false
@@ -186,17 +169,13 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 
 func (m *Model) aclLegacy(op Op, c *mctx) {
 	if c == nil {
-		// Reported under S-3 alone: the NULL-context clause is S-3's.
 		m.legacyExpect(RS3, one(abi.Internal), "ensure_acl_ready_ctx(NULL)", gACLNull)
 		return
 	}
 	if m.unknownState(c) {
-		// Whatever the context's state, a legacy ensure_acl_ready_ctx that
-		// succeeds has set the thread's device (gACL).
-		if m.pinned() && op.Dev >= 0 {
-			m.curDev, m.devKnown = op.Dev, true
-		} else {
-			m.devKnown = false
+		// A legacy ensure_acl_ready_ctx that succeeds set the device (gACL).
+		if m.devKnown = m.pinned() && op.Dev >= 0; m.devKnown {
+			m.curDev = op.Dev
 		}
 		return
 	}
@@ -242,9 +221,8 @@ func (m *Model) progLegacy(op Op, c *mctx) {
 	}
 }
 
-// unload is U-1: the runner unloaded the library and the thread that called
-// into it exited, and the process survived (a crash there never reaches the
-// model: it is the run's crash, reported under U-1).
+// unload is U-1: the library was unloaded, the thread that called into it
+// exited, and the process survived (a crash is the run's, under U-1).
 func (m *Model) unload() {
 	m.expect(RU1, one(abi.OK), "the thread that called into the library exited after the unload")
 	for i, c := range m.ctxs {

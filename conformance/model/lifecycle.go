@@ -10,8 +10,7 @@ func (m *Model) create(op Op) {
 	m.ctxs[op.C] = newMctx()
 	m.value(RL1, 1, "create_device_context returns a non-NULL handle")
 	m.expect(RL1, anyStatus, "")
-	m.mem(MemZero)
-	m.e.MemRule = RM7
+	m.mem(MemZero, RM7)
 }
 
 func (m *Model) destroy(c *mctx) {
@@ -33,9 +32,7 @@ func (m *Model) destroy(c *mctx) {
 		m.e.Rule, m.e.RunClause = REDestroy, true // refused: the calls after it tell
 	}
 	if c.runs > 0 || (c.latch == LatchKernel && !c.finalizedOK) {
-		// E-DESTROY: refused (a native run outstanding, or a kernel context
-		// not finalized); the context behaves as if destroy had not been
-		// called, which the ops after it check.
+		// E-DESTROY: refused; the ops after it check nothing changed.
 		c.destroyRefused = true
 		m.refuseDestroyAllocs(c)
 		return
@@ -106,8 +103,7 @@ func (m *Model) finalize(c *mctx) {
 	if c.phase == phNew {
 		c.phase, c.finalizedOK = phClosed, true
 		m.expect(RK5, one(abi.OK), "close in New")
-		m.mem(MemZero)
-		m.e.MemRule = RM7
+		m.mem(MemZero, RM7)
 		return
 	}
 	m.mem(MemAny)
@@ -137,8 +133,7 @@ func (m *Model) finalize(c *mctx) {
 		c.d2Refused = false
 		m.also(RD2)
 	}
-	m.mem(MemZero)
-	m.e.MemRule = RM7
+	m.mem(MemZero, RM7)
 }
 
 func (m *Model) committed(c *mctx) {

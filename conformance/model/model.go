@@ -61,10 +61,9 @@ type mctx struct {
 	finalizedOK bool // a kernel finalize returned 0 (destroy allowed)
 	refusedPre  bool // a kernel init was refused before the latch (L-5 attribution)
 	refusedAt   int  // the op of the first such refusal
-	// latchSuspect: after refusedPre, a kernel init answered the
-	// INVALID_STATE the model expected after the latch (claim or D-2),
-	// which a runtime that had latched at the refusal answers too; a later
-	// failure on the context is then also reported under L-5.
+	// latchSuspect: after refusedPre, a kernel init answered the IS expected
+	// after the latch, as a runtime latched at the refusal would: later
+	// failures also name L-5 (suspectAt: that op).
 	latchSuspect bool
 	suspectAt    int
 	dev          int32
@@ -79,48 +78,32 @@ type mctx struct {
 	lastImg      ImageRecipe
 	hasLast      bool
 	asyncHit     bool // an asynchronous failure was delivered for its stream
-	// unknown: a call on this context answered what the model did not
-	// predict, so its state is not known; calls on it are still made and
-	// judged on what does not depend on that state (the structural V
-	// rules, S-2), until an answer pins the state again (a successful
-	// init). divergedAt is the op of the divergence.
+	// unknown: a call answered what the model did not predict; calls are
+	// judged only on what does not depend on the state (structural V
+	// rules, S-2) until an answer pins it (divergedAt: that op).
 	unknown    bool
 	divergedAt int
-	// mayLeak: destroyed while unknown; whether the runtime freed it is not
-	// known, so it is never called again and may still hold its device.
-	mayLeak bool
-	// destroyRefused: a destroy the model took as refused (E-DESTROY). It
-	// returns nothing, so only the calls after it tell; after any
-	// divergence the context is retired, since calling a handle the runtime
-	// did free would abort an emitted runtime (F-3).
+	mayLeak    bool // destroyed while unknown: never called again, may hold its device
+	// destroyRefused: a destroy taken as refused (E-DESTROY); after any
+	// divergence it is retired, since calling a freed handle would abort
+	// an emitted runtime (F-3).
 	destroyRefused bool
-	// legacyDev is the device a legacy build's runner is bound to (its
-	// device_id_: set by the attach step of simpler_init even when a later
-	// step fails, cleared by finalize_device), -1 for none.
+	// legacyDev: the device a legacy runner is bound to (set by
+	// simpler_init's attach even when a later step fails, cleared by
+	// finalize_device), -1 for none; bindSoft: a legacy prewarm refusal
+	// left that binding unknown (legacy keeps it, the target does not).
 	legacyDev int32
-	// bindSoft: a legacy prewarm refusal left it unknown whether legacyDev
-	// still binds the runner (upstream's legacy code keeps it bound, the
-	// target revision does not).
-	bindSoft bool
-	// Program runs: the callables registered (id -> counts), and how many
-	// native runs are outstanding (E-FIN).
-	prog map[int32]progCallable
-	runs int
-	// dlopens is get_aicpu_dlopen_count: the registrations since the
-	// attaching init (E-PROG.26), or -1 when a registration the model could
-	// not judge may have counted.
-	dlopens int
-	// fresh: nothing has latched it since create (L-1).
-	fresh bool
-	// progDone: a program finalize detached it (committed memory is 0
-	// then, M-7.6).
-	progDone bool
-	// d2Refused: the device check refused a dispatch or finalize of it;
-	// the next success shows the refusal changed nothing (D-2.3).
-	d2Refused bool
-	// destroyMem: a destroy of this program context was refused since
-	// its committed memory was last read (the runner reads it after every
-	// other op on it): it must read the same now (E-DESTROY.3).
+	bindSoft  bool
+	prog      map[int32]progCallable // the callables registered
+	runs      int                    // native runs outstanding (E-FIN)
+	// dlopens is get_aicpu_dlopen_count since the attaching init
+	// (E-PROG.26); -1 when an unjudged registration may have counted.
+	dlopens   int
+	fresh     bool // nothing has latched it since create (L-1)
+	progDone  bool // a program finalize detached it: committed is 0 (M-7.6)
+	d2Refused bool // D-2 refused a call on it; the next success shows nothing changed (D-2.3)
+	// destroyMem: a destroy of this program context was refused since its
+	// committed memory was last read: it must read the same (E-DESTROY.3).
 	destroyMem bool
 }
 
@@ -128,10 +111,8 @@ func newMctx() *mctx { return &mctx{live: true, lastStream: NullRef, legacyDev: 
 
 type siteState struct {
 	count, code int32
-	// unsure: a call the model could not follow (on a context whose state
-	// is unknown, or one a trace does not let it judge) may have passed the
-	// armed site, so its count is not known: the site is taken to fire
-	// where the answer is its code, until it is armed again.
+	// unsure: a call the model could not follow may have passed the armed
+	// site: it is taken to fire where the answer is its code.
 	unsure bool
 }
 
@@ -143,29 +124,21 @@ type streamState struct {
 // ModelOptions configure a model for one sequence on one runtime instance.
 type ModelOptions struct {
 	Profile Profile
-	// DrivenCompletion: enqueued work completes only when the checker
-	// synchronizes its stream (a target with simulation hooks: docs/contract.md lets
-	// the checker drive stream completion). Without it (ACL on a device) work
-	// may complete at any time, so the stream-switch gate may or may not
-	// refuse an unsynchronized switch.
+	// DrivenCompletion: work completes only when the checker synchronizes
+	// its stream (hooks); without it (ACL on a device) any time, so an
+	// unsynchronized stream switch may or may not be refused.
 	DrivenCompletion bool
-	// DeviceKnown and Device: the calling thread's current device at the
-	// start (-1 = none).
-	DeviceKnown bool
-	Device      int32
-	// Claimed lists devices whose claim contexts outside the sequence hold
-	// (left quarantined by earlier runs on the same runtime instance).
-	Claimed []int32
-	// Simulated: a simulated build (it exports the simulation hooks), which
-	// ignores the bytes of binaries and images: a synthetic program callable
-	// registers and runs there, not on a real build.
+	DeviceKnown      bool    // the calling thread's current device at the start
+	Device           int32   // is known, and is Device (-1 = none)
+	Claimed          []int32 // devices claimed outside the sequence (quarantined by earlier runs)
+	// Simulated: a simulated build, which ignores the bytes of binaries
+	// and images: a synthetic program callable registers and runs there.
 	Simulated bool
-	// UserCallable: register img=prog passes a program callable the user
-	// gave for this build (Options.Callable), which registers and runs.
+	// UserCallable: register img=prog passes the user's program callable
+	// for this build (Options.Callable), which registers and runs.
 	UserCallable bool
-	// Resumes: a model that lost track predicts again from what is
-	// certain, with the calling thread's device unknown (the generator's
-	// view: its primary path went where the model cannot follow).
+	// Resumes: a model that lost track predicts again from what is certain,
+	// with the thread's device unknown (the generator's view).
 	Resumes bool
 }
 
@@ -181,15 +154,12 @@ func (t *Tally) Add(o *Tally) {
 	}
 }
 
-// Model is the independent model of docs/contract.md: it predicts every call's
-// outcome, checks what the runner observed, and advances. Where the rules
-// allow several outcomes it accepts each and follows the observed one; where
-// an observation contradicts it, it records the finding and stops predicting
-// (Lost) for the rest of the sequence.
+// Model is the independent model of docs/contract.md: it predicts every
+// call's outcome, checks what the runner observed, and advances (doc.go).
 type Model struct {
 	opt ModelOptions
-	// argsUnrecorded: the call being stepped is a recorded program-side
-	// entry whose other arguments the trace does not hold (stepTraceCall).
+	// argsUnrecorded: the call stepped is a recorded program entry whose
+	// other arguments the trace does not hold (stepTraceCall).
 	argsUnrecorded bool
 	ctxs           [MaxSlots]*mctx
 	claims         map[int32]*mctx
@@ -203,31 +173,24 @@ type Model struct {
 	clobbers       uint32
 	injected       [8]abi.Status
 	nInj           int
-	// devRule is the rule a wrong current device (getdev) is reported
-	// under: that of the last op the model says set it or had to leave it
-	// (RuleNone: D-1, a kernel path that moved it).
+	// devRule: the rule a wrong current device (getdev) is reported under,
+	// the last op's that set it or had to leave it (RuleNone: D-1).
 	devRule Rule
-	// Ring rules (V-CFG.6-10, E-PINIT.9) are checked or, tolerated, not
-	// checked at all: per path (kernel init, prewarm), a ring defect
-	// refused (bit 1) and one accepted (bit 2) cannot both happen.
+	// ringSeen: per path (kernel init, prewarm), a ring defect refused (bit
+	// 1) and one accepted (bit 2): the ring rules are checked or not at all.
 	ringSeen [2]uint8
-
-	// cm is the comm family's state (comm.go), nil until a comm op.
-	cm *commModel
+	cm       *commModel // the comm family's state (comm.go), nil until a comm op
 
 	lost    bool
 	lostWhy string
-	// diverged is set by judge when the call answered a status the model
-	// did not predict; Step then re-synchronises the model from the answer
-	// (resync) instead of giving up, so one divergence hides no other.
+	// diverged: judge saw a status the model did not predict; Step then
+	// re-synchronises (resync), so one divergence hides no other.
 	diverged    bool
 	divergences int
 	// generic counts, per rule, the passes a legacy build earned with its
-	// generic -1 (where the target revision tells IS, IA, NR and INTERNAL
-	// apart, a legacy build answers -1 for all of them).
-	generic [NumRules]uint32
-	// runClauses counts, per rule, the passes of outstanding-run clauses
-	// (E-FIN, E-DESTROY: a native run was outstanding).
+	// generic -1; runClauses those of outstanding-run clauses (E-FIN,
+	// E-DESTROY).
+	generic    [NumRules]uint32
 	runClauses [NumRules]uint32
 
 	tally    Tally
@@ -235,21 +198,20 @@ type Model struct {
 	checked  int
 	skipped  int
 
-	// shared: the model is a shared State's, which Step copies rather
-	// than changes; gen counts an owned State's steps (model_state.go).
+	// shared: a shared State's model, which Step copies; gen counts an
+	// owned State's steps (state.go).
 	shared bool
 	gen    uint64
 
-	// the step in progress
+	// the step in progress; upto: the index of the releaser of the parked
+	// call judged (Finding.Upto), else 0.
 	e         Expectation
 	co        *CallObs
 	tolBranch bool
 	curOp     Op
 	curIdx    int
 	curRep    int
-	// upto: the step judges a parked call its releaser at this index
-	// released (Finding.Upto); 0 otherwise.
-	upto int
+	upto      int
 }
 
 // newModel returns the model of a fresh runtime instance.
@@ -285,16 +247,14 @@ func (m *Model) SlotLive(slot int8) bool {
 	return slot >= 0 && int(slot) < MaxSlots && m.ctxs[slot] != nil && m.ctxs[slot].live
 }
 
-// Expect returns the model's primary expectation for op without advancing
-// (on a copy: see Expect).
+// Expect returns the model's primary expectation for op, on a copy.
 func (m *Model) Expect(op Op) Expectation {
 	c := m.copy()
 	c.advance(op)
 	return c.e
 }
 
-// advance steps the model as if op had the primary expected outcome (the
-// generator's view).
+// advance steps the model along op's primary expectation.
 func (m *Model) advance(op Op) { m.step(0, 0, op, nil) }
 
 // skip records that op was not executed.
@@ -317,9 +277,8 @@ func (m *Model) ctx(slot int8) *mctx {
 	return m.ctxs[slot]
 }
 
-// step checks one call (one repetition, rep, of op at index idx) against obs
-// and advances the model. obs nil advances along the primary expectation
-// without checking.
+// step checks one call (repetition rep of op at index idx) against obs
+// and advances the model (obs nil: along the primary expectation).
 func (m *Model) step(idx, rep int, op Op, obs *Observation) {
 	m.curOp, m.curIdx, m.curRep = op, idx, rep
 	if m.lost {
@@ -343,8 +302,7 @@ func (m *Model) step(idx, rep int, op Op, obs *Observation) {
 		}
 		cls.step2(m, op, obs, call, second)
 		if m.diverged {
-			// Two threads' answers against one serial order: which order
-			// the runtime took is not known after a surprise.
+			// Which serial order the runtime took is not known now.
 			m.diverged = false
 			m.lose("#" + strconv.Itoa(idx) + " " + op.String() + ": a two-thread op answered what the model did not predict")
 		}
@@ -386,12 +344,10 @@ func (m *Model) begin(co *CallObs) {
 	m.tolBranch = false
 }
 
-// end fills in the committed-memory expectation a walk left open: what the
-// context's state after the call implies.
+// end fills in the committed-memory expectation a walk left open.
 func (m *Model) end(c *mctx) {
 	if c != nil && m.curOp.Kind != KindDestroy {
-		// The runner reads committed memory after this op: a refused
-		// destroy before it is judged by now (memState, committed).
+		// Committed memory is read after this op: a refused destroy is judged.
 		c.destroyMem = false
 	}
 	if m.e.memSet || c == nil {
@@ -426,8 +382,7 @@ func (m *Model) observed() (abi.Status, bool) {
 	return m.co.Status, true
 }
 
-// expect records the allowed statuses; on a tolerated branch it adds them to
-// the tolerated set instead.
+// expect records the allowed statuses (on a tolerated branch: tolerated).
 func (m *Model) expect(r Rule, ss StatusSet, note string) {
 	if m.tolBranch {
 		m.e.Tol.union(ss)
@@ -442,17 +397,15 @@ func (m *Model) tolerate(r Rule, ss StatusSet, note string) {
 	m.e.TolRule, m.e.TolNote = r, note
 }
 
-// also names a second rule the status decision speaks for (Expectation.Also).
-// On a tolerated branch it does nothing: the primary expectation is not the
-// branch's.
+// also names a second rule the status decision speaks for (not on a
+// tolerated branch, which is not the primary expectation).
 func (m *Model) also(r Rule) {
 	if !m.tolBranch {
 		m.e.Also.add(r)
 	}
 }
 
-// blame names r for a failure of the call that answers a status of when
-// (Expectation.Blame): the rule whose refusal that status is.
+// blame names r for a failure answering a status of when (Expectation.Blame).
 func (m *Model) blame(r Rule, when StatusSet) {
 	if !m.tolBranch {
 		m.e.Blame = append(m.e.Blame, Blame{r, when})
@@ -467,25 +420,30 @@ func (m *Model) refusedBeforeLatch(c *mctx) {
 	}
 }
 
-// suspectLatch: a kernel init of a context with an earlier refusal before
-// the latch (l5) is expected to fail with IS after the latch (claim, D-2).
-// When it does, the IS may as well be "already latched" by that refusal: the
-// context is marked, and a later failure on it also names L-5.
+// suspectLatch: a kernel init refused before the latch earlier (l5) that
+// fails with the IS expected after it (claim, D-2) may be "already
+// latched" by that refusal: a later failure on c also names L-5.
 func (m *Model) suspectLatch(c *mctx, l5 bool) {
 	if st, seen := m.observed(); l5 && seen && st == abi.InvalidState && !c.latchSuspect {
 		c.latchSuspect, c.suspectAt = true, m.curIdx
 	}
 }
 
-// branchTolerated switches the walk onto a tolerated alternative that
-// continues past a check (the rest of the walk describes what the tolerated
-// build does); the primary expectation stays as set.
+// branchTolerated walks on as the tolerated alternative that continues
+// past a check; the primary expectation stays as set.
 func (m *Model) branchTolerated(r Rule, note string) {
 	m.tolBranch = true
 	m.e.TolRule, m.e.TolNote = r, note
 }
 
-func (m *Model) mem(x MemExpect) { m.e.Mem, m.e.memSet = x, true }
+// mem sets the committed-memory expectation, and the rule it is judged
+// under when r names one.
+func (m *Model) mem(x MemExpect, r ...Rule) {
+	m.e.Mem, m.e.memSet = x, true
+	if len(r) > 0 {
+		m.e.MemRule = r[0]
+	}
+}
 
 func (m *Model) value(r Rule, v uint64, note string) {
 	m.e.CheckValue, m.e.Value, m.e.ValueRule, m.e.ValueNote = true, v, r, note
@@ -501,10 +459,8 @@ func (m *Model) anything(note string, sites ...int32) {
 	}
 }
 
-// ringObserved records that a ring defect was refused or accepted on path
-// (0 kernel init, 1 prewarm). The rings are checked (the decision) or not
-// checked at all (the tolerance): a build that refuses one ring defect and
-// accepts another on the same path does neither, which is a finding of r.
+// ringObserved records a ring defect refused or accepted on path (0 kernel
+// init, 1 prewarm): refusing one and accepting another is a finding of r.
 func (m *Model) ringObserved(path int, accepted bool, r Rule) {
 	bit := uint8(1)
 	if accepted {
@@ -526,8 +482,7 @@ func (m *Model) fire(site int32) (abi.Status, bool) {
 	s := &m.sites[site]
 	if s.count > 0 && s.unsure {
 		if site == abi.SiteFinalizeFatal || site == abi.SiteInitRollbackFails {
-			// Their effect does not show in the answer: the state after
-			// the call is not known.
+			// Their effect does not show in the answer.
 			m.lose("fault site " + strconv.Itoa(int(site)) + " was armed when a call the model did not follow may have passed it")
 			return 0, false
 		}
@@ -542,8 +497,7 @@ func (m *Model) fire(site int32) (abi.Status, bool) {
 	return 0, false
 }
 
-// unsureSites marks every armed fault site unsure: a call the model does
-// not follow may have passed it.
+// unsureSites marks every armed fault site unsure (siteState.unsure).
 func (m *Model) unsureSites() {
 	for i := range m.sites {
 		if m.sites[i].count > 0 {
@@ -552,9 +506,8 @@ func (m *Model) unsureSites() {
 	}
 }
 
-// resetRuntime is simabi_reset (docs/contract.md F-1): the runtime starts
-// again as a fresh load: no context, claim, armed fault site, pending work
-// or run. The caller's side (its device, its images) is not the runtime's.
+// resetRuntime is simabi_reset (F-1): the runtime starts again as loaded;
+// the caller's side (its device, its images) stays.
 func (m *Model) resetRuntime() {
 	m.ctxs = [MaxSlots]*mctx{}
 	m.claims = map[int32]*mctx{}
@@ -567,9 +520,8 @@ func (m *Model) resetRuntime() {
 	}
 }
 
-// siteRules names the rule each fault site drives, keyed by the site: a
-// new site in abi maps to no rule until it is added here, and
-// TestSiteRulesCoverEverySite fails until then.
+// siteRules names the rule each fault site drives
+// (TestSiteRulesCoverEverySite).
 var siteRules = map[int32]Rule{
 	abi.SiteInitCreate:        RK7,
 	abi.SitePrepareCopy:       RM3,

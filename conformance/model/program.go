@@ -22,22 +22,8 @@ func (m *Model) pinit(op Op, c *mctx) {
 		m.expect(REPInit, one(abi.InvalidArgument), "device < 0")
 		return
 	}
-	if op.Prewarm {
-		if v := checkCfg(op.Cfg, false); v.st != abi.OK {
-			st, seen := m.observed()
-			m.expect(REPInit, one(abi.InvalidArgument), "prewarm config: "+v.what)
-			if v.ringOnly && seen {
-				m.ringObserved(1, st != abi.InvalidArgument, REPInit)
-			}
-			if v.ringOnly && seen && st != abi.InvalidArgument {
-				m.branchTolerated(RVCfg, "ring sizing not checked (V-CFG tolerated: 0)")
-			} else {
-				if v.tolINT {
-					m.tolerate(RVCfg, one(abi.Internal), "INTERNAL for the thread count (V-CFG tolerated)")
-				}
-				return
-			}
-		}
+	if v := checkCfg(op.Cfg, false); op.Prewarm && v.st != abi.OK && m.cfgRefused(v, REPInit, "prewarm config: "+v.what, 1) {
+		return // prewarm_config is V-CFG without the kernel-only step: every refusal is IA
 	}
 	if m.unknownState(c) {
 		if m.pinned() {
@@ -76,8 +62,8 @@ func (m *Model) pinit(op Op, c *mctx) {
 	c.fresh = false
 }
 
-// execBins: a program init gave both executor binaries (aicpu, aicore),
-// which a real build needs before it can register a device orchestration.
+// execBins: a program init gave both executor binaries, which a real
+// build needs to register a device orchestration.
 func execBins(op Op) bool {
 	return op.Spans[SpanAicpu] == SpanBytes && op.Spans[SpanAicore] == SpanBytes
 }
@@ -129,9 +115,7 @@ func (m *Model) prog(op Op, c *mctx) {
 		case fn.StatusEntry():
 			m.expect(RS3, one(abi.InvalidArgument), "NULL ctx")
 			m.tolerate(RS3, one(abi.Internal), "INTERNAL for NULL ctx (S-3 tolerated)")
-		case fn == FnFree:
-			m.expect(RS3, anyStatus, "")
-		case fn == FnConcurrentPrepare:
+		case fn == FnFree, fn == FnConcurrentPrepare:
 			m.expect(RS3, anyStatus, "")
 		default:
 			m.expect(RS3, anyStatus, "")
@@ -142,22 +126,18 @@ func (m *Model) prog(op Op, c *mctx) {
 	if m.unknownState(c) {
 		return
 	}
-	if c.latch == LatchProgram && c.attached {
+	if m.liveProgram(c, func() {
+		switch {
+		case fn.ProgOnly():
+			m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check")
+		case fn == FnMalloc:
+			m.expect(REProg, anyStatus, "")
+			m.value(REProg, 0, "device_malloc_ctx without a live program init returns NULL")
+		default:
+			m.expect(RuleNone, anyStatus, "")
+		}
+	}) {
 		m.progLive(op, c)
-		return
-	}
-	if c.latch == LatchKernel {
-		m.e.D1Rule = REProg // a refused program entry on a kernel context makes no ACL device call (E-PROG.3)
-	}
-	m.mem(m.memState(c))
-	switch {
-	case fn.ProgOnly():
-		m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check")
-	case fn == FnMalloc:
-		m.expect(REProg, anyStatus, "")
-		m.value(REProg, 0, "device_malloc_ctx without a live program init returns NULL")
-	default:
-		m.expect(RuleNone, anyStatus, "")
 	}
 }
 
@@ -172,9 +152,8 @@ const (
 	gLegacyDlopen         = "common/platform/sim/host/device_runner_base.cpp:455-469 counts each callable id committed to the AICPU, and the attached runner's finalize restarts the count (a2a3/platform/sim/host/device_runner.cpp:802, device_runner_base.cpp:897)"
 )
 
-// refuseArgument expects a program entry's refusal of an argument no entry
-// may act on: IA (tolerated: INT) on the target revision, -1 on a legacy
-// build with upstream's grounds.
+// refuseArgument expects the refusal of an argument no entry may act on:
+// IA (tolerated: INT), or a legacy build's -1 on upstream's grounds.
 func (m *Model) refuseArgument(why, grounds string) {
 	if m.opt.Profile == ProfileLegacy {
 		m.legacyExpect(REProg, one(abi.Internal), why, grounds)
@@ -184,16 +163,13 @@ func (m *Model) refuseArgument(why, grounds string) {
 	m.tolerate(REProg, one(abi.Internal), "INTERNAL for an argument no entry may act on (E-PROG tolerated)")
 }
 
-// progLive is a prog op with a live program init. Each entry is called with
-// arguments no entry may act on (conformance.Runner.prog): a NULL pointer,
-// NULL run storage or id -1, except device_malloc_ctx (64 bytes, freed at
-// once) and the queries. The refusal is IA, the code abi.md gives a bad
-// pointer or id (S-2), and changes nothing; a legacy build answers -1.
-// E-PROG.21 and .23-.26.
+// progLive is a prog op with a live program init: each entry is called
+// with arguments no entry may act on (a NULL pointer, NULL run storage, id
+// -1), refused with IA and changing nothing, except device_malloc_ctx (64
+// bytes, freed at once) and the queries (E-PROG.21, .23-.26).
 func (m *Model) progLive(op Op, c *mctx) {
 	if m.argsUnrecorded && op.Fn != FnAicpuDlopen {
-		// A recorded call: the consumer's own arguments, which the trace
-		// does not hold; only the dlopen count does not depend on them.
+		// A recorded call whose arguments the trace does not hold.
 		m.anything("a recorded program entry with a live program init: its other arguments are not recorded")
 		return
 	}
@@ -236,8 +212,7 @@ func (m *Model) progLive(op Op, c *mctx) {
 			m.e.Grounds = gLegacyDlopen
 		}
 	default:
-		// The other queries and the comm stream are the build's: a real
-		// build's counts and addresses are not rules.
+		// The other queries and the comm stream are the build's.
 		m.expect(RuleNone, anyStatus, "")
 		m.mem(MemAny)
 	}

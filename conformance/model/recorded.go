@@ -8,26 +8,19 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// NewTraceState is the owned state a trace is judged with: the device is
-// what each call recorded; completion is driven when the consumer drove its
-// streams through the simulation hooks.
+// NewTraceState is the owned state a trace is judged with (driven: the
+// consumer drove its streams through the hooks).
 func NewTraceState(p Profile, driven bool) State {
 	return NewState(ModelOptions{Profile: p, Device: -1, DrivenCompletion: driven})
 }
 
-// StepRecorded judges call k of t as op i of the judged order: the call's
-// recorded device, a context the trace never created, a reset, a call that
-// never returned or cannot be judged, and then the call itself.
+// StepRecorded judges call k of t as op i of the judged order.
 func StepRecorded(s State, t *Trace, i, k int) State {
 	return with(s, func(m *Model) { stepTraceCall(m, t, i, k) })
 }
 
-// PassRule records a pass of rule r outside any call's walk: X-2's
-// fail-fast refusal of a launch while another call holds the gate, which
-// changes nothing.
-func PassRule(s State, r Rule) State {
-	return with(s, func(m *Model) { m.pass(r) })
-}
+// PassRule records a pass of r outside any walk (X-2's fail-fast launch).
+func PassRule(s State, r Rule) State { return with(s, func(m *Model) { m.pass(r) }) }
 
 // stepTraceCall judges call k (as op number i of the judged order) on m.
 func stepTraceCall(m *Model, t *Trace, i, k int) {
@@ -35,15 +28,13 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 	m.curDev, m.devKnown = c.Dev, c.DevKnown
 	slot, _ := c.Op.Slots()
 	if slot >= 0 && !c.Op.Kind.MakesContext() && !m.SlotLive(slot) && c.Skip == "" {
-		// A context this trace never created (a forked child's inherited
-		// one): live, its state unknown.
+		// A context the trace never created (a forked child's): unknown.
 		mc := newMctx()
 		mc.unknown, mc.divergedAt = true, i
 		m.ctxs[slot] = mc
 	}
 	if k := c.Op.Kind; k.CommCodes() {
-		// A recorded session: the comm family's ranks may be other
-		// processes (E-COMM), and a call not judged leaves its state open.
+		// A recorded session: ranks may be other processes (E-COMM).
 		cm := m.comm()
 		cm.shared = true
 		if c.Unfinished || c.Skip != "" {
@@ -81,17 +72,13 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 	}
 	obs := c.Obs
 	if m.opt.Profile == ProfileLegacy && c.Op.Kind.Entry() && !c.Op.Kind.CommCodes() {
-		// A legacy trace holds the build's own codes; the live runner
-		// translates them the same way (conformance/runner.go): -1 generic,
-		// -2 UNSUPPORTED, -3 PREPARED_INCOMPATIBLE. The comm family's -1 is
-		// its own convention in every revision (E-COMM), and stays.
+		// A legacy trace holds the build's own codes, translated as the
+		// live runner does; the comm family's -1 stays (E-COMM).
 		obs.Call.Status = abi.TranslateLegacy(obs.Call.Status)
 	}
 	if !m.opt.DrivenCompletion && binariesDecide(c) {
-		// The executor binaries are recorded by size only; on a build that
-		// is not simulated (the consumer never drove its streams through
-		// the hooks) their bytes decide whether the init loads them. A
-		// refusal the model does not explain is not judged.
+		// Binaries are recorded by size only, and on a build that is not
+		// simulated their bytes decide: an unexplained refusal is not judged.
 		probe := m.copy()
 		before := probe.Failures()
 		probe.step(i, 0, c.Op, &obs)
@@ -118,8 +105,7 @@ func stepTraceCall(m *Model, t *Trace, i, k int) {
 	}
 }
 
-// binariesDecide reports whether c is a refused init that passed executor
-// binaries (a span of bytes), whose bytes a trace does not hold.
+// binariesDecide reports whether c is a refused init that passed binaries.
 func binariesDecide(c *TraceCall) bool {
 	if (c.Op.Kind != KindKInit && c.Op.Kind != KindPInit) || c.Obs.Call.Status == abi.OK {
 		return false
@@ -128,9 +114,7 @@ func binariesDecide(c *TraceCall) bool {
 }
 
 // acceptedInModelTerms maps a recorded accepted_state to the model's
-// convention: the model wants AcceptedValue(st), the consumer's descriptor
-// names its own value, so a word equal to the descriptor's accepted_value
-// reads as AcceptedValue(st). Without the descriptor the word is not judged.
+// AcceptedValue(st) when it equals the descriptor's own accepted_value.
 func acceptedInModelTerms(c *TraceCall) int32 {
 	if !c.WantKnown || c.Obs.Accepted == c.Want {
 		return AcceptedValue(c.Op.St)

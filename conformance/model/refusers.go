@@ -7,33 +7,20 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// Refusers: which conditions of the contract refuse a call, each on its own.
-//
-// The model predicts a call the way an entry runs: down its precedence
-// chain, where the first condition that refuses decides. That hides every
-// other condition the same input breaks. Refusers lists every condition
-// that alone would refuse the call, each read against the state before it
-// and not behind the ones that come first. Masking says whether the one
-// that decides masks a clause: an input that breaks two clauses with one
-// code cannot tell them apart, and a runtime that forgot the clause that
-// decides still gives the expected answer by the next one (a swimlane of
-// -1 with no output prefix is refused by the swimlane range, V-CFG.3, and
-// by the prefix rule, V-CFG.4, both with IA).
+// Refusers: every condition of the contract that alone would refuse a
+// call, each read against the state before it, not behind the ones the
+// entry checks first (the walks stop at the first). Masking says whether
+// the one that decides masks a clause: a runtime that forgot it still
+// gives the expected answer by the next (a swimlane of -1 with no output
+// prefix is refused by V-CFG.3 and V-CFG.4, both with IA).
 
 // Refusal is one condition of docs/contract.md that alone refuses a call.
 type Refusal struct {
-	// Clause is the clause of docs/contract.md ("V-CFG.3"), or the rule
-	// where the condition has no clause marker of its own.
-	Clause string
-	// Cond is the condition, in a few words that do not depend on the
-	// call's values.
-	Cond string
-	// Status is the code the condition answers (any failure where the
-	// rules name none).
-	Status StatusSet
-	// Build: the build refuses every call of the entry here (a refusing
-	// build's kernel entries): no input avoids it, and only the code tells
-	// the conditions before it from it.
+	Clause string    // "V-CFG.3", or the rule where the condition has no clause marker
+	Cond   string    // the condition, in words that do not depend on the call's values
+	Status StatusSet // the code it answers (any failure where the rules name none)
+	// Build: the build refuses every call of the entry (a refusing build's
+	// kernel entries): no input avoids it.
 	Build bool
 }
 
@@ -45,8 +32,7 @@ func (r Refusal) String() string {
 	return s
 }
 
-// code renders the refusal's code: comm_init's NULL handle, the comm
-// family's and the host-log binder's -1, else the status names.
+// code renders the refusal's code: comm_init's NULL, -1, or the names.
 func (r Refusal) code() string {
 	if r.Status.Empty() {
 		return "NULL"
@@ -62,20 +48,14 @@ func (r Refusal) Key() string { return r.Clause + " " + r.Cond }
 
 // shares reports whether r and o can answer the same code.
 func (r Refusal) shares(o Refusal) bool {
-	if r.Status.Any || o.Status.Any || r.Status.NonZero || o.Status.NonZero || (r.Status.Empty() && o.Status.Empty()) {
-		return true
-	}
-	return slices.ContainsFunc(r.Status.V[:r.Status.N], o.Status.exact)
+	return r.Status.Any || o.Status.Any || r.Status.NonZero || o.Status.NonZero || (r.Status.Empty() && o.Status.Empty()) ||
+		slices.ContainsFunc(r.Status.V[:r.Status.N], o.Status.exact)
 }
 
-// Masking is the masking in rs, a call's conditions in the order its entry
-// checks them: the condition that decides and the next one, when that
-// answers the same code. A runtime that drops the check that decides then
-// still gives the expected answer, by the next one: the call cannot tell
-// the clause that decides from it. nil when the call masks nothing. The
-// build's own refusal is left out: no input avoids it, and where it shares
-// the code of a condition before it (a refusing build's UNSUPPORTED for a
-// kernel-only diagnostic, V-CFG.2) no call can tell the two apart.
+// Masking is the masking in rs (a call's conditions in its entry's
+// order): the condition that decides and the next one, when that answers
+// the same code; nil when none. The build's own refusal is left out: no
+// input avoids it, so no call can tell it from a condition sharing its code.
 func Masking(rs []Refusal) []Refusal {
 	var first *Refusal
 	for i := range rs {
@@ -92,12 +72,9 @@ func Masking(rs []Refusal) []Refusal {
 	return nil
 }
 
-// Refusers are the conditions of docs/contract.md that each, alone, refuse
-// op in state s, in the order the entry checks them; none when the model
-// does not predict a refusal. Conditions the model cannot read are left
-// out: a context whose state is unknown keeps only its argument checks,
-// and a fault site armed to fail is a failure the checker injected, not a
-// condition of the call. s is not changed.
+// Refusers are the conditions that each alone refuse op in state s, in the
+// entry's order. Conditions the model cannot read are left out (an unknown
+// context keeps only its argument checks), and so are injected faults.
 func Refusers(s State, o Op) []Refusal { return s.Model().refusers(o) }
 
 func (m *Model) refusers(o Op) []Refusal {
@@ -120,9 +97,8 @@ type refusals struct {
 	out []Refusal
 }
 
-// add records a condition of a clause held on profiles held (a clause the
-// build is not held to refuses nothing there). A legacy build answers its
-// generic -1 for every failure, which the runner reads as INTERNAL.
+// add records a condition of a clause held on profiles held; a legacy
+// build answers its generic -1 (read as INTERNAL).
 func (rs *refusals) add(held ProfileSet, clause, cond string, ss StatusSet) {
 	p := rs.m.opt.Profile
 	if held&ProfileBit(p) == 0 {
@@ -148,9 +124,8 @@ func (rs *refusals) build(clause, cond string, ss StatusSet) {
 
 type refuserFunc func(m *Model, o Op, c *mctx, rs *refusals)
 
-// refuserTable is each kind's conditions (nil: a kind with no condition
-// of its own, an environment op whose refusals are the hooks', or one of
-// two threads, whose answers the model judges against each other).
+// refuserTable is each kind's conditions (nil: none of its own, an
+// environment op, or a two-thread op).
 var refuserTable [NumKinds]refuserFunc
 
 func defineRefusers(k Kind, f refuserFunc) {
@@ -161,42 +136,24 @@ func defineRefusers(k Kind, f refuserFunc) {
 }
 
 var (
-	iaSet    = one(abi.InvalidArgument)
-	isSet    = one(abi.InvalidState)
-	intSet   = one(abi.Internal)
-	refusedS = anyFailure
+	iaSet  = one(abi.InvalidArgument)
+	isSet  = one(abi.InvalidState)
+	intSet = one(abi.Internal)
 )
 
 func init() {
-	defineRefusers(KindKInit, kinitRefusers)
-	defineRefusers(KindPInit, func(m *Model, o Op, c *mctx, rs *refusals) {
-		if m.opt.Profile == ProfileLegacy {
-			pinitLegacyRefusers(m, o, c, rs)
-		} else {
-			pinitRefusers(m, o, c, rs)
-		}
-	})
-	defineRefusers(KindACL, aclRefusers)
-	defineRefusers(KindPrepare, prepareRefusers)
-	defineRefusers(KindLaunch, launchRefusers)
-	defineRefusers(KindFinalize, finalizeRefusers)
-	defineRefusers(KindProg, progRefusers)
-	defineRefusers(KindHostLog, hostLogRefusers)
-	defineRefusers(KindRegister, registerRefusers)
-	defineRefusers(KindUnregister, unregisterRefusers)
-	defineRefusers(KindPrepareRun, runStartRefusers)
-	defineRefusers(KindRun, runStartRefusers)
-	defineRefusers(KindLaunchRun, runStorageRefusers)
-	defineRefusers(KindPollRun, runStorageRefusers)
-	defineRefusers(KindWaitRun, runStorageRefusers)
-	defineRefusers(KindFinalizeRun, runStorageRefusers)
-	defineRefusers(KindDevWrite, devCopyRefusers)
-	defineRefusers(KindDevRead, devCopyRefusers)
+	for k, f := range map[Kind]refuserFunc{KindKInit: kinitRefusers, KindPInit: pinitRefusers, KindACL: aclRefusers,
+		KindPrepare: prepareRefusers, KindLaunch: launchRefusers, KindFinalize: finalizeRefusers, KindProg: progRefusers,
+		KindHostLog: hostLogRefusers, KindRegister: registerRefusers, KindUnregister: unregisterRefusers,
+		KindPrepareRun: runStartRefusers, KindRun: runStartRefusers, KindLaunchRun: runStorageRefusers,
+		KindPollRun: runStorageRefusers, KindWaitRun: runStorageRefusers, KindFinalizeRun: runStorageRefusers,
+		KindDevWrite: devCopyRefusers, KindDevRead: devCopyRefusers} {
+		defineRefusers(k, f)
+	}
 }
 
 // argCond is one argument clause of a kernel entry (V-INIT, V-PREP-2,
-// V-LAUNCH): declared once, the step refuses with IA when any holds and
-// Refusers lists each that holds.
+// V-LAUNCH): the walk refuses with IA when any holds, Refusers lists each.
 type argCond struct {
 	on           bool
 	clause, cond string
@@ -228,12 +185,10 @@ func (rs *refusals) args(cs []argCond) {
 	}
 }
 
-// known reports whether the state conditions of c can be read: a context,
-// and one whose state the model knows.
+// known reports whether c's state conditions can be read.
 func known(c *mctx) bool { return c != nil && !c.unknown }
 
-// d2Refuses is D-2 read on its own: the thread's current device is known
-// and is not dev.
+// d2Refuses is D-2 alone: the thread's device is known and is not dev.
 func (m *Model) d2Refuses(dev int32) bool { return m.devKnown && m.curDev != dev }
 
 func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
@@ -265,26 +220,22 @@ func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if o.Dev < 0 {
 		return
 	}
-	if h := m.claims[o.Dev]; h != nil && h != c && !h.unknown {
-		rs.add(OnTMR, "E-KINIT.4", "another context holds the device's claim", isSet)
-	}
+	h := m.claims[o.Dev]
+	rs.addIf(h != nil && h != c && !h.unknown, OnTMR, "E-KINIT.4", "another context holds the device's claim", isSet)
 	rs.addIf(m.d2Refuses(o.Dev), OnTMR, "E-KINIT.5", "the thread's current device is not device_id", isSet)
 }
 
-// pinitCfgClause is E-PINIT's clause for each V-CFG clause of the
-// prewarm check (V-CFG.2 is not applied: E-PINIT.10).
+// pinitCfgClause is E-PINIT's clause per V-CFG clause (V-CFG.2: E-PINIT.10).
 var pinitCfgClause = [9]string{1: "E-PINIT.5", 3: "E-PINIT.6", 4: "E-PINIT.7", 5: "E-PINIT.8", 6: "E-PINIT.9", 7: "E-PINIT.9", 8: "E-PINIT.9"}
 
 func pinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
+	if m.opt.Profile == ProfileLegacy {
+		pinitLegacyRefusers(m, o, c, rs)
+		return
+	}
 	rs.addIf(c == nil, OnAll, "E-PINIT.1", "ctx NULL", intSet)
-	for i := SpanAicpu; i <= SpanSDMA; i++ {
-		if !o.Spans[i].Consistent() {
-			clause := "E-PINIT.3"
-			if i == SpanSDMA {
-				clause = "E-PINIT.4"
-			}
-			rs.add(OnKernel, clause, "an inconsistent "+SpanKey(i)+" span", iaSet)
-		}
+	for i, clause := range [...]string{SpanAicpu: "E-PINIT.3", SpanAicore: "E-PINIT.3", SpanDispatcher: "E-PINIT.3", SpanSDMA: "E-PINIT.4"} {
+		rs.addIf(!o.Spans[i].Consistent(), OnKernel, clause, "an inconsistent "+SpanKey(i)+" span", iaSet)
 	}
 	rs.addIf(o.Dev < 0, OnAll, "E-PINIT.2", "device_id < 0", iaSet)
 	if o.Prewarm {
@@ -312,8 +263,7 @@ func pinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 }
 
-// pinitLegacyRefusers are what a legacy simpler_init refuses (docs/contract.md
-// "Revisions"; the legacy walk's grounds).
+// pinitLegacyRefusers: a legacy simpler_init (contract.md "Revisions").
 func pinitLegacyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if c == nil {
 		rs.add(OnLegacy, "E-PINIT.1", "ctx NULL", intSet)
@@ -346,12 +296,9 @@ func aclRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 }
 
-// dispatchState adds the state conditions E-PREP and E-LAUNCH share: not
-// a kernel context, or one whose phase takes no dispatch (K-1, E-PREP.3,
-// E-LAUNCH.1), launch's no prepare yet (E-LAUNCH.2, collectingClause), and
-// the borrowed-device check (D-2). It reports whether
-// the context's state is read at all (not for a quarantined context, of
-// whose dispatch docs/contract.md says nothing).
+// dispatchState adds E-PREP's and E-LAUNCH's state conditions (K-1, no
+// prepare yet: collectingClause, D-2); false when the state is not read (a
+// quarantined context's dispatch is not the contract's).
 func dispatchState(m *Model, c *mctx, stateClause, collectingClause, d2Clause string, rs *refusals) bool {
 	if !known(c) || (c.latch == LatchKernel && c.dispatchAny) {
 		return false
@@ -381,14 +328,12 @@ func prepareRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		return
 	}
 	rs.addIf(len(c.ids) >= MaxIDs, OnTMR, "M-4.2", "the context holds 8192 residents", one(abi.CallableCountExceeded))
-	if _, fits := c.fit(f.charge); !fits {
-		rs.add(OnTMR, "M-5.4", "the charge would pass 2 GiB of blocks", one(abi.CallableBytesExceeded))
-	}
+	_, fits := c.fit(f.charge)
+	rs.addIf(!fits, OnTMR, "M-5.4", "the charge would pass 2 GiB of blocks", one(abi.CallableBytesExceeded))
 }
 
 // launchArgs are the counts op's args carry for c's id as the runner forms
-// them, and whether a counted tensor is outside DEVICE space (tensor 0 in
-// HOST, or the last counted one elsewhere).
+// them, and whether a counted tensor is outside DEVICE space.
 func launchArgs(o Op, c *mctx) (t, s int32, host bool) {
 	if o.Args.Mode == ArgsMatch && o.ID >= 0 && int(o.ID) < len(c.ids) {
 		t, s = c.ids[o.ID].t, c.ids[o.ID].s
@@ -434,11 +379,8 @@ func finalizeRefusers(m *Model, _ Op, c *mctx, rs *refusals) {
 	if m.opt.Profile == ProfileLegacy || c.latch != LatchKernel || c.phase == phClosed {
 		return
 	}
-	if c.quarantined {
-		rs.add(OnTMR, "D-4.2", "a quarantined context", isSet)
-	} else if m.d2Refuses(c.dev) {
-		rs.add(OnTMR, "D-2.1", "the thread's current device is not the context's", isSet)
-	}
+	rs.addIf(c.quarantined, OnTMR, "D-4.2", "a quarantined context", isSet)
+	rs.addIf(!c.quarantined && m.d2Refuses(c.dev), OnTMR, "D-2.1", "the thread's current device is not the context's", isSet)
 }
 
 func hostLogRefusers(_ *Model, o Op, _ *mctx, rs *refusals) {
@@ -452,15 +394,11 @@ func hostLogRefusers(_ *Model, o Op, _ *mctx, rs *refusals) {
 	rs.addIf(!slices.Contains(hostLogLevels[:], o.Code), OnAll, "S-2.3", "a threshold that is no log level", refused)
 }
 
-// The program entries. A clause about an argument (a NULL pointer, an id
-// out of range) is read whatever the context; one about the context's
-// runs or registry only on a context with a live program init, of which
-// it speaks.
+// The program entries: argument clauses are read whatever the context,
+// run and registry clauses only with a live program init.
 
-// noLiveInit adds S-3 for a NULL context and E-PROG.1 for one without a
-// live program init; it reports whether the context has a live one (the
-// entry's own conditions apply). A legacy build has no init gate: without
-// a live init nothing is refused.
+// noLiveInit adds S-3 (NULL) or E-PROG.1 (no live program init; a legacy
+// build has no such gate); live: the entry's own conditions apply.
 func noLiveInit(m *Model, c *mctx, rs *refusals) (live, judged bool) {
 	switch {
 	case c == nil:
@@ -477,8 +415,7 @@ func noLiveInit(m *Model, c *mctx, rs *refusals) (live, judged bool) {
 	return false, true
 }
 
-// registerID adds E-PROG.21 (E-PROG.22 on a legacy build) for an id
-// outside the program registry.
+// registerID adds E-PROG.21 (legacy: .22) for an id outside the registry.
 func registerID(m *Model, id int32, rs *refusals) {
 	if m.opt.Profile == ProfileLegacy {
 		rs.addIf(id < 0 || id >= legacyCallableIDs, OnLegacy, "E-PROG.22", "a callable id outside [0, 64)", intSet)
@@ -487,23 +424,16 @@ func registerID(m *Model, id int32, rs *refusals) {
 	rs.addIf(id < 0 || id >= abi.MaxRegisteredCallableIDs, OnKernel, "E-PROG.21", "a callable id outside [0, 8192)", iaSet)
 }
 
-// runArgs adds E-PROG.6 to E-PROG.9: NULL run storage, args, CallConfig or
-// descriptor.
+// runArgs adds E-PROG.6 to .9: NULL storage, args, CallConfig, descriptor.
 func runArgs(nullStorage, nullArgs, nullCfg, nullDesc bool, rs *refusals) {
-	for _, a := range [...]struct {
-		null         bool
-		clause, what string
-	}{{nullStorage, "E-PROG.6", "NULL run storage"}, {nullArgs, "E-PROG.7", "NULL args"},
-		{nullCfg, "E-PROG.8", "a NULL CallConfig"}, {nullDesc, "E-PROG.9", "a NULL descriptor"}} {
-		rs.addIf(a.null, OnAll, a.clause, a.what, iaSet)
-	}
+	rs.addIf(nullStorage, OnAll, "E-PROG.6", "NULL run storage", iaSet)
+	rs.addIf(nullArgs, OnAll, "E-PROG.7", "NULL args", iaSet)
+	rs.addIf(nullCfg, OnAll, "E-PROG.8", "a NULL CallConfig", iaSet)
+	rs.addIf(nullDesc, OnAll, "E-PROG.9", "a NULL descriptor", iaSet)
 }
 
-// progRefusers: a prog op calls its entry with the bad arguments op.ProgFn
-// names (conformance's runner: register id -1 with a NULL image, run and
-// prepare_run with NULL storage, args, CallConfig and descriptor, a copy
-// between device address 0 and a NULL host pointer, ...). With a live
-// program init each is refused by those arguments (E-PROG.21, .23, .24).
+// progRefusers: a prog op calls its entry with the bad arguments the
+// runner passes (progLive), each refused with a live init (E-PROG.21-.24).
 func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	fn := o.Fn
 	if (c == nil && !fn.StatusEntry()) || (c != nil && !fn.ProgOnly()) {
@@ -520,7 +450,7 @@ func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		rs.add(OnAll, "E-PROG", "a NULL callable", iaSet)
 	case FnRun, FnPrepareRun:
 		runArgs(true, false, true, true, rs)
-		rs.add(OnAll, "E-PROG.13", "callable id -1, never registered", refusedS)
+		rs.add(OnAll, "E-PROG.13", "callable id -1, never registered", anyFailure)
 		runArgs(false, true, false, false, rs)
 	case FnUnregister:
 		switch {
@@ -542,11 +472,9 @@ func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 }
 
-// devCopyRefusers: a dev_write or dev_read copies a span of the slot's
-// allocation; without a live init the runner passes a NULL device pointer
-// (E-PROG.1 comes first), with one host=null passes a NULL host pointer
-// and a span may run past the allocation's end. A copy of 0 bytes is
-// refused by neither (E-PROG.31).
+// devCopyRefusers: without a live init the runner passes a NULL device
+// pointer (after E-PROG.1); with one a NULL host pointer or a span past
+// the end is refused, except a copy of 0 bytes (E-PROG.31).
 func devCopyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	live, _ := noLiveInit(m, c, rs)
 	switch {
@@ -573,9 +501,8 @@ func registerRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		return
 	}
 	rs.addIf(c.runs > 0, OnAll, "E-FIN.13", "a native run is outstanding", isSet)
-	if _, dup := c.prog[o.ID]; dup {
-		rs.add(OnAll, "E-PROG.27", "an id registered already", isSet)
-	}
+	_, dup := c.prog[o.ID]
+	rs.addIf(dup, OnAll, "E-PROG.27", "an id registered already", isSet)
 }
 
 func unregisterRefusers(m *Model, o Op, c *mctx, rs *refusals) {
@@ -600,15 +527,13 @@ func runStartRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 	// Upstream's order: the registry (c_api_shared.cpp:630), the storage
 	// (:640), then NULL args where it binds the callable.
-	if _, ok := c.prog[o.ID]; !ok {
-		rs.add(OnAll, "E-PROG.13", "a callable id not registered", refusedS)
-	}
+	_, registered := c.prog[o.ID]
+	rs.addIf(!registered, OnAll, "E-PROG.13", "a callable id not registered", anyFailure)
 	rs.addIf(o.St >= 0 && m.storages[o.St].state != StorageFree, OnAll, "E-PROG.14", "run storage that holds a run", isSet)
 	runArgs(false, o.Args.Mode == ArgsNull, false, false, rs)
 }
 
-// storageClause is each run-storage entry's clause for storage that holds
-// no run of the context (E-PROG where no clause of its own says it).
+// storageClause: each entry's clause for storage without a run of the context.
 var storageClause = map[Kind]string{KindLaunchRun: "E-PROG.16", KindPollRun: "E-PROG", KindWaitRun: "E-PROG", KindFinalizeRun: "E-PROG.19"}
 
 func runStorageRefusers(m *Model, o Op, c *mctx, rs *refusals) {

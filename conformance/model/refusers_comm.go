@@ -5,12 +5,10 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// The comm family's conditions (E-COMM), each read on its own. Every
-// refusal of the family is its -1 (comm_init's is a NULL handle), so any
-// two conditions one call breaks share it.
+// The comm family's conditions (E-COMM): every refusal is -1 (comm_init's
+// a NULL handle), so any two one call breaks share it.
 
-// rankIDsRead is how many rank_ids entries a condition reads at most: the
-// runner's array holds 256.
+// rankIDsRead is how many rank_ids entries a condition reads (the runner's 256).
 const rankIDsRead = 256
 
 func init() {
@@ -65,8 +63,7 @@ func init() {
 	defineRefusers(op.KindCommGlobalImport, commRefusers(globalImportRefusers))
 }
 
-// commRefusers wraps a comm kind's conditions: none once the model no
-// longer judges the family (a recorded call it could not judge).
+// commRefusers wraps a comm kind's conditions: none once the family is not judged.
 func commRefusers(f func(cm *commModel, c op.CommRecipe, h *commHandle, rs *refusals)) refuserFunc {
 	return func(m *Model, o Op, _ *mctx, rs *refusals) {
 		cm := m.cm
@@ -84,15 +81,13 @@ func commRefusers(f func(cm *commModel, c op.CommRecipe, h *commHandle, rs *refu
 	}
 }
 
-// nullHandle adds clause's NULL-handle condition; it reports whether the
-// handle is NULL (no condition about it can be read then).
+// nullHandle adds clause's NULL-handle condition; it reports a NULL handle.
 func nullHandle(h *commHandle, clause string, rs *refusals) bool {
 	rs.commIf(h == nil, clause, "a NULL handle")
 	return h == nil
 }
 
-// rankCount reports E-COMM's rank_count and domain_rank rule broken:
-// rank_count 0 or above 64, or domain_rank >= rank_count.
+// rankCountBad: rank_count 0 or above 64, or domain_rank >= rank_count.
 func rankCountBad(c op.CommRecipe) bool {
 	return c.N == 0 || c.N > abi.CommMaxRankNum || uint64(c.Rank) >= c.N
 }
@@ -119,12 +114,9 @@ func deriveRefusers(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) 
 
 func domainAllocRefusers(_ *commModel, c op.CommRecipe, h *commHandle, rs *refusals) {
 	nullHandle(h, "E-COMM.22", rs)
-	for _, p := range [...]struct {
-		null bool
-		what string
-	}{{c.IDs.Null, "a NULL rank_ids"}, {c.NullOut, "a NULL device_ctx_out"}, {c.NullBase, "a NULL local_window_base_out"}} {
-		rs.commIf(p.null, "E-COMM.22", p.what)
-	}
+	rs.commIf(c.IDs.Null, "E-COMM.22", "a NULL rank_ids")
+	rs.commIf(c.NullOut, "E-COMM.22", "a NULL device_ctx_out")
+	rs.commIf(c.NullBase, "E-COMM.22", "a NULL local_window_base_out")
 	rs.commIf(rankCountBad(c), "E-COMM.23", "rank_count 0 or above 64, or domain_rank >= rank_count")
 	rs.commIf(c.Win == 0, "E-COMM.24", "window_size 0")
 	if h == nil {
@@ -157,8 +149,7 @@ func globalImportRefusers(cm *commModel, c op.CommRecipe, _ *commHandle, rs *ref
 	if c.Descs.Null {
 		return
 	}
-	// Each descriptor condition once, for the first descriptor that
-	// breaks it.
+	// Each condition once, for the first descriptor that breaks it.
 	var bad [len(importChecks)]bool
 	var dup, open bool
 	seen := map[uint32]bool{}

@@ -6,17 +6,10 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// Re-synchronising the model after a divergence.
-//
-// A call that answers what the model did not predict is a finding; it must
-// not hide the findings after it (a directed check holds many independent
-// expectations). So the model does not stop: it takes what the answer tells
-// (a successful init pins the context's state again) and forgets what it
-// cannot know (the state of a context whose call diverged). Calls on a
-// context the model forgot are still made and judged on everything that does
-// not depend on its state: the structural V rules and S-3, which run first in
-// every state, and S-2, which holds for every answer. The rest of the
-// sequence, on every other context, is judged in full.
+// Re-synchronising after a divergence, so that one finding hides no other:
+// the model takes what the answer tells (a successful init pins the state)
+// and forgets what it cannot know (the diverged context's state, judged
+// then only on the structural V rules, S-3 and S-2).
 
 // resync follows the answer st of op, which the model did not predict.
 func (m *Model) resync(op Op, mc *mctx, st abi.Status) {
@@ -25,13 +18,12 @@ func (m *Model) resync(op Op, mc *mctx, st abi.Status) {
 		c.resync(m, op, mc, st)
 		return
 	}
-	// The checker's own environment (hooks, ACL) misbehaved: nothing
-	// after it can be trusted.
+	// The checker's own environment (hooks, ACL) misbehaved.
 	m.lose("#" + strconv.Itoa(m.curIdx) + " " + op.String() + " returned " + statusName(st) + ", which the model did not predict")
 }
 
-// retireRefusedDestroys stops calling every context whose destroy the model
-// took as refused: a divergence puts in doubt that the runtime refused it.
+// retireRefusedDestroys stops calling contexts whose destroy the model took
+// as refused: a divergence puts that in doubt.
 func (m *Model) retireRefusedDestroys() {
 	for _, c := range m.ctxs {
 		if c != nil && c.live && c.destroyRefused {
@@ -40,19 +32,16 @@ func (m *Model) retireRefusedDestroys() {
 	}
 }
 
-// forget marks c's state unknown (resync). A claim the model thought it held
-// stays recorded: a later kernel init of that device accepts either answer.
+// forget marks c's state unknown (a claim it held stays recorded: a later
+// kernel init of the device accepts either answer).
 func (m *Model) forget(c *mctx) {
 	if !c.unknown {
 		c.unknown, c.divergedAt = true, m.curIdx
 	}
-	// Whether its allocations live is not known either: the runner calls
-	// them no more.
 	m.dropAllocs(c)
 }
 
-// pinKernel sets c to what a successful kernel init leaves: kernel-latched,
-// Collecting, holding the claim of dev, nothing prepared.
+// pinKernel sets c to what a successful kernel init of dev leaves.
 func (m *Model) pinKernel(c *mctx, dev int32) {
 	if h := m.claims[dev]; h != nil && h != c {
 		h.claim = false // the runtime evidently does not count it as the holder
@@ -61,16 +50,14 @@ func (m *Model) pinKernel(c *mctx, dev int32) {
 	m.claims[dev] = c
 }
 
-// pinProgram sets c to what a successful simpler_init leaves: program-latched,
-// attached to dev, which is the calling thread's device now.
+// pinProgram sets c to what a successful simpler_init of dev leaves.
 func (m *Model) pinProgram(c *mctx, dev int32) {
 	*c = mctx{live: true, latch: LatchProgram, attached: true, dev: dev, lastStream: NullRef, legacyDev: dev, dlopens: -1}
 	m.curDev, m.devKnown = dev, true
 }
 
-// unknownState sets the expectation of a call on a context the model forgot
-// (past its structural checks): any status, any committed memory. It reports
-// whether c is such a context.
+// unknownState expects anything of a call on a forgotten context c (past
+// its structural checks) and reports whether c is one.
 func (m *Model) unknownState(c *mctx) bool {
 	if c == nil || !c.unknown {
 		return false
@@ -81,8 +68,7 @@ func (m *Model) unknownState(c *mctx) bool {
 	return true
 }
 
-// pinned reports whether the call on an unknown context succeeded, which
-// pins the state a success leaves.
+// pinned reports whether the call on an unknown context succeeded.
 func (m *Model) pinned() bool {
 	st, seen := m.observed()
 	return seen && st == abi.OK

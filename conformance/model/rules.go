@@ -66,32 +66,41 @@ const (
 	NumRules
 )
 
-var ruleNames = [NumRules]string{
-	RuleNone: "-", RS1: "S-1", RS2: "S-2", RS3: "S-3",
-	RVSpan: "V-SPAN", RVInit: "V-INIT", RVPrep1: "V-PREP-1", RVPrep2: "V-PREP-2", RVLaunch: "V-LAUNCH",
-	RVImg: "V-IMG", RVCfg: "V-CFG", RVArena: "V-ARENA", RVContract: "V-CONTRACT",
-	RL1: "L-1", RL2: "L-2", RL3: "L-3", RL4: "L-4", RL5: "L-5",
-	RK1: "K-1", RK2: "K-2", RK3: "K-3", RK4: "K-4", RK5: "K-5", RK6: "K-6", RK7: "K-7",
-	RESup: "E-SUP", REKInit: "E-KINIT", REClaim: "E-CLAIM", REPrep: "E-PREP", RELaunch: "E-LAUNCH",
-	RELaunchAsync: "E-LAUNCH-ASYNC", REFin: "E-FIN", REDestroy: "E-DESTROY", REPInit: "E-PINIT",
-	REACL: "E-ACL", REProg: "E-PROG", REComm: "E-COMM",
-	RM1: "M-1", RM2: "M-2", RM3: "M-3", RM4: "M-4", RM5: "M-5", RM6: "M-6", RM7: "M-7",
-	RD1: "D-1", RD2: "D-2", RD3: "D-3", RD4: "D-4", RU1: "U-1",
-	RX1: "X-1", RX2: "X-2", RX3: "X-3",
-	RHooks: "HOOKS",
+// rules are each rule's ID and the profiles held to it (contract.md, each
+// rule's Profiles paragraph): a refusing build has no kernel context, so
+// the phase, capacity and claim rules are tmr's (and L-4, whose latch no
+// entry of a refusing build can tell from no latch); a legacy build has no
+// kernel entries and is held to the program-mode rules only.
+var rules = [NumRules]struct {
+	name string
+	on   ProfileSet
+}{
+	RuleNone: {"-", 0}, RS1: {"S-1", OnKernel}, RS2: {"S-2", OnAll}, RS3: {"S-3", OnAll},
+	RVSpan: {"V-SPAN", OnKernel}, RVInit: {"V-INIT", OnKernel}, RVPrep1: {"V-PREP-1", OnKernel}, RVPrep2: {"V-PREP-2", OnKernel},
+	RVLaunch: {"V-LAUNCH", OnKernel}, RVImg: {"V-IMG", OnTMR}, RVCfg: {"V-CFG", OnKernel}, RVArena: {"V-ARENA", OnTMR},
+	RVContract: {"V-CONTRACT", OnAll}, RL1: {"L-1", OnAll}, RL2: {"L-2", OnTMR}, RL3: {"L-3", OnTMR}, RL4: {"L-4", OnTMR},
+	RL5: {"L-5", OnKernel}, RK1: {"K-1", OnTMR}, RK2: {"K-2", OnTMR}, RK3: {"K-3", OnTMR}, RK4: {"K-4", OnTMR},
+	RK5: {"K-5", OnTMR}, RK6: {"K-6", OnTMR}, RK7: {"K-7", OnTMR}, RESup: {"E-SUP", OnKernel}, REKInit: {"E-KINIT", OnKernel},
+	REClaim: {"E-CLAIM", OnTMR}, REPrep: {"E-PREP", OnKernel}, RELaunch: {"E-LAUNCH", OnKernel},
+	RELaunchAsync: {"E-LAUNCH-ASYNC", OnTMR}, REFin: {"E-FIN", OnAll}, REDestroy: {"E-DESTROY", OnAll},
+	REPInit: {"E-PINIT", OnAll}, REACL: {"E-ACL", OnAll}, REProg: {"E-PROG", OnAll}, REComm: {"E-COMM", OnAll},
+	RM1: {"M-1", OnTMR}, RM2: {"M-2", OnTMR}, RM3: {"M-3", OnTMR}, RM4: {"M-4", OnTMR}, RM5: {"M-5", OnTMR},
+	RM6: {"M-6", OnTMR}, RM7: {"M-7", OnAll}, RD1: {"D-1", OnKernel}, RD2: {"D-2", OnTMR}, RD3: {"D-3", OnTMR},
+	RD4: {"D-4", OnTMR}, RU1: {"U-1", OnAll}, RX1: {"X-1", OnTMR}, RX2: {"X-2", OnTMR}, RX3: {"X-3", OnTMR},
+	RHooks: {"HOOKS", OnAll},
 }
 
 func (r Rule) String() string {
 	if r < NumRules {
-		return ruleNames[r]
+		return rules[r].name
 	}
 	return "?"
 }
 
 // RuleByName finds a rule by its ID ("E-PREP").
 func RuleByName(s string) (Rule, bool) {
-	for i, n := range ruleNames {
-		if n == s && i != int(RuleNone) {
+	for i, x := range rules {
+		if x.name == s && i != int(RuleNone) {
 			return Rule(i), true
 		}
 	}
@@ -134,44 +143,17 @@ const (
 )
 
 // ProfileBit is profile p's bit.
-func ProfileBit(p Profile) ProfileSet {
-	switch p {
-	case ProfileTMR:
-		return OnTMR
-	case ProfileRefusing:
-		return OnRefusing
-	case ProfileLegacy:
-		return OnLegacy
-	}
-	return 0
-}
+func ProfileBit(p Profile) ProfileSet { return profileBits[p] }
 
-// ruleProfiles are the profiles held to each runtime rule (contract.md,
-// each rule's Profiles paragraph): a refusing build has no kernel context,
-// so the phase, capacity and claim rules are tmr's (and L-4, whose latch no
-// entry of a refusing build can tell from no latch); a legacy build has no
-// kernel entries and is held to the program-mode rules only.
-var ruleProfiles = [NumRules]ProfileSet{
-	RS1: OnKernel, RS2: OnAll, RS3: OnAll,
-	RVSpan: OnKernel, RVInit: OnKernel, RVPrep1: OnKernel, RVPrep2: OnKernel, RVLaunch: OnKernel,
-	RVImg: OnTMR, RVCfg: OnKernel, RVArena: OnTMR, RVContract: OnAll,
-	RL1: OnAll, RL2: OnTMR, RL3: OnTMR, RL4: OnTMR, RL5: OnKernel,
-	RK1: OnTMR, RK2: OnTMR, RK3: OnTMR, RK4: OnTMR, RK5: OnTMR, RK6: OnTMR, RK7: OnTMR,
-	RESup: OnKernel, REKInit: OnKernel, REClaim: OnTMR, REPrep: OnKernel, RELaunch: OnKernel,
-	RELaunchAsync: OnTMR, REFin: OnAll, REDestroy: OnAll, REPInit: OnAll, REACL: OnAll, REProg: OnAll, REComm: OnAll,
-	RM1: OnTMR, RM2: OnTMR, RM3: OnTMR, RM4: OnTMR, RM5: OnTMR, RM6: OnTMR, RM7: OnAll,
-	RD1: OnKernel, RD2: OnTMR, RD3: OnTMR, RD4: OnTMR, RU1: OnAll,
-	RX1: OnTMR, RX2: OnTMR, RX3: OnTMR,
-	RHooks: OnAll,
-}
+var profileBits = map[Profile]ProfileSet{ProfileTMR: OnTMR, ProfileRefusing: OnRefusing, ProfileLegacy: OnLegacy}
 
 // RuleProfiles are the profiles held to rule r.
 func RuleProfiles(r Rule) ProfileSet {
 	if r < NumRules {
-		return ruleProfiles[r]
+		return rules[r].on
 	}
 	return 0
 }
 
 // Applies reports whether builds of profile p are held to rule r.
-func (r Rule) Applies(p Profile) bool { return r < NumRules && ruleProfiles[r]&ProfileBit(p) != 0 }
+func (r Rule) Applies(p Profile) bool { return r < NumRules && rules[r].on&ProfileBit(p) != 0 }

@@ -6,21 +6,13 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// The run family with valid arguments (program mode). docs/contract.md says what a
-// run means for the rest of the context: it is outstanding from the
-// successful prepare_run that opened it until finalize_run of its storage
-// returns, whatever that returns, launched or not, completed or not
-// (E-FIN "Outstanding native run"), and while one is outstanding
-// finalize_device returns INTERNAL (E-FIN), destroy is refused (E-DESTROY)
-// and unregister is refused (E-FIN: it consults the same reservation).
-// Where docs/contract.md is silent on the run family itself, the model follows
-// upstream's native-run code (common/platform/sim/host/c_api_shared.cpp at
-// 6ebaf77): a second prepare on busy storage is refused, launch publishes
-// accepted_value through accepted_state, poll answers 0 or 1 while the run is
-// in flight and 1 once it completed, wait completes it. Where upstream and
-// the simulated runtimes differ (poll of a prepared, never-launched run: 0 or
-// an error; a second run on another storage of the same context: upstream
-// allows one run per context), either answer is accepted and followed.
+// The run family with valid arguments (program mode). A run is
+// outstanding from its prepare_run until finalize_run of its storage
+// returns, whatever that returns (E-FIN "Outstanding native run"); while
+// one is, finalize_device returns INTERNAL, destroy and unregister are
+// refused. Otherwise the model follows upstream's native-run code
+// (common/platform/sim/host/c_api_shared.cpp at 6ebaf77), accepting either
+// answer where upstream and the simulated runtimes differ.
 
 // RunState is what the model knows of one run storage.
 type RunState uint8
@@ -41,31 +33,32 @@ type runSlot struct {
 	ctx   *mctx // the context whose run it holds
 }
 
-// progCallable is a callable registered on a program context: the counts
-// prepare_run's args must carry.
+// progCallable is a registered callable's counts (-1: the user's, -2: unknown).
 type progCallable struct{ t, s int32 }
 
-// liveProgram reports whether c has a live program init; otherwise it sets
-// E-PROG's expectation (IS before anything else, nothing changes).
-func (m *Model) liveProgramRun(c *mctx) bool {
+// liveProgram reports whether c has a live program init. Otherwise the
+// call leaves committed memory as c's state says and makes no ACL device
+// call (E-PROG.3), and target sets the target revision's expectation (a
+// legacy build has no init gate: a skip).
+func (m *Model) liveProgram(c *mctx, target func()) bool {
 	if c.latch == LatchProgram && c.attached {
 		return true
 	}
 	m.mem(m.memState(c))
+	if c.latch == LatchKernel {
+		m.e.D1Rule = REProg
+	}
 	if m.opt.Profile == ProfileLegacy && c.latch != LatchKernel {
-		// A legacy build has no init gate (docs/contract.md Revisions): the call
-		// does whatever it does without a live init.
 		m.skipClause(REProg, "E-PROG's clauses for a context without a live program init are target-revision decisions: "+gNoInitGate)
 		m.expect(RuleNone, anyStatus, "")
-		return false
+	} else {
+		target()
 	}
-	m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check")
 	return false
 }
 
-// runEntry is the front every run op shares: NULL (S-3), an unknown
-// context, no live program init (E-PROG). It returns c when the op's own
-// walk goes on.
+// runEntry is every run op's front: NULL (S-3), unknown, no live init
+// (E-PROG); it returns c when the op's own walk goes on.
 func (m *Model) runEntry(op Op, c *mctx) *mctx {
 	if c == nil {
 		m.expect(RS3, one(abi.InvalidArgument), "NULL ctx")
@@ -75,25 +68,18 @@ func (m *Model) runEntry(op Op, c *mctx) *mctx {
 	if m.unknownState(c) {
 		return nil
 	}
-	if c.latch == LatchKernel {
-		m.e.D1Rule = REProg // a refused program entry on a kernel context makes no ACL device call (E-PROG.3)
-	}
-	if !m.liveProgramRun(c) {
+	if !m.liveProgram(c, func() { m.expect(REProg, one(abi.InvalidState), "no live program init: IS before any other check") }) {
 		return nil
 	}
 	m.mem(MemAny) // program-mode committed memory is the runtime's
 	return c
 }
 
-// userCallableFacts stand for the callable a user gave (abicheck
-// -callable): a real program callable of the build, whose counts the runner
-// matches.
+// userCallableFacts stand for the user's callable (abicheck -callable).
 var userCallableFacts = &imageFacts{user: true, valid: true, aligned: true, t: -1, s: -1}
 
-// refusedAs is a run entry's refusal where the rules say only "refused":
-// on the target revision the code abi.md gives the situation (S-2), s (IS
-// for a call that conflicts with the run's or the registry's state); a
-// legacy build answers -1 (read as INT).
+// refusedAs is a refusal the rules do not code: s on the target revision
+// (S-2), a legacy build's -1 (read as INT).
 func (m *Model) refusedAs(s abi.Status) StatusSet {
 	if m.opt.Profile == ProfileLegacy {
 		return one(abi.Internal)
@@ -101,8 +87,7 @@ func (m *Model) refusedAs(s abi.Status) StatusSet {
 	return one(s)
 }
 
-// nullRunConfig: a run's NULL CallConfig is refused with IA (E-PROG.8),
-// before any state is looked at.
+// nullRunConfig: a NULL CallConfig is refused with IA first (E-PROG.8).
 const nullRunConfig = "a NULL CallConfig is refused (upstream: common/platform/sim/host/c_api_shared.cpp:617, onboard :675)"
 
 func (m *Model) register(op Op, c *mctx) {
@@ -119,8 +104,7 @@ func (m *Model) register(op Op, c *mctx) {
 		m.expect(REProg, m.refusedAs(abi.InvalidState), "a native run is outstanding: the callable registry is not changed (upstream: common/platform/sim/host/c_api_shared.cpp:419-422)")
 		return
 	}
-	// E-PROG.21/22: the program registry's id bound comes before anything
-	// the image could decide; an id outside it registers nothing.
+	// E-PROG.21/22: the registry's id bound comes before the image.
 	if m.opt.Profile == ProfileLegacy && (op.ID < 0 || op.ID >= legacyCallableIDs) {
 		m.legacyExpect(REProg, one(abi.Internal), "callable id "+strconv.Itoa(int(op.ID))+" is outside the legacy registry [0, 64)", gCallableIDs)
 		return
@@ -152,12 +136,8 @@ func (m *Model) register(op Op, c *mctx) {
 	sure := false // the registration succeeds (else only an OK answer pins it)
 	switch {
 	case f.user && !m.opt.Simulated && !c.bins:
-		// A device orchestration is registered with the AICPU executor,
-		// which a real build loads from the binaries its init was given.
 		m.expect(RuleNone, anyStatus, "the init gave no executor binaries: a real build may refuse to register a device orchestration ("+gRegisterNeedsBins+")")
 	case !f.user && !m.opt.Simulated:
-		// A real build loads the orchestration binary of the image: a
-		// synthetic one registers only on a simulated build.
 		m.expect(RuleNone, anyStatus, "a synthetic image on a real build")
 	default:
 		m.expect(REProg, one(abi.OK), "")
@@ -179,17 +159,15 @@ func (m *Model) addRegistered(c *mctx, id int32, f *imageFacts) {
 	switch {
 	case c.dlopens < 0:
 	case !m.opt.Simulated:
-		// A real build's callable may be a host orchestration, which it
-		// counts under host dlopens instead (host_build_graph: upstream's
-		// device_runner_base.cpp:574-589); upstream's own consumer showed it.
+		// A real build's callable may be a host orchestration, counted
+		// under host dlopens (upstream device_runner_base.cpp:574-589).
 		c.dlopens = -1
 	default:
 		c.dlopens++
 	}
 }
 
-// forgetRegistry: whether id is registered is not known after an answer the
-// model cannot judge; a later prepare_run of it accepts either outcome.
+// forgetRegistry: after an unjudged register success, id's counts are unknown.
 func (m *Model) forgetRegistry(c *mctx, id int32) {
 	if st, seen := m.observed(); seen && st == abi.OK {
 		c.dlopens = -1
@@ -227,12 +205,9 @@ func (m *Model) slotOf(op Op) *runSlot {
 	return &m.storages[op.St]
 }
 
-// runStart walks what prepare_run and run refuse before they start a run:
-// the entry checks, NULL storage, CallConfig or descriptor (IA), busy
-// storage, an unregistered id, NULL args (IA; upstream refuses those only
-// once it binds the callable, so after the registry). It returns the
-// context, the storage and the callable when none applies. Each refusal
-// changes nothing (E-PROG.10).
+// runStart walks what prepare_run and run refuse before a run starts
+// (each refusal changes nothing, E-PROG.10); it returns the context,
+// storage and callable when none applies.
 func (m *Model) runStart(op Op, c *mctx) (*mctx, *runSlot, progCallable, bool) {
 	if c = m.runEntry(op, c); c == nil {
 		return nil, nil, progCallable{}, false
@@ -248,12 +223,10 @@ func (m *Model) runStart(op Op, c *mctx) (*mctx, *runSlot, progCallable, bool) {
 		m.expect(REProg, one(abi.InvalidArgument), "a NULL descriptor is refused (upstream: common/platform/sim/host/c_api_shared.cpp:617)")
 		return nil, nil, progCallable{}, false
 	}
-	// Upstream asks the registry (c_api_shared.cpp:630) before it looks at
-	// the storage (:640).
+	// Upstream asks the registry (:630) before the storage (:640).
 	pc, registered := c.prog[op.ID]
 	if !registered {
-		// NOT_RESIDENT ("an id never published") or IA ("a bad id"): both
-		// are abi.md's codes for it.
+		// NOT_RESIDENT or IA: both are abi.md's codes for it.
 		m.expect(REProg, m.refusedAs(abi.CallableNotResident), "callable id "+strconv.Itoa(int(op.ID))+" is not registered")
 		if m.opt.Profile != ProfileLegacy {
 			m.e.Status.add(abi.InvalidArgument)
@@ -277,37 +250,28 @@ func (m *Model) prepareRun(op Op, c *mctx) {
 	if !ok {
 		return
 	}
-	t, s := m.runCounts(op, pc)
-	if pc.t >= 0 && (t != pc.t || s != pc.s) {
+	judged := false // else only a success opens the run
+	switch t, s := m.runCounts(op, pc); {
+	case pc.t >= 0 && (t != pc.t || s != pc.s):
 		m.expect(RuleNone, anyStatus, "args counts differ from the callable's: refusing is the runtime's check")
-		if m.pinned() {
-			m.openRun(sl, c)
-		}
-		return
-	}
-	if m.secondRunUnjudged(c, pc) {
-		if m.pinned() {
-			m.openRun(sl, c)
-		}
-		return
-	}
-	if c.runs > 0 {
+	case m.secondRunUnjudged(c, pc):
+	case c.runs > 0:
 		m.expect(REProg, one(abi.OK), secondRunTaken)
-	} else {
+		judged = true
+	default:
 		m.expect(REProg, one(abi.OK), "")
+		judged = true
 	}
-	m.openRun(sl, c)
+	if judged || m.pinned() {
+		m.openRun(sl, c)
+	}
 }
 
-// secondRunTaken: a simulated build takes a second run of a context on
-// other storage (E-PROG.29).
 const secondRunTaken = "another run of this context is outstanding on other storage: a simulated build takes this one too (E-PROG.29)"
 
 // secondRunUnjudged sets the expectation of a run start the model cannot
-// judge and reports whether it did: an id whose registration it could not
-// judge may be missing, and upstream takes one native run per context at a
-// time (another storage's run refuses this one) where the simulated runtimes
-// take several (E-PROG.29), so on a real build either answer is followed.
+// judge (an unjudged registration; a second run on a real build, where
+// upstream takes one per context, E-PROG.29) and reports whether it did.
 func (m *Model) secondRunUnjudged(c *mctx, pc progCallable) bool {
 	switch {
 	case pc.t == -2:
@@ -325,8 +289,7 @@ func (m *Model) openRun(sl *runSlot, c *mctx) {
 	c.runs++
 }
 
-// runCounts are the counts of op's args for callable pc (args=match gives
-// the callable's).
+// runCounts are the counts of op's args for callable pc.
 func (m *Model) runCounts(op Op, pc progCallable) (int32, int32) {
 	if m.co != nil && (op.Args.Mode != ArgsMatch || pc.t >= 0) {
 		return m.co.ArgT, m.co.ArgS
@@ -340,8 +303,7 @@ func (m *Model) runCounts(op Op, pc progCallable) (int32, int32) {
 	return 0, 0
 }
 
-// runOfCtx is the storage's run when it belongs to c, past the entry
-// checks, else nil with the refusal set.
+// runOfCtx is the storage's run when it is c's, else nil with the refusal set.
 func (m *Model) runOfCtx(op Op, c *mctx, what string) *runSlot {
 	if c = m.runEntry(op, c); c == nil {
 		return nil
@@ -379,8 +341,7 @@ func (m *Model) pollRun(op Op, c *mctx) {
 	}
 	switch sl.state {
 	case StoragePrepared:
-		// Not launched: the simulated runtimes say 0 (not ready), upstream
-		// reports an error.
+		// The simulated runtimes say 0 (not ready), upstream an error.
 		m.expect(REProg, anyFailure, "a prepared, never-launched run: not ready (0) or an error")
 		m.e.Status.add(abi.PollNotReady)
 	case StorageLaunched:
@@ -412,8 +373,6 @@ func (m *Model) finalizeRun(op Op, c *mctx) {
 		return
 	}
 	if sl.state == StoragePrepared {
-		// The outstanding run ends whatever finalize_run returns (E-FIN);
-		// what a never-launched run returns is the runtime's.
 		m.expect(REFin, anyStatus, "finalize_run of a never-launched run ends it, whatever it returns")
 	} else {
 		m.expect(REProg, one(abi.OK), "the run completed (or completes now) and is finalized")

@@ -1,29 +1,18 @@
 package model
 
-// The model as a function: Step(state, call, answer) → (state, findings),
-// porcupine's model shape. A State is a value to its holder: Step never
-// changes a state another holder may still read.
-//
-// Copies cost: a context keeps every id it minted and every 2 MiB block it
-// charged, and M-4's fill steps one context 8192 times, so a step that
-// copied them would make a checked sequence quadratic. A State is therefore
-// owned or shared. An owned state (NewState: the runner's, the generator's,
-// a probe's) has one holder, which keeps only what Step returns: Step
-// advances it in place and the state it was given is consumed (stepping it
-// again panics rather than read a state that moved on). A shared state
-// (Share: the linearization search keeps every state it reached, to
-// backtrack) is never changed: Step copies it first, and what it returns is
-// shared too.
+import "maps"
 
-// State is the model's knowledge of one runtime instance between calls:
-// each context's latch, phase, ids and charged blocks, the device claims,
-// the streams, the armed fault sites, the run storages, and the verdicts so
-// far.
+// The model as a function: Step(state, call, answer) → (state, findings).
+// Copying a state costs (M-4's fill steps one context 8192 times), so a
+// State is owned or shared. An owned one (NewState) has one holder, and
+// Step advances it in place: the state it was given is consumed (stepping
+// it again panics). A shared one (Share: the linearization search keeps
+// every state it reached) is never changed: Step copies it first.
+
+// State is the model's knowledge of one runtime instance between calls.
 type State struct {
-	m *Model
-	// gen is the owned model's step count when this state was returned:
-	// a state whose gen is behind its model's was consumed by a Step.
-	gen uint64
+	m   *Model
+	gen uint64 // the owned model's step count when returned (behind it: consumed)
 }
 
 // NewState returns the owned state of a fresh runtime instance.
@@ -32,8 +21,7 @@ func NewState(o ModelOptions) State {
 	return State{m: m, gen: m.gen}
 }
 
-// Share returns s as a shared state: Step copies it instead of advancing
-// it. The state s is consumed (its holder keeps the shared one).
+// Share returns s as a shared state (s is consumed).
 func (s State) Share() State {
 	s.m.checkOwned(s.gen)
 	s.m.shared = true
@@ -43,11 +31,10 @@ func (s State) Share() State {
 // Shared reports whether Step copies s rather than advancing it.
 func (s State) Shared() bool { return s.m.shared }
 
-// Step judges one call (repetition rep of op, the idx-th op of the
-// sequence) against its answer obs and returns the state after it and the
-// findings the call added (obs nil: the call is assumed to answer the
-// model's primary expectation, and nothing is judged; obs.Unmade: the
-// runner did not make the call, and Step records the skip).
+// Step judges one call (repetition rep of op, the idx-th op) against its
+// answer obs and returns the state after it and the findings it added (obs
+// nil: the primary expectation is assumed, nothing judged; obs.Unmade: a
+// call not made, recorded as a skip).
 func Step(s State, idx, rep int, op Op, obs *Observation) (State, []Finding) {
 	m := s.advancing()
 	before := len(m.findings)
@@ -59,8 +46,7 @@ func Step(s State, idx, rep int, op Op, obs *Observation) (State, []Finding) {
 	return m.state(), m.findings[before:len(m.findings):len(m.findings)]
 }
 
-// state is the State of m after a step: a model that follows its primary
-// path (ModelOptions.Resumes) predicts again once it lost track.
+// state is the State of m after a step (ModelOptions.Resumes: resumed).
 func (m *Model) state() State {
 	if m.lost && m.opt.Resumes {
 		m.resume()
@@ -78,15 +64,13 @@ func Expect(s State, op Op) Expectation {
 }
 
 // Model is the state's model, for reading (SlotLive, Findings, Tally...).
-// Changing it through its methods is the owner's business: a shared
-// state's model must not be changed.
 func (s State) Model() *Model {
 	s.m.checkOwned(s.gen)
 	return s.m
 }
 
-// advancing returns the model Step may change for s: s's own when s is
-// owned (its gen moves on), a copy when s is shared.
+// advancing returns the model Step may change for s: its own, or a copy
+// when shared.
 func (s State) advancing() *Model {
 	if s.m.shared {
 		return s.m.copy()
@@ -96,8 +80,7 @@ func (s State) advancing() *Model {
 	return s.m
 }
 
-// checkOwned panics when an owned state older than its model is used: its
-// holder kept a state a Step consumed.
+// checkOwned panics when an owned state a Step consumed is used.
 func (m *Model) checkOwned(gen uint64) {
 	if !m.shared && gen != m.gen {
 		panic("conformance: a model State used after Step consumed it (keep the State Step returns, or Share it)")
@@ -105,8 +88,7 @@ func (m *Model) checkOwned(gen uint64) {
 }
 
 // copy is a model that shares nothing another step may change with m
-// (TestModelCopySharesNothing holds every field to it). A shared model's
-// copy is shared.
+// (TestModelCopySharesNothing).
 func (m *Model) copy() *Model {
 	n := *m
 	n.claims = make(map[int32]*mctx, len(m.claims))
@@ -121,12 +103,7 @@ func (m *Model) copy() *Model {
 		d := *c
 		d.ids = append([]idInfo(nil), c.ids...)
 		d.blocks = append([]uint32(nil), c.blocks...)
-		if c.prog != nil {
-			d.prog = make(map[int32]progCallable, len(c.prog))
-			for k, v := range c.prog {
-				d.prog[k] = v
-			}
-		}
+		d.prog = maps.Clone(c.prog)
 		remap[c] = &d
 		return &d
 	}
@@ -150,9 +127,8 @@ func (m *Model) copy() *Model {
 	return &n
 }
 
-// with returns the state after f, a step of the model other than Step's
-// (the trace checker's: a call it skips, a refusal that changes nothing):
-// f changes the model Step would (a copy when s is shared).
+// with returns the state after f, a step other than Step's (the trace
+// checker's), on the model Step would change.
 func with(s State, f func(m *Model)) State {
 	m := s.advancing()
 	f(m)

@@ -6,30 +6,26 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// The model's table of op kinds: how it walks a call of each kind. The
-// language's table (conformance/op) says what a kind is; the engine's
-// (conformance's opClass) how the runner makes its call; this one how the
-// model judges it. Nothing in the model switches on the kind.
+// The model's table of op kinds: how it judges a call of each kind
+// (conformance/op says what a kind is, conformance's opClass how the
+// runner makes it). Nothing in the model switches on the kind.
 
 // stepDef is how the model judges one op kind.
 type stepDef struct {
-	// step is the model's walk of the call on context c (nil for ops on
-	// no context); step2 that of a two-thread op. step returns what to do
-	// once the call is judged (or nil).
+	// step walks the call on context c and returns what to do once it is
+	// judged (or nil); step2 walks a two-thread op.
 	step  func(m *Model, op Op, c *mctx, obs *Observation) func()
 	step2 func(m *Model, op Op, obs *Observation, call, second *CallObs)
-	// liveness is the op's bookkeeping once the model has lost track: the
-	// slots it fills or empties (nil: none).
+	// liveness: the slots the op fills or empties once the model is lost.
 	liveness func(m *Model, op Op)
 	// resync follows an answer st the model did not predict (nil: the
-	// model keeps its state).
+	// checker's environment misbehaved, and the model is lost).
 	resync func(m *Model, op Op, c *mctx, st abi.Status)
 }
 
 var steps [NumKinds]*stepDef
 
-// defineStep registers the model's walk of kind k; each kind is defined
-// once.
+// defineStep registers the model's walk of kind k, once.
 func defineStep(k Kind, d stepDef) {
 	if !k.Defined() || steps[k] != nil {
 		panic("model: op kind " + strconv.Itoa(int(k)) + " defined twice or not in the op language")
@@ -133,8 +129,7 @@ func programSteps() {
 		}
 	}})
 	defineStep(KindProg, stepDef{step: byProfile((*Model).progLegacy, (*Model).prog), resync: func(m *Model, _ Op, c *mctx, st abi.Status) {
-		// The entries are called with arguments no entry may act on: a
-		// refusal changes nothing, a success may have.
+		// Arguments no entry may act on: only a success may change anything.
 		if c != nil && st == abi.OK {
 			m.forget(c)
 		}
@@ -147,8 +142,7 @@ func contextSteps() {
 			m.create(op)
 			c := m.ctxs[op.C]
 			if obs != nil && !obs.HandleCreated && obs.Call.Value == 0 {
-				// No context to call: the ops on the slot are not run (L-1
-				// reports the NULL).
+				// No context: the ops on the slot are not run (L-1 judges it).
 				return func() { c.live = false }
 			}
 			return nil
@@ -193,10 +187,8 @@ func envSteps() {
 	defineStep(KindGetDev, stepDef{step: walk(func(m *Model, _ Op, _ *mctx) {
 		m.expect(RHooks, anyStatus, "")
 		if m.devKnown {
-			// The rule of the last op that set the device or had to leave
-			// it (a program init, an ACL call, a refusal); else D-1 where
-			// the build has kernel entries, and on a legacy build only the
-			// hooks' own bookkeeping.
+			// The last op's that set the device or had to leave it; else
+			// D-1, or on a legacy build the hooks' own bookkeeping.
 			r := m.devRule
 			if r == RuleNone {
 				r = RD1
@@ -210,8 +202,7 @@ func envSteps() {
 	defineStep(KindSync, stepDef{
 		step: walk(func(m *Model, op Op, _ *mctx) { m.sync(op) }),
 		resync: func(m *Model, op Op, _ *mctx, _ abi.Status) {
-			// The stream was synchronized whatever it answered; only an
-			// armed site 8 makes the rest uncertain.
+			// Synchronized whatever it answered, unless site 8 was armed.
 			if m.sites[8].count > 0 {
 				m.lose("#" + strconv.Itoa(m.curIdx) + " " + op.String() + " answered what the model did not predict while fault site 8 was armed")
 			}

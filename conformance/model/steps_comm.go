@@ -7,12 +7,8 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// The comm family's walks (comm.go). A comm call that answers what the
-// model did not predict loses it: the segments the call may have made,
-// joined or left, and so which later call would wait for peers, are not
-// known then.
-
-// commLost is every comm kind's resync.
+// commLost is every comm kind's resync: after a surprise the segments the
+// call may have made, joined or left (which call waits) are not known.
 func commLost(m *Model, o Op, _ *mctx, st abi.Status) {
 	m.lose("#" + strconv.Itoa(m.curIdx) + " " + o.String() + " answered " + strconv.Itoa(int(st)) + ", which the model did not predict: the comm family's segments are not known after it")
 }
@@ -35,8 +31,8 @@ func commPlain(f func(m *Model, o Op)) stepDef {
 	return commStep(func(m *Model, o Op, _ *Observation) func() { f(m, o); return nil })
 }
 
-// commUnknown: after a recorded comm call the model could not judge, the
-// comm calls are not judged; comm_destroy still frees its slot.
+// commUnknown: after an unjudged recorded comm call, comm calls are not
+// judged; comm_destroy still frees its slot.
 func (m *Model) commUnknown(o Op) bool {
 	cm := m.comm()
 	if !cm.unknown {
@@ -59,8 +55,7 @@ func init() {
 			}
 			m.commInit(o)
 			if obs != nil && obs.Call.Value == 0 {
-				// No handle came back: nothing calls the slot (the value
-				// judges the NULL).
+				// No handle came back: nothing calls the slot.
 				return func() { m.comm().h[o.Comm.H] = commHandle{} }
 			}
 			return nil

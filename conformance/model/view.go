@@ -7,21 +7,18 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// What the model knows, for the engine that drives it: the generator picks
-// ops from it, the runner cleans up by it, the probes choose their ops by
-// it. Everything here is a copy or a reading; a State changes only by Step.
+// What the model knows, for the engine (the generator, the runner's
+// cleanup, the probes): copies and readings only.
 
 // Context is what the model knows of the context in one slot.
 type Context struct {
 	Live    bool // the runner may call it
 	Unknown bool // an answer the model did not predict left its state unknown
 	Latch   Latch
-	// Attached: a live program init (program mode); Bins: the init that
-	// attached it gave both executor binaries.
+	// Attached: a live program init; Bins: it gave both executor binaries.
 	Attached, Bins bool
-	// Dispatch: its phase takes prepare and launch (Collecting or
-	// ReadyEnqueued); DispatchAny: quarantined, so docs/contract.md does
-	// not say what a dispatch does.
+	// Dispatch: its phase takes prepare and launch; DispatchAny:
+	// quarantined, so the contract does not say what a dispatch does.
 	Dispatch, DispatchAny bool
 	IDs                   int   // the ids prepare published on it
 	Dev                   int32 // the device it is bound to (-1: none)
@@ -30,8 +27,7 @@ type Context struct {
 	LastStream            int8  // the stream of its last launch (NullRef: none)
 }
 
-// Context reports what the model knows of slot's context; false when the
-// slot never held one.
+// Context reports what the model knows of slot's context (false: none).
 func (m *Model) Context(slot int8) (Context, bool) {
 	c := m.ctx(slot)
 	if c == nil {
@@ -42,8 +38,7 @@ func (m *Model) Context(slot int8) (Context, bool) {
 		Runs: c.runs, LastStream: c.lastStream}, true
 }
 
-// Registered lists the ids slot's program context has a callable under,
-// in order.
+// Registered lists the ids slot's program context has a callable under.
 func (m *Model) Registered(slot int8) []int32 {
 	c := m.ctx(slot)
 	if c == nil {
@@ -52,21 +47,17 @@ func (m *Model) Registered(slot int8) []int32 {
 	return slices.Sorted(maps.Keys(c.prog)) // map order is random; a choice made from it must not be
 }
 
-// DeviceClaimed reports whether a context (or one outside the sequence)
-// holds dev's claim.
+// DeviceClaimed reports whether a context holds dev's claim.
 func (m *Model) DeviceClaimed(dev int32) bool { return m.claims[dev] != nil }
 
 // Device is the calling thread's current device as the model has it.
 func (m *Model) Device() (dev int32, known bool) { return m.curDev, m.devKnown }
 
 // SiteArmed reports whether fault site s still has failures to deliver.
-func (m *Model) SiteArmed(s int32) bool {
-	return s >= 0 && s <= abi.LastSite && m.sites[s].count > 0
-}
+func (m *Model) SiteArmed(s int32) bool { return s >= 0 && s <= abi.LastSite && m.sites[s].count > 0 }
 
-// Storage is what the model knows of run storage st: its state, and the
-// slot of the context whose run it holds or last held (NullRef: none, or a
-// context no slot holds any more).
+// Storage is run storage st's state and the slot of the context whose run
+// it holds (NullRef: none).
 func (m *Model) Storage(st int8) (RunState, int8) {
 	sl := &m.storages[st]
 	if i := slices.Index(m.ctxs[:], sl.ctx); sl.ctx != nil && i >= 0 {
@@ -78,20 +69,17 @@ func (m *Model) Storage(st int8) (RunState, int8) {
 // Options are the options the model was made with.
 func (m *Model) Options() ModelOptions { return m.opt }
 
-// Generic counts, per rule, the passes a legacy build earned with its
-// generic -1.
+// Generic counts, per rule, the passes earned with a legacy build's -1.
 func (m *Model) Generic() [NumRules]uint32 { return m.generic }
 
 // RunClauses counts, per rule, the passes of outstanding-run clauses.
 func (m *Model) RunClauses() [NumRules]uint32 { return m.runClauses }
 
-// Divergences is how many answers the model did not predict and
-// re-synchronised from.
+// Divergences is how many unpredicted answers the model re-synchronised from.
 func (m *Model) Divergences() int { return m.divergences }
 
-// Failures counts the failing findings so far, from the tally (every
-// finding is tallied as it is added): the trace checker asks after every
-// call, and counting the findings made a long trace quadratic.
+// Failures counts the failing findings so far, from the tally (counting
+// findings after every call made a long trace quadratic).
 func (m *Model) Failures() int {
 	n := 0
 	for r := range m.tally {
@@ -100,14 +88,10 @@ func (m *Model) Failures() int {
 	return n
 }
 
-// resume makes a lost model predict again from what is certain, with the
-// calling thread's device unknown: the generator's view after its primary
-// path went where the model cannot follow.
+// resume makes a lost model predict again, the thread's device unknown.
 func (m *Model) resume() { m.lost, m.devKnown = false, false }
 
-// PassedImage is the model's reading of what an image recipe passes: the
-// bytes and the span's size, what stands in for them, and the counts V-IMG
-// derives from a valid image.
+// PassedImage is the model's reading of what an image recipe passes.
 type PassedImage struct {
 	Bytes            []byte // shared: never written
 	Size             uint64
@@ -121,8 +105,7 @@ func Passed(r ImageRecipe) PassedImage {
 	return PassedImage{Bytes: f.image, Size: f.size, Null: f.null, Huge: f.huge, Wrap: f.wrap, Tensors: f.t, Scalars: f.s}
 }
 
-// SiteRule is the rule fault site s drives (RHooks for a site the contract
-// does not number).
+// SiteRule is the rule fault site s drives (RHooks for one not numbered).
 func SiteRule(s int32) Rule {
 	if r, ok := siteRules[s]; ok {
 		return r
@@ -130,23 +113,20 @@ func SiteRule(s int32) Rule {
 	return RHooks
 }
 
-// NotChecked says why this engine never drives rule r ("", false when it
-// does).
+// NotChecked says why this engine never drives rule r (false when it does).
 func NotChecked(r Rule) (string, bool) {
 	why, ok := notChecked[r]
 	return why, ok
 }
 
-// exactFitNear is how little budget a context must have left for a probe
-// to fill it exactly (M-5): less than this, a refusal that charged
-// anything shows as BYTES on a prepare that would have fit.
+// exactFitNear is how little budget must be left for a probe to fill it
+// exactly (M-5), so that a refusal that charged anything shows as BYTES.
 const exactFitNear = 4 * blockBytes
 
-// ExactFit is the orchestration binary size of a valid() image whose
-// prepare fills what slot's kernel context has left of its byte budget
-// exactly: its largest block tail, or its one remaining 2 MiB block
-// (false when more than exactFitNear is left, or nothing fits). The image
-// has no children, so its size is the ChipCallable header plus the binary.
+// ExactFit is the binary size of a childless valid() image whose prepare
+// fills exactly what slot's kernel context has left of its budget: its
+// largest block tail, or its last 2 MiB block (false: more than
+// exactFitNear left, or nothing fits).
 func (m *Model) ExactFit(slot int8) (uint32, bool) {
 	c := m.ctx(slot)
 	if c == nil || c.unknown || c.latch != LatchKernel || c.allocated+exactFitNear < budgetBytes {
