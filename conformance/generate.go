@@ -117,11 +117,8 @@ func NewGenerator(o GenOptions) *Generator {
 		o.Devices = 2
 	}
 	o.Comm = o.Comm || o.CommOnly
-	mo := model.ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(catalogue.CapDriven),
-		DeviceKnown: o.Caps.Has(catalogue.CapClearDevice), Device: -1, Simulated: o.Caps.Has(catalogue.CapDriven), Resumes: true}
-	if !o.Caps.Has(catalogue.CapClearDevice) && o.Caps.Has(catalogue.CapSetDevice) {
-		mo.DeviceKnown, mo.Device = true, 0
-	}
+	mo := checkModelOptions(o.Profile, o.Caps)
+	mo.Resumes = true
 	return &Generator{o: o, st: model.NewState(mo)}
 }
 
@@ -279,27 +276,35 @@ func (g *Generator) next(ch Chooser) op.Op {
 	}
 	cs := g.cs
 	for {
-		total := 0
-		for _, x := range cs {
-			total += x.w
-		}
-		if total == 0 {
+		at := pickWeighted(ch, "kind", len(cs), func(i int) int { return cs[i].w })
+		if at < 0 {
 			return op.Op{Kind: op.KindContract} // runs on every target
-		}
-		k := ch.IntN(total, "kind")
-		at := len(cs) - 1
-		for i, x := range cs {
-			if k < x.w {
-				at = i
-				break
-			}
-			k -= x.w
 		}
 		if op := cs[at].draw(g, ch); g.runnable(op) {
 			return op
 		}
 		cs = append(cs[:at], cs[at+1:]...)
 	}
+}
+
+// pickWeighted draws one of n choices, i with weight w(i); -1 (no draw)
+// when the weights sum to 0.
+func pickWeighted(ch Chooser, label string, n int, w func(int) int) int {
+	total := 0
+	for i := range n {
+		total += w(i)
+	}
+	if total == 0 {
+		return -1
+	}
+	k := ch.IntN(total, label)
+	for i := range n - 1 {
+		if k < w(i) {
+			return i
+		}
+		k -= w(i)
+	}
+	return n - 1
 }
 
 func (g *Generator) pick(ch Chooser, label string, xs []int8) int8 {

@@ -164,15 +164,6 @@ func ReproPrefix(ops []op.Op, at int) []op.Op {
 // ParseProfile reads a profile name (tmr, refusing, legacy).
 func ParseProfile(s string) (model.Profile, bool) { return abi.ParseProfile(s) }
 
-// Verdicts lists every verdict in order (pass, fail, warn, skip, crash, hang).
-func Verdicts() []model.Verdict {
-	out := make([]model.Verdict, model.NumVerdicts)
-	for i := range out {
-		out[i] = model.Verdict(i)
-	}
-	return out
-}
-
 // OutcomeRecord is an Outcome in a form that crosses a process boundary
 // (JSON): ops, rules and verdicts as their text.
 type OutcomeRecord struct {

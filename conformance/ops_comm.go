@@ -219,7 +219,7 @@ func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status, resul
 	return opClass{
 		memProbe: memNone,
 		needs:    commNeeds,
-		rule:     fixedRule(model.REComm),
+		rule:     model.REComm,
 		ready:    commReady,
 		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
 			obs.Comm = newCommObs()
@@ -391,7 +391,7 @@ func commPrepareResult(e *Entry) string {
 func init() {
 	defineOp(op.KindCommCopy, opClass{
 		needs: need(catalogue.CapComm|catalogue.CapPeek, model.REProg, "a comm window's address is read from its CommContext through the simulation hooks (on silicon it is device memory)"),
-		rule:  fixedRule(model.REProg),
+		rule:  model.REProg,
 		ready: commCopyReady,
 		call:  (*Runner).commCopy,
 		result: func(e *Entry) string {

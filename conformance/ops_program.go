@@ -32,7 +32,7 @@ func init() {
 			})
 			g.onNull(1, op.KindPInit) // S-3
 		},
-		rule: fixedRule(model.REPInit),
+		rule: model.REPInit,
 		call: func(r *Runner, cur op.Op, h abi.Ctx, o *op.Observation) {
 			p0, n0 := r.span(0, cur.Spans[0])
 			p1, n1 := r.span(1, cur.Spans[1])
@@ -58,7 +58,7 @@ func init() {
 			})
 			g.onNull(1, op.KindACL) // S-3
 		},
-		rule: fixedRule(model.REACL),
+		rule: model.REACL,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status = r.rt.EnsureACLReady(h, op.Dev)
 		},
@@ -75,7 +75,7 @@ func init() {
 			}
 			return ""
 		},
-		rule: fixedRule(model.REProg),
+		rule: model.REProg,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) { r.prog(h, op.Fn, o) },
 		result: func(e *Entry) string {
 			switch fn := e.Op.Fn; {

@@ -64,12 +64,7 @@ type Result struct {
 
 // Failed reports whether any finding is a failure.
 func (r *Result) Failed() bool {
-	for _, f := range r.Findings {
-		if f.Verdict == model.Fail {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Findings, func(f model.Finding) bool { return f.Verdict == model.Fail })
 }
 
 // lockedThread runs jobs on one goroutine locked to its OS thread, so the
@@ -222,13 +217,11 @@ func (r *Runner) onMain(f func(), inline bool) {
 }
 
 // Unloads reports whether ops unload the library (U-1).
-func Unloads(ops []op.Op) bool {
-	for _, o := range ops {
-		if o.Kind == op.KindUnload {
-			return true
-		}
-	}
-	return false
+func Unloads(ops []op.Op) bool { return UnloadAt(ops) >= 0 }
+
+// UnloadAt is the index of ops' unload op (U-1), or -1.
+func UnloadAt(ops []op.Op) int {
+	return slices.IndexFunc(ops, func(o op.Op) bool { return o.Kind == op.KindUnload })
 }
 
 // ResetTarget returns the target to a fresh load's state (simabi_reset,
@@ -880,20 +873,11 @@ func (r *Runner) hold(i int, cur op.Op, e *Entry) {
 	} else {
 		r.timedPair(&p, time.Duration(cur.Ms)*time.Millisecond)
 	}
-	first, second := p.first, p.second
-	r.noteWritten(first, p.written1)
-	if second != nil {
-		r.noteWritten(second, p.written2)
-	}
-	// Ids in the order they were minted.
-	if second != nil && o.Second.Status == abi.OK && o.Call.Status == abi.OK && o.Second.Out < o.Call.Out {
-		r.recordID(cur.C, o.Second.Status, o.Second.Out, second)
-		r.recordID(cur.C, o.Call.Status, o.Call.Out, first)
-	} else {
-		r.recordID(cur.C, o.Call.Status, o.Call.Out, first)
-		if second != nil {
-			r.recordID(cur.C, o.Second.Status, o.Second.Out, second)
-		}
+	r.noteWritten(p.first, p.written1)
+	r.recordID(cur.C, o.Call.Status, o.Call.Out, p.first)
+	if p.second != nil {
+		r.noteWritten(p.second, p.written2)
+		r.recordID(cur.C, o.Second.Status, o.Second.Out, p.second)
 	}
 	if cur.Kind == op.KindHoldLaunch && o.Second.ArgHost {
 		r.restoreArgs()

@@ -215,7 +215,7 @@ func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 			prior = firstPrior(prior, &o)
 			continue
 		}
-		if at := unloadAt(ops); at >= 0 && p.cur == c {
+		if at := conformance.UnloadAt(ops); at >= 0 && p.cur == c {
 			p.afterUnload(c, at, &o)
 		}
 		if o.Verdict == model.Crash && started && c.served > 0 && residue == nil {
@@ -254,16 +254,6 @@ func (p *Pool) ExecuteFresh(ops []op.Op, history bool) conformance.Outcome {
 // before it is retired: long enough for a thread the library left behind to
 // run into the unmapped code.
 const unloadLinger = 200 * time.Millisecond
-
-// unloadAt is the index of ops' unload op (U-1), or -1.
-func unloadAt(ops []op.Op) int {
-	for i, o := range ops {
-		if o.Kind == op.KindUnload {
-			return i
-		}
-	}
-	return -1
-}
 
 // afterUnload retires the child of a run that unloaded the library: what the
 // unloaded instance left in the process (threads, thread-exit destructors,
