@@ -40,9 +40,8 @@ type History struct {
 
 func (h History) String() string {
 	var b strings.Builder
-	for i := range h.Entries {
-		b.WriteString(h.Entries[i].Annotated(i))
-		b.WriteByte('\n')
+	for _, l := range h.Lines() {
+		b.WriteString(l + "\n")
 	}
 	return b.String()
 }
