@@ -46,13 +46,10 @@ type ByteChooser struct {
 func NewByteChooser(b []byte) *ByteChooser { return &ByteChooser{b: b} }
 
 func (c *ByteChooser) next() byte {
-	if c.i >= len(c.b) {
-		c.i++
+	if c.i++; c.i > len(c.b) {
 		return 0
 	}
-	v := c.b[c.i]
-	c.i++
-	return v
+	return c.b[c.i-1]
 }
 
 // IntN implements Chooser.
@@ -330,15 +327,8 @@ func (g *Generator) cfg(ch Chooser) op.CfgRecipe {
 	case 9:
 		return op.CfgRecipe{Null: true}
 	case 10: // kernel-unsupported diagnostics, one or a mix (V-CFG)
-		switch ch.IntN(5, "diag") {
-		case 0:
-			return op.CfgRecipe{PMU: true}
-		case 1:
-			return op.CfgRecipe{Dump: true}
-		case 2:
-			return op.CfgRecipe{Scope: true}
-		case 3:
-			return op.CfgRecipe{Anchors: true}
+		if d := ch.IntN(5, "diag"); d < 4 {
+			return [4]op.CfgRecipe{{PMU: true}, {Dump: true}, {Scope: true}, {Anchors: true}}[d]
 		}
 		return op.CfgRecipe{PMU: ch.IntN(2, "pmu") == 0, Dump: ch.IntN(2, "dump") == 0,
 			Scope: ch.IntN(2, "scope") == 0, Anchors: ch.IntN(2, "anchors") == 0, Threads: int8(ch.IntN(6, "threads"))}

@@ -186,7 +186,7 @@ func (r *Runner) commHandle(o op.Op) abi.CommHandle {
 // commReady says why a comm op is not made ("" when it is).
 func commReady(r *Runner, o op.Op) string {
 	if o.Kind == op.KindCommInit && r.comm.handles[o.Comm.H] != 0 {
-		return handleTextOf(o.Comm.H) + " holds a live handle"
+		return "h" + strconv.Itoa(int(o.Comm.H)) + " holds a live handle"
 	}
 	if why := r.view().CommBusyWhy(o); why != "" {
 		return why
@@ -199,8 +199,6 @@ func commReady(r *Runner, o op.Op) string {
 	}
 	return ""
 }
-
-func handleTextOf(h int8) string { return "h" + strconv.Itoa(int(h)) }
 
 // commResult renders an int comm entry's answer (the backend's -1 is no
 // code of the status table).

@@ -48,10 +48,9 @@ func (e *LoadError) Error() string {
 		return "cannot load: " + msg
 	}
 	// Name the path once: onboard's and dlerror's texts repeat it.
-	msg = strings.TrimPrefix(msg, e.Path+": ")
-	msg = strings.TrimPrefix(msg, "open: ")
-	msg = strings.TrimPrefix(msg, "dlopen: ")
-	msg = strings.TrimPrefix(msg, e.Path+": ")
+	for _, p := range []string{e.Path + ": ", "open: ", "dlopen: ", e.Path + ": "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
 	return "cannot load " + e.Path + ": " + msg
 }
 
