@@ -665,10 +665,7 @@ func (g *Generator) genCommAlloc(ch Chooser) op.Op {
 }
 
 func (g *Generator) genCommQuery(ch Chooser) op.Op {
-	k := op.KindCommBase
-	if ch.IntN(2, "query") == 1 {
-		k = op.KindCommSize
-	}
+	k := [2]op.Kind{op.KindCommBase, op.KindCommSize}[ch.IntN(2, "query")]
 	return op.Op{Kind: k, Comm: op.CommRecipe{H: g.pick(ch, "h", g.gs.commLive), NullOut: ch.IntN(10, "nullout") == 0}}
 }
 

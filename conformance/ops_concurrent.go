@@ -93,11 +93,7 @@ func (g *Generator) hold(ch Chooser, slot int8) op.Op {
 	mc, _ := g.st.Model().Context(slot)
 	g.holds++
 	if ch.IntN(2, "hold") == 0 {
-		s := mc.LastStream
-		if s < 0 {
-			s = 0
-		}
-		return op.Op{Kind: op.KindHoldLaunch, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), ID: int32(ch.IntN(mc.IDs, "id")), Stream: s}
+		return op.Op{Kind: op.KindHoldLaunch, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), ID: int32(ch.IntN(mc.IDs, "id")), Stream: max(mc.LastStream, 0)}
 	}
 	return op.Op{Kind: op.KindHoldPrepare, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), Img2: g.image(ch)}
 }
