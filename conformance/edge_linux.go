@@ -5,6 +5,9 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"unsafe"
+
+	"github.com/simabi/simabi/conformance/op"
 )
 
 // Edge spans (ImageRecipe.Edge): bytes whose end abuts a page mapped with
@@ -52,3 +55,14 @@ func edgeSpan(n int, owner any) []byte {
 	})
 	return b
 }
+
+// hugeSpan is hugeSize bytes of zero, read-only, never-committed memory
+// (an anonymous private mapping), for E-PREP's size-before-budget check: a
+// runtime that reads it reads zeros and commits nothing.
+var hugeSpan = sync.OnceValue(func() unsafe.Pointer {
+	b, err := syscall.Mmap(-1, 0, op.HugeSize+4096, syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(b))
+})
