@@ -40,9 +40,7 @@ func init() {
 			p3, n3 := r.span(3, cur.Spans[3])
 			var pw unsafe.Pointer
 			if cur.Prewarm {
-				if b := op.CfgBytes(cur.Cfg, r.view().Profile() == model.ProfileLegacy); b != nil {
-					pw = unsafe.Pointer(unsafe.SliceData(b))
-				}
+				pw = unsafe.Pointer(unsafe.SliceData(op.CfgBytes(cur.Cfg, r.view().Profile() == model.ProfileLegacy)))
 			}
 			o.Call.Status = r.rt.SimplerInit(h, cur.Dev, p0, n0, p1, n1, p2, n2, pw, 0, p3, uint64(n3))
 			if cur.C >= 0 && o.Call.Status == abi.OK {

@@ -427,11 +427,9 @@ func (r *Runner) newImage(rec op.ImageRecipe) *imgBuf {
 	return b
 }
 
+// cfgPtr is r's CallConfig (nil: NULL).
 func cfgPtr(r op.CfgRecipe) unsafe.Pointer {
-	if b := op.CfgBytes(r, false); b != nil {
-		return unsafe.Pointer(unsafe.SliceData(b))
-	}
-	return nil
+	return unsafe.Pointer(unsafe.SliceData(op.CfgBytes(r, false)))
 }
 
 // formArgs writes the counts into the shared args buffer.

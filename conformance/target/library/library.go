@@ -180,20 +180,15 @@ func Open(path string, o Options) (*Library, error) {
 		return nil, err
 	}
 	l.lib = lib
-	switch {
-	case o.ACLPath != "":
-		a, err := onboard.OpenACL(o.ACLPath)
-		if err != nil {
+	if o.ACLPath != "" {
+		if l.acl, err = onboard.OpenACL(o.ACLPath); err != nil {
 			lib.Close()
 			return nil, err
 		}
-		l.acl = a
-	default:
-		if p := onboard.ACLPathFor(abs); p != onboard.ACLLibraryName {
-			l.acl, _ = onboard.OpenACL(p)
-		} else if !lib.HasHooks() {
-			l.acl, _ = onboard.OpenACL("")
-		}
+	} else if p := onboard.ACLPathFor(abs); p != onboard.ACLLibraryName {
+		l.acl, _ = onboard.OpenACL(p)
+	} else if !lib.HasHooks() {
+		l.acl, _ = onboard.OpenACL("")
 	}
 	info := Info{Path: path, Supported: lib.Supported(), Hooks: lib.HasHooks(), BindFindings: lib.BindFindings()}
 	if l.acl != nil {
@@ -213,11 +208,9 @@ func Open(path string, o Options) (*Library, error) {
 	}
 	info.ProfileModel = l.profile.String()
 	info.Caps = conformance.CapsOf(Target(lib, l.acl))
-	if o.TempDir != "" {
-		info.Caps |= catalogue.CapUnload // every run gets a private copy it may unload
-	}
 	l.Info = info
 	if o.TempDir != "" {
+		l.Info.Caps |= catalogue.CapUnload // every run gets a private copy it may unload
 		dir := filepath.Dir(abs)
 		if ents, err := os.ReadDir(dir); err == nil {
 			for _, e := range ents {
