@@ -212,13 +212,14 @@ func (c *candidate) draw(g *Generator, ch Chooser) op.Op {
 // classify sorts the live slots into the lists the op classes draw from.
 func (s *genState) classify(g *Generator, armed bool) {
 	s.live, s.fresh, s.callable, s.kernel = s.live[:0], s.fresh[:0], s.callable[:0], s.kernel[:0]
-	s.dispatch, s.ready, s.program = s.dispatch[:0], s.ready[:0], s.program[:0]
+	s.dispatch, s.ready, s.program, s.free = s.dispatch[:0], s.ready[:0], s.program[:0], s.free[:0]
 	for i := 0; i < g.o.Slots; i++ {
-		c, ok := g.st.Model().Context(int8(i))
+		sl := int8(i)
+		c, ok := g.st.Model().Context(sl)
 		if !ok || !c.Live {
+			s.free = append(s.free, sl)
 			continue
 		}
-		sl := int8(i)
 		s.live = append(s.live, sl)
 		if c.Latch == model.Unlatched {
 			s.fresh = append(s.fresh, sl)
@@ -256,12 +257,6 @@ func (g *Generator) next(ch Chooser) op.Op {
 	}
 	s := &g.gs
 	s.classify(g, armed)
-	s.free = s.free[:0]
-	for i := 0; i < g.o.Slots; i++ {
-		if !m.SlotLive(int8(i)) {
-			s.free = append(s.free, int8(i))
-		}
-	}
 	g.cs = g.cs[:0]
 	for k, cls := range opClasses {
 		if g.o.CommOnly && !op.Kind(k).CommCodes() {

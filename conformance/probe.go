@@ -243,16 +243,12 @@ const probeMaxLaunches = 16
 // probeResidents are the ids a probe launches of n: all, or
 // probeMaxLaunches spread over them.
 func probeResidents(n int) []int32 {
-	if n <= probeMaxLaunches {
-		ids := make([]int32, n)
-		for i := range ids {
-			ids[i] = int32(i)
-		}
-		return ids
-	}
-	ids := make([]int32, probeMaxLaunches)
+	ids := make([]int32, min(n, probeMaxLaunches))
 	for i := range ids {
-		ids[i] = int32(i * (n - 1) / (probeMaxLaunches - 1))
+		ids[i] = int32(i)
+		if n > probeMaxLaunches {
+			ids[i] = int32(i * (n - 1) / (probeMaxLaunches - 1))
+		}
 	}
 	return ids
 }
