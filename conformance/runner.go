@@ -490,9 +490,10 @@ func (r *Runner) handle(c int8) abi.Ctx {
 
 func (r *Runner) run(ops []op.Op) *Result {
 	before := r.opt.BeforeOp
-	if before != nil {
-		before(AtSetup)
+	if before == nil {
+		before = func(int) {}
 	}
+	before(AtSetup)
 	r.slots = [op.MaxSlots]slotState{}
 	r.leaked = r.leaked[:0]
 	r.unloadAt, r.unloadErr = -1, nil
@@ -538,17 +539,13 @@ func (r *Runner) run(ops []op.Op) *Result {
 		if scratch.Ending() {
 			return res
 		}
-		if before != nil {
-			before(i)
-		}
+		before(i)
 		r.exec(i, ops[i], &res.History.Entries[i])
 		if r.unloadAt >= 0 { // the library is gone: no cleanup
 			return res
 		}
 	}
-	if before != nil {
-		before(len(ops))
-	}
+	before(len(ops))
 	r.drainParked()
 	if !r.opt.NoCleanup {
 		r.cleanup()
@@ -1033,9 +1030,8 @@ func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 	r.drainParked() // no rank's thread may be inside the library it unloads
 	for s := int8(0); s < op.MaxSlots; s++ {
 		if r.view().SlotLive(s) {
-			o := &r.obs
-			*o = op.Observation{}
-			r.st, _ = model.Step(r.st, i, 0, cur, o)
+			r.obs = op.Observation{}
+			r.st, _ = model.Step(r.st, i, 0, cur, &r.obs)
 			e.Skipped = "not run: c" + itoa(int32(s)) + " is still live"
 			return
 		}
@@ -1096,8 +1092,7 @@ func (r *Runner) cleanup() {
 	for i := range r.slots {
 		if r.slots[i].used && r.view().SlotLive(int8(i)) {
 			c, _ := r.view().Context(int8(i))
-			lost, _ := r.view().Lost()
-			live = append(live, leftover{r.slots[i], c.Claim || lost})
+			live = append(live, leftover{r.slots[i], c.Claim})
 		}
 	}
 	for _, s := range r.leaked {
