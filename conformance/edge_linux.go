@@ -14,10 +14,10 @@ import (
 // no access, so that a runtime reading past a span it was given faults at
 // once (V-IMG: nothing outside the span is read). Mappings are pooled by
 // length: a check that places an image at an edge runs many times.
-var edgePool struct {
+var edgePool = struct {
 	sync.Mutex
 	free map[int][][]byte
-}
+}{free: map[int][][]byte{}}
 
 // edgeSpan returns n bytes (n rounded up to 16, so the first byte is
 // 16-aligned) whose last byte is followed by an inaccessible page, or nil
@@ -47,9 +47,6 @@ func edgeSpan(n int, owner any) []byte {
 	runtime.SetFinalizer(owner, func(any) {
 		clear(b)
 		edgePool.Lock()
-		if edgePool.free == nil {
-			edgePool.free = map[int][][]byte{}
-		}
 		edgePool.free[n] = append(edgePool.free[n], b)
 		edgePool.Unlock()
 	})

@@ -165,7 +165,8 @@ func ReproPrefix(ops []op.Op, at int) []op.Op {
 func ParseProfile(s string) (model.Profile, bool) { return abi.ParseProfile(s) }
 
 // OutcomeRecord is an Outcome in a form that crosses a process boundary
-// (JSON): ops, rules and verdicts as their text.
+// (JSON): ops and verdicts as their text, rules by number (parent and
+// child are one binary).
 type OutcomeRecord struct {
 	Verdict model.Verdict `json:"verdict"`
 	Detail  string        `json:"detail,omitempty"`
@@ -176,8 +177,7 @@ type OutcomeRecord struct {
 }
 
 // ResultRecord is a Result without its history entries (History lines travel
-// separately); the counts are by rule number (parent and child are one
-// binary).
+// separately).
 type ResultRecord struct {
 	Profile    string                 `json:"profile"`
 	Checked    int                    `json:"checked"`
@@ -189,12 +189,12 @@ type ResultRecord struct {
 	Diverged   int                    `json:"diverged,omitempty"`
 }
 
-// FindingRecord is a Finding with its op and rule as text.
+// FindingRecord is a Finding with its op as text.
 type FindingRecord struct {
 	Index   int           `json:"index"`
 	Rep     int           `json:"rep,omitempty"`
 	Op      string        `json:"op,omitempty"`
-	Rule    string        `json:"rule"`
+	Rule    model.Rule    `json:"rule"`
 	Verdict model.Verdict `json:"verdict"`
 	Detail  string        `json:"detail,omitempty"`
 	Key     string        `json:"key,omitempty"`
@@ -208,7 +208,7 @@ func (o Outcome) Record() OutcomeRecord {
 		rr := &ResultRecord{Profile: res.History.Profile.String(), Checked: res.Checked, Lost: res.Lost,
 			Tally: res.Tally, Generic: res.Generic, RunClauses: res.RunClauses, Diverged: res.Divergences}
 		for _, f := range res.Findings {
-			fr := FindingRecord{Index: f.Index, Rep: f.Rep, Rule: f.Rule.String(), Verdict: f.Verdict, Detail: f.Detail, Key: f.Key, Upto: f.Upto}
+			fr := FindingRecord{Index: f.Index, Rep: f.Rep, Rule: f.Rule, Verdict: f.Verdict, Detail: f.Detail, Key: f.Key, Upto: f.Upto}
 			if f.Index >= 0 {
 				fr.Op = f.Op.String()
 			}
@@ -217,15 +217,6 @@ func (o Outcome) Record() OutcomeRecord {
 		rec.Result = rr
 	}
 	return rec
-}
-
-// ruleOrNone reads a rule ID; "-" and unknown IDs are RuleNone.
-func ruleOrNone(s string) model.Rule {
-	if s == "HOOKS" {
-		return model.RHooks
-	}
-	r, _ := model.RuleByName(s)
-	return r
 }
 
 // Outcome converts a record back. An op that does not parse is an error
@@ -246,7 +237,7 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 	res := &Result{History: History{Profile: p}, Checked: rr.Checked, Lost: rr.Lost, Divergences: rr.Diverged,
 		Tally: rr.Tally, Generic: rr.Generic, RunClauses: rr.RunClauses}
 	for _, fr := range rr.Findings {
-		f := model.Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key, Upto: fr.Upto}
+		f := model.Finding{Index: fr.Index, Rep: fr.Rep, Rule: fr.Rule, Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key, Upto: fr.Upto}
 		if fr.Op != "" {
 			op, err := op.Parse(fr.Op)
 			if err != nil {

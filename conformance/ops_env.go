@@ -184,10 +184,10 @@ func init() {
 // one per distinct state, for the life of the process: a runtime keeps the
 // pointer it accepted (upstream's binder stores it), so a block is never
 // freed or moved.
-var hostLogBlocks struct {
+var hostLogBlocks = struct {
 	sync.Mutex
 	m map[[3]int64]*[abi.HostLogStateSize]byte
-}
+}{m: map[[3]int64]*[abi.HostLogStateSize]byte{}}
 
 func hostLogBlock(version, size uint32, threshold int32) *[abi.HostLogStateSize]byte {
 	k := [3]int64{int64(version), int64(size), int64(threshold)}
@@ -195,9 +195,6 @@ func hostLogBlock(version, size uint32, threshold int32) *[abi.HostLogStateSize]
 	defer hostLogBlocks.Unlock()
 	if b := hostLogBlocks.m[k]; b != nil {
 		return b
-	}
-	if hostLogBlocks.m == nil {
-		hostLogBlocks.m = map[[3]int64]*[abi.HostLogStateSize]byte{}
 	}
 	b := new([abi.HostLogStateSize]byte)
 	binary.LittleEndian.PutUint32(b[0:], version)
