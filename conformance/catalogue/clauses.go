@@ -185,13 +185,10 @@ func (c ClauseSpec) ChecksOn(p model.Profile) []string {
 	if !c.HeldOn(p) {
 		return nil
 	}
-	var out []string
-	for _, name := range c.Checks {
-		if ch, ok := checkByName(name); ok && ch.AppliesTo(p) {
-			out = append(out, name)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(c.Checks), func(name string) bool {
+		ch, ok := checkByName(name)
+		return !ok || !ch.AppliesTo(p)
+	})
 }
 
 // checkByName finds a directed check of the catalogue.
