@@ -103,7 +103,8 @@ prepare c0 img=valid()
 			hist([2]op.CallObs{{Status: abi.OK}, is}, true, ok(0), [2]op.CallObs{ok(2), ok(3)}, [2]op.CallObs{ok(4), ok(5)}, ok(6)),
 			"+ #1 holdlaunch c0 ms=20 img=valid() id=0 stream=s0 -> OK out=1 | OK mem=up", 5},
 	} {
-		d, n := diffUpTo(base, c.h)
+		d := Diff(base, c.h)
+		_, n := CompareSteps(base.Steps(), c.h.Steps())
 		if n != c.compared || (c.want == "") != (d == "") || !strings.Contains(d, c.want) {
 			t.Errorf("%s: compared %d (want %d), diff:\n%s(want %q)", c.name, n, c.compared, d, c.want)
 		}

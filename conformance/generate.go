@@ -46,13 +46,10 @@ type ByteChooser struct {
 func NewByteChooser(b []byte) *ByteChooser { return &ByteChooser{b: b} }
 
 func (c *ByteChooser) next() byte {
-	if c.i >= len(c.b) {
-		c.i++
+	if c.i++; c.i > len(c.b) {
 		return 0
 	}
-	v := c.b[c.i]
-	c.i++
-	return v
+	return c.b[c.i-1]
 }
 
 // IntN implements Chooser.
@@ -117,11 +114,8 @@ func NewGenerator(o GenOptions) *Generator {
 		o.Devices = 2
 	}
 	o.Comm = o.Comm || o.CommOnly
-	mo := model.ModelOptions{Profile: o.Profile, DrivenCompletion: o.Caps.Has(catalogue.CapDriven),
-		DeviceKnown: o.Caps.Has(catalogue.CapClearDevice), Device: -1, Simulated: o.Caps.Has(catalogue.CapDriven), Resumes: true}
-	if !o.Caps.Has(catalogue.CapClearDevice) && o.Caps.Has(catalogue.CapSetDevice) {
-		mo.DeviceKnown, mo.Device = true, 0
-	}
+	mo := checkModelOptions(o.Profile, o.Caps)
+	mo.Resumes = true
 	return &Generator{o: o, st: model.NewState(mo)}
 }
 
@@ -218,13 +212,14 @@ func (c *candidate) draw(g *Generator, ch Chooser) op.Op {
 // classify sorts the live slots into the lists the op classes draw from.
 func (s *genState) classify(g *Generator, armed bool) {
 	s.live, s.fresh, s.callable, s.kernel = s.live[:0], s.fresh[:0], s.callable[:0], s.kernel[:0]
-	s.dispatch, s.ready, s.program = s.dispatch[:0], s.ready[:0], s.program[:0]
+	s.dispatch, s.ready, s.program, s.free = s.dispatch[:0], s.ready[:0], s.program[:0], s.free[:0]
 	for i := 0; i < g.o.Slots; i++ {
-		c, ok := g.st.Model().Context(int8(i))
+		sl := int8(i)
+		c, ok := g.st.Model().Context(sl)
 		if !ok || !c.Live {
+			s.free = append(s.free, sl)
 			continue
 		}
-		sl := int8(i)
 		s.live = append(s.live, sl)
 		if c.Latch == model.Unlatched {
 			s.fresh = append(s.fresh, sl)
@@ -262,12 +257,6 @@ func (g *Generator) next(ch Chooser) op.Op {
 	}
 	s := &g.gs
 	s.classify(g, armed)
-	s.free = s.free[:0]
-	for i := 0; i < g.o.Slots; i++ {
-		if !m.SlotLive(int8(i)) {
-			s.free = append(s.free, int8(i))
-		}
-	}
 	g.cs = g.cs[:0]
 	for k, cls := range opClasses {
 		if g.o.CommOnly && !op.Kind(k).CommCodes() {
@@ -279,27 +268,35 @@ func (g *Generator) next(ch Chooser) op.Op {
 	}
 	cs := g.cs
 	for {
-		total := 0
-		for _, x := range cs {
-			total += x.w
-		}
-		if total == 0 {
+		at := pickWeighted(ch, "kind", len(cs), func(i int) int { return cs[i].w })
+		if at < 0 {
 			return op.Op{Kind: op.KindContract} // runs on every target
-		}
-		k := ch.IntN(total, "kind")
-		at := len(cs) - 1
-		for i, x := range cs {
-			if k < x.w {
-				at = i
-				break
-			}
-			k -= x.w
 		}
 		if op := cs[at].draw(g, ch); g.runnable(op) {
 			return op
 		}
 		cs = append(cs[:at], cs[at+1:]...)
 	}
+}
+
+// pickWeighted draws one of n choices, i with weight w(i); -1 (no draw)
+// when the weights sum to 0.
+func pickWeighted(ch Chooser, label string, n int, w func(int) int) int {
+	total := 0
+	for i := range n {
+		total += w(i)
+	}
+	if total == 0 {
+		return -1
+	}
+	k := ch.IntN(total, label)
+	for i := range n - 1 {
+		if k < w(i) {
+			return i
+		}
+		k -= w(i)
+	}
+	return n - 1
 }
 
 func (g *Generator) pick(ch Chooser, label string, xs []int8) int8 {
@@ -325,15 +322,8 @@ func (g *Generator) cfg(ch Chooser) op.CfgRecipe {
 	case 9:
 		return op.CfgRecipe{Null: true}
 	case 10: // kernel-unsupported diagnostics, one or a mix (V-CFG)
-		switch ch.IntN(5, "diag") {
-		case 0:
-			return op.CfgRecipe{PMU: true}
-		case 1:
-			return op.CfgRecipe{Dump: true}
-		case 2:
-			return op.CfgRecipe{Scope: true}
-		case 3:
-			return op.CfgRecipe{Anchors: true}
+		if d := ch.IntN(5, "diag"); d < 4 {
+			return [4]op.CfgRecipe{{PMU: true}, {Dump: true}, {Scope: true}, {Anchors: true}}[d]
 		}
 		return op.CfgRecipe{PMU: ch.IntN(2, "pmu") == 0, Dump: ch.IntN(2, "dump") == 0,
 			Scope: ch.IntN(2, "scope") == 0, Anchors: ch.IntN(2, "anchors") == 0, Threads: int8(ch.IntN(6, "threads"))}

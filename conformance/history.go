@@ -40,9 +40,8 @@ type History struct {
 
 func (h History) String() string {
 	var b strings.Builder
-	for i := range h.Entries {
-		b.WriteString(h.Entries[i].Annotated(i))
-		b.WriteByte('\n')
+	for _, l := range h.Lines() {
+		b.WriteString(l + "\n")
 	}
 	return b.String()
 }
@@ -202,13 +201,7 @@ func (e *Entry) addRep(st abi.Status, out int32) {
 // branches of a two-thread op, that op's branch-free lines are compared
 // and nothing after it (both runs may go on differently from there).
 func Diff(a, b History) string {
-	d, _ := diffUpTo(a, b)
-	return d
-}
-
-// diffUpTo is Diff and the number of leading entries it compared.
-func diffUpTo(a, b History) (string, int) {
-	ds, n := CompareSteps(a.Steps(), b.Steps())
+	ds, _ := CompareSteps(a.Steps(), b.Steps())
 	var out strings.Builder
 	for _, d := range ds {
 		if d.Old != "" {
@@ -218,7 +211,7 @@ func diffUpTo(a, b History) (string, int) {
 			out.WriteString("+ " + d.New + "\n")
 		}
 	}
-	return out.String(), n
+	return out.String()
 }
 
 // Step is one entry in the form two runs are compared in: the line, and

@@ -164,17 +164,9 @@ func ReproPrefix(ops []op.Op, at int) []op.Op {
 // ParseProfile reads a profile name (tmr, refusing, legacy).
 func ParseProfile(s string) (model.Profile, bool) { return abi.ParseProfile(s) }
 
-// Verdicts lists every verdict in order (pass, fail, warn, skip, crash, hang).
-func Verdicts() []model.Verdict {
-	out := make([]model.Verdict, model.NumVerdicts)
-	for i := range out {
-		out[i] = model.Verdict(i)
-	}
-	return out
-}
-
 // OutcomeRecord is an Outcome in a form that crosses a process boundary
-// (JSON): ops, rules and verdicts as their text.
+// (JSON): ops and verdicts as their text, rules by number (parent and
+// child are one binary).
 type OutcomeRecord struct {
 	Verdict model.Verdict `json:"verdict"`
 	Detail  string        `json:"detail,omitempty"`
@@ -187,22 +179,22 @@ type OutcomeRecord struct {
 // ResultRecord is a Result without its history entries (History lines travel
 // separately).
 type ResultRecord struct {
-	Profile    string              `json:"profile"`
-	Checked    int                 `json:"checked"`
-	Lost       string              `json:"lost,omitempty"`
-	Findings   []FindingRecord     `json:"findings,omitempty"`
-	Tally      map[string][]uint32 `json:"tally,omitempty"`       // rule -> count per verdict
-	Generic    map[string]uint32   `json:"generic,omitempty"`     // rule -> passes on a legacy build's generic -1
-	RunClauses map[string]uint32   `json:"run_clauses,omitempty"` // rule -> outstanding-run clauses checked
-	Diverged   int                 `json:"diverged,omitempty"`
+	Profile    string                 `json:"profile"`
+	Checked    int                    `json:"checked"`
+	Lost       string                 `json:"lost,omitempty"`
+	Findings   []FindingRecord        `json:"findings,omitempty"`
+	Tally      model.Tally            `json:"tally"`
+	Generic    [model.NumRules]uint32 `json:"generic"`
+	RunClauses [model.NumRules]uint32 `json:"run_clauses"`
+	Diverged   int                    `json:"diverged,omitempty"`
 }
 
-// FindingRecord is a Finding with its op and rule as text.
+// FindingRecord is a Finding with its op as text.
 type FindingRecord struct {
 	Index   int           `json:"index"`
 	Rep     int           `json:"rep,omitempty"`
 	Op      string        `json:"op,omitempty"`
-	Rule    string        `json:"rule"`
+	Rule    model.Rule    `json:"rule"`
 	Verdict model.Verdict `json:"verdict"`
 	Detail  string        `json:"detail,omitempty"`
 	Key     string        `json:"key,omitempty"`
@@ -214,44 +206,17 @@ func (o Outcome) Record() OutcomeRecord {
 	rec := OutcomeRecord{Verdict: o.Verdict, Detail: o.Detail, At: o.At, History: o.History, Steps: o.Steps}
 	if res := o.Result; res != nil {
 		rr := &ResultRecord{Profile: res.History.Profile.String(), Checked: res.Checked, Lost: res.Lost,
-			Tally: map[string][]uint32{}, Diverged: res.Divergences}
+			Tally: res.Tally, Generic: res.Generic, RunClauses: res.RunClauses, Diverged: res.Divergences}
 		for _, f := range res.Findings {
-			fr := FindingRecord{Index: f.Index, Rep: f.Rep, Rule: f.Rule.String(), Verdict: f.Verdict, Detail: f.Detail, Key: f.Key, Upto: f.Upto}
+			fr := FindingRecord{Index: f.Index, Rep: f.Rep, Rule: f.Rule, Verdict: f.Verdict, Detail: f.Detail, Key: f.Key, Upto: f.Upto}
 			if f.Index >= 0 {
 				fr.Op = f.Op.String()
 			}
 			rr.Findings = append(rr.Findings, fr)
 		}
-		for rule := model.Rule(0); rule < model.NumRules; rule++ {
-			if row := res.Tally[rule]; row != ([model.NumVerdicts]uint32{}) {
-				rr.Tally[rule.String()] = append([]uint32(nil), row[:]...)
-			}
-			rr.Generic = addCount(rr.Generic, rule, res.Generic[rule])
-			rr.RunClauses = addCount(rr.RunClauses, rule, res.RunClauses[rule])
-		}
 		rec.Result = rr
 	}
 	return rec
-}
-
-// addCount adds rule's count n > 0 to m, made on first use.
-func addCount(m map[string]uint32, rule model.Rule, n uint32) map[string]uint32 {
-	if n > 0 {
-		if m == nil {
-			m = map[string]uint32{}
-		}
-		m[rule.String()] = n
-	}
-	return m
-}
-
-// ruleOrNone reads a rule ID; "-" and unknown IDs are RuleNone.
-func ruleOrNone(s string) model.Rule {
-	if s == "HOOKS" {
-		return model.RHooks
-	}
-	r, _ := model.RuleByName(s)
-	return r
 }
 
 // Outcome converts a record back. An op that does not parse is an error
@@ -269,15 +234,10 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 	if !ok {
 		return o, fmt.Errorf("conformance: unknown profile %q", rr.Profile)
 	}
-	res := &Result{History: History{Profile: p}, Checked: rr.Checked, Lost: rr.Lost, Divergences: rr.Diverged}
-	for name, n := range rr.Generic {
-		res.Generic[ruleOrNone(name)] = n
-	}
-	for name, n := range rr.RunClauses {
-		res.RunClauses[ruleOrNone(name)] = n
-	}
+	res := &Result{History: History{Profile: p}, Checked: rr.Checked, Lost: rr.Lost, Divergences: rr.Diverged,
+		Tally: rr.Tally, Generic: rr.Generic, RunClauses: rr.RunClauses}
 	for _, fr := range rr.Findings {
-		f := model.Finding{Index: fr.Index, Rep: fr.Rep, Rule: ruleOrNone(fr.Rule), Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key, Upto: fr.Upto}
+		f := model.Finding{Index: fr.Index, Rep: fr.Rep, Rule: fr.Rule, Verdict: fr.Verdict, Detail: fr.Detail, Key: fr.Key, Upto: fr.Upto}
 		if fr.Op != "" {
 			op, err := op.Parse(fr.Op)
 			if err != nil {
@@ -286,12 +246,6 @@ func (rec OutcomeRecord) Outcome() (Outcome, error) {
 			f.Op = op
 		}
 		res.Findings = append(res.Findings, f)
-	}
-	for name, row := range rr.Tally {
-		rule := ruleOrNone(name)
-		for v := 0; v < len(row) && v < int(model.NumVerdicts); v++ {
-			res.Tally[rule][v] += row[v]
-		}
 	}
 	o.Result = res
 	return o, nil

@@ -103,13 +103,7 @@ func refusalKeys(rs []model.Refusal) string {
 
 // MaskedCalls are the refused calls on profile p that mask a clause.
 func MaskedCalls(checks []catalogue.Check, p model.Profile, caps catalogue.Caps) []RefusedCall {
-	var out []RefusedCall
-	for _, r := range RefusedCalls(checks, p, caps) {
-		if r.Masked() {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(RefusedCalls(checks, p, caps), func(r RefusedCall) bool { return !r.Masked() })
 }
 
 // MaskingProfiles are every profile a check applies to.

@@ -26,7 +26,7 @@ type opClass struct {
 	// needs is what the op requires of a target and, when missing, the
 	// rule it leaves undriven and why (nil: nothing).
 	needs func(op op.Op) (catalogue.Caps, model.Rule, string)
-	rule  func(op op.Op) model.Rule // what a crash or hang names (EntryRule)
+	rule  model.Rule // what a crash or hang names (EntryRule; RuleNone: the one needs names)
 	// ready says why the call is not made in the present state ("" or nil:
 	// it is).
 	ready func(r *Runner, op op.Op) string
@@ -62,7 +62,7 @@ func defineOp(k op.Kind, c opClass) {
 	if !k.Defined() || opClasses[k] != nil {
 		panic("conformance: op kind " + strconv.Itoa(int(k)) + " defined twice or not in the op language")
 	}
-	if c.rule == nil || (c.run == nil && c.call == nil) {
+	if (c.rule == model.RuleNone && c.needs == nil) || (c.run == nil && c.call == nil) {
 		panic("conformance: op kind " + k.String() + " lacks its rule or execution")
 	}
 	opClasses[k] = &c
@@ -110,22 +110,16 @@ func EntryRule(op op.Op) model.Rule {
 	if op.NullCtxCall() && !op.Kind.RunFamily() {
 		return model.RS3
 	}
-	return c.rule(op)
+	if c.rule != model.RuleNone {
+		return c.rule
+	}
+	if _, r, _ := c.needs(op); r != model.RuleNone && r != model.RHooks {
+		return r
+	}
+	return model.RD2
 }
 
 // need is a needs function for an op that always needs caps to drive rule.
 func need(caps catalogue.Caps, rule model.Rule, why string) func(op.Op) (catalogue.Caps, model.Rule, string) {
 	return func(op.Op) (catalogue.Caps, model.Rule, string) { return caps, rule, why }
-}
-
-// fixedRule is a rule function for an op kind that always names rule r.
-func fixedRule(r model.Rule) func(op.Op) model.Rule { return func(op.Op) model.Rule { return r } }
-
-// needsRule is the rule an environment op drives (the one it leaves
-// undriven when the target cannot run it).
-func needsRule(op op.Op) model.Rule {
-	if _, r, _ := needs(op); r != model.RuleNone && r != model.RHooks {
-		return r
-	}
-	return model.RD2
 }

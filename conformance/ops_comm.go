@@ -186,7 +186,7 @@ func (r *Runner) commHandle(o op.Op) abi.CommHandle {
 // commReady says why a comm op is not made ("" when it is).
 func commReady(r *Runner, o op.Op) string {
 	if o.Kind == op.KindCommInit && r.comm.handles[o.Comm.H] != 0 {
-		return handleTextOf(o.Comm.H) + " holds a live handle"
+		return "h" + strconv.Itoa(int(o.Comm.H)) + " holds a live handle"
 	}
 	if why := r.view().CommBusyWhy(o); why != "" {
 		return why
@@ -199,8 +199,6 @@ func commReady(r *Runner, o op.Op) string {
 	}
 	return ""
 }
-
-func handleTextOf(h int8) string { return "h" + strconv.Itoa(int(h)) }
 
 // commResult renders an int comm entry's answer (the backend's -1 is no
 // code of the status table).
@@ -219,7 +217,7 @@ func commClass(call func(r *Runner, o op.Op, cobs *op.CommObs) abi.Status, resul
 	return opClass{
 		memProbe: memNone,
 		needs:    commNeeds,
-		rule:     fixedRule(model.REComm),
+		rule:     model.REComm,
 		ready:    commReady,
 		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
 			obs.Comm = newCommObs()
@@ -391,7 +389,7 @@ func commPrepareResult(e *Entry) string {
 func init() {
 	defineOp(op.KindCommCopy, opClass{
 		needs: need(catalogue.CapComm|catalogue.CapPeek, model.REProg, "a comm window's address is read from its CommContext through the simulation hooks (on silicon it is device memory)"),
-		rule:  fixedRule(model.REProg),
+		rule:  model.REProg,
 		ready: commCopyReady,
 		call:  (*Runner).commCopy,
 		result: func(e *Entry) string {
@@ -667,10 +665,7 @@ func (g *Generator) genCommAlloc(ch Chooser) op.Op {
 }
 
 func (g *Generator) genCommQuery(ch Chooser) op.Op {
-	k := op.KindCommBase
-	if ch.IntN(2, "query") == 1 {
-		k = op.KindCommSize
-	}
+	k := [2]op.Kind{op.KindCommBase, op.KindCommSize}[ch.IntN(2, "query")]
 	return op.Op{Kind: k, Comm: op.CommRecipe{H: g.pick(ch, "h", g.gs.commLive), NullOut: ch.IntN(10, "nullout") == 0}}
 }
 

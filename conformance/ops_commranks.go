@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"slices"
+
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
 )
@@ -12,12 +14,7 @@ import (
 
 // owes reports whether a call the generator owes names handle slot h.
 func (g *Generator) owes(h int8) bool {
-	for _, o := range g.due {
-		if o.Comm.H == h {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(g.due, func(o op.Op) bool { return o.Comm.H == h })
 }
 
 // owed draws, half the time, an owed call whose handle is as it was.

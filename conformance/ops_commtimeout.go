@@ -19,7 +19,7 @@ func init() {
 	defineOp(op.KindCommTimeout, opClass{
 		memProbe: memNone,
 		needs:    need(catalogue.CapComm|catalogue.CapCommTimeout, model.REComm, "the target exports no simabi_comm_timeout_ms: a comm wait for a peer that never comes lasts upstream's 120 s"),
-		rule:     fixedRule(model.REComm),
+		rule:     model.REComm,
 		call: func(r *Runner, o op.Op, _ abi.Ctx, obs *op.Observation) {
 			obs.Call.Value = uint64(uint32(r.setCommBound(o.Ms)))
 			r.comm.boundMs = o.Ms

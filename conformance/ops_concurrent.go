@@ -22,7 +22,6 @@ func init() {
 			}
 		},
 		needs:      holdNeeds,
-		rule:       needsRule,
 		run:        func(r *Runner, i int, op op.Op, e *Entry) { r.hold(i, op, e) },
 		annotation: func(e *Entry) string { return overlapText(&e.Obs) },
 		// A held launch fails at once when it overlaps and runs normally
@@ -42,7 +41,6 @@ func init() {
 	})
 	defineOp(op.KindHoldPrepare, opClass{
 		needs: holdNeeds,
-		rule:  needsRule,
 		run:   func(r *Runner, i int, op op.Op, e *Entry) { r.hold(i, op, e) },
 		annotation: func(e *Entry) string {
 			o := &e.Obs
@@ -75,7 +73,6 @@ func init() {
 			}
 		},
 		needs: need(catalogue.CapSetDevice, model.RX1, "X-1: the racing thread needs a current device (hook or ACL)"),
-		rule:  needsRule,
 		run:   func(r *Runner, i int, op op.Op, e *Entry) { r.race(i, op, e) },
 		annotation: func(e *Entry) string {
 			o := &e.Obs
@@ -96,11 +93,7 @@ func (g *Generator) hold(ch Chooser, slot int8) op.Op {
 	mc, _ := g.st.Model().Context(slot)
 	g.holds++
 	if ch.IntN(2, "hold") == 0 {
-		s := mc.LastStream
-		if s < 0 {
-			s = 0
-		}
-		return op.Op{Kind: op.KindHoldLaunch, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), ID: int32(ch.IntN(mc.IDs, "id")), Stream: s}
+		return op.Op{Kind: op.KindHoldLaunch, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), ID: int32(ch.IntN(mc.IDs, "id")), Stream: max(mc.LastStream, 0)}
 	}
 	return op.Op{Kind: op.KindHoldPrepare, C: slot, Ms: g.o.HoldMs, Img: g.image(ch), Img2: g.image(ch)}
 }

@@ -21,7 +21,7 @@ func init() {
 			}
 			g.onSlot(w, s.free, op.KindCreate, nil)
 		},
-		rule: fixedRule(model.RL1),
+		rule: model.RL1,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			if old := r.slots[op.C]; old.used && r.view().SlotLive(op.C) {
 				r.leaked = append(r.leaked, old)
@@ -46,7 +46,7 @@ func init() {
 			g.onSlot(10, s.live, op.KindDestroy, nil)
 			g.onNull(1, op.KindDestroy) // S-3
 		},
-		rule:   fixedRule(model.REDestroy),
+		rule:   model.REDestroy,
 		call:   func(r *Runner, _ op.Op, h abi.Ctx, _ *op.Observation) { r.rt.DestroyDeviceContext(h) },
 		result: func(*Entry) string { return "done" },
 	})
@@ -55,7 +55,7 @@ func init() {
 			g.onSlot(10, s.live, op.KindSupported, nil)
 			g.onNull(2, op.KindSupported) // S-3
 		},
-		rule: fixedRule(model.RESup),
+		rule: model.RESup,
 		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Value = uint64(int64(r.rt.KernelModeSupported(h)))
 		},
@@ -67,7 +67,7 @@ func init() {
 			g.onSlot(10, s.program, op.KindFinalize, nil)
 			g.onNull(1, op.KindFinalize) // S-3
 		},
-		rule: fixedRule(model.REFin),
+		rule: model.REFin,
 		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) { o.Call.Status = r.rt.FinalizeDevice(h) },
 	})
 	defineOp(op.KindCommitted, opClass{
@@ -76,7 +76,7 @@ func init() {
 			g.onSlot(5, s.live, op.KindCommitted, nil)
 			g.onNull(1, op.KindCommitted) // S-3
 		},
-		rule: fixedRule(model.RM7),
+		rule: model.RM7,
 		call: func(r *Runner, _ op.Op, h abi.Ctx, o *op.Observation) {
 			v := uint64(r.rt.CommittedDeviceMemory(h))
 			o.Call.Value, o.Mem = v, v

@@ -177,7 +177,7 @@ func (r *Runner) devArgsReady(o op.Op, al model.Alloc) string {
 
 func init() {
 	defineOp(op.KindDevAlloc, opClass{
-		rule:  fixedRule(model.REProg),
+		rule:  model.REProg,
 		ready: devReady,
 		// The family's candidates, now and then on a non-program context.
 		gen: func(g *Generator, s *genState) {
@@ -204,7 +204,7 @@ func init() {
 		result: nonNull,
 	})
 	defineOp(op.KindDevWrite, opClass{
-		rule:  fixedRule(model.REProg),
+		rule:  model.REProg,
 		ready: devReady,
 		call: func(r *Runner, o op.Op, h abi.Ctx, obs *op.Observation) {
 			p, n, off := r.devSpan(o)
@@ -218,7 +218,7 @@ func init() {
 		},
 	})
 	defineOp(op.KindDevRead, opClass{
-		rule:  fixedRule(model.REProg),
+		rule:  model.REProg,
 		ready: devReady,
 		call:  devRead,
 		result: func(e *Entry) string {
@@ -235,7 +235,7 @@ func init() {
 		},
 	})
 	defineOp(op.KindDevFree, opClass{
-		rule:  fixedRule(model.REProg),
+		rule:  model.REProg,
 		ready: devReady,
 		call: func(r *Runner, o op.Op, h abi.Ctx, _ *op.Observation) {
 			r.rt.DeviceFree(h, r.devFreePtr(o))

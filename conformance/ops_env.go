@@ -20,7 +20,7 @@ func init() {
 		gen: func(g *Generator, _ *genState) {
 			g.add(1, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindContract} })
 		},
-		rule: fixedRule(model.RVContract),
+		rule: model.RVContract,
 		call: func(r *Runner, _ op.Op, _ abi.Ctx, o *op.Observation) {
 			o.Call.Value = 1
 			if p := r.rt.GetPipelineContract(); p != nil {
@@ -45,7 +45,6 @@ func init() {
 			}
 			return catalogue.CapSetDevice, model.RD2, "D-2: target exports no simabi_set_current_device and no ACL was given"
 		},
-		rule: needsRule,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			if r.hooks != nil {
 				o.Call.Status = r.hooks.SimSetCurrentDevice(op.Dev)
@@ -59,7 +58,6 @@ func init() {
 			g.add(3, func(*Generator, Chooser) op.Op { return op.Op{Kind: op.KindGetDev} })
 		},
 		needs: need(catalogue.CapGetDevice, model.RD1, "D-1: target exports no simabi_current_device"),
-		rule:  needsRule,
 		call: func(r *Runner, _ op.Op, _ abi.Ctx, o *op.Observation) {
 			o.Call.Value = uint64(int64(r.hooks.SimCurrentDevice()))
 		},
@@ -74,7 +72,6 @@ func init() {
 			}
 		},
 		needs: need(catalogue.CapSync, model.RELaunchAsync, "E-LAUNCH-ASYNC: target exports no simabi_sync_stream and no ACL was given"),
-		rule:  needsRule,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			if r.hooks != nil {
 				o.Call.Status = r.hooks.SimSyncStream(r.stream(op.Stream))
@@ -88,7 +85,6 @@ func init() {
 		needs: func(op op.Op) (catalogue.Caps, model.Rule, string) {
 			return catalogue.CapInject, model.SiteRule(op.Site), "target exports no simabi_inject: fault site " + itoa(op.Site) + " cannot be driven"
 		},
-		rule: needsRule,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			o.Call.Status = r.hooks.SimInject(op.Site, op.Count, op.Code)
 		},
@@ -101,7 +97,7 @@ func init() {
 				})
 			}
 		},
-		rule: fixedRule(model.RM6),
+		rule: model.RM6,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, _ *op.Observation) {
 			if b := r.images[op.Img]; b != nil && b.raw != nil {
 				clear(b.raw[op.Img.Mis : int(op.Img.Mis)+len(b.img.Bytes)])
@@ -116,7 +112,6 @@ func init() {
 func init() {
 	defineOp(op.KindUnload, opClass{
 		needs: need(catalogue.CapUnload, model.RU1, "U-1: the target cannot be unloaded (the built-in simulator is Go code; a library needs a private copy per run)"),
-		rule:  needsRule,
 		run:   func(r *Runner, i int, op op.Op, e *Entry) { r.unload(i, op, e) },
 	})
 }
@@ -174,7 +169,7 @@ func init() {
 				return cur
 			})
 		},
-		rule: fixedRule(model.RS2),
+		rule: model.RS2,
 		call: func(r *Runner, op op.Op, _ abi.Ctx, o *op.Observation) {
 			var p unsafe.Pointer
 			if !op.OutNull {
@@ -189,10 +184,10 @@ func init() {
 // one per distinct state, for the life of the process: a runtime keeps the
 // pointer it accepted (upstream's binder stores it), so a block is never
 // freed or moved.
-var hostLogBlocks struct {
+var hostLogBlocks = struct {
 	sync.Mutex
 	m map[[3]int64]*[abi.HostLogStateSize]byte
-}
+}{m: map[[3]int64]*[abi.HostLogStateSize]byte{}}
 
 func hostLogBlock(version, size uint32, threshold int32) *[abi.HostLogStateSize]byte {
 	k := [3]int64{int64(version), int64(size), int64(threshold)}
@@ -200,9 +195,6 @@ func hostLogBlock(version, size uint32, threshold int32) *[abi.HostLogStateSize]
 	defer hostLogBlocks.Unlock()
 	if b := hostLogBlocks.m[k]; b != nil {
 		return b
-	}
-	if hostLogBlocks.m == nil {
-		hostLogBlocks.m = map[[3]int64]*[abi.HostLogStateSize]byte{}
 	}
 	b := new([abi.HostLogStateSize]byte)
 	binary.LittleEndian.PutUint32(b[0:], version)

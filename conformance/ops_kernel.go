@@ -15,7 +15,7 @@ func init() {
 			g.onSlot(80, s.fresh, 0, (*Generator).kinit)
 			g.onSlot(8, s.live, 0, (*Generator).kinit)
 		},
-		rule: fixedRule(model.REKInit),
+		rule: model.REKInit,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			p0, n0 := r.span(0, op.Spans[0])
 			p1, n1 := r.span(1, op.Spans[1])
@@ -32,7 +32,7 @@ func init() {
 			g.onSlot(120, s.dispatch, 0, (*Generator).prepare)
 			g.onNull(1, op.KindPrepare) // S-3
 		},
-		rule: fixedRule(model.REPrep),
+		rule: model.REPrep,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status, o.Call.Out = r.prepare(h, op, op.Img, r.out)
 		},
@@ -45,7 +45,7 @@ func init() {
 			g.onSlot(140, s.ready, 0, (*Generator).launch)
 			g.onNull(1, op.KindLaunch) // S-3
 		},
-		rule: fixedRule(model.RELaunch),
+		rule: model.RELaunch,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			var sl slotState
 			if op.C >= 0 {

@@ -32,7 +32,7 @@ func init() {
 			})
 			g.onNull(1, op.KindPInit) // S-3
 		},
-		rule: fixedRule(model.REPInit),
+		rule: model.REPInit,
 		call: func(r *Runner, cur op.Op, h abi.Ctx, o *op.Observation) {
 			p0, n0 := r.span(0, cur.Spans[0])
 			p1, n1 := r.span(1, cur.Spans[1])
@@ -40,9 +40,7 @@ func init() {
 			p3, n3 := r.span(3, cur.Spans[3])
 			var pw unsafe.Pointer
 			if cur.Prewarm {
-				if b := op.CfgBytes(cur.Cfg, r.view().Profile() == model.ProfileLegacy); b != nil {
-					pw = unsafe.Pointer(unsafe.SliceData(b))
-				}
+				pw = unsafe.Pointer(unsafe.SliceData(op.CfgBytes(cur.Cfg, r.view().Profile() == model.ProfileLegacy)))
 			}
 			o.Call.Status = r.rt.SimplerInit(h, cur.Dev, p0, n0, p1, n1, p2, n2, pw, 0, p3, uint64(n3))
 			if cur.C >= 0 && o.Call.Status == abi.OK {
@@ -58,7 +56,7 @@ func init() {
 			})
 			g.onNull(1, op.KindACL) // S-3
 		},
-		rule: fixedRule(model.REACL),
+		rule: model.REACL,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status = r.rt.EnsureACLReady(h, op.Dev)
 		},
@@ -75,7 +73,7 @@ func init() {
 			}
 			return ""
 		},
-		rule: fixedRule(model.REProg),
+		rule: model.REProg,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) { r.prog(h, op.Fn, o) },
 		result: func(e *Entry) string {
 			switch fn := e.Op.Fn; {

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	defineOp(op.KindRegister, opClass{
-		rule: fixedRule(model.REProg),
+		rule: model.REProg,
 		// The run family's candidates (runOp).
 		gen: func(g *Generator, s *genState) {
 			g.onSlot(60, s.program, 0, (*Generator).runOp)
@@ -38,27 +38,27 @@ func init() {
 		},
 	})
 	defineOp(op.KindUnregister, opClass{
-		rule: fixedRule(model.REFin),
+		rule: model.REFin,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status = r.rt.UnregisterCallable(h, op.ID)
 		},
 	})
 	defineOp(op.KindPrepareRun, opClass{
-		rule: fixedRule(model.REProg),
+		rule: model.REProg,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			args, cfg, desc := r.runCallArgs(op, o)
 			o.Call.Status = r.rt.PrepareRun(h, r.runHandle(op), op.ID, args, cfg, desc)
 		},
 	})
 	defineOp(op.KindRun, opClass{
-		rule: fixedRule(model.REProg),
+		rule: model.REProg,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			args, cfg, desc := r.runCallArgs(op, o)
 			o.Call.Status = r.rt.Run(h, r.runHandle(op), op.ID, args, cfg, desc)
 		},
 	})
 	defineOp(op.KindLaunchRun, opClass{
-		rule: fixedRule(model.REProg),
+		rule: model.REProg,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			if op.St < 0 {
 				o.Call.Status = r.rt.LaunchRun(h, 0)
@@ -78,7 +78,7 @@ func init() {
 // storage, under rule.
 func storageClass(rule model.Rule, entry func(abi.Runtime, abi.Ctx, abi.RunHandle) abi.Status) opClass {
 	return opClass{
-		rule: fixedRule(rule),
+		rule: rule,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status = entry(r.rt, h, r.runHandle(op))
 		},
@@ -162,19 +162,7 @@ func (g *Generator) runOp(ch Chooser, c int8) op.Op {
 	if state == model.StoragePrepared {
 		weights[0] = 60
 	}
-	total := 0
-	for _, w := range weights {
-		total += w
-	}
-	x := ch.IntN(total, "run-op")
-	k := kinds[len(kinds)-1]
-	for i, w := range weights {
-		if x < w {
-			k = kinds[i]
-			break
-		}
-		x -= w
-	}
+	k := kinds[pickWeighted(ch, "run-op", len(kinds), func(i int) int { return weights[i] })]
 	if k == op.KindDestroy || k == op.KindFinalize {
 		return op.Op{Kind: k, C: c}
 	}

@@ -85,19 +85,21 @@ func (l *probeList) kinit(s Survivor, slot int8) {
 	l.add(s, op.Op{Kind: op.KindKInit, C: slot, Dev: probeDevice, Gen: probeGen})
 }
 
+// refuses reports whether e expects a failure and nothing else.
+func refuses(e model.Expectation) bool {
+	return !e.Unchecked && !e.Status.Any && !e.Status.Has(abi.OK) && !e.Status.Empty()
+}
+
 // refusedCall reports whether e, the expectation of op, is a refusal of a
 // call on a context.
 func refusedCall(op op.Op, e model.Expectation) bool {
-	if op.C < 0 || !op.StatusCall() || e.Unchecked || e.Status.Any || e.Status.Has(abi.OK) {
-		return false
-	}
-	return !op.Kind.TwoThread() && !e.Status.Empty()
+	return op.C >= 0 && op.StatusCall() && !op.Kind.TwoThread() && refuses(e)
 }
 
 // failedSync reports whether e is a sync that delivers an asynchronous
 // failure (fault site 8).
 func failedSync(o op.Op, e model.Expectation) bool {
-	return o.Kind == op.KindSync && o.Stream >= 0 && !e.Unchecked && !e.Status.Any && !e.Status.Has(abi.OK) && !e.Status.Empty()
+	return o.Kind == op.KindSync && o.Stream >= 0 && refuses(e)
 }
 
 // refusedDestroy reports whether op is a destroy the model took as refused
@@ -241,16 +243,12 @@ const probeMaxLaunches = 16
 // probeResidents are the ids a probe launches of n: all, or
 // probeMaxLaunches spread over them.
 func probeResidents(n int) []int32 {
-	if n <= probeMaxLaunches {
-		ids := make([]int32, n)
-		for i := range ids {
-			ids[i] = int32(i)
-		}
-		return ids
-	}
-	ids := make([]int32, probeMaxLaunches)
+	ids := make([]int32, min(n, probeMaxLaunches))
 	for i := range ids {
-		ids[i] = int32(i * (n - 1) / (probeMaxLaunches - 1))
+		ids[i] = int32(i)
+		if n > probeMaxLaunches {
+			ids[i] = int32(i * (n - 1) / (probeMaxLaunches - 1))
+		}
 	}
 	return ids
 }

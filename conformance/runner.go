@@ -64,12 +64,7 @@ type Result struct {
 
 // Failed reports whether any finding is a failure.
 func (r *Result) Failed() bool {
-	for _, f := range r.Findings {
-		if f.Verdict == model.Fail {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Findings, func(f model.Finding) bool { return f.Verdict == model.Fail })
 }
 
 // lockedThread runs jobs on one goroutine locked to its OS thread, so the
@@ -222,13 +217,11 @@ func (r *Runner) onMain(f func(), inline bool) {
 }
 
 // Unloads reports whether ops unload the library (U-1).
-func Unloads(ops []op.Op) bool {
-	for _, o := range ops {
-		if o.Kind == op.KindUnload {
-			return true
-		}
-	}
-	return false
+func Unloads(ops []op.Op) bool { return UnloadAt(ops) >= 0 }
+
+// UnloadAt is the index of ops' unload op (U-1), or -1.
+func UnloadAt(ops []op.Op) int {
+	return slices.IndexFunc(ops, func(o op.Op) bool { return o.Kind == op.KindUnload })
 }
 
 // ResetTarget returns the target to a fresh load's state (simabi_reset,
@@ -434,11 +427,9 @@ func (r *Runner) newImage(rec op.ImageRecipe) *imgBuf {
 	return b
 }
 
+// cfgPtr is r's CallConfig (nil: NULL).
 func cfgPtr(r op.CfgRecipe) unsafe.Pointer {
-	if b := op.CfgBytes(r, false); b != nil {
-		return unsafe.Pointer(unsafe.SliceData(b))
-	}
-	return nil
+	return unsafe.Pointer(unsafe.SliceData(op.CfgBytes(r, false)))
 }
 
 // formArgs writes the counts into the shared args buffer.
@@ -499,9 +490,10 @@ func (r *Runner) handle(c int8) abi.Ctx {
 
 func (r *Runner) run(ops []op.Op) *Result {
 	before := r.opt.BeforeOp
-	if before != nil {
-		before(AtSetup)
+	if before == nil {
+		before = func(int) {}
 	}
+	before(AtSetup)
 	r.slots = [op.MaxSlots]slotState{}
 	r.leaked = r.leaked[:0]
 	r.unloadAt, r.unloadErr = -1, nil
@@ -547,17 +539,13 @@ func (r *Runner) run(ops []op.Op) *Result {
 		if scratch.Ending() {
 			return res
 		}
-		if before != nil {
-			before(i)
-		}
+		before(i)
 		r.exec(i, ops[i], &res.History.Entries[i])
 		if r.unloadAt >= 0 { // the library is gone: no cleanup
 			return res
 		}
 	}
-	if before != nil {
-		before(len(ops))
-	}
+	before(len(ops))
 	r.drainParked()
 	if !r.opt.NoCleanup {
 		r.cleanup()
@@ -880,20 +868,11 @@ func (r *Runner) hold(i int, cur op.Op, e *Entry) {
 	} else {
 		r.timedPair(&p, time.Duration(cur.Ms)*time.Millisecond)
 	}
-	first, second := p.first, p.second
-	r.noteWritten(first, p.written1)
-	if second != nil {
-		r.noteWritten(second, p.written2)
-	}
-	// Ids in the order they were minted.
-	if second != nil && o.Second.Status == abi.OK && o.Call.Status == abi.OK && o.Second.Out < o.Call.Out {
-		r.recordID(cur.C, o.Second.Status, o.Second.Out, second)
-		r.recordID(cur.C, o.Call.Status, o.Call.Out, first)
-	} else {
-		r.recordID(cur.C, o.Call.Status, o.Call.Out, first)
-		if second != nil {
-			r.recordID(cur.C, o.Second.Status, o.Second.Out, second)
-		}
+	r.noteWritten(p.first, p.written1)
+	r.recordID(cur.C, o.Call.Status, o.Call.Out, p.first)
+	if p.second != nil {
+		r.noteWritten(p.second, p.written2)
+		r.recordID(cur.C, o.Second.Status, o.Second.Out, p.second)
 	}
 	if cur.Kind == op.KindHoldLaunch && o.Second.ArgHost {
 		r.restoreArgs()
@@ -1051,9 +1030,8 @@ func (r *Runner) unload(i int, cur op.Op, e *Entry) {
 	r.drainParked() // no rank's thread may be inside the library it unloads
 	for s := int8(0); s < op.MaxSlots; s++ {
 		if r.view().SlotLive(s) {
-			o := &r.obs
-			*o = op.Observation{}
-			r.st, _ = model.Step(r.st, i, 0, cur, o)
+			r.obs = op.Observation{}
+			r.st, _ = model.Step(r.st, i, 0, cur, &r.obs)
 			e.Skipped = "not run: c" + itoa(int32(s)) + " is still live"
 			return
 		}
@@ -1114,8 +1092,7 @@ func (r *Runner) cleanup() {
 	for i := range r.slots {
 		if r.slots[i].used && r.view().SlotLive(int8(i)) {
 			c, _ := r.view().Context(int8(i))
-			lost, _ := r.view().Lost()
-			live = append(live, leftover{r.slots[i], c.Claim || lost})
+			live = append(live, leftover{r.slots[i], c.Claim})
 		}
 	}
 	for _, s := range r.leaked {

@@ -105,23 +105,12 @@ func simplifications(cur op.Op) []op.Op {
 	try(func(o *op.Op) { o.Args = op.ArgsRecipe{} })
 	try(func(o *op.Op) { o.Spans = [4]op.SpanRecipe{} })
 	try(func(o *op.Op) { o.Cfg = op.CfgRecipe{} })
-	if cur.Ms > 20 {
-		try(func(o *op.Op) { o.Ms = max(o.Ms/2, 20) })
-	}
-	if cur.ID > 0 {
-		try(func(o *op.Op) { o.ID = 0 })
-	}
-	if cur.Dev > 0 {
-		try(func(o *op.Op) { o.Dev = 0 })
-	}
-	if cur.Gen > 1 {
-		try(func(o *op.Op) { o.Gen = 1 })
-	}
-	if cur.Stream > 0 {
-		try(func(o *op.Op) { o.Stream = 0 })
-	}
-	if cur.Count > 1 {
-		try(func(o *op.Op) { o.Count = 1 })
-	}
+	// Lowered toward their simplest value (an op already there is no variant).
+	try(func(o *op.Op) { o.Ms = min(o.Ms, max(o.Ms/2, 20)) })
+	try(func(o *op.Op) { o.ID = min(o.ID, 0) })
+	try(func(o *op.Op) { o.Dev = min(o.Dev, 0) })
+	try(func(o *op.Op) { o.Gen = min(o.Gen, 1) })
+	try(func(o *op.Op) { o.Stream = min(o.Stream, 0) })
+	try(func(o *op.Op) { o.Count = min(o.Count, 1) })
 	return out
 }

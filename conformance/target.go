@@ -60,7 +60,9 @@ type CommTimeoutTarget interface {
 	CommTimeout() (abi.SimCommTimeout, bool)
 }
 
-// Basic is a Target assembled from parts; nil parts are absent.
+// Basic is a Target assembled from parts; nil parts are absent. Its methods
+// implement Target, Unloader, ControlTarget, CommTimeoutTarget and
+// MemoryTarget.
 type Basic struct {
 	RT         abi.Runtime
 	SimHooks   abi.SimHooks
@@ -72,10 +74,8 @@ type Basic struct {
 	UnloadF    func() error // unloads a private copy: makes it an Unloader
 }
 
-// CanUnload implements Unloader.
 func (b *Basic) CanUnload() bool { return b.UnloadF != nil }
 
-// Unload implements Unloader.
 func (b *Basic) Unload() error {
 	if b.UnloadF == nil {
 		return errors.New("conformance: this target cannot be unloaded")
@@ -83,16 +83,12 @@ func (b *Basic) Unload() error {
 	return b.UnloadF()
 }
 
-// Runtime implements Target.
 func (b *Basic) Runtime() abi.Runtime { return b.RT }
 
-// Hooks implements Target.
 func (b *Basic) Hooks() (abi.SimHooks, bool) { return b.SimHooks, b.SimHooks != nil }
 
-// ACL implements Target.
 func (b *Basic) ACL() (ACL, bool) { return b.ACLib, b.ACLib != nil }
 
-// Counters implements Target.
 func (b *Basic) Counters() (ACLCounts, bool) {
 	if b.CountersF == nil {
 		return ACLCounts{}, false
@@ -100,13 +96,10 @@ func (b *Basic) Counters() (ACLCounts, bool) {
 	return b.CountersF(), true
 }
 
-// Control implements ControlTarget.
 func (b *Basic) Control() (abi.SimControl, bool) { return b.SimCtl, b.SimCtl != nil }
 
-// CommTimeout implements CommTimeoutTarget.
 func (b *Basic) CommTimeout() (abi.SimCommTimeout, bool) { return b.SimTimeout, b.SimTimeout != nil }
 
-// Memory implements MemoryTarget.
 func (b *Basic) Memory() (DeviceMemory, bool) { return b.Mem, b.Mem != nil }
 
 // CapsOf derives a target's capabilities.

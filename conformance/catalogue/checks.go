@@ -272,14 +272,3 @@ func (c *Check) parse() error {
 
 // Checks returns the directed checks, parsed.
 func Checks() []Check { return slices.Clone(parsed()) }
-
-// Mutants maps each emitted mutant to the rule it breaks.
-func Mutants() map[string]model.Rule {
-	out := map[string]model.Rule{}
-	for _, c := range loaded().clauses {
-		for _, m := range c.Mutants {
-			out[m] = c.Rule()
-		}
-	}
-	return out
-}

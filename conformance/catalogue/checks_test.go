@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/simabi/simabi/conformance/model"
 )
 
 var updateCatalogue = flag.Bool("update-catalogue", false, "rewrite testdata/catalogue.golden from the loaded catalogue and clause table")
@@ -126,4 +127,15 @@ func TestCatalogueJudgesBindClauses(t *testing.T) {
 			t.Errorf("got %v, want %s", err, tc.want)
 		}
 	}
+}
+
+// Mutants maps each emitted mutant to the rule it breaks.
+func Mutants() map[string]model.Rule {
+	out := map[string]model.Rule{}
+	for _, c := range loaded().clauses {
+		for _, m := range c.Mutants {
+			out[m] = c.Rule()
+		}
+	}
+	return out
 }

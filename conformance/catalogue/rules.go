@@ -44,13 +44,7 @@ func (e RuleEntry) AppliesTo() string {
 	case ScopeEmitter:
 		return "the emitted fake runtime (sim/emit)"
 	}
-	var ps []string
-	for _, p := range profileOrder {
-		if e.Rule.Applies(p) {
-			ps = append(ps, p.String())
-		}
-	}
-	return strings.Join(ps, ", ")
+	return profilesText(e.Rule.Applies)
 }
 
 // Anchor is the link to the rule's section of the contract.

@@ -64,6 +64,7 @@ func Start[M any](s Spec, garbled func(error) M) (*Child[M], error) {
 	if err != nil {
 		return nil, err
 	}
+	defer w.Close() // the child has its own once started
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), s.Env)
 	cmd.ExtraFiles = []*os.File{w}
@@ -76,7 +77,6 @@ func Start[M any](s Spec, garbled func(error) M) (*Child[M], error) {
 	cmd.Stdout, cmd.Stderr = out, out
 	if c.stdin, err = cmd.StdinPipe(); err != nil {
 		r.Close()
-		w.Close()
 		return nil, err
 	}
 	start := cmd.Start
@@ -89,10 +89,8 @@ func Start[M any](s Spec, garbled func(error) M) (*Child[M], error) {
 	})
 	if err != nil {
 		r.Close()
-		w.Close()
 		return nil, fmt.Errorf("cannot start a child process: %w", err)
 	}
-	w.Close()
 	go c.read(r, garbled)
 	go func() {
 		c.WaitErr = cmd.Wait()

@@ -231,25 +231,29 @@ func openChildLibrary(line []byte) (*library.Library, string, *loadFailure) {
 // child leaves.
 func serveChild(in *bufio.Reader, out *childproc.Out, f conformance.Factory, opt conformance.Options, reuse conformance.Factory, releaseKept func()) int {
 	var buf []byte
+	crash := func(id int64, detail string) {
+		sendMsg(out, childMsg{T: "done", ID: id, Rec: &conformance.OutcomeRecord{Verdict: model.Crash, Detail: detail, At: conformance.AtSetup}})
+	}
+	unload := func() {
+		if reuse != nil && releaseKept != nil {
+			releaseKept()
+		}
+	}
 	for {
 		line, err := in.ReadBytes('\n')
 		if len(line) > 0 {
 			var req childRequest
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
-				sendMsg(out, childMsg{T: "done", Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
-					Detail: "bad request: " + jerr.Error(), At: conformance.AtSetup}})
+				crash(0, "bad request: "+jerr.Error())
 				continue
 			}
 			if req.Bye {
-				if reuse != nil && releaseKept != nil {
-					releaseKept()
-				}
+				unload()
 				return 0
 			}
 			ops, perr := conformance.ParseOpLines(req.Ops)
 			if perr != nil {
-				sendMsg(out, childMsg{T: "done", ID: req.ID, Rec: &conformance.OutcomeRecord{Verdict: model.Crash,
-					Detail: "the ops do not parse: " + perr.Error(), At: conformance.AtSetup}})
+				crash(req.ID, "the ops do not parse: "+perr.Error())
 				continue
 			}
 			id := strconv.FormatInt(req.ID, 10)
@@ -281,9 +285,7 @@ func serveChild(in *bufio.Reader, out *childproc.Out, f conformance.Factory, opt
 			}
 		}
 		if err == io.EOF {
-			if reuse != nil && releaseKept != nil {
-				releaseKept()
-			}
+			unload()
 			leave()
 		}
 		if err != nil {

@@ -48,10 +48,9 @@ func (e *LoadError) Error() string {
 		return "cannot load: " + msg
 	}
 	// Name the path once: onboard's and dlerror's texts repeat it.
-	msg = strings.TrimPrefix(msg, e.Path+": ")
-	msg = strings.TrimPrefix(msg, "open: ")
-	msg = strings.TrimPrefix(msg, "dlopen: ")
-	msg = strings.TrimPrefix(msg, e.Path+": ")
+	for _, p := range []string{e.Path + ": ", "open: ", "dlopen: ", e.Path + ": "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
 	return "cannot load " + e.Path + ": " + msg
 }
 
@@ -113,10 +112,17 @@ var orphanSegmentsAtExit sync.Once
 // Close ends the current child and removes the pool's files.
 func (p *Pool) Close() {
 	if p.cur != nil {
-		p.cur.Close(bye)
-		p.cur = nil
+		p.retire(p.cur)
 	}
 	p.removeTemp()
+}
+
+// retire ends child c, no longer the current one if it was.
+func (p *Pool) retire(c *child) {
+	c.Close(bye)
+	if p.cur == c {
+		p.cur = nil
+	}
 }
 
 // removeTemp removes the children's directory; no child may be running.
@@ -215,7 +221,7 @@ func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 			prior = firstPrior(prior, &o)
 			continue
 		}
-		if at := unloadAt(ops); at >= 0 && p.cur == c {
+		if at := conformance.UnloadAt(ops); at >= 0 && p.cur == c {
 			p.afterUnload(c, at, &o)
 		}
 		if o.Verdict == model.Crash && started && c.served > 0 && residue == nil {
@@ -226,10 +232,7 @@ func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 			first := o
 			first.Detail += fmt.Sprintf(" (the process had run %d earlier cases)", c.served)
 			residue = &first
-			if p.cur == c {
-				c.Close(bye)
-				p.cur = nil
-			}
+			p.retire(c)
 			continue
 		}
 		if residue != nil && o.Verdict != model.Crash {
@@ -244,8 +247,7 @@ func (p *Pool) Execute(ops []op.Op, history bool) conformance.Outcome {
 // that has served no run before (the current one is retired if it has).
 func (p *Pool) ExecuteFresh(ops []op.Op, history bool) conformance.Outcome {
 	if c := p.cur; c != nil && c.served > 0 {
-		c.Close(bye)
-		p.cur = nil
+		p.retire(c)
 	}
 	return p.Execute(ops, history)
 }
@@ -254,16 +256,6 @@ func (p *Pool) ExecuteFresh(ops []op.Op, history bool) conformance.Outcome {
 // before it is retired: long enough for a thread the library left behind to
 // run into the unmapped code.
 const unloadLinger = 200 * time.Millisecond
-
-// unloadAt is the index of ops' unload op (U-1), or -1.
-func unloadAt(ops []op.Op) int {
-	for i, o := range ops {
-		if o.Kind == op.KindUnload {
-			return i
-		}
-	}
-	return -1
-}
 
 // afterUnload retires the child of a run that unloaded the library: what the
 // unloaded instance left in the process (threads, thread-exit destructors,
@@ -275,8 +267,7 @@ func (p *Pool) afterUnload(c *child, at int, o *conformance.Outcome) {
 	case <-c.Done:
 	case <-time.After(unloadLinger):
 	}
-	c.Close(bye)
-	p.cur = nil
+	p.retire(c)
 	if c.WaitErr != nil && o.Verdict == model.Pass {
 		*o = conformance.Outcome{Verdict: model.Crash, At: at,
 			Detail: "the process died after the unload, once the run had finished: " + c.Death()}
@@ -286,8 +277,7 @@ func (p *Pool) afterUnload(c *child, at int, o *conformance.Outcome) {
 // lateDeath retires a child that died between requests and returns the
 // death to report for the run before (the first one found wins).
 func (p *Pool) lateDeath(c *child, prior *conformance.Outcome) *conformance.Outcome {
-	c.Close(bye)
-	p.cur = nil
+	p.retire(c)
 	return firstPrior(prior, &conformance.Outcome{Verdict: model.Crash, Detail: c.Death(), At: conformance.AtSetup})
 }
 
@@ -305,8 +295,7 @@ func (p *Pool) Finish() *conformance.Outcome {
 	if c == nil {
 		return nil
 	}
-	p.cur = nil
-	c.Close(bye)
+	p.retire(c)
 	if c.WaitErr == nil {
 		return nil
 	}
@@ -323,8 +312,7 @@ func (p *Pool) await(c *child, id int64, n int) (out conformance.Outcome, starte
 		select {
 		case m, ok := <-c.Msgs:
 			if !ok {
-				c.Close(bye)
-				p.cur = nil
+				p.retire(c)
 				return conformance.Outcome{Verdict: model.Crash, Detail: c.Death(), At: at}, started
 			}
 			if m.ID != id {
@@ -337,8 +325,7 @@ func (p *Pool) await(c *child, id int64, n int) (out conformance.Outcome, starte
 			case "done":
 				c.served++
 				if c.served >= maxRequestsPerChild {
-					c.Close(bye)
-					p.cur = nil
+					p.retire(c)
 				}
 				if m.Rec == nil {
 					return conformance.Outcome{Verdict: model.Crash, Detail: "the child sent no result", At: at}, true

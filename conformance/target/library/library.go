@@ -20,9 +20,6 @@ import (
 	"github.com/simabi/simabi/onboard"
 )
 
-// Targets over onboard: any runtime .so, with its simulation hooks when it
-// exports them, else an ACL library for the device and streams.
-
 // onboardACL adapts an onboard.ACL (errors) to the checker's ACL (codes).
 type onboardACL struct{ a *onboard.ACL }
 
@@ -80,15 +77,11 @@ func Target(lib *onboard.Library, acl *onboard.ACL) *conformance.Basic {
 	t := &conformance.Basic{RT: lib}
 	if h, ok := lib.Hooks(); ok {
 		t.SimHooks = h
-		if c, ok := lib.Control(); ok {
-			t.SimCtl = c
-		}
+		t.SimCtl, _ = lib.Control()
 	} else if acl != nil {
 		t.ACLib = ACL(acl)
 	}
-	if c, ok := lib.CommTimeout(); ok {
-		t.SimTimeout = c
-	}
+	t.SimTimeout, _ = lib.CommTimeout()
 	if acl != nil && acl.HasCounters() {
 		t.CountersF = Counters(acl)
 	}
@@ -181,27 +174,21 @@ func Open(path string, o Options) (*Library, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, &onboard.LoadError{Path: path, Step: "open", Err: errors.Unwrap(err)}
 	}
-	l0 := &Library{path: abs, opt: o}
-	lib, err := onboard.Open(abs, l0.onboardOptions())
+	l := &Library{path: abs, opt: o}
+	lib, err := onboard.Open(abs, l.onboardOptions())
 	if err != nil {
 		return nil, err
 	}
-	l := l0
 	l.lib = lib
-	switch {
-	case o.ACLPath != "":
-		a, err := onboard.OpenACL(o.ACLPath)
-		if err != nil {
+	if o.ACLPath != "" {
+		if l.acl, err = onboard.OpenACL(o.ACLPath); err != nil {
 			lib.Close()
 			return nil, err
 		}
-		l.acl = a
-	default:
-		if p := onboard.ACLPathFor(abs); p != onboard.ACLLibraryName {
-			l.acl, _ = onboard.OpenACL(p)
-		} else if !lib.HasHooks() {
-			l.acl, _ = onboard.OpenACL("")
-		}
+	} else if p := onboard.ACLPathFor(abs); p != onboard.ACLLibraryName {
+		l.acl, _ = onboard.OpenACL(p)
+	} else if !lib.HasHooks() {
+		l.acl, _ = onboard.OpenACL("")
 	}
 	info := Info{Path: path, Supported: lib.Supported(), Hooks: lib.HasHooks(), BindFindings: lib.BindFindings()}
 	if l.acl != nil {
@@ -221,11 +208,9 @@ func Open(path string, o Options) (*Library, error) {
 	}
 	info.ProfileModel = l.profile.String()
 	info.Caps = conformance.CapsOf(Target(lib, l.acl))
-	if o.TempDir != "" {
-		info.Caps |= catalogue.CapUnload // every run gets a private copy it may unload
-	}
 	l.Info = info
 	if o.TempDir != "" {
+		l.Info.Caps |= catalogue.CapUnload // every run gets a private copy it may unload
 		dir := filepath.Dir(abs)
 		if ents, err := os.ReadDir(dir); err == nil {
 			for _, e := range ents {

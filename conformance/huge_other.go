@@ -1,8 +1,0 @@
-//go:build !linux
-
-package conformance
-
-import "unsafe"
-
-// hugeSpan is unavailable off Linux: the op is skipped.
-func hugeSpan() unsafe.Pointer { return nil }
