@@ -109,12 +109,7 @@ const (
 
 var spanNames = [NumSpans]string{"none", "bytes", "halfptr", "halfsize"}
 
-func (s SpanRecipe) String() string {
-	if s < NumSpans {
-		return spanNames[s]
-	}
-	return "span?"
-}
+func (s SpanRecipe) String() string { return nameOf(spanNames[:], s, "span?") }
 
 // Consistent is V-SPAN for the recipe.
 func (s SpanRecipe) Consistent() bool { return s == SpanNone || s == SpanBytes }
@@ -254,12 +249,7 @@ var defectNames = [NumDefects]string{"none", "sigcount", "sigval", "order", "sca
 	"sigval-neg", "cname-nul", "childcount-neg", "fid-neg", "child-gap", "child-sigcount-neg", "fname-far",
 	"fname-long"}
 
-func (d ImgDefect) String() string {
-	if d < NumDefects {
-		return defectNames[d]
-	}
-	return "defect?"
-}
+func (d ImgDefect) String() string { return nameOf(defectNames[:], d, "defect?") }
 
 // PokeKind is a raw corruption of an image.
 type PokeKind uint8
@@ -396,11 +386,14 @@ var fnNames = [NumFns]string{"register", "unregister", "run", "prepare_run", "la
 	"host_dlopen", "stream_sets", "concurrent_prepare", "arena_base", "retained_temp", "comm_create",
 	"comm_destroy"}
 
-func (f ProgFn) String() string {
-	if f < NumFns {
-		return fnNames[f]
+func (f ProgFn) String() string { return nameOf(fnNames[:], f, "fn?") }
+
+// nameOf is names[i], or bad past them.
+func nameOf[T ~uint8](names []string, i T, bad string) string {
+	if int(i) < len(names) {
+		return names[i]
 	}
-	return "fn?"
+	return bad
 }
 
 // ProgOnly reports whether E-PROG names the entry (IS without a live program

@@ -68,12 +68,7 @@ func namePart[R any, T ~uint8](name string, names []string, lo T, at func(*R) *T
 			}
 			return strings.Join(names[lo:], ", ")
 		},
-		text: func(r R) string {
-			if x := int(*at(&r)); x < len(names) {
-				return names[x]
-			}
-			return ""
-		},
+		text: func(r R) string { return nameOf(names, *at(&r), "") },
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,10 +127,10 @@ func (r *Report) AddResult(check string, res *conformance.Result, reproOf func(i
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		var repro []op.Op
-		if reproOf != nil && f.Verdict == model.Fail {
-			repro = reproOf(i)
-		}
 		if f.Verdict == model.Fail {
+			if reproOf != nil {
+				repro = reproOf(i)
+			}
 			fr := FindingReport{Rule: f.Rule.String(), Verdict: model.Fail, Check: check, Index: f.Index, Detail: f.Detail}
 			if f.Index >= 0 {
 				fr.Op = f.Op.String()
@@ -137,8 +138,7 @@ func (r *Report) AddResult(check string, res *conformance.Result, reproOf func(i
 			fr.Fingerprint = findingPrint(fr, f.Op, f.Key)
 			r.addFinding(fr, repro)
 		}
-		cur := r.first[f.Rule]
-		if cur == nil || rank(f.Verdict) > rank(cur.Verdict) {
+		if r.outranks(f.Rule, f.Verdict) {
 			ff := *f
 			r.first[f.Rule] = &ff
 			if f.Verdict == model.Fail {
@@ -156,8 +156,7 @@ func (r *Report) NoteRepro(rule model.Rule, note string) { r.reproNote[rule] = n
 func (r *Report) AddOutcome(rules []model.Rule, v model.Verdict, detail string, repro []op.Op) {
 	for _, rule := range rules {
 		r.tally[rule][v]++
-		cur := r.first[rule]
-		if cur == nil || rank(v) > rank(cur.Verdict) {
+		if r.outranks(rule, v) {
 			r.first[rule] = &model.Finding{Rule: rule, Verdict: v, Detail: detail, Index: -1}
 			r.repro[rule], r.id[rule] = repro, FindingID{}
 		}
@@ -226,7 +225,7 @@ func (r *Report) AddResidue(check string, v model.Verdict, at int, op *op.Op, de
 func (r *Report) AddProbeFailure(check string, shown, cause model.Finding, repro []op.Op) {
 	f := shown
 	r.tally[f.Rule][model.Fail]++
-	if cur := r.first[f.Rule]; cur == nil || rank(model.Fail) > rank(cur.Verdict) {
+	if r.outranks(f.Rule, model.Fail) {
 		ff := f
 		ff.Index = -1 // the detail names the op and the refusal
 		r.first[f.Rule] = &ff
@@ -277,32 +276,21 @@ func (r *Report) CountPass(rule model.Rule) { r.tally[rule][model.Pass]++ }
 // shows (so its repro is worth shrinking): the report keeps the first
 // finding of the highest rank per rule.
 func (r *Report) Shows(rules []model.Rule, v model.Verdict) bool {
-	for _, rule := range rules {
-		if cur := r.first[rule]; cur == nil || rank(v) > rank(cur.Verdict) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(rules, func(rule model.Rule) bool { return r.outranks(rule, v) })
+}
+
+// outranks reports whether a v of rule would replace the finding shown.
+func (r *Report) outranks(rule model.Rule, v model.Verdict) bool {
+	cur := r.first[rule]
+	return cur == nil || rank(v) > rank(cur.Verdict)
 }
 
 // AddCheck records a check's own outcome.
 func (r *Report) AddCheck(c CheckReport) { r.Checks = append(r.Checks, c) }
 
-func rank(v model.Verdict) int {
-	switch v {
-	case model.Crash, model.Hang:
-		return 5
-	case model.Fail:
-		return 4
-	case model.Warn:
-		return 3
-	case model.Known:
-		return 2
-	case model.Skip:
-		return 1
-	}
-	return 0
-}
+func rank(v model.Verdict) int { return ranks[v] }
+
+var ranks = map[model.Verdict]int{model.Crash: 5, model.Hang: 5, model.Fail: 4, model.Warn: 3, model.Known: 2, model.Skip: 1}
 
 // Finish computes the per-rule verdicts: the contract's runtime rules, then
 // TraceRule when a check recorded a fault of its trace.
@@ -419,38 +407,35 @@ type JUnitSuite struct {
 }
 
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name string `xml:"name,attr"`
+	junitCounts
+	Time  string      `xml:"time,attr"`
+	Cases []junitCase `xml:"testcase"`
+}
+
+type junitCounts struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
-	Props     *junitProps   `xml:"properties,omitempty"`
+	Props     *[]junitProp  `xml:"properties>property,omitempty"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitProps struct {
-	Props []junitProp `xml:"property"`
 }
 
 type junitProp struct {
@@ -480,7 +465,7 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 			if rr.Anchor != "" {
 				// Where the rule's text is: a property for viewers that
 				// show them, and the body's first line for those that do not.
-				c.Props = &junitProps{[]junitProp{{Name: "contract", Value: rr.Anchor}}}
+				c.Props = &[]junitProp{{Name: "contract", Value: rr.Anchor}}
 				body = "rule: " + rr.Anchor + "\n" + body
 			}
 			switch rr.Verdict {
@@ -501,10 +486,8 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 			s.Cases = append(s.Cases, c)
 			s.Tests++
 		}
-		all.Tests += s.Tests
-		all.Failures += s.Failures
-		all.Errors += s.Errors
-		all.Skipped += s.Skipped
+		a := &all.junitCounts
+		a.Tests, a.Failures, a.Errors, a.Skipped = a.Tests+s.Tests, a.Failures+s.Failures, a.Errors+s.Errors, a.Skipped+s.Skipped
 		all.Suites = append(all.Suites, s)
 	}
 	out, err := xml.MarshalIndent(all, "", "  ")
