@@ -18,8 +18,8 @@ var le = binary.LittleEndian
 const (
 	HugeSize     = budgetBytes + 64 // ImgHuge's: past the M-5 budget
 	HeaderSize   = 9376             // sizeof(ChipCallable)
-	budgetBytes  = 2 << 30        // M-5 budget
-	wrapSize     = 2 * HeaderSize // ImgWrap's size: past the top of the address space
+	budgetBytes  = 2 << 30          // M-5 budget
+	wrapSize     = 2 * HeaderSize   // ImgWrap's size: past the top of the address space
 	funcNameBase = "conformance.nop"
 )
 
