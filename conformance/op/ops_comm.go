@@ -401,7 +401,7 @@ type traceComm struct {
 // resetComm forgets the comm handles and paths (a new trace, a reset).
 func (p *traceParser) resetComm() {
 	p.comm = traceComm{handles: map[string]int8{}}
-	p.refs["p"] = p.numbered(map[string]int8{}, MaxCommPaths, "rootinfo path", "read", NullRef)
+	p.refs["p"] = numbered(map[string]int8{}, MaxCommPaths, "rootinfo path", "read", NullRef)
 }
 
 // commHandle maps a recorded COMM argument to a slot.

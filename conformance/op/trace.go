@@ -141,8 +141,8 @@ func newTraceReader(path string) *traceReader {
 	t := &Trace{Path: path}
 	r := &traceReader{p: traceParser{t: t, slots: map[string]int8{}, retired: map[string]bool{}, want: map[int8]int32{}}, returned: map[uint64]bool{}}
 	r.p.refs = map[string]func(tracevocab.Value, func(string)) int8{"h": r.p.commHandle,
-		"s": r.p.numbered(map[string]int8{}, MaxStreams, "stream", "number", 0),
-		"":  r.p.numbered(map[string]int8{}, MaxStorages, "run storage", "number", 0)}
+		"s": numbered(map[string]int8{}, MaxStreams, "stream", "number", 0),
+		"":  numbered(map[string]int8{}, MaxStorages, "run storage", "number", 0)}
 	r.p.resetComm()
 	return r
 }

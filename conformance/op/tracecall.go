@@ -307,30 +307,19 @@ func hexBytes(v tracevocab.Value, i int) []byte {
 	return b
 }
 
-const tooMany int8 = -2
-
-// name maps a trace name to an index by first appearance (tooMany past max).
-func (p *traceParser) name(m map[string]int8, s string, max int) int8 {
-	if i, ok := m[s]; ok {
-		return i
-	}
-	if len(m) >= max {
-		return tooMany
-	}
-	m[s] = int8(len(m))
-	return m[s]
-}
-
 // numbered maps a recorded stream, storage or rootinfo path to the
 // grammar's by first appearance; one the recorder could not verb reads
 // as unknown.
-func (p *traceParser) numbered(m map[string]int8, max int, what, verb string, unknown int8) func(v tracevocab.Value, skip func(string)) int8 {
+func numbered(m map[string]int8, max int, what, verb string, unknown int8) func(v tracevocab.Value, skip func(string)) int8 {
 	return func(v tracevocab.Value, skip func(string)) int8 {
 		switch {
 		case v.Is("null"):
 			return NullRef
 		case v.Is("named"):
-			if s := p.name(m, v.Source, max); s != tooMany {
+			if _, ok := m[v.Source]; !ok && len(m) < max {
+				m[v.Source] = int8(len(m))
+			}
+			if s, ok := m[v.Source]; ok {
 				return s
 			}
 			skip("more " + what + "s than the op grammar names")
