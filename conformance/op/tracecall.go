@@ -37,26 +37,21 @@ func (p *traceParser) headerLine(line string) error {
 	if !ok {
 		return nil
 	}
-	v = strings.TrimSpace(v)
-	switch strings.TrimSpace(k) {
-	case tracevocab.HeaderTarget:
-		p.t.Target = v
-	case tracevocab.HeaderRevision:
-		p.t.Revision = v
-	case tracevocab.HeaderPID:
-		p.t.PID, _ = strconv.Atoi(v)
-	case tracevocab.HeaderImageLimit:
-		p.t.ImageLimit, _ = strconv.Atoi(v)
-	case tracevocab.HeaderForkedFrom:
-		p.t.ForkedFrom = v
-	case tracevocab.HeaderDied:
-		sig, at, err := tracevocab.ParseDied(v)
-		if err != nil {
-			return err
-		}
-		p.t.Signal, p.t.SignalAt = sig, at
+	t, k, v := p.t, strings.TrimSpace(k), strings.TrimSpace(v)
+	strs := map[string]*string{tracevocab.HeaderTarget: &t.Target, tracevocab.HeaderRevision: &t.Revision, tracevocab.HeaderForkedFrom: &t.ForkedFrom}
+	ints := map[string]*int{tracevocab.HeaderPID: &t.PID, tracevocab.HeaderImageLimit: &t.ImageLimit}
+	if at, ok := strs[k]; ok {
+		*at = v
 	}
-	return nil
+	if at, ok := ints[k]; ok {
+		*at, _ = strconv.Atoi(v)
+	}
+	if k != tracevocab.HeaderDied {
+		return nil
+	}
+	var err error // a bad died comment is refused; the others read as they can
+	t.Signal, t.SignalAt, err = tracevocab.ParseDied(v)
+	return err
 }
 
 // call parses a call line or an entry record.
