@@ -289,17 +289,15 @@ func (p *opParser) memRef(s string) {
 	}
 }
 
+var memRefTails = [...]string{RefDerived: ".d", RefDomain: ".a", RefLocal: ".local"}
+
 func memRefText(o Op) string {
 	c := o.Comm
 	switch c.Ref {
-	case RefDerived:
-		return refText("h", c.H) + ".d" + strconv.Itoa(int(c.K))
-	case RefDomain:
-		return refText("h", c.H) + ".a" + strconv.Itoa(int(c.K))
-	case RefGlobal:
-		return "d" + strconv.Itoa(int(c.ID))
-	case RefLocal:
-		return "d" + strconv.Itoa(int(c.ID)) + ".local"
+	case RefDerived, RefDomain:
+		return refText("h", c.H) + memRefTails[c.Ref] + strconv.Itoa(int(c.K))
+	case RefGlobal, RefLocal:
+		return "d" + strconv.Itoa(int(c.ID)) + memRefTails[c.Ref]
 	}
 	return refText("h", c.H)
 }

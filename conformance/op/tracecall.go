@@ -107,7 +107,7 @@ func keep[T any](t *traceFields) func(T, error) T {
 }
 
 // recFields reads each field from its recorded value, keyed or by place.
-func (f *traceFields) recFields(d *kindDef) error {
+func (f *traceFields) recFields(d *kindDef) {
 	i := 0
 	for _, fl := range d.fields {
 		var v tracevocab.Value
@@ -131,7 +131,6 @@ func (f *traceFields) recFields(d *kindDef) error {
 			fl.gone(f)
 		}
 	}
-	return f.err
 }
 
 // traceRef reads a recorded reference by its text prefix (nil for a
@@ -204,13 +203,11 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 	}
 	d := defOf(k)
 	f := &traceFields{p: p, c: c, e: e, keyed: keyed, pos: pos, skip: skip}
-	if err := f.recFields(d); err != nil {
-		return err
+	if f.recFields(d); d.trace != nil && f.err == nil {
+		d.trace(f)
 	}
-	if d.trace != nil {
-		if d.trace(f); f.err != nil {
-			return f.err
-		}
+	if f.err != nil {
+		return f.err
 	}
 	return p.result(c, e, l)
 }
