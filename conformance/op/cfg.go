@@ -10,9 +10,8 @@ import (
 
 var cfgCache, legacyCfgCache sync.Map // CfgRecipe → []byte (1148 / 1144 bytes)
 
-// CfgBytes returns the packed CallConfig of a recipe (nil for Null) in the
-// current layout or, for a legacy build's simpler_init, the 1144-byte legacy
-// layout. The bytes are shared: never write them.
+// CfgBytes is the packed CallConfig of a recipe (nil for Null), in the
+// legacy layout for a legacy simpler_init; shared: never write them.
 func CfgBytes(r CfgRecipe, legacy bool) []byte {
 	if r.Null {
 		return nil
@@ -25,12 +24,7 @@ func CfgBytes(r CfgRecipe, legacy bool) []byte {
 		return b.([]byte)
 	}
 	c := abi.CallConfig{AicpuThreadNum: int32(r.Threads), EnableChipSwimlane: int32(r.Swim)}
-	flag := func(on bool) int32 {
-		if on {
-			return 1
-		}
-		return 0
-	}
+	flag := func(on bool) int32 { return map[bool]int32{true: 1}[on] }
 	c.EnableDepGen, c.EnablePMU, c.EnableDumpArgs = flag(r.DepGen), flag(r.PMU), flag(r.Dump)
 	c.EnableScopeStats, c.CaptureClockAnchors = flag(r.Scope), flag(r.Anchors)
 	rs := r.Ring.set()
@@ -51,7 +45,7 @@ func CfgBytes(r CfgRecipe, legacy bool) []byte {
 }
 
 // ringSets is the ring each recipe fills, with its task window, heap and
-// dep pool (0: unset); RingRecipe.Bad is ringOK of it.
+// dep pool (0: unset).
 var ringSets = [NumRings]ringSet{
 	RingGood: {0, 16, 4096, 64}, RingBadTask: {0, 3, 0, 0}, RingBadHeap: {0, 0, 100, 0}, RingBadDep: {0, 0, 0, 2},
 	RingBadPow2: {0, 12, 4096, 64}, RingBigDep: {0, 16, 4096, 1 << 31}, RingBadHeap3: {3, 0, 100, 0},
@@ -63,7 +57,6 @@ type ringSet struct {
 	window, heap, depPool uint64
 }
 
-// set is r's ring set (none for a recipe past the table).
 func (r RingRecipe) set() (rs ringSet) {
 	if r < NumRings {
 		rs = ringSets[r]
@@ -74,8 +67,7 @@ func (r RingRecipe) set() (rs ringSet) {
 // Bad reports whether a ring recipe breaks a ring rule (V-CFG.6 to V-CFG.9).
 func (r RingRecipe) Bad() bool { rs := r.set(); return !ringOK(rs.window, rs.heap, rs.depPool) }
 
-// traceCfg reads a CFG into a recipe with the same V-CFG verdict (the
-// recipe's bytes are what a replay passes).
+// traceCfg reads a CFG into a recipe with the same V-CFG verdict.
 func traceCfg(v tracevocab.Value, legacy bool) (CfgRecipe, error) {
 	if !v.Is("raw") {
 		return CfgRecipe{Null: true}, nil
@@ -87,8 +79,7 @@ func traceCfg(v tracevocab.Value, legacy bool) (CfgRecipe, error) {
 // CallConfig b: each field mapped into the recipe's range by its class.
 func cfgRecipeOf(b []byte, legacy bool) (CfgRecipe, error) {
 	if legacy && len(b) == abi.LegacyCallConfigSize {
-		// The legacy layout has no capture_clock_anchors: every later
-		// field sits 4 bytes earlier.
+		// No capture_clock_anchors: every later field 4 bytes earlier.
 		full := make([]byte, abi.CallConfigSize)
 		copy(full, b[:abi.CfgCaptureClockAnchorsOff])
 		copy(full[abi.CfgRingTaskWindowOff:], b[abi.CfgCaptureClockAnchorsOff:])
@@ -99,18 +90,12 @@ func cfgRecipeOf(b []byte, legacy bool) (CfgRecipe, error) {
 		return CfgRecipe{}, err
 	}
 	r := CfgRecipe{DepGen: c.EnableDepGen != 0, PMU: c.EnablePMU != 0, Dump: c.EnableDumpArgs != 0,
-		Scope: c.EnableScopeStats != 0, Anchors: c.CaptureClockAnchors != 0}
-	switch t := c.AicpuThreadNum; {
-	case t == 0 || (t >= 2 && t <= 4):
+		Scope: c.EnableScopeStats != 0, Anchors: c.CaptureClockAnchors != 0, Threads: 1, Swim: 5}
+	if t := c.AicpuThreadNum; t == 0 || (t >= 2 && t <= 4) {
 		r.Threads = int8(t)
-	default:
-		r.Threads = 1
 	}
-	switch s := c.EnableChipSwimlane; {
-	case s >= 0 && s <= 4:
+	if s := c.EnableChipSwimlane; s >= 0 && s <= 4 {
 		r.Swim = int8(s)
-	default:
-		r.Swim = 5
 	}
 	if i := strings.IndexByte(string(c.OutputPrefix[:]), 0); i < 0 {
 		r.Unterm = true
@@ -138,14 +123,6 @@ func cfgRecipeOf(b []byte, legacy bool) (CfgRecipe, error) {
 // means unset and passes): task window a power of two in [4, 2^30], heap >=
 // 1024, dep pool in [4, 2^31-1].
 func ringOK(taskWindow, heap, depPool uint64) bool {
-	if taskWindow != 0 && (taskWindow < 4 || taskWindow > 1<<30 || taskWindow&(taskWindow-1) != 0) {
-		return false
-	}
-	if heap != 0 && heap < 1024 {
-		return false
-	}
-	if depPool != 0 && (depPool < 4 || depPool > 1<<31-1) {
-		return false
-	}
-	return true
+	return (taskWindow == 0 || taskWindow >= 4 && taskWindow <= 1<<30 && taskWindow&(taskWindow-1) == 0) &&
+		(heap == 0 || heap >= 1024) && (depPool == 0 || depPool >= 4 && depPool <= 1<<31-1)
 }

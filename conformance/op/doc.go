@@ -68,10 +68,8 @@
 // valid(t=T,s=S,c=C,b=B,x=X) is the canonical image (abi.ChipCallableSpec)
 // with T IN entries then S SCALAR entries, C children, a B-byte
 // orchestration binary and salt X (distinct bytes); nosc stores scalar_count
-// 0. Modifiers deform it: a named V-IMG defect (sigcount, sigval, order,
-// scalars, sccount, fname-len, fname-nul, fname-early, cname-len, binsize,
-// childcount, fid-range, fid-dup, child-offset, child-header,
-// child-sigcount, child-binary), a base address K bytes past 16-byte
+// 0. Modifiers deform it: a named V-IMG defect (defectNames in op.go:
+// sigcount, fid-dup, child-gap, ...), a base address K bytes past 16-byte
 // alignment, a size K short or K long (zero bytes appended), one corrupted
 // byte or 32-bit field. null is a NULL callable; huge is 2 GiB + 64 bytes of
 // never-committed zero memory (E-PREP's size-before-V-IMG step). args=match
@@ -107,16 +105,6 @@
 // ChipCallable a user gave (Options.Callable, abicheck -callable), else the
 // canonical empty image, which only a simulated build registers and runs.
 //
-// Allocation slots: four, a0..a3, each holding what one dev_alloc returned
-// until dev_free, a successful finalize or destroy of its context, or a
-// divergence on that context. A dev_write writes DevPattern(A, S) (byte 0
-// names the seed, byte 1 the slot, the rest a stream of both) over the
-// whole allocation; a dev_read reads it all back and its history result is
-// "same" when the bytes are what the model says the allocation holds,
-// "differs" when they are not, "read" when the model does not know (never
-// written), or the status when it failed. The runner does not call a slot
-// that holds no allocation of the op's context while that context has a
-// live program init, nor dev_alloc into a slot that holds one; without a
-// live init the copies pass a NULL device pointer (E-PROG: IS before any
-// other check).
+// Allocation slots a0..a3 and what a dev_read answers: docs/abicheck.md,
+// "Device memory".
 package op

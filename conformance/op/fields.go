@@ -10,34 +10,28 @@ import (
 )
 
 // A kind's text form is its field list (kindDef.fields): positional fields
-// in order, then key=value fields. Parse and String are derived from it, so
-// a field is declared once: its key, its type (how its text is read into an
-// Op and written from one), whether it must be given, and what an absent
-// optional one leaves. An optional field is written only when its text
-// differs from that of the kind's default op (what Parse leaves when the
-// field is absent), so "omit when default" needs no rule of its own.
+// in order, then key=value fields; Parse, String and the trace reading
+// derive from it. An optional field is written only when its text differs
+// from the kind's default op's (kindDef.zero).
 
 type field struct {
 	key  string // "" for a positional field
 	need bool   // a keyed field that must be given
-	// word is a positional word that stands alone (hostlog null): an op
-	// whose only argument is word is read by read(word) and nothing else.
+	// word is a positional word that stands alone (hostlog null).
 	word string
 	read func(p *opParser, v string)
 	text func(o Op) string
-	// init sets what the field is when absent (nil: the zero value).
-	init func(o *Op)
+	init func(o *Op) // sets what the field is when absent (nil: zero)
 	// A field of several keys (a span, a pointer) reads them itself (take)
-	// and writes its key=value parts (parts) instead.
+	// and writes its key=value parts (parts).
 	take  func(p *opParser)
 	parts func(o Op) []string
-	// rec reads the field's recorded value in a trace (nil: the kind's
-	// trace form reads it); gone, when set, is what a record that lacks
-	// the field leaves (an entry record cut short).
+	// rec reads the field's recorded value (nil: the kind's trace form
+	// does); gone is what a record that lacks the field leaves.
 	rec  func(t *traceFields, v tracevocab.Value)
 	gone func(t *traceFields)
-	// samples are valid texts of the field (a group's: its parts, space
-	// separated, "" for none); the round-trip test draws from them.
+	// samples are valid texts (a group's: its parts, space separated) for
+	// the round-trip test.
 	samples []string
 }
 
@@ -47,11 +41,10 @@ func opt(f field) field { f.need = false; return f }
 // dflt makes f optional with the value init sets when it is absent.
 func dflt(f field, init func(o *Op)) field { f.need, f.init = false, init; return f }
 
-// present is an optional f whose presence is *at: absent, f is not read
-// and *at stays false; present, it is written whatever its value.
+// present is an optional f whose presence is *at: present, it is written
+// whatever its value.
 func present(at func(*Op) *bool, f field) field {
-	read, text := f.read, f.text
-	rec := f.rec
+	read, text, rec := f.read, f.text, f.rec
 	f.need = false
 	f.read = func(p *opParser, v string) { *at(&p.op) = true; read(p, v) }
 	f.rec = func(t *traceFields, v tracevocab.Value) { *at(&t.c.Op) = true; rec(t, v) }
@@ -64,11 +57,9 @@ func present(at func(*Op) *bool, f field) field {
 	return f
 }
 
-// traced reads f's recorded value by rec.
 func traced(f field, rec func(t *traceFields, v tracevocab.Value)) field { f.rec = rec; return f }
 
-// also adds a check of the value read to f, whose valid texts are then
-// samples.
+// also adds a check of the value read to f, whose valid texts are samples.
 func also(f field, check func(p *opParser, v string), samples ...string) field {
 	read := f.read
 	f.samples = samples
@@ -120,16 +111,14 @@ func num[T integer](key string, lo, hi int64, at func(*Op) *T) field {
 	}
 }
 
-// Number fields of the common widths.
 func i32[T integer](key string, at func(*Op) *T) field {
 	return num(key, math.MinInt32, math.MaxInt32, at)
 }
 func u64(key string, at func(*Op) *uint64) field { return nat(key, 0, math.MaxUint64, at) }
 func u8(key string, at func(*Op) *uint8) field   { return nat(key, 0, math.MaxUint8, at) }
 
-// ref is a numbered reference, prefix then 0..n-1 (a context c3, a stream
-// s1, a handle h0, a path p2, a storage 3), or null (NullRef) when
-// nullable, held in *at.
+// ref is a numbered reference, prefix then 0..n-1 (c3, s1, h0, p2, 3), or
+// null (NullRef) when nullable.
 func ref(noun, key, prefix string, n int, nullable bool, at func(*Op) *int8) field {
 	want := prefix + "0.." + prefix + strconv.Itoa(n-1)
 	samples := []string{prefix + "0", prefix + strconv.Itoa(n-1)}
@@ -161,7 +150,6 @@ func refText(prefix string, i int8) string {
 	return prefix + strconv.Itoa(int(i))
 }
 
-// The references every family names.
 var (
 	ctxArg    = ref("context", "", "c", MaxSlots, true, func(o *Op) *int8 { return &o.C })
 	slotArg   = ref("context", "", "c", MaxSlots, false, func(o *Op) *int8 { return &o.C })
@@ -176,7 +164,7 @@ var (
 	repKey = opt(nat("rep", 1, math.MaxUint32, func(o *Op) *uint32 { return &o.Rep }))
 )
 
-// enum is one of names (from index lo on) held in *at.
+// enum is one of names (from index lo on).
 func enum[T ~uint8](key string, names []string, lo T, at func(*Op) *T) field {
 	var samples []string
 	for _, n := range names[lo:] {
@@ -206,13 +194,12 @@ func enum[T ~uint8](key string, names []string, lo T, at func(*Op) *T) field {
 	}
 }
 
-// spanKey is binary span i of an init (aicpu=, aicore=, disp=, sdma=).
 func spanKey(i int) field {
 	return opt(enum(spanKeys[i], spanNames[:], 0, func(o *Op) *SpanRecipe { return &o.Spans[i] }))
 }
 
-// nullFlag is key=null: a NULL pointer (*at); other, when not "", is the
-// word that names the non-NULL default (out=ptr).
+// nullFlag is key=null, a NULL pointer; other, when not "", names the
+// non-NULL default (out=ptr).
 func nullFlag(key, other string, at func(*Op) *bool) field {
 	return field{key: key, samples: []string{"null"},
 		read: func(p *opParser, v string) {
@@ -233,8 +220,7 @@ func nullFlag(key, other string, at func(*Op) *bool) field {
 	}
 }
 
-// recipe is a value of its own grammar (an image, args, a config, rank
-// ids, descriptors): read by parse, written by its String.
+// recipe is a value of its own grammar, read by parse, written by str.
 func recipe[T any](key string, parse func(*opParser, string) T, str func(T) string, at func(*Op) *T, samples ...string) field {
 	return field{key: key, need: true, samples: samples,
 		read: func(p *opParser, v string) { *at(&p.op) = parse(p, v) },
@@ -259,7 +245,6 @@ func cfgKey(key string) field {
 		func(t *traceFields, v tracevocab.Value) { t.c.Op.Cfg = keep[CfgRecipe](t)(traceCfg(v, false)) })
 }
 
-// parse reads p's arguments by the kind's field list.
 func (p *opParser) parse() {
 	d := defOf(p.op.Kind)
 	var pos []field
@@ -297,7 +282,6 @@ func (p *opParser) parse() {
 	p.done()
 }
 
-// format writes op's arguments by the kind's field list.
 func (d *kindDef) format(b *strings.Builder, op Op) {
 	w := func(s string) { b.WriteByte(' '); b.WriteString(s) }
 	for _, f := range d.fields {

@@ -14,15 +14,12 @@ import (
 
 var le = binary.LittleEndian
 
-// HugeSize is ImgHuge's size: past the M-5 budget (the runner maps that
-// much never-committed memory for it).
-const HugeSize = budgetBytes + 64
-
 // Sizes of the canonical images, restated from docs/contract.md.
 const (
-	HeaderSize   = 9376           // sizeof(ChipCallable)
-	budgetBytes  = 2 << 30        // M-5 budget
-	wrapSize     = 2 * HeaderSize // ImgWrap's size: past the top of the address space
+	HugeSize     = budgetBytes + 64 // ImgHuge's: past the M-5 budget
+	HeaderSize   = 9376             // sizeof(ChipCallable)
+	budgetBytes  = 2 << 30          // M-5 budget
+	wrapSize     = 2 * HeaderSize   // ImgWrap's size: past the top of the address space
 	funcNameBase = "conformance.nop"
 )
 
@@ -42,42 +39,34 @@ const (
 	offCoreBinSz  = 132
 )
 
-// Image is what an image recipe passes to prepare: the bytes and the size
-// of the span, or what stands in for them.
+// Image is what an image recipe passes to prepare.
 type Image struct {
-	// Bytes are the image with its defect and poke applied and Long zero
-	// bytes appended (nil for the bases that pass no bytes).
-	Bytes []byte
-	// Size is the size passed: len(Bytes) less Short (0 when Short reaches
-	// past it); HeaderSize for a NULL callable; the huge and wrapping
-	// spans' sizes; a truncated recording's recorded size.
-	Size    uint64
-	Null    bool // a NULL callable
-	Huge    bool // 2 GiB + 64 bytes of zero memory
-	Wrap    bool // a span whose address plus size wraps (nothing is there)
-	Aligned bool // at a 16-byte boundary
-	// Truncated: a recorded image over the trace's recording limit: only
-	// its size is known.
-	Truncated bool
+	Bytes []byte // with defect, poke and Long applied (nil: no bytes)
+	// Size is the size passed: len(Bytes) less Short (at least 0), else
+	// the base's size.
+	Size      uint64
+	Null      bool // a NULL callable
+	Huge      bool // 2 GiB + 64 bytes of zero memory
+	Wrap      bool // a span whose address plus size wraps (nothing is there)
+	Aligned   bool // at a 16-byte boundary
+	Truncated bool // a recording over the limit: only its size is known
 }
 
 var imageCache RecipeMemo[*Image]
 
-// ImageOf builds (once) and returns what recipe r passes.
+// ImageOf is what recipe r passes, built once.
 func ImageOf(r ImageRecipe) *Image { return imageCache.Get(r, buildImage) }
 
 // RecipeMemo is a process-wide memo of what a recipe builds, safe for
-// concurrent use. It is typed rather than a sync.Map: a lookup hashes the
-// recipe with its generated hash, not through an interface's generic one,
-// which was a third of the model's prepare step (docs/performance.md).
+// concurrent use; typed, as a sync.Map's interface hashing was a third of
+// the model's prepare step (docs/performance.md).
 type RecipeMemo[V any] struct {
 	mu sync.RWMutex
 	m  map[ImageRecipe]V
 }
 
-// Get returns the value for r, building it on first sight. Two callers may
-// both build a missing value; the first stored wins, so every caller sees
-// one value per recipe.
+// Get returns the value for r, building it on first sight (when two
+// callers build one, the first stored wins).
 func (c *RecipeMemo[V]) Get(r ImageRecipe, build func(ImageRecipe) V) V {
 	c.mu.RLock()
 	v, ok := c.m[r]
@@ -106,9 +95,7 @@ func buildImage(r ImageRecipe) *Image {
 		return &Image{Huge: true, Size: HugeSize, Aligned: true}
 	case ImgWrap:
 		return &Image{Wrap: true, Size: wrapSize, Aligned: true}
-	case ImgProgram:
-		// The synthetic program callable; a user's callable replaces it at
-		// the runner.
+	case ImgProgram: // a user's callable replaces it at the runner
 		return buildImage(ImageRecipe{})
 	case ImgRaw:
 		b := rawBytes(r.Raw)
@@ -138,8 +125,7 @@ func buildImage(r ImageRecipe) *Image {
 	return &Image{Bytes: img, Size: n - min(n, uint64(r.Short)), Aligned: r.Mis == 0}
 }
 
-// childrenFor is the child count the builder uses: the recipe's, raised to
-// what the defect needs.
+// childrenFor is the recipe's child count, raised to what the defect needs.
 func childrenFor(r ImageRecipe) int {
 	c := int(r.C)
 	switch r.Defect {
@@ -180,7 +166,6 @@ func canonicalImage(r ImageRecipe) []byte {
 	if err != nil {
 		panic("op: recipe " + r.String() + ": " + err.Error())
 	}
-	// Build's buffer is aligned; the runner copies into its own.
 	return append([]byte(nil), img...)
 }
 
@@ -198,12 +183,13 @@ func applyDefect(img []byte, r ImageRecipe) {
 	if f, ok := fieldDefects[r.Defect]; ok {
 		u32(int(f[0]), f[1])
 	}
+	neg := map[bool]uint32{true: 0xFFFFFFFF}[r.Defect == DefSigValueNeg || r.Defect == DefChildSigCountNeg] // -1
 	switch r.Defect {
-	case DefSigValue:
+	case DefSigValue, DefSigValueNeg:
 		if get(OffSigCount) == 0 {
 			u32(OffSigCount, 1)
 		}
-		u32(0, 4) // the first value past INOUT
+		u32(0, max(4, neg)) // 4: the first value past INOUT
 	case DefOrder:
 		u32(OffSigCount, 2)
 		u32(0, 0)
@@ -232,20 +218,13 @@ func applyDefect(img []byte, r ImageRecipe) {
 		u32(offChildIDs+4*int(n), n)
 		u32(OffChildOffs+4*int(n), (storage+63)&^63)
 		u32(OffChildCount, n+1)
-	case DefChildSigCount:
-		u32(HeaderSize+int(get(OffChildOffs))+offCoreSigCnt, 33)
+	case DefChildSigCount, DefChildSigCountNeg:
+		u32(HeaderSize+int(get(OffChildOffs))+offCoreSigCnt, max(33, neg))
 	case DefChildBinary:
 		off := HeaderSize + int(get(OffChildOffs)) + offCoreBinSz
 		u32(off, get(off)+1<<20)
-	case DefSigValueNeg:
-		if get(OffSigCount) == 0 {
-			u32(OffSigCount, 1)
-		}
-		u32(0, 0xFFFFFFFF)
 	case DefConfigNameNUL:
 		img[offCfgName+int(get(OffCfgLen))] = 'z'
-	case DefChildSigCountNeg:
-		u32(HeaderSize+int(get(OffChildOffs))+offCoreSigCnt, 0xFFFFFFFF)
 	case DefFuncNameLong:
 		// The byte at length 65 is func_name_len's own second byte, 0, and
 		// none before it is NUL: only the length check (V-IMG.8) refuses.

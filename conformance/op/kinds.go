@@ -6,11 +6,8 @@ import (
 	"github.com/simabi/simabi/abi"
 )
 
-// The op table of the language: every kind is defined once, by define in
-// the ops_*.go file of its family, with its text form (a field list,
-// fields.go, from which Parse, String and the reading of a recorded call
-// derive). The model and the engine keep their own per-kind tables keyed
-// by Kind; nothing in the layers switches on the kind.
+// The op table: every kind is defined once, by define in the ops_*.go file
+// of its family, with its text form (a field list, fields.go).
 
 // kindDef is what the language knows of one op kind.
 type kindDef struct {
@@ -30,25 +27,22 @@ type kindDef struct {
 	prepares  bool                  // prepares on the runner's thread: the caller's image stays untouched (M-6)
 	gate      func(abi.Status) bool // a call that answered st held the submission gate
 	polls     func(op Op) bool      // may answer simpler_poll_run's COMPLETE (1)
-	// quiet: passes no fault site (a query, create, the device hooks), so
-	// a call the trace checker cannot judge leaves the armed sites as they
-	// were.
+	// quiet: passes no fault site, so a call the trace checker cannot
+	// judge leaves the armed sites as they were.
 	quiet     bool
 	commCodes bool // answers the comm backend's 0 or -1 (E-COMM), not S-1/S-2
 
-	// fields are the text form; check is a rule between fields, run after
-	// they are read; zero is what absent optional fields leave.
+	// fields are the text form; check is a rule between fields; zero is
+	// what absent optional fields leave.
 	fields []field
 	check  func(p *opParser)
 	zero   Op
-	// trace reads what the recorder records of a call beyond its fields'
-	// text; answer reads its result into c.Obs (nil: a status, with the
-	// out= and accepted= a result may carry).
+	// trace reads a recorded call beyond its fields; answer reads its
+	// result into c.Obs (nil: a status, with out= and accepted=).
 	trace  func(f *traceFields)
 	answer func(p *traceParser, c *TraceCall, a *traceAnswer)
 }
 
-// ctxArgs says which slots an op names.
 type ctxArgs uint8
 
 const (
@@ -59,7 +53,6 @@ const (
 
 var kinds [NumKinds]*kindDef
 
-// define registers the definition of kind k; each kind is defined once.
 func define(k Kind, d kindDef) {
 	if k <= KindInvalid || k >= NumKinds || kinds[k] != nil {
 		panic("op: kind " + strconv.Itoa(int(k)) + " defined twice or out of range")
@@ -73,7 +66,6 @@ func define(k Kind, d kindDef) {
 	kinds[k] = &d
 }
 
-// noKind is the definition of a kind the language does not have.
 var noKind kindDef
 
 // defOf is kind k's definition (noKind for an unknown kind).
@@ -98,7 +90,6 @@ func KindByName(name string) (Kind, bool) {
 func (k Kind) Defined() bool { return defOf(k) != &noKind }
 
 // Predicates over the table (kindDef says what each means).
-
 func (k Kind) MakesContext() bool { return defOf(k).makesContext }
 func (k Kind) Kernel() bool       { return defOf(k).kernel }
 func (k Kind) Entry() bool        { return defOf(k).entry }
@@ -114,9 +105,8 @@ func (k Kind) CommCodes() bool { return defOf(k).commCodes }
 func (k Kind) PassesSites() bool { return k.Defined() && !defOf(k).quiet }
 
 // Serial is op's calls in one serial order, for comparing two runtimes
-// call by call: which racer of a racekinit wins, and whether a hold op's
-// second call overlapped the prepare, are the scheduler's choice, not the
-// runtime's. A one-thread op is itself.
+// call by call (which racer wins, whether a hold overlapped, is the
+// scheduler's choice). A one-thread op is itself.
 func (o Op) Serial() []Op {
 	if d := defOf(o.Kind); d.serial != nil {
 		return d.serial(o)
@@ -137,8 +127,7 @@ func (op Op) StatusCall() bool {
 func (op Op) NullCtxCall() bool { return op.C == NullRef && defOf(op.Kind).nullable }
 
 // HoldsGate reports whether a call of op that answered st held its
-// context's submission gate (X-2: a launch overlapping a prepare or another
-// launch fails fast).
+// context's submission gate.
 func (op Op) HoldsGate(st abi.Status) bool { d := defOf(op.Kind); return d.gate != nil && d.gate(st) }
 
 // Polls reports whether op's entry may answer simpler_poll_run's COMPLETE.

@@ -10,10 +10,9 @@ import (
 // Kind is what an Op does.
 type Kind uint8
 
-// Op kinds. Entry ops call one C entry of docs/contract.md; environment ops act on the
-// caller's side (current device, streams, fault sites, the caller's image
-// memory) through the simulation hooks or ACL; concurrency ops run two calls
-// on two OS threads.
+// Op kinds. Entry ops call one C entry of docs/contract.md; environment
+// ops act on the caller's side through the simulation hooks or ACL;
+// concurrency ops run two calls on two OS threads.
 const (
 	KindInvalid     Kind = iota
 	KindCreate           // create_device_context into a slot
@@ -109,12 +108,7 @@ const (
 
 var spanNames = [NumSpans]string{"none", "bytes", "halfptr", "halfsize"}
 
-func (s SpanRecipe) String() string {
-	if s < NumSpans {
-		return spanNames[s]
-	}
-	return "span?"
-}
+func (s SpanRecipe) String() string { return nameOf(spanNames[:], s, "span?") }
 
 // Consistent is V-SPAN for the recipe.
 func (s SpanRecipe) Consistent() bool { return s == SpanNone || s == SpanBytes }
@@ -129,8 +123,7 @@ const (
 
 var spanKeys = [4]string{"aicpu", "aicore", "disp", "sdma"}
 
-// SpanKey is the key of span argument i (SpanAicpu..SpanSDMA) in the text
-// form: aicpu, aicore, disp or sdma.
+// SpanKey is the text key of span argument i (SpanAicpu..SpanSDMA).
 func SpanKey(i int) string { return spanKeys[i] }
 
 // RingRecipe fills ring 0 of a CallConfig.
@@ -147,23 +140,22 @@ const (
 	RingBigDep                     // dep pool 2^31 (> 2^31-1)
 	RingBadHeap3                   // ring 3's heap 100 (ring 0 unset)
 	RingWinOnly                    // ring 0: window 16, heap and dep pool unset (valid)
-	// Rings other than ring 0 (the scenarios': V-CFG holds every ring to
-	// its ranges); never generated (NumGenRings).
+	// Rings other than ring 0 (V-CFG holds every ring); never generated.
 	RingBadHeap1 // ring 1's heap 1000 (< 1024)
 	RingBadDep2  // ring 2's dep pool 2 (< 4)
 	RingGood3    // ring 3: window 1024, heap 4096, dep pool 64 (valid)
 	NumRings     // the number of ring recipes
 )
 
-// NumGenRings bounds the recipes the generator draws: the rings added
-// after it leave the generated sequences of a seed unchanged.
+// NumGenRings bounds the recipes the generator draws, so the rings after
+// it leave a seed's sequences unchanged.
 const NumGenRings = RingWinOnly + 1
 
 var ringNames = [NumRings]string{"none", "good", "badtask", "badheap", "baddep", "badpow2", "bigdep", "badheap3", "winonly",
 	"badheap1", "baddep2", "good3"}
 
-// CfgRecipe describes a CallConfig (kinit's config, pinit's prewarm config).
-// The zero value is a valid all-zero config with an empty output prefix.
+// CfgRecipe describes a CallConfig (kinit's, pinit's prewarm); the zero
+// value is a valid all-zero config.
 type CfgRecipe struct {
 	Null    bool // pass NULL instead of a config
 	Threads int8 // aicpu_thread_num
@@ -190,27 +182,19 @@ type ImgBase uint8
 
 // Image bases.
 const (
-	ImgValid ImgBase = iota // a canonical image built with abi.ChipCallableSpec
-	ImgNull                 // a NULL pointer with size 9376
-	ImgHuge                 // 2 GiB + 64 bytes of zero memory (E-PREP's size > budget step)
-	// ImgProgram (register): the target's program callable: the user's
-	// -callable, else the canonical empty image (only a simulated build
-	// runs it).
-	ImgProgram
-	// ImgRaw: recorded bytes (a trace's image; RawImage), Raw naming them;
-	// ImgRawTrunc: an image over the recording limit, Raw its size.
-	ImgRaw
-	ImgRawTrunc
-	// ImgWrap: a span whose address plus size wraps past the top of the
-	// address space (V-IMG step 1); nothing is there to read.
-	ImgWrap
+	ImgValid    ImgBase = iota // a canonical image built with abi.ChipCallableSpec
+	ImgNull                    // a NULL pointer with size 9376
+	ImgHuge                    // 2 GiB + 64 bytes of zero memory (E-PREP's size > budget step)
+	ImgProgram                 // register: the user's -callable, else the canonical empty image
+	ImgRaw                     // recorded bytes (RawImage), Raw naming them
+	ImgRawTrunc                // an image over the recording limit, Raw its size
+	ImgWrap                    // a span whose address plus size wraps (V-IMG step 1)
 )
 
 // ImgDefect is a named V-IMG defect written into a canonical image.
 type ImgDefect uint8
 
-// Image defects; each breaks exactly one V-IMG check (the builder raises the
-// child count where a defect needs children).
+// Image defects; each breaks exactly one V-IMG check.
 const (
 	DefNone             ImgDefect = iota
 	DefSigCount                   // sig_count = 257
@@ -238,9 +222,8 @@ const (
 	DefChildGap                   // 64 bytes before child 0, its offset past align_up(used, 64), the size grown to match
 	DefChildSigCountNeg           // child 0 sig_count = -1
 	DefFuncNameFar                // func_name_len reaches the first byte after the span, every name byte non-NUL
-	// Defects after NumGenDefects are the directed checks' only (the
-	// generator draws the ones before it, so a seed's sequences stay
-	// what they were).
+	// Past NumGenDefects: the directed checks' only (a seed's sequences
+	// stay what they were).
 	DefFuncNameLong // func_name_len 65 over 64 non-NUL name bytes: the byte at 65 is the length's own 0 (V-IMG.8 alone)
 	NumDefects      // the number of defects (DefNone included)
 )
@@ -254,12 +237,7 @@ var defectNames = [NumDefects]string{"none", "sigcount", "sigval", "order", "sca
 	"sigval-neg", "cname-nul", "childcount-neg", "fid-neg", "child-gap", "child-sigcount-neg", "fname-far",
 	"fname-long"}
 
-func (d ImgDefect) String() string {
-	if d < NumDefects {
-		return defectNames[d]
-	}
-	return "defect?"
-}
+func (d ImgDefect) String() string { return nameOf(defectNames[:], d, "defect?") }
 
 // PokeKind is a raw corruption of an image.
 type PokeKind uint8
@@ -271,9 +249,8 @@ const (
 	PokeU32           // little-endian uint32 at off = val
 )
 
-// ImageRecipe describes prepare's callable: a canonical image (T tensor and
-// S scalar signature entries, C children, B orchestration bytes, salt X)
-// and how the call deforms it.
+// ImageRecipe describes prepare's callable: a canonical image and how the
+// call deforms it.
 type ImageRecipe struct {
 	Base    ImgBase
 	T, S    uint16 // signature: T tensor entries (IN) then S SCALAR entries
@@ -290,9 +267,8 @@ type ImageRecipe struct {
 	PokeOff uint32
 	PokeVal uint32
 	Raw     uint64 // ImgRaw: the recorded bytes' key; ImgRawTrunc: their size
-	// Edge places the span so that its last byte is the last byte before
-	// a page no access is allowed to: a read past the span faults (V-IMG:
-	// nothing outside the span is read).
+	// Edge ends the span just before a page no access is allowed to, so
+	// a read past it faults (V-IMG: nothing outside the span is read).
 	Edge bool
 }
 
@@ -304,7 +280,6 @@ func (r ImageRecipe) String() string {
 	}
 	switch r.Base {
 	case ImgRaw:
-		// A recorded image, in the trace's spelling (abi/tracevocab).
 		raw := rawBytes(r.Raw)
 		s, _ := tracevocab.Img.Spell("raw", uint64(len(raw)), uint64(r.Mis), raw)
 		return s
@@ -329,21 +304,17 @@ const (
 	ArgsExact                 // the given counts
 )
 
-// ArgsRecipe describes a launch's ChipStorageTaskArgs. Every tensor is in
-// DEVICE space unless Host puts tensor 0 in HOST space.
+// ArgsRecipe describes a launch's ChipStorageTaskArgs; every tensor is in
+// DEVICE space unless a flag says otherwise.
 type ArgsRecipe struct {
 	Mode ArgsMode
 	T, S int16 // ArgsExact: the counts; ArgsMatch: deltas added to the callable's counts
-	Host bool
-	// Alien puts the last of the first tensor_count tensors in address
-	// space 2, neither HOST nor DEVICE (E-LAUNCH.6).
-	Alien bool
-	// HostLast puts the last of the first tensor_count tensors in HOST
-	// space (E-LAUNCH checks every tensor, not only the first).
-	HostLast bool
+	Host bool  // tensor 0 in HOST space
+	// Alien, HostLast: the last of the first tensor_count tensors in
+	// address space 2 (E-LAUNCH.6), in HOST space (every tensor checked).
+	Alien, HostLast bool
 	// Junk passes args 8 bytes past 64-byte alignment with garbage in every
-	// field launch does not read (E-LAUNCH: it reads only the counts, the
-	// address_space of the first tensor_count tensors and the scalars).
+	// field launch does not read (E-LAUNCH).
 	Junk bool
 }
 
@@ -396,11 +367,14 @@ var fnNames = [NumFns]string{"register", "unregister", "run", "prepare_run", "la
 	"host_dlopen", "stream_sets", "concurrent_prepare", "arena_base", "retained_temp", "comm_create",
 	"comm_destroy"}
 
-func (f ProgFn) String() string {
-	if f < NumFns {
-		return fnNames[f]
+func (f ProgFn) String() string { return nameOf(fnNames[:], f, "fn?") }
+
+// nameOf is names[i], or bad past them.
+func nameOf[T ~uint8](names []string, i T, bad string) string {
+	if int(i) < len(names) {
+		return names[i]
 	}
-	return "fn?"
+	return bad
 }
 
 // ProgOnly reports whether E-PROG names the entry (IS without a live program
@@ -411,8 +385,7 @@ func (f ProgFn) ProgOnly() bool { return f <= FnCopyFrom }
 func (f ProgFn) StatusEntry() bool { return f <= FnCopyFrom || f == FnCommDestroy }
 
 // Op is one step of a sequence: a comparable value (slots, names and
-// recipes, never handles or addresses; fields a kind does not use are
-// zero) whose one-line text form (String) Parse reads back to it.
+// recipes, never handles or addresses) whose text (String) Parse reads back.
 type Op struct {
 	Kind    Kind
 	C, C2   int8  // context slots; NullRef for NULL
@@ -435,14 +408,12 @@ type Op struct {
 	Fn      ProgFn
 	St      int8 // run ops: the run storage (st0..st3)
 	Comm    CommRecipe
-	// Device memory ops: the allocation slot (a0..a3), dev_alloc's size
-	// in bytes and dev_write's pattern seed.
+	// Device memory ops: the allocation slot, dev_alloc's size, dev_write's
+	// seed, and the arguments beyond the whole allocation.
 	A    int8
 	Size uint32
 	Seed uint8
-	// Mem is a device memory op's argument beyond the whole allocation:
-	// a copy's span, a free's pointer, dev_alloc's size 0 or huge.
-	Mem DevArgs
+	Mem  DevArgs
 }
 
 // Reps is how many calls the op makes.
@@ -453,7 +424,7 @@ func (op Op) Reps() int {
 	return int(op.Rep)
 }
 
-// CtxText is the text form of context slot c (c3, or null for NullRef).
+// CtxText is the text form of context slot c.
 func CtxText(c int8) string { return refText("c", c) }
 
 // String is the one-line text form of op; Parse(op.String()) == op.
@@ -474,10 +445,8 @@ func FormatOps(ops []Op) string {
 	return b.String()
 }
 
-// Abbreviate shortens, for a reader, every recorded image or struct in s
-// (raw(N,A,HEX) or raw(HEX) with more than 32 hex digits) to its first 16
-// and last 8 digits: a detail or an op quoted in a table stays one line.
-// Repro files and JSON keep the full bytes.
+// Abbreviate shortens, for a reader, every raw(...) in s with more than 32
+// hex digits to its first 16 and last 8 (repro files and JSON keep them).
 func Abbreviate(s string) string {
 	var b strings.Builder
 	for {

@@ -2,6 +2,7 @@ package op
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -9,13 +10,10 @@ import (
 	"github.com/simabi/simabi/abi/tracevocab"
 )
 
-// The comm family (E-COMM): cinit, calloc, cbase, csize, cderive, cbarrier,
-// cdestroy, dalloc, drelease, gprep, gimport, grelease, and cmem, a word of
-// a window read or written through the simulation hooks. Handles are slots
-// h0..h7, rootinfo paths p0..p7, allocation ids and global domains small
-// numbers (a=N, d=N): the runner maps each to a value of its own per
-// sequence (a path of the process, an id no other sequence uses; d=0 stays
-// domain_id 0), so op text and histories hold no path and no address.
+// The comm family (E-COMM). Handles are slots h0..h7, rootinfo paths
+// p0..p7, allocation ids and global domains small numbers (a=N, d=N): the
+// runner maps each to a value of its own per sequence (d=0 stays domain_id
+// 0), so op text and histories hold no path and no address.
 //
 //	cinit hN rank=R nranks=K path=pP|null [stream=sS]      comm_init into slot hN
 //	calloc H win=W [out=null]                              comm_alloc_windows
@@ -57,8 +55,7 @@ type IDsRecipe struct {
 	AtSet bool
 	At    uint8
 	Val   uint32
-	// Raw: recorded entries (a trace's; RawIDs), by their key.
-	Raw uint64
+	Raw   uint64 // recorded entries (RawIDs), by their key
 }
 
 func (r IDsRecipe) String() string {
@@ -79,7 +76,7 @@ func (r IDsRecipe) Entry(i int) uint32 {
 		if 4*i+4 > len(b) {
 			return 0
 		}
-		return uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
+		return le.Uint32(b[4*i:])
 	}
 	if r.AtSet && i == int(r.At) {
 		return r.Val
@@ -105,8 +102,8 @@ const (
 
 var descFieldNames = [numDescFields]string{"", "ver", "prof", "rank", "n", "size", "hs", "name"}
 
-// DescRecipe is one descriptor of a gimport: the one the last successful
-// gprep of domain Src wrote, with one field changed.
+// DescRecipe is a descriptor the last successful gprep of domain Src
+// wrote, with one field changed.
 type DescRecipe struct {
 	Src   uint8
 	Field DescField
@@ -130,8 +127,7 @@ type DescsRecipe struct {
 	Null bool
 	N    uint8
 	D    [MaxCommDescs]DescRecipe
-	// Raw: recorded descriptor fields (a trace's; RawDescs), by their key.
-	Raw uint64
+	Raw  uint64 // recorded descriptor fields (RawDescs), by their key
 }
 
 func (r DescsRecipe) String() string {
@@ -163,20 +159,19 @@ const (
 
 // CommRecipe is the arguments of a comm op.
 type CommRecipe struct {
-	H      int8   // the handle slot; NullRef: NULL
-	Path   int8   // cinit: the rootinfo path; NullRef: NULL
-	Stream int8   // cinit: the stream (NullRef: NULL)
-	NRanks int32  // cinit: nranks
-	Rank   int64  // cinit: rank; derive, dalloc, drelease, gprep: domain_rank
-	N      uint64 // derive, dalloc, drelease, gprep: rank_count
-	Win    uint64 // win_size, window_size
-	Off    uint64 // derive: window_offset; cmem: the byte offset in the window
-	ID     uint8  // dalloc, drelease: the allocation id; gprep, gimport, grelease, cmem: the domain
-	IDs    IDsRecipe
-	// Profile is gprep's profile minus one (the zero value is SIM_SHM, 1).
-	Profile  uint32
-	NullOut  bool // the context, descriptor or value out pointer is NULL
-	NullBase bool // local_window_base_out is NULL
+	H        int8   // the handle slot; NullRef: NULL
+	Path     int8   // cinit: the rootinfo path; NullRef: NULL
+	Stream   int8   // cinit: the stream (NullRef: NULL)
+	NRanks   int32  // cinit: nranks
+	Rank     int64  // cinit: rank; derive, dalloc, drelease, gprep: domain_rank
+	N        uint64 // derive, dalloc, drelease, gprep: rank_count
+	Win      uint64 // win_size, window_size
+	Off      uint64 // derive: window_offset; cmem: the byte offset in the window
+	ID       uint8  // dalloc, drelease: the allocation id; gprep, gimport, grelease, cmem: the domain
+	IDs      IDsRecipe
+	Profile  uint32 // gprep's profile minus one (the zero value is SIM_SHM, 1)
+	NullOut  bool   // the context, descriptor or value out pointer is NULL
+	NullBase bool   // local_window_base_out is NULL
 	Descs    DescsRecipe
 	CountSet bool // gimport: descriptor_count is Count, not the descriptors' number
 	Count    uint64
@@ -187,10 +182,8 @@ type CommRecipe struct {
 	Val      uint64
 }
 
-// GPProfile is gprep's profile argument.
 func (c CommRecipe) GPProfile() uint32 { return c.Profile + 1 }
 
-// DescCount is gimport's descriptor_count.
 func (c CommRecipe) DescCount() uint64 {
 	if c.CountSet {
 		return c.Count
@@ -198,7 +191,6 @@ func (c CommRecipe) DescCount() uint64 {
 	return uint64(c.Descs.N)
 }
 
-// ids reads IDS.
 func (p *opParser) ids(v string) IDsRecipe {
 	if v == "null" {
 		return IDsRecipe{Null: true}
@@ -216,7 +208,6 @@ func (p *opParser) ids(v string) IDsRecipe {
 	return r
 }
 
-// descs reads DESCS.
 func (p *opParser) descs(v string) DescsRecipe {
 	if v == "null" {
 		return DescsRecipe{Null: true}
@@ -244,14 +235,10 @@ func (p *opParser) descs(v string) DescsRecipe {
 		d := DescRecipe{Src: uint8(n)}
 		if hasMod {
 			k, val, _ := strings.Cut(mod, "=")
-			found := false
-			for f := DescVersion; f < numDescFields; f++ {
-				if descFieldNames[f] == k {
-					d.Field, found = f, true
-				}
-			}
+			f := slices.Index(descFieldNames[:], k)
+			d.Field = DescField(max(f, 0))
 			switch {
-			case !found:
+			case f <= 0:
 				p.fail("bad descriptor field %q (ver, prof, rank, n, size, hs, name)", k)
 			case d.Field == DescBadName:
 				if val != "bad" {
@@ -270,7 +257,6 @@ func (p *opParser) descs(v string) DescsRecipe {
 	return r
 }
 
-// memRef reads cmem's REF.
 func (p *opParser) memRef(s string) {
 	c := &p.op.Comm
 	switch {
@@ -303,22 +289,20 @@ func (p *opParser) memRef(s string) {
 	}
 }
 
+var memRefTails = [...]string{RefDerived: ".d", RefDomain: ".a", RefLocal: ".local"}
+
 func memRefText(o Op) string {
 	c := o.Comm
 	switch c.Ref {
-	case RefDerived:
-		return refText("h", c.H) + ".d" + strconv.Itoa(int(c.K))
-	case RefDomain:
-		return refText("h", c.H) + ".a" + strconv.Itoa(int(c.K))
-	case RefGlobal:
-		return "d" + strconv.Itoa(int(c.ID))
-	case RefLocal:
-		return "d" + strconv.Itoa(int(c.ID)) + ".local"
+	case RefDerived, RefDomain:
+		return refText("h", c.H) + memRefTails[c.Ref] + strconv.Itoa(int(c.K))
+	case RefGlobal, RefLocal:
+		return "d" + strconv.Itoa(int(c.ID)) + memRefTails[c.Ref]
 	}
 	return refText("h", c.H)
 }
 
-// Comm fields: the arguments of the recipe (Op.Comm).
+// comm makes a field of the comm recipe (Op.Comm).
 func comm[T any](at func(*CommRecipe) *T) func(*Op) *T {
 	return func(o *Op) *T { return at(&o.Comm) }
 }
@@ -340,20 +324,15 @@ var (
 			r.IDs = RawIDs(hexBytes(v, 0))
 		}
 	})
-	outKey  = nullFlag("out", "", comm(func(c *CommRecipe) *bool { return &c.NullOut }))
-	baseKey = nullFlag("base", "", comm(func(c *CommRecipe) *bool { return &c.NullBase }))
-	// A trace names allocations and domains by their number in the
-	// recorder's table.
-	allocKey = traced(u8("a", comm(func(c *CommRecipe) *uint8 { return &c.ID })), traceCommID)
-	domKey   = traced(u8("d", comm(func(c *CommRecipe) *uint8 { return &c.ID })), traceCommID)
-	// profile= is gprep's profile, held minus one (the zero value is
-	// SIM_SHM, 1).
+	outKey     = nullFlag("out", "", comm(func(c *CommRecipe) *bool { return &c.NullOut }))
+	baseKey    = nullFlag("base", "", comm(func(c *CommRecipe) *bool { return &c.NullBase }))
+	allocKey   = traced(u8("a", comm(func(c *CommRecipe) *uint8 { return &c.ID })), traceCommID)
+	domKey     = traced(u8("d", comm(func(c *CommRecipe) *uint8 { return &c.ID })), traceCommID)
 	profileKey = field{key: "profile", samples: []string{"0", "1", "2", "4294967295"},
 		read: func(p *opParser, v string) { p.op.Comm.Profile = uint32(p.uintv("profile", v, 32)) - 1 },
 		text: func(o Op) string { return strconv.FormatUint(uint64(o.Comm.GPProfile()), 10) },
 		rec:  func(t *traceFields, v tracevocab.Value) { t.c.Op.Comm.Profile = uint32(v.Uint(0)) - 1 },
 	}
-	// A word of a window: REF idx=I [off=K] [put=V], K a multiple of 8.
 	memRefArg = field{samples: []string{"h0", "h7.d2", "h1.a3", "d1", "d255.local"},
 		read: (*opParser).memRef, text: memRefText}
 	word = []field{u8("idx", comm(func(c *CommRecipe) *uint8 { return &c.Idx })),
@@ -365,8 +344,8 @@ var (
 		present(comm(func(c *CommRecipe) *bool { return &c.Put }), u64("put", comm(func(c *CommRecipe) *uint64 { return &c.Val })))}
 )
 
-// commDef is the definition every comm kind shares: an entry of no device
-// context, passing no fault site, answering the comm backend's 0 or -1.
+// commDef: an entry of no device context, passing no fault site, answering
+// the comm backend's 0 or -1.
 func commDef(name string, fields ...field) kindDef {
 	return kindDef{name: name, entry: true, quiet: true, commCodes: true, fields: fields}
 }
@@ -397,8 +376,7 @@ func init() {
 			"null", "d0", "d1.ver=3,d2.hs=257,d3.name=bad,d4.size=18446744073709551615")), traceDescs),
 		present(comm(func(c *CommRecipe) *bool { return &c.CountSet }), u64("count", comm(func(c *CommRecipe) *uint64 { return &c.Count }))),
 		outKey)
-	// An entry record lacks count=: descriptor_count is read from the
-	// descriptors.
+	// An entry record lacks count=: it is the descriptors' number.
 	gimport.trace = func(t *traceFields) { t.c.Op.Comm.CountSet = true }
 	define(KindCommGlobalImport, gimport)
 	define(KindCommGlobalRelease, commDef("grelease", domKey))
@@ -411,23 +389,20 @@ func init() {
 
 // ---- recorded calls (docs/trace.md) ----
 
-// traceComm is the handles a trace's comm calls name, by their slot (h0..h7
-// of the grammar, taken by comm_init and freed by comm_destroy); rootinfo
-// paths are numbered by first appearance (resetComm).
+// traceComm is the handles a trace's comm calls name, by their slot (taken
+// by comm_init, freed by comm_destroy).
 type traceComm struct {
 	handles map[string]int8
 	used    [MaxCommHandles]bool
 }
 
-// resetComm forgets the trace's comm handles and paths (a new trace, a
-// simabi_reset).
+// resetComm forgets the comm handles and paths (a new trace, a reset).
 func (p *traceParser) resetComm() {
 	p.comm = traceComm{handles: map[string]int8{}}
-	p.refs["p"] = p.numbered(map[string]int8{}, MaxCommPaths, "rootinfo path", "read", NullRef)
+	p.refs["p"] = numbered(map[string]int8{}, MaxCommPaths, "rootinfo path", "read", NullRef)
 }
 
-// handle maps a recorded COMM argument to a slot (skip when it names none
-// this trace made).
+// commHandle maps a recorded COMM argument to a slot.
 func (p *traceParser) commHandle(v tracevocab.Value, skip func(string)) int8 {
 	switch {
 	case v.Is("null"):
@@ -443,7 +418,7 @@ func (p *traceParser) commHandle(v tracevocab.Value, skip func(string)) int8 {
 	return 0
 }
 
-// traceCommID reads an allocation id or a domain.
+// traceCommID reads an allocation id or a domain (the recorder's number).
 func traceCommID(t *traceFields, v tracevocab.Value) {
 	if v.Is("named") && v.Int(0) >= 0 && v.Int(0) < 256 {
 		t.c.Op.Comm.ID = uint8(v.Int(0))
@@ -452,7 +427,7 @@ func traceCommID(t *traceFields, v tracevocab.Value) {
 	}
 }
 
-// traceDescs reads gimport's descriptors: their fields, not the handles.
+// traceDescs reads gimport's descriptors' fields, not their handles.
 func traceDescs(t *traceFields, v tracevocab.Value) {
 	switch r := &t.c.Op.Comm; {
 	case v.Is("null"):
@@ -463,7 +438,6 @@ func traceDescs(t *traceFields, v tracevocab.Value) {
 	}
 }
 
-// answerCommInit takes a slot for the handle comm_init returned.
 func answerCommInit(p *traceParser, c *TraceCall, a *traceAnswer) {
 	r := &c.Op.Comm
 	slot := int8(-1)
@@ -487,8 +461,7 @@ func answerCommInit(p *traceParser, c *TraceCall, a *traceAnswer) {
 	}
 }
 
-// answerCommDestroy frees the handle's slot: the handle is invalid after
-// comm_destroy whatever it returned.
+// answerCommDestroy frees the slot whatever comm_destroy returned.
 func answerCommDestroy(p *traceParser, c *TraceCall, a *traceAnswer) {
 	c.Obs.Call.Status = abi.Status(clampI32(a.res.Int(0)))
 	if h := c.Op.Comm.H; h >= 0 && c.Skip == "" {
@@ -510,7 +483,5 @@ func RawDescs(b []byte) DescsRecipe {
 }
 
 // RawBytes are the recorded bytes of a raw recipe.
-func (r IDsRecipe) RawBytes() []byte { return rawBytes(r.Raw) }
-
-// RawBytes are the recorded descriptor fields of a raw recipe.
+func (r IDsRecipe) RawBytes() []byte   { return rawBytes(r.Raw) }
 func (r DescsRecipe) RawBytes() []byte { return rawBytes(r.Raw) }

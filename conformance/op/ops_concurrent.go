@@ -3,11 +3,9 @@ package op
 import "math"
 
 // The two-thread ops: holdlaunch and holdprepare (X-2: a call while a
-// prepare holds the gate, site 7) and racekinit (X-1: two kernel inits of
-// one device from a barrier). In serial order (Op.Serial) a racekinit cA cB
-// is kinit cA; kinit cB (the order the model's primary expectation
-// follows), and a hold op is the hold without the wait (inject site=7
-// count=1 code=0), the prepare, then the second call.
+// prepare holds the gate, site 7) and racekinit. In serial order a
+// racekinit cA cB is kinit cA; kinit cB, and a hold op is the hold without
+// the wait, the prepare, then the second call.
 
 func init() {
 	holdMs := num("ms", 0, math.MaxInt32, func(o *Op) *int32 { return &o.Ms })
@@ -40,8 +38,7 @@ func init() {
 	})
 }
 
-// heldPrepare is a hold op's first call in serial order: the gate held once
-// (site 7, no wait), then the prepare.
+// heldPrepare is a hold op's first calls in serial order.
 func heldPrepare(o Op) []Op {
 	return []Op{{Kind: KindInject, Site: 7, Count: 1}, {Kind: KindPrepare, C: o.C, Img: o.Img}}
 }

@@ -2,17 +2,13 @@ package op
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 )
 
-// Device memory of a program context (E-PROG, E-DESTROY):
-// device_malloc_ctx into an allocation slot the runner owns (a0..a3, like
-// run storage), copy_to_device_ctx of a deterministic pattern into it,
-// copy_from_device_ctx of it compared with what the model says it holds,
-// and device_free_ctx of it; DevArgs are the spans, pointers and sizes
-// beyond a whole allocation (E-PROG.30-34). The prog op calls the same
-// entries with NULL pointers; these keep an allocation alive across the
-// calls that must leave it alone.
+// Device memory of a program context (E-PROG, E-DESTROY) in allocation
+// slots the runner owns (a0..a3): unlike the prog op's NULL pointers, these
+// keep an allocation alive across the calls that must leave it alone.
 
 // MaxDevSize bounds dev_alloc's size: the runner keeps host buffers of it.
 const MaxDevSize = 1 << 20
@@ -27,26 +23,21 @@ func init() {
 }
 
 // DevArgs are a device memory op's arguments other than a whole live
-// allocation of the op's context (the zero value): a copy's span relative
-// to the slot's allocation, or one crossing into another slot's; the
-// pointer a free passes; a dev_alloc of a huge size.
+// allocation of the op's context (the zero value), E-PROG.30-34.
 type DevArgs struct {
-	// Span: off=K len=N, the copy's device span is [base+Off, base+Off+Len)
-	// of the slot's allocation, whatever its size (past its end too).
+	// Span: off=K len=N, the span [base+Off, base+Off+Len) of the slot's
+	// allocation, whatever its size.
 	Span bool
-	// Off is the span's start, or dev_free at=K's offset into the allocation.
-	Off uint32
-	Len uint64
-	// Cross: cross=B, the span from the last 8 bytes of the lower of the two
-	// allocations (slot A's and slot Into's) through the first 8 bytes of the
-	// higher, whatever lies between them.
+	Off  uint32 // the span's start, or dev_free at=K's offset
+	Len  uint64
+	// Cross: cross=B, the span from the last 8 bytes of the lower of slot
+	// A's and slot Into's allocations through the first 8 of the higher.
 	Cross bool
 	Into  int8
 	Ptr   DevPtr // dev_free's pointer
 	Huge  bool   // dev_alloc size=huge: DevHugeSize bytes
 }
 
-// DevPtr is the pointer a dev_free passes.
 type DevPtr uint8
 
 // The pointers of dev_free.
@@ -60,14 +51,13 @@ const (
 
 var devPtrNames = [...]string{PtrUnknown: "unknown", PtrFreed: "freed", PtrForeign: "foreign"}
 
-// DevHugeSize is size=huge, and len=huge: no device has it (32 GiB), no
-// host can back it, and base + it wraps no address.
-const DevHugeSize = 1 << 62
+const (
+	// DevHugeSize is size=huge and len=huge: no device or host has it, and
+	// base + it wraps no address.
+	DevHugeSize  = 1 << 62
+	DevCrossEdge = 8 // how far a cross=B span reaches into each allocation
+)
 
-// DevCrossEdge is how far a cross=B span reaches into each allocation.
-const DevCrossEdge = 8
-
-// devSizeKey is dev_alloc's size=B (0..MaxDevSize), or size=huge (Mem.Huge).
 var devSizeKey = field{key: "size", need: true, samples: []string{"0", "1048576", "huge"},
 	read: func(p *opParser, v string) {
 		if v == "huge" {
@@ -88,7 +78,6 @@ var devSizeKey = field{key: "size", need: true, samples: []string{"0", "1048576"
 	},
 }
 
-// devSpan is a copy's span: off=K len=N|huge, or cross=B (Mem).
 var devSpan = field{samples: []string{"", "off=56 len=72", "off=0 len=huge", "off=1048576 len=0", "cross=1"},
 	take: func(p *opParser) {
 		off, hasOff := p.take("off", false)
@@ -127,8 +116,6 @@ var devSpan = field{samples: []string{"", "off=56 len=72", "off=0 len=huge", "of
 	},
 }
 
-// devPtr is dev_free's pointer: the base (none), at=K into the
-// allocation, or ptr=unknown|freed|foreign (Mem).
 var devPtr = field{samples: []string{"", "at=1", "at=1048576", "ptr=unknown", "ptr=freed", "ptr=foreign"},
 	take: func(p *opParser) {
 		at, hasAt := p.take("at", false)
@@ -143,11 +130,9 @@ var devPtr = field{samples: []string{"", "at=1", "at=1048576", "ptr=unknown", "p
 			}
 			p.op.Mem.Ptr, p.op.Mem.Off = PtrInterior, uint32(k)
 		case hasPtr:
-			for i, name := range devPtrNames {
-				if name != "" && name == ptr {
-					p.op.Mem.Ptr = DevPtr(i)
-					return
-				}
+			if i := slices.Index(devPtrNames[:], ptr); ptr != "" && i >= 0 {
+				p.op.Mem.Ptr = DevPtr(i)
+				return
 			}
 			p.fail("bad ptr=%q (unknown, freed or foreign)", ptr)
 		}
@@ -163,37 +148,23 @@ var devPtr = field{samples: []string{"", "at=1", "at=1048576", "ptr=unknown", "p
 	},
 }
 
-// devDef is the definition of a device memory op: an entry on a context
-// slot (never NULL: the prog op holds the NULL context to S-3).
+// devDef: an entry on a context slot (never NULL: the prog op holds that to
+// S-3).
 func devDef(name string, status bool, fields ...field) kindDef {
 	return kindDef{name: name, args: ctxOne, entry: true, status: status, fields: fields}
 }
 
 // The pattern a dev_write leaves: byte 0 names the seed, byte 1 the slot,
-// and the rest is an xorshift stream of both, so that two writes with
-// different seeds, or into different slots, leave different bytes.
+// the rest an xorshift stream of both.
 const (
 	devSeedMark = 0xA5
 	devSlotMark = 0x5A
 )
 
-// devStream is the xorshift state the pattern of slot a and seed starts
-// from (never 0).
-func devStream(a int8, seed uint8) uint64 {
-	return 0x9E3779B97F4A7C15 ^ uint64(seed)<<8 ^ uint64(uint8(a))<<16
-}
-
-func devNext(x uint64) uint64 {
-	x ^= x << 13
-	x ^= x >> 7
-	x ^= x << 17
-	return x
-}
-
 // DevPattern fills b with the bytes dev_write seed=seed writes into the
 // allocation of slot a.
 func DevPattern(b []byte, a int8, seed uint8) {
-	x := devStream(a, seed)
+	x := 0x9E3779B97F4A7C15 ^ uint64(seed)<<8 ^ uint64(uint8(a))<<16 // never 0
 	for i := range b {
 		switch i {
 		case 0:
@@ -201,33 +172,25 @@ func DevPattern(b []byte, a int8, seed uint8) {
 		case 1:
 			b[i] = uint8(a) ^ devSlotMark
 		default:
-			x = devNext(x)
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
 			b[i] = byte(x >> 56)
 		}
 	}
 }
 
-// DevContent names what b, read back from the allocation of slot a, holds:
-// DevHolds(seed) when b is exactly DevPattern(a, seed), 0 when it is the
-// pattern of no write into slot a.
+// DevContent is DevHolds(seed) when b, read back from slot a, is exactly
+// DevPattern(a, seed), else 0.
 func DevContent(b []byte, a int8) uint64 {
-	if len(b) == 0 || (len(b) > 1 && b[1] != uint8(a)^devSlotMark) {
+	if len(b) == 0 {
 		return 0
 	}
-	seed := b[0] ^ devSeedMark
-	x := devStream(a, seed)
-	for i := 2; i < len(b); i++ {
-		x = devNext(x)
-		if b[i] != byte(x>>56) {
-			return 0
-		}
-	}
-	return DevHolds(seed)
+	return DevSpanContent(b, a, 0, DevHolds(b[0]^devSeedMark))
 }
 
-// DevSpanContent names what b, read back from the span at off of slot a's
-// allocation, holds: holds (DevHolds of a seed) when b is exactly that
-// seed's pattern at off, else 0.
+// DevSpanContent is holds when b, read back from off in slot a, is exactly
+// that seed's pattern there, else 0.
 func DevSpanContent(b []byte, a int8, off uint32, holds uint64) uint64 {
 	if holds == 0 || holds > 256 {
 		return 0
@@ -240,12 +203,11 @@ func DevSpanContent(b []byte, a int8, off uint32, holds uint64) uint64 {
 	return holds
 }
 
-// DevHolds is the content code of an allocation that holds the pattern of
-// seed (what DevContent answers for it); 0 is no pattern, or not known.
+// DevHolds is the content code of the pattern of seed; 0 is no pattern, or
+// not known.
 func DevHolds(seed uint8) uint64 { return 1 + uint64(seed) }
 
-// DevHoldsText renders a content code for findings: "the pattern of seed
-// N", or "no pattern of this slot".
+// DevHoldsText renders a content code for findings.
 func DevHoldsText(h uint64) string {
 	if h == 0 || h > 256 {
 		return "no pattern of this slot"

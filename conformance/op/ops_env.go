@@ -7,8 +7,7 @@ import (
 	"github.com/simabi/simabi/abi/tracevocab"
 )
 
-// The checker's environment and queries on no context: contract, setdev,
-// getdev, sync, inject, clobber, unload, hostlog.
+// The checker's environment and queries on no context.
 
 func init() {
 	define(KindContract, kindDef{name: "contract", entry: true, quiet: true, answer: answerUnrecorded})
@@ -21,9 +20,8 @@ func init() {
 		i32("code", func(o *Op) *int32 { return &o.Code })}})
 	define(KindClobber, kindDef{name: "clobber", fields: []field{imgKey}})
 	define(KindUnload, kindDef{name: "unload", entry: true})
-	// The host-log binder (S-2): simpler_host_log_bind_state with a state
-	// the op chooses: threshold= (Op.Code), version= (Op.Site, default 1),
-	// size= (Op.Count, default 16), or null.
+	// simpler_host_log_bind_state (S-2) with threshold= (Op.Code), version=
+	// (Op.Site) and size= (Op.Count), or null.
 	define(KindHostLog, kindDef{name: "hostlog", entry: true, status: true, fields: []field{
 		{word: "null", read: func(p *opParser, _ string) { p.op.OutNull = true }, text: func(o Op) string {
 			return map[bool]string{true: "null"}[o.OutNull]
@@ -34,7 +32,8 @@ func init() {
 	}})
 }
 
-// deviceArg is setdev's device: a number >= 0, or none (-1).
+// deviceArg is setdev's device: a number >= 0, or none (-1, as is a
+// recorded none or no device at all).
 var deviceArg = field{samples: []string{"0", "7", "none"},
 	read: func(p *opParser, v string) {
 		p.op.Dev = -1
@@ -53,7 +52,6 @@ var deviceArg = field{samples: []string{"0", "7", "none"},
 		}
 		return strconv.Itoa(int(o.Dev))
 	},
-	// A recorded none, or no device at all, is -1.
 	rec: func(t *traceFields, v tracevocab.Value) {
 		t.c.Op.Dev = -1
 		if v.Is("n") {

@@ -2,9 +2,8 @@ package op
 
 import "github.com/simabi/simabi/abi/tracevocab"
 
-// The program-mode entries: pinit (simpler_init), acl
-// (ensure_acl_ready_ctx), and prog (every other program-side entry, called
-// with deliberately bad arguments).
+// The program-mode entries: pinit, acl, and prog (every other program-side
+// entry, called with deliberately bad arguments).
 
 func init() {
 	define(KindPInit, kindDef{
@@ -23,8 +22,7 @@ func init() {
 	})
 }
 
-// prewarmKey is pinit's prewarm=CFG (Op.Prewarm, Op.Cfg); prewarm=null
-// (or none) prewarms nothing.
+// prewarmKey is pinit's prewarm=CFG (Op.Prewarm, Op.Cfg), or null.
 var prewarmKey = field{key: "prewarm", samples: []string{"null", "ok", "threads=2+ring=badheap"},
 	read: func(p *opParser, v string) {
 		if v == "null" {

@@ -1,8 +1,6 @@
 package op
 
-// The run family with valid arguments on real run storage (program mode):
-// register, unregister, prepare_run, launch_run, poll_run, wait_run,
-// finalize_run, run.
+// The run family with valid arguments on real run storage (program mode).
 
 func init() {
 	define(KindRegister, runDef("register", nil, ctxArg, idKey, opt(imgKey)))
@@ -24,8 +22,7 @@ func init() {
 // stKey is a run op's storage, st=0..3 (or null).
 var stKey = ref("run storage", "st", "", MaxStorages, true, func(o *Op) *int8 { return &o.St })
 
-// runDef is the definition of a run-family op: an entry on a context that
-// returns a status, held to S-3 for NULL.
+// runDef: an entry on a context that returns a status, held to S-3 for NULL.
 func runDef(name string, trace func(f *traceFields), fields ...field) kindDef {
 	return kindDef{name: name, args: ctxOne, entry: true, status: true, nullable: true, runFamily: true, fields: fields, trace: trace}
 }

@@ -16,37 +16,35 @@ func syntaxf(f string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrSyntax, fmt.Sprintf(f, a...))
 }
 
-// Parse reads the one-line text form of an op (see the package doc for the
-// grammar). Parse(op.String()) == op for every op the package produces.
+// Parse reads the one-line text form of an op (the package doc's grammar);
+// Parse(op.String()) == op.
 func Parse(line string) (Op, error) {
 	fields := strings.Fields(line)
 	if len(fields) == 0 {
 		return Op{}, syntaxf("empty line")
 	}
-	var op Op
-	op.Kind, _ = KindByName(fields[0])
-	if op.Kind == KindInvalid {
+	k, ok := KindByName(fields[0])
+	if !ok {
 		return Op{}, syntaxf("unknown op %q", fields[0])
 	}
 	var pos []string
 	kv := map[string]string{}
 	for _, f := range fields[1:] {
-		k, v, ok := strings.Cut(f, "=")
+		key, v, ok := strings.Cut(f, "=")
 		if !ok {
 			pos = append(pos, f)
 			continue
 		}
-		if k == "" || v == "" {
-			return Op{}, syntaxf("%s: malformed argument %q", op.Kind, f)
+		if key == "" || v == "" {
+			return Op{}, syntaxf("%s: malformed argument %q", k, f)
 		}
-		if _, dup := kv[k]; dup {
-			return Op{}, syntaxf("%s: argument %q given twice", op.Kind, k)
+		if _, dup := kv[key]; dup {
+			return Op{}, syntaxf("%s: argument %q given twice", k, key)
 		}
-		kv[k] = v
+		kv[key] = v
 	}
-	p := opParser{op: op, pos: pos, kv: kv}
-	p.parse()
-	if p.err != nil {
+	p := opParser{op: Op{Kind: k}, pos: pos, kv: kv}
+	if p.parse(); p.err != nil {
 		return Op{}, p.err
 	}
 	return p.op, nil
@@ -61,15 +59,12 @@ func MustParse(line string) Op {
 	return op
 }
 
-// ParseScript reads one op per line; blank lines and text after '#' are
-// ignored. Errors name the line.
+// ParseScript reads one op per line, '#' starting a comment; errors name
+// the line.
 func ParseScript(text string) ([]Op, error) {
 	var ops []Op
 	for i, line := range strings.Split(text, "\n") {
-		if j := strings.IndexByte(line, '#'); j >= 0 {
-			line = line[:j]
-		}
-		if strings.TrimSpace(line) == "" {
+		if line, _, _ = strings.Cut(line, "#"); strings.TrimSpace(line) == "" {
 			continue
 		}
 		op, err := Parse(line)
@@ -106,7 +101,7 @@ func (p *opParser) fail(f string, a ...any) {
 	}
 }
 
-// take removes key from the remaining arguments.
+// take removes key from the arguments left.
 func (p *opParser) take(key string, required bool) (string, bool) {
 	v, ok := p.kv[key]
 	if !ok {
@@ -209,7 +204,7 @@ func (p *opParser) image(s string) ImageRecipe {
 	return r
 }
 
-// recordedImage is an image in the trace's spelling, raw(...).
+// recordedImage is an image in the trace's spelling.
 func (p *opParser) recordedImage(s string) ImageRecipe {
 	v, err := tracevocab.Img.Lex(s, tracevocab.Version)
 	var r ImageRecipe
@@ -222,8 +217,7 @@ func (p *opParser) recordedImage(s string) ImageRecipe {
 	return r
 }
 
-// bareImages are the images without parameters or modifiers (prog:
-// register only).
+// bareImages are the images without parameters or modifiers.
 var bareImages = map[string]ImgBase{"null": ImgNull, "huge": ImgHuge, "wrap": ImgWrap, "prog": ImgProgram}
 
 func (p *opParser) args(s string) ArgsRecipe {

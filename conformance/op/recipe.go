@@ -1,23 +1,24 @@
 package op
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// A recipe's text (a config's threads=3+pmu, an image's valid(t=2,nosc)
-// and its +mis(4) modifiers, a launch's match(dt=1,host)) is a list of
-// parts: flags (name), values (name=V) and calls (name(V) or name(V,W)).
-// Each recipe declares its parts once; parseParts and formatParts derive
-// its grammar from them. A part is written when it differs from the zero
-// recipe's (or always, when need).
+// A recipe's text (threads=3+pmu, valid(t=2,nosc)+mis(4), match(dt=1,host))
+// is a list of parts: flags (name), values (name=V) and calls (name(V) or
+// name(V,W)), declared once per recipe; parseParts and formatParts derive
+// its grammar. A part is written when it differs from the zero recipe's
+// (or always, when need).
 
 type part[R any] struct {
 	name string
-	call bool // name(...) rather than name=V
-	args int  // the values it takes (0: a flag)
-	need bool // must be given, and is written even when zero
-	once string
+	call bool   // name(...) rather than name=V
+	args int    // the values it takes (0: a flag)
+	need bool   // must be given, and is written even when zero
+	once string // the name two parts share when only one may be given
 	// read sets the part from its values; a complaint names what it wants.
 	read func(r *R, v []string) (complaint string)
 	text func(r R) string // the values, comma separated ("" for an unset flag)
@@ -30,8 +31,8 @@ func flagPart[R any](name string, at func(*R) *bool) part[R] {
 	}
 }
 
-// numPart is name=N, N a decimal in [lo, hi]; nonzero refuses 0 (which is
-// written by leaving the part out).
+// numPart is name=N, N in [lo, hi]; nonzero refuses 0 (written by leaving
+// the part out).
 func numPart[R any, T integer](name string, lo, hi int64, nonzero bool, at func(*R) *T) part[R] {
 	return part[R]{name: name, args: 1,
 		read: func(r *R, v []string) string {
@@ -68,44 +69,28 @@ func namePart[R any, T ~uint8](name string, names []string, lo T, at func(*R) *T
 			}
 			return strings.Join(names[lo:], ", ")
 		},
-		text: func(r R) string {
-			if x := int(*at(&r)); x < len(names) {
-				return names[x]
-			}
-			return ""
-		},
+		text: func(r R) string { return nameOf(names, *at(&r), "") },
 	}
 }
 
-// called makes a part a call: name(V) rather than name=V.
 func called[R any](pt part[R]) part[R] { pt.call = true; return pt }
+func needed[R any](pt part[R]) part[R] { pt.need = true; return pt }
 
 // parseParts reads toks into r by parts; what names the recipe in errors.
 func parseParts[R any](p *opParser, what string, parts []part[R], toks []string, r *R) {
 	seen := map[string]bool{}
 	for _, t := range toks {
 		name, vals, isCall := call(t)
-		if !isCall {
-			var v string
-			var hasV bool
-			if name, v, hasV = strings.Cut(t, "="); hasV {
-				vals = []string{v}
-			}
+		if n, v, ok := strings.Cut(t, "="); ok && !isCall {
+			name, vals = n, []string{v}
 		}
-		var pt *part[R]
-		for i := range parts {
-			if parts[i].name == name && parts[i].call == isCall && parts[i].args == len(vals) {
-				pt = &parts[i]
-			}
-		}
-		if pt == nil {
+		i := slices.IndexFunc(parts, func(pt part[R]) bool { return pt.name == name && pt.call == isCall && pt.args == len(vals) })
+		if i < 0 {
 			p.fail("bad %s %q", what, t)
 			return
 		}
-		once := pt.name
-		if pt.once != "" {
-			once = pt.once
-		}
+		pt := &parts[i]
+		once := cmp.Or(pt.once, pt.name)
 		if seen[once] {
 			p.fail("%s %q: %s given twice", what, t, once)
 		}
@@ -121,7 +106,6 @@ func parseParts[R any](p *opParser, what string, parts []part[R], toks []string,
 	}
 }
 
-// formatParts writes r's parts, sep between them.
 func formatParts[R any](parts []part[R], r R, sep string) string {
 	var zero R
 	var out []string
@@ -140,7 +124,6 @@ func formatParts[R any](parts []part[R], r R, sep string) string {
 	return strings.Join(out, sep)
 }
 
-// The parts of the recipes.
 var (
 	cfgParts = []part[CfgRecipe]{
 		flagPart("null", func(c *CfgRecipe) *bool { return &c.Null }),
@@ -194,8 +177,8 @@ func argsCounts(t, s string, need bool) []part[ArgsRecipe] {
 	return pt
 }
 
-// pokePart is name(OFF,VAL): one corrupted byte or 32-bit field (one poke
-// an image).
+// pokePart is name(OFF,VAL): one corrupted byte or 32-bit field (one an
+// image).
 func pokePart(name string, kind PokeKind, max int64) part[ImageRecipe] {
 	pt := pairPart(name, 1<<32-1, max, func(r *ImageRecipe, off, val int64) {
 		r.Poke, r.PokeOff, r.PokeVal = kind, uint32(off), uint32(val)
@@ -204,8 +187,8 @@ func pokePart(name string, kind PokeKind, max int64) part[ImageRecipe] {
 	return pt
 }
 
-// pairPart is name(A,B), A in [0, maxA] and B in [0, maxB], set by set and
-// read back by get (false: the part is absent).
+// pairPart is name(A,B), A in [0, maxA] and B in [0, maxB] (get false:
+// absent).
 func pairPart[R any](name string, maxA, maxB int64, set func(r *R, a, b int64), get func(r R) (int64, int64, bool)) part[R] {
 	return part[R]{name: name, call: true, args: 2,
 		read: func(r *R, v []string) string {
@@ -228,11 +211,7 @@ func pairPart[R any](name string, maxA, maxB int64, set func(r *R, a, b int64), 
 
 // idsParts: fill(V), every entry V, then at(K,W), entry K W.
 var idsParts = []part[IDsRecipe]{
-	func() part[IDsRecipe] {
-		pt := called(numPart("fill", 0, 1<<32-1, false, func(r *IDsRecipe) *uint32 { return &r.Fill }))
-		pt.need = true
-		return pt
-	}(),
+	needed(called(numPart("fill", 0, 1<<32-1, false, func(r *IDsRecipe) *uint32 { return &r.Fill }))),
 	pairPart("at", 255, 1<<32-1, func(r *IDsRecipe, k, w int64) { r.AtSet, r.At, r.Val = true, uint8(k), uint32(w) },
 		func(r IDsRecipe) (int64, int64, bool) { return int64(r.At), int64(r.Val), r.AtSet }),
 }

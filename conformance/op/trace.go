@@ -13,10 +13,9 @@ import (
 	"github.com/simabi/simabi/abi/tracevocab"
 )
 
-// Recorded sessions (docs/trace.md): ParseTrace reads a trace, one line a
-// call in abi/tracevocab's words, into calls of the op grammar with their
-// observations, for the model to judge (CheckTrace) and a runner to replay
-// (TraceOps). This file reads lines; tracecall.go maps each call.
+// Recorded sessions (docs/trace.md): a trace, one line a call in
+// abi/tracevocab's words, read as ops with their observations. This file
+// reads lines; tracecall.go maps each call.
 
 // Trace is one recorded process.
 type Trace struct {
@@ -27,15 +26,12 @@ type Trace struct {
 	PID        int
 	ForkedFrom string // "PID at @SEQ" for the trace of a forked child
 	ImageLimit int
-	// Signal is the fatal signal the process died of, from its in-flight
-	// records (0: none seen); SignalAt the B of the call it hit (0: outside
-	// any recorded call).
+	// Signal is the fatal signal the process died of (0: none seen);
+	// SignalAt the B of the call it hit (0: outside any recorded call).
 	Signal   int
 	SignalAt uint64
 	Calls    []TraceCall
-	// Torn is the file's last line when its write did not finish (nil
-	// when the file ends with a newline).
-	Torn *TornLine
+	Torn     *TornLine // the last line, when its write did not finish
 }
 
 // TraceCall is one recorded call.
@@ -49,45 +45,30 @@ type TraceCall struct {
 	DevKnown bool  // false for dev=?
 	Op       Op    // the call in the op grammar, contexts mapped to slots
 	Obs      Observation
-	// Skip says why the call cannot be judged ("": it can): a call the
-	// grammar does not model, a context no create returned, an image over
-	// the recording limit, a symbol the target lacked.
-	Skip   string
-	Result string // the recorded result text (after "->")
-	// Want is, for a launch_run, the accepted_value of the descriptor its
-	// storage's prepare_run passed (WantKnown: recorded).
+	Skip     string // why the call cannot be judged ("": it can)
+	Result   string // the recorded result text (after "->")
+	// Want: a launch_run's storage's prepare_run's accepted_value.
 	Want      int32
 	WantKnown bool
 	// Unfinished: the call never returned (an entry record); Died: a fatal
 	// signal hit it there; Partial: the arguments the record lacks.
 	Unfinished, Died bool
 	Partial          string
-	// SpacesHidden: a version 1 trace holds only whether tensor 0 is HOST,
-	// so a launch refused for its args may have been refused for a space
-	// the trace does not hold.
+	// SpacesHidden: a version 1 trace holds only whether tensor 0 is HOST.
 	SpacesHidden bool
 	// ArgsUnrecorded: a program-side entry whose other arguments are not
-	// recorded (the model judges only what does not depend on them);
-	// NoReplay says why a judged call is not replayed ("": it is).
+	// recorded; NoReplay says why a judged call is not replayed.
 	ArgsUnrecorded bool
 	NoReplay       string
-	// Reset: a simabi_reset that returned 0 (F-1): the calls after it are
-	// judged as on a runtime just loaded.
-	Reset bool
-	// RanksHere: a comm call of a handle of a session of several ranks
-	// whose every rank is a handle of this trace (trace_ranks.go).
+	Reset          bool // a simabi_reset that returned 0 (F-1)
+	// RanksHere: a comm call whose session's every rank is a handle of
+	// this trace (trace_ranks.go).
 	RanksHere bool
 }
 
-// maxTraceSlots bounds the contexts live at once in one trace (the op
-// grammar's slots).
-const maxTraceSlots = MaxSlots
-
-// ReadTraceFile reads the trace at path with the in-flight records its
-// processes left beside it (tracevocab.InflightName), each read as an entry
-// record after the trace's lines. An error names the file and line. A torn
-// last line (no newline) is not read as a call but is Trace.Torn; when the
-// process died in that call, its in-flight record stands for it.
+// ReadTraceFile reads the trace at path, then the in-flight records its
+// processes left beside it as entry records. An error names the file and
+// line. A torn last line is Trace.Torn, not a call.
 func ReadTraceFile(path string) (*Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -117,8 +98,7 @@ func ReadTraceFile(path string) (*Trace, error) {
 	return r.finish(), nil
 }
 
-// ParseTrace reads a trace (without in-flight records); an error names the
-// file and line. A torn last line is Trace.Torn, as in ReadTraceFile.
+// ParseTrace reads a trace without in-flight records.
 func ParseTrace(r io.Reader, path string) (*Trace, error) {
 	tr := newTraceReader(path)
 	if err := tr.lines(r); err != nil {
@@ -127,20 +107,16 @@ func ParseTrace(r io.Reader, path string) (*Trace, error) {
 	return tr.finish(), nil
 }
 
-// TornLine is a trace's last line when it does not end in a newline: the
-// recorder writes a line with its newline in one write(2), so its write did
-// not finish (a death, a full disk, a cut copy). It is not read as a call:
-// a line cut short may read as another ("-> 1" of "-> 10").
+// TornLine is a last line without its newline: the recorder writes a line
+// in one write(2), so it did not finish, and a line cut short may read as
+// another ("-> 1" of "-> 10").
 type TornLine struct {
-	Line int    // its number in the file
-	Text string // what the file holds of it
-	// Record is the in-flight record that stands for the call the line
-	// records ("" when none does): the process died in that call.
-	Record string
+	Line   int
+	Text   string
+	Record string // the in-flight record that stands for its call ("": none)
 }
 
-// Describe says what the torn line is and, when it is a call's, that the
-// call is not done ("judged", "replayed").
+// Describe says what the torn line is and that its call is not done.
 func (l *TornLine) Describe(done string) string {
 	s := "the last line is torn (no newline: its write did not finish)"
 	if !strings.HasPrefix(l.Text, "#") {
@@ -153,8 +129,6 @@ func (l *TornLine) Describe(done string) string {
 	return s
 }
 
-// traceReader reads a trace line by line: the file's, then the entry
-// records of its in-flight files.
 type traceReader struct {
 	p        traceParser
 	n        int // the last line read
@@ -167,8 +141,8 @@ func newTraceReader(path string) *traceReader {
 	t := &Trace{Path: path}
 	r := &traceReader{p: traceParser{t: t, slots: map[string]int8{}, retired: map[string]bool{}, want: map[int8]int32{}}, returned: map[uint64]bool{}}
 	r.p.refs = map[string]func(tracevocab.Value, func(string)) int8{"h": r.p.commHandle,
-		"s": r.p.numbered(map[string]int8{}, MaxStreams, "stream", "number", 0),
-		"":  r.p.numbered(map[string]int8{}, MaxStorages, "run storage", "number", 0)}
+		"s": numbered(map[string]int8{}, MaxStreams, "stream", "number", 0),
+		"":  numbered(map[string]int8{}, MaxStorages, "run storage", "number", 0)}
 	r.p.resetComm()
 	return r
 }
@@ -192,8 +166,7 @@ func (r *traceReader) lines(in io.Reader) error {
 		}
 		if torn {
 			if r.n == 1 {
-				// What a torn first line holds of the header makes a trace
-				// of no call; anything else is no trace (refused below).
+				// A torn header is a trace of no call; anything else none.
 				head := strings.TrimSpace(line)
 				r.header = strings.HasPrefix(head, tracevocab.HeaderMagic) || strings.HasPrefix(tracevocab.HeaderMagic, head)
 			}
@@ -213,7 +186,6 @@ func (r *traceReader) lines(in io.Reader) error {
 	return nil
 }
 
-// line reads one line of the file (r.n is its number).
 func (r *traceReader) line(line string) error {
 	t, p := r.p.t, &r.p
 	if r.n == 1 {
@@ -242,8 +214,7 @@ func (r *traceReader) line(line string) error {
 	return r.call(line, "")
 }
 
-// record reads a line of the in-flight file named name (tracevocab's
-// Inflight.Lines): the died comment, or an entry record.
+// record reads a line of the in-flight file name.
 func (r *traceReader) record(line, name string) error {
 	r.n++
 	if strings.HasPrefix(line, "#") {
@@ -258,7 +229,6 @@ func (r *traceReader) record(line, name string) error {
 	return nil
 }
 
-// call reads a call line, or an entry record of the in-flight file record.
 func (r *traceReader) call(line, record string) error {
 	c, err := r.p.call(line)
 	if err != nil {
@@ -275,8 +245,6 @@ func (r *traceReader) call(line, record string) error {
 	return nil
 }
 
-// finish marks the call a fatal signal hit, and the in-flight record that
-// stands for the torn line's call.
 func (r *traceReader) finish() *Trace {
 	t := r.p.t
 	b, torn := tornBegin(t.Torn)
@@ -301,8 +269,7 @@ func (t *Trace) ByBegin() []int {
 	return order
 }
 
-// tornBegin is the B a torn line records, when what the file holds of it
-// spells it whole.
+// tornBegin is the B a torn line records, when it holds it whole.
 func tornBegin(l *TornLine) (uint64, bool) {
 	if l == nil {
 		return 0, false

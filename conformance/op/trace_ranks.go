@@ -1,16 +1,14 @@
 package op
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
-// Ranks as threads in a trace: a consumer that runs every rank of a comm
-// session on threads of one process leaves every arrival at the session's
-// counters in its trace, so what each call that waits for its peers
-// answers is the trace's to judge (docs/trace.md). Ranks in other
-// processes leave arrivals the trace does not hold. Which calls are of the
-// first kind is a reading of the trace, not a certainty: a trace that
-// holds every rank of every session on a rootinfo path is taken to be the
-// only user of the path (another process would have to make a rank the
-// trace holds again).
+// Ranks as threads (docs/trace.md): when a trace holds every rank of a comm
+// session, what each call that waits for its peers answers is the trace's
+// to judge. A trace that holds every rank of every session on a rootinfo
+// path is taken to be the path's only user.
 
 // traceHandle is one handle a trace's comm_init made, over its life.
 type traceHandle struct {
@@ -22,11 +20,9 @@ type traceHandle struct {
 }
 
 // markRanksHere sets RanksHere on each call of a handle of a session of
-// several ranks when every session of several ranks on the handle's path
-// has, over the handle's life, a handle of each of its ranks in the trace:
-// its own session, and each other one that had a handle by the call's end
-// (a session of another nranks with a rank elsewhere shares the path's
-// segment, and its arrivals count there from when it comes).
+// several ranks when, over the handle's life, its own session and each
+// other one on its path with a handle by the call's end (sharing the
+// path's segment) have a handle of each rank in the trace.
 func markRanksHere(t *Trace) {
 	hs := traceHandles(t)
 	for _, x := range hs {
@@ -40,9 +36,8 @@ func markRanksHere(t *Trace) {
 }
 
 // ranksMet reports whether, among the handles of x's path whose life
-// overlaps x's, x's session and each session of several ranks with a
-// handle made by time at have a handle of each of their ranks. (A
-// single-rank handle is a whole session of its own.)
+// overlaps x's, x's session and each of several ranks with a handle made
+// by time at have a handle of each rank.
 func ranksMet(x traceHandle, hs []traceHandle, at uint64) bool {
 	seen := map[int32][]bool{x.nranks: make([]bool, x.nranks)} // nranks → ranks with a handle
 	came := map[int32]bool{x.nranks: true}                     // sessions with a handle by at
@@ -70,9 +65,8 @@ func ranksMet(x traceHandle, hs []traceHandle, at uint64) bool {
 }
 
 // traceHandles lists the handles the trace's comm_init calls made, each
-// with the life its slot gives it (from its comm_init to the end of the
-// next comm_destroy of its slot, or the end of the trace) and its calls
-// in the order they began.
+// with its life (to its slot's next comm_destroy) and its calls in the
+// order they began.
 func traceHandles(t *Trace) []traceHandle {
 	order := t.ByBegin()
 	var hs []traceHandle
@@ -103,12 +97,8 @@ func traceHandles(t *Trace) []traceHandle {
 	return hs
 }
 
-// takesHandle reports whether a comm call of kind k names a handle (its
-// Comm.H), not a global domain alone.
+// takesHandle reports whether a comm call of kind k names a handle, not a
+// global domain alone.
 func takesHandle(k Kind) bool {
-	switch k {
-	case KindCommGlobalPrepare, KindCommGlobalImport, KindCommGlobalRelease:
-		return false
-	}
-	return true
+	return !slices.Contains([]Kind{KindCommGlobalPrepare, KindCommGlobalImport, KindCommGlobalRelease}, k)
 }

@@ -12,23 +12,23 @@ import (
 	"github.com/simabi/simabi/abi/tracevocab"
 )
 
-// A recorded call as an op of the grammar (traceParser.call): what every
-// call records, its fields' recorded values (fields.go, rec), the kind's
-// trace form (kindDef.trace) and the result (kindDef.answer).
+// A recorded call as an op: what every call records, its fields' recorded
+// values (field.rec), the kind's trace form (kindDef.trace) and its result
+// (kindDef.answer).
 
 // traceParser reads the calls of one trace, with the names it has given
 // its contexts, streams, storages and comm handles.
 type traceParser struct {
 	t     *Trace
-	want  map[int8]int32  // storage → accepted_value of its last prepare_run's descriptor
-	slots map[string]int8 // trace context name → slot
+	want  map[int8]int32  // storage → its last prepare_run's accepted_value
+	slots map[string]int8 // context name → slot
 	// used: 0 a slot never taken, -1 one holding a context, N > 0 one whose
-	// context was the N-th destroyed; retired: names whose slot a later
-	// context took.
-	used     [maxTraceSlots]int
+	// context was the N-th destroyed; retired: names a later context's
+	// slot took.
+	used     [MaxSlots]int
 	destroys int
 	retired  map[string]bool
-	refs     map[string]func(v tracevocab.Value, skip func(string)) int8 // by text prefix (traceRef)
+	refs     map[string]func(v tracevocab.Value, skip func(string)) int8 // by text prefix
 	comm     traceComm
 }
 
@@ -37,33 +37,21 @@ func (p *traceParser) headerLine(line string) error {
 	if !ok {
 		return nil
 	}
-	v = strings.TrimSpace(v)
-	switch strings.TrimSpace(k) {
-	case tracevocab.HeaderTarget:
-		p.t.Target = v
-	case tracevocab.HeaderRevision:
-		p.t.Revision = v
-	case tracevocab.HeaderPID:
-		p.t.PID, _ = strconv.Atoi(v)
-	case tracevocab.HeaderImageLimit:
-		p.t.ImageLimit, _ = strconv.Atoi(v)
-	case tracevocab.HeaderForkedFrom:
-		p.t.ForkedFrom = v
-	case tracevocab.HeaderDied:
-		sig, at, err := tracevocab.ParseDied(v)
-		if err != nil {
-			return err
-		}
-		p.t.Signal, p.t.SignalAt = sig, at
+	t, k, v := p.t, strings.TrimSpace(k), strings.TrimSpace(v)
+	strs := map[string]*string{tracevocab.HeaderTarget: &t.Target, tracevocab.HeaderRevision: &t.Revision, tracevocab.HeaderForkedFrom: &t.ForkedFrom}
+	ints := map[string]*int{tracevocab.HeaderPID: &t.PID, tracevocab.HeaderImageLimit: &t.ImageLimit}
+	if at, ok := strs[k]; ok {
+		*at = v
 	}
-	return nil
-}
-
-func (p *traceParser) revision() abi.Revision {
-	if p.t.Revision == "legacy" {
-		return abi.RevLegacy
+	if at, ok := ints[k]; ok {
+		*at, _ = strconv.Atoi(v)
 	}
-	return abi.RevKernel
+	if k != tracevocab.HeaderDied {
+		return nil
+	}
+	var err error // a bad died comment is refused; the others read as they can
+	t.Signal, t.SignalAt, err = tracevocab.ParseDied(v)
+	return err
 }
 
 // call parses a call line or an entry record.
@@ -86,7 +74,11 @@ func (p *traceParser) call(line string) (TraceCall, error) {
 	case l.Dev.Is("none"):
 		c.Dev, c.DevKnown = -1, true
 	}
-	e, err := tracevocab.Lookup(p.revision(), l.Op, l.Args)
+	rev := abi.RevKernel
+	if p.t.Revision == "legacy" {
+		rev = abi.RevLegacy
+	}
+	e, err := tracevocab.Lookup(rev, l.Op, l.Args)
 	if err != nil {
 		return c, err
 	}
@@ -100,7 +92,7 @@ type traceFields struct {
 	e     tracevocab.Entry
 	keyed map[string]tracevocab.Value
 	pos   []tracevocab.Value
-	skip  func(why string) // why the call cannot be judged (the first reason stands)
+	skip  func(why string) // the first reason stands
 	err   error            // the first value that does not read
 }
 
@@ -114,17 +106,8 @@ func keep[T any](t *traceFields) func(T, error) T {
 	}
 }
 
-// num is the keyed argument's number (0 when absent).
-func (f *traceFields) num(key string) int64 {
-	if v, ok := f.keyed[key]; ok {
-		return v.Int(0)
-	}
-	return 0
-}
-
-// recFields reads each declared field from its recorded value: keyed by
-// key, positional by place.
-func (f *traceFields) recFields(d *kindDef) error {
+// recFields reads each field from its recorded value, keyed or by place.
+func (f *traceFields) recFields(d *kindDef) {
 	i := 0
 	for _, fl := range d.fields {
 		var v tracevocab.Value
@@ -148,11 +131,10 @@ func (f *traceFields) recFields(d *kindDef) error {
 			fl.gone(f)
 		}
 	}
-	return f.err
 }
 
 // traceRef reads a recorded reference by its text prefix (nil for a
-// context: every call's, read before its fields).
+// context, read before the fields).
 func traceRef(prefix string, at func(*Op) *int8) func(*traceFields, tracevocab.Value) {
 	if prefix == "c" {
 		return nil
@@ -167,7 +149,7 @@ func streamGone(f field) field {
 }
 
 // imageSkip: a truncated image is not judged, unless a prepare's is over
-// the byte budget (judged by its size alone); a register has no such step.
+// the byte budget (judged by its size alone).
 func (f *traceFields) imageSkip(r ImageRecipe) {
 	if r.Base == ImgRawTrunc && (!f.c.Op.Kind.Prepares() || r.Raw <= budgetBytes) {
 		f.skip("the image is over the recording limit (its bytes are not in the trace)")
@@ -197,9 +179,8 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 		return fmt.Errorf("%s: an op word the op grammar does not know", e.Op)
 	}
 	c.Op = Op{Kind: k}
-	// A struct pointer the recorder could not read (unmapped memory): the
-	// call is not judged unless its context is NULL (every entry answers
-	// that before it reads a struct).
+	// A struct the recorder could not read: not judged unless the context
+	// is NULL (answered before any struct is read).
 	var unread string
 	var missing []string
 	for _, a := range e.Args {
@@ -222,19 +203,17 @@ func (p *traceParser) op(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) er
 	}
 	d := defOf(k)
 	f := &traceFields{p: p, c: c, e: e, keyed: keyed, pos: pos, skip: skip}
-	if err := f.recFields(d); err != nil {
-		return err
+	if f.recFields(d); d.trace != nil && f.err == nil {
+		d.trace(f)
 	}
-	if d.trace != nil {
-		if d.trace(f); f.err != nil {
-			return f.err
-		}
+	if f.err != nil {
+		return f.err
 	}
 	return p.result(c, e, l)
 }
 
-// traceLaunch reads launch's args, which the recorder writes when the call
-// returns: an entry record lacks them, and they read as match.
+// traceLaunch: args are recorded when launch returns; an entry record's
+// read as match.
 func traceLaunch(f *traceFields) {
 	if !f.args(true) {
 		f.c.Op.Args = ArgsRecipe{Mode: ArgsMatch}
@@ -242,8 +221,7 @@ func traceLaunch(f *traceFields) {
 }
 
 // args reads the recorded args (false: none) and the counts the runtime
-// read; for a launch, which judges them, also whether a tensor is not
-// DEVICE and whether a version 1 trace hid that.
+// read; for a launch, also the host flag and whether version 1 hid it.
 func (f *traceFields) args(launch bool) bool {
 	v, ok := f.keyed["args"]
 	if !ok {
@@ -276,8 +254,7 @@ func traceProg(f *traceFields) {
 }
 
 // traceRun reads a run-family call on a NULL storage as the prog op of its
-// entry, and keeps a prepare_run's or run's descriptor's accepted_value
-// for a later launch_run of the storage.
+// entry, and keeps a descriptor's accepted_value for a later launch_run.
 func traceRun(f *traceFields) {
 	p, c := f.p, f.c
 	op := &c.Op
@@ -285,7 +262,7 @@ func traceRun(f *traceFields) {
 	if f.keyed["st"].Is("null") {
 		fn, _ := progFn(f.e.Op) // a run entry's prog fn is its op word
 		*op = Op{Kind: KindProg, C: op.C, Fn: fn}
-		if (k == KindPrepareRun || k == KindRun) && !(f.num("id") == -1 && f.keyed["args"].Is("null") && f.keyed["cfg"].Is("null") && f.keyed["desc"].Is("null")) {
+		if (k == KindPrepareRun || k == KindRun) && !(f.keyed["id"].Is("n") && f.keyed["id"].Int(0) == -1 && f.keyed["args"].Is("null") && f.keyed["cfg"].Is("null") && f.keyed["desc"].Is("null")) {
 			c.NoReplay = "a NULL run storage with other arguments than the op grammar's prog " + f.e.Op
 		}
 		return
@@ -316,38 +293,25 @@ func clampI32(v int64) int32 { return int32(max(math.MinInt32, min(math.MaxInt32
 
 func clampI16(v int64) int16 { return int16(max(math.MinInt16, min(math.MaxInt16, v))) }
 
-// hexBytes is the i-th hole of v, hex, as bytes (the lexer checked its
-// digits).
+// hexBytes is the i-th hole of v as bytes (the lexer checked its digits).
 func hexBytes(v tracevocab.Value, i int) []byte {
 	b, _ := hex.DecodeString(v.Text(i))
 	return b
 }
 
-const tooMany int8 = -2
-
-// name maps a trace name (s3, st7) to the op grammar's index by first
-// appearance; beyond max is tooMany.
-func (p *traceParser) name(m map[string]int8, s string, max int) int8 {
-	if i, ok := m[s]; ok {
-		return i
-	}
-	if len(m) >= max {
-		return tooMany
-	}
-	m[s] = int8(len(m))
-	return m[s]
-}
-
-// numbered maps a recorded stream, storage or rootinfo path (up to max)
-// to the grammar's by first appearance; unknown is what one the recorder
-// could not number (or read: verb) reads as.
-func (p *traceParser) numbered(m map[string]int8, max int, what, verb string, unknown int8) func(v tracevocab.Value, skip func(string)) int8 {
+// numbered maps a recorded stream, storage or rootinfo path to the
+// grammar's by first appearance; one the recorder could not verb reads
+// as unknown.
+func numbered(m map[string]int8, max int, what, verb string, unknown int8) func(v tracevocab.Value, skip func(string)) int8 {
 	return func(v tracevocab.Value, skip func(string)) int8 {
 		switch {
 		case v.Is("null"):
 			return NullRef
 		case v.Is("named"):
-			if s := p.name(m, v.Source, max); s != tooMany {
+			if _, ok := m[v.Source]; !ok && len(m) < max {
+				m[v.Source] = int8(len(m))
+			}
+			if s, ok := m[v.Source]; ok {
 				return s
 			}
 			skip("more " + what + "s than the op grammar names")
@@ -381,9 +345,9 @@ func (p *traceParser) ctx(v tracevocab.Value) (int8, string) {
 	return slot, "" // inherited (a forked child's): adopted as unknown
 }
 
-// takeSlot is the slot for a new context: one never used, else the one
-// destroyed longest ago, its old name retired (a destroy may have been
-// refused, so a slot is not reused while another is free); -1 when none.
+// takeSlot is a new context's slot: one never used, else the one destroyed
+// longest ago (a destroy may have been refused), its old name retired; -1
+// when none.
 func (p *traceParser) takeSlot() int8 {
 	best := int8(-1)
 	for i := range p.used {
@@ -407,8 +371,7 @@ func (p *traceParser) takeSlot() int8 {
 	return best
 }
 
-// reset is a simabi_reset that returned 0: every context is gone, so every
-// name is retired and every slot free; the runs of the storages are gone.
+// reset is a simabi_reset that returned 0: every context and run is gone.
 func (p *traceParser) reset(c *TraceCall) {
 	c.Reset = true
 	p.resetComm()
@@ -417,7 +380,7 @@ func (p *traceParser) reset(c *TraceCall) {
 	}
 	clear(p.slots)
 	clear(p.want)
-	p.used, p.destroys = [maxTraceSlots]int{}, 0
+	p.used, p.destroys = [MaxSlots]int{}, 0
 }
 
 // traceAnswer is a recorded result and the fields after it.
@@ -427,8 +390,7 @@ type traceAnswer struct {
 	extras map[string]tracevocab.Value
 }
 
-// result reads the recorded result into the observation: by the kind's
-// answer, else as a status.
+// result reads the recorded result: by the kind's answer, else a status.
 func (p *traceParser) result(c *TraceCall, e tracevocab.Entry, l tracevocab.Line) error {
 	if l.Entered || l.Missing {
 		return nil
@@ -464,7 +426,6 @@ func (p *traceParser) result(c *TraceCall, e tracevocab.Entry, l tracevocab.Line
 	return nil
 }
 
-// answerCreate takes the slot of the context create returned.
 func answerCreate(p *traceParser, c *TraceCall, a *traceAnswer) {
 	op, o := &c.Op, &c.Obs
 	slot := p.takeSlot()
@@ -483,8 +444,8 @@ func answerCreate(p *traceParser, c *TraceCall, a *traceAnswer) {
 	}
 }
 
-// answerDestroy frees the slot for reuse, last of all (the destroy may
-// have been refused, E-DESTROY).
+// answerDestroy frees the slot for reuse, last of all (E-DESTROY may have
+// refused).
 func answerDestroy(p *traceParser, c *TraceCall, _ *traceAnswer) {
 	if op := &c.Op; op.C >= 0 && p.used[op.C] < 0 {
 		p.destroys++
@@ -492,12 +453,10 @@ func answerDestroy(p *traceParser, c *TraceCall, _ *traceAnswer) {
 	}
 }
 
-// answerUnrecorded: the contract's bytes are not recorded.
 func answerUnrecorded(_ *traceParser, c *TraceCall, _ *traceAnswer) {
 	c.Skip = "the contract's bytes are not recorded"
 }
 
-// answerProg reads a program-side entry's status or value.
 func answerProg(_ *traceParser, c *TraceCall, a *traceAnswer) {
 	o := &c.Obs
 	switch a.e.Result {
@@ -516,13 +475,12 @@ func answerProg(_ *traceParser, c *TraceCall, a *traceAnswer) {
 	}
 }
 
-// answerValue reads a query's value.
 func answerValue(_ *traceParser, c *TraceCall, a *traceAnswer) {
 	c.Obs.Call.Value = uint64(a.res.Int(0))
 }
 
-// answerCommitted reads committed_device_memory_ctx: judged where M-7 wants
-// it exact (0); a direction needs the value before, which is not recorded.
+// answerCommitted: judged where M-7 wants it exact (0); a direction needs
+// the value before, which is not recorded.
 func answerCommitted(_ *traceParser, c *TraceCall, a *traceAnswer) {
 	o := &c.Obs
 	o.Call.Value, o.Mem = a.res.Uint(0), a.res.Uint(0)
@@ -530,9 +488,8 @@ func answerCommitted(_ *traceParser, c *TraceCall, a *traceAnswer) {
 }
 
 // traceArgs reads an ARGS: the counts, and whether one of the first
-// tensor_count tensors is not DEVICE (the recipe's host flag; a replay puts
-// tensor 0 in HOST, refused alike). hidden: a version 1 record, which holds
-// only whether tensor 0 is HOST.
+// tensor_count tensors is not DEVICE (host: a replay puts tensor 0 in HOST,
+// refused alike). hidden: a version 1 record holds only tensor 0's.
 func traceArgs(v tracevocab.Value) (a ArgsRecipe, hidden bool, err error) {
 	switch v.Variant {
 	case "null", "bad":

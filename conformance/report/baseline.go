@@ -1,26 +1,20 @@
 package report
 
 import (
-	"github.com/simabi/simabi/conformance/model"
-
 	"bufio"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/simabi/simabi/conformance/model"
 )
 
-// Baselines: how a runtime team adopts the checker before it has fixed
-// everything. A baseline lists findings (rule and fingerprint) that are
-// known; a run with a baseline reports them as known and fails only on new
-// ones. The file is text, one finding per line:
+// Baseline is a set of known findings, which a run reports as known and
+// fails only on new ones. Its file holds one a line, '#' comments aside:
 //
 //	RULE FINGERPRINT  what the finding was (free text, ignored)
-//
-// with '#' comments and blank lines ignored.
-
-// Baseline is a set of known findings.
 type Baseline struct {
 	known map[string]bool // rule + " " + fingerprint
 }
@@ -38,8 +32,7 @@ func (b *Baseline) Has(rule, fingerprint string) bool {
 	return b != nil && b.known[rule+" "+fingerprint]
 }
 
-// Lines are the findings the baseline lists, "RULE FINGERPRINT" each,
-// sorted: the text ParseBaseline reads back to the same baseline.
+// Lines are the findings, "RULE FINGERPRINT" each, sorted.
 func (b *Baseline) Lines() []string {
 	if b == nil {
 		return nil
@@ -47,8 +40,7 @@ func (b *Baseline) Lines() []string {
 	return slices.Sorted(maps.Keys(b.known))
 }
 
-// ParseBaseline reads a baseline; a line that is not "RULE FINGERPRINT ..."
-// with a known rule and a 16-digit hex fingerprint is an error naming it.
+// ParseBaseline reads a baseline; an error names the bad line.
 func ParseBaseline(r io.Reader) (*Baseline, error) {
 	b := &Baseline{known: map[string]bool{}}
 	sc := bufio.NewScanner(r)
@@ -76,22 +68,11 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 	return b, nil
 }
 
-// IsFingerprint reports whether s is a fingerprint: 16 lower-case hex digits.
-func IsFingerprint(s string) bool {
-	if len(s) != 16 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+// IsFingerprint reports whether s is 16 lower-case hex digits.
+func IsFingerprint(s string) bool { return len(s) == 16 && strings.Trim(s, "0123456789abcdef") == "" }
 
-// WriteBaseline writes the findings of reports that fail a run (fail,
-// crash, hang; known ones too) as a baseline, one line each, grouped by
-// report.
+// WriteBaseline writes the findings of reports that fail a run (known ones
+// too) as a baseline, grouped by report.
 func WriteBaseline(w io.Writer, reports []*Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "# abicheck baseline: findings accepted as known (abicheck -baseline FILE).")
@@ -99,8 +80,8 @@ func WriteBaseline(w io.Writer, reports []*Report) error {
 	for _, r := range reports {
 		fmt.Fprintf(bw, "\n# target %s (profile %s)\n", r.Target, r.Profile)
 		for _, f := range r.Findings {
-			if !f.Verdict.Bad() && !f.Known || f.Rule == TraceRule {
-				continue // (a trace's own fault is no runtime's finding to accept)
+			if !f.Verdict.Bad() && !f.Known || f.Rule == TraceRule { // a trace's fault is no runtime's
+				continue
 			}
 			what := f.Check
 			if f.Index >= 0 && f.Op != "" {
@@ -120,10 +101,9 @@ func oneLineText(s string, max int) string {
 	return s
 }
 
-// ApplyBaseline marks the findings b lists as known; a rule or a check whose
-// every failing finding is known gets the verdict known (its detail names
-// the first), one with a new finding keeps its verdict and shows the first
-// new finding. It returns how many findings it marked.
+// ApplyBaseline marks the findings b lists as known, and returns how many:
+// a rule or check whose every failing finding is known is known, one with
+// a new finding shows the first new one.
 func (r *Report) ApplyBaseline(b *Baseline) int {
 	if b.Len() == 0 {
 		return 0
@@ -160,9 +140,8 @@ func (r *Report) ApplyBaseline(b *Baseline) int {
 	return marked
 }
 
-// firstUnknown finds the first failing finding that sel picks and the
-// baseline does not know; all reports whether sel picked some and every one
-// is known.
+// firstUnknown is the first failing finding sel picks that is not known;
+// all: sel picked some, every one known.
 func (r *Report) firstUnknown(sel func(*FindingReport) bool) (first *FindingReport, all bool) {
 	n := 0
 	for i := range r.Findings {

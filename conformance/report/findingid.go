@@ -1,21 +1,18 @@
 package report
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/op"
-
-	"fmt"
-	"strings"
 )
 
-// FindingID is what a repro must reproduce: the rule, the kind of verdict,
-// the kind of op it happened at (and its program entry) and what differed
-// (the statuses wanted and got when the model named them, else the detail).
-// Two findings are the same when these match with numbers and slots masked:
-// a shrunk repro reaches the finding at another position, on another
-// context, with other ids, but it is the same finding. A crash or a hang is
-// named by its verdict and the op it died at.
+// FindingID is what a repro must reproduce: the rule, the verdict, the kind
+// of op (and its program entry) and what differed. Two are the same when
+// these match with numbers and slots masked (a shrunk repro reaches it at
+// another position, context or id).
 type FindingID struct {
 	Rule    string
 	Verdict model.Verdict
@@ -32,8 +29,7 @@ func IDOf(f model.Finding) FindingID {
 	return FindingID{Rule: f.Rule.String(), Verdict: f.Verdict, Op: opKey("random", f.Op), What: oneLine(what)}
 }
 
-// DeathID is the identity of a crash or hang at position at of ops
-// (len(ops): the runner's cleanup; outside: its setup), under rule.
+// DeathID is the identity of a crash or hang at position at of ops.
 func DeathID(rule model.Rule, v model.Verdict, ops []op.Op, at int) FindingID {
 	var o *op.Op
 	if at >= 0 && at < len(ops) {
@@ -55,9 +51,8 @@ func (id FindingID) String() string {
 	return s
 }
 
-// Matches reports whether got is the finding id names. A death's rule is
-// the check's or the entry's (a replay knows only the entry), so deaths
-// match on the verdict and the op alone.
+// Matches reports whether got is the finding id names (a death on its
+// verdict and op alone: a replay knows only the entry's rule).
 func (id FindingID) Matches(got FindingID) bool {
 	if id.Verdict != got.Verdict || id.Op != got.Op {
 		return false
@@ -94,8 +89,8 @@ func ParseFindingID(s string) (FindingID, error) {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// OutcomeIDs are the findings a run of ops showed: its death (a crash or a
-// hang), then its failures.
+// OutcomeIDs are the findings a run of ops showed: its death, then its
+// failures.
 func OutcomeIDs(ops []op.Op, out conformance.Outcome) []FindingID {
 	var got []FindingID
 	if out.Verdict == model.Crash || out.Verdict == model.Hang {

@@ -1,8 +1,7 @@
 package report
 
 import (
-	"github.com/simabi/simabi/conformance/op"
-
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
@@ -10,14 +9,12 @@ import (
 	"strings"
 
 	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 )
 
-// Finding fingerprints: a name for "the same finding" that survives a rerun
-// of the same build, so a baseline can accept known findings and fail only on
-// new ones. A directed check is deterministic, so its check name, op and
-// detail name a finding exactly. A random sequence is not reproduced across
-// seeds or sequence counts, so only what the finding is counts: the rule, the
-// kind of op and the detail with numbers and slot names masked.
+// A fingerprint names a finding across reruns of one build: a directed
+// check's name, op and detail exactly; a random sequence's rule, op kind and
+// detail with numbers and slots masked.
 
 // printOf is the fingerprint of key: 16 hex digits of its SHA-256.
 func printOf(key string) string {
@@ -25,8 +22,7 @@ func printOf(key string) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// checkKey is what of a check's name enters a fingerprint: the directed
-// check's name, or "random" for every random sequence.
+// checkKey is the check's name, or "random" for every random sequence.
 func checkKey(check string) string {
 	if strings.HasPrefix(check, "random/") || check == "" {
 		return "random"
@@ -34,8 +30,7 @@ func checkKey(check string) string {
 	return check
 }
 
-// opKey is what of op enters a fingerprint: the op, or its kind (and program
-// entry) in a random sequence.
+// opKey is the op, or its kind (and program entry) in a random sequence.
 func opKey(check string, o op.Op) string {
 	if checkKey(check) != "random" {
 		return o.String()
@@ -51,28 +46,22 @@ var numberRE = regexp.MustCompile(`\b[cs]?-?[0-9]+\b`)
 // maskNumbers replaces numbers, context slots (c3) and streams (s1) with #.
 func maskNumbers(s string) string { return numberRE.ReplaceAllString(s, "#") }
 
-// findingPrint is the fingerprint of a failure of a run: key when the model
-// gave one (Finding.Key), else the detail, names what differed.
+// findingPrint is the fingerprint of a failure of a run: key (else the
+// detail) names what differed.
 func findingPrint(fr FindingReport, op op.Op, key string) string {
-	detail := fr.Detail
-	if key != "" {
-		detail = key
+	detail := cmp.Or(key, fr.Detail)
+	site := "-"
+	if fr.Index >= 0 {
+		site = opKey(fr.Check, op)
 	}
-	k := fr.Rule + "\x00" + checkKey(fr.Check) + "\x00"
-	switch {
-	case fr.Index < 0:
-		k += "-"
-	default:
-		k += opKey(fr.Check, op)
-	}
+	k := fr.Rule + "\x00" + checkKey(fr.Check) + "\x00" + site
 	if checkKey(fr.Check) == "random" {
 		detail = maskNumbers(detail)
 	}
 	return printOf(k + "\x00" + detail)
 }
 
-// passDetail says what a passing rule's passes are worth when some came from
-// a legacy build's generic -1.
+// passDetail says what a passing rule's passes are worth.
 func passDetail(t [model.NumVerdicts]uint32, generic, runClauses uint32) string {
 	var parts []string
 	if runClauses > 0 {

@@ -1,33 +1,29 @@
-// Package report aggregates the checker's runs per rule and renders them:
-// the per-rule verdicts with their details and repros, every distinct
-// finding with a fingerprint that names it across runs, text, JSON and JUnit
-// renderings, and baselines of known findings. The engine (conformance)
-// produces the runs; this package only folds and renders them.
+// Package report folds the checker's runs per rule and renders them: the
+// per-rule verdicts with details and repros, every distinct finding with a
+// fingerprint that names it across runs (baselines), as text, JSON or JUnit.
 package report
 
 import (
-	"github.com/simabi/simabi/conformance/catalogue"
-	"github.com/simabi/simabi/conformance/op"
-
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 )
 
-// RuleReport is the verdict of one rule: pass, fail, warn or skip (crash and
-// hang when a run died), a detail line, and for a failure the shrunk op log
-// that reproduces it.
+// RuleReport is the verdict of one rule, a detail line, and for a failure
+// the shrunk op log that reproduces it.
 type RuleReport struct {
-	Rule string `json:"rule"`
-	// Anchor is the rule's section of the contract (docs/contract.md#id).
-	Anchor  string        `json:"anchor,omitempty"`
+	Rule    string        `json:"rule"`
+	Anchor  string        `json:"anchor,omitempty"` // docs/contract.md#id
 	Verdict model.Verdict `json:"verdict"`
 	Detail  string        `json:"detail,omitempty"`
 	Repro   []string      `json:"repro,omitempty"`
@@ -35,17 +31,15 @@ type RuleReport struct {
 	Fails   uint32        `json:"fails"`
 	Warns   uint32        `json:"warns"`
 	Skips   uint32        `json:"skips"`
-	// Generic is how many of the passes a legacy build earned with its
-	// generic -1 (they prove less: IS, IA, NR and INTERNAL look alike).
+	// Generic is how many passes a legacy build earned with its generic -1
+	// (IS, IA, NR and INTERNAL look alike).
 	Generic uint32 `json:"generic_passes,omitempty"`
-	// RunClauses is how many outstanding-run clauses (E-FIN, E-DESTROY:
-	// a native run outstanding) were checked.
+	// RunClauses is how many clauses with a native run outstanding (E-FIN,
+	// E-DESTROY) were checked.
 	RunClauses uint32 `json:"run_clauses,omitempty"`
-	// Finding names the finding Repro reproduces (FindingID.String), for a
-	// failure, crash or hang with a repro.
-	Finding string `json:"finding,omitempty"`
-	// ReproNote says what a reader of Repro must know: that it shows the
-	// finding only under conditions the ops do not make.
+	Finding    string `json:"finding,omitempty"` // what Repro reproduces (FindingID.String)
+	// ReproNote: Repro shows the finding only under conditions the ops do
+	// not make.
 	ReproNote string `json:"repro_note,omitempty"`
 }
 
@@ -58,43 +52,31 @@ type CheckReport struct {
 	Repro   []string      `json:"repro,omitempty"`
 }
 
-// FindingReport is one distinct failure, crash or hang of a run: where it
-// happened, what differed, and a fingerprint that names it across runs (a
-// baseline records fingerprints). Every divergence is listed, not only the
-// first of each rule; identical ones (same fingerprint) are counted once.
+// FindingReport is one distinct failure, crash or hang of a run, with a
+// fingerprint that names it across runs; identical ones are counted once.
 type FindingReport struct {
-	Rule string `json:"rule"`
-	// Anchor is the rule's section of the contract (docs/contract.md#id).
-	Anchor  string        `json:"anchor,omitempty"`
+	Rule    string        `json:"rule"`
+	Anchor  string        `json:"anchor,omitempty"` // docs/contract.md#id
 	Verdict model.Verdict `json:"verdict"`
-	// Check is the directed check, or "random/seed-N" for a random sequence.
-	Check string `json:"check"`
-	// Index is the op's position in the check (-1 when no op: a crash of the
-	// setup, a bind-time finding).
-	Index  int    `json:"index"`
-	Op     string `json:"op,omitempty"`
-	Detail string `json:"detail"`
-	// Fingerprint is stable across runs of one build: the rule, the
-	// directed check, the op and what differed (for a random sequence the
-	// op's kind and the detail with numbers and slots masked; for a crash or
-	// hang the op it died at).
+	Check   string        `json:"check"` // the directed check, or "random/seed-N"
+	Index   int           `json:"index"` // the op's position (-1: no op)
+	Op      string        `json:"op,omitempty"`
+	Detail  string        `json:"detail"`
+	// Fingerprint is stable across runs of one build (fingerprint.go).
 	Fingerprint string   `json:"fingerprint"`
 	Count       int      `json:"count"`
 	Repro       []string `json:"repro,omitempty"`
-	// Known: a baseline lists the fingerprint (ApplyBaseline).
-	Known bool `json:"known,omitempty"`
+	Known       bool     `json:"known,omitempty"` // a baseline lists it
 }
 
 // Report aggregates runs per rule.
 type Report struct {
-	Target  string        `json:"target"`
-	Profile string        `json:"profile"`
-	Rules   []RuleReport  `json:"rules"`
-	Checks  []CheckReport `json:"checks"`
-	// Findings lists every distinct failure, crash and hang.
+	Target   string          `json:"target"`
+	Profile  string          `json:"profile"`
+	Rules    []RuleReport    `json:"rules"`
+	Checks   []CheckReport   `json:"checks"`
 	Findings []FindingReport `json:"findings"`
-	// Ops is the number of calls the model checked.
-	Ops int `json:"ops"`
+	Ops      int             `json:"ops"` // the calls the model checked
 
 	tally      model.Tally
 	generic    [model.NumRules]uint32
@@ -109,10 +91,8 @@ type Report struct {
 // NewReport starts an empty report.
 func NewReport(target string) *Report { return &Report{Target: target} }
 
-// AddResult folds one run of check into the report: its tally, the first
-// notable finding of each rule and every distinct failure. reproOf gives
-// the (shrunk) sequence that reproduces res.Findings[i], nil for none
-// (reproOf nil: no repros).
+// AddResult folds one run of check into the report. reproOf gives the
+// sequence that reproduces res.Findings[i] (nil: none).
 func (r *Report) AddResult(check string, res *conformance.Result, reproOf func(i int) []op.Op) {
 	r.tally.Add(&res.Tally)
 	for i, n := range res.Generic {
@@ -126,10 +106,10 @@ func (r *Report) AddResult(check string, res *conformance.Result, reproOf func(i
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		var repro []op.Op
-		if reproOf != nil && f.Verdict == model.Fail {
-			repro = reproOf(i)
-		}
 		if f.Verdict == model.Fail {
+			if reproOf != nil {
+				repro = reproOf(i)
+			}
 			fr := FindingReport{Rule: f.Rule.String(), Verdict: model.Fail, Check: check, Index: f.Index, Detail: f.Detail}
 			if f.Index >= 0 {
 				fr.Op = f.Op.String()
@@ -137,8 +117,7 @@ func (r *Report) AddResult(check string, res *conformance.Result, reproOf func(i
 			fr.Fingerprint = findingPrint(fr, f.Op, f.Key)
 			r.addFinding(fr, repro)
 		}
-		cur := r.first[f.Rule]
-		if cur == nil || rank(f.Verdict) > rank(cur.Verdict) {
+		if r.outranks(f.Rule, f.Verdict) {
 			ff := *f
 			r.first[f.Rule] = &ff
 			if f.Verdict == model.Fail {
@@ -151,21 +130,18 @@ func (r *Report) AddResult(check string, res *conformance.Result, reproOf func(i
 // NoteRepro attaches a note to the repro rule shows (RuleReport.ReproNote).
 func (r *Report) NoteRepro(rule model.Rule, note string) { r.reproNote[rule] = note }
 
-// AddOutcome records a verdict for rules outside a run (a crash, a hang, a
-// skipped check).
+// AddOutcome records a verdict for rules outside a run.
 func (r *Report) AddOutcome(rules []model.Rule, v model.Verdict, detail string, repro []op.Op) {
 	for _, rule := range rules {
 		r.tally[rule][v]++
-		cur := r.first[rule]
-		if cur == nil || rank(v) > rank(cur.Verdict) {
+		if r.outranks(rule, v) {
 			r.first[rule] = &model.Finding{Rule: rule, Verdict: v, Detail: detail, Index: -1}
 			r.repro[rule], r.id[rule] = repro, FindingID{}
 		}
 	}
 }
 
-// AddDeath records a crash or hang of check at op (nil: not at an op) under
-// rules, with its repro.
+// AddDeath records a crash or hang of check at op (nil: not at an op).
 func (r *Report) AddDeath(check string, rules []model.Rule, v model.Verdict, at int, op *op.Op, detail string, repro []op.Op) {
 	r.addDeathOutcome(rules, v, deathSite(at, op), detail, repro)
 	for _, rule := range rules {
@@ -193,8 +169,7 @@ func (r *Report) addDeathOutcome(rules []model.Rule, v model.Verdict, where, det
 	}
 }
 
-// deathSite names where a run died as FindingID does: the op's kind, or
-// the runner's setup (at < 0) or cleanup (after the last op).
+// deathSite names where a run died as FindingID does.
 func deathSite(at int, o *op.Op) string {
 	switch {
 	case o != nil:
@@ -205,10 +180,8 @@ func deathSite(at int, o *op.Op) string {
 	return "cleanup"
 }
 
-// AddResidue records a death that what earlier, unloaded instances left in
-// the process caused (U-1). Which case it hits is chance, so its
-// fingerprint names only the rule, "residue" and the verdict: one finding
-// however many cases it hit.
+// AddResidue records a death that earlier, unloaded instances caused
+// (U-1); which case it hits is chance, so it is one finding however many.
 func (r *Report) AddResidue(check string, v model.Verdict, at int, op *op.Op, detail string, repro []op.Op) {
 	r.addDeathOutcome([]model.Rule{model.RU1}, v, deathSite(at, op), detail, repro)
 	fr := FindingReport{Rule: model.RU1.String(), Verdict: v, Check: check, Index: at, Detail: detail}
@@ -219,14 +192,12 @@ func (r *Report) AddResidue(check string, v model.Verdict, at int, op *op.Op, de
 	r.addFinding(fr, repro)
 }
 
-// AddProbeFailure records a failure a refusal probe found (suite/probe.go):
-// shown under its rule (the refused entry's, or the finding's own), with
-// the probe case's ops up to it as repro; cause is the finding as the model
-// made it, which a replay of the repro reproduces.
+// AddProbeFailure records a failure a refusal probe found, shown under its
+// rule; cause is the finding a replay of repro reproduces.
 func (r *Report) AddProbeFailure(check string, shown, cause model.Finding, repro []op.Op) {
 	f := shown
 	r.tally[f.Rule][model.Fail]++
-	if cur := r.first[f.Rule]; cur == nil || rank(model.Fail) > rank(cur.Verdict) {
+	if r.outranks(f.Rule, model.Fail) {
 		ff := f
 		ff.Index = -1 // the detail names the op and the refusal
 		r.first[f.Rule] = &ff
@@ -237,9 +208,7 @@ func (r *Report) AddProbeFailure(check string, shown, cause model.Finding, repro
 	r.addFinding(fr, repro)
 }
 
-// AddBindFinding records a rule the library breaks at bind time (an
-// inadmissible or NULL pipeline contract, a NULL from create_device_context
-// while it was asked what it supports): a failure outside any run.
+// AddBindFinding records a rule the library breaks at bind time.
 func (r *Report) AddBindFinding(rule model.Rule, detail string) {
 	r.AddOutcome([]model.Rule{rule}, model.Fail, "at bind time: "+detail, nil)
 	fr := FindingReport{Rule: rule.String(), Verdict: model.Fail, Check: "bind", Index: -1, Detail: "at bind time: " + detail}
@@ -269,43 +238,29 @@ func (r *Report) addFinding(fr FindingReport, repro []op.Op) {
 	r.Findings = append(r.Findings, fr)
 }
 
-// CountPass counts a pass of rule outside a run (a probe that found no
-// trace of its refusal).
+// CountPass counts a pass of rule outside a run.
 func (r *Report) CountPass(rule model.Rule) { r.tally[rule][model.Pass]++ }
 
-// Shows reports whether a v of one of rules would be the one the report
-// shows (so its repro is worth shrinking): the report keeps the first
-// finding of the highest rank per rule.
+// Shows reports whether a v of one of rules would be shown (so its repro
+// is worth shrinking).
 func (r *Report) Shows(rules []model.Rule, v model.Verdict) bool {
-	for _, rule := range rules {
-		if cur := r.first[rule]; cur == nil || rank(v) > rank(cur.Verdict) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(rules, func(rule model.Rule) bool { return r.outranks(rule, v) })
+}
+
+// outranks reports whether a v of rule would replace the finding shown.
+func (r *Report) outranks(rule model.Rule, v model.Verdict) bool {
+	cur := r.first[rule]
+	return cur == nil || rank(v) > rank(cur.Verdict)
 }
 
 // AddCheck records a check's own outcome.
 func (r *Report) AddCheck(c CheckReport) { r.Checks = append(r.Checks, c) }
 
-func rank(v model.Verdict) int {
-	switch v {
-	case model.Crash, model.Hang:
-		return 5
-	case model.Fail:
-		return 4
-	case model.Warn:
-		return 3
-	case model.Known:
-		return 2
-	case model.Skip:
-		return 1
-	}
-	return 0
-}
+func rank(v model.Verdict) int { return ranks[v] }
 
-// Finish computes the per-rule verdicts: the contract's runtime rules, then
-// TraceRule when a check recorded a fault of its trace.
+var ranks = map[model.Verdict]int{model.Crash: 5, model.Hang: 5, model.Fail: 4, model.Warn: 3, model.Known: 2, model.Skip: 1}
+
+// Finish computes the per-rule verdicts, TraceRule's last.
 func (r *Report) Finish() {
 	r.Rules = r.Rules[:0]
 	for _, rule := range model.RuntimeRules() {
@@ -350,8 +305,7 @@ func (r *Report) Finish() {
 	sort.SliceStable(r.Checks, func(i, j int) bool { return r.Checks[i].Name < r.Checks[j].Name })
 }
 
-// tallied is rule's report before its verdict: its counts and the detail
-// of its first notable finding.
+// tallied is rule's report before its verdict.
 func (r *Report) tallied(rule model.Rule) RuleReport {
 	t := r.tally[rule]
 	rr := RuleReport{Rule: rule.String(), Anchor: catalogue.RuleAnchor(rule), Passes: t[model.Pass],
@@ -365,8 +319,7 @@ func (r *Report) tallied(rule model.Rule) RuleReport {
 	return rr
 }
 
-// Verdict is the worst verdict over all rules and checks (a random
-// sequence that crashed or hung names no rule).
+// Verdict is the worst verdict over all rules and checks.
 func (r *Report) Verdict() model.Verdict {
 	worst := model.Pass
 	for _, rr := range r.Rules {
@@ -410,47 +363,42 @@ func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ")
 
 // JUnitSuite is one target's per-rule verdicts for RenderJUnit.
 type JUnitSuite struct {
-	Name    string        // the target, e.g. "sim:tmr" or a library path
-	Elapsed time.Duration // the suite's time
+	Name    string // the target
+	Elapsed time.Duration
 	Rules   []RuleReport
-	// Times are the rules' times (a test case's time attribute; a rule
-	// it does not name took 0).
-	Times map[string]time.Duration
+	Times   map[string]time.Duration // by rule (absent: 0)
 }
 
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name string `xml:"name,attr"`
+	junitCounts
+	Time  string      `xml:"time,attr"`
+	Cases []junitCase `xml:"testcase"`
+}
+
+type junitCounts struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
-	Props     *junitProps   `xml:"properties,omitempty"`
+	Props     *[]junitProp  `xml:"properties>property,omitempty"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitProps struct {
-	Props []junitProp `xml:"property"`
 }
 
 type junitProp struct {
@@ -464,12 +412,9 @@ type junitMessage struct {
 	Body    string `xml:",chardata"`
 }
 
-// RenderJUnit renders suites as JUnit XML: one <testsuite> per target under
-// a <testsuites> named name, one <testcase> per rule, each with its time in
-// seconds (JUnitSuite.Elapsed, Times). A failure is
-// <failure>, a crash or a hang <error> (its type says which), a skip
-// <skipped>, a warning a passing case with its detail in system-out; the
-// shrunk op log of a failure is the element's body.
+// RenderJUnit renders suites as JUnit XML, one <testcase> per rule: a
+// failure <failure>, a crash or hang <error>, a skip <skipped>, a warning
+// its detail in system-out; the repro is the element's body.
 func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 	all := junitSuites{Name: name}
 	for _, in := range suites {
@@ -478,9 +423,8 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 			c := junitCase{Name: rr.Rule, ClassName: junitClass(name, in.Name), Time: fmt.Sprintf("%.3f", in.Times[rr.Rule].Seconds())}
 			body := strings.Join(rr.Repro, "\n")
 			if rr.Anchor != "" {
-				// Where the rule's text is: a property for viewers that
-				// show them, and the body's first line for those that do not.
-				c.Props = &junitProps{[]junitProp{{Name: "contract", Value: rr.Anchor}}}
+				// A property, and the body's first line for viewers without.
+				c.Props = &[]junitProp{{Name: "contract", Value: rr.Anchor}}
 				body = "rule: " + rr.Anchor + "\n" + body
 			}
 			switch rr.Verdict {
@@ -501,10 +445,8 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 			s.Cases = append(s.Cases, c)
 			s.Tests++
 		}
-		all.Tests += s.Tests
-		all.Failures += s.Failures
-		all.Errors += s.Errors
-		all.Skipped += s.Skipped
+		a := &all.junitCounts
+		a.Tests, a.Failures, a.Errors, a.Skipped = a.Tests+s.Tests, a.Failures+s.Failures, a.Errors+s.Errors, a.Skipped+s.Skipped
 		all.Suites = append(all.Suites, s)
 	}
 	out, err := xml.MarshalIndent(all, "", "  ")
@@ -514,8 +456,8 @@ func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 	return append([]byte(xml.Header), append(out, '\n')...), nil
 }
 
-// junitClass is a test case's classname: report viewers split classnames on
-// '.' and '/', so the target's path keeps only letters, digits, '-' and '_'.
+// junitClass is a test case's classname: viewers split them on '.' and
+// '/', so only letters, digits, '-' and '_' stay.
 func junitClass(name, target string) string {
 	b := []byte(name + "_" + target)
 	for i, c := range b {
@@ -526,8 +468,7 @@ func junitClass(name, target string) string {
 	return string(b)
 }
 
-// JUnit renders the per-rule verdicts as JUnit XML (RenderJUnit with this
-// report as the only suite).
+// JUnit renders the per-rule verdicts as JUnit XML.
 func (r *Report) JUnit() ([]byte, error) {
 	return RenderJUnit("conformance", []JUnitSuite{{Name: r.Target, Rules: r.Rules}})
 }

@@ -1,13 +1,12 @@
 package trace
 
 import (
+	"cmp"
 	"fmt"
-	"github.com/simabi/simabi/conformance"
-	"github.com/simabi/simabi/conformance/op"
-	"github.com/simabi/simabi/conformance/report"
 	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,44 +15,38 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/simabi/simabi/abi"
+	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/report"
 )
 
-// Checking a recorded session offline: every call of a trace judged by the
-// model. A trace whose calls never overlap (one thread, or threads taking
-// turns) is judged call by call in the order the calls began. When calls of
-// several threads overlap, the trace is accepted when some order of its
-// calls that keeps every call's [begin, end] interval (porcupine searches
-// for one) satisfies the model; otherwise the longest such order is judged
-// and its first failure reported.
+// A trace whose calls never overlap is judged in the order the calls
+// began. When calls of several threads overlap, it is accepted when some
+// order keeping every call's [begin, end] interval satisfies the model
+// (porcupine searches); otherwise the longest such order is judged up to
+// its first failure.
 
 // Outcome is the result of checking one trace.
 type Outcome struct {
 	Trace   *op.Trace
 	Profile model.Profile
-	// Result is the model's verdict on the calls in the order judged
-	// (History entries follow Order).
-	Result *conformance.Result
-	// Order is the calls' indices in the order judged.
-	Order []int
-	// Concurrent: some calls of different threads overlap. Linearizable
-	// then says whether an order keeping the intervals satisfies the
-	// model, Undecided that the search ran out of time.
+	Result  *conformance.Result // the model's verdict, History following Order
+	Order   []int               // the calls' indices in the order judged
+	// Concurrent: calls of different threads overlap; Linearizable: an
+	// order keeping the intervals satisfies the model; Undecided: the
+	// search ran out of time. Note explains such a verdict.
 	Concurrent, Linearizable, Undecided bool
-	// Note explains a concurrent verdict.
-	Note string
-	// Driven: the consumer drove stream completion through the simulation
-	// hooks (the trace records a sync), so the trace is judged as the live
-	// checker judges a target with hooks: work is pending until its stream
-	// is synchronized, and fault site 8 counts only synchronizes of a stream
-	// with pending work.
+	Note                                string
+	// Driven: the trace records a sync, so it is judged as the live
+	// checker judges a target with hooks (work pends until its stream is
+	// synchronized; fault site 8 counts only syncs of a stream with work).
 	Driven bool
-	// Deaths are the calls that never returned, in the order judged.
-	Deaths []Death
+	Deaths []Death // the calls that never returned, in the order judged
 }
 
-// Death is a call the trace ends inside: a hang (the process was
-// killed in it, or is still in it), or a crash (a fatal signal hit it).
+// Death is a call the trace ends inside: a hang, or a crash (a fatal
+// signal hit it).
 type Death struct {
 	At      int // position in Order
 	Verdict model.Verdict
@@ -63,12 +56,10 @@ type Death struct {
 // Options configure CheckTrace.
 type Options struct {
 	// Profile of the recorded runtime; nil: legacy for a legacy trace,
-	// else from the first answer of simpler_kernel_mode_supported (1 tmr,
-	// 0 refusing), tmr when it never asked.
+	// else by simpler_kernel_mode_supported's first answer (0 refusing,
+	// else tmr).
 	Profile *model.Profile
-	// Timeout bounds the search for an order of overlapping calls
-	// (default 10 s).
-	Timeout time.Duration
+	Timeout time.Duration // bounds the search for an order (default 10 s)
 }
 
 // Ops is the judged sequence (for a repro).
@@ -80,7 +71,6 @@ func (tc *Outcome) Ops() []op.Op {
 	return out
 }
 
-// traceProfile decides the profile a trace is judged under.
 func traceProfile(t *op.Trace, o Options) model.Profile {
 	if o.Profile != nil {
 		return *o.Profile
@@ -100,10 +90,8 @@ func traceProfile(t *op.Trace, o Options) model.Profile {
 }
 
 // drivenTrace reports whether the consumer synchronized its streams
-// through the simulation hooks: then the target is a simulated one, whose
-// work completes only when its stream is synchronized, as the live checker
-// drives it. (A consumer that synchronizes through ACL instead is judged as
-// one on a device: work may complete at any time.)
+// through the simulation hooks (a simulated target, whose work completes
+// only then); through ACL, work may complete at any time.
 func drivenTrace(t *op.Trace) bool {
 	for _, c := range t.Calls {
 		if c.Op.Kind == op.KindSync && c.Skip == "" && !c.Unfinished {
@@ -120,14 +108,10 @@ func Check(t *op.Trace, o Options) *Outcome {
 	order := t.ByBegin()
 	tc.Concurrent = overlapping(t, order)
 	if !tc.Concurrent {
-		tc.Order = order
-		tc.Result = judgeTrace(t, tc.Profile, tc.Driven, order)
+		tc.Result, tc.Order = judgePieces(t, tc.Profile, tc.Driven, timeOrder(t, order))
 		return tc
 	}
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
+	timeout := cmp.Or(max(o.Timeout, 0), 10*time.Second)
 	tc.Result, tc.Order, tc.Linearizable, tc.Undecided = linearizeTrace(t, tc.Profile, tc.Driven, timeout)
 	switch {
 	case tc.Undecided:
@@ -142,11 +126,11 @@ func Check(t *op.Trace, o Options) *Outcome {
 	return tc
 }
 
-// deaths lists the calls the trace ends inside (each named by its in-flight
-// record's file when it came from one), and notes a death outside any
-// recorded call.
+// deaths lists the calls the trace ends inside, and notes a death outside
+// any recorded call.
 func (tc *Outcome) deaths() {
 	t := tc.Trace
+	died := "the process died of signal " + strconv.Itoa(t.Signal) + " (" + syscall.Signal(t.Signal).String() + ")"
 	for i, k := range tc.Order {
 		c := &t.Calls[k]
 		if !c.Unfinished {
@@ -155,8 +139,7 @@ func (tc *Outcome) deaths() {
 		d := Death{At: i, Verdict: model.Hang}
 		switch {
 		case c.Died:
-			d.Verdict = model.Crash
-			d.Detail = "the process died of signal " + strconv.Itoa(t.Signal) + " (" + syscall.Signal(t.Signal).String() + ") inside this call"
+			d.Verdict, d.Detail = model.Crash, died+" inside this call"
 		case t.Signal != 0:
 			continue // in flight on another thread when the process died: not judged
 		default:
@@ -170,16 +153,12 @@ func (tc *Outcome) deaths() {
 			d.Detail += ")"
 		}
 		if c.Record != "" {
-			d.Detail += "; in-flight record: " + c.Record // where the call is, as the trace has no line of it
+			d.Detail += "; in-flight record: " + c.Record
 		}
 		tc.Deaths = append(tc.Deaths, d)
 	}
 	if t.Signal != 0 && t.SignalAt == 0 {
-		note := "the process died of signal " + strconv.Itoa(t.Signal) + " (" + syscall.Signal(t.Signal).String() + ") outside any recorded call"
-		if tc.Note != "" {
-			note = tc.Note + "; " + note
-		}
-		tc.Note = note
+		tc.Note = strings.TrimPrefix(tc.Note+"; "+died+" outside any recorded call", "; ")
 	}
 }
 
@@ -199,18 +178,9 @@ func overlapping(t *op.Trace, order []int) bool {
 	return false
 }
 
-// judgeTrace runs the model over the calls in order, the two pieces of a
-// call that waits for its peers (waitsForPeers) each at its own time.
-func judgeTrace(t *op.Trace, p model.Profile, driven bool, order []int) *conformance.Result {
-	res, _ := judgePieces(t, p, driven, timeOrder(t, order))
-	return res
-}
-
-// judgePieces judges the pieces in the order given, keeping a refusal's X-2
-// reading and going on past a failure, and returns the verdict and the
-// calls' order. Nothing is searched or undone here, so the state is owned:
-// each step advances it in place (a shared one would be copied per call,
-// verdicts and all, which made long traces quadratic).
+// judgePieces judges the pieces in order, going on past a failure. Nothing
+// is undone here, so the state is owned and advanced in place (a shared
+// one is copied per call, which made long traces quadratic).
 func judgePieces(t *op.Trace, p model.Profile, driven bool, pieces []tracePiece) (res *conformance.Result, order []int) {
 	st := newTraceState(model.NewTraceState(p, driven))
 	res = &conformance.Result{History: conformance.History{Profile: p}}
@@ -227,12 +197,7 @@ func judgePieces(t *op.Trace, p model.Profile, driven bool, pieces []tracePiece)
 		}
 		st = next
 	}
-	fillResult(res, st.s.Model())
-	return res, order
-}
-
-// fillResult copies the model's verdict into res.
-func fillResult(res *conformance.Result, m *model.Model) {
+	m := st.s.Model()
 	res.Findings = m.Findings()
 	res.Tally = *m.Tally()
 	res.Checked = m.Checked()
@@ -240,24 +205,21 @@ func fillResult(res *conformance.Result, m *model.Model) {
 	if lost, why := m.Lost(); lost {
 		res.Lost = why
 	}
+	return res, order
 }
 
-// tracePiece is one step of a concurrent trace's order: a call, the
-// moment a prepare takes its context's gate, or the return of a call that
-// waits for its peers (whose arrival is the call's own piece).
+// tracePiece is one step of an order: a call, the moment a prepare takes
+// its context's gate, or the return of a call that waits for its peers.
 type tracePiece struct {
-	call    int
-	acquire bool
-	ret     bool
+	call         int
+	acquire, ret bool
 }
 
-// whole reports whether pc is the piece that stands for its call in the
-// judged order (not a gate's acquisition, not a return).
+// whole reports whether pc stands for its call in the judged order.
 func (pc tracePiece) whole() bool { return !pc.acquire && !pc.ret }
 
-// traceState is the sequential specification's state: the model, the
-// calls judged, which prepare holds each context's gate, and the calls
-// that arrived and have not returned (each with its op index).
+// traceState is the search's state: the model, the calls judged, which
+// prepare holds each context's gate, the calls arrived and not returned.
 type traceState struct {
 	s       model.State // shared: the search keeps every state it reached
 	n       int
@@ -269,20 +231,15 @@ func newTraceState(s model.State) traceState {
 	return traceState{s: s, gates: map[int8]int{}, arrived: map[int]int{}}
 }
 
-// equalTraceStates is the search's state comparison: the state holds a map
-// and the model, so it is compared in depth (== would panic). Two states
-// equal so answer every later call alike, which is all the search's cache
-// needs; a difference that does not matter (the last call's scratch) only
-// costs a revisit.
+// equalTraceStates compares in depth (== would panic on the maps); a
+// difference that does not matter only costs the search a revisit.
 func equalTraceStates(a, b interface{}) bool {
 	x, y := a.(traceState), b.(traceState)
 	return x.n == y.n && maps.Equal(x.gates, y.gates) && maps.Equal(x.arrived, y.arrived) && reflect.DeepEqual(x.s, y.s)
 }
 
-// holdsGate: a prepare, and a launch that got past the gate, hold their
-// context's gate from some point inside their interval until they take
-// effect (X-2: a launch overlapping a prepare or another launch fails
-// fast); the op table says which calls take it (Op.HoldsGate).
+// holdsGate: the call holds its context's gate from some point inside its
+// interval until it takes effect (X-2; Op.HoldsGate).
 func holdsGate(c *op.TraceCall) bool {
 	if c.Skip != "" || c.Op.C < 0 {
 		return false
@@ -290,11 +247,9 @@ func holdsGate(c *op.TraceCall) bool {
 	return c.Op.HoldsGate(c.Obs.Call.Status)
 }
 
-// stepPiece applies one piece; ok is false when the model (or the gate)
-// does not allow it there. A launch of another thread refused with
-// INVALID_STATE while the gate is held is X-2's fail-fast refusal, which
-// changes nothing; a second prepare waits for the gate. A call that waits
-// for its peers arrives with its own piece and is judged at its return.
+// stepPiece applies one piece; false when the model or the gate does not
+// allow it there. A launch refused with INVALID_STATE while another call
+// holds the gate is X-2's fail-fast refusal and changes nothing.
 func stepPiece(t *op.Trace, st traceState, pc tracePiece) (bool, traceState) {
 	c := &t.Calls[pc.call]
 	gates := maps.Clone(st.gates)
@@ -338,12 +293,9 @@ func stepPiece(t *op.Trace, st traceState, pc tracePiece) (bool, traceState) {
 	return next.Model().Failures() == before, traceState{s: next, n: st.n + 1, gates: gates, arrived: arrived}
 }
 
-// linearizeTrace searches an order of the calls that keeps their intervals
-// and satisfies the model (porcupine over the model as a sequential
-// specification, a prepare and a call that waits for its peers in two
-// pieces), and judges the calls in the order found: in full when one
-// satisfies the model, else the longest one found followed by the pieces
-// left out, each at its time (pieceAt).
+// linearizeTrace searches an order keeping the calls' intervals that
+// satisfies the model, and judges the calls in it: else in the longest
+// order found, then the pieces left out, each at its time (pieceAt).
 func linearizeTrace(t *op.Trace, p model.Profile, driven bool, timeout time.Duration) (res *conformance.Result, order []int, ok, undecided bool) {
 	spec := porcupine.Model{
 		Init: func() interface{} { return newTraceState(model.NewTraceState(p, driven).Share()) },
@@ -370,10 +322,8 @@ func linearizeTrace(t *op.Trace, p model.Profile, driven bool, timeout time.Dura
 			ops = append(ops, acq)
 		}
 		if waitsForPeers(c) {
-			// It arrives at its begin and returns at its end (pieceAt):
-			// the latest point, so a return any point suits is judged
-			// there, and the returns of the calls one arrival released
-			// are not orders for the search to try.
+			// Both pieces are points (arrival at its begin, return at its
+			// end), so they add no orders for the search to try.
 			ret := op
 			ret.Input = tracePiece{call: i, ret: true}
 			ret.Call = int64(2 * c.E)
@@ -399,9 +349,8 @@ func linearizeTrace(t *op.Trace, p model.Profile, driven bool, timeout time.Dura
 		}
 	}
 	if verdict != porcupine.Ok {
-		// The pieces that could not follow the longest order, each at its
-		// time, so that the first failure is judged (a return left out
-		// before the arrivals that began after it ended).
+		// The pieces left out, each at its time, so the first failure is
+		// judged.
 		in := map[tracePiece]bool{}
 		for _, pc := range best {
 			in[pc] = true
@@ -419,15 +368,13 @@ func linearizeTrace(t *op.Trace, p model.Profile, driven bool, timeout time.Dura
 	return res, order, verdict == porcupine.Ok, false
 }
 
-// inertCall reports whether c is a call the model does not model and
-// that changes nothing it holds (call NAME, a simabi_reset aside): the
-// search for an order leaves it out, since any place suits it and a
-// consumer polling simabi_gate_state in a loop would otherwise multiply
-// the orders to try past any timeout.
+// inertCall: a call the model does not model and that changes nothing (a
+// simabi_reset aside); the search leaves it out, since any place suits it
+// and a consumer polling in a loop would multiply the orders to try.
 func inertCall(c *op.TraceCall) bool { return c.Op.Kind == op.KindInvalid && !c.Reset }
 
-// mergeInert puts the inert calls (ascending by begin) back into the
-// order found: each before the first ordered call that began after it.
+// mergeInert puts each inert call back before the first ordered call that
+// began after it.
 func mergeInert(t *op.Trace, order []tracePiece, inert []int) []tracePiece {
 	if len(inert) == 0 {
 		return order
@@ -459,35 +406,22 @@ type Replay struct {
 // Differs reports whether the replayed answer differs from the recorded one.
 func (r Replay) Differs() bool { return r.Skipped == "" && r.Got != r.Recorded }
 
-// TraceOps is the consumer's side of t as an op script in the order the
-// calls began, for a replay on any runtime: before each call whose thread's
-// device the trace knows, a setdev when it changed; each script op's call
-// index (-1 for an inserted setdev). Calls the grammar cannot rebuild are
-// left out and listed with the reason.
+// Ops is t as an op script in the order the calls began, for a replay: a
+// setdev inserted (call index -1) before an entry call whose recorded
+// device changed; calls the grammar cannot rebuild are left, with why.
 func Ops(t *op.Trace) (ops []op.Op, calls []int, left map[int]string) {
 	order := t.ByBegin()
 	left = map[int]string{}
 	dev, known := int32(0), false
 	for _, k := range order {
 		c := &t.Calls[k]
-		if c.Unfinished {
-			left[k] = "it never returned in the recording"
+		if why := cmp.Or(map[bool]string{true: "it never returned in the recording"}[c.Unfinished], c.Skip, c.NoReplay); why != "" {
+			left[k] = why
 			continue
 		}
-		if c.Skip != "" {
-			left[k] = c.Skip
-			continue
-		}
-		if c.NoReplay != "" {
-			left[k] = c.NoReplay
-			continue
-		}
-		if c.Op.Kind.Entry() {
-			// (The consumer's hook calls are replayed as such.)
-			if c.DevKnown && (!known || dev != c.Dev) {
-				ops, calls = append(ops, op.Op{Kind: op.KindSetDev, Dev: c.Dev}), append(calls, -1)
-				dev, known = c.Dev, true
-			}
+		if c.Op.Kind.Entry() && c.DevKnown && (!known || dev != c.Dev) {
+			ops, calls = append(ops, op.Op{Kind: op.KindSetDev, Dev: c.Dev}), append(calls, -1)
+			dev, known = c.Dev, true
 		}
 		if c.Op.Kind == op.KindSetDev {
 			dev, known = c.Op.Dev, true
@@ -495,14 +429,6 @@ func Ops(t *op.Trace) (ops []op.Op, calls []int, left map[int]string) {
 		ops, calls = append(ops, c.Op), append(calls, k)
 	}
 	return ops, calls, left
-}
-
-// recordedResult renders call k's recorded answer as a history result (what
-// the replay's history line shows after "->", committed memory aside).
-func recordedResult(t *op.Trace, k int) string {
-	c := &t.Calls[k]
-	e := conformance.Entry{Op: c.Op, Obs: c.Obs}
-	return e.Result()
 }
 
 // CompareReplay matches a replay's history lines (History.Lines of the
@@ -513,7 +439,8 @@ func CompareReplay(t *op.Trace, ops []op.Op, calls []int, left map[int]string, h
 		if k < 0 {
 			continue
 		}
-		r := Replay{Call: k, Op: ops[i].String(), Recorded: recordedResult(t, k)}
+		c := &t.Calls[k]
+		r := Replay{Call: k, Op: ops[i].String(), Recorded: (&conformance.Entry{Op: c.Op, Obs: c.Obs}).Result()}
 		if i < len(history) {
 			r.Got = replayResult(history[i])
 			if r.Got == "skipped" {
@@ -568,22 +495,12 @@ func (tc *Outcome) Report() *report.Report {
 	name := "trace/" + tc.Trace.Path
 	r := report.NewReport(tc.Trace.Path)
 	ops := tc.Ops()
-	first := -1
-	for _, f := range tc.Result.Findings {
-		if f.Verdict == model.Fail {
-			first = f.Index
-			break
-		}
-	}
-	var repro []op.Op
-	if first >= 0 {
-		repro = tc.repro(first)
-	}
 	r.AddResult(name, tc.Result, func(i int) []op.Op { return tc.repro(tc.Result.Findings[i].Index) })
 	c := report.CheckReport{Name: name, Verdict: model.Pass, Detail: fmt.Sprintf("%d calls recorded, %d judged", len(tc.Trace.Calls), tc.Result.Checked)}
-	if first >= 0 {
-		c.Verdict, c.Detail = model.Fail, conformance.OpAt(ops, first)+": "+tc.firstFailure()
-		c.Repro = conformance.OpLines(repro)
+	if i := slices.IndexFunc(tc.Result.Findings, func(f model.Finding) bool { return f.Verdict == model.Fail }); i >= 0 && tc.Result.Findings[i].Index >= 0 {
+		f := tc.Result.Findings[i]
+		c.Verdict, c.Detail = model.Fail, conformance.OpAt(ops, f.Index)+": "+f.Rule.String()+": "+f.Detail
+		c.Repro = conformance.OpLines(tc.repro(f.Index))
 	}
 	for _, d := range tc.Deaths {
 		op := ops[d.At]
@@ -598,8 +515,7 @@ func (tc *Outcome) Report() *report.Report {
 		c.Detail += "; " + tc.Note
 	}
 	if torn := tc.Trace.Torn; torn != nil {
-		// The calls before it are judged above; the line itself is a
-		// failure of its own, never dropped.
+		// A failure of its own, never dropped.
 		detail := fmt.Sprintf("%s:%d: %s", tc.Trace.Path, torn.Line, torn.Describe("judged"))
 		r.AddTraceFault(name, detail)
 		if c.Verdict == model.Pass {
@@ -613,25 +529,13 @@ func (tc *Outcome) Report() *report.Report {
 	return r
 }
 
-func (tc *Outcome) firstFailure() string {
-	for _, f := range tc.Result.Findings {
-		if f.Verdict == model.Fail {
-			return f.Rule.String() + ": " + f.Detail
-		}
-	}
-	return ""
-}
-
-// repro is the judged calls up to the one at position last, as a script
-// that reproduces them on any target: calls no op stands for left out, a
-// setdev before each call whose recorded device differs from the last.
+// repro is the judged calls up to position last as a script for any
+// target: calls no op stands for left out, a setdev before each call whose
+// recorded device differs from the last.
 func (tc *Outcome) repro(last int) []op.Op {
 	var out []op.Op
 	dev, known := int32(0), false
-	for i, k := range tc.Order {
-		if i > last {
-			break
-		}
+	for _, k := range tc.Order[:min(last+1, len(tc.Order))] {
 		c := &tc.Trace.Calls[k]
 		if c.Op.Kind == op.KindInvalid {
 			continue

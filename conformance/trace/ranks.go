@@ -1,24 +1,17 @@
 package trace
 
 import (
-	"github.com/simabi/simabi/conformance/op"
 	"sort"
 
 	"github.com/simabi/simabi/conformance/model"
+	"github.com/simabi/simabi/conformance/op"
 )
 
-// Ranks as threads (docs/trace.md, "Checking a trace offline"): a comm call
-// that may wait for the other ranks of its session, when every rank of the
-// session is a handle of the trace (TraceCall.RanksHere), is two pieces of
-// the order searched: its arrival at its begin, which counts at the
-// session's counters (and releases the calls waiting when it is the last),
-// and its return at its end, which the model allows only once the call is
-// released (or as -1, the runtime's timeout). A call that ended before the
-// releasing call began cannot be ordered so: it returned early. Both
-// pieces are points, so they add no order for the search to try: a
-// waiting call's own interval is all the search places around them.
-
-// waitsForPeers reports whether c is judged in two pieces.
+// waitsForPeers reports whether c is judged in two pieces (docs/trace.md,
+// "Checking a trace offline"): a comm call that may wait for its session's
+// other ranks, all of them the trace's (TraceCall.RanksHere), arrives at
+// its begin (counting at the session's counters) and returns at its end,
+// which the model allows only once it is released (or as -1, a timeout).
 func waitsForPeers(c *op.TraceCall) bool {
 	return c.RanksHere && c.Skip == "" && !c.Unfinished && model.CommMayWait(c.Op.Kind)
 }
@@ -32,9 +25,7 @@ func pieceAt(t *op.Trace, pc tracePiece) uint64 {
 	return t.Calls[pc.call].B
 }
 
-// timeOrder is the calls of order as pieces, each at its time: the calls
-// in order, the return of each call that waits for its peers placed at its
-// end.
+// timeOrder is the calls of order as pieces, each at its time.
 func timeOrder(t *op.Trace, order []int) []tracePiece {
 	out := make([]tracePiece, 0, len(order))
 	for _, k := range order {
