@@ -1,8 +1,8 @@
 // Package suite runs the checker's suite over any conformance.Executor: the
 // directed catalogue (with refusal probes), then random sequences, with
 // crash and hang handling, shrinking within budgets, and a report.Report per
-// rule. Conform runs it in this process over a Factory; cmd/abicheck runs it
-// over a pool of child processes (conformance/isolate).
+// rule; cmd/abicheck runs it over a simulator in this process or a pool of
+// child processes (conformance/isolate).
 package suite
 
 import (
@@ -85,7 +85,7 @@ type Finisher interface {
 }
 
 // ConformWith runs the directed catalogue and random sequences through x and
-// reports per rule (Conform is ConformWith over a FactoryExecutor). A crash
+// reports per rule. A crash
 // or hang of a directed check is reported under the check's rules, one of a
 // random sequence under the rule of the entry that died (EntryRule), with
 // the op log up to the op that was executing. ConformWith never panics on
