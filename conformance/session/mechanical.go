@@ -274,7 +274,7 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 
 // killsAny: a mechanical mutant has no rule of its own, so any rule the
 // checker reports failed, crashed or hung kills it.
-func killsAny(c suite.CaseOutcome) bool { return Bad(c.Verdict) }
+func killsAny(c suite.CaseOutcome) bool { return c.Verdict.Bad() }
 
 // differential diffs ref and x (the catalogue with its probes, then random
 // sequences within mo's budget) and records the first difference that two

@@ -96,7 +96,7 @@ func WriteRepros(dir string, runs []*Run) ([]string, error) {
 	var names []string
 	for _, r := range runs {
 		for _, rr := range Results(r) {
-			if !Bad(rr.Verdict) || len(rr.Repro) == 0 {
+			if !rr.Verdict.Bad() || len(rr.Repro) == 0 {
 				continue
 			}
 			name := reproFile(r, rr.Rule)
@@ -165,7 +165,8 @@ func (s *JSONSummary) counts() map[model.Verdict]*int {
 		model.Crash: &s.Crash, model.Hang: &s.Hang, model.Known: &s.Known}
 }
 
-func (s *JSONSummary) addAll(o JSONSummary) {
+// AddAll adds o's counts to s.
+func (s *JSONSummary) AddAll(o JSONSummary) {
 	for v, n := range o.counts() {
 		*s.counts()[v] += *n
 	}
@@ -235,7 +236,7 @@ func ChecksJSON(runs []*Run, o *Options, elapsed time.Duration) CheckJSON {
 	for _, r := range runs {
 		rep := ReportJSON(r, o)
 		j.Targets = append(j.Targets, rep)
-		j.Summary.addAll(rep.Summary)
+		j.Summary.AddAll(rep.Summary)
 	}
 	return j
 }
@@ -394,7 +395,7 @@ func (p *Printer) Report(runs []*Run, elapsed time.Duration) {
 			fmt.Fprintln(w)
 		}
 		p.printTarget(r)
-		tot.addAll(SummaryOf(r))
+		tot.AddAll(SummaryOf(r))
 	}
 	verdict, what := "no failures", "target"
 	if tot.Fail+tot.Crash+tot.Hang > 0 {
@@ -475,7 +476,7 @@ func SummaryLine(r *Run, o *Options) string {
 		random += " (stopped at -duration " + o.Duration.String() + ")"
 	}
 	return fmt.Sprintf("%s: %s — %d checks, %s (seed %d), %d calls checked, %.1fs", r.Target.Label, s,
-		len(rep.Checks)-countRandom(rep.Checks), random, o.Seed, rep.Ops, r.Elapsed.Seconds())
+		len(rep.Checks)-CountRandom(rep.Checks), random, o.Seed, rep.Ops, r.Elapsed.Seconds())
 }
 
 // printRuleTable prints a line per rule (-v).
@@ -499,7 +500,7 @@ func (p *Printer) printFailures(r *Run, rs []report.RuleReport) {
 	w, rep := p.w, r.Result.Report
 	var bad []report.RuleReport
 	for _, rr := range rs {
-		if Bad(rr.Verdict) {
+		if rr.Verdict.Bad() {
 			bad = append(bad, rr)
 		}
 	}
@@ -628,7 +629,8 @@ func alignDetail(detail string, repro []string) string {
 	return detail
 }
 
-func countRandom(cs []report.CheckReport) int {
+// CountRandom counts the random sequences among a report's checks.
+func CountRandom(cs []report.CheckReport) int {
 	n := 0
 	for _, c := range cs {
 		if strings.HasPrefix(c.Name, "random/") {

@@ -1,6 +1,7 @@
 package speed
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -142,14 +143,18 @@ func Compare(old, new Build, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := old.check(SideOld); err != nil {
-		return nil, err
-	}
-	if err := new.check(SideNew); err != nil {
+	if err := cmp.Or(old.check(SideOld), new.check(SideNew)); err != nil {
 		return nil, err
 	}
 	builds := [3]Build{old, old, new}
 	sides := [3]string{SideOld, SideNoise, SideNew}
+	// The three run on one CPU: they take turns, and a CPU that is slower
+	// than another (a busy neighbour, a virtual CPU with less time) slows
+	// the three alike instead of the one that happens to run there.
+	cpu := pinnedCPU()
+	launch := func(s int) (*proc, error) {
+		return start(sides[s], builds[s].label(), builds[s].config(), cpu, o.Verbose)
+	}
 	var procs [3]*proc
 	failed := true
 	defer func() {
@@ -157,26 +162,16 @@ func Compare(old, new Build, o Options) (*Report, error) {
 		// them, and a comparison that failed ends at once.
 		var wg sync.WaitGroup
 		for _, p := range procs {
-			if p != nil {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if failed {
-						p.Kill()
-					} else {
-						p.Close(nil)
-					}
-				}()
+			if p != nil && failed {
+				wg.Go(p.Kill)
+			} else if p != nil {
+				wg.Go(func() { p.Close(nil) })
 			}
 		}
 		wg.Wait()
 	}()
-	// The three run on one CPU: they take turns, and a CPU that is slower
-	// than another (a busy neighbour, a virtual CPU with less time) slows
-	// the three alike instead of the one that happens to run there.
-	cpu := pinnedCPU()
-	for i, b := range builds {
-		p, err := start(sides[i], b.label(), b.config(), cpu, o.Verbose)
+	for i := range builds {
+		p, err := launch(i)
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +216,7 @@ func Compare(old, new Build, o Options) (*Report, error) {
 				continue
 			}
 			p.Kill()
-			np, err := start(sides[s], builds[s].label(), builds[s].config(), cpu, o.Verbose)
+			np, err := launch(s)
 			if err == nil {
 				err = np.hello(o.LoadTimeout)
 			}

@@ -84,6 +84,7 @@ type bench struct {
 	accepted []int32
 	runArgs  []byte
 	runCfg   []byte
+	closeLib func() // unloads the library (nil: the simulator)
 }
 
 func newBench(t conformance.Target, kernel bool, bins [4][]byte, callable []byte) *bench {
@@ -450,8 +451,8 @@ func (b *bench) beginCompleted(n int) error {
 	return steps(func() error { return b.beginProgram(n) }, b.prepareRun, b.launchRun, b.waitRun)
 }
 
-// close releases what the bench made: the program context, the kernel
-// contexts, the ACL stream.
+// close releases what the bench made (the program context, the kernel
+// contexts, the ACL stream) and unloads the library.
 func (b *bench) close() {
 	if b.prog != 0 {
 		if b.hooks != nil || b.acl != nil {
@@ -471,5 +472,8 @@ func (b *bench) close() {
 	if b.aclMade {
 		b.acl.DestroyStream(b.stream)
 		b.aclMade = false
+	}
+	if b.closeLib != nil {
+		b.closeLib()
 	}
 }

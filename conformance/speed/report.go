@@ -75,15 +75,7 @@ func (e *EntryReport) Skipped() bool { return strings.HasPrefix(e.Verdict, "skip
 // or SideNew) with its 95 % interval, by the rule of the ratios (medianCI);
 // NaN for an entry not timed or an unknown side.
 func (e *EntryReport) RoundMedian(side string) (mid, lo, hi float64) {
-	var xs []float64
-	switch side {
-	case SideOld:
-		xs = e.OldRoundNs
-	case SideNoise:
-		xs = e.NoiseRoundNs
-	case SideNew:
-		xs = e.NewRoundNs
-	}
+	xs := map[string][]float64{SideOld: e.OldRoundNs, SideNoise: e.NoiseRoundNs, SideNew: e.NewRoundNs}[side]
 	return medianCI(slices.Clone(xs))
 }
 

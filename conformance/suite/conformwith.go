@@ -68,13 +68,10 @@ type suiteState struct {
 	s    Run
 	rep  *report.Report
 	hung map[string]int
-	last lastCase // the case that ran last (a late death is its)
-	out  *Result
-}
-
-type lastCase struct {
-	name string
-	ops  []op.Op
+	// The case that ran last (a late death is its).
+	lastName string
+	lastOps  []op.Op
+	out      *Result
 }
 
 // Finisher is an Executor that can find out, once no more cases will run,
@@ -130,7 +127,7 @@ func (st *suiteState) execute(name string, ops []op.Op) conformance.Outcome {
 			"thread-exit destructor, a timer) killed it: %s", name, r.Verdict, conformance.OpAt(ops, r.At), r.Detail)
 		st.rep.AddResidue("residue/"+name, r.Verdict, r.At, opPtr(ops, r.At), detail, conformance.ReproPrefix(ops, r.At))
 	}
-	st.last = lastCase{name: name, ops: ops}
+	st.lastName, st.lastOps = name, ops
 	return out
 }
 
@@ -140,12 +137,12 @@ func (st *suiteState) execute(name string, ops []op.Op) conformance.Outcome {
 // code of an unloaded library, under the case that ran last, and never
 // retried in silence.
 func (st *suiteState) late(prior *conformance.Outcome) {
-	if prior == nil || st.last.name == "" {
+	if prior == nil || st.lastName == "" {
 		return
 	}
 	detail := fmt.Sprintf("%s: %s after the case finished (its contexts destroyed, the library released and unloaded): %s",
-		st.last.name, prior.Verdict, prior.Detail)
-	st.rep.AddResidue("late/"+st.last.name, prior.Verdict, len(st.last.ops), nil, detail, st.last.ops)
+		st.lastName, prior.Verdict, prior.Detail)
+	st.rep.AddResidue("late/"+st.lastName, prior.Verdict, len(st.lastOps), nil, detail, st.lastOps)
 }
 
 // opPtr is op at of ops, nil when at names no op (setup, cleanup).

@@ -251,12 +251,6 @@ func changeKey(clauses []string, ops []op.Op, d outcomeDiff) string {
 		indexRE.ReplaceAllString(resultOf(d.new), "#")
 }
 
-// death describes how a run ended when it did not pass.
-func death(o conformance.Outcome, ops []op.Op) string {
-	line, _, _ := strings.Cut(o.Detail, "\n")
-	return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), line)
-}
-
 // ruleAt is the rule a difference at op at concerns: the rule of a model
 // finding there on either side (judged), else the rule of the op's entry.
 func ruleAt(ops []op.Op, at int, outs ...conformance.Outcome) (model.Rule, bool) {
@@ -327,7 +321,8 @@ func describeAt(ops []op.Op, o conformance.Outcome, at int) string {
 		if o.Verdict == model.Pass {
 			return "no result"
 		}
-		return death(o, ops)
+		line, _, _ := strings.Cut(o.Detail, "\n")
+		return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), line)
 	}
 	if at >= 0 && at < len(o.Steps) {
 		return o.Steps[at].Line
