@@ -35,24 +35,19 @@ func Results(r *Run) []report.RuleReport {
 func reproFile(r *Run, rule string) string { return "repro-" + r.Target.FileTag + rule + ".ops" }
 
 // reproText is a repro file: a "# key: value" header (the finding -replay
-// must see; a refusal probe's finding is judged under its own rule, so the
-// file says which refused call left it; the args that pick the target
-// again), then the ops.
+// must see, the refused call a probe's finding came from, the args that pick
+// the target again), then the ops.
 func reproText(r *Run, rr report.RuleReport, file string) string {
 	i := r.Target.Info
 	probe := ""
 	if rr.Finding != "" && !strings.HasPrefix(rr.Finding, rr.Rule+" ") {
 		probe = "a refused call of " + rr.Rule + " left this finding behind (the detail names the refusal)"
 	}
-	detail := ""
-	if rr.Detail != "" {
-		detail = oneLine(rr.Detail)
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# abicheck repro: %s %s\n", rr.Rule, rr.Verdict)
 	for _, h := range [][2]string{{"finding", rr.Finding}, {"probe", probe}, {"note", rr.ReproNote}, {"rule", rr.Anchor},
 		{"target", r.Target.Label}, {"profile", fmt.Sprintf("%s (revision %s, supported %d)", i.Profile, i.Revision, i.Supported)},
-		{"detail", detail}, {"replay", replayCommand(r, file)}, {"args", r.Target.ReplayArgs}} {
+		{"detail", oneLine(rr.Detail)}, {"replay", replayCommand(r, file)}, {"args", r.Target.ReplayArgs}} {
 		if h[1] != "" {
 			fmt.Fprintf(&b, "# %s: %s\n", h[0], h[1])
 		}
@@ -70,9 +65,8 @@ func lines(ls []string) string {
 	return b.String()
 }
 
-// replayHint is the table's replay line for a rule's repro: the command
-// on the file -repro-dir wrote, or (nothing written) on the file a run
-// with -repro-dir out would write.
+// replayHint is the table's replay command for a rule's repro: on the file
+// -repro-dir wrote, else on the one -repro-dir out would write.
 func replayHint(r *Run, rule, reproDir string) string {
 	if reproDir != "" {
 		return replayCommand(r, filepath.Join(reproDir, reproFile(r, rule)))
@@ -96,15 +90,13 @@ func WriteRepros(dir string, runs []*Run) ([]string, error) {
 	var names []string
 	for _, r := range runs {
 		for _, rr := range Results(r) {
-			if !rr.Verdict.Bad() || len(rr.Repro) == 0 {
-				continue
+			if rr.Verdict.Bad() && len(rr.Repro) > 0 {
+				p, text := ReproScript(r, rr, dir)
+				if err := writeOutput(p, []byte(text)); err != nil {
+					return names, err
+				}
+				names = append(names, filepath.Base(p))
 			}
-			name := reproFile(r, rr.Rule)
-			p := filepath.Join(dir, name)
-			if err := writeOutput(p, []byte(reproText(r, rr, p))); err != nil {
-				return names, err
-			}
-			names = append(names, name)
 		}
 	}
 	return names, nil
@@ -266,11 +258,10 @@ func WriteJUnit(path string, runs []*Run) error {
 	return writeOutput(path, b)
 }
 
-// RuleTimes attributes a run's time to its rules (a JUnit test case's
-// time), adding up to the run's: a directed check's time (shrinking
-// included) goes to its rules in equal shares; the rest (random sequences,
-// probes, starting children, judging a trace) to the rules in proportion
-// to the calls the model judged under each.
+// RuleTimes attributes a run's time to its rules (JUnit's times), adding up
+// to the run's: a directed check's time goes to its rules in equal shares,
+// the rest (random sequences, probes, children starting, a trace) in
+// proportion to the calls the model judged under each.
 func RuleTimes(r *Run) map[string]time.Duration {
 	out := map[string]time.Duration{}
 	rest := r.Elapsed

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -101,10 +100,8 @@ func ScriptTarget(text string) string {
 
 // Header is the value of the first "# key: value" line of a script, or "".
 func Header(text, key string) string {
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if v, ok := strings.CutPrefix(line, "# "+key+":"); ok {
+	for line := range strings.Lines(text) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "# "+key+":"); ok {
 			return strings.TrimSpace(v)
 		}
 	}

@@ -75,7 +75,6 @@ type pass struct {
 	c           *Cases
 	done, total int
 	shrinkLeft  time.Duration
-	shrinkUsed  time.Duration
 }
 
 func newPass(c *Cases, checks int) pass {
@@ -125,9 +124,7 @@ func (p *pass) shrink(ops []op.Op, still func(cand []op.Op) bool) (got []op.Op, 
 	got = conformance.Shrink(ops, func(cand []op.Op) bool {
 		return !time.Now().After(deadline) && still(cand)
 	})
-	used := time.Since(t0)
-	p.shrinkLeft -= used
-	p.shrinkUsed += used
+	p.shrinkLeft -= time.Since(t0)
 	return got, true
 }
 

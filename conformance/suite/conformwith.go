@@ -57,9 +57,8 @@ type Result struct {
 	Cases   []CaseOutcome // every case that ran, in order
 	Random  int           // random sequences run
 	Elapsed time.Duration
-	Shrink  time.Duration // time spent shrinking
-	Stopped bool          // Run.Stop ended the run early
-	Budget  bool          // the random phase ended at Run.Duration
+	Stopped bool // Run.Stop ended the run early
+	Budget  bool // the random phase ended at Run.Duration
 }
 
 type suiteState struct {
@@ -110,7 +109,7 @@ func ConformWith(x conformance.Executor, s Run) *Result {
 		}
 	}
 	rep.Finish()
-	st.out.Elapsed, st.out.Shrink = time.Since(t0), st.shrinkUsed
+	st.out.Elapsed = time.Since(t0)
 	return st.out
 }
 
@@ -176,7 +175,7 @@ func (st *suiteState) directed(checks []catalogue.Check) bool {
 			if rulesWhy != "" {
 				st.rep.AddOutcome(c.Rules, model.Skip, rulesWhy, nil)
 			}
-			st.rep.AddCheck(report.CheckReport{Name: c.Name, Rules: ruleNames(c.Rules), Verdict: model.Skip, Detail: why})
+			st.rep.AddCheck(report.CheckReport{Name: c.Name, Rules: RuleNames(c.Rules), Verdict: model.Skip, Detail: why})
 			continue
 		}
 		co := st.runCase(c.Name, ops, c.Rules)
@@ -220,7 +219,7 @@ func (st *suiteState) skipOf(c *catalogue.Check, ops []op.Op, perr error) (why, 
 
 // checkReport is a case's line of the report, with its repro when it failed.
 func checkReport(co CaseOutcome) report.CheckReport {
-	cr := report.CheckReport{Name: co.Name, Rules: ruleNames(co.Rules), Verdict: co.Verdict, Detail: co.Detail}
+	cr := report.CheckReport{Name: co.Name, Rules: RuleNames(co.Rules), Verdict: co.Verdict, Detail: co.Detail}
 	if co.Verdict.Bad() {
 		cr.Repro = conformance.OpLines(co.Repro)
 	}
@@ -463,7 +462,8 @@ func (st *suiteState) shrinkRuns(ops []op.Op, exec func([]op.Op, bool) conforman
 	return got
 }
 
-func ruleNames(rs []model.Rule) []string {
+// RuleNames are the IDs of rs.
+func RuleNames(rs []model.Rule) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.String())
