@@ -88,7 +88,8 @@ type bench struct {
 }
 
 func newBench(t conformance.Target, kernel bool, bins [4][]byte, callable []byte) *bench {
-	b := &bench{rt: t.Runtime(), kernel: kernel, bins: bins, filler: make([]byte, 64), out: new(int32)}
+	b := &bench{rt: t.Runtime(), kernel: kernel, bins: bins, filler: make([]byte, 64), out: new(int32),
+		launch: kfix{dev: launchDev}, prepare: kfix{dev: prepareDev}}
 	b.hooks, b.simulated = t.Hooks()
 	b.acl, _ = t.ACL()
 	for i := range b.filler {
@@ -291,7 +292,6 @@ func (b *bench) prepareImage(f *kfix) error {
 
 func (b *bench) beginPrepare(n int) error {
 	f := &b.prepare
-	f.dev = prepareDev
 	if f.h != 0 && f.ids+n > max(maxResidents, n) {
 		if err := b.release(f); err != nil {
 			return err
@@ -308,7 +308,6 @@ func (b *bench) kernelPrepare() error { return b.prepareImage(&b.prepare) }
 func (b *bench) beginLaunch(int) error {
 	f := &b.launch
 	if f.h == 0 {
-		f.dev = launchDev
 		if err := b.kinit(f); err != nil {
 			return err
 		}

@@ -18,20 +18,16 @@ import (
 	"github.com/simabi/simabi/onboard"
 )
 
-// Run configures ConformWith: the suite over any Executor, with the
-// target's profile and capabilities given (a parent process learns them from
-// its child; Conform asks a target in this process).
+// Run configures ConformWith; the target's profile and capabilities are
+// given (a parent process learns them from its child).
 type Run struct {
 	Name string
 	Cases
 	SkipSlow bool // leave out checks marked Slow
 	// MaxHangs: once this many cases hung in one op kind, the cases that
-	// contain that kind are reported skipped (default 2; a hung entry costs
-	// the whole case timeout every time).
+	// contain it are skipped (default 2; a hang costs the case timeout).
 	MaxHangs int
-	// Stop, when not nil, ends the run after a case for which it returns
-	// true (the mutants command stops at the first kill).
-	Stop func(CaseOutcome) bool
+	Stop     func(CaseOutcome) bool // when not nil, true ends the run after that case
 	// BindFindings are rules the target broke while it was bound
 	// (library.Info.BindFindings): each is a failure of the report.
 	BindFindings []onboard.BindFinding
@@ -46,8 +42,7 @@ type CaseOutcome struct {
 	Detail  string
 	Repro   []op.Op // the (shrunk) op log of a failure, crash or hang
 	Elapsed time.Duration
-	// FirstFail is the index of the first failing op (-1: none; a crash or
-	// hang: the op it died at).
+	// FirstFail is the first failing op (-1: none; a death: where it died).
 	FirstFail int
 }
 
@@ -63,12 +58,11 @@ type Result struct {
 
 type suiteState struct {
 	pass
-	x    conformance.Executor
-	s    Run
-	rep  *report.Report
-	hung map[string]int
-	// The case that ran last (a late death is its).
-	lastName string
+	x        conformance.Executor
+	s        Run
+	rep      *report.Report
+	hung     map[string]int
+	lastName string // the case that ran last (a late death is its)
 	lastOps  []op.Op
 	out      *Result
 }
