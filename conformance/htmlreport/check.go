@@ -30,12 +30,10 @@ type ruleRow struct {
 }
 
 type failureView struct {
-	Rule, Href     string
-	Verdict, Class string
-	Detail         string
-	Findings       []string // every distinct finding, when there are several
-	Script         string   // the repro as -repro-dir writes it
-	File           string   // where it was written; "" when it was not
+	ruleRow
+	Findings []string // every distinct finding, when there are several
+	Script   string   // the repro as -repro-dir writes it
+	File     string   // where it was written; "" when it was not
 }
 
 type checkRow struct {
@@ -47,17 +45,18 @@ type checkRow struct {
 // Check renders a check's runs (a live check or -check-trace).
 func (p Pages) Check(w io.Writer, runs []*session.Run, o *session.Options) error {
 	rs := newRefs()
-	pg := &page{Title: "abicheck: " + targetNames(runs)}
+	pg := &page{}
 	var tot session.JSONSummary
+	var names []string
 	for i, r := range runs {
 		tv := targetOf(r, o, rs)
 		tv.Anchor = fmt.Sprintf("target-%d", i+1)
 		pg.Check = append(pg.Check, tv)
 		pg.Nav = append(pg.Nav, navLink{"#" + tv.Anchor, r.Target.Label})
-		s := session.SummaryOf(r)
-		tot.Pass, tot.Fail, tot.Warn, tot.Skip = tot.Pass+s.Pass, tot.Fail+s.Fail, tot.Warn+s.Warn, tot.Skip+s.Skip
-		tot.Crash, tot.Hang, tot.Known = tot.Crash+s.Crash, tot.Hang+s.Hang, tot.Known+s.Known
+		tot.AddAll(session.SummaryOf(r))
+		names = append(names, r.Target.Label)
 	}
+	pg.Title = "abicheck: " + strings.Join(names, ", ")
 	pg.Bad = session.AnyFindings(runs)
 	verdict := "no failures"
 	if pg.Bad {
@@ -65,14 +64,6 @@ func (p Pages) Check(w io.Writer, runs []*session.Run, o *session.Options) error
 	}
 	pg.Headline = fmt.Sprintf("%d target(s): %s — %s", len(runs), tot, verdict)
 	return p.write(w, pg, rs)
-}
-
-func targetNames(runs []*session.Run) string {
-	var names []string
-	for _, r := range runs {
-		names = append(names, r.Target.Label)
-	}
-	return strings.Join(names, ", ")
 }
 
 // targetOf is one run's part of the page.
@@ -92,7 +83,7 @@ func targetOf(r *session.Run, o *session.Options, rs *refs) targetView {
 		row := ruleRow{Rule: rr.Rule, Href: rs.ruleHref(ruleID(rr)), Verdict: rr.Verdict.String(), Class: verdictClass(rr.Verdict.String()),
 			Checks: rr.Passes + rr.Fails + rr.Warns + rr.Skips, Detail: rr.Detail}
 		tv.Rules = append(tv.Rules, row)
-		if session.Bad(rr.Verdict) {
+		if rr.Verdict.Bad() {
 			tv.Failures = append(tv.Failures, failureOf(r, rr, row, o))
 		}
 	}
@@ -118,7 +109,7 @@ func ruleID(rr report.RuleReport) string {
 
 // failureOf is a failing rule with its findings and its repro script.
 func failureOf(r *session.Run, rr report.RuleReport, row ruleRow, o *session.Options) failureView {
-	f := failureView{Rule: row.Rule, Href: row.Href, Verdict: row.Verdict, Class: row.Class, Detail: rr.Detail}
+	f := failureView{ruleRow: row}
 	if fs := session.FindingsOf(r.Result.Report, rr.Rule, false); len(fs) > 1 {
 		for _, x := range fs {
 			f.Findings = append(f.Findings, session.FindingLine(x))
@@ -143,14 +134,8 @@ func runSummary(r *session.Run, o *session.Options) string {
 	if r.Trace {
 		return fmt.Sprintf("%s — a recorded session, %d calls judged", s, rep.Ops)
 	}
-	random := 0
-	for _, c := range rep.Checks {
-		if strings.HasPrefix(c.Name, "random/") {
-			random++
-		}
-	}
 	line := fmt.Sprintf("%s — %d checks, %d random sequences × %d ops (seed %d), %d calls checked, %.1fs",
-		s, len(rep.Checks)-random, r.Result.Random, o.MaxOps, o.Seed, rep.Ops, r.Elapsed.Seconds())
+		s, len(rep.Checks)-session.CountRandom(rep.Checks), r.Result.Random, o.MaxOps, o.Seed, rep.Ops, r.Elapsed.Seconds())
 	if r.Result.Budget {
 		line += " (the random sequences stopped at -duration " + o.Duration.String() + ")"
 	}

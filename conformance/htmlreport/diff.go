@@ -43,51 +43,31 @@ type changeView struct {
 	Replay   []string
 }
 
-// changeGroup is a cause of a diff's changes (the entry and the part of
-// its result that changed) with the clauses its changes touch.
-type changeGroup struct {
-	Title   string
-	Clauses []string
-	Changes []session.JSONChange
-}
-
-// changeGroups are a diff's changes by cause (DiffReport.Causes, the order
-// the text prints them: the most changes first), each with the clauses its
-// changes' checks are under.
-func changeGroups(rep *session.DiffReport) []changeGroup {
-	var out []changeGroup
-	for _, cause := range rep.Causes() {
-		g := changeGroup{Title: cause.Title}
-		for _, cg := range cause.Groups {
-			for _, i := range cg.Changes {
-				c := rep.Changes[i]
-				g.Changes = append(g.Changes, c)
-				for _, cl := range c.Clauses {
-					if !slices.Contains(g.Clauses, cl) {
-						g.Clauses = append(g.Clauses, cl)
-					}
-				}
-			}
-		}
-		out = append(out, g)
-	}
-	return out
-}
-
 // Diff renders a diff's report.
 func (p Pages) Diff(w io.Writer, rep *session.DiffReport, o *session.Options) error {
 	rs := newRefs()
 	dv := &diffView{Old: targetLine(rep.Old()), New: targetLine(rep.New()), Targets: rep.TargetChanges, Skipped: rep.Skipped}
 	pg := &page{Title: "abicheck diff " + rep.Old().Path + " " + rep.New().Path, Diff: dv}
-	for i, g := range changeGroups(rep) {
-		gv := groupView{Anchor: fmt.Sprintf("group-%d", i+1), Title: g.Title}
-		for _, c := range g.Clauses {
-			gv.Clauses = append(gv.Clauses, linkView{c, rs.clauseHref(c)})
+	// A group per cause (DiffReport.Causes, in the text's order), with the
+	// clauses its changes' checks are under.
+	for i, cause := range rep.Causes() {
+		gv := groupView{Anchor: fmt.Sprintf("group-%d", i+1), Title: cause.Title}
+		var clauses []string
+		for _, cg := range cause.Groups {
+			for _, ci := range cg.Changes {
+				c := rep.Changes[ci]
+				gv.Changes = append(gv.Changes, changeView{Case: c.Case, At: c.At, Old: c.Old, New: c.New, Known: c.Known,
+					Rule: linkView{c.Rule, rs.ruleHref(c.Rule)}, Also: c.Also, Script: strings.Join(c.Script, "\n"), Ops: len(c.Script),
+					File: c.File, Replay: c.Replay})
+				for _, cl := range c.Clauses {
+					if !slices.Contains(clauses, cl) {
+						clauses = append(clauses, cl)
+					}
+				}
+			}
 		}
-		for _, c := range g.Changes {
-			gv.Changes = append(gv.Changes, changeView{Case: c.Case, At: c.At, Old: c.Old, New: c.New, Known: c.Known,
-				Rule: linkView{c.Rule, rs.ruleHref(c.Rule)}, Also: c.Also, Script: strings.Join(c.Script, "\n"), Ops: len(c.Script),
-				File: c.File, Replay: c.Replay})
+		for _, c := range clauses {
+			gv.Clauses = append(gv.Clauses, linkView{c, rs.clauseHref(c)})
 		}
 		dv.Groups = append(dv.Groups, gv)
 	}

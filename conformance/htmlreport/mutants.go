@@ -8,7 +8,6 @@ import (
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/session"
-	"github.com/simabi/simabi/docs"
 )
 
 // mutantsView is a mutants run: the kill table, the score, the masking,
@@ -56,23 +55,13 @@ func (p Pages) Mutants(w io.Writer, run *session.MutantRun, o *session.Options, 
 		mv.Kills = append(mv.Kills, k)
 		fates[r.Name] = cell{r.Name, k.Class}
 	}
-	mv.Score = fmt.Sprintf("mutation score: %d/%d (%.0f%%)", run.Killed, len(run.Rows), 100*float64(run.Killed)/float64(max(len(run.Rows), 1)))
+	mv.Score, mv.Coverage = run.ScoreLine(), run.Clauses.String()
 	pg.Headline = mv.Score
-	cc := run.Clauses
-	mv.Coverage = fmt.Sprintf("clauses of %s: %d; %d cannot be driven through the ABI; %d checked by a directed check; mutant killed: %d of the %d whose mutants ran",
-		docs.ContractPath, cc.Clauses, cc.Undriven, cc.Checked, cc.Killed, cc.Run)
-	if len(cc.Survivors) > 0 {
-		mv.Coverage += " (a mutant survived: " + strings.Join(cc.Survivors, ", ") + ")"
-	}
 	for _, m := range conformance.CatalogueMasking() {
 		mv.Masking = append(mv.Masking, m.String())
 	}
-	what := "the directed catalogue, then up to"
-	if randomOnly {
-		what = "no directed checks (-random-only),"
-	}
-	mv.Budget = fmt.Sprintf("budget per mutant: %s %d random sequences × %d ops within %v (case timeout %v, seed %d); a mutant's check stops at its first kill. Used: %.1fs for %d mutants (builds included), %d random sequences in all.",
-		what, o.Sequences, o.MaxOps, o.Duration, o.CaseTimeout, o.Seed, run.Used.Seconds(), len(run.Rows), run.Random)
+	mv.Budget = session.MutantBudget(o, randomOnly) + fmt.Sprintf(". Used: %.1fs for %d mutants (builds included), %d random sequences in all.",
+		run.Used.Seconds(), len(run.Rows), run.Random)
 	for _, p := range catalogue.ProfileOrder() {
 		mv.Profiles = append(mv.Profiles, p.String())
 	}

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -52,71 +53,15 @@ type interval struct {
 	glyph          draw.GlyphDrawer
 }
 
-// ratioPlot plots per entry NEW/OLD and the noise OLD'/OLD, each the
-// median of its per-round ratios with its 95 % interval, over the band
-// (grey) the ratio must leave to be a difference.
-func ratioPlot(es []speed.EntryReport) (template.URL, error) {
-	p := rowPlot(es, "NEW/OLD per call (log scale)")
-	lo, hi := 1.0, 1.0
-	for i, e := range es {
-		y := row(i, len(es))
-		if err := addBand(p, e.BandLo, e.BandHi, y); err != nil {
-			return "", err
-		}
-		if err := addIntervals(p, []interval{
-			{y + 0.17, e.Noise, e.NoiseLo, e.NoiseHi, colourOld, draw.CircleGlyph{}},
-			{y - 0.17, e.Ratio, e.RatioLo, e.RatioHi, verdictColour(e.Verdict), draw.TriangleGlyph{}},
-		}); err != nil {
-			return "", err
-		}
-		lo, hi = min(lo, e.BandLo, e.RatioLo, e.NoiseLo), max(hi, e.BandHi, e.RatioHi, e.NoiseHi)
-	}
-	if err := addMark(p, 1, len(es)); err != nil {
-		return "", err
-	}
-	legend(p, "OLD'/OLD: the noise", "NEW/OLD", "no difference inside")
-	p.X.Min, p.X.Max = lo/1.1, hi*1.1
-	p.X.Tick.Marker = ratioTicks
-	return pngURL(p, len(es))
+// rows is a plot with one row per entry, log scale across; err is the
+// first plotter that could not be made (the later adds do nothing).
+type rows struct {
+	*plot.Plot
+	n   int
+	err error
 }
 
-// timePlot plots per entry the time of a call on OLD and on NEW, each the
-// median of the rounds' times (the dots) with its 95 % interval, over
-// OLD's median times the band: where NEW's median stands when its ratio
-// leaves the band.
-func timePlot(es []speed.EntryReport) (template.URL, error) {
-	p := rowPlot(es, "time per call (log scale)")
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, e := range es {
-		y := row(i, len(es))
-		om, olo, ohi := e.RoundMedian(speed.SideOld)
-		nm, nlo, nhi := e.RoundMedian(speed.SideNew)
-		if err := addBand(p, om*e.BandLo, om*e.BandHi, y); err != nil {
-			return "", err
-		}
-		if err := addRounds(p, e.OldRoundNs, y+0.17); err != nil {
-			return "", err
-		}
-		if err := addRounds(p, e.NewRoundNs, y-0.17); err != nil {
-			return "", err
-		}
-		if err := addIntervals(p, []interval{
-			{y + 0.17, om, olo, ohi, colourOld, draw.CircleGlyph{}},
-			{y - 0.17, nm, nlo, nhi, verdictColour(e.Verdict), draw.TriangleGlyph{}},
-		}); err != nil {
-			return "", err
-		}
-		lo = min(lo, om*e.BandLo, least(e.OldRoundNs), least(e.NewRoundNs))
-		hi = max(hi, om*e.BandHi, most(e.OldRoundNs), most(e.NewRoundNs))
-	}
-	legend(p, "OLD", "NEW", "OLD × the band")
-	p.X.Min, p.X.Max = lo/1.3, hi*1.3
-	p.X.Tick.Marker = plot.TickerFunc(nsTicks)
-	return pngURL(p, len(es))
-}
-
-// rowPlot is a plot with one row per entry, log scale across.
-func rowPlot(es []speed.EntryReport, x string) *plot.Plot {
+func rowPlot(es []speed.EntryReport, x string) *rows {
 	p := plot.New()
 	p.X.Label.Text = x
 	p.X.Scale = plot.LogScale{}
@@ -128,66 +73,123 @@ func rowPlot(es []speed.EntryReport, x string) *plot.Plot {
 	// Room above the entries for the legend.
 	p.Y.Min, p.Y.Max = -0.6, float64(len(es))+1.1
 	p.Add(plotter.NewGrid())
-	return p
+	return &rows{Plot: p, n: len(es)}
 }
 
 // row is entry i's y: the first entry on top.
-func row(i, n int) float64 { return float64(n - 1 - i) }
+func (r *rows) row(i int) float64 { return float64(r.n - 1 - i) }
 
-// addBand shades [lo, hi] across row y.
-func addBand(p *plot.Plot, lo, hi, y float64) error {
-	b, err := plotter.NewPolygon(plotter.XYs{{X: lo, Y: y - 0.4}, {X: hi, Y: y - 0.4}, {X: hi, Y: y + 0.4}, {X: lo, Y: y + 0.4}})
-	if err != nil {
-		return fmt.Errorf("the band of row %v: %v", y, err)
+// add adds what make makes, unless an earlier make failed.
+func (r *rows) add(what string, make func() (plot.Plotter, error)) {
+	if r.err != nil {
+		return
 	}
-	b.Color, b.LineStyle.Width = colourBand, 0
-	p.Add(b)
-	return nil
+	pl, err := make()
+	if err != nil {
+		r.err = fmt.Errorf("%s: %v", what, err)
+		return
+	}
+	r.Add(pl)
 }
 
-// addIntervals draws each median as its glyph with its interval as a bar.
-func addIntervals(p *plot.Plot, is []interval) error {
+// ratioPlot plots per entry NEW/OLD and the noise OLD'/OLD, each the
+// median of its per-round ratios with its 95 % interval, over the band
+// (grey) the ratio must leave to be a difference.
+func ratioPlot(es []speed.EntryReport) (template.URL, error) {
+	p := rowPlot(es, "NEW/OLD per call (log scale)")
+	lo, hi := 1.0, 1.0
+	for i, e := range es {
+		y := p.row(i)
+		p.band(e.BandLo, e.BandHi, y)
+		p.intervals(interval{y + 0.17, e.Noise, e.NoiseLo, e.NoiseHi, colourOld, draw.CircleGlyph{}},
+			interval{y - 0.17, e.Ratio, e.RatioLo, e.RatioHi, verdictColour(e.Verdict), draw.TriangleGlyph{}})
+		lo, hi = min(lo, e.BandLo, e.RatioLo, e.NoiseLo), max(hi, e.BandHi, e.RatioHi, e.NoiseHi)
+	}
+	// A dashed line across the rows at 1.
+	p.add("the mark", func() (plot.Plotter, error) {
+		l, err := plotter.NewLine(plotter.XYs{{X: 1, Y: -0.5}, {X: 1, Y: float64(len(es)) - 0.5}})
+		if err == nil {
+			l.Dashes, l.Color = []vg.Length{vg.Points(3), vg.Points(3)}, colourOld
+		}
+		return l, err
+	})
+	legend(p.Plot, "OLD'/OLD: the noise", "NEW/OLD", "no difference inside")
+	p.X.Min, p.X.Max = lo/1.1, hi*1.1
+	p.X.Tick.Marker = ratioTicks
+	return p.png()
+}
+
+// timePlot plots per entry the time of a call on OLD and on NEW, each the
+// median of the rounds' times (the dots) with its 95 % interval, over
+// OLD's median times the band: where NEW's median stands when its ratio
+// leaves the band.
+func timePlot(es []speed.EntryReport) (template.URL, error) {
+	p := rowPlot(es, "time per call (log scale)")
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, e := range es {
+		y := p.row(i)
+		om, olo, ohi := e.RoundMedian(speed.SideOld)
+		nm, nlo, nhi := e.RoundMedian(speed.SideNew)
+		p.band(om*e.BandLo, om*e.BandHi, y)
+		p.rounds(e.OldRoundNs, y+0.17)
+		p.rounds(e.NewRoundNs, y-0.17)
+		p.intervals(interval{y + 0.17, om, olo, ohi, colourOld, draw.CircleGlyph{}},
+			interval{y - 0.17, nm, nlo, nhi, verdictColour(e.Verdict), draw.TriangleGlyph{}})
+		all := slices.Concat([]float64{om * e.BandLo, om * e.BandHi}, e.OldRoundNs, e.NewRoundNs)
+		lo, hi = min(lo, slices.Min(all)), max(hi, slices.Max(all))
+	}
+	legend(p.Plot, "OLD", "NEW", "OLD × the band")
+	p.X.Min, p.X.Max = lo/1.3, hi*1.3
+	p.X.Tick.Marker = plot.TickerFunc(nsTicks)
+	return p.png()
+}
+
+// band shades [lo, hi] across row y.
+func (r *rows) band(lo, hi, y float64) {
+	r.add(fmt.Sprintf("the band of row %v", y), func() (plot.Plotter, error) {
+		b, err := plotter.NewPolygon(plotter.XYs{{X: lo, Y: y - 0.4}, {X: hi, Y: y - 0.4}, {X: hi, Y: y + 0.4}, {X: lo, Y: y + 0.4}})
+		if err == nil {
+			b.Color, b.LineStyle.Width = colourBand, 0
+		}
+		return b, err
+	})
+}
+
+// intervals draws each median as its glyph with its interval as a bar.
+func (r *rows) intervals(is ...interval) {
 	for _, in := range is {
 		pt := errPoint{x: in.mid, y: in.y, lo: in.mid - in.lo, hi: in.hi - in.mid}
-		bars, err := plotter.NewXErrorBars(pt)
-		if err != nil {
-			return fmt.Errorf("the interval %v [%v, %v]: %v", in.mid, in.lo, in.hi, err)
-		}
-		bars.Color, bars.Width, bars.CapWidth = in.colour, vg.Points(1.5), vg.Points(6)
-		s, err := plotter.NewScatter(pt)
-		if err != nil {
-			return err
-		}
-		s.GlyphStyle = draw.GlyphStyle{Color: in.colour, Radius: vg.Points(3.5), Shape: in.glyph}
-		p.Add(bars, s)
+		what := fmt.Sprintf("the interval %v [%v, %v]", in.mid, in.lo, in.hi)
+		r.add(what, func() (plot.Plotter, error) {
+			bars, err := plotter.NewXErrorBars(pt)
+			if err == nil {
+				bars.Color, bars.Width, bars.CapWidth = in.colour, vg.Points(1.5), vg.Points(6)
+			}
+			return bars, err
+		})
+		r.add(what, func() (plot.Plotter, error) {
+			s, err := plotter.NewScatter(pt)
+			if err == nil {
+				s.GlyphStyle = draw.GlyphStyle{Color: in.colour, Radius: vg.Points(3.5), Shape: in.glyph}
+			}
+			return s, err
+		})
 	}
-	return nil
 }
 
-// addRounds draws a side's round times as small dots on row y.
-func addRounds(p *plot.Plot, rounds []float64, y float64) error {
-	xys := make(plotter.XYs, len(rounds))
-	for i, x := range rounds {
-		xys[i] = plotter.XY{X: x, Y: y}
-	}
-	s, err := plotter.NewScatter(xys)
-	if err != nil {
-		return fmt.Errorf("the rounds: %v", err)
-	}
-	s.GlyphStyle = draw.GlyphStyle{Color: colourRound, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
-	p.Add(s)
-	return nil
-}
-
-// addMark draws a dashed line across the rows at x.
-func addMark(p *plot.Plot, x float64, n int) error {
-	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: -0.5}, {X: x, Y: float64(n) - 0.5}})
-	if err != nil {
-		return err
-	}
-	l.Dashes, l.Color = []vg.Length{vg.Points(3), vg.Points(3)}, colourOld
-	p.Add(l)
-	return nil
+// rounds draws a side's round times as small dots on row y.
+func (r *rows) rounds(xs []float64, y float64) {
+	r.add("the rounds", func() (plot.Plotter, error) {
+		xys := make(plotter.XYs, len(xs))
+		for i, x := range xs {
+			xys[i] = plotter.XY{X: x, Y: y}
+		}
+		s, err := plotter.NewScatter(xys)
+		if err == nil {
+			s.GlyphStyle = draw.GlyphStyle{Color: colourRound, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
+		}
+		return s, err
+	})
 }
 
 // legend names the old side's glyph, the new side's and the band.
@@ -205,10 +207,13 @@ func legend(p *plot.Plot, old, new, band string) {
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 }
 
-// pngURL draws p, sized for n rows, as a PNG data URI.
-func pngURL(p *plot.Plot, n int) (template.URL, error) {
-	c := vgimg.NewWith(vgimg.UseWH(6*vg.Inch, vg.Length(1.6+0.45*float64(n))*vg.Inch), vgimg.UseDPI(plotDPI))
-	p.Draw(draw.New(c))
+// png draws the plot, sized for its rows, as a PNG data URI.
+func (r *rows) png() (template.URL, error) {
+	if r.err != nil {
+		return "", r.err
+	}
+	c := vgimg.NewWith(vgimg.UseWH(6*vg.Inch, vg.Length(1.6+0.45*float64(r.n))*vg.Inch), vgimg.UseDPI(plotDPI))
+	r.Draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
 		return "", err
@@ -245,20 +250,4 @@ func nsTicks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ts
-}
-
-func least(xs []float64) float64 {
-	m := math.Inf(1)
-	for _, x := range xs {
-		m = min(m, x)
-	}
-	return m
-}
-
-func most(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -440,16 +441,13 @@ func printChange(w io.Writer, c JSONChange, indent string) {
 
 // shortestChange is the cause's (first) change with the shortest script.
 func shortestChange(changes []JSONChange, c DiffCause) int {
-	best := -1
+	var all []int
 	for _, g := range c.Groups {
-		for _, ci := range g.Changes {
-			if best < 0 || len(changes[ci].Script) < len(changes[best].Script) ||
-				(len(changes[ci].Script) == len(changes[best].Script) && ci < best) {
-				best = ci
-			}
-		}
+		all = append(all, g.Changes...)
 	}
-	return best
+	return slices.MinFunc(all, func(a, b int) int {
+		return cmp.Or(cmp.Compare(len(changes[a].Script), len(changes[b].Script)), cmp.Compare(a, b))
+	})
 }
 
 // scriptDir is the directory the changes' scripts were written to.
@@ -558,12 +556,11 @@ func writeDiffJUnit(path string, rep *DiffReport) error {
 				}
 			}
 		}
-		if c.Known == c.Changes {
-			add(c.Title, "abicheck.diff.behaviour", ms, "known: "+text.String(), nil)
-		} else {
-			add(c.Title, "abicheck.diff.behaviour", ms, "", &junitDiffFailure{Text: text.String(),
-				Message: fmt.Sprintf("%d change(s) under %d clause group(s)", c.Changes-c.Known, len(c.Groups))})
+		out, fail := "known: "+text.String(), (*junitDiffFailure)(nil)
+		if c.Known < c.Changes {
+			out, fail = "", &junitDiffFailure{Text: text.String(), Message: fmt.Sprintf("%d change(s) under %d clause group(s)", c.Changes-c.Known, len(c.Groups))}
 		}
+		add(c.Title, "abicheck.diff.behaviour", ms, out, fail)
 	}
 	sum := rep.Summary
 	var fail *junitDiffFailure

@@ -11,30 +11,23 @@ import (
 	"github.com/simabi/simabi/conformance/op"
 )
 
-// DiffCause is one cause of a diff's changes, which are many views of few
-// causes (a launch that returns -93 changes every case that launches): an
-// entry of the runtime and the part of its result that changed, with the
-// changes it explains listed by clause group.
+// DiffCause is one cause of a diff's changes (a launch that returns -93
+// changes every case that launches): an entry and the part of its result
+// that changed, with the changes it explains by clause group.
 type DiffCause struct {
-	// Entry is the C entry whose call changed, the op's kind for an op
-	// that calls no entry, or "setup" / "cleanup" for the runner's own
-	// calls before the first op and after the last.
+	// Entry is the C entry whose call changed, the op's kind for an op that
+	// calls none, or "setup" / "cleanup" (the runner's own calls).
 	Entry string `json:"entry"`
-	// Title is "ENTRY FIELD: OLD -> NEW", the OLD values that went to one
-	// NEW value together, most changes first.
-	Title string `json:"title"`
-	// Field is what changed: "status", "out" (the id written), "mem"
-	// (committed memory's direction), another key of the history line,
-	// "result" (no status, or the result's form changed), "outcome" (one
+	Title string `json:"title"` // "ENTRY FIELD: OLD, OLD -> NEW; ...", most changes first
+	// Field is what changed: "status", "out", "mem" or another key of the
+	// history line, "result" (no status, or its form changed), "outcome" (a
 	// build crashed or hung) or "finding" (the model judged differently).
 	Field       string           `json:"field"`
 	Transitions []DiffTransition `json:"transitions"` // the most changes first
 	Groups      []DiffCauseGroup `json:"groups"`      // the clause groups that showed it, the most changes first
-	// Changes counts its distinct changes, Cases the cases that showed
-	// them, Known the changes a baseline listed.
-	Changes int `json:"changes"`
-	Cases   int `json:"cases"`
-	Known   int `json:"known"`
+	Changes     int              `json:"changes"`     // distinct changes
+	Cases       int              `json:"cases"`       // cases that showed them
+	Known       int              `json:"known"`       // changes a baseline listed
 }
 
 // DiffTransition is one OLD value → NEW value of a cause.
@@ -44,15 +37,14 @@ type DiffTransition struct {
 	Changes int    `json:"changes"`
 }
 
-// DiffCauseGroup is one clause group a cause touched: the indices of its
-// changes in DiffReport.Changes and the cases that showed them.
+// DiffCauseGroup is a clause group a cause touched: its changes' indices in
+// DiffReport.Changes and the cases that showed them.
 type DiffCauseGroup struct {
 	Group   string `json:"group"`
 	Changes []int  `json:"changes"`
 	Cases   int    `json:"cases"`
 }
 
-// title is DiffCause.Title of c.
 func (c DiffCause) title() string {
 	var news []string
 	olds := map[string][]string{}
@@ -111,10 +103,9 @@ func (r *DiffReport) Causes() []DiffCause {
 	return out
 }
 
-// changeCause is what a change says of its cause: the entry called at
-// op at of ops, and the first part of its result that differs between the
-// two builds' lines (a history line "#i OP -> RESULT", or a run's death, or
-// a model finding).
+// changeCause is a change's cause: the entry called at op at, and the first
+// part of its result that differs between the two builds' lines (a history
+// line "#i OP -> RESULT", a run's death, or a model finding).
 func changeCause(ops []op.Op, at int, rev abi.Revision, oldLine, newLine string) (entry, field, oldV, newV string) {
 	var cur *op.Op
 	switch {
@@ -158,8 +149,7 @@ func changeCause(ops []op.Op, at int, rev abi.Revision, oldLine, newLine string)
 	return entry, "result", or, nr
 }
 
-// noFinding is what a run without a model finding at the op says (suite's
-// findingKey.text).
+// noFinding is suite's findingKey.text of no finding.
 const noFinding = "no finding"
 
 // entryOf is the C entry an op calls (the trace vocabulary's table), or
@@ -210,11 +200,9 @@ func findingValue(s string) string {
 	return s
 }
 
-// partDiff is the first field of one call's result that differs: the
-// leading word is the status (or the result of a call that returns no
-// status), KEY=VALUE words are the field KEY, xN the count of a repeated
-// call. Results whose fields do not line up (a run of repeated calls, an
-// unordered pair) differ as a whole.
+// partDiff is the first field of one call's result that differs (the
+// leading word the status or result, KEY=VALUE the field KEY, xN a repeated
+// call's count); results whose fields do not line up differ as a whole.
 func partDiff(a, b string, status bool) (field, oldV, newV string) {
 	fa, fb := resultFields(a, status), resultFields(b, status)
 	if fa == nil || fb == nil || len(fa) != len(fb) {
@@ -231,8 +219,7 @@ func partDiff(a, b string, status bool) (field, oldV, newV string) {
 	return "result", a, b
 }
 
-// resultFields splits one call's result into (field, value) pairs; nil
-// when it has no such form.
+// resultFields are a call's result's (field, value) pairs; nil: no such form.
 func resultFields(s string, status bool) [][2]string {
 	if strings.ContainsAny(s, "{;") {
 		return nil

@@ -251,11 +251,7 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 		Cases: o.cases(profile, info.Caps, true, true, nil)})
 	if i := slices.IndexFunc(res.Cases, killsAny); i >= 0 {
 		c := res.Cases[i]
-		rules := make([]string, len(c.Broken))
-		for j, r := range c.Broken {
-			rules[j] = r.String()
-		}
-		row.Outcome, row.Check, row.ByRule, row.Verdict = MechKilled, c.Name, strings.Join(rules, ","), c.Verdict.String()
+		row.Outcome, row.Check, row.ByRule, row.Verdict = MechKilled, c.Name, strings.Join(suite.RuleNames(c.Broken), ","), c.Verdict.String()
 		return row, nil
 	}
 	ref, err := openRef(m.Profile, o, verbose)
@@ -274,7 +270,7 @@ func runMechanicalMutant(o *Options, mo MechanicalOptions, m emit.MechanicalMuta
 
 // killsAny: a mechanical mutant has no rule of its own, so any rule the
 // checker reports failed, crashed or hung kills it.
-func killsAny(c suite.CaseOutcome) bool { return Bad(c.Verdict) }
+func killsAny(c suite.CaseOutcome) bool { return c.Verdict.Bad() }
 
 // differential diffs ref and x (the catalogue with its probes, then random
 // sequences within mo's budget) and records the first difference that two

@@ -226,22 +226,33 @@ func WriteMutants(w io.Writer, run *MutantRun, o *Options, randomOnly bool, out 
 	}
 	PrintKillTable(out, rows, o)
 	PrintMasking(w, conformance.CatalogueMasking())
-	fmt.Fprintf(w, "mutation score: %d/%d (%.0f%%)\n", run.Killed, len(rows), 100*float64(run.Killed)/float64(max(len(rows), 1)))
-	cc := run.Clauses
-	fmt.Fprintf(w, "clauses of %s: %d; %d cannot be driven through the ABI; %d checked by a directed check; mutant killed: %d of the %d whose mutants ran",
+	fmt.Fprintf(w, "%s\n%s\n%s\n", run.ScoreLine(), run.Clauses, MutantBudget(o, randomOnly))
+	fmt.Fprintf(w, "used: %.1fs for %d mutants (builds included), %d random sequences in all\n", run.Used.Seconds(), len(rows), run.Random)
+	return nil
+}
+
+// ScoreLine is the run's mutation score (the text's line, the HTML's headline).
+func (run *MutantRun) ScoreLine() string {
+	return fmt.Sprintf("mutation score: %d/%d (%.0f%%)", run.Killed, len(run.Rows), 100*float64(run.Killed)/float64(max(len(run.Rows), 1)))
+}
+
+func (cc ClauseCoverage) String() string {
+	s := fmt.Sprintf("clauses of %s: %d; %d cannot be driven through the ABI; %d checked by a directed check; mutant killed: %d of the %d whose mutants ran",
 		docs.ContractPath, cc.Clauses, cc.Undriven, cc.Checked, cc.Killed, cc.Run)
 	if len(cc.Survivors) > 0 {
-		fmt.Fprintf(w, " (a mutant survived: %s)", strings.Join(cc.Survivors, ", "))
+		s += " (a mutant survived: " + strings.Join(cc.Survivors, ", ") + ")"
 	}
-	fmt.Fprintln(w)
+	return s
+}
+
+// MutantBudget is what each mutant's check may spend.
+func MutantBudget(o *Options, randomOnly bool) string {
 	what := "the directed catalogue, then up to"
 	if randomOnly {
 		what = "no directed checks (-random-only),"
 	}
-	fmt.Fprintf(w, "budget per mutant: %s %d random sequences × %d ops within %v (case timeout %v, seed %d); a mutant's check stops at its first kill\n",
+	return fmt.Sprintf("budget per mutant: %s %d random sequences × %d ops within %v (case timeout %v, seed %d); a mutant's check stops at its first kill",
 		what, o.Sequences, o.MaxOps, o.Duration, o.CaseTimeout, o.Seed)
-	fmt.Fprintf(w, "used: %.1fs for %d mutants (builds included), %d random sequences in all\n", run.Used.Seconds(), len(rows), run.Random)
-	return nil
 }
 
 // ClaimingFirst orders the catalogue for one mutant: the checks that claim

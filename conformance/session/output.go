@@ -35,24 +35,19 @@ func Results(r *Run) []report.RuleReport {
 func reproFile(r *Run, rule string) string { return "repro-" + r.Target.FileTag + rule + ".ops" }
 
 // reproText is a repro file: a "# key: value" header (the finding -replay
-// must see; a refusal probe's finding is judged under its own rule, so the
-// file says which refused call left it; the args that pick the target
-// again), then the ops.
+// must see, the refused call a probe's finding came from, the args that pick
+// the target again), then the ops.
 func reproText(r *Run, rr report.RuleReport, file string) string {
 	i := r.Target.Info
 	probe := ""
 	if rr.Finding != "" && !strings.HasPrefix(rr.Finding, rr.Rule+" ") {
 		probe = "a refused call of " + rr.Rule + " left this finding behind (the detail names the refusal)"
 	}
-	detail := ""
-	if rr.Detail != "" {
-		detail = oneLine(rr.Detail)
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# abicheck repro: %s %s\n", rr.Rule, rr.Verdict)
 	for _, h := range [][2]string{{"finding", rr.Finding}, {"probe", probe}, {"note", rr.ReproNote}, {"rule", rr.Anchor},
 		{"target", r.Target.Label}, {"profile", fmt.Sprintf("%s (revision %s, supported %d)", i.Profile, i.Revision, i.Supported)},
-		{"detail", detail}, {"replay", replayCommand(r, file)}, {"args", r.Target.ReplayArgs}} {
+		{"detail", oneLine(rr.Detail)}, {"replay", replayCommand(r, file)}, {"args", r.Target.ReplayArgs}} {
 		if h[1] != "" {
 			fmt.Fprintf(&b, "# %s: %s\n", h[0], h[1])
 		}
@@ -70,9 +65,8 @@ func lines(ls []string) string {
 	return b.String()
 }
 
-// replayHint is the table's replay line for a rule's repro: the command
-// on the file -repro-dir wrote, or (nothing written) on the file a run
-// with -repro-dir out would write.
+// replayHint is the table's replay command for a rule's repro: on the file
+// -repro-dir wrote, else on the one -repro-dir out would write.
 func replayHint(r *Run, rule, reproDir string) string {
 	if reproDir != "" {
 		return replayCommand(r, filepath.Join(reproDir, reproFile(r, rule)))
@@ -96,15 +90,13 @@ func WriteRepros(dir string, runs []*Run) ([]string, error) {
 	var names []string
 	for _, r := range runs {
 		for _, rr := range Results(r) {
-			if !Bad(rr.Verdict) || len(rr.Repro) == 0 {
-				continue
+			if rr.Verdict.Bad() && len(rr.Repro) > 0 {
+				p, text := ReproScript(r, rr, dir)
+				if err := writeOutput(p, []byte(text)); err != nil {
+					return names, err
+				}
+				names = append(names, filepath.Base(p))
 			}
-			name := reproFile(r, rr.Rule)
-			p := filepath.Join(dir, name)
-			if err := writeOutput(p, []byte(reproText(r, rr, p))); err != nil {
-				return names, err
-			}
-			names = append(names, name)
 		}
 	}
 	return names, nil
@@ -165,7 +157,8 @@ func (s *JSONSummary) counts() map[model.Verdict]*int {
 		model.Crash: &s.Crash, model.Hang: &s.Hang, model.Known: &s.Known}
 }
 
-func (s *JSONSummary) addAll(o JSONSummary) {
+// AddAll adds o's counts to s.
+func (s *JSONSummary) AddAll(o JSONSummary) {
 	for v, n := range o.counts() {
 		*s.counts()[v] += *n
 	}
@@ -235,7 +228,7 @@ func ChecksJSON(runs []*Run, o *Options, elapsed time.Duration) CheckJSON {
 	for _, r := range runs {
 		rep := ReportJSON(r, o)
 		j.Targets = append(j.Targets, rep)
-		j.Summary.addAll(rep.Summary)
+		j.Summary.AddAll(rep.Summary)
 	}
 	return j
 }
@@ -265,11 +258,10 @@ func WriteJUnit(path string, runs []*Run) error {
 	return writeOutput(path, b)
 }
 
-// RuleTimes attributes a run's time to its rules (a JUnit test case's
-// time), adding up to the run's: a directed check's time (shrinking
-// included) goes to its rules in equal shares; the rest (random sequences,
-// probes, starting children, judging a trace) to the rules in proportion
-// to the calls the model judged under each.
+// RuleTimes attributes a run's time to its rules (JUnit's times), adding up
+// to the run's: a directed check's time goes to its rules in equal shares,
+// the rest (random sequences, probes, children starting, a trace) in
+// proportion to the calls the model judged under each.
 func RuleTimes(r *Run) map[string]time.Duration {
 	out := map[string]time.Duration{}
 	rest := r.Elapsed
@@ -394,7 +386,7 @@ func (p *Printer) Report(runs []*Run, elapsed time.Duration) {
 			fmt.Fprintln(w)
 		}
 		p.printTarget(r)
-		tot.addAll(SummaryOf(r))
+		tot.AddAll(SummaryOf(r))
 	}
 	verdict, what := "no failures", "target"
 	if tot.Fail+tot.Crash+tot.Hang > 0 {
@@ -475,7 +467,7 @@ func SummaryLine(r *Run, o *Options) string {
 		random += " (stopped at -duration " + o.Duration.String() + ")"
 	}
 	return fmt.Sprintf("%s: %s — %d checks, %s (seed %d), %d calls checked, %.1fs", r.Target.Label, s,
-		len(rep.Checks)-countRandom(rep.Checks), random, o.Seed, rep.Ops, r.Elapsed.Seconds())
+		len(rep.Checks)-CountRandom(rep.Checks), random, o.Seed, rep.Ops, r.Elapsed.Seconds())
 }
 
 // printRuleTable prints a line per rule (-v).
@@ -499,7 +491,7 @@ func (p *Printer) printFailures(r *Run, rs []report.RuleReport) {
 	w, rep := p.w, r.Result.Report
 	var bad []report.RuleReport
 	for _, rr := range rs {
-		if Bad(rr.Verdict) {
+		if rr.Verdict.Bad() {
 			bad = append(bad, rr)
 		}
 	}
@@ -628,7 +620,8 @@ func alignDetail(detail string, repro []string) string {
 	return detail
 }
 
-func countRandom(cs []report.CheckReport) int {
+// CountRandom counts the random sequences among a report's checks.
+func CountRandom(cs []report.CheckReport) int {
 	n := 0
 	for _, c := range cs {
 		if strings.HasPrefix(c.Name, "random/") {

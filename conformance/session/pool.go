@@ -23,15 +23,13 @@ func inParallel(n, jobs int, do func(i int) error) error {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(jobs, 1))
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if !noCC.Load() && errors.Is(do(i), emit.ErrNoCompiler) {
 				noCC.Store(true)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if noCC.Load() {

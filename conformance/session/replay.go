@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -29,14 +28,14 @@ func ReplayMain(o *Options, lib string, argsLib func(words []string) (string, er
 	if IsTrace(text) {
 		return replayTraceMain(o, cmp.Or(lib, "sim:tmr"), text, stdout, stderr)
 	}
+	var expect *report.FindingID
 	ops, err := op.ParseScript(text)
-	if err != nil {
-		return UsageError(stderr, fmt.Sprintf("-replay %s: %v", o.Replay, err))
+	if err == nil && len(ops) == 0 {
+		err = errors.New("no ops in the file")
 	}
-	if len(ops) == 0 {
-		return UsageError(stderr, "-replay "+o.Replay+": no ops in the file")
+	if err == nil {
+		expect, err = ExpectedFinding(text)
 	}
-	expect, err := ExpectedFinding(text)
 	if err != nil {
 		return UsageError(stderr, fmt.Sprintf("-replay %s: %v", o.Replay, err))
 	}
@@ -47,11 +46,10 @@ func ReplayMain(o *Options, lib string, argsLib func(words []string) (string, er
 	if args := Header(text, "args"); spec == "" && args != "" {
 		// The library the repro came from, with the flags that loaded it.
 		words, err := ShellWords(args)
-		if err != nil {
-			return UsageError(stderr, "-replay "+o.Replay+": # args: "+err.Error())
-		}
-		if spec, err = argsLib(words); err == nil {
-			err = o.Validate(spec)
+		if err == nil {
+			if spec, err = argsLib(words); err == nil {
+				err = o.Validate(spec)
+			}
 		}
 		if err != nil {
 			return UsageError(stderr, "-replay "+o.Replay+": # args: "+err.Error())
@@ -101,10 +99,8 @@ func ScriptTarget(text string) string {
 
 // Header is the value of the first "# key: value" line of a script, or "".
 func Header(text, key string) string {
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if v, ok := strings.CutPrefix(line, "# "+key+":"); ok {
+	for line := range strings.Lines(text) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "# "+key+":"); ok {
 			return strings.TrimSpace(v)
 		}
 	}
@@ -205,10 +201,7 @@ func Replay(t *Target, file string, ops []op.Op, from string, expect *report.Fin
 	got := report.OutcomeIDs(ops, out)
 	reproduced := expect != nil && slices.ContainsFunc(got, expect.Matches)
 	code := ExitOK
-	switch {
-	case expect != nil && !reproduced:
-		code = ExitFindings
-	case expect == nil && failed:
+	if (expect != nil && !reproduced) || (expect == nil && failed) {
 		code = ExitFindings
 	}
 	if o.JSON {

@@ -222,6 +222,3 @@ func AnyFindings(runs []*Run) bool {
 	}
 	return false
 }
-
-// Bad reports whether v is a finding (fail, crash, hang).
-func Bad(v model.Verdict) bool { return v.Bad() }

@@ -101,7 +101,7 @@ func judgeTruncated(b []byte, name string, w truncated) error {
 	run := traceRun(tr, trace.Options{})
 	var bad []string
 	for _, rr := range Results(run) {
-		if Bad(rr.Verdict) {
+		if rr.Verdict.Bad() {
 			bad = append(bad, rr.Rule+" "+rr.Verdict.String()+": "+rr.Detail)
 		}
 	}

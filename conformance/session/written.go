@@ -80,8 +80,8 @@ func probeFile(path string) (err error) {
 // probeDir makes sure a file can be created in dir.
 func probeDir(dir string) error { return probeFile(filepath.Join(dir, ".abicheck-write-test")) }
 
-// mkdirs is os.MkdirAll(dir), returning the directories it created, the
-// outermost first.
+// mkdirs is os.MkdirAll(dir), returning the directories that were missing
+// (those it made, unless it failed), the outermost first.
 func mkdirs(dir string) ([]string, error) {
 	var missing []string
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
@@ -90,17 +90,10 @@ func mkdirs(dir string) ([]string, error) {
 		}
 		missing = append([]string{d}, missing...)
 	}
-	err := os.MkdirAll(dir, 0o755)
-	made := missing[:0]
-	for _, d := range missing {
-		if st, serr := os.Lstat(d); serr == nil && st.IsDir() {
-			made = append(made, d)
-		}
-	}
-	return made, err
+	return missing, os.MkdirAll(dir, 0o755)
 }
 
-// unmake removes the directories mkdirs made, the innermost first.
+// unmake removes the (empty) directories mkdirs made, the innermost first.
 func unmake(made []string) {
 	for i := len(made) - 1; i >= 0; i-- {
 		os.Remove(made[i])

@@ -11,7 +11,6 @@ import (
 	"strconv"
 
 	"github.com/simabi/simabi/abi"
-	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/childproc"
 	"github.com/simabi/simabi/conformance/isolate"
 	"github.com/simabi/simabi/conformance/target"
@@ -82,7 +81,7 @@ func ChildMain() int {
 		msg(w, childMsg{T: "error", Err: "bad child configuration: " + err.Error()})
 		return 2
 	}
-	b, desc, closeLib, err := openBuild(cfg)
+	b, desc, err := openBuild(cfg)
 	if err != nil {
 		msg(w, childMsg{T: "error", Err: err.Error()})
 		return 2
@@ -107,65 +106,31 @@ func ChildMain() int {
 	msg(w, childMsg{T: "hello", Build: desc, Skips: skips})
 	status := serve(in, w, b)
 	b.close()
-	if closeLib != nil {
-		closeLib()
-	}
 	return status
 }
 
 // openBuild loads what cfg names and describes it.
-func openBuild(cfg childConfig) (*bench, string, func(), error) {
-	var t conformance.Target
-	var kernel bool
-	var desc string
-	var bins [4][]byte
-	var callable []byte
-	var closeLib func()
+func openBuild(cfg childConfig) (b *bench, desc string, err error) {
 	switch {
 	case cfg.Sim != "" && cfg.Lib != nil:
-		return nil, "", nil, errors.New("a build is either the simulator or a library, not both")
+		return nil, "", errors.New("a build is either the simulator or a library, not both")
 	case cfg.Slow != 0 && wrapSlow == nil:
-		return nil, "", nil, errors.New("this binary cannot slow a build down (a test's hook)")
+		return nil, "", errors.New("this binary cannot slow a build down (a test's hook)")
 	case cfg.DieAfter != 0 && wrapDying == nil:
-		return nil, "", nil, errors.New("this binary cannot make a build die (a test's hook)")
+		return nil, "", errors.New("this binary cannot make a build die (a test's hook)")
 	case cfg.Sim != "":
 		p, err := simProfile(cfg.Sim)
 		if err != nil {
-			return nil, "", nil, err
+			return nil, "", err
 		}
-		t, kernel, desc = target.SimTarget(p), p == sim.TMR, "the built-in simulator, profile "+string(p)
+		b, desc = newBench(target.SimTarget(p), p == sim.TMR, [4][]byte{}, nil), "the built-in simulator, profile "+string(p)
 	case cfg.Lib != nil:
-		var err error
-		if bins, err = isolate.ReadBinaries(cfg.Lib.Binaries); err != nil {
-			return nil, "", nil, fmt.Errorf("reading a binary: %v", err)
-		}
-		if cfg.Lib.Callable != "" {
-			if callable, err = isolate.ReadCallable(cfg.Lib.Callable); err != nil {
-				return nil, "", nil, err
-			}
-		}
-		lib, err := library.Open(cfg.Lib.Lib, library.Options{Preloads: cfg.Lib.Preloads, ACLPath: cfg.Lib.ACL,
-			Binaries: bins, LogLevel: abi.LogLevel(cfg.Lib.LogLevel), Callable: callable})
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("cannot load %s: %v", cfg.Lib.Lib, err)
-		}
-		tt, _, err := lib.Factory()()
-		if err != nil {
-			lib.Close()
-			return nil, "", nil, fmt.Errorf("cannot load %s: %v", cfg.Lib.Lib, err)
-		}
-		in := lib.Info
-		t, kernel, closeLib = tt, in.Profile == "tmr", lib.Close
-		desc = in.Revision + " revision, profile " + in.Profile
-		if in.Hooks {
-			desc += ", simulation hooks"
-		} else if in.ACL != "" {
-			desc += ", ACL " + in.ACL
+		if b, desc, err = openLib(*cfg.Lib); err != nil {
+			return nil, "", err
 		}
 	default:
-		return nil, "", nil, errors.New("the configuration names no build")
+		return nil, "", errors.New("the configuration names no build")
 	}
-	b := newBench(t, kernel, bins, callable)
 	if cfg.Slow != 0 {
 		b.rt = wrapSlow(b.rt, cfg.Slow)
 		desc += fmt.Sprintf(", slowed down %gx", cfg.Slow)
@@ -174,7 +139,41 @@ func openBuild(cfg childConfig) (*bench, string, func(), error) {
 		b.rt = wrapDying(b.rt, cfg.DieAfter)
 		desc += fmt.Sprintf(", dying at run %d", cfg.DieAfter)
 	}
-	return b, desc, closeLib, nil
+	return b, desc, nil
+}
+
+// openLib loads a library as abicheck's child processes load one.
+func openLib(c isolate.Config) (*bench, string, error) {
+	bins, err := isolate.ReadBinaries(c.Binaries)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading a binary: %v", err)
+	}
+	var callable []byte
+	if c.Callable != "" {
+		if callable, err = isolate.ReadCallable(c.Callable); err != nil {
+			return nil, "", err
+		}
+	}
+	lib, err := library.Open(c.Lib, library.Options{Preloads: c.Preloads, ACLPath: c.ACL, Binaries: bins,
+		LogLevel: abi.LogLevel(c.LogLevel), Callable: callable})
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot load %s: %v", c.Lib, err)
+	}
+	t, _, err := lib.Factory()()
+	if err != nil {
+		lib.Close()
+		return nil, "", fmt.Errorf("cannot load %s: %v", c.Lib, err)
+	}
+	in := lib.Info
+	desc := in.Revision + " revision, profile " + in.Profile
+	if in.Hooks {
+		desc += ", simulation hooks"
+	} else if in.ACL != "" {
+		desc += ", ACL " + in.ACL
+	}
+	b := newBench(t, in.Profile == "tmr", bins, callable)
+	b.closeLib = lib.Close
+	return b, desc, nil
 }
 
 // simProfile is the profile of a built-in simulator's spec.

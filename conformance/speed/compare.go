@@ -1,6 +1,7 @@
 package speed
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -125,31 +126,33 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// Compare's verdict of an entry during which a child died or hung: the
-// verdict is Crashed, the side and how.
+// Crashed begins the verdict of an entry during which a child died or hung.
 const Crashed = "crashed"
 
 // orders are the six orders of the three sides, one per round in turn.
 var orders = [6][3]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}}
 
-// Compare times old and new against each other, and old against itself
-// for the noise, in three child processes of this binary (see the package
-// doc), and reports per entry. The error is an *Error when a child does not
-// load its build, dies or hangs; an entry a build cannot run is reported
-// skipped, with why.
+// Compare times old and new against each other, and old against itself for
+// the noise, in three child processes of this binary (the package doc). The
+// error is an *Error when a child does not load, dies or hangs; an entry a
+// build cannot run is reported skipped, with why.
 func Compare(old, new Build, o Options) (*Report, error) {
 	o, err := o.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	if err := old.check(SideOld); err != nil {
-		return nil, err
-	}
-	if err := new.check(SideNew); err != nil {
+	if err := cmp.Or(old.check(SideOld), new.check(SideNew)); err != nil {
 		return nil, err
 	}
 	builds := [3]Build{old, old, new}
 	sides := [3]string{SideOld, SideNoise, SideNew}
+	// The three run on one CPU: they take turns, and a CPU that is slower
+	// than another (a busy neighbour, a virtual CPU with less time) slows
+	// the three alike instead of the one that happens to run there.
+	cpu := pinnedCPU()
+	launch := func(s int) (*proc, error) {
+		return start(sides[s], builds[s].label(), builds[s].config(), cpu, o.Verbose)
+	}
 	var procs [3]*proc
 	failed := true
 	defer func() {
@@ -157,26 +160,16 @@ func Compare(old, new Build, o Options) (*Report, error) {
 		// them, and a comparison that failed ends at once.
 		var wg sync.WaitGroup
 		for _, p := range procs {
-			if p != nil {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if failed {
-						p.Kill()
-					} else {
-						p.Close(nil)
-					}
-				}()
+			if p != nil && failed {
+				wg.Go(p.Kill)
+			} else if p != nil {
+				wg.Go(func() { p.Close(nil) })
 			}
 		}
 		wg.Wait()
 	}()
-	// The three run on one CPU: they take turns, and a CPU that is slower
-	// than another (a busy neighbour, a virtual CPU with less time) slows
-	// the three alike instead of the one that happens to run there.
-	cpu := pinnedCPU()
-	for i, b := range builds {
-		p, err := start(sides[i], b.label(), b.config(), cpu, o.Verbose)
+	for i := range builds {
+		p, err := launch(i)
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +214,7 @@ func Compare(old, new Build, o Options) (*Report, error) {
 				continue
 			}
 			p.Kill()
-			np, err := start(sides[s], builds[s].label(), builds[s].config(), cpu, o.Verbose)
+			np, err := launch(s)
 			if err == nil {
 				err = np.hello(o.LoadTimeout)
 			}
@@ -344,13 +337,10 @@ func measure(procs [3]*proc, er *EntryReport, share time.Duration, o Options) er
 	return nil
 }
 
-// planner sizes an entry's rounds to the time left: before each round it
-// makes the batches as large as they may be (up to Options.Calls) for the
-// rounds still to come to fit, from what a call and a batch cost, as the
-// warm-up measured them, scaled by how far the rounds so far took longer
-// (or less long) than that predicted (a loaded machine, a collector
-// growing). Once the batches are down to MinCalls and the time is up, it
-// stops, but not before MinRounds rounds.
+// planner sizes an entry's rounds to the time left: before each round, the
+// largest batches (up to Options.Calls) for the rounds to come to fit, from
+// the warm-up's costs scaled by how far the rounds so far overran or
+// underran them; at MinCalls with the time up it stops, after MinRounds.
 type planner struct {
 	perCall, perBatch time.Duration
 	calls, rounds     int

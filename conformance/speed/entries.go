@@ -84,10 +84,12 @@ type bench struct {
 	accepted []int32
 	runArgs  []byte
 	runCfg   []byte
+	closeLib func() // unloads the library (nil: the simulator)
 }
 
 func newBench(t conformance.Target, kernel bool, bins [4][]byte, callable []byte) *bench {
-	b := &bench{rt: t.Runtime(), kernel: kernel, bins: bins, filler: make([]byte, 64), out: new(int32)}
+	b := &bench{rt: t.Runtime(), kernel: kernel, bins: bins, filler: make([]byte, 64), out: new(int32),
+		launch: kfix{dev: launchDev}, prepare: kfix{dev: prepareDev}}
 	b.hooks, b.simulated = t.Hooks()
 	b.acl, _ = t.ACL()
 	for i := range b.filler {
@@ -290,7 +292,6 @@ func (b *bench) prepareImage(f *kfix) error {
 
 func (b *bench) beginPrepare(n int) error {
 	f := &b.prepare
-	f.dev = prepareDev
 	if f.h != 0 && f.ids+n > max(maxResidents, n) {
 		if err := b.release(f); err != nil {
 			return err
@@ -307,7 +308,6 @@ func (b *bench) kernelPrepare() error { return b.prepareImage(&b.prepare) }
 func (b *bench) beginLaunch(int) error {
 	f := &b.launch
 	if f.h == 0 {
-		f.dev = launchDev
 		if err := b.kinit(f); err != nil {
 			return err
 		}
@@ -450,8 +450,8 @@ func (b *bench) beginCompleted(n int) error {
 	return steps(func() error { return b.beginProgram(n) }, b.prepareRun, b.launchRun, b.waitRun)
 }
 
-// close releases what the bench made: the program context, the kernel
-// contexts, the ACL stream.
+// close releases what the bench made (the program context, the kernel
+// contexts, the ACL stream) and unloads the library.
 func (b *bench) close() {
 	if b.prog != 0 {
 		if b.hooks != nil || b.acl != nil {
@@ -471,5 +471,8 @@ func (b *bench) close() {
 	if b.aclMade {
 		b.acl.DestroyStream(b.stream)
 		b.aclMade = false
+	}
+	if b.closeLib != nil {
+		b.closeLib()
 	}
 }

@@ -75,25 +75,14 @@ func (e *EntryReport) Skipped() bool { return strings.HasPrefix(e.Verdict, "skip
 // or SideNew) with its 95 % interval, by the rule of the ratios (medianCI);
 // NaN for an entry not timed or an unknown side.
 func (e *EntryReport) RoundMedian(side string) (mid, lo, hi float64) {
-	var xs []float64
-	switch side {
-	case SideOld:
-		xs = e.OldRoundNs
-	case SideNoise:
-		xs = e.NoiseRoundNs
-	case SideNew:
-		xs = e.NewRoundNs
-	}
+	xs := map[string][]float64{SideOld: e.OldRoundNs, SideNoise: e.NoiseRoundNs, SideNew: e.NewRoundNs}[side]
 	return medianCI(slices.Clone(xs))
 }
 
-// Differences are the entries whose verdict is Slower or Faster.
-// An entry during which NEW's child died or hung is a difference too, when
-// no child of OLD died in any entry of the comparison: what NEW does when
-// an entry is called thousands of times changed. When OLD's children die
-// as well (a build that leaks per call dies after so many calls, in
-// whichever entry reaches the count), which side's child dies in which
-// entry is a matter of how many calls each had made, not a change.
+// Differences are the entries whose verdict is Slower or Faster, and one
+// during which NEW's child died or hung when no child of OLD died in any
+// entry (when both die, say of a leak per call, which dies where is a
+// matter of how many calls each had made, not a change).
 func (r *Report) Differences() []EntryReport {
 	oldDied := false
 	for _, e := range r.Entries {
@@ -108,9 +97,8 @@ func (r *Report) Differences() []EntryReport {
 	return out
 }
 
-// WriteText prints the report as a table, one line per entry with the
-// ratio, the noise, the band that decides and the verdict with why, the
-// skipped and crashed entries after it with why.
+// WriteText prints the report as a table, a line per entry timed, then
+// the skipped and crashed entries with why.
 func (r *Report) WriteText(w io.Writer) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "speed: OLD %s (%s)\n", r.Old, r.OldBuild)

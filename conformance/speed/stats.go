@@ -18,23 +18,17 @@ const (
 const DefaultMinChange = 0.25
 
 // Verdict decides an entry from the ratio NEW/OLD with its 95 % interval
-// [lo, hi] and the noise OLD'/OLD, and returns the band the ratio must
-// leave to be a difference: NEW is slower when lo > 1 and the ratio is
-// above the band, faster when hi < 1 and it is below; the band is
-// [min(noise, 1)/(1+minChange), max(noise, 1)*(1+minChange)].
-//
-// Why: an interval clear of 1 is not enough, since two processes of one
-// build differ a little (where the allocator and the loader put things) or
-// more on a shared machine; the noise measures that offset, and when OLD is
-// the odd process NEW and OLD' move together and the band follows. The
-// band takes the noise's ratio, not its interval: the rounds' scatter is in
-// NEW's interval already, and a widely scattered noise would hide a change
-// twice as large. When NEW is the odd process nothing tells it from a
-// change: the widening is the least change called a difference. On the
-// shared 2-core machine this was written on (children on one CPU), two
-// processes of one build differed by up to 12 % (by more than 5 % in about
-// one ratio in thirty), so the default is 25 %; a build slowed down twice
-// came out at 1.9 or more.
+// [lo, hi] and the noise OLD'/OLD: NEW is slower when lo > 1 and the ratio
+// is above the band [min(noise, 1)/(1+minChange), max(noise, 1)*(1+minChange)],
+// faster when hi < 1 and it is below. Why a band: two processes of one build
+// differ a little (where the allocator and the loader put things), more on a
+// shared machine; the noise measures that, and when OLD is the odd process
+// the band follows. It takes the noise's ratio, not its interval (the
+// rounds' scatter is in NEW's interval already). When NEW is the odd process
+// nothing tells it from a change: the widening is the least change called a
+// difference. On the shared 2-core machine this was written on, two
+// processes of one build differed by up to 12 %, hence the default 25 %; a
+// build slowed down twice came out at 1.9 or more.
 func Verdict(ratio, lo, hi, noise, minChange float64) (verdict string, bandLo, bandHi float64) {
 	bandLo = math.Min(noise, 1) / (1 + minChange)
 	bandHi = math.Max(noise, 1) * (1 + minChange)
@@ -47,17 +41,12 @@ func Verdict(ratio, lo, hi, noise, minChange float64) (verdict string, bandLo, b
 	return Same, bandLo, bandHi
 }
 
-// medianCI returns the median of xs and a confidence interval of at least
-// 95 % for the median of the distribution they are drawn from; it sorts
-// xs, per-round ratios: the round is the independent unit (a batch's calls
-// share the machine's moment; both medians of one round cancel a drift
-// between rounds), and a median per round is robust to a batch's outliers,
-// which p99 reports. The interval is the distribution-free one of order
-// statistics, [x(k), x(n+1-k)] with the largest k such that P(B <= k-1) <=
-// 2.5 % for B ~ Binomial(n, 1/2) (20 rounds: x(6), x(15), 95.9 %): no
-// resampling and no seed, so a report is a function of its samples. Under
-// 6 rounds there is no such interval: the whole range is returned
-// (coverage 1 - 2^(1-n)).
+// medianCI is the median of xs (sorted in place: per-round ratios, the
+// round being the independent unit) and a distribution-free interval of at
+// least 95 % for it from order statistics: [x(k), x(n+1-k)] with the largest
+// k such that P(B <= k-1) <= 2.5 % for B ~ Binomial(n, 1/2) (20 rounds: x(6),
+// x(15), 95.9 %); no resampling, so a report is a function of its samples.
+// Under 6 rounds it is the whole range (coverage 1 - 2^(1-n)).
 func medianCI(xs []float64) (mid, lo, hi float64) {
 	n := len(xs)
 	if n == 0 {

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
@@ -74,7 +75,6 @@ type pass struct {
 	c           *Cases
 	done, total int
 	shrinkLeft  time.Duration
-	shrinkUsed  time.Duration
 }
 
 func newPass(c *Cases, checks int) pass {
@@ -124,8 +124,24 @@ func (p *pass) shrink(ops []op.Op, still func(cand []op.Op) bool) (got []op.Op, 
 	got = conformance.Shrink(ops, func(cand []op.Op) bool {
 		return !time.Now().After(deadline) && still(cand)
 	})
-	used := time.Since(t0)
-	p.shrinkLeft -= used
-	p.shrinkUsed += used
+	p.shrinkLeft -= time.Since(t0)
 	return got, true
+}
+
+// capsText names the capabilities of c.
+func capsText(c catalogue.Caps) string {
+	var parts []string
+	for _, x := range []struct {
+		c    catalogue.Caps
+		name string
+	}{{catalogue.CapSetDevice, "set-device"}, {catalogue.CapClearDevice, "clear-device"}, {catalogue.CapGetDevice, "current-device"},
+		{catalogue.CapSync, "sync-stream"}, {catalogue.CapInject, "simabi_inject"}, {catalogue.CapCounters, "ACL counters"},
+		{catalogue.CapDriven, "driven stream completion (hooks)"}, {catalogue.CapUnload, "unloading a private copy"},
+		{catalogue.CapGate, "simabi_hold_gate"}, {catalogue.CapReset, "simabi_reset"}, {catalogue.CapComm, "the simulated comm backend"},
+		{catalogue.CapPeek, "reading a CommContext (hooks)"}, {catalogue.CapCommTimeout, "simabi_comm_timeout_ms"}} {
+		if c&x.c != 0 {
+			parts = append(parts, x.name)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,8 +1,8 @@
 // Package suite runs the checker's suite over any conformance.Executor: the
 // directed catalogue (with refusal probes), then random sequences, with
 // crash and hang handling, shrinking within budgets, and a report.Report per
-// rule. Conform runs it in this process over a Factory; cmd/abicheck runs it
-// over a pool of child processes (conformance/isolate).
+// rule; cmd/abicheck runs it over a simulator in this process or a pool of
+// child processes (conformance/isolate).
 package suite
 
 import (
@@ -18,20 +18,16 @@ import (
 	"github.com/simabi/simabi/onboard"
 )
 
-// Run configures ConformWith: the suite over any Executor, with the
-// target's profile and capabilities given (a parent process learns them from
-// its child; Conform asks a target in this process).
+// Run configures ConformWith; the target's profile and capabilities are
+// given (a parent process learns them from its child).
 type Run struct {
 	Name string
 	Cases
 	SkipSlow bool // leave out checks marked Slow
 	// MaxHangs: once this many cases hung in one op kind, the cases that
-	// contain that kind are reported skipped (default 2; a hung entry costs
-	// the whole case timeout every time).
+	// contain it are skipped (default 2; a hang costs the case timeout).
 	MaxHangs int
-	// Stop, when not nil, ends the run after a case for which it returns
-	// true (the mutants command stops at the first kill).
-	Stop func(CaseOutcome) bool
+	Stop     func(CaseOutcome) bool // when not nil, true ends the run after that case
 	// BindFindings are rules the target broke while it was bound
 	// (library.Info.BindFindings): each is a failure of the report.
 	BindFindings []onboard.BindFinding
@@ -46,8 +42,7 @@ type CaseOutcome struct {
 	Detail  string
 	Repro   []op.Op // the (shrunk) op log of a failure, crash or hang
 	Elapsed time.Duration
-	// FirstFail is the index of the first failing op (-1: none; a crash or
-	// hang: the op it died at).
+	// FirstFail is the first failing op (-1: none; a death: where it died).
 	FirstFail int
 }
 
@@ -57,24 +52,19 @@ type Result struct {
 	Cases   []CaseOutcome // every case that ran, in order
 	Random  int           // random sequences run
 	Elapsed time.Duration
-	Shrink  time.Duration // time spent shrinking
-	Stopped bool          // Run.Stop ended the run early
-	Budget  bool          // the random phase ended at Run.Duration
+	Stopped bool // Run.Stop ended the run early
+	Budget  bool // the random phase ended at Run.Duration
 }
 
 type suiteState struct {
 	pass
-	x    conformance.Executor
-	s    Run
-	rep  *report.Report
-	hung map[string]int
-	last lastCase // the case that ran last (a late death is its)
-	out  *Result
-}
-
-type lastCase struct {
-	name string
-	ops  []op.Op
+	x        conformance.Executor
+	s        Run
+	rep      *report.Report
+	hung     map[string]int
+	lastName string // the case that ran last (a late death is its)
+	lastOps  []op.Op
+	out      *Result
 }
 
 // Finisher is an Executor that can find out, once no more cases will run,
@@ -85,7 +75,7 @@ type Finisher interface {
 }
 
 // ConformWith runs the directed catalogue and random sequences through x and
-// reports per rule (Conform is ConformWith over a FactoryExecutor). A crash
+// reports per rule. A crash
 // or hang of a directed check is reported under the check's rules, one of a
 // random sequence under the rule of the entry that died (EntryRule), with
 // the op log up to the op that was executing. ConformWith never panics on
@@ -113,7 +103,7 @@ func ConformWith(x conformance.Executor, s Run) *Result {
 		}
 	}
 	rep.Finish()
-	st.out.Elapsed, st.out.Shrink = time.Since(t0), st.shrinkUsed
+	st.out.Elapsed = time.Since(t0)
 	return st.out
 }
 
@@ -130,7 +120,7 @@ func (st *suiteState) execute(name string, ops []op.Op) conformance.Outcome {
 			"thread-exit destructor, a timer) killed it: %s", name, r.Verdict, conformance.OpAt(ops, r.At), r.Detail)
 		st.rep.AddResidue("residue/"+name, r.Verdict, r.At, opPtr(ops, r.At), detail, conformance.ReproPrefix(ops, r.At))
 	}
-	st.last = lastCase{name: name, ops: ops}
+	st.lastName, st.lastOps = name, ops
 	return out
 }
 
@@ -140,12 +130,12 @@ func (st *suiteState) execute(name string, ops []op.Op) conformance.Outcome {
 // code of an unloaded library, under the case that ran last, and never
 // retried in silence.
 func (st *suiteState) late(prior *conformance.Outcome) {
-	if prior == nil || st.last.name == "" {
+	if prior == nil || st.lastName == "" {
 		return
 	}
 	detail := fmt.Sprintf("%s: %s after the case finished (its contexts destroyed, the library released and unloaded): %s",
-		st.last.name, prior.Verdict, prior.Detail)
-	st.rep.AddResidue("late/"+st.last.name, prior.Verdict, len(st.last.ops), nil, detail, st.last.ops)
+		st.lastName, prior.Verdict, prior.Detail)
+	st.rep.AddResidue("late/"+st.lastName, prior.Verdict, len(st.lastOps), nil, detail, st.lastOps)
 }
 
 // opPtr is op at of ops, nil when at names no op (setup, cleanup).
@@ -179,7 +169,7 @@ func (st *suiteState) directed(checks []catalogue.Check) bool {
 			if rulesWhy != "" {
 				st.rep.AddOutcome(c.Rules, model.Skip, rulesWhy, nil)
 			}
-			st.rep.AddCheck(report.CheckReport{Name: c.Name, Rules: ruleNames(c.Rules), Verdict: model.Skip, Detail: why})
+			st.rep.AddCheck(report.CheckReport{Name: c.Name, Rules: RuleNames(c.Rules), Verdict: model.Skip, Detail: why})
 			continue
 		}
 		co := st.runCase(c.Name, ops, c.Rules)
@@ -223,7 +213,7 @@ func (st *suiteState) skipOf(c *catalogue.Check, ops []op.Op, perr error) (why, 
 
 // checkReport is a case's line of the report, with its repro when it failed.
 func checkReport(co CaseOutcome) report.CheckReport {
-	cr := report.CheckReport{Name: co.Name, Rules: ruleNames(co.Rules), Verdict: co.Verdict, Detail: co.Detail}
+	cr := report.CheckReport{Name: co.Name, Rules: RuleNames(co.Rules), Verdict: co.Verdict, Detail: co.Detail}
 	if co.Verdict.Bad() {
 		cr.Repro = conformance.OpLines(co.Repro)
 	}
@@ -466,7 +456,8 @@ func (st *suiteState) shrinkRuns(ops []op.Op, exec func([]op.Op, bool) conforman
 	return got
 }
 
-func ruleNames(rs []model.Rule) []string {
+// RuleNames are the IDs of rs.
+func RuleNames(rs []model.Rule) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.String())

@@ -35,14 +35,13 @@ type Change struct {
 	// or for a random sequence the rule of the call.
 	Clauses []string
 	// Rule is the rule the call concerns: the one the model judged broken
-	// there on one side (Judged), else the entry's.
-	Rule   model.Rule
-	Judged bool
-	At     int    // the first op that differs in Script; len(Script): the runner's cleanup
-	Old    string // what each build did there: the call's canonical line, or how the run died
-	New    string
+	// there on one side, else the entry's.
+	Rule model.Rule
+	At   int    // the first op that differs in Script; len(Script): the runner's cleanup
+	Old  string // what each build did there: the call's canonical line, or how the run died
+	New  string
 	// Script is the shortest op script found that shows the change on both
-	// builds (the case's ops when it was not shrunk).
+	// builds.
 	Script []op.Op
 	Shrunk bool
 	// Key names the change across runs and builds (baselines): the clauses,
@@ -61,9 +60,7 @@ type DiffResult struct {
 	Cases   int // cases run on both builds
 	Random  int // random sequences among them
 	Skipped []string
-	Budget  bool // the random phase ended at DiffRun.Duration
-	Flaky   int  // changes that did not show again (DiffRun.Confirm)
-	Shrink  time.Duration
+	Flaky   int // changes that did not show again (DiffRun.Confirm)
 	Elapsed time.Duration
 }
 
@@ -108,13 +105,13 @@ func DiffWith(old, new conformance.Executor, s DiffRun) *DiffResult {
 		}
 	}
 	if !st.ended() {
-		st.out.Budget = st.random(func(name string, ops []op.Op) bool {
+		st.random(func(name string, ops []op.Op) bool {
 			st.out.Random++
 			st.runCase(name, ops, nil)
 			return !st.ended()
 		})
 	}
-	st.out.Elapsed, st.out.Shrink = time.Since(t0), st.shrinkUsed
+	st.out.Elapsed = time.Since(t0)
 	return st.out
 }
 
@@ -146,7 +143,7 @@ func (st *diffState) runCase(name string, ops []op.Op, clauses []string) {
 		st.out.Flaky++
 		return
 	}
-	ch := Change{Case: name, At: d.at, Old: d.old, New: d.new, Script: ops, Rule: d.rule, Judged: d.judged}
+	ch := Change{Case: name, At: d.at, Old: d.old, New: d.new, Script: ops, Rule: d.rule}
 	// A change is listed under the clauses of the directed check that
 	// showed it (written to judge them; the model's rule is ch.Rule), or
 	// for a random sequence under the rule of the call.
@@ -251,12 +248,6 @@ func changeKey(clauses []string, ops []op.Op, d outcomeDiff) string {
 		indexRE.ReplaceAllString(resultOf(d.new), "#")
 }
 
-// death describes how a run ended when it did not pass.
-func death(o conformance.Outcome, ops []op.Op) string {
-	line, _, _ := strings.Cut(o.Detail, "\n")
-	return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), line)
-}
-
 // ruleAt is the rule a difference at op at concerns: the rule of a model
 // finding there on either side (judged), else the rule of the op's entry.
 func ruleAt(ops []op.Op, at int, outs ...conformance.Outcome) (model.Rule, bool) {
@@ -327,7 +318,8 @@ func describeAt(ops []op.Op, o conformance.Outcome, at int) string {
 		if o.Verdict == model.Pass {
 			return "no result"
 		}
-		return death(o, ops)
+		line, _, _ := strings.Cut(o.Detail, "\n")
+		return fmt.Sprintf("%s at %s: %s", o.Verdict, conformance.OpAt(ops, o.At), line)
 	}
 	if at >= 0 && at < len(o.Steps) {
 		return o.Steps[at].Line

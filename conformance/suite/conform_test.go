@@ -1,14 +1,16 @@
 package suite
 
 import (
-	"strings"
 	"time"
 
 	"github.com/simabi/simabi/conformance"
-	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
 	"github.com/simabi/simabi/conformance/report"
 )
+
+// Conform is the tests' way to run the suite in this process: ConformWith
+// over a FactoryExecutor (abicheck runs it over child processes or a
+// simulator target instead).
 
 // Options configure Conform: a Run in this process, whose Profile and
 // Caps are asked of a target (unless Options.Profile gives the profile).
@@ -47,21 +49,4 @@ func Conform(f conformance.Factory, o Options) (*report.Report, error) {
 		release()
 	}
 	return ConformWith(conformance.FactoryExecutor{Factory: f, Options: o.Options, Timeout: o.Timeout}, s).Report, nil
-}
-
-func capsText(c catalogue.Caps) string {
-	var parts []string
-	for _, x := range []struct {
-		c    catalogue.Caps
-		name string
-	}{{catalogue.CapSetDevice, "set-device"}, {catalogue.CapClearDevice, "clear-device"}, {catalogue.CapGetDevice, "current-device"},
-		{catalogue.CapSync, "sync-stream"}, {catalogue.CapInject, "simabi_inject"}, {catalogue.CapCounters, "ACL counters"},
-		{catalogue.CapDriven, "driven stream completion (hooks)"}, {catalogue.CapUnload, "unloading a private copy"},
-		{catalogue.CapGate, "simabi_hold_gate"}, {catalogue.CapReset, "simabi_reset"}, {catalogue.CapComm, "the simulated comm backend"},
-		{catalogue.CapPeek, "reading a CommContext (hooks)"}, {catalogue.CapCommTimeout, "simabi_comm_timeout_ms"}} {
-		if c&x.c != 0 {
-			parts = append(parts, x.name)
-		}
-	}
-	return strings.Join(parts, ", ")
 }
