@@ -52,7 +52,7 @@ func buildEmitted(cfg emit.Config) (*emit.Artifacts, error) {
 	key := fmt.Sprintf("%s|%s|%v|%+v", cfg.Profile, cfg.Mutant, cfg.Omit, cfg.Knobs)
 	v, _ := builds.LoadOrStore(key, &buildResult{})
 	b := v.(*buildResult)
-	b.once.Do(func() { b.a, b.err = emit.Build(cfg, emit.BuildOptions{}) })
+	b.once.Do(func() { b.a, b.err = emit.Build(cfg, emit.BuildOptions{Unoptimized: true}) })
 	return b.a, b.err
 }
 

@@ -1,6 +1,12 @@
 // Package emittest is the one way a test gets an emitted fake runtime: built
 // (or found in the emitter's cache), the test skipped with the reason when
 // there is no C compiler, failed with the build's error otherwise.
+//
+// A test's fake is built at -O0 (emit.BuildOptions.Unoptimized): a test
+// drives a few calls, and -O2's compile was most of a clean clone's make
+// test (about 130 test-only variants). What users get is built at -O2 and
+// tested so by sim/emit's own tests (warning-free at -O2 under -Werror),
+// the commands' and the Python package's.
 package emittest
 
 import (
@@ -15,17 +21,20 @@ import (
 	"github.com/simabi/simabi/sim/emit"
 )
 
+// testBuild is how a test's fake is built.
+var testBuild = emit.BuildOptions{Unoptimized: true}
+
 // Build builds cfg and returns its artifacts.
 func Build(tb testing.TB, cfg emit.Config) *emit.Artifacts {
 	tb.Helper()
-	a, err := emit.Build(cfg, emit.BuildOptions{})
+	a, err := emit.Build(cfg, testBuild)
 	return check(tb, a, err, cfg)
 }
 
 // BuildSources builds edited sources (a test's own variant of the fake).
 func BuildSources(tb testing.TB, src emit.Sources) *emit.Artifacts {
 	tb.Helper()
-	a, err := emit.BuildSources(src, emit.BuildOptions{})
+	a, err := emit.BuildSources(src, testBuild)
 	return check(tb, a, err, "edited sources")
 }
 
