@@ -21,6 +21,7 @@ var production = map[string][]string{
 	"docs":                          nil,
 	"internal/osthread":             nil,
 	"internal/procmaps":             nil,
+	"internal/crosscheck":           nil, // make cross's type-check, a command
 	"internal/exports":              {"abi"},
 	"internal/safemem":              nil,
 	"internal/scratch":              nil, // what a run made for itself, undone at exit or on a signal
