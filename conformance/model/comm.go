@@ -209,6 +209,15 @@ func (m *Model) unwritten(obs *Observation, what string) func() {
 	}
 }
 
+// onCommOK returns f on the comm observation of a call that returned 0.
+func onCommOK(obs *Observation, f func(co *op.CommObs)) func() {
+	return func() {
+		if co := commObs(obs); co != nil && obs.Call.Status == abi.OK {
+			f(co)
+		}
+	}
+}
+
 // succeeded: the call returned 0 or was not observed.
 func (m *Model) succeeded(obs *Observation) bool { return obs == nil || obs.Call.Status == abi.OK }
 
@@ -423,11 +432,7 @@ func (m *Model) commQuery(o Op, obs *Observation) func() {
 		return m.commRefused(obs, what, what+" with a NULL handle or out")
 	}
 	m.commExpect(one(abi.OK), "")
-	return func() {
-		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
-			return
-		}
+	return onCommOK(obs, func(co *op.CommObs) {
 		got := co.Out
 		if o.Kind == op.KindCommSize {
 			if got != h.win {
@@ -443,7 +448,7 @@ func (m *Model) commQuery(o Op, obs *Observation) func() {
 		case h.seg >= 0 && got == 0:
 			m.finding(REComm, Fail, what+" wrote 0 for a handle with windows")
 		}
-	}
+	})
 }
 
 func (m *Model) commDerive(o Op, obs *Observation) func() {
@@ -469,11 +474,7 @@ func (m *Model) commDerive(o Op, obs *Observation) func() {
 	d := commDerived{seg: h.seg, base: h.win, ids: c.IDs, n: c.N, off: c.Off, win: c.Win, basein0: h.in0}
 	h.derived = append(h.derived, d)
 	at := len(h.derived) - 1
-	return func() {
-		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
-			return
-		}
+	return onCommOK(obs, func(co *op.CommObs) {
 		if !outWritten(co.Out) {
 			m.finding(REComm, Fail, "comm_derive_context returned 0 and wrote no context")
 			return
@@ -487,9 +488,6 @@ func (m *Model) commDerive(o Op, obs *Observation) func() {
 			m.finding(REComm, Fail, "comm_derive_context returned the base context")
 		}
 		h.derived[at].addr = co.Out
-		if co.Ctx == nil && !co.Unreadable {
-			return
-		}
 		if _, ok := m.commCheckCtx(co, "comm_derive_context", uint32(c.Rank), uint32(c.N), c.Win, false); !ok || h.in0 == 0 {
 			return
 		}
@@ -500,7 +498,7 @@ func (m *Model) commDerive(o Op, obs *Observation) func() {
 				return
 			}
 		}
-	}
+	})
 }
 
 func (m *Model) commBarrier(o Op) {
@@ -625,12 +623,10 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 				m.finding(REComm, Fail, "comm_alloc_domain_windows returned 0 and left an out pointer unwritten")
 			}
 			d.addr = co.Out
-			if co.Ctx != nil || co.Unreadable {
-				if in0, ok := m.commCheckCtx(co, "comm_alloc_domain_windows", uint32(c.Rank), uint32(c.N), c.Win, true); ok {
-					d.in0 = in0
-					if co.Base != in0+uint64(c.Rank)*c.Win {
-						m.finding(REComm, Fail, "comm_alloc_domain_windows: local_window_base_out is not windowsIn[domain_rank]")
-					}
+			if in0, ok := m.commCheckCtx(co, "comm_alloc_domain_windows", uint32(c.Rank), uint32(c.N), c.Win, true); ok {
+				d.in0 = in0
+				if co.Base != in0+uint64(c.Rank)*c.Win {
+					m.finding(REComm, Fail, "comm_alloc_domain_windows: local_window_base_out is not windowsIn[domain_rank]")
 				}
 			}
 		}
@@ -705,11 +701,7 @@ func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
 	g := &commGlobal{rank: uint32(c.Rank), nranks: uint32(c.N), win: c.Win, seg: s}
 	cm.globals[c.ID] = g
 	cm.descs[c.ID] = commDesc{rank: uint32(c.Rank), nranks: uint32(c.N), win: c.Win, seg: s, hs: 26, nameLen: 26}
-	return func() {
-		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
-			return
-		}
+	return onCommOK(obs, func(co *op.CommObs) {
 		if len(co.Desc) >= abi.CommDescSize {
 			d := cm.descs[c.ID]
 			d.hs = le.Uint32(co.Desc[abi.CommDescHandleSizeOff:])
@@ -727,7 +719,7 @@ func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
 		if why := descDefect(co.Desc, uint32(c.Rank), uint32(c.N), c.Win); why != "" {
 			m.finding(REComm, Fail, "comm_global_domain_prepare's descriptor: "+why)
 		}
-	}
+	})
 }
 
 // descDefect says what is wrong with a descriptor gprep wrote ("" when
@@ -818,25 +810,18 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 		m.commExpect(one(abi.OK), "")
 	}
 	g.imported, g.peers = true, peers
-	return func() {
-		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
-			return
-		}
+	return onCommOK(obs, func(co *op.CommObs) {
 		if !outWritten(co.Out) {
 			m.finding(REComm, Fail, "comm_global_domain_import returned 0 and wrote no context")
 			return
 		}
 		g.addr = co.Out
-		if co.Ctx == nil && !co.Unreadable {
-			return
-		}
 		if _, ok := m.commCheckCtx(co, "comm_global_domain_import", g.rank, g.nranks, g.win, false); ok && g.base != 0 {
 			if got := le.Uint64(co.Ctx[abi.CommCtxWindowsInOff+8*int(g.rank):]); got != g.base {
 				m.finding(REComm, Fail, "comm_global_domain_import: the domain's own window is not the local window gprep returned")
 			}
 		}
-	}
+	})
 }
 
 // importChecks are E-COMM's conditions on each descriptor gimport reads,

@@ -206,16 +206,7 @@ func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		return
 	}
 	if c.latch != Unlatched {
-		cond := "an initialized kernel context"
-		switch {
-		case c.latch == LatchProgram:
-			cond = "a program context"
-		case c.phase == phClosed:
-			cond = "a Closed kernel context"
-		case c.initFailed:
-			cond = "a kernel context whose init failed"
-		}
-		rs.add(OnTMR, "E-KINIT.3", cond, isSet)
+		rs.add(OnTMR, "E-KINIT.3", kinitLatched(c).cond, isSet)
 	}
 	if o.Dev < 0 {
 		return
@@ -223,6 +214,38 @@ func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	h := m.claims[o.Dev]
 	rs.addIf(h != nil && h != c && !h.unknown, OnTMR, "E-KINIT.4", "another context holds the device's claim", isSet)
 	rs.addIf(m.d2Refuses(o.Dev), OnTMR, "E-KINIT.5", "the thread's current device is not device_id", isSet)
+}
+
+// latched is why an init refuses a latched context: the walk's rule and
+// note, and Refusers' clause or condition.
+type latched struct {
+	r         Rule
+	why, cond string
+}
+
+func kinitLatched(c *mctx) latched {
+	switch {
+	case c.latch == LatchProgram:
+		return latched{RL2, "the context is program-latched", "a program context"}
+	case c.phase == phClosed:
+		return latched{RK6, "the context is Closed", "a Closed kernel context"}
+	case c.initFailed:
+		return latched{REKInit, "an earlier kernel init failed after the latch", "a kernel context whose init failed"}
+	}
+	return latched{RK2, "already latched", "an initialized kernel context"}
+}
+
+// pinitLatched is a kernel-latched context's (cond: the L clause).
+func pinitLatched(c *mctx) latched {
+	switch {
+	case c.phase == phClosed && c.finalizedOK:
+		return latched{RL3, "the kernel context was finalized (finalize does not unlatch)", "L-3.1"}
+	case c.initFailed:
+		return latched{RL3, "a failed kernel init latched it (nothing unlatches)", "L-3.2"}
+	case c.phase == phPoisoned || c.quarantined:
+		return latched{RL3, "a poisoned or quarantined kernel context stays latched", "L-3.3"}
+	}
+	return latched{RL2, "the context is kernel-latched", "L-2.2"}
 }
 
 // pinitCfgClause is E-PINIT's clause per V-CFG clause (V-CFG.2: E-PINIT.10).
@@ -248,16 +271,7 @@ func pinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 	switch {
 	case c.latch == LatchKernel:
-		clause := "L-2.2"
-		switch {
-		case c.phase == phClosed && c.finalizedOK:
-			clause = "L-3.1"
-		case c.initFailed:
-			clause = "L-3.2"
-		case c.phase == phPoisoned || c.quarantined:
-			clause = "L-3.3"
-		}
-		rs.add(OnTMR, clause, "a kernel context", isSet)
+		rs.add(OnTMR, pinitLatched(c).cond, "a kernel context", isSet)
 	case c.latch == LatchProgram && c.attached:
 		rs.add(OnKernel, "E-PINIT.11", "a device is already attached", isSet)
 	}
