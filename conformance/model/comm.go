@@ -728,32 +728,28 @@ func descDefect(d []byte, rank, n uint32, win uint64) string {
 	if len(d) < abi.CommDescSize {
 		return ""
 	}
-	u32 := func(off int) uint32 { return le.Uint32(d[off:]) }
+	x := rawDesc(d)
 	for _, f := range [...]struct {
-		name string
-		off  int
-		want uint32
-	}{{"version", abi.CommDescVersionOff, abi.CommGlobalDomainVersion}, {"profile", abi.CommDescProfileOff, abi.CommProfileSimShm},
-		{"domain_rank", abi.CommDescDomainRankOff, rank}, {"rank_count", abi.CommDescRankCountOff, n}} {
-		if got := u32(f.off); got != f.want {
-			return f.name + " " + strconv.FormatUint(uint64(got), 10) + ", want " + strconv.FormatUint(uint64(f.want), 10)
+		name      string
+		got, want uint32
+	}{{"version", x.ver, abi.CommGlobalDomainVersion}, {"profile", x.prof, abi.CommProfileSimShm}, {"domain_rank", x.rank, rank}, {"rank_count", x.n, n}} {
+		if f.got != f.want {
+			return f.name + " " + strconv.FormatUint(uint64(f.got), 10) + ", want " + strconv.FormatUint(uint64(f.want), 10)
 		}
 	}
 	switch {
-	case le.Uint64(d[abi.CommDescMappingSizeOff:]) != win:
-		return "mapping_size " + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) + ", want the window size " + strconv.FormatUint(win, 10)
-	case u32(abi.CommDescReservedOff) != 0:
+	case x.size != win:
+		return "mapping_size " + strconv.FormatUint(x.size, 10) + ", want the window size " + strconv.FormatUint(win, 10)
+	case le.Uint32(d[abi.CommDescReservedOff:]) != 0:
 		return "reserved is not 0"
-	}
-	hs := u32(abi.CommDescHandleSizeOff)
-	if hs == 0 || hs > abi.CommDescHandleBytes {
-		return "handle_size " + strconv.FormatUint(uint64(hs), 10) + ", want 1..256"
+	case x.hs == 0 || x.hs > abi.CommDescHandleBytes:
+		return "handle_size " + strconv.FormatUint(uint64(x.hs), 10) + ", want 1..256"
 	}
 	for i, b := range d[abi.CommDescHandleOff : abi.CommDescHandleOff+abi.CommDescHandleBytes] {
 		switch {
-		case uint32(i) < hs && b == 0:
+		case uint32(i) < x.hs && b == 0:
 			return "the handle has a NUL inside its handle_size bytes"
-		case uint32(i) >= hs && b != 0:
+		case uint32(i) >= x.hs && b != 0:
 			return "the handle is not zero after its handle_size bytes"
 		}
 	}
@@ -846,6 +842,14 @@ type importDesc struct {
 	seg                    int // the window its name names (-1: none; -2: another process's, recorded)
 }
 
+// rawDesc is a descriptor's fields as bytes hold them (its window
+// another process's: seg -2).
+func rawDesc(d []byte) importDesc {
+	return importDesc{ver: le.Uint32(d[abi.CommDescVersionOff:]), prof: le.Uint32(d[abi.CommDescProfileOff:]),
+		rank: le.Uint32(d[abi.CommDescDomainRankOff:]), n: le.Uint32(d[abi.CommDescRankCountOff:]),
+		size: le.Uint64(d[abi.CommDescMappingSizeOff:]), hs: le.Uint32(d[abi.CommDescHandleSizeOff:]), seg: -2}
+}
+
 func (cm *commModel) importDesc(c op.CommRecipe, i int) importDesc {
 	if c.Descs.Raw != 0 {
 		// Recorded fields: the window a peer's handle names is another
@@ -854,10 +858,7 @@ func (cm *commModel) importDesc(c op.CommRecipe, i int) importDesc {
 		if 32*i+32 > len(b) {
 			return importDesc{seg: -1}
 		}
-		d := b[32*i:]
-		return importDesc{ver: le.Uint32(d[abi.CommDescVersionOff:]), prof: le.Uint32(d[abi.CommDescProfileOff:]),
-			rank: le.Uint32(d[abi.CommDescDomainRankOff:]), n: le.Uint32(d[abi.CommDescRankCountOff:]),
-			size: le.Uint64(d[abi.CommDescMappingSizeOff:]), hs: le.Uint32(d[abi.CommDescHandleSizeOff:]), seg: -2}
+		return rawDesc(b[32*i:])
 	}
 	if i >= int(c.Descs.N) {
 		return importDesc{seg: -1}
