@@ -272,8 +272,7 @@ func (h *commHandle) domain(id uint8) *commDomain {
 }
 
 func (m *Model) commInit(o Op) {
-	cm, c := m.comm(), o.Comm
-	ok := c.Path >= 0 && c.Rank >= 0 && c.NRanks > 0 && c.Rank < int64(c.NRanks) && c.NRanks <= abi.CommMaxRankNum
+	cm, c, ok := m.comm(), o.Comm, false
 	m.expect(REComm, anyStatus, "")
 	switch {
 	case c.Path < 0:
@@ -284,6 +283,7 @@ func (m *Model) commInit(o Op) {
 		m.value(REComm, 0, "comm_init with more than 64 ranks returns NULL")
 	default:
 		m.value(REComm, 1, "comm_init returns a new handle")
+		ok = true
 	}
 	cm.h[c.H] = commHandle{live: ok, rank: int32(c.Rank), nranks: c.NRanks, path: c.Path, seg: -1}
 }
