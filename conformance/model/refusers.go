@@ -294,11 +294,9 @@ func pinitLegacyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 }
 
-func aclRefusers(m *Model, o Op, c *mctx, rs *refusals) {
-	if m.opt.Profile == ProfileLegacy {
-		rs.addIf(c == nil, OnLegacy, "S-3", "ctx NULL", intSet)
-		return // a legacy build's negative device: either answer
-	}
+// aclRefusers: a legacy build's negative device gets either answer.
+func aclRefusers(_ *Model, o Op, c *mctx, rs *refusals) {
+	rs.addIf(c == nil, OnLegacy, "S-3", "ctx NULL", intSet)
 	rs.addIf(c == nil, OnKernel, "E-ACL.1", "ctx NULL", iaSet)
 	rs.addIf(o.Dev < 0, OnKernel, "E-ACL.2", "device_id < 0", iaSet)
 	if known(c) && c.latch == LatchKernel {
@@ -430,11 +428,8 @@ func noLiveInit(m *Model, c *mctx, rs *refusals) (live, judged bool) {
 }
 
 // registerID adds E-PROG.21 (legacy: .22) for an id outside the registry.
-func registerID(m *Model, id int32, rs *refusals) {
-	if m.opt.Profile == ProfileLegacy {
-		rs.addIf(id < 0 || id >= legacyCallableIDs, OnLegacy, "E-PROG.22", "a callable id outside [0, 64)", intSet)
-		return
-	}
+func registerID(id int32, rs *refusals) {
+	rs.addIf(id < 0 || id >= legacyCallableIDs, OnLegacy, "E-PROG.22", "a callable id outside [0, 64)", intSet)
 	rs.addIf(id < 0 || id >= abi.MaxRegisteredCallableIDs, OnKernel, "E-PROG.21", "a callable id outside [0, 8192)", iaSet)
 }
 
@@ -457,22 +452,17 @@ func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if !judged {
 		return
 	}
-	legacy := m.opt.Profile == ProfileLegacy
 	switch fn {
 	case FnRegister:
-		registerID(m, -1, rs)
+		registerID(-1, rs)
 		rs.add(OnAll, "E-PROG", "a NULL callable", iaSet)
 	case FnRun, FnPrepareRun:
 		runArgs(true, false, true, true, rs)
 		rs.add(OnAll, "E-PROG.13", "callable id -1, never registered", anyFailure)
 		runArgs(false, true, false, false, rs)
 	case FnUnregister:
-		switch {
-		case legacy && live && c.runs > 0:
-			rs.add(OnLegacy, "E-FIN.12", "a native run is outstanding", intSet)
-		case !legacy && (live || c == nil):
-			rs.add(OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
-		}
+		rs.addIf(live && c.runs > 0, OnLegacy, "E-FIN.12", "a native run is outstanding", intSet)
+		rs.addIf(live || c == nil, OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
 	case FnLaunchRun, FnPollRun, FnWaitRun, FnFinalizeRun:
 		rs.add(OnAll, "E-PROG.23", "NULL run storage", iaSet)
 	case FnMemInfo:
@@ -509,7 +499,7 @@ func devCopyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 func registerRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	live, judged := noLiveInit(m, c, rs)
 	if judged {
-		registerID(m, o.ID, rs)
+		registerID(o.ID, rs)
 	}
 	if !live {
 		return
@@ -524,7 +514,7 @@ func unregisterRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if !live {
 		return
 	}
-	rs.addIf(m.opt.Profile != ProfileLegacy && (o.ID < 0 || o.ID >= abi.MaxRegisteredCallableIDs), OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
+	rs.addIf(o.ID < 0 || o.ID >= abi.MaxRegisteredCallableIDs, OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
 	rs.addIf(c.runs > 0, OnAll, "E-FIN.12", "a native run is outstanding", isSet)
 }
 
