@@ -209,6 +209,15 @@ func (m *Model) unwritten(obs *Observation, what string) func() {
 	}
 }
 
+// onCommOK returns f on the comm observation of a call that returned 0.
+func onCommOK(obs *Observation, f func(co *op.CommObs)) func() {
+	return func() {
+		if co := commObs(obs); co != nil && obs.Call.Status == abi.OK {
+			f(co)
+		}
+	}
+}
+
 // succeeded: the call returned 0 or was not observed.
 func (m *Model) succeeded(obs *Observation) bool { return obs == nil || obs.Call.Status == abi.OK }
 
@@ -263,8 +272,7 @@ func (h *commHandle) domain(id uint8) *commDomain {
 }
 
 func (m *Model) commInit(o Op) {
-	cm, c := m.comm(), o.Comm
-	ok := c.Path >= 0 && c.Rank >= 0 && c.NRanks > 0 && c.Rank < int64(c.NRanks) && c.NRanks <= abi.CommMaxRankNum
+	cm, c, ok := m.comm(), o.Comm, false
 	m.expect(REComm, anyStatus, "")
 	switch {
 	case c.Path < 0:
@@ -275,6 +283,7 @@ func (m *Model) commInit(o Op) {
 		m.value(REComm, 0, "comm_init with more than 64 ranks returns NULL")
 	default:
 		m.value(REComm, 1, "comm_init returns a new handle")
+		ok = true
 	}
 	cm.h[c.H] = commHandle{live: ok, rank: int32(c.Rank), nranks: c.NRanks, path: c.Path, seg: -1}
 }
@@ -423,11 +432,7 @@ func (m *Model) commQuery(o Op, obs *Observation) func() {
 		return m.commRefused(obs, what, what+" with a NULL handle or out")
 	}
 	m.commExpect(one(abi.OK), "")
-	return func() {
-		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
-			return
-		}
+	return onCommOK(obs, func(co *op.CommObs) {
 		got := co.Out
 		if o.Kind == op.KindCommSize {
 			if got != h.win {
@@ -443,7 +448,7 @@ func (m *Model) commQuery(o Op, obs *Observation) func() {
 		case h.seg >= 0 && got == 0:
 			m.finding(REComm, Fail, what+" wrote 0 for a handle with windows")
 		}
-	}
+	})
 }
 
 func (m *Model) commDerive(o Op, obs *Observation) func() {
@@ -469,11 +474,7 @@ func (m *Model) commDerive(o Op, obs *Observation) func() {
 	d := commDerived{seg: h.seg, base: h.win, ids: c.IDs, n: c.N, off: c.Off, win: c.Win, basein0: h.in0}
 	h.derived = append(h.derived, d)
 	at := len(h.derived) - 1
-	return func() {
-		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
-			return
-		}
+	return onCommOK(obs, func(co *op.CommObs) {
 		if !outWritten(co.Out) {
 			m.finding(REComm, Fail, "comm_derive_context returned 0 and wrote no context")
 			return
@@ -487,9 +488,6 @@ func (m *Model) commDerive(o Op, obs *Observation) func() {
 			m.finding(REComm, Fail, "comm_derive_context returned the base context")
 		}
 		h.derived[at].addr = co.Out
-		if co.Ctx == nil && !co.Unreadable {
-			return
-		}
 		if _, ok := m.commCheckCtx(co, "comm_derive_context", uint32(c.Rank), uint32(c.N), c.Win, false); !ok || h.in0 == 0 {
 			return
 		}
@@ -500,7 +498,7 @@ func (m *Model) commDerive(o Op, obs *Observation) func() {
 				return
 			}
 		}
-	}
+	})
 }
 
 func (m *Model) commBarrier(o Op) {
@@ -625,12 +623,10 @@ func (m *Model) commDomainAlloc(o Op, obs *Observation) func() {
 				m.finding(REComm, Fail, "comm_alloc_domain_windows returned 0 and left an out pointer unwritten")
 			}
 			d.addr = co.Out
-			if co.Ctx != nil || co.Unreadable {
-				if in0, ok := m.commCheckCtx(co, "comm_alloc_domain_windows", uint32(c.Rank), uint32(c.N), c.Win, true); ok {
-					d.in0 = in0
-					if co.Base != in0+uint64(c.Rank)*c.Win {
-						m.finding(REComm, Fail, "comm_alloc_domain_windows: local_window_base_out is not windowsIn[domain_rank]")
-					}
+			if in0, ok := m.commCheckCtx(co, "comm_alloc_domain_windows", uint32(c.Rank), uint32(c.N), c.Win, true); ok {
+				d.in0 = in0
+				if co.Base != in0+uint64(c.Rank)*c.Win {
+					m.finding(REComm, Fail, "comm_alloc_domain_windows: local_window_base_out is not windowsIn[domain_rank]")
 				}
 			}
 		}
@@ -705,11 +701,7 @@ func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
 	g := &commGlobal{rank: uint32(c.Rank), nranks: uint32(c.N), win: c.Win, seg: s}
 	cm.globals[c.ID] = g
 	cm.descs[c.ID] = commDesc{rank: uint32(c.Rank), nranks: uint32(c.N), win: c.Win, seg: s, hs: 26, nameLen: 26}
-	return func() {
-		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
-			return
-		}
+	return onCommOK(obs, func(co *op.CommObs) {
 		if len(co.Desc) >= abi.CommDescSize {
 			d := cm.descs[c.ID]
 			d.hs = le.Uint32(co.Desc[abi.CommDescHandleSizeOff:])
@@ -727,7 +719,7 @@ func (m *Model) commGlobalPrepare(o Op, obs *Observation) func() {
 		if why := descDefect(co.Desc, uint32(c.Rank), uint32(c.N), c.Win); why != "" {
 			m.finding(REComm, Fail, "comm_global_domain_prepare's descriptor: "+why)
 		}
-	}
+	})
 }
 
 // descDefect says what is wrong with a descriptor gprep wrote ("" when
@@ -736,32 +728,28 @@ func descDefect(d []byte, rank, n uint32, win uint64) string {
 	if len(d) < abi.CommDescSize {
 		return ""
 	}
-	u32 := func(off int) uint32 { return le.Uint32(d[off:]) }
+	x := rawDesc(d)
 	for _, f := range [...]struct {
-		name string
-		off  int
-		want uint32
-	}{{"version", abi.CommDescVersionOff, abi.CommGlobalDomainVersion}, {"profile", abi.CommDescProfileOff, abi.CommProfileSimShm},
-		{"domain_rank", abi.CommDescDomainRankOff, rank}, {"rank_count", abi.CommDescRankCountOff, n}} {
-		if got := u32(f.off); got != f.want {
-			return f.name + " " + strconv.FormatUint(uint64(got), 10) + ", want " + strconv.FormatUint(uint64(f.want), 10)
+		name      string
+		got, want uint32
+	}{{"version", x.ver, abi.CommGlobalDomainVersion}, {"profile", x.prof, abi.CommProfileSimShm}, {"domain_rank", x.rank, rank}, {"rank_count", x.n, n}} {
+		if f.got != f.want {
+			return f.name + " " + strconv.FormatUint(uint64(f.got), 10) + ", want " + strconv.FormatUint(uint64(f.want), 10)
 		}
 	}
 	switch {
-	case le.Uint64(d[abi.CommDescMappingSizeOff:]) != win:
-		return "mapping_size " + strconv.FormatUint(le.Uint64(d[abi.CommDescMappingSizeOff:]), 10) + ", want the window size " + strconv.FormatUint(win, 10)
-	case u32(abi.CommDescReservedOff) != 0:
+	case x.size != win:
+		return "mapping_size " + strconv.FormatUint(x.size, 10) + ", want the window size " + strconv.FormatUint(win, 10)
+	case le.Uint32(d[abi.CommDescReservedOff:]) != 0:
 		return "reserved is not 0"
-	}
-	hs := u32(abi.CommDescHandleSizeOff)
-	if hs == 0 || hs > abi.CommDescHandleBytes {
-		return "handle_size " + strconv.FormatUint(uint64(hs), 10) + ", want 1..256"
+	case x.hs == 0 || x.hs > abi.CommDescHandleBytes:
+		return "handle_size " + strconv.FormatUint(uint64(x.hs), 10) + ", want 1..256"
 	}
 	for i, b := range d[abi.CommDescHandleOff : abi.CommDescHandleOff+abi.CommDescHandleBytes] {
 		switch {
-		case uint32(i) < hs && b == 0:
+		case uint32(i) < x.hs && b == 0:
 			return "the handle has a NUL inside its handle_size bytes"
-		case uint32(i) >= hs && b != 0:
+		case uint32(i) >= x.hs && b != 0:
 			return "the handle is not zero after its handle_size bytes"
 		}
 	}
@@ -818,25 +806,18 @@ func (m *Model) commGlobalImport(o Op, obs *Observation) func() {
 		m.commExpect(one(abi.OK), "")
 	}
 	g.imported, g.peers = true, peers
-	return func() {
-		co := commObs(obs)
-		if !m.succeeded(obs) || co == nil {
-			return
-		}
+	return onCommOK(obs, func(co *op.CommObs) {
 		if !outWritten(co.Out) {
 			m.finding(REComm, Fail, "comm_global_domain_import returned 0 and wrote no context")
 			return
 		}
 		g.addr = co.Out
-		if co.Ctx == nil && !co.Unreadable {
-			return
-		}
 		if _, ok := m.commCheckCtx(co, "comm_global_domain_import", g.rank, g.nranks, g.win, false); ok && g.base != 0 {
 			if got := le.Uint64(co.Ctx[abi.CommCtxWindowsInOff+8*int(g.rank):]); got != g.base {
 				m.finding(REComm, Fail, "comm_global_domain_import: the domain's own window is not the local window gprep returned")
 			}
 		}
-	}
+	})
 }
 
 // importChecks are E-COMM's conditions on each descriptor gimport reads,
@@ -861,6 +842,14 @@ type importDesc struct {
 	seg                    int // the window its name names (-1: none; -2: another process's, recorded)
 }
 
+// rawDesc is a descriptor's fields as bytes hold them (its window
+// another process's: seg -2).
+func rawDesc(d []byte) importDesc {
+	return importDesc{ver: le.Uint32(d[abi.CommDescVersionOff:]), prof: le.Uint32(d[abi.CommDescProfileOff:]),
+		rank: le.Uint32(d[abi.CommDescDomainRankOff:]), n: le.Uint32(d[abi.CommDescRankCountOff:]),
+		size: le.Uint64(d[abi.CommDescMappingSizeOff:]), hs: le.Uint32(d[abi.CommDescHandleSizeOff:]), seg: -2}
+}
+
 func (cm *commModel) importDesc(c op.CommRecipe, i int) importDesc {
 	if c.Descs.Raw != 0 {
 		// Recorded fields: the window a peer's handle names is another
@@ -869,10 +858,7 @@ func (cm *commModel) importDesc(c op.CommRecipe, i int) importDesc {
 		if 32*i+32 > len(b) {
 			return importDesc{seg: -1}
 		}
-		d := b[32*i:]
-		return importDesc{ver: le.Uint32(d[abi.CommDescVersionOff:]), prof: le.Uint32(d[abi.CommDescProfileOff:]),
-			rank: le.Uint32(d[abi.CommDescDomainRankOff:]), n: le.Uint32(d[abi.CommDescRankCountOff:]),
-			size: le.Uint64(d[abi.CommDescMappingSizeOff:]), hs: le.Uint32(d[abi.CommDescHandleSizeOff:]), seg: -2}
+		return rawDesc(b[32*i:])
 	}
 	if i >= int(c.Descs.N) {
 		return importDesc{seg: -1}

@@ -106,13 +106,9 @@ func (m *Model) CommBusy(h int8) bool { return m.cm != nil && h >= 0 && m.cm.bus
 // CommBusyWhy says why an op naming a busy rank's handle is not made (""
 // when it names none).
 func (m *Model) CommBusyWhy(o Op) string {
-	if !o.Kind.CommCodes() && o.Kind != op.KindCommMem && o.Kind != op.KindCommCopy {
-		return ""
-	}
-	if o.Kind.CommCodes() || (o.Comm.Ref != op.RefGlobal && o.Comm.Ref != op.RefLocal) {
-		if h := o.Comm.H; m.CommBusy(h) {
-			return "h" + strconv.Itoa(int(h)) + "'s rank is waiting in a call for its peers: a rank makes one call at a time"
-		}
+	byHandle := (o.Kind == op.KindCommMem || o.Kind == op.KindCommCopy) && o.Comm.Ref != op.RefGlobal && o.Comm.Ref != op.RefLocal
+	if h := o.Comm.H; (o.Kind.CommCodes() || byHandle) && m.CommBusy(h) {
+		return "h" + strconv.Itoa(int(h)) + "'s rank is waiting in a call for its peers: a rank makes one call at a time"
 	}
 	return ""
 }

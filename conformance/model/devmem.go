@@ -241,11 +241,11 @@ func devSpanText(o Op) string {
 // when none), or of a pointer no allocation starts at (frees nothing,
 // E-PROG.32).
 func (m *Model) devFree(op Op, c *mctx) {
-	if c == nil || m.unknownState(c) {
-		m.expect(RuleNone, anyStatus, "")
+	unknown := c == nil || m.unknownState(c)
+	m.expect(RuleNone, anyStatus, "")
+	if unknown {
 		return
 	}
-	m.expect(RuleNone, anyStatus, "")
 	if c.latch != LatchProgram || !c.attached {
 		if c.latch == LatchKernel {
 			m.e.D1Rule = REProg // E-PROG.3: no ACL device call

@@ -32,15 +32,9 @@ func (m *Model) documented(op Op, s abi.Status) bool {
 // tolerated reports whether st is a tolerated alternative of e (a lower
 // layer's own code never covers an injected one).
 func (m *Model) tolerated(e *Expectation, st abi.Status) bool {
-	if !e.Tol.Has(st) {
-		return false
-	}
-	if e.Tol.Foreign && m.wasInjected(st) {
-		t := e.Tol
-		t.Foreign = false
-		return t.Has(st)
-	}
-	return true
+	t := e.Tol
+	t.Foreign = t.Foreign && !m.wasInjected(st)
+	return t.Has(st)
 }
 
 // suspectContext is the context of op marked latchSuspect, or nil.
@@ -310,11 +304,11 @@ func (m *Model) judgeMem(obs *Observation) {
 		m.pass(r)
 		return
 	}
+	went := "went " + strconv.FormatUint(p, 10) + " ->"
 	if obs.MemPrevUnknown {
-		m.finding(r, Fail, "committed is "+strconv.FormatUint(v, 10)+", want "+e.Mem.String())
-		return
+		went = "is"
 	}
-	m.finding(r, Fail, "committed went "+strconv.FormatUint(p, 10)+" -> "+strconv.FormatUint(v, 10)+", want "+e.Mem.String())
+	m.finding(r, Fail, "committed "+went+" "+strconv.FormatUint(v, 10)+", want "+e.Mem.String())
 }
 
 // valueText renders a queried value: a device id or a status of -1 reads as

@@ -74,16 +74,8 @@ func (m *Model) kinit(op Op, c *mctx) {
 		return
 	}
 	if c.latch != Unlatched {
-		r, why := RK2, "already latched"
-		switch {
-		case c.latch == LatchProgram:
-			r, why = RL2, "the context is program-latched"
-		case c.phase == phClosed:
-			r, why = RK6, "the context is Closed"
-		case c.initFailed:
-			r, why = REKInit, "an earlier kernel init failed after the latch"
-		}
-		m.expect(r, one(abi.InvalidState), why)
+		l := kinitLatched(c)
+		m.expect(l.r, one(abi.InvalidState), l.why)
 		return
 	}
 	// L-5: an init refused before the latch left it unlatched.
@@ -167,18 +159,12 @@ func (m *Model) refusesDispatch(c *mctx, entry Rule) bool {
 	if c.phase.dispatch() {
 		return false
 	}
-	r := RK1
-	switch c.phase {
-	case phClosed:
-		r = RK6
-	case phPoisoned:
-		r = RK4
-	case phClosing:
-		r = RK5
-	}
-	m.expect(r, one(abi.InvalidState), noDispatch[c.phase])
+	m.expect(phaseRule[c.phase], one(abi.InvalidState), noDispatch[c.phase])
 	return true
 }
+
+// phaseRule is the rule that refuses dispatch in each phase without it.
+var phaseRule = [...]Rule{phNew: RK1, phPoisoned: RK4, phClosing: RK5, phClosed: RK6}
 
 // noDispatch is refusesDispatch's detail per phase, built once (a fill
 // steps the model 8,193 times).

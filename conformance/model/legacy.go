@@ -109,7 +109,6 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 		return
 	}
 	prev, prevDev, prevKnown := *c, m.curDev, m.devKnown
-	refused := func() bool { st, seen := m.observed(); return seen && st != abi.OK }
 	if c.legacyDev >= 0 && c.legacyDev != op.Dev {
 		if !c.bindSoft {
 			m.legacyExpect(REPInit, one(abi.Internal), "the runner is bound to device "+strconv.Itoa(int(c.legacyDev))+" until finalize_device", gAttachOther)
@@ -155,7 +154,7 @@ func (m *Model) pinitLegacy(op Op, c *mctx) {
 	c.attached, c.bins = true, execBins(op)
 	if either != "" {
 		m.legacyExpect(REPInit, two(abi.OK, abi.Internal), "the target revision refuses, upstream's legacy code goes on: either is accepted", either)
-		if refused() {
+		if st, seen := m.observed(); seen && st != abi.OK { // refused: nothing changed
 			*c, m.curDev, m.devKnown = prev, prevDev, prevKnown
 		}
 		return

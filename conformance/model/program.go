@@ -32,16 +32,8 @@ func (m *Model) pinit(op Op, c *mctx) {
 		return
 	}
 	if c.latch == LatchKernel {
-		r, why := RL2, "the context is kernel-latched"
-		switch {
-		case c.phase == phClosed && c.finalizedOK:
-			r, why = RL3, "the kernel context was finalized (finalize does not unlatch)"
-		case c.initFailed:
-			r, why = RL3, "a failed kernel init latched it (nothing unlatches)"
-		case c.phase == phPoisoned || c.quarantined:
-			r, why = RL3, "a poisoned or quarantined kernel context stays latched"
-		}
-		m.expect(r, one(abi.InvalidState), why)
+		l := pinitLatched(c)
+		m.expect(l.r, one(abi.InvalidState), l.why)
 		return
 	}
 	c.latch = LatchProgram

@@ -206,16 +206,7 @@ func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 		return
 	}
 	if c.latch != Unlatched {
-		cond := "an initialized kernel context"
-		switch {
-		case c.latch == LatchProgram:
-			cond = "a program context"
-		case c.phase == phClosed:
-			cond = "a Closed kernel context"
-		case c.initFailed:
-			cond = "a kernel context whose init failed"
-		}
-		rs.add(OnTMR, "E-KINIT.3", cond, isSet)
+		rs.add(OnTMR, "E-KINIT.3", kinitLatched(c).cond, isSet)
 	}
 	if o.Dev < 0 {
 		return
@@ -223,6 +214,38 @@ func kinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	h := m.claims[o.Dev]
 	rs.addIf(h != nil && h != c && !h.unknown, OnTMR, "E-KINIT.4", "another context holds the device's claim", isSet)
 	rs.addIf(m.d2Refuses(o.Dev), OnTMR, "E-KINIT.5", "the thread's current device is not device_id", isSet)
+}
+
+// latched is why an init refuses a latched context: the walk's rule and
+// note, and Refusers' clause or condition.
+type latched struct {
+	r         Rule
+	why, cond string
+}
+
+func kinitLatched(c *mctx) latched {
+	switch {
+	case c.latch == LatchProgram:
+		return latched{RL2, "the context is program-latched", "a program context"}
+	case c.phase == phClosed:
+		return latched{RK6, "the context is Closed", "a Closed kernel context"}
+	case c.initFailed:
+		return latched{REKInit, "an earlier kernel init failed after the latch", "a kernel context whose init failed"}
+	}
+	return latched{RK2, "already latched", "an initialized kernel context"}
+}
+
+// pinitLatched is a kernel-latched context's (cond: the L clause).
+func pinitLatched(c *mctx) latched {
+	switch {
+	case c.phase == phClosed && c.finalizedOK:
+		return latched{RL3, "the kernel context was finalized (finalize does not unlatch)", "L-3.1"}
+	case c.initFailed:
+		return latched{RL3, "a failed kernel init latched it (nothing unlatches)", "L-3.2"}
+	case c.phase == phPoisoned || c.quarantined:
+		return latched{RL3, "a poisoned or quarantined kernel context stays latched", "L-3.3"}
+	}
+	return latched{RL2, "the context is kernel-latched", "L-2.2"}
 }
 
 // pinitCfgClause is E-PINIT's clause per V-CFG clause (V-CFG.2: E-PINIT.10).
@@ -248,16 +271,7 @@ func pinitRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 	switch {
 	case c.latch == LatchKernel:
-		clause := "L-2.2"
-		switch {
-		case c.phase == phClosed && c.finalizedOK:
-			clause = "L-3.1"
-		case c.initFailed:
-			clause = "L-3.2"
-		case c.phase == phPoisoned || c.quarantined:
-			clause = "L-3.3"
-		}
-		rs.add(OnTMR, clause, "a kernel context", isSet)
+		rs.add(OnTMR, pinitLatched(c).cond, "a kernel context", isSet)
 	case c.latch == LatchProgram && c.attached:
 		rs.add(OnKernel, "E-PINIT.11", "a device is already attached", isSet)
 	}
@@ -280,11 +294,9 @@ func pinitLegacyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	}
 }
 
-func aclRefusers(m *Model, o Op, c *mctx, rs *refusals) {
-	if m.opt.Profile == ProfileLegacy {
-		rs.addIf(c == nil, OnLegacy, "S-3", "ctx NULL", intSet)
-		return // a legacy build's negative device: either answer
-	}
+// aclRefusers: a legacy build's negative device gets either answer.
+func aclRefusers(_ *Model, o Op, c *mctx, rs *refusals) {
+	rs.addIf(c == nil, OnLegacy, "S-3", "ctx NULL", intSet)
 	rs.addIf(c == nil, OnKernel, "E-ACL.1", "ctx NULL", iaSet)
 	rs.addIf(o.Dev < 0, OnKernel, "E-ACL.2", "device_id < 0", iaSet)
 	if known(c) && c.latch == LatchKernel {
@@ -416,11 +428,8 @@ func noLiveInit(m *Model, c *mctx, rs *refusals) (live, judged bool) {
 }
 
 // registerID adds E-PROG.21 (legacy: .22) for an id outside the registry.
-func registerID(m *Model, id int32, rs *refusals) {
-	if m.opt.Profile == ProfileLegacy {
-		rs.addIf(id < 0 || id >= legacyCallableIDs, OnLegacy, "E-PROG.22", "a callable id outside [0, 64)", intSet)
-		return
-	}
+func registerID(id int32, rs *refusals) {
+	rs.addIf(id < 0 || id >= legacyCallableIDs, OnLegacy, "E-PROG.22", "a callable id outside [0, 64)", intSet)
 	rs.addIf(id < 0 || id >= abi.MaxRegisteredCallableIDs, OnKernel, "E-PROG.21", "a callable id outside [0, 8192)", iaSet)
 }
 
@@ -443,22 +452,17 @@ func progRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if !judged {
 		return
 	}
-	legacy := m.opt.Profile == ProfileLegacy
 	switch fn {
 	case FnRegister:
-		registerID(m, -1, rs)
+		registerID(-1, rs)
 		rs.add(OnAll, "E-PROG", "a NULL callable", iaSet)
 	case FnRun, FnPrepareRun:
 		runArgs(true, false, true, true, rs)
 		rs.add(OnAll, "E-PROG.13", "callable id -1, never registered", anyFailure)
 		runArgs(false, true, false, false, rs)
 	case FnUnregister:
-		switch {
-		case legacy && live && c.runs > 0:
-			rs.add(OnLegacy, "E-FIN.12", "a native run is outstanding", intSet)
-		case !legacy && (live || c == nil):
-			rs.add(OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
-		}
+		rs.addIf(live && c.runs > 0, OnLegacy, "E-FIN.12", "a native run is outstanding", intSet)
+		rs.addIf(live || c == nil, OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
 	case FnLaunchRun, FnPollRun, FnWaitRun, FnFinalizeRun:
 		rs.add(OnAll, "E-PROG.23", "NULL run storage", iaSet)
 	case FnMemInfo:
@@ -495,7 +499,7 @@ func devCopyRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 func registerRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	live, judged := noLiveInit(m, c, rs)
 	if judged {
-		registerID(m, o.ID, rs)
+		registerID(o.ID, rs)
 	}
 	if !live {
 		return
@@ -510,7 +514,7 @@ func unregisterRefusers(m *Model, o Op, c *mctx, rs *refusals) {
 	if !live {
 		return
 	}
-	rs.addIf(m.opt.Profile != ProfileLegacy && (o.ID < 0 || o.ID >= abi.MaxRegisteredCallableIDs), OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
+	rs.addIf(o.ID < 0 || o.ID >= abi.MaxRegisteredCallableIDs, OnKernel, "E-PROG.23", "a callable id outside [0, 8192)", iaSet)
 	rs.addIf(c.runs > 0, OnAll, "E-FIN.12", "a native run is outstanding", isSet)
 }
 

@@ -206,48 +206,41 @@ func (m *Model) slotOf(op Op) *runSlot {
 }
 
 // runStart walks what prepare_run and run refuse before a run starts
-// (each refusal changes nothing, E-PROG.10); it returns the context,
-// storage and callable when none applies.
-func (m *Model) runStart(op Op, c *mctx) (*mctx, *runSlot, progCallable, bool) {
-	if c = m.runEntry(op, c); c == nil {
-		return nil, nil, progCallable{}, false
+// (each refusal changes nothing, E-PROG.10); it returns the storage and
+// callable when none applies (nil storage: refused).
+func (m *Model) runStart(op Op, c *mctx) (*runSlot, progCallable) {
+	pc, registered := progCallable{}, false
+	if c = m.runEntry(op, c); c != nil {
+		pc, registered = c.prog[op.ID]
 	}
+	sl := m.slotOf(op)
 	switch {
+	case c == nil:
 	case op.St < 0:
 		m.expect(REProg, one(abi.InvalidArgument), "NULL run storage is refused (upstream: common/platform/sim/host/c_api_shared.cpp:617)")
-		return nil, nil, progCallable{}, false
 	case op.Cfg.Null:
 		m.expect(REProg, one(abi.InvalidArgument), nullRunConfig)
-		return nil, nil, progCallable{}, false
 	case op.OutNull:
 		m.expect(REProg, one(abi.InvalidArgument), "a NULL descriptor is refused (upstream: common/platform/sim/host/c_api_shared.cpp:617)")
-		return nil, nil, progCallable{}, false
-	}
-	// Upstream asks the registry (:630) before the storage (:640).
-	pc, registered := c.prog[op.ID]
-	if !registered {
+	case !registered: // upstream asks the registry (:630) before the storage (:640)
 		// NOT_RESIDENT or IA: both are abi.md's codes for it.
 		m.expect(REProg, m.refusedAs(abi.CallableNotResident), "callable id "+strconv.Itoa(int(op.ID))+" is not registered")
 		if m.opt.Profile != ProfileLegacy {
 			m.e.Status.add(abi.InvalidArgument)
 		}
-		return nil, nil, progCallable{}, false
-	}
-	sl := m.slotOf(op)
-	if sl.state != StorageFree {
+	case sl.state != StorageFree:
 		m.expect(REProg, m.refusedAs(abi.InvalidState), "run storage st"+strconv.Itoa(int(op.St))+" holds a "+runStateNames[sl.state]+" run: a second run on it is refused")
-		return nil, nil, progCallable{}, false
-	}
-	if op.Args.Mode == ArgsNull {
+	case op.Args.Mode == ArgsNull:
 		m.expect(REProg, one(abi.InvalidArgument), "NULL args are refused (upstream: runtime_maker.cpp:867-870, before the failed prepare releases its reservation)")
-		return nil, nil, progCallable{}, false
+	default:
+		return sl, pc
 	}
-	return c, sl, pc, true
+	return nil, pc
 }
 
 func (m *Model) prepareRun(op Op, c *mctx) {
-	c, sl, pc, ok := m.runStart(op, c)
-	if !ok {
+	sl, pc := m.runStart(op, c)
+	if sl == nil {
 		return
 	}
 	judged := false // else only a success opens the run
@@ -263,7 +256,8 @@ func (m *Model) prepareRun(op Op, c *mctx) {
 		judged = true
 	}
 	if judged || m.pinned() {
-		m.openRun(sl, c)
+		sl.state, sl.ctx = StoragePrepared, c
+		c.runs++
 	}
 }
 
@@ -282,11 +276,6 @@ func (m *Model) secondRunUnjudged(c *mctx, pc progCallable) bool {
 		return false
 	}
 	return true
-}
-
-func (m *Model) openRun(sl *runSlot, c *mctx) {
-	sl.state, sl.ctx = StoragePrepared, c
-	c.runs++
 }
 
 // runCounts are the counts of op's args for callable pc.
@@ -382,8 +371,8 @@ func (m *Model) finalizeRun(op Op, c *mctx) {
 }
 
 func (m *Model) runWhole(op Op, c *mctx) {
-	c, _, pc, ok := m.runStart(op, c)
-	if !ok {
+	sl, pc := m.runStart(op, c)
+	if sl == nil {
 		return
 	}
 	if t, s := m.runCounts(op, pc); pc.t >= 0 && (t != pc.t || s != pc.s) {
