@@ -24,10 +24,6 @@ var nameOwners = []string{"abi/symbols.go", "sim/*.go", "conformance/op/", "conf
 var exactExempt = map[[2]string]string{
 	{"abi/tracevocab/entries.go", "comm_destroy"}: "prog's fn= word for destroy_comm_stream_ctx, an op-script word that happens to equal the comm entry's name",
 	// The capabilities a run lists; helper C's file under issue #40, to derive when merged.
-	{"conformance/suite/conform.go", "simabi_inject"}:          "a capability's name as the report prints it",
-	{"conformance/suite/conform.go", "simabi_hold_gate"}:       "a capability's name as the report prints it",
-	{"conformance/suite/conform.go", "simabi_reset"}:           "a capability's name as the report prints it",
-	{"conformance/suite/conform.go", "simabi_comm_timeout_ms"}: "a capability's name as the report prints it",
 }
 
 // Files whose longer literals name entries in prose (several things at once,

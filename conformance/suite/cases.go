@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
@@ -135,10 +136,10 @@ func capsText(c catalogue.Caps) string {
 		c    catalogue.Caps
 		name string
 	}{{catalogue.CapSetDevice, "set-device"}, {catalogue.CapClearDevice, "clear-device"}, {catalogue.CapGetDevice, "current-device"},
-		{catalogue.CapSync, "sync-stream"}, {catalogue.CapInject, "simabi_inject"}, {catalogue.CapCounters, "ACL counters"},
+		{catalogue.CapSync, "sync-stream"}, {catalogue.CapInject, abi.EntrySimInject.Name()}, {catalogue.CapCounters, "ACL counters"},
 		{catalogue.CapDriven, "driven stream completion (hooks)"}, {catalogue.CapUnload, "unloading a private copy"},
-		{catalogue.CapGate, "simabi_hold_gate"}, {catalogue.CapReset, "simabi_reset"}, {catalogue.CapComm, "the simulated comm backend"},
-		{catalogue.CapPeek, "reading a CommContext (hooks)"}, {catalogue.CapCommTimeout, "simabi_comm_timeout_ms"}} {
+		{catalogue.CapGate, abi.EntrySimHoldGate.Name()}, {catalogue.CapReset, abi.EntrySimReset.Name()}, {catalogue.CapComm, "the simulated comm backend"},
+		{catalogue.CapPeek, "reading a CommContext (hooks)"}, {catalogue.CapCommTimeout, abi.EntrySimCommTimeout.Name()}} {
 		if c&x.c != 0 {
 			parts = append(parts, x.name)
 		}
