@@ -1,5 +1,11 @@
 package catalogue
 
+import (
+	"strings"
+
+	"github.com/simabi/simabi/abi"
+)
+
 // Caps is what a target lets a checker drive (conformance.CapsOf derives
 // a target's; a check's "needs:" header names what it needs).
 type Caps uint16
@@ -26,6 +32,27 @@ var capNames = map[string]Caps{
 	"setdev": CapSetDevice, "cleardev": CapClearDevice, "getdev": CapGetDevice, "sync": CapSync,
 	"inject": CapInject, "counters": CapCounters, "driven": CapDriven, "unload": CapUnload,
 	"gate": CapGate, "reset": CapReset, "comm": CapComm, "peek": CapPeek, "commtimeout": CapCommTimeout,
+}
+
+// capWords are the capabilities' names in a report, in this order.
+var capWords = []struct {
+	c    Caps
+	name string
+}{{CapSetDevice, "set-device"}, {CapClearDevice, "clear-device"}, {CapGetDevice, "current-device"},
+	{CapSync, "sync-stream"}, {CapInject, abi.EntrySimInject.Name()}, {CapCounters, "ACL counters"},
+	{CapDriven, "driven stream completion (hooks)"}, {CapUnload, "unloading a private copy"},
+	{CapGate, abi.EntrySimHoldGate.Name()}, {CapReset, abi.EntrySimReset.Name()}, {CapComm, "the simulated comm backend"},
+	{CapPeek, "reading a CommContext (hooks)"}, {CapCommTimeout, abi.EntrySimCommTimeout.Name()}}
+
+// Text names the capabilities of c as a report does.
+func (c Caps) Text() string {
+	var parts []string
+	for _, x := range capWords {
+		if c&x.c != 0 {
+			parts = append(parts, x.name)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Has reports whether every capability of need is present.

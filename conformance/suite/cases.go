@@ -2,10 +2,8 @@ package suite
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
 	"github.com/simabi/simabi/conformance/catalogue"
 	"github.com/simabi/simabi/conformance/model"
@@ -127,22 +125,4 @@ func (p *pass) shrink(ops []op.Op, still func(cand []op.Op) bool) (got []op.Op, 
 	})
 	p.shrinkLeft -= time.Since(t0)
 	return got, true
-}
-
-// capsText names the capabilities of c.
-func capsText(c catalogue.Caps) string {
-	var parts []string
-	for _, x := range []struct {
-		c    catalogue.Caps
-		name string
-	}{{catalogue.CapSetDevice, "set-device"}, {catalogue.CapClearDevice, "clear-device"}, {catalogue.CapGetDevice, "current-device"},
-		{catalogue.CapSync, "sync-stream"}, {catalogue.CapInject, abi.EntrySimInject.Name()}, {catalogue.CapCounters, "ACL counters"},
-		{catalogue.CapDriven, "driven stream completion (hooks)"}, {catalogue.CapUnload, "unloading a private copy"},
-		{catalogue.CapGate, abi.EntrySimHoldGate.Name()}, {catalogue.CapReset, abi.EntrySimReset.Name()}, {catalogue.CapComm, "the simulated comm backend"},
-		{catalogue.CapPeek, "reading a CommContext (hooks)"}, {catalogue.CapCommTimeout, abi.EntrySimCommTimeout.Name()}} {
-		if c&x.c != 0 {
-			parts = append(parts, x.name)
-		}
-	}
-	return strings.Join(parts, ", ")
 }

@@ -200,7 +200,7 @@ func (st *suiteState) skipOf(c *catalogue.Check, ops []op.Op, perr error) (why, 
 	case !c.AppliesTo(s.Profile):
 		return "does not apply to a " + s.Profile.String() + " build", profileSkip[s.Profile]
 	case !s.Caps.Has(c.Needs):
-		why = "the target cannot drive it: missing " + capsText(c.Needs&^s.Caps)
+		why = "the target cannot drive it: missing " + (c.Needs &^ s.Caps).Text()
 		return why, c.Name + ": " + why
 	case s.SkipSlow && c.Slow:
 		return "slow check left out", ""

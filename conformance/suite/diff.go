@@ -87,7 +87,7 @@ func DiffWith(old, new conformance.Executor, s DiffRun) *DiffResult {
 		case !c.AppliesTo(s.Profile):
 			continue
 		case !s.Caps.Has(c.Needs):
-			st.out.Skipped = append(st.out.Skipped, c.Name+": the targets cannot drive it (missing "+capsText(c.Needs&^s.Caps)+")")
+			st.out.Skipped = append(st.out.Skipped, c.Name+": the targets cannot drive it (missing "+(c.Needs&^s.Caps).Text()+")")
 			continue
 		}
 		clauses := checkClauses(c.Name, s.Profile)
