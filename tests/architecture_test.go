@@ -30,7 +30,7 @@ var production = map[string][]string{
 	"sim/semantics":                 nil,
 	"sim":                           {"abi", "validation", "latch", "sim/semantics", "internal/..."},
 	"sim/emit":                      {"abi", "abi/tracevocab", "validation", "latch", "sim/semantics", "internal/exports", "internal/scratch"},
-	"sim/emit/emittest":             {"abi", "sim/emit", "internal/procmaps"},
+	"sim/emit/emittest":             {"abi", "sim/emit", "internal/procmaps", "internal/scratch"},
 	"onboard":                       {"abi", "validation", "internal/..."},
 	"lifecycle":                     {"abi", "validation", "latch", "internal/..."},
 	"conformance/op":                {"abi", "abi/tracevocab"},

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/simabi/simabi/internal/procmaps"
+	"github.com/simabi/simabi/internal/scratch"
 	"github.com/simabi/simabi/sim/emit"
 )
 
@@ -72,9 +73,13 @@ func MappedRuntimes(kept func(path string) bool) []string {
 
 // Released is a TestMain's exit code after its tests ran with code: code,
 // or 1 with the list on stderr when a runtime is still mapped that kept does
-// not account for (see MappedRuntimes).
+// not account for (see MappedRuntimes). Then what the process's runs still
+// hold goes, as abicheck's exit undoes it: a hung in-process run keeps its
+// comm segments until then (TestEmittedMutantsRandom's launch-waits left
+// one in /dev/shm on every run).
 func Released(pkg string, code int, kept func(path string) bool) int {
 	left := MappedRuntimes(kept)
+	scratch.Cleanup()
 	if len(left) == 0 {
 		return code
 	}
