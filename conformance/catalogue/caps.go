@@ -27,29 +27,33 @@ const (
 	CapCommTimeout                  // the comm timeout can be shortened (E-COMM.9, .21, .29, .34, .59)
 )
 
-// capNames are the capabilities' names in a "needs:" header.
-var capNames = map[string]Caps{
-	"setdev": CapSetDevice, "cleardev": CapClearDevice, "getdev": CapGetDevice, "sync": CapSync,
-	"inject": CapInject, "counters": CapCounters, "driven": CapDriven, "unload": CapUnload,
-	"gate": CapGate, "reset": CapReset, "comm": CapComm, "peek": CapPeek, "commtimeout": CapCommTimeout,
+// capNames are each capability's names, in the order of the bits (entry
+// i is 1<<i): in a check's "needs:" header, and in a report (Text).
+var capNames = [...]struct{ header, report string }{
+	{"setdev", "set-device"}, {"cleardev", "clear-device"}, {"getdev", "current-device"},
+	{"sync", "sync-stream"}, {"inject", abi.EntrySimInject.Name()}, {"counters", "ACL counters"},
+	{"driven", "driven stream completion (hooks)"}, {"unload", "unloading a private copy"},
+	{"gate", abi.EntrySimHoldGate.Name()}, {"reset", abi.EntrySimReset.Name()},
+	{"comm", "the simulated comm backend"}, {"peek", "reading a CommContext (hooks)"},
+	{"commtimeout", abi.EntrySimCommTimeout.Name()},
 }
 
-// capWords are the capabilities' names in a report, in this order.
-var capWords = []struct {
-	c    Caps
-	name string
-}{{CapSetDevice, "set-device"}, {CapClearDevice, "clear-device"}, {CapGetDevice, "current-device"},
-	{CapSync, "sync-stream"}, {CapInject, abi.EntrySimInject.Name()}, {CapCounters, "ACL counters"},
-	{CapDriven, "driven stream completion (hooks)"}, {CapUnload, "unloading a private copy"},
-	{CapGate, abi.EntrySimHoldGate.Name()}, {CapReset, abi.EntrySimReset.Name()}, {CapComm, "the simulated comm backend"},
-	{CapPeek, "reading a CommContext (hooks)"}, {CapCommTimeout, abi.EntrySimCommTimeout.Name()}}
+// capNamed is the capability a "needs:" header calls name.
+func capNamed(name string) (Caps, bool) {
+	for i, n := range capNames {
+		if n.header == name {
+			return 1 << i, true
+		}
+	}
+	return 0, false
+}
 
 // Text names the capabilities of c as a report does.
 func (c Caps) Text() string {
 	var parts []string
-	for _, x := range capWords {
-		if c&x.c != 0 {
-			parts = append(parts, x.name)
+	for i, n := range capNames {
+		if c&(1<<i) != 0 {
+			parts = append(parts, n.report)
 		}
 	}
 	return strings.Join(parts, ", ")

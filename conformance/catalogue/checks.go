@@ -203,7 +203,7 @@ func (p *checkParser) headerLine(key string, val []string) error {
 		}
 	case "needs":
 		for _, v := range val {
-			cp, ok := capNames[v]
+			cp, ok := capNamed(v)
 			if !ok {
 				return fmt.Errorf("check %s: no capability %q", c.Name, v)
 			}

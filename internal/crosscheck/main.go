@@ -33,7 +33,6 @@ type listed struct {
 	Dir        string
 	GoFiles    []string // a test's variant: its test files too
 	ImportMap  map[string]string
-	Standard   bool
 	Module     *struct{ Main bool }
 	Error      *struct{ Err string }
 }
@@ -146,9 +145,9 @@ func parse(fset *token.FileSet, dir string, names []string) ([]*ast.File, error)
 // cgo off: every package the module's packages and tests import, before
 // the packages that import it.
 func list(dir, goos, goarch string) ([]listed, error) {
-	cmd := exec.Command("go", "list", "-e", "-deps", "-test", "-json=ImportPath,Dir,GoFiles,ImportMap,Standard,Module,Error", "./...")
+	cmd := exec.Command("go", "list", "-e", "-deps", "-test", "-json=ImportPath,Dir,GoFiles,ImportMap,Module,Error", "./...")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0", "GOFLAGS=")
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
