@@ -56,7 +56,20 @@ build:
 vet:
 	$(GO) vet ./...
 
-test: build vet cross test-plain test-race test-shuffle test-python
+# The Python package's tests (one process, mostly waiting on its
+# children) run beside test-plain and test-race, whose tail is one test
+# binary at a time; their output follows. One shuffle seed serves all.
+test: build vet cross
+	@echo "make test: shuffle seed $(SHUFFLE)"
+	@set -e; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+	$(MAKE) --no-print-directory test-python >"$$log" 2>&1 & py=$$!; \
+	status=0; $(MAKE) --no-print-directory SHUFFLE=$(SHUFFLE) test-plain test-race || status=$$?; \
+	wait $$py || status=1; echo "test-python:"; cat "$$log"; [ $$status -eq 0 ]
+	@$(MAKE) --no-print-directory SHUFFLE=$(SHUFFLE) test-shuffle
+
+# alternatives joins anchored test-name patterns ^(A|B)$$ into one.
+alternatives = ^($(subst $(space),|,$(strip $(foreach p,$(1),$(patsubst ^%$$,%,$(patsubst ^(%)$$,%,$(p)))))))$$
+space := $(subst ,, )
 
 # Tests whose Go side is one goroutine driving in-process targets, and
 # cost five to twelve times the CPU under the race detector (CPU-s alone,
@@ -79,16 +92,15 @@ PLAIN_SESSION_TESTS := ^TestDiffProgress$$
 # TestCommRanks_ECOMM8_ECOMM20_randomSessionsPark.
 PLAIN_CONF_TESTS := ^(TestStateOwnedAndSharedAgree|TestProbeFillsTheBudgetExactly_M5|TestCommCleanup_ECOMM58_runsLeaveNoSegment|TestCommCleanup_ECOMM59_timedOutRanksLeaveNoSegment)$$
 
+# The named tests of three packages run in one go test, so their binaries
+# build and run side by side (the names are unique to their packages).
 test-plain:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 $(PLAIN_PKGS)
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(PLAIN_SUITE_TESTS)' ./conformance/suite
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -run '$(PLAIN_SESSION_TESTS)' ./conformance/session
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(PLAIN_CONF_TESTS)' ./conformance
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(call alternatives,$(PLAIN_SUITE_TESTS) $(PLAIN_SESSION_TESTS) $(PLAIN_CONF_TESTS))' ./conformance/suite ./conformance/session ./conformance
 
 test-race:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race $(RACE_PKGS)
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -run '$(RACE_TESTS_TESTS)' ./tests
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -run '$(RACE_EMIT_TESTS)' ./sim/emit
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -run '$(call alternatives,$(RACE_TESTS_TESTS) $(RACE_EMIT_TESTS))' ./tests ./sim/emit
 
 # The Python package's tests (python/tests), from the source tree, with
 # Debian's python3 and its pytest (apt-get install python3-pytest

@@ -148,10 +148,12 @@ type Runner struct {
 	caps    catalogue.Caps
 	opt     Options
 	main    *lockedThread
-	helper  *lockedThread
-	helper2 *lockedThread // the third thread of a parked hold, on first use
-	ctl     abi.SimControl
-	bound   abi.SimCommTimeout // simabi_comm_timeout_ms (CapCommTimeout)
+	// extra are the helper of pairs and races and a parked hold's third
+	// thread, each started on first use: most runs need neither, and a
+	// thread costs a creation and an awaited exit per run.
+	extra [2]*lockedThread
+	ctl   abi.SimControl
+	bound abi.SimCommTimeout // simabi_comm_timeout_ms (CapCommTimeout)
 
 	images  map[op.ImageRecipe]*imgBuf
 	lastRec op.ImageRecipe // the recipe image() looked up last, and its buffer
@@ -241,7 +243,7 @@ func (r *Runner) ResetTarget() bool {
 
 // NewRunner prepares a runner for t. Close it when done.
 func NewRunner(t Target, opt Options) *Runner {
-	r := &Runner{t: t, rt: t.Runtime(), caps: CapsOf(t), opt: opt, main: newLockedThread(), helper: newLockedThread(),
+	r := &Runner{t: t, rt: t.Runtime(), caps: CapsOf(t), opt: opt, main: newLockedThread(),
 		images: map[op.ImageRecipe]*imgBuf{}, out: new(int32), out2: new(int32), filler: make([]byte, 64), unloadAt: -1}
 	r.hooks, _ = t.Hooks()
 	r.acl, _ = t.ACL()
@@ -296,9 +298,10 @@ func (r *Runner) Close() {
 		})
 	}
 	r.main.exit()
-	r.helper.exit()
-	if r.helper2 != nil {
-		r.helper2.exit()
+	for _, t := range r.extra {
+		if t != nil {
+			t.exit()
+		}
 	}
 }
 
@@ -916,7 +919,7 @@ func (r *Runner) parkedPair(p *pairCalls) {
 	o := &r.obs
 	armed := r.ctl.SimHoldGate(p.h, 1) == abi.OK
 	firstDone, secondDone := make(chan struct{}), make(chan struct{})
-	r.helper.async(func() {
+	r.helper().async(func() {
 		r.setThreadDevice(p.dev)
 		o.Call.Status, o.Call.Out, p.written1 = r.prepareRaw(p.h, p.op.OutNull, p.first, r.out)
 		close(firstDone)
@@ -959,12 +962,17 @@ func (r *Runner) awaitGate(h abi.Ctx, done <-chan struct{}, cond func(int32) boo
 	}
 }
 
-// third is the runner's third thread (parked holds), started on first use.
-func (r *Runner) third() *lockedThread {
-	if r.helper2 == nil {
-		r.helper2 = newLockedThread()
+// helper is the second thread of pairs and races.
+func (r *Runner) helper() *lockedThread { return r.thread(0) }
+
+// third is the third thread of parked holds.
+func (r *Runner) third() *lockedThread { return r.thread(1) }
+
+func (r *Runner) thread(n int) *lockedThread {
+	if r.extra[n] == nil {
+		r.extra[n] = newLockedThread()
 	}
-	return r.helper2
+	return r.extra[n]
 }
 
 // timedPair: site 7 makes this thread's prepare hold the gate for hold; the
@@ -975,7 +983,7 @@ func (r *Runner) timedPair(p *pairCalls, hold time.Duration) {
 	delay := min(hold/4, 20*time.Millisecond)
 	var t1, t2 time.Time
 	ready, start, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	r.helper.async(func() {
+	r.helper().async(func() {
 		r.setThreadDevice(p.dev)
 		close(ready)
 		<-start
@@ -1008,7 +1016,7 @@ func (r *Runner) race(i int, cur op.Op, e *Entry) {
 	cfg := cfgPtr(cur.Cfg)
 	ha, hb := r.handle(cur.C), r.handle(cur.C2)
 	ready, start, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	r.helper.async(func() {
+	r.helper().async(func() {
 		r.setThreadDevice(dev)
 		close(ready)
 		<-start

@@ -1,7 +1,6 @@
 package op
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 )
@@ -164,20 +163,34 @@ const (
 // DevPattern fills b with the bytes dev_write seed=seed writes into the
 // allocation of slot a.
 func DevPattern(b []byte, a int8, seed uint8) {
-	x := 0x9E3779B97F4A7C15 ^ uint64(seed)<<8 ^ uint64(uint8(a))<<16 // never 0
+	s := newDevStream(a, seed)
 	for i := range b {
-		switch i {
-		case 0:
-			b[i] = seed ^ devSeedMark
-		case 1:
-			b[i] = uint8(a) ^ devSlotMark
-		default:
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-			b[i] = byte(x >> 56)
-		}
+		b[i] = s.next()
 	}
+}
+
+// devStream yields a pattern's bytes in order, so a read back is checked
+// without building the pattern (a copy may pass megabytes).
+type devStream struct {
+	x    uint64
+	head [2]byte
+	i    int
+}
+
+func newDevStream(a int8, seed uint8) devStream {
+	return devStream{x: 0x9E3779B97F4A7C15 ^ uint64(seed)<<8 ^ uint64(uint8(a))<<16, // never 0
+		head: [2]byte{seed ^ devSeedMark, uint8(a) ^ devSlotMark}}
+}
+
+func (s *devStream) next() byte {
+	if s.i < len(s.head) {
+		s.i++
+		return s.head[s.i-1]
+	}
+	s.x ^= s.x << 13
+	s.x ^= s.x >> 7
+	s.x ^= s.x << 17
+	return byte(s.x >> 56)
 }
 
 // DevContent is DevHolds(seed) when b, read back from slot a, is exactly
@@ -195,10 +208,14 @@ func DevSpanContent(b []byte, a int8, off uint32, holds uint64) uint64 {
 	if holds == 0 || holds > 256 {
 		return 0
 	}
-	want := make([]byte, int(off)+len(b))
-	DevPattern(want, a, uint8(holds-1))
-	if !bytes.Equal(b, want[off:]) {
-		return 0
+	s := newDevStream(a, uint8(holds-1))
+	for range off {
+		s.next()
+	}
+	for _, c := range b {
+		if c != s.next() {
+			return 0
+		}
 	}
 	return holds
 }

@@ -93,3 +93,33 @@ func TestDevOpsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// E-PROG: the pattern is the same byte stream as before it was streamed
+// (bytes and an FNV-1a of a MiB computed by the loop it replaced), and a
+// span read back at an offset is checked against that stretch of it.
+func TestDevPatternStream(t *testing.T) {
+	b := make([]byte, 12)
+	DevPattern(b, 3, 200)
+	if want := []byte{0x6d, 0x59, 0xdc, 0x96, 0xaf, 0xa8, 0x7d, 0xc3, 0x86, 0x89, 0xe3, 0xf1}; !bytes.Equal(b, want) {
+		t.Fatalf("DevPattern(a3, seed 200) = %#v, want %#v", b, want)
+	}
+	c := make([]byte, 1<<20)
+	DevPattern(c, 7, 9)
+	h := uint64(14695981039346656037)
+	for _, v := range c {
+		h ^= uint64(v)
+		h *= 1099511628211
+	}
+	if h != 0x13217f19ef1784dd {
+		t.Fatalf("DevPattern(a7, seed 9), 1 MiB: FNV-1a %#x, want 0x13217f19ef1784dd", h)
+	}
+	for _, off := range []uint32{0, 1, 2, 3, 4095} {
+		span := c[off : off+64]
+		if got := DevSpanContent(span, 7, off, DevHolds(9)); got != DevHolds(9) {
+			t.Errorf("offset %d: the pattern's own span reads as %d, want %d", off, got, DevHolds(9))
+		}
+		if got := DevSpanContent(span, 7, off+1, DevHolds(9)); got != 0 {
+			t.Errorf("offset %d read as %d: a span one byte off names the pattern (%s)", off, off+1, DevHoldsText(got))
+		}
+	}
+}
