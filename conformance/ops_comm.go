@@ -44,7 +44,7 @@ type commRun struct {
 	// ccopy reference last resolved, passed after its window went unless
 	// memory was mapped since (E-PROG.28).
 	maps uint64
-	last map[copyRef]lastAddr
+	last map[op.CommRecipe]lastAddr
 	// The comm timeout (ops_commtimeout.go): the run's last ctimeout, and
 	// the bound it found, to restore once set.
 	boundMs    int32
@@ -55,14 +55,6 @@ type commRun struct {
 	// process's scratch registry until then (its release).
 	sessions [op.MaxCommHandles]string
 	segments map[string]func()
-}
-
-// copyRef is a ccopy's reference to a word.
-type copyRef struct {
-	ref       op.MemRefKind
-	h         int8
-	k, id, ix uint8
-	off       uint64
 }
 
 type lastAddr struct{ addr, maps uint64 }
@@ -77,7 +69,7 @@ type commCtxs struct {
 // reset starts a run: new paths and ids, nothing held.
 func (c *commRun) reset() {
 	*c = commRun{serial: commRunSerial.Add(1), ids: c.ids, descs: map[uint8][]byte{}, local: map[uint8]uint64{}, imported: map[uint8]uint64{},
-		last: map[copyRef]lastAddr{}, segments: map[string]func(){}}
+		last: map[op.CommRecipe]lastAddr{}, segments: map[string]func(){}}
 	if c.ids == nil {
 		c.ids = make([]uint32, 256)
 	}
@@ -401,8 +393,9 @@ func init() {
 	})
 }
 
-func copyRefOf(c op.CommRecipe) copyRef {
-	return copyRef{ref: c.Ref, h: c.H, k: c.K, id: c.ID, ix: c.Idx, off: c.Off}
+// copyRef is a ccopy's reference to a word: its recipe's fields that place it.
+func copyRef(c op.CommRecipe) op.CommRecipe {
+	return op.CommRecipe{Ref: c.Ref, H: c.H, K: c.K, ID: c.ID, Idx: c.Idx, Off: c.Off}
 }
 
 // commCopyReady says why a ccopy is not made: the model cannot place its
@@ -418,7 +411,7 @@ func commCopyReady(r *Runner, o op.Op) string {
 	if r.view().CommCopyLive(o) {
 		return ""
 	}
-	switch last, ok := r.comm.last[copyRefOf(o.Comm)]; {
+	switch last, ok := r.comm.last[copyRef(o.Comm)]; {
 	case !ok:
 		return "the reference names no live window, and the run never copied through it"
 	case last.maps != r.comm.maps:
@@ -430,7 +423,7 @@ func commCopyReady(r *Runner, o op.Op) string {
 // commCopy copies the word through the op's context at the address the
 // reference resolves to, or after its window went the one it last had.
 func (r *Runner) commCopy(o op.Op, h abi.Ctx, obs *op.Observation) {
-	key := copyRefOf(o.Comm)
+	key := copyRef(o.Comm)
 	addr, ok := uint64(0), false
 	if r.view().CommCopyLive(o) {
 		if addr, ok = r.commWordAddr(o.Comm); ok {

@@ -184,22 +184,17 @@ func init() {
 // one per distinct state, for the life of the process: a runtime keeps the
 // pointer it accepted (upstream's binder stores it), so a block is never
 // freed or moved.
-var hostLogBlocks = struct {
-	sync.Mutex
-	m map[[3]int64]*[abi.HostLogStateSize]byte
-}{m: map[[3]int64]*[abi.HostLogStateSize]byte{}}
+var hostLogBlocks sync.Map // [3]int64 → *[abi.HostLogStateSize]byte
 
 func hostLogBlock(version, size uint32, threshold int32) *[abi.HostLogStateSize]byte {
 	k := [3]int64{int64(version), int64(size), int64(threshold)}
-	hostLogBlocks.Lock()
-	defer hostLogBlocks.Unlock()
-	if b := hostLogBlocks.m[k]; b != nil {
-		return b
+	if b, ok := hostLogBlocks.Load(k); ok {
+		return b.(*[abi.HostLogStateSize]byte)
 	}
 	b := new([abi.HostLogStateSize]byte)
 	binary.LittleEndian.PutUint32(b[0:], version)
 	binary.LittleEndian.PutUint32(b[4:], size)
 	binary.LittleEndian.PutUint32(b[8:], uint32(threshold))
-	hostLogBlocks.m[k] = b
-	return b
+	stored, _ := hostLogBlocks.LoadOrStore(k, b) // the first stored stays
+	return stored.(*[abi.HostLogStateSize]byte)
 }

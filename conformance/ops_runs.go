@@ -43,20 +43,8 @@ func init() {
 			o.Call.Status = r.rt.UnregisterCallable(h, op.ID)
 		},
 	})
-	defineOp(op.KindPrepareRun, opClass{
-		rule: model.REProg,
-		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
-			args, cfg, desc := r.runCallArgs(op, o)
-			o.Call.Status = r.rt.PrepareRun(h, r.runHandle(op), op.ID, args, cfg, desc)
-		},
-	})
-	defineOp(op.KindRun, opClass{
-		rule: model.REProg,
-		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
-			args, cfg, desc := r.runCallArgs(op, o)
-			o.Call.Status = r.rt.Run(h, r.runHandle(op), op.ID, args, cfg, desc)
-		},
-	})
+	defineOp(op.KindPrepareRun, startClass(abi.Runtime.PrepareRun))
+	defineOp(op.KindRun, startClass(abi.Runtime.Run))
 	defineOp(op.KindLaunchRun, opClass{
 		rule: model.REProg,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
@@ -81,6 +69,17 @@ func storageClass(rule model.Rule, entry func(abi.Runtime, abi.Ctx, abi.RunHandl
 		rule: rule,
 		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
 			o.Call.Status = entry(r.rt, h, r.runHandle(op))
+		},
+	}
+}
+
+// startClass is the class of an entry that starts a run (prepare_run, run).
+func startClass(entry func(abi.Runtime, abi.Ctx, abi.RunHandle, int32, unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) abi.Status) opClass {
+	return opClass{
+		rule: model.REProg,
+		call: func(r *Runner, op op.Op, h abi.Ctx, o *op.Observation) {
+			args, cfg, desc := r.runCallArgs(op, o)
+			o.Call.Status = entry(r.rt, h, r.runHandle(op), op.ID, args, cfg, desc)
 		},
 	}
 }

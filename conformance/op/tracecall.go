@@ -259,12 +259,12 @@ func traceRun(f *traceFields) {
 	p, c := f.p, f.c
 	op := &c.Op
 	k := op.Kind
-	if f.keyed["st"].Is("null") {
-		fn, _ := progFn(f.e.Op) // a run entry's prog fn is its op word
-		*op = Op{Kind: KindProg, C: op.C, Fn: fn}
-		if (k == KindPrepareRun || k == KindRun) && !(f.keyed["id"].Is("n") && f.keyed["id"].Int(0) == -1 && f.keyed["args"].Is("null") && f.keyed["cfg"].Is("null") && f.keyed["desc"].Is("null")) {
+	if op.St == NullRef {
+		if (k == KindPrepareRun || k == KindRun) && !(op.ID == -1 && f.keyed["args"].Is("null") && op.Cfg.Null && op.OutNull) {
 			c.NoReplay = "a NULL run storage with other arguments than the op grammar's prog " + f.e.Op
 		}
+		fn, _ := progFn(f.e.Op) // a run entry's prog fn is its op word
+		*op = Op{Kind: KindProg, C: op.C, Fn: fn}
 		return
 	}
 	if k == KindPrepareRun || k == KindRun {
