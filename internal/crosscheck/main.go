@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // listed is what go list says of a package on the platform checked.
@@ -42,23 +43,40 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: crosscheck GOOS/GOARCH...")
 		os.Exit(2)
 	}
-	bad := 0
-	for _, p := range os.Args[1:] {
+	// The platforms are checked side by side: each is one goroutine's
+	// walk in dependency order, and make test waits on the slowest.
+	type result struct {
+		n    int
+		errs []string
+		err  error
+	}
+	platforms := os.Args[1:]
+	results := make([]result, len(platforms))
+	var wg sync.WaitGroup
+	for i, p := range platforms {
 		goos, goarch, ok := strings.Cut(p, "/")
 		if !ok || goos == "" || goarch == "" {
 			fmt.Fprintf(os.Stderr, "crosscheck: %q is not GOOS/GOARCH\n", p)
 			os.Exit(2)
 		}
-		n, errs, err := checkPlatform(".", goos, goarch)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "crosscheck %s: %v\n", p, err)
+		wg.Go(func() {
+			r := &results[i]
+			r.n, r.errs, r.err = checkPlatform(".", goos, goarch)
+		})
+	}
+	wg.Wait()
+	bad := 0
+	for i, p := range platforms {
+		r := results[i]
+		if r.err != nil {
+			fmt.Fprintf(os.Stderr, "crosscheck %s: %v\n", p, r.err)
 			os.Exit(2)
 		}
-		for _, e := range errs {
+		for _, e := range r.errs {
 			fmt.Fprintf(os.Stderr, "%s: %s\n", p, e)
 		}
-		fmt.Printf("crosscheck %s: %d packages and their tests type-check with cgo off; %d errors\n", p, n, len(errs))
-		bad += len(errs)
+		fmt.Printf("crosscheck %s: %d packages and their tests type-check with cgo off; %d errors\n", p, r.n, len(r.errs))
+		bad += len(r.errs)
 	}
 	if bad > 0 {
 		os.Exit(1)
