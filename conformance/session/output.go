@@ -245,13 +245,14 @@ func WriteJSONValue(w io.Writer, v any) error {
 }
 
 // WriteJUnit writes one test suite per target and one test case per rule
-// (report.RenderJUnit), with the times of RuleTimes.
+// (report.RuleCases), with the times of RuleTimes.
 func WriteJUnit(path string, runs []*Run) error {
 	suites := make([]report.JUnitSuite, 0, len(runs))
 	for _, r := range runs {
-		suites = append(suites, report.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Rules: Results(r), Times: RuleTimes(r)})
+		cases := report.RuleCases("abicheck", r.Target.Label, Results(r), RuleTimes(r))
+		suites = append(suites, report.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Cases: cases})
 	}
-	b, err := report.RenderJUnit("abicheck", suites)
+	b, err := report.RenderJUnit("abicheck", suites, true)
 	if err != nil {
 		return err
 	}
