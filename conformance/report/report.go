@@ -364,15 +364,6 @@ type junitCounts struct {
 	Skipped  *int `xml:"skipped,attr,omitempty"`
 }
 
-// countsOf are the first k of n (tests, failures, errors, skips).
-func countsOf(n [4]int, k int) junitCounts {
-	var p [4]*int
-	for i := range k {
-		p[i] = &n[i]
-	}
-	return junitCounts{p[0], p[1], p[2], p[3]}
-}
-
 // JUnitCase is one <testcase>: a failure, an error (a crash or hang), a
 // skip, or a pass with what it said in system-out.
 type JUnitCase struct {
@@ -407,9 +398,9 @@ func JUnitTime(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds())
 // tests and failures alone.
 func RenderJUnit(name string, suites []JUnitSuite, totals bool) ([]byte, error) {
 	all := junitSuites{Name: name}
-	var sum [4]int
+	var sum [4]int // tests, failures, errors, skips
 	for _, in := range suites {
-		var n [4]int
+		n := new([4]int)
 		for _, c := range in.Cases {
 			n[0]++
 			switch {
@@ -424,14 +415,15 @@ func RenderJUnit(name string, suites []JUnitSuite, totals bool) ([]byte, error) 
 		for i := range n {
 			sum[i] += n[i]
 		}
-		s := junitSuite{Name: in.Name, junitCounts: countsOf(n, 2), Time: JUnitTime(in.Elapsed), Cases: in.Cases}
+		s := junitSuite{Name: in.Name, Time: JUnitTime(in.Elapsed), Cases: in.Cases}
+		s.Tests, s.Failures = &n[0], &n[1]
 		if totals {
-			s.junitCounts = countsOf(n, 4)
+			s.Errors, s.Skipped = &n[2], &n[3]
 		}
 		all.Suites = append(all.Suites, s)
 	}
 	if totals {
-		all.junitCounts = countsOf(sum, 4)
+		all.junitCounts = junitCounts{&sum[0], &sum[1], &sum[2], &sum[3]}
 	}
 	out, err := xml.MarshalIndent(all, "", "  ")
 	if err != nil {
