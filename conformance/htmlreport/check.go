@@ -46,23 +46,18 @@ type checkRow struct {
 func (p Pages) Check(w io.Writer, runs []*session.Run, o *session.Options) error {
 	rs := newRefs()
 	pg := &page{}
-	var tot session.JSONSummary
 	var names []string
 	for i, r := range runs {
 		tv := targetOf(r, o, rs)
 		tv.Anchor = fmt.Sprintf("target-%d", i+1)
 		pg.Check = append(pg.Check, tv)
 		pg.Nav = append(pg.Nav, navLink{"#" + tv.Anchor, r.Target.Label})
-		tot.AddAll(session.SummaryOf(r))
 		names = append(names, r.Target.Label)
 	}
 	pg.Title = "abicheck: " + strings.Join(names, ", ")
-	pg.Bad = session.AnyFindings(runs)
-	verdict := "no failures"
-	if pg.Bad {
-		verdict = "FINDINGS"
-	}
-	pg.Headline = fmt.Sprintf("%d target(s): %s — %s", len(runs), tot, verdict)
+	tot := session.Totals(runs)
+	pg.Bad = tot.Bad()
+	pg.Headline = fmt.Sprintf("%d target(s): %s — %s", len(runs), tot, tot.Verdict())
 	return p.write(w, pg, rs)
 }
 

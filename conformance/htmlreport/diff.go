@@ -81,7 +81,7 @@ func (p Pages) Diff(w io.Writer, rep *session.DiffReport, o *session.Options) er
 	s := rep.Summary
 	verdict := "no change"
 	switch {
-	case s.New() > 0 || s.SpeedChanges > 0 || len(rep.TargetChanges) > 0:
+	case rep.Differs():
 		verdict = fmt.Sprintf("%d change(s) of %d cause(s), %d in speed", s.New(), len(dv.Groups), s.SpeedChanges)
 		pg.Bad = true
 	case s.Known > 0:

@@ -74,15 +74,14 @@ func (p Pages) Mutants(w io.Writer, run *session.MutantRun, o *session.Options, 
 
 // killOf is a mutant's row of the kill table.
 func killOf(r session.MutantRow, rs *refs) killRow {
-	k := killRow{Name: r.Name, Clause: linkView{r.Clause, rs.clauseHref(r.Clause)}, Killed: "no", Class: "v-fail", By: "survived",
+	k := killRow{Name: r.Name, Clause: linkView{r.Clause, rs.clauseHref(r.Clause)}, Class: "v-fail",
 		Time: fmt.Sprintf("%.2fs", float64(r.MS)/1000)}
-	switch {
-	case r.Error != "":
-		k.Killed, k.By = "error", r.Error
-	case r.Killed:
-		k.Killed, k.Class, k.By = "yes", "v-pass", r.Check+": "+r.ByRule+" "+r.Verdict
-	case len(r.Elsewhere) > 0:
-		k.By = "survived; out of group only: " + strings.Join(r.Elsewhere, ", ")
+	k.Killed, k.By = r.Fate()
+	switch k.Killed {
+	case "ERROR":
+		k.Killed = "error"
+	case "yes":
+		k.Class = "v-pass"
 	}
 	return k
 }

@@ -3,8 +3,6 @@ package htmlreport
 import (
 	"fmt"
 	"html/template"
-	"strings"
-	"time"
 
 	"github.com/simabi/simabi/conformance/speed"
 )
@@ -32,12 +30,10 @@ type speedRow struct {
 
 // speedOf is the page's part of a speed report.
 func speedOf(r *speed.Report) *speedView {
-	sv := &speedView{Old: r.Old + " (" + r.OldBuild + ")", New: r.New + " (" + r.NewBuild + ")",
-		About: fmt.Sprintf("%v of timing (budget %v); times per call; noise: OLD' is OLD again, in a process of its own",
-			time.Duration(r.ElapsedNs).Round(time.Millisecond), time.Duration(r.BudgetNs))}
+	sv := &speedView{Old: r.Old + " (" + r.OldBuild + ")", New: r.New + " (" + r.NewBuild + ")", About: r.About()}
 	var timed []speed.EntryReport
 	for _, e := range r.Entries {
-		if e.Skipped() || strings.HasPrefix(e.Verdict, speed.Crashed) {
+		if e.Untimed() {
 			sv.Skipped = append(sv.Skipped, e.Name+": "+e.Verdict)
 			continue
 		}

@@ -77,7 +77,7 @@ func ParseFindingID(s string) (FindingID, error) {
 		return bad("no \" at \"")
 	}
 	v, ok := model.ParseVerdict(vs)
-	if !ok || (v != model.Fail && v != model.Crash && v != model.Hang) {
+	if !ok || !v.Bad() {
 		return bad("verdict " + vs + " is not fail, crash or hang")
 	}
 	where, what, _ := strings.Cut(rest, ": ")

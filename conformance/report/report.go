@@ -1,10 +1,9 @@
 // Package report folds the checker's runs per rule and renders them: the
 // per-rule verdicts with details and repros, every distinct finding with a
-// fingerprint that names it across runs (baselines), as text, JSON or JUnit.
+// fingerprint that names it across runs (baselines); it writes the JUnit XML.
 package report
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"slices"
@@ -335,38 +334,12 @@ func (r *Report) Verdict() model.Verdict {
 	return worst
 }
 
-// Text renders the report as a table, failures with their repro.
-func (r *Report) Text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "target %s (profile %s): %d model-checked calls\n", r.Target, r.Profile, r.Ops)
-	fmt.Fprintf(&b, "%-16s %-7s %7s %5s %5s %5s  %s\n", "RULE", "VERDICT", "PASS", "FAIL", "WARN", "SKIP", "DETAIL")
-	for _, rr := range r.Rules {
-		fmt.Fprintf(&b, "%-16s %-7s %7d %5d %5d %5d  %s\n", rr.Rule, rr.Verdict, rr.Passes, rr.Fails, rr.Warns, rr.Skips, op.Abbreviate(rr.Detail))
-		for _, line := range rr.Repro {
-			fmt.Fprintf(&b, "%-16s   | %s\n", "", op.Abbreviate(line))
-		}
-	}
-	for _, id := range model.ConsumerRules {
-		fmt.Fprintf(&b, "%-16s %-7s %7s %5s %5s %5s  %s\n", id, "n/a", "", "", "", "", "consumer/emitter rule: not a property of a runtime")
-	}
-	if len(r.Checks) > 0 {
-		b.WriteString("\nCHECKS\n")
-		for _, c := range r.Checks {
-			fmt.Fprintf(&b, "%-44s %-5s %s\n", c.Name, c.Verdict, op.Abbreviate(c.Detail))
-		}
-	}
-	return b.String()
-}
-
-// JSON renders the report as JSON.
-func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
-
-// JUnitSuite is one target's per-rule verdicts for RenderJUnit.
+// JUnitSuite is one <testsuite> of RenderJUnit: a target's rules
+// (RuleCases), or a diff's causes.
 type JUnitSuite struct {
-	Name    string // the target
+	Name    string
 	Elapsed time.Duration
-	Rules   []RuleReport
-	Times   map[string]time.Duration // by rule (absent: 0)
+	Cases   []JUnitCase
 }
 
 type junitSuites struct {
@@ -380,24 +353,27 @@ type junitSuite struct {
 	Name string `xml:"name,attr"`
 	junitCounts
 	Time  string      `xml:"time,attr"`
-	Cases []junitCase `xml:"testcase"`
+	Cases []JUnitCase `xml:"testcase"`
 }
 
+// junitCounts are nil where RenderJUnit gives no count.
 type junitCounts struct {
-	Tests    int `xml:"tests,attr"`
-	Failures int `xml:"failures,attr"`
-	Errors   int `xml:"errors,attr"`
-	Skipped  int `xml:"skipped,attr"`
+	Tests    *int `xml:"tests,attr,omitempty"`
+	Failures *int `xml:"failures,attr,omitempty"`
+	Errors   *int `xml:"errors,attr,omitempty"`
+	Skipped  *int `xml:"skipped,attr,omitempty"`
 }
 
-type junitCase struct {
+// JUnitCase is one <testcase>: a failure, an error (a crash or hang), a
+// skip, or a pass with what it said in system-out.
+type JUnitCase struct {
 	Name      string        `xml:"name,attr"`
 	ClassName string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
 	Props     *[]junitProp  `xml:"properties>property,omitempty"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Error     *junitMessage `xml:"error,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	Failure   *JUnitMessage `xml:"failure,omitempty"`
+	Error     *JUnitMessage `xml:"error,omitempty"`
+	Skipped   *JUnitMessage `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -406,54 +382,85 @@ type junitProp struct {
 	Value string `xml:"value,attr"`
 }
 
-type junitMessage struct {
+// JUnitMessage is a failure's, an error's or a skip's element.
+type JUnitMessage struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr,omitempty"`
 	Body    string `xml:",chardata"`
 }
 
-// RenderJUnit renders suites as JUnit XML, one <testcase> per rule: a
-// failure <failure>, a crash or hang <error>, a skip <skipped>, a warning
-// its detail in system-out; the repro is the element's body.
-func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
+// JUnitTime is a duration as JUnit's seconds.
+func JUnitTime(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+// RenderJUnit renders suites as JUnit XML. With totals, <testsuites> adds
+// up the suites' counts and the counts include errors and skips; without
+// (abicheck diff's, whose cases only pass or fail) each suite counts its
+// tests and failures alone.
+func RenderJUnit(name string, suites []JUnitSuite, totals bool) ([]byte, error) {
 	all := junitSuites{Name: name}
+	var sum [4]int // tests, failures, errors, skips
 	for _, in := range suites {
-		s := junitSuite{Name: in.Name, Time: fmt.Sprintf("%.3f", in.Elapsed.Seconds())}
-		for _, rr := range in.Rules {
-			c := junitCase{Name: rr.Rule, ClassName: junitClass(name, in.Name), Time: fmt.Sprintf("%.3f", in.Times[rr.Rule].Seconds())}
-			body := strings.Join(rr.Repro, "\n")
-			if rr.Anchor != "" {
-				// A property, and the body's first line for viewers without.
-				c.Props = &[]junitProp{{Name: "contract", Value: rr.Anchor}}
-				body = "rule: " + rr.Anchor + "\n" + body
+		n := new([4]int)
+		for _, c := range in.Cases {
+			n[0]++
+			switch {
+			case c.Failure != nil:
+				n[1]++
+			case c.Error != nil:
+				n[2]++
+			case c.Skipped != nil:
+				n[3]++
 			}
-			switch rr.Verdict {
-			case model.Fail:
-				c.Failure = &junitMessage{Message: op.Abbreviate(rr.Detail), Type: "fail", Body: body}
-				s.Failures++
-			case model.Crash, model.Hang:
-				c.Error = &junitMessage{Message: op.Abbreviate(rr.Detail), Type: rr.Verdict.String(), Body: body}
-				s.Errors++
-			case model.Skip:
-				c.Skipped = &junitMessage{Message: rr.Detail}
-				s.Skipped++
-			case model.Warn:
-				c.SystemOut = "warning: " + rr.Detail
-			case model.Known:
-				c.SystemOut = rr.Detail
-			}
-			s.Cases = append(s.Cases, c)
-			s.Tests++
 		}
-		a := &all.junitCounts
-		a.Tests, a.Failures, a.Errors, a.Skipped = a.Tests+s.Tests, a.Failures+s.Failures, a.Errors+s.Errors, a.Skipped+s.Skipped
+		for i := range n {
+			sum[i] += n[i]
+		}
+		s := junitSuite{Name: in.Name, Time: JUnitTime(in.Elapsed), Cases: in.Cases}
+		s.Tests, s.Failures = &n[0], &n[1]
+		if totals {
+			s.Errors, s.Skipped = &n[2], &n[3]
+		}
 		all.Suites = append(all.Suites, s)
+	}
+	if totals {
+		all.junitCounts = junitCounts{&sum[0], &sum[1], &sum[2], &sum[3]}
 	}
 	out, err := xml.MarshalIndent(all, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append([]byte(xml.Header), append(out, '\n')...), nil
+}
+
+// RuleCases are a target's rules as JUnit test cases, one per rule: a
+// failure <failure>, a crash or hang <error>, a skip <skipped>, a warning
+// its detail in system-out; the repro is the element's body. name is the
+// report's, times by rule (absent: 0).
+func RuleCases(name, target string, rules []RuleReport, times map[string]time.Duration) []JUnitCase {
+	var cases []JUnitCase
+	for _, rr := range rules {
+		c := JUnitCase{Name: rr.Rule, ClassName: junitClass(name, target), Time: JUnitTime(times[rr.Rule])}
+		body := strings.Join(rr.Repro, "\n")
+		if rr.Anchor != "" {
+			// A property, and the body's first line for viewers without.
+			c.Props = &[]junitProp{{Name: "contract", Value: rr.Anchor}}
+			body = "rule: " + rr.Anchor + "\n" + body
+		}
+		switch rr.Verdict {
+		case model.Fail:
+			c.Failure = &JUnitMessage{Message: op.Abbreviate(rr.Detail), Type: "fail", Body: body}
+		case model.Crash, model.Hang:
+			c.Error = &JUnitMessage{Message: op.Abbreviate(rr.Detail), Type: rr.Verdict.String(), Body: body}
+		case model.Skip:
+			c.Skipped = &JUnitMessage{Message: rr.Detail}
+		case model.Warn:
+			c.SystemOut = "warning: " + rr.Detail
+		case model.Known:
+			c.SystemOut = rr.Detail
+		}
+		cases = append(cases, c)
+	}
+	return cases
 }
 
 // junitClass is a test case's classname: viewers split them on '.' and
@@ -466,9 +473,4 @@ func junitClass(name, target string) string {
 		}
 	}
 	return string(b)
-}
-
-// JUnit renders the per-rule verdicts as JUnit XML.
-func (r *Report) JUnit() ([]byte, error) {
-	return RenderJUnit("conformance", []JUnitSuite{{Name: r.Target, Rules: r.Rules}})
 }

@@ -3,7 +3,6 @@ package session
 import (
 	"bytes"
 	"cmp"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/conformance"
+	"github.com/simabi/simabi/conformance/report"
 	"github.com/simabi/simabi/conformance/speed"
 	"github.com/simabi/simabi/conformance/suite"
 	"github.com/simabi/simabi/internal/scratch"
@@ -160,6 +160,12 @@ type JSONDiffSummary struct {
 	ElapsedMs   int `json:"elapsed_ms"`
 }
 
+// Differs: the builds differ in what they are, or in a change no baseline
+// listed, or in speed (the diff's exit status 1).
+func (r *DiffReport) Differs() bool {
+	return r.Summary.New() > 0 || r.Summary.SpeedChanges > 0 || len(r.TargetChanges) > 0
+}
+
 // New counts the changes a baseline did not list.
 func (s JSONDiffSummary) New() int { return s.Changes - s.Known }
 
@@ -276,7 +282,7 @@ func writeDiff(rep *DiffReport, o *Options, speedText string, scripts *diffScrip
 	if err := writePageOf(o, stderr, func(p Pages, w io.Writer) error { return p.Diff(w, rep, o) }); err != nil {
 		return Failed(stderr, err)
 	}
-	if rep.Summary.New() > 0 || rep.Summary.SpeedChanges > 0 || len(rep.TargetChanges) > 0 {
+	if rep.Differs() {
 		return ExitFindings
 	}
 	return ExitOK
@@ -381,7 +387,7 @@ func printDiff(w io.Writer, rep *DiffReport, o *Options, speedText string) {
 	s := rep.Summary
 	verdict := "no change"
 	switch {
-	case s.New() > 0 || s.SpeedChanges > 0 || len(rep.TargetChanges) > 0:
+	case rep.Differs():
 		verdict = fmt.Sprintf("%s: %d change(s) in %d group(s), %d in speed", plural(s.Causes, "cause"), s.New(), s.Groups, s.SpeedChanges)
 	case s.Known > 0:
 		verdict = fmt.Sprintf("no new change (%d known)", s.Known)
@@ -500,47 +506,15 @@ func writeDiffBaseline(path string, rep *DiffReport) (int, error) {
 	return len(seen), nil
 }
 
-// msText is milliseconds as JUnit's seconds.
-func msText(ms int64) string { return fmt.Sprintf("%.3f", float64(ms)/1000) }
-
-type junitDiffSuites struct {
-	XMLName xml.Name         `xml:"testsuites"`
-	Name    string           `xml:"name,attr"`
-	Suites  []junitDiffSuite `xml:"testsuite"`
-}
-
-type junitDiffSuite struct {
-	Name     string          `xml:"name,attr"`
-	Tests    int             `xml:"tests,attr"`
-	Failures int             `xml:"failures,attr"`
-	Time     string          `xml:"time,attr"`
-	Cases    []junitDiffCase `xml:"testcase"`
-}
-
-type junitDiffCase struct {
-	Name      string            `xml:"name,attr"`
-	Classname string            `xml:"classname,attr"`
-	Time      string            `xml:"time,attr"`
-	Failure   *junitDiffFailure `xml:"failure,omitempty"`
-	SystemOut string            `xml:"system-out,omitempty"`
-}
-
-type junitDiffFailure struct {
-	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
-}
-
 // writeDiffJUnit writes one test case per cause (failed unless every
 // change of it is known), one for the behaviour as a whole, and one for
 // the speed comparison, each with its time.
 func writeDiffJUnit(path string, rep *DiffReport) error {
-	s := junitDiffSuite{Name: rep.Old().Path + " -> " + rep.New().Path, Time: msText(int64(rep.Summary.ElapsedMs))}
-	add := func(name, class string, ms int64, out string, fail *junitDiffFailure) {
-		s.Cases = append(s.Cases, junitDiffCase{Name: name, Classname: class, Time: msText(ms), SystemOut: out, Failure: fail})
-		s.Tests++
-		if fail != nil {
-			s.Failures++
-		}
+	sum := rep.Summary
+	s := report.JUnitSuite{Name: rep.Old().Path + " -> " + rep.New().Path, Elapsed: time.Duration(sum.ElapsedMs) * time.Millisecond}
+	add := func(name, class string, ms int64, out string, fail *report.JUnitMessage) {
+		t := report.JUnitTime(time.Duration(ms) * time.Millisecond)
+		s.Cases = append(s.Cases, report.JUnitCase{Name: name, ClassName: class, Time: t, SystemOut: out, Failure: fail})
 	}
 	for _, c := range rep.ByCause {
 		var text strings.Builder
@@ -556,30 +530,30 @@ func writeDiffJUnit(path string, rep *DiffReport) error {
 				}
 			}
 		}
-		out, fail := "known: "+text.String(), (*junitDiffFailure)(nil)
+		out, fail := "known: "+text.String(), (*report.JUnitMessage)(nil)
 		if c.Known < c.Changes {
-			out, fail = "", &junitDiffFailure{Text: text.String(), Message: fmt.Sprintf("%d change(s) under %d clause group(s)", c.Changes-c.Known, len(c.Groups))}
+			msg := fmt.Sprintf("%d change(s) under %d clause group(s)", c.Changes-c.Known, len(c.Groups))
+			out, fail = "", &report.JUnitMessage{Message: msg, Body: text.String()}
 		}
 		add(c.Title, "abicheck.diff.behaviour", ms, out, fail)
 	}
-	sum := rep.Summary
-	var fail *junitDiffFailure
+	var fail *report.JUnitMessage
 	if len(rep.TargetChanges) > 0 {
-		fail = &junitDiffFailure{Message: "the builds differ", Text: strings.Join(rep.TargetChanges, "\n")}
+		fail = &report.JUnitMessage{Message: "the builds differ", Body: strings.Join(rep.TargetChanges, "\n")}
 	}
 	add("behaviour", "abicheck.diff", int64(sum.BehaviourMs), fmt.Sprintf("%d cases (%d random), %d changes, %d known", sum.Cases, sum.Random, sum.Changes, sum.Known), fail)
 	if rep.Speed != nil {
 		fail = nil
 		if sum.SpeedChanges > 0 {
-			fail = &junitDiffFailure{Message: fmt.Sprintf("%d entries changed speed beyond the noise", sum.SpeedChanges)}
+			fail = &report.JUnitMessage{Message: fmt.Sprintf("%d entries changed speed beyond the noise", sum.SpeedChanges)}
 		}
 		add("speed", "abicheck.diff", int64(sum.SpeedMs), "", fail)
 	}
-	b, err := xml.MarshalIndent(junitDiffSuites{Name: "abicheck diff", Suites: []junitDiffSuite{s}}, "", "  ")
+	b, err := report.RenderJUnit("abicheck diff", []report.JUnitSuite{s}, false)
 	if err != nil {
 		return err
 	}
-	if err := writeOutput(path, append([]byte(xml.Header), append(b, '\n')...)); err != nil {
+	if err := writeOutput(path, b); err != nil {
 		return fmt.Errorf("-junit %s: %v", path, errors.Unwrap(err))
 	}
 	return nil

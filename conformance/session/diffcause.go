@@ -2,13 +2,13 @@ package session
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/simabi/simabi/abi"
 	"github.com/simabi/simabi/abi/tracevocab"
 	"github.com/simabi/simabi/conformance/op"
+	"github.com/simabi/simabi/conformance/suite"
 )
 
 // DiffCause is one cause of a diff's changes (a launch that returns -93
@@ -121,7 +121,7 @@ func changeCause(ops []op.Op, at int, rev abi.Revision, oldLine, newLine string)
 	nr, newHist := historyResult(newLine)
 	if !oldHist || !newHist {
 		if strings.HasPrefix(oldLine, "model: ") || strings.HasPrefix(newLine, "model: ") ||
-			oldLine == noFinding || newLine == noFinding {
+			oldLine == suite.NoFinding || newLine == suite.NoFinding {
 			return entry, "finding", findingValue(oldLine), findingValue(newLine)
 		}
 		return entry, "outcome", outcomeValue(or, oldHist), outcomeValue(nr, newHist)
@@ -149,9 +149,6 @@ func changeCause(ops []op.Op, at int, rev abi.Revision, oldLine, newLine string)
 	return entry, "result", or, nr
 }
 
-// noFinding is suite's findingKey.text of no finding.
-const noFinding = "no finding"
-
 // entryOf is the C entry an op calls (the trace vocabulary's table), or
 // the op's kind when the table has none.
 func entryOf(o op.Op, rev abi.Revision) string {
@@ -167,15 +164,13 @@ func entryOf(o op.Op, rev abi.Revision) string {
 	return words[0]
 }
 
-var indexMark = regexp.MustCompile(`#\d+`)
-
 // historyResult is the result of a history line, with ok; else the line
 // with op indices masked (a death names the op it died at).
 func historyResult(line string) (string, bool) {
-	if i := strings.Index(line, " -> "); i >= 0 && strings.HasPrefix(line, "#") {
-		return line[i+4:], true
+	if r := suite.ResultOf(line); r != line {
+		return r, true
 	}
-	return indexMark.ReplaceAllString(line, "#"), false
+	return suite.MaskIndices(line), false
 }
 
 // outcomeValue is one side of a change where a build died: how it ended
@@ -192,7 +187,7 @@ func outcomeValue(s string, hist bool) string {
 func findingValue(s string) string {
 	f := strings.Fields(strings.TrimPrefix(s, "model: "))
 	switch {
-	case s == noFinding:
+	case s == suite.NoFinding:
 		return "none"
 	case strings.HasPrefix(s, "model: ") && len(f) >= 3:
 		return f[1] + " " + f[2]

@@ -134,7 +134,7 @@ func run(o *Options, stdout, stderr io.Writer, produce func(out *Printer) ([]*Ru
 	if err := writePageOf(o, stderr, func(p Pages, w io.Writer) error { return p.Check(w, runs, o) }); err != nil {
 		fail("", err)
 	}
-	if code == ExitOK && AnyFindings(runs) {
+	if code == ExitOK && Totals(runs).Bad() {
 		code = ExitFindings
 	}
 	return code

@@ -275,6 +275,19 @@ func ClaimingFirst(checks []catalogue.Check, mutant string) []catalogue.Check {
 	return out
 }
 
+// Fate is a row's KILLED and BY in the kill table.
+func (r MutantRow) Fate() (killed, by string) {
+	switch {
+	case r.Error != "":
+		return "ERROR", r.Error
+	case r.Killed:
+		return "yes", r.Check + ": " + r.ByRule + " " + r.Verdict
+	case len(r.Elsewhere) > 0:
+		return "no", "survived; out of group only: " + strings.Join(r.Elsewhere, ", ")
+	}
+	return "no", "survived"
+}
+
 func PrintKillTable(p *Printer, rows []MutantRow, o *Options) {
 	w := p.w
 	fmt.Fprintf(w, "%-32s %-17s %-6s %-58s %s\n", "MUTANT", "CLAUSE", "KILLED", "BY (check: reported rule)", "TIME")
@@ -282,15 +295,7 @@ func PrintKillTable(p *Printer, rows []MutantRow, o *Options) {
 		if o.Quiet && r.Killed {
 			continue
 		}
-		killed, by := "no", "survived"
-		switch {
-		case r.Error != "":
-			killed, by = "ERROR", r.Error
-		case r.Killed:
-			killed, by = "yes", r.Check+": "+r.ByRule+" "+r.Verdict
-		case len(r.Elsewhere) > 0:
-			by = "survived; out of group only: " + strings.Join(r.Elsewhere, ", ")
-		}
+		killed, by := r.Fate()
 		k := p.paint(verdictColor[model.Fail], fmt.Sprintf("%-6s", killed))
 		if killed == "yes" {
 			k = p.paint(verdictColor[model.Pass], fmt.Sprintf("%-6s", killed))

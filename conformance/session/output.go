@@ -245,13 +245,14 @@ func WriteJSONValue(w io.Writer, v any) error {
 }
 
 // WriteJUnit writes one test suite per target and one test case per rule
-// (report.RenderJUnit), with the times of RuleTimes.
+// (report.RuleCases), with the times of RuleTimes.
 func WriteJUnit(path string, runs []*Run) error {
 	suites := make([]report.JUnitSuite, 0, len(runs))
 	for _, r := range runs {
-		suites = append(suites, report.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Rules: Results(r), Times: RuleTimes(r)})
+		cases := report.RuleCases("abicheck", r.Target.Label, Results(r), RuleTimes(r))
+		suites = append(suites, report.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Cases: cases})
 	}
-	b, err := report.RenderJUnit("abicheck", suites)
+	b, err := report.RenderJUnit("abicheck", suites, true)
 	if err != nil {
 		return err
 	}
@@ -368,6 +369,25 @@ func SummaryOf(r *Run) JSONSummary {
 	return s
 }
 
+// Totals adds up the runs' verdict counts.
+func Totals(runs []*Run) (s JSONSummary) {
+	for _, r := range runs {
+		s.AddAll(SummaryOf(r))
+	}
+	return s
+}
+
+// Bad: a rule failed, crashed or hung.
+func (s JSONSummary) Bad() bool { return s.Fail+s.Crash+s.Hang > 0 }
+
+// Verdict is the word on totals: FINDINGS when they are bad.
+func (s JSONSummary) Verdict() string {
+	if s.Bad() {
+		return "FINDINGS"
+	}
+	return "no failures"
+}
+
 func (s JSONSummary) String() string {
 	out := fmt.Sprintf("%d pass, %d fail, %d warn, %d skip, %d crash, %d hang", s.Pass, s.Fail, s.Warn, s.Skip, s.Crash, s.Hang)
 	if s.Known > 0 {
@@ -380,22 +400,17 @@ func (s JSONSummary) String() string {
 // every rule and check; -q: failures only), then the totals and the time.
 func (p *Printer) Report(runs []*Run, elapsed time.Duration) {
 	w := p.w
-	var tot JSONSummary
 	for i, r := range runs {
 		if i > 0 && !p.o.Quiet {
 			fmt.Fprintln(w)
 		}
 		p.printTarget(r)
-		tot.AddAll(SummaryOf(r))
 	}
-	verdict, what := "no failures", "target"
-	if tot.Fail+tot.Crash+tot.Hang > 0 {
-		verdict = "FINDINGS"
-	}
+	tot, what := Totals(runs), "target"
 	if len(runs) > 0 && runs[0].Trace {
 		what = "trace"
 	}
-	fmt.Fprintf(w, "\nabicheck: %s: %s — %s — %.1fs\n", plural(len(runs), what), tot, verdict, elapsed.Seconds())
+	fmt.Fprintf(w, "\nabicheck: %s: %s — %s — %.1fs\n", plural(len(runs), what), tot, tot.Verdict(), elapsed.Seconds())
 	if p.o.Verbose {
 		fmt.Fprintf(w, "\nnot checked here (rules of consumers and of the emitter): %s\n", strings.Join(model.ConsumerRules, " "))
 	}

@@ -212,13 +212,3 @@ func Check(t *Target, o *Options, out *Printer) *Run {
 	out.ClearProgress()
 	return &Run{Target: t, Result: res, Elapsed: time.Since(t0)}
 }
-
-// AnyFindings reports whether a run has a failing, crashing or hanging rule.
-func AnyFindings(runs []*Run) bool {
-	for _, r := range runs {
-		if s := SummaryOf(r); s.Fail+s.Crash+s.Hang > 0 {
-			return true
-		}
-	}
-	return false
-}

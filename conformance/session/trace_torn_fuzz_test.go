@@ -36,7 +36,7 @@ func linesCuts(b []byte) []int {
 
 // exitOf is the exit status MainTraces gives a run.
 func exitOf(r *Run) int {
-	if AnyFindings([]*Run{r}) {
+	if Totals([]*Run{r}).Bad() {
 		return ExitFindings
 	}
 	return ExitOK

@@ -71,6 +71,16 @@ type EntryReport struct {
 // Skipped reports whether the entry was not timed.
 func (e *EntryReport) Skipped() bool { return strings.HasPrefix(e.Verdict, "skipped") }
 
+// Untimed reports whether the entry has no numbers: skipped, or a child
+// died while it was timed.
+func (e *EntryReport) Untimed() bool { return e.Skipped() || strings.HasPrefix(e.Verdict, Crashed) }
+
+// About says how long the timing took and what the numbers are.
+func (r *Report) About() string {
+	return fmt.Sprintf("%v of timing (budget %v); times per call; noise: OLD' is OLD again, in a process of its own",
+		time.Duration(r.ElapsedNs).Round(time.Millisecond), time.Duration(r.BudgetNs))
+}
+
 // RoundMedian is the median of one side's round times (SideOld, SideNoise
 // or SideNew) with its 95 % interval, by the rule of the ratios (medianCI);
 // NaN for an entry not timed or an unknown side.
@@ -103,15 +113,14 @@ func (r *Report) WriteText(w io.Writer) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "speed: OLD %s (%s)\n", r.Old, r.OldBuild)
 	fmt.Fprintf(&b, "       NEW %s (%s)\n", r.New, r.NewBuild)
-	fmt.Fprintf(&b, "       %v of timing (budget %v); times per call; noise: OLD' is OLD again, in a process of its own\n",
-		time.Duration(r.ElapsedNs).Round(time.Millisecond), time.Duration(r.BudgetNs))
+	fmt.Fprintf(&b, "       %s\n", r.About())
 	fmt.Fprintf(&b, "       band: min(noise, 1) / %.2f to max(noise, 1) × %.2f; NEW/OLD outside it, with its CI clear of 1, is a change\n",
 		1+r.MinChange, 1+r.MinChange)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "entry\tcalls\told median\tnew median\told p99\tnew p99\tNEW/OLD [95% CI]\tnoise OLD'/OLD [95% CI]\tband\tverdict")
 	var skipped []EntryReport
 	for _, e := range r.Entries {
-		if e.Skipped() || strings.HasPrefix(e.Verdict, Crashed) {
+		if e.Untimed() {
 			skipped = append(skipped, e)
 			continue
 		}

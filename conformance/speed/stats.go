@@ -74,12 +74,12 @@ func orderCI(n int) int {
 
 // medianSorted is the median of sorted xs (the mean of the middle two for
 // an even count).
-func medianSorted(xs []float64) float64 {
+func medianSorted[T int64 | float64](xs []T) float64 {
 	n := len(xs)
 	if n%2 == 1 {
-		return xs[n/2]
+		return float64(xs[n/2])
 	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	return float64(xs[n/2-1]+xs[n/2]) / 2
 }
 
 // centre is a batch's time for the ratio of a round: the mean of the
@@ -108,11 +108,7 @@ func median(ns []int64) float64 {
 		return math.NaN()
 	}
 	slices.Sort(ns)
-	n := len(ns)
-	if n%2 == 1 {
-		return float64(ns[n/2])
-	}
-	return float64(ns[n/2-1]+ns[n/2]) / 2
+	return medianSorted(ns)
 }
 
 // p99 is the 99th percentile of sorted ns by nearest rank: the smallest

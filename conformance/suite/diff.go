@@ -227,11 +227,11 @@ type outcomeDiff struct {
 // sig is what a shrunk script must still show: the kind of op and the two
 // results, without the op's arguments and index.
 func (d outcomeDiff) sig() string {
-	return d.kind + "\x00" + resultOf(d.old) + "\x00" + resultOf(d.new)
+	return d.kind + "\x00" + ResultOf(d.old) + "\x00" + ResultOf(d.new)
 }
 
 // resultOf is what follows " -> " in a history line, or a death's text.
-func resultOf(line string) string {
+func ResultOf(line string) string {
 	if i := strings.Index(line, " -> "); i >= 0 && strings.HasPrefix(line, "#") {
 		return line[i+4:]
 	}
@@ -240,12 +240,14 @@ func resultOf(line string) string {
 
 var indexRE = regexp.MustCompile(`#\d+`)
 
+// MaskIndices writes every op index ("#12") of s as "#".
+func MaskIndices(s string) string { return indexRE.ReplaceAllString(s, "#") }
+
 // changeKey fingerprints a change for baselines: its clauses, the op's
 // kind and the two results, without op indices (so the same change found
 // by another case, or shrunk differently, keeps its key).
 func changeKey(clauses []string, ops []op.Op, d outcomeDiff) string {
-	return strings.Join(clauses, ",") + "|" + d.kind + "|" + indexRE.ReplaceAllString(resultOf(d.old), "#") + " -> " +
-		indexRE.ReplaceAllString(resultOf(d.new), "#")
+	return strings.Join(clauses, ",") + "|" + d.kind + "|" + MaskIndices(ResultOf(d.old)) + " -> " + MaskIndices(ResultOf(d.new))
 }
 
 // ruleAt is the rule a difference at op at concerns: the rule of a model
@@ -330,6 +332,9 @@ func describeAt(ops []op.Op, o conformance.Outcome, at int) string {
 	return "set up"
 }
 
+// NoFinding is a change's side where the model found nothing.
+const NoFinding = "no finding"
+
 type findingKey struct {
 	index   int
 	rule    model.Rule
@@ -339,7 +344,7 @@ type findingKey struct {
 
 func (k findingKey) text() string {
 	if k.rule == model.RuleNone && k.key == "" {
-		return "no finding"
+		return NoFinding
 	}
 	return fmt.Sprintf("model: #%d %s %s %s", k.index, k.rule, k.verdict, k.key)
 }

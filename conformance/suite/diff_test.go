@@ -83,7 +83,7 @@ func TestDiff_mutantNamedByItsClause(t *testing.T) {
 				}
 				// Replaying the shrunk script shows the same change.
 				d, ok := compareOutcomes(c.Script, simExec(sim.TMR).Execute(c.Script, true), newX.Execute(c.Script, true))
-				if !ok || resultOf(d.old) != resultOf(c.Old) || resultOf(d.new) != resultOf(c.New) {
+				if !ok || ResultOf(d.old) != ResultOf(c.Old) || ResultOf(d.new) != ResultOf(c.New) {
 					t.Errorf("%s: the script does not show %q -> %q again (%v: %q -> %q)\n%s", c.Case, c.Old, c.New, ok, d.old, d.new,
 						strings.Join(conformance.OpLines(c.Script), "\n"))
 				}

@@ -29,7 +29,7 @@ func TestEmittedCatalogue(t *testing.T) {
 			}
 			reportFailures(t, rep)
 			if testing.Verbose() {
-				t.Log("\n" + rep.Text())
+				t.Logf("\n%+v", rep.Rules)
 			}
 		})
 	}
@@ -52,10 +52,10 @@ func TestEmittedLegacy(t *testing.T) {
 		}
 	}
 	if passed < 5 {
-		t.Errorf("only %d rules passed on the legacy build:\n%s", passed, rep.Text())
+		t.Errorf("only %d rules passed on the legacy build:\n%+v", passed, rep.Rules)
 	}
 	if testing.Verbose() {
-		t.Log("\n" + rep.Text())
+		t.Logf("\n%+v", rep.Rules)
 	}
 }
 
@@ -85,6 +85,6 @@ func TestEmittedHangIsReported(t *testing.T) {
 		t.Fatalf("checks %v, want v-launch hung and v-prep-2 passed", got)
 	}
 	if rep.Verdict() != model.Hang {
-		t.Fatalf("report verdict %v, want hang:\n%s", rep.Verdict(), rep.Text())
+		t.Fatalf("report verdict %v, want hang:\n%+v", rep.Verdict(), rep.Rules)
 	}
 }

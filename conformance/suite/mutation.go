@@ -36,7 +36,7 @@ func KillOf(cases []CaseOutcome, rule string) Kill {
 	var k Kill
 	seen := map[string]bool{}
 	for _, c := range cases {
-		if c.Verdict != model.Fail && c.Verdict != model.Crash && c.Verdict != model.Hang {
+		if !c.Verdict.Bad() {
 			continue
 		}
 		for _, r := range c.Broken {

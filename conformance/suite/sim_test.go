@@ -63,7 +63,7 @@ func TestSimCatalogue(t *testing.T) {
 			}
 			reportFailures(t, rep)
 			if testing.Verbose() {
-				t.Log("\n" + rep.Text())
+				t.Logf("\n%+v", rep.Rules)
 			}
 		})
 	}
