@@ -49,3 +49,25 @@ build_one() { # PLATFORM RUNTIME -> $out/PLATFORM-RUNTIME/{libhost_runtime.so,li
   cp "$cache/sim_context/libcpu_sim_context.so" "$cache/host/libhost_runtime.so" \
      "$cache/aicpu/libaicpu_kernel.so" "$cache/aicore/libaicore_kernel.so" "$dest/"
 }
+
+# Upstream's simulator copies its executor binaries to /tmp/aicpu_sim_XXXXXX
+# and /tmp/aicore_sim_XXXXXX (src/*/platform/sim/host/device_runner.cpp) and
+# removes them only when finalize unloads them: a process a check ends
+# otherwise (a hang it killed, a sequence without finalize) leaves its
+# copies, about 0.6 MB each. sim_tmp_watch notes the copies there now and
+# makes the lane's exit remove, and count, those made since that no live
+# process maps.
+sim_tmp_list() { ls -d /tmp/aicpu_sim_* /tmp/aicore_sim_* 2>/dev/null | sort || true; }
+sim_tmp_watch() {
+  sim_tmp_before=$(sim_tmp_list)
+  trap sim_tmp_sweep EXIT
+}
+sim_tmp_sweep() {
+  local f n=0
+  while read -r f; do
+    [ -n "$f" ] || continue
+    grep -qsF "$f" /proc/[0-9]*/maps && continue
+    rm -f "$f" && n=$((n + 1))
+  done < <(comm -13 <(echo "$sim_tmp_before") <(sim_tmp_list))
+  [ "$n" -eq 0 ] || echo "${lane:-upstream lane}: removed the executor copies upstream's simulator left in /tmp (aicpu_sim_*, aicore_sim_*): $n" >&2
+}
