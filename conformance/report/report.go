@@ -356,12 +356,11 @@ type junitSuite struct {
 	Cases []JUnitCase `xml:"testcase"`
 }
 
-// junitCounts are nil where RenderJUnit gives no count.
 type junitCounts struct {
-	Tests    *int `xml:"tests,attr,omitempty"`
-	Failures *int `xml:"failures,attr,omitempty"`
-	Errors   *int `xml:"errors,attr,omitempty"`
-	Skipped  *int `xml:"skipped,attr,omitempty"`
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr"`
 }
 
 // JUnitCase is one <testcase>: a failure, an error (a crash or hang), a
@@ -392,38 +391,26 @@ type JUnitMessage struct {
 // JUnitTime is a duration as JUnit's seconds.
 func JUnitTime(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
-// RenderJUnit renders suites as JUnit XML. With totals, <testsuites> adds
-// up the suites' counts and the counts include errors and skips; without
-// (abicheck diff's, whose cases only pass or fail) each suite counts its
-// tests and failures alone.
-func RenderJUnit(name string, suites []JUnitSuite, totals bool) ([]byte, error) {
+// RenderJUnit renders suites as JUnit XML: each suite counts its cases,
+// failures, errors (crashes, hangs) and skips, and <testsuites> adds them up.
+func RenderJUnit(name string, suites []JUnitSuite) ([]byte, error) {
 	all := junitSuites{Name: name}
-	var sum [4]int // tests, failures, errors, skips
 	for _, in := range suites {
-		n := new([4]int)
+		s := junitSuite{Name: in.Name, Time: JUnitTime(in.Elapsed), Cases: in.Cases}
 		for _, c := range in.Cases {
-			n[0]++
+			s.Tests++
 			switch {
 			case c.Failure != nil:
-				n[1]++
+				s.Failures++
 			case c.Error != nil:
-				n[2]++
+				s.Errors++
 			case c.Skipped != nil:
-				n[3]++
+				s.Skipped++
 			}
 		}
-		for i := range n {
-			sum[i] += n[i]
-		}
-		s := junitSuite{Name: in.Name, Time: JUnitTime(in.Elapsed), Cases: in.Cases}
-		s.Tests, s.Failures = &n[0], &n[1]
-		if totals {
-			s.Errors, s.Skipped = &n[2], &n[3]
-		}
+		a := &all.junitCounts
+		a.Tests, a.Failures, a.Errors, a.Skipped = a.Tests+s.Tests, a.Failures+s.Failures, a.Errors+s.Errors, a.Skipped+s.Skipped
 		all.Suites = append(all.Suites, s)
-	}
-	if totals {
-		all.junitCounts = junitCounts{&sum[0], &sum[1], &sum[2], &sum[3]}
 	}
 	out, err := xml.MarshalIndent(all, "", "  ")
 	if err != nil {

@@ -63,7 +63,7 @@ func TestReportRender(t *testing.T) {
 		t.Errorf("JSON lacks the M-1 failure:\n%s", js)
 	}
 	cases := RuleCases("conformance", rep.Target, rep.Rules, nil)
-	x, err := RenderJUnit("conformance", []JUnitSuite{{Name: rep.Target, Cases: cases}}, true)
+	x, err := RenderJUnit("conformance", []JUnitSuite{{Name: rep.Target, Cases: cases}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,21 +75,24 @@ func TestReportRender(t *testing.T) {
 		t.Fatalf("JUnit: %d suites, want 1", len(suites.Suites))
 	}
 	suite := suites.Suites[0]
-	if *suite.Failures != 1 || *suite.Errors != 1 || *suite.Tests != len(rep.Rules) || *suites.Failures != 1 || *suites.Tests != *suite.Tests {
+	if suite.Failures != 1 || suite.Errors != 1 || suite.Tests != len(rep.Rules) || suites.Failures != 1 || suites.Tests != suite.Tests {
 		t.Errorf("JUnit: %d failures, %d errors, %d tests (all: %d failures, %d tests)",
-			*suite.Failures, *suite.Errors, *suite.Tests, *suites.Failures, *suites.Tests)
+			suite.Failures, suite.Errors, suite.Tests, suites.Failures, suites.Tests)
 	}
 }
 
-// Without totals (abicheck diff's report) <testsuites> counts nothing and
-// a suite only its tests and failures.
-func TestRenderJUnit_withoutTotals(t *testing.T) {
+// Every report counts alike (abicheck diff's too): each suite its tests,
+// failures, errors and skips, <testsuites> their sums.
+func TestRenderJUnit_countsEverySuite(t *testing.T) {
 	cases := []JUnitCase{{Name: "a", Failure: &JUnitMessage{Message: "m"}}, {Name: "b", SystemOut: "ok"}}
-	x, err := RenderJUnit("abicheck diff", []JUnitSuite{{Name: "s", Elapsed: 1500 * time.Millisecond, Cases: cases}}, false)
+	crash := []JUnitCase{{Name: "c", Error: &JUnitMessage{Message: "SIGSEGV"}}, {Name: "d", Skipped: &JUnitMessage{Message: "n/a"}}}
+	x, err := RenderJUnit("abicheck diff", []JUnitSuite{{Name: "s", Elapsed: 1500 * time.Millisecond, Cases: cases}, {Name: "t", Cases: crash}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<testsuites name="abicheck diff">`, `<testsuite name="s" tests="2" failures="1" time="1.500">`} {
+	for _, want := range []string{`<testsuites name="abicheck diff" tests="4" failures="1" errors="1" skipped="1">`,
+		`<testsuite name="s" tests="2" failures="1" errors="0" skipped="0" time="1.500">`,
+		`<testsuite name="t" tests="2" failures="0" errors="1" skipped="1" time="0.000">`} {
 		if !strings.Contains(string(x), want) {
 			t.Errorf("JUnit lacks %s:\n%s", want, x)
 		}

@@ -549,7 +549,7 @@ func writeDiffJUnit(path string, rep *DiffReport) error {
 		}
 		add("speed", "abicheck.diff", int64(sum.SpeedMs), "", fail)
 	}
-	b, err := report.RenderJUnit("abicheck diff", []report.JUnitSuite{s}, false)
+	b, err := report.RenderJUnit("abicheck diff", []report.JUnitSuite{s})
 	if err != nil {
 		return err
 	}

@@ -252,7 +252,7 @@ func WriteJUnit(path string, runs []*Run) error {
 		cases := report.RuleCases("abicheck", r.Target.Label, Results(r), RuleTimes(r))
 		suites = append(suites, report.JUnitSuite{Name: r.Target.Label, Elapsed: r.Elapsed, Cases: cases})
 	}
-	b, err := report.RenderJUnit("abicheck", suites, true)
+	b, err := report.RenderJUnit("abicheck", suites)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func TestScriptTarget(t *testing.T) {
 // JUnit classnames keep no '.' or '/', which report viewers split on.
 func TestJUnitClassnamesKeepWhole(t *testing.T) {
 	b, err := report.RenderJUnit("abicheck", []report.JUnitSuite{{Name: "/tmp/x.y/libhost_runtime.so",
-		Cases: report.RuleCases("abicheck", "/tmp/x.y/libhost_runtime.so", []report.RuleReport{{Rule: "E-FIN", Verdict: model.Pass}}, nil)}}, true)
+		Cases: report.RuleCases("abicheck", "/tmp/x.y/libhost_runtime.so", []report.RuleReport{{Rule: "E-FIN", Verdict: model.Pass}}, nil)}})
 	if err != nil {
 		t.Fatal(err)
 	}
