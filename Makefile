@@ -36,8 +36,12 @@ LIB_RACE_PKGS := ./onboard/... ./lifecycle/... $(filter-out %/htmlreport,$(shell
 # own goroutines share Go state (the build cache's concurrent builds, the
 # comm and recorder tests' threads) run under it (RACE_EMIT_TESTS).
 LIB_PLAIN_PKGS := ./cmd/... ./lanes/... ./tests/... ./sim/emit/...
-RACE_TESTS_TESTS := ^(TestWorkerGateLinearizable|TestGateModelHasTeeth|TestControlHoldGate_X2_parkedPrepare|TestComm_ECOMM_ranksInProcesses)$$
-RACE_EMIT_TESTS := ^(TestBuildConcurrentSameKeyCompilesOnce|TestMechanicalMutantsCompile|TestCommCopy_EPROG28_everyRanksWindow|TestRecorderImageLimit)$$
+RACE_TESTS_TESTS := TestWorkerGateLinearizable TestGateModelHasTeeth TestControlHoldGate_X2_parkedPrepare TestComm_ECOMM_ranksInProcesses
+RACE_EMIT_TESTS := TestBuildConcurrentSameKeyCompilesOnce TestMechanicalMutantsCompile TestCommCopy_EPROG28_everyRanksWindow TestRecorderImageLimit
+# The named tests (the *_TESTS lists) are names; anchored makes one go test
+# pattern of a list, ^(A|B)$$, for -run and -skip alike.
+space := $(subst ,, )
+anchored = ^($(subst $(space),|,$(strip $(1))))$$
 ifeq ($(origin SHUFFLE),undefined)
 SHUFFLE := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
@@ -67,9 +71,6 @@ test: build vet cross
 	wait $$py || status=1; echo "test-python:"; cat "$$log"; [ $$status -eq 0 ]
 	@$(MAKE) --no-print-directory SHUFFLE=$(SHUFFLE) test-shuffle
 
-# alternatives joins anchored test-name patterns ^(A|B)$$ into one.
-alternatives = ^($(subst $(space),|,$(strip $(foreach p,$(1),$(patsubst ^%$$,%,$(patsubst ^(%)$$,%,$(p)))))))$$
-space := $(subst ,, )
 
 # Tests whose Go side is one goroutine driving in-process targets, and
 # cost five to twelve times the CPU under the race detector (CPU-s alone,
@@ -81,8 +82,8 @@ space := $(subst ,, )
 # concurrency they drive is raced by the packages' other tests: the
 # diff's two builds at once by TestDiff_selfIsEmpty (sim on both sides),
 # the runner's rank threads by TestCommRanks_ECOMM8_ECOMM20_randomSessionsPark.
-PLAIN_SUITE_TESTS := ^(TestEmittedMutantsKilled|TestSimRandom|TestDiff_emittedAgainstSimIsEmpty_F1)$$
-PLAIN_SESSION_TESTS := ^TestDiffProgress$$
+PLAIN_SUITE_TESTS := TestEmittedMutantsKilled TestSimRandom TestDiff_emittedAgainstSimIsEmpty_F1
+PLAIN_SESSION_TESTS := TestDiffProgress
 # Four tests of ./conformance whose Go side is one goroutine stepping the
 # model or the Go simulator, or a parent waiting on a child test process:
 # the pure and shared model states compared step by step (890 s under the
@@ -90,17 +91,17 @@ PLAIN_SESSION_TESTS := ^TestDiffProgress$$
 # (62 s against 2 s) and the two segment tests, whose ranks run in a child
 # (121 s against 21 s). The parked ranks' concurrency is raced by
 # TestCommRanks_ECOMM8_ECOMM20_randomSessionsPark.
-PLAIN_CONF_TESTS := ^(TestStateOwnedAndSharedAgree|TestProbeFillsTheBudgetExactly_M5|TestCommCleanup_ECOMM58_runsLeaveNoSegment|TestCommCleanup_ECOMM59_timedOutRanksLeaveNoSegment)$$
+PLAIN_CONF_TESTS := TestStateOwnedAndSharedAgree TestProbeFillsTheBudgetExactly_M5 TestCommCleanup_ECOMM58_runsLeaveNoSegment TestCommCleanup_ECOMM59_timedOutRanksLeaveNoSegment
 
 # The named tests of three packages run in one go test, so their binaries
 # build and run side by side (the names are unique to their packages).
 test-plain:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 $(PLAIN_PKGS)
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(call alternatives,$(PLAIN_SUITE_TESTS) $(PLAIN_SESSION_TESTS) $(PLAIN_CONF_TESTS))' ./conformance/suite ./conformance/session ./conformance
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(call anchored,$(PLAIN_SUITE_TESTS) $(PLAIN_SESSION_TESTS) $(PLAIN_CONF_TESTS))' ./conformance/suite ./conformance/session ./conformance
 
 test-race:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race $(RACE_PKGS)
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -run '$(call alternatives,$(RACE_TESTS_TESTS) $(RACE_EMIT_TESTS))' ./tests ./sim/emit
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -run '$(call anchored,$(RACE_TESTS_TESTS) $(RACE_EMIT_TESTS))' ./tests ./sim/emit
 
 # The Python package's tests (python/tests), from the source tree, with
 # Debian's python3 and its pytest (apt-get install python3-pytest
@@ -127,8 +128,8 @@ generate:
 test-shuffle:
 	@echo "test-shuffle: seed $(SHUFFLE)"
 	@set -e; \
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -skip '$(RACE_TESTS_TESTS)|$(RACE_EMIT_TESTS)' $(LIB_PLAIN_PKGS) & plain=$$!; \
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -shuffle=$(SHUFFLE) -skip '$(PLAIN_SUITE_TESTS)|$(PLAIN_SESSION_TESTS)|$(PLAIN_CONF_TESTS)' $(LIB_RACE_PKGS) || { wait $$plain; exit 1; }; \
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -skip '$(call anchored,$(RACE_TESTS_TESTS) $(RACE_EMIT_TESTS))' $(LIB_PLAIN_PKGS) & plain=$$!; \
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -shuffle=$(SHUFFLE) -skip '$(call anchored,$(PLAIN_SUITE_TESTS) $(PLAIN_SESSION_TESTS) $(PLAIN_CONF_TESTS))' $(LIB_RACE_PKGS) || { wait $$plain; exit 1; }; \
 	wait $$plain
 
 # Every library-loading package's tests twice in one process, shuffled: what

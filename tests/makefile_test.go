@@ -4,39 +4,47 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // The Makefile names tests that run without the race detector (and are
-// skipped in the race-detected run), and the tests of ./tests that run under
-// it. A renamed or deleted test would make its pattern match nothing, and
-// the test it meant would silently run under the race detector again, or
-// no longer under it: every name of each list must begin the name of a test
-// function of the package the list runs in.
+// skipped in the race-detected run), and the tests of ./tests and
+// ./sim/emit that run under it, as lists of names it anchors (^(A|B)$). A
+// renamed or deleted test would make its name match nothing, and the test
+// it meant would silently run under the race detector again, or no longer
+// under it: every name of each list must be a test function of the package
+// the list runs in. The lists of one group run in one go test over the
+// group's packages, so a name must also be no test of the group's other
+// packages (it would run there too).
 func TestMakefilePlainListsNameTests(t *testing.T) {
 	root := repoRoot(t)
 	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lists := map[string][]string{ // list → the packages its names live in
-		"RACE_EMIT_TESTS":     {"sim/emit"},
-		"RACE_TESTS_TESTS":    {"tests"},
-		"PLAIN_SUITE_TESTS":   {"conformance/suite"},
-		"PLAIN_SESSION_TESTS": {"conformance/session"},
-		"PLAIN_CONF_TESTS":    {"conformance"},
+	groups := [][]struct{ list, pkg string }{
+		{{"RACE_TESTS_TESTS", "tests"}, {"RACE_EMIT_TESTS", "sim/emit"}},
+		{{"PLAIN_SUITE_TESTS", "conformance/suite"}, {"PLAIN_SESSION_TESTS", "conformance/session"}, {"PLAIN_CONF_TESTS", "conformance"}},
 	}
-	for list, pkgs := range lists {
-		m := regexp.MustCompile(`(?m)^` + list + ` := \^\(?([^)$]*)\)?\$*$`).FindSubmatch(mk)
-		if m == nil {
-			t.Errorf("Makefile: no line %q := ^(...)", list)
-			continue
-		}
-		funcs := testFuncs(t, root, pkgs)
-		for _, name := range strings.Split(string(m[1]), "|") {
-			if !anyHasPrefix(funcs, name) {
-				t.Errorf("Makefile %s names %q, which begins no test function of %v", list, name, pkgs)
+	for _, group := range groups {
+		for _, l := range group {
+			m := regexp.MustCompile(`(?m)^` + l.list + ` := ([\w ]+)$`).FindSubmatch(mk)
+			if m == nil {
+				t.Errorf("Makefile: no line %q := NAME ...", l.list)
+				continue
+			}
+			for _, name := range strings.Fields(string(m[1])) {
+				for _, other := range group {
+					has := slices.Contains(testFuncs(t, root, []string{other.pkg}), name)
+					switch {
+					case other.pkg == l.pkg && !has:
+						t.Errorf("Makefile %s names %q, which is no test function of %s", l.list, name, l.pkg)
+					case other.pkg != l.pkg && has:
+						t.Errorf("Makefile %s names %q, which %s has too: one go test runs both", l.list, name, other.pkg)
+					}
+				}
 			}
 		}
 	}
@@ -63,13 +71,4 @@ func testFuncs(t *testing.T, root string, pkgs []string) []string {
 		}
 	}
 	return out
-}
-
-func anyHasPrefix(names []string, prefix string) bool {
-	for _, n := range names {
-		if strings.HasPrefix(n, prefix) {
-			return true
-		}
-	}
-	return false
 }
