@@ -53,7 +53,7 @@ func TestStateOwnedAndSharedAgree(t *testing.T) {
 func modelView(m *model.Model) []any {
 	lost, why := m.Lost()
 	dev, known := m.Device()
-	v := []any{m.Findings(), *m.Tally(), m.Checked(), lost, why, dev, known, m.Generic(), m.RunClauses(), m.Divergences()}
+	v := []any{m.Findings(), m.Tally(), m.Checked(), lost, why, dev, known, m.Generic(), m.RunClauses(), m.Divergences()}
 	for s := int8(0); s < op.MaxSlots; s++ {
 		c, held := m.Context(s)
 		v = append(v, c, held, m.Registered(s))

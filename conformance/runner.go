@@ -570,7 +570,7 @@ func (r *Runner) unmadeStep(i int, cur op.Op, rule model.Rule, why string) {
 func (r *Runner) collect(res *Result) {
 	m := r.view()
 	res.Findings = append(append([]model.Finding(nil), r.pre...), m.Findings()...)
-	res.Tally = *m.Tally()
+	res.Tally = m.Tally()
 	for _, f := range r.pre {
 		res.Tally[f.Rule][f.Verdict]++
 	}

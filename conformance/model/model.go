@@ -237,7 +237,7 @@ func (m *Model) Lost() (bool, string) { return m.lost, m.lostWhy }
 func (m *Model) Findings() []Finding { return m.findings }
 
 // Tally is the per-rule verdict count so far.
-func (m *Model) Tally() *Tally { return &m.tally }
+func (m *Model) Tally() Tally { return m.tally }
 
 // Checked is the number of calls the model checked.
 func (m *Model) Checked() int { return m.checked }

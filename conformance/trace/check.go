@@ -199,7 +199,7 @@ func judgePieces(t *op.Trace, p model.Profile, driven bool, pieces []tracePiece)
 	}
 	m := st.s.Model()
 	res.Findings = m.Findings()
-	res.Tally = *m.Tally()
+	res.Tally = m.Tally()
 	res.Checked = m.Checked()
 	res.Generic, res.RunClauses, res.Divergences = m.Generic(), m.RunClauses(), m.Divergences()
 	if lost, why := m.Lost(); lost {
