@@ -50,26 +50,37 @@ endif
 # three more shared the two cores.
 TEST_TIMEOUT ?= 30m
 
-.PHONY: mutant-repros all build test test-race test-plain test-shuffle test-repeat test-python vet lint fuzz bench mutants upstream consumer upstream-tests clean tools fuzz-libfuzzer fuzz-c-against-go generate
+.PHONY: mutant-repros all build test test-race test-plain test-shuffle test-shuffle-plain test-shuffle-race test-repeat test-python vet lint fuzz bench mutants upstream consumer upstream-tests clean tools fuzz-libfuzzer fuzz-c-against-go generate
 
 all: build vet test
 
 build:
 	CGO_ENABLED=0 $(GO) build ./...
 
+# A signal ends a recipe's shell without its EXIT trap (which removes its
+# temporary files): this makes HUP, INT and TERM exits.
+exit_on_signal := trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
+
 vet:
 	$(GO) vet ./...
 
+# go test vets each package it builds with a subset of go vet's analyzers
+# (half a minute of CPU over make test's runs without the race detector).
+# make test has run them all over the same builds in its vet step, so its
+# go test runs without the detector pass PLAIN_VET=-vet=off; those with it
+# keep theirs, which sees the files only race builds take (//go:build race).
+PLAIN_VET ?=
+
 # The Python package's tests (one process, mostly waiting on its
-# children) run beside test-plain and test-race, whose tail is one test
-# binary at a time; their output follows. One shuffle seed serves all.
+# children), test-plain and test-race run side by side: the tail of each
+# go test is one test binary at a time. They are make's jobs, not a
+# script's background jobs (which ignore SIGINT), so a Ctrl-C ends them
+# all; each command's output is printed whole when it ends (-Oline). One
+# shuffle seed serves every step.
 test: build vet cross
 	@echo "make test: shuffle seed $(SHUFFLE)"
-	@set -e; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
-	$(MAKE) --no-print-directory test-python >"$$log" 2>&1 & py=$$!; \
-	status=0; $(MAKE) --no-print-directory SHUFFLE=$(SHUFFLE) test-plain test-race || status=$$?; \
-	wait $$py || status=1; echo "test-python:"; cat "$$log"; [ $$status -eq 0 ]
-	@$(MAKE) --no-print-directory SHUFFLE=$(SHUFFLE) test-shuffle
+	@$(MAKE) --no-print-directory -j3 -Oline SHUFFLE=$(SHUFFLE) PLAIN_VET=-vet=off test-python test-plain test-race
+	@$(MAKE) --no-print-directory SHUFFLE=$(SHUFFLE) PLAIN_VET=-vet=off test-shuffle
 
 
 # Tests whose Go side is one goroutine driving in-process targets, and
@@ -96,8 +107,8 @@ PLAIN_CONF_TESTS := TestStateOwnedAndSharedAgree TestProbeFillsTheBudgetExactly_
 # The named tests of three packages run in one go test, so their binaries
 # build and run side by side (the names are unique to their packages).
 test-plain:
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 $(PLAIN_PKGS)
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(call anchored,$(PLAIN_SUITE_TESTS) $(PLAIN_SESSION_TESTS) $(PLAIN_CONF_TESTS))' ./conformance/suite ./conformance/session ./conformance
+	$(GO) test $(PLAIN_VET) -timeout $(TEST_TIMEOUT) -count=1 $(PLAIN_PKGS)
+	$(GO) test $(PLAIN_VET) -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -run '$(call anchored,$(PLAIN_SUITE_TESTS) $(PLAIN_SESSION_TESTS) $(PLAIN_CONF_TESTS))' ./conformance/suite ./conformance/session ./conformance
 
 test-race:
 	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race $(RACE_PKGS)
@@ -111,7 +122,8 @@ PYTHON ?= /usr/bin/python3
 
 test-python:
 	@if $(PYTHON) -m pytest --version >/dev/null 2>&1; then \
-		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+		echo "test-python: $(PYTHON) -m pytest python/tests"; \
+		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; $(exit_on_signal); \
 		cd python && PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider --basetemp "$$tmp/pytest" tests; \
 	else \
 		echo "test-python: SKIPPED: $(PYTHON) has no pytest (apt-get install python3-pytest)"; \
@@ -122,15 +134,19 @@ test-python:
 generate:
 	$(GO) generate ./...
 
-# The two runs go side by side: the commands' and lanes' tests wait on
-# children most of the time, and the race-detected ones fill that time.
-# The plain run leaves out the tests test-race runs under the detector.
+# The two runs go side by side, as make's jobs: the commands' and lanes'
+# tests wait on children most of the time, and the race-detected ones fill
+# that time. The plain run leaves out the tests test-race runs under the
+# detector.
 test-shuffle:
 	@echo "test-shuffle: seed $(SHUFFLE)"
-	@set -e; \
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -skip '$(call anchored,$(RACE_TESTS_TESTS) $(RACE_EMIT_TESTS))' $(LIB_PLAIN_PKGS) & plain=$$!; \
-	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -shuffle=$(SHUFFLE) -skip '$(call anchored,$(PLAIN_SUITE_TESTS) $(PLAIN_SESSION_TESTS) $(PLAIN_CONF_TESTS))' $(LIB_RACE_PKGS) || { wait $$plain; exit 1; }; \
-	wait $$plain
+	@$(MAKE) --no-print-directory -j2 SHUFFLE=$(SHUFFLE) test-shuffle-plain test-shuffle-race
+
+test-shuffle-plain:
+	$(GO) test $(PLAIN_VET) -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -skip '$(call anchored,$(RACE_TESTS_TESTS) $(RACE_EMIT_TESTS))' $(LIB_PLAIN_PKGS)
+
+test-shuffle-race:
+	$(GO) test -timeout $(TEST_TIMEOUT) -count=1 -race -shuffle=$(SHUFFLE) -skip '$(call anchored,$(PLAIN_SUITE_TESTS) $(PLAIN_SESSION_TESTS) $(PLAIN_CONF_TESTS))' $(LIB_RACE_PKGS)
 
 # Every library-loading package's tests twice in one process, shuffled: what
 # the first pass leaves behind must not change the second (not part of make
