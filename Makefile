@@ -60,6 +60,10 @@ build:
 # A signal ends a recipe's shell without its EXIT trap (which removes its
 # temporary files): this makes HUP, INT and TERM exits.
 exit_on_signal := trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
+# own_tmpdir gives the rest of a recipe's line a $TMPDIR of its own, removed
+# when the line ends, interrupted or not: a test binary a signal ends
+# leaves its temporary directories behind.
+own_tmpdir = tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; $(exit_on_signal); export TMPDIR="$$tmp"
 
 vet:
 	$(GO) vet ./...
@@ -79,7 +83,7 @@ PLAIN_VET ?=
 # shuffle seed serves every step.
 test: build vet cross
 	@echo "make test: shuffle seed $(SHUFFLE)"
-	@$(MAKE) --no-print-directory -j3 -Oline SHUFFLE=$(SHUFFLE) PLAIN_VET=-vet=off test-python test-plain test-race
+	@$(own_tmpdir); $(MAKE) --no-print-directory -j3 -Oline SHUFFLE=$(SHUFFLE) PLAIN_VET=-vet=off test-python test-plain test-race
 	@$(MAKE) --no-print-directory SHUFFLE=$(SHUFFLE) PLAIN_VET=-vet=off test-shuffle
 
 
@@ -140,7 +144,7 @@ generate:
 # detector.
 test-shuffle:
 	@echo "test-shuffle: seed $(SHUFFLE)"
-	@$(MAKE) --no-print-directory -j2 SHUFFLE=$(SHUFFLE) test-shuffle-plain test-shuffle-race
+	@$(own_tmpdir); $(MAKE) --no-print-directory -j2 SHUFFLE=$(SHUFFLE) test-shuffle-plain test-shuffle-race
 
 test-shuffle-plain:
 	$(GO) test $(PLAIN_VET) -timeout $(TEST_TIMEOUT) -count=1 -shuffle=$(SHUFFLE) -skip '$(call anchored,$(RACE_TESTS_TESTS) $(RACE_EMIT_TESTS))' $(LIB_PLAIN_PKGS)

@@ -99,8 +99,10 @@ func TestMakeTest_interruptEndsEveryJob(t *testing.T) {
 	if ignored, err := signalIgnored(syscall.SIGINT); err != nil || ignored {
 		sig = syscall.SIGTERM
 	}
+	// A stub leaves a directory in $TMPDIR, as a test binary a signal ends
+	// leaves its t.TempDir.
 	stub := "#!/bin/sh\ncase \"$*\" in *--version*|list*) exit 0;; esac\n" +
-		"echo \"$*\" > \"$MARKS/$(basename \"$0\").$$\"; exec sleep 600\n"
+		"mkdir \"${TMPDIR:-/tmp}/stub.$$\"; echo \"$*\" > \"$MARKS/$(basename \"$0\").$$\"; exec sleep 600\n"
 	for _, tc := range []struct {
 		target string
 		jobs   int // stubs that start and must end
