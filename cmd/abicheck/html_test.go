@@ -54,8 +54,10 @@ func browser(t *testing.T, exe string) (context.Context, <-chan error) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
 		// Chromium makes its singleton socket's directory under TMPDIR
-		// and leaves it: one per run was left in /tmp.
-		chromedp.Env("TMPDIR=" + t.TempDir()),
+		// and leaves it: one per run was left in /tmp. Not t.TempDir():
+		// a socket's path has at most 107 bytes, and t.TempDir's name under
+		// make test's own TMPDIR made it 114.
+		chromedp.Env("TMPDIR=" + shortTempDir(t)),
 		chromedp.WindowSize(1280, 1400),
 	}
 	if os.Geteuid() == 0 {
@@ -67,6 +69,18 @@ func browser(t *testing.T, exe string) (context.Context, <-chan error) {
 	started := make(chan error, 1)
 	go func() { started <- chromedp.Do(ctx) }() // starts the browser, bound to ctx
 	return ctx, started
+}
+
+// shortTempDir is a directory of the test's directly under $TMPDIR, with a
+// short name, removed when the test ends.
+func shortTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 // pageFacts are what a page shows that holds for every report: the links
