@@ -56,10 +56,47 @@ func TestMakefilePlainListsNameTests(t *testing.T) {
 	}
 }
 
-// testFuncs lists the Test functions declared in the _test.go files of pkgs.
+// TestMakefileSingleNamesExist: a target that runs one named test or fuzz
+// target of one package (make mutants' random hunt, make fuzz, make
+// mutant-repros) would run nothing, and pass, once that test is renamed:
+// each name must be a test or fuzz function of the package its line names.
+func TestMakefileSingleNamesExist(t *testing.T) {
+	root := repoRoot(t)
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := regexp.MustCompile(`-(?:run|fuzz) '\^((?:Test|Fuzz)\w+)\$\$'`)
+	pkg := regexp.MustCompile(`\s\./([\w/]+)(?:\s|$)`)
+	lines := 0
+	for i, line := range strings.Split(string(mk), "\n") {
+		names := name.FindAllStringSubmatch(line, -1)
+		if len(names) == 0 || !strings.Contains(line, "$(GO) test") {
+			continue
+		}
+		pkgs := pkg.FindAllStringSubmatch(line, -1)
+		if len(pkgs) != 1 {
+			t.Errorf("Makefile:%d names %s but not exactly one package", i+1, names[0][1])
+			continue
+		}
+		lines++
+		funcs := testFuncs(t, root, []string{pkgs[0][1]})
+		for _, n := range names {
+			if !slices.Contains(funcs, n[1]) {
+				t.Errorf("Makefile:%d runs %s, which is no test or fuzz function of ./%s", i+1, n[1], pkgs[0][1])
+			}
+		}
+	}
+	if lines < 10 {
+		t.Errorf("found %d lines that run one named test, want at least 10 (make fuzz alone has 11)", lines)
+	}
+}
+
+// testFuncs lists the Test and Fuzz functions declared in the _test.go
+// files of pkgs.
 func testFuncs(t *testing.T, root string, pkgs []string) []string {
 	t.Helper()
-	re := regexp.MustCompile(`(?m)^func (Test\w*)\(`)
+	re := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz)\w*)\(`)
 	var out []string
 	for _, p := range pkgs {
 		files, err := filepath.Glob(filepath.Join(root, p, "*_test.go"))
