@@ -35,8 +35,8 @@ LIB_RACE_PKGS := ./onboard/... ./lifecycle/... $(filter-out %/htmlreport,$(shell
 # calls the C it built, which the detector does not see; its tests whose
 # own goroutines share Go state (the build cache's concurrent builds, the
 # comm and recorder tests' threads) run under it (RACE_EMIT_TESTS). go test
-# starts the binaries in this order, two at a time: the longest first
-# (./tests 136 s, cmd/abicheck 202 s, ./sim/emit 81 s in make test), so
+# starts the binaries in this order, two at a time: the three longest first
+# (cmd/abicheck 202 s, ./tests 136 s, ./sim/emit 81 s in make test), so
 # the run does not end on one of them alone.
 LIB_PLAIN_PKGS := ./tests/... ./cmd/... ./sim/emit/... ./lanes/...
 RACE_TESTS_TESTS := TestWorkerGateLinearizable TestGateModelHasTeeth TestControlHoldGate_X2_parkedPrepare TestComm_ECOMM_ranksInProcesses
@@ -60,13 +60,11 @@ all: build vet test
 build:
 	CGO_ENABLED=0 $(GO) build ./...
 
-# A signal ends a recipe's shell without its EXIT trap (which removes its
-# temporary files): this makes HUP, INT and TERM exits.
-exit_on_signal := trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
 # own_tmpdir gives the rest of a recipe's line a $TMPDIR of its own, removed
 # when the line ends, interrupted or not: a test binary a signal ends
-# leaves its temporary directories behind.
-own_tmpdir = tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; $(exit_on_signal); export TMPDIR="$$tmp"
+# leaves its temporary directories behind, and a signal would end the shell
+# without its EXIT trap, so HUP, INT and TERM become exits.
+own_tmpdir = tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; export TMPDIR="$$tmp"
 
 vet:
 	$(GO) vet ./...
@@ -88,7 +86,6 @@ test: build vet cross
 	@echo "make test: shuffle seed $(SHUFFLE)"
 	@$(own_tmpdir); $(MAKE) --no-print-directory -j3 -Oline SHUFFLE=$(SHUFFLE) PLAIN_VET=-vet=off test-python test-plain test-race
 	@$(MAKE) --no-print-directory SHUFFLE=$(SHUFFLE) PLAIN_VET=-vet=off test-shuffle
-
 
 # Tests whose Go side is one goroutine driving in-process targets, and
 # cost five to twelve times the CPU under the race detector (CPU-s alone,
@@ -124,13 +121,13 @@ test-race:
 # The Python package's tests (python/tests), from the source tree, with
 # Debian's python3 and its pytest (apt-get install python3-pytest
 # python3-venv; .ci/run installs them). Its temporary files go in a
-# directory removed afterwards (pytest's default keeps /tmp/pytest-of-USER).
+# $TMPDIR of its own (own_tmpdir; pytest's default keeps /tmp/pytest-of-USER).
 PYTHON ?= /usr/bin/python3
 
 test-python:
 	@if $(PYTHON) -m pytest --version >/dev/null 2>&1; then \
 		echo "test-python: $(PYTHON) -m pytest python/tests"; \
-		tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; $(exit_on_signal); \
+		$(own_tmpdir); \
 		cd python && PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider --basetemp "$$tmp/pytest" tests; \
 	else \
 		echo "test-python: SKIPPED: $(PYTHON) has no pytest (apt-get install python3-pytest)"; \

@@ -34,6 +34,12 @@ func TestMakefilePlainListsNameTests(t *testing.T) {
 		{{"RACE_TESTS_TESTS", "tests"}, {"RACE_EMIT_TESTS", "sim/emit"}},
 		{{"PLAIN_SUITE_TESTS", "conformance/suite"}, {"PLAIN_SESSION_TESTS", "conformance/session"}, {"PLAIN_CONF_TESTS", "conformance"}},
 	}
+	funcs := map[string][]string{} // package → its test functions, read once
+	for _, group := range groups {
+		for _, l := range group {
+			funcs[l.pkg] = testFuncs(t, root, []string{l.pkg})
+		}
+	}
 	for _, group := range groups {
 		for _, l := range group {
 			m := regexp.MustCompile(`(?m)^` + l.list + ` := ([\w ]+)$`).FindSubmatch(mk)
@@ -43,7 +49,7 @@ func TestMakefilePlainListsNameTests(t *testing.T) {
 			}
 			for _, name := range strings.Fields(string(m[1])) {
 				for _, other := range group {
-					has := slices.Contains(testFuncs(t, root, []string{other.pkg}), name)
+					has := slices.Contains(funcs[other.pkg], name)
 					switch {
 					case other.pkg == l.pkg && !has:
 						t.Errorf("Makefile %s names %q, which is no test function of %s", l.list, name, l.pkg)
